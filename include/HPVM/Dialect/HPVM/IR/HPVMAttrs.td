@@ -1,0 +1,110 @@
+// Attributes and enums of the hpvm dialect: targets, access modes, error budgets.
+#ifndef HPVM_DIALECT_HPVM_IR_HPVMATTRS_TD
+#define HPVM_DIALECT_HPVM_IR_HPVMATTRS_TD
+
+include "HPVM/Dialect/HPVM/IR/HPVMDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Dialect attributes (printed as #hpvm.<mnemonic><...>)
+//===----------------------------------------------------------------------===//
+
+def HPVM_TargetEnum : I32EnumAttr<"Target", "compilation target of a node", [
+    I32EnumAttrCase<"cpu", 0>,
+    I32EnumAttrCase<"vector", 1>,
+    I32EnumAttrCase<"gpu", 2>,
+    I32EnumAttrCase<"spirv", 3>,
+    I32EnumAttrCase<"tensor", 4>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::hpvm";
+}
+
+def HPVM_TargetAttr : EnumAttr<HPVM_Dialect, HPVM_TargetEnum, "target"> {
+  let summary = "a target a node may be compiled for";
+  let description = [{
+    One target hint: `cpu` (threads), `vector` (SIMD across instances), `gpu`
+    (NVIDIA, PTX), `spirv` (OpenCL devices) or `tensor` (tensor libraries).
+    Node definitions list their hints in the `hpvm.targets` attribute; a node
+    without hints is compiled for the CPU.
+
+    ```mlir
+    hpvm.leaf @f() attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
+      hpvm.return
+    }
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def HPVM_AccessEnum : I32EnumAttr<"Access", "how a node uses a buffer argument", [
+    I32EnumAttrCase<"in", 0>,
+    I32EnumAttrCase<"out", 1>,
+    I32EnumAttrCase<"inout", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::hpvm";
+}
+
+def HPVM_AccessAttr : EnumAttr<HPVM_Dialect, HPVM_AccessEnum, "access"> {
+  let summary = "access mode of a buffer argument of a node";
+  let description = [{
+    Attached as `hpvm.access` to `memref` or `!llvm.ptr` arguments of node
+    definitions. The memory tracker copies `in`/`inout` data to the device that
+    runs the node and marks `out`/`inout` data valid only there afterwards.
+
+    ```mlir
+    hpvm.leaf @f(%a: memref<?xf32> {hpvm.access = #hpvm.access<in>}) { hpvm.return }
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def HPVM_ErrorBudgetAttr : AttrDef<HPVM_Dialect, "ErrorBudget"> {
+  let mnemonic = "error";
+  let summary = "relative L1 / L2 error budget of an approximable tensor op";
+  let description = [{
+    The error an approximate implementation of a tensor op may introduce,
+    relative to the exact output: `l1` = ||approx - exact||_1 / ||exact||_1
+    and `l2` likewise with the L2 norm (ApproxHPVM, OOPSLA'19). Both are ≥ 0.
+
+    ```mlir
+    %c = hpvm.tensor.relu %x {error = #hpvm.error<l1 = 0.01, l2 = 0.02>} : tensor<4xf32>
+    ```
+  }];
+  let parameters = (ins APFloatParameter<"relative L1 error">:$l1,
+                        APFloatParameter<"relative L2 error">:$l2);
+  let builders = [
+    AttrBuilder<(ins "double":$l1, "double":$l2), [{
+      return $_get($_ctxt, ::llvm::APFloat(l1), ::llvm::APFloat(l2));
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums printed as bare keywords inside ops
+//===----------------------------------------------------------------------===//
+
+def HPVM_DimEnum : I32EnumAttr<"Dim", "dimension of an instance grid", [
+    I32EnumAttrCase<"x", 0>,
+    I32EnumAttrCase<"y", 1>,
+    I32EnumAttrCase<"z", 2>]> {
+  let cppNamespace = "::mlir::hpvm";
+}
+
+def HPVM_ReplicationEnum : I32EnumAttr<"Replication",
+    "how the instances of two nodes joined by an edge are paired", [
+    I32EnumAttrCase<"one_to_one", 0>,
+    I32EnumAttrCase<"all_to_all", 1>]> {
+  let cppNamespace = "::mlir::hpvm";
+}
+
+def HPVM_PoolKindEnum : I32EnumAttr<"PoolKind", "reduction of a pooling window", [
+    I32EnumAttrCase<"max", 0>,
+    I32EnumAttrCase<"min", 1>,
+    I32EnumAttrCase<"mean", 2>]> {
+  let cppNamespace = "::mlir::hpvm";
+}
+
+#endif // HPVM_DIALECT_HPVM_IR_HPVMATTRS_TD

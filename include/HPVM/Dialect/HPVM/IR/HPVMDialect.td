@@ -1,0 +1,70 @@
+// The hpvm dialect: its definition and the base class every hpvm op derives from.
+#ifndef HPVM_DIALECT_HPVM_IR_HPVMDIALECT_TD
+#define HPVM_DIALECT_HPVM_IR_HPVMDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def HPVM_Dialect : Dialect {
+  let name = "hpvm";
+  let cppNamespace = "::mlir::hpvm";
+  let summary = "Heterogeneous Parallel Virtual Machine: hierarchical dataflow graphs";
+  let description = [{
+    The `hpvm` dialect represents a program as host code plus hierarchical
+    dataflow graphs (DFGs) with side effects, as defined by the HPVM papers
+    (PPoPP'18, Kotsifakou's dissertation, ApproxHPVM OOPSLA'19).
+
+    * A **node definition** is a symbol: `hpvm.leaf` holds computation,
+      `hpvm.internal` holds the structure of a child graph.
+    * Inside an internal node, `hpvm.create_node` instantiates a child with 0–3
+      replication dimensions; `hpvm.edge` connects siblings; `hpvm.bind_in` and
+      `hpvm.bind_out` map the parent's inputs and outputs to its children.
+    * Inside a leaf, `hpvm.instance_id`, `hpvm.num_instances`, `hpvm.barrier`
+      and `hpvm.alloc` give access to the instance grid; `hpvm.tensor.*` ops are
+      approximable tensor computations carrying an optional error budget.
+    * Host code uses `hpvm.launch`, `hpvm.wait`, `hpvm.push`, `hpvm.pop` and the
+      memory-tracker ops `hpvm.track`, `hpvm.untrack`, `hpvm.request`.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // Verifies `hpvm.targets` on node definitions and `hpvm.access` on their
+  // arguments wherever the attributes appear.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute listing a node's target hints.
+    static constexpr ::llvm::StringLiteral getTargetsAttrName() {
+      return ::llvm::StringLiteral("hpvm.targets");
+    }
+    /// Name of the argument attribute giving a node argument's access mode.
+    static constexpr ::llvm::StringLiteral getAccessAttrName() {
+      return ::llvm::StringLiteral("hpvm.access");
+    }
+
+  private:
+    void registerTypes();
+    void registerAttributes();
+
+  public:
+  }];
+}
+
+/// Base class of every hpvm op.
+class HPVM_Op<string mnemonic, list<Trait> traits = []>
+    : Op<HPVM_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Placement traits: where an op may appear in the node hierarchy.
+//===----------------------------------------------------------------------===//
+
+/// The op must be nested (at any depth) in an `hpvm.leaf`.
+def HPVM_InLeaf : NativeOpTrait<"InLeaf"> {
+  let cppNamespace = "::mlir::hpvm::OpTrait";
+}
+
+/// The op is host code: it must not be nested in any node definition.
+def HPVM_HostOnly : NativeOpTrait<"HostOnly"> {
+  let cppNamespace = "::mlir::hpvm::OpTrait";
+}
+
+#endif // HPVM_DIALECT_HPVM_IR_HPVMDIALECT_TD

@@ -1,0 +1,118 @@
+//===- HPVMDialect.cpp - The hpvm dialect ---------------------------------===//
+// Registers the hpvm ops, types and attributes, and verifies hpvm.* discardable attributes.
+#include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+#include "HPVM/Dialect/HPVM/IR/HPVMDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "HPVM/Dialect/HPVM/IR/HPVMTypes.cpp.inc"
+
+void HPVMDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.cpp.inc"
+      >();
+  registerTypes();
+  registerAttributes();
+}
+
+void HPVMDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "HPVM/Dialect/HPVM/IR/HPVMTypes.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes: hpvm.targets on node definitions, hpvm.access on
+// their arguments.
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyTargetList(Operation *op, Attribute value) {
+  auto list = dyn_cast<ArrayAttr>(value);
+  if (!list)
+    return op->emitError() << "'hpvm.targets' expects an array of "
+                              "#hpvm.target attributes, found "
+                           << value;
+  if (list.empty())
+    return op->emitError()
+           << "'hpvm.targets' expects at least one target, found []";
+  llvm::SmallSet<Target, 5> seen;
+  for (Attribute element : list) {
+    auto target = dyn_cast<TargetAttr>(element);
+    if (!target)
+      return op->emitError() << "'hpvm.targets' expects #hpvm.target "
+                                "attributes, found "
+                             << element;
+    if (!seen.insert(target.getValue()).second)
+      return op->emitError()
+             << "'hpvm.targets' lists target '"
+             << stringifyTarget(target.getValue()) << "' twice";
+  }
+  return success();
+}
+
+LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == getTargetsAttrName()) {
+    if (!isa<NodeOpInterface>(op))
+      return op->emitError()
+             << "'hpvm.targets' is only valid on node definitions "
+                "(hpvm.leaf, hpvm.internal), found on '"
+             << op->getName() << "'";
+    return verifyTargetList(op, attribute.getValue());
+  }
+  if (name == getAccessAttrName())
+    return op->emitError() << "'hpvm.access' is an argument attribute of node "
+                              "definitions, found on the op '"
+                           << op->getName() << "' itself";
+  return op->emitError() << "unknown hpvm attribute '" << name
+                         << "'; expected 'hpvm.targets'";
+}
+
+LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name != getAccessAttrName())
+    return op->emitError() << "unknown hpvm argument attribute '" << name
+                           << "'; expected 'hpvm.access'";
+  if (!isa<NodeOpInterface>(op))
+    return op->emitError() << "'hpvm.access' is only valid on arguments of "
+                              "node definitions, found on '"
+                           << op->getName() << "'";
+  if (!isa<AccessAttr>(attribute.getValue()))
+    return op->emitError() << "'hpvm.access' of argument " << argIndex
+                           << " expects #hpvm.access<in|out|inout>, found "
+                           << attribute.getValue();
+  auto function = cast<FunctionOpInterface>(op);
+  if (argIndex < function.getNumArguments()) {
+    Type type = function.getArgumentTypes()[argIndex];
+    if (!isa<MemRefType, LLVM::LLVMPointerType>(type))
+      return op->emitError() << "'hpvm.access' on argument " << argIndex
+                             << " expects a memref or !llvm.ptr argument, "
+                                "found "
+                             << type;
+  }
+  return success();
+}
+
+LogicalResult HPVMDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  return op->emitError() << "unknown hpvm result attribute '"
+                         << attribute.getName().getValue()
+                         << "': hpvm defines no result attributes";
+}

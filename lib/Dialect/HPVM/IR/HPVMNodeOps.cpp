@@ -1,0 +1,798 @@
+//===- HPVMNodeOps.cpp - Node definitions, graph, intrinsic and host ops --===//
+// Parsing, printing and verification of every hpvm op except the tensor ops.
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
+#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+//===----------------------------------------------------------------------===//
+// Diagnostic helpers
+//===----------------------------------------------------------------------===//
+
+/// "1 output", "3 inputs".
+static std::string count(size_t n, StringRef noun) {
+  return std::to_string(n) + " " + noun.str() + (n == 1 ? "" : "s");
+}
+
+/// "(f32, i64)" for a list of types.
+static std::string typeList(TypeRange types) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "(";
+  llvm::interleaveComma(types, os);
+  os << ")";
+  return text;
+}
+
+/// The name of a node definition for diagnostics, "@name".
+static std::string nodeName(NodeOpInterface node) {
+  return ("@" + cast<SymbolOpInterface>(node.getOperation()).getName()).str();
+}
+
+//===----------------------------------------------------------------------===//
+// Placement traits
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::hpvm::detail::verifyInLeaf(Operation *op) {
+  if (op->getParentOfType<LeafOp>())
+    return success();
+  Operation *parent = op->getParentOp();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expects to be nested in an 'hpvm.leaf': only "
+                               "leaf nodes compute";
+  if (parent)
+    diag << "; found in '" << parent->getName() << "'";
+  return diag;
+}
+
+LogicalResult mlir::hpvm::detail::verifyHostOnly(Operation *op) {
+  if (auto node = op->getParentOfType<NodeOpInterface>())
+    return op->emitOpError()
+           << "is host code and must be outside node definitions; found in '"
+           << node->getName() << "' " << nodeName(node);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Node definitions: hpvm.leaf, hpvm.internal
+//===----------------------------------------------------------------------===//
+
+/// Parses `@name(%arg: type {attrs}, ...) -> (types) attributes {...} {body}`.
+/// Unlike func.func, a body is mandatory: a node must say what it does.
+template <typename NodeOp>
+static ParseResult parseNodeDefinition(OpAsmParser &parser,
+                                       OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  StringAttr nameAttr;
+  (void)mlir::impl::parseOptionalVisibilityKeyword(parser, result.attributes);
+  if (parser.parseSymbolName(nameAttr, SymbolTable::getSymbolAttrName(),
+                             result.attributes))
+    return failure();
+
+  SmallVector<OpAsmParser::Argument> arguments;
+  SmallVector<DictionaryAttr> resultAttrs;
+  SmallVector<Type> resultTypes;
+  bool isVariadic = false;
+  SMLoc signatureLoc = parser.getCurrentLocation();
+  if (function_interface_impl::parseFunctionSignatureWithArguments(
+          parser, /*allowVariadic=*/false, arguments, isVariadic, resultTypes,
+          resultAttrs))
+    return failure();
+  SmallVector<Type> argumentTypes;
+  for (OpAsmParser::Argument &argument : arguments) {
+    if (argument.ssaName.name.empty())
+      return parser.emitError(signatureLoc)
+             << "node arguments must be named (%name: type) because the "
+                "body uses them";
+    argumentTypes.push_back(argument.type);
+  }
+  result.addAttribute(NodeOp::getFunctionTypeAttrName(result.name),
+                      TypeAttr::get(builder.getFunctionType(argumentTypes,
+                                                            resultTypes)));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  call_interface_impl::addArgAndResultAttrs(
+      builder, result, arguments, resultAttrs,
+      NodeOp::getArgAttrsAttrName(result.name),
+      NodeOp::getResAttrsAttrName(result.name));
+
+  Region *body = result.addRegion();
+  SMLoc bodyLoc = parser.getCurrentLocation();
+  if (parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false))
+    return failure();
+  // An internal node without children and inputs prints as `{}`.
+  if (body->empty()) {
+    if constexpr (std::is_same_v<NodeOp, LeafOp>)
+      return parser.emitError(bodyLoc)
+             << "expected a non-empty body ending in 'hpvm.return'";
+    body->emplaceBlock();
+  }
+  return success();
+}
+
+static void printNodeDefinition(OpAsmPrinter &printer, FunctionOpInterface op) {
+  printer << ' ';
+  if (auto visibility =
+          op->getAttrOfType<StringAttr>(SymbolTable::getVisibilityAttrName()))
+    printer << visibility.getValue() << ' ';
+  printer.printSymbolName(op.getName());
+  function_interface_impl::printFunctionSignature(
+      printer, op, op.getArgumentTypes(), /*isVariadic=*/false,
+      op.getResultTypes());
+  function_interface_impl::printFunctionAttributes(
+      printer, op,
+      {SymbolTable::getVisibilityAttrName(), "function_type", "arg_attrs",
+       "res_attrs"});
+  printer << ' ';
+  printer.printRegion(op->getRegion(0), /*printEntryBlockArgs=*/false,
+                      /*printBlockTerminators=*/true);
+}
+
+ParseResult LeafOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseNodeDefinition<LeafOp>(parser, result);
+}
+void LeafOp::print(OpAsmPrinter &printer) {
+  printNodeDefinition(printer, *this);
+}
+ParseResult InternalOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseNodeDefinition<InternalOp>(parser, result);
+}
+void InternalOp::print(OpAsmPrinter &printer) {
+  printNodeDefinition(printer, *this);
+}
+
+/// Builds a node definition with an entry block whose arguments are the
+/// inputs; the caller fills the body.
+template <typename NodeOp>
+static void buildNodeDefinition(OpBuilder &builder, OperationState &state,
+                                StringRef name, FunctionType type,
+                                ArrayRef<NamedAttribute> attrs) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(NodeOp::getFunctionTypeAttrName(state.name),
+                     TypeAttr::get(type));
+  state.attributes.append(attrs.begin(), attrs.end());
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Type input : type.getInputs())
+    block->addArgument(input, state.location);
+}
+
+void LeafOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                   FunctionType type, ArrayRef<NamedAttribute> attrs) {
+  buildNodeDefinition<LeafOp>(builder, state, name, type, attrs);
+}
+void InternalOp::build(OpBuilder &builder, OperationState &state,
+                       StringRef name, FunctionType type,
+                       ArrayRef<NamedAttribute> attrs) {
+  buildNodeDefinition<InternalOp>(builder, state, name, type, attrs);
+}
+
+bool LeafOp::isLeafNode() { return true; }
+bool InternalOp::isLeafNode() { return false; }
+
+/// Rules shared by both kinds of node definition.
+static LogicalResult verifyNodeSignature(FunctionOpInterface node) {
+  auto isHandle = [](Type type) { return isa<NodeType, hpvm::GraphType>(type); };
+  for (auto [index, type] : llvm::enumerate(node.getArgumentTypes()))
+    if (isHandle(type))
+      return node->emitOpError()
+             << "input " << index << " has type " << type
+             << ", but node and graph handles cannot cross node boundaries";
+  for (auto [index, type] : llvm::enumerate(node.getResultTypes()))
+    if (isHandle(type))
+      return node->emitOpError()
+             << "output " << index << " has type " << type
+             << ", but node and graph handles cannot cross node boundaries";
+  return success();
+}
+
+LogicalResult LeafOp::verify() { return verifyNodeSignature(*this); }
+
+/// Ops an internal node may hold besides graph ops: side-effect-free scalar
+/// arithmetic computing child extents (constants, arith and index ops).
+static bool isExtentArithmetic(Operation *op) {
+  if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+    return false;
+  return llvm::all_of(op->getResultTypes(), [](Type type) {
+    return type.isIntOrIndexOrFloat();
+  });
+}
+
+LogicalResult InternalOp::verify() {
+  if (failed(verifyNodeSignature(*this)))
+    return failure();
+  for (Operation &op : getBodyBlock()) {
+    if (isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op) ||
+        isExtentArithmetic(&op))
+      continue;
+    return op.emitOpError()
+           << "cannot appear in 'hpvm.internal' " << nodeName(*this)
+           << ": an internal node holds only graph ops and side-effect-free "
+              "scalar arithmetic computing child extents";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Graph verification (needs the children's signatures)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks the child graph of one internal node against DESIGN.md §2.
+class GraphVerifier {
+public:
+  GraphVerifier(InternalOp internal, SymbolTableCollection &symbolTable)
+      : internal(internal), graph(internal, &symbolTable) {}
+
+  LogicalResult verify() {
+    if (failed(verifyEdges()) || failed(verifyBindIns()) ||
+        failed(verifyBindOuts()) || failed(verifyInputsFedOnce()) ||
+        failed(verifyOutputsBoundOnce()) || failed(verifyAcyclic()))
+      return failure();
+    return success();
+  }
+
+private:
+  LogicalResult verifyEdges();
+  LogicalResult verifyOneToOne(EdgeOp edge, unsigned source, unsigned dest);
+  LogicalResult verifyBindIns();
+  LogicalResult verifyBindOuts();
+  LogicalResult verifyInputsFedOnce();
+  LogicalResult verifyOutputsBoundOnce();
+  LogicalResult verifyAcyclic();
+
+  /// Checks that `port` is an output (`isOutput`) or input of `child`.
+  LogicalResult verifyPort(Operation *op, StringRef what, unsigned child,
+                           unsigned port, bool isOutput) {
+    NodeOpInterface definition = graph.getDefinition(child);
+    size_t available = isOutput ? definition.getOutputTypes().size()
+                                : definition.getInputTypes().size();
+    if (port < available)
+      return success();
+    return op->emitOpError()
+           << what << " " << port << " out of range: "
+           << graph.describeChild(child) << " has "
+           << count(available, isOutput ? "output" : "input");
+  }
+
+  InternalOp internal;
+  DataflowGraph graph;
+};
+} // namespace
+
+LogicalResult GraphVerifier::verifyEdges() {
+  llvm::DenseMap<std::pair<unsigned, unsigned>, EdgeOp> bySourcePort;
+  for (EdgeOp edge : graph.getEdges()) {
+    unsigned source = *graph.getChildIndex(edge.getSource());
+    unsigned dest = *graph.getChildIndex(edge.getDest());
+    NodeOpInterface sourceDef = graph.getDefinition(source);
+    NodeOpInterface destDef = graph.getDefinition(dest);
+    if (!sourceDef || !destDef)
+      continue; // The unresolved create_node reports the error.
+    unsigned sourcePort = edge.getSourcePort();
+    unsigned destPort = edge.getDestPort();
+    if (failed(verifyPort(edge, "source port", source, sourcePort, true)) ||
+        failed(verifyPort(edge, "destination port", dest, destPort, false)))
+      return failure();
+    Type produced = sourceDef.getOutputTypes()[sourcePort];
+    Type consumed = destDef.getInputTypes()[destPort];
+    if (produced != consumed)
+      return edge.emitOpError()
+             << "type mismatch: output " << sourcePort << " of "
+             << graph.describeChild(source) << " is " << produced
+             << " but input " << destPort << " of "
+             << graph.describeChild(dest) << " is " << consumed;
+    auto [it, inserted] = bySourcePort.try_emplace({source, sourcePort}, edge);
+    if (!inserted) {
+      InFlightDiagnostic diag =
+          edge.emitOpError()
+          << "output " << sourcePort << " of " << graph.describeChild(source)
+          << " already feeds an edge; expected one edge per output port";
+      diag.attachNote(it->second.getLoc()) << "the first edge is here";
+      return diag;
+    }
+    if (source == dest)
+      return edge.emitOpError()
+             << "connects " << graph.describeChild(source)
+             << " to itself; the child graph must be acyclic";
+    if (edge.getReplication() == Replication::one_to_one &&
+        failed(verifyOneToOne(edge, source, dest)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphVerifier::verifyOneToOne(EdgeOp edge, unsigned source,
+                                            unsigned dest) {
+  CreateNodeOp from = graph.getChild(source), to = graph.getChild(dest);
+  if (from.getRank() != to.getRank())
+    return edge.emitOpError()
+           << "one_to_one edge joins " << graph.describeChild(source)
+           << " with " << count(from.getRank(), "dimension") << " to "
+           << graph.describeChild(dest) << " with "
+           << count(to.getRank(), "dimension")
+           << "; expected grids of equal rank";
+  for (unsigned d = 0, e = from.getRank(); d < e; ++d) {
+    Value a = from.getDims()[d], b = to.getDims()[d];
+    if (a == b)
+      continue;
+    APInt extentA, extentB;
+    if (matchPattern(a, m_ConstantInt(&extentA)) &&
+        matchPattern(b, m_ConstantInt(&extentB)) && extentA != extentB)
+      return edge.emitOpError()
+             << "one_to_one edge joins grids of different extents: dimension "
+             << d << " is " << extentA.getSExtValue() << " in "
+             << graph.describeChild(source) << " but "
+             << extentB.getSExtValue() << " in " << graph.describeChild(dest);
+  }
+  return success();
+}
+
+LogicalResult GraphVerifier::verifyBindIns() {
+  for (BindInOp bind : graph.getBindIns()) {
+    unsigned dest = *graph.getChildIndex(bind.getDest());
+    NodeOpInterface destDef = graph.getDefinition(dest);
+    if (!destDef)
+      continue;
+    unsigned port = bind.getDestPort();
+    if (failed(verifyPort(bind, "destination port", dest, port, false)))
+      return failure();
+    Type consumed = destDef.getInputTypes()[port];
+    auto argument = cast<BlockArgument>(bind.getInput());
+    if (argument.getType() != consumed)
+      return bind.emitOpError()
+             << "type mismatch: input " << argument.getArgNumber() << " of "
+             << nodeName(internal) << " is " << argument.getType()
+             << " but input " << port << " of " << graph.describeChild(dest)
+             << " is " << consumed;
+  }
+  return success();
+}
+
+LogicalResult GraphVerifier::verifyBindOuts() {
+  for (BindOutOp bind : graph.getBindOuts()) {
+    unsigned source = *graph.getChildIndex(bind.getSource());
+    NodeOpInterface sourceDef = graph.getDefinition(source);
+    if (!sourceDef)
+      continue;
+    unsigned port = bind.getSourcePort();
+    if (failed(verifyPort(bind, "source port", source, port, true)))
+      return failure();
+    Type produced = sourceDef.getOutputTypes()[port];
+    Type expected = internal.getResultTypes()[bind.getOutput()];
+    if (produced != expected)
+      return bind.emitOpError()
+             << "type mismatch: output " << port << " of "
+             << graph.describeChild(source) << " is " << produced
+             << " but output " << bind.getOutput() << " of "
+             << nodeName(internal) << " is " << expected;
+  }
+  return success();
+}
+
+LogicalResult GraphVerifier::verifyInputsFedOnce() {
+  for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child) {
+    NodeOpInterface definition = graph.getDefinition(child);
+    if (!definition)
+      continue;
+    ArrayRef<Type> inputs = definition.getInputTypes();
+    for (unsigned port = 0, n = inputs.size(); port < n; ++port) {
+      SmallVector<Operation *> feeders = graph.getFeeders(child, port);
+      if (feeders.empty())
+        return graph.getChild(child).emitOpError()
+               << "input " << port << " (" << inputs[port] << ") of "
+               << graph.describeChild(child)
+               << " is never fed: expected one hpvm.edge or hpvm.bind_in "
+                  "to it";
+      if (feeders.size() == 1)
+        continue;
+      // The three ways to feed an input twice: DESIGN.md's "(dst, dp) unique
+      // among edges", "(dst, ic) unique among binds" and "fed exactly once".
+      bool firstIsEdge = isa<EdgeOp>(feeders[0]);
+      bool secondIsEdge = isa<EdgeOp>(feeders[1]);
+      StringRef how = firstIsEdge && secondIsEdge ? "is the destination of two edges"
+                      : !firstIsEdge && !secondIsEdge
+                          ? "is bound twice by hpvm.bind_in"
+                          : "is fed by both an edge and a bind_in";
+      InFlightDiagnostic diag = feeders[1]->emitOpError()
+                                << "input " << port << " of "
+                                << graph.describeChild(child) << " " << how
+                                << "; expected exactly one edge or bind_in";
+      diag.attachNote(feeders[0]->getLoc()) << "first fed here";
+      return diag;
+    }
+  }
+  return success();
+}
+
+LogicalResult GraphVerifier::verifyOutputsBoundOnce() {
+  for (unsigned output = 0, e = internal.getNumResults(); output < e;
+       ++output) {
+    SmallVector<BindOutOp> binds = graph.getOutputBinds(output);
+    if (binds.empty())
+      return internal.emitOpError()
+             << "output " << output << " ("
+             << internal.getResultTypes()[output]
+             << ") is never bound: expected one hpvm.bind_out to it";
+    if (binds.size() > 1) {
+      InFlightDiagnostic diag = binds[1].emitOpError()
+                                << "output " << output << " of "
+                                << nodeName(internal)
+                                << " is bound twice; expected exactly once";
+      diag.attachNote(binds[0].getLoc()) << "first bound here";
+      return diag;
+    }
+  }
+  return success();
+}
+
+LogicalResult GraphVerifier::verifyAcyclic() {
+  SmallVector<unsigned> cycle = graph.findCycle();
+  if (cycle.empty())
+    return success();
+  std::string path;
+  for (auto [i, child] : llvm::enumerate(cycle))
+    path += (i ? " -> " : "") + graph.describeChild(child);
+  // Report on the edge closing the cycle.
+  unsigned last = cycle[cycle.size() - 2], first = cycle.back();
+  EdgeOp closing;
+  for (EdgeOp edge : graph.getOutgoingEdges(last))
+    if (*graph.getChildIndex(edge.getDest()) == first)
+      closing = edge;
+  return closing.emitOpError()
+         << "closes a cycle in the child graph of " << nodeName(internal)
+         << ": " << path << "; the graph must be acyclic";
+}
+
+LogicalResult InternalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  // Recursion first: graph checks of a recursive hierarchy are meaningless.
+  auto module = (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>();
+  if (module) {
+    NodeHierarchy hierarchy(module);
+    SmallVector<StringAttr> chain = hierarchy.findRecursion(getSymNameAttr());
+    if (!chain.empty()) {
+      std::string path;
+      for (auto [i, name] : llvm::enumerate(chain))
+        path += (i ? " -> @" : "@") + name.str();
+      return emitOpError() << "instantiates itself: " << path
+                           << "; the node hierarchy must not be recursive";
+    }
+  }
+  return GraphVerifier(*this, symbolTable).verify();
+}
+
+//===----------------------------------------------------------------------===//
+// Leaf verification that needs the hierarchy: grid queries
+//===----------------------------------------------------------------------===//
+
+/// Describes a use of a node for diagnostics.
+static std::string describeUse(NodeUse use) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto create = dyn_cast<CreateNodeOp>(use.op)) {
+    os << "'hpvm.create_node @" << create.getNode() << "' in @"
+       << use.parent.getSymName() << " gives it "
+       << count(use.rank, "dimension");
+  } else {
+    os << "it is launched as a root by 'hpvm.launch', which has a single "
+          "instance";
+  }
+  return text;
+}
+
+template <typename GridQueryOp>
+static LogicalResult verifyGridQuery(GridQueryOp query, LeafOp leaf,
+                                     const NodeHierarchy &hierarchy) {
+  unsigned dim = static_cast<unsigned>(query.getDim());
+  unsigned level = query.getLevel();
+  Operation *rootTooLow = nullptr;
+  SmallVector<NodeUse> ancestors =
+      hierarchy.getAncestorUses(leaf.getSymNameAttr(), level, &rootTooLow);
+  if (rootTooLow) {
+    InFlightDiagnostic diag = query.emitOpError()
+                              << "refers to level " << level << " above @"
+                              << leaf.getSymName()
+                              << ", but the hierarchy above it ends earlier "
+                                 "at a launched root";
+    diag.attachNote(rootTooLow->getLoc()) << "the root is launched here";
+    return diag;
+  }
+  for (const NodeUse &use : ancestors) {
+    if (dim < use.rank)
+      continue;
+    std::string subject =
+        level == 0 ? ("@" + leaf.getSymName()).str()
+                   : "the ancestor " + std::to_string(level) + " level" +
+                         (level == 1 ? "" : "s") + " above @" +
+                         leaf.getSymName().str();
+    InFlightDiagnostic diag =
+        query.emitOpError()
+        << "refers to dimension " << stringifyDim(query.getDim()) << " of "
+        << subject << ", but " << describeUse(use);
+    diag.attachNote(use.op->getLoc()) << "instantiated here";
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult LeafOp::verifySymbolUses(SymbolTableCollection &) {
+  Operation *module = (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>();
+  if (!module)
+    return success();
+  SmallVector<Operation *> queries;
+  walk([&](Operation *op) {
+    if (isa<InstanceIdOp, NumInstancesOp>(op))
+      queries.push_back(op);
+  });
+  if (queries.empty())
+    return success();
+  NodeHierarchy hierarchy(module);
+  for (Operation *op : queries) {
+    LogicalResult result =
+        isa<InstanceIdOp>(op)
+            ? verifyGridQuery(cast<InstanceIdOp>(op), *this, hierarchy)
+            : verifyGridQuery(cast<NumInstancesOp>(op), *this, hierarchy);
+    if (failed(result))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// hpvm.return
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReturnOp::verify() {
+  auto leaf = cast<LeafOp>((*this)->getParentOp());
+  ArrayRef<Type> expected = leaf.getResultTypes();
+  if (getOperandTypes() != TypeRange(expected))
+    return emitOpError() << "returns " << typeList(getOperandTypes())
+                         << " but @" << leaf.getSymName() << " has outputs "
+                         << typeList(expected);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Graph ops
+//===----------------------------------------------------------------------===//
+
+NodeOpInterface
+CreateNodeOp::getNodeDefinition(SymbolTableCollection &symbolTable) {
+  return dyn_cast_or_null<NodeOpInterface>(
+      symbolTable.lookupNearestSymbolFrom(*this, getNodeAttr()));
+}
+
+LogicalResult CreateNodeOp::verify() {
+  if (getDims().size() > 3)
+    return emitOpError() << "expects 0 to 3 replication dimensions, found "
+                         << getDims().size();
+  return success();
+}
+
+LogicalResult
+CreateNodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *symbol =
+      symbolTable.lookupNearestSymbolFrom(*this, getNodeAttr());
+  if (!symbol)
+    return emitOpError() << "refers to @" << getNode()
+                         << ", which is not defined";
+  if (!isa<NodeOpInterface>(symbol))
+    return emitOpError() << "refers to @" << getNode() << ", a '"
+                         << symbol->getName()
+                         << "'; expected a node definition (hpvm.leaf or "
+                            "hpvm.internal)";
+  return success();
+}
+
+void CreateNodeOp::getAsmResultNames(
+    function_ref<void(Value, StringRef)> setNameFn) {
+  setNameFn(getHandle(), "node");
+}
+
+/// Checks that a node handle comes from a create_node of the same internal node.
+static LogicalResult verifyChildHandle(Operation *op, Value handle,
+                                       StringRef role) {
+  auto create = handle.getDefiningOp<CreateNodeOp>();
+  if (create && create->getBlock() == op->getBlock())
+    return success();
+  return op->emitOpError() << "expects its " << role
+                           << " to be a child created by 'hpvm.create_node' "
+                              "in the same internal node";
+}
+
+LogicalResult EdgeOp::verify() {
+  return failure(failed(verifyChildHandle(*this, getSource(), "source")) ||
+                 failed(verifyChildHandle(*this, getDest(), "destination")));
+}
+
+LogicalResult BindInOp::verify() {
+  if (failed(verifyChildHandle(*this, getDest(), "destination")))
+    return failure();
+  auto argument = dyn_cast<BlockArgument>(getInput());
+  if (!argument || argument.getOwner() != (*this)->getBlock()) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "expects an input (block argument) of the "
+                                 "enclosing hpvm.internal";
+    if (Operation *def = getInput().getDefiningOp())
+      diag << "; found a value defined by '" << def->getName() << "'";
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult BindOutOp::verify() {
+  if (failed(verifyChildHandle(*this, getSource(), "source")))
+    return failure();
+  auto parent = cast<InternalOp>((*this)->getParentOp());
+  if (getOutput() >= parent.getNumResults())
+    return emitOpError() << "output index " << getOutput()
+                         << " out of range: @" << parent.getSymName()
+                         << " has " << count(parent.getNumResults(), "output");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Leaf intrinsics
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  MemRefType type = getMemref().getType();
+  if (getDynamicSizes().size() != static_cast<size_t>(type.getNumDynamicDims()))
+    return emitOpError() << "expects one size per dynamic dimension of "
+                         << type << " (" << type.getNumDynamicDims()
+                         << "), found " << getDynamicSizes().size();
+  if (!type.getLayout().isIdentity())
+    return emitOpError() << "expects a memref with the identity layout, found "
+                         << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Host ops
+//===----------------------------------------------------------------------===//
+
+/// Resolves the root node of a launch.
+static FailureOr<NodeOpInterface> lookupRoot(LaunchOp launch,
+                                             SymbolTableCollection &symbols) {
+  Operation *symbol = symbols.lookupNearestSymbolFrom(launch, launch.getRootAttr());
+  if (!symbol)
+    return launch.emitOpError()
+           << "refers to @" << launch.getRoot() << ", which is not defined";
+  auto node = dyn_cast<NodeOpInterface>(symbol);
+  if (!node)
+    return launch.emitOpError()
+           << "refers to @" << launch.getRoot() << ", a '" << symbol->getName()
+           << "'; expected a node definition (hpvm.leaf or hpvm.internal)";
+  return node;
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<NodeOpInterface> root = lookupRoot(*this, symbolTable);
+  if (failed(root))
+    return failure();
+  ArrayRef<Type> inputs = root->getInputTypes();
+  if (getArgs().getTypes() != TypeRange(inputs))
+    return emitOpError() << "passes " << typeList(getArgs().getTypes())
+                         << " but the root " << nodeName(*root)
+                         << " expects inputs " << typeList(inputs);
+  return success();
+}
+
+/// The launch that produced a graph handle and its root, when the handle is
+/// traceable (a handle passed in as a function argument is not).
+static std::optional<std::pair<LaunchOp, NodeOpInterface>>
+traceGraph(Value graph, SymbolTableCollection &symbolTable) {
+  auto launch = graph.getDefiningOp<LaunchOp>();
+  if (!launch)
+    return std::nullopt;
+  auto root = dyn_cast_or_null<NodeOpInterface>(
+      symbolTable.lookupNearestSymbolFrom(launch, launch.getRootAttr()));
+  if (!root)
+    return std::nullopt;
+  return std::make_pair(launch, root);
+}
+
+/// Checks that a push/pop acts on a streaming graph.
+static LogicalResult verifyStreamingUse(Operation *op, LaunchOp launch,
+                                        NodeOpInterface root) {
+  if (launch.getStreaming())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "needs a streaming graph, but "
+                            << nodeName(root)
+                            << " was launched without 'streaming'";
+  diag.attachNote(launch.getLoc()) << "launched here";
+  return diag;
+}
+
+LogicalResult WaitOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto traced = traceGraph(getGraph(), symbolTable);
+  if (!traced)
+    return success();
+  auto [launch, root] = *traced;
+  if (launch.getStreaming()) {
+    if (getNumResults() != 0)
+      return emitOpError() << "on a streaming graph returns nothing (its "
+                              "outputs are popped with hpvm.pop), found "
+                           << count(getNumResults(), "result");
+    return success();
+  }
+  ArrayRef<Type> outputs = root.getOutputTypes();
+  if (getResultTypes() != TypeRange(outputs))
+    return emitOpError() << "returns " << typeList(getResultTypes())
+                         << " but the root " << nodeName(root)
+                         << " has outputs " << typeList(outputs);
+  return success();
+}
+
+LogicalResult PushOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto traced = traceGraph(getGraph(), symbolTable);
+  if (!traced)
+    return success();
+  auto [launch, root] = *traced;
+  if (failed(verifyStreamingUse(*this, launch, root)))
+    return failure();
+  ArrayRef<Type> inputs = root.getInputTypes();
+  if (getArgs().getTypes() != TypeRange(inputs))
+    return emitOpError() << "pushes " << typeList(getArgs().getTypes())
+                         << " but the root " << nodeName(root)
+                         << " expects inputs " << typeList(inputs);
+  return success();
+}
+
+LogicalResult PopOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto traced = traceGraph(getGraph(), symbolTable);
+  if (!traced)
+    return success();
+  auto [launch, root] = *traced;
+  if (failed(verifyStreamingUse(*this, launch, root)))
+    return failure();
+  ArrayRef<Type> outputs = root.getOutputTypes();
+  if (getResultTypes() != TypeRange(outputs))
+    return emitOpError() << "pops " << typeList(getResultTypes())
+                         << " but the root " << nodeName(root)
+                         << " has outputs " << typeList(outputs);
+  return success();
+}
+
+/// Memory-tracker ops: a memref carries its size; a pointer needs one, except
+/// for untrack, which only forgets the buffer.
+static LogicalResult verifyTrackerOperands(Operation *op, Value memory,
+                                           Value size, bool needsSize) {
+  bool isPointer = isa<LLVM::LLVMPointerType>(memory.getType());
+  if (!isPointer && size)
+    return op->emitOpError()
+           << "takes no size for a memref, which carries its own";
+  if (isPointer && needsSize && !size)
+    return op->emitOpError()
+           << "expects a size in bytes after an !llvm.ptr buffer";
+  if (!needsSize && size)
+    return op->emitOpError() << "takes no size";
+  return success();
+}
+
+LogicalResult TrackOp::verify() {
+  return verifyTrackerOperands(*this, getMemory(), getSize(), true);
+}
+LogicalResult UntrackOp::verify() {
+  return verifyTrackerOperands(*this, getMemory(), getSize(), false);
+}
+LogicalResult RequestOp::verify() {
+  return verifyTrackerOperands(*this, getMemory(), getSize(), true);
+}
+
+#define GET_OP_CLASSES
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.cpp.inc"
+
+#include "HPVM/Dialect/HPVM/IR/HPVMInterfaces.cpp.inc"

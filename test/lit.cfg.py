@@ -1,0 +1,72 @@
+# lit configuration of the HPVM test suite: tools, substitutions and hardware features.
+import ctypes
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "HPVM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".c", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hpvm_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%hpvm_src_root", config.hpvm_src_root))
+config.substitutions.append(("%python", config.python_executable))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.hpvm_tools_dir, config.llvm_tools_dir]
+tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.hpvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+
+def has_cuda_device():
+    """A CUDA driver that reports at least one device."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0:
+        return False
+    return cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
+def has_opencl_device():
+    """An OpenCL ICD loader with at least one platform that has a device."""
+    try:
+        cl = ctypes.CDLL("libOpenCL.so.1")
+    except OSError:
+        return False
+    platforms = (ctypes.c_void_p * 8)()
+    num_platforms = ctypes.c_uint(0)
+    if cl.clGetPlatformIDs(8, platforms, ctypes.byref(num_platforms)) != 0:
+        return False
+    CL_DEVICE_TYPE_ALL = 0xFFFFFFFF
+    for i in range(min(num_platforms.value, 8)):
+        num_devices = ctypes.c_uint(0)
+        if (cl.clGetDeviceIDs(ctypes.c_void_p(platforms[i]),
+                              ctypes.c_ulonglong(CL_DEVICE_TYPE_ALL), 0, None,
+                              ctypes.byref(num_devices)) == 0
+                and num_devices.value > 0):
+            return True
+    return False
+
+
+if has_cuda_device():
+    config.available_features.add("cuda-device")
+if has_opencl_device():
+    config.available_features.add("opencl")
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
