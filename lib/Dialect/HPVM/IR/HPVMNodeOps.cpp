@@ -107,7 +107,12 @@ static ParseResult parseNodeDefinition(OpAsmParser &parser,
 
   Region *body = result.addRegion();
   SMLoc bodyLoc = parser.getCurrentLocation();
-  if (parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false))
+  OptionalParseResult parsedBody =
+      parser.parseOptionalRegion(*body, arguments, /*enableNameShadowing=*/false);
+  if (!parsedBody.has_value())
+    return parser.emitError(parser.getNameLoc())
+           << "expected a body: node definitions cannot be declarations";
+  if (failed(*parsedBody))
     return failure();
   // An internal node without children and inputs prints as `{}`.
   if (body->empty()) {
@@ -215,6 +220,10 @@ LogicalResult InternalOp::verify() {
   for (Operation &op : getBodyBlock()) {
     if (isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op) ||
         isExtentArithmetic(&op))
+      continue;
+    // Leaf-only and host-only hpvm ops report their misplacement themselves,
+    // more precisely.
+    if (op.hasTrait<OpTrait::InLeaf>() || op.hasTrait<OpTrait::HostOnly>())
       continue;
     return op.emitOpError()
            << "cannot appear in 'hpvm.internal' " << nodeName(*this)

@@ -16,6 +16,14 @@ using namespace mlir::hpvm;
 // Helpers
 //===----------------------------------------------------------------------===//
 
+/// A type as MLIR diagnostics print it: 'tensor<2x3xf32>'.
+static std::string q(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << type << "'";
+  return text;
+}
+
 /// Reports a shape error at the op's location (when known) and fails.
 /// Inference also runs from builders before the op exists, hence no emitOpError.
 static LogicalResult shapeError(std::optional<Location> location,
@@ -31,14 +39,13 @@ static RankedTensorType expectTensor(std::optional<Location> location,
   if (!type) {
     (void)shapeError(location, opName,
                      "expects the " + role.str() +
-                         " to be a ranked tensor, found " +
-                         llvm::formatv("{0}", value.getType()).str());
+                         " to be a ranked tensor, found " + q(value.getType()));
     return {};
   }
   if (rank >= 0 && type.getRank() != rank) {
     (void)shapeError(location, opName,
                      llvm::formatv("expects the {0} to have rank {1}, found {2}",
-                                   role, rank, type)
+                                   role, rank, q(type))
                          .str());
     return {};
   }
@@ -112,6 +119,9 @@ static bool compatibleTensorTypes(TypeRange declared, TypeRange inferred) {
   if (declared.size() != inferred.size())
     return false;
   for (auto [a, b] : llvm::zip(declared, inferred)) {
+    // An unranked side is inference's "unknown": the verifier decides.
+    if (isa<UnrankedTensorType>(a) || isa<UnrankedTensorType>(b))
+      continue;
     auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
     if (!ta || !tb || ta.getElementType() != tb.getElementType() ||
         failed(verifyCompatibleShape(ta, tb)))
@@ -119,6 +129,25 @@ static bool compatibleTensorTypes(TypeRange declared, TypeRange inferred) {
   }
   return true;
 }
+
+/// Inference and verification share one strict shape function per op:
+///  * inferReturnTypes never fails on inconsistent operands; it then answers an
+///    unranked tensor, which compatibleTensorTypes accepts, so that builders
+///    never abort and the verifier, not the trait, reports the problem;
+///  * verify() runs the strict function and reports the precise error.
+#define HPVM_INFERRED_TENSOR_OP(Op)                                            \
+  LogicalResult Op::inferReturnTypes(MLIRContext *context,                     \
+                                     std::optional<Location>, Adaptor adaptor, \
+                                     SmallVectorImpl<Type> &results) {         \
+    if (succeeded(infer##Op##Strict(std::nullopt, adaptor, results)))          \
+      return success();                                                        \
+    results.assign({UnrankedTensorType::get(Float32Type::get(context))});      \
+    return success();                                                          \
+  }                                                                            \
+  LogicalResult Op::verify() {                                                 \
+    SmallVector<Type> inferred;                                                \
+    return infer##Op##Strict(getLoc(), Adaptor(*this), inferred);              \
+  }
 
 #define HPVM_COMPATIBLE_RETURN_TYPES(Op)                                       \
   bool Op::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
@@ -136,10 +165,9 @@ HPVM_COMPATIBLE_RETURN_TYPES(TensorReduceOp)
 // add: broadcast of size-1 dimensions
 //===----------------------------------------------------------------------===//
 
-LogicalResult TensorAddOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
+static LogicalResult inferTensorAddOpStrict(std::optional<Location> location,
+    TensorAddOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorAddOp::getOperationName();
   RankedTensorType lhs = expectTensor(location, name, adaptor.getLhs(), "lhs");
   RankedTensorType rhs = expectTensor(location, name, adaptor.getRhs(), "rhs");
   if (!lhs || !rhs)
@@ -148,13 +176,13 @@ LogicalResult TensorAddOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
     return shapeError(location, name,
                       llvm::formatv("expects operands of one element type, "
                                     "found {0} and {1}",
-                                    lhs.getElementType(), rhs.getElementType()));
+                                    q(lhs.getElementType()), q(rhs.getElementType())));
   if (lhs.getRank() != rhs.getRank())
     return shapeError(location, name,
                       llvm::formatv("expects operands of equal rank (only "
                                     "size-1 dimensions broadcast), found {0} "
                                     "and {1}",
-                                    lhs, rhs));
+                                    q(lhs), q(rhs)));
   SmallVector<int64_t> shape;
   for (int64_t d = 0, e = lhs.getRank(); d < e; ++d) {
     int64_t a = lhs.getDimSize(d), b = rhs.getDimSize(d);
@@ -181,10 +209,9 @@ LogicalResult TensorAddOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 // mul: [..., M, K] x [..., K, N] -> [..., M, N]
 //===----------------------------------------------------------------------===//
 
-LogicalResult TensorMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
+static LogicalResult inferTensorMulOpStrict(std::optional<Location> location,
+    TensorMulOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorMulOp::getOperationName();
   RankedTensorType lhs = expectTensor(location, name, adaptor.getLhs(), "lhs");
   RankedTensorType rhs = expectTensor(location, name, adaptor.getRhs(), "rhs");
   if (!lhs || !rhs)
@@ -193,13 +220,13 @@ LogicalResult TensorMulOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
     return shapeError(location, name,
                       llvm::formatv("expects operands of one element type, "
                                     "found {0} and {1}",
-                                    lhs.getElementType(), rhs.getElementType()));
+                                    q(lhs.getElementType()), q(rhs.getElementType())));
   if (lhs.getRank() < 2 || lhs.getRank() != rhs.getRank())
     return shapeError(location, name,
                       llvm::formatv("expects two matrices (or batches of "
                                     "matrices) of equal rank >= 2, found {0} "
                                     "and {1}",
-                                    lhs, rhs));
+                                    q(lhs), q(rhs)));
   int64_t rank = lhs.getRank();
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank - 2; ++d) {
@@ -227,11 +254,9 @@ LogicalResult TensorMulOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 // conv2d: [N, C, H, W] * [F, C/groups, KH, KW] -> [N, F, OH, OW]
 //===----------------------------------------------------------------------===//
 
-LogicalResult TensorConv2DOp::inferReturnTypes(MLIRContext *,
-                                               std::optional<Location> location,
-                                               Adaptor adaptor,
-                                               SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
+static LogicalResult inferTensorConv2DOpStrict(std::optional<Location> location,
+    TensorConv2DOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorConv2DOp::getOperationName();
   RankedTensorType input =
       expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
   RankedTensorType filter =
@@ -242,8 +267,8 @@ LogicalResult TensorConv2DOp::inferReturnTypes(MLIRContext *,
     return shapeError(location, name,
                       llvm::formatv("expects input and filter of one element "
                                     "type, found {0} and {1}",
-                                    input.getElementType(),
-                                    filter.getElementType()));
+                                    q(input.getElementType()),
+                                    q(filter.getElementType())));
   int64_t groups = adaptor.getGroups();
   if (groups <= 0)
     return shapeError(location, name,
@@ -278,10 +303,9 @@ LogicalResult TensorConv2DOp::inferReturnTypes(MLIRContext *,
 // pool: [N, C, H, W] -> [N, C, OH, OW]
 //===----------------------------------------------------------------------===//
 
-LogicalResult TensorPoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
-                                             Adaptor adaptor,
-                                             SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
+static LogicalResult inferTensorPoolOpStrict(std::optional<Location> location,
+    TensorPoolOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorPoolOp::getOperationName();
   RankedTensorType input =
       expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
   if (!input)
@@ -337,10 +361,9 @@ LogicalResult TensorSoftmaxOp::verify() {
   return success();
 }
 
-LogicalResult TensorBatchNormOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
+static LogicalResult inferTensorBatchNormOpStrict(std::optional<Location> location,
+    TensorBatchNormOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorBatchNormOp::getOperationName();
   RankedTensorType input =
       expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
   if (!input)
@@ -359,8 +382,8 @@ LogicalResult TensorBatchNormOp::inferReturnTypes(
       return shapeError(location, name,
                         llvm::formatv("{0} has element type {1} but the input "
                                       "has {2}",
-                                      role, type.getElementType(),
-                                      input.getElementType()));
+                                      role, q(type.getElementType()),
+                                      q(input.getElementType())));
     bool vector = type.getRank() == 1;
     bool image = type.getRank() == 4 && type.getDimSize(0) == 1 &&
                  type.getDimSize(2) == 1 && type.getDimSize(3) == 1;
@@ -370,13 +393,16 @@ LogicalResult TensorBatchNormOp::inferReturnTypes(
       return shapeError(location, name,
                         llvm::formatv("expects {0} of shape [{1}] or [1, {1}, "
                                       "1, 1] (one value per channel), found {2}",
-                                      role, dimText(channels), type));
+                                      role, dimText(channels), q(type)));
   }
   results.push_back(input);
   return success();
 }
 
 LogicalResult TensorBatchNormOp::verify() {
+  SmallVector<Type> inferred;
+  if (failed(inferTensorBatchNormOpStrict(getLoc(), Adaptor(*this), inferred)))
+    return failure();
   double epsilon = getEpsilon().convertToDouble();
   if (!(epsilon > 0) || std::isinf(epsilon))
     return emitOpError() << "expects a finite epsilon > 0, found " << epsilon;
@@ -432,10 +458,9 @@ LogicalResult TensorMapOp::verifyRegions() {
                              result.getElementType());
 }
 
-LogicalResult TensorReduceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
+static LogicalResult inferTensorReduceOpStrict(std::optional<Location> location,
+    TensorReduceOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorReduceOp::getOperationName();
   RankedTensorType input = expectTensor(location, name, adaptor.getInput(), "input");
   if (!input)
     return failure();
@@ -443,7 +468,7 @@ LogicalResult TensorReduceOp::inferReturnTypes(
   if (axis < 0 || axis >= input.getRank())
     return shapeError(location, name,
                       llvm::formatv("axis {0} out of range for {1}", axis,
-                                    input));
+                                    q(input)));
   SmallVector<int64_t> shape(input.getShape());
   shape.erase(shape.begin() + axis);
   results.push_back(
@@ -456,4 +481,21 @@ LogicalResult TensorReduceOp::verifyRegions() {
   Type element = getInput().getType().getElementType();
   return verifyElementRegion(*this, getCombiner(), {accumulator, element},
                              accumulator);
+}
+
+HPVM_INFERRED_TENSOR_OP(TensorAddOp)
+HPVM_INFERRED_TENSOR_OP(TensorMulOp)
+HPVM_INFERRED_TENSOR_OP(TensorConv2DOp)
+HPVM_INFERRED_TENSOR_OP(TensorPoolOp)
+HPVM_INFERRED_TENSOR_OP(TensorReduceOp)
+#undef HPVM_INFERRED_TENSOR_OP
+
+// batchnorm has its own verifier (epsilon) besides the shape rules.
+LogicalResult TensorBatchNormOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  if (succeeded(inferTensorBatchNormOpStrict(std::nullopt, adaptor, results)))
+    return success();
+  results.assign({UnrankedTensorType::get(Float32Type::get(context))});
+  return success();
 }

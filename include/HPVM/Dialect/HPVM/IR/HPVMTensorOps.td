@@ -19,7 +19,10 @@ class HPVM_TensorOp<string mnemonic, list<Trait> traits = []>
 /// the verifier checks the declared type against the inferred one.
 class HPVM_InferredTensorOp<string mnemonic, list<Trait> traits = []>
     : HPVM_TensorOp<mnemonic, !listconcat(traits, [
-        Pure, InferTypeOpAdaptorWithIsCompatible])>;
+        Pure, InferTypeOpAdaptorWithIsCompatible])> {
+  // verify() reports shape errors precisely; see HPVMTensorOps.cpp.
+  let hasVerifier = 1;
+}
 
 def HPVM_TensorAddOp : HPVM_InferredTensorOp<"add"> {
   let summary = "elementwise sum with broadcast of size-1 dimensions";
@@ -211,6 +214,7 @@ def HPVM_TensorReduceOp : HPVM_TensorOp<"reduce", [RecursiveMemoryEffects, Singl
                        errorArgs);
   let results = (outs HPVM_FloatTensor:$result);
   let regions = (region SizedRegion<1>:$combiner);
+  let hasVerifier = 1;
   let assemblyFormat = [{
     $input `,` $init `axis` $axis attr-dict `:` functional-type(operands, results) $combiner
   }];

@@ -1,0 +1,779 @@
+// One case per verifier rule of the hpvm dialect (DESIGN.md §2); each checks
+// the diagnostic says what was expected and what was found.
+// RUN: hpvm-opt %s --split-input-file --verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// create_node
+//===----------------------------------------------------------------------===//
+
+hpvm.internal @root() {
+  // expected-error @+1 {{'hpvm.create_node' op refers to @missing, which is not defined}}
+  %n = hpvm.create_node @missing : !hpvm.node
+}
+
+// -----
+
+func.func @not_a_node() {
+  return
+}
+hpvm.internal @root() {
+  // expected-error @+1 {{'hpvm.create_node' op refers to @not_a_node, a 'func.func'; expected a node definition (hpvm.leaf or hpvm.internal)}}
+  %n = hpvm.create_node @not_a_node : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+hpvm.internal @root(%n: index) {
+  // expected-error @+1 {{'hpvm.create_node' op expects 0 to 3 replication dimensions, found 4}}
+  %c = hpvm.create_node @leaf [%n, %n, %n, %n] : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+hpvm.leaf @outer() {
+  // expected-error @+1 {{'hpvm.create_node' op expects parent op 'hpvm.internal'}}
+  %c = hpvm.create_node @leaf : !hpvm.node
+  hpvm.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Ports
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @producer() -> (f32, i64) {
+  %f = arith.constant 1.0 : f32
+  %i = arith.constant 1 : i64
+  hpvm.return %f, %i : f32, i64
+}
+hpvm.leaf @consumer(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  // expected-error @+1 {{'hpvm.edge' op source port 3 out of range: @producer has 2 outputs}}
+  hpvm.edge %p[3] -> %q[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @consumer(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  // expected-error @+1 {{'hpvm.edge' op destination port 1 out of range: @consumer has 1 input}}
+  hpvm.edge %p[0] -> %q[1] all_to_all
+}
+
+// -----
+
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @producer : !hpvm.node
+  // expected-error @+1 {{'hpvm.edge' op attribute 'dest_port' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  hpvm.edge %p[0] -> %q[-1] all_to_all
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_in' op destination port 2 out of range: @leaf has 1 input}}
+  hpvm.bind_in %x -> %l[2] : f32
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.internal @root() -> (f32) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_out' op source port 1 out of range: @leaf has 1 output}}
+  hpvm.bind_out %l[1] -> 0
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.internal @root() -> (f32) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_out' op output index 1 out of range: @root has 1 output}}
+  hpvm.bind_out %l[0] -> 1
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Types across edges and binds
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @consumer(%x: i64) {
+  hpvm.return
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  // expected-error @+1 {{'hpvm.edge' op type mismatch: output 0 of @producer is 'f32' but input 0 of @consumer is 'i64'}}
+  hpvm.edge %p[0] -> %q[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: memref<?xi32>) {
+  hpvm.return
+}
+hpvm.internal @root(%x: memref<?xf32>) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_in' op type mismatch: input 0 of @root is 'memref<?xf32>' but input 0 of @leaf is 'memref<?xi32>'}}
+  hpvm.bind_in %x -> %l[0] : memref<?xf32>
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.internal @root() -> (f64) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_out' op type mismatch: output 0 of @leaf is 'f32' but output 0 of @root is 'f64'}}
+  hpvm.bind_out %l[0] -> 0
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Uniqueness: one edge per output port, one feeder per input, one bind per output
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @consumer(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  %r = hpvm.create_node @consumer : !hpvm.node
+  // expected-note @+1 {{the first edge is here}}
+  hpvm.edge %p[0] -> %q[0] all_to_all
+  // expected-error @+1 {{'hpvm.edge' op output 0 of @producer already feeds an edge; expected one edge per output port}}
+  hpvm.edge %p[0] -> %r[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @consumer(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %p2 = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  // expected-note @+1 {{first fed here}}
+  hpvm.edge %p[0] -> %q[0] all_to_all
+  // expected-error @+1 {{'hpvm.edge' op input 0 of @consumer is the destination of two edges; expected exactly one edge or bind_in}}
+  hpvm.edge %p2[0] -> %q[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32, %y: f32) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  // expected-note @+1 {{first fed here}}
+  hpvm.bind_in %x -> %l[0] : f32
+  // expected-error @+1 {{'hpvm.bind_in' op input 0 of @leaf is bound twice by hpvm.bind_in; expected exactly one edge or bind_in}}
+  hpvm.bind_in %y -> %l[0] : f32
+}
+
+// -----
+
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @consumer(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32) {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  // expected-note @+1 {{first fed here}}
+  hpvm.edge %p[0] -> %q[0] all_to_all
+  // expected-error @+1 {{'hpvm.bind_in' op input 0 of @consumer is fed by both an edge and a bind_in; expected exactly one edge or bind_in}}
+  hpvm.bind_in %x -> %q[0] : f32
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: f32, %y: memref<?xf32>) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32) {
+  // expected-error @+1 {{'hpvm.create_node' op input 1 ('memref<?xf32>') of @leaf is never fed: expected one hpvm.edge or hpvm.bind_in to it}}
+  %l = hpvm.create_node @leaf : !hpvm.node
+  hpvm.bind_in %x -> %l[0] : f32
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.internal @root() -> (f32) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  %m = hpvm.create_node @leaf : !hpvm.node
+  // expected-note @+1 {{first bound here}}
+  hpvm.bind_out %l[0] -> 0
+  // expected-error @+1 {{'hpvm.bind_out' op output 0 of @root is bound twice; expected exactly once}}
+  hpvm.bind_out %m[0] -> 0
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+// expected-error @+1 {{'hpvm.internal' op output 1 ('i64') is never bound: expected one hpvm.bind_out to it}}
+hpvm.internal @root() -> (f32, i64) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  hpvm.bind_out %l[0] -> 0
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Edge endpoints and bind sources
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @leaf(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32) {
+  %l = hpvm.create_node @leaf : !hpvm.node
+  %c = arith.constant 1.0 : f32
+  // expected-error @+1 {{'hpvm.bind_in' op expects an input (block argument) of the enclosing hpvm.internal; found a value defined by 'arith.constant'}}
+  hpvm.bind_in %c -> %l[0] : f32
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// one_to_one edges
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @f(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @root(%x: f32, %n: index) {
+  %a = hpvm.create_node @f [%n] : !hpvm.node
+  %b = hpvm.create_node @f [%n, %n] : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op one_to_one edge joins @f (child #0) with 1 dimension to @f (child #1) with 2 dimensions; expected grids of equal rank}}
+  hpvm.edge %a[0] -> %b[0] one_to_one
+}
+
+// -----
+
+hpvm.leaf @f(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.leaf @g(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32) {
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %a = hpvm.create_node @f [%c16, %c16] : !hpvm.node
+  %b = hpvm.create_node @g [%c16, %c32] : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op one_to_one edge joins grids of different extents: dimension 1 is 16 in @f but 32 in @g}}
+  hpvm.edge %a[0] -> %b[0] one_to_one
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Acyclic child graphs, no recursion
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @f(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @root() {
+  %a = hpvm.create_node @f : !hpvm.node
+  // expected-error @+1 {{'hpvm.edge' op connects @f to itself; the child graph must be acyclic}}
+  hpvm.edge %a[0] -> %a[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @f(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.leaf @g(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.leaf @h(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @root() {
+  %a = hpvm.create_node @f : !hpvm.node
+  %b = hpvm.create_node @g : !hpvm.node
+  %c = hpvm.create_node @h : !hpvm.node
+  hpvm.edge %a[0] -> %b[0] all_to_all
+  hpvm.edge %b[0] -> %c[0] all_to_all
+  // expected-error @+1 {{'hpvm.edge' op closes a cycle in the child graph of @root: @f -> @g -> @h -> @f; the graph must be acyclic}}
+  hpvm.edge %c[0] -> %a[0] all_to_all
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.internal' op instantiates itself: @self -> @self; the node hierarchy must not be recursive}}
+hpvm.internal @self() {
+  %s = hpvm.create_node @self : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+// expected-error @+1 {{'hpvm.internal' op instantiates itself: @a -> @b -> @a; the node hierarchy must not be recursive}}
+hpvm.internal @a() {
+  %b = hpvm.create_node @b : !hpvm.node
+}
+hpvm.internal @b() {
+  %a = hpvm.create_node @a : !hpvm.node
+  %l = hpvm.create_node @leaf : !hpvm.node
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Internal node bodies hold only structure and extent arithmetic
+//===----------------------------------------------------------------------===//
+
+hpvm.internal @root(%m: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' op cannot appear in 'hpvm.internal' @root: an internal node holds only graph ops and side-effect-free scalar arithmetic computing child extents}}
+  %n = memref.load %m[%c0] : memref<?xindex>
+}
+
+// -----
+
+func.func private @size() -> index
+hpvm.internal @root() {
+  // expected-error @+1 {{'func.call' op cannot appear in 'hpvm.internal' @root: an internal node holds only graph ops}}
+  %n = func.call @size() : () -> index
+}
+
+// -----
+
+hpvm.internal @root() {
+  // expected-error @+1 {{'hpvm.return' op expects parent op 'hpvm.leaf'}}
+  hpvm.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Node signatures and bodies
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @leaf() -> (f32, i64) {
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{'hpvm.return' op returns (f32) but @leaf has outputs (f32, i64)}}
+  hpvm.return %f : f32
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.leaf' op input 0 has type '!hpvm.node', but node and graph handles cannot cross node boundaries}}
+hpvm.leaf @leaf(%n: !hpvm.node) {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.internal' op output 0 has type '!hpvm.graph', but node and graph handles cannot cross node boundaries}}
+hpvm.internal @root() -> (!hpvm.graph) {
+}
+
+// -----
+
+// expected-error @+1 {{expected a body: node definitions cannot be declarations}}
+hpvm.leaf @declaration()
+
+// -----
+
+// expected-error @+1 {{expected a non-empty body ending in 'hpvm.return'}}
+hpvm.leaf @empty() {}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// hpvm.targets and hpvm.access
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'hpvm.targets' expects at least one target, found []}}
+hpvm.leaf @leaf() attributes {hpvm.targets = []} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.targets' lists target 'gpu' twice}}
+hpvm.leaf @leaf() attributes {hpvm.targets = [#hpvm.target<gpu>, #hpvm.target<cpu>, #hpvm.target<gpu>]} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.targets' expects #hpvm.target attributes, found "gpu"}}
+hpvm.leaf @leaf() attributes {hpvm.targets = ["gpu"]} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.targets' is only valid on node definitions (hpvm.leaf, hpvm.internal), found on 'func.func'}}
+func.func @f() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.access' on argument 1 expects a memref or !llvm.ptr argument, found 'f32'}}
+hpvm.leaf @leaf(%a: memref<?xf32> {hpvm.access = #hpvm.access<in>},
+                %x: f32 {hpvm.access = #hpvm.access<in>}) {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.access' of argument 0 expects #hpvm.access<in|out|inout>, found "in"}}
+hpvm.leaf @leaf(%a: memref<?xf32> {hpvm.access = "in"}) {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.access' is only valid on arguments of node definitions, found on 'func.func'}}
+func.func @f(%a: memref<?xf32> {hpvm.access = #hpvm.access<in>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets'}}
+hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{#hpvm.error expects a finite l2 budget >= 0, found -0.5}}
+hpvm.leaf @leaf() attributes {budget = #hpvm.error<l1 = 0.0, l2 = -0.5>} {
+  hpvm.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Leaf intrinsics: placement, dimensions and levels
+//===----------------------------------------------------------------------===//
+
+func.func @host() -> index {
+  // expected-error @+1 {{'hpvm.instance_id' op expects to be nested in an 'hpvm.leaf': only leaf nodes compute; found in 'func.func'}}
+  %i = hpvm.instance_id x : index
+  return %i : index
+}
+
+// -----
+
+hpvm.internal @root() {
+  // expected-error @+1 {{'hpvm.barrier' op expects to be nested in an 'hpvm.leaf': only leaf nodes compute; found in 'hpvm.internal'}}
+  hpvm.barrier
+}
+
+// -----
+
+hpvm.leaf @leaf(%out: memref<?xindex>) {
+  // expected-error @+1 {{'hpvm.instance_id' op refers to dimension y of @leaf, but 'hpvm.create_node @leaf' in @root gives it 1 dimension}}
+  %i = hpvm.instance_id y : index
+  memref.store %i, %out[%i] : memref<?xindex>
+  hpvm.return
+}
+hpvm.internal @root(%out: memref<?xindex>, %n: index) {
+  // expected-note @+1 {{instantiated here}}
+  %l = hpvm.create_node @leaf [%n] : !hpvm.node
+  hpvm.bind_in %out -> %l[0] : memref<?xindex>
+}
+
+// -----
+
+hpvm.leaf @leaf(%out: memref<?xindex>) {
+  // expected-error @+1 {{'hpvm.num_instances' op refers to dimension z of the ancestor 1 level above @leaf, but 'hpvm.create_node @tile' in @root gives it 2 dimensions}}
+  %n = hpvm.num_instances z level 1 : index
+  %c0 = arith.constant 0 : index
+  memref.store %n, %out[%c0] : memref<?xindex>
+  hpvm.return
+}
+hpvm.internal @tile(%out: memref<?xindex>) {
+  %c8 = arith.constant 8 : index
+  %l = hpvm.create_node @leaf [%c8, %c8, %c8] : !hpvm.node
+  hpvm.bind_in %out -> %l[0] : memref<?xindex>
+}
+hpvm.internal @root(%out: memref<?xindex>, %n: index) {
+  // expected-note @+1 {{instantiated here}}
+  %t = hpvm.create_node @tile [%n, %n] : !hpvm.node
+  hpvm.bind_in %out -> %t[0] : memref<?xindex>
+}
+
+// -----
+
+// A launched root has a single instance: it has no dimension to query.
+hpvm.leaf @leaf(%out: memref<?xindex>) {
+  // expected-error @+1 {{'hpvm.instance_id' op refers to dimension x of @leaf, but it is launched as a root by 'hpvm.launch', which has a single instance}}
+  %i = hpvm.instance_id x : index
+  memref.store %i, %out[%i] : memref<?xindex>
+  hpvm.return
+}
+func.func @host(%out: memref<?xindex>) {
+  // expected-note @+1 {{instantiated here}}
+  %g = hpvm.launch @leaf(%out) : (memref<?xindex>) -> !hpvm.graph
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf(%out: memref<?xindex>) {
+  // expected-error @+1 {{'hpvm.instance_id' op refers to level 2 above @leaf, but the hierarchy above it ends earlier at a launched root}}
+  %i = hpvm.instance_id x level 2 : index
+  memref.store %i, %out[%i] : memref<?xindex>
+  hpvm.return
+}
+hpvm.internal @root(%out: memref<?xindex>, %n: index) {
+  %l = hpvm.create_node @leaf [%n] : !hpvm.node
+  hpvm.bind_in %out -> %l[0] : memref<?xindex>
+}
+func.func @host(%out: memref<?xindex>, %n: index) {
+  // expected-note @+1 {{the root is launched here}}
+  %g = hpvm.launch @root(%out, %n) : (memref<?xindex>, index) -> !hpvm.graph
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf(%n: index) {
+  // expected-error @+1 {{'hpvm.alloc' op expects one size per dynamic dimension of 'memref<?x?xf32>' (2), found 1}}
+  %m = hpvm.alloc(%n) : memref<?x?xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  // expected-error @+1 {{'hpvm.alloc' op expects a memref with the identity layout, found 'memref<4xf32, strided<[2]>>'}}
+  %m = hpvm.alloc() : memref<4xf32, strided<[2]>>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  // expected-error @+1 {{'hpvm.instance_id' op attribute 'level' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  %i = hpvm.instance_id x level -1 : index
+  hpvm.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Host ops: placement and agreement with the root
+//===----------------------------------------------------------------------===//
+
+hpvm.leaf @child() {
+  hpvm.return
+}
+hpvm.leaf @leaf() {
+  // expected-error @+1 {{'hpvm.launch' op is host code and must be outside node definitions; found in 'hpvm.leaf' @leaf}}
+  %g = hpvm.launch @child() : () -> !hpvm.graph
+  hpvm.return
+}
+
+// -----
+
+hpvm.internal @root(%m: memref<?xf32>) {
+  // expected-error @+1 {{'hpvm.track' op is host code and must be outside node definitions; found in 'hpvm.internal' @root}}
+  hpvm.track %m : memref<?xf32>
+}
+
+// -----
+
+func.func @host() {
+  // expected-error @+1 {{'hpvm.launch' op refers to @nowhere, which is not defined}}
+  %g = hpvm.launch @nowhere() : () -> !hpvm.graph
+  return
+}
+
+// -----
+
+func.func @host() {
+  // expected-error @+1 {{'hpvm.launch' op refers to @host, a 'func.func'; expected a node definition (hpvm.leaf or hpvm.internal)}}
+  %g = hpvm.launch @host() : () -> !hpvm.graph
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf(%a: memref<?xf32>, %n: index) {
+  hpvm.return
+}
+func.func @host(%a: memref<?xf32>) {
+  // expected-error @+1 {{'hpvm.launch' op passes (memref<?xf32>) but the root @leaf expects inputs (memref<?xf32>, index)}}
+  %g = hpvm.launch @leaf(%a) : (memref<?xf32>) -> !hpvm.graph
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (i64) {
+  %c = arith.constant 1 : i64
+  hpvm.return %c : i64
+}
+func.func @host() {
+  %g = hpvm.launch @leaf() : () -> !hpvm.graph
+  // expected-error @+1 {{'hpvm.wait' op returns () but the root @leaf has outputs (i64)}}
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf() -> (i64) {
+  %c = arith.constant 1 : i64
+  hpvm.return %c : i64
+}
+func.func @host() -> i64 {
+  %g = hpvm.launch @leaf() streaming : () -> !hpvm.graph
+  // expected-error @+1 {{'hpvm.wait' op on a streaming graph returns nothing (its outputs are popped with hpvm.pop), found 1 result}}
+  %r = hpvm.wait %g : i64
+  return %r : i64
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: f32) {
+  hpvm.return
+}
+func.func @host(%x: f32) {
+  // expected-note @+1 {{launched here}}
+  %g = hpvm.launch @leaf(%x) : (f32) -> !hpvm.graph
+  // expected-error @+1 {{'hpvm.push' op needs a streaming graph, but @leaf was launched without 'streaming'}}
+  hpvm.push %g(%x) : f32
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: f32) {
+  hpvm.return
+}
+func.func @host(%x: f32, %y: i32) {
+  %g = hpvm.launch @leaf(%x) streaming : (f32) -> !hpvm.graph
+  // expected-error @+1 {{'hpvm.push' op pushes (i32) but the root @leaf expects inputs (f32)}}
+  hpvm.push %g(%y) : i32
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @leaf(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+func.func @host(%x: f32) -> f64 {
+  %g = hpvm.launch @leaf(%x) streaming : (f32) -> !hpvm.graph
+  // expected-error @+1 {{'hpvm.pop' op pops (f64) but the root @leaf has outputs (f32)}}
+  %r = hpvm.pop %g : f64
+  hpvm.wait %g
+  return %r : f64
+}
+
+// -----
+
+func.func @host(%p: !llvm.ptr) {
+  // expected-error @+1 {{'hpvm.track' op expects a size in bytes after an !llvm.ptr buffer}}
+  hpvm.track %p : !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @host(%m: memref<?xf32>, %n: index) {
+  // expected-error @+1 {{'hpvm.request' op takes no size for a memref, which carries its own}}
+  hpvm.request %m, %n : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @host(%p: !llvm.ptr, %n: index) {
+  // expected-error @+1 {{'hpvm.untrack' op takes no size}}
+  hpvm.untrack %p, %n : !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @host(%x: f32) {
+  // expected-error @+1 {{'hpvm.track' op operand #0 must be memref of any type values or LLVM pointer, but got 'f32'}}
+  hpvm.track %x : f32
+  return
+}

@@ -1,0 +1,347 @@
+// Shape and attribute rules of the hpvm.tensor ops (NCHW images, row-major
+// matrices), one case per rule.
+// RUN: hpvm-opt %s --split-input-file --verify-diagnostics
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+1 {{'hpvm.tensor.add' op expects operands of one element type, found 'f32' and 'f16'}}
+  %r = hpvm.tensor.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x3xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.add' op expects operands of equal rank (only size-1 dimensions broadcast), found 'tensor<2x3xf32>' and 'tensor<3xf32>'}}
+  %r = hpvm.tensor.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.add' op cannot broadcast dimension 1: 3 in the lhs, 4 in the rhs; expected equal sizes or 1}}
+  %r = hpvm.tensor.add %a, %b : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x3xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) {
+  // expected-error @+2 {{'hpvm.tensor.add' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<1x3xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = hpvm.tensor.add %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xi32>, %b: tensor<2x3xi32>) {
+  // expected-error @+1 {{'hpvm.tensor.add' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<2x3xi32>'}}
+  %r = hpvm.tensor.add %a, %b : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.mul' op expects two matrices (or batches of matrices) of equal rank >= 2, found 'tensor<3xf32>' and 'tensor<3xf32>'}}
+  %r = hpvm.tensor.mul %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.mul' op contracted dimensions differ: the lhs has 3 columns but the rhs has 4 rows}}
+  %r = hpvm.tensor.mul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x2x3xf32>, %b: tensor<4x3x5xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.mul' op batch dimension 0 is 2 in the lhs but 4 in the rhs}}
+  %r = hpvm.tensor.mul %a, %b : (tensor<2x2x3xf32>, tensor<4x3x5xf32>) -> tensor<2x2x5xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
+  // expected-error @+2 {{'hpvm.tensor.mul' op inferred type(s) 'tensor<2x5xf32>' are incompatible with return type(s) of operation 'tensor<5x2xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = hpvm.tensor.mul %a, %b : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<5x2xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects the input (NCHW) to have rank 4, found 'tensor<1x28x28xf32>'}}
+  %r = hpvm.tensor.conv2d %x, %w : (tensor<1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x3x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op input has 3 channels but the filter expects 1 x 1 groups = 1}}
+  %r = hpvm.tensor.conv2d %x, %w : (tensor<1x3x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x4x28x28xf32>, %w: tensor<6x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op 6 filters cannot be split into 4 groups}}
+  %r = hpvm.tensor.conv2d %x, %w {groups = 4} : (tensor<1x4x28x28xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects strides > 0, found [0, 1]}}
+  %r = hpvm.tensor.conv2d %x, %w {strides = [0, 1]} : (tensor<1x1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects padding >= 0, found [-1, 0]}}
+  %r = hpvm.tensor.conv2d %x, %w {padding = [-1, 0]} : (tensor<1x1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x2x2xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op window 3x3 is larger than the padded input 2x2}}
+  %r = hpvm.tensor.conv2d %x, %w : (tensor<1x1x2x2xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x1x1xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op attribute 'strides' failed to satisfy constraint: 64-bit integer array attribute with exactly 2 elements}}
+  %r = hpvm.tensor.conv2d %x, %w {strides = [1, 1, 1]} : (tensor<1x1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
+  // expected-error @+2 {{'hpvm.tensor.conv2d' op inferred type(s) 'tensor<1x8x13x13xf32>' are incompatible with return type(s) of operation 'tensor<1x8x26x26xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = hpvm.tensor.conv2d %x, %w {strides = [2, 2]} : (tensor<1x1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x28x28xf32>, %w: tensor<8x1x3x3xf16>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects input and filter of one element type, found 'f32' and 'f16'}}
+  %r = hpvm.tensor.conv2d %x, %w : (tensor<1x1x28x28xf32>, tensor<8x1x3x3xf16>) -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x8x26x26xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects a window > 0, found [0, 2]}}
+  %r = hpvm.tensor.pool max %x {window = [0, 2], strides = [2, 2]} : tensor<1x8x26x26xf32> -> tensor<1x8x13x13xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x8x26x26xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects padding smaller than the window 2x2, found [2, 0]}}
+  %r = hpvm.tensor.pool max %x {window = [2, 2], strides = [2, 2], padding = [2, 0]} : tensor<1x8x26x26xf32> -> tensor<1x8x13x13xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x8x26x26xf32>) {
+  // expected-error @+2 {{'hpvm.tensor.pool' op inferred type(s) 'tensor<1x8x13x13xf32>' are incompatible with return type(s) of operation 'tensor<1x8x26x26xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = hpvm.tensor.pool mean %x {window = [2, 2], strides = [2, 2]} : tensor<1x8x26x26xf32> -> tensor<1x8x26x26xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<8x26x26xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects the input (NCHW) to have rank 4, found 'tensor<8x26x26xf32>'}}
+  %r = hpvm.tensor.pool min %x {window = [2, 2], strides = [2, 2]} : tensor<8x26x26xf32> -> tensor<8x13x13xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.clipped_relu' op expects a finite 'max' > 0, found 0}}
+  %r = hpvm.tensor.clipped_relu %x max 0.0 : tensor<4xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x10xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.softmax' op axis 2 out of range for a tensor of rank 2}}
+  %r = hpvm.tensor.softmax %x {axis = 2} : tensor<1x10xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.relu' op requires the same type for all operands and results}}
+  %r = "hpvm.tensor.relu"(%x) : (tensor<4xf32>) -> tensor<5xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x4x8x8xf32>, %g: tensor<3xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.batchnorm' op expects gamma of shape [4] or [1, 4, 1, 1] (one value per channel), found 'tensor<3xf32>'}}
+  %r = hpvm.tensor.batchnorm %x, %g, %g, %g, %g {epsilon = 1.0e-5}
+      : (tensor<1x4x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x4x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x4x8x8xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.batchnorm' op expects a finite epsilon > 0, found 0}}
+  %r = hpvm.tensor.batchnorm %x, %g, %g, %g, %g {epsilon = 0.0}
+      : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x4x8x8xf32>, %g: tensor<4xf32>, %h: tensor<4xf16>) {
+  // expected-error @+1 {{'hpvm.tensor.batchnorm' op variance has element type 'f16' but the input has 'f32'}}
+  %r = hpvm.tensor.batchnorm %x, %g, %g, %g, %h {epsilon = 1.0e-5}
+      : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf16>) -> tensor<1x4x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.map' op expects inputs of one shape, but input 1 is 'tensor<5xf32>' and input 0 is 'tensor<4xf32>'}}
+  %r = hpvm.tensor.map %a, %b : (tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32> {
+  ^bb0(%x: f32, %y: f32):
+    hpvm.tensor.yield %x : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.map' op expects region arguments (f32), found (f16)}}
+  %r = hpvm.tensor.map %a : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: f16):
+    %e = arith.extf %x : f16 to f32
+    hpvm.tensor.yield %e : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.map' op expects the region to yield 'f16', found 'f32'}}
+  %r = hpvm.tensor.map %a : (tensor<4xf32>) -> tensor<4xf16> {
+  ^bb0(%x: f32):
+    hpvm.tensor.yield %x : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.map' op expects the result to have the inputs' shape, found 'tensor<8xf32>' for inputs of type 'tensor<4xf32>'}}
+  %r = hpvm.tensor.map %a : (tensor<4xf32>) -> tensor<8xf32> {
+  ^bb0(%x: f32):
+    hpvm.tensor.yield %x : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f() {
+  // expected-error @+1 {{'hpvm.tensor.map' op expects at least one input tensor}}
+  %r = hpvm.tensor.map : () -> tensor<4xf32> {
+  ^bb0:
+    %c = arith.constant 0.0 : f32
+    hpvm.tensor.yield %c : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{'hpvm.tensor.reduce' op axis 2 out of range for 'tensor<4x8xf32>'}}
+  %r = hpvm.tensor.reduce %a, %z axis 2 : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    hpvm.tensor.yield %acc : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+2 {{'hpvm.tensor.reduce' op inferred type(s) 'tensor<8xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = hpvm.tensor.reduce %a, %z axis 0 : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    hpvm.tensor.yield %acc : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{'hpvm.tensor.reduce' op expects region arguments (f32, f32), found (f32)}}
+  %r = hpvm.tensor.reduce %a, %z axis 1 : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32):
+    hpvm.tensor.yield %acc : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+func.func @host(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'hpvm.tensor.relu' op expects to be nested in an 'hpvm.leaf': only leaf nodes compute; found in 'func.func'}}
+  %r = hpvm.tensor.relu %a : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+hpvm.leaf @f(%a: f32) {
+  // expected-error @+1 {{'hpvm.tensor.yield' op expects parent op to be one of 'hpvm.tensor.map, hpvm.tensor.reduce'}}
+  hpvm.tensor.yield %a : f32
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4xf32>) {
+  // expected-error @+1 {{#hpvm.error expects a finite l1 budget >= 0, found -1}}
+  %r = hpvm.tensor.relu %a {error = #hpvm.error<l1 = -1.0, l2 = 0.0>} : tensor<4xf32>
+  hpvm.return
+}
