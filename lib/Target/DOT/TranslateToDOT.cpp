@@ -144,13 +144,21 @@ DrawnNode DOTWriter::drawInternal(InternalOp internal, StringRef label,
     std::optional<unsigned> dest = graph.getChildIndex(edge.getDest());
     if (!source || !dest)
       continue;
-    bool allToAll = edge.getReplication() == Replication::all_to_all;
+    // all_to_all: bold; streaming: dashed and blue; one_to_one: plain.
+    SmallVector<StringRef> styles;
+    if (edge.getReplication() == Replication::all_to_all)
+      styles.push_back("bold");
+    if (edge.getStreaming())
+      styles.push_back("dashed");
     indent(depth + 1);
     os << children[*source].output << " -> " << children[*dest].input
        << " [label=" << quote(std::to_string(edge.getSourcePort()) + "->" +
-                              std::to_string(edge.getDestPort()))
-       << (allToAll ? ", style=bold" : "")
-       << (edge.getStreaming() ? ", style=dashed, color=blue" : "") << "];\n";
+                              std::to_string(edge.getDestPort()));
+    if (!styles.empty())
+      os << ", style=" << quote(llvm::join(styles, ","));
+    if (edge.getStreaming())
+      os << ", color=blue";
+    os << "];\n";
   }
   for (BindInOp bind : graph.getBindIns()) {
     std::optional<unsigned> dest = graph.getChildIndex(bind.getDest());
