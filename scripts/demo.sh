@@ -19,3 +19,26 @@ for example in examples/*.mlir; do
   fi
   echo
 done
+
+echo "=== a malformed graph is rejected with a located diagnostic (exit code 1) ==="
+bad="$out/malformed.mlir"
+cat > "$bad" <<'MLIR'
+hpvm.leaf @producer() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @consumer(%x: i64) {
+  hpvm.return
+}
+hpvm.internal @root() {
+  %p = hpvm.create_node @producer : !hpvm.node
+  %q = hpvm.create_node @consumer : !hpvm.node
+  hpvm.edge %p[0] -> %q[0] all_to_all
+}
+MLIR
+if "$bin/hpvm-opt" "$bad" >/dev/null; then
+  echo "demo: the malformed graph was accepted" >&2
+  exit 1
+else
+  echo "--- hpvm-opt exited with code $?"
+fi

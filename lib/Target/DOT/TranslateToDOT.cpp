@@ -119,8 +119,10 @@ DrawnNode DOTWriter::drawInternal(InternalOp internal, StringRef label,
      << "; style=rounded; color=\"#5f6368\";\n";
   indent(depth + 1);
   os << ports.input << " [shape=invhouse, label=\"in\", fontsize=10];\n";
-  indent(depth + 1);
-  os << ports.output << " [shape=house, label=\"out\", fontsize=10];\n";
+  if (internal.getNumResults() != 0) {
+    indent(depth + 1);
+    os << ports.output << " [shape=house, label=\"out\", fontsize=10];\n";
+  }
 
   DataflowGraph graph(internal, &symbols);
   SmallVector<DrawnNode> children;
