@@ -25,8 +25,13 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::hpvm::test {
+void registerTestPasses();
+} // namespace mlir::hpvm::test
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::hpvm::test::registerTestPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::hpvm::HPVMDialect>();
