@@ -135,7 +135,7 @@ static bool compatibleTensorTypes(TypeRange declared, TypeRange inferred) {
 ///    unranked tensor, which compatibleTensorTypes accepts, so that builders
 ///    never abort and the verifier, not the trait, reports the problem;
 ///  * verify() runs the strict function and reports the precise error.
-#define HPVM_INFERRED_TENSOR_OP(Op)                                            \
+#define HPVM_LENIENT_INFERENCE(Op)                                             \
   LogicalResult Op::inferReturnTypes(MLIRContext *context,                     \
                                      std::optional<Location>, Adaptor adaptor, \
                                      SmallVectorImpl<Type> &results) {         \
@@ -143,7 +143,9 @@ static bool compatibleTensorTypes(TypeRange declared, TypeRange inferred) {
       return success();                                                        \
     results.assign({UnrankedTensorType::get(Float32Type::get(context))});      \
     return success();                                                          \
-  }                                                                            \
+  }
+#define HPVM_INFERRED_TENSOR_OP(Op)                                            \
+  HPVM_LENIENT_INFERENCE(Op)                                                   \
   LogicalResult Op::verify() {                                                 \
     SmallVector<Type> inferred;                                                \
     return infer##Op##Strict(getLoc(), Adaptor(*this), inferred);              \
@@ -491,11 +493,5 @@ HPVM_INFERRED_TENSOR_OP(TensorReduceOp)
 #undef HPVM_INFERRED_TENSOR_OP
 
 // batchnorm has its own verifier (epsilon) besides the shape rules.
-LogicalResult TensorBatchNormOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
-  if (succeeded(inferTensorBatchNormOpStrict(std::nullopt, adaptor, results)))
-    return success();
-  results.assign({UnrankedTensorType::get(Float32Type::get(context))});
-  return success();
-}
+HPVM_LENIENT_INFERENCE(TensorBatchNormOp)
+#undef HPVM_LENIENT_INFERENCE
