@@ -395,8 +395,9 @@ def HPVM_TrackOp : HPVM_MemoryTrackerOp<"track"> {
 def HPVM_UntrackOp : HPVM_MemoryTrackerOp<"untrack"> {
   let summary = "removes a buffer from the memory tracker";
   let description = [{
-    Frees the device copies of the buffer. The host copy is left as it is: use
-    `hpvm.request` first to make it valid.
+    Ends the tracking of the buffer: a device copy newer than the host copy is
+    copied back first, then every device copy is freed, so the host memory is
+    valid afterwards.
 
     ```mlir
     hpvm.untrack %a : memref<?xf32>
