@@ -1,0 +1,433 @@
+/* hpvm_rt.h - the C ABI that HPVM-compiled programs call: init, graphs, streaming, memory, GPUs. */
+#ifndef HPVM_HPVM_RT_H
+#define HPVM_HPVM_RT_H
+
+/*
+ * Conventions (see docs/Runtime.md for the full contract):
+ *  - Every fallible call returns hpvm_status_t: NULL means success, anything else is an
+ *    owned status object that the caller must hand to hpvm_status_free (or hpvm_rt_check,
+ *    which prints it and exits).  Results come back through trailing out_ parameters, which
+ *    are left untouched on failure unless documented otherwise.
+ *  - Every hpvm_rt_* call initialises the runtime lazily, so programs that never call
+ *    hpvm_rt_init still work; hpvm_rt_shutdown is optional at exit.
+ *  - All calls are thread-safe unless a comment says otherwise.
+ *  - Names: hpvm_rt_* is the stable ABI the compiler targets; hpvm_<module>_<object>_<verb>
+ *    names inside runtime/src are internal and may change.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HPVM_RT_EXPORT __attribute__((visibility("default")))
+#define HPVM_RT_MUST_USE __attribute__((warn_unused_result))
+#else
+#define HPVM_RT_EXPORT
+#define HPVM_RT_MUST_USE
+#endif
+
+/*===--------------------------------------------------------------------===*
+ * Status
+ *===--------------------------------------------------------------------===*/
+
+/* gRPC-style status codes; the numeric values match gRPC so tools can share tables. */
+typedef enum hpvm_status_code_e {
+  HPVM_STATUS_OK = 0,
+  HPVM_STATUS_CANCELLED = 1,           /* the operation was cancelled (stream cancel) */
+  HPVM_STATUS_UNKNOWN = 2,             /* a backend error with no better mapping */
+  HPVM_STATUS_INVALID_ARGUMENT = 3,    /* the caller passed a bad value (NULL, zero size, ...) */
+  HPVM_STATUS_DEADLINE_EXCEEDED = 4,   /* reserved; no call times out today */
+  HPVM_STATUS_NOT_FOUND = 5,           /* untracked pointer, unknown kernel name, ... */
+  HPVM_STATUS_ALREADY_EXISTS = 6,      /* the pointer is already tracked */
+  HPVM_STATUS_PERMISSION_DENIED = 7,   /* reserved */
+  HPVM_STATUS_RESOURCE_EXHAUSTED = 8,  /* out of host or device memory, size overflow */
+  HPVM_STATUS_FAILED_PRECONDITION = 9, /* call in the wrong state (push after close, ...) */
+  HPVM_STATUS_ABORTED = 10,            /* the work was abandoned because another part failed */
+  HPVM_STATUS_OUT_OF_RANGE = 11,       /* end of stream, or an access past a tracked object */
+  HPVM_STATUS_UNIMPLEMENTED = 12,      /* the device cannot do this (e.g. CPU kernel launch) */
+  HPVM_STATUS_INTERNAL = 13,           /* a runtime invariant broke: a bug, please report */
+  HPVM_STATUS_UNAVAILABLE = 14,        /* the device or driver is missing or failed */
+  HPVM_STATUS_DATA_LOSS = 15,          /* reserved */
+} hpvm_status_code_t;
+
+/* NULL = OK.  A non-NULL status is owned by whoever received it. */
+typedef struct hpvm_status_s *hpvm_status_t;
+
+/* The code of `status`; HPVM_STATUS_OK for NULL.  Does not consume `status`. */
+HPVM_RT_EXPORT hpvm_status_code_t hpvm_status_code(hpvm_status_t status);
+/* The message of `status` ("" for NULL); valid until the status is freed. */
+HPVM_RT_EXPORT const char *hpvm_status_message(hpvm_status_t status);
+/* The code's canonical name, e.g. "UNAVAILABLE".  Never NULL. */
+HPVM_RT_EXPORT const char *hpvm_status_code_name(hpvm_status_code_t code);
+/* Releases `status`; NULL is a no-op. */
+HPVM_RT_EXPORT void hpvm_status_free(hpvm_status_t status);
+/* Creates a status with a printf-style message.  HPVM_STATUS_OK yields NULL.  Never fails:
+ * when memory is exhausted a preallocated RESOURCE_EXHAUSTED status is returned instead. */
+HPVM_RT_EXPORT hpvm_status_t hpvm_status_create(hpvm_status_code_t code, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* For compiled programs: if `status` is an error, prints "hpvm: error: CODE: message" to
+ * stderr, frees it and exits with status 1; otherwise returns.  Never returns on error. */
+HPVM_RT_EXPORT void hpvm_rt_check(hpvm_status_t status);
+/* Like hpvm_rt_check but prefixes the message with `where` (e.g. the source location). */
+HPVM_RT_EXPORT void hpvm_rt_check_at(hpvm_status_t status, const char *where);
+
+/*===--------------------------------------------------------------------===*
+ * Runtime lifetime
+ *===--------------------------------------------------------------------===*/
+
+/* Starts the runtime (worker pool, policy, memory tracker) if it is not running.  Reads the
+ * environment: HPVM_NUM_THREADS (total threads computing: N-1 pool workers + the caller;
+ * default: online CPUs), HPVM_POLICY (static-node | static-item | dynamic; default dynamic),
+ * HPVM_STREAM_CAPACITY (default ring capacity, default 64).  Idempotent and thread-safe;
+ * every other hpvm_rt_* call does this lazily. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_init(void);
+/* Stops the runtime: joins the workers, releases devices and frees every tracked object's
+ * device copies.  Outstanding launches must have been waited for.  A later hpvm_rt_* call
+ * starts a fresh runtime.  Safe to call when not running. */
+HPVM_RT_EXPORT void hpvm_rt_shutdown(void);
+/* Number of threads that run parallel-for bodies (pool workers + the calling thread). */
+HPVM_RT_EXPORT uint32_t hpvm_rt_thread_count(void);
+
+/*===--------------------------------------------------------------------===*
+ * Parallel-for over a 1-3-D instance grid (a replicated leaf node)
+ *===--------------------------------------------------------------------===*/
+
+/* The box of instances one call of the body must run: begin[d] <= id_d < end[d] for each
+ * dimension d < rank (x = 0 is the innermost/fastest).  extent[] is the whole grid (the
+ * node's getNumNodeInstances); dimensions >= rank have begin 0, end 1, extent 1. */
+typedef struct hpvm_rt_instance_range_t {
+  int64_t begin[3];
+  int64_t end[3];
+  int64_t extent[3];
+  uint32_t rank;
+  uint32_t worker_index; /* 0..hpvm_rt_thread_count()-1, stable for the call: scratch index */
+} hpvm_rt_instance_range_t;
+
+/* The outlined leaf: compiled code passes a function pointer and an opaque context (the
+ * packed node arguments).  Called concurrently from several threads with disjoint boxes. */
+typedef void (*hpvm_rt_parallel_for_fn_t)(void *context, const hpvm_rt_instance_range_t *range);
+
+/* Runs `body` over every instance of the grid `extents[0..rank)` exactly once and returns when
+ * all have finished (blocks; the caller runs part of the grid itself).  rank is 1..3;
+ * an extent of 0 runs nothing; negative extents are INVALID_ARGUMENT.  May be called from
+ * inside a body (nested parallel-for): never deadlocks, the caller helps. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_parallel_for(uint32_t rank,
+                                                                   const int64_t *extents,
+                                                                   hpvm_rt_parallel_for_fn_t body,
+                                                                   void *context);
+
+/*===--------------------------------------------------------------------===*
+ * Devices (targets of node versions and of GPU host code)
+ *===--------------------------------------------------------------------===*/
+
+typedef enum hpvm_rt_device_kind_e {
+  HPVM_RT_DEVICE_CPU = 0,
+  HPVM_RT_DEVICE_CUDA = 1,   /* CUDA driver API, libcuda.so.1 loaded with dlopen */
+  HPVM_RT_DEVICE_OPENCL = 2, /* OpenCL ICD loader, libOpenCL.so.1 loaded with dlopen */
+  HPVM_RT_DEVICE_KIND_COUNT = 3,
+} hpvm_rt_device_kind_t;
+
+typedef struct hpvm_device_t hpvm_rt_device_t; /* owned by the runtime; never freed by callers */
+
+/* Returns the device of `kind`, opening its driver on first use.  UNAVAILABLE when the
+ * driver library, a platform or a device is missing (the reason is in the message). */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_get(hpvm_rt_device_kind_t kind,
+                                                                 hpvm_rt_device_t **out_device);
+/* A short name for the device ("cpu", "cuda:NVIDIA H100", "opencl:pthread-..."). */
+HPVM_RT_EXPORT const char *hpvm_rt_device_name(const hpvm_rt_device_t *device);
+
+/*===--------------------------------------------------------------------===*
+ * Graphs: task graphs inside a root, and launch / wait of a root
+ *===--------------------------------------------------------------------===*/
+
+/* One device version of a node.  `device` is where the policy may run it; for CPU versions
+ * `device` is the CPU device.  data_item is the streaming item number, -1 otherwise. */
+typedef hpvm_status_t (*hpvm_rt_node_fn_t)(void *context, hpvm_rt_device_t *device,
+                                           int64_t data_item);
+
+typedef struct hpvm_rt_node_version_t {
+  hpvm_rt_device_kind_t device;
+  hpvm_rt_node_fn_t fn;
+} hpvm_rt_node_version_t;
+
+typedef struct hpvm_rt_graph_t hpvm_rt_graph_t;
+
+/* Creates an empty task graph.  `node_hint` pre-sizes it (0 is fine).  Owned by the caller. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_graph_create(uint32_t node_hint,
+                                                                   hpvm_rt_graph_t **out_graph);
+/* Adds a node with one or more device versions (copied).  The scheduling policy picks the
+ * version per run; a CPU version is the fallback of the dynamic policy.  `name` is copied
+ * (may be NULL).  Returns the node index (0, 1, ...) in out_node.  Not thread-safe against
+ * other calls on the same graph. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t
+hpvm_rt_graph_add_node(hpvm_rt_graph_t *graph, const char *name,
+                       const hpvm_rt_node_version_t *versions, uint32_t version_count,
+                       void *context, uint32_t *out_node);
+/* Adds a dependency: `dst` starts after `src` finished (an HPVM edge).  Cycles are
+ * rejected by hpvm_rt_graph_run with INVALID_ARGUMENT. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_graph_add_edge(hpvm_rt_graph_t *graph,
+                                                                     uint32_t src, uint32_t dst);
+/* Runs every node once, independent nodes concurrently on the pool, respecting edges;
+ * blocks until all finished (the caller helps).  The first failing node's status is
+ * returned; nodes not yet started when a failure occurs are skipped (ABORTED in effect).
+ * A graph may be run again after it returned.  Must not run concurrently with itself. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_graph_run(hpvm_rt_graph_t *graph);
+/* Frees the graph.  NULL is a no-op.  Must not be running. */
+HPVM_RT_EXPORT void hpvm_rt_graph_destroy(hpvm_rt_graph_t *graph);
+
+/* A root node compiled to a host function: builds/runs its children (parallel-for, task
+ * graphs, GPU launches) and writes its outputs into `args`.  Returns NULL or an error. */
+typedef hpvm_status_t (*hpvm_rt_root_fn_t)(void *args);
+
+typedef struct hpvm_rt_launch_t hpvm_rt_launch_t;
+
+/* Starts `root(args)` asynchronously on the pool (HPVM launch, non-streaming).  `args` must
+ * stay valid until hpvm_rt_wait returns.  Never blocks on the root's work. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_launch(hpvm_rt_root_fn_t root, void *args,
+                                                             hpvm_rt_launch_t **out_launch);
+/* Blocks until the launched root finished (the caller helps run pool work meanwhile), frees
+ * the launch and returns the root's status.  Call exactly once per launch. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_wait(hpvm_rt_launch_t *launch);
+
+/*===--------------------------------------------------------------------===*
+ * Streaming graphs: one stage per node, bounded channels between them
+ *===--------------------------------------------------------------------===*/
+
+/* A stage body: reads one item from each input (in_items[i]) and writes one item to each
+ * output (out_items[j], uninitialised memory of the output channel's element size).  Both
+ * point into ring slots, valid only during the call.  data_item counts from 0 per stage.
+ * Returning an error stops the pipeline: items already produced still reach the host, then
+ * pop and push report the error.  Stages hand items on in small batches (at most 16, or one
+ * body later), so bodies must communicate only through edges, never wait on the host. */
+typedef hpvm_status_t (*hpvm_rt_stage_fn_t)(void *context, hpvm_rt_device_t *device,
+                                            int64_t data_item, const void *const *in_items,
+                                            void *const *out_items);
+
+typedef struct hpvm_rt_stage_version_t {
+  hpvm_rt_device_kind_t device;
+  hpvm_rt_stage_fn_t fn;
+} hpvm_rt_stage_version_t;
+
+typedef struct hpvm_rt_pipeline_t hpvm_rt_pipeline_t;
+typedef struct hpvm_rt_stream_t hpvm_rt_stream_t;
+
+/* Special channel endpoints for hpvm_rt_pipeline_connect. */
+#define HPVM_RT_PIPELINE_HOST UINT32_MAX
+
+/* Creates a pipeline description whose host input items are `input_size` bytes (the packed
+ * root arguments, HPVM push) and whose host output items are `output_size` bytes (the packed
+ * root outputs, HPVM pop; 0 = no outputs).  `capacity` is the ring capacity of every channel
+ * (0 = default from HPVM_STREAM_CAPACITY, at least 16). */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_pipeline_create(size_t input_size,
+                                                                      size_t output_size,
+                                                                      uint32_t capacity,
+                                                                      hpvm_rt_pipeline_t **out);
+/* Adds a stage (a streaming node) with `input_count` inputs and `output_count` outputs whose
+ * element sizes are given; versions as for graph nodes.  Returns the stage index. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_pipeline_add_stage(
+    hpvm_rt_pipeline_t *pipeline, const char *name, const hpvm_rt_stage_version_t *versions,
+    uint32_t version_count, void *context, uint32_t input_count, const size_t *input_sizes,
+    uint32_t output_count, const size_t *output_sizes, uint32_t *out_stage);
+/* Connects output `src_port` of stage `src` to input `dst_port` of stage `dst` (a streaming
+ * edge).  src = HPVM_RT_PIPELINE_HOST means the host input (src_port must be 0);
+ * dst = HPVM_RT_PIPELINE_HOST means the host output (dst_port 0).  An output may feed several
+ * inputs (each gets a copy); every input and the host output must be fed exactly once;
+ * element sizes must match. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_pipeline_connect(hpvm_rt_pipeline_t *pipeline,
+                                                                       uint32_t src,
+                                                                       uint32_t src_port,
+                                                                       uint32_t dst,
+                                                                       uint32_t dst_port);
+/* Frees a pipeline description (launched streams keep their own copy).  NULL is a no-op. */
+HPVM_RT_EXPORT void hpvm_rt_pipeline_destroy(hpvm_rt_pipeline_t *pipeline);
+
+/* Validates the pipeline and starts one thread per stage (HPVM launch, streaming). */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_stream_launch(const hpvm_rt_pipeline_t *pipeline,
+                                                                    hpvm_rt_stream_t **out_stream);
+/* Pushes one input item (copied).  Blocks while the input channel is full.
+ * FAILED_PRECONDITION after close_input; the pipeline's error if it failed. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_stream_push(hpvm_rt_stream_t *stream,
+                                                                  const void *item);
+/* Pops one output item into `out_item` (output_size bytes).  Blocks until one is ready.
+ * OUT_OF_RANGE at end of stream (input closed and everything drained); the pipeline's error
+ * if a stage failed. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_stream_pop(hpvm_rt_stream_t *stream,
+                                                                 void *out_item);
+/* Marks the end of the input: stages drain what was pushed, then the output ends. */
+HPVM_RT_EXPORT void hpvm_rt_stream_close_input(hpvm_rt_stream_t *stream);
+/* Stops the pipeline as soon as possible: in-flight items are dropped, every blocked push/pop
+ * (host or stage) returns CANCELLED.  hpvm_rt_stream_wait must still be called. */
+HPVM_RT_EXPORT void hpvm_rt_stream_cancel(hpvm_rt_stream_t *stream);
+/* Ends the stream: closes the input, lets every pushed item finish (outputs nobody popped are
+ * discarded), joins the stages and frees the stream.  Returns the first stage error, if any.
+ * Call exactly once; no other call on `stream` may run concurrently or afterwards. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_stream_wait(hpvm_rt_stream_t *stream);
+
+/*===--------------------------------------------------------------------===*
+ * Memory tracker (host / device copies of memory passed to graphs)
+ *===--------------------------------------------------------------------===*/
+
+typedef enum hpvm_rt_access_e {
+  HPVM_RT_ACCESS_IN = 1,    /* read only: copy if stale, keep other copies valid */
+  HPVM_RT_ACCESS_OUT = 2,   /* write only: no copy, every other copy becomes stale */
+  HPVM_RT_ACCESS_INOUT = 3, /* read and write: copy if stale, other copies become stale */
+} hpvm_rt_access_t;
+
+/* Tracks the host object [ptr, ptr+size); the host copy is valid.  ALREADY_EXISTS if `ptr`
+ * is tracked, INVALID_ARGUMENT if it overlaps a tracked object or size is 0. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_track(void *ptr, size_t size);
+/* Stops tracking the object starting at `ptr`: copies a newer device copy back to the host
+ * first, then frees every device copy.  NOT_FOUND for unknown pointers. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_untrack(void *ptr);
+/* Makes the host copy of the tracked object containing [ptr, ptr+size) valid, copying from a
+ * device only when the host copy is stale; with OUT/INOUT the device copies become stale
+ * (the host will write).  size 0 = to the end of the object.  NOT_FOUND if untracked,
+ * OUT_OF_RANGE if the range leaves the object. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_request_host(void *ptr, size_t size,
+                                                                   hpvm_rt_access_t access);
+/* Makes `device`'s copy of the tracked object containing `ptr` valid for `access` (allocating
+ * it on first use) and returns its handle: a CUdeviceptr for CUDA, a cl_mem for OpenCL, the
+ * host address for the CPU, always as uint64_t; `out_offset` is ptr's offset inside it.
+ * The handle stays valid until untrack. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_request_device(void *ptr, size_t size,
+                                                                     hpvm_rt_device_t *device,
+                                                                     hpvm_rt_access_t access,
+                                                                     uint64_t *out_handle,
+                                                                     size_t *out_offset);
+
+/*===--------------------------------------------------------------------===*
+ * GPU host code: modules, kernels, device memory
+ *===--------------------------------------------------------------------===*/
+
+typedef enum hpvm_rt_image_format_e {
+  HPVM_RT_IMAGE_PTX = 1,          /* CUDA: NUL-terminated or sized PTX text, JIT-compiled */
+  HPVM_RT_IMAGE_CUBIN = 2,        /* CUDA: cubin or fatbin */
+  HPVM_RT_IMAGE_SPIRV = 3,        /* OpenCL: OpenCL-flavoured (Kernel capability) SPIR-V */
+  HPVM_RT_IMAGE_SPIR_BITCODE = 4, /* OpenCL: SPIR 1.2 LLVM bitcode (cl_khr_spir) */
+} hpvm_rt_image_format_t;
+
+/* A device code image.  For SPIRV, `fallback` may hold the same module as SPIR 1.2 bitcode
+ * (llvm-spirv -r), used when the OpenCL device lacks IL support; without one the runtime runs
+ * the translator named by HPVM_LLVM_SPIRV (default: llvm-spirv-15, then llvm-spirv). */
+typedef struct hpvm_rt_module_image_t {
+  hpvm_rt_image_format_t format;
+  const void *data;
+  size_t size;
+  const void *fallback_data; /* optional SPIR 1.2 bitcode for SPIRV images */
+  size_t fallback_size;
+} hpvm_rt_module_image_t;
+
+typedef struct hpvm_device_module_t hpvm_rt_module_t;
+typedef struct hpvm_device_kernel_t hpvm_rt_kernel_t;
+
+/* Grid of work-groups/blocks and the work-group/block size, 3-D (unused dims = 1). */
+typedef struct hpvm_rt_launch_dims_t {
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_memory_bytes; /* dynamic workgroup memory (CUDA only) */
+} hpvm_rt_launch_dims_t;
+
+/* One kernel argument: `size` bytes at `value` (a buffer handle is 8 bytes: pass &handle). */
+typedef struct hpvm_rt_kernel_arg_t {
+  size_t size;
+  const void *value;
+} hpvm_rt_kernel_arg_t;
+
+/* Loads a module on `device` (cuModuleLoadData / clCreateProgramWith{IL,Binary}+build).
+ * INVALID_ARGUMENT when the format does not fit the device; the build log is in the
+ * message on failure. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_module_load(hpvm_rt_device_t *device,
+                                                                  const hpvm_rt_module_image_t *image,
+                                                                  hpvm_rt_module_t **out_module);
+/* Unloads a module and every kernel obtained from it.  NULL is a no-op. */
+HPVM_RT_EXPORT void hpvm_rt_module_unload(hpvm_rt_module_t *module);
+/* Looks up kernel `name`; NOT_FOUND if absent.  The kernel lives as long as its module. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_get(hpvm_rt_module_t *module,
+                                                                 const char *name,
+                                                                 hpvm_rt_kernel_t **out_kernel);
+/* Launches `kernel` and waits for it to finish.  Thread-safe (per-kernel serialisation of
+ * argument setting on OpenCL; no global lock). */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_launch(hpvm_rt_kernel_t *kernel,
+                                                                    const hpvm_rt_launch_dims_t *dims,
+                                                                    const hpvm_rt_kernel_arg_t *args,
+                                                                    uint32_t arg_count);
+/* Device memory: allocate `size` bytes (handle as for hpvm_rt_request_device), free, and
+ * blocking copies with byte offsets into the device buffer. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_alloc(hpvm_rt_device_t *device,
+                                                                   size_t size,
+                                                                   uint64_t *out_handle);
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_free(hpvm_rt_device_t *device,
+                                                                  uint64_t handle);
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_copy_to_device(
+    hpvm_rt_device_t *device, uint64_t dst_handle, size_t dst_offset, const void *src, size_t size);
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_copy_to_host(
+    hpvm_rt_device_t *device, void *dst, uint64_t src_handle, size_t src_offset, size_t size);
+/* Waits for all work queued on the device. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_synchronize(hpvm_rt_device_t *device);
+
+/*===--------------------------------------------------------------------===*
+ * Scheduling policy
+ *===--------------------------------------------------------------------===*/
+
+typedef enum hpvm_rt_policy_kind_e {
+  HPVM_RT_POLICY_STATIC_NODE = 0, /* each node always runs the version chosen for it */
+  HPVM_RT_POLICY_STATIC_ITEM = 1, /* streaming item k runs version k mod #versions */
+  HPVM_RT_POLICY_DYNAMIC = 2,     /* preferred device if present, healthy and idle, else CPU */
+} hpvm_rt_policy_kind_t;
+
+/* Replaces the runtime's policy.  Takes effect for nodes started afterwards. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_policy_set(hpvm_rt_policy_kind_t kind);
+/* For the static-node policy: node name `node_name` runs on `device` (when it has such a
+ * version).  Nodes without an assignment run their first version. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_policy_assign(const char *node_name,
+                                                                    hpvm_rt_device_kind_t device);
+
+/*===--------------------------------------------------------------------===*
+ * MLIR gpu-to-llvm wrappers (the mgpu* symbols generated host code calls)
+ *===--------------------------------------------------------------------===*/
+/* Implemented over the dlopen'ed CUDA driver with the signatures of MLIR 22's
+ * CudaRuntimeWrappers.cpp.  They return no status: on an error they print it and exit(1),
+ * as hpvm_rt_check does.  Handles are the CUDA driver's (CUmodule, CUfunction, CUstream, ...). */
+HPVM_RT_EXPORT void *mgpuModuleLoad(void *data, size_t size);
+HPVM_RT_EXPORT void *mgpuModuleLoadJIT(void *data, int opt_level, size_t size);
+HPVM_RT_EXPORT void mgpuModuleUnload(void *module);
+HPVM_RT_EXPORT void *mgpuModuleGetFunction(void *module, const char *name);
+HPVM_RT_EXPORT void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
+                                     intptr_t grid_z, intptr_t block_x, intptr_t block_y,
+                                     intptr_t block_z, int32_t shared_memory_bytes, void *stream,
+                                     void **params, void **extra, size_t param_count);
+HPVM_RT_EXPORT void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x, intptr_t cluster_y,
+                                            intptr_t cluster_z, intptr_t grid_x, intptr_t grid_y,
+                                            intptr_t grid_z, intptr_t block_x, intptr_t block_y,
+                                            intptr_t block_z, int32_t shared_memory_bytes,
+                                            void *stream, void **params, void **extra,
+                                            size_t param_count);
+HPVM_RT_EXPORT void *mgpuStreamCreate(void);
+HPVM_RT_EXPORT void mgpuStreamDestroy(void *stream);
+HPVM_RT_EXPORT void mgpuStreamSynchronize(void *stream);
+HPVM_RT_EXPORT void mgpuStreamWaitEvent(void *stream, void *event);
+HPVM_RT_EXPORT void *mgpuEventCreate(void);
+HPVM_RT_EXPORT void mgpuEventDestroy(void *event);
+HPVM_RT_EXPORT void mgpuEventSynchronize(void *event);
+HPVM_RT_EXPORT void mgpuEventRecord(void *event, void *stream);
+HPVM_RT_EXPORT void *mgpuMemAlloc(uint64_t size, void *stream, bool is_host_shared);
+HPVM_RT_EXPORT void mgpuMemFree(void *ptr, void *stream);
+HPVM_RT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t size, void *stream);
+HPVM_RT_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream);
+HPVM_RT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
+HPVM_RT_EXPORT void mgpuSetDefaultDevice(int32_t device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HPVM_HPVM_RT_H */

@@ -1,0 +1,28 @@
+/* status.h - internal helpers around hpvm_status_t (annotation, early-return macros). */
+#ifndef HPVM_BASE_STATUS_H
+#define HPVM_BASE_STATUS_H
+
+#include "hpvm/hpvm_rt.h"
+
+/* Prefixes the message of `status` with a printf-style context ("loading module: ...") and
+ * returns the (possibly new) status.  NULL stays NULL. */
+hpvm_status_t hpvm_status_annotate(hpvm_status_t status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* An independent copy of `status` (the same code and message), for reporting one failure to
+ * several waiters. */
+hpvm_status_t hpvm_status_clone(hpvm_status_t status);
+
+#define HPVM_RETURN_IF_ERROR(expr)                                                               \
+  do {                                                                                           \
+    hpvm_status_t hpvm_status_tmp_ = (expr);                                                     \
+    if (hpvm_status_tmp_)                                                                        \
+      return hpvm_status_tmp_;                                                                   \
+  } while (0)
+
+#define HPVM_STATUS(code, ...) hpvm_status_create(HPVM_STATUS_##code, __VA_ARGS__)
+
+#endif /* HPVM_BASE_STATUS_H */

@@ -1,0 +1,75 @@
+/* device.h - the device vtable every backend (cpu, cuda, opencl, test devices) implements. */
+#ifndef HPVM_DEVICE_DEVICE_H
+#define HPVM_DEVICE_DEVICE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/allocator.h"
+
+typedef struct hpvm_device_t hpvm_device_t;
+typedef struct hpvm_device_module_t hpvm_device_module_t;
+typedef struct hpvm_device_kernel_t hpvm_device_kernel_t;
+
+/* All entries are required (return UNIMPLEMENTED where the device cannot do something).
+ * Every entry is thread-safe; blocking calls block only their caller (no global lock). */
+typedef struct hpvm_device_vtable_t {
+  void (*destroy)(hpvm_device_t *device);
+  /* Buffers are identified by a 64-bit handle (CUdeviceptr, cl_mem, host address). */
+  hpvm_status_t (*buffer_alloc)(hpvm_device_t *device, size_t size, uint64_t *out_handle);
+  hpvm_status_t (*buffer_free)(hpvm_device_t *device, uint64_t handle);
+  /* Blocking copies; offsets are in bytes inside the device buffer. */
+  hpvm_status_t (*copy_to_device)(hpvm_device_t *device, uint64_t dst, size_t dst_offset,
+                                  const void *src, size_t size);
+  hpvm_status_t (*copy_to_host)(hpvm_device_t *device, void *dst, uint64_t src,
+                                size_t src_offset, size_t size);
+  hpvm_status_t (*module_load)(hpvm_device_t *device, const hpvm_rt_module_image_t *image,
+                               hpvm_device_module_t **out_module);
+  /* Frees the module and every kernel obtained from it. */
+  void (*module_unload)(hpvm_device_module_t *module);
+  hpvm_status_t (*kernel_get)(hpvm_device_module_t *module, const char *name,
+                              hpvm_device_kernel_t **out_kernel);
+  /* Launches and waits for completion. */
+  hpvm_status_t (*kernel_launch)(hpvm_device_kernel_t *kernel, const hpvm_rt_launch_dims_t *dims,
+                                 const hpvm_rt_kernel_arg_t *args, uint32_t arg_count);
+  hpvm_status_t (*synchronize)(hpvm_device_t *device);
+} hpvm_device_vtable_t;
+
+/* The common head of every device; backends embed it first. */
+struct hpvm_device_t {
+  const hpvm_device_vtable_t *vtable;
+  hpvm_rt_device_kind_t kind;
+  hpvm_allocator_t allocator;
+  char name[128];
+  /* Scheduling state read by the dynamic policy: a device is busy when `inflight` reaches
+   * `max_inflight`, and stays unusable once `failed` is set. */
+  uint32_t max_inflight;
+  _Atomic uint32_t inflight;
+  _Atomic bool failed;
+};
+
+struct hpvm_device_module_t {
+  hpvm_device_t *device;
+};
+
+struct hpvm_device_kernel_t {
+  hpvm_device_module_t *module;
+};
+
+/* Fills the common head. */
+void hpvm_device_initialize(hpvm_device_t *device, const hpvm_device_vtable_t *vtable,
+                            hpvm_rt_device_kind_t kind, hpvm_allocator_t allocator,
+                            const char *name, uint32_t max_inflight);
+
+static inline void hpvm_device_destroy(hpvm_device_t *device) {
+  if (device)
+    device->vtable->destroy(device);
+}
+
+/* Backend constructors.  UNAVAILABLE when the driver or a device is missing. */
+hpvm_status_t hpvm_cpu_device_create(hpvm_allocator_t allocator, hpvm_device_t **out_device);
+hpvm_status_t hpvm_cuda_device_create(hpvm_allocator_t allocator, hpvm_device_t **out_device);
+hpvm_status_t hpvm_opencl_device_create(hpvm_allocator_t allocator, hpvm_device_t **out_device);
+
+#endif /* HPVM_DEVICE_DEVICE_H */

@@ -1,0 +1,170 @@
+/* hpvm_rt.c - the stable hpvm_rt_* ABI: each call resolves the (lazily created) global runtime. */
+#include <stdio.h>
+
+#include "runtime.h"
+
+#define WITH_RUNTIME(runtime)                                                                    \
+  hpvm_runtime_t *runtime;                                                                       \
+  HPVM_RETURN_IF_ERROR(hpvm_runtime_global(&runtime))
+
+hpvm_status_t hpvm_rt_init(void) {
+  hpvm_runtime_t *runtime;
+  return hpvm_runtime_global(&runtime);
+}
+
+void hpvm_rt_shutdown(void) { hpvm_runtime_global_shutdown(); }
+
+uint32_t hpvm_rt_thread_count(void) {
+  hpvm_runtime_t *runtime;
+  hpvm_status_t status = hpvm_runtime_global(&runtime);
+  if (status) {
+    hpvm_status_free(status);
+    return 1;
+  }
+  return hpvm_runtime_thread_count(runtime);
+}
+
+hpvm_status_t hpvm_rt_parallel_for(uint32_t rank, const int64_t *extents,
+                                   hpvm_rt_parallel_for_fn_t body, void *context) {
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_parallel_for(runtime, rank, extents, body, context);
+}
+
+hpvm_status_t hpvm_rt_device_get(hpvm_rt_device_kind_t kind, hpvm_rt_device_t **out_device) {
+  if (!out_device)
+    return HPVM_STATUS(INVALID_ARGUMENT, "out_device is NULL");
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_device_get(runtime, kind, out_device);
+}
+
+const char *hpvm_rt_device_name(const hpvm_rt_device_t *device) {
+  return device ? device->name : "(null)";
+}
+
+hpvm_status_t hpvm_rt_graph_create(uint32_t node_hint, hpvm_rt_graph_t **out_graph) {
+  if (!out_graph)
+    return HPVM_STATUS(INVALID_ARGUMENT, "out_graph is NULL");
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_graph_create(runtime, node_hint, out_graph);
+}
+
+hpvm_status_t hpvm_rt_launch(hpvm_rt_root_fn_t root, void *args, hpvm_rt_launch_t **out_launch) {
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_launch(runtime, root, args, out_launch);
+}
+
+hpvm_status_t hpvm_rt_pipeline_create(size_t input_size, size_t output_size, uint32_t capacity,
+                                      hpvm_rt_pipeline_t **out) {
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_pipeline_create(runtime, input_size, output_size, capacity, out);
+}
+
+hpvm_status_t hpvm_rt_stream_launch(const hpvm_rt_pipeline_t *pipeline,
+                                    hpvm_rt_stream_t **out_stream) {
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_stream_launch(runtime, pipeline, out_stream);
+}
+
+hpvm_status_t hpvm_rt_track(void *ptr, size_t size) {
+  WITH_RUNTIME(runtime);
+  return hpvm_mem_tracker_track(hpvm_runtime_tracker(runtime), ptr, size);
+}
+
+hpvm_status_t hpvm_rt_untrack(void *ptr) {
+  WITH_RUNTIME(runtime);
+  return hpvm_mem_tracker_untrack(hpvm_runtime_tracker(runtime), ptr);
+}
+
+hpvm_status_t hpvm_rt_request_host(void *ptr, size_t size, hpvm_rt_access_t access) {
+  WITH_RUNTIME(runtime);
+  return hpvm_mem_tracker_request(hpvm_runtime_tracker(runtime), ptr, size, NULL, access, NULL,
+                                  NULL);
+}
+
+hpvm_status_t hpvm_rt_request_device(void *ptr, size_t size, hpvm_rt_device_t *device,
+                                     hpvm_rt_access_t access, uint64_t *out_handle,
+                                     size_t *out_offset) {
+  if (!device)
+    return HPVM_STATUS(INVALID_ARGUMENT, "request_device needs a device");
+  WITH_RUNTIME(runtime);
+  return hpvm_mem_tracker_request(hpvm_runtime_tracker(runtime), ptr, size, device, access,
+                                  out_handle, out_offset);
+}
+
+hpvm_status_t hpvm_rt_policy_set(hpvm_rt_policy_kind_t kind) {
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_policy_set(runtime, kind);
+}
+
+hpvm_status_t hpvm_rt_policy_assign(const char *node_name, hpvm_rt_device_kind_t device) {
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_policy_assign(runtime, node_name, device);
+}
+
+/*===--- GPU host code: thin, validated forwarding to the device vtable ----===*/
+
+hpvm_status_t hpvm_rt_module_load(hpvm_rt_device_t *device, const hpvm_rt_module_image_t *image,
+                                  hpvm_rt_module_t **out_module) {
+  if (!device || !image || !image->data || !out_module ||
+      (!image->size && image->format != HPVM_RT_IMAGE_PTX))
+    return HPVM_STATUS(INVALID_ARGUMENT,
+                       "module_load needs a device, a non-empty image (size may be 0 only for "
+                       "NUL-terminated PTX) and out_module");
+  return device->vtable->module_load(device, image, out_module);
+}
+
+void hpvm_rt_module_unload(hpvm_rt_module_t *module) {
+  if (module)
+    module->device->vtable->module_unload(module);
+}
+
+hpvm_status_t hpvm_rt_kernel_get(hpvm_rt_module_t *module, const char *name,
+                                 hpvm_rt_kernel_t **out_kernel) {
+  if (!module || !name || !out_kernel)
+    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_get needs a module, a name and out_kernel");
+  return module->device->vtable->kernel_get(module, name, out_kernel);
+}
+
+hpvm_status_t hpvm_rt_kernel_launch(hpvm_rt_kernel_t *kernel, const hpvm_rt_launch_dims_t *dims,
+                                    const hpvm_rt_kernel_arg_t *args, uint32_t arg_count) {
+  if (!kernel || !dims || (arg_count && !args))
+    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_launch needs a kernel, dims and the arguments");
+  for (uint32_t i = 0; i < arg_count; ++i)
+    if (!args[i].value || !args[i].size)
+      return HPVM_STATUS(INVALID_ARGUMENT, "kernel argument %u has no value", i);
+  return kernel->module->device->vtable->kernel_launch(kernel, dims, args, arg_count);
+}
+
+hpvm_status_t hpvm_rt_device_alloc(hpvm_rt_device_t *device, size_t size, uint64_t *out_handle) {
+  if (!device || !out_handle)
+    return HPVM_STATUS(INVALID_ARGUMENT, "device_alloc needs a device and out_handle");
+  return device->vtable->buffer_alloc(device, size, out_handle);
+}
+
+hpvm_status_t hpvm_rt_device_free(hpvm_rt_device_t *device, uint64_t handle) {
+  if (!device)
+    return HPVM_STATUS(INVALID_ARGUMENT, "device_free needs a device");
+  if (!handle)
+    return NULL;
+  return device->vtable->buffer_free(device, handle);
+}
+
+hpvm_status_t hpvm_rt_device_copy_to_device(hpvm_rt_device_t *device, uint64_t dst_handle,
+                                            size_t dst_offset, const void *src, size_t size) {
+  if (!device || !dst_handle || (size && !src))
+    return HPVM_STATUS(INVALID_ARGUMENT, "copy_to_device needs a device, a buffer and a source");
+  return device->vtable->copy_to_device(device, dst_handle, dst_offset, src, size);
+}
+
+hpvm_status_t hpvm_rt_device_copy_to_host(hpvm_rt_device_t *device, void *dst, uint64_t src_handle,
+                                          size_t src_offset, size_t size) {
+  if (!device || !src_handle || (size && !dst))
+    return HPVM_STATUS(INVALID_ARGUMENT, "copy_to_host needs a device, a buffer and a target");
+  return device->vtable->copy_to_host(device, dst, src_handle, src_offset, size);
+}
+
+hpvm_status_t hpvm_rt_device_synchronize(hpvm_rt_device_t *device) {
+  if (!device)
+    return HPVM_STATUS(INVALID_ARGUMENT, "synchronize needs a device");
+  return device->vtable->synchronize(device);
+}

@@ -1,0 +1,494 @@
+/* pool.c - persistent workers, a FIFO task queue and a work-stealing parallel-for. */
+#define _GNU_SOURCE
+#include "sched/pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/platform.h"
+
+/* Concurrent parallel-fors (from different threads or nesting levels) each need a slot; when
+ * all are taken a parallel-for simply runs on its caller, which is still correct. */
+#define HPVM_POOL_MAX_JOBS 64
+/* Chunks per participant: enough to balance uneven bodies, few enough to keep the per-chunk
+ * CAS cheap relative to a chunk. */
+#define HPVM_POOL_CHUNKS_PER_PARTICIPANT 4
+/* How long an idle thread spins before sleeping.  Back-to-back parallel-fors (the common case
+ * in compiled loops) then never pay a futex wake-up; a truly idle pool sleeps. */
+#define HPVM_POOL_DEFAULT_SPIN_NS 100000u
+
+/* One participant's remaining chunks [begin, end) packed in 64 bits so that the owner and
+ * thieves can update it with a single CAS.  Padded: owners hammer their own range. */
+typedef struct padded_range_t {
+  _Alignas(64) _Atomic uint64_t value;
+} padded_range_t;
+
+typedef struct parallel_for_job_t {
+  hpvm_rt_parallel_for_fn_t body;
+  void *context;
+  uint32_t rank;
+  int64_t extent[3];
+  int64_t tile_size[3];
+  uint64_t tiles[3];
+} parallel_for_job_t;
+
+/* Everything other threads touch lives here, in pool-owned memory, never on the owner's stack:
+ * the owner may return as soon as `users` drops to zero. */
+typedef struct job_slot_t {
+  _Alignas(64) _Atomic(parallel_for_job_t *) job;
+  _Atomic uint32_t users;   /* threads between "read job" and "done with job" */
+  _Atomic bool claimed;     /* an owner holds this slot */
+  _Atomic int64_t remaining; /* chunks not yet executed */
+  _Atomic bool owner_sleeping;
+  pthread_mutex_t mutex;
+  pthread_cond_t done;
+  padded_range_t *ranges; /* participant_count entries */
+} job_slot_t;
+
+/* What a worker thread needs to start; owned by the pool (threads may start late). */
+typedef struct worker_start_t {
+  struct hpvm_sched_pool_t *pool;
+  uint32_t index;
+} worker_start_t;
+
+struct hpvm_sched_pool_t {
+  hpvm_allocator_t allocator;
+  worker_start_t *starts;
+  uint32_t worker_count;
+  uint32_t participant_count; /* workers + one outside caller */
+  uint64_t spin_ns;
+  pthread_t *threads;
+  uint32_t started_threads;
+  job_slot_t slots[HPVM_POOL_MAX_JOBS];
+  _Atomic uint32_t slot_limit; /* slots at or past this index were never used */
+  _Atomic uint32_t active_jobs;
+
+  pthread_mutex_t queue_mutex;
+  hpvm_sched_task_t *queue_head;
+  hpvm_sched_task_t *queue_tail;
+  _Atomic uint32_t queued;
+
+  _Alignas(64) _Atomic uint32_t epoch; /* bumped on every publication of work */
+  _Atomic uint32_t sleepers;
+  _Atomic bool stopping;
+  pthread_mutex_t sleep_mutex;
+  pthread_cond_t wake;
+};
+
+/* Which pool (if any) the current thread works for, and its participant index (1..workers);
+ * threads outside the pool use index 0. */
+static _Thread_local hpvm_sched_pool_t *tls_pool;
+static _Thread_local uint32_t tls_index;
+
+static inline uint64_t range_pack(uint32_t begin, uint32_t end) {
+  return ((uint64_t)begin << 32) | end;
+}
+static inline uint32_t range_begin(uint64_t range) { return (uint32_t)(range >> 32); }
+static inline uint32_t range_end(uint64_t range) { return (uint32_t)range; }
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void pool_notify(hpvm_sched_pool_t *pool) {
+  /* seq_cst pairs with the sleeper's increment-then-check in worker_sleep (Dekker): either
+   * we see the sleeper and wake it, or it sees the new epoch and does not sleep. */
+  atomic_fetch_add(&pool->epoch, 1);
+  if (atomic_load(&pool->sleepers) != 0) {
+    pthread_mutex_lock(&pool->sleep_mutex);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->sleep_mutex);
+  }
+}
+
+/*===------------------------------------------------------------------===*
+ * Parallel-for
+ *===------------------------------------------------------------------===*/
+
+static void execute_chunk(const parallel_for_job_t *job, uint64_t chunk, uint32_t worker) {
+  hpvm_rt_instance_range_t range;
+  range.rank = job->rank;
+  range.worker_index = worker;
+  uint64_t rest = chunk;
+  for (int d = 0; d < 3; ++d) {
+    uint64_t tile = rest % job->tiles[d];
+    rest /= job->tiles[d];
+    int64_t begin = (int64_t)tile * job->tile_size[d];
+    int64_t end = begin + job->tile_size[d];
+    range.begin[d] = begin;
+    range.end[d] = end < job->extent[d] ? end : job->extent[d];
+    range.extent[d] = job->extent[d];
+  }
+  job->body(job->context, &range);
+}
+
+/* Runs chunks of `job` as participant `me` until no range anywhere has chunks left: first our
+ * own range from the front, then half of the largest other range from the back.  Returns the
+ * number of chunks executed. */
+static int64_t participate(const hpvm_sched_pool_t *pool, job_slot_t *slot,
+                           const parallel_for_job_t *job, uint32_t me) {
+  padded_range_t *ranges = slot->ranges;
+  uint32_t count = pool->participant_count;
+  int64_t executed = 0;
+  for (;;) {
+    uint64_t own = atomic_load_explicit(&ranges[me].value, memory_order_acquire);
+    while (range_begin(own) < range_end(own)) {
+      uint32_t begin = range_begin(own);
+      if (atomic_compare_exchange_weak_explicit(&ranges[me].value, &own,
+                                                range_pack(begin + 1, range_end(own)),
+                                                memory_order_acq_rel, memory_order_acquire)) {
+        execute_chunk(job, begin, me);
+        ++executed;
+        own = atomic_load_explicit(&ranges[me].value, memory_order_acquire);
+      }
+    }
+    uint32_t victim = count;
+    uint64_t victim_range = 0;
+    uint32_t victim_size = 0;
+    for (uint32_t i = 1; i < count; ++i) {
+      uint32_t candidate = (me + i) % count;
+      uint64_t range = atomic_load_explicit(&ranges[candidate].value, memory_order_acquire);
+      uint32_t size = range_end(range) - range_begin(range);
+      if (range_begin(range) < range_end(range) && size > victim_size) {
+        victim = candidate;
+        victim_range = range;
+        victim_size = size;
+      }
+    }
+    if (victim == count)
+      return executed;
+    uint32_t take = (victim_size + 1) / 2;
+    uint32_t split = range_end(victim_range) - take;
+    if (atomic_compare_exchange_strong_explicit(
+            &ranges[victim].value, &victim_range, range_pack(range_begin(victim_range), split),
+            memory_order_acq_rel, memory_order_acquire)) {
+      /* Our range is empty, so only we may write it; thieves only CAS non-empty ranges. */
+      atomic_store_explicit(&ranges[me].value, range_pack(split, split + take),
+                            memory_order_release);
+    }
+  }
+}
+
+static void finish_participation(job_slot_t *slot, int64_t executed) {
+  if (executed == 0)
+    return;
+  int64_t before = atomic_fetch_sub(&slot->remaining, executed);
+  if (before == executed && atomic_load(&slot->owner_sleeping)) {
+    pthread_mutex_lock(&slot->mutex);
+    pthread_cond_signal(&slot->done);
+    pthread_mutex_unlock(&slot->mutex);
+  }
+}
+
+/* A worker looks for published jobs with chunks left.  Returns true if it executed any. */
+static bool try_parallel_for(hpvm_sched_pool_t *pool, uint32_t me) {
+  if (atomic_load_explicit(&pool->active_jobs, memory_order_acquire) == 0)
+    return false;
+  bool worked = false;
+  uint32_t limit = atomic_load_explicit(&pool->slot_limit, memory_order_acquire);
+  for (uint32_t i = 0; i < limit; ++i) {
+    job_slot_t *slot = &pool->slots[i];
+    if (!atomic_load_explicit(&slot->job, memory_order_relaxed))
+      continue;
+    atomic_fetch_add(&slot->users, 1);
+    parallel_for_job_t *job = atomic_load(&slot->job);
+    if (job) {
+      int64_t executed = participate(pool, slot, job, me);
+      finish_participation(slot, executed);
+      worked |= executed > 0;
+    }
+    atomic_fetch_sub(&slot->users, 1);
+  }
+  return worked;
+}
+
+static void wait_job_done(hpvm_sched_pool_t *pool, job_slot_t *slot) {
+  uint64_t start = 0;
+  for (uint32_t spins = 0;; ++spins) {
+    if (atomic_load(&slot->remaining) == 0)
+      return;
+    hpvm_platform_cpu_relax();
+    if ((spins & 63) == 63) {
+      uint64_t now = now_ns();
+      if (!start)
+        start = now;
+      else if (now - start > pool->spin_ns)
+        break;
+    }
+  }
+  pthread_mutex_lock(&slot->mutex);
+  atomic_store(&slot->owner_sleeping, true);
+  while (atomic_load(&slot->remaining) != 0)
+    pthread_cond_wait(&slot->done, &slot->mutex);
+  atomic_store(&slot->owner_sleeping, false);
+  pthread_mutex_unlock(&slot->mutex);
+}
+
+static job_slot_t *claim_slot(hpvm_sched_pool_t *pool) {
+  for (uint32_t i = 0; i < HPVM_POOL_MAX_JOBS; ++i) {
+    job_slot_t *slot = &pool->slots[i];
+    bool expected = false;
+    if (atomic_load_explicit(&slot->claimed, memory_order_relaxed))
+      continue;
+    if (atomic_compare_exchange_strong(&slot->claimed, &expected, true)) {
+      uint32_t limit = atomic_load(&pool->slot_limit);
+      while (limit < i + 1 && !atomic_compare_exchange_weak(&pool->slot_limit, &limit, i + 1)) {
+      }
+      return slot;
+    }
+  }
+  return NULL;
+}
+
+/* Splits the grid into about `target` boxes, cutting the outermost dimension first so that
+ * boxes stay contiguous in memory for row-major data. */
+static uint64_t tile_grid(parallel_for_job_t *job, uint64_t target) {
+  uint64_t left = target;
+  for (int d = 2; d >= 0; --d) {
+    int64_t extent = job->extent[d];
+    uint64_t tiles = left < (uint64_t)extent ? left : (uint64_t)extent;
+    if (tiles == 0)
+      tiles = 1;
+    int64_t size = (int64_t)(((uint64_t)extent + tiles - 1) / tiles);
+    job->tile_size[d] = size;
+    job->tiles[d] = ((uint64_t)extent + (uint64_t)size - 1) / (uint64_t)size;
+    left = (left + job->tiles[d] - 1) / job->tiles[d];
+  }
+  return job->tiles[0] * job->tiles[1] * job->tiles[2];
+}
+
+hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t rank,
+                                           const int64_t *extents, hpvm_rt_parallel_for_fn_t body,
+                                           void *context,
+                                           const hpvm_sched_parallel_for_options_t *options) {
+  if (rank < 1 || rank > 3)
+    return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for rank must be 1..3, got %u", rank);
+  if (!extents || !body)
+    return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for needs extents and a body");
+  parallel_for_job_t job;
+  memset(&job, 0, sizeof(job));
+  job.body = body;
+  job.context = context;
+  job.rank = rank;
+  int64_t total = 1;
+  for (uint32_t d = 0; d < 3; ++d) {
+    int64_t extent = d < rank ? extents[d] : 1;
+    if (extent < 0)
+      return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for extent %u is negative (%lld)", d,
+                         (long long)extent);
+    job.extent[d] = extent;
+    if (__builtin_mul_overflow(total, extent, &total))
+      return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for grid has more than 2^63 instances");
+  }
+  if (total == 0)
+    return NULL;
+
+  uint32_t me = tls_pool == pool ? tls_index : 0;
+  int64_t grain = options && options->grain > 0 ? options->grain : 1;
+  uint64_t target = (uint64_t)pool->participant_count * HPVM_POOL_CHUNKS_PER_PARTICIPANT;
+  uint64_t by_grain = (uint64_t)((total + grain - 1) / grain);
+  if (by_grain < target)
+    target = by_grain;
+  if (pool->worker_count == 0)
+    target = 1;
+  uint64_t chunks = tile_grid(&job, target);
+
+  job_slot_t *slot = chunks > 1 ? claim_slot(pool) : NULL;
+  if (!slot) {
+    for (uint64_t chunk = 0; chunk < chunks; ++chunk)
+      execute_chunk(&job, chunk, me);
+    return NULL;
+  }
+
+  uint32_t count = pool->participant_count;
+  for (uint32_t p = 0; p < count; ++p) {
+    uint32_t begin = (uint32_t)(chunks * p / count);
+    uint32_t end = (uint32_t)(chunks * (p + 1) / count);
+    atomic_store_explicit(&slot->ranges[p].value, range_pack(begin, end), memory_order_relaxed);
+  }
+  atomic_store_explicit(&slot->remaining, (int64_t)chunks, memory_order_relaxed);
+  atomic_store(&slot->job, &job);
+  atomic_fetch_add(&pool->active_jobs, 1);
+  pool_notify(pool);
+
+  finish_participation(slot, participate(pool, slot, &job, me));
+  wait_job_done(pool, slot);
+
+  atomic_store(&slot->job, NULL);
+  atomic_fetch_sub(&pool->active_jobs, 1);
+  /* Workers that read the job pointer before we cleared it may still be inside participate;
+   * the job lives on our stack, so wait them out (they have nothing left to run). */
+  for (uint32_t spins = 0; atomic_load(&slot->users) != 0; ++spins) {
+    if (spins < 1024)
+      hpvm_platform_cpu_relax();
+    else
+      sched_yield();
+  }
+  atomic_store_explicit(&slot->claimed, false, memory_order_release);
+  return NULL;
+}
+
+/*===------------------------------------------------------------------===*
+ * Task queue
+ *===------------------------------------------------------------------===*/
+
+void hpvm_sched_pool_submit(hpvm_sched_pool_t *pool, hpvm_sched_task_t *task) {
+  task->next = NULL;
+  pthread_mutex_lock(&pool->queue_mutex);
+  if (pool->queue_tail)
+    pool->queue_tail->next = task;
+  else
+    pool->queue_head = task;
+  pool->queue_tail = task;
+  atomic_fetch_add(&pool->queued, 1);
+  pthread_mutex_unlock(&pool->queue_mutex);
+  pool_notify(pool);
+}
+
+bool hpvm_sched_pool_run_one(hpvm_sched_pool_t *pool) {
+  if (atomic_load_explicit(&pool->queued, memory_order_acquire) == 0)
+    return false;
+  pthread_mutex_lock(&pool->queue_mutex);
+  hpvm_sched_task_t *task = pool->queue_head;
+  if (task) {
+    pool->queue_head = task->next;
+    if (!pool->queue_head)
+      pool->queue_tail = NULL;
+    atomic_fetch_sub(&pool->queued, 1);
+  }
+  pthread_mutex_unlock(&pool->queue_mutex);
+  if (!task)
+    return false;
+  task->run(task);
+  return true;
+}
+
+/*===------------------------------------------------------------------===*
+ * Workers
+ *===------------------------------------------------------------------===*/
+
+/* Spins until the epoch moves past `seen` (true) or the spin budget is spent (false). */
+static bool spin_for_work(hpvm_sched_pool_t *pool, uint32_t seen) {
+  uint64_t start = now_ns();
+  for (uint32_t spins = 1;; ++spins) {
+    if (atomic_load_explicit(&pool->epoch, memory_order_acquire) != seen)
+      return true;
+    hpvm_platform_cpu_relax();
+    if ((spins & 255) == 0 && now_ns() - start > pool->spin_ns)
+      return false;
+  }
+}
+
+static void *worker_main(void *arg) {
+  worker_start_t start = *(worker_start_t *)arg;
+  hpvm_sched_pool_t *pool = start.pool;
+  tls_pool = pool;
+  tls_index = start.index;
+  for (;;) {
+    uint32_t seen = atomic_load(&pool->epoch);
+    if (try_parallel_for(pool, start.index) || hpvm_sched_pool_run_one(pool))
+      continue;
+    if (atomic_load(&pool->stopping) && atomic_load(&pool->queued) == 0)
+      break;
+    if (spin_for_work(pool, seen))
+      continue;
+    pthread_mutex_lock(&pool->sleep_mutex);
+    atomic_fetch_add(&pool->sleepers, 1);
+    while (atomic_load(&pool->epoch) == seen && !atomic_load(&pool->stopping))
+      pthread_cond_wait(&pool->wake, &pool->sleep_mutex);
+    atomic_fetch_sub(&pool->sleepers, 1);
+    pthread_mutex_unlock(&pool->sleep_mutex);
+  }
+  return NULL;
+}
+
+uint32_t hpvm_sched_pool_worker_count(const hpvm_sched_pool_t *pool) { return pool->worker_count; }
+
+static void pool_free(hpvm_sched_pool_t *pool) {
+  for (uint32_t i = 0; i < HPVM_POOL_MAX_JOBS; ++i) {
+    pthread_mutex_destroy(&pool->slots[i].mutex);
+    pthread_cond_destroy(&pool->slots[i].done);
+    hpvm_allocator_free(pool->allocator, pool->slots[i].ranges);
+  }
+  pthread_mutex_destroy(&pool->queue_mutex);
+  pthread_mutex_destroy(&pool->sleep_mutex);
+  pthread_cond_destroy(&pool->wake);
+  hpvm_allocator_free(pool->allocator, pool->threads);
+  hpvm_allocator_free(pool->allocator, pool->starts);
+  hpvm_allocator_free(pool->allocator, pool);
+}
+
+static void pool_stop(hpvm_sched_pool_t *pool) {
+  atomic_store(&pool->stopping, true);
+  pool_notify(pool);
+  pthread_mutex_lock(&pool->sleep_mutex);
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->sleep_mutex);
+  for (uint32_t i = 0; i < pool->started_threads; ++i)
+    pthread_join(pool->threads[i], NULL);
+  /* With no workers (or if they all left), queued tasks still owe their owners a run. */
+  while (hpvm_sched_pool_run_one(pool)) {
+  }
+}
+
+hpvm_status_t hpvm_sched_pool_create(hpvm_allocator_t allocator, uint32_t worker_count,
+                                     hpvm_sched_pool_t **out_pool) {
+  *out_pool = NULL;
+  if (worker_count > 4096)
+    return HPVM_STATUS(INVALID_ARGUMENT, "worker count %u exceeds 4096", worker_count);
+  hpvm_sched_pool_t *pool;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*pool), (void **)&pool));
+  pool->allocator = allocator;
+  pool->worker_count = worker_count;
+  pool->participant_count = worker_count + 1;
+  uint64_t spin_us;
+  pool->spin_ns = hpvm_platform_env_uint("HPVM_SPIN_US", &spin_us) ? spin_us * 1000u
+                                                                     : HPVM_POOL_DEFAULT_SPIN_NS;
+  pthread_mutex_init(&pool->queue_mutex, NULL);
+  pthread_mutex_init(&pool->sleep_mutex, NULL);
+  pthread_cond_init(&pool->wake, NULL);
+  for (uint32_t i = 0; i < HPVM_POOL_MAX_JOBS; ++i) {
+    pthread_mutex_init(&pool->slots[i].mutex, NULL);
+    pthread_cond_init(&pool->slots[i].done, NULL);
+  }
+  hpvm_status_t status = NULL;
+  for (uint32_t i = 0; i < HPVM_POOL_MAX_JOBS && !status; ++i)
+    status = hpvm_allocator_calloc_array(allocator, pool->participant_count,
+                                         sizeof(padded_range_t), (void **)&pool->slots[i].ranges);
+  if (!status && worker_count)
+    status = hpvm_allocator_calloc_array(allocator, worker_count, sizeof(pthread_t),
+                                         (void **)&pool->threads);
+  if (!status && worker_count)
+    status = hpvm_allocator_calloc_array(allocator, worker_count, sizeof(worker_start_t),
+                                         (void **)&pool->starts);
+  worker_start_t *starts = pool->starts;
+  for (uint32_t i = 0; !status && i < worker_count; ++i) {
+    starts[i].pool = pool;
+    starts[i].index = i + 1;
+    int error = pthread_create(&pool->threads[i], NULL, worker_main, &starts[i]);
+    if (error)
+      status = HPVM_STATUS(RESOURCE_EXHAUSTED, "cannot start worker thread %u: %s", i,
+                           strerror(error));
+    else
+      pool->started_threads++;
+  }
+  if (status) {
+    pool_stop(pool);
+    pool_free(pool);
+    return status;
+  }
+  *out_pool = pool;
+  return NULL;
+}
+
+void hpvm_sched_pool_destroy(hpvm_sched_pool_t *pool) {
+  if (!pool)
+    return;
+  pool_stop(pool);
+  pool_free(pool);
+}

@@ -1,0 +1,45 @@
+/* pool.h - the persistent worker pool: task queue and work-stealing parallel-for. */
+#ifndef HPVM_SCHED_POOL_H
+#define HPVM_SCHED_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/allocator.h"
+
+typedef struct hpvm_sched_pool_t hpvm_sched_pool_t;
+
+/* An intrusive unit of work.  The pool never allocates for a task: the owner embeds it in
+ * its own object and must keep it alive until `run` has been called. */
+typedef struct hpvm_sched_task_t {
+  void (*run)(struct hpvm_sched_task_t *task);
+  struct hpvm_sched_task_t *next; /* owned by the pool while queued */
+} hpvm_sched_task_t;
+
+/* Creates a pool with `worker_count` threads (0 is allowed: every task then runs on threads
+ * that wait or help).  RESOURCE_EXHAUSTED when threads or memory cannot be had. */
+hpvm_status_t hpvm_sched_pool_create(hpvm_allocator_t allocator, uint32_t worker_count,
+                                     hpvm_sched_pool_t **out_pool);
+/* Runs the queued tasks to completion, joins the workers, frees the pool. */
+void hpvm_sched_pool_destroy(hpvm_sched_pool_t *pool);
+
+uint32_t hpvm_sched_pool_worker_count(const hpvm_sched_pool_t *pool);
+
+/* Queues `task` (FIFO) and wakes a worker.  Never fails, never blocks on work. */
+void hpvm_sched_pool_submit(hpvm_sched_pool_t *pool, hpvm_sched_task_t *task);
+/* Pops and runs one queued task on the calling thread; false if the queue was empty.
+ * This is how waiting threads help instead of idling. */
+bool hpvm_sched_pool_run_one(hpvm_sched_pool_t *pool);
+
+/* Options of one parallel-for; zero-initialised means defaults. */
+typedef struct hpvm_sched_parallel_for_options_t {
+  int64_t grain; /* minimum instances per chunk (default 1) */
+} hpvm_sched_parallel_for_options_t;
+
+/* See hpvm_rt_parallel_for.  `options` may be NULL. */
+hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t rank,
+                                           const int64_t *extents, hpvm_rt_parallel_for_fn_t body,
+                                           void *context,
+                                           const hpvm_sched_parallel_for_options_t *options);
+
+#endif /* HPVM_SCHED_POOL_H */

@@ -1,0 +1,588 @@
+/* pipeline.c - one thread per stage, a ring per streaming edge, clean end-of-stream and cancel. */
+#include "stream/pipeline.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "stream/ring.h"
+
+typedef struct stage_desc_t {
+  char *name;
+  hpvm_rt_stage_version_t *versions;
+  hpvm_rt_device_kind_t *version_devices;
+  uint32_t version_count;
+  void *context;
+  uint32_t input_count;
+  uint32_t output_count;
+  size_t *input_sizes;
+  size_t *output_sizes;
+} stage_desc_t;
+
+typedef struct edge_desc_t {
+  uint32_t src, src_port, dst, dst_port;
+} edge_desc_t;
+
+struct hpvm_rt_pipeline_t {
+  hpvm_allocator_t allocator;
+  _Atomic uint32_t references; /* the creator + every launched stream */
+  _Atomic bool frozen;         /* launched once: no more changes */
+  size_t input_size;
+  size_t output_size;
+  uint32_t capacity;
+  stage_desc_t *stages;
+  uint32_t stage_count, stage_capacity;
+  edge_desc_t *edges;
+  uint32_t edge_count, edge_capacity;
+};
+
+typedef struct stage_run_t {
+  struct hpvm_rt_stream_t *stream;
+  const stage_desc_t *desc;
+  hpvm_stream_ring_t **inputs;       /* input_count */
+  hpvm_stream_ring_t **output_rings; /* flat: the rings of port p start at output_begin[p] */
+  uint32_t *output_begin;            /* output_count + 1 entries */
+  void **scratch;                    /* per output port with no consumer */
+  const void **in_items;
+  void **out_items;
+  int64_t item;
+  pthread_t thread;
+  bool started;
+} stage_run_t;
+
+struct hpvm_rt_stream_t {
+  hpvm_allocator_t allocator;
+  hpvm_rt_pipeline_t *pipeline; /* retained */
+  hpvm_sched_runner_t runner;
+  hpvm_stream_ring_t **rings; /* one per edge */
+  stage_run_t *stages;
+  hpvm_stream_ring_t **host_inputs;
+  uint32_t host_input_count;
+  hpvm_stream_ring_t *host_output;
+  pthread_mutex_t push_mutex; /* host pushes may come from several threads */
+  pthread_mutex_t pop_mutex;
+  bool input_closed; /* guarded by push_mutex */
+  pthread_mutex_t error_mutex;
+  hpvm_status_t first_error; /* guarded by error_mutex */
+};
+
+/*===--- description ------------------------------------------------------===*/
+
+hpvm_status_t hpvm_stream_pipeline_create(hpvm_allocator_t allocator, size_t input_size,
+                                          size_t output_size, uint32_t capacity,
+                                          uint32_t default_capacity,
+                                          hpvm_rt_pipeline_t **out_pipeline) {
+  *out_pipeline = NULL;
+  if (capacity == 0)
+    capacity = default_capacity;
+  if (capacity < HPVM_STREAM_MIN_CAPACITY)
+    capacity = HPVM_STREAM_MIN_CAPACITY;
+  hpvm_rt_pipeline_t *pipeline;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*pipeline), (void **)&pipeline));
+  pipeline->allocator = allocator;
+  atomic_init(&pipeline->references, 1);
+  pipeline->input_size = input_size;
+  pipeline->output_size = output_size;
+  pipeline->capacity = capacity;
+  *out_pipeline = pipeline;
+  return NULL;
+}
+
+static void stage_desc_release(hpvm_allocator_t allocator, stage_desc_t *stage) {
+  hpvm_allocator_free(allocator, stage->name);
+  hpvm_allocator_free(allocator, stage->versions);
+  hpvm_allocator_free(allocator, stage->version_devices);
+  hpvm_allocator_free(allocator, stage->input_sizes);
+  hpvm_allocator_free(allocator, stage->output_sizes);
+}
+
+static void pipeline_release(hpvm_rt_pipeline_t *pipeline) {
+  if (atomic_fetch_sub(&pipeline->references, 1) != 1)
+    return;
+  for (uint32_t i = 0; i < pipeline->stage_count; ++i)
+    stage_desc_release(pipeline->allocator, &pipeline->stages[i]);
+  hpvm_allocator_free(pipeline->allocator, pipeline->stages);
+  hpvm_allocator_free(pipeline->allocator, pipeline->edges);
+  hpvm_allocator_free(pipeline->allocator, pipeline);
+}
+
+void hpvm_rt_pipeline_destroy(hpvm_rt_pipeline_t *pipeline) {
+  if (pipeline)
+    pipeline_release(pipeline);
+}
+
+static hpvm_status_t copy_sizes(hpvm_allocator_t allocator, const size_t *sizes, uint32_t count,
+                                size_t **out) {
+  *out = NULL;
+  if (!count)
+    return NULL;
+  if (!sizes)
+    return HPVM_STATUS(INVALID_ARGUMENT, "%u ports but no sizes", count);
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, count, sizeof(size_t), (void **)out));
+  memcpy(*out, sizes, count * sizeof(size_t));
+  return NULL;
+}
+
+hpvm_status_t hpvm_rt_pipeline_add_stage(hpvm_rt_pipeline_t *pipeline, const char *name,
+                                         const hpvm_rt_stage_version_t *versions,
+                                         uint32_t version_count, void *context,
+                                         uint32_t input_count, const size_t *input_sizes,
+                                         uint32_t output_count, const size_t *output_sizes,
+                                         uint32_t *out_stage) {
+  if (!pipeline || !versions || version_count == 0 || !out_stage)
+    return HPVM_STATUS(INVALID_ARGUMENT, "stage needs a pipeline, >= 1 version and out_stage");
+  if (atomic_load(&pipeline->frozen))
+    return HPVM_STATUS(FAILED_PRECONDITION, "pipeline was launched; it can no longer change");
+  if (input_count > 1024 || output_count > 1024)
+    return HPVM_STATUS(INVALID_ARGUMENT, "stage '%s' has more than 1024 ports", name ? name : "");
+  for (uint32_t i = 0; i < version_count; ++i)
+    if (!versions[i].fn || (unsigned)versions[i].device >= HPVM_RT_DEVICE_KIND_COUNT)
+      return HPVM_STATUS(INVALID_ARGUMENT, "stage '%s' version %u has no function or a bad device",
+                         name ? name : "", i);
+  hpvm_allocator_t allocator = pipeline->allocator;
+  if (pipeline->stage_count == pipeline->stage_capacity) {
+    uint32_t grown = pipeline->stage_capacity ? pipeline->stage_capacity * 2 : 4;
+    HPVM_RETURN_IF_ERROR(hpvm_allocator_grow_array(allocator, (void **)&pipeline->stages,
+                                                   pipeline->stage_capacity, grown,
+                                                   sizeof(stage_desc_t)));
+    pipeline->stage_capacity = grown;
+  }
+  stage_desc_t stage;
+  memset(&stage, 0, sizeof(stage));
+  hpvm_status_t status = hpvm_allocator_strdup(allocator, name, &stage.name);
+  if (!status)
+    status = hpvm_allocator_calloc_array(allocator, version_count, sizeof(*versions),
+                                         (void **)&stage.versions);
+  if (!status)
+    status = hpvm_allocator_calloc_array(allocator, version_count, sizeof(hpvm_rt_device_kind_t),
+                                         (void **)&stage.version_devices);
+  if (!status)
+    status = copy_sizes(allocator, input_sizes, input_count, &stage.input_sizes);
+  if (!status)
+    status = copy_sizes(allocator, output_sizes, output_count, &stage.output_sizes);
+  if (status) {
+    stage_desc_release(allocator, &stage);
+    return status;
+  }
+  memcpy(stage.versions, versions, version_count * sizeof(*versions));
+  for (uint32_t i = 0; i < version_count; ++i)
+    stage.version_devices[i] = versions[i].device;
+  stage.version_count = version_count;
+  stage.context = context;
+  stage.input_count = input_count;
+  stage.output_count = output_count;
+  pipeline->stages[pipeline->stage_count] = stage;
+  *out_stage = pipeline->stage_count++;
+  return NULL;
+}
+
+hpvm_status_t hpvm_rt_pipeline_connect(hpvm_rt_pipeline_t *pipeline, uint32_t src,
+                                       uint32_t src_port, uint32_t dst, uint32_t dst_port) {
+  if (!pipeline)
+    return HPVM_STATUS(INVALID_ARGUMENT, "pipeline is NULL");
+  if (atomic_load(&pipeline->frozen))
+    return HPVM_STATUS(FAILED_PRECONDITION, "pipeline was launched; it can no longer change");
+  if (src == HPVM_RT_PIPELINE_HOST ? src_port != 0
+                                   : src >= pipeline->stage_count ||
+                                         src_port >= pipeline->stages[src].output_count)
+    return HPVM_STATUS(INVALID_ARGUMENT, "edge source %u port %u does not exist", src, src_port);
+  if (dst == HPVM_RT_PIPELINE_HOST ? dst_port != 0
+                                   : dst >= pipeline->stage_count ||
+                                         dst_port >= pipeline->stages[dst].input_count)
+    return HPVM_STATUS(INVALID_ARGUMENT, "edge destination %u port %u does not exist", dst,
+                       dst_port);
+  size_t src_size = src == HPVM_RT_PIPELINE_HOST ? pipeline->input_size
+                                                 : pipeline->stages[src].output_sizes[src_port];
+  size_t dst_size = dst == HPVM_RT_PIPELINE_HOST ? pipeline->output_size
+                                                 : pipeline->stages[dst].input_sizes[dst_port];
+  if (src_size != dst_size)
+    return HPVM_STATUS(INVALID_ARGUMENT, "edge %u:%u -> %u:%u carries %zu-byte items into a %zu-byte port",
+                       src, src_port, dst, dst_port, src_size, dst_size);
+  for (uint32_t i = 0; i < pipeline->edge_count; ++i)
+    if (pipeline->edges[i].dst == dst && pipeline->edges[i].dst_port == dst_port)
+      return HPVM_STATUS(INVALID_ARGUMENT, "input %u:%u is already fed", dst, dst_port);
+  if (pipeline->edge_count == pipeline->edge_capacity) {
+    uint32_t grown = pipeline->edge_capacity ? pipeline->edge_capacity * 2 : 8;
+    HPVM_RETURN_IF_ERROR(hpvm_allocator_grow_array(pipeline->allocator, (void **)&pipeline->edges,
+                                                   pipeline->edge_capacity, grown,
+                                                   sizeof(edge_desc_t)));
+    pipeline->edge_capacity = grown;
+  }
+  edge_desc_t edge = {src, src_port, dst, dst_port};
+  pipeline->edges[pipeline->edge_count++] = edge;
+  return NULL;
+}
+
+/*===--- running ----------------------------------------------------------===*/
+
+static void stream_record_error(hpvm_rt_stream_t *stream, hpvm_status_t status) {
+  pthread_mutex_lock(&stream->error_mutex);
+  if (!stream->first_error)
+    stream->first_error = status;
+  else
+    hpvm_status_free(status);
+  pthread_mutex_unlock(&stream->error_mutex);
+}
+
+static void stream_cancel_rings(hpvm_rt_stream_t *stream) {
+  if (!stream->rings) /* launch failed before the rings existed */
+    return;
+  for (uint32_t i = 0; i < stream->pipeline->edge_count; ++i)
+    if (stream->rings[i])
+      hpvm_stream_ring_cancel(stream->rings[i]);
+}
+
+/* What a host call reports once the pipeline stopped: the stage's error if there is one. */
+static hpvm_status_t stream_stopped_status(hpvm_rt_stream_t *stream, const char *what) {
+  pthread_mutex_lock(&stream->error_mutex);
+  hpvm_status_t status = hpvm_status_clone(stream->first_error);
+  pthread_mutex_unlock(&stream->error_mutex);
+  if (status)
+    return status;
+  return HPVM_STATUS(CANCELLED, "%s: the stream was cancelled", what);
+}
+
+static hpvm_status_t stage_invoke(void *self, uint32_t version, hpvm_rt_device_t *device) {
+  stage_run_t *run = self;
+  return run->desc->versions[version].fn(run->desc->context, device, run->item, run->in_items,
+                                         run->out_items);
+}
+
+/* How a stage thread ends.  Every way out releases both neighbours so that nothing upstream
+ * or downstream can stay blocked on this stage:
+ *  - END: an input ended. Abandon the other inputs (their producers drop items instead of
+ *    blocking), close the outputs (consumers drain what we pushed, then see the end).
+ *  - STOPPED: a ring was cancelled (host cancel, or a failure upstream/downstream) or our body
+ *    failed. Cancel the inputs (producers stop) but still close the outputs, so items already
+ *    pushed reach the host before it sees the error. */
+typedef enum stage_exit_e { STAGE_END, STAGE_STOPPED } stage_exit_t;
+
+static void stage_finish(stage_run_t *run, stage_exit_t how) {
+  const stage_desc_t *desc = run->desc;
+  for (uint32_t i = 0; i < desc->input_count; ++i) {
+    if (how == STAGE_END)
+      hpvm_stream_ring_abandon(run->inputs[i]);
+    else
+      hpvm_stream_ring_cancel(run->inputs[i]);
+  }
+  for (uint32_t port = 0; port < desc->output_count; ++port)
+    for (uint32_t k = run->output_begin[port]; k < run->output_begin[port + 1]; ++k)
+      hpvm_stream_ring_close(run->output_rings[k]);
+}
+
+/* Publishes everything this stage deferred: before it may wait, the stages around it may be
+ * waiting for exactly these items or slots. */
+static void stage_flush(stage_run_t *run) {
+  const stage_desc_t *desc = run->desc;
+  for (uint32_t k = 0; k < run->output_begin[desc->output_count]; ++k)
+    hpvm_stream_ring_flush_push(run->output_rings[k]);
+  for (uint32_t i = 0; i < desc->input_count; ++i)
+    hpvm_stream_ring_flush_pop(run->inputs[i]);
+}
+
+/* Stages publish pushes and pops in batches (hpvm_stream_ring_end_*_deferred): one shared
+ * index update per batch instead of per item, which is what makes small items cheap.  Deferred
+ * work is flushed before the stage can wait (an input empty, an output full) and whenever a
+ * consumer of ours sleeps, so nobody waits for an item that exists. */
+static stage_exit_t stage_loop(stage_run_t *run) {
+  hpvm_rt_stream_t *stream = run->stream;
+  const stage_desc_t *desc = run->desc;
+  uint32_t output_rings = run->output_begin[desc->output_count];
+  for (run->item = 0;; ++run->item) {
+    for (uint32_t i = 0; i < desc->input_count; ++i) {
+      if (!hpvm_stream_ring_can_pop(run->inputs[i]))
+        stage_flush(run);
+      hpvm_stream_result_t result = hpvm_stream_ring_begin_pop(run->inputs[i], &run->in_items[i]);
+      if (result != HPVM_STREAM_OK)
+        return result == HPVM_STREAM_CLOSED ? STAGE_END : STAGE_STOPPED;
+    }
+    for (uint32_t port = 0; port < desc->output_count; ++port) {
+      if (run->output_begin[port] == run->output_begin[port + 1]) {
+        run->out_items[port] = run->scratch[port];
+        continue;
+      }
+      hpvm_stream_ring_t *ring = run->output_rings[run->output_begin[port]];
+      if (!hpvm_stream_ring_can_push(ring))
+        stage_flush(run);
+      if (hpvm_stream_ring_begin_push(ring, &run->out_items[port]) != HPVM_STREAM_OK)
+        return STAGE_STOPPED; /* only a cancel stops a push: we alone close our outputs */
+    }
+    /* A sleeping consumer is idle: give it what we have before a possibly long body. */
+    for (uint32_t k = 0; k < output_rings; ++k)
+      if (hpvm_stream_ring_consumer_sleeps(run->output_rings[k]))
+        hpvm_stream_ring_flush_push(run->output_rings[k]);
+    hpvm_status_t status = stream->runner.run(stream->runner.self, desc->name, desc->version_devices,
+                                              desc->version_count, run->item, stage_invoke, run);
+    if (status) {
+      /* Recorded before our outputs close, so the host sees this error, not a plain end. */
+      stream_record_error(stream, hpvm_status_annotate(status, "stage '%s' item %lld",
+                                                       desc->name ? desc->name : "?",
+                                                       (long long)run->item));
+      return STAGE_STOPPED;
+    }
+    for (uint32_t port = 0; port < desc->output_count; ++port) {
+      uint32_t begin = run->output_begin[port], end = run->output_begin[port + 1];
+      if (begin == end)
+        continue;
+      hpvm_stream_ring_end_push_deferred(run->output_rings[begin]);
+      /* Fan-out: every further consumer gets its own copy (copy semantics of HPVM edges). */
+      for (uint32_t k = begin + 1; k < end; ++k) {
+        hpvm_stream_ring_t *ring = run->output_rings[k];
+        void *slot;
+        if (!hpvm_stream_ring_can_push(ring))
+          stage_flush(run);
+        if (hpvm_stream_ring_begin_push(ring, &slot) != HPVM_STREAM_OK)
+          return STAGE_STOPPED;
+        memcpy(slot, run->out_items[port], desc->output_sizes[port]);
+        hpvm_stream_ring_end_push_deferred(ring);
+      }
+    }
+    for (uint32_t i = 0; i < desc->input_count; ++i)
+      hpvm_stream_ring_end_pop_deferred(run->inputs[i]);
+  }
+}
+
+static void *stage_main(void *arg) {
+  stage_run_t *run = arg;
+  stage_finish(run, stage_loop(run));
+  return NULL;
+}
+
+static void stage_run_release(hpvm_allocator_t allocator, stage_run_t *run) {
+  if (run->scratch)
+    for (uint32_t port = 0; port < run->desc->output_count; ++port)
+      hpvm_allocator_free(allocator, run->scratch[port]);
+  hpvm_allocator_free(allocator, run->scratch);
+  hpvm_allocator_free(allocator, run->inputs);
+  hpvm_allocator_free(allocator, run->output_rings);
+  hpvm_allocator_free(allocator, run->output_begin);
+  hpvm_allocator_free(allocator, (void *)run->in_items);
+  hpvm_allocator_free(allocator, run->out_items);
+}
+
+/* Joins whatever started and frees everything; safe on a partially built stream. */
+static void stream_free(hpvm_rt_stream_t *stream) {
+  hpvm_rt_pipeline_t *pipeline = stream->pipeline;
+  hpvm_allocator_t allocator = stream->allocator;
+  if (stream->stages) {
+    for (uint32_t i = 0; i < pipeline->stage_count; ++i)
+      if (stream->stages[i].started)
+        pthread_join(stream->stages[i].thread, NULL);
+    for (uint32_t i = 0; i < pipeline->stage_count; ++i)
+      if (stream->stages[i].desc)
+        stage_run_release(allocator, &stream->stages[i]);
+  }
+  if (stream->rings)
+    for (uint32_t i = 0; i < pipeline->edge_count; ++i)
+      hpvm_stream_ring_destroy(stream->rings[i]);
+  hpvm_allocator_free(allocator, stream->rings);
+  hpvm_allocator_free(allocator, stream->stages);
+  hpvm_allocator_free(allocator, stream->host_inputs);
+  hpvm_status_free(stream->first_error);
+  pthread_mutex_destroy(&stream->push_mutex);
+  pthread_mutex_destroy(&stream->pop_mutex);
+  pthread_mutex_destroy(&stream->error_mutex);
+  pipeline_release(pipeline);
+  hpvm_allocator_free(allocator, stream);
+}
+
+static hpvm_status_t validate(const hpvm_rt_pipeline_t *pipeline) {
+  for (uint32_t s = 0; s < pipeline->stage_count; ++s) {
+    const stage_desc_t *stage = &pipeline->stages[s];
+    if (stage->input_count == 0)
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "stage '%s' has no inputs: a stage fires once per input item",
+                         stage->name ? stage->name : "?");
+    for (uint32_t port = 0; port < stage->input_count; ++port) {
+      bool fed = false;
+      for (uint32_t e = 0; e < pipeline->edge_count && !fed; ++e)
+        fed = pipeline->edges[e].dst == s && pipeline->edges[e].dst_port == port;
+      if (!fed)
+        return HPVM_STATUS(INVALID_ARGUMENT, "input %u of stage '%s' is not connected", port,
+                           stage->name ? stage->name : "?");
+    }
+  }
+  bool output_fed = false;
+  for (uint32_t e = 0; e < pipeline->edge_count; ++e)
+    output_fed |= pipeline->edges[e].dst == HPVM_RT_PIPELINE_HOST;
+  if (pipeline->output_size && !output_fed)
+    return HPVM_STATUS(INVALID_ARGUMENT, "the host output (%zu-byte items) is not connected",
+                       pipeline->output_size);
+  return NULL;
+}
+
+static hpvm_status_t build_stage(hpvm_rt_stream_t *stream, uint32_t s) {
+  hpvm_rt_pipeline_t *pipeline = stream->pipeline;
+  hpvm_allocator_t allocator = stream->allocator;
+  stage_run_t *run = &stream->stages[s];
+  const stage_desc_t *desc = &pipeline->stages[s];
+  run->stream = stream;
+  run->desc = desc;
+  uint32_t inputs = desc->input_count ? desc->input_count : 1;
+  uint32_t outputs = desc->output_count ? desc->output_count : 1;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, inputs, sizeof(void *),
+                                                   (void **)&run->inputs));
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, inputs, sizeof(void *),
+                                                   (void **)&run->in_items));
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, outputs, sizeof(void *),
+                                                   (void **)&run->out_items));
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, outputs, sizeof(void *),
+                                                   (void **)&run->scratch));
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, (size_t)desc->output_count + 1,
+                                                   sizeof(uint32_t), (void **)&run->output_begin));
+  uint32_t fan_out = 0;
+  for (uint32_t e = 0; e < pipeline->edge_count; ++e)
+    fan_out += pipeline->edges[e].src == s;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(allocator, fan_out ? fan_out : 1,
+                                                   sizeof(void *), (void **)&run->output_rings));
+  uint32_t next = 0;
+  for (uint32_t port = 0; port < desc->output_count; ++port) {
+    run->output_begin[port] = next;
+    for (uint32_t e = 0; e < pipeline->edge_count; ++e)
+      if (pipeline->edges[e].src == s && pipeline->edges[e].src_port == port)
+        run->output_rings[next++] = stream->rings[e];
+    if (run->output_begin[port] == next)
+      HPVM_RETURN_IF_ERROR(hpvm_allocator_malloc(allocator, desc->output_sizes[port],
+                                                 &run->scratch[port]));
+  }
+  run->output_begin[desc->output_count] = next;
+  for (uint32_t e = 0; e < pipeline->edge_count; ++e)
+    if (pipeline->edges[e].dst == s)
+      run->inputs[pipeline->edges[e].dst_port] = stream->rings[e];
+  return NULL;
+}
+
+hpvm_status_t hpvm_stream_launch(const hpvm_rt_pipeline_t *const_pipeline,
+                                 hpvm_sched_runner_t runner, hpvm_rt_stream_t **out_stream) {
+  *out_stream = NULL;
+  if (!const_pipeline)
+    return HPVM_STATUS(INVALID_ARGUMENT, "pipeline is NULL");
+  /* The description is logically const; a stream only retains it (reference count) and
+   * freezes it, which are the "mutable" parts. */
+  hpvm_rt_pipeline_t *pipeline = (hpvm_rt_pipeline_t *)(uintptr_t)const_pipeline;
+  HPVM_RETURN_IF_ERROR(validate(pipeline));
+  hpvm_allocator_t allocator = pipeline->allocator;
+  hpvm_rt_stream_t *stream;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*stream), (void **)&stream));
+  atomic_store(&pipeline->frozen, true);
+  atomic_fetch_add(&pipeline->references, 1);
+  stream->allocator = allocator;
+  stream->pipeline = pipeline;
+  stream->runner = runner;
+  pthread_mutex_init(&stream->push_mutex, NULL);
+  pthread_mutex_init(&stream->pop_mutex, NULL);
+  pthread_mutex_init(&stream->error_mutex, NULL);
+
+  uint32_t edges = pipeline->edge_count;
+  hpvm_status_t status = hpvm_allocator_calloc_array(allocator, edges ? edges : 1, sizeof(void *),
+                                                     (void **)&stream->rings);
+  if (!status)
+    status = hpvm_allocator_calloc_array(allocator, edges ? edges : 1, sizeof(void *),
+                                         (void **)&stream->host_inputs);
+  for (uint32_t e = 0; !status && e < edges; ++e) {
+    const edge_desc_t *edge = &pipeline->edges[e];
+    size_t size = edge->src == HPVM_RT_PIPELINE_HOST ? pipeline->input_size
+                                                     : pipeline->stages[edge->src].output_sizes[edge->src_port];
+    status = hpvm_stream_ring_create(allocator, size, pipeline->capacity, &stream->rings[e]);
+    if (!status && edge->src == HPVM_RT_PIPELINE_HOST)
+      stream->host_inputs[stream->host_input_count++] = stream->rings[e];
+    if (!status && edge->dst == HPVM_RT_PIPELINE_HOST)
+      stream->host_output = stream->rings[e];
+  }
+  if (!status && pipeline->stage_count)
+    status = hpvm_allocator_calloc_array(allocator, pipeline->stage_count, sizeof(stage_run_t),
+                                         (void **)&stream->stages);
+  for (uint32_t s = 0; !status && s < pipeline->stage_count; ++s)
+    status = build_stage(stream, s);
+  for (uint32_t s = 0; !status && s < pipeline->stage_count; ++s) {
+    int error = pthread_create(&stream->stages[s].thread, NULL, stage_main, &stream->stages[s]);
+    if (error)
+      status = HPVM_STATUS(RESOURCE_EXHAUSTED, "cannot start the thread of stage %u: %s", s,
+                           strerror(error));
+    else
+      stream->stages[s].started = true;
+  }
+  if (status) {
+    stream_cancel_rings(stream);
+    stream_free(stream);
+    return status;
+  }
+  *out_stream = stream;
+  return NULL;
+}
+
+hpvm_status_t hpvm_rt_stream_push(hpvm_rt_stream_t *stream, const void *item) {
+  if (!stream || (!item && stream->pipeline->input_size))
+    return HPVM_STATUS(INVALID_ARGUMENT, "push needs a stream and an item");
+  hpvm_status_t status = NULL;
+  pthread_mutex_lock(&stream->push_mutex);
+  if (stream->input_closed)
+    status = HPVM_STATUS(FAILED_PRECONDITION, "push after the input was closed");
+  for (uint32_t i = 0; !status && i < stream->host_input_count; ++i)
+    if (hpvm_stream_ring_push(stream->host_inputs[i], item) != HPVM_STREAM_OK)
+      status = stream_stopped_status(stream, "push");
+  pthread_mutex_unlock(&stream->push_mutex);
+  return status;
+}
+
+hpvm_status_t hpvm_rt_stream_pop(hpvm_rt_stream_t *stream, void *out_item) {
+  if (!stream || (!out_item && stream->pipeline->output_size))
+    return HPVM_STATUS(INVALID_ARGUMENT, "pop needs a stream and an output buffer");
+  if (!stream->host_output)
+    return HPVM_STATUS(FAILED_PRECONDITION, "the stream has no host output to pop");
+  pthread_mutex_lock(&stream->pop_mutex);
+  hpvm_stream_result_t result = hpvm_stream_ring_pop(stream->host_output, out_item);
+  pthread_mutex_unlock(&stream->pop_mutex);
+  if (result == HPVM_STREAM_OK)
+    return NULL;
+  hpvm_status_t status = NULL;
+  pthread_mutex_lock(&stream->error_mutex);
+  status = hpvm_status_clone(stream->first_error);
+  pthread_mutex_unlock(&stream->error_mutex);
+  if (status)
+    return status;
+  if (result == HPVM_STREAM_CLOSED)
+    return HPVM_STATUS(OUT_OF_RANGE, "end of stream");
+  return HPVM_STATUS(CANCELLED, "pop: the stream was cancelled");
+}
+
+void hpvm_rt_stream_close_input(hpvm_rt_stream_t *stream) {
+  if (!stream)
+    return;
+  pthread_mutex_lock(&stream->push_mutex);
+  if (!stream->input_closed) {
+    stream->input_closed = true;
+    for (uint32_t i = 0; i < stream->host_input_count; ++i)
+      hpvm_stream_ring_close(stream->host_inputs[i]);
+  }
+  pthread_mutex_unlock(&stream->push_mutex);
+}
+
+void hpvm_rt_stream_cancel(hpvm_rt_stream_t *stream) {
+  if (stream)
+    stream_cancel_rings(stream);
+}
+
+hpvm_status_t hpvm_rt_stream_wait(hpvm_rt_stream_t *stream) {
+  if (!stream)
+    return HPVM_STATUS(INVALID_ARGUMENT, "stream is NULL");
+  hpvm_rt_stream_close_input(stream);
+  if (stream->host_output) {
+    /* Outputs nobody will pop must not block the last stage: drain and drop them. */
+    pthread_mutex_lock(&stream->pop_mutex);
+    const void *slot;
+    while (hpvm_stream_ring_begin_pop(stream->host_output, &slot) == HPVM_STREAM_OK)
+      hpvm_stream_ring_end_pop(stream->host_output);
+    pthread_mutex_unlock(&stream->pop_mutex);
+  }
+  for (uint32_t i = 0; i < stream->pipeline->stage_count; ++i) {
+    if (stream->stages[i].started) {
+      pthread_join(stream->stages[i].thread, NULL);
+      stream->stages[i].started = false;
+    }
+  }
+  hpvm_status_t status = stream->first_error;
+  stream->first_error = NULL;
+  stream_free(stream);
+  return status;
+}

@@ -1,0 +1,86 @@
+/* base_test.c - statuses, hpvm_rt_check's exit behaviour and the checked allocator helpers. */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static void test_status(void) {
+  CHECK(hpvm_status_create(HPVM_STATUS_OK, "ignored") == NULL);
+  CHECK_EQ_INT(hpvm_status_code(NULL), HPVM_STATUS_OK);
+  CHECK(strcmp(hpvm_status_message(NULL), "") == 0);
+  hpvm_status_t status = hpvm_status_create(HPVM_STATUS_NOT_FOUND, "no %s #%d", "thing", 7);
+  CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_NOT_FOUND);
+  CHECK(strcmp(hpvm_status_message(status), "no thing #7") == 0);
+  hpvm_status_t clone = hpvm_status_clone(status);
+  status = hpvm_status_annotate(status, "looking up %s", "x");
+  CHECK(strcmp(hpvm_status_message(status), "looking up x: no thing #7") == 0);
+  CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_NOT_FOUND);
+  CHECK(strcmp(hpvm_status_message(clone), "no thing #7") == 0);
+  hpvm_status_free(status);
+  hpvm_status_free(clone);
+  hpvm_status_free(NULL);
+  CHECK(strcmp(hpvm_status_code_name(HPVM_STATUS_UNAVAILABLE), "UNAVAILABLE") == 0);
+  CHECK(strcmp(hpvm_status_code_name((hpvm_status_code_t)99), "UNKNOWN_CODE") == 0);
+  CHECK(hpvm_status_annotate(NULL, "nothing") == NULL);
+  hpvm_rt_check(NULL); /* OK: returns */
+}
+
+/* hpvm_rt_check must print the error and exit(1) - never crash, never continue. */
+static void test_check_exits(void) {
+  int pipe_fds[2];
+  CHECK(pipe(pipe_fds) == 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    dup2(pipe_fds[1], 2);
+    hpvm_rt_check_at(hpvm_status_create(HPVM_STATUS_UNAVAILABLE, "no GPU here"), "main.c:3");
+    _exit(42); /* not reached */
+  }
+  close(pipe_fds[1]);
+  char text[256] = "";
+  ssize_t length = read(pipe_fds[0], text, sizeof(text) - 1);
+  close(pipe_fds[0]);
+  int wait_status = 0;
+  waitpid(pid, &wait_status, 0);
+  CHECK(WIFEXITED(wait_status));
+  CHECK_EQ_INT(WEXITSTATUS(wait_status), 1);
+  CHECK(length > 0);
+  CHECK(strstr(text, "hpvm: error: main.c:3: UNAVAILABLE: no GPU here") != NULL);
+}
+
+static void test_allocator(void) {
+  test_allocator_t state = {0};
+  hpvm_allocator_t allocator = test_allocator_make(&state);
+  void *memory = NULL;
+  CHECK_CODE(hpvm_allocator_calloc_array(allocator, SIZE_MAX / 2, 4, &memory),
+             HPVM_STATUS_RESOURCE_EXHAUSTED);
+  CHECK(memory == NULL);
+  CHECK_EQ_INT(atomic_load(&state.live), 0);
+  CHECK_OK(hpvm_allocator_calloc_array(allocator, 10, sizeof(int), &memory));
+  for (int i = 0; i < 10; ++i)
+    CHECK_EQ_INT(((int *)memory)[i], 0);
+  ((int *)memory)[9] = 5;
+  CHECK_OK(hpvm_allocator_grow_array(allocator, &memory, 10, 20, sizeof(int)));
+  CHECK_EQ_INT(((int *)memory)[9], 5);
+  CHECK_EQ_INT(((int *)memory)[19], 0);
+  hpvm_allocator_free(allocator, memory);
+  atomic_store(&state.fail_at, atomic_load(&state.calls) + 1);
+  CHECK_CODE(hpvm_allocator_malloc(allocator, 16, &memory), HPVM_STATUS_RESOURCE_EXHAUSTED);
+  char *copy = NULL;
+  CHECK_OK(hpvm_allocator_strdup(allocator, "abc", &copy));
+  CHECK(strcmp(copy, "abc") == 0);
+  hpvm_allocator_free(allocator, copy);
+  CHECK_EQ_INT(atomic_load(&state.live), 0);
+  size_t out;
+  CHECK(!hpvm_size_mul(SIZE_MAX, 2, &out));
+  CHECK(!hpvm_size_add(SIZE_MAX, 1, &out));
+  CHECK(hpvm_size_mul(3, 4, &out) && out == 12);
+}
+
+int main(void) {
+  test_status();
+  test_check_exits();
+  test_allocator();
+  printf("base_test: OK\n");
+  return 0;
+}

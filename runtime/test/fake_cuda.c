@@ -1,0 +1,334 @@
+/* fake_cuda.c - a stand-in libcuda.so.1 over host memory, so the CUDA backend and the mgpu*
+ * wrappers are tested (dlopen, symbol table, error mapping, leaks) on machines without a GPU. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The same types as the runtime's symbol table uses, so calls through its pointers match the
+ * definitions exactly (UBSan's -fsanitize=function checks this). */
+typedef int CUresult;
+typedef uint64_t CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum {
+  SUCCESS = 0,
+  INVALID_VALUE = 1,
+  NOT_INITIALIZED = 3,
+  NO_DEVICE = 100,
+  INVALID_IMAGE = 200,
+  INVALID_CONTEXT = 201,
+  INVALID_PTX = 218,
+  NOT_FOUND = 500,
+};
+
+static _Atomic int initialized;
+static _Atomic long live_objects; /* buffers + modules + streams + events */
+static _Atomic long launches;
+static _Thread_local int context_depth;
+static int primary_context; /* its address is the context handle */
+
+EXPORT long fake_cuda_live_objects(void) { return atomic_load(&live_objects); }
+EXPORT long fake_cuda_launches(void) { return atomic_load(&launches); }
+EXPORT int fake_cuda_context_depth(void) { return context_depth; }
+
+static int device_count(void) {
+  const char *text = getenv("FAKE_CUDA_DEVICES");
+  return text ? atoi(text) : 1;
+}
+
+EXPORT CUresult cuInit(unsigned flags) {
+  if (flags)
+    return INVALID_VALUE;
+  atomic_store(&initialized, 1);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *count) {
+  if (!atomic_load(&initialized))
+    return NOT_INITIALIZED;
+  *count = device_count();
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(int *device, int ordinal) {
+  if (ordinal < 0 || ordinal >= device_count())
+    return 101;
+  *device = ordinal;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetName(char *name, int length, int device) {
+  (void)device;
+  strncpy(name, "Fake GPU", (size_t)length);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *context, int device) {
+  (void)device;
+  *context = (CUcontext)&primary_context;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device) {
+  (void)device;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  if ((void *)context != &primary_context)
+    return INVALID_CONTEXT;
+  ++context_depth;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *context) {
+  if (context_depth == 0)
+    return INVALID_CONTEXT;
+  --context_depth;
+  if (context)
+    *context = (CUcontext)&primary_context;
+  return SUCCESS;
+}
+
+/* Every call that needs a context checks that the runtime made one current. */
+#define NEED_CONTEXT()                                                                           \
+  do {                                                                                           \
+    if (context_depth == 0)                                                                      \
+      return INVALID_CONTEXT;                                                                    \
+  } while (0)
+
+EXPORT CUresult cuCtxSynchronize(void) {
+  NEED_CONTEXT();
+  return SUCCESS;
+}
+
+static const char *error_name(CUresult result) {
+  switch (result) {
+  case SUCCESS: return "CUDA_SUCCESS";
+  case INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+  case NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+  case INVALID_IMAGE: return "CUDA_ERROR_INVALID_IMAGE";
+  case INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
+  case INVALID_PTX: return "CUDA_ERROR_INVALID_PTX";
+  case NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
+  default: return "CUDA_ERROR_UNKNOWN";
+  }
+}
+
+EXPORT CUresult cuGetErrorName(CUresult result, const char **name) {
+  *name = error_name(result);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGetErrorString(CUresult result, const char **text) {
+  *text = result == SUCCESS ? "no error" : "fake driver error";
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t size) {
+  NEED_CONTEXT();
+  void *memory = calloc(1, size);
+  if (!memory)
+    return 2;
+  atomic_fetch_add(&live_objects, 1);
+  *pointer = (CUdeviceptr)(uintptr_t)memory;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t size, unsigned flags) {
+  (void)flags;
+  return cuMemAlloc_v2(pointer, size);
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  NEED_CONTEXT();
+  if (!pointer)
+    return INVALID_VALUE;
+  atomic_fetch_sub(&live_objects, 1);
+  free((void *)(uintptr_t)pointer);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t size) {
+  NEED_CONTEXT();
+  memcpy((void *)(uintptr_t)dst, src, size);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t size) {
+  NEED_CONTEXT();
+  memcpy(dst, (const void *)(uintptr_t)src, size);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream) {
+  (void)stream;
+  NEED_CONTEXT();
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, size);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t count, CUstream stream) {
+  (void)stream;
+  NEED_CONTEXT();
+  for (size_t i = 0; i < count; ++i)
+    ((uint32_t *)(uintptr_t)dst)[i] = value;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t count,
+                                 CUstream stream) {
+  (void)stream;
+  NEED_CONTEXT();
+  for (size_t i = 0; i < count; ++i)
+    ((uint16_t *)(uintptr_t)dst)[i] = value;
+  return SUCCESS;
+}
+
+/* Images: "FAKE-CUBIN..." or PTX text starting with "// FAKE-PTX". */
+typedef struct fake_module_t {
+  int magic;
+} fake_module_t;
+
+static CUresult load(CUmodule *module, const void *image, const char *magic) {
+  NEED_CONTEXT();
+  if (!image || strncmp(image, magic, strlen(magic)) != 0)
+    return magic[0] == '/' ? INVALID_PTX : INVALID_IMAGE;
+  fake_module_t *loaded = malloc(sizeof(*loaded));
+  loaded->magic = 42;
+  atomic_fetch_add(&live_objects, 1);
+  *module = (CUmodule)loaded;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  return load(module, image, "FAKE-CUBIN");
+}
+
+EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned count, int *options,
+                                   void **values) {
+  CUresult result = load(module, image, "// FAKE-PTX");
+  for (unsigned i = 0; result != SUCCESS && i < count; ++i)
+    if (options[i] == 5 /* CU_JIT_ERROR_LOG_BUFFER */)
+      strcpy(values[i], "fake ptxas: syntax error");
+  return result;
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule module) {
+  NEED_CONTEXT();
+  fake_module_t *loaded = (fake_module_t *)module;
+  if (!loaded || loaded->magic != 42)
+    return INVALID_VALUE;
+  loaded->magic = 0;
+  atomic_fetch_sub(&live_objects, 1);
+  free(loaded);
+  return SUCCESS;
+}
+
+/* The one kernel: c[i] = a[i] + b[i] for i < n (params: a, b, c device pointers, int n). */
+typedef void (*fake_kernel_t)(void **params, long global_id);
+
+static void vector_add(void **params, long i) {
+  float *a = (float *)(uintptr_t)*(CUdeviceptr *)params[0];
+  float *b = (float *)(uintptr_t)*(CUdeviceptr *)params[1];
+  float *c = (float *)(uintptr_t)*(CUdeviceptr *)params[2];
+  int n = *(int *)params[3];
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
+  NEED_CONTEXT();
+  if (!module || ((fake_module_t *)module)->magic != 42)
+    return INVALID_VALUE;
+  if (strcmp(name, "vector_add") != 0)
+    return NOT_FOUND;
+  *function = (CUfunction)(void *)vector_add;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz,
+                               unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                               CUstream stream, void **params, void **extra) {
+  (void)shared;
+  (void)stream;
+  (void)extra;
+  NEED_CONTEXT();
+  if (!function || !params || !gx || !gy || !gz || !bx || !by || !bz)
+    return INVALID_VALUE;
+  fake_kernel_t kernel = (fake_kernel_t)(void *)function;
+  for (unsigned block = 0; block < gx; ++block)
+    for (unsigned thread = 0; thread < bx; ++thread)
+      kernel(params, (long)block * bx + thread);
+  atomic_fetch_add(&launches, 1);
+  return SUCCESS;
+}
+
+typedef struct hpvm_cu_launch_config_t {
+  unsigned gx, gy, gz, bx, by, bz, shared;
+  CUstream stream;
+  void *attributes;
+  unsigned attribute_count;
+} hpvm_cu_launch_config_t;
+
+EXPORT CUresult cuLaunchKernelEx(const hpvm_cu_launch_config_t *config, CUfunction function,
+                                 void **params, void **extra) {
+  if (!config || config->attribute_count != 1)
+    return INVALID_VALUE;
+  return cuLaunchKernel(function, config->gx, config->gy, config->gz, config->bx, config->by,
+                        config->bz, config->shared, config->stream, params, extra);
+}
+
+static CUresult make_token(void **token) {
+  NEED_CONTEXT();
+  *token = malloc(16);
+  atomic_fetch_add(&live_objects, 1);
+  return SUCCESS;
+}
+
+static CUresult drop_token(void *token) {
+  if (!token)
+    return INVALID_VALUE;
+  atomic_fetch_sub(&live_objects, 1);
+  free(token);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned flags) {
+  (void)flags;
+  return make_token((void **)stream);
+}
+EXPORT CUresult cuStreamDestroy_v2(CUstream stream) { return drop_token(stream); }
+EXPORT CUresult cuStreamSynchronize(CUstream stream) {
+  (void)stream;
+  NEED_CONTEXT();
+  return SUCCESS;
+}
+EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned flags) {
+  (void)stream;
+  (void)flags;
+  return event ? SUCCESS : INVALID_VALUE;
+}
+EXPORT CUresult cuEventCreate(CUevent *event, unsigned flags) {
+  (void)flags;
+  return make_token((void **)event);
+}
+EXPORT CUresult cuEventDestroy_v2(CUevent event) { return drop_token(event); }
+EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
+  (void)stream;
+  return event ? SUCCESS : INVALID_VALUE;
+}
+EXPORT CUresult cuEventSynchronize(CUevent event) { return event ? SUCCESS : INVALID_VALUE; }
+EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, int device) {
+  (void)device;
+  *bytes = 1u << 30;
+  return SUCCESS;
+}

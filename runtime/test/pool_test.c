@@ -1,0 +1,201 @@
+/* pool_test.c - parallel-for over odd 1-3-D grids (element by element), nesting, concurrency. */
+#include <pthread.h>
+
+#include "sched/pool.h"
+#include "test_util.h"
+
+typedef struct grid_check_t {
+  _Atomic uint8_t *hits;
+  int64_t extent[3];
+  uint32_t rank;
+  uint32_t max_worker;
+  _Atomic int bad_range;
+} grid_check_t;
+
+static void count_body(void *context, const hpvm_rt_instance_range_t *range) {
+  grid_check_t *check = context;
+  if (range->rank != check->rank || range->worker_index > check->max_worker)
+    atomic_store(&check->bad_range, 1);
+  for (int d = 0; d < 3; ++d)
+    if (range->extent[d] != check->extent[d] || range->begin[d] < 0 ||
+        range->begin[d] >= range->end[d] || range->end[d] > range->extent[d])
+      atomic_store(&check->bad_range, 1);
+  for (int64_t z = range->begin[2]; z < range->end[2]; ++z)
+    for (int64_t y = range->begin[1]; y < range->end[1]; ++y)
+      for (int64_t x = range->begin[0]; x < range->end[0]; ++x)
+        atomic_fetch_add_explicit(
+            &check->hits[(z * check->extent[1] + y) * check->extent[0] + x], 1,
+            memory_order_relaxed);
+}
+
+static void check_grid(hpvm_sched_pool_t *pool, uint32_t rank, int64_t x, int64_t y, int64_t z) {
+  grid_check_t check;
+  memset(&check, 0, sizeof(check));
+  check.rank = rank;
+  check.extent[0] = x;
+  check.extent[1] = rank > 1 ? y : 1;
+  check.extent[2] = rank > 2 ? z : 1;
+  check.max_worker = hpvm_sched_pool_worker_count(pool);
+  int64_t total = check.extent[0] * check.extent[1] * check.extent[2];
+  check.hits = calloc((size_t)(total ? total : 1), 1);
+  CHECK(check.hits);
+  int64_t extents[3] = {x, y, z};
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, rank, extents, count_body, &check, NULL));
+  CHECK_EQ_INT(atomic_load(&check.bad_range), 0);
+  for (int64_t i = 0; i < total; ++i)
+    if (atomic_load(&check.hits[i]) != 1) {
+      fprintf(stderr, "grid %lldx%lldx%lld rank %u: instance %lld ran %d times\n", (long long)x,
+              (long long)y, (long long)z, rank, (long long)i, atomic_load(&check.hits[i]));
+      exit(1);
+    }
+  free(check.hits);
+}
+
+/*===--- nesting ------------------------------------------------------------===*/
+
+typedef struct nested_t {
+  hpvm_sched_pool_t *pool;
+  _Atomic int64_t inner_total;
+  int depth;
+} nested_t;
+
+static void inner_body(void *context, const hpvm_rt_instance_range_t *range) {
+  nested_t *nested = context;
+  atomic_fetch_add(&nested->inner_total, range->end[0] - range->begin[0]);
+}
+
+static void middle_body(void *context, const hpvm_rt_instance_range_t *range) {
+  nested_t *nested = context;
+  int64_t instances = (range->end[0] - range->begin[0]) * (range->end[1] - range->begin[1]);
+  for (int64_t i = 0; i < instances; ++i) {
+    int64_t extent = 333;
+    CHECK_OK(hpvm_sched_pool_parallel_for(nested->pool, 1, &extent, inner_body, nested, NULL));
+  }
+}
+
+static void outer_body(void *context, const hpvm_rt_instance_range_t *range) {
+  nested_t *nested = context;
+  for (int64_t i = range->begin[0]; i < range->end[0]; ++i) {
+    int64_t extents[2] = {3, 5};
+    CHECK_OK(hpvm_sched_pool_parallel_for(nested->pool, 2, extents, middle_body, nested, NULL));
+  }
+}
+
+static void test_nested(hpvm_sched_pool_t *pool) {
+  nested_t nested = {pool, 0, 0};
+  int64_t extent = 17;
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, outer_body, &nested, NULL));
+  /* 17 outer x (3*5) middle x 333 inner instances. */
+  CHECK_EQ_INT(atomic_load(&nested.inner_total), 17 * 15 * 333);
+}
+
+/*===--- several outside threads at once --------------------------------===*/
+
+static void *external_caller(void *arg) {
+  hpvm_sched_pool_t *pool = arg;
+  for (int i = 0; i < 200; ++i)
+    check_grid(pool, 1, 1 + (i * 37) % 2000, 1, 1);
+  return NULL;
+}
+
+static void test_concurrent_callers(hpvm_sched_pool_t *pool) {
+  pthread_t threads[4];
+  for (int i = 0; i < 4; ++i)
+    CHECK(pthread_create(&threads[i], NULL, external_caller, pool) == 0);
+  for (int i = 0; i < 4; ++i)
+    pthread_join(threads[i], NULL);
+}
+
+/*===--- tasks --------------------------------------------------------------===*/
+
+typedef struct counted_task_t {
+  hpvm_sched_task_t task;
+  _Atomic int *counter;
+} counted_task_t;
+
+static void counted_run(hpvm_sched_task_t *task) {
+  atomic_fetch_add(((counted_task_t *)task)->counter, 1);
+}
+
+static void test_tasks(hpvm_sched_pool_t *pool) {
+  _Atomic int counter = 0;
+  counted_task_t tasks[100];
+  for (int i = 0; i < 100; ++i) {
+    tasks[i].task.run = counted_run;
+    tasks[i].counter = &counter;
+    hpvm_sched_pool_submit(pool, &tasks[i].task);
+  }
+  while (atomic_load(&counter) < 100)
+    if (!hpvm_sched_pool_run_one(pool))
+      sched_yield();
+  CHECK_EQ_INT(atomic_load(&counter), 100);
+}
+
+static void noop_body(void *context, const hpvm_rt_instance_range_t *range) {
+  (void)context;
+  (void)range;
+}
+
+static void test_invalid(hpvm_sched_pool_t *pool) {
+  int64_t extents[3] = {4, 4, 4};
+  CHECK_CODE(hpvm_sched_pool_parallel_for(pool, 0, extents, noop_body, NULL, NULL),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_sched_pool_parallel_for(pool, 4, extents, noop_body, NULL, NULL),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_sched_pool_parallel_for(pool, 1, extents, NULL, NULL, NULL),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  int64_t negative[2] = {4, -1};
+  CHECK_CODE(hpvm_sched_pool_parallel_for(pool, 2, negative, noop_body, NULL, NULL),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  int64_t huge[3] = {INT64_MAX / 2, 4, 1};
+  CHECK_CODE(hpvm_sched_pool_parallel_for(pool, 2, huge, noop_body, NULL, NULL),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  int64_t empty[3] = {5, 0, 7};
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, 3, empty, noop_body, NULL, NULL));
+}
+
+static void run_all(uint32_t workers) {
+  test_allocator_t state = {0};
+  hpvm_sched_pool_t *pool;
+  CHECK_OK(hpvm_sched_pool_create(test_allocator_make(&state), workers, &pool));
+  check_grid(pool, 1, 1, 1, 1);
+  check_grid(pool, 1, 7, 1, 1);
+  check_grid(pool, 1, 1000003, 1, 1);
+  check_grid(pool, 3, 31, 17, 5);
+  check_grid(pool, 2, 1, 1000, 1);
+  check_grid(pool, 2, 1000, 3, 1);
+  check_grid(pool, 3, 2, 1, 3);
+  check_grid(pool, 3, 1, 1, 1);
+  /* Back-to-back small launches stress slot reuse and the worker hand-off. */
+  for (int i = 0; i < (int)test_scaled(3000); ++i)
+    check_grid(pool, 1, 1024, 1, 1);
+  test_nested(pool);
+  test_concurrent_callers(pool);
+  test_tasks(pool);
+  test_invalid(pool);
+  hpvm_sched_pool_destroy(pool);
+  CHECK_EQ_INT(atomic_load(&state.live), 0);
+}
+
+int main(void) {
+  run_all(0); /* everything on the caller */
+  run_all(1);
+  run_all(3); /* more threads than this machine's cores: preemption mid-chunk */
+  /* Pool creation failing half-way must not leak. */
+  for (int64_t fail = 1; fail <= 6; ++fail) {
+    test_allocator_t state = {0};
+    atomic_store(&state.fail_at, fail);
+    hpvm_sched_pool_t *pool = NULL;
+    hpvm_status_t status = hpvm_sched_pool_create(test_allocator_make(&state), 2, &pool);
+    if (status) {
+      CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_RESOURCE_EXHAUSTED);
+      hpvm_status_free(status);
+      CHECK(pool == NULL);
+    } else {
+      hpvm_sched_pool_destroy(pool);
+    }
+    CHECK_EQ_INT(atomic_load(&state.live), 0);
+  }
+  printf("pool_test: OK\n");
+  return 0;
+}

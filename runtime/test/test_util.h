@@ -1,0 +1,114 @@
+/* test_util.h - tiny assertion helpers, a counting/failing allocator and a host "device" for tests. */
+#ifndef HPVM_TEST_UTIL_H
+#define HPVM_TEST_UTIL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/allocator.h"
+#include "device/device.h"
+#include "hpvm/hpvm_rt.h"
+
+/* Exit code CTest treats as "skipped" (SKIP_RETURN_CODE). */
+#define TEST_SKIP_CODE 77
+
+#define CHECK(condition)                                                                         \
+  do {                                                                                           \
+    if (!(condition)) {                                                                          \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition);              \
+      exit(1);                                                                                   \
+    }                                                                                            \
+  } while (0)
+
+#define CHECK_EQ_INT(actual, expected)                                                           \
+  do {                                                                                           \
+    long long check_actual_ = (long long)(actual), check_expected_ = (long long)(expected);      \
+    if (check_actual_ != check_expected_) {                                                      \
+      fprintf(stderr, "%s:%d: CHECK failed: %s == %lld, expected %lld\n", __FILE__, __LINE__,    \
+              #actual, check_actual_, check_expected_);                                          \
+      exit(1);                                                                                   \
+    }                                                                                            \
+  } while (0)
+
+/* Fails the test if `expr` returned an error status. */
+#define CHECK_OK(expr)                                                                           \
+  do {                                                                                           \
+    hpvm_status_t check_status_ = (expr);                                                        \
+    if (check_status_) {                                                                         \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr,                   \
+              hpvm_status_code_name(hpvm_status_code(check_status_)),                            \
+              hpvm_status_message(check_status_));                                               \
+      exit(1);                                                                                   \
+    }                                                                                            \
+  } while (0)
+
+/* Checks that `expr` failed with `code` and frees the status. */
+#define CHECK_CODE(expr, code)                                                                   \
+  do {                                                                                           \
+    hpvm_status_t check_status_ = (expr);                                                        \
+    if (hpvm_status_code(check_status_) != (code)) {                                             \
+      fprintf(stderr, "%s:%d: %s returned %s (%s), expected %s\n", __FILE__, __LINE__, #expr,    \
+              hpvm_status_code_name(hpvm_status_code(check_status_)),                            \
+              hpvm_status_message(check_status_), hpvm_status_code_name(code));                  \
+      exit(1);                                                                                   \
+    }                                                                                            \
+    hpvm_status_free(check_status_);                                                             \
+  } while (0)
+
+/* Stress sizes shrink under sanitizers (HPVM_STRESS_SCALE=n divides the counts by n). */
+static inline uint64_t test_scaled(uint64_t count) {
+  const char *text = getenv("HPVM_STRESS_SCALE");
+  uint64_t scale = text ? strtoull(text, NULL, 10) : 1;
+  if (scale < 1)
+    scale = 1;
+  uint64_t scaled = count / scale;
+  return scaled ? scaled : 1;
+}
+
+/* xorshift64*: deterministic pseudo-random numbers (tests must not depend on time). */
+static inline uint64_t test_random(uint64_t *state) {
+  uint64_t x = *state;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+/*===--- a counting allocator that can fail the N-th allocation ---------===*/
+
+typedef struct test_allocator_t {
+  _Atomic int64_t live;        /* allocations not yet freed */
+  _Atomic int64_t calls;       /* allocations attempted */
+  _Atomic int64_t fail_at;     /* the 1-based call that fails; 0 = never */
+} test_allocator_t;
+
+static void *test_allocator_alloc(void *self, size_t size) {
+  test_allocator_t *state = self;
+  int64_t call = atomic_fetch_add(&state->calls, 1) + 1;
+  int64_t fail_at = atomic_load(&state->fail_at);
+  if (fail_at && call == fail_at)
+    return NULL;
+  void *memory = malloc(size);
+  if (memory)
+    atomic_fetch_add(&state->live, 1);
+  return memory;
+}
+
+static void test_allocator_free(void *self, void *ptr) {
+  test_allocator_t *state = self;
+  if (!ptr)
+    return;
+  atomic_fetch_sub(&state->live, 1);
+  free(ptr);
+}
+
+static inline hpvm_allocator_t test_allocator_make(test_allocator_t *state) {
+  hpvm_allocator_t allocator = {state, test_allocator_alloc, test_allocator_free};
+  return allocator;
+}
+
+#endif /* HPVM_TEST_UTIL_H */
