@@ -29,7 +29,7 @@ configure_and_test() {
 
 mkdir -p "$ROOT/build"
 start=$(date +%s)
-configure_and_test runtime 1 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+configure_and_test runtime-tests 1 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 if [[ -z "$CLANG" ]]; then
   echo "check-runtime: no clang found: cannot build the sanitizer configurations" >&2

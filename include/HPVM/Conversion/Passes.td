@@ -1,0 +1,42 @@
+// Conversion passes of the hpvm dialect: convert-hpvm-to-<target>.
+#ifndef HPVM_CONVERSION_PASSES_TD
+#define HPVM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
+  let summary = "Lower HPVM graphs and host ops to calls of the HPVM runtime on the CPU";
+  let description = [{
+    Compiles every dataflow graph of the module for the CPU and its host ops to
+    calls of the C runtime (runtime/include/hpvm/hpvm_rt.h):
+
+    * a leaf becomes a private `func.func` computing one instance; its grid
+      queries become arguments (level 0) or reads of the ancestor frames
+      (level >= 1);
+    * an internal node becomes a `func.func` running its children in
+      topological order; a replicated child runs through
+      `hpvm_rt_parallel_for` with an outlined range body and a packed context;
+    * `hpvm.launch` / `hpvm.wait` become `hpvm_rt_launch` / `hpvm_rt_wait` of an
+      entry function, the tracker ops become `hpvm_rt_track`, `hpvm_rt_untrack`
+      and `hpvm_rt_request_host`; every runtime status is checked with
+      `hpvm_rt_check_at` (message and exit code 1 on error).
+
+    Public host functions get `llvm.emit_c_interface` so that C code can call
+    them. Every node runs on the CPU whatever its hints. Not supported yet (a
+    diagnostic, never a miscompile): streaming graphs, `hpvm.barrier`,
+    `hpvm.alloc`, tensor ops, and one_to_one edges that carry values out of a
+    replicated node.
+
+    Example: `hpvm-opt --convert-hpvm-to-cpu prog.mlir`, then the upstream
+    lowering to LLVM (`--hpvm-lower-to-llvm-pipeline` does both).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // HPVM_CONVERSION_PASSES_TD

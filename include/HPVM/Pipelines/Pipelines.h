@@ -1,0 +1,34 @@
+//===- Pipelines.h - hpvm-lower-to-<target>-pipeline ------------*- C++ -*-===//
+// Pass pipelines from the hpvm dialect to a target, built like upstream's
+// GPUToNVVMPipeline: an options struct, a build function and a registration.
+#ifndef HPVM_PIPELINES_PIPELINES_H
+#define HPVM_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::hpvm {
+
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> cleanup{
+      *this, "cleanup",
+      llvm::cl::desc("Canonicalize and CSE after the lowering"),
+      llvm::cl::init(true)};
+};
+
+/// hpvm-lower-to-cpu-pipeline: the graphs and host ops to runtime calls
+/// (func, scf, arith, memref and llvm dialects remain).
+void buildHPVMLowerToCPUPipeline(OpPassManager &pm,
+                                 const CPUPipelineOptions &options);
+
+/// hpvm-lower-to-llvm-pipeline: the CPU lowering, then everything to the llvm
+/// dialect, ready for translation to LLVM IR.
+void buildHPVMLowerToLLVMPipeline(OpPassManager &pm,
+                                  const CPUPipelineOptions &options);
+
+/// Registers both pipelines with the pass registry.
+void registerHPVMPipelines();
+
+} // namespace mlir::hpvm
+
+#endif // HPVM_PIPELINES_PIPELINES_H

@@ -1,0 +1,161 @@
+//===- CPULowering.cpp - Storage types, context packing, runtime calls ----===//
+// The helpers every part of convert-hpvm-to-cpu uses.
+#include "CPULowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+CPULowering::CPULowering(ModuleOp module)
+    : module(module), context(module.getContext()), typeConverter(context),
+      pointerType(LLVM::LLVMPointerType::get(context)) {
+  Type i64 = IntegerType::get(context, 64);
+  Type i32 = IntegerType::get(context, 32);
+  Type triple = LLVM::LLVMArrayType::get(i64, 3);
+  frameType =
+      LLVM::LLVMStructType::getLiteral(context, {triple, triple, pointerType});
+  // hpvm_rt_instance_range_t: begin[3], end[3], extent[3], rank, worker_index.
+  rangeType = LLVM::LLVMStructType::getLiteral(
+      context, {triple, triple, triple, i32, i32});
+}
+
+Type CPULowering::getStorageType(Type type) {
+  if (isa<MemRefType>(type))
+    return typeConverter.convertType(type);
+  if (type.isIndex())
+    return IntegerType::get(context, 64);
+  if (type.isIntOrFloat() || isa<LLVM::LLVMPointerType>(type))
+    return type;
+  if (auto vector = dyn_cast<VectorType>(type))
+    if (vector.getRank() == 1 && !vector.isScalable() &&
+        vector.getElementType().isIntOrFloat())
+      return type;
+  return {};
+}
+
+Value CPULowering::toStorage(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  if (isa<MemRefType>(type))
+    return UnrealizedConversionCastOp::create(b, loc, getStorageType(type),
+                                              value)
+        .getResult(0);
+  if (type.isIndex())
+    return toI64(b, loc, value);
+  return value;
+}
+
+Value CPULowering::fromStorage(OpBuilder &b, Location loc, Value stored,
+                               Type type) {
+  if (isa<MemRefType>(type))
+    return UnrealizedConversionCastOp::create(b, loc, type, stored)
+        .getResult(0);
+  if (type.isIndex())
+    return toIndex(b, loc, stored);
+  return stored;
+}
+
+LLVM::LLVMStructType CPULowering::getStorageStruct(TypeRange types,
+                                                   ArrayRef<Type> extra) {
+  SmallVector<Type> fields;
+  for (Type type : types)
+    fields.push_back(getStorageType(type));
+  fields.append(extra.begin(), extra.end());
+  return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
+Value CPULowering::fieldAddress(OpBuilder &b, Location loc,
+                                LLVM::LLVMStructType type, Value base,
+                                ArrayRef<LLVM::GEPArg> indices) {
+  SmallVector<LLVM::GEPArg> all{0};
+  all.append(indices.begin(), indices.end());
+  return LLVM::GEPOp::create(b, loc, pointerType, type, base, all);
+}
+
+Value CPULowering::loadField(OpBuilder &b, Location loc,
+                             LLVM::LLVMStructType type, Value base,
+                             unsigned index) {
+  Value address = fieldAddress(b, loc, type, base, {static_cast<int32_t>(index)});
+  return LLVM::LoadOp::create(b, loc, type.getBody()[index], address);
+}
+
+void CPULowering::storeField(OpBuilder &b, Location loc,
+                             LLVM::LLVMStructType type, Value base,
+                             unsigned index, Value value) {
+  Value address = fieldAddress(b, loc, type, base, {static_cast<int32_t>(index)});
+  LLVM::StoreOp::create(b, loc, value, address);
+}
+
+Value CPULowering::allocaInEntry(OpBuilder &b, Location loc, Type type) {
+  // Allocas in the entry block are allocated once per call, not per loop trip.
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  if (!isa<FunctionOpInterface>(parent))
+    parent = parent->getParentOfType<FunctionOpInterface>();
+  Block *entry = &parent->getRegion(0).front();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  Value one = i64Constant(b, loc, 1);
+  return LLVM::AllocaOp::create(b, loc, pointerType, type, one);
+}
+
+Value CPULowering::i64Constant(OpBuilder &b, Location loc, int64_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(value));
+}
+
+Value CPULowering::i32Constant(OpBuilder &b, Location loc, int32_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(value));
+}
+
+Value CPULowering::nullPointer(OpBuilder &b, Location loc) {
+  return LLVM::ZeroOp::create(b, loc, pointerType);
+}
+
+Value CPULowering::toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+Value CPULowering::toIndex(OpBuilder &b, Location loc, Value i64) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+
+Value CPULowering::callRuntime(OpBuilder &b, Location loc, StringRef name,
+                               Type resultType, ValueRange args) {
+  SmallVector<Type> params(args.getTypes());
+  FailureOr<LLVM::LLVMFuncOp> function = LLVM::lookupOrCreateFn(
+      b, module, name, params,
+      resultType ? resultType : LLVM::LLVMVoidType::get(context));
+  // The declarations are ours; a clash with a user symbol is a user error
+  // that lookupOrCreateFn reports.
+  if (failed(function))
+    return {};
+  auto call = LLVM::CallOp::create(b, loc, *function, args);
+  return resultType ? call.getResult() : Value();
+}
+
+std::string CPULowering::uniqueName(StringRef base) {
+  std::string name = base.str();
+  while (module.lookupSymbol(name))
+    name = (base + "_" + Twine(nameCounter++)).str();
+  return name;
+}
+
+void CPULowering::checkStatus(OpBuilder &b, Location loc, Value status,
+                              StringRef what) {
+  // "file:line:col: what" names the HPVM op that failed in the message.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn() << ": ";
+  os << what;
+  text.push_back('\0');
+  std::string name = uniqueName("__hpvm_where");
+  Value where = LLVM::createGlobalString(loc, b, name, text,
+                                         LLVM::Linkage::Internal);
+  callRuntime(b, loc, "hpvm_rt_check_at", Type(), {status, where});
+}

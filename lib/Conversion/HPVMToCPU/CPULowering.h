@@ -1,0 +1,111 @@
+//===- CPULowering.h - Shared state of convert-hpvm-to-cpu ------*- C++ -*-===//
+// Storage types, context packing, runtime declarations and the node functions.
+#ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
+#define HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
+
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::hpvm::cpu {
+
+/// The lowering of one module. Values cross runtime calls (parallel-for
+/// contexts, launch blocks) in "storage" form: memrefs as their LLVM
+/// descriptors, index as i64, other LLVM-compatible types as themselves.
+class CPULowering {
+public:
+  explicit CPULowering(ModuleOp module);
+
+  //===--------------------------------------------------------------------===//
+  // Types and values in storage form
+  //===--------------------------------------------------------------------===//
+
+  /// The storage type of `type`, or null when the CPU backend cannot pass it.
+  Type getStorageType(Type type);
+  Value toStorage(OpBuilder &b, Location loc, Value value);
+  Value fromStorage(OpBuilder &b, Location loc, Value stored, Type type);
+  /// A struct of the storage types of `types` followed by `extra` fields.
+  LLVM::LLVMStructType getStorageStruct(TypeRange types,
+                                        ArrayRef<Type> extra = {});
+
+  /// Pointer to field `index` of the struct `type` at `base`.
+  Value fieldAddress(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
+                     Value base, ArrayRef<LLVM::GEPArg> indices);
+  Value loadField(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
+                  Value base, unsigned index);
+  void storeField(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
+                  Value base, unsigned index, Value value);
+  /// One stack slot of `type` in the entry block of the enclosing function.
+  Value allocaInEntry(OpBuilder &b, Location loc, Type type);
+  Value i64Constant(OpBuilder &b, Location loc, int64_t value);
+  Value i32Constant(OpBuilder &b, Location loc, int32_t value);
+  Value nullPointer(OpBuilder &b, Location loc);
+  Value toI64(OpBuilder &b, Location loc, Value index);
+  Value toIndex(OpBuilder &b, Location loc, Value i64);
+
+  //===--------------------------------------------------------------------===//
+  // The runtime
+  //===--------------------------------------------------------------------===//
+
+  /// Calls the runtime function `name` (declared on first use) and returns
+  /// its result, or null for void functions.
+  Value callRuntime(OpBuilder &b, Location loc, StringRef name,
+                    Type resultType, ValueRange args);
+  /// Exits the program with the status's message (and `loc`) if it is an error.
+  void checkStatus(OpBuilder &b, Location loc, Value status, StringRef what);
+
+  //===--------------------------------------------------------------------===//
+  // Node functions
+  //===--------------------------------------------------------------------===//
+
+  /// The frame of one instance of an internal node, seen by its descendants:
+  /// { i64 ids[3], i64 extents[3], ptr parent }.
+  LLVM::LLVMStructType getFrameType() { return frameType; }
+
+  /// Creates the function shells of every node definition (moves leaf bodies).
+  LogicalResult createNodeFunctions();
+  /// Fills the run functions of internal nodes.
+  LogicalResult lowerInternalNodes();
+  /// Lowers launch, wait and the tracker ops in host code.
+  LogicalResult lowerHostOps();
+
+  /// Runs `node` over the grid `dims` (empty: one instance) with `inputs`,
+  /// below the ancestor frame `parentFrame`, and returns its outputs.
+  SmallVector<Value> runNode(OpBuilder &b, Location loc, NodeOpInterface node,
+                             ValueRange dims, ValueRange inputs,
+                             Value parentFrame);
+
+  ModuleOp getModule() { return module; }
+  LLVM::LLVMPointerType getPointerType() { return pointerType; }
+
+private:
+  /// The parallel-for body running instances of `node` in a grid of `rank`.
+  LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank);
+  /// The function hpvm_rt_launch runs for a launched root.
+  LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
+  /// The layout of a launch block: { ptr launch, inputs..., outputs... }.
+  LLVM::LLVMStructType getLaunchBlockType(NodeOpInterface root);
+  LogicalResult lowerInternalNode(InternalOp internal);
+  void lowerGridQueries(func::FuncOp function);
+  std::string uniqueName(StringRef base);
+
+  ModuleOp module;
+  MLIRContext *context;
+  LLVMTypeConverter typeConverter;
+  LLVM::LLVMPointerType pointerType;
+  LLVM::LLVMStructType frameType;
+  LLVM::LLVMStructType rangeType;
+  SymbolTableCollection symbolTables;
+  unsigned nameCounter = 0;
+  DenseMap<Operation *, func::FuncOp> nodeFunctions;
+  DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> rangeFunctions;
+  DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
+};
+
+} // namespace mlir::hpvm::cpu
+
+#endif // HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H

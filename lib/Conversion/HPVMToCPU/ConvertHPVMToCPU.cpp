@@ -1,0 +1,93 @@
+//===- ConvertHPVMToCPU.cpp - The convert-hpvm-to-cpu pass ----------------===//
+// Checks that the module is within what the CPU backend supports, then lowers it.
+#include "CPULowering.h"
+
+#include "HPVM/Conversion/Passes.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_CONVERTHPVMTOCPU
+#include "HPVM/Conversion/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+/// Reports what the CPU backend cannot compile yet, as diagnostics at the ops:
+/// a clear refusal rather than wrong code.
+static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
+  bool ok = true;
+  auto refuse = [&](Operation *op, const Twine &what) {
+    op->emitOpError() << what << " is not supported by convert-hpvm-to-cpu yet";
+    ok = false;
+  };
+  module.walk([&](Operation *op) {
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      if (launch.getStreaming())
+        refuse(op, "a streaming launch");
+      else if (llvm::any_of(launch.getGraph().getUsers(), [](Operation *user) {
+                 return !isa<WaitOp>(user);
+               }))
+        refuse(op, "a graph handle used other than by 'hpvm.wait'");
+    } else if (isa<PushOp, PopOp>(op)) {
+      refuse(op, "streaming");
+    } else if (auto wait = dyn_cast<WaitOp>(op)) {
+      if (!wait.getGraph().getDefiningOp<LaunchOp>())
+        refuse(op, "waiting on a graph handle that is not the result of an "
+                   "'hpvm.launch' in the same function");
+    } else if (isa<BarrierOp, AllocOp>(op)) {
+      refuse(op, "this leaf intrinsic");
+    } else if (isa<ApproximableOpInterface, TensorYieldOp>(op)) {
+      refuse(op, "a tensor op");
+    } else if (auto edge = dyn_cast<EdgeOp>(op)) {
+      if (edge.getStreaming())
+        refuse(op, "a streaming edge");
+      auto source = edge.getSource().getDefiningOp<CreateNodeOp>();
+      if (edge.getReplication() == Replication::one_to_one && source &&
+          source.getRank() > 0)
+        refuse(op, "a one_to_one edge out of a replicated node (it needs one "
+                   "value per instance)");
+    } else if (auto bind = dyn_cast<BindInOp>(op)) {
+      if (bind.getStreaming())
+        refuse(op, "a streaming bind");
+    } else if (auto bind = dyn_cast<BindOutOp>(op)) {
+      if (bind.getStreaming())
+        refuse(op, "a streaming bind");
+    } else if (auto node = dyn_cast<NodeOpInterface>(op)) {
+      auto check = [&](TypeRange types, StringRef kind) {
+        for (auto [index, type] : llvm::enumerate(types))
+          if (!lowering.getStorageType(type))
+            refuse(op, (kind + " " + Twine(index) + " of type '" +
+                        llvm::formatv("{0}", type) + "'")
+                           .str());
+      };
+      check(node.getInputTypes(), "input");
+      check(node.getOutputTypes(), "output");
+    }
+  });
+  return success(ok);
+}
+
+namespace {
+struct ConvertHPVMToCPUPass
+    : public hpvm::impl::ConvertHPVMToCPUBase<ConvertHPVMToCPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    CPULowering lowering(module);
+    if (failed(checkSupported(module, lowering)) ||
+        failed(lowering.createNodeFunctions()) ||
+        failed(lowering.lowerInternalNodes()) ||
+        failed(lowering.lowerHostOps()))
+      return signalPassFailure();
+    for (Operation &op : llvm::make_early_inc_range(module.getOps()))
+      if (isa<NodeOpInterface>(op))
+        op.erase();
+    // C hosts call the public host functions through their C interface.
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.isPublic() && !function.isExternal())
+        function->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+  }
+};
+} // namespace

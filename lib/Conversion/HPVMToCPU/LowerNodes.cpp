@@ -1,0 +1,362 @@
+//===- LowerNodes.cpp - Node definitions to functions and parallel-fors ---===//
+// Leaves become instance functions, internal nodes run functions, replicated
+// children runtime parallel-fors over outlined range bodies.
+#include "CPULowering.h"
+
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+/// Index of the frame fields.
+enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
+/// Index of the hpvm_rt_instance_range_t fields.
+enum RangeField : int32_t { RangeBegin = 0, RangeEnd = 1, RangeExtent = 2 };
+
+static StringRef nodeName(NodeOpInterface node) {
+  return cast<SymbolOpInterface>(node.getOperation()).getName();
+}
+
+LogicalResult CPULowering::createNodeFunctions() {
+  OpBuilder b(context);
+  Type index = b.getIndexType();
+  for (auto leaf : module.getOps<LeafOp>()) {
+    // (inputs..., x, y, z, extent x, extent y, extent z, parent frame)
+    SmallVector<Type> inputs(leaf.getArgumentTypes());
+    inputs.append(6, index);
+    inputs.push_back(pointerType);
+    b.setInsertionPoint(leaf);
+    auto function = func::FuncOp::create(
+        b, leaf.getLoc(), uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
+        b.getFunctionType(inputs, leaf.getResultTypes()));
+    function.setPrivate();
+    function.getBody().takeBody(leaf.getBody());
+    Block &entry = function.front();
+    for (unsigned i = 0; i < 6; ++i)
+      entry.addArgument(index, leaf.getLoc());
+    entry.addArgument(pointerType, leaf.getLoc());
+    function.walk([&](ReturnOp ret) {
+      OpBuilder rb(ret);
+      func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
+      ret.erase();
+    });
+    lowerGridQueries(function);
+    nodeFunctions[leaf] = function;
+  }
+  for (auto internal : module.getOps<InternalOp>()) {
+    // (inputs..., this instance's frame)
+    SmallVector<Type> inputs(internal.getArgumentTypes());
+    inputs.push_back(pointerType);
+    b.setInsertionPoint(internal);
+    auto function = func::FuncOp::create(
+        b, internal.getLoc(),
+        uniqueName(("__hpvm_internal_" + internal.getSymName()).str()),
+        b.getFunctionType(inputs, internal.getResultTypes()));
+    function.setPrivate();
+    nodeFunctions[internal] = function;
+  }
+  return success();
+}
+
+void CPULowering::lowerGridQueries(func::FuncOp function) {
+  Block &entry = function.front();
+  unsigned n = entry.getNumArguments();
+  Value ids[3] = {entry.getArgument(n - 7), entry.getArgument(n - 6),
+                  entry.getArgument(n - 5)};
+  Value extents[3] = {entry.getArgument(n - 4), entry.getArgument(n - 3),
+                      entry.getArgument(n - 2)};
+  Value parentFrame = entry.getArgument(n - 1);
+  function.walk([&](Operation *op) {
+    bool isId = isa<InstanceIdOp>(op);
+    if (!isId && !isa<NumInstancesOp>(op))
+      return;
+    auto dim = static_cast<int32_t>(
+        isId ? cast<InstanceIdOp>(op).getDim() : cast<NumInstancesOp>(op).getDim());
+    unsigned level = isId ? cast<InstanceIdOp>(op).getLevel()
+                          : cast<NumInstancesOp>(op).getLevel();
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value value;
+    if (level == 0) {
+      value = isId ? ids[dim] : extents[dim];
+    } else {
+      // Level 1 is the parent's frame; each further level one more hop.
+      Value frame = parentFrame;
+      for (unsigned k = 1; k < level; ++k)
+        frame = LLVM::LoadOp::create(
+            b, loc, pointerType,
+            fieldAddress(b, loc, frameType, frame, {FrameParent}));
+      Value address = fieldAddress(b, loc, frameType, frame,
+                                   {isId ? FrameIds : FrameExtents, dim});
+      value = toIndex(b, loc,
+                      LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+    }
+    op->getResult(0).replaceAllUsesWith(value);
+    op->erase();
+  });
+}
+
+LogicalResult CPULowering::lowerInternalNodes() {
+  for (auto internal : module.getOps<InternalOp>())
+    if (failed(lowerInternalNode(internal)))
+      return failure();
+  return success();
+}
+
+LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
+  func::FuncOp function = nodeFunctions[internal];
+  Block *entry = function.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  IRMapping mapping;
+  for (auto [from, to] : llvm::zip(internal.getBodyBlock().getArguments(),
+                                   entry->getArguments()))
+    mapping.map(from, to);
+  Value frame = entry->getArguments().back();
+  // The extent arithmetic first, in program order: it dominates every child.
+  for (Operation &op : internal.getBodyBlock())
+    if (!isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op))
+      b.clone(op, mapping);
+
+  DataflowGraph graph(internal, &symbolTables);
+  FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
+  if (failed(order))
+    return internal.emitOpError("has a cyclic child graph");
+  DenseMap<std::pair<unsigned, unsigned>, Value> produced;
+  auto edgeValue = [&](EdgeOp edge) {
+    return produced.lookup(
+        {*graph.getChildIndex(edge.getSource()), edge.getSourcePort()});
+  };
+  for (unsigned child : *order) {
+    CreateNodeOp create = graph.getChild(child);
+    NodeOpInterface definition = graph.getDefinition(child);
+    SmallVector<Value> inputs;
+    for (unsigned port = 0, e = definition.getInputTypes().size(); port < e;
+         ++port) {
+      Operation *feeder = graph.getFeeders(child, port).front();
+      if (auto bind = dyn_cast<BindInOp>(feeder))
+        inputs.push_back(mapping.lookup(bind.getInput()));
+      else
+        inputs.push_back(edgeValue(cast<EdgeOp>(feeder)));
+    }
+    SmallVector<Value> dims;
+    for (Value dim : create.getDims())
+      dims.push_back(mapping.lookup(dim));
+    SmallVector<Value> outputs =
+        runNode(b, create.getLoc(), definition, dims, inputs, frame);
+    for (auto [port, value] : llvm::enumerate(outputs))
+      produced[{child, static_cast<unsigned>(port)}] = value;
+  }
+  SmallVector<Value> results;
+  for (unsigned output = 0, e = internal.getNumResults(); output < e; ++output) {
+    BindOutOp bind = graph.getOutputBinds(output).front();
+    results.push_back(produced.lookup(
+        {*graph.getChildIndex(bind.getSource()), bind.getSourcePort()}));
+  }
+  func::ReturnOp::create(b, internal.getLoc(), results);
+  return success();
+}
+
+SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
+                                        NodeOpInterface node, ValueRange dims,
+                                        ValueRange inputs, Value parentFrame) {
+  func::FuncOp function = nodeFunctions.lookup(node.getOperation());
+  TypeRange outputTypes = node.getOutputTypes();
+  if (dims.empty()) {
+    // A single instance: call the node directly, no runtime round trip.
+    SmallVector<Value> args(inputs);
+    if (isa<LeafOp>(node.getOperation())) {
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      args.append({zero, zero, zero, one, one, one, parentFrame});
+    } else {
+      Value frame = allocaInEntry(b, loc, frameType);
+      for (int32_t d = 0; d < 3; ++d) {
+        LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                              fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+        LLVM::StoreOp::create(
+            b, loc, i64Constant(b, loc, 1),
+            fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
+      }
+      LLVM::StoreOp::create(b, loc, parentFrame,
+                            fieldAddress(b, loc, frameType, frame, {FrameParent}));
+      args.push_back(frame);
+    }
+    return func::CallOp::create(b, loc, function, args).getResults();
+  }
+
+  unsigned rank = dims.size();
+  LLVM::LLVMFuncOp range = getRangeFunction(node, rank);
+  LLVM::LLVMStructType contextType =
+      getStorageStruct(node.getInputTypes(), {pointerType, pointerType});
+  LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
+  Value context = allocaInEntry(b, loc, contextType);
+  unsigned numInputs = inputs.size();
+  for (auto [index, input] : llvm::enumerate(inputs))
+    storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
+  storeField(b, loc, contextType, context, numInputs, parentFrame);
+  Value outputs = outputTypes.empty() ? nullPointer(b, loc)
+                                      : allocaInEntry(b, loc, outputType);
+  storeField(b, loc, contextType, context, numInputs + 1, outputs);
+
+  auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
+  Value extents = allocaInEntry(b, loc, extentsType);
+  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+    Value address = LLVM::GEPOp::create(b, loc, pointerType, extentsType,
+                                        extents, ArrayRef<LLVM::GEPArg>{0, d});
+    LLVM::StoreOp::create(b, loc, toI64(b, loc, dims[d]), address);
+  }
+  Value body = LLVM::AddressOfOp::create(b, loc, range);
+  Value status =
+      callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
+                  {i32Constant(b, loc, rank), extents, body, context});
+  checkStatus(b, loc, status,
+              ("running the instances of @" + nodeName(node)).str());
+  SmallVector<Value> results;
+  for (auto [index, type] : llvm::enumerate(outputTypes))
+    results.push_back(fromStorage(
+        b, loc, loadField(b, loc, outputType, outputs, index), type));
+  return results;
+}
+
+LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
+                                               unsigned rank) {
+  auto key = std::make_pair(node.getOperation(), rank);
+  if (LLVM::LLVMFuncOp existing = rangeFunctions.lookup(key))
+    return existing;
+  Location loc = node.getLoc();
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                          {pointerType, pointerType});
+  auto range = LLVM::LLVMFuncOp::create(
+      b, loc,
+      uniqueName(("__hpvm_range_" + nodeName(node) + "_" + Twine(rank)).str()),
+      type, LLVM::Linkage::Internal);
+  rangeFunctions[key] = range;
+  Block *entry = range.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value context = entry->getArgument(0), instances = entry->getArgument(1);
+
+  ArrayRef<Type> inputTypes = node.getInputTypes();
+  TypeRange outputTypes = node.getOutputTypes();
+  LLVM::LLVMStructType contextType =
+      getStorageStruct(inputTypes, {pointerType, pointerType});
+  LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
+  SmallVector<Value> inputs;
+  for (auto [index, inputType] : llvm::enumerate(inputTypes))
+    inputs.push_back(fromStorage(
+        b, loc, loadField(b, loc, contextType, context, index), inputType));
+  Value parentFrame = loadField(b, loc, contextType, context, inputTypes.size());
+  Value outputs = loadField(b, loc, contextType, context, inputTypes.size() + 1);
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value begin[3] = {zero, zero, zero}, end[3] = {one, one, one};
+  Value extent[3] = {one, one, one};
+  auto rangeField = [&](int32_t field, int32_t d) {
+    Value address = fieldAddress(b, loc, rangeType, instances, {field, d});
+    return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+  };
+  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+    begin[d] = rangeField(RangeBegin, d);
+    end[d] = rangeField(RangeEnd, d);
+    extent[d] = rangeField(RangeExtent, d);
+  }
+  bool isLeaf = isa<LeafOp>(node.getOperation());
+  Value frame;
+  if (!isLeaf) {
+    // One frame per call: each instance overwrites its ids before running.
+    frame = allocaInEntry(b, loc, frameType);
+    for (int32_t d = 0; d < 3; ++d) {
+      LLVM::StoreOp::create(b, loc, toI64(b, loc, extent[d]),
+                            fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
+      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                            fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+    }
+    LLVM::StoreOp::create(b, loc, parentFrame,
+                          fieldAddress(b, loc, frameType, frame, {FrameParent}));
+  }
+
+  // x is the fastest dimension: it gets the innermost loop.
+  Value ids[3] = {zero, zero, zero};
+  for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 0; --d) {
+    auto loop = scf::ForOp::create(b, loc, begin[d], end[d], one);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    ids[d] = loop.getInductionVar();
+  }
+  SmallVector<Value> args(inputs);
+  if (isLeaf) {
+    args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
+                 parentFrame});
+  } else {
+    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d)
+      LLVM::StoreOp::create(b, loc, toI64(b, loc, ids[d]),
+                            fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+    args.push_back(frame);
+  }
+  auto call = func::CallOp::create(b, loc, nodeFunctions.lookup(node.getOperation()),
+                                   args);
+  if (!outputTypes.empty()) {
+    // Outputs that leave a replicated node are equal in every instance
+    // (DESIGN.md §2); instance (0, 0, 0) publishes them.
+    Value first;
+    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           ids[d], zero);
+      first = first ? arith::AndIOp::create(b, loc, first, isZero).getResult()
+                    : isZero;
+    }
+    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
+    for (auto [index, result] : llvm::enumerate(call.getResults()))
+      storeField(thenBuilder, loc, outputType, outputs, index,
+                 toStorage(thenBuilder, loc, result));
+  }
+  b.setInsertionPointToEnd(entry);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return range;
+}
+
+LLVM::LLVMStructType CPULowering::getLaunchBlockType(NodeOpInterface root) {
+  SmallVector<Type> types(root.getInputTypes());
+  types.append(root.getOutputTypes().begin(), root.getOutputTypes().end());
+  SmallVector<Type> fields{pointerType};
+  for (Type type : types)
+    fields.push_back(getStorageType(type));
+  return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
+LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
+  if (LLVM::LLVMFuncOp existing = entryFunctions.lookup(root.getOperation()))
+    return existing;
+  Location loc = root.getLoc();
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  auto type = LLVM::LLVMFunctionType::get(pointerType, {pointerType});
+  auto entryFunction = LLVM::LLVMFuncOp::create(
+      b, loc, uniqueName(("__hpvm_entry_" + nodeName(root)).str()), type,
+      LLVM::Linkage::Internal);
+  entryFunctions[root.getOperation()] = entryFunction;
+  Block *entry = entryFunction.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value block = entry->getArgument(0);
+  LLVM::LLVMStructType blockType = getLaunchBlockType(root);
+  ArrayRef<Type> inputTypes = root.getInputTypes();
+  SmallVector<Value> inputs;
+  for (auto [index, type] : llvm::enumerate(inputTypes))
+    inputs.push_back(fromStorage(
+        b, loc, loadField(b, loc, blockType, block, index + 1), type));
+  // The root is a single instance without ancestors.
+  SmallVector<Value> outputs =
+      runNode(b, loc, root, {}, inputs, nullPointer(b, loc));
+  for (auto [index, output] : llvm::enumerate(outputs))
+    storeField(b, loc, blockType, block, 1 + inputTypes.size() + index,
+               toStorage(b, loc, output));
+  LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
+  return entryFunction;
+}

@@ -1,0 +1,40 @@
+//===- TranslateToLLVMIR.cpp - HPVM programs to LLVM IR -------------------===//
+// Lowers a module with hpvm-lower-to-llvm-pipeline and writes LLVM IR.
+#include "HPVM/Target/LLVMIR.h"
+
+#include "HPVM/Pipelines/Pipelines.h"
+#include "HPVM/Tools/Registration.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+
+void mlir::hpvm::registerToLLVMIRTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "hpvm-to-llvmir",
+      "lower an HPVM program for the CPU and write it as LLVM IR",
+      [](Operation *op, llvm::raw_ostream &output) -> LogicalResult {
+        PassManager pm(op->getContext());
+        buildHPVMLowerToLLVMPipeline(pm, CPUPipelineOptions());
+        if (failed(pm.run(op)))
+          return failure();
+        llvm::LLVMContext llvmContext;
+        std::unique_ptr<llvm::Module> module =
+            translateModuleToLLVMIR(op, llvmContext);
+        if (!module)
+          return op->emitError("failed to translate to LLVM IR");
+        module->print(output, nullptr);
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        registerHPVMToolDialects(registry);
+        registerBuiltinDialectTranslation(registry);
+        registerLLVMDialectTranslation(registry);
+      });
+}
