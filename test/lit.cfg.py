@@ -18,12 +18,14 @@ config.test_exec_root = os.path.join(config.hpvm_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%hpvm_src_root", config.hpvm_src_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%benchmarks", os.path.join(config.hpvm_src_root, "benchmarks")))
+config.substitutions.append(("%examples", os.path.join(config.hpvm_src_root, "examples")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.hpvm_tools_dir, config.llvm_tools_dir]
-tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test"]
+tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test", "hpvm-cc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.hpvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

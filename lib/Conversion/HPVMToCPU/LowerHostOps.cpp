@@ -82,18 +82,22 @@ static void ifNotEmpty(CPULowering &lowering, OpBuilder &b, Location loc,
 }
 
 LogicalResult CPULowering::lowerHostOps() {
-  SmallVector<Operation *> hostOps;
+  // Separate lists: each loop erases what it lowers.
+  SmallVector<LaunchOp> launches;
+  SmallVector<WaitOp> waits;
+  SmallVector<Operation *> trackerOps;
   module.walk([&](Operation *op) {
-    if (isa<LaunchOp, WaitOp, TrackOp, UntrackOp, RequestOp>(op))
-      hostOps.push_back(op);
+    if (auto launch = dyn_cast<LaunchOp>(op))
+      launches.push_back(launch);
+    else if (auto wait = dyn_cast<WaitOp>(op))
+      waits.push_back(wait);
+    else if (isa<TrackOp, UntrackOp, RequestOp>(op))
+      trackerOps.push_back(op);
   });
 
   // Launches first: waits read the block their launch allocated.
   DenseMap<Value, std::pair<Value, NodeOpInterface>> launched;
-  for (Operation *op : hostOps) {
-    auto launch = dyn_cast<LaunchOp>(op);
-    if (!launch)
-      continue;
+  for (LaunchOp launch : launches) {
     auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
         launch, launch.getRootAttr());
     Location loc = launch.getLoc();
@@ -115,10 +119,7 @@ LogicalResult CPULowering::lowerHostOps() {
     launched[launch.getGraph()] = {block, root};
   }
 
-  for (Operation *op : hostOps) {
-    auto wait = dyn_cast<WaitOp>(op);
-    if (!wait)
-      continue;
+  for (WaitOp wait : waits) {
     auto it = launched.find(wait.getGraph());
     if (it == launched.end())
       return wait.emitOpError("expects a graph handle produced by "
@@ -144,17 +145,15 @@ LogicalResult CPULowering::lowerHostOps() {
     wait.erase();
   }
 
-  for (Operation *op : hostOps) {
-    if (auto launch = dyn_cast<LaunchOp>(op)) {
-      if (!launch.getGraph().use_empty())
-        return launch.emitOpError("has a graph handle used by something other "
-                                  "than 'hpvm.wait'; the CPU backend needs "
-                                  "the wait in the same function");
-      launch.erase();
-      continue;
-    }
-    if (!isa<TrackOp, UntrackOp, RequestOp>(op))
-      continue;
+  for (LaunchOp launch : launches) {
+    if (!launch.getGraph().use_empty())
+      return launch.emitOpError("has a graph handle used by something other "
+                                "than 'hpvm.wait'; the CPU backend needs the "
+                                "wait in the same function");
+    launch.erase();
+  }
+
+  for (Operation *op : trackerOps) {
     Location loc = op->getLoc();
     OpBuilder b(op);
     Value memory = op->getOperand(0);

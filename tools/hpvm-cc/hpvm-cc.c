@@ -1,0 +1,333 @@
+/* hpvm-cc - compiles HPVM programs (.mlir in the hpvm dialect) and C host code into an executable
+ * linked with the HPVM runtime, running hpvm-translate, clang and the linker as separate stages. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpvm-cc-config.h"
+
+extern char **environ;
+
+/* A growable NULL-terminated list of strings (argv vectors, file lists). */
+typedef struct {
+  char **items;
+  size_t count, capacity;
+} list_t;
+
+static void fail(const char *format, const char *detail) {
+  fprintf(stderr, "hpvm-cc: error: ");
+  fprintf(stderr, format, detail);
+  fputc('\n', stderr);
+  exit(1);
+}
+
+static char *copy(const char *text) {
+  char *result = strdup(text);
+  if (!result)
+    fail("out of memory%s", "");
+  return result;
+}
+
+static void push(list_t *list, const char *item) {
+  if (list->count + 2 > list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 16;
+    list->items = realloc(list->items, list->capacity * sizeof(char *));
+    if (!list->items)
+      fail("out of memory%s", "");
+  }
+  list->items[list->count++] = copy(item);
+  list->items[list->count] = NULL;
+}
+
+static void append(list_t *list, const list_t *other) {
+  for (size_t i = 0; i < other->count; ++i)
+    push(list, other->items[i]);
+}
+
+static char *format2(const char *a, const char *b) {
+  size_t size = strlen(a) + strlen(b) + 1;
+  char *result = malloc(size);
+  if (!result)
+    fail("out of memory%s", "");
+  snprintf(result, size, "%s%s", a, b);
+  return result;
+}
+
+static bool ends_with(const char *text, const char *suffix) {
+  size_t n = strlen(text), m = strlen(suffix);
+  return n >= m && strcmp(text + n - m, suffix) == 0;
+}
+
+/* "dir/prog.mlir" -> "prog" */
+static char *stem(const char *path) {
+  const char *base = strrchr(path, '/');
+  char *result = copy(base ? base + 1 : path);
+  char *dot = strrchr(result, '.');
+  if (dot && dot != result)
+    *dot = '\0';
+  return result;
+}
+
+static double seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+static bool verbose = false;
+
+/* Runs one stage; returns true when it exited with status 0.  The stage's own diagnostics
+ * (with source locations) go to stderr; -v prints the command and its duration. */
+static bool run_stage(const char *stage, list_t *argv) {
+  double start = seconds();
+  pid_t pid;
+  int error = posix_spawnp(&pid, argv->items[0], NULL, NULL, argv->items, environ);
+  if (error != 0) {
+    fprintf(stderr, "hpvm-cc: error: cannot run %s: %s\n", argv->items[0], strerror(error));
+    return false;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      fail("waitpid failed: %s", strerror(errno));
+  if (verbose) {
+    fprintf(stderr, "hpvm-cc: [%s %.3f s]", stage, seconds() - start);
+    for (size_t i = 0; i < argv->count; ++i)
+      fprintf(stderr, " %s", argv->items[i]);
+    fputc('\n', stderr);
+  }
+  if (WIFSIGNALED(status)) {
+    fprintf(stderr, "hpvm-cc: error: %s (%s) was killed by signal %d\n", stage, argv->items[0],
+            WTERMSIG(status));
+    return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The directory of this executable: hpvm-opt and hpvm-translate are its siblings. */
+static char *tools_dir(void) {
+  char path[4096];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0)
+    return copy(HPVM_CC_TOOLS_DIR);
+  path[n] = '\0';
+  char *slash = strrchr(path, '/');
+  if (slash)
+    *slash = '\0';
+  return copy(path);
+}
+
+static void usage(void) {
+  printf("usage: hpvm-cc [options] inputs...\n"
+         "Compiles HPVM programs (.mlir) and C host code (.c) into an executable linked\n"
+         "with the HPVM runtime. Other inputs (.o, .a, .so, .ll) are passed to the linker\n"
+         "or compiled as they are.\n\n"
+         "  -o FILE           output file (default a.out, or NAME.{mlir,ll,o} with --emit)\n"
+         "  -O0 -O1 -O2 -O3   optimization level of the generated and C code (default -O2)\n"
+         "  --target=cpu      the target (cpu; gpu and spirv come with their backends)\n"
+         "  --emit=KIND       stop after: mlir (llvm dialect), llvm (LLVM IR), obj\n"
+         "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
+         "  -L DIR, -l NAME   linker options\n"
+         "  -v                print each stage, its command and its time\n"
+         "  -h, --help        this text\n");
+}
+
+typedef enum { EMIT_EXECUTABLE, EMIT_MLIR, EMIT_LLVM, EMIT_OBJECT } emit_t;
+
+int main(int argc, char **argv) {
+  const char *output = NULL, *opt = "-O2";
+  emit_t emit = EMIT_EXECUTABLE;
+  list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
+  list_t preprocessor = {0}, linker = {0};
+
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    /* Options taking a value accept it attached (-Ifoo) or as the next argument. */
+    const char *value = NULL;
+    if ((arg[0] == '-' && strchr("oIDLl", arg[1]) && arg[1] != '\0') && arg[2] == '\0') {
+      if (i + 1 >= argc)
+        fail("option '%s' expects a value", arg);
+      value = argv[++i];
+    } else if (arg[0] == '-' && strchr("IDLl", arg[1]) && arg[1] != '\0') {
+      value = arg + 2;
+    }
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      usage();
+      return 0;
+    } else if (strcmp(arg, "-v") == 0) {
+      verbose = true;
+    } else if (arg[0] == '-' && arg[1] == 'o') {
+      output = value ? value : arg + 2;
+    } else if (arg[0] == '-' && arg[1] == 'O') {
+      if (strlen(arg) != 3 || arg[2] < '0' || arg[2] > '3')
+        fail("unknown optimization level '%s'; expected -O0, -O1, -O2 or -O3", arg);
+      opt = arg;
+    } else if (strncmp(arg, "--target=", 9) == 0) {
+      if (strcmp(arg + 9, "cpu") != 0)
+        fail("target '%s' is not supported yet; supported: cpu", arg + 9);
+    } else if (strncmp(arg, "--emit=", 7) == 0) {
+      const char *kind = arg + 7;
+      if (strcmp(kind, "mlir") == 0)
+        emit = EMIT_MLIR;
+      else if (strcmp(kind, "llvm") == 0)
+        emit = EMIT_LLVM;
+      else if (strcmp(kind, "obj") == 0)
+        emit = EMIT_OBJECT;
+      else
+        fail("unknown --emit kind '%s'; expected mlir, llvm or obj", kind);
+    } else if (arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D')) {
+      push(&preprocessor, arg[1] == 'I' ? "-I" : "-D");
+      push(&preprocessor, value);
+    } else if (arg[0] == '-' && arg[1] == 'L') {
+      push(&linker, "-L");
+      push(&linker, value);
+    } else if (arg[0] == '-' && arg[1] == 'l') {
+      char *flag = format2("-l", value);
+      push(&linker, flag);
+      free(flag);
+    } else if (arg[0] == '-') {
+      fail("unknown option '%s' (see hpvm-cc --help)", arg);
+    } else {
+      struct stat info;
+      if (stat(arg, &info) != 0)
+        fail("no such file: '%s'", arg);
+      if (ends_with(arg, ".mlir"))
+        push(&mlir_inputs, arg);
+      else if (ends_with(arg, ".c") || ends_with(arg, ".cc") || ends_with(arg, ".cpp"))
+        push(&c_inputs, arg);
+      else if (ends_with(arg, ".ll") || ends_with(arg, ".bc"))
+        push(&ll_inputs, arg);
+      else
+        push(&link_inputs, arg);
+    }
+  }
+  size_t sources = mlir_inputs.count + c_inputs.count + ll_inputs.count;
+  if (sources + link_inputs.count == 0)
+    fail("no input files%s", "");
+  if (emit != EMIT_EXECUTABLE && output && sources != 1)
+    fail("-o with --emit needs exactly one source input, found %s",
+         sources == 0 ? "none" : "several");
+  if ((emit == EMIT_MLIR || emit == EMIT_LLVM) && c_inputs.count)
+    fail("--emit=mlir and --emit=llvm apply to .mlir inputs; drop '%s'", c_inputs.items[0]);
+
+  char *tools = tools_dir();
+  char *hpvm_opt = format2(tools, "/hpvm-opt");
+  char *hpvm_translate = format2(tools, "/hpvm-translate");
+  char temp_template[] = "/tmp/hpvm-cc-XXXXXX";
+  char *temp = mkdtemp(temp_template);
+  if (!temp)
+    fail("cannot create a temporary directory: %s", strerror(errno));
+  list_t temporaries = {0}, objects = {0};
+  bool ok = true;
+
+  /* .mlir: lower to the llvm dialect / LLVM IR, then compile. */
+  for (size_t i = 0; ok && i < mlir_inputs.count; ++i) {
+    const char *input = mlir_inputs.items[i];
+    char *name = stem(input);
+    list_t command = {0};
+    if (emit == EMIT_MLIR) {
+      char *target = output ? copy(output) : format2(name, ".mlir");
+      push(&command, hpvm_opt);
+      push(&command, "--hpvm-lower-to-llvm-pipeline");
+      push(&command, input);
+      push(&command, "-o");
+      push(&command, target);
+      ok = run_stage("lower to the llvm dialect", &command);
+      free(target);
+      free(name);
+      continue;
+    }
+    char *ll = emit == EMIT_LLVM ? (output ? copy(output) : format2(name, ".ll"))
+                                 : format2(temp, format2("/", format2(name, ".ll")));
+    push(&command, hpvm_translate);
+    push(&command, "--hpvm-to-llvmir");
+    push(&command, input);
+    push(&command, "-o");
+    push(&command, ll);
+    ok = run_stage("lower to LLVM IR", &command);
+    if (emit != EMIT_LLVM) {
+      push(&temporaries, ll);
+      push(&ll_inputs, ll);
+    }
+    free(name);
+  }
+  if (!ok || emit == EMIT_MLIR || emit == EMIT_LLVM)
+    goto done;
+
+  /* LLVM IR and C: compile to objects. */
+  list_t *compile_lists[] = {&ll_inputs, &c_inputs};
+  for (int kind = 0; ok && kind < 2; ++kind) {
+    list_t *list = compile_lists[kind];
+    for (size_t i = 0; ok && i < list->count; ++i) {
+      const char *input = list->items[i];
+      char *name = stem(input);
+      char *object = emit == EMIT_OBJECT && output
+                         ? copy(output)
+                         : emit == EMIT_OBJECT ? format2(name, ".o")
+                                               : format2(temp, format2("/", format2(name, kind ? ".host.o" : ".o")));
+      list_t command = {0};
+      push(&command, HPVM_CC_CLANG);
+      push(&command, opt);
+      push(&command, "-march=native");
+      if (kind == 0) {
+        push(&command, "-Wno-override-module");
+      } else {
+        push(&command, "-std=gnu11");
+        push(&command, "-I");
+        push(&command, HPVM_CC_RUNTIME_INCLUDE);
+        append(&command, &preprocessor);
+      }
+      push(&command, "-c");
+      push(&command, input);
+      push(&command, "-o");
+      push(&command, object);
+      ok = run_stage(kind ? "compile C" : "compile LLVM IR", &command);
+      if (emit != EMIT_OBJECT) {
+        push(&temporaries, object);
+        push(&objects, object);
+      }
+      free(name);
+    }
+  }
+  if (!ok || emit == EMIT_OBJECT)
+    goto done;
+
+  /* Link with the runtime. */
+  {
+    list_t command = {0};
+    push(&command, HPVM_CC_CLANG);
+    push(&command, opt);
+    append(&command, &objects);
+    append(&command, &link_inputs);
+    push(&command, HPVM_CC_RUNTIME_LIB);
+    append(&command, &linker);
+    push(&command, "-lpthread");
+    push(&command, "-ldl");
+    push(&command, "-lm");
+    push(&command, "-o");
+    push(&command, output ? output : "a.out");
+    ok = run_stage("link", &command);
+  }
+
+done:
+  if (!getenv("HPVM_CC_KEEP_TEMPS")) {
+    for (size_t i = 0; i < temporaries.count; ++i)
+      unlink(temporaries.items[i]);
+    rmdir(temp);
+  } else {
+    fprintf(stderr, "hpvm-cc: temporaries kept in %s\n", temp);
+  }
+  if (!ok) {
+    fprintf(stderr, "hpvm-cc: error: compilation failed\n");
+    return 1;
+  }
+  return 0;
+}
