@@ -136,6 +136,7 @@ static void usage(void) {
          "  --emit=KIND       stop after: mlir (llvm dialect), llvm (LLVM IR), obj\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
          "  -L DIR, -l NAME   linker options\n"
+         "  -f..., -W..., -m..., -g   passed to clang for every compile\n"
          "  -v                print each stage, its command and its time\n"
          "  -h, --help        this text\n");
 }
@@ -146,7 +147,7 @@ int main(int argc, char **argv) {
   const char *output = NULL, *opt = "-O2";
   emit_t emit = EMIT_EXECUTABLE;
   list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
-  list_t preprocessor = {0}, linker = {0};
+  list_t preprocessor = {0}, linker = {0}, codegen = {0};
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -193,6 +194,10 @@ int main(int argc, char **argv) {
       char *flag = format2("-l", value);
       push(&linker, flag);
       free(flag);
+    } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
+                                 strcmp(arg, "-g") == 0)) {
+      /* Code generation and warning flags go to every clang compile. */
+      push(&codegen, arg);
     } else if (arg[0] == '-') {
       fail("unknown option '%s' (see hpvm-cc --help)", arg);
     } else {
@@ -277,6 +282,7 @@ int main(int argc, char **argv) {
       push(&command, HPVM_CC_CLANG);
       push(&command, opt);
       push(&command, "-march=native");
+      append(&command, &codegen);
       if (kind == 0) {
         push(&command, "-Wno-override-module");
       } else {

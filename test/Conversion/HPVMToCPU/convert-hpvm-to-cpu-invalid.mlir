@@ -1,0 +1,54 @@
+// What convert-hpvm-to-cpu does not support yet is refused with a diagnostic.
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-cpu --verify-diagnostics
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+func.func @host(%x: f32) {
+  // expected-error @+1 {{'hpvm.launch' op a streaming launch is not supported by convert-hpvm-to-cpu yet}}
+  %g = hpvm.launch @l(%x) streaming : (f32) -> !hpvm.graph
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @l() {
+  // expected-error @+1 {{'hpvm.barrier' op this leaf intrinsic is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.barrier
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+2 {{'hpvm.leaf' op input 0 of type 'tensor<4xf32>' is not supported by convert-hpvm-to-cpu yet}}
+// expected-error @+1 {{'hpvm.leaf' op output 0 of type 'tensor<4xf32>' is not supported by convert-hpvm-to-cpu yet}}
+hpvm.leaf @l(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.relu' op a tensor op is not supported by convert-hpvm-to-cpu yet}}
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
+
+// -----
+
+hpvm.leaf @f(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @root(%x: f32, %n: index) {
+  %a = hpvm.create_node @f [%n] : !hpvm.node
+  %b = hpvm.create_node @f [%n] : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge out of a replicated node (it needs one value per instance) is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[0] -> %b[0] one_to_one
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+func.func @host(%g: !hpvm.graph) -> f32 {
+  // expected-error @+1 {{'hpvm.wait' op waiting on a graph handle that is not the result of an 'hpvm.launch' in the same function is not supported by convert-hpvm-to-cpu yet}}
+  %r = hpvm.wait %g : f32
+  return %r : f32
+}

@@ -1,0 +1,105 @@
+// convert-hpvm-to-cpu: leaves become instance functions, internal nodes run
+// functions, replicated children runtime parallel-fors, host ops runtime calls.
+// RUN: hpvm-opt %s --convert-hpvm-to-cpu | FileCheck %s
+// The whole pipeline reaches the llvm dialect with no casts left.
+// RUN: hpvm-opt %s --hpvm-lower-to-llvm-pipeline | FileCheck %s --check-prefix=LLVM
+// LLVM-NOT: unrealized_conversion_cast
+// LLVM-NOT: hpvm.
+// LLVM: llvm.func @_mlir_ciface_host
+
+// CHECK-NOT: hpvm.leaf
+// CHECK-NOT: hpvm.internal
+
+// Level-0 queries become the instance arguments; level 1 reads the parent frame.
+// CHECK-LABEL: func.func private @__hpvm_leaf_scale(
+// CHECK-SAME: %[[DATA:[^:]*]]: memref<?x?xf32>, %[[X:[^:]*]]: index, %[[Y:[^:]*]]: index, %{{[^:]*}}: index, %[[NX:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[FRAME:[^:]*]]: !llvm.ptr) -> f32
+// CHECK: %[[ADDR:.*]] = llvm.getelementptr %[[FRAME]][0, 0, 0]
+// CHECK: %[[TY:.*]] = llvm.load %[[ADDR]] : !llvm.ptr -> i64
+// CHECK: arith.index_cast %[[TY]] : i64 to index
+// CHECK: memref.load %[[DATA]][%[[Y]], %[[X]]]
+// CHECK: arith.index_cast %[[NX]]
+// CHECK: return
+hpvm.leaf @scale(%data: memref<?x?xf32>) -> (f32) {
+  %x = hpvm.instance_id x : index
+  %y = hpvm.instance_id y : index
+  %ty = hpvm.instance_id x level 1 : index
+  %nx = hpvm.num_instances x : index
+  %v = memref.load %data[%y, %x] : memref<?x?xf32>
+  %t = arith.index_cast %ty : index to i64
+  %n = arith.index_cast %nx : index to i64
+  %s = arith.addi %t, %n : i64
+  %f = arith.sitofp %s : i64 to f32
+  %r = arith.addf %v, %f : f32
+  memref.store %r, %data[%y, %x] : memref<?x?xf32>
+  hpvm.return %r : f32
+}
+
+hpvm.leaf @sink(%v: f32) -> (f32) {
+  hpvm.return %v : f32
+}
+
+// CHECK-LABEL: func.func private @__hpvm_internal_tile(
+// CHECK-SAME: %[[TDATA:[^:]*]]: memref<?x?xf32>, %[[TFRAME:[^:]*]]: !llvm.ptr) -> f32
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// The replicated leaf runs through the runtime with its range function...
+// CHECK: %[[BODY:.*]] = llvm.mlir.addressof @__hpvm_range_scale_2
+// CHECK: %[[STATUS:.*]] = llvm.call @hpvm_rt_parallel_for(%{{.*}}, %{{.*}}, %[[BODY]], %{{.*}})
+// CHECK: llvm.call @hpvm_rt_check_at(%[[STATUS]], %{{.*}})
+// ...then its output, published by instance (0, 0), feeds the single-instance sink directly.
+// CHECK: %[[OUT:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK: %[[R:.*]] = call @__hpvm_leaf_sink(%[[OUT]], %{{.*}}, %[[TFRAME]]) : (f32, {{.*}}) -> f32
+// CHECK: return %[[R]] : f32
+hpvm.internal @tile(%data: memref<?x?xf32>) -> (f32) {
+  %c4 = arith.constant 4 : index
+  %s = hpvm.create_node @scale [%c4, %c4] : !hpvm.node
+  %k = hpvm.create_node @sink : !hpvm.node
+  hpvm.bind_in %data -> %s[0] : memref<?x?xf32>
+  hpvm.edge %s[0] -> %k[0] all_to_all
+  hpvm.bind_out %k[0] -> 0
+}
+
+// CHECK-LABEL: func.func private @__hpvm_internal_root(
+// CHECK: llvm.mlir.addressof @__hpvm_range_tile_1
+// CHECK: llvm.call @hpvm_rt_parallel_for
+hpvm.internal @root(%data: memref<?x?xf32>, %tiles: index) -> (f32) {
+  %t = hpvm.create_node @tile [%tiles] : !hpvm.node
+  hpvm.bind_in %data -> %t[0] : memref<?x?xf32>
+  hpvm.bind_out %t[0] -> 0
+}
+
+// Host code: the tracker and the launch become runtime calls; wait reads the
+// outputs from the launch block and frees it.
+// CHECK-LABEL: func.func @host(
+// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK: llvm.call @hpvm_rt_track(
+// CHECK: %[[BLOCK:.*]] = llvm.call @malloc(
+// CHECK: %[[ENTRY:.*]] = llvm.mlir.addressof @__hpvm_entry_root
+// CHECK: llvm.call @hpvm_rt_launch(%[[ENTRY]], %[[BLOCK]], %{{.*}})
+// CHECK: %[[HANDLE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: llvm.call @hpvm_rt_wait(%[[HANDLE]])
+// CHECK: %[[RESULT:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK: llvm.call @free(%[[BLOCK]])
+// CHECK: llvm.call @hpvm_rt_request_host(
+// CHECK: llvm.call @hpvm_rt_untrack(
+// CHECK: return %[[RESULT]] : f32
+func.func @host(%data: memref<?x?xf32>, %tiles: index) -> f32 {
+  hpvm.track %data : memref<?x?xf32>
+  %g = hpvm.launch @root(%data, %tiles) : (memref<?x?xf32>, index) -> !hpvm.graph
+  %r = hpvm.wait %g : f32
+  hpvm.request %data : memref<?x?xf32>
+  hpvm.untrack %data : memref<?x?xf32>
+  return %r : f32
+}
+
+// The range function of a 2-D leaf: two loops, y outside x, over the box.
+// CHECK-LABEL: llvm.func internal @__hpvm_range_scale_2(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK: scf.for %[[RY:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[RX:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %[[RX]], %[[RY]],
+// CHECK: scf.if
+// CHECK: llvm.return
+
+// The entry of a launched root: one instance without ancestors.
+// CHECK-LABEL: llvm.func internal @__hpvm_entry_root(%{{.*}}: !llvm.ptr) -> !llvm.ptr
+// CHECK: call @__hpvm_internal_root(
+// CHECK: llvm.return
