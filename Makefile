@@ -43,8 +43,10 @@ check-docs: build
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 
+# Runtime benchmarks, then the CPU backend against OpenMP and sequential C.
 bench: build
-	@if [ -f scripts/bench-runtime.sh ]; then bash scripts/bench-runtime.sh; fi
+	bash scripts/bench-runtime.sh
+	bash benchmarks/hpvm/run_cpu.sh
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build

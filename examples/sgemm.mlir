@@ -1,6 +1,7 @@
-// sgemm C = A x B as a 2-level graph: a grid of 16x16 tiles, each a grid of
-// 16x16 instances; a leaf instance finds its element from its own and its
-// parent tile's instance ids.
+// sgemm C = A x B as a 2-level graph: a grid of tiles, each a grid of 64x4
+// instances (64 columns of 4 rows); a leaf instance finds its element from its
+// own and its parent tile's instance ids. Wide tiles keep each row of A in
+// cache across many instances (docs/Performance.md measures the difference).
 
 hpvm.leaf @mm_leaf(%A: memref<?x?xf32> {hpvm.access = #hpvm.access<in>},
                    %B: memref<?x?xf32> {hpvm.access = #hpvm.access<in>},
@@ -41,8 +42,9 @@ hpvm.leaf @mm_leaf(%A: memref<?x?xf32> {hpvm.access = #hpvm.access<in>},
 }
 
 hpvm.internal @mm_tile(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
-  %c16 = arith.constant 16 : index
-  %leaf = hpvm.create_node @mm_leaf [%c16, %c16] : !hpvm.node
+  %c64 = arith.constant 64 : index
+  %c4 = arith.constant 4 : index
+  %leaf = hpvm.create_node @mm_leaf [%c64, %c4] : !hpvm.node
   hpvm.bind_in %A -> %leaf[0] : memref<?x?xf32>
   hpvm.bind_in %B -> %leaf[1] : memref<?x?xf32>
   hpvm.bind_in %C -> %leaf[2] : memref<?x?xf32>
@@ -59,15 +61,17 @@ hpvm.internal @mm_root(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?x
 func.func @sgemm(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c15 = arith.constant 15 : index
-  %c16 = arith.constant 16 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
   %m = memref.dim %C, %c0 : memref<?x?xf32>
   %n = memref.dim %C, %c1 : memref<?x?xf32>
-  // ceil(n / 16) x ceil(m / 16) tiles.
-  %n15 = arith.addi %n, %c15 : index
-  %m15 = arith.addi %m, %c15 : index
-  %tilesX = arith.divui %n15, %c16 : index
-  %tilesY = arith.divui %m15, %c16 : index
+  // ceil(n / 64) x ceil(m / 4) tiles.
+  %n63 = arith.addi %n, %c63 : index
+  %m3 = arith.addi %m, %c3 : index
+  %tilesX = arith.divui %n63, %c64 : index
+  %tilesY = arith.divui %m3, %c4 : index
   hpvm.track %A : memref<?x?xf32>
   hpvm.track %B : memref<?x?xf32>
   hpvm.track %C : memref<?x?xf32>

@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Regenerates docs/Dialect/HPVM.md from TableGen (--write) or fails when it is stale (--check).
+# Regenerates the TableGen'd references in docs/ (--write) or fails when one is stale (--check):
+# docs/Dialect/HPVM.md (ops, attributes, types) and docs/Passes.md (passes and their options).
 set -euo pipefail
 mode=${1:---check}
 build=${2:-build}
 cd "$(dirname "$0")/.."
 
-ninja -C "$build" HPVMDialectDocGen >/dev/null
-target=docs/Dialect/HPVM.md
-generated() {
-  echo "<!-- Generated from include/HPVM/Dialect/HPVM/IR/*.td by 'make docs'; do not edit. -->"
-  cat "$build/docs/HPVM/HPVMDialect.md"
+ninja -C "$build" HPVMDialectDocGen HPVMConversionPassesDocGen >/dev/null
+status=0
+# sync GENERATED TARGET
+sync() {
+  local generated="$build/docs/HPVM/$1" target="$2"
+  local header="<!-- Generated from TableGen by 'make docs'; do not edit. -->"
+  if [ "$mode" = "--write" ]; then
+    mkdir -p "$(dirname "$target")"
+    { echo "$header"; cat "$generated"; } > "$target"
+    echo "docs: regenerated $target"
+  elif diff -q <({ echo "$header"; cat "$generated"; }) "$target" >/dev/null 2>&1; then
+    echo "check-docs: $target is current"
+  else
+    echo "check-docs: $target is out of date; run 'make docs' and commit it"
+    status=1
+  fi
 }
-if [ "$mode" = "--write" ]; then
-  mkdir -p docs/Dialect
-  generated > "$target"
-  echo "docs: regenerated $target"
-elif diff -q <(generated) "$target" >/dev/null 2>&1; then
-  echo "check-docs: $target is current"
-else
-  echo "check-docs: $target is out of date; run 'make docs' and commit it"
-  exit 1
-fi
+sync HPVMDialect.md docs/Dialect/HPVM.md
+sync HPVMConversionPasses.md docs/Passes.md
+exit $status

@@ -1,4 +1,4 @@
-/* Host of examples/sgemm.mlir for the integration test: odd sizes (not multiples of the 16x16
+/* Host of examples/sgemm.mlir for the integration test: odd sizes (not multiples of the 64x4
  * tile), compared exactly with the sequential reference of benchmarks/sgemm. */
 #include <hpvm/hpvm_memref.h>
 #include <stdio.h>

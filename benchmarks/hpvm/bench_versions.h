@@ -1,0 +1,47 @@
+/* bench_versions.h - times the HPVM version of a benchmark against its OpenMP and sequential C
+ * versions in one process: runs alternate, with a pause between them so that one side's spinning
+ * threads have gone to sleep before the other starts, and medians are compared. */
+#ifndef HPVM_BENCH_VERSIONS_H
+#define HPVM_BENCH_VERSIONS_H
+
+#include "bench_common.h"
+
+#include <time.h>
+
+enum { VERSION_HPVM, VERSION_OMP, VERSION_SEQ, VERSION_COUNT };
+static const char *const version_names[VERSION_COUNT] = {"hpvm", "omp", "seq"};
+
+typedef void (*version_fn)(void *state);
+
+static inline void pause_between_runs(void) {
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+}
+
+/* Fills median_ms[v] for each version with a non-NULL function; one untimed warm-up each. */
+static inline void time_versions(version_fn fns[VERSION_COUNT], void *state, int runs,
+                                 double median_ms[VERSION_COUNT]) {
+  double *samples[VERSION_COUNT];
+  for (int v = 0; v < VERSION_COUNT; ++v) {
+    samples[v] = bench_alloc(sizeof(double) * (size_t)runs);
+    median_ms[v] = 0;
+    if (fns[v])
+      fns[v](state);
+  }
+  for (int r = 0; r < runs; ++r)
+    for (int v = 0; v < VERSION_COUNT; ++v) {
+      if (!fns[v])
+        continue;
+      pause_between_runs();
+      double start = bench_now_ms();
+      fns[v](state);
+      samples[v][r] = bench_now_ms() - start;
+    }
+  for (int v = 0; v < VERSION_COUNT; ++v) {
+    if (fns[v])
+      median_ms[v] = bench_median(samples[v], runs);
+    free(samples[v]);
+  }
+}
+
+#endif /* HPVM_BENCH_VERSIONS_H */

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run_cpu.sh - builds the HPVM CPU benchmarks with hpvm-cc (HPVM graphs from examples/, OpenMP and
+# sequential C from benchmarks/ built by gcc -O3 -march=native -fopenmp) and runs each once:
+# HPVM, OpenMP and sequential versions alternate in one process; medians and ratios are printed.
+# Usage: bash benchmarks/hpvm/run_cpu.sh [--quick]   (RUNS=N, default 5)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="$ROOT/build/benchmarks/hpvm"
+CC_FLAGS=(-std=c11 -O3 -march=native -fopenmp -ffp-contract=off -Wall -Wextra)
+HPVM_CC="$ROOT/build/bin/hpvm-cc"
+RUNS="${RUNS:-5}"
+mkdir -p "$OUT"
+
+# build NAME EXAMPLE REFERENCE_DIR REFERENCE_C
+build() {
+  gcc "${CC_FLAGS[@]}" -c "$ROOT/benchmarks/$3/$4" -o "$OUT/$1_ref.o"
+  "$HPVM_CC" -O3 -ffp-contract=off "$ROOT/examples/$2" "$ROOT/benchmarks/hpvm/$1_bench.c" \
+    "$OUT/$1_ref.o" -I "$ROOT/benchmarks/$3" -I "$ROOT/benchmarks/common" \
+    -I "$ROOT/benchmarks/hpvm" -lgomp -o "$OUT/$1_bench"
+}
+build sgemm sgemm.mlir sgemm sgemm_ref.c
+build stencil stencil.mlir stencil stencil_ref.c
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ "${1:-}" == "--quick" ]]; then
+  "$OUT/sgemm_bench" 256 256 256 --runs 1
+  "$OUT/stencil_bench" 32 32 32 4 --runs 1
+else
+  "$OUT/sgemm_bench" 1024 1024 1024 --runs "$RUNS"
+  "$OUT/stencil_bench" 128 128 128 100 --runs "$RUNS"
+fi
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
