@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: parse, verify and print the example graphs, and draw them (DOT, and PNG with Graphviz).
+# The main job: parse, verify, print and draw the example graphs, then compile sgemm and the 3-D
+# stencil with hpvm-cc and run them on the CPU against OpenMP and sequential C.
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -42,3 +43,7 @@ if "$bin/hpvm-opt" "$bad" >/dev/null; then
 else
   echo "--- hpvm-opt exited with code $?"
 fi
+
+echo
+echo "=== compiled with hpvm-cc and run on the CPU (HPVM vs OpenMP vs sequential C, bitwise checked) ==="
+bash benchmarks/hpvm/run_cpu.sh --demo

@@ -2,7 +2,7 @@
 # run_cpu.sh - builds the HPVM CPU benchmarks with hpvm-cc (HPVM graphs from examples/, OpenMP and
 # sequential C from benchmarks/ built by gcc -O3 -march=native -fopenmp) and runs each once:
 # HPVM, OpenMP and sequential versions alternate in one process; medians and ratios are printed.
-# Usage: bash benchmarks/hpvm/run_cpu.sh [--quick]   (RUNS=N, default 5)
+# Usage: bash benchmarks/hpvm/run_cpu.sh [--quick|--demo]   (RUNS=N, default 5)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="$ROOT/build/benchmarks/hpvm"
@@ -26,6 +26,9 @@ echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "${1:-}" == "--quick" ]]; then
   "$OUT/sgemm_bench" 256 256 256 --runs 1
   "$OUT/stencil_bench" 32 32 32 4 --runs 1
+elif [[ "${1:-}" == "--demo" ]]; then
+  "$OUT/sgemm_bench" 512 512 512 --runs 3
+  "$OUT/stencil_bench" 128 128 128 20 --runs 3
 else
   "$OUT/sgemm_bench" 1024 1024 1024 --runs "$RUNS"
   "$OUT/stencil_bench" 128 128 128 100 --runs "$RUNS"
