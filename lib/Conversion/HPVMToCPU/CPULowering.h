@@ -85,6 +85,17 @@ public:
 private:
   /// The parallel-for body running instances of `node` in a grid of `rank`.
   LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank);
+  /// A task-graph node running `node` over a grid of `rank` dimensions: the
+  /// context is getTaskContextType(node, rank).
+  LLVM::LLVMFuncOp getTaskFunction(NodeOpInterface node, unsigned rank);
+  /// { inputs..., i64 extents[rank]..., ptr parent frame, ptr outputs }.
+  LLVM::LLVMStructType getTaskContextType(NodeOpInterface node, unsigned rank);
+  /// Runs independent children concurrently through a runtime task graph.
+  void runConcurrently(OpBuilder &b, Location loc,
+                       ArrayRef<NodeOpInterface> nodes,
+                       ArrayRef<SmallVector<Value>> dims,
+                       ArrayRef<SmallVector<Value>> inputs, Value parentFrame,
+                       SmallVectorImpl<SmallVector<Value>> &outputs);
   /// The function hpvm_rt_launch runs for a launched root.
   LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
   /// The layout of a launch block: { ptr launch, inputs..., outputs... }.
@@ -104,6 +115,7 @@ private:
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> rangeFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
+  DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
 };
 
 } // namespace mlir::hpvm::cpu

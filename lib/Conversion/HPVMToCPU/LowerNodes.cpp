@@ -131,25 +131,47 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     return produced.lookup(
         {*graph.getChildIndex(edge.getSource()), edge.getSourcePort()});
   };
-  for (unsigned child : *order) {
-    CreateNodeOp create = graph.getChild(child);
-    NodeOpInterface definition = graph.getDefinition(child);
-    SmallVector<Value> inputs;
-    for (unsigned port = 0, e = definition.getInputTypes().size(); port < e;
-         ++port) {
-      Operation *feeder = graph.getFeeders(child, port).front();
-      if (auto bind = dyn_cast<BindInOp>(feeder))
-        inputs.push_back(mapping.lookup(bind.getInput()));
-      else
-        inputs.push_back(edgeValue(cast<EdgeOp>(feeder)));
+  // Children level by level: a level's children depend only on earlier
+  // levels, so they can run concurrently.
+  SmallVector<unsigned> levels = graph.getLevels();
+  unsigned deepest = 0;
+  for (unsigned level : levels)
+    deepest = std::max(deepest, level);
+  for (unsigned level = 0; level <= deepest && graph.getNumChildren(); ++level) {
+    SmallVector<unsigned> members;
+    for (unsigned child : *order)
+      if (levels[child] == level)
+        members.push_back(child);
+    SmallVector<NodeOpInterface> nodes;
+    SmallVector<SmallVector<Value>> dims, inputs, outputs;
+    for (unsigned child : members) {
+      CreateNodeOp create = graph.getChild(child);
+      NodeOpInterface definition = graph.getDefinition(child);
+      SmallVector<Value> childInputs;
+      for (unsigned port = 0, e = definition.getInputTypes().size(); port < e;
+           ++port) {
+        Operation *feeder = graph.getFeeders(child, port).front();
+        if (auto bind = dyn_cast<BindInOp>(feeder))
+          childInputs.push_back(mapping.lookup(bind.getInput()));
+        else
+          childInputs.push_back(edgeValue(cast<EdgeOp>(feeder)));
+      }
+      SmallVector<Value> childDims;
+      for (Value dim : create.getDims())
+        childDims.push_back(mapping.lookup(dim));
+      nodes.push_back(definition);
+      dims.push_back(std::move(childDims));
+      inputs.push_back(std::move(childInputs));
     }
-    SmallVector<Value> dims;
-    for (Value dim : create.getDims())
-      dims.push_back(mapping.lookup(dim));
-    SmallVector<Value> outputs =
-        runNode(b, create.getLoc(), definition, dims, inputs, frame);
-    for (auto [port, value] : llvm::enumerate(outputs))
-      produced[{child, static_cast<unsigned>(port)}] = value;
+    if (members.size() == 1)
+      outputs.push_back(runNode(b, graph.getChild(members[0]).getLoc(), nodes[0],
+                                dims[0], inputs[0], frame));
+    else
+      runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, dims,
+                      inputs, frame, outputs);
+    for (auto [member, child] : llvm::enumerate(members))
+      for (auto [port, value] : llvm::enumerate(outputs[member]))
+        produced[{child, static_cast<unsigned>(port)}] = value;
   }
   SmallVector<Value> results;
   for (unsigned output = 0, e = internal.getNumResults(); output < e; ++output) {

@@ -1,0 +1,115 @@
+//===- LowerConcurrency.cpp - Independent siblings as runtime task graphs -===//
+// Children at the same DFG level have no path between them: they run as the
+// nodes of one hpvm_rt_graph, concurrently on the worker pool.
+#include "CPULowering.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+/// hpvm_rt_device_kind_t of the CPU versions the backend emits.
+static constexpr int32_t kDeviceCPU = 0;
+
+LLVM::LLVMStructType CPULowering::getTaskContextType(NodeOpInterface node,
+                                                     unsigned rank) {
+  SmallVector<Type> extra(rank, IntegerType::get(context, 64));
+  extra.append({pointerType, pointerType});
+  return getStorageStruct(node.getInputTypes(), extra);
+}
+
+LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
+                                              unsigned rank) {
+  auto key = std::make_pair(node.getOperation(), rank);
+  if (LLVM::LLVMFuncOp existing = taskFunctions.lookup(key))
+    return existing;
+  Location loc = node.getLoc();
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  // hpvm_rt_node_fn_t: status (*)(void *context, device *, int64_t data_item)
+  auto type = LLVM::LLVMFunctionType::get(
+      pointerType, {pointerType, pointerType, b.getI64Type()});
+  StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
+  auto task = LLVM::LLVMFuncOp::create(
+      b, loc, uniqueName(("__hpvm_task_" + name + "_" + Twine(rank)).str()),
+      type, LLVM::Linkage::Internal);
+  taskFunctions[key] = task;
+  Block *entry = task.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value taskContext = entry->getArgument(0);
+  LLVM::LLVMStructType contextType = getTaskContextType(node, rank);
+  ArrayRef<Type> inputTypes = node.getInputTypes();
+  SmallVector<Value> inputs, dims;
+  unsigned field = 0;
+  for (Type inputType : inputTypes)
+    inputs.push_back(fromStorage(
+        b, loc, loadField(b, loc, contextType, taskContext, field++), inputType));
+  for (unsigned d = 0; d < rank; ++d)
+    dims.push_back(
+        toIndex(b, loc, loadField(b, loc, contextType, taskContext, field++)));
+  Value parentFrame = loadField(b, loc, contextType, taskContext, field++);
+  Value outputs = loadField(b, loc, contextType, taskContext, field);
+  SmallVector<Value> results = runNode(b, loc, node, dims, inputs, parentFrame);
+  LLVM::LLVMStructType outputType = getStorageStruct(node.getOutputTypes());
+  for (auto [index, result] : llvm::enumerate(results))
+    storeField(b, loc, outputType, outputs, index, toStorage(b, loc, result));
+  // Errors inside the child already ended the program (hpvm_rt_check_at).
+  LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
+  return task;
+}
+
+void CPULowering::runConcurrently(
+    OpBuilder &b, Location loc, ArrayRef<NodeOpInterface> nodes,
+    ArrayRef<SmallVector<Value>> dims, ArrayRef<SmallVector<Value>> inputs,
+    Value parentFrame, SmallVectorImpl<SmallVector<Value>> &outputs) {
+  Value graphSlot = allocaInEntry(b, loc, pointerType);
+  Value status = callRuntime(b, loc, "hpvm_rt_graph_create", pointerType,
+                             {i32Constant(b, loc, nodes.size()), graphSlot});
+  checkStatus(b, loc, status, "creating the task graph of independent nodes");
+  Value graph = LLVM::LoadOp::create(b, loc, pointerType, graphSlot);
+  auto versionType = LLVM::LLVMStructType::getLiteral(
+      context, {b.getI32Type(), pointerType});
+  Value nodeIndex = allocaInEntry(b, loc, b.getI32Type());
+  SmallVector<Value> outputSlots;
+  for (auto [index, constNode] : llvm::enumerate(nodes)) {
+    NodeOpInterface node = constNode;
+    unsigned rank = dims[index].size();
+    LLVM::LLVMStructType contextType = getTaskContextType(node, rank);
+    Value taskContext = allocaInEntry(b, loc, contextType);
+    unsigned field = 0;
+    for (Value input : inputs[index])
+      storeField(b, loc, contextType, taskContext, field++,
+                 toStorage(b, loc, input));
+    for (Value dim : dims[index])
+      storeField(b, loc, contextType, taskContext, field++, toI64(b, loc, dim));
+    storeField(b, loc, contextType, taskContext, field++, parentFrame);
+    TypeRange outputTypes = node.getOutputTypes();
+    Value slots =
+        outputTypes.empty()
+            ? nullPointer(b, loc)
+            : allocaInEntry(b, loc, getStorageStruct(outputTypes));
+    storeField(b, loc, contextType, taskContext, field, slots);
+    outputSlots.push_back(slots);
+
+    Value version = allocaInEntry(b, loc, versionType);
+    storeField(b, loc, versionType, version, 0, i32Constant(b, loc, kDeviceCPU));
+    storeField(b, loc, versionType, version, 1,
+               LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank)));
+    Value added = callRuntime(
+        b, loc, "hpvm_rt_graph_add_node", pointerType,
+        {graph, nullPointer(b, loc), version, i32Constant(b, loc, 1),
+         taskContext, nodeIndex});
+    checkStatus(b, loc, added, "adding a node to the task graph");
+  }
+  Value ran = callRuntime(b, loc, "hpvm_rt_graph_run", pointerType, {graph});
+  checkStatus(b, loc, ran, "running independent nodes concurrently");
+  callRuntime(b, loc, "hpvm_rt_graph_destroy", Type(), {graph});
+  for (auto [index, constNode] : llvm::enumerate(nodes)) {
+    NodeOpInterface node = constNode;
+    SmallVector<Value> results;
+    LLVM::LLVMStructType outputType = getStorageStruct(node.getOutputTypes());
+    for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
+      results.push_back(fromStorage(
+          b, loc, loadField(b, loc, outputType, outputSlots[index], port), type));
+    outputs.push_back(std::move(results));
+  }
+}
