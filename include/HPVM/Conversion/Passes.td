@@ -13,9 +13,13 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     * a leaf becomes a private `func.func` computing one instance; its grid
       queries become arguments (level 0) or reads of the ancestor frames
       (level >= 1);
-    * an internal node becomes a `func.func` running its children in
-      topological order; a replicated child runs through
+    * an internal node becomes a `func.func` running its children level by
+      level of the DFG: a level with several (independent) children runs as a
+      runtime task graph, concurrently; a replicated child runs through
       `hpvm_rt_parallel_for` with an outlined range body and a packed context;
+    * a streaming launch becomes a runtime pipeline with one stage per child of
+      the root (each stage receives the pushed item and its incoming streaming
+      edges); `hpvm.push`, `hpvm.pop` and `hpvm.wait` become stream calls;
     * `hpvm.launch` / `hpvm.wait` become `hpvm_rt_launch` / `hpvm_rt_wait` of an
       entry function, the tracker ops become `hpvm_rt_track`, `hpvm_rt_untrack`
       and `hpvm_rt_request_host`; every runtime status is checked with
@@ -23,9 +27,10 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
 
     Public host functions get `llvm.emit_c_interface` so that C code can call
     them. Every node runs on the CPU whatever its hints. Not supported yet (a
-    diagnostic, never a miscompile): streaming graphs, `hpvm.barrier`,
-    `hpvm.alloc`, tensor ops, and one_to_one edges that carry values out of a
-    replicated node.
+    diagnostic, never a miscompile): `hpvm.barrier`, `hpvm.alloc`, tensor ops,
+    one_to_one edges that carry values out of a replicated node, streaming
+    edges below the root of a streaming graph, non-streaming edges inside one,
+    and streaming outputs defined by several children.
 
     Example: `hpvm-opt --convert-hpvm-to-cpu prog.mlir`, then the upstream
     lowering to LLVM (`--hpvm-lower-to-llvm-pipeline` does both).

@@ -72,6 +72,9 @@ public:
   LogicalResult lowerInternalNodes();
   /// Lowers launch, wait and the tracker ops in host code.
   LogicalResult lowerHostOps();
+  /// Lowers streaming launches and their push, pop and wait to runtime
+  /// pipelines: one stage per child of the root (LowerStreaming.cpp).
+  LogicalResult lowerStreamingGraphs();
 
   /// Runs `node` over the grid `dims` (empty: one instance) with `inputs`,
   /// below the ancestor frame `parentFrame`, and returns its outputs.
@@ -96,6 +99,10 @@ private:
                        ArrayRef<SmallVector<Value>> dims,
                        ArrayRef<SmallVector<Value>> inputs, Value parentFrame,
                        SmallVectorImpl<SmallVector<Value>> &outputs);
+  /// The function that builds a streaming root's pipeline and starts it.
+  LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
+  /// The size in bytes of `type` as an i64 value.
+  Value sizeOf(OpBuilder &b, Location loc, Type type);
   /// The function hpvm_rt_launch runs for a launched root.
   LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
   /// The layout of a launch block: { ptr launch, inputs..., outputs... }.
@@ -116,6 +123,7 @@ private:
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> rangeFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
+  DenseMap<Operation *, LLVM::LLVMFuncOp> pipelineFunctions;
 };
 
 } // namespace mlir::hpvm::cpu

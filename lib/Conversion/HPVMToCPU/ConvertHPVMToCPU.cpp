@@ -23,16 +23,29 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     op->emitOpError() << what << " is not supported by convert-hpvm-to-cpu yet";
     ok = false;
   };
+  // The roots of streaming launches: their children become pipeline stages.
+  llvm::SmallDenseSet<StringAttr> streamingRoots;
+  module.walk([&](LaunchOp launch) {
+    if (launch.getStreaming())
+      streamingRoots.insert(launch.getRootAttr().getAttr());
+  });
+  auto inStreamingRoot = [&](Operation *op) {
+    auto parent = op->getParentOfType<InternalOp>();
+    return parent && streamingRoots.contains(parent.getSymNameAttr());
+  };
   module.walk([&](Operation *op) {
     if (auto launch = dyn_cast<LaunchOp>(op)) {
-      if (launch.getStreaming())
-        refuse(op, "a streaming launch");
-      else if (llvm::any_of(launch.getGraph().getUsers(), [](Operation *user) {
-                 return !isa<WaitOp>(user);
-               }))
-        refuse(op, "a graph handle used other than by 'hpvm.wait'");
+      bool streaming = launch.getStreaming();
+      if (llvm::any_of(launch.getGraph().getUsers(), [&](Operation *user) {
+            return streaming ? !isa<WaitOp, PushOp, PopOp>(user)
+                             : !isa<WaitOp>(user);
+          }))
+        refuse(op, "a graph handle used other than by 'hpvm.wait' (and "
+                   "'hpvm.push'/'hpvm.pop' when streaming)");
     } else if (isa<PushOp, PopOp>(op)) {
-      refuse(op, "streaming");
+      if (!op->getOperand(0).getDefiningOp<LaunchOp>())
+        refuse(op, "streaming into a graph handle that is not the result of "
+                   "an 'hpvm.launch' in the same function");
     } else if (auto wait = dyn_cast<WaitOp>(op)) {
       if (!wait.getGraph().getDefiningOp<LaunchOp>())
         refuse(op, "waiting on a graph handle that is not the result of an "
@@ -42,19 +55,19 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     } else if (isa<ApproximableOpInterface, TensorYieldOp>(op)) {
       refuse(op, "a tensor op");
     } else if (auto edge = dyn_cast<EdgeOp>(op)) {
-      if (edge.getStreaming())
-        refuse(op, "a streaming edge");
+      if (edge.getStreaming() && !inStreamingRoot(op))
+        refuse(op, "a streaming edge below the root of a streaming graph");
       auto source = edge.getSource().getDefiningOp<CreateNodeOp>();
       if (edge.getReplication() == Replication::one_to_one && source &&
           source.getRank() > 0)
         refuse(op, "a one_to_one edge out of a replicated node (it needs one "
                    "value per instance)");
     } else if (auto bind = dyn_cast<BindInOp>(op)) {
-      if (bind.getStreaming())
-        refuse(op, "a streaming bind");
+      if (bind.getStreaming() && !inStreamingRoot(op))
+        refuse(op, "a streaming bind below the root of a streaming graph");
     } else if (auto bind = dyn_cast<BindOutOp>(op)) {
-      if (bind.getStreaming())
-        refuse(op, "a streaming bind");
+      if (bind.getStreaming() && !inStreamingRoot(op))
+        refuse(op, "a streaming bind below the root of a streaming graph");
     } else if (auto node = dyn_cast<NodeOpInterface>(op)) {
       auto check = [&](TypeRange types, StringRef kind) {
         for (auto [index, type] : llvm::enumerate(types))
@@ -66,6 +79,22 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
       check(node.getInputTypes(), "input");
       check(node.getOutputTypes(), "output");
     }
+  });
+  // A streaming root's children are stages connected by streaming edges, and
+  // one stage hands the root's outputs to the host.
+  module.walk([&](InternalOp internal) {
+    if (!streamingRoots.contains(internal.getSymNameAttr()))
+      return;
+    Value producer;
+    for (BindOutOp bind : internal.getBodyBlock().getOps<BindOutOp>()) {
+      if (producer && bind.getSource() != producer)
+        refuse(bind, "defining the outputs of a streaming graph in several "
+                     "children");
+      producer = bind.getSource();
+    }
+    for (EdgeOp edge : internal.getBodyBlock().getOps<EdgeOp>())
+      if (!edge.getStreaming())
+        refuse(edge, "a non-streaming edge in a streaming graph");
   });
   return success(ok);
 }
@@ -79,6 +108,7 @@ struct ConvertHPVMToCPUPass
     if (failed(checkSupported(module, lowering)) ||
         failed(lowering.createNodeFunctions()) ||
         failed(lowering.lowerInternalNodes()) ||
+        failed(lowering.lowerStreamingGraphs()) ||
         failed(lowering.lowerHostOps()))
       return signalPassFailure();
     for (Operation &op : llvm::make_early_inc_range(module.getOps()))

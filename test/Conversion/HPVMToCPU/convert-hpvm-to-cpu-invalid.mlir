@@ -4,11 +4,52 @@
 hpvm.leaf @l(%x: f32) -> (f32) {
   hpvm.return %x : f32
 }
-func.func @host(%x: f32) {
-  // expected-error @+1 {{'hpvm.launch' op a streaming launch is not supported by convert-hpvm-to-cpu yet}}
-  %g = hpvm.launch @l(%x) streaming : (f32) -> !hpvm.graph
+hpvm.internal @root(%x: f32) -> (f32) {
+  %a = hpvm.create_node @l : !hpvm.node
+  %b = hpvm.create_node @l : !hpvm.node
+  hpvm.bind_in %x -> %a[0] streaming : f32
+  // expected-error @+1 {{'hpvm.edge' op a non-streaming edge in a streaming graph is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[0] -> %b[0] all_to_all
+  hpvm.bind_out %b[0] -> 0 streaming
+}
+func.func @host(%x: f32) -> f32 {
+  %g = hpvm.launch @root(%x) streaming : (f32) -> !hpvm.graph
+  %r = hpvm.pop %g : f32
   hpvm.wait %g
-  return
+  return %r : f32
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @root(%x: f32) -> (f32, f32) {
+  %a = hpvm.create_node @l : !hpvm.node
+  %b = hpvm.create_node @l : !hpvm.node
+  hpvm.bind_in %x -> %a[0] streaming : f32
+  hpvm.bind_in %x -> %b[0] streaming : f32
+  hpvm.bind_out %a[0] -> 0 streaming
+  // expected-error @+1 {{'hpvm.bind_out' op defining the outputs of a streaming graph in several children is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.bind_out %b[0] -> 1 streaming
+}
+func.func @host(%x: f32) -> f32 {
+  %g = hpvm.launch @root(%x) streaming : (f32) -> !hpvm.graph
+  %r:2 = hpvm.pop %g : f32, f32
+  hpvm.wait %g
+  return %r#0 : f32
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @inner(%x: f32) -> (f32) {
+  %a = hpvm.create_node @l : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_in' op a streaming bind below the root of a streaming graph is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.bind_in %x -> %a[0] streaming : f32
+  hpvm.bind_out %a[0] -> 0
 }
 
 // -----

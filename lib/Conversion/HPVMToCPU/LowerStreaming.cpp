@@ -1,0 +1,309 @@
+//===- LowerStreaming.cpp - Streaming graphs to runtime pipelines ---------===//
+// Each child of a streaming root is a pipeline stage. Input port 0 of every
+// stage is the pushed item (the packed root arguments, from which binds and
+// extents are recomputed); the other inputs are the stage's incoming streaming
+// edges; its outputs are its outgoing edges and, for the child that defines
+// the root's outputs, the packed outputs the host pops.
+#include "CPULowering.h"
+
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+static constexpr int32_t kDeviceCPU = 0;
+/// HPVM_RT_PIPELINE_HOST (UINT32_MAX) as an i32.
+static constexpr int32_t kPipelineHost = -1;
+
+namespace {
+/// One stage: a child of the root (or the root itself when it is a leaf).
+struct Stage {
+  NodeOpInterface node;
+  CreateNodeOp create; // null when the root is a leaf
+  SmallVector<EdgeOp> inputs;  // input port k + 1
+  SmallVector<EdgeOp> outputs; // output port k
+  bool producesRootOutputs = false;
+};
+} // namespace
+
+Value CPULowering::sizeOf(OpBuilder &b, Location loc, Type type) {
+  Value end = LLVM::GEPOp::create(b, loc, pointerType, type, nullPointer(b, loc),
+                                  ArrayRef<LLVM::GEPArg>{1});
+  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), end);
+}
+
+/// The stages of a streaming root, in the order of its children.
+static SmallVector<Stage> planStages(NodeOpInterface root,
+                                     SymbolTableCollection &symbols) {
+  SmallVector<Stage> stages;
+  auto internal = dyn_cast<InternalOp>(root.getOperation());
+  if (!internal) {
+    Stage stage;
+    stage.node = root;
+    stage.producesRootOutputs = !root.getOutputTypes().empty();
+    stages.push_back(stage);
+    return stages;
+  }
+  DataflowGraph graph(internal, &symbols);
+  for (unsigned child = 0; child < graph.getNumChildren(); ++child) {
+    Stage stage;
+    stage.node = graph.getDefinition(child);
+    stage.create = graph.getChild(child);
+    stage.inputs.assign(graph.getIncomingEdges(child).begin(),
+                        graph.getIncomingEdges(child).end());
+    stage.outputs.assign(graph.getOutgoingEdges(child).begin(),
+                         graph.getOutgoingEdges(child).end());
+    stage.producesRootOutputs =
+        llvm::any_of(graph.getBindOuts(), [&](BindOutOp bind) {
+          return bind.getSource() == stage.create.getHandle();
+        });
+    stages.push_back(stage);
+  }
+  return stages;
+}
+
+/// Loads the pointer `items[index]` of a `void *const *` array.
+static Value itemPointer(CPULowering &lowering, OpBuilder &b, Location loc,
+                         Value items, int32_t index) {
+  Type pointer = lowering.getPointerType();
+  Value address = LLVM::GEPOp::create(b, loc, pointer, pointer, items,
+                                      ArrayRef<LLVM::GEPArg>{index});
+  return LLVM::LoadOp::create(b, loc, pointer, address);
+}
+
+LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
+  if (LLVM::LLVMFuncOp existing = pipelineFunctions.lookup(root.getOperation()))
+    return existing;
+  Location loc = root.getLoc();
+  StringRef rootName = cast<SymbolOpInterface>(root.getOperation()).getName();
+  SmallVector<Stage> stages = planStages(root, symbolTables);
+  LLVM::LLVMStructType argsType = getStorageStruct(root.getInputTypes());
+  LLVM::LLVMStructType rootOutputsType = getStorageStruct(root.getOutputTypes());
+  auto internal = dyn_cast<InternalOp>(root.getOperation());
+
+  // One stage function per child:
+  // status (*)(ctx, device, item, const void *const *in, void *const *out).
+  OpBuilder b(context);
+  auto stageType = LLVM::LLVMFunctionType::get(
+      pointerType,
+      {pointerType, pointerType, b.getI64Type(), pointerType, pointerType});
+  SmallVector<LLVM::LLVMFuncOp> stageFunctions;
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    b.setInsertionPointToEnd(module.getBody());
+    auto function = LLVM::LLVMFuncOp::create(
+        b, loc,
+        uniqueName(("__hpvm_stage_" + rootName + "_" + Twine(index)).str()),
+        stageType, LLVM::Linkage::Internal);
+    stageFunctions.push_back(function);
+    Block *entry = function.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    Value inItems = entry->getArgument(3), outItems = entry->getArgument(4);
+    Value args = itemPointer(*this, b, loc, inItems, 0);
+    SmallVector<Value> rootArgs;
+    for (auto [field, type] : llvm::enumerate(root.getInputTypes()))
+      rootArgs.push_back(
+          fromStorage(b, loc, loadField(b, loc, argsType, args, field), type));
+    // The root is one instance without ancestors.
+    Value frame = allocaInEntry(b, loc, frameType);
+    for (int32_t d = 0; d < 3; ++d) {
+      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                            fieldAddress(b, loc, frameType, frame, {0, d}));
+      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 1),
+                            fieldAddress(b, loc, frameType, frame, {1, d}));
+    }
+    LLVM::StoreOp::create(b, loc, nullPointer(b, loc),
+                          fieldAddress(b, loc, frameType, frame, {2}));
+
+    SmallVector<Value> inputs, dims;
+    if (!internal) {
+      inputs = rootArgs;
+    } else {
+      // Recompute the root's extent arithmetic from this item's arguments.
+      IRMapping mapping;
+      for (auto [from, to] :
+           llvm::zip(internal.getBodyBlock().getArguments(), rootArgs))
+        mapping.map(from, to);
+      for (Operation &op : internal.getBodyBlock())
+        if (!isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op))
+          b.clone(op, mapping);
+      for (unsigned port = 0, e = stage.node.getInputTypes().size(); port < e;
+           ++port) {
+        Value value;
+        for (BindInOp bind : internal.getBodyBlock().getOps<BindInOp>())
+          if (bind.getDest() == stage.create.getHandle() &&
+              bind.getDestPort() == port)
+            value = mapping.lookup(bind.getInput());
+        for (auto [k, edge] : llvm::enumerate(stage.inputs))
+          if (edge.getDestPort() == port) {
+            Type type = stage.node.getInputTypes()[port];
+            Value item = itemPointer(*this, b, loc, inItems, k + 1);
+            value = fromStorage(
+                b, loc, LLVM::LoadOp::create(b, loc, getStorageType(type), item),
+                type);
+          }
+        inputs.push_back(value);
+      }
+      for (Value dim : stage.create.getDims())
+        dims.push_back(mapping.lookup(dim));
+    }
+    SmallVector<Value> results = runNode(b, loc, stage.node, dims, inputs, frame);
+    for (auto [k, edge] : llvm::enumerate(stage.outputs))
+      LLVM::StoreOp::create(
+          b, loc, toStorage(b, loc, results[edge.getSourcePort()]),
+          itemPointer(*this, b, loc, outItems, k));
+    if (stage.producesRootOutputs) {
+      Value packed = itemPointer(*this, b, loc, outItems, stage.outputs.size());
+      if (!internal) {
+        for (auto [field, result] : llvm::enumerate(results))
+          storeField(b, loc, rootOutputsType, packed, field,
+                     toStorage(b, loc, result));
+      } else {
+        for (BindOutOp bind : internal.getBodyBlock().getOps<BindOutOp>())
+          storeField(b, loc, rootOutputsType, packed, bind.getOutput(),
+                     toStorage(b, loc, results[bind.getSourcePort()]));
+      }
+    }
+    LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
+  }
+
+  // The pipeline: create, add the stages, connect, launch.
+  b.setInsertionPointToEnd(module.getBody());
+  auto pipelineFunction = LLVM::LLVMFuncOp::create(
+      b, loc, uniqueName(("__hpvm_pipeline_" + rootName).str()),
+      LLVM::LLVMFunctionType::get(pointerType, {}), LLVM::Linkage::Internal);
+  pipelineFunctions[root.getOperation()] = pipelineFunction;
+  Block *entry = pipelineFunction.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value argsSize = sizeOf(b, loc, argsType);
+  Value outputsSize = root.getOutputTypes().empty()
+                          ? i64Constant(b, loc, 0)
+                          : sizeOf(b, loc, rootOutputsType);
+  Value slot = allocaInEntry(b, loc, pointerType);
+  Value status = callRuntime(b, loc, "hpvm_rt_pipeline_create", pointerType,
+                             {argsSize, outputsSize, i32Constant(b, loc, 0), slot});
+  checkStatus(b, loc, status, ("creating the pipeline of @" + rootName).str());
+  Value pipeline = LLVM::LoadOp::create(b, loc, pointerType, slot);
+  auto versionType =
+      LLVM::LLVMStructType::getLiteral(context, {b.getI32Type(), pointerType});
+  Value stageIndexSlot = allocaInEntry(b, loc, b.getI32Type());
+  SmallVector<Value> stageIndices;
+  auto sizeArray = [&](ArrayRef<Value> sizes) {
+    auto type = LLVM::LLVMArrayType::get(b.getI64Type(), std::max<size_t>(sizes.size(), 1));
+    Value array = allocaInEntry(b, loc, type);
+    for (auto [i, size] : llvm::enumerate(sizes))
+      LLVM::StoreOp::create(
+          b, loc, size,
+          LLVM::GEPOp::create(b, loc, pointerType, type, array,
+                              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)}));
+    return array;
+  };
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    SmallVector<Value> inSizes{argsSize}, outSizes;
+    for (EdgeOp edge : stage.inputs)
+      inSizes.push_back(sizeOf(
+          b, loc, getStorageType(stage.node.getInputTypes()[edge.getDestPort()])));
+    for (EdgeOp edge : stage.outputs)
+      outSizes.push_back(sizeOf(
+          b, loc,
+          getStorageType(stage.node.getOutputTypes()[edge.getSourcePort()])));
+    if (stage.producesRootOutputs)
+      outSizes.push_back(outputsSize);
+    Value version = allocaInEntry(b, loc, versionType);
+    storeField(b, loc, versionType, version, 0, i32Constant(b, loc, kDeviceCPU));
+    storeField(b, loc, versionType, version, 1,
+               LLVM::AddressOfOp::create(b, loc, stageFunctions[index]));
+    Value added = callRuntime(
+        b, loc, "hpvm_rt_pipeline_add_stage", pointerType,
+        {pipeline, nullPointer(b, loc), version, i32Constant(b, loc, 1),
+         nullPointer(b, loc), i32Constant(b, loc, inSizes.size()),
+         sizeArray(inSizes), i32Constant(b, loc, outSizes.size()),
+         sizeArray(outSizes), stageIndexSlot});
+    checkStatus(b, loc, added, ("adding a stage to the pipeline of @" + rootName).str());
+    stageIndices.push_back(LLVM::LoadOp::create(b, loc, b.getI32Type(), stageIndexSlot));
+  }
+  auto connect = [&](Value src, int32_t srcPort, Value dst, int32_t dstPort) {
+    Value connected = callRuntime(
+        b, loc, "hpvm_rt_pipeline_connect", pointerType,
+        {pipeline, src, i32Constant(b, loc, srcPort), dst, i32Constant(b, loc, dstPort)});
+    checkStatus(b, loc, connected, ("connecting the pipeline of @" + rootName).str());
+  };
+  Value host = i32Constant(b, loc, kPipelineHost);
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    connect(host, 0, stageIndices[index], 0);
+    if (stage.producesRootOutputs)
+      connect(stageIndices[index], stage.outputs.size(), host, 0);
+  }
+  for (auto [from, stage] : llvm::enumerate(stages))
+    for (auto [port, edge] : llvm::enumerate(stage.outputs))
+      for (auto [to, sink] : llvm::enumerate(stages))
+        for (auto [sinkPort, sinkEdge] : llvm::enumerate(sink.inputs))
+          if (sinkEdge == edge)
+            connect(stageIndices[from], port, stageIndices[to], sinkPort + 1);
+  Value streamSlot = allocaInEntry(b, loc, pointerType);
+  Value launched = callRuntime(b, loc, "hpvm_rt_stream_launch", pointerType,
+                               {pipeline, streamSlot});
+  checkStatus(b, loc, launched, ("launching the pipeline of @" + rootName).str());
+  callRuntime(b, loc, "hpvm_rt_pipeline_destroy", Type(), {pipeline});
+  LLVM::ReturnOp::create(b, loc,
+                         LLVM::LoadOp::create(b, loc, pointerType, streamSlot));
+  return pipelineFunction;
+}
+
+LogicalResult CPULowering::lowerStreamingGraphs() {
+  SmallVector<LaunchOp> launches;
+  module.walk([&](LaunchOp launch) {
+    if (launch.getStreaming())
+      launches.push_back(launch);
+  });
+  for (LaunchOp launch : launches) {
+    auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
+        launch, launch.getRootAttr());
+    Location loc = launch.getLoc();
+    std::string what = ("@" + launch.getRoot()).str();
+    LLVM::LLVMStructType argsType = getStorageStruct(root.getInputTypes());
+    LLVM::LLVMStructType outputsType = getStorageStruct(root.getOutputTypes());
+    auto packAndPush = [&](OpBuilder &b, Location at, Value stream,
+                           ValueRange values, StringRef verb) {
+      Value item = allocaInEntry(b, at, argsType);
+      for (auto [field, value] : llvm::enumerate(values))
+        storeField(b, at, argsType, item, field, toStorage(b, at, value));
+      Value status =
+          callRuntime(b, at, "hpvm_rt_stream_push", pointerType, {stream, item});
+      checkStatus(b, at, status, (verb + " " + what).str());
+    };
+    OpBuilder b(launch);
+    Value stream = LLVM::CallOp::create(b, loc, getPipelineFunction(root),
+                                        ValueRange{})
+                       .getResult();
+    // The launch operands are the first item.
+    packAndPush(b, loc, stream, launch.getArgs(), "pushing the first item into");
+    for (Operation *user : llvm::make_early_inc_range(launch.getGraph().getUsers())) {
+      OpBuilder ub(user);
+      Location at = user->getLoc();
+      if (auto push = dyn_cast<PushOp>(user)) {
+        packAndPush(ub, at, stream, push.getArgs(), "pushing into");
+      } else if (auto pop = dyn_cast<PopOp>(user)) {
+        Value item = allocaInEntry(ub, at, outputsType);
+        Value status =
+            callRuntime(ub, at, "hpvm_rt_stream_pop", pointerType, {stream, item});
+        checkStatus(ub, at, status, "popping from " + what);
+        SmallVector<Value> results;
+        for (auto [field, type] : llvm::enumerate(pop.getResultTypes()))
+          results.push_back(fromStorage(
+              ub, at, loadField(ub, at, outputsType, item, field), type));
+        pop.replaceAllUsesWith(results);
+      } else {
+        Value status =
+            callRuntime(ub, at, "hpvm_rt_stream_wait", pointerType, {stream});
+        checkStatus(ub, at, status, "waiting for " + what);
+      }
+      user->erase();
+    }
+    launch.erase();
+  }
+  return success();
+}
