@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: parse, verify, print and draw the example graphs, then compile sgemm and the 3-D
-# stencil with hpvm-cc and run them on the CPU against OpenMP and sequential C.
+# The main job: parse, verify, print and draw the example graphs, then compile sgemm, the 3-D
+# stencil and the edge-detection pipeline with hpvm-cc and run them on the CPU against OpenMP
+# and sequential C (correctness, GFLOP/s, frames/s).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."

@@ -16,21 +16,25 @@ build() {
   gcc "${CC_FLAGS[@]}" -c "$ROOT/benchmarks/$3/$4" -o "$OUT/$1_ref.o"
   "$HPVM_CC" -O3 -ffp-contract=off "$ROOT/examples/$2" "$ROOT/benchmarks/hpvm/$1_bench.c" \
     "$OUT/$1_ref.o" -I "$ROOT/benchmarks/$3" -I "$ROOT/benchmarks/common" \
-    -I "$ROOT/benchmarks/hpvm" -lgomp -o "$OUT/$1_bench"
+    -I "$ROOT/benchmarks/hpvm" -lgomp -lm -o "$OUT/$1_bench"
 }
 build sgemm sgemm.mlir sgemm sgemm_ref.c
 build stencil stencil.mlir stencil stencil_ref.c
+build edge edge_detection.mlir edge edge_ref.c
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "${1:-}" == "--quick" ]]; then
   "$OUT/sgemm_bench" 256 256 256 --runs 1
   "$OUT/stencil_bench" 32 32 32 4 --runs 1
+  "$OUT/edge_bench" 128 128 4 2 --runs 1
 elif [[ "${1:-}" == "--demo" ]]; then
   "$OUT/sgemm_bench" 512 512 512 --runs 3
   "$OUT/stencil_bench" 128 128 128 20 --runs 3
+  "$OUT/edge_bench" 1280 1280 4 4 --runs 3
 else
   "$OUT/sgemm_bench" 1024 1024 1024 --runs "$RUNS"
   "$OUT/stencil_bench" 128 128 128 100 --runs "$RUNS"
+  "$OUT/edge_bench" 1280 1280 8 4 --runs "$RUNS"
 fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

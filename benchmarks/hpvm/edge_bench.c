@@ -1,0 +1,77 @@
+/* edge_bench.c - examples/edge_detection.mlir (a streaming graph, frames in flight) against the
+ * OpenMP and sequential C pipeline of benchmarks/edge, frame by frame, in one process.
+ * Usage: edge_bench [W H frames slots] [--runs R]. */
+#include <hpvm/hpvm_memref.h>
+
+#include "bench_versions.h"
+#include "edge_ref.h"
+
+HPVM_MEMREF_DEFINE(weights_memref_t, float, 1);
+void _mlir_ciface_detect_edges(hpvm_memref_f32_3d_t *input, hpvm_memref_f32_3d_t *edges,
+                               hpvm_memref_f32_3d_t *smooth, hpvm_memref_f32_3d_t *laplace,
+                               hpvm_memref_f32_3d_t *crossings, hpvm_memref_f32_3d_t *gradients,
+                               weights_memref_t *w, hpvm_memref_f32_1d_t *maxima, int64_t count,
+                               int64_t slots);
+
+typedef struct {
+  int W, H, frames, slots;
+  long n;
+  float *input, *edges[VERSION_COUNT], *work, *maxima, w[EDGE_TAPS];
+} edge_state;
+
+static void run_hpvm(void *p) {
+  edge_state *s = p;
+  long n = s->n;
+  hpvm_memref_f32_3d_t in = hpvm_memref_f32_3d(s->input, s->frames, s->H, s->W),
+                       out = hpvm_memref_f32_3d(s->edges[VERSION_HPVM], s->frames, s->H, s->W),
+                       sm = hpvm_memref_f32_3d(s->work, s->slots, s->H, s->W),
+                       la = hpvm_memref_f32_3d(s->work + n * s->slots, s->slots, s->H, s->W),
+                       ze = hpvm_memref_f32_3d(s->work + 2 * n * s->slots, s->slots, s->H, s->W),
+                       gr = hpvm_memref_f32_3d(s->work + 3 * n * s->slots, s->slots, s->H, s->W);
+  weights_memref_t weights = {s->w, s->w, 0, {EDGE_TAPS}, {1}};
+  hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(s->maxima, s->frames);
+  _mlir_ciface_detect_edges(&in, &out, &sm, &la, &ze, &gr, &weights, &m, s->frames, s->slots);
+}
+static void run_omp(void *p) {
+  edge_state *s = p;
+  for (int f = 0; f < s->frames; ++f)
+    edge_frame_omp(s->input + f * s->n, s->edges[VERSION_OMP] + f * s->n, s->work, s->w, s->W,
+                   s->H);
+}
+static void run_seq(void *p) {
+  edge_state *s = p;
+  for (int f = 0; f < s->frames; ++f)
+    edge_frame_seq(s->input + f * s->n, s->edges[VERSION_SEQ] + f * s->n, s->work, s->w, s->W,
+                   s->H);
+}
+
+int main(int argc, char **argv) {
+  int runs = 5, sizes[4] = {1280, 1280, 8, 4}, count = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = atoi(argv[++i]);
+    else if (count < 4)
+      sizes[count++] = atoi(argv[i]);
+  }
+  edge_state s = {sizes[0], sizes[1], sizes[2], sizes[3], 0, NULL, {NULL}, NULL, NULL, {0}};
+  s.n = (long)s.W * s.H;
+  s.input = bench_alloc(sizeof(float) * (size_t)(s.n * s.frames));
+  for (int v = 0; v < VERSION_COUNT; ++v)
+    s.edges[v] = bench_alloc(sizeof(float) * (size_t)(s.n * s.frames));
+  s.work = bench_alloc(sizeof(float) * (size_t)(s.n * 4 * (s.slots > 1 ? s.slots : 1)));
+  s.maxima = bench_alloc(sizeof(float) * (size_t)s.frames);
+  edge_gaussian_weights(s.w);
+  for (int f = 0; f < s.frames; ++f)
+    edge_frame(s.input + f * s.n, s.W, s.H, f);
+  version_fn fns[VERSION_COUNT] = {run_hpvm, run_omp, run_seq};
+  double median[VERSION_COUNT];
+  time_versions(fns, &s, runs, median);
+  long differing = edge_check(s.edges[VERSION_HPVM], s.edges[VERSION_SEQ], s.n * s.frames);
+  for (int v = 0; v < VERSION_COUNT; ++v)
+    printf("edge %s %dx%d frames=%d runs=%d median_ms=%.2f frames_per_s=%.2f\n",
+           version_names[v], s.W, s.H, s.frames, runs, median[v],
+           s.frames / (median[v] * 1e-3));
+  printf("edge ratio hpvm/omp=%.3f check=%s\n", median[VERSION_HPVM] / median[VERSION_OMP],
+         differing ? "MISMATCH" : "ok");
+  return differing != 0;
+}

@@ -1,0 +1,46 @@
+/* Host of examples/edge_detection.mlir: streams generated frames through the pipeline and compares
+ * every edge map and maximum gradient with the sequential reference of benchmarks/edge. */
+#include <hpvm/hpvm_memref.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "edge_ref.h"
+
+HPVM_MEMREF_DEFINE(weights_memref_t, float, 1);
+void _mlir_ciface_detect_edges(hpvm_memref_f32_3d_t *input, hpvm_memref_f32_3d_t *edges,
+                               hpvm_memref_f32_3d_t *smooth, hpvm_memref_f32_3d_t *laplace,
+                               hpvm_memref_f32_3d_t *crossings, hpvm_memref_f32_3d_t *gradients,
+                               weights_memref_t *w, hpvm_memref_f32_1d_t *maxima, int64_t count,
+                               int64_t slots);
+
+int main(int argc, char **argv) {
+  int W = argc > 1 ? atoi(argv[1]) : 96, H = argc > 2 ? atoi(argv[2]) : 64;
+  int frames = argc > 3 ? atoi(argv[3]) : 6, slots = argc > 4 ? atoi(argv[4]) : 3;
+  long n = (long)W * H;
+  float *input = malloc(sizeof(float) * n * frames), *edges = calloc(n * frames, sizeof(float));
+  float *work = malloc(sizeof(float) * n * slots * 4), *maxima = calloc(frames, sizeof(float));
+  float w[EDGE_TAPS], *ref = malloc(sizeof(float) * n), *scratch = malloc(sizeof(float) * 4 * n);
+  edge_gaussian_weights(w);
+  for (int f = 0; f < frames; ++f)
+    edge_frame(input + f * n, W, H, f);
+  hpvm_memref_f32_3d_t in = hpvm_memref_f32_3d(input, frames, H, W),
+                       out = hpvm_memref_f32_3d(edges, frames, H, W),
+                       s = hpvm_memref_f32_3d(work, slots, H, W),
+                       l = hpvm_memref_f32_3d(work + n * slots, slots, H, W),
+                       z = hpvm_memref_f32_3d(work + 2 * n * slots, slots, H, W),
+                       g = hpvm_memref_f32_3d(work + 3 * n * slots, slots, H, W);
+  weights_memref_t weights = {w, w, 0, {EDGE_TAPS}, {1}};
+  hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(maxima, frames);
+  _mlir_ciface_detect_edges(&in, &out, &s, &l, &z, &g, &weights, &m, frames, slots);
+  long differing = 0, wrong_maxima = 0, edge_pixels = 0;
+  for (int f = 0; f < frames; ++f) {
+    float max_ref = edge_frame_seq(input + f * n, ref, scratch, w, W, H);
+    differing += edge_check(edges + f * n, ref, n);
+    wrong_maxima += maxima[f] != max_ref;
+    for (long i = 0; i < n; ++i)
+      edge_pixels += ref[i] > 0.0f;
+  }
+  printf("edge detection %dx%d frames=%d slots=%d edge_pixels=%s differing=%ld wrong_maxima=%ld\n",
+         W, H, frames, slots, edge_pixels > 0 ? "some" : "none", differing, wrong_maxima);
+  return differing != 0 || wrong_maxima != 0;
+}
