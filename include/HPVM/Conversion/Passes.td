@@ -26,8 +26,12 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
       `hpvm_rt_check_at` (message and exit code 1 on error).
 
     Public host functions get `llvm.emit_c_interface` so that C code can call
-    them. Every node runs on the CPU whatever its hints. Not supported yet (a
-    diagnostic, never a miscompile): `hpvm.barrier`, `hpvm.alloc`, tensor ops,
+    them. A leaf with top-level `hpvm.barrier`s runs phase by phase (one
+    parallel-for per phase, values crossing a barrier spilled per instance);
+    `hpvm.alloc` memory returned by an allocation leaf lives until its parent
+    instance ends. Every node runs on the CPU whatever its hints. Not supported
+    yet (a diagnostic, never a miscompile): barriers inside control flow,
+    other uses of `hpvm.alloc`, tensor ops,
     one_to_one edges that carry values out of a replicated node, streaming
     edges below the root of a streaming graph, non-streaming edges inside one,
     and streaming outputs defined by several children.

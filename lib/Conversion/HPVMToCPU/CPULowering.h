@@ -86,8 +86,18 @@ public:
   LLVM::LLVMPointerType getPointerType() { return pointerType; }
 
 private:
-  /// The parallel-for body running instances of `node` in a grid of `rank`.
-  LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank);
+  /// The parallel-for body running instances of `node` in a grid of `rank`;
+  /// with `phase`, the body runs that phase of a leaf split at barriers.
+  LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank,
+                                    std::optional<unsigned> phase = {});
+  /// { inputs..., ptr parent frame, ptr outputs, ptr spill }.
+  LLVM::LLVMStructType getRangeContextType(NodeOpInterface node);
+  /// Splits a leaf with barriers into phase functions (LowerBarriers.cpp).
+  LogicalResult splitAtBarriers(LeafOp leaf);
+  /// Runs the phases of a split leaf over the grid `dims`, one parallel-for
+  /// each: every instance ends a phase before any starts the next.
+  void runPhases(OpBuilder &b, Location loc, LeafOp leaf, ValueRange dims,
+                 Value extents, Value context);
   /// A task-graph node running `node` over a grid of `rank` dimensions: the
   /// context is getTaskContextType(node, rank).
   LLVM::LLVMFuncOp getTaskFunction(NodeOpInterface node, unsigned rank);
@@ -108,7 +118,11 @@ private:
   /// The layout of a launch block: { ptr launch, inputs..., outputs... }.
   LLVM::LLVMStructType getLaunchBlockType(NodeOpInterface root);
   LogicalResult lowerInternalNode(InternalOp internal);
-  void lowerGridQueries(func::FuncOp function);
+  /// Replaces the grid queries of a leaf function whose grid arguments
+  /// (x, y, z, extents, parent frame) start at argument `firstGridArg`.
+  void lowerGridQueries(func::FuncOp function, unsigned firstGridArg);
+  /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
+  void lowerAllocs(func::FuncOp function);
   std::string uniqueName(StringRef base);
 
   ModuleOp module;
@@ -120,10 +134,15 @@ private:
   SymbolTableCollection symbolTables;
   unsigned nameCounter = 0;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
-  DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> rangeFunctions;
+  DenseMap<std::tuple<Operation *, unsigned, int>, LLVM::LLVMFuncOp> rangeFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> pipelineFunctions;
+  /// Leaves split at barriers: their phase functions and spill layout.
+  DenseMap<Operation *, SmallVector<func::FuncOp>> phaseFunctions;
+  DenseMap<Operation *, LLVM::LLVMStructType> spillTypes;
+  /// For each leaf, the output ports that return memory of an hpvm.alloc.
+  DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
 };
 
 } // namespace mlir::hpvm::cpu

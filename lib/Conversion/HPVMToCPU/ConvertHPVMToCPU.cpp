@@ -50,8 +50,22 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
       if (!wait.getGraph().getDefiningOp<LaunchOp>())
         refuse(op, "waiting on a graph handle that is not the result of an "
                    "'hpvm.launch' in the same function");
-    } else if (isa<BarrierOp, AllocOp>(op)) {
-      refuse(op, "this leaf intrinsic");
+    } else if (auto alloc = dyn_cast<AllocOp>(op)) {
+      // The CPU backend frees allocation-node memory in the parent: it must
+      // leave the leaf as an output, from a single-instance leaf.
+      if (!llvm::all_of(alloc->getUsers(),
+                        [](Operation *user) { return isa<ReturnOp>(user); }))
+        refuse(op, "memory of 'hpvm.alloc' used inside its leaf (rather than "
+                   "returned to the siblings that share it)");
+    } else if (auto create = dyn_cast<CreateNodeOp>(op)) {
+      auto leaf = SymbolTable::lookupNearestSymbolFrom<LeafOp>(create,
+                                                               create.getNodeAttr());
+      bool allocates = false;
+      if (leaf)
+        leaf.walk([&](AllocOp) { allocates = true; });
+      if (leaf && create.getRank() > 0 && allocates)
+        refuse(op, "a replicated leaf with 'hpvm.alloc' (allocate once per "
+                   "tile in a single-instance leaf)");
     } else if (isa<ApproximableOpInterface, TensorYieldOp>(op)) {
       refuse(op, "a tensor op");
     } else if (auto edge = dyn_cast<EdgeOp>(op)) {
@@ -68,6 +82,16 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     } else if (auto bind = dyn_cast<BindOutOp>(op)) {
       if (bind.getStreaming() && !inStreamingRoot(op))
         refuse(op, "a streaming bind below the root of a streaming graph");
+      auto source = bind.getSource().getDefiningOp<CreateNodeOp>();
+      auto leaf = source ? SymbolTable::lookupNearestSymbolFrom<LeafOp>(
+                               source, source.getNodeAttr())
+                         : LeafOp();
+      if (leaf)
+        leaf.walk([&](ReturnOp ret) {
+          if (ret.getOperand(bind.getSourcePort()).getDefiningOp<AllocOp>())
+            refuse(bind, "binding 'hpvm.alloc' memory out of its internal "
+                         "node (it is freed when the internal node ends)");
+        });
     } else if (auto node = dyn_cast<NodeOpInterface>(op)) {
       auto check = [&](TypeRange types, StringRef kind) {
         for (auto [index, type] : llvm::enumerate(types))

@@ -6,6 +6,7 @@
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -26,6 +27,16 @@ LogicalResult CPULowering::createNodeFunctions() {
   OpBuilder b(context);
   Type index = b.getIndexType();
   for (auto leaf : module.getOps<LeafOp>()) {
+    // Outputs that return hpvm.alloc memory are freed by the parent.
+    leaf.walk([&](ReturnOp ret) {
+      for (auto [port, value] : llvm::enumerate(ret.getOperands()))
+        if (value.getDefiningOp<AllocOp>())
+          allocatedOutputs[leaf].push_back(port);
+    });
+    bool hasBarrier = false;
+    leaf.walk([&](BarrierOp) { hasBarrier = true; });
+    if (hasBarrier && failed(splitAtBarriers(leaf)))
+      return failure();
     // (inputs..., x, y, z, extent x, extent y, extent z, parent frame)
     SmallVector<Type> inputs(leaf.getArgumentTypes());
     inputs.append(6, index);
@@ -45,7 +56,11 @@ LogicalResult CPULowering::createNodeFunctions() {
       func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
       ret.erase();
     });
-    lowerGridQueries(function);
+    // This function runs single instances, for which a barrier is a no-op;
+    // grids of a leaf with barriers run its phase functions instead.
+    function.walk([](BarrierOp barrier) { barrier.erase(); });
+    lowerGridQueries(function, leaf.getNumArguments());
+    lowerAllocs(function);
     nodeFunctions[leaf] = function;
   }
   for (auto internal : module.getOps<InternalOp>()) {
@@ -63,14 +78,24 @@ LogicalResult CPULowering::createNodeFunctions() {
   return success();
 }
 
-void CPULowering::lowerGridQueries(func::FuncOp function) {
+void CPULowering::lowerAllocs(func::FuncOp function) {
+  function.walk([](AllocOp alloc) {
+    OpBuilder b(alloc);
+    Value memory = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType(),
+                                           alloc.getDynamicSizes());
+    alloc.replaceAllUsesWith(memory);
+    alloc.erase();
+  });
+}
+
+void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
   Block &entry = function.front();
-  unsigned n = entry.getNumArguments();
-  Value ids[3] = {entry.getArgument(n - 7), entry.getArgument(n - 6),
-                  entry.getArgument(n - 5)};
-  Value extents[3] = {entry.getArgument(n - 4), entry.getArgument(n - 3),
-                      entry.getArgument(n - 2)};
-  Value parentFrame = entry.getArgument(n - 1);
+  Value ids[3] = {entry.getArgument(first), entry.getArgument(first + 1),
+                  entry.getArgument(first + 2)};
+  Value extents[3] = {entry.getArgument(first + 3),
+                      entry.getArgument(first + 4),
+                      entry.getArgument(first + 5)};
+  Value parentFrame = entry.getArgument(first + 6);
   function.walk([&](Operation *op) {
     bool isId = isa<InstanceIdOp>(op);
     if (!isId && !isa<NumInstancesOp>(op))
@@ -179,6 +204,10 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     results.push_back(produced.lookup(
         {*graph.getChildIndex(bind.getSource()), bind.getSourcePort()}));
   }
+  // Memory allocated by a child lives as long as this instance of the graph.
+  for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child)
+    for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child)))
+      memref::DeallocOp::create(b, internal.getLoc(), produced.lookup({child, port}));
   func::ReturnOp::create(b, internal.getLoc(), results);
   return success();
 }
@@ -212,9 +241,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   }
 
   unsigned rank = dims.size();
-  LLVM::LLVMFuncOp range = getRangeFunction(node, rank);
-  LLVM::LLVMStructType contextType =
-      getStorageStruct(node.getInputTypes(), {pointerType, pointerType});
+  LLVM::LLVMStructType contextType = getRangeContextType(node);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
   Value context = allocaInEntry(b, loc, contextType);
   unsigned numInputs = inputs.size();
@@ -224,6 +251,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   Value outputs = outputTypes.empty() ? nullPointer(b, loc)
                                       : allocaInEntry(b, loc, outputType);
   storeField(b, loc, contextType, context, numInputs + 1, outputs);
+  storeField(b, loc, contextType, context, numInputs + 2, nullPointer(b, loc));
 
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);
@@ -232,12 +260,17 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         extents, ArrayRef<LLVM::GEPArg>{0, d});
     LLVM::StoreOp::create(b, loc, toI64(b, loc, dims[d]), address);
   }
-  Value body = LLVM::AddressOfOp::create(b, loc, range);
-  Value status =
-      callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
-                  {i32Constant(b, loc, rank), extents, body, context});
-  checkStatus(b, loc, status,
-              ("running the instances of @" + nodeName(node)).str());
+  if (auto leaf = dyn_cast<LeafOp>(node.getOperation());
+      leaf && phaseFunctions.count(leaf)) {
+    runPhases(b, loc, leaf, dims, extents, context);
+  } else {
+    Value body = LLVM::AddressOfOp::create(b, loc, getRangeFunction(node, rank));
+    Value status =
+        callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
+                    {i32Constant(b, loc, rank), extents, body, context});
+    checkStatus(b, loc, status,
+                ("running the instances of @" + nodeName(node)).str());
+  }
   SmallVector<Value> results;
   for (auto [index, type] : llvm::enumerate(outputTypes))
     results.push_back(fromStorage(
@@ -245,9 +278,16 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   return results;
 }
 
+LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node) {
+  return getStorageStruct(node.getInputTypes(),
+                          {pointerType, pointerType, pointerType});
+}
+
 LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
-                                               unsigned rank) {
-  auto key = std::make_pair(node.getOperation(), rank);
+                                               unsigned rank,
+                                               std::optional<unsigned> phase) {
+  auto key = std::make_tuple(node.getOperation(), rank,
+                             phase ? static_cast<int>(*phase) : -1);
   if (LLVM::LLVMFuncOp existing = rangeFunctions.lookup(key))
     return existing;
   Location loc = node.getLoc();
@@ -257,7 +297,9 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
                                           {pointerType, pointerType});
   auto range = LLVM::LLVMFuncOp::create(
       b, loc,
-      uniqueName(("__hpvm_range_" + nodeName(node) + "_" + Twine(rank)).str()),
+      uniqueName(("__hpvm_range_" + nodeName(node) + "_" + Twine(rank) +
+                  (phase ? "_phase" + Twine(*phase) : Twine()))
+                     .str()),
       type, LLVM::Linkage::Internal);
   rangeFunctions[key] = range;
   Block *entry = range.addEntryBlock(b);
@@ -266,8 +308,7 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
 
   ArrayRef<Type> inputTypes = node.getInputTypes();
   TypeRange outputTypes = node.getOutputTypes();
-  LLVM::LLVMStructType contextType =
-      getStorageStruct(inputTypes, {pointerType, pointerType});
+  LLVM::LLVMStructType contextType = getRangeContextType(node);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
   SmallVector<Value> inputs;
   for (auto [index, inputType] : llvm::enumerate(inputTypes))
@@ -275,6 +316,7 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
         b, loc, loadField(b, loc, contextType, context, index), inputType));
   Value parentFrame = loadField(b, loc, contextType, context, inputTypes.size());
   Value outputs = loadField(b, loc, contextType, context, inputTypes.size() + 1);
+  Value spill = loadField(b, loc, contextType, context, inputTypes.size() + 2);
 
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -312,18 +354,33 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     ids[d] = loop.getInductionVar();
   }
   SmallVector<Value> args(inputs);
+  func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
   if (isLeaf) {
     args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
                  parentFrame});
+    if (phase) {
+      // This instance's spill slot: spill[x + nx * (y + ny * z)].
+      callee = phaseFunctions.lookup(node.getOperation())[*phase];
+      LLVM::LLVMStructType spillType = spillTypes.lookup(node.getOperation());
+      Value linear = arith::AddIOp::create(
+          b, loc, ids[0],
+          arith::MulIOp::create(
+              b, loc, extent[0],
+              arith::AddIOp::create(
+                  b, loc, ids[1],
+                  arith::MulIOp::create(b, loc, extent[1], ids[2]))));
+      args.push_back(LLVM::GEPOp::create(
+          b, loc, pointerType, spillType, spill,
+          ArrayRef<LLVM::GEPArg>{toI64(b, loc, linear)}));
+    }
   } else {
     for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d)
       LLVM::StoreOp::create(b, loc, toI64(b, loc, ids[d]),
                             fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
     args.push_back(frame);
   }
-  auto call = func::CallOp::create(b, loc, nodeFunctions.lookup(node.getOperation()),
-                                   args);
-  if (!outputTypes.empty()) {
+  auto call = func::CallOp::create(b, loc, callee, args);
+  if (call.getNumResults() != 0) {
     // Outputs that leave a replicated node are equal in every instance
     // (DESIGN.md §2); instance (0, 0, 0) publishes them.
     Value first;

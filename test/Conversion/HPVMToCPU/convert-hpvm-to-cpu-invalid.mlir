@@ -54,10 +54,38 @@ hpvm.internal @inner(%x: f32) -> (f32) {
 
 // -----
 
-hpvm.leaf @l() {
-  // expected-error @+1 {{'hpvm.barrier' op this leaf intrinsic is not supported by convert-hpvm-to-cpu yet}}
-  hpvm.barrier
+hpvm.leaf @l(%c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{'hpvm.barrier' op inside control flow is not supported by convert-hpvm-to-cpu yet; expected it at the top level of the leaf}}
+    hpvm.barrier
+  }
   hpvm.return
+}
+
+// -----
+
+hpvm.leaf @l() {
+  // expected-error @+1 {{'hpvm.alloc' op memory of 'hpvm.alloc' used inside its leaf (rather than returned to the siblings that share it) is not supported by convert-hpvm-to-cpu yet}}
+  %m = hpvm.alloc() : memref<4xf32>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %m[%c0] : memref<4xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @scratch() -> (memref<4xf32>) {
+  %m = hpvm.alloc() : memref<4xf32>
+  hpvm.return %m : memref<4xf32>
+}
+hpvm.leaf @use(%m: memref<4xf32>) {
+  hpvm.return
+}
+hpvm.internal @root(%n: index) {
+  // expected-error @+1 {{'hpvm.create_node' op a replicated leaf with 'hpvm.alloc' (allocate once per tile in a single-instance leaf) is not supported by convert-hpvm-to-cpu yet}}
+  %s = hpvm.create_node @scratch [%n] : !hpvm.node
+  %u = hpvm.create_node @use : !hpvm.node
+  hpvm.edge %s[0] -> %u[0] all_to_all
 }
 
 // -----
