@@ -29,10 +29,11 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     them. A leaf with top-level `hpvm.barrier`s runs phase by phase (one
     parallel-for per phase, values crossing a barrier spilled per instance);
     `hpvm.alloc` memory returned by an allocation leaf lives until its parent
-    instance ends. Every node runs on the CPU whatever its hints. Not supported
+    instance ends; one_to_one edges between replicated nodes carry one value
+    per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints. Not supported
     yet (a diagnostic, never a miscompile): barriers inside control flow,
-    other uses of `hpvm.alloc`, tensor ops,
-    one_to_one edges that carry values out of a replicated node, streaming
+    other uses of `hpvm.alloc`, tensor ops, some one_to_one edges with values
+    (between streaming stages, with barrier leaves, also bound out), streaming
     edges below the root of a streaming graph, non-streaming edges inside one,
     and streaming outputs defined by several children.
 

@@ -13,6 +13,15 @@
 
 namespace mlir::hpvm::cpu {
 
+/// Ports that carry one value per instance (one_to_one edges between
+/// replicated nodes), as bit masks: such an input arrives, and such an output
+/// leaves, as an array indexed by the linear instance id.
+struct PerInstancePorts {
+  uint64_t inputs = 0;
+  uint64_t outputs = 0;
+  bool any() const { return inputs || outputs; }
+};
+
 /// The lowering of one module. Values cross runtime calls (parallel-for
 /// contexts, launch blocks) in "storage" form: memrefs as their LLVM
 /// descriptors, index as i64, other LLVM-compatible types as themselves.
@@ -80,7 +89,7 @@ public:
   /// below the ancestor frame `parentFrame`, and returns its outputs.
   SmallVector<Value> runNode(OpBuilder &b, Location loc, NodeOpInterface node,
                              ValueRange dims, ValueRange inputs,
-                             Value parentFrame);
+                             Value parentFrame, PerInstancePorts perInstance = {});
 
   ModuleOp getModule() { return module; }
   LLVM::LLVMPointerType getPointerType() { return pointerType; }
@@ -89,9 +98,12 @@ private:
   /// The parallel-for body running instances of `node` in a grid of `rank`;
   /// with `phase`, the body runs that phase of a leaf split at barriers.
   LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank,
-                                    std::optional<unsigned> phase = {});
-  /// { inputs..., ptr parent frame, ptr outputs, ptr spill }.
-  LLVM::LLVMStructType getRangeContextType(NodeOpInterface node);
+                                    std::optional<unsigned> phase = {},
+                                    PerInstancePorts perInstance = {});
+  /// { inputs... (arrays for per-instance ones), ptr parent frame,
+  ///   ptr outputs, ptr spill, ptr per-instance output arrays }.
+  LLVM::LLVMStructType getRangeContextType(NodeOpInterface node,
+                                           uint64_t perInstanceInputs = 0);
   /// Splits a leaf with barriers into phase functions (LowerBarriers.cpp).
   LogicalResult splitAtBarriers(LeafOp leaf);
   /// Runs the phases of a split leaf over the grid `dims`, one parallel-for
@@ -134,7 +146,9 @@ private:
   SymbolTableCollection symbolTables;
   unsigned nameCounter = 0;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
-  DenseMap<std::tuple<Operation *, unsigned, int>, LLVM::LLVMFuncOp> rangeFunctions;
+  DenseMap<std::tuple<Operation *, unsigned, int, uint64_t, uint64_t>,
+           LLVM::LLVMFuncOp>
+      rangeFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> pipelineFunctions;

@@ -71,11 +71,35 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     } else if (auto edge = dyn_cast<EdgeOp>(op)) {
       if (edge.getStreaming() && !inStreamingRoot(op))
         refuse(op, "a streaming edge below the root of a streaming graph");
+      // One value per instance travels in arrays indexed by instance; the
+      // shapes below do not fit that scheme yet.
       auto source = edge.getSource().getDefiningOp<CreateNodeOp>();
+      auto dest = edge.getDest().getDefiningOp<CreateNodeOp>();
       if (edge.getReplication() == Replication::one_to_one && source &&
-          source.getRank() > 0)
-        refuse(op, "a one_to_one edge out of a replicated node (it needs one "
-                   "value per instance)");
+          source.getRank() > 0) {
+        auto hasBarrier = [](CreateNodeOp create) {
+          bool found = false;
+          if (auto leaf = SymbolTable::lookupNearestSymbolFrom<LeafOp>(
+                  create, create.getNodeAttr()))
+            leaf.walk([&](BarrierOp) { found = true; });
+          return found;
+        };
+        bool boundOut = llvm::any_of(
+            op->getBlock()->getOps<BindOutOp>(), [&](BindOutOp bind) {
+              return bind.getSource() == edge.getSource() &&
+                     bind.getSourcePort() == edge.getSourcePort();
+            });
+        if (inStreamingRoot(op))
+          refuse(op, "a one_to_one edge between replicated stages of a "
+                     "streaming graph");
+        else if (hasBarrier(source) || (dest && hasBarrier(dest)))
+          refuse(op, "a one_to_one edge carrying values into or out of a "
+                     "leaf with 'hpvm.barrier'");
+        else if (boundOut)
+          refuse(op, "a one_to_one edge from an output that is also bound out");
+        else if (edge.getSourcePort() >= 64 || edge.getDestPort() >= 64)
+          refuse(op, "a one_to_one edge on a port beyond 63");
+      }
     } else if (auto bind = dyn_cast<BindInOp>(op)) {
       if (bind.getStreaming() && !inStreamingRoot(op))
         refuse(op, "a streaming bind below the root of a streaming graph");

@@ -156,6 +156,17 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     return produced.lookup(
         {*graph.getChildIndex(edge.getSource()), edge.getSourcePort()});
   };
+  // one_to_one edges out of replicated children carry one value per instance.
+  SmallVector<PerInstancePorts> perInstance(graph.getNumChildren());
+  for (EdgeOp edge : graph.getEdges()) {
+    unsigned source = *graph.getChildIndex(edge.getSource());
+    unsigned dest = *graph.getChildIndex(edge.getDest());
+    if (edge.getReplication() != Replication::one_to_one ||
+        graph.getChild(source).getRank() == 0)
+      continue;
+    perInstance[source].outputs |= 1ull << edge.getSourcePort();
+    perInstance[dest].inputs |= 1ull << edge.getDestPort();
+  }
   // Children level by level: a level's children depend only on earlier
   // levels, so they can run concurrently.
   SmallVector<unsigned> levels = graph.getLevels();
@@ -188,12 +199,17 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
       dims.push_back(std::move(childDims));
       inputs.push_back(std::move(childInputs));
     }
-    if (members.size() == 1)
-      outputs.push_back(runNode(b, graph.getChild(members[0]).getLoc(), nodes[0],
-                                dims[0], inputs[0], frame));
-    else
+    bool perInstanceValues = llvm::any_of(
+        members, [&](unsigned child) { return perInstance[child].any(); });
+    if (members.size() == 1 || perInstanceValues) {
+      // Children exchanging per-instance arrays run one after the other.
+      for (auto [i, child] : llvm::enumerate(members))
+        outputs.push_back(runNode(b, graph.getChild(child).getLoc(), nodes[i],
+                                  dims[i], inputs[i], frame, perInstance[child]));
+    } else {
       runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, dims,
                       inputs, frame, outputs);
+    }
     for (auto [member, child] : llvm::enumerate(members))
       for (auto [port, value] : llvm::enumerate(outputs[member]))
         produced[{child, static_cast<unsigned>(port)}] = value;
@@ -204,17 +220,24 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     results.push_back(produced.lookup(
         {*graph.getChildIndex(bind.getSource()), bind.getSourcePort()}));
   }
-  // Memory allocated by a child lives as long as this instance of the graph.
-  for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child)
+  // Memory allocated by a child, and per-instance value arrays, live as long
+  // as this instance of the graph.
+  for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child) {
     for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child)))
       memref::DeallocOp::create(b, internal.getLoc(), produced.lookup({child, port}));
+    for (unsigned port = 0; port < 64; ++port)
+      if ((perInstance[child].outputs >> port) & 1)
+        callRuntime(b, internal.getLoc(), "free", Type(),
+                    {produced.lookup({child, port})});
+  }
   func::ReturnOp::create(b, internal.getLoc(), results);
   return success();
 }
 
 SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
-                                        ValueRange inputs, Value parentFrame) {
+                                        ValueRange inputs, Value parentFrame,
+                                        PerInstancePorts perInstance) {
   func::FuncOp function = nodeFunctions.lookup(node.getOperation());
   TypeRange outputTypes = node.getOutputTypes();
   if (dims.empty()) {
@@ -241,17 +264,40 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   }
 
   unsigned rank = dims.size();
-  LLVM::LLVMStructType contextType = getRangeContextType(node);
+  LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
   Value context = allocaInEntry(b, loc, contextType);
   unsigned numInputs = inputs.size();
   for (auto [index, input] : llvm::enumerate(inputs))
-    storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
+    storeField(b, loc, contextType, context, index,
+               (perInstance.inputs >> index) & 1 ? input
+                                                 : toStorage(b, loc, input));
   storeField(b, loc, contextType, context, numInputs, parentFrame);
   Value outputs = outputTypes.empty() ? nullPointer(b, loc)
                                       : allocaInEntry(b, loc, outputType);
   storeField(b, loc, contextType, context, numInputs + 1, outputs);
   storeField(b, loc, contextType, context, numInputs + 2, nullPointer(b, loc));
+  // Per-instance outputs: one array each, indexed by the linear instance id.
+  auto arraysType = LLVM::LLVMStructType::getLiteral(
+      context.getContext(),
+      SmallVector<Type>(std::max<size_t>(outputTypes.size(), 1), pointerType));
+  Value arrays = nullPointer(b, loc);
+  SmallVector<Value> outputArrays(outputTypes.size());
+  if (perInstance.outputs) {
+    arrays = allocaInEntry(b, loc, arraysType);
+    Value count = i64Constant(b, loc, 1);
+    for (Value dim : dims)
+      count = LLVM::MulOp::create(b, loc, count, toI64(b, loc, dim));
+    for (auto [port, type] : llvm::enumerate(outputTypes)) {
+      if (!((perInstance.outputs >> port) & 1))
+        continue;
+      Value bytes =
+          LLVM::MulOp::create(b, loc, count, sizeOf(b, loc, getStorageType(type)));
+      outputArrays[port] = callRuntime(b, loc, "malloc", pointerType, {bytes});
+      storeField(b, loc, arraysType, arrays, port, outputArrays[port]);
+    }
+  }
+  storeField(b, loc, contextType, context, numInputs + 3, arrays);
 
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);
@@ -264,7 +310,8 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
       leaf && phaseFunctions.count(leaf)) {
     runPhases(b, loc, leaf, dims, extents, context);
   } else {
-    Value body = LLVM::AddressOfOp::create(b, loc, getRangeFunction(node, rank));
+    Value body = LLVM::AddressOfOp::create(
+        b, loc, getRangeFunction(node, rank, std::nullopt, perInstance));
     Value status =
         callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
                     {i32Constant(b, loc, rank), extents, body, context});
@@ -273,21 +320,31 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   }
   SmallVector<Value> results;
   for (auto [index, type] : llvm::enumerate(outputTypes))
-    results.push_back(fromStorage(
-        b, loc, loadField(b, loc, outputType, outputs, index), type));
+    results.push_back((perInstance.outputs >> index) & 1
+                          ? outputArrays[index]
+                          : fromStorage(b, loc,
+                                        loadField(b, loc, outputType, outputs, index),
+                                        type));
   return results;
 }
 
-LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node) {
-  return getStorageStruct(node.getInputTypes(),
-                          {pointerType, pointerType, pointerType});
+LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
+                                                      uint64_t perInstanceInputs) {
+  SmallVector<Type> fields;
+  for (auto [port, type] : llvm::enumerate(node.getInputTypes()))
+    fields.push_back((perInstanceInputs >> port) & 1 ? Type(pointerType)
+                                                    : getStorageType(type));
+  fields.append({pointerType, pointerType, pointerType, pointerType});
+  return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
 LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
                                                unsigned rank,
-                                               std::optional<unsigned> phase) {
+                                               std::optional<unsigned> phase,
+                                               PerInstancePorts perInstance) {
   auto key = std::make_tuple(node.getOperation(), rank,
-                             phase ? static_cast<int>(*phase) : -1);
+                             phase ? static_cast<int>(*phase) : -1,
+                             perInstance.inputs, perInstance.outputs);
   if (LLVM::LLVMFuncOp existing = rangeFunctions.lookup(key))
     return existing;
   Location loc = node.getLoc();
@@ -308,15 +365,22 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
 
   ArrayRef<Type> inputTypes = node.getInputTypes();
   TypeRange outputTypes = node.getOutputTypes();
-  LLVM::LLVMStructType contextType = getRangeContextType(node);
+  LLVM::LLVMStructType contextType =
+      getRangeContextType(node, perInstance.inputs);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
+  // Per-instance inputs stay arrays here; each instance loads its element.
   SmallVector<Value> inputs;
-  for (auto [index, inputType] : llvm::enumerate(inputTypes))
-    inputs.push_back(fromStorage(
-        b, loc, loadField(b, loc, contextType, context, index), inputType));
+  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
+    Value field = loadField(b, loc, contextType, context, index);
+    inputs.push_back((perInstance.inputs >> index) & 1
+                         ? field
+                         : fromStorage(b, loc, field, inputType));
+  }
   Value parentFrame = loadField(b, loc, contextType, context, inputTypes.size());
   Value outputs = loadField(b, loc, contextType, context, inputTypes.size() + 1);
   Value spill = loadField(b, loc, contextType, context, inputTypes.size() + 2);
+  Value outputArrays =
+      loadField(b, loc, contextType, context, inputTypes.size() + 3);
 
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -353,7 +417,29 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     b.setInsertionPoint(loop.getBody()->getTerminator());
     ids[d] = loop.getInductionVar();
   }
+  // The linear instance id, x fastest: spill slots and per-instance values.
+  Value linear;
+  if (phase || perInstance.any())
+    linear = toI64(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, ids[0],
+            arith::MulIOp::create(
+                b, loc, extent[0],
+                arith::AddIOp::create(
+                    b, loc, ids[1],
+                    arith::MulIOp::create(b, loc, extent[1], ids[2])))));
   SmallVector<Value> args(inputs);
+  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
+    if (!((perInstance.inputs >> index) & 1))
+      continue;
+    Type storage = getStorageType(inputType);
+    Value element = LLVM::GEPOp::create(b, loc, pointerType, storage,
+                                        inputs[index],
+                                        ArrayRef<LLVM::GEPArg>{linear});
+    args[index] = fromStorage(
+        b, loc, LLVM::LoadOp::create(b, loc, storage, element), inputType);
+  }
   func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
   if (isLeaf) {
     args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
@@ -362,16 +448,8 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
       // This instance's spill slot: spill[x + nx * (y + ny * z)].
       callee = phaseFunctions.lookup(node.getOperation())[*phase];
       LLVM::LLVMStructType spillType = spillTypes.lookup(node.getOperation());
-      Value linear = arith::AddIOp::create(
-          b, loc, ids[0],
-          arith::MulIOp::create(
-              b, loc, extent[0],
-              arith::AddIOp::create(
-                  b, loc, ids[1],
-                  arith::MulIOp::create(b, loc, extent[1], ids[2]))));
-      args.push_back(LLVM::GEPOp::create(
-          b, loc, pointerType, spillType, spill,
-          ArrayRef<LLVM::GEPArg>{toI64(b, loc, linear)}));
+      args.push_back(LLVM::GEPOp::create(b, loc, pointerType, spillType, spill,
+                                         ArrayRef<LLVM::GEPArg>{linear}));
     }
   } else {
     for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d)
@@ -380,7 +458,20 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     args.push_back(frame);
   }
   auto call = func::CallOp::create(b, loc, callee, args);
-  if (call.getNumResults() != 0) {
+  if (perInstance.outputs) {
+    auto arraysType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(outputTypes.size(), pointerType));
+    for (auto [port, result] : llvm::enumerate(call.getResults())) {
+      if (!((perInstance.outputs >> port) & 1))
+        continue;
+      Value array = loadField(b, loc, arraysType, outputArrays, port);
+      Type storage = getStorageType(result.getType());
+      Value element = LLVM::GEPOp::create(b, loc, pointerType, storage, array,
+                                          ArrayRef<LLVM::GEPArg>{linear});
+      LLVM::StoreOp::create(b, loc, toStorage(b, loc, result), element);
+    }
+  }
+  if (call.getNumResults() != 0 && perInstance.outputs != (1ull << call.getNumResults()) - 1) {
     // Outputs that leave a replicated node are equal in every instance
     // (DESIGN.md §2); instance (0, 0, 0) publishes them.
     Value first;

@@ -103,12 +103,17 @@ hpvm.leaf @l(%x: tensor<4xf32>) -> (tensor<4xf32>) {
 hpvm.leaf @f(%x: f32) -> (f32) {
   hpvm.return %x : f32
 }
-hpvm.internal @root(%x: f32, %n: index) {
+hpvm.leaf @g(%x: f32) -> (f32) {
+  %c = arith.constant 0 : index
+  hpvm.return %x : f32
+}
+hpvm.internal @root(%x: f32, %n: index) -> (f32) {
   %a = hpvm.create_node @f [%n] : !hpvm.node
-  %b = hpvm.create_node @f [%n] : !hpvm.node
+  %b = hpvm.create_node @g [%n] : !hpvm.node
   hpvm.bind_in %x -> %a[0] : f32
-  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge out of a replicated node (it needs one value per instance) is not supported by convert-hpvm-to-cpu yet}}
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge from an output that is also bound out is not supported by convert-hpvm-to-cpu yet}}
   hpvm.edge %a[0] -> %b[0] one_to_one
+  hpvm.bind_out %a[0] -> 0
 }
 
 // -----
