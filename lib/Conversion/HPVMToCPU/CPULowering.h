@@ -133,6 +133,8 @@ private:
   /// Replaces the grid queries of a leaf function whose grid arguments
   /// (x, y, z, extents, parent frame) start at argument `firstGridArg`.
   void lowerGridQueries(func::FuncOp function, unsigned firstGridArg);
+  /// Asks LLVM to inline an instance function into its range loops.
+  void markAlwaysInline(func::FuncOp function);
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
   void lowerAllocs(func::FuncOp function);
   std::string uniqueName(StringRef base);

@@ -107,6 +107,7 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
     }
     lowerGridQueries(function, numInputs);
     lowerAllocs(function);
+    markAlwaysInline(function);
     phaseFunctions[leaf].push_back(function);
   }
   return success();

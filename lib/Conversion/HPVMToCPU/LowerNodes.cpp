@@ -61,6 +61,7 @@ LogicalResult CPULowering::createNodeFunctions() {
     function.walk([](BarrierOp barrier) { barrier.erase(); });
     lowerGridQueries(function, leaf.getNumArguments());
     lowerAllocs(function);
+    markAlwaysInline(function);
     nodeFunctions[leaf] = function;
   }
   for (auto internal : module.getOps<InternalOp>()) {
@@ -76,6 +77,13 @@ LogicalResult CPULowering::createNodeFunctions() {
     nodeFunctions[internal] = function;
   }
   return success();
+}
+
+void CPULowering::markAlwaysInline(func::FuncOp function) {
+  // An instance function runs once per instance inside a range loop: inlined,
+  // the loop sees the body (hoisting, vectorization across instances).
+  function->setAttr("passthrough",
+                    ArrayAttr::get(context, {StringAttr::get(context, "alwaysinline")}));
 }
 
 void CPULowering::lowerAllocs(func::FuncOp function) {
