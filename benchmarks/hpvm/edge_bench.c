@@ -1,17 +1,11 @@
 /* edge_bench.c - examples/edge_detection.mlir (a streaming graph, frames in flight) against the
  * OpenMP and sequential C pipeline of benchmarks/edge, frame by frame, in one process.
  * Usage: edge_bench [W H frames slots] [--runs R]. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 
 #include "bench_versions.h"
 #include "edge_ref.h"
 
-HPVM_MEMREF_DEFINE(weights_memref_t, float, 1);
-void _mlir_ciface_detect_edges(hpvm_memref_f32_3d_t *input, hpvm_memref_f32_3d_t *edges,
-                               hpvm_memref_f32_3d_t *smooth, hpvm_memref_f32_3d_t *laplace,
-                               hpvm_memref_f32_3d_t *crossings, hpvm_memref_f32_3d_t *gradients,
-                               weights_memref_t *w, hpvm_memref_f32_1d_t *maxima, int64_t count,
-                               int64_t slots);
 
 typedef struct {
   int W, H, frames, slots;
@@ -28,7 +22,7 @@ static void run_hpvm(void *p) {
                        la = hpvm_memref_f32_3d(s->work + n * s->slots, s->slots, s->H, s->W),
                        ze = hpvm_memref_f32_3d(s->work + 2 * n * s->slots, s->slots, s->H, s->W),
                        gr = hpvm_memref_f32_3d(s->work + 3 * n * s->slots, s->slots, s->H, s->W);
-  weights_memref_t weights = {s->w, s->w, 0, {EDGE_TAPS}, {1}};
+  hpvm_examples_weights_t weights = {s->w, s->w, 0, {EDGE_TAPS}, {1}};
   hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(s->maxima, s->frames);
   _mlir_ciface_detect_edges(&in, &out, &sm, &la, &ze, &gr, &weights, &m, s->frames, s->slots);
 }

@@ -16,7 +16,7 @@ build() {
   gcc "${CC_FLAGS[@]}" -c "$ROOT/benchmarks/$3/$4" -o "$OUT/$1_ref.o"
   "$HPVM_CC" -O3 -ffp-contract=off "$ROOT/examples/$2" "$ROOT/benchmarks/hpvm/$1_bench.c" \
     "$OUT/$1_ref.o" -I "$ROOT/benchmarks/$3" -I "$ROOT/benchmarks/common" \
-    -I "$ROOT/benchmarks/hpvm" -lgomp -lm -o "$OUT/$1_bench"
+    -I "$ROOT/benchmarks/hpvm" -I "$ROOT/examples" -lgomp -lm -o "$OUT/$1_bench"
 }
 build sgemm sgemm.mlir sgemm sgemm_ref.c
 build stencil stencil.mlir stencil stencil_ref.c

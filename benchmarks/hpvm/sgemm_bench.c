@@ -1,12 +1,11 @@
 /* sgemm_bench.c - examples/sgemm.mlir (2-level HPVM graph) against the OpenMP and sequential C
  * sgemm of benchmarks/sgemm, same algorithm, in one process. Usage: sgemm_bench [M N K] [--runs R]
  * [--no-seq]. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 
 #include "bench_versions.h"
 #include "sgemm_ref.h"
 
-void _mlir_ciface_sgemm(hpvm_memref_f32_2d_t *a, hpvm_memref_f32_2d_t *b, hpvm_memref_f32_2d_t *c);
 
 typedef struct {
   int M, N, K;

@@ -1,13 +1,11 @@
 /* stencil_bench.c - examples/stencil.mlir (one HPVM launch per iteration) against the OpenMP and
  * sequential C stencil of benchmarks/stencil, in one process. Usage: stencil_bench [nx ny nz
  * iterations] [--runs R]. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 
 #include "bench_versions.h"
 #include "stencil_ref.h"
 
-void _mlir_ciface_stencil(hpvm_memref_f32_1d_t *a, hpvm_memref_f32_1d_t *b, int64_t nx, int64_t ny,
-                          int64_t nz, int64_t iterations);
 
 typedef struct {
   int nx, ny, nz, iterations;

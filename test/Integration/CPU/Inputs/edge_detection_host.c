@@ -1,17 +1,11 @@
 /* Host of examples/edge_detection.mlir: streams generated frames through the pipeline and compares
  * every edge map and maximum gradient with the sequential reference of benchmarks/edge. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "edge_ref.h"
 
-HPVM_MEMREF_DEFINE(weights_memref_t, float, 1);
-void _mlir_ciface_detect_edges(hpvm_memref_f32_3d_t *input, hpvm_memref_f32_3d_t *edges,
-                               hpvm_memref_f32_3d_t *smooth, hpvm_memref_f32_3d_t *laplace,
-                               hpvm_memref_f32_3d_t *crossings, hpvm_memref_f32_3d_t *gradients,
-                               weights_memref_t *w, hpvm_memref_f32_1d_t *maxima, int64_t count,
-                               int64_t slots);
 
 int main(int argc, char **argv) {
   int W = argc > 1 ? atoi(argv[1]) : 96, H = argc > 2 ? atoi(argv[2]) : 64;
@@ -29,7 +23,7 @@ int main(int argc, char **argv) {
                        l = hpvm_memref_f32_3d(work + n * slots, slots, H, W),
                        z = hpvm_memref_f32_3d(work + 2 * n * slots, slots, H, W),
                        g = hpvm_memref_f32_3d(work + 3 * n * slots, slots, H, W);
-  weights_memref_t weights = {w, w, 0, {EDGE_TAPS}, {1}};
+  hpvm_examples_weights_t weights = {w, w, 0, {EDGE_TAPS}, {1}};
   hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(maxima, frames);
   _mlir_ciface_detect_edges(&in, &out, &s, &l, &z, &g, &weights, &m, frames, slots);
   long differing = 0, wrong_maxima = 0, edge_pixels = 0;

@@ -1,13 +1,11 @@
 /* Host of examples/histogram.mlir for the integration test: contended bins, compared with the
  * sequential reference of benchmarks/common. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "small_ref.h"
 
-HPVM_MEMREF_DEFINE(bins_memref_t, int32_t, 1);
-void _mlir_ciface_histogram(hpvm_memref_u8_1d_t *data, bins_memref_t *bins);
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000003;
@@ -16,7 +14,7 @@ int main(int argc, char **argv) {
   unsigned int ref[HIST_BINS];
   hist_init(data, n);
   hpvm_memref_u8_1d_t d = hpvm_memref_u8_1d(data, n);
-  bins_memref_t b = {bins, bins, 0, {HIST_BINS}, {1}};
+  hpvm_examples_bins_t b = {bins, bins, 0, {HIST_BINS}, {1}};
   _mlir_ciface_histogram(&d, &b);
   hist_ref(data, n, ref);
   long mismatches = small_check_uint((const unsigned int *)bins, ref, HIST_BINS);

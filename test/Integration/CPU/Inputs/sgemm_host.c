@@ -1,12 +1,11 @@
 /* Host of examples/sgemm.mlir for the integration test: odd sizes (not multiples of the 64x4
  * tile), compared exactly with the sequential reference of benchmarks/sgemm. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "sgemm_ref.h"
 
-void _mlir_ciface_sgemm(hpvm_memref_f32_2d_t *a, hpvm_memref_f32_2d_t *b, hpvm_memref_f32_2d_t *c);
 
 int main(int argc, char **argv) {
   int M = argc > 1 ? atoi(argv[1]) : 100, N = argc > 2 ? atoi(argv[2]) : 70,

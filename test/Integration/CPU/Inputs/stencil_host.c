@@ -1,14 +1,12 @@
 /* Host of examples/stencil.mlir for the integration test: compared exactly with the sequential
  * reference of benchmarks/stencil (same summation order, no contraction). */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stencil_ref.h"
 
-void _mlir_ciface_stencil(hpvm_memref_f32_1d_t *a, hpvm_memref_f32_1d_t *b, int64_t nx, int64_t ny,
-                          int64_t nz, int64_t iterations);
 
 int main(int argc, char **argv) {
   int nx = argc > 1 ? atoi(argv[1]) : 19, ny = argc > 2 ? atoi(argv[2]) : 13,

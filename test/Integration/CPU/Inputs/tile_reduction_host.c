@@ -1,11 +1,10 @@
 /* Host of examples/tile_reduction.mlir: per-tile sums compared exactly with the reference. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "small_ref.h"
 
-void _mlir_ciface_tile_sums(hpvm_memref_f32_1d_t *x, hpvm_memref_f32_1d_t *sums);
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 100003, tiles = tilesum_ntiles(n);

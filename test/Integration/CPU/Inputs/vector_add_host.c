@@ -1,13 +1,11 @@
 /* Host of examples/vector_add.mlir for the integration test: an odd size, checked against the
  * reference of benchmarks/common. */
-#include <hpvm/hpvm_memref.h>
+#include "hpvm_examples.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "small_ref.h"
 
-void _mlir_ciface_vadd(hpvm_memref_f32_1d_t *a, hpvm_memref_f32_1d_t *b, hpvm_memref_f32_1d_t *c,
-                       int64_t n);
 
 int main(void) {
   long n = 1000003;
