@@ -133,6 +133,8 @@ private:
   /// Replaces the grid queries of a leaf function whose grid arguments
   /// (x, y, z, extents, parent frame) start at argument `firstGridArg`.
   void lowerGridQueries(func::FuncOp function, unsigned firstGridArg);
+  /// Makes a generated function private, with internal linkage in LLVM.
+  void markInternal(func::FuncOp function);
   /// Asks LLVM to inline an instance function into its range loops.
   void markAlwaysInline(func::FuncOp function);
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).

@@ -77,7 +77,7 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
         uniqueName(("__hpvm_leaf_" + leaf.getSymName() + "_phase" + Twine(phase))
                        .str()),
         b.getFunctionType(inputs, last ? leaf.getResultTypes() : TypeRange()));
-    function.setPrivate();
+    markInternal(function);
     Block *entry = function.addEntryBlock();
     OpBuilder fb = OpBuilder::atBlockEnd(entry);
     IRMapping mapping;

@@ -45,7 +45,7 @@ LogicalResult CPULowering::createNodeFunctions() {
     auto function = func::FuncOp::create(
         b, leaf.getLoc(), uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
         b.getFunctionType(inputs, leaf.getResultTypes()));
-    function.setPrivate();
+    markInternal(function);
     function.getBody().takeBody(leaf.getBody());
     Block &entry = function.front();
     for (unsigned i = 0; i < 6; ++i)
@@ -73,7 +73,7 @@ LogicalResult CPULowering::createNodeFunctions() {
         b, internal.getLoc(),
         uniqueName(("__hpvm_internal_" + internal.getSymName()).str()),
         b.getFunctionType(inputs, internal.getResultTypes()));
-    function.setPrivate();
+    markInternal(function);
     nodeFunctions[internal] = function;
   }
   return success();
@@ -84,6 +84,14 @@ void CPULowering::markAlwaysInline(func::FuncOp function) {
   // the loop sees the body (hoisting, vectorization across instances).
   function->setAttr("passthrough",
                     ArrayAttr::get(context, {StringAttr::get(context, "alwaysinline")}));
+}
+
+void CPULowering::markInternal(func::FuncOp function) {
+  // Private to this module in LLVM too: programs linked together must not
+  // clash on node names, and inlined copies can be dropped.
+  function.setPrivate();
+  function->setAttr("llvm.linkage",
+                    LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
 }
 
 void CPULowering::lowerAllocs(func::FuncOp function) {
