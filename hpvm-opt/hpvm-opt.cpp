@@ -3,6 +3,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Pipelines/Pipelines.h"
 #include "HPVM/Tools/Registration.h"
+#include "HPVM/Transforms/Passes.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::hpvm::registerHPVMConversionPasses();
   mlir::hpvm::registerHPVMPipelines();
+  mlir::hpvm::registerHPVMTransformsPasses();
   mlir::hpvm::test::registerTestPasses();
 
   mlir::DialectRegistry registry;

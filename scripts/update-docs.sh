@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates the TableGen'd references in docs/ (--write) or fails when one is stale (--check):
-# docs/Dialect/HPVM.md (ops, attributes, types) and docs/Passes.md (passes and their options).
+# docs/Dialect/HPVM.md (ops, attributes, types), docs/Passes.md (conversions) and
+# docs/Transforms.md (graph transforms).
 set -euo pipefail
 mode=${1:---check}
 build=${2:-build}
 cd "$(dirname "$0")/.."
 
-ninja -C "$build" HPVMDialectDocGen HPVMConversionPassesDocGen >/dev/null
+ninja -C "$build" HPVMDialectDocGen HPVMConversionPassesDocGen HPVMTransformsPassesDocGen >/dev/null
 status=0
 # sync GENERATED TARGET
 sync() {
@@ -25,4 +26,5 @@ sync() {
 }
 sync HPVMDialect.md docs/Dialect/HPVM.md
 sync HPVMConversionPasses.md docs/Passes.md
+sync HPVMTransformsPasses.md docs/Transforms.md
 exit $status
