@@ -21,6 +21,12 @@ build() {
 build sgemm sgemm.mlir sgemm sgemm_ref.c
 build stencil stencil.mlir stencil stencil_ref.c
 build edge edge_detection.mlir edge edge_ref.c
+# The same pipeline after hpvm-fuse-nodes (greedy): fused vs unfused.
+"$ROOT/build/bin/hpvm-opt" --hpvm-fuse-nodes=greedy=true "$ROOT/examples/edge_detection.mlir" \
+  -o "$OUT/edge_detection_fused.mlir"
+"$HPVM_CC" -O3 -ffp-contract=off "$OUT/edge_detection_fused.mlir" "$ROOT/benchmarks/hpvm/edge_bench.c" \
+  "$OUT/edge_ref.o" -I "$ROOT/benchmarks/edge" -I "$ROOT/benchmarks/common" \
+  -I "$ROOT/benchmarks/hpvm" -I "$ROOT/examples" -lgomp -lm -o "$OUT/edge_fused_bench"
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -28,6 +34,7 @@ if [[ "${1:-}" == "--quick" ]]; then
   "$OUT/sgemm_bench" 256 256 256 --runs 1
   "$OUT/stencil_bench" 32 32 32 4 --runs 1
   "$OUT/edge_bench" 128 128 4 2 --runs 1
+  "$OUT/edge_fused_bench" 128 128 4 2 --runs 1
 elif [[ "${1:-}" == "--demo" ]]; then
   "$OUT/sgemm_bench" 512 512 512 --runs 3
   "$OUT/stencil_bench" 128 128 128 20 --runs 3
@@ -36,5 +43,7 @@ else
   "$OUT/sgemm_bench" 1024 1024 1024 --runs "$RUNS"
   "$OUT/stencil_bench" 128 128 128 100 --runs "$RUNS"
   "$OUT/edge_bench" 1280 1280 8 4 --runs "$RUNS"
+  echo "# the same pipeline after hpvm-fuse-nodes (laplacian and gradient fused):"
+  "$OUT/edge_fused_bench" 1280 1280 8 4 --runs "$RUNS"
 fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
