@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -602,6 +603,69 @@ CreateNodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << "'; expected a node definition (hpvm.leaf or "
                             "hpvm.internal)";
   return success();
+}
+
+/// True when running `node` can have no effect but its outputs: every op in
+/// it (and in the nodes it instantiates) at most reads memory. Calls, writes,
+/// atomics, barriers and unknown ops count as effects.
+static bool hasNoSideEffects(NodeOpInterface node,
+                             SymbolTableCollection &symbolTable,
+                             unsigned depth = 0) {
+  if (!node || depth > 64)
+    return false;
+  WalkResult result = node->walk([&](Operation *op) {
+    if (op == node.getOperation())
+      return WalkResult::advance();
+    if (auto create = dyn_cast<CreateNodeOp>(op))
+      return hasNoSideEffects(create.getNodeDefinition(symbolTable),
+                              symbolTable, depth + 1)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    if (isa<EdgeOp, BindInOp, BindOutOp, ReturnOp>(op) ||
+        op->hasTrait<mlir::OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const auto &instance : instances)
+      if (!isa<MemoryEffects::Read>(instance.getEffect()))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+namespace {
+/// Erases a child nobody reads from (no edge out of it, no bind_out) whose
+/// definition has no side effects, together with the binds and edges into it.
+struct EraseUnusedPureChild : public OpRewritePattern<CreateNodeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CreateNodeOp create,
+                                PatternRewriter &rewriter) const override {
+    Value handle = create.getHandle();
+    for (Operation *user : handle.getUsers()) {
+      if (auto edge = dyn_cast<EdgeOp>(user); edge && edge.getSource() == handle)
+        return rewriter.notifyMatchFailure(create, "an edge reads an output");
+      if (isa<BindOutOp>(user))
+        return rewriter.notifyMatchFailure(create, "an output is bound out");
+    }
+    SymbolTableCollection symbolTable;
+    if (!hasNoSideEffects(create.getNodeDefinition(symbolTable), symbolTable))
+      return rewriter.notifyMatchFailure(create, "the node may have effects");
+    for (Operation *user : llvm::make_early_inc_range(handle.getUsers()))
+      rewriter.eraseOp(user);
+    rewriter.eraseOp(create);
+    return success();
+  }
+};
+} // namespace
+
+void CreateNodeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<EraseUnusedPureChild>(context);
 }
 
 void CreateNodeOp::getAsmResultNames(

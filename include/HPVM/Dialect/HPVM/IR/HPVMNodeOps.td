@@ -151,6 +151,8 @@ def HPVM_CreateNodeOp : HPVM_Op<"create_node", [HasParent<"InternalOp">,
   let results = (outs HPVM_NodeType:$handle);
   let assemblyFormat = "$node (` ` `[` $dims^ `]`)? attr-dict `:` type($handle)";
   let hasVerifier = 1;
+  // Removes children whose outputs are unused and that have no side effects.
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// Number of replication dimensions (0 to 3).
     unsigned getRank() { return getDims().size(); }
