@@ -1,6 +1,4 @@
 /* base_test.c - statuses, hpvm_rt_check's exit behaviour and the checked allocator helpers. */
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "test_util.h"
 
@@ -25,26 +23,15 @@ static void test_status(void) {
   hpvm_rt_check(NULL); /* OK: returns */
 }
 
+static void check_at_unavailable(void *unused) {
+  (void)unused;
+  hpvm_rt_check_at(hpvm_status_create(HPVM_STATUS_UNAVAILABLE, "no GPU here"), "main.c:3");
+}
+
 /* hpvm_rt_check must print the error and exit(1) - never crash, never continue. */
 static void test_check_exits(void) {
-  int pipe_fds[2];
-  CHECK(pipe(pipe_fds) == 0);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    dup2(pipe_fds[1], 2);
-    hpvm_rt_check_at(hpvm_status_create(HPVM_STATUS_UNAVAILABLE, "no GPU here"), "main.c:3");
-    _exit(42); /* not reached */
-  }
-  close(pipe_fds[1]);
-  char text[256] = "";
-  ssize_t length = read(pipe_fds[0], text, sizeof(text) - 1);
-  close(pipe_fds[0]);
-  int wait_status = 0;
-  waitpid(pid, &wait_status, 0);
-  CHECK(WIFEXITED(wait_status));
-  CHECK_EQ_INT(WEXITSTATUS(wait_status), 1);
-  CHECK(length > 0);
+  char text[256];
+  CHECK_EQ_INT(test_run_child(check_at_unavailable, NULL, text, sizeof(text)), 1);
   CHECK(strstr(text, "hpvm: error: main.c:3: UNAVAILABLE: no GPU here") != NULL);
 }
 

@@ -1,8 +1,6 @@
 /* cuda_test.c - the CUDA backend and mgpu* wrappers: UNAVAILABLE without a driver, and a full
  * run against a fake libcuda (path in argv[1]) checking results, error mapping and leaks. */
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "runtime.h"
 #include "test_util.h"
@@ -177,27 +175,15 @@ static void test_mgpu(void) {
 }
 
 /* An mgpu call that fails prints the error and exits 1 (generated code cannot handle it). */
+static void get_missing_kernel(void *unused) {
+  (void)unused;
+  void *module = mgpuModuleLoad((void *)(uintptr_t)cubin, sizeof(cubin));
+  mgpuModuleGetFunction(module, "no_such_kernel");
+}
+
 static void test_mgpu_error_exits(void) {
-  int pipe_fds[2];
-  CHECK(pipe(pipe_fds) == 0);
-  fflush(stdout);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    dup2(pipe_fds[1], 2);
-    void *module = mgpuModuleLoad((void *)(uintptr_t)cubin, sizeof(cubin));
-    mgpuModuleGetFunction(module, "no_such_kernel");
-    _exit(42);
-  }
-  close(pipe_fds[1]);
-  char text[512] = "";
-  ssize_t length = read(pipe_fds[0], text, sizeof(text) - 1);
-  close(pipe_fds[0]);
-  int wait_status = 0;
-  waitpid(pid, &wait_status, 0);
-  CHECK(WIFEXITED(wait_status));
-  CHECK_EQ_INT(WEXITSTATUS(wait_status), 1);
-  CHECK(length > 0);
+  char text[512];
+  CHECK_EQ_INT(test_run_child(get_missing_kernel, NULL, text, sizeof(text)), 1);
   CHECK(strstr(text, "hpvm: error: mgpuModuleGetFunction: NOT_FOUND") != NULL);
 }
 

@@ -7,10 +7,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/allocator.h"
 #include "device/device.h"
 #include "hpvm/hpvm_rt.h"
+
+/* Runs `body(arg)` in a child process whose stderr is captured into `text` (at most size - 1
+ * bytes, NUL-terminated); returns the child's exit code, or -1 when it did not exit normally.
+ * For calls that must print an error and exit, never return. */
+static inline int test_run_child(void (*body)(void *), void *arg, char *text, size_t size) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0)
+    return -1;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    dup2(pipe_fds[1], 2);
+    body(arg);
+    _exit(42); /* the body was expected not to return */
+  }
+  close(pipe_fds[1]);
+  ssize_t length = read(pipe_fds[0], text, size - 1);
+  text[length > 0 ? length : 0] = '\0';
+  close(pipe_fds[0]);
+  int wait_status = 0;
+  waitpid(pid, &wait_status, 0);
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+}
 
 /* Exit code CTest treats as "skipped" (SKIP_RETURN_CODE). */
 #define TEST_SKIP_CODE 77
