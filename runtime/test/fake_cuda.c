@@ -6,17 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
+/* The runtime's own declarations of the driver types, so that calls through its symbol table
+ * match these definitions exactly (UBSan's -fsanitize=function checks this). */
+#include "device/cuda/cuda_symbols.h"
 
-/* The same types as the runtime's symbol table uses, so calls through its pointers match the
- * definitions exactly (UBSan's -fsanitize=function checks this). */
-typedef int CUresult;
-typedef uint64_t CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
+#define EXPORT __attribute__((visibility("default")))
 
 enum {
   SUCCESS = 0,
@@ -272,19 +266,13 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, un
   return SUCCESS;
 }
 
-typedef struct hpvm_cu_launch_config_t {
-  unsigned gx, gy, gz, bx, by, bz, shared;
-  CUstream stream;
-  void *attributes;
-  unsigned attribute_count;
-} hpvm_cu_launch_config_t;
-
 EXPORT CUresult cuLaunchKernelEx(const hpvm_cu_launch_config_t *config, CUfunction function,
                                  void **params, void **extra) {
   if (!config || config->attribute_count != 1)
     return INVALID_VALUE;
-  return cuLaunchKernel(function, config->gx, config->gy, config->gz, config->bx, config->by,
-                        config->bz, config->shared, config->stream, params, extra);
+  return cuLaunchKernel(function, config->grid_x, config->grid_y, config->grid_z,
+                        config->block_x, config->block_y, config->block_z,
+                        config->shared_memory_bytes, config->stream, params, extra);
 }
 
 static CUresult make_token(void **token) {

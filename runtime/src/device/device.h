@@ -62,6 +62,13 @@ void hpvm_device_initialize(hpvm_device_t *device, const hpvm_device_vtable_t *v
                             hpvm_rt_device_kind_t kind, hpvm_allocator_t allocator,
                             const char *name, uint32_t max_inflight);
 
+/* Opens a driver library with dlopen: the path in environment variable `env_var` if set, else
+ * `default_path`. On failure the status is UNAVAILABLE and names `api` and the loader's reason.
+ * The library stays loaded for the life of the process (drivers register atexit handlers). */
+hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *default_path,
+                                      const char *api, void **out_library,
+                                      const char **out_path);
+
 static inline void hpvm_device_destroy(hpvm_device_t *device) {
   if (device)
     device->vtable->destroy(device);

@@ -289,15 +289,9 @@ static const hpvm_device_vtable_t cuda_vtable = {
 };
 
 static hpvm_status_t load_symbols(hpvm_cuda_symbols_t *cu) {
-  const char *path = getenv("HPVM_CUDA_LIBRARY");
-  if (!path || !*path)
-    path = "libcuda.so.1";
-  cu->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!cu->library) {
-    const char *reason = dlerror();
-    return HPVM_STATUS(UNAVAILABLE, "CUDA is not available: cannot load %s (%s)", path,
-                       reason ? reason : "unknown reason");
-  }
+  const char *path;
+  HPVM_RETURN_IF_ERROR(hpvm_device_open_driver("HPVM_CUDA_LIBRARY", "libcuda.so.1", "CUDA",
+                                               &cu->library, &path));
 #define HPVM_CUDA_LOAD(field, symbol, required, result, params)                                 \
   *(void **)&cu->field = dlsym(cu->library, symbol);                                            \
   if ((required) && !cu->field)                                                                 \

@@ -464,15 +464,9 @@ static const hpvm_device_vtable_t opencl_vtable = {
 };
 
 static hpvm_status_t load_symbols(hpvm_opencl_symbols_t *cl) {
-  const char *path = getenv("HPVM_OPENCL_LIBRARY");
-  if (!path || !*path)
-    path = "libOpenCL.so.1";
-  cl->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!cl->library) {
-    const char *reason = dlerror();
-    return HPVM_STATUS(UNAVAILABLE, "OpenCL is not available: cannot load %s (%s)", path,
-                       reason ? reason : "unknown reason");
-  }
+  const char *path;
+  HPVM_RETURN_IF_ERROR(hpvm_device_open_driver("HPVM_OPENCL_LIBRARY", "libOpenCL.so.1",
+                                               "OpenCL", &cl->library, &path));
 #define HPVM_OPENCL_LOAD(name, required, result, params)                                        \
   *(void **)&cl->name = dlsym(cl->library, #name);                                              \
   if ((required) && !cl->name)                                                                  \
