@@ -115,6 +115,13 @@ Value CPULowering::nullPointer(OpBuilder &b, Location loc) {
   return LLVM::ZeroOp::create(b, loc, pointerType);
 }
 
+/// The size of `type` from the address of element 1 of a null array of it.
+Value CPULowering::sizeOf(OpBuilder &b, Location loc, Type type) {
+  Value end = LLVM::GEPOp::create(b, loc, pointerType, type, nullPointer(b, loc),
+                                  ArrayRef<LLVM::GEPArg>{1});
+  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), end);
+}
+
 Value CPULowering::toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }

@@ -125,6 +125,12 @@ private:
   LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
   /// The size in bytes of `type` as an i64 value.
   Value sizeOf(OpBuilder &b, Location loc, Type type);
+  /// A frame for a single instance (ids 0, extents 1) below `parentFrame`.
+  Value allocateSingleInstanceFrame(OpBuilder &b, Location loc, Value parentFrame);
+  /// The number of instances of the grid `dims`, as i64.
+  Value instanceCount(OpBuilder &b, Location loc, ValueRange dims);
+  /// { ptr array per output of `node` } (at least one field).
+  LLVM::LLVMStructType getOutputArraysType(NodeOpInterface node);
   /// The function hpvm_rt_launch runs for a launched root.
   LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
   /// The layout of a launch block: { ptr launch, inputs..., outputs... }.

@@ -119,10 +119,8 @@ void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
   unsigned rank = dims.size();
   Value spill = nullPointer(b, loc);
   if (!spillType.getBody().empty()) {
-    Value count = i64Constant(b, loc, 1);
-    for (Value dim : dims)
-      count = LLVM::MulOp::create(b, loc, count, toI64(b, loc, dim));
-    Value bytes = LLVM::MulOp::create(b, loc, count, sizeOf(b, loc, spillType));
+    Value bytes = LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
+                                      sizeOf(b, loc, spillType));
     spill = callRuntime(b, loc, "malloc", pointerType, {bytes});
   }
   LLVM::LLVMStructType contextType = getRangeContextType(leaf);

@@ -103,11 +103,8 @@ LogicalResult CPULowering::lowerHostOps() {
     Location loc = launch.getLoc();
     OpBuilder b(launch);
     LLVM::LLVMStructType blockType = getLaunchBlockType(root);
-    Value sizeAddress =
-        LLVM::GEPOp::create(b, loc, pointerType, blockType, nullPointer(b, loc),
-                            ArrayRef<LLVM::GEPArg>{1});
-    Value size = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), sizeAddress);
-    Value block = callRuntime(b, loc, "malloc", pointerType, {size});
+    Value block = callRuntime(b, loc, "malloc", pointerType,
+                              {sizeOf(b, loc, blockType)});
     for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
       storeField(b, loc, blockType, block, index + 1, toStorage(b, loc, arg));
     Value entry = LLVM::AddressOfOp::create(b, loc, getEntryFunction(root));

@@ -264,17 +264,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       args.append({zero, zero, zero, one, one, one, parentFrame});
     } else {
-      Value frame = allocaInEntry(b, loc, frameType);
-      for (int32_t d = 0; d < 3; ++d) {
-        LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                              fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-        LLVM::StoreOp::create(
-            b, loc, i64Constant(b, loc, 1),
-            fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
-      }
-      LLVM::StoreOp::create(b, loc, parentFrame,
-                            fieldAddress(b, loc, frameType, frame, {FrameParent}));
-      args.push_back(frame);
+      args.push_back(allocateSingleInstanceFrame(b, loc, parentFrame));
     }
     return func::CallOp::create(b, loc, function, args).getResults();
   }
@@ -294,16 +284,12 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   storeField(b, loc, contextType, context, numInputs + 1, outputs);
   storeField(b, loc, contextType, context, numInputs + 2, nullPointer(b, loc));
   // Per-instance outputs: one array each, indexed by the linear instance id.
-  auto arraysType = LLVM::LLVMStructType::getLiteral(
-      context.getContext(),
-      SmallVector<Type>(std::max<size_t>(outputTypes.size(), 1), pointerType));
+  LLVM::LLVMStructType arraysType = getOutputArraysType(node);
   Value arrays = nullPointer(b, loc);
   SmallVector<Value> outputArrays(outputTypes.size());
   if (perInstance.outputs) {
     arrays = allocaInEntry(b, loc, arraysType);
-    Value count = i64Constant(b, loc, 1);
-    for (Value dim : dims)
-      count = LLVM::MulOp::create(b, loc, count, toI64(b, loc, dim));
+    Value count = instanceCount(b, loc, dims);
     for (auto [port, type] : llvm::enumerate(outputTypes)) {
       if (!((perInstance.outputs >> port) & 1))
         continue;
@@ -342,6 +328,34 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         loadField(b, loc, outputType, outputs, index),
                                         type));
   return results;
+}
+
+Value CPULowering::allocateSingleInstanceFrame(OpBuilder &b, Location loc,
+                                               Value parentFrame) {
+  Value frame = allocaInEntry(b, loc, frameType);
+  for (int32_t d = 0; d < 3; ++d) {
+    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                          fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 1),
+                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
+  }
+  LLVM::StoreOp::create(b, loc, parentFrame,
+                        fieldAddress(b, loc, frameType, frame, {FrameParent}));
+  return frame;
+}
+
+Value CPULowering::instanceCount(OpBuilder &b, Location loc, ValueRange dims) {
+  Value count = i64Constant(b, loc, 1);
+  for (Value dim : dims)
+    count = LLVM::MulOp::create(b, loc, count, toI64(b, loc, dim));
+  return count;
+}
+
+LLVM::LLVMStructType CPULowering::getOutputArraysType(NodeOpInterface node) {
+  return LLVM::LLVMStructType::getLiteral(
+      context,
+      SmallVector<Type>(std::max<size_t>(node.getOutputTypes().size(), 1),
+                        pointerType));
 }
 
 LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
@@ -475,8 +489,7 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   }
   auto call = func::CallOp::create(b, loc, callee, args);
   if (perInstance.outputs) {
-    auto arraysType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(outputTypes.size(), pointerType));
+    LLVM::LLVMStructType arraysType = getOutputArraysType(node);
     for (auto [port, result] : llvm::enumerate(call.getResults())) {
       if (!((perInstance.outputs >> port) & 1))
         continue;

@@ -30,12 +30,6 @@ struct Stage {
 };
 } // namespace
 
-Value CPULowering::sizeOf(OpBuilder &b, Location loc, Type type) {
-  Value end = LLVM::GEPOp::create(b, loc, pointerType, type, nullPointer(b, loc),
-                                  ArrayRef<LLVM::GEPArg>{1});
-  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), end);
-}
-
 /// The stages of a streaming root, in the order of its children.
 static SmallVector<Stage> planStages(NodeOpInterface root,
                                      SymbolTableCollection &symbols) {
@@ -108,15 +102,7 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
       rootArgs.push_back(
           fromStorage(b, loc, loadField(b, loc, argsType, args, field), type));
     // The root is one instance without ancestors.
-    Value frame = allocaInEntry(b, loc, frameType);
-    for (int32_t d = 0; d < 3; ++d) {
-      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                            fieldAddress(b, loc, frameType, frame, {0, d}));
-      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 1),
-                            fieldAddress(b, loc, frameType, frame, {1, d}));
-    }
-    LLVM::StoreOp::create(b, loc, nullPointer(b, loc),
-                          fieldAddress(b, loc, frameType, frame, {2}));
+    Value frame = allocateSingleInstanceFrame(b, loc, nullPointer(b, loc));
 
     SmallVector<Value> inputs, dims;
     if (!internal) {
