@@ -9,14 +9,23 @@ using namespace mlir::hpvm;
 
 NodeHierarchy::NodeHierarchy(Operation *symbolTableOp)
     : symbols(symbolTableOp) {
-  symbolTableOp->walk([&](Operation *op) {
-    if (auto create = dyn_cast<CreateNodeOp>(op)) {
-      uses[create.getNodeAttr().getAttr()].push_back(
-          {op, create.getRank(), create->getParentOfType<InternalOp>()});
-    } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-      uses[launch.getRootAttr().getAttr()].push_back({op, 0, InternalOp()});
+  // create_node appears only directly in internal bodies and launches never in
+  // leaves, so leaf bodies (most of a program) are not walked.
+  for (Block &block : symbolTableOp->getRegion(0))
+    for (Operation &top : block) {
+      if (isa<LeafOp>(top))
+        continue;
+      if (auto internal = dyn_cast<InternalOp>(top)) {
+        for (Block &body : internal.getBody())
+          for (auto create : body.getOps<CreateNodeOp>())
+            uses[create.getNodeAttr().getAttr()].push_back(
+                {create, create.getRank(), internal});
+        continue;
+      }
+      top.walk([&](LaunchOp launch) {
+        uses[launch.getRootAttr().getAttr()].push_back({launch, 0, InternalOp()});
+      });
     }
-  });
 }
 
 ArrayRef<NodeUse> NodeHierarchy::getUses(StringAttr node) const {
@@ -41,7 +50,9 @@ static SmallVector<StringAttr> getChildNames(NodeOpInterface node) {
   return names;
 }
 
-SmallVector<StringAttr> NodeHierarchy::findRecursion(StringAttr node) const {
+SmallVector<StringAttr>
+mlir::hpvm::findNodeRecursion(StringAttr node,
+                              function_ref<NodeOpInterface(StringAttr)> lookup) {
   // Depth-first search from `node`; `path` is the current chain of names.
   SmallVector<StringAttr> path{node};
   llvm::SmallDenseSet<StringAttr> finished;
@@ -64,6 +75,10 @@ SmallVector<StringAttr> NodeHierarchy::findRecursion(StringAttr node) const {
   if (visit(node))
     return path;
   return {};
+}
+
+SmallVector<StringAttr> NodeHierarchy::findRecursion(StringAttr node) const {
+  return findNodeRecursion(node, [&](StringAttr name) { return lookup(name); });
 }
 
 FailureOr<unsigned> NodeHierarchy::getDepth(StringAttr node) const {

@@ -467,10 +467,13 @@ LogicalResult GraphVerifier::verifyAcyclic() {
 
 LogicalResult InternalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // Recursion first: graph checks of a recursive hierarchy are meaningless.
-  auto module = (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>();
-  if (module) {
-    NodeHierarchy hierarchy(module);
-    SmallVector<StringAttr> chain = hierarchy.findRecursion(getSymNameAttr());
+  if (Operation *module =
+          (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>()) {
+    SmallVector<StringAttr> chain =
+        findNodeRecursion(getSymNameAttr(), [&](StringAttr name) {
+          return dyn_cast_or_null<NodeOpInterface>(
+              symbolTable.lookupSymbolIn(module, name));
+        });
     if (!chain.empty()) {
       std::string path;
       for (auto [i, name] : llvm::enumerate(chain))

@@ -21,6 +21,13 @@ struct NodeUse {
   InternalOp parent;
 };
 
+/// A chain of names `node → … → node` when `node` instantiates itself (directly
+/// or through descendants), resolving names with `lookup`; empty otherwise.
+/// Needs no module-wide walk, so verifiers can afford it per node.
+SmallVector<StringAttr>
+findNodeRecursion(StringAttr node,
+                  llvm::function_ref<NodeOpInterface(StringAttr)> lookup);
+
 /// The hierarchy of the node definitions in one symbol table (a module).
 /// A snapshot: rebuild it after changing the module.
 class NodeHierarchy {
