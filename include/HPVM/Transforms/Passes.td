@@ -32,4 +32,91 @@ def HPVMFuseNodes : Pass<"hpvm-fuse-nodes", "ModuleOp"> {
   ];
 }
 
+def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
+  let summary = "Fuse chains of single-tensor-op leaves into one leaf (conv2d→add→act→pool, mul→add→act, …)";
+  let description = [{
+    The tensor-node fusion patterns of the HPVM release: a chain of sibling
+    leaves that each hold one tensor op becomes one leaf holding the chain,
+    for the patterns `conv2d→add→act→pool`, `conv2d→add→act`,
+    `conv2d→add→pool`, `conv2d→add`, `mul→add→act` and `mul→add`, where
+    act is `relu`, `clipped_relu`, `tanh` or `sigmoid`. The longest pattern
+    wins: a chain starts at each `conv2d` or `mul` leaf (in topological order)
+    and grows while the next leaf continues a pattern and the step is legal.
+
+    A single-tensor-op leaf has one block holding one `hpvm.tensor.*` op and
+    an `hpvm.return` of its result. A step from one leaf to the next is legal
+    when:
+
+    * the producer's result is used only by the next node: it travels on one
+      edge, into the consumer's data operand (either operand of `add`), and
+      is not also bound out of the parent;
+    * both are children of the same internal node, joined by a direct edge
+      (not through a `bind_out` and an edge of the grandparent);
+    * they have the same targets;
+    * they have the same grid (rank and extents) and the edge is not
+      streaming (nor `all_to_all` between replicated nodes);
+    * the consumer is not already part of an earlier chain (an `add` fed by
+      two `conv2d`s joins the first).
+
+    A pattern step that is refused is reported as a remark at the producer's
+    `hpvm.create_node` with the reason. The fused leaf is named after the
+    chain's leaves joined by `_`, takes every input of the chain except the
+    fused edges (in chain order) and the last node's output; the original
+    definitions stay (unused ones can be removed by `symbol-dce`).
+
+    Example: `hpvm-opt --hpvm-fuse-tensor-nodes prog.mlir`.
+  }];
+}
+
+def HPVMAssignTargets : Pass<"hpvm-assign-targets", "ModuleOp"> {
+  let summary = "Resolve each node's target hints to the backends that are built in";
+  let description = [{
+    Rewrites the `hpvm.targets` hint list of every node definition (in order
+    of preference; none means `[cpu]`) into the targets the node will be
+    compiled for, and marks nodes that keep several targets with
+    `hpvm.dispatch` (the runtime picks one each time the node runs).
+
+    1. **Available hints.** A node's hints are filtered to the backends in
+       `available` (default: `cpu`, the only lowering this build has today).
+       Names are those of `#hpvm.target` (`cpu`, `vector`, `gpu`, `spirv`,
+       `tensor`); `opencl` is accepted for `spirv`.
+    2. **Internal nodes follow their children.** An internal node compiled for
+       a device (any target but `cpu`) becomes one device program with its
+       whole subgraph, so it keeps a device target only when every child can
+       be compiled for it too. `cpu` internal nodes are host code that may
+       launch children on any device.
+    3. **Policy.** From what remains, `policy` chooses: `first` keeps the
+       first remaining hint; `prefer-gpu` keeps `gpu` when it remains, else the
+       first; `prefer-cpu` likewise with `cpu`; `all` keeps every remaining
+       hint (several targets: runtime dispatch).
+    4. **Children of device nodes.** A child of an internal node assigned a
+       device target also gets that target (it runs inside the parent's
+       device program); it gets a policy choice of its own only when some
+       instantiation of it is launched from host code (a `cpu` parent, a
+       launch, or none known).
+    5. **No available hint.** A node none of whose hints is available (or an
+       internal node none of whose available hints all children can follow)
+       is an error naming the hints and the backends, unless `fallback` names
+       an available target: the node then gets it, with a warning. An
+       internal node can fall back only to `cpu` or a target every child can
+       follow.
+
+    Running the pass again on its own result changes nothing.
+
+    Example: `hpvm-opt --hpvm-assign-targets="available=cpu,gpu policy=all" prog.mlir`
+    turns `hpvm.targets = [#hpvm.target<gpu>, #hpvm.target<tensor>, #hpvm.target<cpu>]`
+    into `hpvm.targets = [#hpvm.target<gpu>, #hpvm.target<cpu>]` with `hpvm.dispatch`.
+  }];
+  let options = [
+    ListOption<"available", "available", "std::string",
+               "Backends built in (cpu, vector, gpu, spirv or opencl, tensor); "
+               "default: cpu">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"first\"",
+           "Which available hints a node keeps: first, prefer-gpu, prefer-cpu or all">,
+    Option<"fallback", "fallback", "std::string", /*default=*/"\"\"",
+           "Target given, with a warning, to nodes with no available hint "
+           "(default: none, such nodes are errors)">,
+  ];
+}
+
 #endif // HPVM_TRANSFORMS_PASSES_TD

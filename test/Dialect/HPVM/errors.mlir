@@ -507,7 +507,34 @@ func.func @f(%a: memref<?xf32> {hpvm.access = #hpvm.access<in>}) {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets'}}
+// expected-error @+1 {{'hpvm.dispatch' expects a node with at least two targets in 'hpvm.targets', found 1}}
+hpvm.leaf @leaf() attributes {hpvm.targets = [#hpvm.target<gpu>], hpvm.dispatch} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.dispatch' expects a node with at least two targets in 'hpvm.targets', found 0}}
+hpvm.internal @node() attributes {hpvm.dispatch} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.dispatch' is a unit attribute, found "dynamic"}}
+hpvm.leaf @leaf() attributes {hpvm.targets = [#hpvm.target<gpu>, #hpvm.target<cpu>], hpvm.dispatch = "dynamic"} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.dispatch' is only valid on node definitions (hpvm.leaf, hpvm.internal), found on 'func.func'}}
+func.func @f() attributes {hpvm.dispatch} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets' or 'hpvm.dispatch'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -22,6 +22,12 @@ hpvm.leaf @every_attribute(%a: memref<?xf32> {hpvm.access = #hpvm.access<in>},
   hpvm.return %v, %n : f32, i64
 }
 
+// CHECK-LABEL: hpvm.leaf @dispatched()
+// CHECK-SAME: attributes {hpvm.dispatch, hpvm.targets = [#hpvm.target<gpu>, #hpvm.target<cpu>]}
+hpvm.leaf @dispatched() attributes {hpvm.dispatch, hpvm.targets = [#hpvm.target<gpu>, #hpvm.target<cpu>]} {
+  hpvm.return
+}
+
 // CHECK-LABEL: hpvm.leaf private @private_leaf()
 // CHECK-NEXT: hpvm.return
 hpvm.leaf private @private_leaf() {

@@ -34,8 +34,8 @@ void HPVMDialect::registerTypes() {
 }
 
 //===----------------------------------------------------------------------===//
-// Discardable attributes: hpvm.targets on node definitions, hpvm.access on
-// their arguments.
+// Discardable attributes: hpvm.targets and hpvm.dispatch on node definitions,
+// hpvm.access on their arguments.
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyTargetList(Operation *op, Attribute value) {
@@ -73,12 +73,32 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
              << op->getName() << "'";
     return verifyTargetList(op, attribute.getValue());
   }
+  if (name == getDispatchAttrName()) {
+    if (!isa<NodeOpInterface>(op))
+      return op->emitError()
+             << "'hpvm.dispatch' is only valid on node definitions "
+                "(hpvm.leaf, hpvm.internal), found on '"
+             << op->getName() << "'";
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.dispatch' is a unit attribute, found "
+                             << attribute.getValue();
+    // Dispatch chooses among the node's targets at run time: it needs at
+    // least two of them.
+    auto list = op->getAttrOfType<ArrayAttr>(getTargetsAttrName());
+    size_t count = list ? list.size() : 0;
+    if (count < 2)
+      return op->emitError()
+             << "'hpvm.dispatch' expects a node with at least two targets in "
+                "'hpvm.targets', found "
+             << count;
+    return success();
+  }
   if (name == getAccessAttrName())
     return op->emitError() << "'hpvm.access' is an argument attribute of node "
                               "definitions, found on the op '"
                            << op->getName() << "' itself";
   return op->emitError() << "unknown hpvm attribute '" << name
-                         << "'; expected 'hpvm.targets'";
+                         << "'; expected 'hpvm.targets' or 'hpvm.dispatch'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

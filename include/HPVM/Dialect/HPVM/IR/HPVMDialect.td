@@ -23,11 +23,19 @@ def HPVM_Dialect : Dialect {
       approximable tensor computations carrying an optional error budget.
     * Host code uses `hpvm.launch`, `hpvm.wait`, `hpvm.push`, `hpvm.pop` and the
       memory-tracker ops `hpvm.track`, `hpvm.untrack`, `hpvm.request`.
+
+    Discardable attributes on node definitions: `hpvm.targets`, a non-empty
+    list of distinct `#hpvm.target`s (the node's hints in order of preference
+    until `hpvm-assign-targets` resolves them; no list means `[cpu]`), and
+    `hpvm.dispatch`, a unit attribute allowed only on a node with at least two
+    targets, which `hpvm-assign-targets` sets when a node keeps several: the
+    runtime then picks one of them each time the node runs. Arguments of node
+    definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
-  // Verifies `hpvm.targets` on node definitions and `hpvm.access` on their
-  // arguments wherever the attributes appear.
+  // Verifies `hpvm.targets` and `hpvm.dispatch` on node definitions and
+  // `hpvm.access` on their arguments wherever the attributes appear.
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
@@ -35,6 +43,12 @@ def HPVM_Dialect : Dialect {
     /// Name of the discardable attribute listing a node's target hints.
     static constexpr ::llvm::StringLiteral getTargetsAttrName() {
       return ::llvm::StringLiteral("hpvm.targets");
+    }
+    /// Name of the discardable unit attribute marking a node that keeps
+    /// several targets after hpvm-assign-targets: the runtime picks one of
+    /// them each time the node runs.
+    static constexpr ::llvm::StringLiteral getDispatchAttrName() {
+      return ::llvm::StringLiteral("hpvm.dispatch");
     }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {

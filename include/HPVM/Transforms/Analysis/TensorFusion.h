@@ -1,0 +1,42 @@
+//===- TensorFusion.h - Chains of tensor leaves that may become one ---*- C++ -*-===//
+// The release's tensor-node fusion patterns and their legality, with reasons.
+#ifndef HPVM_TRANSFORMS_ANALYSIS_TENSORFUSION_H
+#define HPVM_TRANSFORMS_ANALYSIS_TENSORFUSION_H
+
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::hpvm {
+
+/// The roles a tensor op plays in the fusion patterns.
+enum class TensorChainKind { conv2d, mul, add, activation, pool };
+
+/// The only tensor op of a single-tensor-op leaf: one block holding one
+/// `hpvm.tensor.*` op of a pattern kind and an `hpvm.return` of its result.
+/// Returns null otherwise; `why` (when given) then says why, or stays empty
+/// when the leaf holds no op of a pattern kind at all.
+Operation *getSingleTensorOp(LeafOp leaf, std::string *why = nullptr);
+
+/// The pattern role of a tensor op (conv2d, mul, add, relu / clipped_relu /
+/// tanh / sigmoid, pool), or none.
+std::optional<TensorChainKind> getTensorChainKind(Operation *op);
+
+/// True when a chain whose ops have `kinds` may grow by an op of kind `next`
+/// into (a prefix of) one of conv2d→add→act→pool, conv2d→add→act,
+/// conv2d→add→pool, conv2d→add, mul→add→act, mul→add.
+bool continuesTensorPattern(ArrayRef<TensorChainKind> kinds,
+                            TensorChainKind next);
+
+/// Why child `producer` (a single-tensor-op leaf) cannot be fused with child
+/// `consumer` (the next single-tensor-op leaf of a pattern) along `edge`, or
+/// the empty string when legal: the producer's result must go only to the
+/// consumer's chain operand, on a direct non-streaming edge between nodes with
+/// the same targets and the same grid.
+std::string checkTensorFusionStep(const DataflowGraph &graph, unsigned producer,
+                                  unsigned consumer, EdgeOp edge);
+
+} // namespace mlir::hpvm
+
+#endif // HPVM_TRANSFORMS_ANALYSIS_TENSORFUSION_H

@@ -1,0 +1,118 @@
+//===- TensorFusion.cpp - Chains of tensor leaves that may become one -----===//
+// Single-tensor-op leaves, the pattern trie and the legality of one chain step.
+#include "HPVM/Transforms/Analysis/TensorFusion.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+std::optional<TensorChainKind> mlir::hpvm::getTensorChainKind(Operation *op) {
+  if (isa<TensorConv2DOp>(op))
+    return TensorChainKind::conv2d;
+  if (isa<TensorMulOp>(op))
+    return TensorChainKind::mul;
+  if (isa<TensorAddOp>(op))
+    return TensorChainKind::add;
+  if (isa<TensorReluOp, TensorClippedReluOp, TensorTanhOp, TensorSigmoidOp>(op))
+    return TensorChainKind::activation;
+  if (isa<TensorPoolOp>(op))
+    return TensorChainKind::pool;
+  return std::nullopt;
+}
+
+Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
+  auto fail = [&](const Twine &reason) -> Operation * {
+    if (why)
+      *why = reason.str();
+    return nullptr;
+  };
+  if (why)
+    why->clear();
+  Operation *found = nullptr;
+  unsigned patternOps = 0;
+  leaf.walk([&](Operation *op) {
+    if (getTensorChainKind(op)) {
+      found = op;
+      ++patternOps;
+    }
+  });
+  if (!found)
+    return nullptr; // nothing a pattern could use: no reason to give
+  if (!leaf.getBody().hasOneBlock())
+    return fail("it has several blocks");
+  Block &body = leaf.getBodyBlock();
+  if (patternOps != 1 || body.getOperations().size() != 2)
+    return fail("it is not a single-tensor-op leaf (it holds " +
+                Twine(body.getOperations().size() - 1) +
+                " ops besides hpvm.return)");
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() != 1 || ret.getOperand(0) != found->getResult(0))
+    return fail("it does not return exactly the result of its tensor op");
+  return found;
+}
+
+bool mlir::hpvm::continuesTensorPattern(ArrayRef<TensorChainKind> kinds,
+                                        TensorChainKind next) {
+  using K = TensorChainKind;
+  // The patterns share prefixes; every prefix of two or more ops is itself a
+  // pattern, so growing a chain step by step finds the longest one.
+  static const SmallVector<SmallVector<K>> patterns = {
+      {K::conv2d, K::add, K::activation, K::pool},
+      {K::conv2d, K::add, K::pool},
+      {K::mul, K::add, K::activation},
+  };
+  for (ArrayRef<K> pattern : patterns)
+    if (kinds.size() < pattern.size() &&
+        pattern.take_front(kinds.size()) == kinds &&
+        pattern[kinds.size()] == next)
+      return true;
+  return false;
+}
+
+/// Two extents are the same when they are one value or equal constants.
+static bool sameExtent(Value a, Value b) {
+  if (a == b)
+    return true;
+  APInt x, y;
+  return matchPattern(a, m_ConstantInt(&x)) &&
+         matchPattern(b, m_ConstantInt(&y)) && x == y;
+}
+
+std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,
+                                              unsigned producer,
+                                              unsigned consumer, EdgeOp edge) {
+  NodeOpInterface a = graph.getDefinition(producer);
+  NodeOpInterface b = graph.getDefinition(consumer);
+  if (a.getTargets() != b.getTargets())
+    return "the nodes have different targets";
+  // The intermediate result must have one consumer: the next op.
+  for (BindOutOp bind : graph.getBindOuts())
+    if (bind.getSource() == graph.getChild(producer).getHandle())
+      return "its result is also an output of @" +
+             graph.getInternalNode().getSymName().str() +
+             " (bind_out), not only an input of the next node";
+  if (edge.getStreaming())
+    return "a streaming edge joins them";
+  CreateNodeOp ca = graph.getChild(producer), cb = graph.getChild(consumer);
+  if (ca.getRank() != cb.getRank())
+    return "the grids have different ranks";
+  for (unsigned d = 0; d < ca.getRank(); ++d)
+    if (!sameExtent(ca.getDims()[d], cb.getDims()[d]))
+      return "the grids may differ in dimension " + std::to_string(d);
+  if (ca.getRank() > 0 && edge.getReplication() != Replication::one_to_one)
+    return "an all_to_all edge joins replicated nodes";
+  // The result must enter the consumer's op as its data operand (either
+  // operand of add), not some other input.
+  auto leaf = cast<LeafOp>(b.getOperation());
+  Operation *op = getSingleTensorOp(leaf);
+  Value argument = leaf.getBodyBlock().getArgument(edge.getDestPort());
+  bool chainOperand = isa<TensorAddOp>(op)
+                          ? llvm::is_contained(op->getOperands(), argument)
+                          : op->getOperand(0) == argument;
+  if (!chainOperand)
+    return "its result feeds input " + std::to_string(edge.getDestPort()) +
+           " of the consumer, which is not the data operand of its '" +
+           op->getName().getStringRef().str() + "'";
+  return "";
+}

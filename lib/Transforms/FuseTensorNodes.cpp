@@ -1,0 +1,344 @@
+//===- FuseTensorNodes.cpp - The hpvm-fuse-tensor-nodes pass --------------===//
+// Replaces chains of single-tensor-op leaves (conv2d→add→act→pool, …,
+// mul→add) by one leaf; refusals are remarks saying why.
+#include "HPVM/Transforms/Passes.h"
+
+#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
+#include "HPVM/Transforms/Analysis/TensorFusion.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMFUSETENSORNODES
+#include "HPVM/Transforms/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+/// "conv2d" for hpvm.tensor.conv2d.
+static StringRef shortName(Operation *op) {
+  StringRef name = op->getName().stripDialect();
+  name.consume_front("tensor.");
+  return name;
+}
+
+static LeafOp getLeaf(NodeOpInterface node) {
+  return dyn_cast_or_null<LeafOp>(node ? node.getOperation() : nullptr);
+}
+
+namespace {
+/// A chain of children of one internal node, in dataflow order, and the edges
+/// joining consecutive ones.
+struct Chain {
+  SmallVector<CreateNodeOp> nodes;
+  SmallVector<LeafOp> leaves;
+  SmallVector<EdgeOp> edges;
+};
+} // namespace
+
+/// Builds the fused leaf: each op in chain order, an input fed by a chain
+/// edge being the previous op's result.
+static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
+  SmallVector<Type> inputs;
+  SmallVector<DictionaryAttr> inputAttrs;
+  for (auto [index, leaf] : llvm::enumerate(chain.leaves))
+    for (unsigned port = 0; port < leaf.getNumArguments(); ++port) {
+      if (index > 0 && port == chain.edges[index - 1].getDestPort())
+        continue;
+      inputs.push_back(leaf.getArgumentTypes()[port]);
+      inputAttrs.push_back(leaf.getArgAttrDict(port));
+    }
+  LeafOp first = chain.leaves.front(), last = chain.leaves.back();
+  auto fused = LeafOp::create(
+      b, first.getLoc(), name,
+      b.getFunctionType(inputs, last.getResultTypes()));
+  for (StringRef attr :
+       {HPVMDialect::getTargetsAttrName(), HPVMDialect::getDispatchAttrName()})
+    if (Attribute value = first->getAttr(attr))
+      fused->setAttr(attr, value);
+  for (auto [index, attrs] : llvm::enumerate(inputAttrs))
+    if (attrs)
+      fused.setArgAttrs(index, attrs);
+
+  Block &entry = fused.getBodyBlock();
+  OpBuilder fb = OpBuilder::atBlockEnd(&entry);
+  unsigned next = 0;
+  Value previous;
+  for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
+    IRMapping mapping;
+    for (unsigned port = 0; port < leaf.getNumArguments(); ++port) {
+      Value arg = leaf.getBodyBlock().getArgument(port);
+      if (index > 0 && port == chain.edges[index - 1].getDestPort())
+        mapping.map(arg, previous);
+      else
+        mapping.map(arg, entry.getArgument(next++));
+    }
+    Operation *op = getSingleTensorOp(leaf);
+    previous = fb.clone(*op, mapping)->getResult(0);
+  }
+  ReturnOp::create(fb, last.getLoc(), previous);
+  return fused;
+}
+
+/// Replaces the chain's children by one child of the fused leaf.
+static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
+  std::string name;
+  for (LeafOp leaf : chain.leaves)
+    name += (name.empty() ? "" : "_") + leaf.getSymName().str();
+  OpBuilder b(chain.leaves.back());
+  b.setInsertionPointAfter(chain.leaves.back());
+  LeafOp fused = buildFusedLeaf(b, chain, name);
+  symbols.insert(fused); // renames on a clash
+
+  // Input port of each chain node -> input port of the fused node.
+  SmallVector<DenseMap<unsigned, unsigned>> portMaps(chain.nodes.size());
+  unsigned next = 0;
+  for (auto [index, leaf] : llvm::enumerate(chain.leaves))
+    for (unsigned port = 0; port < leaf.getNumArguments(); ++port)
+      if (index == 0 || port != chain.edges[index - 1].getDestPort())
+        portMaps[index][port] = next++;
+  DenseMap<Value, unsigned> position;
+  for (auto [index, node] : llvm::enumerate(chain.nodes))
+    position[node.getHandle()] = index;
+
+  // The fused child goes after the last chain child, where every chain
+  // child's extents are defined; the first child's extents equal the others'.
+  Block &body = internal.getBodyBlock();
+  CreateNodeOp lastNode = chain.nodes.front();
+  for (CreateNodeOp node : chain.nodes)
+    if (lastNode->isBeforeInBlock(node))
+      lastNode = node;
+  OpBuilder gb(lastNode);
+  gb.setInsertionPointAfter(lastNode);
+  CreateNodeOp first = chain.nodes.front();
+  auto fusedNode =
+      CreateNodeOp::create(gb, first.getLoc(), first.getHandle().getType(),
+                           fused.getSymName(), first.getDims());
+
+  for (EdgeOp edge : chain.edges)
+    edge.erase();
+  for (Operation &op : body) {
+    if (auto edge = dyn_cast<EdgeOp>(op)) {
+      if (auto it = position.find(edge.getDest()); it != position.end())
+        edge.setDestPort(portMaps[it->second].lookup(edge.getDestPort()));
+    } else if (auto bind = dyn_cast<BindInOp>(op)) {
+      if (auto it = position.find(bind.getDest()); it != position.end())
+        bind.setDestPort(portMaps[it->second].lookup(bind.getDestPort()));
+    }
+    // Only the last node's output leaves the chain: its port stays 0.
+  }
+  for (CreateNodeOp node : chain.nodes) {
+    node.getHandle().replaceAllUsesWith(fusedNode.getHandle());
+    node.erase();
+  }
+  // Edges and binds that came before the fused child's definition move after
+  // it (their order has no meaning).
+  SmallVector<Operation *> early;
+  for (Operation *user : fusedNode.getHandle().getUsers())
+    if (user->isBeforeInBlock(fusedNode))
+      early.push_back(user);
+  llvm::sort(early, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  Operation *after = fusedNode;
+  for (Operation *op : early) {
+    op->moveAfter(after);
+    after = op;
+  }
+}
+
+namespace {
+struct HPVMFuseTensorNodesPass
+    : public hpvm::impl::HPVMFuseTensorNodesBase<HPVMFuseTensorNodesPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// The chains of one internal node; refusals are reported as remarks.
+  SmallVector<Chain> findChains(const DataflowGraph &graph);
+  /// Remarks for a chain whose last result leaves its parent through a
+  /// bind_out towards the next op of a pattern in another internal node.
+  void explainAcrossParents(const DataflowGraph &graph, unsigned child,
+                            ArrayRef<TensorChainKind> kinds);
+
+  NodeHierarchy *hierarchy = nullptr;
+  SymbolTableCollection *symbolTables = nullptr;
+};
+} // namespace
+
+/// The single-tensor-op leaf a node input leads to, following bind_ins down
+/// into internal nodes; null when it is not one.
+static LeafOp findConsumerLeaf(NodeOpInterface node, unsigned port,
+                               SymbolTableCollection &tables,
+                               SmallVectorImpl<StringRef> &path) {
+  if (LeafOp leaf = getLeaf(node))
+    return leaf;
+  auto internal = dyn_cast_or_null<InternalOp>(node.getOperation());
+  if (!internal)
+    return {};
+  path.push_back(internal.getSymName());
+  Value input = internal.getBodyBlock().getArgument(port);
+  for (auto bind : internal.getBodyBlock().getOps<BindInOp>())
+    if (bind.getInput() == input) {
+      auto create = bind.getDest().getDefiningOp<CreateNodeOp>();
+      auto child = tables.lookupNearestSymbolFrom<NodeOpInterface>(
+          create, create.getNodeAttr());
+      if (child)
+        return findConsumerLeaf(child, bind.getDestPort(), tables, path);
+    }
+  return {};
+}
+
+void HPVMFuseTensorNodesPass::explainAcrossParents(
+    const DataflowGraph &graph, unsigned child,
+    ArrayRef<TensorChainKind> kinds) {
+  InternalOp internal = graph.getInternalNode();
+  Operation *producerOp =
+      getSingleTensorOp(getLeaf(graph.getDefinition(child)));
+  for (BindOutOp bind : graph.getBindOuts()) {
+    if (bind.getSource() != graph.getChild(child).getHandle())
+      continue;
+    // Where the parent's output goes in each internal node instantiating it.
+    for (const NodeUse &use : hierarchy->getUses(internal.getSymNameAttr())) {
+      InternalOp grandparent = use.parent;
+      if (!grandparent)
+        continue;
+      auto create = cast<CreateNodeOp>(use.op);
+      for (auto edge : grandparent.getBodyBlock().getOps<EdgeOp>()) {
+        if (edge.getSource() != create.getHandle() ||
+            edge.getSourcePort() != bind.getOutput())
+          continue;
+        auto destCreate = edge.getDest().getDefiningOp<CreateNodeOp>();
+        auto dest = symbolTables->lookupNearestSymbolFrom<NodeOpInterface>(
+            destCreate, destCreate.getNodeAttr());
+        SmallVector<StringRef> path;
+        LeafOp leaf =
+            dest ? findConsumerLeaf(dest, edge.getDestPort(), *symbolTables, path)
+                 : LeafOp();
+        Operation *op = leaf ? getSingleTensorOp(leaf) : nullptr;
+        std::optional<TensorChainKind> kind =
+            op ? getTensorChainKind(op) : std::nullopt;
+        if (!kind || !continuesTensorPattern(kinds, *kind))
+          continue;
+        std::string other = path.empty() ? grandparent.getSymName().str()
+                                         : path.back().str();
+        graph.getChild(child).emitRemark()
+            << "not fused with @" << leaf.getSymName() << " ("
+            << shortName(producerOp) << " -> " << shortName(op)
+            << "): the nodes have different parents (@" << internal.getSymName()
+            << " and @" << other
+            << "); the result reaches it through bind_out and an edge of @"
+            << grandparent.getSymName() << ", not a direct edge";
+      }
+    }
+  }
+}
+
+SmallVector<Chain>
+HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
+  SmallVector<Chain> chains;
+  FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
+  if (failed(order))
+    return chains; // the verifier reports cycles
+  DenseMap<unsigned, unsigned> claimedBy; // child -> head of its chain
+  for (unsigned head : *order) {
+    if (claimedBy.count(head))
+      continue;
+    LeafOp headLeaf = getLeaf(graph.getDefinition(head));
+    Operation *headOp = headLeaf ? getSingleTensorOp(headLeaf) : nullptr;
+    std::optional<TensorChainKind> headKind =
+        headOp ? getTensorChainKind(headOp) : std::nullopt;
+    if (!headKind || (*headKind != TensorChainKind::conv2d &&
+                      *headKind != TensorChainKind::mul))
+      continue;
+    SmallVector<unsigned> members{head};
+    SmallVector<TensorChainKind> kinds{*headKind};
+    SmallVector<EdgeOp> edges;
+    Operation *currentOp = headOp;
+    while (true) {
+      unsigned current = members.back();
+      ArrayRef<EdgeOp> outgoing = graph.getOutgoingEdges(current);
+      if (outgoing.empty()) {
+        explainAcrossParents(graph, current, kinds);
+        break;
+      }
+      EdgeOp edge = outgoing.front(); // one output, one edge per output
+      unsigned next = *graph.getChildIndex(edge.getDest());
+      LeafOp nextLeaf = getLeaf(graph.getDefinition(next));
+      if (!nextLeaf)
+        break;
+      std::string why;
+      Operation *nextOp = getSingleTensorOp(nextLeaf, &why);
+      auto refuse = [&](StringRef otherName, Operation *other,
+                        const Twine &reason) {
+        auto remark = graph.getChild(current).emitRemark();
+        remark << "not fused with @" << otherName;
+        if (other)
+          remark << " (" << shortName(currentOp) << " -> " << shortName(other)
+                 << ")";
+        remark << ": " << reason;
+      };
+      if (!nextOp) {
+        // A leaf that holds a pattern op among others: say why it is not
+        // taken; a leaf without one is simply not part of any pattern.
+        bool relevant = false;
+        nextLeaf.walk([&](Operation *op) {
+          if (auto kind = getTensorChainKind(op))
+            relevant |= continuesTensorPattern(kinds, *kind);
+        });
+        if (relevant)
+          refuse(nextLeaf.getSymName(), nullptr, why);
+        break;
+      }
+      if (!continuesTensorPattern(kinds, *getTensorChainKind(nextOp)))
+        break;
+      if (auto it = claimedBy.find(next); it != claimedBy.end()) {
+        refuse(nextLeaf.getSymName(), nextOp,
+               "it is already fused into the chain starting at " +
+                   graph.describeChild(it->second));
+        break;
+      }
+      std::string reason = checkTensorFusionStep(graph, current, next, edge);
+      if (!reason.empty()) {
+        refuse(nextLeaf.getSymName(), nextOp, reason);
+        break;
+      }
+      members.push_back(next);
+      kinds.push_back(*getTensorChainKind(nextOp));
+      edges.push_back(edge);
+      currentOp = nextOp;
+    }
+    if (members.size() < 2)
+      continue;
+    Chain chain;
+    for (unsigned member : members) {
+      claimedBy[member] = head;
+      chain.nodes.push_back(graph.getChild(member));
+      chain.leaves.push_back(getLeaf(graph.getDefinition(member)));
+    }
+    chain.edges = std::move(edges);
+    chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
+void HPVMFuseTensorNodesPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SymbolTable symbols(module);
+  NodeHierarchy nodes(module);
+  SymbolTableCollection tables;
+  hierarchy = &nodes;
+  symbolTables = &tables;
+  // Chains never cross internal nodes, so each internal node is analysed
+  // once, on the module as it was (fusion only adds leaves).
+  SmallVector<std::pair<InternalOp, SmallVector<Chain>>> work;
+  for (auto internal : module.getOps<InternalOp>()) {
+    DataflowGraph graph(internal, &tables);
+    work.push_back({internal, findChains(graph)});
+  }
+  for (auto &[internal, chains] : work)
+    for (Chain &chain : chains)
+      fuse(internal, chain, symbols);
+}

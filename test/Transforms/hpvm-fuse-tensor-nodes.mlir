@@ -1,0 +1,680 @@
+// hpvm-fuse-tensor-nodes: each pattern applied (conv2d->add->act->pool,
+// conv2d->add->act, conv2d->add->pool, conv2d->add, mul->add->act, mul->add,
+// with every activation) and a remark with the reason for each refused rule.
+// RUN: hpvm-opt %s --split-input-file --hpvm-fuse-tensor-nodes --verify-diagnostics | FileCheck %s
+
+// conv2d -> add -> relu -> pool: the longest pattern; binds move to the
+// fused node's ports.
+// CHECK-LABEL: hpvm.leaf @conv_bias_relu_pool(%arg0: tensor<1x1x6x6xf32>, %arg1: tensor<2x1x3x3xf32>, %arg2: tensor<1x2x1x1xf32>) -> tensor<1x2x2x2xf32> {
+// CHECK-NEXT: %[[C:[^ ]+]] = hpvm.tensor.conv2d %arg0, %arg1 :
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.tensor.add %[[C]], %arg2 :
+// CHECK-NEXT: %[[R:[^ ]+]] = hpvm.tensor.relu %[[A]] :
+// CHECK-NEXT: %[[P:[^ ]+]] = hpvm.tensor.pool max %[[R]] {strides = [2, 2], window = [2, 2]}
+// CHECK-NEXT: hpvm.return %[[P]] : tensor<1x2x2x2xf32>
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @conv_bias_relu_pool : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %arg0 -> %[[F]][0] : tensor<1x1x6x6xf32>
+// CHECK-NEXT: hpvm.bind_in %arg1 -> %[[F]][1] : tensor<2x1x3x3xf32>
+// CHECK-NEXT: hpvm.bind_in %arg2 -> %[[F]][2] : tensor<1x2x1x1xf32>
+// CHECK-NEXT: hpvm.bind_out %[[F]][0] -> 0
+// CHECK-NEXT: }
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @relu(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @pool(%r: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>) {
+  %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2]} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  hpvm.return %p : tensor<1x2x2x2xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x2x2xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  %r = hpvm.create_node @relu : !hpvm.node
+  %p = hpvm.create_node @pool : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a[0] -> %r[0] one_to_one
+  hpvm.edge %r[0] -> %p[0] one_to_one
+  hpvm.bind_out %p[0] -> 0
+}
+
+// -----
+
+// conv2d -> add -> tanh; the convolution enters the add as its right operand.
+// CHECK-LABEL: hpvm.leaf @conv_bias_squash(%arg0: tensor<1x1x6x6xf32>, %arg1: tensor<2x1x3x3xf32>, %arg2: tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK-NEXT: %[[C:[^ ]+]] = hpvm.tensor.conv2d %arg0, %arg1 :
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.tensor.add %arg2, %[[C]] :
+// CHECK-NEXT: %[[T:[^ ]+]] = hpvm.tensor.tanh %[[A]] :
+// CHECK-NEXT: hpvm.return %[[T]]
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @conv_bias_squash : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %arg0 -> %[[F]][0]
+// CHECK-NEXT: hpvm.bind_in %arg1 -> %[[F]][1]
+// CHECK-NEXT: hpvm.bind_in %arg2 -> %[[F]][2]
+// CHECK-NEXT: hpvm.bind_out %[[F]][0] -> 0
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %b, %c : (tensor<1x2x1x1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @squash(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.tanh %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  %t = hpvm.create_node @squash : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a[0] -> %t[0] one_to_one
+  hpvm.bind_out %t[0] -> 0
+}
+
+// -----
+
+// conv2d -> add -> pool; the bias comes on an edge from another leaf, and
+// the chain's children are created out of dataflow order.
+// CHECK-LABEL: hpvm.leaf @conv_bias_pool(%arg0: tensor<1x1x6x6xf32>, %arg1: tensor<2x1x3x3xf32>, %arg2: tensor<1x2x1x1xf32>) -> tensor<1x2x2x2xf32> {
+// CHECK-NEXT: %[[C:[^ ]+]] = hpvm.tensor.conv2d %arg0, %arg1 :
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.tensor.add %[[C]], %arg2 :
+// CHECK-NEXT: %[[P:[^ ]+]] = hpvm.tensor.pool max %[[A]]
+// CHECK-NEXT: hpvm.return %[[P]]
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[M:[^ ]+]] = hpvm.create_node @make_bias : !hpvm.node
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @conv_bias_pool : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %arg0 -> %[[F]][0]
+// CHECK-NEXT: hpvm.bind_in %arg1 -> %[[F]][1]
+// CHECK-NEXT: hpvm.bind_in %arg2 -> %[[M]][0]
+// CHECK-NEXT: hpvm.edge %[[M]][0] -> %[[F]][2] one_to_one
+// CHECK-NEXT: hpvm.bind_out %[[F]][0] -> 0
+// CHECK-NEXT: }
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @pool(%r: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>) {
+  %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2]} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  hpvm.return %p : tensor<1x2x2x2xf32>
+}
+hpvm.leaf @make_bias(%b: tensor<1x2x1x1xf32>) -> (tensor<1x2x1x1xf32>) {
+  hpvm.return %b : tensor<1x2x1x1xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x2x2xf32>) {
+  %p = hpvm.create_node @pool : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  %m = hpvm.create_node @make_bias : !hpvm.node
+  %c = hpvm.create_node @conv : !hpvm.node
+  hpvm.edge %a[0] -> %p[0] one_to_one
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %m[0] : tensor<1x2x1x1xf32>
+  hpvm.edge %m[0] -> %a[1] one_to_one
+  hpvm.bind_out %p[0] -> 0
+}
+
+// -----
+
+// mul -> add -> sigmoid.
+// CHECK-LABEL: hpvm.leaf @matmul_dense_bias_gate(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>, %arg2: tensor<1x4xf32>) -> tensor<2x4xf32> {
+// CHECK-NEXT: %[[Y:[^ ]+]] = hpvm.tensor.mul %arg0, %arg1 :
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.tensor.add %[[Y]], %arg2 :
+// CHECK-NEXT: %[[S:[^ ]+]] = hpvm.tensor.sigmoid %[[A]] :
+// CHECK-NEXT: hpvm.return %[[S]]
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @matmul_dense_bias_gate : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %arg0 -> %[[F]][0]
+// CHECK-NEXT: hpvm.bind_in %arg1 -> %[[F]][1]
+// CHECK-NEXT: hpvm.bind_in %arg2 -> %[[F]][2]
+// CHECK-NEXT: hpvm.bind_out %[[F]][0] -> 0
+hpvm.leaf @matmul(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>) {
+  %y = hpvm.tensor.mul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %y : tensor<2x4xf32>
+}
+hpvm.leaf @dense_bias(%y: tensor<2x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %a = hpvm.tensor.add %y, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %a : tensor<2x4xf32>
+}
+hpvm.leaf @gate(%a: tensor<2x4xf32>) -> (tensor<2x4xf32>) {
+  %r = hpvm.tensor.sigmoid %a : tensor<2x4xf32>
+  hpvm.return %r : tensor<2x4xf32>
+}
+hpvm.internal @root(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %m = hpvm.create_node @matmul : !hpvm.node
+  %a = hpvm.create_node @dense_bias : !hpvm.node
+  hpvm.bind_in %x -> %m[0] : tensor<2x3xf32>
+  hpvm.bind_in %w -> %m[1] : tensor<3x4xf32>
+  hpvm.edge %m[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x4xf32>
+  %s = hpvm.create_node @gate : !hpvm.node
+  hpvm.edge %a[0] -> %s[0] one_to_one
+  hpvm.bind_out %s[0] -> 0
+}
+
+// -----
+
+// mul -> add -> clipped_relu.
+// CHECK-LABEL: hpvm.leaf @matmul_dense_bias_relu6(
+// CHECK-NEXT: hpvm.tensor.mul
+// CHECK-NEXT: hpvm.tensor.add
+// CHECK-NEXT: hpvm.tensor.clipped_relu %{{.*}} max 6.000000e+00
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: hpvm.create_node @matmul_dense_bias_relu6 : !hpvm.node
+hpvm.leaf @matmul(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>) {
+  %y = hpvm.tensor.mul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %y : tensor<2x4xf32>
+}
+hpvm.leaf @dense_bias(%y: tensor<2x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %a = hpvm.tensor.add %y, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %a : tensor<2x4xf32>
+}
+hpvm.leaf @relu6(%a: tensor<2x4xf32>) -> (tensor<2x4xf32>) {
+  %r = hpvm.tensor.clipped_relu %a max 6.0 : tensor<2x4xf32>
+  hpvm.return %r : tensor<2x4xf32>
+}
+hpvm.internal @root(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %m = hpvm.create_node @matmul : !hpvm.node
+  %a = hpvm.create_node @dense_bias : !hpvm.node
+  hpvm.bind_in %x -> %m[0] : tensor<2x3xf32>
+  hpvm.bind_in %w -> %m[1] : tensor<3x4xf32>
+  hpvm.edge %m[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x4xf32>
+  %s = hpvm.create_node @relu6 : !hpvm.node
+  hpvm.edge %a[0] -> %s[0] one_to_one
+  hpvm.bind_out %s[0] -> 0
+}
+
+// -----
+
+// mul -> add: the softmax after it is in no pattern and stays apart.
+// CHECK-LABEL: hpvm.leaf @matmul_dense_bias(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>, %arg2: tensor<1x4xf32>) -> tensor<2x4xf32> {
+// CHECK-NEXT: %[[Y:[^ ]+]] = hpvm.tensor.mul %arg0, %arg1 :
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.tensor.add %[[Y]], %arg2 :
+// CHECK-NEXT: hpvm.return %[[A]]
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @matmul_dense_bias : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %arg0 -> %[[F]][0]
+// CHECK-NEXT: hpvm.bind_in %arg1 -> %[[F]][1]
+// CHECK-NEXT: hpvm.bind_in %arg2 -> %[[F]][2]
+// CHECK-NEXT: %[[S:[^ ]+]] = hpvm.create_node @classes : !hpvm.node
+// CHECK-NEXT: hpvm.edge %[[F]][0] -> %[[S]][0] one_to_one
+// CHECK-NEXT: hpvm.bind_out %[[S]][0] -> 0
+hpvm.leaf @matmul(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>) {
+  %y = hpvm.tensor.mul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %y : tensor<2x4xf32>
+}
+hpvm.leaf @dense_bias(%y: tensor<2x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %a = hpvm.tensor.add %y, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %a : tensor<2x4xf32>
+}
+hpvm.leaf @classes(%a: tensor<2x4xf32>) -> (tensor<2x4xf32>) {
+  %r = hpvm.tensor.softmax %a : tensor<2x4xf32>
+  hpvm.return %r : tensor<2x4xf32>
+}
+hpvm.internal @root(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %m = hpvm.create_node @matmul : !hpvm.node
+  %a = hpvm.create_node @dense_bias : !hpvm.node
+  hpvm.bind_in %x -> %m[0] : tensor<2x3xf32>
+  hpvm.bind_in %w -> %m[1] : tensor<3x4xf32>
+  hpvm.edge %m[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x4xf32>
+  %s = hpvm.create_node @classes : !hpvm.node
+  hpvm.edge %a[0] -> %s[0] one_to_one
+  hpvm.bind_out %s[0] -> 0
+}
+
+// -----
+
+// conv2d -> add, replicated with equal constant extents, and
+// conv2d -> add -> clipped_relu -> pool in the same graph.
+// CHECK-LABEL: hpvm.leaf @conv_bias(
+// CHECK-LABEL: hpvm.leaf @conv2_bias2_relu6_pool(
+// CHECK-NEXT: hpvm.tensor.conv2d
+// CHECK-NEXT: hpvm.tensor.add
+// CHECK-NEXT: hpvm.tensor.clipped_relu
+// CHECK-NEXT: hpvm.tensor.pool
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: %[[C4:[^ ]+]] = arith.constant 4 : index
+// CHECK: %[[F:[^ ]+]] = hpvm.create_node @conv_bias [%[[C4]]] : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %arg0 -> %[[F]][0]
+// CHECK-NEXT: hpvm.bind_in %arg1 -> %[[F]][1]
+// CHECK-NEXT: hpvm.bind_in %arg2 -> %[[F]][2]
+// CHECK-NEXT: hpvm.bind_out %[[F]][0] -> 1
+// CHECK-NEXT: %[[G:[^ ]+]] = hpvm.create_node @conv2_bias2_relu6_pool : !hpvm.node
+// CHECK: hpvm.bind_out %[[G]][0] -> 0
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @conv2(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias2(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @relu6(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.clipped_relu %a max 6.0 : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @pool(%r: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>) {
+  %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2]} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  hpvm.return %p : tensor<1x2x2x2xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>) {
+  %c4 = arith.constant 4 : index
+  %four = arith.constant 4 : index
+  %c = hpvm.create_node @conv [%c4] : !hpvm.node
+  %a = hpvm.create_node @bias [%four] : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.bind_out %a[0] -> 1
+  %c2 = hpvm.create_node @conv2 : !hpvm.node
+  %a2 = hpvm.create_node @bias2 : !hpvm.node
+  %r2 = hpvm.create_node @relu6 : !hpvm.node
+  %p2 = hpvm.create_node @pool : !hpvm.node
+  hpvm.bind_in %x -> %c2[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c2[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c2[0] -> %a2[0] one_to_one
+  hpvm.bind_in %b -> %a2[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a2[0] -> %r2[0] one_to_one
+  hpvm.edge %r2[0] -> %p2[0] one_to_one
+  hpvm.bind_out %p2[0] -> 0
+}
+
+// -----
+
+// Refused: the convolution's result is also an output of the parent.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): its result is also an output of @root (bind_out), not only an input of the next node}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_out %a[0] -> 0
+  hpvm.bind_out %c[0] -> 1
+}
+
+// -----
+
+// Refused: different targets.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): the nodes have different targets}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: a streaming edge.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): a streaming edge joins them}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one streaming
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: grids that may differ.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>, %n: index, %m: index) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): the grids may differ in dimension 0}}
+  %c = hpvm.create_node @conv [%n] : !hpvm.node
+  %a = hpvm.create_node @bias [%m] : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: grids of different ranks.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>, %n: index) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): the grids have different ranks}}
+  %c = hpvm.create_node @conv [%n] : !hpvm.node
+  %a = hpvm.create_node @bias [%n, %n] : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] all_to_all
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: an all_to_all edge between replicated nodes.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>, %n: index) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): an all_to_all edge joins replicated nodes}}
+  %c = hpvm.create_node @conv [%n] : !hpvm.node
+  %a = hpvm.create_node @bias [%n] : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] all_to_all
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: the chain would cross internal nodes (different parents; the
+// result reaches the add through a bind_out, not a direct edge).
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @features
+// CHECK: hpvm.create_node @bias
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @features(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): the nodes have different parents (@features and @root); the result reaches it through bind_out and an edge of @root, not a direct edge}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_out %c[0] -> 0
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %f = hpvm.create_node @features : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  hpvm.bind_in %x -> %f[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %f[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %f[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: the add goes down into another internal node (different parents).
+// CHECK-LABEL: hpvm.internal @features(
+// CHECK-NEXT: hpvm.create_node @conv :
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @classifier(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.create_node @bias : !hpvm.node
+  hpvm.bind_in %c -> %a[0] : tensor<1x2x4x4xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.bind_out %a[0] -> 0
+}
+hpvm.internal @features(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): the nodes have different parents (@features and @classifier); the result reaches it through bind_out and an edge of @root, not a direct edge}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_out %c[0] -> 0
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %f = hpvm.create_node @features : !hpvm.node
+  %k = hpvm.create_node @classifier : !hpvm.node
+  hpvm.bind_in %x -> %f[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %f[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %f[0] -> %k[0] one_to_one
+  hpvm.bind_in %b -> %k[1] : tensor<1x2x1x1xf32>
+  hpvm.bind_out %k[0] -> 0
+}
+
+// -----
+
+// Refused: the consumer holds more than one op.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias_relu
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias_relu(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = hpvm.tensor.relu %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias_relu: it is not a single-tensor-op leaf (it holds 2 ops besides hpvm.return)}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias_relu : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused: an add fed by two convolutions joins the first chain only.
+// CHECK-LABEL: hpvm.leaf @conv_sum(%arg0: tensor<1x1x6x6xf32>, %arg1: tensor<2x1x3x3xf32>, %arg2: tensor<1x2x4x4xf32>)
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: %[[D:[^ ]+]] = hpvm.create_node @conv2 :
+// CHECK: %[[F:[^ ]+]] = hpvm.create_node @conv_sum :
+// CHECK: hpvm.edge %[[D]][0] -> %[[F]][2] one_to_one
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @conv2(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @sum(%c: tensor<1x2x4x4xf32>, %d: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %d : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  // expected-remark @+1 {{not fused with @sum (conv2d -> add): it is already fused into the chain starting at @conv}}
+  %d = hpvm.create_node @conv2 : !hpvm.node
+  %a = hpvm.create_node @sum : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %x -> %d[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %d[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.edge %d[0] -> %a[1] one_to_one
+  hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+// Refused after a legal prefix: the chain stops at the longest legal pattern
+// (conv2d -> add -> relu) when the pool has other targets; the result fed
+// to a relu input that is not its operand stops a chain too.
+// CHECK-LABEL: hpvm.leaf @conv_bias_relu(
+// CHECK-LABEL: hpvm.leaf @conv2_bias2(
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: %[[F:[^ ]+]] = hpvm.create_node @conv_bias_relu :
+// CHECK-NEXT: %[[P:[^ ]+]] = hpvm.create_node @pool :
+// CHECK: hpvm.edge %[[F]][0] -> %[[P]][0] one_to_one
+// CHECK: %[[G:[^ ]+]] = hpvm.create_node @conv2_bias2 :
+// CHECK: %[[R:[^ ]+]] = hpvm.create_node @relu2 :
+// CHECK: hpvm.edge %[[G]][0] -> %[[R]][0] one_to_one
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @relu(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @pool(%r: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2]} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  hpvm.return %p : tensor<1x2x2x2xf32>
+}
+hpvm.leaf @conv2(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias2(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @relu2(%unused: tensor<1x2x4x4xf32>, %a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>, %y: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  // expected-remark @+1 {{not fused with @pool (relu -> pool): the nodes have different targets}}
+  %r = hpvm.create_node @relu : !hpvm.node
+  %p = hpvm.create_node @pool : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a[0] -> %r[0] one_to_one
+  hpvm.edge %r[0] -> %p[0] one_to_one
+  hpvm.bind_out %p[0] -> 0
+  %c2 = hpvm.create_node @conv2 : !hpvm.node
+  // expected-remark @+1 {{not fused with @relu2 (add -> relu): its result feeds input 0 of the consumer, which is not the data operand of its 'hpvm.tensor.relu'}}
+  %a2 = hpvm.create_node @bias2 : !hpvm.node
+  %r2 = hpvm.create_node @relu2 : !hpvm.node
+  hpvm.bind_in %x -> %c2[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c2[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c2[0] -> %a2[0] one_to_one
+  hpvm.bind_in %b -> %a2[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a2[0] -> %r2[0] one_to_one
+  hpvm.bind_in %y -> %r2[1] : tensor<1x2x4x4xf32>
+  hpvm.bind_out %r2[0] -> 1
+}
+
+// -----
+
+// Not a pattern: conv2d -> relu without an add; nothing happens, no remark.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: hpvm.create_node @conv :
+// CHECK-NEXT: hpvm.create_node @relu :
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @relu(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %r = hpvm.create_node @relu : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %r[0] one_to_one
+  hpvm.bind_out %r[0] -> 0
+}
