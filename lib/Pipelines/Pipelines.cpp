@@ -5,6 +5,8 @@
 #include "HPVM/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -13,7 +15,10 @@ using namespace mlir;
 
 void mlir::hpvm::buildHPVMLowerToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  // Tensor ops become linalg on buffers; programs without them are unchanged.
+  pm.addPass(createConvertHPVMTensorToLinalg());
   pm.addPass(createConvertHPVMToCPU());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.cleanup) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

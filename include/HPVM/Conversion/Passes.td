@@ -32,7 +32,8 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     instance ends; one_to_one edges between replicated nodes carry one value
     per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints. Not supported
     yet (a diagnostic, never a miscompile): barriers inside control flow,
-    other uses of `hpvm.alloc`, tensor ops, some one_to_one edges with values
+    other uses of `hpvm.alloc`, tensor ops (run
+    `convert-hpvm-tensor-to-linalg` first, as the pipelines do), some one_to_one edges with values
     (between streaming stages, with barrier leaves, also bound out), streaming
     edges below the root of a streaming graph, non-streaming edges inside one,
     and streaming outputs defined by several children.
@@ -46,6 +47,56 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+  ];
+}
+
+def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"> {
+  let summary = "Lower hpvm.tensor ops in leaves to linalg and bufferize tensor graphs for the CPU";
+  let description = [{
+    Replaces every `hpvm.tensor.*` op inside a leaf by upstream ops on
+    tensors computing the same value:
+
+    * `conv2d` (groups = 1): `linalg.conv_2d_nchw_fchw` with its strides, the
+      input zero-padded by `tensor.insert_slice` into a filled tensor;
+    * `mul`: `linalg.matmul` (batches: a `linalg.generic` contraction);
+    * `add` (with broadcast of size-1 dimensions), `relu`, `clipped_relu`,
+      `tanh` (as 1 - 2 / (exp(2x) + 1)), `sigmoid`, `batchnorm`, `map`:
+      elementwise `linalg.generic`s;
+    * `pool max|min|mean`: a `linalg.generic` over the output and the window
+      (padding is -inf / +inf / 0; a mean divides by the window size, padding
+      included);
+    * `softmax`: max, exp(x - max), sum and division along the axis;
+    * `reduce`: a `linalg.generic` reduction with the combining region.
+
+    Error budgets are dropped: the result is the exact computation. With
+    `bufferize-graphs` (the default), the tensor program is then made ready
+    for `convert-hpvm-to-cpu`: tensor inputs and outputs of node definitions
+    become memrefs of the same shape (leaf inputs `#hpvm.access<in>`, read
+    through `bufferization.to_tensor restrict`, never written); leaves are
+    bufferized with One-Shot Bufferize (each output a fresh allocation or an
+    input); host functions pass `bufferization.to_buffer` of their tensors to
+    `hpvm.launch` / `hpvm.push` and read `hpvm.wait` / `hpvm.pop` results
+    through `bufferization.to_tensor`, and are bufferized too.
+
+    Not supported yet (a diagnostic at the op, never a miscompile): group
+    and depthwise convolution (`groups` > 1) and dynamically shaped tensors.
+    Output buffers of tensor leaves are not freed yet.
+
+    Example: `hpvm-opt --convert-hpvm-tensor-to-linalg examples/lenet_layer.mlir`;
+    `hpvm-lower-to-cpu-pipeline` runs it before `convert-hpvm-to-cpu`.
+  }];
+  let options = [
+    Option<"bufferizeGraphs", "bufferize-graphs", "bool", /*default=*/"true",
+           "Turn tensor node interfaces into memrefs and bufferize leaves and "
+           "host code (false: only lower the tensor ops, on tensors)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 

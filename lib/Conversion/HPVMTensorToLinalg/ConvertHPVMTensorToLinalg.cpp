@@ -1,0 +1,188 @@
+//===- ConvertHPVMTensorToLinalg.cpp - convert-hpvm-tensor-to-linalg ------===//
+// Lowers tensor ops in leaves to linalg on tensors, then (by default) turns
+// tensor node interfaces into memrefs and bufferizes leaves and host code.
+#include "LowerTensorOps.h"
+
+#include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_CONVERTHPVMTENSORTOLINALG
+#include "HPVM/Conversion/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+/// The buffer type a tensor crossing a node interface becomes; null for
+/// types that stay as they are.
+static MemRefType getBufferType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+static bool hasTensorValues(Operation *root) {
+  bool found = false;
+  root->walk([&](Operation *op) {
+    auto isTensor = [](Type type) { return isa<TensorType>(type); };
+    if (llvm::any_of(op->getResultTypes(), isTensor) ||
+        llvm::any_of(op->getOperandTypes(), isTensor))
+      found = true;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (llvm::any_of(block.getArgumentTypes(), isTensor))
+          found = true;
+  });
+  return found;
+}
+
+/// Tensor inputs and outputs of a node definition become memrefs: inputs are
+/// read through `bufferization.to_tensor restrict` (leaves never write them),
+/// outputs leave a leaf through `bufferization.to_buffer`.
+static LogicalResult convertNodeInterface(NodeOpInterface node) {
+  auto function = cast<FunctionOpInterface>(node.getOperation());
+  for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
+                                            function.getResultTypes()))
+    if (auto tensor = dyn_cast<TensorType>(type); tensor && !tensor.hasStaticShape())
+      return node->emitOpError()
+             << "has a tensor input or output of type " << type
+             << ", which convert-hpvm-tensor-to-linalg cannot bufferize yet "
+                "(expected static shapes)";
+  Block &entry = function.getFunctionBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  SmallVector<Type> inputs, outputs;
+  for (BlockArgument arg : entry.getArguments()) {
+    Type tensorType = arg.getType();
+    MemRefType bufferType = getBufferType(tensorType);
+    if (!bufferType) {
+      inputs.push_back(tensorType);
+      continue;
+    }
+    arg.setType(bufferType);
+    inputs.push_back(bufferType);
+    if (!node.isLeafNode())
+      continue; // binds and edges take the new type from the argument
+    auto read = bufferization::ToTensorOp::create(b, arg.getLoc(), tensorType,
+                                                  arg, /*restrict=*/true);
+    arg.replaceAllUsesExcept(read, read);
+    if (!function.getArgAttr(arg.getArgNumber(), HPVMDialect::getAccessAttrName()))
+      function.setArgAttr(arg.getArgNumber(), HPVMDialect::getAccessAttrName(),
+                          AccessAttr::get(b.getContext(), Access::in));
+  }
+  for (Type type : function.getResultTypes()) {
+    MemRefType bufferType = getBufferType(type);
+    outputs.push_back(bufferType ? Type(bufferType) : type);
+  }
+  if (node.isLeafNode()) {
+    function.walk([&](ReturnOp ret) {
+      OpBuilder rb(ret);
+      for (OpOperand &operand : ret->getOpOperands())
+        if (MemRefType bufferType = getBufferType(operand.get().getType()))
+          operand.set(bufferization::ToBufferOp::create(rb, ret.getLoc(),
+                                                        bufferType, operand.get()));
+    });
+  }
+  function.setType(b.getFunctionType(inputs, outputs));
+  return success();
+}
+
+/// Host ops pass buffers to graphs and receive buffers from them.
+static void convertHostOps(Operation *function) {
+  function->walk([&](Operation *op) {
+    if (isa<LaunchOp, PushOp>(op)) {
+      // Graphs never write their tensor inputs (leaves read them through
+      // non-writable to_tensor ops), so the host's buffers are passed as is.
+      OpBuilder b(op);
+      for (OpOperand &operand : op->getOpOperands())
+        if (MemRefType bufferType = getBufferType(operand.get().getType()))
+          operand.set(bufferization::ToBufferOp::create(
+              b, op->getLoc(), bufferType, operand.get(), b.getUnitAttr()));
+    } else if (isa<WaitOp, PopOp>(op)) {
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      for (OpResult result : op->getResults()) {
+        Type tensorType = result.getType();
+        MemRefType bufferType = getBufferType(tensorType);
+        if (!bufferType)
+          continue;
+        result.setType(bufferType);
+        auto read = bufferization::ToTensorOp::create(b, op->getLoc(), tensorType,
+                                                      result, /*restrict=*/true);
+        result.replaceAllUsesExcept(read, read);
+      }
+    }
+  });
+}
+
+static LogicalResult bufferize(Operation *op) {
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  bufferization::BufferizationState state;
+  if (failed(bufferization::runOneShotBufferize(op, options, state)))
+    return op->emitError() << "convert-hpvm-tensor-to-linalg: one-shot "
+                              "bufferization failed here";
+  return success();
+}
+
+namespace {
+struct ConvertHPVMTensorToLinalgPass
+    : public hpvm::impl::ConvertHPVMTensorToLinalgBase<
+          ConvertHPVMTensorToLinalgPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    arith::registerBufferizableOpInterfaceExternalModels(registry);
+    linalg::registerBufferizableOpInterfaceExternalModels(registry);
+    tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> tensorOps;
+    module.walk([&](LeafOp leaf) {
+      leaf.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<ApproximableOpInterface>(op)) {
+          tensorOps.push_back(op);
+          return WalkResult::skip(); // map / reduce bodies go with their op
+        }
+        return WalkResult::advance();
+      });
+    });
+    bool ok = true;
+    for (Operation *op : tensorOps)
+      ok &= succeeded(lowerTensorOpToLinalg(op));
+    if (!ok || !bufferizeGraphs)
+      return ok ? void() : signalPassFailure();
+
+    for (Operation &op : module.getBody()->getOperations()) {
+      auto node = dyn_cast<NodeOpInterface>(op);
+      if (!node || !hasTensorValues(&op))
+        continue;
+      if (failed(convertNodeInterface(node)) ||
+          (node.isLeafNode() && failed(bufferize(&op))))
+        ok = false;
+    }
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (!hasTensorValues(function))
+        continue;
+      convertHostOps(function);
+      if (failed(bufferize(function)))
+        ok = false;
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,469 @@
+//===- LowerTensorOps.cpp - hpvm.tensor.* to linalg on tensors ------------===//
+// One lowering per tensor op: named linalg ops where upstream has them
+// (matmul, conv_2d_nchw_fchw), linalg.generic elsewhere.
+#include "LowerTensorOps.h"
+
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+using BodyBuilder = function_ref<void(OpBuilder &, Location, ValueRange)>;
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+/// A tensor of `type` filled with `value`.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+/// A linalg.generic computing `resultType` from `inputs`.
+Value generic(OpBuilder &b, Location loc, RankedTensorType resultType,
+              Value init, ValueRange inputs, ArrayRef<AffineMap> maps,
+              ArrayRef<utils::IteratorType> iterators, BodyBuilder body) {
+  return linalg::GenericOp::create(b, loc, TypeRange{resultType}, inputs,
+                                   ValueRange{init}, maps, iterators, body)
+      .getResult(0);
+}
+
+/// `input` with `padH` / `padW` elements of `padValue` added on both sides of
+/// dimensions 2 and 3 (H and W of NCHW); the input itself without padding.
+/// A generic reads the input at clamped indices and selects the pad value
+/// outside it, so the buffers need no strided copies (which would call a
+/// runtime library on the CPU).
+Value padImage(OpBuilder &b, Location loc, Value input, int64_t padH,
+               int64_t padW, Value padValue) {
+  if (padH == 0 && padW == 0)
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += 2 * padH;
+  shape[3] += 2 * padW;
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  int64_t pads[2] = {padH, padW};
+  return generic(
+      b, loc, paddedType, empty, ValueRange{}, {b.getMultiDimIdentityMap(4)},
+      parallel, [&](OpBuilder &nb, Location l, ValueRange) {
+        auto index = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, l, v).getResult();
+        };
+        SmallVector<Value> indices = {linalg::IndexOp::create(nb, l, 0),
+                                      linalg::IndexOp::create(nb, l, 1)};
+        Value inside;
+        for (unsigned d = 2; d < 4; ++d) {
+          Value position = arith::SubIOp::create(
+              nb, l, linalg::IndexOp::create(nb, l, d), index(pads[d - 2]));
+          Value zero = index(0), last = index(type.getDimSize(d) - 1);
+          Value low = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                            position, zero);
+          Value high = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
+                                             position, last);
+          Value valid = arith::AndIOp::create(nb, l, low, high);
+          inside = inside ? arith::AndIOp::create(nb, l, inside, valid).getResult()
+                          : valid;
+          indices.push_back(arith::MinSIOp::create(
+              nb, l, arith::MaxSIOp::create(nb, l, position, zero), last));
+        }
+        Value element = tensor::ExtractOp::create(nb, l, input, indices);
+        linalg::YieldOp::create(
+            nb, l, arith::SelectOp::create(nb, l, inside, element, padValue).getResult());
+      });
+}
+
+/// An elementwise function of one tensor.
+Value elementwise(OpBuilder &b, Location loc, Value input,
+                  function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return generic(b, loc, type, init, input, {id, id}, iterators,
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, fn(nb, l, args[0]));
+                 });
+}
+
+/// The map reading `operand` (broadcast along its size-1 dimensions) inside
+/// an iteration over `resultType`.
+AffineMap broadcastMap(OpBuilder &b, RankedTensorType operand,
+                       RankedTensorType resultType) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < operand.getRank(); ++d)
+    exprs.push_back(operand.getDimSize(d) == 1 && resultType.getDimSize(d) != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(d));
+  return AffineMap::get(resultType.getRank(), 0, exprs, b.getContext());
+}
+
+/// The map of a tensor with dimension `axis` of an iteration dropped.
+AffineMap dropDimMap(OpBuilder &b, unsigned rank, unsigned axis) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = 0; d < rank; ++d)
+    if (d != axis)
+      exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+SmallVector<int64_t> getInts(ArrayAttr attr) {
+  SmallVector<int64_t> values;
+  for (Attribute a : attr)
+    values.push_back(cast<IntegerAttr>(a).getInt());
+  return values;
+}
+
+Value lowerAdd(OpBuilder &b, TensorAddOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return generic(b, loc, type, init, {op.getLhs(), op.getRhs()},
+                 {broadcastMap(b, lhs, type), broadcastMap(b, rhs, type),
+                  b.getMultiDimIdentityMap(type.getRank())},
+                 iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(
+                       nb, l, arith::AddFOp::create(nb, l, args[0], args[1]).getResult());
+                 });
+}
+
+Value lowerMul(OpBuilder &b, TensorMulOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Value zero = floatConstant(b, loc, type.getElementType(), 0.0);
+  Value init = filled(b, loc, type, zero);
+  if (type.getRank() == 2)
+    return linalg::MatmulOp::create(b, loc, TypeRange{type},
+                                    ValueRange{op.getLhs(), op.getRhs()},
+                                    ValueRange{init})
+        .getResult(0);
+  // Batches: dims (batch..., m, n, k).
+  unsigned rank = type.getRank(), batch = rank - 2;
+  auto dim = [&](unsigned d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> lhs, rhs, out;
+  for (unsigned d = 0; d < batch; ++d) {
+    lhs.push_back(dim(d));
+    rhs.push_back(dim(d));
+    out.push_back(dim(d));
+  }
+  lhs.append({dim(batch), dim(batch + 2)});
+  rhs.append({dim(batch + 2), dim(batch + 1)});
+  out.append({dim(batch), dim(batch + 1)});
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  MLIRContext *ctx = b.getContext();
+  return generic(
+      b, loc, type, init, {op.getLhs(), op.getRhs()},
+      {AffineMap::get(rank + 1, 0, lhs, ctx), AffineMap::get(rank + 1, 0, rhs, ctx),
+       AffineMap::get(rank + 1, 0, out, ctx)},
+      iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+        linalg::YieldOp::create(nb, l,
+                                arith::AddFOp::create(nb, l, args[2], product).getResult());
+      });
+}
+
+FailureOr<Value> lowerConv(OpBuilder &b, TensorConv2DOp op) {
+  if (op.getGroups() != 1) {
+    op.emitOpError() << "with groups = " << op.getGroups()
+                     << " is not supported by convert-hpvm-tensor-to-linalg "
+                        "yet (expected groups = 1)";
+    return failure();
+  }
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> padding = getInts(op.getPadding());
+  SmallVector<int64_t> strides = getInts(op.getStrides());
+  Value zero = floatConstant(b, loc, type.getElementType(), 0.0);
+  Value input = padImage(b, loc, op.getInput(), padding[0], padding[1], zero);
+  Value init = filled(b, loc, type, zero);
+  return linalg::Conv2DNchwFchwOp::create(
+             b, loc, TypeRange{type}, ValueRange{input, op.getFilter()},
+             ValueRange{init}, b.getI64TensorAttr(strides),
+             b.getI64TensorAttr({1, 1}))
+      .getResult(0);
+}
+
+Value lowerPool(OpBuilder &b, TensorPoolOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> window = getInts(op.getWindow());
+  SmallVector<int64_t> strides = getInts(op.getStrides());
+  SmallVector<int64_t> padding = getInts(op.getPadding());
+  auto floatType = cast<FloatType>(element);
+  double identity = 0.0;
+  if (op.getKind() == PoolKind::max)
+    identity = -std::numeric_limits<double>::infinity();
+  else if (op.getKind() == PoolKind::min)
+    identity = std::numeric_limits<double>::infinity();
+  Value start = arith::ConstantOp::create(
+      b, loc, element,
+      b.getFloatAttr(floatType, identity));
+  // Padding never wins a max or min; a mean counts padded elements (the
+  // divisor is always the window size).
+  Value input = padImage(b, loc, op.getInput(), padding[0], padding[1], start);
+  Value init = filled(b, loc, type, start);
+  Value windowShape = tensor::EmptyOp::create(b, loc, window, element);
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  MLIRContext *ctx = b.getContext();
+  // Dims: n, c, oh, ow, kh, kw.
+  AffineMap inputMap = AffineMap::get(
+      6, 0, {d(0), d(1), d(2) * strides[0] + d(4), d(3) * strides[1] + d(5)}, ctx);
+  AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, ctx);
+  AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  PoolKind kind = op.getKind();
+  Value reduced = generic(
+      b, loc, type, init, {input, windowShape}, {inputMap, windowMap, outMap},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value result;
+        if (kind == PoolKind::max)
+          result = arith::MaximumFOp::create(nb, l, args[2], args[0]);
+        else if (kind == PoolKind::min)
+          result = arith::MinimumFOp::create(nb, l, args[2], args[0]);
+        else
+          result = arith::AddFOp::create(nb, l, args[2], args[0]);
+        linalg::YieldOp::create(nb, l, result);
+      });
+  if (kind != PoolKind::mean)
+    return reduced;
+  Value count = floatConstant(b, loc, element, double(window[0] * window[1]));
+  return elementwise(b, loc, reduced, [&](OpBuilder &nb, Location l, Value x) {
+    return arith::DivFOp::create(nb, l, x, count).getResult();
+  });
+}
+
+/// 1 / (1 + exp(-x)).
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = floatConstant(b, loc, x.getType(), 1.0);
+  Value negated = arith::NegFOp::create(b, loc, x);
+  Value e = math::ExpOp::create(b, loc, negated);
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+/// 1 - 2 / (exp(2x) + 1): exact limits ±1 where exp overflows or vanishes.
+Value tanhOf(OpBuilder &b, Location loc, Value x) {
+  Value one = floatConstant(b, loc, x.getType(), 1.0);
+  Value two = floatConstant(b, loc, x.getType(), 2.0);
+  Value e = math::ExpOp::create(b, loc, arith::MulFOp::create(b, loc, two, x));
+  Value quotient =
+      arith::DivFOp::create(b, loc, two, arith::AddFOp::create(b, loc, e, one));
+  return arith::SubFOp::create(b, loc, one, quotient);
+}
+
+Value lowerActivation(OpBuilder &b, Operation *op) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  return elementwise(b, loc, input, [&](OpBuilder &nb, Location l, Value x) -> Value {
+    Value zero = floatConstant(nb, l, x.getType(), 0.0);
+    if (isa<TensorReluOp>(op))
+      return arith::MaximumFOp::create(nb, l, x, zero);
+    if (auto clipped = dyn_cast<TensorClippedReluOp>(op)) {
+      Value max = floatConstant(nb, l, x.getType(),
+                                clipped.getMax().convertToDouble());
+      return arith::MinimumFOp::create(
+          nb, l, arith::MaximumFOp::create(nb, l, x, zero), max);
+    }
+    if (isa<TensorTanhOp>(op))
+      return tanhOf(nb, l, x);
+    return sigmoid(nb, l, x);
+  });
+}
+
+/// Reduces `input` along `axis` into a tensor without that dimension,
+/// starting from `start` and combining with `combine(accumulator, element)`.
+Value reduceAxis(OpBuilder &b, Location loc, Value input, unsigned axis,
+                 Value start,
+                 function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    if (d != axis)
+      shape.push_back(type.getDimSize(d));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value init = filled(b, loc, resultType, start);
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  iterators[axis] = utils::IteratorType::reduction;
+  return generic(b, loc, resultType, init, input,
+                 {b.getMultiDimIdentityMap(type.getRank()),
+                  dropDimMap(b, type.getRank(), axis)},
+                 iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, combine(nb, l, args[1], args[0]));
+                 });
+}
+
+/// exp(x - max) / sum(exp(x - max)) along the axis.
+Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Type element = type.getElementType();
+  unsigned rank = type.getRank(), axis = op.getAxis();
+  Value lowest = arith::ConstantOp::create(
+      b, loc, element,
+      b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
+  Value max = reduceAxis(b, loc, op.getInput(), axis, lowest,
+                         [](OpBuilder &nb, Location l, Value acc, Value x) {
+                           return arith::MaximumFOp::create(nb, l, acc, x).getResult();
+                         });
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap reducedMap = dropDimMap(b, rank, axis);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  Value exps = generic(b, loc, type, empty, {op.getInput(), max},
+                       {id, reducedMap, id}, parallel,
+                       [](OpBuilder &nb, Location l, ValueRange args) {
+                         Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
+                         linalg::YieldOp::create(
+                             nb, l, math::ExpOp::create(nb, l, shifted).getResult());
+                       });
+  Value zero = floatConstant(b, loc, element, 0.0);
+  Value sums = reduceAxis(b, loc, exps, axis, zero,
+                          [](OpBuilder &nb, Location l, Value acc, Value x) {
+                            return arith::AddFOp::create(nb, l, acc, x).getResult();
+                          });
+  Value empty2 = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  return generic(b, loc, type, empty2, {exps, sums}, {id, reducedMap, id},
+                 parallel, [](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(
+                       nb, l, arith::DivFOp::create(nb, l, args[0], args[1]).getResult());
+                 });
+}
+
+/// gamma * (x - mean) / sqrt(variance + epsilon) + beta per channel.
+Value lowerBatchNorm(OpBuilder &b, TensorBatchNormOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Type element = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  auto channelMap = [&](Value parameter) {
+    auto parameterType = cast<RankedTensorType>(parameter.getType());
+    if (parameterType.getRank() == 1)
+      return AffineMap::get(4, 0, {b.getAffineDimExpr(1)}, ctx);
+    return broadcastMap(b, parameterType, type);
+  };
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  Value epsilon = floatConstant(b, loc, element, op.getEpsilon().convertToDouble());
+  AffineMap id = b.getMultiDimIdentityMap(4);
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  return generic(
+      b, loc, type, empty,
+      {op.getInput(), op.getGamma(), op.getBeta(), op.getMean(), op.getVariance()},
+      {id, channelMap(op.getGamma()), channelMap(op.getBeta()),
+       channelMap(op.getMean()), channelMap(op.getVariance()), id},
+      parallel, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value centered = arith::SubFOp::create(nb, l, args[0], args[3]);
+        Value deviation = math::SqrtOp::create(
+            nb, l, arith::AddFOp::create(nb, l, args[4], epsilon));
+        Value scaled = arith::MulFOp::create(
+            nb, l, args[1], arith::DivFOp::create(nb, l, centered, deviation));
+        linalg::YieldOp::create(nb, l,
+                                arith::AddFOp::create(nb, l, scaled, args[2]).getResult());
+      });
+}
+
+/// Clones the single block of `region` with its arguments bound to `args`;
+/// the value of its `hpvm.tensor.yield` is yielded by linalg.
+void cloneElementBody(OpBuilder &b, Location loc, Region &region,
+                      ValueRange args) {
+  IRMapping mapping;
+  Block &block = region.front();
+  for (auto [from, to] : llvm::zip(block.getArguments(), args))
+    mapping.map(from, to);
+  for (Operation &inner : block) {
+    if (auto yield = dyn_cast<TensorYieldOp>(inner)) {
+      linalg::YieldOp::create(b, loc, mapping.lookupOrDefault(yield.getValue()));
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+}
+
+Value lowerMap(OpBuilder &b, TensorMapOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  SmallVector<AffineMap> maps(op.getInputs().size() + 1,
+                              b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return generic(b, loc, type, empty, op.getInputs(), maps, parallel,
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   cloneElementBody(nb, l, op.getMapper(),
+                                    args.take_front(op.getInputs().size()));
+                 });
+}
+
+Value lowerReduce(OpBuilder &b, TensorReduceOp op) {
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto type = cast<RankedTensorType>(op.getType());
+  unsigned rank = inputType.getRank(), axis = op.getAxis();
+  Value init = filled(b, loc, type, op.getInit());
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators[axis] = utils::IteratorType::reduction;
+  return generic(b, loc, type, init, op.getInput(),
+                 {b.getMultiDimIdentityMap(rank), dropDimMap(b, rank, axis)},
+                 iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+                   // The combiner takes (accumulator, element).
+                   cloneElementBody(nb, l, op.getCombiner(), {args[1], args[0]});
+                 });
+}
+} // namespace
+
+LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op) {
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (auto tensor = dyn_cast<RankedTensorType>(type);
+        tensor && !tensor.hasStaticShape())
+      return op->emitOpError()
+             << "on dynamically shaped tensors is not supported by "
+                "convert-hpvm-tensor-to-linalg yet (expected static shapes, "
+                "found "
+             << type << ")";
+  OpBuilder b(op);
+  FailureOr<Value> result =
+      llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+          .Case([&](TensorAddOp add) { return lowerAdd(b, add); })
+          .Case([&](TensorMulOp mul) { return lowerMul(b, mul); })
+          .Case([&](TensorConv2DOp conv) { return lowerConv(b, conv); })
+          .Case([&](TensorPoolOp pool) { return lowerPool(b, pool); })
+          .Case<TensorReluOp, TensorClippedReluOp, TensorTanhOp, TensorSigmoidOp>(
+              [&](Operation *act) { return lowerActivation(b, act); })
+          .Case([&](TensorSoftmaxOp softmax) { return lowerSoftmax(b, softmax); })
+          .Case([&](TensorBatchNormOp norm) { return lowerBatchNorm(b, norm); })
+          .Case([&](TensorMapOp map) { return lowerMap(b, map); })
+          .Case([&](TensorReduceOp reduce) { return lowerReduce(b, reduce); })
+          .Default([&](Operation *other) -> FailureOr<Value> {
+            other->emitOpError()
+                << "is not supported by convert-hpvm-tensor-to-linalg yet";
+            return failure();
+          });
+  if (failed(result))
+    return failure();
+  op->getResult(0).replaceAllUsesWith(*result);
+  op->erase();
+  return success();
+}

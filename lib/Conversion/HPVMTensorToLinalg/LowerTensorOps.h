@@ -1,0 +1,17 @@
+//===- LowerTensorOps.h - hpvm.tensor.* to linalg on tensors ----*- C++ -*-===//
+// Private interface between the tensor-op lowerings and the pass.
+#ifndef HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
+#define HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
+
+#include "mlir/IR/Operation.h"
+
+namespace mlir::hpvm {
+
+/// Replaces one hpvm.tensor op by linalg/tensor/arith/math ops on tensors
+/// computing the same value; failure, after a diagnostic at the op saying what
+/// is not supported yet, otherwise.
+LogicalResult lowerTensorOpToLinalg(Operation *op);
+
+} // namespace mlir::hpvm
+
+#endif // HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H

@@ -1,0 +1,155 @@
+// convert-hpvm-tensor-to-linalg: every tensor op becomes linalg on tensors
+// (first RUN); by default node interfaces then become memrefs and leaves and
+// host code are bufferized (second RUN).
+// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg="bufferize-graphs=false" | FileCheck %s
+// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg | FileCheck %s --check-prefix=BUF
+
+// CHECK-LABEL: hpvm.leaf @conv(
+// The input is padded by a generic that selects 0 outside it.
+// CHECK: %[[PAD:.*]] = linalg.generic
+// CHECK: linalg.index 2
+// CHECK: tensor.extract
+// CHECK: arith.select
+// CHECK: } -> tensor<1x2x10x8xf32>
+// CHECK: linalg.fill
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%[[PAD]], %arg1 : tensor<1x2x10x8xf32>, tensor<3x2x3x3xf32>)
+// CHECK-NOT: hpvm.tensor
+// CHECK: hpvm.return
+// BUF-LABEL: hpvm.leaf @conv(%arg0: memref<1x2x8x8xf32> {hpvm.access = #hpvm.access<in>}, %arg1: memref<3x2x3x3xf32> {hpvm.access = #hpvm.access<in>}) -> memref<1x3x4x6xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x2x10x8xf32>
+// BUF: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : memref<1x3x4x6xf32>)
+// BUF: hpvm.return %{{.*}} : memref<1x3x4x6xf32>
+hpvm.leaf @conv(%x: tensor<1x2x8x8xf32>, %w: tensor<3x2x3x3xf32>) -> (tensor<1x3x4x6xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 0], strides = [2, 1]}
+      : (tensor<1x2x8x8xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x6xf32>
+  hpvm.return %c : tensor<1x3x4x6xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @dense(
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<2x3xf32>, tensor<3x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$MAP0:.*]], #[[$MAP1:.*]], #[[$MAP2:.*]]], iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+hpvm.leaf @dense(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
+  %y = hpvm.tensor.mul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a = hpvm.tensor.add %y, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  %r = hpvm.tensor.clipped_relu %a max 6.0 : tensor<2x4xf32>
+  hpvm.return %r : tensor<2x4xf32>
+}
+
+// Batched matrix products are a contraction with a reduction dimension.
+// CHECK-LABEL: hpvm.leaf @batched(
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+hpvm.leaf @batched(%x: tensor<5x2x3xf32>, %w: tensor<5x3x4xf32>) -> (tensor<5x2x4xf32>) {
+  %y = hpvm.tensor.mul %x, %w : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  hpvm.return %y : tensor<5x2x4xf32>
+}
+
+// Pooling reduces over the output and the window; a mean divides by its size.
+// CHECK-LABEL: hpvm.leaf @pools(
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: arith.constant 0x7F800000 : f32
+// CHECK: arith.minimumf
+// CHECK: arith.addf
+// CHECK: arith.constant 9.000000e+00 : f32
+// CHECK: arith.divf
+hpvm.leaf @pools(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>) {
+  %max = hpvm.tensor.pool max %x {window = [2, 2], strides = [2, 2]} : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
+  %min = hpvm.tensor.pool min %x {window = [2, 2], strides = [2, 2]} : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
+  %mean = hpvm.tensor.pool mean %x {window = [3, 3], strides = [3, 3], padding = [0, 0]} : tensor<1x2x6x6xf32> -> tensor<1x2x2x2xf32>
+  hpvm.return %max, %min, %mean : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @activations(
+// CHECK: arith.maximumf
+// tanh(x) = 1 - 2 / (exp(2x) + 1)
+// CHECK: arith.mulf
+// CHECK: math.exp
+// CHECK: arith.subf
+// sigmoid(x) = 1 / (1 + exp(-x))
+// CHECK: arith.negf
+// CHECK: math.exp
+// CHECK: arith.divf
+hpvm.leaf @activations(%x: tensor<8xf32>) -> (tensor<8xf32>) {
+  %r = hpvm.tensor.relu %x : tensor<8xf32>
+  %t = hpvm.tensor.tanh %r : tensor<8xf32>
+  %s = hpvm.tensor.sigmoid %t : tensor<8xf32>
+  hpvm.return %s : tensor<8xf32>
+}
+
+// Softmax: max, exp(x - max), sum, division along the axis.
+// CHECK-LABEL: hpvm.leaf @softmax(
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: arith.divf
+hpvm.leaf @softmax(%x: tensor<2x10xf32>) -> (tensor<2x10xf32>) {
+  %p = hpvm.tensor.softmax %x {axis = 1} : tensor<2x10xf32>
+  hpvm.return %p : tensor<2x10xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @batchnorm(
+// CHECK: linalg.generic
+// CHECK: math.sqrt
+hpvm.leaf @batchnorm(%x: tensor<1x2x3x3xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>,
+                     %m: tensor<2xf32>, %v: tensor<1x2x1x1xf32>) -> (tensor<1x2x3x3xf32>) {
+  %y = hpvm.tensor.batchnorm %x, %g, %b, %m, %v {epsilon = 1.0e-05}
+      : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  hpvm.return %y : tensor<1x2x3x3xf32>
+}
+
+// map and reduce keep their regions (the combiner gets the accumulator first).
+// CHECK-LABEL: hpvm.leaf @regions(
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[D]] : f32
+// CHECK: linalg.fill ins(%arg2 : f32)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[E]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+hpvm.leaf @regions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %zero: f32) -> (tensor<4xf32>) {
+  %d = hpvm.tensor.map %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.subf %x, %y : f32
+    hpvm.tensor.yield %s : f32
+  }
+  %r = hpvm.tensor.reduce %d, %zero axis 1 : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  hpvm.return %r : tensor<4xf32>
+}
+
+// Internal nodes and host code on buffers.
+// CHECK-LABEL: hpvm.internal @root(%arg0: tensor<8xf32>) -> tensor<8xf32>
+// BUF-LABEL: hpvm.internal @root(%arg0: memref<8xf32>) -> memref<8xf32>
+// BUF: hpvm.bind_in %arg0 -> %{{.*}}[0] : memref<8xf32>
+hpvm.internal @root(%x: tensor<8xf32>) -> (tensor<8xf32>) {
+  %n = hpvm.create_node @activations : !hpvm.node
+  hpvm.bind_in %x -> %n[0] : tensor<8xf32>
+  hpvm.bind_out %n[0] -> 0
+}
+// BUF-LABEL: func.func @host(%arg0: memref<8xf32>, %arg1: memref<8xf32>)
+// BUF-NEXT: %[[G:.*]] = hpvm.launch @root(%arg0) : (memref<8xf32>) -> !hpvm.graph
+// BUF-NEXT: %[[R:.*]] = hpvm.wait %[[G]] : memref<8xf32>
+// BUF-NEXT: memref.copy %[[R]], %arg1 : memref<8xf32> to memref<8xf32>
+// BUF-NEXT: return
+func.func @host(%in: memref<8xf32>, %out: memref<8xf32>) {
+  %t = bufferization.to_tensor %in restrict : memref<8xf32> to tensor<8xf32>
+  %g = hpvm.launch @root(%t) : (tensor<8xf32>) -> !hpvm.graph
+  %r = hpvm.wait %g : tensor<8xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out
+      : (tensor<8xf32>, memref<8xf32>) -> ()
+  return
+}
