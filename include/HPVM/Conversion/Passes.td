@@ -80,7 +80,8 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
 
     Not supported yet (a diagnostic at the op, never a miscompile): group
     and depthwise convolution (`groups` > 1) and dynamically shaped tensors.
-    Output buffers of tensor leaves are not freed yet.
+    Buffers a leaf allocates for intermediate values are freed before it
+    returns; its output buffers are not freed yet.
 
     Example: `hpvm-opt --convert-hpvm-tensor-to-linalg examples/lenet_layer.mlir`;
     `hpvm-lower-to-cpu-pipeline` runs it before `convert-hpvm-to-cpu`.

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::hpvm {
 #define GEN_PASS_DEF_CONVERTHPVMTENSORTOLINALG
@@ -125,6 +126,43 @@ static void convertHostOps(Operation *function) {
   });
 }
 
+/// True when `buffer` may be reachable after its leaf returns: it is
+/// returned, directly or through a view, or used by an op that might keep it
+/// (any op other than known views whose results are memrefs).
+static bool mayEscape(Value buffer) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ReturnOp>(user))
+      return true;
+    if (isa<ViewLikeOpInterface, memref::CastOp>(user)) {
+      for (Value view : user->getResults())
+        if (mayEscape(view))
+          return true;
+      continue;
+    }
+    if (llvm::any_of(user->getResultTypes(),
+                     [](Type type) { return isa<BaseMemRefType>(type); }))
+      return true;
+    if (auto store = dyn_cast<memref::StoreOp>(user);
+        store && store.getValueToStore() == buffer)
+      return true;
+  }
+  return false;
+}
+
+/// Frees, before the leaf returns, the buffers bufferization allocated for
+/// intermediate values (padded images, reductions, chained ops' results).
+static void freeTemporaries(LeafOp leaf,
+                            const llvm::SmallPtrSetImpl<Operation *> &before) {
+  if (!leaf.getBody().hasOneBlock())
+    return;
+  Block &body = leaf.getBodyBlock();
+  Operation *ret = body.getTerminator();
+  OpBuilder b(ret);
+  for (auto alloc : llvm::make_early_inc_range(body.getOps<memref::AllocOp>()))
+    if (!before.contains(alloc) && !mayEscape(alloc.getResult()))
+      memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
+}
+
 static LogicalResult bufferize(Operation *op) {
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = false;
@@ -170,9 +208,15 @@ struct ConvertHPVMTensorToLinalgPass
       auto node = dyn_cast<NodeOpInterface>(op);
       if (!node || !hasTensorValues(&op))
         continue;
+      llvm::SmallPtrSet<Operation *, 4> userAllocations;
+      op.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
       if (failed(convertNodeInterface(node)) ||
-          (node.isLeafNode() && failed(bufferize(&op))))
+          (node.isLeafNode() && failed(bufferize(&op)))) {
         ok = false;
+        continue;
+      }
+      if (auto leaf = dyn_cast<LeafOp>(op))
+        freeTemporaries(leaf, userAllocations);
     }
     for (auto function : module.getOps<func::FuncOp>()) {
       if (!hasTensorValues(function))
