@@ -175,8 +175,7 @@ HPVMAssignTargetsPass::getFeasible(NodeOpInterface node) {
     } else {
       auto *child = blockingChild(candidates.front());
       os << "none of its available targets " << describeTargets(candidates)
-         << " can be followed by all its children: @"
-         << nodeName(child->first)
+         << " can be followed by all its children: @" << nodeName(child->first)
          << " can be compiled only for " << describeTargets(child->second);
     }
     if (fallbackTarget) {

@@ -52,9 +52,8 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
       inputAttrs.push_back(leaf.getArgAttrDict(port));
     }
   LeafOp first = chain.leaves.front(), last = chain.leaves.back();
-  auto fused = LeafOp::create(
-      b, first.getLoc(), name,
-      b.getFunctionType(inputs, last.getResultTypes()));
+  auto fused = LeafOp::create(b, first.getLoc(), name,
+                              b.getFunctionType(inputs, last.getResultTypes()));
   for (StringRef attr :
        {HPVMDialect::getTargetsAttrName(), HPVMDialect::getDispatchAttrName()})
     if (Attribute value = first->getAttr(attr))
@@ -140,7 +139,8 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
   for (Operation *user : fusedNode.getHandle().getUsers())
     if (user->isBeforeInBlock(fusedNode))
       early.push_back(user);
-  llvm::sort(early, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  llvm::sort(early,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
   Operation *after = fusedNode;
   for (Operation *op : early) {
     op->moveAfter(after);
@@ -214,16 +214,16 @@ void HPVMFuseTensorNodesPass::explainAcrossParents(
         auto dest = symbolTables->lookupNearestSymbolFrom<NodeOpInterface>(
             destCreate, destCreate.getNodeAttr());
         SmallVector<StringRef> path;
-        LeafOp leaf =
-            dest ? findConsumerLeaf(dest, edge.getDestPort(), *symbolTables, path)
-                 : LeafOp();
+        LeafOp leaf = dest ? findConsumerLeaf(dest, edge.getDestPort(),
+                                              *symbolTables, path)
+                           : LeafOp();
         Operation *op = leaf ? getSingleTensorOp(leaf) : nullptr;
         std::optional<TensorChainKind> kind =
             op ? getTensorChainKind(op) : std::nullopt;
         if (!kind || !continuesTensorPattern(kinds, *kind))
           continue;
-        std::string other = path.empty() ? grandparent.getSymName().str()
-                                         : path.back().str();
+        std::string other =
+            path.empty() ? grandparent.getSymName().str() : path.back().str();
         graph.getChild(child).emitRemark()
             << "not fused with @" << leaf.getSymName() << " ("
             << shortName(producerOp) << " -> " << shortName(op)
@@ -241,7 +241,7 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
   SmallVector<Chain> chains;
   FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
   if (failed(order))
-    return chains; // the verifier reports cycles
+    return chains;                        // the verifier reports cycles
   DenseMap<unsigned, unsigned> claimedBy; // child -> head of its chain
   for (unsigned head : *order) {
     if (claimedBy.count(head))

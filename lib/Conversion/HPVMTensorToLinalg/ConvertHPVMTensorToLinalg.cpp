@@ -55,7 +55,8 @@ static LogicalResult convertNodeInterface(NodeOpInterface node) {
   auto function = cast<FunctionOpInterface>(node.getOperation());
   for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
                                             function.getResultTypes()))
-    if (auto tensor = dyn_cast<TensorType>(type); tensor && !tensor.hasStaticShape())
+    if (auto tensor = dyn_cast<TensorType>(type);
+        tensor && !tensor.hasStaticShape())
       return node->emitOpError()
              << "has a tensor input or output of type " << type
              << ", which convert-hpvm-tensor-to-linalg cannot bufferize yet "
@@ -77,7 +78,8 @@ static LogicalResult convertNodeInterface(NodeOpInterface node) {
     auto read = bufferization::ToTensorOp::create(b, arg.getLoc(), tensorType,
                                                   arg, /*restrict=*/true);
     arg.replaceAllUsesExcept(read, read);
-    if (!function.getArgAttr(arg.getArgNumber(), HPVMDialect::getAccessAttrName()))
+    if (!function.getArgAttr(arg.getArgNumber(),
+                             HPVMDialect::getAccessAttrName()))
       function.setArgAttr(arg.getArgNumber(), HPVMDialect::getAccessAttrName(),
                           AccessAttr::get(b.getContext(), Access::in));
   }
@@ -90,8 +92,8 @@ static LogicalResult convertNodeInterface(NodeOpInterface node) {
       OpBuilder rb(ret);
       for (OpOperand &operand : ret->getOpOperands())
         if (MemRefType bufferType = getBufferType(operand.get().getType()))
-          operand.set(bufferization::ToBufferOp::create(rb, ret.getLoc(),
-                                                        bufferType, operand.get()));
+          operand.set(bufferization::ToBufferOp::create(
+              rb, ret.getLoc(), bufferType, operand.get()));
     });
   }
   function.setType(b.getFunctionType(inputs, outputs));
@@ -118,8 +120,8 @@ static void convertHostOps(Operation *function) {
         if (!bufferType)
           continue;
         result.setType(bufferType);
-        auto read = bufferization::ToTensorOp::create(b, op->getLoc(), tensorType,
-                                                      result, /*restrict=*/true);
+        auto read = bufferization::ToTensorOp::create(
+            b, op->getLoc(), tensorType, result, /*restrict=*/true);
         result.replaceAllUsesExcept(read, read);
       }
     }

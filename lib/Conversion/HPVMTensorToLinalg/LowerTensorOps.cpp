@@ -26,8 +26,8 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
 
 /// A tensor of `type` filled with `value`.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
@@ -75,14 +75,17 @@ Value padImage(OpBuilder &b, Location loc, Value input, int64_t padH,
           Value high = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
                                              position, last);
           Value valid = arith::AndIOp::create(nb, l, low, high);
-          inside = inside ? arith::AndIOp::create(nb, l, inside, valid).getResult()
-                          : valid;
+          inside = inside
+                       ? arith::AndIOp::create(nb, l, inside, valid).getResult()
+                       : valid;
           indices.push_back(arith::MinSIOp::create(
               nb, l, arith::MaxSIOp::create(nb, l, position, zero), last));
         }
         Value element = tensor::ExtractOp::create(nb, l, input, indices);
         linalg::YieldOp::create(
-            nb, l, arith::SelectOp::create(nb, l, inside, element, padValue).getResult());
+            nb, l,
+            arith::SelectOp::create(nb, l, inside, element, padValue)
+                .getResult());
       });
 }
 
@@ -138,13 +141,14 @@ Value lowerAdd(OpBuilder &b, TensorAddOp op) {
       tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
-  return generic(b, loc, type, init, {op.getLhs(), op.getRhs()},
-                 {broadcastMap(b, lhs, type), broadcastMap(b, rhs, type),
-                  b.getMultiDimIdentityMap(type.getRank())},
-                 iterators, [](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(
-                       nb, l, arith::AddFOp::create(nb, l, args[0], args[1]).getResult());
-                 });
+  return generic(
+      b, loc, type, init, {op.getLhs(), op.getRhs()},
+      {broadcastMap(b, lhs, type), broadcastMap(b, rhs, type),
+       b.getMultiDimIdentityMap(type.getRank())},
+      iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, l, arith::AddFOp::create(nb, l, args[0], args[1]).getResult());
+      });
 }
 
 Value lowerMul(OpBuilder &b, TensorMulOp op) {
@@ -169,17 +173,19 @@ Value lowerMul(OpBuilder &b, TensorMulOp op) {
   lhs.append({dim(batch), dim(batch + 2)});
   rhs.append({dim(batch + 2), dim(batch + 1)});
   out.append({dim(batch), dim(batch + 1)});
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   MLIRContext *ctx = b.getContext();
   return generic(
       b, loc, type, init, {op.getLhs(), op.getRhs()},
-      {AffineMap::get(rank + 1, 0, lhs, ctx), AffineMap::get(rank + 1, 0, rhs, ctx),
+      {AffineMap::get(rank + 1, 0, lhs, ctx),
+       AffineMap::get(rank + 1, 0, rhs, ctx),
        AffineMap::get(rank + 1, 0, out, ctx)},
       iterators, [](OpBuilder &nb, Location l, ValueRange args) {
         Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-        linalg::YieldOp::create(nb, l,
-                                arith::AddFOp::create(nb, l, args[2], product).getResult());
+        linalg::YieldOp::create(
+            nb, l, arith::AddFOp::create(nb, l, args[2], product).getResult());
       });
 }
 
@@ -217,9 +223,8 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
     identity = -std::numeric_limits<double>::infinity();
   else if (op.getKind() == PoolKind::min)
     identity = std::numeric_limits<double>::infinity();
-  Value start = arith::ConstantOp::create(
-      b, loc, element,
-      b.getFloatAttr(floatType, identity));
+  Value start = arith::ConstantOp::create(b, loc, element,
+                                          b.getFloatAttr(floatType, identity));
   // Padding never wins a max or min; a mean counts padded elements (the
   // divisor is always the window size).
   Value input = padImage(b, loc, op.getInput(), padding[0], padding[1], start);
@@ -229,7 +234,8 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
   MLIRContext *ctx = b.getContext();
   // Dims: n, c, oh, ow, kh, kw.
   AffineMap inputMap = AffineMap::get(
-      6, 0, {d(0), d(1), d(2) * strides[0] + d(4), d(3) * strides[1] + d(5)}, ctx);
+      6, 0, {d(0), d(1), d(2) * strides[0] + d(4), d(3) * strides[1] + d(5)},
+      ctx);
   AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, ctx);
   AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx);
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
@@ -260,7 +266,8 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = floatConstant(b, loc, x.getType(), 1.0);
   Value negated = arith::NegFOp::create(b, loc, x);
   Value e = math::ExpOp::create(b, loc, negated);
-  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+  return arith::DivFOp::create(b, loc, one,
+                               arith::AddFOp::create(b, loc, one, e));
 }
 
 /// 1 - 2 / (exp(2x) + 1): exact limits ±1 where exp overflows or vanishes.
@@ -276,27 +283,28 @@ Value tanhOf(OpBuilder &b, Location loc, Value x) {
 Value lowerActivation(OpBuilder &b, Operation *op) {
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
-  return elementwise(b, loc, input, [&](OpBuilder &nb, Location l, Value x) -> Value {
-    Value zero = floatConstant(nb, l, x.getType(), 0.0);
-    if (isa<TensorReluOp>(op))
-      return arith::MaximumFOp::create(nb, l, x, zero);
-    if (auto clipped = dyn_cast<TensorClippedReluOp>(op)) {
-      Value max = floatConstant(nb, l, x.getType(),
-                                clipped.getMax().convertToDouble());
-      return arith::MinimumFOp::create(
-          nb, l, arith::MaximumFOp::create(nb, l, x, zero), max);
-    }
-    if (isa<TensorTanhOp>(op))
-      return tanhOf(nb, l, x);
-    return sigmoid(nb, l, x);
-  });
+  return elementwise(
+      b, loc, input, [&](OpBuilder &nb, Location l, Value x) -> Value {
+        Value zero = floatConstant(nb, l, x.getType(), 0.0);
+        if (isa<TensorReluOp>(op))
+          return arith::MaximumFOp::create(nb, l, x, zero);
+        if (auto clipped = dyn_cast<TensorClippedReluOp>(op)) {
+          Value max = floatConstant(nb, l, x.getType(),
+                                    clipped.getMax().convertToDouble());
+          return arith::MinimumFOp::create(
+              nb, l, arith::MaximumFOp::create(nb, l, x, zero), max);
+        }
+        if (isa<TensorTanhOp>(op))
+          return tanhOf(nb, l, x);
+        return sigmoid(nb, l, x);
+      });
 }
 
 /// Reduces `input` along `axis` into a tensor without that dimension,
 /// starting from `start` and combining with `combine(accumulator, element)`.
-Value reduceAxis(OpBuilder &b, Location loc, Value input, unsigned axis,
-                 Value start,
-                 function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+Value reduceAxis(
+    OpBuilder &b, Location loc, Value input, unsigned axis, Value start,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape;
   for (unsigned d = 0; d < type.getRank(); ++d)
@@ -311,7 +319,8 @@ Value reduceAxis(OpBuilder &b, Location loc, Value input, unsigned axis,
                  {b.getMultiDimIdentityMap(type.getRank()),
                   dropDimMap(b, type.getRank(), axis)},
                  iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(nb, l, combine(nb, l, args[1], args[0]));
+                   linalg::YieldOp::create(nb, l,
+                                           combine(nb, l, args[1], args[0]));
                  });
 }
 
@@ -324,32 +333,36 @@ Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
   Value lowest = arith::ConstantOp::create(
       b, loc, element,
       b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
-  Value max = reduceAxis(b, loc, op.getInput(), axis, lowest,
-                         [](OpBuilder &nb, Location l, Value acc, Value x) {
-                           return arith::MaximumFOp::create(nb, l, acc, x).getResult();
-                         });
+  Value max =
+      reduceAxis(b, loc, op.getInput(), axis, lowest,
+                 [](OpBuilder &nb, Location l, Value acc, Value x) {
+                   return arith::MaximumFOp::create(nb, l, acc, x).getResult();
+                 });
   AffineMap id = b.getMultiDimIdentityMap(rank);
   AffineMap reducedMap = dropDimMap(b, rank, axis);
-  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
-  Value exps = generic(b, loc, type, empty, {op.getInput(), max},
-                       {id, reducedMap, id}, parallel,
-                       [](OpBuilder &nb, Location l, ValueRange args) {
-                         Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
-                         linalg::YieldOp::create(
-                             nb, l, math::ExpOp::create(nb, l, shifted).getResult());
-                       });
+  Value exps =
+      generic(b, loc, type, empty, {op.getInput(), max}, {id, reducedMap, id},
+              parallel, [](OpBuilder &nb, Location l, ValueRange args) {
+                Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
+                linalg::YieldOp::create(
+                    nb, l, math::ExpOp::create(nb, l, shifted).getResult());
+              });
   Value zero = floatConstant(b, loc, element, 0.0);
-  Value sums = reduceAxis(b, loc, exps, axis, zero,
-                          [](OpBuilder &nb, Location l, Value acc, Value x) {
-                            return arith::AddFOp::create(nb, l, acc, x).getResult();
-                          });
-  Value empty2 = tensor::EmptyOp::create(b, loc, type.getShape(), element);
-  return generic(b, loc, type, empty2, {exps, sums}, {id, reducedMap, id},
-                 parallel, [](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(
-                       nb, l, arith::DivFOp::create(nb, l, args[0], args[1]).getResult());
+  Value sums =
+      reduceAxis(b, loc, exps, axis, zero,
+                 [](OpBuilder &nb, Location l, Value acc, Value x) {
+                   return arith::AddFOp::create(nb, l, acc, x).getResult();
                  });
+  Value empty2 = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  return generic(
+      b, loc, type, empty2, {exps, sums}, {id, reducedMap, id}, parallel,
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, l, arith::DivFOp::create(nb, l, args[0], args[1]).getResult());
+      });
 }
 
 /// gamma * (x - mean) / sqrt(variance + epsilon) + beta per channel.
@@ -365,12 +378,14 @@ Value lowerBatchNorm(OpBuilder &b, TensorBatchNormOp op) {
     return broadcastMap(b, parameterType, type);
   };
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
-  Value epsilon = floatConstant(b, loc, element, op.getEpsilon().convertToDouble());
+  Value epsilon =
+      floatConstant(b, loc, element, op.getEpsilon().convertToDouble());
   AffineMap id = b.getMultiDimIdentityMap(4);
   SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
   return generic(
       b, loc, type, empty,
-      {op.getInput(), op.getGamma(), op.getBeta(), op.getMean(), op.getVariance()},
+      {op.getInput(), op.getGamma(), op.getBeta(), op.getMean(),
+       op.getVariance()},
       {id, channelMap(op.getGamma()), channelMap(op.getBeta()),
        channelMap(op.getMean()), channelMap(op.getVariance()), id},
       parallel, [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -379,8 +394,8 @@ Value lowerBatchNorm(OpBuilder &b, TensorBatchNormOp op) {
             nb, l, arith::AddFOp::create(nb, l, args[4], epsilon));
         Value scaled = arith::MulFOp::create(
             nb, l, args[1], arith::DivFOp::create(nb, l, centered, deviation));
-        linalg::YieldOp::create(nb, l,
-                                arith::AddFOp::create(nb, l, scaled, args[2]).getResult());
+        linalg::YieldOp::create(
+            nb, l, arith::AddFOp::create(nb, l, scaled, args[2]).getResult());
       });
 }
 
@@ -394,7 +409,8 @@ void cloneElementBody(OpBuilder &b, Location loc, Region &region,
     mapping.map(from, to);
   for (Operation &inner : block) {
     if (auto yield = dyn_cast<TensorYieldOp>(inner)) {
-      linalg::YieldOp::create(b, loc, mapping.lookupOrDefault(yield.getValue()));
+      linalg::YieldOp::create(b, loc,
+                              mapping.lookupOrDefault(yield.getValue()));
       continue;
     }
     b.clone(inner, mapping);
@@ -423,19 +439,22 @@ Value lowerReduce(OpBuilder &b, TensorReduceOp op) {
   auto type = cast<RankedTensorType>(op.getType());
   unsigned rank = inputType.getRank(), axis = op.getAxis();
   Value init = filled(b, loc, type, op.getInit());
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   iterators[axis] = utils::IteratorType::reduction;
-  return generic(b, loc, type, init, op.getInput(),
-                 {b.getMultiDimIdentityMap(rank), dropDimMap(b, rank, axis)},
-                 iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
-                   // The combiner takes (accumulator, element).
-                   cloneElementBody(nb, l, op.getCombiner(), {args[1], args[0]});
-                 });
+  return generic(
+      b, loc, type, init, op.getInput(),
+      {b.getMultiDimIdentityMap(rank), dropDimMap(b, rank, axis)}, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        // The combiner takes (accumulator, element).
+        cloneElementBody(nb, l, op.getCombiner(), {args[1], args[0]});
+      });
 }
 } // namespace
 
 LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op) {
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto tensor = dyn_cast<RankedTensorType>(type);
         tensor && !tensor.hasStaticShape())
       return op->emitOpError()
@@ -450,9 +469,11 @@ LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op) {
           .Case([&](TensorMulOp mul) { return lowerMul(b, mul); })
           .Case([&](TensorConv2DOp conv) { return lowerConv(b, conv); })
           .Case([&](TensorPoolOp pool) { return lowerPool(b, pool); })
-          .Case<TensorReluOp, TensorClippedReluOp, TensorTanhOp, TensorSigmoidOp>(
+          .Case<TensorReluOp, TensorClippedReluOp, TensorTanhOp,
+                TensorSigmoidOp>(
               [&](Operation *act) { return lowerActivation(b, act); })
-          .Case([&](TensorSoftmaxOp softmax) { return lowerSoftmax(b, softmax); })
+          .Case(
+              [&](TensorSoftmaxOp softmax) { return lowerSoftmax(b, softmax); })
           .Case([&](TensorBatchNormOp norm) { return lowerBatchNorm(b, norm); })
           .Case([&](TensorMapOp map) { return lowerMap(b, map); })
           .Case([&](TensorReduceOp reduce) { return lowerReduce(b, reduce); })

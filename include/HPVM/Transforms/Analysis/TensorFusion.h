@@ -1,4 +1,4 @@
-//===- TensorFusion.h - Chains of tensor leaves that may become one ---*- C++ -*-===//
+//===- TensorFusion.h - Tensor leaf chains that may become one -*- C++ -*-===//
 // The release's tensor-node fusion patterns and their legality, with reasons.
 #ifndef HPVM_TRANSFORMS_ANALYSIS_TENSORFUSION_H
 #define HPVM_TRANSFORMS_ANALYSIS_TENSORFUSION_H
