@@ -164,12 +164,15 @@ def main():
     if not corpus:
         sys.exit("mutate.py: empty corpus")
     # Parse/verify/print is the main target; some mutants also go through the
-    # generic printer, canonicalization, the CPU lowering, node fusion and the
+    # generic printer, canonicalization, the CPU lowering, node fusion, tiling and the
     # DOT exporter.
     commands = [[args.hpvm_opt], [args.hpvm_opt, "--mlir-print-op-generic"],
                 [args.hpvm_opt, "--canonicalize", "--cse"],
                 [args.hpvm_opt, "--hpvm-lower-to-llvm-pipeline"],
-                [args.hpvm_opt, "--hpvm-fuse-nodes=greedy=true"]]
+                [args.hpvm_opt, "--hpvm-fuse-nodes=greedy=true"],
+                [args.hpvm_opt, "--hpvm-tile-nodes=sizes=4 scratch=f32"],
+                [args.hpvm_opt, "--hpvm-tile-nodes=sizes=4,3",
+                 "--hpvm-lower-to-llvm-pipeline"]]
     if args.hpvm_translate:
         commands.append([args.hpvm_translate, "--hpvm-to-dot"])
     jobs = []
