@@ -13,7 +13,9 @@ using namespace mlir;
 
 void mlir::hpvm::buildHPVMLowerToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
-  pm.addPass(createConvertHPVMToCPU());
+  ConvertHPVMToCPUOptions cpuOptions;
+  cpuOptions.vectorizeTiles = options.vectorizeTiles;
+  pm.addPass(createConvertHPVMToCPU(cpuOptions));
   if (options.cleanup) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

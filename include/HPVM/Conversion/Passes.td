@@ -30,7 +30,21 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     parallel-for per phase, values crossing a barrier spilled per instance);
     `hpvm.alloc` memory returned by an allocation leaf lives until its parent
     instance ends; one_to_one edges between replicated nodes carry one value
-    per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints. Not supported
+    per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints.
+
+    Tiles run in lock-step (`vectorize-tiles`, on by default): when every
+    grid of a leaf has the same constant x extent W (2 to 128, as after
+    `hpvm-tile-nodes`), a row of W instances runs as one call of a vectorized
+    copy of the leaf, like the threads of a GPU thread block: values that
+    differ between instances become `vector<W x T>`, values equal in all stay
+    scalars, accesses whose last index is the x id plus a uniform offset
+    become vector loads and stores, other accesses are done lane by lane, and
+    branches that differ between instances run under masks (divisions see a
+    divisor of 1 in inactive lanes; a side runs only when some instance takes
+    it). Each instance still executes its own operations in its own order, so
+    results are bitwise those of the instance-by-instance code. Leaves with
+    outputs, barriers, several blocks or other ops (calls, atomics, `hpvm.alloc`)
+    keep the scalar loop, as does any box of the grid that is not whole rows. Not supported
     yet (a diagnostic, never a miscompile): barriers inside control flow,
     other uses of `hpvm.alloc`, tensor ops, some one_to_one edges with values
     (between streaming stages, with barrier leaves, also bound out), streaming
@@ -46,6 +60,12 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"vectorizeTiles", "vectorize-tiles", "bool", /*default=*/"true",
+           "Run the instances of a tile row in lock-step as vector code "
+           "(leaves whose grids all have one constant x extent from 2 to 128)">,
   ];
 }
 
