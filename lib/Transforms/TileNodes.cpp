@@ -132,6 +132,13 @@ static LeafOp buildTileLeaf(OpBuilder &b, const TilingRequest &request,
     inside = inside ? arith::AndIOp::create(pb, loc, inside, below).getResult()
                     : below;
   }
+  // Everything before the insertion point is the prologue (all of it pure).
+  SmallVector<Operation *> prologue;
+  for (Operation &op : entry) {
+    if (pb.getInsertionPoint() != entry.end() && &op == &*pb.getInsertionPoint())
+      break;
+    prologue.push_back(&op);
+  }
   if (inside) {
     // Legality guarantees one block and a return without operands.
     Operation *terminator = entry.getTerminator();
@@ -160,10 +167,15 @@ static LeafOp buildTileLeaf(OpBuilder &b, const TilingRequest &request,
     op->getResult(0).replaceAllUsesWith(id ? globalIds[d] : extents[d]);
     op->erase();
   }
+  // Prologue values the body does not use (ids of dimensions it never asks
+  // for) go again, last first.
+  for (Operation *op : llvm::reverse(prologue))
+    if (op->use_empty())
+      op->erase();
   return tile;
 }
 
-/// Replaces `request.child` by a grid of tiles; returns the tile node.
+/// Replaces `request.child` by a grid of tiles of the tile leaf.
 static void tileChild(const TilingRequest &request, SymbolTable &symbols) {
   LeafOp leaf = request.leaf;
   CreateNodeOp child = request.child;
