@@ -49,4 +49,52 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
   ];
 }
 
+def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
+  let summary = "Raise the HPVM-C calls of imported C (llvm dialect) to hpvm ops";
+  let description = [{
+    The frontend of HPVM-C (include/hpvm/hpvm.h). Works on a module imported
+    from the LLVM IR clang emits for an HPVM-C program (`hpvm-translate
+    --import-llvm`) and turns it into an hpvm program:
+
+    * node functions (passed to `__hpvm__createNodeND` or `__hpvm__launch`)
+      that describe a graph become `hpvm.internal`: their bodies are evaluated
+      at compile time (loops over constant bounds are fine), each
+      `__hpvm__createNodeND` becomes `hpvm.create_node` (extents computed from
+      the node's inputs are kept as arithmetic), `__hpvm__bindIn`,
+      `__hpvm__bindOut` and `__hpvm__edge` become `hpvm.bind_in`,
+      `hpvm.bind_out` and `hpvm.edge`;
+    * the other node functions become `hpvm.leaf`, their C body kept in the
+      `llvm` dialect: `__hpvm__getNodeInstanceID_*` / `__hpvm__getNumNodeInstances_*`
+      on `__hpvm__getNode()` (level 0) or its `__hpvm__getParentNode` chain
+      (levels 1, 2) become `hpvm.instance_id` / `hpvm.num_instances`,
+      `__hpvm__barrier` `hpvm.barrier`, `__hpvm__malloc` `hpvm.alloc`, the
+      atomics `llvm.atomicrmw`, and `__hpvm__return` the `hpvm.return`;
+    * `__hpvm__hint` sets `hpvm.targets`, `__hpvm__attributes` the
+      `hpvm.access` of pointer inputs;
+    * in host code, `__hpvm__launch` / `__hpvm__wait` / `__hpvm__push` /
+      `__hpvm__pop` become `hpvm.launch` / `hpvm.wait` / `hpvm.push` /
+      `hpvm.pop`, reading the packed argument struct (one field per root input,
+      then the root's output struct, which `__hpvm__wait` fills) and
+      `llvm_hpvm_{track,untrack,request}_mem` become `hpvm.track`,
+      `hpvm.untrack` and `hpvm.request`.
+
+    Misuse is an error at the C source line: ports out of range, more than 3
+    dimensions, graph calls with non-constant ports or control flow that does
+    not depend on constants, computation in a graph-describing function, HPVM
+    calls where they do not belong (host calls in nodes, node calls in host
+    code), node functions that are not functions. Edge and bind types, inputs
+    fed twice or never, and cycles are checked by the dialect's verifiers on
+    the raised graph, also at the C source lines.
+
+    Example: `clang -O1 -g -S -emit-llvm -I include prog.c -o prog.ll &&
+    hpvm-translate --import-llvm prog.ll | hpvm-opt --hpvm-raise-c`
+    (`hpvm-cc prog.c` runs all of it).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::hpvm::HPVMDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
 #endif // HPVM_CONVERSION_PASSES_TD

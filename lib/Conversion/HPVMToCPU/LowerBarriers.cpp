@@ -3,7 +3,9 @@
 // function each. A grid of such a leaf runs phase by phase, one runtime
 // parallel-for per phase, so that no instance starts phase p + 1 before every
 // instance finished phase p: the barrier's meaning. Values defined before a
-// barrier and used after it go through a per-instance spill slot.
+// barrier and used after it go through a per-instance spill slot. The
+// barriers must be in the entry block (imported C has unstructured control
+// flow after them); the blocks after the entry block belong to the last phase.
 #include "CPULowering.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -15,17 +17,13 @@ using namespace mlir::hpvm::cpu;
 
 LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
   Region &body = leaf.getBody();
-  if (!body.hasOneBlock())
-    return leaf.emitOpError()
-           << "with 'hpvm.barrier' and several blocks is not supported by "
-              "convert-hpvm-to-cpu yet; expected structured control flow";
   Block &block = body.front();
   WalkResult nested = leaf.walk([&](BarrierOp barrier) {
     if (barrier->getBlock() == &block)
       return WalkResult::advance();
     barrier.emitOpError() << "inside control flow is not supported by "
                              "convert-hpvm-to-cpu yet; expected it at the top "
-                             "level of the leaf";
+                             "level of the leaf's entry block";
     return WalkResult::interrupt();
   });
   if (nested.wasInterrupted())
@@ -43,13 +41,15 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
     phases.back().push_back(&op);
   }
   // Values that cross a barrier: defined at the top level of one phase, used
-  // (at any depth) under an op of a later phase.
+  // (at any depth) under an op of a later phase, or in a later block.
+  unsigned lastPhase = phases.size() - 1;
   llvm::SetVector<Value> spilled;
   for (Operation &op : block)
     for (Value result : op.getResults())
       for (Operation *user : result.getUsers()) {
         Operation *top = block.findAncestorOpInBlock(*user);
-        if (top && phaseOf.lookup(top) > phaseOf.lookup(&op))
+        unsigned userPhase = top ? phaseOf.lookup(top) : lastPhase;
+        if (userPhase > phaseOf.lookup(&op))
           spilled.insert(result);
       }
   SmallVector<Type> spilledTypes;
@@ -90,8 +90,13 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
                     fromStorage(fb, leaf.getLoc(),
                                 loadField(fb, leaf.getLoc(), spillType, slot, field),
                                 value.getType()));
-    for (Operation *op : ops)
-      fb.clone(*op, mapping);
+    if (last && !body.hasOneBlock()) {
+      // The whole region, then the entry block's earlier phases removed.
+      cloneLastPhase(leaf, function, mapping, phaseOf, phase);
+    } else {
+      for (Operation *op : ops)
+        fb.clone(*op, mapping);
+    }
     if (!last) {
       for (auto [field, value] : llvm::enumerate(spilled))
         if (phaseOf.lookup(value.getDefiningOp()) == phase)
@@ -111,6 +116,43 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
     phaseFunctions[leaf].push_back(function);
   }
   return success();
+}
+
+/// Clones a multi-block leaf body into the last phase's function: the whole
+/// region is cloned, uses of values of earlier phases are redirected to their
+/// spill loads (in `mapping`), and the entry block's ops of earlier phases and
+/// its barriers are dropped.
+void CPULowering::cloneLastPhase(LeafOp leaf, func::FuncOp function,
+                                 IRMapping &mapping,
+                                 const DenseMap<Operation *, unsigned> &phaseOf,
+                                 unsigned phase) {
+  Region &body = leaf.getBody();
+  Block &block = body.front();
+  Block *entry = &function.getBody().front();
+  IRMapping regionMapping;
+  for (BlockArgument arg : block.getArguments())
+    regionMapping.map(arg, mapping.lookup(arg));
+  Region scratch;
+  body.cloneInto(&scratch, regionMapping);
+  SmallVector<Operation *> dead;
+  for (Operation &op : block) {
+    if (!isa<BarrierOp>(op) && phaseOf.lookup(&op) >= phase)
+      continue;
+    Operation *clone = regionMapping.lookup(&op);
+    for (auto [original, cloned] : llvm::zip(op.getResults(), clone->getResults()))
+      if (Value loaded = mapping.lookupOrNull(original))
+        cloned.replaceAllUsesWith(loaded);
+    dead.push_back(clone);
+  }
+  for (Operation *op : llvm::reverse(dead)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  Block *clonedEntry = &scratch.front();
+  entry->getOperations().splice(entry->end(), clonedEntry->getOperations());
+  clonedEntry->erase();
+  function.getBody().getBlocks().splice(function.getBody().end(),
+                                        scratch.getBlocks());
 }
 
 void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
