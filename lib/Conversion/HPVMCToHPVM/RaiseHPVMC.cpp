@@ -214,6 +214,24 @@ std::optional<SmallVector<Field>> declaredReturnFields(LLVM::LLVMFuncOp function
   return fields;
 }
 
+/// The source position of a location, without the debug metadata clang's
+/// locations carry (functions made from nodes must not share a subprogram).
+Location plain(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations()) {
+      Location position = plain(inner);
+      if (isa<FileLineColLoc>(position))
+        return position;
+    }
+    return UnknownLoc::get(loc.getContext());
+  }
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return plain(name.getChildLoc());
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return plain(callSite.getCallee());
+  return loc;
+}
+
 //===----------------------------------------------------------------------===//
 // The raiser
 //===----------------------------------------------------------------------===//
@@ -1185,6 +1203,7 @@ LogicalResult Raiser::raiseNode(StringAttr name, Location usedAt) {
   node.state = Node::Visiting;
   if (failed(node.internal ? raiseInternal(node) : raiseLeaf(node)))
     return failure();
+  node.definition->walk([](Operation *op) { op->setLoc(plain(op->getLoc())); });
   node.state = Node::Done;
   return success();
 }
@@ -1235,7 +1254,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
     if (failed(root) || failed(raiseNode((*root)->function.getSymNameAttr(), call.getLoc())))
       return failure();
     OpBuilder b(call);
-    Location loc = call.getLoc();
+    Location loc = plain(call.getLoc());
     SmallVector<Value> args;
     if (!*streaming)
       args = loadInputs(b, loc, **root, operands[2]);
@@ -1264,7 +1283,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
   for (LLVM::CallOp call : calls) {
     ApiCall api = classify(call);
     OpBuilder b(call);
-    Location loc = call.getLoc();
+    Location loc = plain(call.getLoc());
     OperandRange operands = call.getArgOperands();
     auto bytes = [&](Value value) {
       return arith::IndexCastOp::create(b, loc, b.getIndexType(), value).getResult();
