@@ -320,7 +320,8 @@ int main(int argc, char **argv) {
     list_t raise = {0};
     push(&raise, hpvm_opt);
     push(&raise, "--hpvm-raise-c");
-    push(&raise, "--mlir-print-debuginfo");
+    if (emit != EMIT_HPVM) /* the lowering's diagnostics point at the C lines */
+      push(&raise, "--mlir-print-debuginfo");
     push(&raise, "--mlir-print-op-on-diagnostic=false");
     push(&raise, imported);
     push(&raise, "-o");

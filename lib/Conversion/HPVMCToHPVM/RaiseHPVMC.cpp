@@ -267,7 +267,8 @@ private:
   LogicalResult raiseHost(LLVM::LLVMFuncOp function);
   LogicalResult applyHint(Node &node, LLVM::CallOp call, Operation *definition);
   LogicalResult applyAttributes(Node &node, LLVM::CallOp call,
-                                FunctionOpInterface definition, Block &entry);
+                                FunctionOpInterface definition, Block &entry,
+                                unsigned firstInput);
   FailureOr<SmallVector<Type>> outputTypesFromDeclaration(Node &node, unsigned count);
   void setOutputLayout(Node &node);
   FailureOr<Node *> nodeOfFunctionOperand(LLVM::CallOp call, unsigned operand);
@@ -452,8 +453,11 @@ LogicalResult Raiser::applyHint(Node &node, LLVM::CallOp call, Operation *defini
   return success();
 }
 
+/// `firstInput`: the argument of `entry` that is the node's input 0 (1 when
+/// `entry` still has the sret pointer).
 LogicalResult Raiser::applyAttributes(Node &node, LLVM::CallOp call,
-                                      FunctionOpInterface definition, Block &entry) {
+                                      FunctionOpInterface definition, Block &entry,
+                                      unsigned firstInput) {
   OperandRange operands = call.getArgOperands();
   auto fail = [&](const Twine &what) {
     return call.emitError() << "__hpvm__attributes(nIn, in..., nOut, out...): " << what;
@@ -473,10 +477,11 @@ LogicalResult Raiser::applyAttributes(Node &node, LLVM::CallOp call,
     if (index == 0 || index == static_cast<size_t>(*numIn) + 1)
       continue;
     auto arg = dyn_cast<BlockArgument>(value);
-    if (!arg || arg.getOwner() != &entry || !isa<LLVM::LLVMPointerType>(arg.getType()))
+    if (!arg || arg.getOwner() != &entry || arg.getArgNumber() < firstInput ||
+        !isa<LLVM::LLVMPointerType>(arg.getType()))
       return fail("argument " + Twine(index) + " is not a pointer parameter of the node "
                   "function");
-    unsigned input = arg.getArgNumber() - (node.sret ? 1 : 0);
+    unsigned input = arg.getArgNumber() - firstInput;
     access[input] |= index <= static_cast<size_t>(*numIn) ? 1 : 2;
   }
   for (auto [input, bits] : access) {
@@ -646,7 +651,7 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
         return failure();
       break;
     case Api::Attributes:
-      if (failed(applyAttributes(node, call, leaf, entry)))
+      if (failed(applyAttributes(node, call, leaf, entry, /*firstInput=*/0)))
         return failure();
       break;
     case Api::Return:
@@ -1063,7 +1068,7 @@ LogicalResult Raiser::raiseInternal(Node &node) {
         return failure();
       break;
     case Api::Attributes:
-      if (failed(applyAttributes(node, call, internal, cEntry)))
+      if (failed(applyAttributes(node, call, internal, cEntry, node.sret ? 1 : 0)))
         return failure();
       break;
     case Api::CreateNode: {
