@@ -246,17 +246,24 @@ int main(int argc, char **argv) {
   if (emit == EMIT_HPVM && (mlir_inputs.count || ll_inputs.count))
     fail("--emit=hpvm applies to HPVM-C inputs; drop '%s'",
          mlir_inputs.count ? mlir_inputs.items[0] : ll_inputs.items[0]);
-  /* hpvm.h: <hpvm/hpvm.h> as in this project, "hpvm.h" as in the release. */
+  /* hpvm.h: <hpvm/hpvm.h> as in this project, "hpvm.h" as in the release;
+   * from an installed tree (bin/../include) or else the source tree. */
+  char *tools = tools_dir();
+  char *installed = format2(tools, "/../include");
+  char *installed_header = format2(installed, "/hpvm/hpvm.h");
+  bool is_installed = access(installed_header, R_OK) == 0;
+  const char *include = is_installed ? installed : HPVM_CC_INCLUDE;
   push(&preprocessor, "-I");
-  push(&preprocessor, HPVM_CC_INCLUDE);
+  push(&preprocessor, include);
   push(&preprocessor, "-I");
-  push(&preprocessor, HPVM_CC_INCLUDE "/hpvm");
-  push(&preprocessor, "-I");
-  push(&preprocessor, HPVM_CC_RUNTIME_INCLUDE);
+  push(&preprocessor, format2(include, "/hpvm"));
+  if (!is_installed) {
+    push(&preprocessor, "-I");
+    push(&preprocessor, HPVM_CC_RUNTIME_INCLUDE);
+  }
   if (!device_defined)
     push(&preprocessor, "-DDEVICE=CPU_TARGET");
 
-  char *tools = tools_dir();
   char *hpvm_opt = format2(tools, "/hpvm-opt");
   char *hpvm_translate = format2(tools, "/hpvm-translate");
   char temp_template[] = "/tmp/hpvm-cc-XXXXXX";
