@@ -26,12 +26,15 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
       `hpvm_rt_check_at` (message and exit code 1 on error).
 
     Public host functions get `llvm.emit_c_interface` so that C code can call
-    them. A leaf with top-level `hpvm.barrier`s runs phase by phase (one
-    parallel-for per phase, values crossing a barrier spilled per instance);
+    them. A leaf with `hpvm.barrier`s at the top level of its body's blocks
+    runs phase by phase (one parallel-for per phase, values crossing a barrier
+    spilled per instance); the blocks may branch (imported C), as long as
+    every path passes the same barriers in the same order;
     `hpvm.alloc` memory returned by an allocation leaf lives until its parent
     instance ends; one_to_one edges between replicated nodes carry one value
     per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints. Not supported
-    yet (a diagnostic, never a miscompile): barriers inside control flow,
+    yet (a diagnostic, never a miscompile): barriers in nested regions, in
+    loops or on some paths only,
     other uses of `hpvm.alloc`, tensor ops, some one_to_one edges with values
     (between streaming stages, with barrier leaves, also bound out), streaming
     edges below the root of a streaming graph, non-streaming edges inside one,

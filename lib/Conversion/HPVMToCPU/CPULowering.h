@@ -107,9 +107,6 @@ private:
                                            uint64_t perInstanceInputs = 0);
   /// Splits a leaf with barriers into phase functions (LowerBarriers.cpp).
   LogicalResult splitAtBarriers(LeafOp leaf);
-  void cloneLastPhase(LeafOp leaf, func::FuncOp function, IRMapping &mapping,
-                      const DenseMap<Operation *, unsigned> &phaseOf,
-                      unsigned phase);
   /// Runs the phases of a split leaf over the grid `dims`, one parallel-for
   /// each: every instance ends a phase before any starts the next.
   void runPhases(OpBuilder &b, Location loc, LeafOp leaf, ValueRange dims,
