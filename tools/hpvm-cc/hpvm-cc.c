@@ -289,8 +289,14 @@ int main(int argc, char **argv) {
     push(&command, "-fno-discard-value-names");
     push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
     push(&command, "-Wno-return-type");
-    if (is_cxx(input))
+    if (is_cxx(input)) {
       push(&command, "-fno-strict-return"); /* node functions end without return */
+      /* DWARF 5 describes static data members (std::integral_constant::value in
+       * <vector>, ...) as DW_TAG_variable, whose static-member flag the MLIR
+       * import drops, and the LLVM verifier then rejects the exported module;
+       * DWARF 4 describes them as members. */
+      push(&command, "-gdwarf-4");
+    }
     append(&command, &preprocessor);
     append(&command, &codegen);
     push(&command, "-S");
