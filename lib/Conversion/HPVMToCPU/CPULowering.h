@@ -5,6 +5,7 @@
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -161,10 +161,17 @@ void CPULowering::markInternal(func::FuncOp function) {
 }
 
 void CPULowering::lowerAllocs(func::FuncOp function) {
-  function.walk([](AllocOp alloc) {
+  function.walk([&](AllocOp alloc) {
     OpBuilder b(alloc);
-    Value memory = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType(),
-                                           alloc.getDynamicSizes());
+    Location loc = alloc.getLoc();
+    // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
+    Value memory =
+        isa<LLVM::LLVMPointerType>(alloc.getType())
+            ? callRuntime(b, loc, "malloc", pointerType,
+                          {toI64(b, loc, alloc.getDynamicSizes().front())})
+            : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
+                                      alloc.getDynamicSizes())
+                  .getResult();
     alloc.replaceAllUsesWith(memory);
     alloc.erase();
   });
@@ -305,8 +312,13 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   // Memory allocated by a child, and per-instance value arrays, live as long
   // as this instance of the graph.
   for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child) {
-    for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child)))
-      memref::DeallocOp::create(b, internal.getLoc(), produced.lookup({child, port}));
+    for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child))) {
+      Value memory = produced.lookup({child, port});
+      if (isa<LLVM::LLVMPointerType>(memory.getType()))
+        callRuntime(b, internal.getLoc(), "free", Type(), {memory});
+      else
+        memref::DeallocOp::create(b, internal.getLoc(), memory);
+    }
     for (unsigned port = 0; port < 64; ++port)
       if ((perInstance[child].outputs >> port) & 1)
         callRuntime(b, internal.getLoc(), "free", Type(),
