@@ -28,6 +28,16 @@ build edge edge_detection.mlir edge edge_ref.c
   "$OUT/edge_ref.o" -I "$ROOT/benchmarks/edge" -I "$ROOT/benchmarks/common" \
   -I "$ROOT/benchmarks/hpvm" -I "$ROOT/examples" -lgomp -lm -o "$OUT/edge_fused_bench"
 
+# Untiled sgemm (one leaf over the C grid) against the same program after hpvm-tile-nodes (64x4
+# tiles; the CPU backend runs each tile row of 64 instances in lock-step as vector code).
+sed 's/@sgemm(/@sgemm_flat(/' "$ROOT/examples/sgemm_flat.mlir" > "$OUT/sgemm_flat.mlir"
+"$ROOT/build/bin/hpvm-opt" --hpvm-tile-nodes="nodes=mm_element sizes=64,4" "$ROOT/examples/sgemm_flat.mlir" \
+  | sed 's/@sgemm(/@sgemm_tiled(/' > "$OUT/sgemm_tiled.mlir"
+"$HPVM_CC" -O3 -ffp-contract=off "$OUT/sgemm_flat.mlir" "$OUT/sgemm_tiled.mlir" \
+  "$ROOT/benchmarks/hpvm/sgemm_tiling_bench.c" "$OUT/sgemm_ref.o" -I "$ROOT/benchmarks/sgemm" \
+  -I "$ROOT/benchmarks/common" -I "$ROOT/benchmarks/hpvm" -I "$ROOT/examples" -lgomp -lm \
+  -o "$OUT/sgemm_tiling_bench"
+
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "${1:-}" == "--quick" ]]; then
@@ -35,15 +45,19 @@ if [[ "${1:-}" == "--quick" ]]; then
   "$OUT/stencil_bench" 32 32 32 4 --runs 1
   "$OUT/edge_bench" 128 128 4 2 --runs 1
   "$OUT/edge_fused_bench" 128 128 4 2 --runs 1
+  "$OUT/sgemm_tiling_bench" 256 256 256 --runs 1
 elif [[ "${1:-}" == "--demo" ]]; then
   "$OUT/sgemm_bench" 512 512 512 --runs 3
   "$OUT/stencil_bench" 128 128 128 20 --runs 3
   "$OUT/edge_bench" 1280 1280 4 4 --runs 3
+  "$OUT/sgemm_tiling_bench" 512 512 512 --runs 3
 else
   "$OUT/sgemm_bench" 1024 1024 1024 --runs "$RUNS"
   "$OUT/stencil_bench" 128 128 128 100 --runs "$RUNS"
   "$OUT/edge_bench" 1280 1280 8 4 --runs "$RUNS"
   echo "# the same pipeline after hpvm-fuse-nodes (laplacian and gradient fused):"
   "$OUT/edge_fused_bench" 1280 1280 8 4 --runs "$RUNS"
+  echo "# untiled sgemm against the same program after hpvm-tile-nodes (sizes=64,4):"
+  "$OUT/sgemm_tiling_bench" 1024 1024 1024 --runs "$RUNS"
 fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -17,7 +17,9 @@ void mlir::hpvm::buildHPVMLowerToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
-  pm.addPass(createConvertHPVMToCPU());
+  ConvertHPVMToCPUOptions cpuOptions;
+  cpuOptions.vectorizeTiles = options.vectorizeTiles;
+  pm.addPass(createConvertHPVMToCPU(cpuOptions));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.cleanup) {
     pm.addPass(createCanonicalizerPass());

@@ -5,6 +5,7 @@
 #include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -28,6 +29,7 @@ void mlir::hpvm::registerHPVMToolDialects(DialectRegistry &registry) {
   registry.insert<HPVMDialect>();
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  DLTIDialect,
                   func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
                   LLVM::LLVMDialect, linalg::LinalgDialect, math::MathDialect,
                   memref::MemRefDialect, NVVM::NVVMDialect, omp::OpenMPDialect,

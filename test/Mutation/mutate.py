@@ -65,6 +65,22 @@ def load_corpus(paths):
     return chunks
 
 
+def import_hpvm_c(args):
+    """Compiles HPVM-C sources as hpvm-cc does and imports them into MLIR."""
+    chunks = []
+    with tempfile.TemporaryDirectory() as work:
+        for index, source in enumerate(args.hpvm_c):
+            ll = os.path.join(work, f"{index}.ll")
+            subprocess.run([args.clang, "-O1", "-g", "-S", "-emit-llvm", "-w",
+                            "-I", args.include, "-I", os.path.join(args.include, "hpvm"),
+                            "-DDEVICE=CPU_TARGET", source, "-o", ll], check=True)
+            imported = subprocess.run([args.hpvm_translate, "--import-llvm", ll],
+                                      check=True, capture_output=True, text=True)
+            lines = [l for l in imported.stdout.splitlines() if l.strip()]
+            chunks.append(lines)
+    return chunks
+
+
 def replace_match(line, regex, choices, rng):
     matches = list(regex.finditer(line))
     if not matches:
@@ -156,20 +172,30 @@ def main():
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--save", help="directory for crashing mutants")
+    parser.add_argument("--hpvm-c", nargs="*", default=[],
+                        help="HPVM-C sources: their imported LLVM IR is mutated and "
+                             "raised with hpvm-raise-c (and lowered)")
+    parser.add_argument("--hpvm-c-count", type=int, default=0)
+    parser.add_argument("--clang", default="clang")
+    parser.add_argument("--include", help="the directory holding hpvm/hpvm.h")
     parser.add_argument("corpus", nargs="+")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
+    c_corpus = import_hpvm_c(args) if args.hpvm_c else []
     corpus = load_corpus(args.corpus)
     if not corpus:
         sys.exit("mutate.py: empty corpus")
     # Parse/verify/print is the main target; some mutants also go through the
-    # generic printer, canonicalization, the CPU lowering, node fusion and the
+    # generic printer, canonicalization, the CPU lowering, node fusion, tiling and the
     # DOT exporter.
     commands = [[args.hpvm_opt], [args.hpvm_opt, "--mlir-print-op-generic"],
                 [args.hpvm_opt, "--canonicalize", "--cse"],
                 [args.hpvm_opt, "--hpvm-lower-to-llvm-pipeline"],
-                [args.hpvm_opt, "--hpvm-fuse-nodes=greedy=true"]]
+                [args.hpvm_opt, "--hpvm-fuse-nodes=greedy=true"],
+                [args.hpvm_opt, "--hpvm-tile-nodes=sizes=4 scratch=f32"],
+                [args.hpvm_opt, "--hpvm-tile-nodes=sizes=4,3",
+                 "--hpvm-lower-to-llvm-pipeline"]]
     if args.hpvm_translate:
         commands.append([args.hpvm_translate, "--hpvm-to-dot"])
     jobs = []
@@ -177,6 +203,16 @@ def main():
         kind, text = mutate(rng.choice(corpus), rng)
         command = commands[0] if index % 2 == 0 else rng.choice(commands)
         jobs.append((index, kind, text, command, args.timeout))
+    # Imported HPVM-C: the frontend must diagnose, never crash, whatever the
+    # llvm-dialect module it is given.
+    raise_commands = [[args.hpvm_opt, "--hpvm-raise-c"],
+                      [args.hpvm_opt, "--hpvm-raise-c", "--hpvm-lower-to-llvm-pipeline"]]
+    for index in range(args.count, args.count + args.hpvm_c_count):
+        if not c_corpus:
+            break
+        kind, text = mutate(rng.choice(c_corpus), rng)
+        jobs.append((index, kind, text, rng.choice(raise_commands), args.timeout))
+    args.count = len(jobs)
 
     counts = {"accepted": 0, "rejected": 0, "crash": 0}
     crashes = []

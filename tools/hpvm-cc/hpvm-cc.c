@@ -127,13 +127,14 @@ static char *tools_dir(void) {
 
 static void usage(void) {
   printf("usage: hpvm-cc [options] inputs...\n"
-         "Compiles HPVM programs (.mlir) and C host code (.c) into an executable linked\n"
-         "with the HPVM runtime. Other inputs (.o, .a, .so, .ll) are passed to the linker\n"
-         "or compiled as they are.\n\n"
+         "Compiles HPVM programs (.mlir), HPVM-C programs (.c, .cc, .cpp using hpvm.h)\n"
+         "and C host code into an executable linked with the HPVM runtime. Other inputs\n"
+         "(.o, .a, .so, .ll) are passed to the linker or compiled as they are.\n\n"
          "  -o FILE           output file (default a.out, or NAME.{mlir,ll,o} with --emit)\n"
          "  -O0 -O1 -O2 -O3   optimization level of the generated and C code (default -O2)\n"
          "  --target=cpu      the target (cpu; gpu and spirv come with their backends)\n"
-         "  --emit=KIND       stop after: mlir (llvm dialect), llvm (LLVM IR), obj\n"
+         "  --emit=KIND       stop after: hpvm (HPVM-C raised to the hpvm dialect),\n"
+         "                    mlir (llvm dialect), llvm (LLVM IR), obj\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
          "  -L DIR, -l NAME   linker options\n"
          "  -f..., -W..., -m..., -g   passed to clang for every compile\n"
@@ -141,13 +142,30 @@ static void usage(void) {
          "  -h, --help        this text\n");
 }
 
-typedef enum { EMIT_EXECUTABLE, EMIT_MLIR, EMIT_LLVM, EMIT_OBJECT } emit_t;
+typedef enum { EMIT_EXECUTABLE, EMIT_HPVM, EMIT_MLIR, EMIT_LLVM, EMIT_OBJECT } emit_t;
+
+/* True when the LLVM IR clang made of a C input calls the HPVM-C API. */
+static bool uses_hpvm_c(const char *ll) {
+  FILE *file = fopen(ll, "r");
+  if (!file)
+    return false;
+  char line[8192];
+  bool found = false;
+  while (!found && fgets(line, sizeof(line), file))
+    found = strncmp(line, "declare", 7) == 0 &&
+            (strstr(line, "@__hpvm__") || strstr(line, "@llvm_hpvm_"));
+  fclose(file);
+  return found;
+}
+
+static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
 int main(int argc, char **argv) {
   const char *output = NULL, *opt = "-O2";
   emit_t emit = EMIT_EXECUTABLE;
   list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
   list_t preprocessor = {0}, linker = {0}, codegen = {0};
+  bool device_defined = false, cxx = false;
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -176,15 +194,20 @@ int main(int argc, char **argv) {
         fail("target '%s' is not supported yet; supported: cpu", arg + 9);
     } else if (strncmp(arg, "--emit=", 7) == 0) {
       const char *kind = arg + 7;
-      if (strcmp(kind, "mlir") == 0)
+      if (strcmp(kind, "hpvm") == 0)
+        emit = EMIT_HPVM;
+      else if (strcmp(kind, "mlir") == 0)
         emit = EMIT_MLIR;
       else if (strcmp(kind, "llvm") == 0)
         emit = EMIT_LLVM;
       else if (strcmp(kind, "obj") == 0)
         emit = EMIT_OBJECT;
       else
-        fail("unknown --emit kind '%s'; expected mlir, llvm or obj", kind);
+        fail("unknown --emit kind '%s'; expected hpvm, mlir, llvm or obj", kind);
     } else if (arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D')) {
+      if (arg[1] == 'D' && strncmp(value, "DEVICE", 6) == 0 &&
+          (value[6] == '\0' || value[6] == '='))
+        device_defined = true;
       push(&preprocessor, arg[1] == 'I' ? "-I" : "-D");
       push(&preprocessor, value);
     } else if (arg[0] == '-' && arg[1] == 'L') {
@@ -220,10 +243,27 @@ int main(int argc, char **argv) {
   if (emit != EMIT_EXECUTABLE && output && sources != 1)
     fail("-o with --emit needs exactly one source input, found %s",
          sources == 0 ? "none" : "several");
-  if ((emit == EMIT_MLIR || emit == EMIT_LLVM) && c_inputs.count)
-    fail("--emit=mlir and --emit=llvm apply to .mlir inputs; drop '%s'", c_inputs.items[0]);
-
+  if (emit == EMIT_HPVM && (mlir_inputs.count || ll_inputs.count))
+    fail("--emit=hpvm applies to HPVM-C inputs; drop '%s'",
+         mlir_inputs.count ? mlir_inputs.items[0] : ll_inputs.items[0]);
+  /* hpvm.h: <hpvm/hpvm.h> as in this project, "hpvm.h" as in the release;
+   * from an installed tree (bin/../include) or else the source tree. */
   char *tools = tools_dir();
+  char *installed = format2(tools, "/../include");
+  char *installed_header = format2(installed, "/hpvm/hpvm.h");
+  bool is_installed = access(installed_header, R_OK) == 0;
+  const char *include = is_installed ? installed : HPVM_CC_INCLUDE;
+  push(&preprocessor, "-I");
+  push(&preprocessor, include);
+  push(&preprocessor, "-I");
+  push(&preprocessor, format2(include, "/hpvm"));
+  if (!is_installed) {
+    push(&preprocessor, "-I");
+    push(&preprocessor, HPVM_CC_RUNTIME_INCLUDE);
+  }
+  if (!device_defined)
+    push(&preprocessor, "-DDEVICE=CPU_TARGET");
+
   char *hpvm_opt = format2(tools, "/hpvm-opt");
   char *hpvm_translate = format2(tools, "/hpvm-translate");
   char temp_template[] = "/tmp/hpvm-cc-XXXXXX";
@@ -232,6 +272,85 @@ int main(int argc, char **argv) {
     fail("cannot create a temporary directory: %s", strerror(errno));
   list_t temporaries = {0}, objects = {0};
   bool ok = true;
+
+  /* C: HPVM-C sources are compiled by clang (-O1, debug locations), imported
+   * into MLIR and raised to the hpvm dialect; they then go on as .mlir inputs.
+   * Other C sources are compiled as they are, below. */
+  list_t host_inputs = {0};
+  for (size_t i = 0; ok && i < c_inputs.count; ++i) {
+    const char *input = c_inputs.items[i];
+    char *name = stem(input);
+    char *base = format2(temp, format2("/", name));
+    char *ll = format2(base, ".hpvmc.ll");
+    list_t command = {0};
+    push(&command, HPVM_CC_CLANG);
+    push(&command, "-O1");
+    push(&command, "-g");
+    push(&command, "-fno-discard-value-names");
+    push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
+    push(&command, "-Wno-return-type");
+    if (is_cxx(input)) {
+      push(&command, "-fno-strict-return"); /* node functions end without return */
+      /* DWARF 5 describes static data members (std::integral_constant::value in
+       * <vector>, ...) as DW_TAG_variable, whose static-member flag the MLIR
+       * import drops, and the LLVM verifier then rejects the exported module;
+       * DWARF 4 describes them as members. */
+      push(&command, "-gdwarf-4");
+    }
+    append(&command, &preprocessor);
+    append(&command, &codegen);
+    push(&command, "-S");
+    push(&command, "-emit-llvm");
+    push(&command, input);
+    push(&command, "-o");
+    push(&command, ll);
+    push(&temporaries, ll);
+    ok = run_stage("compile C to LLVM IR", &command);
+    if (!ok)
+      break;
+    if (!uses_hpvm_c(ll)) {
+      if (emit == EMIT_HPVM)
+        fail("--emit=hpvm: '%s' does not use the HPVM-C API", input);
+      push(&host_inputs, input);
+      cxx = cxx || is_cxx(input);
+      continue;
+    }
+    cxx = cxx || is_cxx(input);
+    char *imported = format2(base, ".imported.mlir");
+    list_t import = {0};
+    push(&import, hpvm_translate);
+    push(&import, "--import-llvm");
+    push(&import, "--mlir-print-debuginfo");
+    push(&import, ll);
+    push(&import, "-o");
+    push(&import, imported);
+    push(&temporaries, imported);
+    ok = run_stage("import LLVM IR", &import);
+    if (!ok)
+      break;
+    char *raised = emit == EMIT_HPVM ? (output ? copy(output) : format2(name, ".hpvm.mlir"))
+                                     : format2(base, ".mlir");
+    list_t raise = {0};
+    push(&raise, hpvm_opt);
+    push(&raise, "--hpvm-raise-c");
+    if (emit != EMIT_HPVM) /* the lowering's diagnostics point at the C lines */
+      push(&raise, "--mlir-print-debuginfo");
+    push(&raise, "--mlir-print-op-on-diagnostic=false");
+    push(&raise, imported);
+    push(&raise, "-o");
+    push(&raise, raised);
+    ok = run_stage("raise HPVM-C", &raise);
+    if (emit != EMIT_HPVM) {
+      push(&temporaries, raised);
+      push(&mlir_inputs, raised);
+    }
+  }
+  c_inputs = host_inputs;
+  if (ok && (emit == EMIT_MLIR || emit == EMIT_LLVM) && c_inputs.count)
+    fail("--emit=mlir and --emit=llvm apply to .mlir and HPVM-C inputs; drop '%s'",
+         c_inputs.items[0]);
+  if (!ok || emit == EMIT_HPVM)
+    goto done;
 
   /* .mlir: lower to the llvm dialect / LLVM IR, then compile. */
   for (size_t i = 0; ok && i < mlir_inputs.count; ++i) {
@@ -254,6 +373,7 @@ int main(int argc, char **argv) {
                                  : format2(temp, format2("/", format2(name, ".ll")));
     push(&command, hpvm_translate);
     push(&command, "--hpvm-to-llvmir");
+    push(&command, "--mlir-print-op-on-diagnostic=false");
     push(&command, input);
     push(&command, "-o");
     push(&command, ll);
@@ -286,9 +406,7 @@ int main(int argc, char **argv) {
       if (kind == 0) {
         push(&command, "-Wno-override-module");
       } else {
-        push(&command, "-std=gnu11");
-        push(&command, "-I");
-        push(&command, HPVM_CC_RUNTIME_INCLUDE);
+        push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
         append(&command, &preprocessor);
       }
       push(&command, "-c");
@@ -315,6 +433,8 @@ int main(int argc, char **argv) {
     append(&command, &link_inputs);
     push(&command, HPVM_CC_RUNTIME_LIB);
     append(&command, &linker);
+    if (cxx)
+      push(&command, "-lstdc++");
     push(&command, "-lpthread");
     push(&command, "-ldl");
     push(&command, "-lm");

@@ -3,6 +3,7 @@
 #ifndef HPVM_CONVERSION_PASSES_H
 #define HPVM_CONVERSION_PASSES_H
 
+#include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -26,12 +26,29 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
       `hpvm_rt_check_at` (message and exit code 1 on error).
 
     Public host functions get `llvm.emit_c_interface` so that C code can call
-    them. A leaf with top-level `hpvm.barrier`s runs phase by phase (one
-    parallel-for per phase, values crossing a barrier spilled per instance);
+    them. A leaf with `hpvm.barrier`s at the top level of its body's blocks
+    runs phase by phase (one parallel-for per phase, values crossing a barrier
+    spilled per instance); the blocks may branch (imported C), as long as
+    every path passes the same barriers in the same order;
     `hpvm.alloc` memory returned by an allocation leaf lives until its parent
     instance ends; one_to_one edges between replicated nodes carry one value
-    per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints. Not supported
-    yet (a diagnostic, never a miscompile): barriers inside control flow,
+    per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints.
+
+    Tiles run in lock-step (`vectorize-tiles`, on by default): when every
+    grid of a leaf has the same constant x extent W (2 to 128, as after
+    `hpvm-tile-nodes`), a row of W instances runs as one call of a vectorized
+    copy of the leaf, like the threads of a GPU thread block: values that
+    differ between instances become `vector<W x T>`, values equal in all stay
+    scalars, accesses whose last index is the x id plus a uniform offset
+    become vector loads and stores, other accesses are done lane by lane, and
+    branches that differ between instances run under masks (divisions see a
+    divisor of 1 in inactive lanes; a side runs only when some instance takes
+    it). Each instance still executes its own operations in its own order, so
+    results are bitwise those of the instance-by-instance code. Leaves with
+    outputs, barriers, several blocks or other ops (calls, atomics, `hpvm.alloc`)
+    keep the scalar loop, as does any box of the grid that is not whole rows. Not supported
+    yet (a diagnostic, never a miscompile): barriers in nested regions, in
+    loops or on some paths only,
     other uses of `hpvm.alloc`, tensor ops (run
     `convert-hpvm-tensor-to-linalg` first, as the pipelines do), some one_to_one edges with values
     (between streaming stages, with barrier leaves, also bound out), streaming
@@ -47,6 +64,60 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"vectorizeTiles", "vectorize-tiles", "bool", /*default=*/"true",
+           "Run the instances of a tile row in lock-step as vector code "
+           "(leaves whose grids all have one constant x extent from 2 to 128)">,
+  ];
+}
+
+def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
+  let summary = "Raise the HPVM-C calls of imported C (llvm dialect) to hpvm ops";
+  let description = [{
+    The frontend of HPVM-C (include/hpvm/hpvm.h). Works on a module imported
+    from the LLVM IR clang emits for an HPVM-C program (`hpvm-translate
+    --import-llvm`) and turns it into an hpvm program:
+
+    * node functions (passed to `__hpvm__createNodeND` or `__hpvm__launch`)
+      that describe a graph become `hpvm.internal`: their bodies are evaluated
+      at compile time (loops over constant bounds are fine), each
+      `__hpvm__createNodeND` becomes `hpvm.create_node` (extents computed from
+      the node's inputs are kept as arithmetic), `__hpvm__bindIn`,
+      `__hpvm__bindOut` and `__hpvm__edge` become `hpvm.bind_in`,
+      `hpvm.bind_out` and `hpvm.edge`;
+    * the other node functions become `hpvm.leaf`, their C body kept in the
+      `llvm` dialect: `__hpvm__getNodeInstanceID_*` / `__hpvm__getNumNodeInstances_*`
+      on `__hpvm__getNode()` (level 0) or its `__hpvm__getParentNode` chain
+      (levels 1, 2) become `hpvm.instance_id` / `hpvm.num_instances`,
+      `__hpvm__barrier` `hpvm.barrier`, `__hpvm__malloc` `hpvm.alloc`, the
+      atomics `llvm.atomicrmw`, and `__hpvm__return` the `hpvm.return`;
+    * `__hpvm__hint` sets `hpvm.targets`, `__hpvm__attributes` the
+      `hpvm.access` of pointer inputs;
+    * in host code, `__hpvm__launch` / `__hpvm__wait` / `__hpvm__push` /
+      `__hpvm__pop` become `hpvm.launch` / `hpvm.wait` / `hpvm.push` /
+      `hpvm.pop`, reading the packed argument struct (one field per root input,
+      then the root's output struct, which `__hpvm__wait` fills) and
+      `llvm_hpvm_{track,untrack,request}_mem` become `hpvm.track`,
+      `hpvm.untrack` and `hpvm.request`.
+
+    Misuse is an error at the C source line: ports out of range, more than 3
+    dimensions, graph calls with non-constant ports or control flow that does
+    not depend on constants, computation in a graph-describing function, HPVM
+    calls where they do not belong (host calls in nodes, node calls in host
+    code), node functions that are not functions. Edge and bind types, inputs
+    fed twice or never, and cycles are checked by the dialect's verifiers on
+    the raised graph, also at the C source lines.
+
+    Example: `clang -O1 -g -S -emit-llvm -I include prog.c -o prog.ll &&
+    hpvm-translate --import-llvm prog.ll | hpvm-opt --hpvm-raise-c`
+    (`hpvm-cc prog.c` runs all of it).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::hpvm::HPVMDialect",
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

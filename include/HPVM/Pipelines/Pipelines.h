@@ -14,6 +14,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "cleanup",
       llvm::cl::desc("Canonicalize and CSE after the lowering"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorizeTiles{
+      *this, "vectorize-tiles",
+      llvm::cl::desc("Run the instances of a tile row in lock-step as vector "
+                     "code (convert-hpvm-to-cpu)"),
+      llvm::cl::init(true)};
 };
 
 /// hpvm-lower-to-cpu-pipeline: the graphs and host ops to runtime calls

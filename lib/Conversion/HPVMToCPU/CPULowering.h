@@ -5,6 +5,7 @@
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -143,6 +144,14 @@ private:
   void markInternal(func::FuncOp function);
   /// Asks LLVM to inline an instance function into its range loops.
   void markAlwaysInline(func::FuncOp function);
+  /// A function running `width` consecutive x instances of `leaf` in
+  /// lock-step (VectorizeInstances.cpp), with the instance function's `type`
+  /// and the first lane's id as x; null when the body cannot be vectorized.
+  func::FuncOp buildLaneFunction(LeafOp leaf, unsigned width, StringRef name,
+                                 FunctionType type);
+  /// The x extent shared by every grid of `leaf` when it is a constant tile
+  /// width worth running in lock-step, else 0.
+  unsigned getLaneWidth(LeafOp leaf);
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
   void lowerAllocs(func::FuncOp function);
   std::string uniqueName(StringRef base);
@@ -165,6 +174,15 @@ private:
   /// Leaves split at barriers: their phase functions and spill layout.
   DenseMap<Operation *, SmallVector<func::FuncOp>> phaseFunctions;
   DenseMap<Operation *, LLVM::LLVMStructType> spillTypes;
+  /// Leaves whose tile rows run in lock-step: their lane function and width.
+  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
+  /// Whether tile rows may run in lock-step (convert-hpvm-to-cpu option).
+  bool vectorizeTiles = true;
+
+public:
+  void setVectorizeTiles(bool enable) { vectorizeTiles = enable; }
+
+private:
   /// For each leaf, the output ports that return memory of an hpvm.alloc.
   DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
 };

@@ -4,6 +4,8 @@
 
 #include "HPVM/Conversion/Passes.h"
 
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::hpvm {
@@ -150,9 +152,12 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
 namespace {
 struct ConvertHPVMToCPUPass
     : public hpvm::impl::ConvertHPVMToCPUBase<ConvertHPVMToCPUPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     CPULowering lowering(module);
+    lowering.setVectorizeTiles(vectorizeTiles);
     if (failed(checkSupported(module, lowering)) ||
         failed(lowering.createNodeFunctions()) ||
         failed(lowering.lowerInternalNodes()) ||

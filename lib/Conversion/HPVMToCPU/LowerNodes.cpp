@@ -9,6 +9,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -17,7 +18,31 @@ using namespace mlir::hpvm::cpu;
 /// Index of the frame fields.
 enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
 /// Index of the hpvm_rt_instance_range_t fields.
-enum RangeField : int32_t { RangeBegin = 0, RangeEnd = 1, RangeExtent = 2 };
+enum RangeField : int32_t {
+  RangeBegin = 0,
+  RangeEnd = 1,
+  RangeExtent = 2,
+  RangeRank = 3,
+  RangeWorker = 4
+};
+
+/// A grid small enough to be one tile: constant extents, at most this many
+/// instances (hpvm-tile-nodes makes such grids).
+static constexpr int64_t kMaxTileInstances = 4096;
+
+static bool isSmallConstantGrid(ValueRange dims) {
+  int64_t count = 1;
+  for (Value dim : dims) {
+    APInt extent;
+    if (!matchPattern(dim, m_ConstantInt(&extent)) || extent.isNegative() ||
+        extent.getSExtValue() > kMaxTileInstances)
+      return false;
+    count *= extent.getSExtValue();
+    if (count > kMaxTileInstances)
+      return false;
+  }
+  return true;
+}
 
 static StringRef nodeName(NodeOpInterface node) {
   return cast<SymbolOpInterface>(node.getOperation()).getName();
@@ -41,10 +66,22 @@ LogicalResult CPULowering::createNodeFunctions() {
     SmallVector<Type> inputs(leaf.getArgumentTypes());
     inputs.append(6, index);
     inputs.push_back(pointerType);
+    FunctionType type = b.getFunctionType(inputs, leaf.getResultTypes());
+    if (unsigned width = hasBarrier ? 0 : getLaneWidth(leaf)) {
+      // Built from the body before it moves into the instance function.
+      if (func::FuncOp lanes = buildLaneFunction(
+              leaf, width, uniqueName(("__hpvm_lanes_" + leaf.getSymName()).str()),
+              type)) {
+        markInternal(lanes);
+        lowerGridQueries(lanes, leaf.getNumArguments());
+        markAlwaysInline(lanes);
+        laneFunctions[leaf] = {lanes, width};
+      }
+    }
     b.setInsertionPoint(leaf);
     auto function = func::FuncOp::create(
         b, leaf.getLoc(), uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
-        b.getFunctionType(inputs, leaf.getResultTypes()));
+        type);
     markInternal(function);
     function.getBody().takeBody(leaf.getBody());
     Block &entry = function.front();
@@ -79,6 +116,35 @@ LogicalResult CPULowering::createNodeFunctions() {
   return success();
 }
 
+unsigned CPULowering::getLaneWidth(LeafOp leaf) {
+  // Wide enough to pay for the vector code, narrow enough to unroll per-lane
+  // accesses; every grid of the leaf must agree, as one function serves all.
+  constexpr int64_t kMinWidth = 2, kMaxWidth = 128;
+  if (!vectorizeTiles || leaf.getNumResults() != 0)
+    return 0;
+  int64_t width = 0;
+  bool uniformWidth = true;
+  module.walk([&](CreateNodeOp child) {
+    if (child.getNode() != leaf.getSymName())
+      return;
+    APInt extent;
+    if (child.getRank() == 0 ||
+        !matchPattern(child.getDims()[0], m_ConstantInt(&extent)) ||
+        (width && width != extent.getSExtValue()))
+      uniformWidth = false;
+    else
+      width = extent.getSExtValue();
+  });
+  // A launched leaf runs as one instance.
+  module.walk([&](LaunchOp launch) {
+    if (launch.getRoot() == leaf.getSymName())
+      uniformWidth = false;
+  });
+  if (!uniformWidth || width < kMinWidth || width > kMaxWidth)
+    return 0;
+  return static_cast<unsigned>(width);
+}
+
 void CPULowering::markAlwaysInline(func::FuncOp function) {
   // An instance function runs once per instance inside a range loop: inlined,
   // the loop sees the body (hoisting, vectorization across instances).
@@ -95,10 +161,17 @@ void CPULowering::markInternal(func::FuncOp function) {
 }
 
 void CPULowering::lowerAllocs(func::FuncOp function) {
-  function.walk([](AllocOp alloc) {
+  function.walk([&](AllocOp alloc) {
     OpBuilder b(alloc);
-    Value memory = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType(),
-                                           alloc.getDynamicSizes());
+    Location loc = alloc.getLoc();
+    // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
+    Value memory =
+        isa<LLVM::LLVMPointerType>(alloc.getType())
+            ? callRuntime(b, loc, "malloc", pointerType,
+                          {toI64(b, loc, alloc.getDynamicSizes().front())})
+            : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
+                                      alloc.getDynamicSizes())
+                  .getResult();
     alloc.replaceAllUsesWith(memory);
     alloc.erase();
   });
@@ -239,8 +312,13 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   // Memory allocated by a child, and per-instance value arrays, live as long
   // as this instance of the graph.
   for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child) {
-    for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child)))
-      memref::DeallocOp::create(b, internal.getLoc(), produced.lookup({child, port}));
+    for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child))) {
+      Value memory = produced.lookup({child, port});
+      if (isa<LLVM::LLVMPointerType>(memory.getType()))
+        callRuntime(b, internal.getLoc(), "free", Type(), {memory});
+      else
+        memref::DeallocOp::create(b, internal.getLoc(), memory);
+    }
     for (unsigned port = 0; port < 64; ++port)
       if ((perInstance[child].outputs >> port) & 1)
         callRuntime(b, internal.getLoc(), "free", Type(),
@@ -308,9 +386,31 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         extents, ArrayRef<LLVM::GEPArg>{0, d});
     LLVM::StoreOp::create(b, loc, toI64(b, loc, dims[d]), address);
   }
-  if (auto leaf = dyn_cast<LeafOp>(node.getOperation());
-      leaf && phaseFunctions.count(leaf)) {
+  auto leaf = dyn_cast<LeafOp>(node.getOperation());
+  if (leaf && phaseFunctions.count(leaf)) {
     runPhases(b, loc, leaf, dims, extents, context);
+  } else if (leaf && laneFunctions.count(leaf) && !perInstance.any() &&
+             isSmallConstantGrid(dims)) {
+    // A tile: its instances run in lock-step on the thread that runs the
+    // tile, as a GPU thread block runs on one multiprocessor; the grid of
+    // tiles around it is what runs in parallel.
+    Value range = allocaInEntry(b, loc, rangeType);
+    for (int32_t d = 0; d < 3; ++d) {
+      Value extent = d < static_cast<int32_t>(rank) ? toI64(b, loc, dims[d])
+                                                    : i64Constant(b, loc, 1);
+      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                            fieldAddress(b, loc, rangeType, range, {RangeBegin, d}));
+      LLVM::StoreOp::create(b, loc, extent,
+                            fieldAddress(b, loc, rangeType, range, {RangeEnd, d}));
+      LLVM::StoreOp::create(b, loc, extent,
+                            fieldAddress(b, loc, rangeType, range, {RangeExtent, d}));
+    }
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, rank),
+                          fieldAddress(b, loc, rangeType, range, {RangeRank}));
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, 0),
+                          fieldAddress(b, loc, rangeType, range, {RangeWorker}));
+    LLVM::CallOp::create(b, loc, getRangeFunction(node, rank, std::nullopt, perInstance),
+                         ValueRange{context, range});
   } else {
     Value body = LLVM::AddressOfOp::create(
         b, loc, getRangeFunction(node, rank, std::nullopt, perInstance));
@@ -438,6 +538,34 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     }
     LLVM::StoreOp::create(b, loc, parentFrame,
                           fieldAddress(b, loc, frameType, frame, {FrameParent}));
+  }
+
+  // A leaf whose tile rows run in lock-step: whole rows (the x range is the
+  // full tile width, as the runtime cuts grids outermost dimension first) go
+  // to the lane function; any other box runs instance by instance below.
+  if (auto found = laneFunctions.find(node.getOperation());
+      found != laneFunctions.end() && !phase && !perInstance.any()) {
+    auto [lanes, width] = found->second;
+    Value fromStart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            begin[0], zero);
+    Value toEnd = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, end[0],
+        arith::ConstantIndexOp::create(b, loc, width));
+    auto wholeRows = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, fromStart, toEnd),
+        /*withElseRegion=*/true);
+    OpBuilder rb = wholeRows.getThenBodyBuilder();
+    Value rowIds[3] = {zero, zero, zero};
+    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 1; --d) {
+      auto loop = scf::ForOp::create(rb, loc, begin[d], end[d], one);
+      rb.setInsertionPoint(loop.getBody()->getTerminator());
+      rowIds[d] = loop.getInductionVar();
+    }
+    SmallVector<Value> laneArgs(inputs);
+    laneArgs.append({zero, rowIds[1], rowIds[2], extent[0], extent[1],
+                     extent[2], parentFrame});
+    func::CallOp::create(rb, loc, lanes, laneArgs);
+    b.setInsertionPoint(wholeRows.elseBlock()->getTerminator());
   }
 
   // x is the fastest dimension: it gets the innermost loop.

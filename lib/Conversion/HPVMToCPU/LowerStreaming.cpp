@@ -265,8 +265,9 @@ LogicalResult CPULowering::lowerStreamingGraphs() {
     Value stream = LLVM::CallOp::create(b, loc, getPipelineFunction(root),
                                         ValueRange{})
                        .getResult();
-    // The launch operands are the first item.
-    packAndPush(b, loc, stream, launch.getArgs(), "pushing the first item into");
+    // The launch operands are the first item, unless every item is pushed.
+    if (!launch.getPushed())
+      packAndPush(b, loc, stream, launch.getArgs(), "pushing the first item into");
     for (Operation *user : llvm::make_early_inc_range(launch.getGraph().getUsers())) {
       OpBuilder ub(user);
       Location at = user->getLoc();

@@ -126,3 +126,30 @@ func.func @host(%g: !hpvm.graph) -> f32 {
   %r = hpvm.wait %g : f32
   return %r : f32
 }
+
+// -----
+
+// A barrier on one path only: the join is reached after 0 and after 1 barrier.
+hpvm.leaf @l(%c: i1) {
+  llvm.cond_br %c, ^bb1, ^bb2
+^bb1:
+  hpvm.barrier
+  llvm.br ^bb2
+^bb2:
+  // expected-error @+1 {{is reached after 0 and after 1 barriers of leaf 'l' on different paths (a barrier in a loop or in a branch)}}
+  hpvm.return
+}
+
+// -----
+
+// Different barriers on the two paths.
+hpvm.leaf @l(%c: i1) {
+  llvm.cond_br %c, ^bb1, ^bb2
+^bb1:
+  // expected-error @+1 {{'hpvm.barrier' op is one of several barriers that end phase 0 on different paths}}
+  hpvm.barrier
+  hpvm.return
+^bb2:
+  hpvm.barrier
+  hpvm.return
+}

@@ -723,7 +723,14 @@ LogicalResult BindOutOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AllocOp::verify() {
-  MemRefType type = getMemref().getType();
+  if (isa<LLVM::LLVMPointerType>(getMemory().getType())) {
+    if (getDynamicSizes().size() != 1)
+      return emitOpError() << "expects one size in bytes for a '!llvm.ptr' "
+                              "allocation, found "
+                           << getDynamicSizes().size() << " sizes";
+    return success();
+  }
+  auto type = cast<MemRefType>(getMemory().getType());
   if (getDynamicSizes().size() != static_cast<size_t>(type.getNumDynamicDims()))
     return emitOpError() << "expects one size per dynamic dimension of "
                          << type << " (" << type.getNumDynamicDims()
@@ -753,10 +760,22 @@ static FailureOr<NodeOpInterface> lookupRoot(LaunchOp launch,
   return node;
 }
 
+LogicalResult LaunchOp::verify() {
+  if (getPushed() && !getStreaming())
+    return emitOpError("with 'pushed' must be 'streaming'");
+  if (getPushed() && !getArgs().empty())
+    return emitOpError() << "with 'pushed' takes its items from 'hpvm.push' and "
+                            "has no operands, found "
+                         << getArgs().size();
+  return success();
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   FailureOr<NodeOpInterface> root = lookupRoot(*this, symbolTable);
   if (failed(root))
     return failure();
+  if (getPushed())
+    return success();
   ArrayRef<Type> inputs = root->getInputTypes();
   if (getArgs().getTypes() != TypeRange(inputs))
     return emitOpError() << "passes " << typeList(getArgs().getTypes())

@@ -284,16 +284,19 @@ def HPVM_AllocOp : HPVM_Op<"alloc", [HPVM_InLeaf,
   let description = [{
     Allocates a buffer owned by the graph; it is shared by the instances that
     receive it through edges. Allocated inside a tile-level internal node it
-    maps to GPU shared memory. One index operand per dynamic dimension.
+    maps to GPU shared memory. A memref takes one index operand per dynamic
+    dimension; a `!llvm.ptr` (HPVM-C's `__hpvm__malloc`) takes the size in
+    bytes.
 
     ```mlir
     %scratch = hpvm.alloc() : memref<64xf32>
     %rows = hpvm.alloc(%n) : memref<?x16xf32>
+    %bytes = hpvm.alloc(%size) : !llvm.ptr
     ```
   }];
   let arguments = (ins Variadic<Index>:$dynamic_sizes);
-  let results = (outs AnyMemRef:$memref);
-  let assemblyFormat = "`(` $dynamic_sizes `)` attr-dict `:` type($memref)";
+  let results = (outs HPVM_Buffer:$memory);
+  let assemblyFormat = "`(` $dynamic_sizes `)` attr-dict `:` type($memory)";
   let hasVerifier = 1;
 }
 
@@ -314,14 +317,22 @@ def HPVM_LaunchOp : HPVM_Op<"launch", [HPVM_HostOnly,
     %g = hpvm.launch @root(%a, %n) : (memref<?xf32>, index) -> !hpvm.graph
     %s = hpvm.launch @pipeline(%frame) streaming : (memref<?x?xf32>) -> !hpvm.graph
     ```
+
+    With `pushed` (HPVM-C's streaming `__hpvm__launch`), the launch has no
+    operands and every item, the first included, comes from `hpvm.push`.
+
+    ```mlir
+    %s = hpvm.launch @pipeline() streaming pushed : () -> !hpvm.graph
+    ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$root, Variadic<AnyType>:$args,
-                       UnitAttr:$streaming);
+                       UnitAttr:$streaming, UnitAttr:$pushed);
   let results = (outs HPVM_GraphType:$graph);
   let assemblyFormat = [{
-    $root `(` $args `)` (`streaming` $streaming^)? attr-dict
+    $root `(` $args `)` (`streaming` $streaming^)? (`pushed` $pushed^)? attr-dict
     `:` functional-type($args, $graph)
   }];
+  let hasVerifier = 1;
 }
 
 def HPVM_WaitOp : HPVM_Op<"wait", [HPVM_HostOnly,
