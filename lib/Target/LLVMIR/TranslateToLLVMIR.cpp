@@ -27,8 +27,10 @@ void mlir::hpvm::registerToLLVMIRTranslation() {
         llvm::LLVMContext llvmContext;
         std::unique_ptr<llvm::Module> module =
             translateModuleToLLVMIR(op, llvmContext);
+        // Not op->emitError: that would print the whole lowered module.
         if (!module)
-          return op->emitError("failed to translate to LLVM IR");
+          return emitError(op->getLoc(), "failed to translate the lowered program "
+                                         "to LLVM IR (see the errors above)");
         module->print(output, nullptr);
         return success();
       },
