@@ -38,6 +38,9 @@ sed 's/@sgemm(/@sgemm_flat(/' "$ROOT/examples/sgemm_flat.mlir" > "$OUT/sgemm_fla
   -I "$ROOT/benchmarks/common" -I "$ROOT/benchmarks/hpvm" -I "$ROOT/examples" -lgomp -lm \
   -o "$OUT/sgemm_tiling_bench"
 
+# The Parboil-style sgemm written in HPVM-C, compiled unchanged by hpvm-cc.
+"$HPVM_CC" -O3 -ffp-contract=off "$ROOT/examples/hpvm-c/sgemm.c" -o "$OUT/hpvmc_sgemm"
+
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "${1:-}" == "--quick" ]]; then
@@ -46,11 +49,13 @@ if [[ "${1:-}" == "--quick" ]]; then
   "$OUT/edge_bench" 128 128 4 2 --runs 1
   "$OUT/edge_fused_bench" 128 128 4 2 --runs 1
   "$OUT/sgemm_tiling_bench" 256 256 256 --runs 1
+  "$OUT/hpvmc_sgemm" 256 256 256 1
 elif [[ "${1:-}" == "--demo" ]]; then
   "$OUT/sgemm_bench" 512 512 512 --runs 3
   "$OUT/stencil_bench" 128 128 128 20 --runs 3
   "$OUT/edge_bench" 1280 1280 4 4 --runs 3
   "$OUT/sgemm_tiling_bench" 512 512 512 --runs 3
+  "$OUT/hpvmc_sgemm" 512 512 512 3
 else
   "$OUT/sgemm_bench" 1024 1024 1024 --runs "$RUNS"
   "$OUT/stencil_bench" 128 128 128 100 --runs "$RUNS"
@@ -59,5 +64,7 @@ else
   "$OUT/edge_fused_bench" 1280 1280 8 4 --runs "$RUNS"
   echo "# untiled sgemm against the same program after hpvm-tile-nodes (sizes=64,4):"
   "$OUT/sgemm_tiling_bench" 1024 1024 1024 --runs "$RUNS"
+  echo "# the Parboil-style HPVM-C sgemm (examples/hpvm-c/sgemm.c) against its sequential loop nest:"
+  "$OUT/hpvmc_sgemm" 1024 1024 1024 "$RUNS"
 fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

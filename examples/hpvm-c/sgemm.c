@@ -1,3 +1,8 @@
+// sgemm in HPVM-C: `hpvm-cc -O3 sgemm.c -o sgemm && ./sgemm [M N K [RUNS]]`.
+// Without sizes it checks three small cases bit for bit against a C reference
+// (the lit test); with sizes it times RUNS launches of the graph against the
+// same loop nest in sequential C and checks a sample of C.
+//
 // Ported in the style of the Parboil sgemm of the HPVM release: C = alpha A B^T
 // + beta C with column-major A (m x k), B (n x k) and C (m x n), pointer/size
 // pairs, a root with a 2-D grid of 2-D blocks (parent instance ids give the
@@ -6,6 +11,7 @@
 #include <hpvm/hpvm.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define TILE_M 16
 #define TILE_N 8
@@ -82,15 +88,32 @@ void root(float *A, size_t bytesA, int lda, float *B, size_t bytesB, int ldb, fl
     __hpvm__bindIn(thisNode, i, i, 0);
 }
 
+/* One element of the reference: the same operations in the same order. */
+static float reference_element(int mm, int nn, int k, float alpha, const float *A, int lda,
+                               const float *B, int ldb, float beta, float c0) {
+  float c = 0.0f;
+  for (int i = 0; i < k; ++i)
+    c += A[mm + i * lda] * B[nn + i * ldb];
+  return c0 * beta + alpha * c;
+}
+
 static void reference(int m, int n, int k, float alpha, const float *A, int lda,
                       const float *B, int ldb, float beta, float *C, int ldc) {
   for (int mm = 0; mm < m; ++mm)
-    for (int nn = 0; nn < n; ++nn) {
-      float c = 0.0f;
-      for (int i = 0; i < k; ++i)
-        c += A[mm + i * lda] * B[nn + i * ldb];
-      C[mm + nn * ldc] = C[mm + nn * ldc] * beta + alpha * c;
-    }
+    for (int nn = 0; nn < n; ++nn)
+      C[mm + nn * ldc] =
+          reference_element(mm, nn, k, alpha, A, lda, B, ldb, beta, C[mm + nn * ldc]);
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }
 
 static int run(int matArow, int matBcol, int matAcol) {
@@ -148,9 +171,67 @@ static int run(int matArow, int matBcol, int matAcol) {
   return wrong != 0;
 }
 
-int main(void) {
+/* Times `runs` launches at M x N x K (multiples of the block sizes) against the
+ * sequential reference, and checks 4096 sampled elements of C. */
+static int bench(int m, int n, int k, int runs) {
+  size_t bytesA = (size_t)m * k * sizeof(float), bytesB = (size_t)n * k * sizeof(float);
+  size_t bytesC = (size_t)m * n * sizeof(float);
+  float *A = malloc(bytesA), *B = malloc(bytesB), *C = calloc((size_t)m * n, sizeof(float));
+  float *ref = calloc((size_t)m * n, sizeof(float));
+  for (long i = 0; i < (long)m * k; ++i)
+    A[i] = (float)((i * 7) % 23) / 8.0f - 1.0f;
+  for (long i = 0; i < (long)n * k; ++i)
+    B[i] = (float)((i * 11) % 19) / 4.0f - 2.0f;
+  llvm_hpvm_track_mem(A, bytesA);
+  llvm_hpvm_track_mem(B, bytesB);
+  llvm_hpvm_track_mem(C, bytesC);
+  RootIn *args = (RootIn *)malloc(sizeof(RootIn));
+  *args = (RootIn){A, bytesA, m, B, bytesB, n, C, bytesC, m, k, 1.0f, 0.0f,
+                   TILE_M, TILE_N, m / TILE_M, n / TILE_N};
+  double *times = malloc(sizeof(double) * runs);
+  for (int r = 0; r < runs; ++r) {
+    double start = now_ms();
+    void *graph = __hpvm__launch(0, root, (void *)args);
+    __hpvm__wait(graph);
+    llvm_hpvm_request_mem(C, bytesC);
+    times[r] = now_ms() - start;
+  }
+  qsort(times, runs, sizeof(double), compare_doubles);
+  double start = now_ms();
+  reference(m, n, k, 1.0f, A, m, B, n, 0.0f, ref, m);
+  double sequential = now_ms() - start;
+  long wrong = 0;
+  for (long s = 0; s < 4096; ++s) {
+    long i = (s * 2654435761L) % ((long)m * n);
+    wrong += C[i] != ref[i];
+  }
+  double gflops = 2.0 * m * n * k / (times[runs / 2] * 1e6);
+  printf("hpvm-c sgemm %dx%dx%d: median %.1f ms (%.2f GFLOP/s) of %d, sequential C %.1f ms, "
+         "speedup %.2fx, sampled wrong=%ld\n",
+         m, n, k, times[runs / 2], gflops, runs, sequential, sequential / times[runs / 2],
+         wrong);
+  llvm_hpvm_untrack_mem(A);
+  llvm_hpvm_untrack_mem(B);
+  llvm_hpvm_untrack_mem(C);
+  free(A), free(B), free(C), free(ref), free(args), free(times);
+  return wrong != 0;
+}
+
+int main(int argc, char **argv) {
   __hpvm__init();
-  int failed = run(128, 96, 64) + run(16, 8, 1) + run(48, 40, 33);
+  int failed;
+  if (argc >= 4) {
+    int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]);
+    int runs = argc > 4 ? atoi(argv[4]) : 5;
+    if (m <= 0 || n <= 0 || k <= 0 || m % TILE_M || n % TILE_N || runs <= 0) {
+      fprintf(stderr, "usage: sgemm [M N K [RUNS]] with M a multiple of %d, N of %d\n",
+              TILE_M, TILE_N);
+      return 2;
+    }
+    failed = bench(m, n, k, runs);
+  } else {
+    failed = run(128, 96, 64) + run(16, 8, 1) + run(48, 40, 33);
+  }
   __hpvm__cleanup();
   return failed;
 }
