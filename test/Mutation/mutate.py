@@ -195,7 +195,12 @@ def main():
                 [args.hpvm_opt, "--hpvm-fuse-nodes=greedy=true"],
                 [args.hpvm_opt, "--hpvm-tile-nodes=sizes=4 scratch=f32"],
                 [args.hpvm_opt, "--hpvm-tile-nodes=sizes=4,3",
-                 "--hpvm-lower-to-llvm-pipeline"]]
+                 "--hpvm-lower-to-llvm-pipeline"],
+                [args.hpvm_opt, "--hpvm-assign-targets=available=cpu,gpu policy=all"],
+                [args.hpvm_opt, "--hpvm-assign-targets=fallback=cpu",
+                 "--hpvm-lower-to-llvm-pipeline"],
+                [args.hpvm_opt, "--hpvm-fuse-tensor-nodes"],
+                [args.hpvm_opt, "--hpvm-fuse-tensor-nodes", "--convert-hpvm-tensor-to-linalg"]]
     if args.hpvm_translate:
         commands.append([args.hpvm_translate, "--hpvm-to-dot"])
     jobs = []

@@ -682,6 +682,14 @@ hpvm.internal @root(%m: memref<?xf32>) {
 
 // -----
 
+hpvm.leaf @child() {
+  hpvm.return
+}
+// expected-error @+1 {{'hpvm.launch' op is host code and must be inside a function; found in 'builtin.module'}}
+%g = hpvm.launch @child() : () -> !hpvm.graph
+
+// -----
+
 func.func @host() {
   // expected-error @+1 {{'hpvm.launch' op refers to @nowhere, which is not defined}}
   %g = hpvm.launch @nowhere() : () -> !hpvm.graph

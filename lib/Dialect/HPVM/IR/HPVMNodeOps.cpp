@@ -60,6 +60,10 @@ LogicalResult mlir::hpvm::detail::verifyHostOnly(Operation *op) {
     return op->emitOpError()
            << "is host code and must be outside node definitions; found in '"
            << node->getName() << "' " << nodeName(node);
+  // Host code runs when a function runs; a module body never does.
+  if (!op->getParentOfType<FunctionOpInterface>())
+    return op->emitOpError() << "is host code and must be inside a function; found in '"
+                             << op->getParentOp()->getName() << "'";
   return success();
 }
 
