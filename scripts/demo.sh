@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: parse, verify, print and draw the example graphs, then compile sgemm, the 3-D
-# stencil and the edge-detection pipeline with hpvm-cc and run them on the CPU against OpenMP
-# and sequential C (correctness, GFLOP/s, frames/s).
+# The main job: parse, verify, print and draw the example graphs, compile and run an HPVM-C
+# program, then compile sgemm, the 3-D stencil and the edge-detection pipeline with hpvm-cc and
+# run them on the CPU against OpenMP and sequential C (correctness, GFLOP/s, frames/s).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -38,11 +38,26 @@ hpvm.internal @root() {
   hpvm.edge %p[0] -> %q[0] all_to_all
 }
 MLIR
-if "$bin/hpvm-opt" "$bad" >/dev/null; then
+if "$bin/hpvm-opt" --mlir-print-op-on-diagnostic=false "$bad" >/dev/null; then
   echo "demo: the malformed graph was accepted" >&2
   exit 1
 else
   echo "--- hpvm-opt exited with code $?"
+fi
+
+echo
+echo "=== an HPVM-C program compiled unchanged by hpvm-cc (examples/hpvm-c/sgemm.c) ==="
+"$bin/hpvm-cc" -O3 -ffp-contract=off examples/hpvm-c/sgemm.c -o "$out/hpvmc_sgemm"
+"$out/hpvmc_sgemm"
+echo "--- its graph, raised to the hpvm dialect: $out/hpvmc_sgemm.mlir"
+"$bin/hpvm-cc" --emit=hpvm examples/hpvm-c/sgemm.c -o "$out/hpvmc_sgemm.mlir"
+echo
+echo "=== a malformed HPVM-C program: the diagnostic points at the C line (exit code 1) ==="
+if "$bin/hpvm-cc" test/HPVMC/errors/edge_type_mismatch.c -o "$out/malformed_c"; then
+  echo "demo: the malformed HPVM-C program was accepted" >&2
+  exit 1
+else
+  echo "--- hpvm-cc exited with code $?"
 fi
 
 echo
