@@ -24,6 +24,7 @@
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 
@@ -232,6 +233,20 @@ Location plain(Location loc) {
   return loc;
 }
 
+/// Where a diagnostic about `op` points: its own source position, else its
+/// first user's (clang gives allocas and some constants no line), else its
+/// function's.
+Location sourceLoc(Operation *op) {
+  if (isa<FileLineColLoc>(plain(op->getLoc())))
+    return op->getLoc();
+  for (Operation *user : op->getUsers())
+    if (isa<FileLineColLoc>(plain(user->getLoc())))
+      return user->getLoc();
+  if (auto function = op->getParentOfType<FunctionOpInterface>())
+    return function->getLoc();
+  return op->getLoc();
+}
+
 //===----------------------------------------------------------------------===//
 // The raiser
 //===----------------------------------------------------------------------===//
@@ -345,6 +360,20 @@ LogicalResult Raiser::collectNodes() {
   });
   if (!ok)
     return failure();
+  // The API functions exist only as calls the raising replaces: taking the
+  // address of one (calling it through a pointer) would leave it undefined.
+  module.walk([&](LLVM::AddressOfOp address) {
+    StringRef callee = address.getGlobalName();
+    if (classify(callee).api == Api::None || !module.lookupSymbol<LLVM::LLVMFuncOp>(callee))
+      return;
+    emitError(sourceLoc(address))
+        << "the address of HPVM-C function '" << callee
+        << "' is taken (a call through a pointer or a cast?); HPVM-C functions "
+           "may only be called directly, with the arguments hpvm.h declares";
+    ok = false;
+  });
+  if (!ok)
+    return failure();
   // A node function runs only as a node: any other use of it is an error.
   module.walk([&](Operation *op) {
     if (auto call = dyn_cast<LLVM::CallOp>(op)) {
@@ -366,7 +395,7 @@ LogicalResult Raiser::collectNodes() {
       bool asNode = (api == Api::CreateNode || api == Api::Launch) &&
                     use.getOperandNumber() == 1;
       if (!asNode) {
-        use.getOwner()->emitError()
+        emitError(sourceLoc(use.getOwner()))
             << "node function '" << address.getGlobalName()
             << "' is used other than as a node of a graph (only "
                "__hpvm__createNodeND and __hpvm__launch may take it)";
@@ -732,34 +761,112 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
     for (Operation *user : handle.getUsers()) {
       auto call = dyn_cast<LLVM::CallOp>(user);
       if (!call || classify(call).api != Api::GetParentNode)
-        return user->emitError()
+        return emitError(sourceLoc(user))
                << "a node handle (__hpvm__getNode / __hpvm__getParentNode) may "
                   "only be passed to the HPVM query functions";
     }
   }
-  // Each llvm.return becomes hpvm.return with the outputs of the
-  // __hpvm__return before it in its block.
+  // Each llvm.return becomes hpvm.return with the outputs of the last
+  // __hpvm__return on the paths reaching it. clang merges the returns of a
+  // function into one block, so several __hpvm__return calls (early returns,
+  // switch cases) may reach one llvm.return: their outputs then go through
+  // a stack slot per output, which LLVM promotes back to registers.
+  struct Reaching {
+    llvm::SmallSetVector<Operation *, 2> calls;
+    bool none = false; // a path from the entry without __hpvm__return
+    bool operator!=(const Reaching &other) const {
+      return none != other.none || calls.getArrayRef() != other.calls.getArrayRef();
+    }
+  };
+  auto lastReturnBefore = [](Block *block, Block::iterator end) -> Operation * {
+    for (auto it = end; it != block->begin();) {
+      --it;
+      if (auto call = dyn_cast<LLVM::CallOp>(*it); call && classify(call).api == Api::Return)
+        return call;
+    }
+    return nullptr;
+  };
+  DenseMap<Block *, Reaching> atEnd;
+  auto atStart = [&](Block *block) {
+    Reaching reaching;
+    reaching.none = block->isEntryBlock();
+    for (Block *pred : block->getPredecessors()) {
+      const Reaching &from = atEnd[pred];
+      reaching.none |= from.none;
+      reaching.calls.insert(from.calls.begin(), from.calls.end());
+    }
+    return reaching;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Block &block : leaf.getBody()) {
+      Reaching reaching;
+      if (Operation *last = lastReturnBefore(&block, block.end()))
+        reaching.calls.insert(last);
+      else
+        reaching = atStart(&block);
+      Reaching &old = atEnd[&block];
+      if (old != reaching) {
+        old = std::move(reaching);
+        changed = true;
+      }
+    }
+  }
   SmallVector<LLVM::ReturnOp> llvmReturns;
   leaf.walk([&](LLVM::ReturnOp ret) { llvmReturns.push_back(ret); });
+  // The values each __hpvm__return gives, at their declared types.
+  DenseMap<Operation *, SmallVector<Value>> given;
+  for (LLVM::CallOp call : returns) {
+    OpBuilder rb(call);
+    SmallVector<Value> &values = given[call];
+    for (auto [index, value] : llvm::enumerate(call.getArgOperands().drop_front())) {
+      FailureOr<Value> fitted = fitOutput(rb, call, index, value, node.outputs[index]);
+      if (failed(fitted))
+        return failure();
+      values.push_back(*fitted);
+    }
+  }
+  SmallVector<Value> slots; // created when a return is reached by several
   for (LLVM::ReturnOp ret : llvmReturns) {
-    LLVM::CallOp given;
-    for (Operation *op = ret->getPrevNode(); op && !given; op = op->getPrevNode())
-      if (auto call = dyn_cast<LLVM::CallOp>(op); call && classify(call).api == Api::Return)
-        given = call;
-    if (!given && !node.outputs.empty())
-      return ret.emitError() << "leaf node '" << name << "' has "
-                             << node.outputs.size()
-                             << " outputs but reaches its end here without "
-                                "__hpvm__return";
+    Reaching reaching;
+    if (Operation *last = lastReturnBefore(ret->getBlock(), ret->getIterator()))
+      reaching.calls.insert(last);
+    else
+      reaching = atStart(ret->getBlock());
+    if (reaching.none && !node.outputs.empty()) {
+      InFlightDiagnostic diag = ret.emitError()
+                                << "leaf node '" << name << "' has " << node.outputs.size()
+                                << " outputs but reaches its end here without "
+                                   "__hpvm__return";
+      if (!reaching.calls.empty())
+        diag << " on some path (every path must end with __hpvm__return)";
+      return diag;
+    }
     OpBuilder rb(ret);
     SmallVector<Value> values;
-    if (given)
-      for (auto [index, value] : llvm::enumerate(given.getArgOperands().drop_front())) {
-        FailureOr<Value> fitted = fitOutput(rb, given, index, value, node.outputs[index]);
-        if (failed(fitted))
-          return failure();
-        values.push_back(*fitted);
+    if (reaching.calls.size() == 1) {
+      values = given[reaching.calls.front()];
+    } else if (reaching.calls.size() > 1) {
+      if (slots.empty()) {
+        OpBuilder eb = OpBuilder::atBlockBegin(&entry);
+        Value one = LLVM::ConstantOp::create(eb, leaf.getLoc(), eb.getI64Type(),
+                                             eb.getI64IntegerAttr(1));
+        for (Type type : node.outputs)
+          slots.push_back(
+              LLVM::AllocaOp::create(eb, leaf.getLoc(), pointerType, type, one));
+        for (LLVM::CallOp call : returns) {
+          OpBuilder sb(call);
+          for (auto [slot, value] : llvm::zip(slots, given[call]))
+            LLVM::StoreOp::create(sb, call.getLoc(), value, slot);
+        }
       }
+      for (auto [slot, type] : llvm::zip(slots, node.outputs))
+        values.push_back(LLVM::LoadOp::create(rb, ret.getLoc(), type, slot));
+    } else {
+      // Not reachable from the entry.
+      for (Type type : node.outputs)
+        values.push_back(LLVM::PoisonOp::create(rb, ret.getLoc(), type));
+    }
     mlir::hpvm::ReturnOp::create(rb, ret.getLoc(), values);
     ret.erase();
   }
@@ -890,7 +997,12 @@ FailureOr<Value> materialize(OpBuilder &b, Evaluation &eval, Value value, Locati
   if (Value argument = eval.arguments.lookup(value))
     return argument;
   Operation *def = value.getDefiningOp();
-  if (def && isFoldable(def) && isMemoryEffectFree(def)) {
+  // Also selects and min / max: clang makes `n < 16 ? n : 16` an llvm.intr.smin.
+  if (def && def->getNumResults() == 1 &&
+      (isFoldable(def) ||
+       isa<LLVM::SelectOp, LLVM::SMinOp, LLVM::SMaxOp, LLVM::UMinOp, LLVM::UMaxOp,
+           LLVM::AbsOp, LLVM::FreezeOp>(def)) &&
+      isMemoryEffectFree(def)) {
     IRMapping mapping;
     for (Value operand : def->getOperands()) {
       FailureOr<Value> rebuilt = materialize(b, eval, operand, at);
@@ -900,9 +1012,15 @@ FailureOr<Value> materialize(OpBuilder &b, Evaluation &eval, Value value, Locati
     }
     return b.clone(*def, mapping)->getResult(0);
   }
-  return emitError(at) << "a node extent must be computed from the node's inputs "
-                          "and constants with integer arithmetic, without control "
-                          "flow";
+  InFlightDiagnostic diag = emitError(at)
+                            << "a node extent must be computed from the node's inputs "
+                               "and constants with integer arithmetic (and ?:, min, "
+                               "max), without control flow";
+  if (def)
+    diag << "; found '" << def->getName() << "'";
+  else
+    diag << "; found a value merged from several branches";
+  return diag;
 }
 
 LogicalResult Raiser::raiseInternal(Node &node) {
@@ -1052,11 +1170,21 @@ LogicalResult Raiser::raiseInternal(Node &node) {
     if (!call) {
       // Values nobody needs (addresses, undef, float constants, lifetime
       // markers) are fine; memory accesses and other work are not.
+      // Allocas alone are harmless too: what is stored in them is not.
       if (isMemoryEffectFree(&op) ||
-          isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp, LLVM::AssumeOp>(op))
+          isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp, LLVM::AssumeOp,
+              LLVM::AllocaOp>(op))
         continue;
-      return op.emitError() << "internal node '" << name
-                            << "' may only describe its graph (HPVM graph calls and "
+      if (auto store = dyn_cast<LLVM::StoreOp>(op);
+          store && eval.handles.count(eval.resolve(store.getValue())))
+        return emitError(sourceLoc(&op))
+               << "internal node '" << name << "' stores a node handle of "
+               << "__hpvm__createNodeND in memory; node handles may only be "
+                  "passed (directly, as values) to __hpvm__bindIn, __hpvm__bindOut "
+                  "and __hpvm__edge";
+      return emitError(sourceLoc(&op))
+             << "internal node '" << name
+             << "' may only describe its graph (HPVM graph calls and "
                                "integer arithmetic for extents); found computation ('"
                             << op.getName() << "')";
     }
