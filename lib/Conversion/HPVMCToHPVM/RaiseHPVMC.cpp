@@ -591,9 +591,24 @@ FailureOr<Value> fitOutput(OpBuilder &b, LLVM::CallOp call, unsigned index,
   if (declared.isInteger() && type.isInteger(32) &&
       declared.getIntOrFloatBitWidth() < 32)
     return LLVM::TruncOp::create(b, loc, declared, value).getResult();
+  // An integer literal (`__hpvm__return(2, 0, 0)`) converts to the field's
+  // type, as in a C assignment.
+  if (std::optional<int64_t> literal = constantInt(value)) {
+    if (isa<IntegerType>(declared))
+      return LLVM::ConstantOp::create(b, loc, declared,
+                                      b.getIntegerAttr(declared, *literal))
+          .getResult();
+    if (isa<FloatType>(declared))
+      return LLVM::ConstantOp::create(b, loc, declared,
+                                      b.getFloatAttr(declared, static_cast<double>(*literal)))
+          .getResult();
+    if (isa<LLVM::LLVMPointerType>(declared) && *literal == 0) // C++'s NULL
+      return LLVM::ZeroOp::create(b, loc, declared).getResult();
+  }
   return call.emitError() << "__hpvm__return: output " << index << " is a "
                           << type << " but the node function's return struct "
-                          << "declares field " << index << " as " << declared;
+                          << "declares field " << index << " as " << declared
+                          << "; cast the value to the field's C type";
 }
 
 //===----------------------------------------------------------------------===//
