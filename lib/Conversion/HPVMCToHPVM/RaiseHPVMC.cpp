@@ -1512,14 +1512,30 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       call.getResult().replaceAllUsesWith(memory);
       break;
     }
-    default:
-      return call.emitError()
-             << spelling(call) << " is only valid inside "
-             << (isGraphCall(api.api) || api.api == Api::Hint ||
-                         api.api == Api::Attributes || api.api == Api::Return
-                     ? "a node function"
-                     : "a leaf node function")
-             << ", not in host function '" << function.getName() << "'";
+    default: {
+      // Why the function is not a node: called by one, or named by no graph.
+      bool calledByNode = false;
+      if (std::optional<SymbolTable::UseRange> uses =
+              SymbolTable::getSymbolUses(function.getSymNameAttr(), module))
+        for (const SymbolTable::SymbolUse &use : *uses)
+          calledByNode |= use.getUser()->getParentOfType<LeafOp>() != nullptr;
+      InFlightDiagnostic diag =
+          call.emitError()
+          << spelling(call) << " is only valid inside "
+          << (isGraphCall(api.api) || api.api == Api::Hint ||
+                      api.api == Api::Attributes || api.api == Api::Return
+                  ? "a node function"
+                  : "a leaf node function");
+      if (calledByNode)
+        diag << ", not in '" << function.getName()
+             << "', a function that a node calls; HPVM-C calls must be in the "
+                "node function itself (make '"
+             << function.getName() << "' static inline, or pass it the values)";
+      else
+        diag << ", not in host function '" << function.getName()
+             << "' (no __hpvm__createNodeND or __hpvm__launch names it as a node)";
+      return diag;
+    }
     }
     call.erase();
   }
