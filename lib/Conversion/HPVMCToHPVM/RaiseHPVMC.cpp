@@ -288,12 +288,17 @@ private:
   void setOutputLayout(Node &node);
   FailureOr<Node *> nodeOfFunctionOperand(LLVM::CallOp call, unsigned operand);
   SmallVector<Value> loadInputs(OpBuilder &b, Location loc, Node &root, Value args);
+  LogicalResult checkArgumentStruct(LLVM::CallOp call, Node &root, Value args,
+                                    bool withOutputs);
 
   ModuleOp module;
   MLIRContext *context;
   DataLayout layout;
   Type pointerType;
   llvm::MapVector<StringAttr, Node> nodes;
+  /// The C type of the object a pointer value points to, from the debug
+  /// information (a `RootIn *args` variable, a `RootIn args` local).
+  DenseMap<Value, LLVM::DITypeAttr> pointees;
 };
 
 uint64_t byteSize(const DataLayout &layout, Type type) {
@@ -1374,6 +1379,119 @@ SmallVector<Value> Raiser::loadInputs(OpBuilder &b, Location loc, Node &root,
   return values;
 }
 
+/// The scalar fields of a C struct (nested structs flattened): byte offset
+/// and size. False when the layout has fields the check cannot follow.
+static bool flattenFields(LLVM::DITypeAttr type, uint64_t base,
+                          SmallVectorImpl<std::pair<uint64_t, uint64_t>> &fields) {
+  type = stripTypedefs(type);
+  auto composite = dyn_cast_or_null<LLVM::DICompositeTypeAttr>(type);
+  if (!composite)
+    return false;
+  if (composite.getTag() != llvm::dwarf::DW_TAG_structure_type &&
+      composite.getTag() != llvm::dwarf::DW_TAG_class_type)
+    return false;
+  for (LLVM::DINodeAttr element : composite.getElements()) {
+    auto member = dyn_cast<LLVM::DIDerivedTypeAttr>(element);
+    if (member && member.getTag() == llvm::dwarf::DW_TAG_inheritance)
+      return false; // C++ bases: not followed
+    if (!member || member.getTag() != llvm::dwarf::DW_TAG_member)
+      continue;
+    // Bit fields, C++ static members (DWARF 4 members at offset 0): not followed.
+    uint64_t offset = base + member.getOffsetInBits() / 8;
+    if (member.getOffsetInBits() % 8 || member.getSizeInBits() % 8 ||
+        member.getExtraData() ||
+        (!fields.empty() && offset < fields.back().first + fields.back().second))
+      return false;
+    LLVM::DITypeAttr memberType = stripTypedefs(member.getBaseType());
+    if (auto nested = dyn_cast_or_null<LLVM::DICompositeTypeAttr>(memberType);
+        nested && nested.getTag() != llvm::dwarf::DW_TAG_enumeration_type) {
+      if (!flattenFields(memberType, offset, fields))
+        return false;
+      continue;
+    }
+    if (!scalarType(type.getContext(), memberType))
+      return false;
+    fields.push_back({offset, member.getSizeInBits() / 8});
+  }
+  return true;
+}
+
+/// The argument struct of a launch or push must be laid out the way the
+/// inputs are read (packed, as in the release): a struct without
+/// __attribute__((__packed__)) with padding silently passed wrong values.
+LogicalResult Raiser::checkArgumentStruct(LLVM::CallOp call, Node &root, Value args,
+                                          bool withOutputs) {
+  SmallVector<std::pair<uint64_t, uint64_t>> fields; // offset, size
+  std::string structName;
+  if (LLVM::DITypeAttr type = pointees.lookup(args)) {
+    if (!flattenFields(type, 0, fields))
+      return success();
+    if (auto composite = dyn_cast<LLVM::DICompositeTypeAttr>(stripTypedefs(type)))
+      if (composite.getName())
+        structName = composite.getName().str();
+    if (structName.empty())
+      if (auto typedefType = dyn_cast<LLVM::DIDerivedTypeAttr>(type))
+        if (typedefType.getName())
+          structName = typedefType.getName().str();
+  } else if (auto alloca = args.getDefiningOp<LLVM::AllocaOp>()) {
+    auto structType = dyn_cast<LLVM::LLVMStructType>(alloca.getElemType());
+    if (!structType)
+      return success();
+    for (auto [index, element] : llvm::enumerate(structType.getBody())) {
+      if (!isa<IntegerType, FloatType, LLVM::LLVMPointerType>(element))
+        return success();
+      fields.push_back({0, byteSize(layout, element)});
+    }
+    // Offsets: packed, or each field at its ABI alignment.
+    uint64_t offset = 0;
+    for (auto [field, element] : llvm::zip(fields, structType.getBody())) {
+      uint64_t align = structType.isPacked() ? 1 : layout.getTypeABIAlignment(element);
+      offset = llvm::alignTo(offset, align);
+      field.first = offset;
+      offset += field.second;
+    }
+    if (structType.isIdentified())
+      structName = StringRef(structType.getName()).drop_front(
+          StringRef(structType.getName()).starts_with("struct.") ? 7 : 0).str();
+  } else {
+    return success();
+  }
+  SmallVector<std::pair<Type, uint64_t>> expected; // type, packed offset
+  uint64_t offset = 0;
+  for (Type type : root.inputs) {
+    expected.push_back({type, offset});
+    offset += byteSize(layout, type);
+  }
+  if (withOutputs)
+    for (auto [type, outputOffset] : llvm::zip(root.outputs, root.outputOffsets))
+      expected.push_back({type, offset + outputOffset});
+  if (fields.size() < root.inputs.size())
+    return success(); // another shape (a byte buffer, ...): not checked
+  std::string what = structName.empty() ? "the argument struct" : "the argument struct '" + structName + "'";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(expected, fields))) {
+    auto [want, field] = pair;
+    bool isInput = index < root.inputs.size();
+    unsigned port = isInput ? index : index - root.inputs.size();
+    uint64_t size = byteSize(layout, want.first);
+    if (field.first == want.second && field.second == size)
+      continue;
+    InFlightDiagnostic diag = call.emitError()
+                              << spelling(call) << ": " << what << " has field " << index
+                              << " at byte " << field.first << " (" << field.second
+                              << " bytes), but " << (isInput ? "input " : "output ") << port
+                              << " of '" << root.function.getName() << "' (" << want.first
+                              << ", " << size << " bytes) is read at byte " << want.second;
+    if (field.first != want.second && field.second == size)
+      diag << "; HPVM-C reads the inputs packed: declare the struct "
+              "__attribute__((__packed__))";
+    else
+      diag << "; the struct's fields must have the types of the root's parameters"
+           << (withOutputs ? ", then its return struct" : "");
+    return diag;
+  }
+  return success();
+}
+
 LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
   struct Launched {
     LaunchOp launch;
@@ -1400,6 +1518,9 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                               << operands.size();
     FailureOr<Node *> root = nodeOfFunctionOperand(call, 1);
     if (failed(root) || failed(raiseNode((*root)->function.getSymNameAttr(), call.getLoc())))
+      return failure();
+    if (!*streaming &&
+        failed(checkArgumentStruct(call, **root, operands[2], /*withOutputs=*/true)))
       return failure();
     OpBuilder b(call);
     Location loc = plain(call.getLoc());
@@ -1478,6 +1599,9 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       if (!graph->launch.getStreaming())
         return call.emitError("__hpvm__push needs a graph launched with streaming "
                               "(__hpvm__launch(1, ...))");
+      if (failed(checkArgumentStruct(call, *graph->root, operands[1],
+                                     /*withOutputs=*/false)))
+        return failure();
       PushOp::create(b, loc, graph->launch.getGraph(),
                      loadInputs(b, loc, *graph->root, operands[1]));
       break;
@@ -1547,7 +1671,17 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
 LogicalResult Raiser::run() {
   // Debug intrinsics refer to values the raising replaces; locations keep
   // the source lines.
-  module.walk([](Operation *op) {
+  module.walk([&](Operation *op) {
+    if (auto declare = dyn_cast<LLVM::DbgDeclareOp>(op)) {
+      if (!declare.getLocationExpr() || declare.getLocationExpr().getOperations().empty())
+        pointees[declare.getAddr()] = declare.getVarInfo().getType();
+    } else if (auto value = dyn_cast<LLVM::DbgValueOp>(op)) {
+      auto pointer = dyn_cast_or_null<LLVM::DIDerivedTypeAttr>(
+          stripTypedefs(value.getVarInfo().getType()));
+      if (pointer && pointer.getTag() == llvm::dwarf::DW_TAG_pointer_type &&
+          (!value.getLocationExpr() || value.getLocationExpr().getOperations().empty()))
+        pointees[value.getValue()] = pointer.getBaseType();
+    }
     if (isa<LLVM::DbgValueOp, LLVM::DbgDeclareOp, LLVM::DbgLabelOp>(op))
       op->erase();
   });
