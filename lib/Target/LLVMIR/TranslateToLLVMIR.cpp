@@ -20,6 +20,9 @@ void mlir::hpvm::registerToLLVMIRTranslation() {
       "hpvm-to-llvmir",
       "lower an HPVM program for the CPU and write it as LLVM IR",
       [](Operation *op, llvm::raw_ostream &output) -> LogicalResult {
+        // Diagnostics point at the source (C or MLIR); dumping the op being
+        // lowered would bury them.
+        op->getContext()->printOpOnDiagnostic(false);
         PassManager pm(op->getContext());
         buildHPVMLowerToLLVMPipeline(pm, CPUPipelineOptions());
         if (failed(pm.run(op)))
