@@ -71,7 +71,7 @@ def import_hpvm_c(args):
     with tempfile.TemporaryDirectory() as work:
         for index, source in enumerate(args.hpvm_c):
             ll = os.path.join(work, f"{index}.ll")
-            subprocess.run([args.clang, "-O1", "-g", "-S", "-emit-llvm", "-w",
+            subprocess.run([args.clang, "-O1", "-g", "-S", "-emit-llvm", "-w", "-Wno-return-type",
                             "-I", args.include, "-I", os.path.join(args.include, "hpvm"),
                             "-DDEVICE=CPU_TARGET", source, "-o", ll], check=True)
             imported = subprocess.run([args.hpvm_translate, "--import-llvm", ll],
