@@ -158,6 +158,12 @@ static bool uses_hpvm_c(const char *ll) {
   return found;
 }
 
+/* Flags that instrument code and must also be given to the link. */
+static bool is_instrumentation(const char *flag) {
+  return strncmp(flag, "-fsanitize", 10) == 0 || strncmp(flag, "-fprofile", 9) == 0 ||
+         strncmp(flag, "-fcoverage", 10) == 0 || strncmp(flag, "-fno-sanitize", 13) == 0;
+}
+
 static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
 int main(int argc, char **argv) {
@@ -298,7 +304,11 @@ int main(int argc, char **argv) {
       push(&command, "-gdwarf-4");
     }
     append(&command, &preprocessor);
-    append(&command, &codegen);
+    /* Instrumentation (sanitizers, profiling) applies when the lowered program
+     * is compiled, not to the IR the frontend imports. */
+    for (size_t f = 0; f < codegen.count; ++f)
+      if (!is_instrumentation(codegen.items[f]))
+        push(&command, codegen.items[f]);
     push(&command, "-S");
     push(&command, "-emit-llvm");
     push(&command, input);
@@ -433,6 +443,9 @@ int main(int argc, char **argv) {
     append(&command, &link_inputs);
     push(&command, HPVM_CC_RUNTIME_LIB);
     append(&command, &linker);
+    for (size_t f = 0; f < codegen.count; ++f)
+      if (is_instrumentation(codegen.items[f]))
+        push(&command, codegen.items[f]);
     if (cxx)
       push(&command, "-lstdc++");
     push(&command, "-lpthread");

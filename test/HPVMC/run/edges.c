@@ -135,5 +135,6 @@ int main(void) {
   llvm_hpvm_untrack_mem(out);
   llvm_hpvm_untrack_mem(buckets);
   __hpvm__cleanup();
+  free(x), free(out), free(buckets), free(args);
   return wrong != 0;
 }
