@@ -1,0 +1,452 @@
+//===- EvaluateGraph.cpp - Internal nodes of HPVM-C, evaluated ------------===//
+// A graph-describing function is run at compile time: integer arithmetic on
+// constants is folded, branches on constants are followed (so loops binding
+// ports are fine), and each __hpvm__createNodeND / bindIn / bindOut / edge
+// reached becomes an op of the hpvm.internal. Extents may depend on the
+// node's inputs: that arithmetic is rebuilt in the internal node.
+#include "HPVMCRaiser.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace mlir::hpvm::hpvmc {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Internal nodes: evaluated at compile time
+//===----------------------------------------------------------------------===//
+
+/// Folds an integer op of the imported C on constant operands.
+std::optional<APInt> fold(Operation *op, ArrayRef<APInt> operands, unsigned width) {
+  auto binary = [&](auto fn) -> std::optional<APInt> {
+    if (operands.size() != 2)
+      return std::nullopt;
+    return fn(operands[0], operands[1]);
+  };
+  if (isa<LLVM::AddOp>(op))
+    return binary([](const APInt &a, const APInt &b) { return a + b; });
+  if (isa<LLVM::SubOp>(op))
+    return binary([](const APInt &a, const APInt &b) { return a - b; });
+  if (isa<LLVM::MulOp>(op))
+    return binary([](const APInt &a, const APInt &b) { return a * b; });
+  if (isa<LLVM::AndOp>(op))
+    return binary([](const APInt &a, const APInt &b) { return a & b; });
+  if (isa<LLVM::OrOp>(op))
+    return binary([](const APInt &a, const APInt &b) { return a | b; });
+  if (isa<LLVM::XOrOp>(op))
+    return binary([](const APInt &a, const APInt &b) { return a ^ b; });
+  if (isa<LLVM::ShlOp, LLVM::LShrOp, LLVM::AShrOp>(op)) {
+    if (operands.size() != 2 || operands[1].uge(width))
+      return std::nullopt;
+    unsigned amount = operands[1].getZExtValue();
+    if (isa<LLVM::ShlOp>(op))
+      return operands[0].shl(amount);
+    return isa<LLVM::LShrOp>(op) ? operands[0].lshr(amount) : operands[0].ashr(amount);
+  }
+  if (isa<LLVM::UDivOp, LLVM::SDivOp, LLVM::URemOp, LLVM::SRemOp>(op)) {
+    if (operands.size() != 2 || operands[1].isZero())
+      return std::nullopt;
+    if (isa<LLVM::UDivOp>(op))
+      return operands[0].udiv(operands[1]);
+    if (isa<LLVM::SDivOp>(op))
+      return operands[0].sdiv(operands[1]);
+    if (isa<LLVM::URemOp>(op))
+      return operands[0].urem(operands[1]);
+    return operands[0].srem(operands[1]);
+  }
+  if (isa<LLVM::ZExtOp>(op))
+    return operands[0].zext(width);
+  if (isa<LLVM::SExtOp>(op))
+    return operands[0].sext(width);
+  if (isa<LLVM::TruncOp>(op))
+    return operands[0].trunc(width);
+  if (auto cmp = dyn_cast<LLVM::ICmpOp>(op)) {
+    const APInt &a = operands[0], &b = operands[1];
+    bool result = false;
+    switch (cmp.getPredicate()) {
+    case LLVM::ICmpPredicate::eq: result = a == b; break;
+    case LLVM::ICmpPredicate::ne: result = a != b; break;
+    case LLVM::ICmpPredicate::slt: result = a.slt(b); break;
+    case LLVM::ICmpPredicate::sle: result = a.sle(b); break;
+    case LLVM::ICmpPredicate::sgt: result = a.sgt(b); break;
+    case LLVM::ICmpPredicate::sge: result = a.sge(b); break;
+    case LLVM::ICmpPredicate::ult: result = a.ult(b); break;
+    case LLVM::ICmpPredicate::ule: result = a.ule(b); break;
+    case LLVM::ICmpPredicate::ugt: result = a.ugt(b); break;
+    case LLVM::ICmpPredicate::uge: result = a.uge(b); break;
+    }
+    return APInt(1, result);
+  }
+  return std::nullopt;
+}
+
+bool isFoldable(Operation *op) {
+  return isa<LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::AndOp, LLVM::OrOp,
+             LLVM::XOrOp, LLVM::ShlOp, LLVM::LShrOp, LLVM::AShrOp, LLVM::UDivOp,
+             LLVM::SDivOp, LLVM::URemOp, LLVM::SRemOp, LLVM::ZExtOp, LLVM::SExtOp,
+             LLVM::TruncOp, LLVM::ICmpOp>(op);
+}
+
+/// The state of evaluating one graph-describing function.
+struct Evaluation {
+  DenseMap<Value, APInt> constants;
+  DenseMap<Value, Value> aliases; // block arguments and selects -> values
+  DenseMap<Value, Value> handles; // llvm handle -> hpvm.create_node result
+  DenseMap<Value, Value> arguments; // C parameters -> internal node arguments
+
+  Value resolve(Value value) const {
+    for (auto it = aliases.find(value); it != aliases.end(); it = aliases.find(value))
+      value = it->second;
+    return value;
+  }
+  std::optional<APInt> constant(Value value) const {
+    auto it = constants.find(resolve(value));
+    if (it == constants.end())
+      return std::nullopt;
+    return it->second;
+  }
+};
+
+/// Rebuilds the integer value `value` of the C function in the internal node
+/// (extents computed from the node's inputs).
+FailureOr<Value> materialize(OpBuilder &b, Evaluation &eval, Value value, Location at) {
+  value = eval.resolve(value);
+  if (std::optional<APInt> constant = eval.constant(value))
+    return LLVM::ConstantOp::create(b, at, value.getType(),
+                                    b.getIntegerAttr(value.getType(), *constant))
+        .getResult();
+  if (Value argument = eval.arguments.lookup(value))
+    return argument;
+  Operation *def = value.getDefiningOp();
+  // Also selects and min / max: clang makes `n < 16 ? n : 16` an llvm.intr.smin.
+  if (def && def->getNumResults() == 1 &&
+      (isFoldable(def) ||
+       isa<LLVM::SelectOp, LLVM::SMinOp, LLVM::SMaxOp, LLVM::UMinOp, LLVM::UMaxOp,
+           LLVM::AbsOp, LLVM::FreezeOp>(def)) &&
+      isMemoryEffectFree(def)) {
+    IRMapping mapping;
+    for (Value operand : def->getOperands()) {
+      FailureOr<Value> rebuilt = materialize(b, eval, operand, at);
+      if (failed(rebuilt))
+        return failure();
+      mapping.map(operand, *rebuilt);
+    }
+    return b.clone(*def, mapping)->getResult(0);
+  }
+  InFlightDiagnostic diag = emitError(at)
+                            << "a node extent must be computed from the node's inputs "
+                               "and constants with integer arithmetic (and ?:, min, "
+                               "max), without control flow";
+  if (def)
+    diag << "; found '" << def->getName() << "'";
+  else
+    diag << "; found a value merged from several branches";
+  return diag;
+}
+
+} // namespace
+
+LogicalResult Raiser::raiseInternal(Node &node) {
+  LLVM::LLVMFuncOp function = node.function;
+  StringRef name = function.getName();
+  OpBuilder b(function);
+  auto internal = InternalOp::create(b, function.getLoc(), name,
+                                     FunctionType::get(context, node.inputs, {}));
+  internal.setPrivate();
+  node.definition = internal;
+  Block *body = &internal.getBody().front();
+  Block &cEntry = function.getBody().front();
+  Evaluation eval;
+  for (BlockArgument arg : cEntry.getArguments()) {
+    if (node.sret && arg.getArgNumber() == 0)
+      continue;
+    BlockArgument input = body->getArgument(arg.getArgNumber() - (node.sret ? 1 : 0));
+    input.setLoc(arg.getLoc());
+    eval.arguments[arg] = input;
+  }
+  OpBuilder ib = OpBuilder::atBlockEnd(body);
+  DenseMap<unsigned, Type> outputTypes;
+  auto notConstant = [&](LLVM::CallOp call, StringRef what) {
+    return call.emitError() << spelling(call) << " expects " << what
+                            << " to be a compile-time constant in '" << name << "'";
+  };
+  auto handleOf = [&](LLVM::CallOp call, unsigned operand) -> FailureOr<Value> {
+    Value handle = eval.handles.lookup(eval.resolve(call.getArgOperands()[operand]));
+    if (!handle)
+      return call.emitError() << spelling(call) << " expects a node handle returned by "
+                                 "__hpvm__createNodeND in '" << name << "'";
+    return handle;
+  };
+  auto constantArg = [&](LLVM::CallOp call, unsigned operand) -> std::optional<int64_t> {
+    if (call.getArgOperands().size() <= operand)
+      return std::nullopt;
+    std::optional<APInt> value = eval.constant(call.getArgOperands()[operand]);
+    if (!value)
+      return std::nullopt;
+    return value->getSExtValue();
+  };
+  auto bindSuccessor = [&](Block *dest, OperandRange operands) {
+    for (auto [arg, value] : llvm::zip(dest->getArguments(), operands)) {
+      Value resolved = eval.resolve(value);
+      eval.aliases.erase(arg);
+      eval.constants.erase(arg);
+      if (std::optional<APInt> constant = eval.constant(resolved))
+        eval.constants[arg] = *constant;
+      else if (Value handle = eval.handles.lookup(resolved))
+        eval.handles[arg] = handle;
+      else
+        eval.aliases[arg] = resolved;
+    }
+  };
+
+  Block *block = &cEntry;
+  Block::iterator it = block->begin();
+  for (uint64_t steps = 0;; ++steps) {
+    if (steps > 1000000)
+      return function.emitError() << "evaluating the graph of '" << name
+                                  << "' takes more than 1000000 steps; is a loop "
+                                     "bound not constant?";
+    Operation &op = *it++;
+    Location loc = op.getLoc();
+    if (auto constant = dyn_cast<LLVM::ConstantOp>(op)) {
+      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+        eval.constants[constant.getResult()] = integer.getValue();
+      continue;
+    }
+    if (isFoldable(&op)) {
+      SmallVector<APInt> operands;
+      for (Value operand : op.getOperands()) {
+        std::optional<APInt> value = eval.constant(operand);
+        if (!value)
+          break;
+        operands.push_back(*value);
+      }
+      Value result = op.getResult(0);
+      eval.constants.erase(result);
+      if (operands.size() == op.getNumOperands() && result.getType().isInteger())
+        if (std::optional<APInt> folded =
+                fold(&op, operands, result.getType().getIntOrFloatBitWidth()))
+          eval.constants[result] = *folded;
+      continue;
+    }
+    if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
+      if (std::optional<APInt> cond = eval.constant(select.getCondition())) {
+        Value chosen = eval.resolve(cond->isOne() ? select.getTrueValue()
+                                                  : select.getFalseValue());
+        eval.constants.erase(select.getResult());
+        eval.aliases.erase(select.getResult());
+        if (std::optional<APInt> constant = eval.constant(chosen))
+          eval.constants[select.getResult()] = *constant;
+        else if (Value handle = eval.handles.lookup(chosen))
+          eval.handles[select.getResult()] = handle;
+        else
+          eval.aliases[select.getResult()] = chosen;
+      }
+      continue;
+    }
+    if (auto br = dyn_cast<LLVM::BrOp>(op)) {
+      bindSuccessor(br.getDest(), br.getDestOperands());
+      block = br.getDest();
+      it = block->begin();
+      continue;
+    }
+    if (auto condBr = dyn_cast<LLVM::CondBrOp>(op)) {
+      std::optional<APInt> cond = eval.constant(condBr.getCondition());
+      if (!cond)
+        return op.emitError() << "the graph described by '" << name
+                              << "' depends on a value that is not a compile-time "
+                                 "constant (branch condition); internal nodes are "
+                                 "static graphs";
+      bool taken = cond->isOne();
+      Block *dest = taken ? condBr.getTrueDest() : condBr.getFalseDest();
+      bindSuccessor(dest, taken ? condBr.getTrueDestOperands()
+                                : condBr.getFalseDestOperands());
+      block = dest;
+      it = block->begin();
+      continue;
+    }
+    if (auto sw = dyn_cast<LLVM::SwitchOp>(op)) {
+      std::optional<APInt> value = eval.constant(sw.getValue());
+      if (!value)
+        return op.emitError() << "the graph described by '" << name
+                              << "' depends on a value that is not a compile-time "
+                                 "constant (switch); internal nodes are static graphs";
+      Block *dest = sw.getDefaultDestination();
+      OperandRange destOperands = sw.getDefaultOperands();
+      if (auto caseValues = sw.getCaseValues())
+        for (auto [index, caseValue] : llvm::enumerate(caseValues->getValues<APInt>()))
+          if (caseValue == *value) {
+            dest = sw.getCaseDestinations()[index];
+            destOperands = sw.getCaseOperands(index);
+          }
+      bindSuccessor(dest, destOperands);
+      block = dest;
+      it = block->begin();
+      continue;
+    }
+    if (isa<LLVM::ReturnOp>(op))
+      break;
+    if (isa<LLVM::UnreachableOp>(op))
+      return op.emitError() << "'" << name << "' reaches unreachable code while its "
+                               "graph is evaluated";
+    auto call = dyn_cast<LLVM::CallOp>(op);
+    if (!call) {
+      // Values nobody needs (addresses, undef, float constants, lifetime
+      // markers) are fine; memory accesses and other work are not.
+      // Allocas alone are harmless too: what is stored in them is not.
+      if (isMemoryEffectFree(&op) ||
+          isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp, LLVM::AssumeOp,
+              LLVM::AllocaOp>(op))
+        continue;
+      if (auto store = dyn_cast<LLVM::StoreOp>(op);
+          store && eval.handles.count(eval.resolve(store.getValue())))
+        return emitError(sourceLoc(&op))
+               << "internal node '" << name << "' stores a node handle of "
+               << "__hpvm__createNodeND in memory; node handles may only be "
+                  "passed (directly, as values) to __hpvm__bindIn, __hpvm__bindOut "
+                  "and __hpvm__edge";
+      return emitError(sourceLoc(&op))
+             << "internal node '" << name
+             << "' may only describe its graph (HPVM graph calls and "
+                               "integer arithmetic for extents); found computation ('"
+                            << op.getName() << "')";
+    }
+    ApiCall api = classify(call);
+    OperandRange operands = call.getArgOperands();
+    switch (api.api) {
+    case Api::Hint:
+      if (failed(applyHint(node, call, internal)))
+        return failure();
+      break;
+    case Api::Attributes:
+      if (failed(applyAttributes(node, call, internal, cEntry, node.sret ? 1 : 0)))
+        return failure();
+      break;
+    case Api::CreateNode: {
+      std::optional<int64_t> dims = constantArg(call, 0);
+      if (!dims)
+        return notConstant(call, "the number of dimensions");
+      if (*dims < 0 || *dims > 3)
+        return call.emitError() << "__hpvm__createNodeND with " << *dims
+                                << " dimensions; HPVM nodes have 0 to 3";
+      if (operands.size() != static_cast<size_t>(*dims) + 2)
+        return call.emitError() << "__hpvm__createNodeND(" << *dims
+                                << ", ...) expects " << *dims << " extents after the "
+                                << "node function, found " << operands.size() - 2;
+      FailureOr<Node *> child = nodeOfFunctionOperand(call, 1);
+      if (failed(child) ||
+          failed(raiseNode((*child)->function.getSymNameAttr(), loc)))
+        return failure();
+      SmallVector<Value> extents;
+      for (Value extent : operands.drop_front(2)) {
+        FailureOr<Value> value = materialize(ib, eval, extent, loc);
+        if (failed(value))
+          return failure();
+        extents.push_back(
+            arith::IndexCastOp::create(ib, loc, ib.getIndexType(), *value));
+      }
+      auto create = CreateNodeOp::create(
+          ib, loc, mlir::hpvm::NodeType::get(context),
+          FlatSymbolRefAttr::get((*child)->function.getSymNameAttr()), extents);
+      eval.handles[call.getResult()] = create.getHandle();
+      break;
+    }
+    case Api::BindIn: {
+      FailureOr<Value> dest = handleOf(call, 0);
+      if (failed(dest))
+        return failure();
+      std::optional<int64_t> ip = constantArg(call, 1), ic = constantArg(call, 2),
+                             stream = constantArg(call, 3);
+      if (!ip || !ic || !stream)
+        return notConstant(call, "the ports and the stream flag");
+      if (*ip < 0 || static_cast<size_t>(*ip) >= node.inputs.size())
+        return call.emitError() << "__hpvm__bindIn: input port " << *ip
+                                << " of '" << name << "' is out of range; it has "
+                                << node.inputs.size() << " inputs";
+      if (*ic < 0)
+        return call.emitError() << "__hpvm__bindIn: negative child input port " << *ic;
+      BindInOp::create(ib, loc, body->getArgument(*ip), *dest,
+                       static_cast<uint32_t>(*ic), *stream != 0);
+      break;
+    }
+    case Api::BindOut: {
+      FailureOr<Value> source = handleOf(call, 0);
+      if (failed(source))
+        return failure();
+      std::optional<int64_t> oc = constantArg(call, 1), op = constantArg(call, 2),
+                             stream = constantArg(call, 3);
+      if (!oc || !op || !stream)
+        return notConstant(call, "the ports and the stream flag");
+      auto create = source->getDefiningOp<CreateNodeOp>();
+      Node &child = nodes[create.getNodeAttr().getAttr()];
+      if (*oc < 0 || static_cast<size_t>(*oc) >= child.outputs.size())
+        return call.emitError() << "__hpvm__bindOut: output port " << *oc << " of '"
+                                << create.getNode() << "' is out of range; it has "
+                                << child.outputs.size() << " outputs";
+      if (*op < 0 || *op > 1024)
+        return call.emitError() << "__hpvm__bindOut: output port " << *op
+                                << " of '" << name << "' is out of range";
+      outputTypes.try_emplace(*op, child.outputs[*oc]);
+      BindOutOp::create(ib, loc, *source, static_cast<uint32_t>(*oc),
+                        static_cast<uint32_t>(*op), *stream != 0);
+      break;
+    }
+    case Api::Edge: {
+      FailureOr<Value> source = handleOf(call, 0), dest = handleOf(call, 1);
+      if (failed(source) || failed(dest))
+        return failure();
+      std::optional<int64_t> repl = constantArg(call, 2), sp = constantArg(call, 3),
+                             dp = constantArg(call, 4), stream = constantArg(call, 5);
+      if (!repl || !sp || !dp || !stream)
+        return notConstant(call, "the edge kind, the ports and the stream flag");
+      if (*sp < 0 || *dp < 0)
+        return call.emitError("__hpvm__edge: negative port");
+      EdgeOp::create(ib, loc, *source, static_cast<uint32_t>(*sp), *dest,
+                     static_cast<uint32_t>(*dp),
+                     *repl ? Replication::all_to_all : Replication::one_to_one,
+                     *stream != 0);
+      break;
+    }
+    case Api::Return:
+      return call.emitError() << "__hpvm__return in internal node '" << name
+                              << "'; the outputs of an internal node are its "
+                                 "__hpvm__bindOut bindings";
+    case Api::None:
+      return call.emitError() << "internal node '" << name
+                              << "' may only describe its graph; found a call of '"
+                              << call.getCallee().value_or("a function pointer")
+                              << "'";
+    default:
+      return call.emitError()
+             << spelling(call) << " is a "
+             << (isHostCall(api.api) ? "host call" : "leaf-node call")
+             << " and cannot appear in internal node '" << name << "'";
+    }
+  }
+  // The outputs, by __hpvm__bindOut port.
+  unsigned numOutputs = 0;
+  for (auto &[port, type] : outputTypes)
+    numOutputs = std::max(numOutputs, port + 1);
+  for (unsigned port = 0; port < numOutputs; ++port) {
+    auto found = outputTypes.find(port);
+    if (found == outputTypes.end())
+      return function.emitError() << "output " << port << " of internal node '" << name
+                                  << "' is never bound (__hpvm__bindOut), but output "
+                                  << numOutputs - 1 << " is";
+    node.outputs.push_back(found->second);
+  }
+  FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
+  if (succeeded(declared) && *declared != ArrayRef<Type>(node.outputs))
+    for (auto [index, pair] : llvm::enumerate(llvm::zip(*declared, node.outputs)))
+      if (std::get<0>(pair) != std::get<1>(pair))
+        return function.emitError()
+               << "the return struct of '" << name << "' declares output " << index
+               << " as " << std::get<0>(pair) << ", but the child output bound to "
+               << "it is a " << std::get<1>(pair);
+  internal.setFunctionTypeAttr(
+      TypeAttr::get(FunctionType::get(context, node.inputs, node.outputs)));
+  setOutputLayout(node);
+  return success();
+}
+
+} // namespace mlir::hpvm::hpvmc

@@ -1,0 +1,143 @@
+//===- HPVMCRaiser.h - Shared parts of the hpvm-raise-c pass ------*- C++ -*-===//
+// The HPVM-C API as the raising sees it (which call is which), C types from
+// the debug information, and the Raiser that turns node functions into hpvm
+// node definitions and host calls into host ops. RaiseHPVMC.cpp holds the pass,
+// the node finding, leaves and host code; EvaluateGraph.cpp the compile-time
+// evaluation of internal nodes; HPVMCApi.cpp the helpers declared here.
+#ifndef LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
+#define LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
+
+#include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+
+namespace mlir::hpvm::hpvmc {
+
+//===----------------------------------------------------------------------===//
+// The HPVM-C API
+//===----------------------------------------------------------------------===//
+
+enum class Api {
+  None,
+  // Every node.
+  Hint, Attributes, Return,
+  // Internal nodes.
+  CreateNode, BindIn, BindOut, Edge,
+  // Leaves.
+  GetNode, GetParentNode, InstanceId, NumInstances, Barrier, Malloc,
+  IsNonZeroLoop, Atomic, Tensor,
+  // Host.
+  Init, Cleanup, Launch, Wait, Push, Pop, Track, Untrack, Request,
+};
+
+struct ApiCall {
+  Api api = Api::None;
+  Dim dim = Dim::x;
+  StringRef atomic; // add, sub, xchg, inc, dec, min, max, umin, umax, and, or, xor
+};
+
+/// Which HPVM-C function a name (or the callee of a call) is.
+ApiCall classify(StringRef name);
+ApiCall classify(LLVM::CallOp call);
+bool isGraphCall(Api api);
+bool isHostCall(Api api);
+bool isLeafCall(Api api);
+/// The C spelling of an API call for diagnostics.
+StringRef spelling(LLVM::CallOp call);
+
+//===----------------------------------------------------------------------===//
+// C types from the debug information, locations
+//===----------------------------------------------------------------------===//
+
+/// Strips typedefs and qualifiers.
+LLVM::DITypeAttr stripTypedefs(LLVM::DITypeAttr type);
+/// The MLIR type of a scalar C type, or null.
+Type scalarType(MLIRContext *context, LLVM::DITypeAttr type);
+
+/// One field of a C struct: its type and byte offset.
+struct Field {
+  Type type;
+  uint64_t offset;
+};
+
+/// The fields of the C struct a function returns, from its debug information.
+/// Empty optional when there is none or a field is not a scalar.
+std::optional<SmallVector<Field>> declaredReturnFields(LLVM::LLVMFuncOp function);
+/// The source position of a location, without clang's debug metadata.
+Location plain(Location loc);
+/// Where a diagnostic about `op` points (its own line, a user's, its function's).
+Location sourceLoc(Operation *op);
+
+uint64_t byteSize(const DataLayout &layout, Type type);
+std::optional<int64_t> constantInt(Value value);
+
+//===----------------------------------------------------------------------===//
+// The raiser
+//===----------------------------------------------------------------------===//
+
+/// A node function and what the raising learned of it.
+struct Node {
+  LLVM::LLVMFuncOp function;
+  bool internal = false;
+  enum { Unvisited, Visiting, Done } state = Unvisited;
+  NodeOpInterface definition;
+  /// Inputs: the C parameters (without an sret pointer).
+  SmallVector<Type> inputs;
+  bool sret = false;
+  SmallVector<Type> outputs;
+  /// Byte offsets of the outputs in the C return struct (the launch's output
+  /// field), packed when the C layout is unknown.
+  SmallVector<uint64_t> outputOffsets;
+  uint64_t outputSize = 0;
+};
+
+/// Raises one imported module: node functions to hpvm.leaf / hpvm.internal
+/// (children first), then the host functions' HPVM-C calls to host ops.
+class Raiser {
+public:
+  explicit Raiser(ModuleOp module)
+      : module(module), context(module.getContext()), layout(module),
+        pointerType(LLVM::LLVMPointerType::get(context)) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collectNodes();
+  LogicalResult raiseNode(StringAttr name, Location usedAt);
+  LogicalResult raiseLeaf(Node &node);
+  LogicalResult raiseInternal(Node &node);
+  LogicalResult raiseHost(LLVM::LLVMFuncOp function);
+  LogicalResult applyHint(Node &node, LLVM::CallOp call, Operation *definition);
+  LogicalResult applyAttributes(Node &node, LLVM::CallOp call,
+                                FunctionOpInterface definition, Block &entry,
+                                unsigned firstInput);
+  FailureOr<SmallVector<Type>> outputTypesFromDeclaration(Node &node, unsigned count);
+  void setOutputLayout(Node &node);
+  FailureOr<Node *> nodeOfFunctionOperand(LLVM::CallOp call, unsigned operand);
+  SmallVector<Value> loadInputs(OpBuilder &b, Location loc, Node &root, Value args);
+  LogicalResult checkArgumentStruct(LLVM::CallOp call, Node &root, Value args,
+                                    bool withOutputs);
+
+  ModuleOp module;
+  MLIRContext *context;
+  DataLayout layout;
+  Type pointerType;
+  llvm::MapVector<StringAttr, Node> nodes;
+  /// The C type of the object a pointer value points to, from the debug
+  /// information (a `RootIn *args` variable, a `RootIn args` local).
+  DenseMap<Value, LLVM::DITypeAttr> pointees;
+};
+
+} // namespace mlir::hpvm::hpvmc
+
+#endif // LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
