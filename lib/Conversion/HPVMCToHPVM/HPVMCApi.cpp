@@ -76,7 +76,6 @@ bool isGraphCall(Api api) {
          api == Api::Edge;
 }
 bool isHostCall(Api api) { return api >= Api::Init; }
-bool isLeafCall(Api api) { return api >= Api::GetNode && api <= Api::Tensor; }
 
 /// The C spelling of an API call for diagnostics.
 StringRef spelling(LLVM::CallOp call) { return call.getCallee().value_or("?"); }

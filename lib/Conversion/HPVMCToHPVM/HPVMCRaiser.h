@@ -51,7 +51,6 @@ ApiCall classify(StringRef name);
 ApiCall classify(LLVM::CallOp call);
 bool isGraphCall(Api api);
 bool isHostCall(Api api);
-bool isLeafCall(Api api);
 /// The C spelling of an API call for diagnostics.
 StringRef spelling(LLVM::CallOp call);
 

@@ -955,8 +955,9 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
 }
 
 LogicalResult Raiser::run() {
-  // Debug intrinsics refer to values the raising replaces; locations keep
-  // the source lines.
+  // Debug intrinsics refer to values the raising replaces, so they go (the
+  // locations keep the source lines); first they tell which C struct each
+  // pointer points to, for checking the launch's argument struct.
   module.walk([&](Operation *op) {
     if (auto declare = dyn_cast<LLVM::DbgDeclareOp>(op)) {
       if (!declare.getLocationExpr() || declare.getLocationExpr().getOperations().empty())
