@@ -1,8 +1,10 @@
 //===- Pipelines.cpp - hpvm-lower-to-<target>-pipeline --------------------===//
-// The CPU pipeline and the full pipeline to the llvm dialect.
+// The CPU pipeline and the full pipeline to the llvm dialect; functions
+// already in the LLVM dialect bypass the lowering (HostCodeBypass.h).
 #include "HPVM/Pipelines/Pipelines.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HostCodeBypass.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -12,39 +14,54 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::hpvm;
 
-void mlir::hpvm::buildHPVMLowerToCPUPipeline(
-    OpPassManager &pm, const CPUPipelineOptions &options) {
+/// The graphs and host ops to runtime calls: afterwards, host code imported
+/// from C is entirely in the LLVM dialect again and bypasses what follows.
+static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
   ConvertHPVMToCPUOptions cpuOptions;
   cpuOptions.vectorizeTiles = options.vectorizeTiles;
+  cpuOptions.collapseGrids = options.collapseGrids;
   pm.addPass(createConvertHPVMToCPU(cpuOptions));
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+}
+
+static void addCleanup(OpPassManager &pm, const CPUPipelineOptions &options) {
   if (options.cleanup) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
 }
 
+void mlir::hpvm::buildHPVMLowerToCPUPipeline(
+    OpPassManager &pm, const CPUPipelineOptions &options) {
+  addGraphLowering(pm, options);
+  addHostCodeBypass(pm, [&](OpPassManager &lowering) {
+    lowering.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    addCleanup(lowering, options);
+  });
+}
+
 void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
-  buildHPVMLowerToCPUPipeline(pm, options);
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  if (options.cleanup) {
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
+  addGraphLowering(pm, options);
+  addHostCodeBypass(pm, [&](OpPassManager &lowering) {
+    lowering.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    addCleanup(lowering, options);
+    lowering.addPass(createLowerAffinePass());
+    lowering.addPass(createSCFToControlFlowPass());
+    lowering.addPass(memref::createExpandStridedMetadataPass());
+    lowering.addPass(createFinalizeMemRefToLLVMConversionPass());
+    lowering.addPass(createConvertVectorToLLVMPass());
+    lowering.addPass(createConvertMathToLLVMPass());
+    lowering.addPass(createArithToLLVMConversionPass());
+    lowering.addPass(createConvertIndexToLLVMPass());
+    lowering.addPass(createConvertControlFlowToLLVMPass());
+    lowering.addPass(createConvertFuncToLLVMPass());
+    lowering.addPass(createReconcileUnrealizedCastsPass());
+    addCleanup(lowering, options);
+  });
 }
 
 void mlir::hpvm::registerHPVMPipelines() {

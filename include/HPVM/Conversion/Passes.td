@@ -70,6 +70,10 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     Option<"vectorizeTiles", "vectorize-tiles", "bool", /*default=*/"true",
            "Run the instances of a tile row in lock-step as vector code "
            "(leaves whose grids all have one constant x extent from 2 to 128)">,
+    Option<"collapseGrids", "collapse-grids", "bool", /*default=*/"true",
+           "Run a replicated internal node whose only child is a replicated "
+           "leaf (no outputs, barriers or per-tile memory) as one parallel-for "
+           "over the combined grid">,
   ];
 }
 

@@ -19,6 +19,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run the instances of a tile row in lock-step as vector "
                      "code (convert-hpvm-to-cpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> collapseGrids{
+      *this, "collapse-grids",
+      llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
+                     "parallel-for (convert-hpvm-to-cpu)"),
+      llvm::cl::init(true)};
 };
 
 /// hpvm-lower-to-cpu-pipeline: the graphs and host ops to runtime calls

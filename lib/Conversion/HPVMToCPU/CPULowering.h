@@ -152,6 +152,21 @@ private:
   /// The x extent shared by every grid of `leaf` when it is a constant tile
   /// width worth running in lock-step, else 0.
   unsigned getLaneWidth(LeafOp leaf);
+  /// The leaf to run in one parallel-for with the grid of `node` when `node`
+  /// is a replicated internal node whose only child is that replicated leaf,
+  /// without outputs, barriers or per-tile memory (CollapseGrids.cpp); null
+  /// otherwise.
+  LeafOp getCollapsibleLeaf(NodeOpInterface node, PerInstancePorts perInstance);
+  /// Runs `leaf` inside the grid `outerDims` of `internal` as one
+  /// parallel-for over the combined space.
+  void runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
+                    LeafOp leaf, ValueRange outerDims, ValueRange inputs,
+                    Value parentFrame);
+  /// { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3] }.
+  LLVM::LLVMStructType getCollapsedContextType(LeafOp leaf);
+  /// The parallel-for body over the combined space of `rank` dimensions.
+  LLVM::LLVMFuncOp getCollapsedRangeFunction(InternalOp internal, LeafOp leaf,
+                                             unsigned rank);
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
   void lowerAllocs(func::FuncOp function);
   std::string uniqueName(StringRef base);
@@ -169,6 +184,8 @@ private:
            LLVM::LLVMFuncOp>
       rangeFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
+  DenseMap<std::tuple<Operation *, Operation *, unsigned>, LLVM::LLVMFuncOp>
+      collapsedFunctions;
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
   DenseMap<Operation *, LLVM::LLVMFuncOp> pipelineFunctions;
   /// Leaves split at barriers: their phase functions and spill layout.
@@ -178,9 +195,12 @@ private:
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
   /// Whether tile rows may run in lock-step (convert-hpvm-to-cpu option).
   bool vectorizeTiles = true;
+  /// Whether nested grids may run as one parallel-for (collapse-grids).
+  bool collapseGrids = true;
 
 public:
   void setVectorizeTiles(bool enable) { vectorizeTiles = enable; }
+  void setCollapseGrids(bool enable) { collapseGrids = enable; }
 
 private:
   /// For each leaf, the output ports that return memory of an hpvm.alloc.

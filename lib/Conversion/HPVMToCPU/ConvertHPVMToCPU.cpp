@@ -158,6 +158,7 @@ struct ConvertHPVMToCPUPass
     ModuleOp module = getOperation();
     CPULowering lowering(module);
     lowering.setVectorizeTiles(vectorizeTiles);
+    lowering.setCollapseGrids(collapseGrids);
     if (failed(checkSupported(module, lowering)) ||
         failed(lowering.createNodeFunctions()) ||
         failed(lowering.lowerInternalNodes()) ||

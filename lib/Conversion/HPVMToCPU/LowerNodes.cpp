@@ -347,6 +347,12 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     return func::CallOp::create(b, loc, function, args).getResults();
   }
 
+  if (LeafOp leaf = getCollapsibleLeaf(node, perInstance)) {
+    runCollapsed(b, loc, cast<InternalOp>(node.getOperation()), leaf, dims,
+                 inputs, parentFrame);
+    return {};
+  }
+
   unsigned rank = dims.size();
   LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);

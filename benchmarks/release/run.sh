@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# run.sh - programs written as the HPVM release writes them (HPVM-C, unchanged), compiled by
+# hpvm-cc -O3, against the same computation (one shared point function) called over the same
+# grids by an OpenMP loop nest (clang-22 -O3 -fopenmp), and against hpvm-cc with nested grids
+# not collapsed (convert-hpvm-to-cpu{collapse-grids=false}: one runtime parallel-for per tile).
+# Each binary prints min / median / max of RUNS runs; the ratios printed use the medians.
+# Usage: bash benchmarks/release/run.sh [--quick]     (RUNS=N, default 7)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+HERE="$ROOT/benchmarks/release"
+OUT="$ROOT/build/benchmarks/release"
+BIN="$ROOT/build/bin"
+RUNS="${RUNS:-7}"
+FLAGS=(-O3 -ffp-contract=off -I "$HERE")
+mkdir -p "$OUT"
+
+# hpvm_build NAME: the HPVM-C program as a user compiles it, and without collapsed grids.
+hpvm_build() {
+  "$BIN/hpvm-cc" "${FLAGS[@]}" "$HERE/$1.c" -o "$OUT/$1_hpvm"
+  "$BIN/hpvm-cc" "${FLAGS[@]}" --emit=hpvm "$HERE/$1.c" -o "$OUT/$1.hpvm.mlir"
+  "$BIN/hpvm-opt" "--hpvm-lower-to-llvm-pipeline=collapse-grids=false" "$OUT/$1.hpvm.mlir" \
+    -o "$OUT/$1_nested.mlir"
+  "$BIN/hpvm-cc" -O3 "$OUT/$1_nested.mlir" -o "$OUT/$1_nested"
+  clang-22 "${FLAGS[@]}" -march=native -fopenmp "$HERE/$1_omp.c" -o "$OUT/$1_omp"
+}
+hpvm_build stencil
+
+if [[ "${1:-}" == "--quick" ]]; then
+  STENCIL=(66 34 10 2 1)
+else
+  STENCIL=(258 258 66 20 "$RUNS")
+fi
+echo "# release-style programs: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
+     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# compare NAME ARGS...: runs the three versions in turn and prints the ratios of the medians.
+compare() {
+  local name="$1"
+  shift
+  local omp hpvm nested
+  omp=$("$OUT/${name}_omp" "$@")
+  hpvm=$("$OUT/${name}_hpvm" "$@")
+  nested=$("$OUT/${name}_nested" "$@")
+  printf '%s\n%s\n%s\n' "$omp" "$hpvm" "$(sed 's/ hpvm:/ hpvm-nested:/' <<<"$nested")"
+  local checksums
+  checksums=$(printf '%s\n%s\n%s\n' "$omp" "$hpvm" "$nested" | sed 's/.*checksum //' | sort -u | wc -l)
+  [[ "$checksums" == 1 ]] || { echo "$name: the versions disagree" >&2; exit 1; }
+  median() { sed 's/.*median \([0-9.]*\) ms.*/\1/' <<<"$1"; }
+  awk -v n="$name" -v o="$(median "$omp")" -v h="$(median "$hpvm")" -v s="$(median "$nested")" \
+    'BEGIN { printf "%s: hpvm / openmp = %.2f, nested grids / openmp = %.2f (medians; results equal)\n", n, h / o, s / o }'
+}
+compare stencil "${STENCIL[@]}"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

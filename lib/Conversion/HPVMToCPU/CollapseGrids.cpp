@@ -1,0 +1,213 @@
+//===- CollapseGrids.cpp - Nested grids as one parallel-for ---------------===//
+// A replicated internal node whose only child is a replicated leaf (the
+// Parboil shape: a grid of tiles, each a grid of instances) would otherwise
+// call the runtime once per tile. When nothing ties a tile's instances
+// together (no barrier, no per-tile memory, no outputs), the two grids run as
+// one parallel-for over the combined space: dimension d has extent
+// tiles[d] * tile[d], and combined index c is tile c / tile[d], instance
+// c % tile[d]. The runtime chunks that space like any grid, and each chunk
+// walks whole tile rows with the leaf inlined, x innermost, as an OpenMP
+// loop nest over the same grids would.
+#include "CPULowering.h"
+
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+/// Index of the frame and hpvm_rt_instance_range_t fields (LowerNodes.cpp).
+enum : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
+enum : int32_t { RangeBegin = 0, RangeEnd = 1 };
+
+LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
+                                       PerInstancePorts perInstance) {
+  if (!collapseGrids || perInstance.any())
+    return {};
+  auto internal = dyn_cast<InternalOp>(node.getOperation());
+  if (!internal || internal.getNumResults() != 0)
+    return {};
+  CreateNodeOp child;
+  for (Operation &op : internal.getBodyBlock()) {
+    if (auto create = dyn_cast<CreateNodeOp>(op)) {
+      if (child)
+        return {}; // siblings: scheduled as a graph per tile
+      child = create;
+    } else if (isa<EdgeOp, BindOutOp>(op)) {
+      return {};
+    }
+  }
+  if (!child || child.getRank() == 0)
+    return {};
+  auto leaf = symbolTables.lookupNearestSymbolFrom<LeafOp>(internal,
+                                                           child.getNodeAttr());
+  // Barriers and lock-step tiles need the tile as a unit; outputs and
+  // hpvm.alloc memory are the tile's to publish or free.
+  if (!leaf || leaf.getNumResults() != 0 || phaseFunctions.count(leaf) ||
+      laneFunctions.count(leaf) || allocatedOutputs.count(leaf))
+    return {};
+  return leaf;
+}
+
+void CPULowering::runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
+                               LeafOp leaf, ValueRange outerDims,
+                               ValueRange inputs, Value parentFrame) {
+  // The tile's extents, from the internal node's extent arithmetic on its
+  // inputs (equal in every tile: the inputs are).
+  IRMapping mapping;
+  for (auto [argument, input] :
+       llvm::zip(internal.getBodyBlock().getArguments(), inputs))
+    mapping.map(argument, input);
+  CreateNodeOp child;
+  SmallVector<Value> leafInputs(leaf.getNumArguments());
+  for (Operation &op : internal.getBodyBlock()) {
+    if (auto create = dyn_cast<CreateNodeOp>(op))
+      child = create;
+    else if (auto bind = dyn_cast<BindInOp>(op))
+      leafInputs[bind.getDestPort()] = mapping.lookup(bind.getInput());
+    else
+      b.clone(op, mapping);
+  }
+  unsigned rank = std::max<unsigned>(outerDims.size(), child.getRank());
+  Value one = i64Constant(b, loc, 1);
+  SmallVector<Value> outer(3, one), inner(3, one);
+  for (auto [d, dim] : llvm::enumerate(outerDims))
+    outer[d] = toI64(b, loc, dim);
+  for (auto [d, dim] : llvm::enumerate(child.getDims()))
+    inner[d] = toI64(b, loc, mapping.lookup(dim));
+
+  LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
+  Value context = allocaInEntry(b, loc, contextType);
+  for (auto [index, input] : llvm::enumerate(leafInputs))
+    storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
+  unsigned first = leafInputs.size();
+  storeField(b, loc, contextType, context, first, parentFrame);
+  auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
+  Value extents = allocaInEntry(b, loc, extentsType);
+  for (int32_t d = 0; d < 3; ++d) {
+    storeField(b, loc, contextType, context, first + 1 + d, outer[d]);
+    storeField(b, loc, contextType, context, first + 4 + d, inner[d]);
+    Value address = LLVM::GEPOp::create(b, loc, pointerType, extentsType,
+                                        extents, ArrayRef<LLVM::GEPArg>{0, d});
+    LLVM::StoreOp::create(b, loc, LLVM::MulOp::create(b, loc, outer[d], inner[d]),
+                          address);
+  }
+  Value body = LLVM::AddressOfOp::create(
+      b, loc, getCollapsedRangeFunction(internal, leaf, rank));
+  Value status = callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
+                             {i32Constant(b, loc, rank), extents, body, context});
+  checkStatus(b, loc, status,
+              ("running the instances of @" + leaf.getSymName() + " in @" +
+               internal.getSymName())
+                  .str());
+}
+
+LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
+  // { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3] }
+  SmallVector<Type> fields;
+  for (Type type : leaf.getArgumentTypes())
+    fields.push_back(getStorageType(type));
+  fields.push_back(pointerType);
+  fields.append(6, IntegerType::get(context, 64));
+  return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
+LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
+                                                        LeafOp leaf,
+                                                        unsigned rank) {
+  auto key = std::make_tuple(internal.getOperation(), leaf.getOperation(), rank);
+  if (LLVM::LLVMFuncOp existing = collapsedFunctions.lookup(key))
+    return existing;
+  Location loc = leaf.getLoc();
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                          {pointerType, pointerType});
+  auto range = LLVM::LLVMFuncOp::create(
+      b, loc,
+      uniqueName(("__hpvm_collapsed_" + internal.getSymName() + "_" +
+                  leaf.getSymName())
+                     .str()),
+      type, LLVM::Linkage::Internal);
+  collapsedFunctions[key] = range;
+  Block *entry = range.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value contextPtr = entry->getArgument(0), instances = entry->getArgument(1);
+
+  LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
+  SmallVector<Value> args;
+  for (auto [index, inputType] : llvm::enumerate(leaf.getArgumentTypes()))
+    args.push_back(fromStorage(
+        b, loc, loadField(b, loc, contextType, contextPtr, index), inputType));
+  unsigned first = leaf.getNumArguments();
+  Value parentFrame = loadField(b, loc, contextType, contextPtr, first);
+  Value outer[3], inner[3];
+  for (int32_t d = 0; d < 3; ++d) {
+    outer[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
+                                         first + 1 + d));
+    inner[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
+                                         first + 4 + d));
+  }
+  // The tile's frame, seen by the leaf as its parent (level 1).
+  Value frame = allocaInEntry(b, loc, frameType);
+  for (int32_t d = 0; d < 3; ++d) {
+    LLVM::StoreOp::create(b, loc, toI64(b, loc, outer[d]),
+                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
+    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                          fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+  }
+  LLVM::StoreOp::create(b, loc, parentFrame,
+                        fieldAddress(b, loc, frameType, frame, {FrameParent}));
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value unit = arith::ConstantIndexOp::create(b, loc, 1);
+  Value begin[3] = {zero, zero, zero}, end[3] = {unit, unit, unit};
+  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+    begin[d] = toIndex(b, loc, LLVM::LoadOp::create(
+                                   b, loc, b.getI64Type(),
+                                   fieldAddress(b, loc, rangeType, instances,
+                                                {RangeBegin, d})));
+    end[d] = toIndex(b, loc, LLVM::LoadOp::create(
+                                 b, loc, b.getI64Type(),
+                                 fieldAddress(b, loc, rangeType, instances,
+                                              {RangeEnd, d})));
+  }
+  auto storeTileId = [&](OpBuilder &builder, int32_t d, Value tile) {
+    LLVM::StoreOp::create(builder, loc, toI64(builder, loc, tile),
+                          fieldAddress(builder, loc, frameType, frame, {FrameIds, d}));
+  };
+  // z and y: one combined index at a time, split into tile and instance.
+  Value ids[3] = {zero, zero, zero};
+  for (int32_t d = 2; d >= 1; --d) {
+    auto loop = scf::ForOp::create(b, loc, begin[d], end[d], unit);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value combined = loop.getInductionVar();
+    Value tile = arith::DivUIOp::create(b, loc, combined, inner[d]);
+    ids[d] = arith::SubIOp::create(b, loc, combined,
+                                   arith::MulIOp::create(b, loc, tile, inner[d]));
+    storeTileId(b, d, tile);
+  }
+  // x: the tiles the range touches, each over the part of its row inside.
+  Value firstTile = arith::DivUIOp::create(b, loc, begin[0], inner[0]);
+  Value lastTile = arith::CeilDivUIOp::create(b, loc, end[0], inner[0]);
+  auto tiles = scf::ForOp::create(b, loc, firstTile, lastTile, unit);
+  b.setInsertionPoint(tiles.getBody()->getTerminator());
+  Value tile = tiles.getInductionVar();
+  storeTileId(b, 0, tile);
+  Value base = arith::MulIOp::create(b, loc, tile, inner[0]);
+  Value from = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, begin[0], base), zero);
+  Value to = arith::MinSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end[0], base), inner[0]);
+  auto row = scf::ForOp::create(b, loc, from, to, unit);
+  b.setInsertionPoint(row.getBody()->getTerminator());
+  ids[0] = row.getInductionVar();
+  args.append({ids[0], ids[1], ids[2], inner[0], inner[1], inner[2], frame});
+  func::CallOp::create(b, loc, nodeFunctions.lookup(leaf), args);
+  b.setInsertionPointToEnd(entry);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return range;
+}

@@ -1,0 +1,165 @@
+//===- HostCodeBypass.cpp - Host code around the LLVM lowering ------------===//
+// See HostCodeBypass.h for why LLVM-dialect functions skip the lowering.
+#include "HostCodeBypass.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The functions set aside, in the order they had in the module.
+struct Stash {
+  OwningOpRef<ModuleOp> holder;
+  SmallVector<LLVM::LLVMFuncOp> functions;
+};
+
+/// Marks the declarations that stand in for functions set aside.
+constexpr llvm::StringLiteral kStandInAttr = "hpvm_set_aside";
+
+/// Whether every op in the body of `function` is in the LLVM dialect: then
+/// nothing in the lowering applies to it.
+static bool isEntirelyLLVM(LLVM::LLVMFuncOp function) {
+  if (function.isExternal())
+    return false;
+  Dialect *llvmDialect =
+      function->getContext()->getLoadedDialect<LLVM::LLVMDialect>();
+  WalkResult result = function.getBody().walk([&](Operation *op) {
+    return op->getDialect() == llvmDialect ? WalkResult::advance()
+                                           : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Whether `function` is LLVM code plus the glue the CPU lowering writes into
+/// host code (arith, scf, cf and index ops around runtime calls).
+static bool isHostCode(LLVM::LLVMFuncOp function) {
+  if (function.isExternal())
+    return false;
+  WalkResult result = function.getBody().walk([&](Operation *op) {
+    return isa<LLVM::LLVMDialect, arith::ArithDialect, scf::SCFDialect,
+               cf::ControlFlowDialect, index::IndexDialect>(op->getDialect())
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Lowers the glue in host code to the LLVM dialect with a dialect
+/// conversion, which leaves the blocks C wrote as they are.
+static LogicalResult lowerHostGlue(LLVM::LLVMFuncOp function) {
+  MLIRContext *context = function->getContext();
+  LLVMTypeConverter converter(context);
+  RewritePatternSet patterns(context);
+  populateSCFToControlFlowConversionPatterns(patterns);
+  arith::populateArithToLLVMConversionPatterns(converter, patterns);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  index::populateIndexToLLVMConversionPatterns(converter, patterns);
+  LLVMConversionTarget target(*context);
+  target.addIllegalDialect<arith::ArithDialect, scf::SCFDialect,
+                           cf::ControlFlowDialect, index::IndexDialect>();
+  return applyPartialConversion(function, target, std::move(patterns));
+}
+
+struct SetAsideHostCodePass
+    : public PassWrapper<SetAsideHostCodePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SetAsideHostCodePass)
+  explicit SetAsideHostCodePass(std::shared_ptr<Stash> stash)
+      : stash(std::move(stash)) {}
+  StringRef getArgument() const final { return "hpvm-set-aside-host-code"; }
+  StringRef getDescription() const final {
+    return "Set aside functions entirely in the LLVM dialect";
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect, cf::ControlFlowDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!stash->holder)
+      stash->holder = ModuleOp::create(UnknownLoc::get(&getContext()));
+    OpBuilder holderBuilder =
+        OpBuilder::atBlockEnd(stash->holder->getBody());
+    for (auto function :
+         llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
+      if (!isHostCode(function))
+        continue;
+      // Host code that does not lower here stays for the pipeline, as before.
+      if (!isEntirelyLLVM(function) && failed(lowerHostGlue(function)))
+        continue;
+      if (!isEntirelyLLVM(function))
+        continue;
+      // A declaration keeps the symbol for calls and addressof; only
+      // external linkage is valid on a declaration.
+      OpBuilder b(function);
+      auto standIn = cast<LLVM::LLVMFuncOp>(b.insert(function.cloneWithoutRegions()));
+      standIn.setLinkage(LLVM::Linkage::External);
+      standIn.removePersonalityAttr();
+      standIn->setAttr(kStandInAttr, b.getUnitAttr());
+      function->remove();
+      holderBuilder.insert(function);
+      stash->functions.push_back(function);
+    }
+  }
+
+  std::shared_ptr<Stash> stash;
+};
+
+struct RestoreHostCodePass
+    : public PassWrapper<RestoreHostCodePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RestoreHostCodePass)
+  explicit RestoreHostCodePass(std::shared_ptr<Stash> stash)
+      : stash(std::move(stash)) {}
+  StringRef getArgument() const final { return "hpvm-restore-host-code"; }
+  StringRef getDescription() const final {
+    return "Restore the functions hpvm-set-aside-host-code set aside";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (LLVM::LLVMFuncOp function : stash->functions) {
+      function->remove();
+      auto standIn = symbols.lookup<LLVM::LLVMFuncOp>(function.getSymName());
+      if (standIn && standIn->hasAttr(kStandInAttr)) {
+        // Back in its place, with its own attributes and body.
+        module.getBody()->getOperations().insert(standIn->getIterator(),
+                                                 function);
+        standIn.erase();
+      } else {
+        // The lowering dropped or replaced the declaration: nothing calls
+        // the function through it any more, but it stays, as C wrote it.
+        module.getBody()->push_back(function);
+        symbols.insert(function);
+      }
+    }
+    stash->functions.clear();
+  }
+
+  std::shared_ptr<Stash> stash;
+};
+
+} // namespace
+
+void mlir::hpvm::addHostCodeBypass(
+    OpPassManager &pm, const std::function<void(OpPassManager &)> &addLowering) {
+  auto stash = std::make_shared<Stash>();
+  pm.addPass(std::make_unique<SetAsideHostCodePass>(stash));
+  addLowering(pm);
+  pm.addPass(std::make_unique<RestoreHostCodePass>(stash));
+}
