@@ -47,6 +47,8 @@ demo: build
 bench: build
 	bash scripts/bench-runtime.sh
 	bash benchmarks/hpvm/run_cpu.sh
+	bash benchmarks/release/run.sh
+	bash benchmarks/scaling/run.sh
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build

@@ -132,22 +132,37 @@ Value CPULowering::toIndex(OpBuilder &b, Location loc, Value i64) {
 
 Value CPULowering::callRuntime(OpBuilder &b, Location loc, StringRef name,
                                Type resultType, ValueRange args) {
-  SmallVector<Type> params(args.getTypes());
-  FailureOr<LLVM::LLVMFuncOp> function = LLVM::lookupOrCreateFn(
-      b, module, name, params,
-      resultType ? resultType : LLVM::LLVMVoidType::get(context));
-  // The declarations are ours; a clash with a user symbol is a user error
-  // that lookupOrCreateFn reports.
-  if (failed(function))
-    return {};
-  auto call = LLVM::CallOp::create(b, loc, *function, args);
+  // Declared once per module: lookupOrCreateFn scans the module each time.
+  LLVM::LLVMFuncOp &declaration = runtimeFunctions[name];
+  if (!declaration) {
+    SmallVector<Type> params(args.getTypes());
+    FailureOr<LLVM::LLVMFuncOp> function = LLVM::lookupOrCreateFn(
+        b, module, name, params,
+        resultType ? resultType : LLVM::LLVMVoidType::get(context));
+    // The declarations are ours; a clash with a user symbol is a user error
+    // that lookupOrCreateFn reports.
+    if (failed(function))
+      return {};
+    declaration = *function;
+    usedNames.insert(name);
+  }
+  auto call = LLVM::CallOp::create(b, loc, declaration, args);
   return resultType ? call.getResult() : Value();
 }
 
 std::string CPULowering::uniqueName(StringRef base) {
+  // The names in the module, collected once: a symbol lookup per generated
+  // name would scan the module each time (quadratic in the number of nodes).
+  if (!namesCollected) {
+    for (Operation &op : module.getBody()->getOperations())
+      if (auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+        usedNames.insert(name.getValue());
+    namesCollected = true;
+  }
   std::string name = base.str();
-  while (module.lookupSymbol(name))
+  while (usedNames.contains(name))
     name = (base + "_" + Twine(nameCounter++)).str();
+  usedNames.insert(name);
   return name;
 }
 

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::hpvm::cpu {
 
@@ -179,6 +181,15 @@ private:
   LLVM::LLVMStructType rangeType;
   SymbolTableCollection symbolTables;
   unsigned nameCounter = 0;
+  /// Symbol names taken in the module (uniqueName), collected on first use.
+  llvm::StringSet<> usedNames;
+  bool namesCollected = false;
+  /// Runtime functions declared so far (callRuntime).
+  llvm::StringMap<LLVM::LLVMFuncOp> runtimeFunctions;
+  /// Per leaf: the constant x extent of its grids when all agree (0 when
+  /// they do not or when it is launched), computed once (getLaneWidth).
+  DenseMap<Operation *, int64_t> gridWidths;
+  bool gridWidthsComputed = false;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
   DenseMap<std::tuple<Operation *, unsigned, int, uint64_t, uint64_t>,
            LLVM::LLVMFuncOp>

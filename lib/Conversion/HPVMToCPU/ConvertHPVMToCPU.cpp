@@ -21,6 +21,8 @@ using namespace mlir::hpvm::cpu;
 /// a clear refusal rather than wrong code.
 static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
   bool ok = true;
+  // Cached symbol lookups: one lookup per op must not scan the module.
+  SymbolTableCollection symbols;
   auto refuse = [&](Operation *op, const Twine &what) {
     op->emitOpError() << what << " is not supported by convert-hpvm-to-cpu yet";
     ok = false;
@@ -60,7 +62,7 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
         refuse(op, "memory of 'hpvm.alloc' used inside its leaf (rather than "
                    "returned to the siblings that share it)");
     } else if (auto create = dyn_cast<CreateNodeOp>(op)) {
-      auto leaf = SymbolTable::lookupNearestSymbolFrom<LeafOp>(create,
+      auto leaf = symbols.lookupNearestSymbolFrom<LeafOp>(create,
                                                                create.getNodeAttr());
       bool allocates = false;
       if (leaf)
@@ -79,9 +81,9 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
       auto dest = edge.getDest().getDefiningOp<CreateNodeOp>();
       if (edge.getReplication() == Replication::one_to_one && source &&
           source.getRank() > 0) {
-        auto hasBarrier = [](CreateNodeOp create) {
+        auto hasBarrier = [&](CreateNodeOp create) {
           bool found = false;
-          if (auto leaf = SymbolTable::lookupNearestSymbolFrom<LeafOp>(
+          if (auto leaf = symbols.lookupNearestSymbolFrom<LeafOp>(
                   create, create.getNodeAttr()))
             leaf.walk([&](BarrierOp) { found = true; });
           return found;
@@ -109,7 +111,7 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
       if (bind.getStreaming() && !inStreamingRoot(op))
         refuse(op, "a streaming bind below the root of a streaming graph");
       auto source = bind.getSource().getDefiningOp<CreateNodeOp>();
-      auto leaf = source ? SymbolTable::lookupNearestSymbolFrom<LeafOp>(
+      auto leaf = source ? symbols.lookupNearestSymbolFrom<LeafOp>(
                                source, source.getNodeAttr())
                          : LeafOp();
       if (leaf)

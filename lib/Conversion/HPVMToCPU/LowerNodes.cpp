@@ -122,24 +122,35 @@ unsigned CPULowering::getLaneWidth(LeafOp leaf) {
   constexpr int64_t kMinWidth = 2, kMaxWidth = 128;
   if (!vectorizeTiles || leaf.getNumResults() != 0)
     return 0;
-  int64_t width = 0;
-  bool uniformWidth = true;
-  module.walk([&](CreateNodeOp child) {
-    if (child.getNode() != leaf.getSymName())
-      return;
-    APInt extent;
-    if (child.getRank() == 0 ||
-        !matchPattern(child.getDims()[0], m_ConstantInt(&extent)) ||
-        (width && width != extent.getSExtValue()))
-      uniformWidth = false;
-    else
-      width = extent.getSExtValue();
-  });
-  // A launched leaf runs as one instance.
-  module.walk([&](LaunchOp launch) {
-    if (launch.getRoot() == leaf.getSymName())
-      uniformWidth = false;
-  });
+  if (!gridWidthsComputed) {
+    // One walk for every leaf: per leaf, it would be quadratic.
+    constexpr int64_t kMixed = -1;
+    auto record = [&](StringAttr name, int64_t width) {
+      auto leafOp = symbolTables.lookupNearestSymbolFrom<LeafOp>(module, name);
+      if (!leafOp)
+        return;
+      auto [it, inserted] = gridWidths.try_emplace(leafOp, width);
+      if (!inserted && it->second != width)
+        it->second = kMixed;
+    };
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto child = dyn_cast<CreateNodeOp>(op)) {
+        APInt extent;
+        bool constant = child.getRank() != 0 &&
+                        matchPattern(child.getDims()[0], m_ConstantInt(&extent));
+        record(child.getNodeAttr().getAttr(),
+               constant ? extent.getSExtValue() : kMixed);
+      } else if (auto launch = dyn_cast<LaunchOp>(op)) {
+        // A launched leaf runs as one instance.
+        record(launch.getRootAttr().getAttr(), kMixed);
+      }
+      // Leaf bodies hold neither.
+      return isa<LeafOp>(op) ? WalkResult::skip() : WalkResult::advance();
+    });
+    gridWidthsComputed = true;
+  }
+  int64_t width = gridWidths.lookup(leaf);
+  bool uniformWidth = width > 0;
   if (!uniformWidth || width < kMinWidth || width > kMaxWidth)
     return 0;
   return static_cast<unsigned>(width);

@@ -13,7 +13,10 @@ DataflowGraph::DataflowGraph(InternalOp internal,
     : internal(internal) {
   if (internal.getBody().empty())
     return;
+  SmallVector<Operation *> inputFeeders; // edges and bind_ins, program order
   for (Operation &op : internal.getBodyBlock()) {
+    if (isa<EdgeOp, BindInOp>(op))
+      inputFeeders.push_back(&op);
     if (auto create = dyn_cast<CreateNodeOp>(op)) {
       childIndex[create.getHandle()] = children.size();
       children.push_back(create);
@@ -41,6 +44,16 @@ DataflowGraph::DataflowGraph(InternalOp internal,
     outgoing[*source].push_back(edge);
     incoming[*dest].push_back(edge);
   }
+  // Indexed once: a scan of the body per (child, port) query is quadratic
+  // in the number of children.
+  for (Operation *op : inputFeeders) {
+    auto edge = dyn_cast<EdgeOp>(op);
+    Value handle = edge ? edge.getDest() : cast<BindInOp>(op).getDest();
+    unsigned port =
+        edge ? edge.getDestPort() : cast<BindInOp>(op).getDestPort();
+    if (std::optional<unsigned> dest = getChildIndex(handle))
+      feeders[{*dest, port}].push_back(op);
+  }
 }
 
 std::optional<unsigned> DataflowGraph::getChildIndex(Value handle) const {
@@ -52,21 +65,10 @@ std::optional<unsigned> DataflowGraph::getChildIndex(Value handle) const {
 
 SmallVector<Operation *> DataflowGraph::getFeeders(unsigned index,
                                                    unsigned port) const {
-  SmallVector<Operation *> feeders;
-  CreateNodeOp child = children[index];
-  Value handle = child.getHandle();
-  InternalOp parent = internal;
-  // Program order across both kinds keeps diagnostics deterministic.
-  for (Operation &op : parent.getBodyBlock()) {
-    if (auto edge = dyn_cast<EdgeOp>(op)) {
-      if (edge.getDest() == handle && edge.getDestPort() == port)
-        feeders.push_back(edge);
-    } else if (auto bind = dyn_cast<BindInOp>(op)) {
-      if (bind.getDest() == handle && bind.getDestPort() == port)
-        feeders.push_back(bind);
-    }
-  }
-  return feeders;
+  auto it = feeders.find({index, port});
+  if (it == feeders.end())
+    return {};
+  return SmallVector<Operation *>(it->second.begin(), it->second.end());
 }
 
 SmallVector<BindOutOp> DataflowGraph::getOutputBinds(unsigned output) const {

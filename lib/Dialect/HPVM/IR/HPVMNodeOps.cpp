@@ -508,60 +508,127 @@ static std::string describeUse(NodeUse use) {
   return text;
 }
 
-template <typename GridQueryOp>
-static LogicalResult verifyGridQuery(GridQueryOp query, LeafOp leaf,
-                                     const NodeHierarchy &hierarchy) {
-  unsigned dim = static_cast<unsigned>(query.getDim());
-  unsigned level = query.getLevel();
-  Operation *rootTooLow = nullptr;
-  SmallVector<NodeUse> ancestors =
-      hierarchy.getAncestorUses(leaf.getSymNameAttr(), level, &rootTooLow);
-  if (rootTooLow) {
-    InFlightDiagnostic diag = query.emitOpError()
-                              << "refers to level " << level << " above @"
-                              << leaf.getSymName()
-                              << ", but the hierarchy above it ends earlier "
-                                 "at a launched root";
-    diag.attachNote(rootTooLow->getLoc()) << "the root is launched here";
-    return diag;
-  }
-  for (const NodeUse &use : ancestors) {
-    if (dim < use.rank)
-      continue;
-    std::string subject =
-        level == 0 ? ("@" + leaf.getSymName()).str()
-                   : "the ancestor " + std::to_string(level) + " level" +
-                         (level == 1 ? "" : "s") + " above @" +
-                         leaf.getSymName().str();
-    InFlightDiagnostic diag =
-        query.emitOpError()
-        << "refers to dimension " << stringifyDim(query.getDim()) << " of "
-        << subject << ", but " << describeUse(use);
-    diag.attachNote(use.op->getLoc()) << "instantiated here";
-    return diag;
+/// The error of a grid query whose dimension `use` does not replicate.
+static InFlightDiagnostic emitDimensionError(Operation *query, Dim dim,
+                                             unsigned level, LeafOp leaf,
+                                             const NodeUse &use) {
+  std::string subject =
+      level == 0 ? ("@" + leaf.getSymName()).str()
+                 : "the ancestor " + std::to_string(level) + " level" +
+                       (level == 1 ? "" : "s") + " above @" +
+                       leaf.getSymName().str();
+  InFlightDiagnostic diag = query->emitOpError()
+                            << "refers to dimension " << stringifyDim(dim)
+                            << " of " << subject << ", but "
+                            << describeUse(use);
+  diag.attachNote(use.op->getLoc()) << "instantiated here";
+  return diag;
+}
+
+static InFlightDiagnostic emitRootTooLowError(Operation *query, unsigned level,
+                                              LeafOp leaf, Operation *launch) {
+  InFlightDiagnostic diag = query->emitOpError()
+                            << "refers to level " << level << " above @"
+                            << leaf.getSymName()
+                            << ", but the hierarchy above it ends earlier "
+                               "at a launched root";
+  diag.attachNote(launch->getLoc()) << "the root is launched here";
+  return diag;
+}
+
+/// Grid queries of levels up to this are checked from the uses down
+/// (verifyGridQueriesBelow), which costs each use only the few levels below
+/// it; deeper ones, from the leaf up through a module-wide NodeHierarchy.
+static constexpr unsigned kTopDownQueryLevels = 8;
+
+/// The dimension and level of a grid query, if `op` is one.
+static std::optional<std::pair<Dim, unsigned>> getGridQuery(Operation *op) {
+  if (auto id = dyn_cast<InstanceIdOp>(op))
+    return std::make_pair(id.getDim(), id.getLevel());
+  if (auto count = dyn_cast<NumInstancesOp>(op))
+    return std::make_pair(count.getDim(), count.getLevel());
+  return std::nullopt;
+}
+
+/// Checks the grid queries that refer to the instances of `use` (a
+/// create_node of `node`, or a launch of it): in each leaf k levels below,
+/// the queries of level k. Below a launch, a query of a level beyond the
+/// launched root is an error too.
+static LogicalResult verifyGridQueriesBelow(const NodeUse &use,
+                                            StringAttr node,
+                                            SymbolTableCollection &symbols) {
+  // The symbol table holding the node definitions, as for the leaf.
+  Operation *module = use.op->getParentWithTrait<mlir::OpTrait::SymbolTable>();
+  if (!module)
+    return success();
+  bool launched = !use.parent;
+  SmallVector<StringAttr> frontier{node};
+  for (unsigned depth = 0; depth <= kTopDownQueryLevels && !frontier.empty();
+       ++depth) {
+    SmallVector<StringAttr> next;
+    llvm::SmallDenseSet<StringAttr> seen;
+    for (StringAttr name : frontier) {
+      auto definition =
+          dyn_cast_or_null<NodeOpInterface>(symbols.lookupSymbolIn(module, name));
+      if (!definition)
+        continue;
+      if (auto internal = dyn_cast<InternalOp>(definition.getOperation())) {
+        if (internal.getBody().empty())
+          continue;
+        for (auto create : internal.getBodyBlock().getOps<CreateNodeOp>())
+          if (seen.insert(create.getNodeAttr().getAttr()).second)
+            next.push_back(create.getNodeAttr().getAttr());
+        continue;
+      }
+      auto leaf = cast<LeafOp>(definition.getOperation());
+      WalkResult result = leaf.walk([&](Operation *op) {
+        std::optional<std::pair<Dim, unsigned>> query = getGridQuery(op);
+        if (!query || query->second > kTopDownQueryLevels)
+          return WalkResult::advance();
+        auto [dim, level] = *query;
+        if (level == depth && static_cast<unsigned>(dim) >= use.rank) {
+          (void)emitDimensionError(op, dim, level, leaf, use);
+          return WalkResult::interrupt();
+        }
+        if (launched && level > depth) {
+          (void)emitRootTooLowError(op, level, leaf, use.op);
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return failure();
+    }
+    frontier = std::move(next);
   }
   return success();
 }
 
 LogicalResult LeafOp::verifySymbolUses(SymbolTableCollection &) {
+  // Queries of the usual levels are checked at the uses above the leaf
+  // (verifyGridQueriesBelow); only deeper ones need the whole hierarchy.
   Operation *module = (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>();
   if (!module)
     return success();
   SmallVector<Operation *> queries;
   walk([&](Operation *op) {
-    if (isa<InstanceIdOp, NumInstancesOp>(op))
+    std::optional<std::pair<Dim, unsigned>> query = getGridQuery(op);
+    if (query && query->second > kTopDownQueryLevels)
       queries.push_back(op);
   });
   if (queries.empty())
     return success();
   NodeHierarchy hierarchy(module);
   for (Operation *op : queries) {
-    LogicalResult result =
-        isa<InstanceIdOp>(op)
-            ? verifyGridQuery(cast<InstanceIdOp>(op), *this, hierarchy)
-            : verifyGridQuery(cast<NumInstancesOp>(op), *this, hierarchy);
-    if (failed(result))
-      return failure();
+    auto [dim, level] = *getGridQuery(op);
+    Operation *rootTooLow = nullptr;
+    SmallVector<NodeUse> ancestors =
+        hierarchy.getAncestorUses(getSymNameAttr(), level, &rootTooLow);
+    if (rootTooLow)
+      return emitRootTooLowError(op, level, *this, rootTooLow);
+    for (const NodeUse &use : ancestors)
+      if (static_cast<unsigned>(dim) >= use.rank)
+        return emitDimensionError(op, dim, level, *this, use);
   }
   return success();
 }
@@ -609,7 +676,11 @@ CreateNodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << symbol->getName()
                          << "'; expected a node definition (hpvm.leaf or "
                             "hpvm.internal)";
-  return success();
+  auto parent = dyn_cast_or_null<InternalOp>((*this)->getParentOp());
+  if (!parent)
+    return success();
+  return verifyGridQueriesBelow({*this, getRank(), parent},
+                                getNodeAttr().getAttr(), symbolTable);
 }
 
 /// True when running `node` can have no effect but its outputs: every op in
@@ -777,6 +848,9 @@ LogicalResult LaunchOp::verify() {
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   FailureOr<NodeOpInterface> root = lookupRoot(*this, symbolTable);
   if (failed(root))
+    return failure();
+  if (failed(verifyGridQueriesBelow({*this, 0, InternalOp()},
+                                    getRootAttr().getAttr(), symbolTable)))
     return failure();
   if (getPushed())
     return success();

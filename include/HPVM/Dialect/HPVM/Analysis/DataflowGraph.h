@@ -82,6 +82,8 @@ private:
   SmallVector<BindInOp> bindIns;
   SmallVector<BindOutOp> bindOuts;
   SmallVector<SmallVector<EdgeOp>> outgoing, incoming;
+  /// The edges and bind_ins feeding (child, input port), in program order.
+  DenseMap<std::pair<unsigned, unsigned>, SmallVector<Operation *, 1>> feeders;
 };
 
 } // namespace mlir::hpvm
