@@ -4,6 +4,7 @@
 #include "HPVM/Pipelines/Pipelines.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Transforms/Passes.h"
 #include "HostCodeBypass.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -19,6 +20,8 @@ using namespace mlir::hpvm;
 /// The graphs and host ops to runtime calls: afterwards, host code imported
 /// from C is entirely in the LLVM dialect again and bypasses what follows.
 static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &options) {
+  // Warnings about the program as written come before anything changes it.
+  pm.addPass(createHPVMCheckReplication());
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
   ConvertHPVMToCPUOptions cpuOptions;

@@ -68,6 +68,30 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
   }];
 }
 
+def HPVMCheckReplication : Pass<"hpvm-check-replication", "ModuleOp"> {
+  let summary = "Warn about replicated nodes whose instances cannot differ";
+  let description = [{
+    A `hpvm.create_node` with dimensions runs one instance per point of its
+    grid. When nothing lets those instances behave differently, every
+    instance repeats the same work: a program bug that costs a factor of the
+    grid size (the HPVM release's spmv runs its whole computation 374 times
+    this way). The pass warns at the `create_node` (for HPVM-C, the line of
+    the `__hpvm__createNodeND` call) when, for the node and everything below
+    it, all of these hold:
+
+    * no `hpvm.instance_id` or `hpvm.num_instances` refers to that level (level
+      0 in the node itself, level k in the nodes k levels below it);
+    * no input of the node is fed per instance (a one_to_one edge from a
+      replicated sibling);
+    * no atomics and no calls (either could hand instances different values).
+
+    The program is not changed. The CPU pipelines run it first, so `hpvm-cc`
+    reports the warning; the warning does not stop compilation.
+
+    Example: `hpvm-opt --hpvm-check-replication prog.mlir`.
+  }];
+}
+
 def HPVMAssignTargets : Pass<"hpvm-assign-targets", "ModuleOp"> {
   let summary = "Resolve each node's target hints to the backends that are built in";
   let description = [{
