@@ -24,11 +24,14 @@ hpvm_build() {
   clang-22 "${FLAGS[@]}" -march=native -fopenmp "$HERE/$1_omp.c" -o "$OUT/$1_omp"
 }
 hpvm_build stencil
+hpvm_build sgemm
 
 if [[ "${1:-}" == "--quick" ]]; then
   STENCIL=(66 34 10 2 1)
+  SGEMM=(64 32 16 1)
 else
   STENCIL=(258 258 66 20 "$RUNS")
+  SGEMM=(1024 1024 512 "$RUNS")
 fi
 echo "# release-style programs: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
      "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -50,4 +53,5 @@ compare() {
     'BEGIN { printf "%s: hpvm / openmp = %.2f, nested grids / openmp = %.2f (medians; results equal)\n", n, h / o, s / o }'
 }
 compare stencil "${STENCIL[@]}"
+compare sgemm "${SGEMM[@]}"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
