@@ -47,6 +47,7 @@ demo: build
 bench: build
 	bash scripts/bench-runtime.sh
 	bash benchmarks/hpvm/run_cpu.sh
+	bash benchmarks/hpvm/run_streaming.sh
 	bash benchmarks/release/run.sh
 	bash benchmarks/scaling/run.sh
 

@@ -1,5 +1,7 @@
 /* pool_test.c - parallel-for over odd 1-3-D grids (element by element), nesting, concurrency. */
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 
 #include "sched/pool.h"
 #include "test_util.h"
@@ -154,6 +156,63 @@ static void test_invalid(hpvm_sched_pool_t *pool) {
   CHECK_OK(hpvm_sched_pool_parallel_for(pool, 3, empty, noop_body, NULL, NULL));
 }
 
+/*===--- small grids: cheap ones stay on the caller, costly ones spread --------===*/
+
+typedef struct adaptive_t {
+  _Atomic int64_t instances;
+  _Atomic int off_caller; /* some range ran on another participant than the caller (0) */
+} adaptive_t;
+
+static void cheap_body(void *context, const hpvm_rt_instance_range_t *range) {
+  adaptive_t *state = context;
+  if (range->worker_index != 0)
+    atomic_store(&state->off_caller, 1);
+  atomic_fetch_add(&state->instances, range->end[0] - range->begin[0]);
+}
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Instance 0 (the probe) takes 1 ms; the others wait (at most 2 s) until some instance has
+ * run on another participant, which happens only if the pool hands the rest out. */
+static void costly_body(void *context, const hpvm_rt_instance_range_t *range) {
+  adaptive_t *state = context;
+  if (range->worker_index != 0)
+    atomic_store(&state->off_caller, 1);
+  for (int64_t x = range->begin[0]; x < range->end[0]; ++x) {
+    double start = seconds_now();
+    if (x == 0)
+      while (seconds_now() - start < 1e-3)
+        ;
+    else
+      while (!atomic_load(&state->off_caller) && seconds_now() - start < 2.0)
+        sched_yield();
+    atomic_fetch_add(&state->instances, 1);
+  }
+}
+
+static void test_small_grids(hpvm_sched_pool_t *pool) {
+  /* 256 trivial instances cost far less than waking a worker: all on the caller. */
+  for (int i = 0; i < 100; ++i) {
+    adaptive_t cheap = {0, 0};
+    int64_t extent = 256;
+    CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, cheap_body, &cheap, NULL));
+    CHECK_EQ_INT(atomic_load(&cheap.instances), 256);
+    CHECK_EQ_INT(atomic_load(&cheap.off_caller), 0);
+  }
+  if (hpvm_sched_pool_worker_count(pool) == 0)
+    return;
+  /* 8 instances of 1 ms and more: the probe sees the cost and the workers share the rest. */
+  adaptive_t costly = {0, 0};
+  int64_t extent = 8;
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, costly_body, &costly, NULL));
+  CHECK_EQ_INT(atomic_load(&costly.instances), 8);
+  CHECK_EQ_INT(atomic_load(&costly.off_caller), 1);
+}
+
 static void run_all(uint32_t workers) {
   test_allocator_t state = {0};
   hpvm_sched_pool_t *pool;
@@ -170,6 +229,7 @@ static void run_all(uint32_t workers) {
   for (int i = 0; i < (int)test_scaled(3000); ++i)
     check_grid(pool, 1, 1024, 1, 1);
   test_nested(pool);
+  test_small_grids(pool);
   test_concurrent_callers(pool);
   test_tasks(pool);
   test_invalid(pool);

@@ -16,6 +16,11 @@
 /* Chunks per participant: enough to balance uneven bodies, few enough to keep the per-chunk
  * CAS cheap relative to a chunk. */
 #define HPVM_POOL_CHUNKS_PER_PARTICIPANT 4
+/* A grid of at most this many instances is probed first (see hpvm_sched_pool_parallel_for). */
+#define HPVM_POOL_PROBE_MAX_INSTANCES 16384
+/* A grid whose probed cost is below this runs on the calling thread: waking the workers and
+ * joining them (several microseconds) would cost more than the work. */
+#define HPVM_POOL_INLINE_NS 20000u
 /* How long an idle thread spins before sleeping.  Back-to-back parallel-fors (the common case
  * in compiled loops) then never pay a futex wake-up; a truly idle pool sleeps. */
 #define HPVM_POOL_DEFAULT_SPIN_NS 100000u
@@ -298,20 +303,36 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     target = 1;
   uint64_t chunks = tile_grid(&job, target);
 
-  job_slot_t *slot = chunks > 1 ? claim_slot(pool) : NULL;
+  /* Small grids (a streaming stage's per-item node, a tile's grid) are probed: the first chunk
+   * runs here, timed, and when the rest would take less than HPVM_POOL_INLINE_NS at that rate
+   * it runs here too.  Large grids skip the probe: it would delay the workers by a chunk. */
+  uint64_t first = 0;
+  if (chunks > 1 && pool->worker_count > 0 && total <= HPVM_POOL_PROBE_MAX_INSTANCES) {
+    uint64_t start = now_ns();
+    execute_chunk(&job, 0, me);
+    first = 1;
+    if ((now_ns() - start) * (chunks - 1) < HPVM_POOL_INLINE_NS) {
+      for (uint64_t chunk = 1; chunk < chunks; ++chunk)
+        execute_chunk(&job, chunk, me);
+      return NULL;
+    }
+  }
+
+  job_slot_t *slot = chunks - first > 1 ? claim_slot(pool) : NULL;
   if (!slot) {
-    for (uint64_t chunk = 0; chunk < chunks; ++chunk)
+    for (uint64_t chunk = first; chunk < chunks; ++chunk)
       execute_chunk(&job, chunk, me);
     return NULL;
   }
 
   uint32_t count = pool->participant_count;
+  uint64_t left = chunks - first;
   for (uint32_t p = 0; p < count; ++p) {
-    uint32_t begin = (uint32_t)(chunks * p / count);
-    uint32_t end = (uint32_t)(chunks * (p + 1) / count);
+    uint32_t begin = (uint32_t)(first + left * p / count);
+    uint32_t end = (uint32_t)(first + left * (p + 1) / count);
     atomic_store_explicit(&slot->ranges[p].value, range_pack(begin, end), memory_order_relaxed);
   }
-  atomic_store_explicit(&slot->remaining, (int64_t)chunks, memory_order_relaxed);
+  atomic_store_explicit(&slot->remaining, (int64_t)left, memory_order_relaxed);
   atomic_store(&slot->job, &job);
   atomic_fetch_add(&pool->active_jobs, 1);
   pool_notify(pool);
