@@ -18,7 +18,7 @@ ninja -C "$BUILD" -j 2 hpvm_rt_bench
 
 {
   echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-  echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); compiler: $("${HPVM_BENCH_CC:-gcc}" --version | head -1)"
+  echo "# uptime before: $(uptime); compiler: $("${HPVM_BENCH_CC:-gcc}" --version | head -1)"
   "$BUILD/bench/hpvm_rt_bench" "$@"
-  echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# uptime after: $(uptime)"
 } | tee "$BUILD/results.txt"

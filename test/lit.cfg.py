@@ -17,9 +17,14 @@ config.test_exec_root = os.path.join(config.hpvm_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%hpvm_src_root", config.hpvm_src_root))
+config.substitutions.append(("%hpvm_tools_dir", config.hpvm_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%benchmarks", os.path.join(config.hpvm_src_root, "benchmarks")))
 config.substitutions.append(("%examples", os.path.join(config.hpvm_src_root, "examples")))
+# `%expect-exit 1 cmd ...` succeeds only when cmd exits with status 1: error tests use it
+# rather than `not`, which a crash after the expected message also satisfies.
+config.substitutions.append(("%expect-exit", "%s %s" % (
+    config.python_executable, os.path.join(config.hpvm_src_root, "scripts", "expect-exit.py"))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

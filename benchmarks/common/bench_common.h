@@ -30,6 +30,18 @@ static inline double bench_median(double *v, int n) {
   return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The spread of a set of runs: min / median / max (sorts `v`). Tables say a goal is met only
+ * when the whole range meets it (docs/Performance.md, scripts/perf-tables.py). */
+typedef struct {
+  double min, median, max;
+} bench_range_t;
+
+static inline bench_range_t bench_range(double *v, int n) {
+  double median = bench_median(v, n);
+  bench_range_t range = {v[0], median, v[n - 1]};
+  return range;
+}
+
 /* Aborting allocator: the drivers have no meaningful recovery from an out-of-memory condition. */
 static inline void *bench_alloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);

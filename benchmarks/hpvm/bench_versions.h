@@ -1,6 +1,6 @@
 /* bench_versions.h - times the HPVM version of a benchmark against its OpenMP and sequential C
  * versions in one process: runs alternate, with a pause between them so that one side's spinning
- * threads have gone to sleep before the other starts, and medians are compared. */
+ * threads have gone to sleep before the other starts; min / median / max are reported. */
 #ifndef HPVM_BENCH_VERSIONS_H
 #define HPVM_BENCH_VERSIONS_H
 
@@ -18,13 +18,15 @@ static inline void pause_between_runs(void) {
   nanosleep(&pause, NULL);
 }
 
-/* Fills median_ms[v] for each version with a non-NULL function; one untimed warm-up each. */
+/* Fills ms[v] (min / median / max over `runs`) for each version with a non-NULL function, one
+ * untimed warm-up each, and `ratio` with the spread of hpvm/omp over the pairs of runs (run r of
+ * HPVM against run r of OpenMP, which ran next to it). */
 static inline void time_versions(version_fn fns[VERSION_COUNT], void *state, int runs,
-                                 double median_ms[VERSION_COUNT]) {
-  double *samples[VERSION_COUNT];
+                                 bench_range_t ms[VERSION_COUNT], bench_range_t *ratio) {
+  double *samples[VERSION_COUNT], *ratios = bench_alloc(sizeof(double) * (size_t)runs);
   for (int v = 0; v < VERSION_COUNT; ++v) {
     samples[v] = bench_alloc(sizeof(double) * (size_t)runs);
-    median_ms[v] = 0;
+    ms[v] = (bench_range_t){0, 0, 0};
     if (fns[v])
       fns[v](state);
   }
@@ -37,11 +39,15 @@ static inline void time_versions(version_fn fns[VERSION_COUNT], void *state, int
       fns[v](state);
       samples[v][r] = bench_now_ms() - start;
     }
+  for (int r = 0; r < runs; ++r)
+    ratios[r] = samples[VERSION_HPVM][r] / samples[VERSION_OMP][r];
+  *ratio = bench_range(ratios, runs);
   for (int v = 0; v < VERSION_COUNT; ++v) {
     if (fns[v])
-      median_ms[v] = bench_median(samples[v], runs);
+      ms[v] = bench_range(samples[v], runs);
     free(samples[v]);
   }
+  free(ratios);
 }
 
 #endif /* HPVM_BENCH_VERSIONS_H */

@@ -58,14 +58,15 @@ int main(int argc, char **argv) {
   for (int f = 0; f < s.frames; ++f)
     edge_frame(s.input + f * s.n, s.W, s.H, f);
   version_fn fns[VERSION_COUNT] = {run_hpvm, run_omp, run_seq};
-  double median[VERSION_COUNT];
-  time_versions(fns, &s, runs, median);
+  bench_range_t ms[VERSION_COUNT], ratio;
+  time_versions(fns, &s, runs, ms, &ratio);
   long differing = edge_check(s.edges[VERSION_HPVM], s.edges[VERSION_SEQ], s.n * s.frames);
   for (int v = 0; v < VERSION_COUNT; ++v)
-    printf("edge %s %dx%d frames=%d runs=%d median_ms=%.2f frames_per_s=%.2f\n",
-           version_names[v], s.W, s.H, s.frames, runs, median[v],
-           s.frames / (median[v] * 1e-3));
-  printf("edge ratio hpvm/omp=%.3f check=%s\n", median[VERSION_HPVM] / median[VERSION_OMP],
-         differing ? "MISMATCH" : "ok");
+    printf("edge %s %dx%d frames=%d runs=%d median_ms=%.2f min_ms=%.2f max_ms=%.2f "
+           "frames_per_s=%.2f\n",
+           version_names[v], s.W, s.H, s.frames, runs, ms[v].median, ms[v].min, ms[v].max,
+           s.frames / (ms[v].median * 1e-3));
+  printf("edge ratio hpvm/omp=%.3f min=%.3f max=%.3f check=%s\n", ratio.median, ratio.min,
+         ratio.max, differing ? "MISMATCH" : "ok");
   return differing != 0;
 }

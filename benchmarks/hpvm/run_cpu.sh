@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run_cpu.sh - builds the HPVM CPU benchmarks with hpvm-cc (HPVM graphs from examples/, OpenMP and
-# sequential C from benchmarks/ built by gcc -O3 -march=native -fopenmp) and runs each once:
-# HPVM, OpenMP and sequential versions alternate in one process; medians and ratios are printed.
+# sequential C from benchmarks/ built by gcc -O3 -march=native -fopenmp) and runs each: HPVM,
+# OpenMP and sequential versions alternate in one process, RUNS times (at least 5 for figures);
+# min / median / max of times and of the per-run ratios are printed, with the date and the load
+# (uptime) before and after. scripts/perf-tables.py turns the output into docs/Performance.md's table.
 # Usage: bash benchmarks/hpvm/run_cpu.sh [--quick|--demo]   (RUNS=N, default 5)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -42,7 +44,7 @@ sed 's/@sgemm(/@sgemm_flat(/' "$ROOT/examples/sgemm_flat.mlir" > "$OUT/sgemm_fla
 "$HPVM_CC" -O3 -ffp-contract=off "$ROOT/examples/hpvm-c/sgemm.c" -o "$OUT/hpvmc_sgemm"
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# runs: $RUNS; uptime before: $(uptime)"
 if [[ "${1:-}" == "--quick" ]]; then
   "$OUT/sgemm_bench" 256 256 256 --runs 1
   "$OUT/stencil_bench" 32 32 32 4 --runs 1
@@ -67,4 +69,4 @@ else
   echo "# the Parboil-style HPVM-C sgemm (examples/hpvm-c/sgemm.c) against its sequential loop nest:"
   "$OUT/hpvmc_sgemm" 1024 1024 1024 "$RUNS"
 fi
-echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# uptime after: $(uptime)"

@@ -45,16 +45,18 @@ int main(int argc, char **argv) {
     s.C[v] = bench_alloc(sizeof(float) * (size_t)s.M * s.N);
   sgemm_init(s.A, s.B, s.M, s.N, s.K);
   version_fn fns[VERSION_COUNT] = {run_hpvm, run_omp, with_seq ? run_seq : NULL};
-  double median[VERSION_COUNT];
-  time_versions(fns, &s, runs, median);
+  bench_range_t ms[VERSION_COUNT], ratio;
+  time_versions(fns, &s, runs, ms, &ratio);
   /* Exact inputs: every version must agree bit for bit. */
   int mismatches = sgemm_check(s.C[VERSION_HPVM], s.C[VERSION_OMP], s.M, s.N, 0.0f);
   double flops = 2.0 * s.M * s.N * s.K;
   for (int v = 0; v < VERSION_COUNT; ++v)
     if (fns[v])
-      printf("sgemm %s M=%d N=%d K=%d runs=%d median_ms=%.2f gflops=%.2f\n", version_names[v],
-             s.M, s.N, s.K, runs, median[v], flops / (median[v] * 1e6));
-  printf("sgemm ratio hpvm/omp=%.3f%s check=%s\n", median[VERSION_HPVM] / median[VERSION_OMP],
-         with_seq ? "" : " (seq skipped)", mismatches ? "MISMATCH" : "ok");
+      printf("sgemm %s M=%d N=%d K=%d runs=%d median_ms=%.2f min_ms=%.2f max_ms=%.2f "
+             "gflops=%.2f\n",
+             version_names[v], s.M, s.N, s.K, runs, ms[v].median, ms[v].min, ms[v].max,
+             flops / (ms[v].median * 1e6));
+  printf("sgemm ratio hpvm/omp=%.3f min=%.3f max=%.3f%s check=%s\n", ratio.median, ratio.min,
+         ratio.max, with_seq ? "" : " (seq skipped)", mismatches ? "MISMATCH" : "ok");
   return mismatches != 0;
 }

@@ -58,15 +58,21 @@ int main(int argc, char **argv) {
     }
   /* Exact inputs: tiling must not change a single bit. */
   int mismatches = sgemm_check(s.C[TILED], s.C[UNTILED], s.M, s.N, 0.0f);
-  double flops = 2.0 * s.M * s.N * s.K, median[COUNT];
+  double flops = 2.0 * s.M * s.N * s.K;
   static const char *const names[COUNT] = {"untiled", "tiled"};
+  /* The speedup of each pair of runs (untiled run r against tiled run r, next to it). */
+  double *speedups = bench_alloc(sizeof(double) * (size_t)runs);
+  for (int r = 0; r < runs; ++r)
+    speedups[r] = samples[UNTILED][r] / samples[TILED][r];
+  bench_range_t speedup = bench_range(speedups, runs);
   for (int v = 0; v < COUNT; ++v) {
-    median[v] = bench_median(samples[v], runs);
-    printf("sgemm %s M=%d N=%d K=%d runs=%d median_ms=%.2f gflops=%.2f\n", names[v], s.M, s.N,
-           s.K, runs, median[v], flops / (median[v] * 1e6));
+    bench_range_t ms = bench_range(samples[v], runs);
+    printf("sgemm %s M=%d N=%d K=%d runs=%d median_ms=%.2f min_ms=%.2f max_ms=%.2f gflops=%.2f\n",
+           names[v], s.M, s.N, s.K, runs, ms.median, ms.min, ms.max, flops / (ms.median * 1e6));
     free(samples[v]);
   }
-  printf("sgemm speedup untiled/tiled=%.2f check=%s\n", median[UNTILED] / median[TILED],
-         mismatches ? "MISMATCH" : "ok");
+  printf("sgemm speedup untiled/tiled=%.2f min=%.2f max=%.2f check=%s\n", speedup.median,
+         speedup.min, speedup.max, mismatches ? "MISMATCH" : "ok");
+  free(speedups);
   return mismatches != 0;
 }

@@ -53,9 +53,9 @@ int main(int argc, char **argv) {
     reset(&s, v);
   }
   version_fn fns[VERSION_COUNT] = {run_hpvm, run_omp, run_seq};
-  double median[VERSION_COUNT];
+  bench_range_t ms[VERSION_COUNT], ratio;
   /* Each run restarts from the initial grid; the copy is outside the timed call. */
-  time_versions(fns, &s, runs, median);
+  time_versions(fns, &s, runs, ms, &ratio);
   for (int v = 0; v < VERSION_COUNT; ++v)
     reset(&s, v);
   for (int v = 0; v < VERSION_COUNT; ++v)
@@ -63,10 +63,11 @@ int main(int argc, char **argv) {
   long mismatches = stencil_check(s.result[VERSION_HPVM], s.result[VERSION_SEQ], s.n, 0.0f);
   double interior = (double)(s.nx - 2) * (s.ny - 2) * (s.nz - 2);
   for (int v = 0; v < VERSION_COUNT; ++v)
-    printf("stencil %s %dx%dx%d iterations=%d runs=%d median_ms=%.2f gflops=%.2f\n",
-           version_names[v], s.nx, s.ny, s.nz, s.iterations, runs, median[v],
-           8.0 * interior * s.iterations / (median[v] * 1e6));
-  printf("stencil ratio hpvm/omp=%.3f check=%s\n", median[VERSION_HPVM] / median[VERSION_OMP],
-         mismatches ? "MISMATCH" : "ok");
+    printf("stencil %s %dx%dx%d iterations=%d runs=%d median_ms=%.2f min_ms=%.2f max_ms=%.2f "
+           "gflops=%.2f\n",
+           version_names[v], s.nx, s.ny, s.nz, s.iterations, runs, ms[v].median, ms[v].min,
+           ms[v].max, 8.0 * interior * s.iterations / (ms[v].median * 1e6));
+  printf("stencil ratio hpvm/omp=%.3f min=%.3f max=%.3f check=%s\n", ratio.median, ratio.min,
+         ratio.max, mismatches ? "MISMATCH" : "ok");
   return mismatches != 0;
 }

@@ -206,10 +206,10 @@ static int bench(int m, int n, int k, int runs) {
     wrong += C[i] != ref[i];
   }
   double gflops = 2.0 * m * n * k / (times[runs / 2] * 1e6);
-  printf("hpvm-c sgemm %dx%dx%d: median %.1f ms (%.2f GFLOP/s) of %d, sequential C %.1f ms, "
-         "speedup %.2fx, sampled wrong=%ld\n",
-         m, n, k, times[runs / 2], gflops, runs, sequential, sequential / times[runs / 2],
-         wrong);
+  printf("hpvm-c sgemm %dx%dx%d: median %.1f ms (min %.1f, max %.1f) (%.2f GFLOP/s) of %d, "
+         "sequential C %.1f ms, speedup %.2fx, sampled wrong=%ld\n",
+         m, n, k, times[runs / 2], times[0], times[runs - 1], gflops, runs, sequential,
+         sequential / times[runs / 2], wrong);
   llvm_hpvm_untrack_mem(A);
   llvm_hpvm_untrack_mem(B);
   llvm_hpvm_untrack_mem(C);

@@ -98,7 +98,9 @@ void __hpvm__barrier(void) HPVM_NOEXCEPT;
 void *__hpvm__malloc(long bytes) HPVM_NOEXCEPT;
 void __hpvm__isNonZeroLoop(long, ...) HPVM_NOEXCEPT;
 
-/* Atomics on int: each returns the value stored before the operation. */
+/* Atomics on int: each returns the value stored before the operation.
+ * cmpxchg(p, expected, desired) stores desired when *p == expected. */
+int __hpvm__atomic_cmpxchg(int *, int, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_add(int *, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_sub(int *, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_xchg(int *, int) HPVM_NOEXCEPT;
@@ -106,11 +108,21 @@ int __hpvm__atomic_inc(int *) HPVM_NOEXCEPT;
 int __hpvm__atomic_dec(int *) HPVM_NOEXCEPT;
 int __hpvm__atomic_min(int *, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_max(int *, int) HPVM_NOEXCEPT;
-int __hpvm__atomic_umin(unsigned *, unsigned) HPVM_NOEXCEPT;
-int __hpvm__atomic_umax(unsigned *, unsigned) HPVM_NOEXCEPT;
+/* The release declares umin/umax on int (the comparison is unsigned): C++
+ * programs pass int pointers. */
+int __hpvm__atomic_umax(int *, int) HPVM_NOEXCEPT;
+int __hpvm__atomic_umin(int *, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_and(int *, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_or(int *, int) HPVM_NOEXCEPT;
 int __hpvm__atomic_xor(int *, int) HPVM_NOEXCEPT;
+
+/* Special functions on float, in leaves (the math dialect's floor, rsqrt,
+ * sqrt, sin, cos). */
+float __hpvm__floor(float) HPVM_NOEXCEPT;
+float __hpvm__rsqrt(float) HPVM_NOEXCEPT;
+float __hpvm__sqrt(float) HPVM_NOEXCEPT;
+float __hpvm__sin(float) HPVM_NOEXCEPT;
+float __hpvm__cos(float) HPVM_NOEXCEPT;
 
 /* Tensor intrinsics (ApproxHPVM); each returns a tensor handle. */
 void *__hpvm__tensor_add(void *, void *) HPVM_NOEXCEPT;

@@ -2,6 +2,8 @@
 // become SSA values) and a refusal, with its reason, for every legality rule.
 // RUN: hpvm-opt %s --split-input-file --hpvm-fuse-nodes="pairs=producer:consumer" --verify-diagnostics | FileCheck %s
 // RUN: hpvm-opt %s --split-input-file --hpvm-fuse-nodes="greedy=true" | FileCheck %s --check-prefix=GREEDY
+// RUN: not hpvm-opt %s --split-input-file --hpvm-fuse-nodes="pairs=producer" 2>&1 | FileCheck %s --check-prefix=BADPAIR
+// BADPAIR: error: hpvm-fuse-nodes: expected pairs as producer:consumer, found 'producer'
 
 // A one_to_one edge becomes an SSA value; other inputs, outputs and binds move
 // to the fused node.

@@ -22,17 +22,32 @@ typedef struct {
   size_t count, capacity;
 } list_t;
 
+/* Exit status for a failure of the compiler itself (a stage killed by a signal, a stage that
+ * cannot be started), as opposed to 1 for an error in the user's program: tests that expect a
+ * diagnostic require 1, so a crash after printing the diagnostic cannot pass for one.
+ * 70 is EX_SOFTWARE of <sysexits.h>. */
+enum { EXIT_USER_ERROR = 1, EXIT_INTERNAL_ERROR = 70 };
+
+/* Reports an error in the command line or the program and exits with status 1. */
 static void fail(const char *format, const char *detail) {
   fprintf(stderr, "hpvm-cc: error: ");
   fprintf(stderr, format, detail);
   fputc('\n', stderr);
-  exit(1);
+  exit(EXIT_USER_ERROR);
+}
+
+/* Reports a failure of hpvm-cc itself (out of memory, no temporary directory) and exits. */
+static void fail_internal(const char *format, const char *detail) {
+  fprintf(stderr, "hpvm-cc: internal error: ");
+  fprintf(stderr, format, detail);
+  fputc('\n', stderr);
+  exit(EXIT_INTERNAL_ERROR);
 }
 
 static char *copy(const char *text) {
   char *result = strdup(text);
   if (!result)
-    fail("out of memory%s", "");
+    fail_internal("out of memory%s", "");
   return result;
 }
 
@@ -41,7 +56,7 @@ static void push(list_t *list, const char *item) {
     list->capacity = list->capacity ? 2 * list->capacity : 16;
     list->items = realloc(list->items, list->capacity * sizeof(char *));
     if (!list->items)
-      fail("out of memory%s", "");
+      fail_internal("out of memory%s", "");
   }
   list->items[list->count++] = copy(item);
   list->items[list->count] = NULL;
@@ -56,7 +71,7 @@ static char *format2(const char *a, const char *b) {
   size_t size = strlen(a) + strlen(b) + 1;
   char *result = malloc(size);
   if (!result)
-    fail("out of memory%s", "");
+    fail_internal("out of memory%s", "");
   snprintf(result, size, "%s%s", a, b);
   return result;
 }
@@ -83,6 +98,9 @@ static double seconds(void) {
 }
 
 static bool verbose = false;
+/* Set when a stage failed by no fault of the program (see EXIT_INTERNAL_ERROR). */
+static bool internal_failure = false;
+
 
 /* Runs one stage; returns true when it exited with status 0.  The stage's own diagnostics
  * (with source locations) go to stderr; -v prints the command and its duration. */
@@ -91,13 +109,15 @@ static bool run_stage(const char *stage, list_t *argv) {
   pid_t pid;
   int error = posix_spawnp(&pid, argv->items[0], NULL, NULL, argv->items, environ);
   if (error != 0) {
-    fprintf(stderr, "hpvm-cc: error: cannot run %s: %s\n", argv->items[0], strerror(error));
+    fprintf(stderr, "hpvm-cc: internal error: %s: cannot run %s: %s\n", stage, argv->items[0],
+            strerror(error));
+    internal_failure = true;
     return false;
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
-      fail("waitpid failed: %s", strerror(errno));
+      fail_internal("waitpid failed: %s", strerror(errno));
   if (verbose) {
     fprintf(stderr, "hpvm-cc: [%s %.3f s]", stage, seconds() - start);
     for (size_t i = 0; i < argv->count; ++i)
@@ -105,9 +125,17 @@ static bool run_stage(const char *stage, list_t *argv) {
     fputc('\n', stderr);
   }
   if (WIFSIGNALED(status)) {
-    fprintf(stderr, "hpvm-cc: error: %s (%s) was killed by signal %d\n", stage, argv->items[0],
-            WTERMSIG(status));
+    fprintf(stderr, "hpvm-cc: internal error: %s (%s) was killed by signal %d (%s)\n", stage,
+            argv->items[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+    internal_failure = true;
     return false;
+  }
+  /* Every stage reports an error in its input with status 1; another status is a crash that
+   * a handler turned into an exit code. */
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 1) {
+    fprintf(stderr, "hpvm-cc: internal error: %s (%s) exited with status %d\n", stage,
+            argv->items[0], WEXITSTATUS(status));
+    internal_failure = true;
   }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
@@ -137,9 +165,13 @@ static void usage(void) {
          "                    mlir (llvm dialect), llvm (LLVM IR), obj\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
          "  -L DIR, -l NAME   linker options\n"
-         "  -f..., -W..., -m..., -g   passed to clang for every compile\n"
+         "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
+         "                    compiled for this machine (-march=native) unless -march=\n"
+         "                    or -mcpu= names another CPU\n"
          "  -v                print each stage, its command and its time\n"
-         "  -h, --help        this text\n");
+         "  -h, --help        this text\n\n"
+         "Exit status: 0 on success, 1 for an error in the program or the command line,\n"
+         "70 when a stage crashed or could not run (an internal error).\n");
 }
 
 typedef enum { EMIT_EXECUTABLE, EMIT_HPVM, EMIT_MLIR, EMIT_LLVM, EMIT_OBJECT } emit_t;
@@ -172,6 +204,9 @@ int main(int argc, char **argv) {
   list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
   list_t preprocessor = {0}, linker = {0}, codegen = {0};
   bool device_defined = false, cxx = false;
+  /* -march=native unless the command line names a CPU, so that a portable build
+   * (-march=x86-64) can be compared with one for this machine. */
+  bool cpu_chosen = false;
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -224,8 +259,10 @@ int main(int argc, char **argv) {
       push(&linker, flag);
       free(flag);
     } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
-                                 strcmp(arg, "-g") == 0)) {
+                                 strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
       /* Code generation and warning flags go to every clang compile. */
+      if (strncmp(arg, "-march=", 7) == 0 || strncmp(arg, "-mcpu=", 6) == 0)
+        cpu_chosen = true;
       push(&codegen, arg);
     } else if (arg[0] == '-') {
       fail("unknown option '%s' (see hpvm-cc --help)", arg);
@@ -275,7 +312,7 @@ int main(int argc, char **argv) {
   char temp_template[] = "/tmp/hpvm-cc-XXXXXX";
   char *temp = mkdtemp(temp_template);
   if (!temp)
-    fail("cannot create a temporary directory: %s", strerror(errno));
+    fail_internal("cannot create a temporary directory: %s", strerror(errno));
   list_t temporaries = {0}, objects = {0};
   bool ok = true;
 
@@ -411,13 +448,17 @@ int main(int argc, char **argv) {
       list_t command = {0};
       push(&command, HPVM_CC_CLANG);
       push(&command, opt);
-      push(&command, "-march=native");
+      if (!cpu_chosen)
+        push(&command, "-march=native");
       append(&command, &codegen);
       if (kind == 0) {
         push(&command, "-Wno-override-module");
       } else {
         push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
         append(&command, &preprocessor);
+        /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
+         * API, and printed its warnings then: printing them again is noise. */
+        push(&command, "-w");
       }
       push(&command, "-c");
       push(&command, input);
@@ -464,9 +505,14 @@ done:
   } else {
     fprintf(stderr, "hpvm-cc: temporaries kept in %s\n", temp);
   }
+  if (!ok && internal_failure) {
+    fprintf(stderr, "hpvm-cc: internal error: compilation failed (exit status %d)\n",
+            EXIT_INTERNAL_ERROR);
+    return EXIT_INTERNAL_ERROR;
+  }
   if (!ok) {
     fprintf(stderr, "hpvm-cc: error: compilation failed\n");
-    return 1;
+    return EXIT_USER_ERROR;
   }
   return 0;
 }

@@ -28,10 +28,11 @@ typedef enum MlirHPVMTarget {
   MlirHPVMTargetTensor = 4,
 } MlirHPVMTarget;
 
+/* The runtime's hpvm_rt_access_t values (HPVM_RT_ACCESS_*; inout = in | out). */
 typedef enum MlirHPVMAccess {
-  MlirHPVMAccessIn = 0,
-  MlirHPVMAccessOut = 1,
-  MlirHPVMAccessInOut = 2,
+  MlirHPVMAccessIn = 1,
+  MlirHPVMAccessOut = 2,
+  MlirHPVMAccessInOut = 3,
 } MlirHPVMAccess;
 
 typedef enum MlirHPVMDim {

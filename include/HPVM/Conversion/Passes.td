@@ -122,6 +122,7 @@ def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::hpvm::HPVMDialect",
     "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
   ];
 }
 

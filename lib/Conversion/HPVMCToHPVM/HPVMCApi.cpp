@@ -53,12 +53,19 @@ ApiCall classify(StringRef name) {
   }
   StringRef rest = name;
   if (rest.consume_front("__hpvm__atomic_")) {
-    if (llvm::is_contained({"add", "sub", "xchg", "inc", "dec", "min", "max",
+    if (llvm::is_contained({"cmpxchg", "add", "sub", "xchg", "inc", "dec", "min", "max",
                             "umin", "umax", "and", "or", "xor"},
                            rest)) {
       call.api = Api::Atomic;
       call.atomic = rest;
     }
+    return call;
+  }
+  // The release's "special functions" on float.
+  if (rest.consume_front("__hpvm__") &&
+      llvm::is_contained({"floor", "rsqrt", "sqrt", "sin", "cos"}, rest)) {
+    call.api = Api::Math;
+    call.math = rest;
     return call;
   }
   if (name.starts_with("__hpvm__tensor_"))

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -35,7 +36,7 @@ enum class Api {
   CreateNode, BindIn, BindOut, Edge,
   // Leaves.
   GetNode, GetParentNode, InstanceId, NumInstances, Barrier, Malloc,
-  IsNonZeroLoop, Atomic, Tensor,
+  IsNonZeroLoop, Atomic, Math, Tensor,
   // Host.
   Init, Cleanup, Launch, Wait, Push, Pop, Track, Untrack, Request,
 };
@@ -43,7 +44,8 @@ enum class Api {
 struct ApiCall {
   Api api = Api::None;
   Dim dim = Dim::x;
-  StringRef atomic; // add, sub, xchg, inc, dec, min, max, umin, umax, and, or, xor
+  StringRef atomic; // cmpxchg, add, sub, xchg, inc, dec, min, max, umin, umax, and, or, xor
+  StringRef math;   // floor, rsqrt, sqrt, sin, cos
 };
 
 /// Which HPVM-C function a name (or the callee of a call) is.

@@ -461,6 +461,16 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
       break;
     case Api::Atomic: {
       OperandRange operands = call.getArgOperands();
+      if (api.atomic == "cmpxchg") {
+        // As in the release: store the new value when the old one equals the
+        // expected one, and return the old value either way.
+        auto exchange = LLVM::AtomicCmpXchgOp::create(
+            cb, loc, operands[0], operands[1], operands[2], LLVM::AtomicOrdering::seq_cst,
+            LLVM::AtomicOrdering::seq_cst);
+        replacement = LLVM::ExtractValueOp::create(cb, loc, exchange.getResult(),
+                                                   ArrayRef<int64_t>{0});
+        break;
+      }
       Type i32 = cb.getI32Type();
       Value operand =
           operands.size() > 1
@@ -479,6 +489,22 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
                       .Default(LLVM::AtomicBinOp::_xor);
       replacement = LLVM::AtomicRMWOp::create(cb, loc, kind, operands[0], operand,
                                               LLVM::AtomicOrdering::seq_cst);
+      break;
+    }
+    case Api::Math: {
+      // The math dialect rather than libm calls: the CPU backend widens these
+      // in lock-step tiles, and each backend lowers them its own way.
+      Value x = call.getArgOperands()[0];
+      if (api.math == "floor")
+        replacement = math::FloorOp::create(cb, loc, x);
+      else if (api.math == "rsqrt")
+        replacement = math::RsqrtOp::create(cb, loc, x);
+      else if (api.math == "sqrt")
+        replacement = math::SqrtOp::create(cb, loc, x);
+      else if (api.math == "sin")
+        replacement = math::SinOp::create(cb, loc, x);
+      else
+        replacement = math::CosOp::create(cb, loc, x);
       break;
     }
     case Api::Tensor:

@@ -2,13 +2,12 @@
 // Children at the same DFG level have no path between them: they run as the
 // nodes of one hpvm_rt_graph, concurrently on the worker pool.
 #include "CPULowering.h"
+#include "RuntimeABI.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-/// hpvm_rt_device_kind_t of the CPU versions the backend emits.
-static constexpr int32_t kDeviceCPU = 0;
 
 LLVM::LLVMStructType CPULowering::getTaskContextType(NodeOpInterface node,
                                                      unsigned rank) {

@@ -2,6 +2,7 @@
 // A launch allocates a block { launch, inputs, outputs } that the entry function
 // reads; wait joins the launch, reads the outputs and frees the block.
 #include "CPULowering.h"
+#include "RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -11,8 +12,6 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-/// hpvm_rt_access_t INOUT: after a request the host may read and write.
-static constexpr int32_t kAccessInOut = 3;
 
 namespace {
 /// The start address and byte span of a buffer operand of a tracker op.

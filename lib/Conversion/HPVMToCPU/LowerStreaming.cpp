@@ -5,6 +5,7 @@
 // edges; its outputs are its outgoing edges and, for the child that defines
 // the root's outputs, the packed outputs the host pops.
 #include "CPULowering.h"
+#include "RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
@@ -15,9 +16,6 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-static constexpr int32_t kDeviceCPU = 0;
-/// HPVM_RT_PIPELINE_HOST (UINT32_MAX) as an i32.
-static constexpr int32_t kPipelineHost = -1;
 
 namespace {
 /// One stage: a child of the root (or the root itself when it is a leaf).

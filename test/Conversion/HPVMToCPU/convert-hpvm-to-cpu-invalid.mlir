@@ -153,3 +153,139 @@ hpvm.leaf @l(%c: i1) {
   hpvm.barrier
   hpvm.return
 }
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+func.func private @keep(!hpvm.graph)
+func.func @host(%x: f32) -> f32 {
+  // expected-error @+1 {{'hpvm.launch' op a graph handle used other than by 'hpvm.wait' (and 'hpvm.push'/'hpvm.pop' when streaming) is not supported by convert-hpvm-to-cpu yet}}
+  %g = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  func.call @keep(%g) : (!hpvm.graph) -> ()
+  %r = hpvm.wait %g : f32
+  return %r : f32
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+func.func @host(%g: !hpvm.graph, %x: f32) {
+  // expected-error @+1 {{'hpvm.push' op streaming into a graph handle that is not the result of an 'hpvm.launch' in the same function is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.push %g(%x) : f32
+  return
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @inner(%x: f32) -> (f32) {
+  %a = hpvm.create_node @l : !hpvm.node
+  %b = hpvm.create_node @l : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op a streaming edge below the root of a streaming graph is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[0] -> %b[0] all_to_all streaming
+  hpvm.bind_out %b[0] -> 0
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.return %x : f32
+}
+hpvm.internal @root(%x: f32, %n: index) -> (f32) {
+  %a = hpvm.create_node @l [%n] : !hpvm.node
+  %b = hpvm.create_node @l [%n] : !hpvm.node
+  hpvm.bind_in %x -> %a[0] streaming : f32
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge between replicated stages of a streaming graph is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[0] -> %b[0] one_to_one streaming
+  hpvm.bind_out %b[0] -> 0 streaming
+}
+func.func @host(%x: f32, %n: index) -> f32 {
+  %g = hpvm.launch @root(%x, %n) streaming : (f32, index) -> !hpvm.graph
+  %r = hpvm.pop %g : f32
+  hpvm.wait %g
+  return %r : f32
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) -> (f32) {
+  hpvm.barrier
+  hpvm.return %x : f32
+}
+hpvm.leaf @m(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32, %n: index) {
+  %a = hpvm.create_node @l [%n] : !hpvm.node
+  %b = hpvm.create_node @m [%n] : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge carrying values into or out of a leaf with 'hpvm.barrier' is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[0] -> %b[0] one_to_one
+}
+
+// -----
+
+hpvm.leaf @scratch() -> (memref<16xf32>) {
+  %m = hpvm.alloc() : memref<16xf32>
+  hpvm.return %m : memref<16xf32>
+}
+hpvm.internal @tile() -> (memref<16xf32>) {
+  %s = hpvm.create_node @scratch : !hpvm.node
+  // expected-error @+1 {{'hpvm.bind_out' op binding 'hpvm.alloc' memory out of its internal node (it is freed when the internal node ends) is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.bind_out %s[0] -> 0
+}
+
+// -----
+
+// A return reached before the leaf's barrier.
+hpvm.leaf @l(%c: i1) {
+  llvm.cond_br %c, ^bb1, ^bb2
+^bb1:
+  // expected-error @+1 {{'hpvm.return' op is reached after 0 of the 1 barriers of its leaf; convert-hpvm-to-cpu needs every instance to pass every barrier}}
+  hpvm.return
+^bb2:
+  hpvm.barrier
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @l() {
+  // expected-error @+1 {{a value of type 'tensor<4xf32>' lives across 'hpvm.barrier', which the CPU backend cannot keep}}
+  %t = arith.constant dense<1.0> : tensor<4xf32>
+  hpvm.barrier
+  %c = arith.constant 0 : index
+  %v = tensor.extract %t[%c] : tensor<4xf32>
+  hpvm.return
+}
+
+// -----
+
+func.func @host(%m: memref<?xcomplex<f32>>) {
+  // expected-error @+1 {{'hpvm.track' op cannot track a memref of 'complex<f32>' on the CPU backend; expected integer, float or index elements}}
+  hpvm.track %m : memref<?xcomplex<f32>>
+  return
+}
+
+// -----
+
+hpvm.leaf @wide(%x: f32) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+  hpvm.return %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x, %x : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
+}
+hpvm.leaf @sink(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32, %n: index) {
+  %a = hpvm.create_node @wide [%n] : !hpvm.node
+  %b = hpvm.create_node @sink [%n] : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge on a port beyond 63 is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[64] -> %b[0] one_to_one
+}

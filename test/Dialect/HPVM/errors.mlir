@@ -812,3 +812,64 @@ func.func @host(%x: f32) {
   hpvm.track %x : f32
   return
 }
+
+// -----
+
+// expected-error @+1 {{'hpvm.targets' expects an array of #hpvm.target attributes, found #hpvm.target<cpu>}}
+hpvm.leaf @leaf() attributes {hpvm.targets = #hpvm.target<cpu>} {
+  hpvm.return
+}
+
+// -----
+// expected-error @+1 {{'hpvm.access' is an argument attribute of node definitions, found on the op 'hpvm.leaf' itself}}
+hpvm.leaf @leaf() attributes {hpvm.access = #hpvm.access<in>} {
+  hpvm.return
+}
+
+// -----
+// expected-error @+1 {{unknown hpvm argument attribute 'hpvm.acces'; expected 'hpvm.access'}}
+hpvm.leaf @leaf(%a: memref<?xf32> {hpvm.acces = #hpvm.access<in>}) {
+  hpvm.return
+}
+
+// -----
+// expected-error @+1 {{unknown hpvm result attribute 'hpvm.access': hpvm defines no result attributes}}
+hpvm.leaf @leaf() -> (i64 {hpvm.access = #hpvm.access<out>}) {
+  %c = arith.constant 0 : i64
+  hpvm.return %c : i64
+}
+
+// -----
+// expected-error @+1 {{node arguments must be named (%name: type) because the body uses them}}
+hpvm.leaf @leaf(i64) {
+  hpvm.return
+}
+
+// -----
+hpvm.leaf @leaf(%n: index) {
+  // expected-error @+1 {{'hpvm.alloc' op expects one size in bytes for a '!llvm.ptr' allocation, found 0 sizes}}
+  %p = hpvm.alloc() : !llvm.ptr
+  hpvm.return
+}
+
+// -----
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+func.func @host() {
+  // expected-error @+1 {{'hpvm.launch' op with 'pushed' must be 'streaming'}}
+  %g = hpvm.launch @leaf() pushed : () -> !hpvm.graph
+  hpvm.wait %g
+  return
+}
+
+// -----
+hpvm.leaf @leaf(%x: f32) {
+  hpvm.return
+}
+func.func @host(%x: f32) {
+  // expected-error @+1 {{'hpvm.launch' op with 'pushed' takes its items from 'hpvm.push' and has no operands, found 1}}
+  %g = hpvm.launch @leaf(%x) streaming pushed : (f32) -> !hpvm.graph
+  hpvm.wait %g
+  return
+}

@@ -1,6 +1,7 @@
 // Shape and attribute rules of the hpvm.tensor ops (NCHW images, row-major
 // matrices), one case per rule.
-// RUN: hpvm-opt %s --split-input-file --verify-diagnostics
+// RUN: hpvm-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect
+// (unregistered ops stand for a foreign terminator in a region)
 
 hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
   // expected-error @+1 {{'hpvm.tensor.add' op expects operands of one element type, found 'f32' and 'f16'}}
@@ -343,5 +344,16 @@ hpvm.leaf @f(%a: f32) {
 hpvm.leaf @f(%a: tensor<4xf32>) {
   // expected-error @+1 {{#hpvm.error expects a finite l1 budget >= 0, found -1}}
   %r = hpvm.tensor.relu %a {error = #hpvm.error<l1 = -1.0, l2 = 0.0>} : tensor<4xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.map' op expects the region to end in 'hpvm.tensor.yield'}}
+  %d = hpvm.tensor.map %x : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%u: f32):
+    "test.terminator"(%u) : (f32) -> ()
+  }
   hpvm.return
 }

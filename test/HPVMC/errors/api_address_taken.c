@@ -1,6 +1,6 @@
 // An HPVM-C function called through a cast function pointer (here with a
 // missing argument) is not a call the frontend can raise.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void leaf(long *a) {

@@ -1,7 +1,7 @@
 // The argument struct of __hpvm__launch without __attribute__((__packed__)):
 // padding puts `m` at byte 16, but the inputs are read packed (byte 12), so
 // the root would silently get a wrong value.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 // A bind to an input port the child does not have, and an output port the
 // child does not have.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 // Two siblings feeding each other.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 typedef struct __attribute__((__packed__)) { long v; } Out;

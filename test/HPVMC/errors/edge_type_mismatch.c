@@ -1,5 +1,5 @@
 // An edge from a float output to a pointer input.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 #include <stddef.h>
 

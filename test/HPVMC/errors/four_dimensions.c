@@ -1,5 +1,5 @@
 // Nodes have at most 3 dimensions.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void leaf(long n) {}

@@ -1,5 +1,5 @@
 // A graph function that creates itself.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void root(long n) {

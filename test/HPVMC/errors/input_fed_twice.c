@@ -1,5 +1,5 @@
 // One child input fed by two binds.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 // A child input nobody feeds.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 // An internal node keeps a node handle in memory (a volatile local), which
 // the compile-time evaluation of the graph cannot follow.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void leaf(long *a) {

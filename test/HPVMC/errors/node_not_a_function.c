@@ -1,6 +1,6 @@
 // The node function must be a function named in the call, not a value
 // computed at run time.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void left(long n) {}

@@ -1,5 +1,5 @@
 // A function written as a node (it calls __hpvm__hint) that no graph uses.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void leaf(long *a) {

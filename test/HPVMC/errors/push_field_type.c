@@ -1,6 +1,6 @@
 // A pushed item whose struct declares an input with another type than the
 // root's parameter (int for long).
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 typedef struct __attribute__((__packed__)) { float *a; int n; } Item;

@@ -1,5 +1,5 @@
 // An instance query in a (not inlined) function that a leaf calls.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 __attribute__((noinline)) long global_id(void) {

@@ -1,6 +1,6 @@
 // A node function that both queries its instance (a leaf call) and creates a
 // child (a graph call).
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 void leaf(long n) {}

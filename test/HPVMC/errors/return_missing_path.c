@@ -1,6 +1,6 @@
 // A leaf with outputs that reaches its end without __hpvm__return on one
 // path (clang merges both paths into one return).
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 typedef struct __attribute__((__packed__)) { float x; float y; } Pair;

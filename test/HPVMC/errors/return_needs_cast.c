@@ -1,6 +1,6 @@
 // An int variable returned for a long output: C passes it to the variadic
 // __hpvm__return as an int, whose signedness the frontend cannot know.
-// RUN: not hpvm-cc %s -o %t 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 hpvm-cc %s -o %t 2>&1 | FileCheck %s
 #include <hpvm.h>
 
 typedef struct __attribute__((__packed__)) { long count; } Count;

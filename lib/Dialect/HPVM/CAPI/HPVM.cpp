@@ -17,6 +17,8 @@ MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(HPVM, hpvm, HPVMDialect)
 
 // The C enums mirror the dialect's; keep them in step.
 static_assert(static_cast<int>(Target::tensor) == MlirHPVMTargetTensor);
+static_assert(static_cast<int>(Access::in) == MlirHPVMAccessIn);
+static_assert(static_cast<int>(Access::out) == MlirHPVMAccessOut);
 static_assert(static_cast<int>(Access::inout) == MlirHPVMAccessInOut);
 static_assert(static_cast<int>(Dim::z) == MlirHPVMDimZ);
 static_assert(static_cast<int>(Replication::all_to_all) == MlirHPVMAllToAll);

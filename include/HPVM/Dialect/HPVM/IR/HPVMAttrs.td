@@ -37,10 +37,12 @@ def HPVM_TargetAttr : EnumAttr<HPVM_Dialect, HPVM_TargetEnum, "target"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+// The values are the runtime's hpvm_rt_access_t (inout = in | out), checked by
+// static_asserts in lib/Conversion/HPVMToCPU/RuntimeABI.h and the C API.
 def HPVM_AccessEnum : I32EnumAttr<"Access", "how a node uses a buffer argument", [
-    I32EnumAttrCase<"in", 0>,
-    I32EnumAttrCase<"out", 1>,
-    I32EnumAttrCase<"inout", 2>]> {
+    I32EnumAttrCase<"in", 1>,
+    I32EnumAttrCase<"out", 2>,
+    I32EnumAttrCase<"inout", 3>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::hpvm";
 }
