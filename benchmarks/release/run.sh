@@ -26,15 +26,18 @@ hpvm_build() {
 hpvm_build stencil
 hpvm_build sgemm
 hpvm_build spmv
+hpvm_build lbm
 
 if [[ "${1:-}" == "--quick" ]]; then
   STENCIL=(66 34 10 2 1)
   SGEMM=(64 32 16 1)
   SPMV=(1000 2 1)
+  LBM=(18 10 6 2 1)
 else
   STENCIL=(258 258 66 20 "$RUNS")
   SGEMM=(1024 1024 512 "$RUNS")
   SPMV=(200000 20 "$RUNS")
+  LBM=(120 120 64 10 "$RUNS")
 fi
 echo "# release-style programs: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
      "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -58,4 +61,5 @@ compare() {
 compare stencil "${STENCIL[@]}"
 compare sgemm "${SGEMM[@]}"
 compare spmv "${SPMV[@]}"
+compare lbm "${LBM[@]}"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
