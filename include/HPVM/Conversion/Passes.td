@@ -72,7 +72,7 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
            "(leaves whose grids all have one constant x extent from 2 to 128)">,
     Option<"collapseGrids", "collapse-grids", "bool", /*default=*/"true",
            "Run a replicated internal node whose only child is a replicated "
-           "leaf (no outputs, barriers or per-tile memory) as one parallel-for "
+           "leaf (no barriers or per-tile memory) as one parallel-for "
            "over the combined grid">,
   ];
 }

@@ -156,15 +156,16 @@ private:
   unsigned getLaneWidth(LeafOp leaf);
   /// The leaf to run in one parallel-for with the grid of `node` when `node`
   /// is a replicated internal node whose only child is that replicated leaf,
-  /// without outputs, barriers or per-tile memory (CollapseGrids.cpp); null
-  /// otherwise.
+  /// without barriers or per-tile memory (CollapseGrids.cpp); null otherwise.
   LeafOp getCollapsibleLeaf(NodeOpInterface node, PerInstancePorts perInstance);
   /// Runs `leaf` inside the grid `outerDims` of `internal` as one
-  /// parallel-for over the combined space.
-  void runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
-                    LeafOp leaf, ValueRange outerDims, ValueRange inputs,
-                    Value parentFrame);
-  /// { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3] }.
+  /// parallel-for over the combined space; returns the outputs of `internal`.
+  SmallVector<Value> runCollapsed(OpBuilder &b, Location loc,
+                                  InternalOp internal, LeafOp leaf,
+                                  ValueRange outerDims, ValueRange inputs,
+                                  Value parentFrame);
+  /// { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3],
+  ///   ptr outputs }.
   LLVM::LLVMStructType getCollapsedContextType(LeafOp leaf);
   /// The parallel-for body over the combined space of `rank` dimensions.
   LLVM::LLVMFuncOp getCollapsedRangeFunction(InternalOp internal, LeafOp leaf,

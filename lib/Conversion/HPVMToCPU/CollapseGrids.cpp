@@ -2,7 +2,7 @@
 // A replicated internal node whose only child is a replicated leaf (the
 // Parboil shape: a grid of tiles, each a grid of instances) would otherwise
 // call the runtime once per tile. When nothing ties a tile's instances
-// together (no barrier, no per-tile memory, no outputs), the two grids run as
+// together (no barrier, no per-tile memory), the two grids run as
 // one parallel-for over the combined space: dimension d has extent
 // tiles[d] * tile[d], and combined index c is tile c / tile[d], instance
 // c % tile[d]. The runtime chunks that space like any grid, and each chunk
@@ -28,7 +28,7 @@ LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
   if (!collapseGrids || perInstance.any())
     return {};
   auto internal = dyn_cast<InternalOp>(node.getOperation());
-  if (!internal || internal.getNumResults() != 0)
+  if (!internal)
     return {};
   CreateNodeOp child;
   for (Operation &op : internal.getBodyBlock()) {
@@ -36,7 +36,7 @@ LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
       if (child)
         return {}; // siblings: scheduled as a graph per tile
       child = create;
-    } else if (isa<EdgeOp, BindOutOp>(op)) {
+    } else if (isa<EdgeOp>(op)) {
       return {};
     }
   }
@@ -44,17 +44,20 @@ LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
     return {};
   auto leaf = symbolTables.lookupNearestSymbolFrom<LeafOp>(internal,
                                                            child.getNodeAttr());
-  // Barriers and lock-step tiles need the tile as a unit; outputs and
-  // hpvm.alloc memory are the tile's to publish or free.
-  if (!leaf || leaf.getNumResults() != 0 || phaseFunctions.count(leaf) ||
-      laneFunctions.count(leaf) || allocatedOutputs.count(leaf))
+  // Barriers and lock-step tiles need the tile as a unit; hpvm.alloc memory
+  // is the tile's to free. Outputs are equal in every instance (DESIGN.md
+  // §2): the first instance of the first tile publishes them.
+  if (!leaf || phaseFunctions.count(leaf) || laneFunctions.count(leaf) ||
+      allocatedOutputs.count(leaf))
     return {};
   return leaf;
 }
 
-void CPULowering::runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
-                               LeafOp leaf, ValueRange outerDims,
-                               ValueRange inputs, Value parentFrame) {
+SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
+                                             InternalOp internal, LeafOp leaf,
+                                             ValueRange outerDims,
+                                             ValueRange inputs,
+                                             Value parentFrame) {
   // The tile's extents, from the internal node's extent arithmetic on its
   // inputs (equal in every tile: the inputs are).
   IRMapping mapping;
@@ -63,11 +66,15 @@ void CPULowering::runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
     mapping.map(argument, input);
   CreateNodeOp child;
   SmallVector<Value> leafInputs(leaf.getNumArguments());
+  // Which output of the leaf each output of the internal node is.
+  SmallVector<unsigned> boundPorts(internal.getNumResults());
   for (Operation &op : internal.getBodyBlock()) {
     if (auto create = dyn_cast<CreateNodeOp>(op))
       child = create;
     else if (auto bind = dyn_cast<BindInOp>(op))
       leafInputs[bind.getDestPort()] = mapping.lookup(bind.getInput());
+    else if (auto bind = dyn_cast<BindOutOp>(op))
+      boundPorts[bind.getOutput()] = bind.getSourcePort();
     else
       b.clone(op, mapping);
   }
@@ -85,6 +92,10 @@ void CPULowering::runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
     storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
   unsigned first = leafInputs.size();
   storeField(b, loc, contextType, context, first, parentFrame);
+  LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
+  Value outputs = leaf.getNumResults() ? allocaInEntry(b, loc, outputType)
+                                       : nullPointer(b, loc);
+  storeField(b, loc, contextType, context, first + 7, outputs);
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);
   for (int32_t d = 0; d < 3; ++d) {
@@ -103,15 +114,23 @@ void CPULowering::runCollapsed(OpBuilder &b, Location loc, InternalOp internal,
               ("running the instances of @" + leaf.getSymName() + " in @" +
                internal.getSymName())
                   .str());
+  SmallVector<Value> results;
+  for (unsigned port : boundPorts)
+    results.push_back(fromStorage(b, loc,
+                                  loadField(b, loc, outputType, outputs, port),
+                                  leaf.getResultTypes()[port]));
+  return results;
 }
 
 LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
-  // { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3] }
+  // { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3],
+  //   ptr outputs }
   SmallVector<Type> fields;
   for (Type type : leaf.getArgumentTypes())
     fields.push_back(getStorageType(type));
   fields.push_back(pointerType);
   fields.append(6, IntegerType::get(context, 64));
+  fields.push_back(pointerType);
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
@@ -181,10 +200,12 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
   };
   // z and y: one combined index at a time, split into tile and instance.
   Value ids[3] = {zero, zero, zero};
+  SmallVector<Value> combinedIds; // z and y
   for (int32_t d = 2; d >= 1; --d) {
     auto loop = scf::ForOp::create(b, loc, begin[d], end[d], unit);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value combined = loop.getInductionVar();
+    combinedIds.push_back(combined);
     Value tile = arith::DivUIOp::create(b, loc, combined, inner[d]);
     ids[d] = arith::SubIOp::create(b, loc, combined,
                                    arith::MulIOp::create(b, loc, tile, inner[d]));
@@ -206,7 +227,30 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
   b.setInsertionPoint(row.getBody()->getTerminator());
   ids[0] = row.getInductionVar();
   args.append({ids[0], ids[1], ids[2], inner[0], inner[1], inner[2], frame});
-  func::CallOp::create(b, loc, nodeFunctions.lookup(leaf), args);
+  auto call = func::CallOp::create(b, loc, nodeFunctions.lookup(leaf), args);
+  if (call.getNumResults()) {
+    // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
+    // dimension, publishes the outputs.
+    Value combinedZero;
+    for (auto [d, index] : llvm::enumerate(combinedIds)) {
+      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           index, zero);
+      combinedZero = d ? arith::AndIOp::create(b, loc, combinedZero, isZero)
+                             .getResult()
+                       : isZero;
+    }
+    combinedZero = arith::AndIOp::create(
+        b, loc, combinedZero,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::AddIOp::create(b, loc, base, ids[0]), zero));
+    auto ifFirst = scf::IfOp::create(b, loc, combinedZero, /*withElseRegion=*/false);
+    OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
+    Value outputs = loadField(thenBuilder, loc, contextType, contextPtr, first + 7);
+    LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
+    for (auto [index, result] : llvm::enumerate(call.getResults()))
+      storeField(thenBuilder, loc, outputType, outputs, index,
+                 toStorage(thenBuilder, loc, result));
+  }
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return range;

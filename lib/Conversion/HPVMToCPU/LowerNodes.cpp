@@ -358,11 +358,9 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     return func::CallOp::create(b, loc, function, args).getResults();
   }
 
-  if (LeafOp leaf = getCollapsibleLeaf(node, perInstance)) {
-    runCollapsed(b, loc, cast<InternalOp>(node.getOperation()), leaf, dims,
-                 inputs, parentFrame);
-    return {};
-  }
+  if (LeafOp leaf = getCollapsibleLeaf(node, perInstance))
+    return runCollapsed(b, loc, cast<InternalOp>(node.getOperation()), leaf,
+                        dims, inputs, parentFrame);
 
   unsigned rank = dims.size();
   LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
