@@ -8,36 +8,39 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/benchmarks/release"
-OUT="$ROOT/build/benchmarks/release"
-BIN="$ROOT/build/bin"
+OUT="${HPVM_BENCH_OUT:-$ROOT/build/benchmarks/release}"
+BIN="${HPVM_BIN:-$ROOT/build/bin}"
 RUNS="${RUNS:-7}"
 FLAGS=(-O3 -ffp-contract=off -I "$HERE")
 mkdir -p "$OUT"
 
 # hpvm_build NAME: the HPVM-C program as a user compiles it, and without collapsed grids.
 hpvm_build() {
-  "$BIN/hpvm-cc" "${FLAGS[@]}" "$HERE/$1.c" -o "$OUT/$1_hpvm"
+  "$BIN/hpvm-cc" "${FLAGS[@]}" "$HERE/$1.c" -lm -o "$OUT/$1_hpvm"
   "$BIN/hpvm-cc" "${FLAGS[@]}" --emit=hpvm "$HERE/$1.c" -o "$OUT/$1.hpvm.mlir"
   "$BIN/hpvm-opt" "--hpvm-lower-to-llvm-pipeline=collapse-grids=false" "$OUT/$1.hpvm.mlir" \
     -o "$OUT/$1_nested.mlir"
-  "$BIN/hpvm-cc" -O3 "$OUT/$1_nested.mlir" -o "$OUT/$1_nested"
-  clang-22 "${FLAGS[@]}" -march=native -fopenmp "$HERE/$1_omp.c" -o "$OUT/$1_omp"
+  "$BIN/hpvm-cc" -O3 "$OUT/$1_nested.mlir" -lm -o "$OUT/$1_nested"
+  clang-22 "${FLAGS[@]}" -march=native -fopenmp "$HERE/$1_omp.c" -lm -o "$OUT/$1_omp"
 }
 hpvm_build stencil
 hpvm_build sgemm
 hpvm_build spmv
 hpvm_build lbm
+hpvm_build cava
 
 if [[ "${1:-}" == "--quick" ]]; then
   STENCIL=(66 34 10 2 1)
   SGEMM=(64 32 16 1)
   SPMV=(1000 2 1)
   LBM=(18 10 6 2 1)
+  CAVA=(37 45 1 1)
 else
   STENCIL=(258 258 66 20 "$RUNS")
   SGEMM=(1024 1024 512 "$RUNS")
   SPMV=(200000 20 "$RUNS")
   LBM=(120 120 64 10 "$RUNS")
+  CAVA=(480 640 4 "$RUNS")
 fi
 echo "# release-style programs: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
      "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -62,4 +65,5 @@ compare stencil "${STENCIL[@]}"
 compare sgemm "${SGEMM[@]}"
 compare spmv "${SPMV[@]}"
 compare lbm "${LBM[@]}"
+compare cava "${CAVA[@]}"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
