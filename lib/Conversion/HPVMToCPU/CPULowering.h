@@ -128,6 +128,12 @@ private:
   LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
   /// The size in bytes of `type` as an i64 value.
   Value sizeOf(OpBuilder &b, Location loc, Type type);
+  /// A frame with ids 0 and the i64 `extents` (3) below `parentFrame`.
+  Value allocateFrame(OpBuilder &b, Location loc, ArrayRef<Value> extents,
+                      Value parentFrame);
+  /// An empty internal `void (ptr context, ptr range)` function, the body
+  /// type hpvm_rt_parallel_for runs, named uniquely after `name`.
+  LLVM::LLVMFuncOp createParallelForBody(Location loc, const Twine &name);
   /// A frame for a single instance (ids 0, extents 1) below `parentFrame`.
   Value allocateSingleInstanceFrame(OpBuilder &b, Location loc, Value parentFrame);
   /// The number of instances of the grid `dims`, as i64.

@@ -20,7 +20,7 @@ using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
 /// Index of the frame and hpvm_rt_instance_range_t fields (LowerNodes.cpp).
-enum : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
+enum : int32_t { FrameIds = 0 };
 enum : int32_t { RangeBegin = 0, RangeEnd = 1 };
 
 LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
@@ -141,19 +141,12 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
   if (LLVM::LLVMFuncOp existing = collapsedFunctions.lookup(key))
     return existing;
   Location loc = leaf.getLoc();
-  OpBuilder b(context);
-  b.setInsertionPointToEnd(module.getBody());
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                          {pointerType, pointerType});
-  auto range = LLVM::LLVMFuncOp::create(
-      b, loc,
-      uniqueName(("__hpvm_collapsed_" + internal.getSymName() + "_" +
-                  leaf.getSymName())
-                     .str()),
-      type, LLVM::Linkage::Internal);
+  auto range = createParallelForBody(loc, "__hpvm_collapsed_" +
+                                              internal.getSymName() + "_" +
+                                              leaf.getSymName());
   collapsedFunctions[key] = range;
-  Block *entry = range.addEntryBlock(b);
-  b.setInsertionPointToStart(entry);
+  Block *entry = &range.front();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
   Value contextPtr = entry->getArgument(0), instances = entry->getArgument(1);
 
   LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
@@ -171,15 +164,10 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
                                          first + 4 + d));
   }
   // The tile's frame, seen by the leaf as its parent (level 1).
-  Value frame = allocaInEntry(b, loc, frameType);
-  for (int32_t d = 0; d < 3; ++d) {
-    LLVM::StoreOp::create(b, loc, toI64(b, loc, outer[d]),
-                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
-    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                          fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-  }
-  LLVM::StoreOp::create(b, loc, parentFrame,
-                        fieldAddress(b, loc, frameType, frame, {FrameParent}));
+  Value frame = allocateFrame(b, loc,
+                              {toI64(b, loc, outer[0]), toI64(b, loc, outer[1]),
+                               toI64(b, loc, outer[2])},
+                              parentFrame);
 
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value unit = arith::ConstantIndexOp::create(b, loc, 1);

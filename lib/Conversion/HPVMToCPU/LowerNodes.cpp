@@ -445,18 +445,37 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   return results;
 }
 
-Value CPULowering::allocateSingleInstanceFrame(OpBuilder &b, Location loc,
-                                               Value parentFrame) {
+Value CPULowering::allocateFrame(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> extents, Value parentFrame) {
   Value frame = allocaInEntry(b, loc, frameType);
   for (int32_t d = 0; d < 3; ++d) {
+    LLVM::StoreOp::create(b, loc, extents[d],
+                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
     LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
                           fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 1),
-                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
   }
   LLVM::StoreOp::create(b, loc, parentFrame,
                         fieldAddress(b, loc, frameType, frame, {FrameParent}));
   return frame;
+}
+
+Value CPULowering::allocateSingleInstanceFrame(OpBuilder &b, Location loc,
+                                               Value parentFrame) {
+  Value one = i64Constant(b, loc, 1);
+  return allocateFrame(b, loc, {one, one, one}, parentFrame);
+}
+
+LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
+                                                    const Twine &name) {
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  // void (ptr context, ptr hpvm_rt_instance_range_t)
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                          {pointerType, pointerType});
+  auto body = LLVM::LLVMFuncOp::create(b, loc, uniqueName(name.str()), type,
+                                       LLVM::Linkage::Internal);
+  body.addEntryBlock(b);
+  return body;
 }
 
 Value CPULowering::instanceCount(OpBuilder &b, Location loc, ValueRange dims) {
@@ -493,19 +512,12 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   if (LLVM::LLVMFuncOp existing = rangeFunctions.lookup(key))
     return existing;
   Location loc = node.getLoc();
-  OpBuilder b(context);
-  b.setInsertionPointToEnd(module.getBody());
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                          {pointerType, pointerType});
-  auto range = LLVM::LLVMFuncOp::create(
-      b, loc,
-      uniqueName(("__hpvm_range_" + nodeName(node) + "_" + Twine(rank) +
-                  (phase ? "_phase" + Twine(*phase) : Twine()))
-                     .str()),
-      type, LLVM::Linkage::Internal);
+  auto range = createParallelForBody(
+      loc, "__hpvm_range_" + nodeName(node) + "_" + Twine(rank) +
+               (phase ? "_phase" + Twine(*phase) : Twine()));
   rangeFunctions[key] = range;
-  Block *entry = range.addEntryBlock(b);
-  b.setInsertionPointToStart(entry);
+  Block *entry = &range.front();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
   Value context = entry->getArgument(0), instances = entry->getArgument(1);
 
   ArrayRef<Type> inputTypes = node.getInputTypes();
@@ -544,15 +556,10 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   Value frame;
   if (!isLeaf) {
     // One frame per call: each instance overwrites its ids before running.
-    frame = allocaInEntry(b, loc, frameType);
-    for (int32_t d = 0; d < 3; ++d) {
-      LLVM::StoreOp::create(b, loc, toI64(b, loc, extent[d]),
-                            fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
-      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                            fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-    }
-    LLVM::StoreOp::create(b, loc, parentFrame,
-                          fieldAddress(b, loc, frameType, frame, {FrameParent}));
+    frame = allocateFrame(b, loc,
+                          {toI64(b, loc, extent[0]), toI64(b, loc, extent[1]),
+                           toI64(b, loc, extent[2])},
+                          parentFrame);
   }
 
   // A leaf whose tile rows run in lock-step: whole rows (the x range is the
