@@ -24,6 +24,16 @@
 #include <cstdlib>
 #include <string>
 
+/// ASan option: ignore manual poisoning.  Our instrumented code inlines LLVM's
+/// BumpPtrAllocator from the headers, which then poisons fresh slabs
+/// (LLVM_ADDRESS_SANITIZER_BUILD), while the uninstrumented libMLIR.so
+/// allocates from the same slabs without unpoisoning: every such allocation
+/// would be a false "use-after-poison".  Real overflows and use-after-free in
+/// our code are still found (they do not rely on manual poisoning).
+extern "C" __attribute__((used)) const char *__asan_default_options() {
+  return "allow_user_poisoning=0";
+}
+
 namespace hpvm_fuzz {
 
 /// The dialects hpvm-opt knows, and the hpvm passes and pipelines by name.
