@@ -49,6 +49,28 @@ inline const mlir::DialectRegistry &registry() {
   return *instance;
 }
 
+/// HPVM_FUZZ_VERBOSE=1 prints the diagnostics and the stage each input reached
+/// (to see why inputs are refused); otherwise refusals are silent.
+inline bool verbose() {
+  static const bool value = [] {
+    const char *text = std::getenv("HPVM_FUZZ_VERBOSE");
+    return text && *text && *text != '0';
+  }();
+  return value;
+}
+
+inline void note(const char *stage) {
+  if (verbose())
+    std::fprintf(stderr, "hpvm-fuzz: %s\n", stage);
+}
+
+/// Drops diagnostics (the expected answer to most inputs) unless verbose.
+inline mlir::LogicalResult quietHandler(mlir::Diagnostic &diagnostic) {
+  if (verbose())
+    llvm::errs() << diagnostic.getLocation() << ": " << diagnostic << "\n";
+  return mlir::success();
+}
+
 /// An invariant of the compiler broke on a verified module: print the module
 /// and abort, which libFuzzer reports as a crash with the input saved.
 [[noreturn]] inline void fail(const char *what, mlir::Operation *op) {

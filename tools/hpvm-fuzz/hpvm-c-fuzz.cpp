@@ -107,6 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bool compiled = compileToLLVM(source, ll);
   std::remove(source.c_str());
   if (!compiled) {
+    hpvm_fuzz::note("clang refused the input");
     std::remove(ll.c_str());
     return 0;
   }
@@ -121,20 +122,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   mlir::MLIRContext context(importRegistry(),
                             mlir::MLIRContext::Threading::DISABLED);
-  mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  mlir::ScopedDiagnosticHandler quiet(&context, hpvm_fuzz::quietHandler);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::translateLLVMIRToModule(std::move(llvmModule), &context);
-  if (!module)
+  if (!module) {
+    hpvm_fuzz::note("the LLVM IR import refused the module");
     return 0; // the import refuses some IR (upstream's business, not ours)
+  }
   // hpvm-raise-c: refusing a malformed graph with a diagnostic is expected.
-  if (!hpvm_fuzz::runPipeline(*module, context, "builtin.module(hpvm-raise-c)"))
+  if (!hpvm_fuzz::runPipeline(*module, context, "builtin.module(hpvm-raise-c)")) {
+    hpvm_fuzz::note("hpvm-raise-c refused the module");
     return 0;
+  }
   if (mlir::failed(mlir::verify(*module)))
     hpvm_fuzz::fail("hpvm-raise-c succeeded but the module does not verify",
                     *module);
   hpvm_fuzz::checkRoundTrip(*module, context);
-  (void)hpvm_fuzz::runPipeline(*module, context, hpvm_fuzz::kCPUPipeline);
+  hpvm_fuzz::note(hpvm_fuzz::runPipeline(*module, context, hpvm_fuzz::kCPUPipeline)
+                      ? "raised and lowered"
+                      : "raised; the CPU pipeline refused the module");
   return 0;
 }

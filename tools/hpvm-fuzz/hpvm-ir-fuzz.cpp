@@ -11,9 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const mlir::DialectRegistry &registry = hpvm_fuzz::registry();
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   // Diagnostics are the expected answer to most inputs: drop them quietly.
-  mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  mlir::ScopedDiagnosticHandler quiet(&context, hpvm_fuzz::quietHandler);
   // A std::string: MLIR's lexer stops at a NUL after the buffer, as source
   // files read by the tools have one; libFuzzer's data has none.
   std::string text(reinterpret_cast<const char *>(data), size);
