@@ -33,7 +33,7 @@ build_runtime_fuzzer() {
     -DHPVM_RUNTIME_BUILD_FUZZERS=ON -DCMAKE_C_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
-  ninja -C "$dir" -j 2 hpvm_rt_api_fuzz >/dev/null
+  ninja -C "$dir" -j 2 hpvm_rt_api_fuzz hpvm_rt_misuse_table >/dev/null
 }
 
 # Seeds, regenerated from the tests every time (never stale): every .mlir test split at its
