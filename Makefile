@@ -4,8 +4,8 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all bootstrap configure build check check-lit check-runtime check-docs \
-        demo bench docs clean
+.PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
+        fuzz demo bench docs clean
 
 all: build
 
@@ -21,11 +21,13 @@ build: bootstrap configure
 	ninja -C $(BUILD_DIR) -j $(JOBS)
 
 # Every test: lit (dialect, C API, translation, mutation), the runtime's unit,
-# stress and sanitizer tests, and the generated docs being current.
+# stress and sanitizer tests, the fuzzers' regression inputs and a short fixed-seed
+# fuzzing run of each (under 60 s), and the generated docs being current.
 check: build
 	@status=0; \
 	$(MAKE) --no-print-directory check-lit || status=1; \
 	$(MAKE) --no-print-directory check-runtime || status=1; \
+	$(MAKE) --no-print-directory check-fuzz || status=1; \
 	$(MAKE) --no-print-directory check-docs || status=1; \
 	if [ $$status -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
 	echo "make check: all tests passed"
@@ -39,6 +41,17 @@ check-runtime: bootstrap
 
 check-docs: build
 	@bash scripts/update-docs.sh --check $(BUILD_DIR)
+
+# libFuzzer targets (runtime API sequences, IR, HPVM-C): regression inputs, kept corpus and
+# seeds, then a fixed-seed run of each; see docs/Reliability.md.
+check-fuzz: build
+	@bash scripts/fuzz.sh check $(BUILD_DIR)
+
+# Longer fuzzing (FUZZ_SECONDS per target) in an instrumented build (build/fuzz); new inputs
+# that add coverage are kept, minimised, in test/Fuzz/corpus/.
+FUZZ_SECONDS ?= 600
+fuzz: build
+	bash scripts/fuzz.sh run $(FUZZ_SECONDS)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)

@@ -138,29 +138,29 @@ hpvm_status_t hpvm_rt_kernel_launch(hpvm_rt_kernel_t *kernel, const hpvm_rt_laun
 hpvm_status_t hpvm_rt_device_alloc(hpvm_rt_device_t *device, size_t size, uint64_t *out_handle) {
   if (!device || !out_handle)
     return HPVM_STATUS(INVALID_ARGUMENT, "device_alloc needs a device and out_handle");
-  return device->vtable->buffer_alloc(device, size, out_handle);
+  return hpvm_device_buffer_alloc(device, size, HPVM_BUFFER_OWNER_USER, out_handle);
 }
 
 hpvm_status_t hpvm_rt_device_free(hpvm_rt_device_t *device, uint64_t handle) {
   if (!device)
     return HPVM_STATUS(INVALID_ARGUMENT, "device_free needs a device");
-  if (!handle)
+  if (!handle) /* like free(NULL) */
     return NULL;
-  return device->vtable->buffer_free(device, handle);
+  return hpvm_device_buffer_free(device, handle, HPVM_BUFFER_OWNER_USER);
 }
 
 hpvm_status_t hpvm_rt_device_copy_to_device(hpvm_rt_device_t *device, uint64_t dst_handle,
                                             size_t dst_offset, const void *src, size_t size) {
   if (!device || !dst_handle || (size && !src))
     return HPVM_STATUS(INVALID_ARGUMENT, "copy_to_device needs a device, a buffer and a source");
-  return device->vtable->copy_to_device(device, dst_handle, dst_offset, src, size);
+  return hpvm_device_copy_to_device(device, dst_handle, dst_offset, src, size);
 }
 
 hpvm_status_t hpvm_rt_device_copy_to_host(hpvm_rt_device_t *device, void *dst, uint64_t src_handle,
                                           size_t src_offset, size_t size) {
   if (!device || !src_handle || (size && !dst))
     return HPVM_STATUS(INVALID_ARGUMENT, "copy_to_host needs a device, a buffer and a target");
-  return device->vtable->copy_to_host(device, dst, src_handle, src_offset, size);
+  return hpvm_device_copy_to_host(device, dst, src_handle, src_offset, size);
 }
 
 hpvm_status_t hpvm_rt_device_synchronize(hpvm_rt_device_t *device) {

@@ -113,7 +113,15 @@ static void test_backend(const char *fake) {
   float back[4];
   CHECK_OK(hpvm_rt_device_copy_to_host(device, back, buffer, 8, 16));
   CHECK(back[3] == a[3]);
+  /* Issue 17: out-of-range and wrapping copies, stale and forged handles never reach the
+   * driver (the fake would copy past its allocation). */
+  CHECK_CODE(hpvm_rt_device_copy_to_device(device, buffer, 56, a, 16), HPVM_STATUS_OUT_OF_RANGE);
+  CHECK_CODE(hpvm_rt_device_copy_to_host(device, back, buffer, SIZE_MAX - 4, 8),
+             HPVM_STATUS_OUT_OF_RANGE);
   CHECK_OK(hpvm_rt_device_free(device, buffer));
+  CHECK_CODE(hpvm_rt_device_free(device, buffer), HPVM_STATUS_NOT_FOUND);
+  CHECK_CODE(hpvm_rt_device_copy_to_host(device, back, buffer, 0, 4), HPVM_STATUS_NOT_FOUND);
+  CHECK_CODE(hpvm_rt_device_free(device, 0x1234), HPVM_STATUS_NOT_FOUND);
   CHECK_OK(hpvm_rt_device_synchronize(device));
   CHECK_OK(hpvm_runtime_destroy(runtime));
   CHECK_EQ_INT(fake_live_objects(), 0);

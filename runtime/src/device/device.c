@@ -15,6 +15,7 @@ void hpvm_device_initialize(hpvm_device_t *device, const hpvm_device_vtable_t *v
   device->max_inflight = max_inflight ? max_inflight : 1;
   atomic_init(&device->inflight, 0);
   atomic_init(&device->failed, false);
+  hpvm_buffer_registry_init(&device->buffers, allocator);
 }
 
 hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *default_path,
@@ -30,4 +31,57 @@ hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *default_p
   const char *reason = dlerror();
   return HPVM_STATUS(UNAVAILABLE, "%s is not available: cannot load %s (%s)", api, path,
                      reason ? reason : "unknown reason");
+}
+
+void hpvm_device_destroy(hpvm_device_t *device) {
+  if (!device)
+    return;
+  uint64_t handle;
+  while (hpvm_buffer_registry_take_any(&device->buffers, &handle))
+    hpvm_status_free(device->vtable->buffer_free(device, handle));
+  hpvm_buffer_registry_destroy(&device->buffers);
+  device->vtable->destroy(device);
+}
+
+hpvm_status_t hpvm_device_buffer_alloc(hpvm_device_t *device, size_t size,
+                                       hpvm_buffer_owner_t owner, uint64_t *out_handle) {
+  if (size == 0)
+    return HPVM_STATUS(INVALID_ARGUMENT, "alloc on device '%s': expected a size > 0, got 0",
+                       device->name);
+  uint64_t handle = 0;
+  HPVM_RETURN_IF_ERROR(device->vtable->buffer_alloc(device, size, &handle));
+  hpvm_status_t status = hpvm_buffer_registry_add(&device->buffers, handle, size, owner);
+  if (status) {
+    /* Unregistered buffers could never be freed: give it back now. */
+    hpvm_status_free(device->vtable->buffer_free(device, handle));
+    return status;
+  }
+  *out_handle = handle;
+  return NULL;
+}
+
+hpvm_status_t hpvm_device_buffer_free(hpvm_device_t *device, uint64_t handle,
+                                      hpvm_buffer_owner_t owner) {
+  HPVM_RETURN_IF_ERROR(hpvm_buffer_registry_remove(&device->buffers, handle, owner, device->name));
+  return device->vtable->buffer_free(device, handle);
+}
+
+hpvm_status_t hpvm_device_copy_to_device(hpvm_device_t *device, uint64_t dst, size_t dst_offset,
+                                         const void *src, size_t size) {
+  HPVM_RETURN_IF_ERROR(hpvm_buffer_registry_begin_use(&device->buffers, dst, dst_offset, size,
+                                                      "copy_to_device", device->name));
+  hpvm_status_t status =
+      size ? device->vtable->copy_to_device(device, dst, dst_offset, src, size) : NULL;
+  hpvm_buffer_registry_end_use(&device->buffers, dst);
+  return status;
+}
+
+hpvm_status_t hpvm_device_copy_to_host(hpvm_device_t *device, void *dst, uint64_t src,
+                                       size_t src_offset, size_t size) {
+  HPVM_RETURN_IF_ERROR(hpvm_buffer_registry_begin_use(&device->buffers, src, src_offset, size,
+                                                      "copy_to_host", device->name));
+  hpvm_status_t status =
+      size ? device->vtable->copy_to_host(device, dst, src, src_offset, size) : NULL;
+  hpvm_buffer_registry_end_use(&device->buffers, src);
+  return status;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "base/allocator.h"
+#include "device/buffer_registry.h"
 
 typedef struct hpvm_device_t hpvm_device_t;
 typedef struct hpvm_device_module_t hpvm_device_module_t;
@@ -47,6 +48,10 @@ struct hpvm_device_t {
   uint32_t max_inflight;
   _Atomic uint32_t inflight;
   _Atomic bool failed;
+  /* Every live buffer (handle, size, owner).  The vtable trusts its handles; the checked
+   * entry points below are the only callers of the buffer and copy entries, so a forged,
+   * freed or foreign handle and an out-of-range copy never reach a backend. */
+  hpvm_buffer_registry_t buffers;
 };
 
 struct hpvm_device_module_t {
@@ -57,7 +62,7 @@ struct hpvm_device_kernel_t {
   hpvm_device_module_t *module;
 };
 
-/* Fills the common head. */
+/* Fills the common head (and starts an empty buffer registry). */
 void hpvm_device_initialize(hpvm_device_t *device, const hpvm_device_vtable_t *vtable,
                             hpvm_rt_device_kind_t kind, hpvm_allocator_t allocator,
                             const char *name, uint32_t max_inflight);
@@ -69,10 +74,25 @@ hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *default_p
                                       const char *api, void **out_library,
                                       const char **out_path);
 
-static inline void hpvm_device_destroy(hpvm_device_t *device) {
-  if (device)
-    device->vtable->destroy(device);
-}
+/* Frees the buffers still live on the device (a program may exit without freeing its
+ * scratch buffers), the registry, then the device.  NULL is a no-op. */
+void hpvm_device_destroy(hpvm_device_t *device);
+
+/* The checked buffer entry points; everything in the runtime goes through them.
+ * alloc: INVALID_ARGUMENT for size 0 (drivers disagree on what a 0-byte buffer is).
+ * free: NOT_FOUND for a handle that is not live, FAILED_PRECONDITION for a buffer of another
+ *   owner or one with copies in flight.
+ * copies: NOT_FOUND for a handle that is not live, OUT_OF_RANGE when offset + size (computed
+ *   without wrapping) passes the end of the buffer.  A 0-byte copy inside the buffer is OK
+ *   and does not reach the backend. */
+hpvm_status_t hpvm_device_buffer_alloc(hpvm_device_t *device, size_t size,
+                                       hpvm_buffer_owner_t owner, uint64_t *out_handle);
+hpvm_status_t hpvm_device_buffer_free(hpvm_device_t *device, uint64_t handle,
+                                      hpvm_buffer_owner_t owner);
+hpvm_status_t hpvm_device_copy_to_device(hpvm_device_t *device, uint64_t dst, size_t dst_offset,
+                                         const void *src, size_t size);
+hpvm_status_t hpvm_device_copy_to_host(hpvm_device_t *device, void *dst, uint64_t src,
+                                       size_t src_offset, size_t size);
 
 /* Backend constructors.  UNAVAILABLE when the driver or a device is missing. */
 hpvm_status_t hpvm_cpu_device_create(hpvm_allocator_t allocator, hpvm_device_t **out_device);

@@ -46,7 +46,8 @@ static hpvm_status_t free_device_copies(tracked_object_t *object) {
   for (int kind = 0; kind < HPVM_RT_DEVICE_KIND_COUNT; ++kind) {
     tracked_copy_t *copy = &object->copies[kind];
     if (kind != HPVM_RT_DEVICE_CPU && copy->device) {
-      hpvm_status_t status = copy->device->vtable->buffer_free(copy->device, copy->handle);
+      hpvm_status_t status = hpvm_device_buffer_free(copy->device, copy->handle,
+                                                     HPVM_BUFFER_OWNER_TRACKER);
       if (status && !first)
         first = status;
       else
@@ -174,8 +175,7 @@ static hpvm_status_t refresh_host(tracked_object_t *object) {
     if (kind == HPVM_RT_DEVICE_CPU || !copy->valid)
       continue;
     HPVM_RETURN_IF_ERROR(hpvm_status_annotate(
-        copy->device->vtable->copy_to_host(copy->device, object->base, copy->handle, 0,
-                                           object->size),
+        hpvm_device_copy_to_host(copy->device, object->base, copy->handle, 0, object->size),
         "copying %zu bytes from %s to the host", object->size, copy->device->name));
     host->valid = true;
     return NULL;
@@ -234,7 +234,9 @@ hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, s
     status = HPVM_STATUS(NOT_FOUND, "request: %p was untracked concurrently", ptr);
   tracked_copy_t *target = &object->copies[kind];
   if (!status && kind != HPVM_RT_DEVICE_CPU && !target->device) {
-    status = hpvm_status_annotate(device->vtable->buffer_alloc(device, object->size, &target->handle),
+    status = hpvm_status_annotate(hpvm_device_buffer_alloc(device, object->size,
+                                                           HPVM_BUFFER_OWNER_TRACKER,
+                                                           &target->handle),
                                   "allocating %zu bytes on %s", object->size, device->name);
     if (!status) {
       target->device = device;
@@ -252,7 +254,7 @@ hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, s
       status = refresh_host(object); /* device-to-device goes through the host */
       if (!status)
         status = hpvm_status_annotate(
-            device->vtable->copy_to_device(device, target->handle, 0, object->base, object->size),
+            hpvm_device_copy_to_device(device, target->handle, 0, object->base, object->size),
             "copying %zu bytes from the host to %s", object->size, device->name);
     }
     if (!status)

@@ -2,6 +2,7 @@
 #include "stream/pipeline.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -176,6 +177,67 @@ hpvm_status_t hpvm_rt_pipeline_add_stage(hpvm_rt_pipeline_t *pipeline, const cha
   return NULL;
 }
 
+static const char *stage_name(const hpvm_rt_pipeline_t *pipeline, uint32_t s) {
+  const char *name = pipeline->stages[s].name;
+  return name ? name : "?";
+}
+
+/* Refuses an edge src -> dst between stages that would close a cycle, i.e. when src is
+ * already reachable from dst (or src == dst).  A stage fires only when every input holds an
+ * item, so the stages on a cycle wait for each other forever: the first push would block.
+ * The message names the stages on the cycle, as the dialect's verifier does for graphs. */
+static hpvm_status_t check_no_cycle(const hpvm_rt_pipeline_t *pipeline, uint32_t src,
+                                    uint32_t src_port, uint32_t dst, uint32_t dst_port) {
+  uint32_t n = pipeline->stage_count;
+  /* parent[s]: the stage we reached s from in a breadth-first search from dst (n = unseen). */
+  uint32_t *parent, *queue;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_array(pipeline->allocator, n, sizeof(uint32_t),
+                                                   (void **)&parent));
+  hpvm_status_t status = hpvm_allocator_calloc_array(pipeline->allocator, n, sizeof(uint32_t),
+                                                     (void **)&queue);
+  if (status) {
+    hpvm_allocator_free(pipeline->allocator, parent);
+    return status;
+  }
+  for (uint32_t s = 0; s < n; ++s)
+    parent[s] = n;
+  uint32_t head = 0, tail = 0;
+  parent[dst] = dst;
+  queue[tail++] = dst;
+  bool reached = src == dst;
+  while (!reached && head < tail) {
+    uint32_t s = queue[head++];
+    for (uint32_t e = 0; e < pipeline->edge_count && !reached; ++e) {
+      const edge_desc_t *edge = &pipeline->edges[e];
+      if (edge->src != s || edge->dst == HPVM_RT_PIPELINE_HOST || parent[edge->dst] != n)
+        continue;
+      parent[edge->dst] = s;
+      queue[tail++] = edge->dst;
+      reached = edge->dst == src;
+    }
+  }
+  if (reached) {
+    /* The cycle is src -> dst -> ... -> src; walk the parents back from src to dst. */
+    uint32_t length = 0;
+    for (uint32_t s = src; s != dst; s = parent[s])
+      queue[length++] = s; /* queue is free now: reuse it for the reversed path */
+    char path[512];
+    size_t used = (size_t)snprintf(path, sizeof(path), "'%s' -> '%s'", stage_name(pipeline, src),
+                                   stage_name(pipeline, dst));
+    for (uint32_t i = length; i-- > 0 && used < sizeof(path);)
+      used += (size_t)snprintf(path + used, sizeof(path) - used, " -> '%s'",
+                               stage_name(pipeline, queue[i]));
+    status = HPVM_STATUS(INVALID_ARGUMENT,
+                         "edge %u:%u -> %u:%u closes a cycle of stages: %s; a streaming pipeline "
+                         "must be acyclic (the stages on a cycle would wait for each other "
+                         "forever)",
+                         src, src_port, dst, dst_port, path);
+  }
+  hpvm_allocator_free(pipeline->allocator, queue);
+  hpvm_allocator_free(pipeline->allocator, parent);
+  return status;
+}
+
 hpvm_status_t hpvm_rt_pipeline_connect(hpvm_rt_pipeline_t *pipeline, uint32_t src,
                                        uint32_t src_port, uint32_t dst, uint32_t dst_port) {
   if (!pipeline)
@@ -201,6 +263,8 @@ hpvm_status_t hpvm_rt_pipeline_connect(hpvm_rt_pipeline_t *pipeline, uint32_t sr
   for (uint32_t i = 0; i < pipeline->edge_count; ++i)
     if (pipeline->edges[i].dst == dst && pipeline->edges[i].dst_port == dst_port)
       return HPVM_STATUS(INVALID_ARGUMENT, "input %u:%u is already fed", dst, dst_port);
+  if (src != HPVM_RT_PIPELINE_HOST && dst != HPVM_RT_PIPELINE_HOST)
+    HPVM_RETURN_IF_ERROR(check_no_cycle(pipeline, src, src_port, dst, dst_port));
   if (pipeline->edge_count == pipeline->edge_capacity) {
     uint32_t grown = pipeline->edge_capacity ? pipeline->edge_capacity * 2 : 8;
     HPVM_RETURN_IF_ERROR(hpvm_allocator_grow_array(pipeline->allocator, (void **)&pipeline->edges,
