@@ -115,7 +115,9 @@ static void pool_notify(hpvm_sched_pool_t *pool) {
  * Parallel-for
  *===------------------------------------------------------------------===*/
 
-static void execute_chunk(const parallel_for_job_t *job, uint64_t chunk, uint32_t worker) {
+/* The box of instances of chunk `chunk`. */
+static void chunk_range(const parallel_for_job_t *job, uint64_t chunk, uint32_t worker,
+                        hpvm_rt_instance_range_t *out) {
   hpvm_rt_instance_range_t range;
   range.rank = job->rank;
   range.worker_index = worker;
@@ -129,7 +131,54 @@ static void execute_chunk(const parallel_for_job_t *job, uint64_t chunk, uint32_
     range.end[d] = end < job->extent[d] ? end : job->extent[d];
     range.extent[d] = job->extent[d];
   }
+  *out = range;
+}
+
+static void execute_chunk(const parallel_for_job_t *job, uint64_t chunk, uint32_t worker) {
+  hpvm_rt_instance_range_t range;
+  chunk_range(job, chunk, worker, &range);
   job->body(job->context, &range);
+}
+
+/* Up to this many instances of the first row of chunk 0 are timed by the probe. */
+#define HPVM_POOL_PROBE_INSTANCES 64
+
+/* Runs the start of chunk 0's first row (at most HPVM_POOL_PROBE_INSTANCES instances) and
+ * returns its time in ns and its instance count; `rest` receives the boxes that make up the
+ * rest of chunk 0 (the rest of that row, the rest of its rows, the rest of its planes). */
+static uint64_t run_probe(const parallel_for_job_t *job, uint32_t me, uint64_t *out_count,
+                          hpvm_rt_instance_range_t rest[3], uint32_t *out_rest_count) {
+  hpvm_rt_instance_range_t chunk, probe;
+  chunk_range(job, 0, me, &chunk);
+  probe = chunk;
+  if (probe.end[0] - probe.begin[0] > HPVM_POOL_PROBE_INSTANCES)
+    probe.end[0] = probe.begin[0] + HPVM_POOL_PROBE_INSTANCES;
+  probe.end[1] = probe.begin[1] + 1;
+  probe.end[2] = probe.begin[2] + 1;
+  uint64_t start = now_ns();
+  job->body(job->context, &probe);
+  uint64_t spent = now_ns() - start;
+  *out_count = (uint64_t)(probe.end[0] - probe.begin[0]);
+  uint32_t n = 0;
+  if (probe.end[0] < chunk.end[0]) { /* the rest of the first row */
+    rest[n] = probe;
+    rest[n].begin[0] = probe.end[0];
+    rest[n].end[0] = chunk.end[0];
+    ++n;
+  }
+  if (probe.end[1] < chunk.end[1]) { /* the other rows of the first plane */
+    rest[n] = chunk;
+    rest[n].begin[1] = probe.end[1];
+    rest[n].end[2] = chunk.begin[2] + 1;
+    ++n;
+  }
+  if (probe.end[2] < chunk.end[2]) { /* the other planes */
+    rest[n] = chunk;
+    rest[n].begin[2] = probe.end[2];
+    ++n;
+  }
+  *out_rest_count = n;
+  return spent;
 }
 
 /* Runs chunks of `job` as participant `me` until no range anywhere has chunks left: first our
@@ -303,15 +352,21 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     target = 1;
   uint64_t chunks = tile_grid(&job, target);
 
-  /* Small grids (a streaming stage's per-item node, a tile's grid) are probed: the first chunk
-   * runs here, timed, and when the rest would take less than HPVM_POOL_INLINE_NS at that rate
-   * it runs here too.  Large grids skip the probe: it would delay the workers by a chunk. */
+  /* Small grids (a streaming stage's per-item node, a tile's grid) are probed: a few
+   * instances run here, timed, and when the whole grid would take less than
+   * HPVM_POOL_INLINE_NS at that rate it runs here.  Otherwise the workers get chunks 1.. at
+   * once, and this thread runs the rest of chunk 0 before it joins them: the probe delays
+   * them by a few instances only.  Large grids skip the probe. */
   uint64_t first = 0;
+  hpvm_rt_instance_range_t rest[3];
+  uint32_t rest_count = 0;
   if (chunks > 1 && pool->worker_count > 0 && total <= HPVM_POOL_PROBE_MAX_INSTANCES) {
-    uint64_t start = now_ns();
-    execute_chunk(&job, 0, me);
+    uint64_t probed;
+    uint64_t spent = run_probe(&job, me, &probed, rest, &rest_count);
     first = 1;
-    if ((now_ns() - start) * (chunks - 1) < HPVM_POOL_INLINE_NS) {
+    if (spent * (uint64_t)total < (uint64_t)HPVM_POOL_INLINE_NS * probed) {
+      for (uint32_t i = 0; i < rest_count; ++i)
+        job.body(job.context, &rest[i]);
       for (uint64_t chunk = 1; chunk < chunks; ++chunk)
         execute_chunk(&job, chunk, me);
       return NULL;
@@ -320,16 +375,24 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
 
   job_slot_t *slot = chunks - first > 1 ? claim_slot(pool) : NULL;
   if (!slot) {
+    for (uint32_t i = 0; i < rest_count; ++i)
+      job.body(job.context, &rest[i]);
     for (uint64_t chunk = first; chunk < chunks; ++chunk)
       execute_chunk(&job, chunk, me);
     return NULL;
   }
 
+  /* The chunks are shared as if chunk 0 were still to run; the probed chunk 0 is the first
+   * of participant 0's share (the caller's, unless a worker calls), which runs it below. */
   uint32_t count = pool->participant_count;
   uint64_t left = chunks - first;
   for (uint32_t p = 0; p < count; ++p) {
-    uint32_t begin = (uint32_t)(first + left * p / count);
-    uint32_t end = (uint32_t)(first + left * (p + 1) / count);
+    uint32_t begin = (uint32_t)(chunks * p / count);
+    uint32_t end = (uint32_t)(chunks * (p + 1) / count);
+    if (begin < first)
+      begin = (uint32_t)first;
+    if (end < begin)
+      end = begin;
     atomic_store_explicit(&slot->ranges[p].value, range_pack(begin, end), memory_order_relaxed);
   }
   atomic_store_explicit(&slot->remaining, (int64_t)left, memory_order_relaxed);
@@ -337,6 +400,8 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
   atomic_fetch_add(&pool->active_jobs, 1);
   pool_notify(pool);
 
+  for (uint32_t i = 0; i < rest_count; ++i) /* the rest of the probed chunk */
+    job.body(job.context, &rest[i]);
   finish_participation(slot, participate(pool, slot, &job, me));
   wait_job_done(pool, slot);
 
