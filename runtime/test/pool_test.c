@@ -194,6 +194,25 @@ static void costly_body(void *context, const hpvm_rt_instance_range_t *range) {
   }
 }
 
+typedef struct rendezvous_t {
+  _Atomic int arrived;
+  _Atomic int timed_out;
+} rendezvous_t;
+
+/* Each instance waits (at most 2 s) until every instance of the grid has started. */
+static void rendezvous_body(void *context, const hpvm_rt_instance_range_t *range) {
+  rendezvous_t *state = context;
+  for (int64_t x = range->begin[0]; x < range->end[0]; ++x) {
+    atomic_fetch_add(&state->arrived, 1);
+    double start = seconds_now();
+    while (atomic_load(&state->arrived) < range->extent[0])
+      if (seconds_now() - start > 2.0) {
+        atomic_store(&state->timed_out, 1);
+        break;
+      }
+  }
+}
+
 static void test_small_grids(hpvm_sched_pool_t *pool) {
   /* 256 trivial instances cost far less than waking a worker: all on the caller. */
   for (int i = 0; i < 100; ++i) {
@@ -205,12 +224,18 @@ static void test_small_grids(hpvm_sched_pool_t *pool) {
   }
   if (hpvm_sched_pool_worker_count(pool) == 0)
     return;
-  /* 8 instances of 1 ms and more: the probe sees the cost and the workers share the rest. */
+  /* 64 instances of 1 ms and more: the probe sees the cost and the workers share the rest. */
   adaptive_t costly = {0, 0};
-  int64_t extent = 8;
+  int64_t extent = 64;
   CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, costly_body, &costly, NULL));
-  CHECK_EQ_INT(atomic_load(&costly.instances), 8);
+  CHECK_EQ_INT(atomic_load(&costly.instances), 64);
   CHECK_EQ_INT(atomic_load(&costly.off_caller), 1);
+  /* Two instances that wait for each other: a probe running one alone first would leave the
+   * other unstarted, so grids this small are never probed. */
+  rendezvous_t meet = {0, 0};
+  int64_t pair = 2;
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &pair, rendezvous_body, &meet, NULL));
+  CHECK_EQ_INT(atomic_load(&meet.timed_out), 0);
 }
 
 static void run_all(uint32_t workers) {

@@ -16,10 +16,17 @@
 /* Chunks per participant: enough to balance uneven bodies, few enough to keep the per-chunk
  * CAS cheap relative to a chunk. */
 #define HPVM_POOL_CHUNKS_PER_PARTICIPANT 4
-/* A grid of at most this many instances is probed first (see hpvm_sched_pool_parallel_for). */
+/* Grids of HPVM_POOL_PROBE_MIN_PER_PARTICIPANT per participant to HPVM_POOL_PROBE_MAX_INSTANCES
+ * instances are probed first (see hpvm_sched_pool_parallel_for): a grid whose probed cost is
+ * below HPVM_POOL_INLINE_NS runs on the calling thread, because waking the workers and joining
+ * them (several microseconds) would cost more than the work.  The probe times at most
+ * HPVM_POOL_PROBE_INSTANCES instances, first HPVM_POOL_PROBE_FIRST_BATCH of them.  Smaller
+ * grids are not probed: that first batch would be too large a share of the work to run alone. */
 #define HPVM_POOL_PROBE_MAX_INSTANCES 16384
-/* A grid whose probed cost is below this runs on the calling thread: waking the workers and
- * joining them (several microseconds) would cost more than the work. */
+#define HPVM_POOL_PROBE_MIN_PER_PARTICIPANT 32
+#define HPVM_POOL_PROBE_INSTANCES 64
+#define HPVM_POOL_PROBE_FIRST_BATCH 8
+#define HPVM_POOL_PROBE_EARLY_STOP 4
 #define HPVM_POOL_INLINE_NS 20000u
 /* How long an idle thread spins before sleeping.  Back-to-back parallel-fors (the common case
  * in compiled loops) then never pay a futex wake-up; a truly idle pool sleeps. */
@@ -140,25 +147,39 @@ static void execute_chunk(const parallel_for_job_t *job, uint64_t chunk, uint32_
   job->body(job->context, &range);
 }
 
-/* Up to this many instances of the first row of chunk 0 are timed by the probe. */
-#define HPVM_POOL_PROBE_INSTANCES 64
-
-/* Runs the start of chunk 0's first row (at most HPVM_POOL_PROBE_INSTANCES instances) and
- * returns its time in ns and its instance count; `rest` receives the boxes that make up the
- * rest of chunk 0 (the rest of that row, the rest of its rows, the rest of its planes). */
-static uint64_t run_probe(const parallel_for_job_t *job, uint32_t me, uint64_t *out_count,
-                          hpvm_rt_instance_range_t rest[3], uint32_t *out_rest_count) {
+/* The probe: runs the first row of chunk 0 in two batches, at most
+ * HPVM_POOL_PROBE_INSTANCES of them, and stops as soon as the grid is known to cost more than
+ * HPVM_POOL_INLINE_NS at the rate measured so far.  Returns whether the whole grid is cheap
+ * (below HPVM_POOL_INLINE_NS); `rest` receives the boxes that make up the rest of chunk 0 (the
+ * rest of that row, the rest of its rows, the rest of its planes). */
+static bool run_probe(const parallel_for_job_t *job, uint32_t me, int64_t total,
+                      hpvm_rt_instance_range_t rest[3], uint32_t *out_rest_count) {
   hpvm_rt_instance_range_t chunk, probe;
   chunk_range(job, 0, me, &chunk);
   probe = chunk;
-  if (probe.end[0] - probe.begin[0] > HPVM_POOL_PROBE_INSTANCES)
-    probe.end[0] = probe.begin[0] + HPVM_POOL_PROBE_INSTANCES;
   probe.end[1] = probe.begin[1] + 1;
   probe.end[2] = probe.begin[2] + 1;
-  uint64_t start = now_ns();
-  job->body(job->context, &probe);
-  uint64_t spent = now_ns() - start;
-  *out_count = (uint64_t)(probe.end[0] - probe.begin[0]);
+  int64_t last = chunk.end[0] - chunk.begin[0] > HPVM_POOL_PROBE_INSTANCES
+                     ? chunk.begin[0] + HPVM_POOL_PROBE_INSTANCES
+                     : chunk.end[0];
+  /* Two batches: HPVM_POOL_PROBE_FIRST_BATCH instances, after which a clearly costly grid
+   * stops the probe, then the rest of the probe in one call (every call and clock read adds
+   * to the estimate, which decides near the line). */
+  uint64_t start = now_ns(), estimate = 0;
+  probe.end[0] = chunk.begin[0];
+  for (int64_t batch = HPVM_POOL_PROBE_FIRST_BATCH; probe.end[0] < last;
+       batch = HPVM_POOL_PROBE_INSTANCES) {
+    probe.begin[0] = probe.end[0];
+    probe.end[0] = probe.begin[0] + batch < last ? probe.begin[0] + batch : last;
+    job->body(job->context, &probe);
+    uint64_t probed = (uint64_t)(probe.end[0] - chunk.begin[0]);
+    estimate = (now_ns() - start) * (uint64_t)total / probed;
+    /* A small batch overestimates (the clock read and the call are in it): stop early only
+     * when the grid is clearly costly; decide near the line on the whole probe. */
+    if (estimate >= HPVM_POOL_PROBE_EARLY_STOP * (uint64_t)HPVM_POOL_INLINE_NS)
+      break;
+  }
+  bool cheap = estimate < HPVM_POOL_INLINE_NS;
   uint32_t n = 0;
   if (probe.end[0] < chunk.end[0]) { /* the rest of the first row */
     rest[n] = probe;
@@ -178,7 +199,13 @@ static uint64_t run_probe(const parallel_for_job_t *job, uint32_t me, uint64_t *
     ++n;
   }
   *out_rest_count = n;
-  return spent;
+  return cheap;
+}
+
+static void run_boxes(const parallel_for_job_t *job, const hpvm_rt_instance_range_t *boxes,
+                      uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i)
+    job->body(job->context, &boxes[i]);
 }
 
 /* Runs chunks of `job` as participant `me` until no range anywhere has chunks left: first our
@@ -352,31 +379,27 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     target = 1;
   uint64_t chunks = tile_grid(&job, target);
 
-  /* Small grids (a streaming stage's per-item node, a tile's grid) are probed: a few
-   * instances run here, timed, and when the whole grid would take less than
-   * HPVM_POOL_INLINE_NS at that rate it runs here.  Otherwise the workers get chunks 1.. at
-   * once, and this thread runs the rest of chunk 0 before it joins them: the probe delays
-   * them by a few instances only.  Large grids skip the probe. */
+  /* Small grids (a streaming stage's per-item node, a tile's grid) are probed: when the
+   * whole grid is cheap it runs here.  Otherwise the workers get chunks 1.. at once, and
+   * this thread runs the rest of chunk 0 before it joins them: the probe delays them by the
+   * instances it ran, about HPVM_POOL_INLINE_NS or the first batch at most. */
   uint64_t first = 0;
   hpvm_rt_instance_range_t rest[3];
   uint32_t rest_count = 0;
-  if (chunks > 1 && pool->worker_count > 0 && total <= HPVM_POOL_PROBE_MAX_INSTANCES) {
-    uint64_t probed;
-    uint64_t spent = run_probe(&job, me, &probed, rest, &rest_count);
+  if (chunks > 1 && pool->worker_count > 0 && total <= HPVM_POOL_PROBE_MAX_INSTANCES &&
+      total >= (int64_t)pool->participant_count * HPVM_POOL_PROBE_MIN_PER_PARTICIPANT) {
     first = 1;
-    if (spent * (uint64_t)total < (uint64_t)HPVM_POOL_INLINE_NS * probed) {
-      for (uint32_t i = 0; i < rest_count; ++i)
-        job.body(job.context, &rest[i]);
+    if (run_probe(&job, me, total, rest, &rest_count)) {
+      run_boxes(&job, rest, rest_count);
       for (uint64_t chunk = 1; chunk < chunks; ++chunk)
         execute_chunk(&job, chunk, me);
       return NULL;
     }
   }
 
-  job_slot_t *slot = chunks - first > 1 ? claim_slot(pool) : NULL;
+  job_slot_t *slot = chunks > 1 ? claim_slot(pool) : NULL;
   if (!slot) {
-    for (uint32_t i = 0; i < rest_count; ++i)
-      job.body(job.context, &rest[i]);
+    run_boxes(&job, rest, rest_count);
     for (uint64_t chunk = first; chunk < chunks; ++chunk)
       execute_chunk(&job, chunk, me);
     return NULL;
@@ -400,8 +423,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
   atomic_fetch_add(&pool->active_jobs, 1);
   pool_notify(pool);
 
-  for (uint32_t i = 0; i < rest_count; ++i) /* the rest of the probed chunk */
-    job.body(job.context, &rest[i]);
+  run_boxes(&job, rest, rest_count); /* the rest of the probed chunk */
   finish_participation(slot, participate(pool, slot, &job, me));
   wait_job_done(pool, slot);
 
