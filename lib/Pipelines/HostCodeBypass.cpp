@@ -31,32 +31,31 @@ struct Stash {
 /// Marks the declarations that stand in for functions set aside.
 constexpr llvm::StringLiteral kStandInAttr = "hpvm_set_aside";
 
-/// Whether every op in the body of `function` is in the LLVM dialect: then
-/// nothing in the lowering applies to it.
-static bool isEntirelyLLVM(LLVM::LLVMFuncOp function) {
+/// Whether every op in the body of the definition `function` is in a dialect
+/// for which `accept` holds.
+static bool bodyIsIn(LLVM::LLVMFuncOp function,
+                     function_ref<bool(Dialect *)> accept) {
   if (function.isExternal())
     return false;
-  Dialect *llvmDialect =
-      function->getContext()->getLoadedDialect<LLVM::LLVMDialect>();
   WalkResult result = function.getBody().walk([&](Operation *op) {
-    return op->getDialect() == llvmDialect ? WalkResult::advance()
-                                           : WalkResult::interrupt();
+    return accept(op->getDialect()) ? WalkResult::advance()
+                                    : WalkResult::interrupt();
   });
   return !result.wasInterrupted();
+}
+
+/// Whether `function` is entirely LLVM: nothing in the lowering applies to it.
+static bool isEntirelyLLVM(LLVM::LLVMFuncOp function) {
+  return bodyIsIn(function, [](Dialect *d) { return isa<LLVM::LLVMDialect>(d); });
 }
 
 /// Whether `function` is LLVM code plus the glue the CPU lowering writes into
 /// host code (arith, scf, cf and index ops around runtime calls).
 static bool isHostCode(LLVM::LLVMFuncOp function) {
-  if (function.isExternal())
-    return false;
-  WalkResult result = function.getBody().walk([&](Operation *op) {
+  return bodyIsIn(function, [](Dialect *d) {
     return isa<LLVM::LLVMDialect, arith::ArithDialect, scf::SCFDialect,
-               cf::ControlFlowDialect, index::IndexDialect>(op->getDialect())
-               ? WalkResult::advance()
-               : WalkResult::interrupt();
+               cf::ControlFlowDialect, index::IndexDialect>(d);
   });
-  return !result.wasInterrupted();
 }
 
 /// Lowers the glue in host code to the LLVM dialect with a dialect
@@ -99,10 +98,9 @@ struct SetAsideHostCodePass
          llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
       if (!isHostCode(function))
         continue;
-      // Host code that does not lower here stays for the pipeline, as before.
+      // Host code whose glue does not lower here stays for the pipeline. After
+      // a successful conversion only LLVM ops are left (isHostCode).
       if (!isEntirelyLLVM(function) && failed(lowerHostGlue(function)))
-        continue;
-      if (!isEntirelyLLVM(function))
         continue;
       // A declaration keeps the symbol for calls and addressof; only
       // external linkage is valid on a declaration.

@@ -32,6 +32,9 @@ class ReplicationChecker {
 public:
   explicit ReplicationChecker(ModuleOp module) : module(module) {}
 
+  /// The symbol lookups the checker caches, to share with a DataflowGraph.
+  SymbolTableCollection &getSymbols() { return symbols; }
+
   /// Whether the instances of a use of `node` may differ, looking `level`
   /// levels below that use (level 0: `node` is the replicated node itself).
   bool mayDiffer(NodeOpInterface node, unsigned level) {
@@ -75,9 +78,6 @@ private:
   ModuleOp module;
   SymbolTableCollection symbols;
   DenseMap<std::pair<Operation *, unsigned>, bool> memo;
-
-public:
-  SymbolTableCollection &getSymbols() { return symbols; }
 };
 
 /// Whether an input of child `index` of `graph` arrives per instance.

@@ -16,6 +16,17 @@
 
 namespace mlir::hpvm::cpu {
 
+/// Index of the fields of a frame ({ i64 ids[3], i64 extents[3], ptr parent }).
+enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
+/// Index of the hpvm_rt_instance_range_t fields.
+enum RangeField : int32_t {
+  RangeBegin = 0,
+  RangeEnd = 1,
+  RangeExtent = 2,
+  RangeRank = 3,
+  RangeWorker = 4
+};
+
 /// Ports that carry one value per instance (one_to_one edges between
 /// replicated nodes), as bit masks: such an input arrives, and such an output
 /// leaves, as an array indexed by the linear instance id.

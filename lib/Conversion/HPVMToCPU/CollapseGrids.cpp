@@ -10,8 +10,6 @@
 // loop nest over the same grids would.
 #include "CPULowering.h"
 
-#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -19,9 +17,13 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-/// Index of the frame and hpvm_rt_instance_range_t fields (LowerNodes.cpp).
-enum : int32_t { FrameIds = 0 };
-enum : int32_t { RangeBegin = 0, RangeEnd = 1 };
+/// Fields of the collapsed context after the leaf's inputs.
+enum CollapsedField : unsigned {
+  CollapsedParent = 0,  // ptr: the parent frame of the tiles
+  CollapsedTiles = 1,   // i64[3] (three fields): the grid of tiles
+  CollapsedTile = 4,    // i64[3] (three fields): the grid of one tile
+  CollapsedOutputs = 7, // ptr: the leaf's outputs, written by the first instance
+};
 
 LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
                                        PerInstancePorts perInstance) {
@@ -91,16 +93,16 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   for (auto [index, input] : llvm::enumerate(leafInputs))
     storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
   unsigned first = leafInputs.size();
-  storeField(b, loc, contextType, context, first, parentFrame);
+  storeField(b, loc, contextType, context, first + CollapsedParent, parentFrame);
   LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
   Value outputs = leaf.getNumResults() ? allocaInEntry(b, loc, outputType)
                                        : nullPointer(b, loc);
-  storeField(b, loc, contextType, context, first + 7, outputs);
+  storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);
   for (int32_t d = 0; d < 3; ++d) {
-    storeField(b, loc, contextType, context, first + 1 + d, outer[d]);
-    storeField(b, loc, contextType, context, first + 4 + d, inner[d]);
+    storeField(b, loc, contextType, context, first + CollapsedTiles + d, outer[d]);
+    storeField(b, loc, contextType, context, first + CollapsedTile + d, inner[d]);
     Value address = LLVM::GEPOp::create(b, loc, pointerType, extentsType,
                                         extents, ArrayRef<LLVM::GEPArg>{0, d});
     LLVM::StoreOp::create(b, loc, LLVM::MulOp::create(b, loc, outer[d], inner[d]),
@@ -155,19 +157,16 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
     args.push_back(fromStorage(
         b, loc, loadField(b, loc, contextType, contextPtr, index), inputType));
   unsigned first = leaf.getNumArguments();
-  Value parentFrame = loadField(b, loc, contextType, contextPtr, first);
-  Value outer[3], inner[3];
+  Value parentFrame =
+      loadField(b, loc, contextType, contextPtr, first + CollapsedParent);
+  Value tileGrid[3], inner[3];
   for (int32_t d = 0; d < 3; ++d) {
-    outer[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
-                                         first + 1 + d));
+    tileGrid[d] = loadField(b, loc, contextType, contextPtr, first + CollapsedTiles + d);
     inner[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
-                                         first + 4 + d));
+                                         first + CollapsedTile + d));
   }
   // The tile's frame, seen by the leaf as its parent (level 1).
-  Value frame = allocateFrame(b, loc,
-                              {toI64(b, loc, outer[0]), toI64(b, loc, outer[1]),
-                               toI64(b, loc, outer[2])},
-                              parentFrame);
+  Value frame = allocateFrame(b, loc, tileGrid, parentFrame);
 
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value unit = arith::ConstantIndexOp::create(b, loc, 1);
@@ -233,7 +232,8 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
                               arith::AddIOp::create(b, loc, base, ids[0]), zero));
     auto ifFirst = scf::IfOp::create(b, loc, combinedZero, /*withElseRegion=*/false);
     OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
-    Value outputs = loadField(thenBuilder, loc, contextType, contextPtr, first + 7);
+    Value outputs = loadField(thenBuilder, loc, contextType, contextPtr,
+                              first + CollapsedOutputs);
     LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
     for (auto [index, result] : llvm::enumerate(call.getResults()))
       storeField(thenBuilder, loc, outputType, outputs, index,

@@ -15,17 +15,6 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-/// Index of the frame fields.
-enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
-/// Index of the hpvm_rt_instance_range_t fields.
-enum RangeField : int32_t {
-  RangeBegin = 0,
-  RangeEnd = 1,
-  RangeExtent = 2,
-  RangeRank = 3,
-  RangeWorker = 4
-};
-
 /// A grid small enough to be one tile: constant extents, at most this many
 /// instances (hpvm-tile-nodes makes such grids).
 static constexpr int64_t kMaxTileInstances = 4096;
