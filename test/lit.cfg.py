@@ -75,5 +75,7 @@ if has_opencl_device():
     config.available_features.add("opencl")
 if shutil.which("dot"):
     config.available_features.add("graphviz")
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
     config.available_features.add("ptxas")
+config.substitutions.append(("%ptxas", ptxas))

@@ -22,6 +22,16 @@ using namespace mlir::hpvm;
 static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Warnings about the program as written come before anything changes it.
   pm.addPass(createHPVMCheckReplication());
+  // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
+  // host lowering, which calls them.
+  if (!options.devices.empty()) {
+    pm.addPass(createConvertHPVMToGPU());
+    HPVMEmbedKernelsOptions embed;
+    embed.devices.assign(options.devices.begin(), options.devices.end());
+    embed.chip = options.cudaChip;
+    embed.dumpDir = options.dumpKernels;
+    pm.addPass(createHPVMEmbedKernels(embed));
+  }
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
   ConvertHPVMToCPUOptions cpuOptions;

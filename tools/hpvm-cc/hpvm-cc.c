@@ -160,8 +160,14 @@ static void usage(void) {
          "(.o, .a, .so, .ll) are passed to the linker or compiled as they are.\n\n"
          "  -o FILE           output file (default a.out, or NAME.{mlir,ll,o} with --emit)\n"
          "  -O0 -O1 -O2 -O3   optimization level of the generated and C code (default -O2)\n"
-         "  --target=cpu      the target (cpu; gpu and spirv come with their backends)\n"
+         "  --target=KIND     cpu (default); gpu: nodes hinted GPU_TARGET or\n"
+         "                    CPU_OR_GPU_TARGET (gpu/spirv targets in .mlir) also get\n"
+         "                    CUDA kernels (PTX); opencl: OpenCL kernels (SPIR-V).\n"
+         "                    CPU versions are kept: without the device the\n"
+         "                    program runs on the CPU\n"
          "  --emit=KIND       stop after: hpvm (HPVM-C raised to the hpvm dialect),\n"
+         "                    ptx (--target=gpu) or spirv (--target=opencl): the\n"
+         "                    kernels of the one input,\n"
          "                    mlir (llvm dialect), llvm (LLVM IR), obj\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
          "  -L DIR, -l NAME   linker options\n"
@@ -174,7 +180,14 @@ static void usage(void) {
          "70 when a stage crashed or could not run (an internal error).\n");
 }
 
-typedef enum { EMIT_EXECUTABLE, EMIT_HPVM, EMIT_MLIR, EMIT_LLVM, EMIT_OBJECT } emit_t;
+typedef enum {
+  EMIT_EXECUTABLE,
+  EMIT_HPVM,
+  EMIT_MLIR,
+  EMIT_LLVM,
+  EMIT_OBJECT,
+  EMIT_KERNELS
+} emit_t;
 
 /* True when the LLVM IR clang made of a C input calls the HPVM-C API. */
 static bool uses_hpvm_c(const char *ll) {
@@ -196,11 +209,38 @@ static bool is_instrumentation(const char *flag) {
          strncmp(flag, "-fcoverage", 10) == 0 || strncmp(flag, "-fno-sanitize", 13) == 0;
 }
 
+/* Copies file `from` to `to`; false (with a message) on failure. */
+static bool copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb");
+  if (!in)
+    return false;
+  FILE *out = fopen(to, "wb");
+  if (!out) {
+    fclose(in);
+    fprintf(stderr, "hpvm-cc: error: cannot write '%s'\n", to);
+    return false;
+  }
+  char buffer[65536];
+  size_t count;
+  bool ok = true;
+  while ((count = fread(buffer, 1, sizeof buffer, in)) > 0)
+    ok &= fwrite(buffer, 1, count, out) == count;
+  ok &= !ferror(in);
+  fclose(in);
+  ok &= fclose(out) == 0;
+  if (!ok)
+    fprintf(stderr, "hpvm-cc: error: cannot copy '%s' to '%s'\n", from, to);
+  return ok;
+}
+
 static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
 int main(int argc, char **argv) {
   const char *output = NULL, *opt = "-O2";
+  /* The device kernels are built for: NULL (CPU only), "cuda" or "opencl". */
+  const char *device = NULL;
   emit_t emit = EMIT_EXECUTABLE;
+  const char *emit_kind = NULL;
   list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
   list_t preprocessor = {0}, linker = {0}, codegen = {0};
   bool device_defined = false, cxx = false;
@@ -231,8 +271,15 @@ int main(int argc, char **argv) {
         fail("unknown optimization level '%s'; expected -O0, -O1, -O2 or -O3", arg);
       opt = arg;
     } else if (strncmp(arg, "--target=", 9) == 0) {
-      if (strcmp(arg + 9, "cpu") != 0)
-        fail("target '%s' is not supported yet; supported: cpu", arg + 9);
+      const char *kind = arg + 9;
+      if (strcmp(kind, "cpu") == 0)
+        device = NULL;
+      else if (strcmp(kind, "gpu") == 0 || strcmp(kind, "cuda") == 0)
+        device = "cuda";
+      else if (strcmp(kind, "opencl") == 0 || strcmp(kind, "spirv") == 0)
+        device = "opencl";
+      else
+        fail("unknown target '%s'; expected cpu, gpu or opencl", kind);
     } else if (strncmp(arg, "--emit=", 7) == 0) {
       const char *kind = arg + 7;
       if (strcmp(kind, "hpvm") == 0)
@@ -243,8 +290,10 @@ int main(int argc, char **argv) {
         emit = EMIT_LLVM;
       else if (strcmp(kind, "obj") == 0)
         emit = EMIT_OBJECT;
+      else if (strcmp(kind, "ptx") == 0 || strcmp(kind, "spirv") == 0)
+        emit = EMIT_KERNELS, emit_kind = kind;
       else
-        fail("unknown --emit kind '%s'; expected hpvm, mlir, llvm or obj", kind);
+        fail("unknown --emit kind '%s'; expected hpvm, mlir, llvm, obj, ptx or spirv", kind);
     } else if (arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D')) {
       if (arg[1] == 'D' && strncmp(value, "DEVICE", 6) == 0 &&
           (value[6] == '\0' || value[6] == '='))
@@ -286,6 +335,13 @@ int main(int argc, char **argv) {
   if (emit != EMIT_EXECUTABLE && output && sources != 1)
     fail("-o with --emit needs exactly one source input, found %s",
          sources == 0 ? "none" : "several");
+  if (emit == EMIT_KERNELS) {
+    const char *wanted = strcmp(emit_kind, "ptx") == 0 ? "cuda" : "opencl";
+    if (!device || strcmp(device, wanted) != 0)
+      fail("--emit=%s needs --target=gpu (ptx) or --target=opencl (spirv) to match", emit_kind);
+    if (sources != 1 || ll_inputs.count)
+      fail("--emit=%s needs exactly one .mlir or HPVM-C input", emit_kind);
+  }
   if (emit == EMIT_HPVM && (mlir_inputs.count || ll_inputs.count))
     fail("--emit=hpvm applies to HPVM-C inputs; drop '%s'",
          mlir_inputs.count ? mlir_inputs.items[0] : ll_inputs.items[0]);
@@ -398,8 +454,8 @@ int main(int argc, char **argv) {
     }
   }
   c_inputs = host_inputs;
-  if (ok && (emit == EMIT_MLIR || emit == EMIT_LLVM) && c_inputs.count)
-    fail("--emit=mlir and --emit=llvm apply to .mlir and HPVM-C inputs; drop '%s'",
+  if (ok && (emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS) && c_inputs.count)
+    fail("--emit=mlir, llvm, ptx and spirv apply to .mlir and HPVM-C inputs; drop '%s'",
          c_inputs.items[0]);
   if (!ok || emit == EMIT_HPVM)
     goto done;
@@ -409,10 +465,41 @@ int main(int argc, char **argv) {
     const char *input = mlir_inputs.items[i];
     char *name = stem(input);
     list_t command = {0};
+    if (emit == EMIT_KERNELS) {
+      /* The pipeline writes every image into the temporary directory. */
+      bool ptx = strcmp(emit_kind, "ptx") == 0;
+      char *target = output ? copy(output) : format2(name, ptx ? ".ptx" : ".spv");
+      char *option = format2("--hpvm-lower-to-llvm-pipeline=devices=", device);
+      char *with_dump = format2(option, format2(" dump-kernels=", temp));
+      push(&command, hpvm_opt);
+      push(&command, with_dump);
+      push(&command, "--mlir-print-op-on-diagnostic=false");
+      push(&command, input);
+      push(&command, "-o");
+      push(&command, "/dev/null");
+      ok = run_stage("compile the kernels", &command);
+      char *image = format2(temp, ptx ? "/hpvm_kernels.ptx" : "/hpvm_kernels.spv");
+      if (ok && access(image, R_OK) != 0) {
+        fprintf(stderr,
+                "hpvm-cc: error: no node of '%s' became a kernel: hint nodes with "
+                "GPU_TARGET (HPVM-C) or #hpvm.target<gpu> (.mlir)\n",
+                input);
+        ok = false;
+      }
+      if (ok)
+        ok = copy_file(image, target);
+      remove(image);
+      free(image);
+      free(option);
+      free(target);
+      free(name);
+      continue;
+    }
     if (emit == EMIT_MLIR) {
       char *target = output ? copy(output) : format2(name, ".mlir");
       push(&command, hpvm_opt);
-      push(&command, "--hpvm-lower-to-llvm-pipeline");
+      push(&command, device ? format2("--hpvm-lower-to-llvm-pipeline=devices=", device)
+                            : "--hpvm-lower-to-llvm-pipeline");
       push(&command, input);
       push(&command, "-o");
       push(&command, target);
@@ -425,6 +512,8 @@ int main(int argc, char **argv) {
                                  : format2(temp, format2("/", format2(name, ".ll")));
     push(&command, hpvm_translate);
     push(&command, "--hpvm-to-llvmir");
+    if (device)
+      push(&command, format2("--hpvm-devices=", device));
     push(&command, "--mlir-print-op-on-diagnostic=false");
     push(&command, input);
     push(&command, "-o");
@@ -436,7 +525,7 @@ int main(int argc, char **argv) {
     }
     free(name);
   }
-  if (!ok || emit == EMIT_MLIR || emit == EMIT_LLVM)
+  if (!ok || emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS)
     goto done;
 
   /* LLVM IR and C: compile to objects. */

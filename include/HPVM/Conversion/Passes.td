@@ -177,4 +177,82 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
   ];
 }
 
+def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
+  let summary = "Extract the GPU-targeted nodes of HPVM graphs as gpu.func kernels";
+  let description = [{
+    The kernel extraction shared by the CUDA and OpenCL backends. Every node
+    definition with a `#hpvm.target<gpu>` or `#hpvm.target<spirv>` hint that
+    has one of the two kernel shapes becomes a `gpu.func` kernel in the
+    `gpu.module @hpvm_kernels`, and the node gets `hpvm.kernel =
+    @hpvm_kernels::@<node>`:
+
+    * a leaf (any grid of 1 to 3 dimensions): one GPU thread per instance; the
+      kernel takes the leaf's inputs and the grid's three extents (i64),
+      computes `block_id * block_dim + thread_id` per dimension and returns at
+      once in the threads past the grid (partial work-groups);
+      `hpvm.instance_id` / `hpvm.num_instances` become those ids and extents;
+    * an internal node whose only child is a replicated leaf bound to its
+      inputs (the 3-level shape: a grid of tiles, each a grid of instances):
+      one work-group per instance of the internal node, one thread per
+      instance of the leaf; level 0 of the grid queries becomes the thread id
+      and block size, level 1 the block id and grid size, and `hpvm.barrier`
+      becomes `gpu.barrier`.
+
+    Both kinds of leaf body are kept as they are: structured code
+    (memref/scf/arith/math) and imported HPVM-C code (the llvm dialect with
+    pointers and branches); functions the leaf calls are copied into the
+    kernel module. Nodes stay in the module (their CPU version is still
+    built): the host code calls the kernel when a device is there and the CPU
+    version otherwise. A GPU-hinted node that cannot become a kernel gets a
+    warning naming the reason (outputs, `hpvm.alloc`, a barrier outside a
+    tile, an ancestor's grid query, a call of an external function, a global,
+    an `i1` or aggregate input) and runs on the CPU.
+
+    Example: `hpvm-opt --convert-hpvm-to-gpu prog.mlir`; `hpvm-embed-kernels`
+    then compiles the kernels for the devices.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
+def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
+  let summary = "Compile the kernels of convert-hpvm-to-gpu for the devices and embed them";
+  let description = [{
+    Compiles the `gpu.module`s made by `convert-hpvm-to-gpu` for each device
+    in `devices` and embeds the binaries in the host module as constant
+    globals, then replaces each node's `hpvm.kernel` with a kernel site
+    global (`hpvm_rt_kernel_site_t`: node name, kernel name, one image per
+    device kind, runtime state) and erases the `gpu.module`s:
+
+    * `cuda`: NVVM (upstream `convert-gpu-to-nvvm`, `nvvm-attach-target`,
+      `gpu-module-to-binary`), PTX for `chip` (sm_80 by default) with
+      `features` (+ptx80). The CUDA driver JIT-compiles PTX for the GPU it
+      runs on.
+    * `opencl`: OpenCL-flavoured SPIR-V 1.0 (Kernel capability, Physical64
+      addressing) through `convert-gpu-to-llvm-spv` and LLVM's SPIR-V backend,
+      in process. Pointers of imported leaves become global (CrossWorkgroup)
+      pointers, private ones stay private.
+
+    `dump-dir`, when set, receives each image (`<module>.ptx`,
+    `<module>.spv`).
+  }];
+  let options = [
+    ListOption<"devices", "devices", "std::string",
+               "Devices to compile the kernels for (cuda, opencl)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "CUDA: the GPU architecture of the PTX">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "CUDA: the PTX version">,
+    Option<"dumpDir", "dump-dir", "std::string", /*default=*/"\"\"",
+           "A directory to write every device image to">,
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
 #endif // HPVM_CONVERSION_PASSES_TD

@@ -24,6 +24,19 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
                      "parallel-for (convert-hpvm-to-cpu)"),
       llvm::cl::init(true)};
+  PassOptions::ListOption<std::string> devices{
+      *this, "devices",
+      llvm::cl::desc("Devices the GPU-hinted nodes get kernel versions for "
+                     "(cuda, opencl): convert-hpvm-to-gpu and "
+                     "hpvm-embed-kernels run first; CPU versions are kept")};
+  PassOptions::Option<std::string> cudaChip{
+      *this, "cuda-chip",
+      llvm::cl::desc("The GPU architecture of the PTX (hpvm-embed-kernels)"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> dumpKernels{
+      *this, "dump-kernels",
+      llvm::cl::desc("A directory receiving every device image"),
+      llvm::cl::init("")};
 };
 
 /// hpvm-lower-to-cpu-pipeline: the graphs and host ops to runtime calls

@@ -105,10 +105,37 @@ public:
                              ValueRange dims, ValueRange inputs,
                              Value parentFrame, PerInstancePorts perInstance = {});
 
+  /// Whether `node` run over `dims` has a kernel version (an `hpvm.kernel`
+  /// site from hpvm-embed-kernels).
+  bool hasKernelSite(NodeOpInterface node, ValueRange dims);
+  /// Calls hpvm_rt_kernel_run for the kernel site of `node`; returns an i1
+  /// that is true when a device ran it (LowerKernelSites.cpp).
+  Value runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+                  ValueRange dims, ValueRange inputs);
+  /// Makes the host copies of the buffers among `inputs` valid before a CPU
+  /// run of `node` (a kernel may have left them on a device).
+  void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,
+                         ValueRange inputs);
+  /// The bytes a memref view reaches from its aligned pointer (i64).
+  Value viewBytes(OpBuilder &b, Location loc, MemRefType type, Value descriptor);
+  /// The size paired with pointer input `index` by HPVM-C (the next input,
+  /// when it is an i64), else 0.
+  Value pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
+                    ValueRange inputs, unsigned index);
+  /// Calls hpvm_rt_trace_node for a CPU run of `node`.
+  void traceNode(OpBuilder &b, Location loc, NodeOpInterface node);
+  /// The address of a global holding the node's name (NUL-terminated).
+  Value nodeNameString(OpBuilder &b, Location loc, NodeOpInterface node);
+
   ModuleOp getModule() { return module; }
   LLVM::LLVMPointerType getPointerType() { return pointerType; }
 
 private:
+  /// runNode without the kernel version.
+  SmallVector<Value> runNodeOnCPU(OpBuilder &b, Location loc,
+                                  NodeOpInterface node, ValueRange dims,
+                                  ValueRange inputs, Value parentFrame,
+                                  PerInstancePorts perInstance);
   /// The parallel-for body running instances of `node` in a grid of `rank`;
   /// with `phase`, the body runs that phase of a leaf split at barriers.
   LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank,
@@ -232,6 +259,12 @@ public:
   void setCollapseGrids(bool enable) { collapseGrids = enable; }
 
 private:
+  /// Whether some node has a kernel version: CPU runs then bring their
+  /// buffers back to the host first.
+  bool anyKernelSites = false;
+  bool kernelSitesScanned = false;
+  /// The name globals of nodeNameString.
+  DenseMap<Operation *, LLVM::GlobalOp> nodeNames;
   /// For each leaf, the output ports that return memory of an hpvm.alloc.
   DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
 };

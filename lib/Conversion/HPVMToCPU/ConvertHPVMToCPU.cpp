@@ -121,6 +121,15 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
                          "node (it is freed when the internal node ends)");
         });
     } else if (auto node = dyn_cast<NodeOpInterface>(op)) {
+      auto kernel = op->getAttrOfType<SymbolRefAttr>(
+          HPVMDialect::getKernelAttrName());
+      if (kernel && (!kernel.getNestedReferences().empty() ||
+                     !symbols.lookupNearestSymbolFrom<LLVM::GlobalOp>(op, kernel))) {
+        op->emitOpError() << "names the kernel " << kernel
+                          << ", which is not a kernel site global: run "
+                             "'hpvm-embed-kernels' after 'convert-hpvm-to-gpu'";
+        ok = false;
+      }
       auto check = [&](TypeRange types, StringRef kind) {
         for (auto [index, type] : llvm::enumerate(types))
           if (!lowering.getStorageType(type))

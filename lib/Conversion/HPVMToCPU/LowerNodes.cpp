@@ -332,8 +332,36 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
+  if (hasKernelSite(node, dims)) {
+    // The kernel version first; the CPU version when no device ran it.
+    Value ran = runKernel(b, loc, node, dims, inputs);
+    Value notRan = LLVM::XOrOp::create(
+        b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
+    auto fallback = scf::IfOp::create(b, loc, notRan, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(fallback.thenBlock()->getTerminator());
+    return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
+  }
+  return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
+}
+
+SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
+                                             NodeOpInterface node,
+                                             ValueRange dims, ValueRange inputs,
+                                             Value parentFrame,
+                                             PerInstancePorts perInstance) {
   func::FuncOp function = nodeFunctions.lookup(node.getOperation());
   TypeRange outputTypes = node.getOutputTypes();
+  if (!kernelSitesScanned) {
+    kernelSitesScanned = true;
+    for (Operation &op : module.getOps())
+      anyKernelSites |= op.hasAttr(HPVMDialect::getKernelAttrName());
+  }
+  if (isa<LeafOp>(node.getOperation())) {
+    traceNode(b, loc, node);
+    if (anyKernelSites)
+      requestHostCopies(b, loc, node, inputs);
+  }
   if (dims.empty()) {
     // A single instance: call the node directly, no runtime round trip.
     SmallVector<Value> args(inputs);
@@ -347,9 +375,13 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     return func::CallOp::create(b, loc, function, args).getResults();
   }
 
-  if (LeafOp leaf = getCollapsibleLeaf(node, perInstance))
+  if (LeafOp leaf = getCollapsibleLeaf(node, perInstance)) {
+    traceNode(b, loc, leaf);
+    if (anyKernelSites)
+      requestHostCopies(b, loc, node, inputs);
     return runCollapsed(b, loc, cast<InternalOp>(node.getOperation()), leaf,
                         dims, inputs, parentFrame);
+  }
 
   unsigned rank = dims.size();
   LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);

@@ -24,6 +24,10 @@ inline constexpr int32_t kPipelineHost = static_cast<int32_t>(HPVM_RT_PIPELINE_H
 /// hpvm_rt_access_t after a request: the host may read and write.
 inline constexpr int32_t kAccessInOut = HPVM_RT_ACCESS_INOUT;
 
+/// hpvm_rt_kernel_param_kind_t of the kernel parameters of node versions.
+inline constexpr int32_t kParamValue = HPVM_RT_PARAM_VALUE;
+inline constexpr int32_t kParamBuffer = HPVM_RT_PARAM_BUFFER;
+
 // #hpvm.access values are hpvm_rt_access_t values (and the C API's
 // MlirHPVMAccess): an access mode crosses every layer as the same number.
 static_assert(static_cast<int>(Access::in) == HPVM_RT_ACCESS_IN);

@@ -12,8 +12,21 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
+
+// Options of the pipeline that hpvm-to-llvmir runs (hpvm-cc passes them).
+static llvm::cl::list<std::string> clDevices(
+    "hpvm-devices", llvm::cl::CommaSeparated,
+    llvm::cl::desc("hpvm-to-llvmir: devices the GPU-hinted nodes get kernel "
+                   "versions for (cuda, opencl)"));
+static llvm::cl::opt<std::string>
+    clCudaChip("hpvm-cuda-chip", llvm::cl::init("sm_80"),
+               llvm::cl::desc("hpvm-to-llvmir: the architecture of the PTX"));
+static llvm::cl::opt<std::string> clDumpKernels(
+    "hpvm-dump-kernels", llvm::cl::init(""),
+    llvm::cl::desc("hpvm-to-llvmir: a directory receiving the device images"));
 
 void mlir::hpvm::registerToLLVMIRTranslation() {
   TranslateFromMLIRRegistration registration(
@@ -24,7 +37,12 @@ void mlir::hpvm::registerToLLVMIRTranslation() {
         // lowered would bury them.
         op->getContext()->printOpOnDiagnostic(false);
         PassManager pm(op->getContext());
-        buildHPVMLowerToLLVMPipeline(pm, CPUPipelineOptions());
+        CPUPipelineOptions options;
+        for (const std::string &device : clDevices)
+          options.devices.push_back(device);
+        options.cudaChip = clCudaChip;
+        options.dumpKernels = clDumpKernels;
+        buildHPVMLowerToLLVMPipeline(pm, options);
         if (failed(pm.run(op)))
           return failure();
         llvm::LLVMContext llvmContext;

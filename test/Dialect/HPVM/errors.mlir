@@ -534,7 +534,21 @@ func.func @f() attributes {hpvm.dispatch} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets' or 'hpvm.dispatch'}}
+// expected-error @+1 {{'hpvm.kernel' is only valid on node definitions (hpvm.leaf, hpvm.internal), found on 'func.func'}}
+func.func @f() attributes {hpvm.kernel = @k} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.kernel' expects a symbol reference (the node's kernel), found "k"}}
+hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch' or 'hpvm.kernel'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -93,12 +93,25 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
              << count;
     return success();
   }
+  if (name == getKernelAttrName()) {
+    if (!isa<NodeOpInterface>(op))
+      return op->emitError()
+             << "'hpvm.kernel' is only valid on node definitions "
+                "(hpvm.leaf, hpvm.internal), found on '"
+             << op->getName() << "'";
+    if (!isa<SymbolRefAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.kernel' expects a symbol reference "
+                                "(the node's kernel), found "
+                             << attribute.getValue();
+    return success();
+  }
   if (name == getAccessAttrName())
     return op->emitError() << "'hpvm.access' is an argument attribute of node "
                               "definitions, found on the op '"
                            << op->getName() << "' itself";
   return op->emitError() << "unknown hpvm attribute '" << name
-                         << "'; expected 'hpvm.targets' or 'hpvm.dispatch'";
+                         << "'; expected 'hpvm.targets', 'hpvm.dispatch' or "
+                            "'hpvm.kernel'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

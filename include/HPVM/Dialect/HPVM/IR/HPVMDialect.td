@@ -50,6 +50,12 @@ def HPVM_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDispatchAttrName() {
       return ::llvm::StringLiteral("hpvm.dispatch");
     }
+    /// Name of the discardable attribute naming a node's kernel version:
+    /// `@module::@kernel` (a gpu.func) after convert-hpvm-to-gpu, then the
+    /// kernel site global (`@site`) after hpvm-embed-kernels.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("hpvm.kernel");
+    }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {
       return ::llvm::StringLiteral("hpvm.access");

@@ -1,0 +1,258 @@
+//===- LowerKernelSites.cpp - Host side of nodes with a kernel version ----===//
+// A node that hpvm-embed-kernels gave a kernel site runs through
+// hpvm_rt_kernel_run first; its CPU version runs when no device did.
+#include "CPULowering.h"
+#include "RuntimeABI.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::cpu;
+
+/// The access mode of input `index` of `node` (inout when not given).
+static int32_t getAccess(NodeOpInterface node, unsigned index) {
+  auto function = cast<FunctionOpInterface>(node.getOperation());
+  if (auto access = function.getArgAttrOfType<AccessAttr>(
+          index, HPVMDialect::getAccessAttrName()))
+    return static_cast<int32_t>(access.getValue());
+  return kAccessInOut;
+}
+
+Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
+                                  NodeOpInterface node) {
+  LLVM::GlobalOp &global = nodeNames[node.getOperation()];
+  if (!global) {
+    StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
+    std::string text = name.str();
+    text.push_back('\0');
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal,
+                                    uniqueName(("__hpvm_node_" + name).str()),
+                                    b.getStringAttr(text));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
+  callRuntime(b, loc, "hpvm_rt_trace_node", Type(),
+              {nodeNameString(b, loc, node), nullPointer(b, loc)});
+}
+
+bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims) {
+  auto site = node->getAttrOfType<FlatSymbolRefAttr>(
+      HPVMDialect::getKernelAttrName());
+  // A leaf kernel runs a grid; a tile kernel may run a single tile.
+  return site && (!dims.empty() || isa<InternalOp>(node.getOperation()));
+}
+
+/// The grid of the only child of the tile kernel `internal`, computed from
+/// `inputs` in host code.
+static SmallVector<Value> getTileExtents(OpBuilder &b, InternalOp internal,
+                                         ValueRange inputs) {
+  Block &body = internal.getBodyBlock();
+  CreateNodeOp create = *body.getOps<CreateNodeOp>().begin();
+  IRMapping mapping;
+  for (auto [argument, input] : llvm::zip(body.getArguments(), inputs))
+    mapping.map(argument, input);
+  // The extent arithmetic is side-effect free and depends only on inputs.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist(create.getDims());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || !slice.insert(op))
+      continue;
+    worklist.append(op->operand_begin(), op->operand_end());
+  }
+  for (Operation &op : body)
+    if (slice.contains(&op))
+      b.clone(op, mapping);
+  SmallVector<Value> extents;
+  for (Value dim : create.getDims())
+    extents.push_back(mapping.lookup(dim));
+  return extents;
+}
+
+Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
+                             Value descriptor) {
+  // offset + 1 + sum((size - 1) * stride) elements from the aligned pointer.
+  Value one = i64Constant(b, loc, 1);
+  Value extent = LLVM::AddOp::create(
+      b, loc, LLVM::ExtractValueOp::create(b, loc, descriptor, 2), one);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value size = LLVM::ExtractValueOp::create(b, loc, descriptor,
+                                              ArrayRef<int64_t>{3, d});
+    Value stride = LLVM::ExtractValueOp::create(b, loc, descriptor,
+                                                ArrayRef<int64_t>{4, d});
+    Value last = LLVM::SubOp::create(b, loc, size, one);
+    extent = LLVM::AddOp::create(b, loc, extent,
+                                 LLVM::MulOp::create(b, loc, last, stride));
+  }
+  return LLVM::MulOp::create(
+      b, loc, extent, sizeOf(b, loc, getStorageType(type.getElementType())));
+}
+
+Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
+                               ValueRange inputs, unsigned index) {
+  // HPVM-C passes each buffer with its size in bytes right after it.
+  TypeRange types = node.getInputTypes();
+  if (index + 1 < inputs.size() && types[index + 1].isInteger(64))
+    return inputs[index + 1];
+  return i64Constant(b, loc, 0);
+}
+
+void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
+                                    NodeOpInterface node, ValueRange inputs) {
+  TypeRange types = node.getInputTypes();
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    Value pointer, bytes;
+    if (auto memref = dyn_cast<MemRefType>(types[index])) {
+      Value descriptor = toStorage(b, loc, input);
+      pointer = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+      bytes = viewBytes(b, loc, memref, descriptor);
+    } else if (isa<LLVM::LLVMPointerType>(types[index])) {
+      pointer = input;
+      bytes = pairedBytes(b, loc, node, inputs, index);
+    } else {
+      continue;
+    }
+    // Memory the tracker does not know is only ever on the host.
+    Value status =
+        callRuntime(b, loc, "hpvm_rt_request_host", pointerType,
+                    {pointer, bytes, i32Constant(b, loc, getAccess(node, index))});
+    Value code = callRuntime(b, loc, "hpvm_status_code", b.getI32Type(), {status});
+    Value untracked = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::eq, code,
+        i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
+    auto choice = scf::IfOp::create(b, loc, untracked, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    callRuntime(b, loc, "hpvm_status_free", Type(), {status});
+    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    checkStatus(b, loc, status,
+                ("bringing the inputs of @" +
+                 cast<SymbolOpInterface>(node.getOperation()).getName() +
+                 " back to the host")
+                    .str());
+  }
+}
+
+Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+                             ValueRange dims, ValueRange inputs) {
+  auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
+      HPVMDialect::getKernelAttrName());
+  auto i32 = b.getI32Type();
+  auto i64 = b.getI64Type();
+  // { i32 kind, i32 access, i64 size, ptr value, ptr host }
+  auto paramType = LLVM::LLVMStructType::getLiteral(
+      context, {i32, i32, i64, pointerType, pointerType});
+
+  // Grid and work-group of instances.
+  Value one = i64Constant(b, loc, 1);
+  SmallVector<Value> grid(3, one), block(3, i64Constant(b, loc, 0));
+  bool tiled = isa<InternalOp>(node.getOperation());
+  SmallVector<Value> leafDims;
+  if (tiled) {
+    leafDims = getTileExtents(b, cast<InternalOp>(node.getOperation()), inputs);
+    for (unsigned d = 0; d < 3; ++d) {
+      Value tiles = d < dims.size() ? toI64(b, loc, dims[d]) : one;
+      Value tile = d < leafDims.size() ? toI64(b, loc, leafDims[d]) : one;
+      block[d] = tile;
+      grid[d] = LLVM::MulOp::create(b, loc, tiles, tile);
+    }
+  } else {
+    for (unsigned d = 0; d < dims.size(); ++d)
+      grid[d] = toI64(b, loc, dims[d]);
+  }
+
+  struct Param {
+    int32_t kind;
+    int32_t access;
+    Value size;  // i64
+    Value value; // VALUE: the value itself; BUFFER: the host pointer
+  };
+  SmallVector<Param> params;
+  auto addValue = [&](Value value) {
+    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
+  };
+  TypeRange inputTypes = node.getInputTypes();
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    Type type = inputTypes[index];
+    int32_t access = getAccess(node, index);
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      // The descriptor's fields, as the kernel's lowering expands them; the
+      // buffer is the aligned pointer's data, as far as the view reaches.
+      Value descriptor = toStorage(b, loc, input);
+      Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+      Value bytes = viewBytes(b, loc, memref, descriptor);
+      params.push_back({kParamBuffer, access, bytes, aligned});
+      params.push_back({kParamBuffer, access, bytes, aligned});
+      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
+      for (int64_t field : {3, 4})
+        for (int64_t d = 0; d < memref.getRank(); ++d)
+          addValue(LLVM::ExtractValueOp::create(
+              b, loc, descriptor, ArrayRef<int64_t>{field, d}));
+    } else if (isa<LLVM::LLVMPointerType>(type)) {
+      // HPVM-C passes each buffer with its size in bytes next to it.
+      params.push_back(
+          {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
+    } else {
+      addValue(toStorage(b, loc, input));
+    }
+  }
+  if (!tiled)
+    for (Value extent : grid)
+      addValue(extent);
+
+  // The parameter array, the grid, the work-group and the answer.
+  auto arrayType = LLVM::LLVMArrayType::get(paramType, params.size());
+  Value array = allocaInEntry(b, loc, arrayType);
+  for (auto [index, param] : llvm::enumerate(params)) {
+    auto field = [&](int32_t member) {
+      return LLVM::GEPOp::create(
+          b, loc, pointerType, arrayType, array,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index), member});
+    };
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind), field(0));
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access), field(1));
+    LLVM::StoreOp::create(b, loc, param.size, field(2));
+    if (param.kind == kParamValue) {
+      Value slot = allocaInEntry(b, loc, param.value.getType());
+      LLVM::StoreOp::create(b, loc, param.value, slot);
+      LLVM::StoreOp::create(b, loc, slot, field(3));
+      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(4));
+    } else {
+      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(3));
+      LLVM::StoreOp::create(b, loc, param.value, field(4));
+    }
+  }
+  auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
+  auto storeExtents = [&](ArrayRef<Value> values) {
+    Value slot = allocaInEntry(b, loc, extentsType);
+    for (int32_t d = 0; d < 3; ++d)
+      LLVM::StoreOp::create(
+          b, loc, values[d],
+          LLVM::GEPOp::create(b, loc, pointerType, extentsType, slot,
+                              ArrayRef<LLVM::GEPArg>{0, d}));
+    return slot;
+  };
+  Value gridSlot = storeExtents(grid);
+  Value blockSlot = storeExtents(block);
+  Value ranSlot = allocaInEntry(b, loc, i32);
+  Value site = LLVM::AddressOfOp::create(b, loc, pointerType, siteName.getValue());
+  Value status = callRuntime(
+      b, loc, "hpvm_rt_kernel_run", pointerType,
+      {site, gridSlot, blockSlot, array,
+       i32Constant(b, loc, static_cast<int32_t>(params.size())), ranSlot});
+  checkStatus(b, loc, status,
+              ("running the kernel of @" +
+               cast<SymbolOpInterface>(node.getOperation()).getName())
+                  .str());
+  Value ran = LLVM::LoadOp::create(b, loc, i32, ranSlot);
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, ran,
+                              i32Constant(b, loc, 0));
+}

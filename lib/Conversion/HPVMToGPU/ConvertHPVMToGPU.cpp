@@ -1,0 +1,380 @@
+//===- ConvertHPVMToGPU.cpp - The convert-hpvm-to-gpu pass ----------------===//
+// The kernel extraction shared by the CUDA and OpenCL backends: GPU-hinted
+// nodes of the two kernel shapes become gpu.func kernels in
+// gpu.module @hpvm_kernels, and the nodes name them in `hpvm.kernel`.
+#include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_CONVERTHPVMTOGPU
+#include "HPVM/Conversion/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+
+/// The name of the module that receives every kernel.
+constexpr StringLiteral kKernelModuleName = "hpvm_kernels";
+
+bool hasGPUTarget(NodeOpInterface node) {
+  return llvm::any_of(node.getTargets(), [](Target target) {
+    return target == Target::gpu || target == Target::spirv;
+  });
+}
+
+/// Why an input of `type` cannot be a kernel parameter, or "".
+std::string checkParameterType(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    if (memref.getMemorySpace())
+      return "a memref input in a memory space";
+    if (!memref.getLayout().isIdentity() &&
+        !isa<StridedLayoutAttr>(memref.getLayout()))
+      return "a memref input with an affine-map layout";
+    return checkParameterType(memref.getElementType());
+  }
+  if (isa<LLVM::LLVMPointerType, IndexType, FloatType>(type))
+    return "";
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    // OpenCL kernels take no bool parameters.
+    if (integer.getWidth() == 1)
+      return "an i1 input (OpenCL kernels take no booleans)";
+    if (integer.getWidth() % 8 || integer.getWidth() > 64)
+      return "an integer input of an odd width";
+    return "";
+  }
+  return "an input of type that kernels do not take";
+}
+
+/// Checks the body of a kernel (the leaf, and everything it calls); collects
+/// the functions it calls. Returns the reason it cannot run as a kernel.
+class BodyChecker {
+public:
+  BodyChecker(ModuleOp module, SymbolTableCollection &symbols)
+      : module(module), symbols(symbols) {}
+
+  std::string checkLeaf(LeafOp leaf, bool tiled) {
+    if (!leaf.getOutputTypes().empty())
+      return "it has outputs";
+    std::string reason;
+    leaf.walk([&](Operation *op) {
+      if (!reason.empty())
+        return WalkResult::interrupt();
+      if (isa<AllocOp>(op))
+        reason = "it uses 'hpvm.alloc'";
+      else if (isa<BarrierOp>(op) && !tiled)
+        reason = "it has a barrier across the whole grid (only the leaf of "
+                 "a tile may have barriers)";
+      else if (auto id = dyn_cast<InstanceIdOp>(op);
+               id && id.getLevel() > (tiled ? 1u : 0u))
+        reason = "it queries the grid of an ancestor beyond the kernel";
+      else if (auto count = dyn_cast<NumInstancesOp>(op);
+               count && count.getLevel() > (tiled ? 1u : 0u))
+        reason = "it queries the grid of an ancestor beyond the kernel";
+      else
+        reason = checkOp(op);
+      return reason.empty() ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    return reason;
+  }
+
+  /// The functions the kernels call, in the order they were found.
+  ArrayRef<Operation *> getCallees() { return callees.getArrayRef(); }
+
+private:
+  std::string checkOp(Operation *op) {
+    if (isa<ApproximableOpInterface, TensorYieldOp>(op))
+      return "it has tensor ops";
+    if (isa<LLVM::AddressOfOp>(op))
+      return "it uses a global ('" +
+             cast<LLVM::AddressOfOp>(op).getGlobalName().str() + "')";
+    if (isa<LLVM::InlineAsmOp>(op))
+      return "it has inline assembly";
+    if (auto call = dyn_cast<CallOpInterface>(op)) {
+      auto callee =
+          llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+      if (!callee)
+        return "it calls a function through a pointer";
+      Operation *function = symbols.lookupNearestSymbolFrom(module, callee);
+      auto interface = dyn_cast_if_present<FunctionOpInterface>(function);
+      if (!interface || interface.isExternal())
+        return "it calls the external function '" +
+               callee.getRootReference().str() + "'";
+      if (isa<NodeOpInterface>(function))
+        return "it calls a node";
+      return checkCallee(function);
+    }
+    return "";
+  }
+
+  std::string checkCallee(Operation *function) {
+    if (callees.contains(function) || active.contains(function))
+      return active.contains(function) ? "it calls a function recursively"
+                                       : "";
+    active.insert(function);
+    std::string reason;
+    function->walk([&](Operation *op) {
+      if (op == function)
+        return WalkResult::advance();
+      reason = checkOp(op);
+      return reason.empty() ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    active.remove(function);
+    if (reason.empty())
+      callees.insert(function);
+    return reason;
+  }
+
+  ModuleOp module;
+  SymbolTableCollection &symbols;
+  llvm::SetVector<Operation *> callees;
+  llvm::SetVector<Operation *> active;
+};
+
+/// One node that becomes a kernel.
+struct KernelSite {
+  NodeOpInterface node; // what the host runs: the leaf, or the tile's parent
+  LeafOp leaf;          // the kernel's body
+  bool tiled;           // the 3-level shape
+  /// Tiled: for each leaf input, the input of `node` bound to it.
+  SmallVector<unsigned> boundInputs;
+};
+
+/// The tile shape: `internal` has one child, a replicated leaf whose inputs
+/// are all bound to inputs of `internal`, and no outputs. Returns the leaf
+/// and fills `bound`, or a reason in `reason`.
+LeafOp matchTile(InternalOp internal, SymbolTableCollection &symbols,
+                 SmallVectorImpl<unsigned> &bound, std::string &reason) {
+  Block &body = internal.getBodyBlock();
+  auto creates = llvm::to_vector(body.getOps<CreateNodeOp>());
+  if (creates.size() != 1) {
+    reason = "it has several children (kernels of internal nodes have one "
+             "replicated leaf child)";
+    return {};
+  }
+  CreateNodeOp create = creates.front();
+  auto leaf =
+      symbols.lookupNearestSymbolFrom<LeafOp>(create, create.getNodeAttr());
+  if (!leaf || create.getRank() == 0) {
+    reason = "its child is not a replicated leaf";
+    return {};
+  }
+  if (internal.getNumResults() != 0 || !body.getOps<EdgeOp>().empty()) {
+    reason = "it has outputs or edges";
+    return {};
+  }
+  bound.assign(leaf.getInputTypes().size(), ~0u);
+  for (BindInOp bind : body.getOps<BindInOp>()) {
+    auto argument = dyn_cast<BlockArgument>(bind.getInput());
+    if (!argument || bind.getStreaming()) {
+      reason = "a child input is not bound to one of its inputs";
+      return {};
+    }
+    bound[bind.getDestPort()] = argument.getArgNumber();
+  }
+  return leaf;
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(ModuleOp module, gpu::GPUModuleOp kernels)
+      : module(module), kernels(kernels) {}
+
+  /// Creates the kernel of `site`; returns its symbol reference.
+  SymbolRefAttr build(KernelSite site);
+  /// Copies the called functions into the kernel module.
+  void copyCallees(ArrayRef<Operation *> callees);
+
+private:
+  ModuleOp module;
+  gpu::GPUModuleOp kernels;
+};
+
+SymbolRefAttr KernelBuilder::build(KernelSite site) {
+  LeafOp leaf = site.leaf;
+  Location loc = site.node->getLoc();
+  MLIRContext *context = module.getContext();
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(kernels.getBody());
+  SmallVector<Type> parameters(site.node.getInputTypes());
+  auto i64 = b.getI64Type();
+  if (!site.tiled)
+    parameters.append(3, i64);
+  auto type = FunctionType::get(context, parameters, {});
+  auto kernel = gpu::GPUFuncOp::create(b, loc, SymbolTable::getSymbolName(site.node).getValue(), type);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  SymbolTable(kernels).insert(kernel);
+
+  Block *entry = &kernel.getBody().front();
+  b.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  Block &leafEntry = leaf.getBody().front();
+  for (auto [index, argument] : llvm::enumerate(leafEntry.getArguments()))
+    mapping.map(argument,
+                entry->getArgument(site.tiled ? site.boundInputs[index] : index));
+
+  // Ids and extents per dimension and level.
+  Value ids[2][3], extents[2][3];
+  gpu::Dimension dims[3] = {gpu::Dimension::x, gpu::Dimension::y,
+                            gpu::Dimension::z};
+  Value inGrid;
+  for (int d = 0; d < 3; ++d) {
+    Value thread = gpu::ThreadIdOp::create(b, loc, dims[d]);
+    Value block = gpu::BlockIdOp::create(b, loc, dims[d]);
+    Value blockDim = gpu::BlockDimOp::create(b, loc, dims[d]);
+    if (site.tiled) {
+      ids[0][d] = thread;
+      extents[0][d] = blockDim;
+      ids[1][d] = block;
+      extents[1][d] = gpu::GridDimOp::create(b, loc, dims[d]);
+      continue;
+    }
+    Value first = arith::MulIOp::create(b, loc, block, blockDim);
+    ids[0][d] = arith::AddIOp::create(b, loc, first, thread);
+    extents[0][d] = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        entry->getArgument(site.node.getInputTypes().size() + d));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         ids[0][d], extents[0][d]);
+    inGrid = inGrid ? arith::AndIOp::create(b, loc, inGrid, inside) : inside;
+  }
+
+  // The leaf's blocks follow the entry; threads past the grid return.
+  Region &region = kernel.getBody();
+  leaf.getBody().cloneInto(&region, mapping);
+  Block *body = mapping.lookup(&leafEntry);
+  b.setInsertionPointToEnd(entry);
+  if (inGrid) {
+    Block *exit = b.createBlock(&region);
+    gpu::ReturnOp::create(b, loc);
+    b.setInsertionPointToEnd(entry);
+    cf::CondBranchOp::create(b, loc, inGrid, body, ValueRange{}, exit,
+                             ValueRange{});
+  } else {
+    cf::BranchOp::create(b, loc, body);
+  }
+
+  // The HPVM intrinsics of the copied body.
+  kernel.walk([&](Operation *op) {
+    OpBuilder rewriter(op);
+    if (auto id = dyn_cast<InstanceIdOp>(op)) {
+      op->getResult(0).replaceAllUsesWith(
+          ids[id.getLevel()][static_cast<int>(id.getDim())]);
+      op->erase();
+    } else if (auto count = dyn_cast<NumInstancesOp>(op)) {
+      op->getResult(0).replaceAllUsesWith(
+          extents[count.getLevel()][static_cast<int>(count.getDim())]);
+      op->erase();
+    } else if (isa<BarrierOp>(op)) {
+      gpu::BarrierOp::create(rewriter, op->getLoc());
+      op->erase();
+    } else if (isa<ReturnOp>(op)) {
+      gpu::ReturnOp::create(rewriter, op->getLoc());
+      op->erase();
+    }
+  });
+  return SymbolRefAttr::get(kernels.getSymNameAttr(),
+                            {FlatSymbolRefAttr::get(kernel.getNameAttr())});
+}
+
+void KernelBuilder::copyCallees(ArrayRef<Operation *> callees) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToStart(kernels.getBody());
+  for (Operation *callee : callees) {
+    Operation *copy = b.clone(*callee);
+    // Helpers are private to the kernel module.
+    if (auto function = dyn_cast<LLVM::LLVMFuncOp>(copy))
+      function.setLinkage(LLVM::Linkage::Internal);
+    else if (auto symbol = dyn_cast<SymbolOpInterface>(copy))
+      symbol.setPrivate();
+  }
+}
+
+struct ConvertHPVMToGPUPass
+    : public hpvm::impl::ConvertHPVMToGPUBase<ConvertHPVMToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTableCollection symbols;
+    BodyChecker checker(module, symbols);
+    SmallVector<KernelSite> sites;
+    llvm::SmallPtrSet<Operation *, 8> tileLeaves;
+
+    // Internal nodes that run as a single instance somewhere (launched
+    // roots, unreplicated children): one work-group would have to hold their
+    // child's whole grid, so they are no tile kernels; their leaf may be a
+    // kernel of its own.
+    llvm::DenseSet<StringAttr> singleInstance;
+    module.walk([&](Operation *op) {
+      if (auto launch = dyn_cast<LaunchOp>(op))
+        singleInstance.insert(launch.getRootAttr().getAttr());
+      else if (auto create = dyn_cast<CreateNodeOp>(op); create && create.getRank() == 0)
+        singleInstance.insert(create.getNodeAttr().getAttr());
+    });
+
+    // Tiles first: their leaves are kernel bodies, not kernels of their own.
+    for (InternalOp internal : module.getOps<InternalOp>()) {
+      if (!hasGPUTarget(internal) ||
+          singleInstance.contains(internal.getSymNameAttr()))
+        continue;
+      KernelSite site{internal, {}, true, {}};
+      std::string reason;
+      site.leaf = matchTile(internal, symbols, site.boundInputs, reason);
+      if (site.leaf)
+        reason = checkInputs(internal);
+      if (reason.empty() && site.leaf)
+        reason = checker.checkLeaf(site.leaf, /*tiled=*/true);
+      if (!reason.empty()) {
+        internal.emitWarning() << "runs on the CPU: no GPU kernel, because "
+                               << reason;
+        continue;
+      }
+      tileLeaves.insert(site.leaf);
+      sites.push_back(std::move(site));
+    }
+    for (LeafOp leaf : module.getOps<LeafOp>()) {
+      if (!hasGPUTarget(leaf) || tileLeaves.contains(leaf))
+        continue;
+      std::string reason = checkInputs(leaf);
+      if (reason.empty())
+        reason = checker.checkLeaf(leaf, /*tiled=*/false);
+      if (!reason.empty()) {
+        leaf.emitWarning() << "runs on the CPU: no GPU kernel, because "
+                           << reason;
+        continue;
+      }
+      sites.push_back({leaf, leaf, false, {}});
+    }
+    if (sites.empty())
+      return;
+
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    auto kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+    SymbolTable(module).insert(kernels);
+    KernelBuilder builder(module, kernels);
+    for (KernelSite &site : sites)
+      site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
+    builder.copyCallees(checker.getCallees());
+  }
+
+  static std::string checkInputs(NodeOpInterface node) {
+    for (auto [index, type] : llvm::enumerate(node.getInputTypes())) {
+      std::string reason = checkParameterType(type);
+      if (!reason.empty())
+        return reason + " (input " + std::to_string(index) + ")";
+    }
+    return "";
+  }
+};
+
+} // namespace

@@ -1,0 +1,324 @@
+//===- EmbedKernels.cpp - The hpvm-embed-kernels pass ---------------------===//
+// Compiles the kernel modules of convert-hpvm-to-gpu for each device, embeds
+// the images in the host module and gives every kernel node its site global
+// (hpvm_rt_kernel_site_t), which the CPU lowering passes to
+// hpvm_rt_kernel_run.
+#include "KernelSerialization.h"
+
+#include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "hpvm/hpvm_rt.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToLLVMSPV/GPUToLLVMSPVPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMEMBEDKERNELS
+#include "HPVM/Conversion/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+
+enum class Device { CUDA, OpenCL };
+
+StringRef getDeviceName(Device device) {
+  return device == Device::CUDA ? "cuda" : "opencl";
+}
+
+/// The CUDA toolkit (libdevice for math functions), if there is one.
+std::string findCudaToolkit() {
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *path = std::getenv(variable); path && *path)
+      return path;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+struct EmbedKernelsPass
+    : public hpvm::impl::HPVMEmbedKernelsBase<EmbedKernelsPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.insert<NVVM::NVVMDialect>();
+    registerBuiltinDialectTranslation(registry);
+    registerGPUDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    registerNVVMDialectTranslation(registry);
+    NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override;
+
+private:
+  /// The image of `kernels` for `device`, or failure (errors emitted).
+  FailureOr<std::string> compile(gpu::GPUModuleOp kernels, Device device);
+  /// A constant global holding `bytes` (and a NUL after them).
+  LLVM::GlobalOp createBytes(OpBuilder &b, Location loc, StringRef name,
+                             StringRef bytes);
+  /// A hpvm_rt_module_image_t of `format` over `data`.
+  LLVM::GlobalOp createImage(OpBuilder &b, Location loc, StringRef name,
+                             int32_t format, LLVM::GlobalOp data,
+                             uint64_t size);
+  /// The hpvm_rt_kernel_site_t of `node` running `kernel`.
+  LLVM::GlobalOp createSite(OpBuilder &b, Location loc, StringRef node,
+                            StringRef kernel, LLVM::GlobalOp cuda,
+                            LLVM::GlobalOp opencl);
+  std::string uniqueName(const Twine &base);
+
+  SymbolTable *symbolTable = nullptr;
+};
+
+std::string EmbedKernelsPass::uniqueName(const Twine &base) {
+  std::string name = base.str();
+  for (unsigned suffix = 1; symbolTable->lookup(name); ++suffix)
+    name = (base + "_" + Twine(suffix)).str();
+  return name;
+}
+
+FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
+                                                 Device device) {
+  MLIRContext *context = &getContext();
+  Location loc = kernels.getLoc();
+  OwningOpRef<ModuleOp> holder = ModuleOp::create(loc);
+  (*holder)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                     UnitAttr::get(context));
+  OpBuilder b = OpBuilder::atBlockEnd(holder->getBody());
+  auto copy = cast<gpu::GPUModuleOp>(b.clone(*kernels));
+
+  PassManager pm(context, ModuleOp::getOperationName());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  if (device == Device::CUDA) {
+    ConvertGpuOpsToNVVMOpsOptions options;
+    options.indexBitwidth = 64;
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(options));
+  } else {
+    ConvertGpuOpsToLLVMSPVOpsOptions options;
+    options.use64bitIndex = true;
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToLLVMSPVOps(options));
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
+  }
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(*holder)))
+    return kernels.emitError()
+           << "could not lower the kernels for " << getDeviceName(device);
+
+  if (device == Device::OpenCL) {
+    if (failed(assignOpenCLAddressSpaces(copy)))
+      return failure();
+    return serializeToOpenCLSPIRV(copy);
+  }
+  auto target = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
+                                          "nvptx64-nvidia-cuda", chip, features);
+  copy.setTargetsAttr(b.getArrayAttr({target}));
+  std::string toolkit = findCudaToolkit();
+  gpu::TargetOptions options(toolkit, {}, "", "",
+                             gpu::CompilationTarget::Assembly);
+  std::optional<SmallVector<char, 0>> object =
+      cast<gpu::TargetAttrInterface>(target).serializeToObject(copy, options);
+  if (!object)
+    return kernels.emitError() << "could not compile the kernels to PTX";
+  return std::string(object->begin(), object->end());
+}
+
+LLVM::GlobalOp EmbedKernelsPass::createBytes(OpBuilder &b, Location loc,
+                                             StringRef name, StringRef bytes) {
+  std::string data = bytes.str();
+  data.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+  auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                       LLVM::Linkage::Internal,
+                                       uniqueName(name), b.getStringAttr(data),
+                                       /*alignment=*/8);
+  symbolTable->insert(global);
+  return global;
+}
+
+LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
+                                             StringRef name, int32_t format,
+                                             LLVM::GlobalOp data,
+                                             uint64_t size) {
+  MLIRContext *context = &getContext();
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  auto i64 = b.getI64Type();
+  auto type = LLVM::LLVMStructType::getLiteral(
+      context, {b.getI32Type(), pointer, i64, pointer, i64});
+  auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                       LLVM::Linkage::Internal,
+                                       uniqueName(name), Attribute());
+  symbolTable->insert(global);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&global.getInitializerRegion());
+  Value value = LLVM::UndefOp::create(b, loc, type);
+  auto insert = [&](Value field, int64_t index) {
+    value = LLVM::InsertValueOp::create(b, loc, value, field, index);
+  };
+  insert(LLVM::ConstantOp::create(b, loc, b.getI32Type(), format), 0);
+  insert(LLVM::AddressOfOp::create(b, loc, data), 1);
+  insert(LLVM::ConstantOp::create(b, loc, i64, static_cast<int64_t>(size)), 2);
+  insert(LLVM::ZeroOp::create(b, loc, pointer), 3);
+  insert(LLVM::ConstantOp::create(b, loc, i64, 0), 4);
+  LLVM::ReturnOp::create(b, loc, value);
+  return global;
+}
+
+LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
+                                            StringRef node, StringRef kernel,
+                                            LLVM::GlobalOp cuda,
+                                            LLVM::GlobalOp opencl) {
+  MLIRContext *context = &getContext();
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  LLVM::GlobalOp nodeName = createBytes(b, loc, ("__hpvm_name_" + node).str(), node);
+  LLVM::GlobalOp kernelName =
+      kernel == node ? nodeName
+                     : createBytes(b, loc, ("__hpvm_name_" + kernel).str(), kernel);
+  auto type = LLVM::LLVMStructType::getLiteral(
+      context, {pointer, pointer, pointer, pointer, pointer});
+  // The runtime writes its state into the site: not constant.
+  auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
+                                       LLVM::Linkage::Internal,
+                                       uniqueName("__hpvm_site_" + node),
+                                       Attribute());
+  symbolTable->insert(global);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&global.getInitializerRegion());
+  Value value = LLVM::UndefOp::create(b, loc, type);
+  auto insert = [&](LLVM::GlobalOp field, int64_t index) {
+    Value address = field ? Value(LLVM::AddressOfOp::create(b, loc, field))
+                          : Value(LLVM::ZeroOp::create(b, loc, pointer));
+    value = LLVM::InsertValueOp::create(b, loc, value, address, index);
+  };
+  insert(nodeName, 0);
+  insert(kernelName, 1);
+  insert(cuda, 2);
+  insert(opencl, 3);
+  insert({}, 4);
+  LLVM::ReturnOp::create(b, loc, value);
+  return global;
+}
+
+void EmbedKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SymbolTable table(module);
+  symbolTable = &table;
+  SmallVector<gpu::GPUModuleOp> kernelModules(module.getOps<gpu::GPUModuleOp>());
+
+  SmallVector<Device> targets;
+  for (const std::string &name : devices) {
+    if (name == "cuda")
+      targets.push_back(Device::CUDA);
+    else if (name == "opencl")
+      targets.push_back(Device::OpenCL);
+    else {
+      module.emitError() << "hpvm-embed-kernels: unknown device '" << name
+                         << "'; expected 'cuda' or 'opencl'";
+      return signalPassFailure();
+    }
+  }
+
+  OpBuilder b(&getContext());
+  b.setInsertionPointToStart(module.getBody());
+  // Per kernel module and device kind, its image (null: not built).
+  DenseMap<StringAttr, std::pair<LLVM::GlobalOp, LLVM::GlobalOp>> images;
+  bool failedAny = false;
+  for (gpu::GPUModuleOp kernels : kernelModules) {
+    std::pair<LLVM::GlobalOp, LLVM::GlobalOp> built;
+    for (Device device : targets) {
+      FailureOr<std::string> image = compile(kernels, device);
+      if (failed(image)) {
+        failedAny = true;
+        continue;
+      }
+      if (!dumpDir.empty()) {
+        SmallString<128> path(dumpDir);
+        llvm::sys::path::append(path, kernels.getName() + (device == Device::CUDA
+                                                                ? ".ptx"
+                                                                : ".spv"));
+        std::error_code error;
+        llvm::raw_fd_ostream file(path, error);
+        if (error) {
+          module.emitError() << "cannot write '" << path
+                             << "': " << error.message();
+          failedAny = true;
+        } else {
+          file << *image;
+        }
+      }
+      Location loc = kernels.getLoc();
+      std::string base =
+          ("__hpvm_" + kernels.getName() + "_" + getDeviceName(device)).str();
+      LLVM::GlobalOp data = createBytes(b, loc, base + "_data", *image);
+      LLVM::GlobalOp descriptor = createImage(
+          b, loc, base,
+          device == Device::CUDA ? HPVM_RT_IMAGE_PTX : HPVM_RT_IMAGE_SPIRV, data,
+          image->size());
+      (device == Device::CUDA ? built.first : built.second) = descriptor;
+    }
+    images[kernels.getSymNameAttr()] = built;
+  }
+  if (failedAny)
+    return signalPassFailure();
+
+  // Every kernel node gets its site; without any image it keeps only its CPU
+  // version.
+  for (Operation &op : module.getOps()) {
+    auto node = dyn_cast<NodeOpInterface>(&op);
+    if (!node)
+      continue;
+    auto reference =
+        op.getAttrOfType<SymbolRefAttr>(HPVMDialect::getKernelAttrName());
+    if (!reference || reference.getNestedReferences().empty())
+      continue;
+    auto found = images.find(reference.getRootReference());
+    if (found == images.end()) {
+      op.emitError() << "names the kernel " << reference
+                     << ", which is not in a gpu.module of this module";
+      return signalPassFailure();
+    }
+    auto [cuda, opencl] = found->second;
+    if (!cuda && !opencl) {
+      op.removeAttr(HPVMDialect::getKernelAttrName());
+      continue;
+    }
+    LLVM::GlobalOp site = createSite(b, op.getLoc(), SymbolTable::getSymbolName(node).getValue(),
+                                     reference.getLeafReference().getValue(),
+                                     cuda, opencl);
+    op.setAttr(HPVMDialect::getKernelAttrName(),
+               FlatSymbolRefAttr::get(site.getSymNameAttr()));
+  }
+  for (gpu::GPUModuleOp kernels : kernelModules)
+    kernels.erase();
+  module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+}
+
+} // namespace

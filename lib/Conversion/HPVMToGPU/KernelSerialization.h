@@ -1,0 +1,27 @@
+//===- KernelSerialization.h - Device binaries of kernel modules -*- C++ -*-===//
+// The steps of hpvm-embed-kernels that turn a lowered gpu.module into bytes.
+#ifndef HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H
+#define HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::hpvm {
+
+/// Gives the pointers of an OpenCL kernel module their address spaces: values
+/// derived from `llvm.alloca` stay private (0); every other pointer
+/// (parameters, loaded pointers, pointers made from integers) becomes global
+/// (`!llvm.ptr<1>`, CrossWorkgroup), function signatures included. A value
+/// that may be either fails with an error at it.
+LogicalResult assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels);
+
+/// Compiles `kernels` (entirely in the llvm dialect, OpenCL address spaces)
+/// to a SPIR-V 1.0 module for OpenCL (Kernel capability, Physical64) with
+/// LLVM's SPIR-V backend. Errors are emitted at `kernels`.
+FailureOr<std::string> serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels);
+
+} // namespace mlir::hpvm
+
+#endif // HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H

@@ -1,0 +1,109 @@
+// GPU-hinted nodes that cannot become kernels say why and keep their CPU
+// version (no hpvm.kernel).
+// RUN: hpvm-opt %s --convert-hpvm-to-gpu --split-input-file -verify-diagnostics | FileCheck %s
+// CHECK-NOT: hpvm.kernel
+
+// expected-warning @+1 {{runs on the CPU: no GPU kernel, because it has outputs}}
+hpvm.leaf @outputs(%n: index) -> (index) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  hpvm.return %n : index
+}
+
+// -----
+
+// expected-warning @+1 {{runs on the CPU: no GPU kernel, because it uses 'hpvm.alloc'}}
+hpvm.leaf @allocates(%n: index) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %m = hpvm.alloc(%n) : memref<?xf32>
+  hpvm.return
+}
+
+// -----
+
+// expected-warning @+1 {{because it has a barrier across the whole grid (only the leaf of a tile may have barriers)}}
+hpvm.leaf @grid_barrier() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  hpvm.barrier
+  hpvm.return
+}
+
+// -----
+
+// expected-warning @+1 {{because it queries the grid of an ancestor beyond the kernel}}
+hpvm.leaf @ancestor(%m: memref<?xindex>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %i = hpvm.instance_id x level 1 : index
+  %c0 = arith.constant 0 : index
+  memref.store %i, %m[%c0] : memref<?xindex>
+  hpvm.return
+}
+
+// -----
+
+llvm.func @expf(f32) -> f32
+// expected-warning @+1 {{because it calls the external function 'expf'}}
+hpvm.leaf @external(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v = llvm.load %p : !llvm.ptr -> f32
+  %e = llvm.call @expf(%v) : (f32) -> f32
+  llvm.store %e, %p : f32, !llvm.ptr
+  hpvm.return
+}
+
+// -----
+
+llvm.mlir.global internal constant @table(dense<[1.0, 2.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
+// expected-warning @+1 {{because it uses a global ('table')}}
+hpvm.leaf @global(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %t = llvm.mlir.addressof @table : !llvm.ptr
+  %v = llvm.load %t : !llvm.ptr -> f32
+  llvm.store %v, %p : f32, !llvm.ptr
+  hpvm.return
+}
+
+// -----
+
+// expected-warning @+1 {{because an i1 input (OpenCL kernels take no booleans) (input 1)}}
+hpvm.leaf @boolean(%m: memref<?xf32>, %flag: i1) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  hpvm.return
+}
+
+// -----
+
+llvm.func internal @recurse(%v: i32) -> i32 {
+  %r = llvm.call @recurse(%v) : (i32) -> i32
+  llvm.return %r : i32
+}
+// expected-warning @+1 {{because it calls a function recursively}}
+hpvm.leaf @recursive(%v: i32) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %r = llvm.call @recurse(%v) : (i32) -> i32
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @a() {
+  hpvm.return
+}
+// expected-warning @+1 {{because it has several children (kernels of internal nodes have one replicated leaf child)}}
+hpvm.internal @two_children(%n: index) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %x = hpvm.create_node @a [%n] : !hpvm.node
+  %y = hpvm.create_node @a [%n] : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @single() {
+  hpvm.return
+}
+// expected-warning @+1 {{because its child is not a replicated leaf}}
+hpvm.internal @unreplicated() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %x = hpvm.create_node @single : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @sized(%n: index) -> (index) {
+  hpvm.return %n : index
+}
+// expected-warning @+1 {{because it has outputs or edges}}
+hpvm.internal @bound_out(%n: index) -> (index) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %x = hpvm.create_node @sized [%n] : !hpvm.node
+  hpvm.bind_in %n -> %x[0] : index
+  hpvm.bind_out %x[0] -> 0
+}
