@@ -1,6 +1,7 @@
 /* hpvm_rt.c - the stable hpvm_rt_* ABI: each call resolves the (lazily created) global runtime. */
 #include <stdio.h>
 
+#include "base/trace.h"
 #include "runtime.h"
 
 #define WITH_RUNTIME(runtime)                                                                    \
@@ -91,6 +92,20 @@ hpvm_status_t hpvm_rt_request_device(void *ptr, size_t size, hpvm_rt_device_t *d
                                   out_handle, out_offset);
 }
 
+hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_site_t *site, const int64_t grid[3],
+                                 const int64_t block[3], const hpvm_rt_kernel_param_t *params,
+                                 uint32_t param_count, int32_t *out_ran) {
+  if (out_ran)
+    *out_ran = 0; /* also when the runtime cannot start */
+  WITH_RUNTIME(runtime);
+  return hpvm_runtime_kernel_run(runtime, site, grid, block, params, param_count, out_ran);
+}
+
+void hpvm_rt_trace_node(const char *node, const char *device) {
+  if (hpvm_trace_enabled())
+    hpvm_trace_line("%s on %s", node ? node : "(unnamed)", device ? device : "cpu");
+}
+
 hpvm_status_t hpvm_rt_policy_set(hpvm_rt_policy_kind_t kind) {
   WITH_RUNTIME(runtime);
   return hpvm_runtime_policy_set(runtime, kind);
@@ -127,12 +142,7 @@ hpvm_status_t hpvm_rt_kernel_get(hpvm_rt_module_t *module, const char *name,
 
 hpvm_status_t hpvm_rt_kernel_launch(hpvm_rt_kernel_t *kernel, const hpvm_rt_launch_dims_t *dims,
                                     const hpvm_rt_kernel_arg_t *args, uint32_t arg_count) {
-  if (!kernel || !dims || (arg_count && !args))
-    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_launch needs a kernel, dims and the arguments");
-  for (uint32_t i = 0; i < arg_count; ++i)
-    if (!args[i].value || !args[i].size)
-      return HPVM_STATUS(INVALID_ARGUMENT, "kernel argument %u has no value", i);
-  return kernel->module->device->vtable->kernel_launch(kernel, dims, args, arg_count);
+  return hpvm_device_kernel_launch(kernel, dims, args, arg_count, NULL);
 }
 
 hpvm_status_t hpvm_rt_device_alloc(hpvm_rt_device_t *device, size_t size, uint64_t *out_handle) {

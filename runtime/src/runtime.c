@@ -24,6 +24,7 @@ struct hpvm_runtime_t {
   hpvm_status_t device_errors[HPVM_RT_DEVICE_KIND_COUNT]; /* why a driver failed to open */
   bool only_given_devices;
   hpvm_mem_tracker_t *tracker;
+  hpvm_kernel_cache_t *kernels; /* hpvm_rt_kernel_run's modules and site states */
 };
 
 struct hpvm_rt_launch_t {
@@ -55,6 +56,11 @@ static hpvm_status_t env_positive(const char *name, uint64_t max, uint64_t *out,
   return NULL;
 }
 
+static hpvm_status_t kernel_device_get(void *self, hpvm_rt_device_kind_t kind,
+                                       hpvm_device_t **out_device) {
+  return hpvm_runtime_device_get(self, kind, out_device);
+}
+
 hpvm_status_t hpvm_runtime_create(const hpvm_runtime_options_t *options,
                                   hpvm_runtime_t **out_runtime) {
   *out_runtime = NULL;
@@ -84,6 +90,11 @@ hpvm_status_t hpvm_runtime_create(const hpvm_runtime_options_t *options,
     status = hpvm_status_annotate(hpvm_sched_policy_parse(getenv("HPVM_POLICY"), &policy_kind),
                                   "HPVM_POLICY");
   }
+  hpvm_kernel_device_choice_t kernel_device = HPVM_KERNEL_DEVICE_ANY;
+  if (!status && options->has_kernel_device)
+    kernel_device = options->kernel_device;
+  else if (!status)
+    status = hpvm_kernel_device_choice_parse(getenv("HPVM_DEVICE"), &kernel_device);
   hpvm_runtime_t *runtime = NULL;
   if (!status)
     status = hpvm_allocator_calloc(allocator, sizeof(*runtime), (void **)&runtime);
@@ -104,6 +115,9 @@ hpvm_status_t hpvm_runtime_create(const hpvm_runtime_options_t *options,
   if (!status)
     status = hpvm_mem_tracker_create(allocator, &runtime->tracker);
   if (!status)
+    status = hpvm_kernel_cache_create(allocator, runtime->tracker, kernel_device_get, runtime,
+                                      kernel_device, &runtime->kernels);
+  if (!status)
     status = hpvm_sched_pool_create(allocator, threads - 1, &runtime->pool);
   if (status) {
     hpvm_status_free(hpvm_runtime_destroy(runtime));
@@ -117,6 +131,8 @@ hpvm_status_t hpvm_runtime_destroy(hpvm_runtime_t *runtime) {
   if (!runtime)
     return NULL;
   hpvm_sched_pool_destroy(runtime->pool);
+  /* Modules before the devices they live on; site states go back to NULL. */
+  hpvm_kernel_cache_destroy(runtime->kernels);
   hpvm_status_t status = hpvm_mem_tracker_destroy(runtime->tracker);
   for (int kind = 0; kind < HPVM_RT_DEVICE_KIND_COUNT; ++kind) {
     hpvm_device_destroy(atomic_load(&runtime->devices[kind]));
@@ -258,6 +274,15 @@ hpvm_status_t hpvm_runtime_policy_assign(hpvm_runtime_t *runtime, const char *no
   hpvm_status_t status = runtime->policy->vtable->assign(runtime->policy, node_name, device);
   pthread_rwlock_unlock(&runtime->policy_lock);
   return status;
+}
+
+/*===--- kernel versions of nodes -------------------------------------------===*/
+
+hpvm_status_t hpvm_runtime_kernel_run(hpvm_runtime_t *runtime, hpvm_rt_kernel_site_t *site,
+                                      const int64_t grid[3], const int64_t block[3],
+                                      const hpvm_rt_kernel_param_t *params, uint32_t param_count,
+                                      int32_t *out_ran) {
+  return hpvm_kernel_run(runtime->kernels, site, grid, block, params, param_count, out_ran);
 }
 
 /*===--- graphs, launches, streams ----------------------------------------===*/

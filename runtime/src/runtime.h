@@ -4,6 +4,7 @@
 
 #include "base/allocator.h"
 #include "device/device.h"
+#include "device/kernel_run.h"
 #include "mem/tracker.h"
 #include "sched/policy.h"
 #include "sched/pool.h"
@@ -23,6 +24,8 @@ typedef struct hpvm_runtime_options_t {
    * is set, in which case they are UNAVAILABLE (tests use this to control every device). */
   hpvm_device_t *devices[HPVM_RT_DEVICE_KIND_COUNT];
   bool only_given_devices;
+  bool has_kernel_device; /* use `kernel_device` instead of HPVM_DEVICE */
+  hpvm_kernel_device_choice_t kernel_device;
 } hpvm_runtime_options_t;
 
 hpvm_status_t hpvm_runtime_create(const hpvm_runtime_options_t *options,
@@ -58,6 +61,10 @@ hpvm_status_t hpvm_runtime_pipeline_create(hpvm_runtime_t *runtime, size_t input
 hpvm_status_t hpvm_runtime_stream_launch(hpvm_runtime_t *runtime,
                                          const hpvm_rt_pipeline_t *pipeline,
                                          hpvm_rt_stream_t **out_stream);
+hpvm_status_t hpvm_runtime_kernel_run(hpvm_runtime_t *runtime, hpvm_rt_kernel_site_t *site,
+                                      const int64_t grid[3], const int64_t block[3],
+                                      const hpvm_rt_kernel_param_t *params, uint32_t param_count,
+                                      int32_t *out_ran);
 hpvm_status_t hpvm_runtime_policy_set(hpvm_runtime_t *runtime, hpvm_rt_policy_kind_t kind);
 hpvm_status_t hpvm_runtime_policy_assign(hpvm_runtime_t *runtime, const char *node_name,
                                          hpvm_rt_device_kind_t device);

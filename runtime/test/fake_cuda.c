@@ -21,17 +21,28 @@ enum {
   INVALID_CONTEXT = 201,
   INVALID_PTX = 218,
   NOT_FOUND = 500,
+  LAUNCH_OUT_OF_RESOURCES = 701,
+  LAUNCH_FAILED = 719,
 };
 
 static _Atomic int initialized;
 static _Atomic long live_objects; /* buffers + modules + streams + events */
 static _Atomic long launches;
+static _Atomic long module_loads;
 static _Thread_local int context_depth;
+static _Thread_local CUresult pending_error; /* reported by the next synchronisation */
+/* The last launch's grid and block (x, y, z each), for the tests of picked block sizes. */
+static _Atomic unsigned last_launch[6];
 static int primary_context; /* its address is the context handle */
 
 EXPORT long fake_cuda_live_objects(void) { return atomic_load(&live_objects); }
 EXPORT long fake_cuda_launches(void) { return atomic_load(&launches); }
 EXPORT int fake_cuda_context_depth(void) { return context_depth; }
+EXPORT long fake_cuda_module_loads(void) { return atomic_load(&module_loads); }
+EXPORT void fake_cuda_last_launch(unsigned dims[6]) {
+  for (int i = 0; i < 6; ++i)
+    dims[i] = atomic_load(&last_launch[i]);
+}
 
 static int device_count(void) {
   const char *text = getenv("FAKE_CUDA_DEVICES");
@@ -113,6 +124,8 @@ static const char *error_name(CUresult result) {
   case INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
   case INVALID_PTX: return "CUDA_ERROR_INVALID_PTX";
   case NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
+  case LAUNCH_OUT_OF_RESOURCES: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+  case LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
   default: return "CUDA_ERROR_UNKNOWN";
   }
 }
@@ -199,6 +212,7 @@ static CUresult load(CUmodule *module, const void *image, const char *magic) {
   fake_module_t *loaded = malloc(sizeof(*loaded));
   loaded->magic = 42;
   atomic_fetch_add(&live_objects, 1);
+  atomic_fetch_add(&module_loads, 1);
   *module = (CUmodule)loaded;
   return SUCCESS;
 }
@@ -227,26 +241,78 @@ EXPORT CUresult cuModuleUnload(CUmodule module) {
   return SUCCESS;
 }
 
-/* The one kernel: c[i] = a[i] + b[i] for i < n (params: a, b, c device pointers, int n). */
-typedef void (*fake_kernel_t)(void **params, long global_id);
+/* Kernels run on the host, one call per instance with its ids (as a GPU thread would). */
+typedef struct fake_ids_t {
+  long global[3]; /* block index * block size + thread index, per dimension */
+} fake_ids_t;
 
-static void vector_add(void **params, long i) {
-  float *a = (float *)(uintptr_t)*(CUdeviceptr *)params[0];
-  float *b = (float *)(uintptr_t)*(CUdeviceptr *)params[1];
-  float *c = (float *)(uintptr_t)*(CUdeviceptr *)params[2];
-  int n = *(int *)params[3];
-  if (i < n)
-    c[i] = a[i] + b[i];
+typedef void (*fake_kernel_t)(void **params, const fake_ids_t *ids);
+
+#define POINTER(type, index) ((type *)(uintptr_t) * (CUdeviceptr *)params[index])
+
+/* c[i] = a[i] + b[i] for i < n (params: a, b, c device pointers, int n). */
+static void vector_add(void **params, const fake_ids_t *ids) {
+  long i = ids->global[0];
+  if (i < *(int *)params[3])
+    POINTER(float, 2)[i] = POINTER(float, 0)[i] + POINTER(float, 1)[i];
 }
+
+/* data[i] *= 2 for the even i < n only (params: data, long n): an "out" buffer written in
+ * part, whose other elements must keep the host's values. */
+static void scale_even(void **params, const fake_ids_t *ids) {
+  long i = ids->global[0];
+  if (i < *(long *)params[1] && i % 2 == 0)
+    POINTER(float, 0)[i] *= 2.0f;
+}
+
+/* out[(z * ny + y) * nx + x] = x + 100 y + 10000 z inside nx x ny x nz (params: out, long nx,
+ * ny, nz): the kernel guards the partial work-groups itself. */
+static void fill3d(void **params, const fake_ids_t *ids) {
+  long nx = *(long *)params[1], ny = *(long *)params[2], nz = *(long *)params[3];
+  long x = ids->global[0], y = ids->global[1], z = ids->global[2];
+  if (x < nx && y < ny && z < nz)
+    POINTER(int, 0)[(z * ny + y) * nx + x] = (int)(x + 100 * y + 10000 * z);
+}
+
+/* out[0..2] = the device pointers it got (params: out, p0, p1, p2), from instance 0. */
+static void pointers(void **params, const fake_ids_t *ids) {
+  if (ids->global[0] == 0 && ids->global[1] == 0 && ids->global[2] == 0)
+    for (int i = 0; i < 3; ++i)
+      POINTER(uint64_t, 0)[i] = *(CUdeviceptr *)params[1 + i];
+}
+
+/* Writes data[0] = 1 (params: data), then fails asynchronously, as a faulting kernel does. */
+static void fault(void **params, const fake_ids_t *ids) {
+  if (ids->global[0] == 0)
+    POINTER(float, 0)[0] = 1.0f;
+  pending_error = LAUNCH_FAILED;
+}
+
+/* Never runs: the launch reports too many resources (a configuration error). */
+static void no_resources(void **params, const fake_ids_t *ids) {
+  (void)params;
+  (void)ids;
+}
+
+static const struct {
+  const char *name;
+  fake_kernel_t kernel;
+} kernels[] = {
+    {"vector_add", vector_add}, {"scale_even", scale_even}, {"fill3d", fill3d},
+    {"pointers", pointers},     {"fault", fault},           {"no_resources", no_resources},
+};
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
   NEED_CONTEXT();
   if (!module || ((fake_module_t *)module)->magic != 42)
     return INVALID_VALUE;
-  if (strcmp(name, "vector_add") != 0)
-    return NOT_FOUND;
-  *function = (CUfunction)(void *)vector_add;
-  return SUCCESS;
+  for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
+    if (strcmp(name, kernels[i].name) == 0) {
+      *function = (CUfunction)(void *)kernels[i].kernel;
+      return SUCCESS;
+    }
+  }
+  return NOT_FOUND;
 }
 
 EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz,
@@ -258,10 +324,25 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, un
   NEED_CONTEXT();
   if (!function || !params || !gx || !gy || !gz || !bx || !by || !bz)
     return INVALID_VALUE;
+  /* The real limits: a launch past them fails before anything runs. */
+  if (gx > 2147483647u || gy > 65535 || gz > 65535 || bx > 1024 || by > 1024 || bz > 64 ||
+      (unsigned long)bx * by * bz > 1024)
+    return INVALID_VALUE;
   fake_kernel_t kernel = (fake_kernel_t)(void *)function;
-  for (unsigned block = 0; block < gx; ++block)
-    for (unsigned thread = 0; thread < bx; ++thread)
-      kernel(params, (long)block * bx + thread);
+  if (kernel == no_resources)
+    return LAUNCH_OUT_OF_RESOURCES;
+  const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
+  for (int i = 0; i < 6; ++i)
+    atomic_store(&last_launch[i], dims[i]);
+  fake_ids_t ids;
+  for (unsigned z = 0; z < gz * bz; ++z)
+    for (unsigned y = 0; y < gy * by; ++y)
+      for (unsigned x = 0; x < gx * bx; ++x) {
+        ids.global[0] = x;
+        ids.global[1] = y;
+        ids.global[2] = z;
+        kernel(params, &ids);
+      }
   atomic_fetch_add(&launches, 1);
   return SUCCESS;
 }
@@ -298,7 +379,9 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream stream) { return drop_token(stream);
 EXPORT CUresult cuStreamSynchronize(CUstream stream) {
   (void)stream;
   NEED_CONTEXT();
-  return SUCCESS;
+  CUresult error = pending_error;
+  pending_error = SUCCESS;
+  return error;
 }
 EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned flags) {
   (void)stream;

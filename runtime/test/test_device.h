@@ -105,12 +105,14 @@ static hpvm_status_t test_kernel_get(hpvm_device_module_t *module, const char *n
 /* The only kernel: "scale" multiplies `count` floats in buffer arg 0 by float arg 1. */
 static hpvm_status_t test_kernel_launch(hpvm_device_kernel_t *kernel,
                                         const hpvm_rt_launch_dims_t *dims,
-                                        const hpvm_rt_kernel_arg_t *args, uint32_t count) {
+                                        const hpvm_rt_kernel_arg_t *args, uint32_t count,
+                                        bool *out_started) {
   test_device_t *device = (test_device_t *)kernel->module->device;
   (void)dims;
   HPVM_RETURN_IF_ERROR(test_device_tick(device, "kernel_launch"));
   if (count != 3)
     return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT, "scale takes 3 arguments");
+  *out_started = true;
   float *data = (float *)(uintptr_t)*(const uint64_t *)args[0].value;
   float factor = *(const float *)args[1].value;
   uint64_t n = *(const uint64_t *)args[2].value;

@@ -375,6 +375,48 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_copy_to_host(
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_synchronize(hpvm_rt_device_t *device);
 
 /*===--------------------------------------------------------------------===*
+ * Kernel versions of nodes (what convert-hpvm-to-gpu's host code calls)
+ *===--------------------------------------------------------------------===*/
+typedef enum hpvm_rt_kernel_param_kind_e {
+  HPVM_RT_PARAM_VALUE = 0,  /* `size` bytes at `value`, passed as they are */
+  HPVM_RT_PARAM_BUFFER = 1, /* host memory at `host`: the kernel gets the device's copy */
+} hpvm_rt_kernel_param_kind_t;
+
+typedef struct hpvm_rt_kernel_param_t {
+  uint32_t kind;     /* hpvm_rt_kernel_param_kind_t */
+  uint32_t access;   /* BUFFER: hpvm_rt_access_t */
+  uint64_t size;     /* VALUE: bytes at value (1..64); BUFFER: bytes from host the kernel may
+                        touch (0: the rest of the tracked object containing host) */
+  const void *value; /* VALUE */
+  void *host;        /* BUFFER: host address; NULL is passed as a null device pointer */
+} hpvm_rt_kernel_param_t;
+
+typedef struct hpvm_rt_kernel_site_t {
+  const char *node;                     /* the node's name (traces, errors) */
+  const char *kernel;                   /* the entry point's name in every image */
+  const hpvm_rt_module_image_t *cuda;   /* PTX or cubin, or NULL */
+  const hpvm_rt_module_image_t *opencl; /* SPIR-V (optionally with SPIR 1.2 fallback), or NULL */
+  void *state;                          /* runtime-owned; the compiler zero-initialises it */
+} hpvm_rt_kernel_site_t;
+
+/* Runs the kernel version of a node over `grid` instances (per dimension; unused = 1) in
+ * work-groups of `block` instances (all 0: the runtime picks; the kernel guards partial
+ * work-groups itself), on the device the policy picks.  *out_ran = 1 when it ran there.
+ * *out_ran = 0 with an OK status means the caller must run the CPU version (no device, no
+ * image for it, HPVM_DEVICE=cpu, or the kernel could not start there: the reason is traced,
+ * and warned once on stderr when it is not simply a missing device).  An error status means
+ * the kernel failed after it started (the program's data may be partly written). */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_site_t *site,
+                                                                 const int64_t grid[3],
+                                                                 const int64_t block[3],
+                                                                 const hpvm_rt_kernel_param_t *params,
+                                                                 uint32_t param_count,
+                                                                 int32_t *out_ran);
+/* With HPVM_TRACE=1 in the environment (read once), prints "hpvm-trace: <node> on <device>\n"
+ * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag). */
+HPVM_RT_EXPORT void hpvm_rt_trace_node(const char *node, const char *device);
+
+/*===--------------------------------------------------------------------===*
  * Scheduling policy
  *===--------------------------------------------------------------------===*/
 

@@ -95,7 +95,11 @@ hpvm_status_t hpvm_buffer_registry_add(hpvm_buffer_registry_t *registry, uint64_
 }
 
 static const char *owner_name(uint8_t owner) {
-  return owner == HPVM_BUFFER_OWNER_TRACKER ? "the memory tracker" : "hpvm_rt_device_alloc";
+  switch (owner) {
+  case HPVM_BUFFER_OWNER_TRACKER: return "the memory tracker";
+  case HPVM_BUFFER_OWNER_KERNEL_RUN: return "hpvm_rt_kernel_run";
+  default: return "hpvm_rt_device_alloc";
+  }
 }
 
 hpvm_status_t hpvm_buffer_registry_remove(hpvm_buffer_registry_t *registry, uint64_t handle,

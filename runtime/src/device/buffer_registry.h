@@ -14,6 +14,7 @@
 typedef enum hpvm_buffer_owner_e {
   HPVM_BUFFER_OWNER_USER = 1,    /* hpvm_rt_device_alloc */
   HPVM_BUFFER_OWNER_TRACKER = 2, /* the memory tracker */
+  HPVM_BUFFER_OWNER_KERNEL_RUN = 3, /* temporaries of hpvm_rt_kernel_run (one call's life) */
 } hpvm_buffer_owner_t;
 
 typedef struct hpvm_buffer_entry_t {

@@ -76,6 +76,25 @@ hpvm_status_t hpvm_device_copy_to_device(hpvm_device_t *device, uint64_t dst, si
   return status;
 }
 
+hpvm_status_t hpvm_device_kernel_launch(hpvm_device_kernel_t *kernel,
+                                        const hpvm_rt_launch_dims_t *dims,
+                                        const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,
+                                        bool *out_started) {
+  bool started = false;
+  if (out_started)
+    *out_started = false;
+  if (!kernel || !dims || (arg_count && !args))
+    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_launch needs a kernel, dims and the arguments");
+  for (uint32_t i = 0; i < arg_count; ++i)
+    if (!args[i].value || !args[i].size)
+      return HPVM_STATUS(INVALID_ARGUMENT, "kernel argument %u has no value", i);
+  hpvm_status_t status =
+      kernel->module->device->vtable->kernel_launch(kernel, dims, args, arg_count, &started);
+  if (out_started)
+    *out_started = started;
+  return status;
+}
+
 hpvm_status_t hpvm_device_copy_to_host(hpvm_device_t *device, void *dst, uint64_t src,
                                        size_t src_offset, size_t size) {
   HPVM_RETURN_IF_ERROR(hpvm_buffer_registry_begin_use(&device->buffers, src, src_offset, size,

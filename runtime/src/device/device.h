@@ -31,9 +31,12 @@ typedef struct hpvm_device_vtable_t {
   void (*module_unload)(hpvm_device_module_t *module);
   hpvm_status_t (*kernel_get)(hpvm_device_module_t *module, const char *name,
                               hpvm_device_kernel_t **out_kernel);
-  /* Launches and waits for completion. */
+  /* Launches and waits for completion.  Sets *out_started (never NULL, false on entry) once
+   * the driver accepted the launch: an error with it still false means the kernel never ran
+   * (bad arguments or configuration, no resources), so nothing was written. */
   hpvm_status_t (*kernel_launch)(hpvm_device_kernel_t *kernel, const hpvm_rt_launch_dims_t *dims,
-                                 const hpvm_rt_kernel_arg_t *args, uint32_t arg_count);
+                                 const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,
+                                 bool *out_started);
   hpvm_status_t (*synchronize)(hpvm_device_t *device);
 } hpvm_device_vtable_t;
 
@@ -93,6 +96,13 @@ hpvm_status_t hpvm_device_copy_to_device(hpvm_device_t *device, uint64_t dst, si
                                          const void *src, size_t size);
 hpvm_status_t hpvm_device_copy_to_host(hpvm_device_t *device, void *dst, uint64_t src,
                                        size_t src_offset, size_t size);
+/* The checked launch (hpvm_rt_kernel_launch): INVALID_ARGUMENT for a NULL kernel or dims or an
+ * argument without a value; otherwise the backend's launch.  `out_started` (may be NULL) tells
+ * whether the kernel started (see the vtable). */
+hpvm_status_t hpvm_device_kernel_launch(hpvm_device_kernel_t *kernel,
+                                        const hpvm_rt_launch_dims_t *dims,
+                                        const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,
+                                        bool *out_started);
 
 /* Backend constructors.  UNAVAILABLE when the driver or a device is missing. */
 hpvm_status_t hpvm_cpu_device_create(hpvm_allocator_t allocator, hpvm_device_t **out_device);

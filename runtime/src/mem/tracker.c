@@ -275,6 +275,23 @@ hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, s
   return status;
 }
 
+bool hpvm_mem_tracker_find(hpvm_mem_tracker_t *tracker, const void *ptr, void **out_base,
+                           size_t *out_size) {
+  bool found = false;
+  pthread_rwlock_rdlock(&tracker->lock);
+  size_t index = upper_bound(tracker, ptr);
+  if (index > 0) {
+    tracked_object_t *object = tracker->objects[index - 1];
+    if ((const char *)ptr < object->base + object->size) {
+      *out_base = object->base;
+      *out_size = object->size;
+      found = true;
+    }
+  }
+  pthread_rwlock_unlock(&tracker->lock);
+  return found;
+}
+
 size_t hpvm_mem_tracker_count(hpvm_mem_tracker_t *tracker) {
   pthread_rwlock_rdlock(&tracker->lock);
   size_t count = tracker->count;

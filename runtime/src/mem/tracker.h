@@ -20,6 +20,10 @@ hpvm_status_t hpvm_mem_tracker_untrack(hpvm_mem_tracker_t *tracker, void *ptr);
 hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, size_t size,
                                        hpvm_device_t *device, hpvm_rt_access_t access,
                                        uint64_t *out_handle, size_t *out_offset);
+/* Whether `ptr` lies inside a tracked object; if so, the object's start and size.  Copies
+ * nothing and changes no validity (hpvm_rt_kernel_run plans its requests with it). */
+bool hpvm_mem_tracker_find(hpvm_mem_tracker_t *tracker, const void *ptr, void **out_base,
+                           size_t *out_size);
 /* Number of tracked objects (tests and diagnostics). */
 size_t hpvm_mem_tracker_count(hpvm_mem_tracker_t *tracker);
 

@@ -52,11 +52,13 @@ static hpvm_status_t cpu_kernel_get(hpvm_device_module_t *module, const char *na
 
 static hpvm_status_t cpu_kernel_launch(hpvm_device_kernel_t *kernel,
                                        const hpvm_rt_launch_dims_t *dims,
-                                       const hpvm_rt_kernel_arg_t *args, uint32_t arg_count) {
+                                       const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,
+                                       bool *out_started) {
   (void)kernel;
   (void)dims;
   (void)args;
   (void)arg_count;
+  (void)out_started;
   return HPVM_STATUS(UNIMPLEMENTED, "the cpu device cannot launch device kernels");
 }
 

@@ -239,7 +239,8 @@ static hpvm_status_t cu_kernel_get(hpvm_device_module_t *base, const char *name,
 }
 
 static hpvm_status_t cu_kernel_launch(hpvm_device_kernel_t *base, const hpvm_rt_launch_dims_t *dims,
-                                      const hpvm_rt_kernel_arg_t *args, uint32_t arg_count) {
+                                      const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,
+                                      bool *out_started) {
   cuda_kernel_t *kernel = (cuda_kernel_t *)base;
   cuda_device_t *device = (cuda_device_t *)base->module->device;
   void *stack_params[32];
@@ -260,6 +261,9 @@ static hpvm_status_t cu_kernel_launch(hpvm_device_kernel_t *base, const hpvm_rt_
                                   dims->block[2] ? dims->block[2] : 1, dims->shared_memory_bytes,
                                   NULL, params, NULL),
         "cuLaunchKernel");
+    /* cuLaunchKernel reports configuration and resource errors before anything runs; errors
+     * of the kernel itself come from the synchronisation. */
+    *out_started = status == NULL;
     if (!status)
       status = hpvm_cuda_status(&device->cu, device->cu.cuStreamSynchronize(NULL),
                                 "cuStreamSynchronize");
@@ -287,6 +291,10 @@ static const hpvm_device_vtable_t cuda_vtable = {
     cu_destroy,     cu_buffer_alloc, cu_buffer_free,   cu_copy_to_device, cu_copy_to_host,
     cu_module_load, cu_module_unload, cu_kernel_get, cu_kernel_launch,  cu_synchronize,
 };
+
+bool hpvm_cuda_device_is(const hpvm_device_t *device) {
+  return device && device->vtable == &cuda_vtable;
+}
 
 static hpvm_status_t load_symbols(hpvm_cuda_symbols_t *cu) {
   const char *path;

@@ -15,5 +15,7 @@ hpvm_status_t hpvm_cuda_status(const hpvm_cuda_symbols_t *cu, CUresult result, c
 /* The device ordinal the next CUDA device opens (mgpuSetDefaultDevice). */
 void hpvm_cuda_set_default_ordinal(int ordinal);
 int hpvm_cuda_device_ordinal(hpvm_device_t *device);
+/* Whether `device` is a device of this backend (tests inject devices of kind CUDA too). */
+bool hpvm_cuda_device_is(const hpvm_device_t *device);
 
 #endif /* HPVM_DEVICE_CUDA_DEVICE_H */

@@ -14,6 +14,7 @@
 
 #include "base/platform.h"
 #include "device/device.h"
+#include "device/opencl/opencl_device.h"
 #include "device/opencl/opencl_symbols.h"
 
 extern char **environ;
@@ -25,6 +26,7 @@ typedef struct opencl_device_t {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue; /* in-order; OpenCL queues are thread-safe */
+  size_t base_align;      /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins */
 } opencl_device_t;
 
 typedef struct opencl_kernel_t {
@@ -248,6 +250,75 @@ static bool run_translator(const char *translator, const char *input, const char
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
 }
 
+/* LLVM's SPIR-V backend (clang-22, llc-22) writes every zero constant as OpConstantNull, which
+ * llvm-spirv 15 rejects for scalars (an assertion).  Returns a copy of the module in which the
+ * OpConstantNull of bool, integer and float types are OpConstantFalse / OpConstant 0 (the same
+ * values); other modules, and the parts past a malformed instruction, are copied unchanged. */
+static hpvm_status_t spirv_scalar_nulls_to_constants(hpvm_allocator_t allocator, const void *spirv,
+                                                     size_t size, void **out_data,
+                                                     size_t *out_size) {
+  enum { TYPE_BOOL = 20, TYPE_INT = 21, TYPE_FLOAT = 22, CONSTANT = 43, CONSTANT_FALSE = 42,
+         CONSTANT_NULL = 46, MAGIC = 0x07230203u };
+  size_t count = size / 4;
+  uint32_t *in = NULL, *out = NULL;
+  uint8_t *scalar_words = NULL; /* per id: 0 not a scalar type, 1/2 words of its value, 3 bool */
+  size_t capacity;
+  hpvm_status_t status = hpvm_allocator_calloc_array(allocator, count ? count : 1, 4, (void **)&in);
+  if (!status && !hpvm_size_mul(count, 2, &capacity))
+    status = HPVM_STATUS(INVALID_ARGUMENT, "SPIR-V module too large");
+  if (!status) /* a 3-word OpConstantNull becomes at most 5 words */
+    status = hpvm_allocator_calloc_array(allocator, capacity + 1, 4, (void **)&out);
+  if (status) {
+    hpvm_allocator_free(allocator, in);
+    return status;
+  }
+  memcpy(in, spirv, count * 4);
+  size_t bound = count >= 5 && in[0] == MAGIC ? in[3] : 0;
+  if (bound && bound <= (1u << 24))
+    status = hpvm_allocator_calloc(allocator, bound, (void **)&scalar_words);
+  size_t at = 0, done = 0;
+  if (!status && scalar_words) {
+    memcpy(out, in, 5 * 4);
+    at = done = 5;
+    while (done < count) {
+      uint32_t length = in[done] >> 16, opcode = in[done] & 0xFFFFu;
+      if (length == 0 || length > count - done)
+        break; /* malformed: the rest is copied as it is */
+      const uint32_t *words = &in[done];
+      if ((opcode == TYPE_INT || opcode == TYPE_FLOAT) && length >= 3 && words[1] < bound)
+        scalar_words[words[1]] = words[2] > 32 ? 2 : 1;
+      else if (opcode == TYPE_BOOL && length >= 2 && words[1] < bound)
+        scalar_words[words[1]] = 3;
+      if (opcode == CONSTANT_NULL && length == 3 && words[1] < bound && scalar_words[words[1]]) {
+        uint8_t kind = scalar_words[words[1]];
+        uint32_t value_words = kind == 3 ? 0 : kind;
+        out[at++] = ((3 + value_words) << 16) | (kind == 3 ? CONSTANT_FALSE : CONSTANT);
+        out[at++] = words[1];
+        out[at++] = words[2];
+        for (uint32_t i = 0; i < value_words; ++i)
+          out[at++] = 0;
+      } else {
+        memcpy(&out[at], words, length * 4);
+        at += length;
+      }
+      done += length;
+    }
+  }
+  if (!status) {
+    memcpy(&out[at], &in[done], (count - done) * 4);
+    at += count - done;
+  }
+  hpvm_allocator_free(allocator, scalar_words);
+  hpvm_allocator_free(allocator, in);
+  if (status) {
+    hpvm_allocator_free(allocator, out);
+    return status;
+  }
+  *out_data = out;
+  *out_size = at * 4;
+  return NULL;
+}
+
 /* The device has no IL support and the image came without SPIR bitcode: translate SPIR-V to
  * SPIR 1.2 with llvm-spirv (the path PoCL needs). */
 static hpvm_status_t translate_spirv(hpvm_allocator_t allocator, const void *spirv, size_t size,
@@ -268,7 +339,13 @@ static hpvm_status_t translate_spirv(hpvm_allocator_t allocator, const void *spi
     return HPVM_STATUS(UNAVAILABLE, "cannot create '%s'", output);
   }
   close(out_fd);
-  hpvm_status_t status = write_file(input, spirv, size);
+  void *patched = NULL;
+  size_t patched_size = 0;
+  hpvm_status_t status =
+      spirv_scalar_nulls_to_constants(allocator, spirv, size, &patched, &patched_size);
+  if (!status)
+    status = write_file(input, patched, patched_size);
+  hpvm_allocator_free(allocator, patched);
   if (!status) {
     const char *configured = getenv("HPVM_LLVM_SPIRV");
     const char *candidates[] = {configured, "llvm-spirv-15", "llvm-spirv"};
@@ -415,7 +492,8 @@ static hpvm_status_t cl_kernel_get(hpvm_device_module_t *base, const char *name,
 }
 
 static hpvm_status_t cl_kernel_launch(hpvm_device_kernel_t *base, const hpvm_rt_launch_dims_t *dims,
-                                      const hpvm_rt_kernel_arg_t *args, uint32_t arg_count) {
+                                      const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,
+                                      bool *out_started) {
   opencl_kernel_t *kernel = (opencl_kernel_t *)base;
   opencl_device_t *device = (opencl_device_t *)base->module->device;
   size_t global[3], local[3];
@@ -436,6 +514,9 @@ static hpvm_status_t cl_kernel_launch(hpvm_device_kernel_t *base, const hpvm_rt_
     status = cl_status(device->cl.clEnqueueNDRangeKernel(device->queue, kernel->kernel, 3, NULL,
                                                          global, local, 0, NULL, NULL),
                        "clEnqueueNDRangeKernel");
+  /* Argument and work-size errors come from clSetKernelArg / the enqueue, before anything
+   * ran; errors of the kernel itself come from clFinish. */
+  *out_started = status == NULL;
   pthread_mutex_unlock(&kernel->mutex);
   if (!status)
     status = cl_status(device->cl.clFinish(device->queue), "clFinish");
@@ -462,6 +543,40 @@ static const hpvm_device_vtable_t opencl_vtable = {
     cl_destroy,     cl_buffer_alloc, cl_buffer_free,   cl_copy_to_device, cl_copy_to_host,
     cl_module_load, cl_module_unload, cl_kernel_get, cl_kernel_launch,  cl_synchronize,
 };
+
+bool hpvm_opencl_device_is(const hpvm_device_t *device) {
+  return device && device->vtable == &opencl_vtable;
+}
+
+size_t hpvm_opencl_device_base_align(const hpvm_device_t *device) {
+  return ((const opencl_device_t *)device)->base_align;
+}
+
+hpvm_status_t hpvm_opencl_sub_buffer_create(hpvm_device_t *base, uint64_t parent, size_t offset,
+                                            size_t size, uint64_t *out_handle) {
+  opencl_device_t *device = (opencl_device_t *)base;
+  if (!device->cl.clCreateSubBuffer)
+    return HPVM_STATUS(UNIMPLEMENTED, "the OpenCL library has no clCreateSubBuffer");
+  if (offset % device->base_align != 0)
+    return HPVM_STATUS(INVALID_ARGUMENT,
+                       "sub-buffer origin %zu is not a multiple of the base address alignment "
+                       "of '%s' (%zu bytes)",
+                       offset, base->name, device->base_align);
+  hpvm_cl_buffer_region_t region = {offset, size};
+  cl_int error = 0;
+  cl_mem memory = device->cl.clCreateSubBuffer((cl_mem)(uintptr_t)parent, 0,
+                                               HPVM_CL_BUFFER_CREATE_TYPE_REGION, &region, &error);
+  if (!memory || error)
+    return cl_status(error ? error : HPVM_CL_OUT_OF_RESOURCES, "clCreateSubBuffer");
+  *out_handle = (uint64_t)(uintptr_t)memory;
+  return NULL;
+}
+
+void hpvm_opencl_sub_buffer_release(hpvm_device_t *base, uint64_t handle) {
+  opencl_device_t *device = (opencl_device_t *)base;
+  if (handle)
+    device->cl.clReleaseMemObject((cl_mem)(uintptr_t)handle);
+}
 
 static hpvm_status_t load_symbols(hpvm_opencl_symbols_t *cl) {
   const char *path;
@@ -520,6 +635,12 @@ hpvm_status_t hpvm_opencl_device_create(hpvm_allocator_t allocator, hpvm_device_
   char name[128];
   snprintf(name, sizeof(name), "opencl:%s", device_name);
   hpvm_device_initialize(&device->base, &opencl_vtable, HPVM_RT_DEVICE_OPENCL, allocator, name, 1);
+  cl_uint align_bits = 0;
+  if (cl.clGetDeviceInfo(chosen, HPVM_CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(align_bits),
+                         &align_bits, NULL) != HPVM_CL_SUCCESS ||
+      align_bits < 8)
+    align_bits = 1024; /* the largest value of the OpenCL 1.2 full profile (a long16) */
+  device->base_align = align_bits / 8;
   cl_context_properties properties[] = {HPVM_CL_CONTEXT_PLATFORM, (cl_context_properties)platform,
                                         0};
   device->context = cl.clCreateContext(properties, 1, &chosen, NULL, NULL, &error);

@@ -15,6 +15,7 @@ typedef cl_ulong cl_bitfield;
 typedef cl_bitfield cl_device_type;
 typedef cl_bitfield cl_mem_flags;
 typedef cl_bitfield cl_command_queue_properties;
+typedef cl_uint cl_buffer_create_type;
 typedef intptr_t cl_context_properties;
 typedef struct _cl_platform_id *cl_platform_id;
 typedef struct _cl_device_id *cl_device_id;
@@ -44,6 +45,14 @@ typedef struct _cl_event *cl_event;
 #define HPVM_CL_DEVICE_IL_VERSION 0x105B
 #define HPVM_CL_PROGRAM_BUILD_LOG 0x1183
 #define HPVM_CL_CONTEXT_PLATFORM 0x1084
+#define HPVM_CL_DEVICE_MEM_BASE_ADDR_ALIGN 0x1019
+#define HPVM_CL_BUFFER_CREATE_TYPE_REGION 0x1220
+
+/* cl_buffer_region: a sub-buffer's origin and size in bytes. */
+typedef struct hpvm_cl_buffer_region_t {
+  size_t origin;
+  size_t size;
+} hpvm_cl_buffer_region_t;
 
 /* X(name, required, return type, parameter list).  Optional symbols may be NULL (IL programs
  * need an OpenCL 2.1 ICD loader). */
@@ -60,6 +69,8 @@ typedef struct _cl_event *cl_event;
   X(clReleaseCommandQueue, 1, cl_int, (cl_command_queue))                                       \
   X(clCreateBuffer, 1, cl_mem, (cl_context, cl_mem_flags, size_t, void *, cl_int *))           \
   X(clReleaseMemObject, 1, cl_int, (cl_mem))                                                    \
+  X(clCreateSubBuffer, 0, cl_mem,                                                               \
+    (cl_mem, cl_mem_flags, cl_buffer_create_type, const void *, cl_int *))                      \
   X(clEnqueueWriteBuffer, 1, cl_int,                                                            \
     (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint, const cl_event *, \
      cl_event *))                                                                               \
