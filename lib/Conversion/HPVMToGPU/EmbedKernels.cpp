@@ -119,19 +119,33 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
     options.indexBitwidth = 64;
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(options));
   } else {
+    // Branches first: the kernel conversion rewrites the signatures of all
+    // blocks, so their operands must already be in LLVM types.
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
     ConvertGpuOpsToLLVMSPVOpsOptions options;
     options.use64bitIndex = true;
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToLLVMSPVOps(options));
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-    pm.addPass(createConvertMathToLLVMPass());
-    pm.addPass(createArithToLLVMConversionPass());
-    pm.addPass(createConvertIndexToLLVMPass());
-    pm.addPass(createConvertControlFlowToLLVMPass());
   }
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(*holder)))
     return kernels.emitError()
            << "could not lower the kernels for " << getDeviceName(device);
+
+  // Partial conversions leave what they cannot lower; name it.
+  Operation *left = nullptr;
+  copy.walk([&](Operation *op) {
+    if (op != copy.getOperation() &&
+        !isa<LLVM::LLVMDialect, NVVM::NVVMDialect>(op->getDialect()) && !left)
+      left = op;
+  });
+  if (left)
+    return left->emitError()
+           << "'" << left->getName() << "' cannot be lowered for "
+           << getDeviceName(device) << " kernels";
 
   if (device == Device::OpenCL) {
     if (failed(assignOpenCLAddressSpaces(copy)))

@@ -1,0 +1,65 @@
+// Errors of hpvm-embed-kernels and of the OpenCL address-space assignment.
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl" -verify-diagnostics
+
+// A private array whose address leaves the function: OpenCL would need a
+// generic pointer.
+llvm.func internal @sum(%p: !llvm.ptr) -> f32 {
+  %v = llvm.load %p : !llvm.ptr -> f32
+  llvm.return %v : f32
+}
+hpvm.leaf @private_to_call(%out: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %a = llvm.alloca %one x !llvm.array<4 x f32> : (i64) -> !llvm.ptr
+  // expected-error @+1 {{passes a pointer to private memory (a local array) to a call or stores it: OpenCL kernels need such pointers to stay in the function that allocates them}}
+  %s = llvm.call @sum(%a) : (!llvm.ptr) -> f32
+  llvm.store %s, %out : f32, !llvm.ptr
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @private_or_global(%out: !llvm.ptr, %n: i64) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %a = llvm.alloca %one x f32 : (i64) -> !llvm.ptr
+  %c = llvm.icmp "sgt" %n, %one : i64
+  // expected-error @+1 {{selects between private and global pointers, which OpenCL kernels cannot do without generic pointers}}
+  %p = llvm.select %c, %a, %out : i1, !llvm.ptr
+  %v = llvm.load %p : !llvm.ptr -> f32
+  llvm.store %v, %out : f32, !llvm.ptr
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @joined(%out: !llvm.ptr, %n: i64) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %a = llvm.alloca %one x f32 : (i64) -> !llvm.ptr
+  %c = llvm.icmp "sgt" %n, %one : i64
+  // expected-error @+1 {{joins private and global pointers, which OpenCL kernels cannot do without generic pointers}}
+  llvm.cond_br %c, ^use(%a : !llvm.ptr), ^use(%out : !llvm.ptr)
+^use(%p: !llvm.ptr):
+  %v = llvm.load %p : !llvm.ptr -> f32
+  llvm.store %v, %out : f32, !llvm.ptr
+  hpvm.return
+}
+
+// -----
+
+// math.erf has no OpenCL lowering here: the kernel module does not lower.
+hpvm.leaf @erf(%m: memref<?xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %i = hpvm.instance_id x : index
+  %v = memref.load %m[%i] : memref<?xf32>
+  // expected-error @+1 {{'math.erf' cannot be lowered for opencl kernels}}
+  %e = math.erf %v : f32
+  memref.store %e, %m[%i] : memref<?xf32>
+  hpvm.return
+}
+
+// -----
+
+gpu.module @hpvm_kernels {
+}
+// expected-error @+1 {{names the kernel @elsewhere::@k, which is not in a gpu.module of this module}}
+hpvm.leaf @stray(%m: memref<?xf32>) attributes {hpvm.kernel = @elsewhere::@k} {
+  hpvm.return
+}
