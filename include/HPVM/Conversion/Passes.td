@@ -32,7 +32,14 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     every path passes the same barriers in the same order;
     `hpvm.alloc` memory returned by an allocation leaf lives until its parent
     instance ends; one_to_one edges between replicated nodes carry one value
-    per instance in an array indexed by the linear instance id. Every node runs on the CPU whatever its hints.
+    per instance in an array indexed by the linear instance id. A node with a
+    kernel site (`hpvm.kernel = @site`, from `convert-hpvm-to-gpu` and
+    `hpvm-embed-kernels`) first calls `hpvm_rt_kernel_run` with its inputs
+    (memrefs as their descriptors' fields, buffers by host address) and runs
+    its CPU version only when no device ran it; in a module with kernel
+    sites, CPU runs of leaves first make the host copies of their buffers
+    valid (`hpvm_rt_request_host`). Every leaf run calls
+    `hpvm_rt_trace_node` (a no-op unless `HPVM_TRACE` is set).
 
     Tiles run in lock-step (`vectorize-tiles`, on by default): when every
     grid of a leaf has the same constant x extent W (2 to 128, as after
