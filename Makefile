@@ -56,12 +56,14 @@ fuzz: build
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 
-# Runtime benchmarks, then the CPU backend against OpenMP and sequential C.
+# Runtime benchmarks, then the CPU backend against OpenMP and sequential C, and the OpenCL
+# backend against hand-written OpenCL (skipped without an OpenCL device).
 bench: build
 	bash scripts/bench-runtime.sh
 	bash benchmarks/hpvm/run_cpu.sh
 	bash benchmarks/hpvm/run_streaming.sh
 	bash benchmarks/release/run.sh
+	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
 
 # Regenerates docs/Dialect from the TableGen definitions.
