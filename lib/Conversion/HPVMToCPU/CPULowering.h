@@ -106,8 +106,9 @@ public:
                              Value parentFrame, PerInstancePorts perInstance = {});
 
   /// Whether `node` run over `dims` has a kernel version (an `hpvm.kernel`
-  /// site from hpvm-embed-kernels).
-  bool hasKernelSite(NodeOpInterface node, ValueRange dims);
+  /// site from hpvm-embed-kernels) usable with `perInstance` ports.
+  bool hasKernelSite(NodeOpInterface node, ValueRange dims,
+                     PerInstancePorts perInstance = {});
   /// Calls hpvm_rt_kernel_run for the kernel site of `node`; returns an i1
   /// that is true when a device ran it (LowerKernelSites.cpp).
   Value runKernel(OpBuilder &b, Location loc, NodeOpInterface node,

@@ -43,9 +43,13 @@ void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
               {nodeNameString(b, loc, node), nullPointer(b, loc)});
 }
 
-bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims) {
+bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims,
+                                PerInstancePorts perInstance) {
   auto site = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
+  // Values per instance travel in host arrays: such a run stays on the CPU.
+  if (perInstance.any())
+    return false;
   // A leaf kernel runs a grid; a tile kernel may run a single tile.
   return site && (!dims.empty() || isa<InternalOp>(node.getOperation()));
 }

@@ -332,7 +332,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
-  if (hasKernelSite(node, dims)) {
+  if (hasKernelSite(node, dims, perInstance)) {
     // The kernel version first; the CPU version when no device ran it.
     Value ran = runKernel(b, loc, node, dims, inputs);
     Value notRan = LLVM::XOrOp::create(

@@ -84,16 +84,26 @@ public:
     return reason;
   }
 
-  /// The functions the kernels call, in the order they were found.
+  /// The functions the kernels call and the constants they read, in the
+  /// order they were found.
   ArrayRef<Operation *> getCallees() { return callees.getArrayRef(); }
 
 private:
   std::string checkOp(Operation *op) {
     if (isa<ApproximableOpInterface, TensorYieldOp>(op))
       return "it has tensor ops";
-    if (isa<LLVM::AddressOfOp>(op))
-      return "it uses a global ('" +
-             cast<LLVM::AddressOfOp>(op).getGlobalName().str() + "')";
+    if (auto address = dyn_cast<LLVM::AddressOfOp>(op)) {
+      // Constant tables travel with the kernels; anything else would need
+      // one copy shared by the host and every device.
+      auto global = symbols.lookupNearestSymbolFrom<LLVM::GlobalOp>(
+          module, address.getGlobalNameAttr());
+      if (!global || !global.getConstant() ||
+          (!global.getValueOrNull() && global.getInitializerRegion().empty()))
+        return "it uses the global '" + address.getGlobalName().str() +
+               "', which is not a constant";
+      callees.insert(global);
+      return "";
+    }
     if (isa<LLVM::InlineAsmOp>(op))
       return "it has inline assembly";
     if (auto call = dyn_cast<CallOpInterface>(op)) {

@@ -81,6 +81,11 @@ LogicalResult mlir::hpvm::assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels) {
               "or stores it: OpenCL kernels need such pointers to stay in "
               "the function that allocates them";
 
+  // Constant tables live in global memory.
+  kernels.walk([&](LLVM::GlobalOp variable) {
+    if (variable.getAddrSpace() == 0)
+      variable.setAddrSpace(kGlobal);
+  });
   Type global = LLVM::LLVMPointerType::get(kernels.getContext(), kGlobal);
   auto retype = [&](Value value) {
     if (isPrivatePointer(value.getType()) && !privateValues.contains(value))

@@ -1,6 +1,9 @@
 // The kernel extraction: each GPU-hinted node of a kernel shape becomes a
 // gpu.func in gpu.module @hpvm_kernels and names it in `hpvm.kernel`.
 // RUN: hpvm-opt %s --convert-hpvm-to-gpu | FileCheck %s
+// Every kernel here compiles for both devices; the SPIR-V validates.
+// RUN: rm -rf %t && mkdir %t && hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda dump-dir=%t" -o /dev/null
+// RUN: spirv-val --target-env opencl2.1 %t/hpvm_kernels.spv
 
 // A leaf over a grid: one thread per instance, guarded against the grid's
 // extents (partial work-groups); ids are block_id * block_dim + thread_id.
@@ -101,6 +104,21 @@ func.func @host(%m: memref<?xf32>, %n: index) {
   return
 }
 
+// A constant table travels with the kernels.
+// CHECK-LABEL: hpvm.leaf @lookup
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@lookup
+llvm.mlir.global internal constant @weights(dense<[0.5, 2.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
+hpvm.leaf @lookup(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %i = hpvm.instance_id x : index
+  %ii = arith.index_cast %i : index to i64
+  %table = llvm.mlir.addressof @weights : !llvm.ptr
+  %w = llvm.getelementptr inbounds %table[%ii] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %v = llvm.load %w : !llvm.ptr -> f32
+  %a = llvm.getelementptr inbounds %p[%ii] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %v, %a : f32, !llvm.ptr
+  hpvm.return
+}
+
 // CPU-only nodes are left alone.
 // CHECK-LABEL: hpvm.leaf @cpu_only
 // CHECK-NOT: hpvm.kernel
@@ -109,8 +127,9 @@ hpvm.leaf @cpu_only(%m: memref<?xf32>) {
 }
 
 // CHECK-LABEL: gpu.module @hpvm_kernels
-// The helper, private to the kernel module.
-// CHECK: llvm.func internal @clamp
+// The helper and the table, private to the kernel module.
+// CHECK-DAG: llvm.func internal @clamp
+// CHECK-DAG: llvm.mlir.global internal constant @weights
 
 // No extents and no guard: the launch is exactly tiles x tile.
 // CHECK-LABEL: gpu.func @tiles
@@ -154,4 +173,6 @@ hpvm.leaf @cpu_only(%m: memref<?xf32>) {
 // CHECK: llvm.call @clamp
 // CHECK: gpu.return
 // CHECK-LABEL: gpu.func @fill
+// CHECK-LABEL: gpu.func @lookup
+// CHECK: llvm.mlir.addressof @weights
 // CHECK-NOT: hpvm.

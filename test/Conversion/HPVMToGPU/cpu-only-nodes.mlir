@@ -47,8 +47,8 @@ hpvm.leaf @external(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>
 
 // -----
 
-llvm.mlir.global internal constant @table(dense<[1.0, 2.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
-// expected-warning @+1 {{because it uses a global ('table')}}
+llvm.mlir.global internal @table(dense<[1.0, 2.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
+// expected-warning @+1 {{because it uses the global 'table', which is not a constant}}
 hpvm.leaf @global(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %t = llvm.mlir.addressof @table : !llvm.ptr
   %v = llvm.load %t : !llvm.ptr -> f32
