@@ -205,14 +205,20 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       and block size, level 1 the block id and grid size, and `hpvm.barrier`
       becomes `gpu.barrier`.
 
+    A leaf kernel may have outputs that are numbers (HPVM-C leaves return
+    sizes): they must be equal in every instance, as HPVM requires of outputs
+    that leave a grid, and the kernel's first thread stores them through an
+    extra pointer parameter to `{ outputs... }` (index as i64).
+
     Both kinds of leaf body are kept as they are: structured code
     (memref/scf/arith/math) and imported HPVM-C code (the llvm dialect with
     pointers and branches); functions the leaf calls are copied into the
     kernel module. Nodes stay in the module (their CPU version is still
     built): the host code calls the kernel when a device is there and the CPU
     version otherwise. A GPU-hinted node that cannot become a kernel gets a
-    warning naming the reason (outputs, `hpvm.alloc`, a barrier outside a
-    tile, an ancestor's grid query, a call of an external function, a global,
+    warning naming the reason (outputs of tile leaves or outputs other than
+    numbers, `hpvm.alloc`, a barrier outside a tile, an ancestor's grid
+    query, a call of an external function, a global that is not a constant,
     an `i1` or aggregate input) and runs on the CPU.
 
     Example: `hpvm-opt --convert-hpvm-to-gpu prog.mlir`; `hpvm-embed-kernels`
@@ -223,6 +229,7 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
     "::mlir::cf::ControlFlowDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

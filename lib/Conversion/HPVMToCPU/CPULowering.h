@@ -110,9 +110,10 @@ public:
   bool hasKernelSite(NodeOpInterface node, ValueRange dims,
                      PerInstancePorts perInstance = {});
   /// Calls hpvm_rt_kernel_run for the kernel site of `node`; returns an i1
-  /// that is true when a device ran it (LowerKernelSites.cpp).
+  /// that is true when a device ran it (LowerKernelSites.cpp). `outputs`
+  /// (storage struct of the outputs, or null) receives the kernel's outputs.
   Value runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
-                  ValueRange dims, ValueRange inputs);
+                  ValueRange dims, ValueRange inputs, Value outputs);
   /// Makes the host copies of the buffers among `inputs` valid before a CPU
   /// run of `node` (a kernel may have left them on a device).
   void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,

@@ -146,7 +146,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
 }
 
 Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
-                             ValueRange dims, ValueRange inputs) {
+                             ValueRange dims, ValueRange inputs, Value outputs) {
   auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
@@ -211,6 +211,11 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   if (!tiled)
     for (Value extent : grid)
       addValue(extent);
+  // The outputs: host memory the runtime copies to the device and back.
+  if (outputs)
+    params.push_back(
+        {kParamBuffer, HPVM_RT_ACCESS_OUT,
+         sizeOf(b, loc, getStorageStruct(node.getOutputTypes())), outputs});
 
   // The parameter array, the grid, the work-group and the answer.
   auto arrayType = LLVM::LLVMArrayType::get(paramType, params.size());

@@ -333,14 +333,37 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
   if (hasKernelSite(node, dims, perInstance)) {
-    // The kernel version first; the CPU version when no device ran it.
-    Value ran = runKernel(b, loc, node, dims, inputs);
+    // The kernel version first; the CPU version when no device ran it. The
+    // kernel's first instance writes the outputs into `outputs`.
+    TypeRange outputTypes = node.getOutputTypes();
+    LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
+    Value outputs = outputTypes.empty() ? Value()
+                                        : allocaInEntry(b, loc, outputType);
+    Value ran = runKernel(b, loc, node, dims, inputs, outputs);
     Value notRan = LLVM::XOrOp::create(
         b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
-    auto fallback = scf::IfOp::create(b, loc, notRan, /*withElseRegion=*/false);
+    auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
+                                      /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(fallback.thenBlock()->getTerminator());
-    return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
+    // Without results the builder made the yields already.
+    auto fill = [&](Region &region, auto body) {
+      Block &block = region.front();
+      if (!block.empty() && block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
+        block.back().erase();
+      b.setInsertionPointToEnd(&block);
+      scf::YieldOp::create(b, loc, body());
+    };
+    fill(fallback.getThenRegion(), [&] {
+      return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
+    });
+    fill(fallback.getElseRegion(), [&] {
+      SmallVector<Value> kernelResults;
+      for (auto [index, type] : llvm::enumerate(outputTypes))
+        kernelResults.push_back(fromStorage(
+            b, loc, loadField(b, loc, outputType, outputs, index), type));
+      return kernelResults;
+    });
+    return fallback.getResults();
   }
   return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
 }

@@ -6,6 +6,7 @@
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
@@ -60,8 +61,13 @@ public:
       : module(module), symbols(symbols) {}
 
   std::string checkLeaf(LeafOp leaf, bool tiled) {
-    if (!leaf.getOutputTypes().empty())
-      return "it has outputs";
+    // A leaf kernel's first instance writes the outputs (equal in every
+    // instance, as HPVM requires of outputs that leave a grid) for the host.
+    for (Type type : leaf.getOutputTypes())
+      if (!isa<IntegerType, FloatType, IndexType>(type) ||
+          type.isInteger(1))
+        return "it has an output that is not a number (kernels return "
+               "integers and floats)";
     std::string reason;
     leaf.walk([&](Operation *op) {
       if (!reason.empty())
@@ -154,13 +160,16 @@ struct KernelSite {
   bool tiled;           // the 3-level shape
   /// Tiled: for each leaf input, the input of `node` bound to it.
   SmallVector<unsigned> boundInputs;
+  /// Tiled: for each output of `node`, the leaf output bound to it.
+  SmallVector<unsigned> boundOutputs;
 };
 
 /// The tile shape: `internal` has one child, a replicated leaf whose inputs
 /// are all bound to inputs of `internal`, and no outputs. Returns the leaf
 /// and fills `bound`, or a reason in `reason`.
 LeafOp matchTile(InternalOp internal, SymbolTableCollection &symbols,
-                 SmallVectorImpl<unsigned> &bound, std::string &reason) {
+                 SmallVectorImpl<unsigned> &bound,
+                 SmallVectorImpl<unsigned> &boundOutputs, std::string &reason) {
   Block &body = internal.getBodyBlock();
   auto creates = llvm::to_vector(body.getOps<CreateNodeOp>());
   if (creates.size() != 1) {
@@ -175,10 +184,10 @@ LeafOp matchTile(InternalOp internal, SymbolTableCollection &symbols,
     reason = "its child is not a replicated leaf";
     return {};
   }
-  if (internal.getNumResults() != 0 || !body.getOps<EdgeOp>().empty()) {
-    reason = "it has outputs or edges";
-    return {};
-  }
+  // One child: no edges. Outputs come from the leaf (equal in every instance of both grids).
+  boundOutputs.assign(internal.getNumResults(), 0);
+  for (BindOutOp bind : body.getOps<BindOutOp>())
+    boundOutputs[bind.getOutput()] = bind.getSourcePort();
   bound.assign(leaf.getInputTypes().size(), ~0u);
   for (BindInOp bind : body.getOps<BindInOp>()) {
     auto argument = dyn_cast<BlockArgument>(bind.getInput());
@@ -216,6 +225,14 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   auto i64 = b.getI64Type();
   if (!site.tiled)
     parameters.append(3, i64);
+  // Outputs: a pointer to { outputs... } (index as i64).
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  SmallVector<Type> outputFields;
+  for (Type type : site.node.getOutputTypes())
+    outputFields.push_back(isa<IndexType>(type) ? Type(i64) : type);
+  if (!outputFields.empty())
+    parameters.push_back(pointer);
+  auto outputStruct = LLVM::LLVMStructType::getLiteral(context, outputFields);
   auto type = FunctionType::get(context, parameters, {});
   auto kernel = gpu::GPUFuncOp::create(b, loc, SymbolTable::getSymbolName(site.node).getValue(), type);
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -285,7 +302,37 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       gpu::BarrierOp::create(rewriter, op->getLoc());
       op->erase();
     } else if (isa<ReturnOp>(op)) {
-      gpu::ReturnOp::create(rewriter, op->getLoc());
+      Location returnLoc = op->getLoc();
+      if (!outputFields.empty()) {
+        // The first instance stores the outputs.
+        Value zero = arith::ConstantIndexOp::create(rewriter, returnLoc, 0);
+        Value first;
+        for (int level = 0; level < (site.tiled ? 2 : 1); ++level)
+          for (int d = 0; d < 3; ++d) {
+            Value isZero = arith::CmpIOp::create(rewriter, returnLoc,
+                                                 arith::CmpIPredicate::eq,
+                                                 ids[level][d], zero);
+            first = first ? arith::AndIOp::create(rewriter, returnLoc, first,
+                                                  isZero)
+                          : isZero;
+          }
+        auto store = scf::IfOp::create(rewriter, returnLoc, first,
+                                       /*withElseRegion=*/false);
+        OpBuilder inner = store.getThenBodyBuilder();
+        Value base = entry->getArguments().back();
+        for (unsigned index = 0, e = outputFields.size(); index < e; ++index) {
+          Value value = op->getOperand(site.tiled ? site.boundOutputs[index]
+                                                  : index);
+          Value stored = value;
+          if (isa<IndexType>(value.getType()))
+            stored = arith::IndexCastOp::create(inner, returnLoc, i64, value);
+          Value field = LLVM::GEPOp::create(
+              inner, returnLoc, pointer, outputStruct, base,
+              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+          LLVM::StoreOp::create(inner, returnLoc, stored, field);
+        }
+      }
+      gpu::ReturnOp::create(rewriter, returnLoc);
       op->erase();
     }
   });
@@ -334,9 +381,10 @@ struct ConvertHPVMToGPUPass
       if (!hasGPUTarget(internal) ||
           singleInstance.contains(internal.getSymNameAttr()))
         continue;
-      KernelSite site{internal, {}, true, {}};
+      KernelSite site{internal, {}, true, {}, {}};
       std::string reason;
-      site.leaf = matchTile(internal, symbols, site.boundInputs, reason);
+      site.leaf = matchTile(internal, symbols, site.boundInputs,
+                            site.boundOutputs, reason);
       if (site.leaf)
         reason = checkInputs(internal);
       if (reason.empty() && site.leaf)
@@ -360,7 +408,7 @@ struct ConvertHPVMToGPUPass
                            << reason;
         continue;
       }
-      sites.push_back({leaf, leaf, false, {}});
+      sites.push_back({leaf, leaf, false, {}, {}});
     }
     if (sites.empty())
       return;

@@ -119,6 +119,41 @@ hpvm.leaf @lookup(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]}
   hpvm.return
 }
 
+// Outputs (equal in every instance): the first thread stores them through
+// a pointer to { i64, f32 } after the extents.
+// CHECK-LABEL: hpvm.leaf @sizes
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@sizes
+hpvm.leaf @sizes(%m: memref<?xf32>, %f: f32) -> (index, f32)
+    attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %i = hpvm.instance_id x : index
+  memref.store %f, %m[%i] : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %m, %c0 : memref<?xf32>
+  hpvm.return %n, %f : index, f32
+}
+
+// A tile whose leaf's output is bound out: the first thread of the first
+// work-group stores it.
+// CHECK-LABEL: hpvm.internal @sized_tiles
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@sized_tiles
+hpvm.leaf @sized_lane(%m: memref<?xf32>) -> (index) {
+  %i = hpvm.instance_id x : index
+  %t = hpvm.instance_id x level 1 : index
+  %w = hpvm.num_instances x : index
+  %b = arith.muli %t, %w : index
+  %g = arith.addi %b, %i : index
+  %z = arith.constant 0.0 : f32
+  memref.store %z, %m[%g] : memref<?xf32>
+  hpvm.return %w : index
+}
+hpvm.internal @sized_tiles(%m: memref<?xf32>) -> (index)
+    attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c32 = arith.constant 32 : index
+  %l = hpvm.create_node @sized_lane [%c32] : !hpvm.node
+  hpvm.bind_in %m -> %l[0] : memref<?xf32>
+  hpvm.bind_out %l[0] -> 0
+}
+
 // CPU-only nodes are left alone.
 // CHECK-LABEL: hpvm.leaf @cpu_only
 // CHECK-NOT: hpvm.kernel
@@ -145,6 +180,13 @@ hpvm.leaf @cpu_only(%m: memref<?xf32>) {
 // CHECK: gpu.barrier
 // CHECK: arith.index_cast %[[GDY]]
 // CHECK: gpu.return
+
+// CHECK-LABEL: gpu.func @sized_tiles
+// CHECK-SAME: (%{{.*}}: memref<?xf32>, %[[TOUT:.*]]: !llvm.ptr) kernel
+// Both levels' ids are 0 in the thread that stores.
+// CHECK-COUNT-6: arith.cmpi eq
+// CHECK: scf.if
+// CHECK: llvm.getelementptr %[[TOUT]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(i64)>
 
 // CHECK-LABEL: gpu.func @saxpy
 // CHECK-SAME: (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>, %[[A:.*]]: f32, %[[NX:.*]]: i64, %[[NY:.*]]: i64, %[[NZ:.*]]: i64) kernel
@@ -175,4 +217,18 @@ hpvm.leaf @cpu_only(%m: memref<?xf32>) {
 // CHECK-LABEL: gpu.func @fill
 // CHECK-LABEL: gpu.func @lookup
 // CHECK: llvm.mlir.addressof @weights
+// CHECK-LABEL: gpu.func @sizes
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[OUT:.*]]: !llvm.ptr) kernel
+// CHECK: arith.cmpi eq
+// CHECK: arith.cmpi eq
+// CHECK: arith.cmpi eq
+// CHECK-NEXT: %[[FIRST:.*]] = arith.andi
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[F0:.*]] = llvm.getelementptr %[[OUT]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(i64, f32)>
+// CHECK: llvm.store %[[N]], %[[F0]]
+// CHECK: %[[F1:.*]] = llvm.getelementptr %[[OUT]][0, 1]
+// CHECK: llvm.store %{{.*}}, %[[F1]] : f32, !llvm.ptr
+// CHECK: }
+// CHECK: gpu.return
 // CHECK-NOT: hpvm.
