@@ -212,8 +212,10 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
 
     Both kinds of leaf body are kept as they are: structured code
     (memref/scf/arith/math) and imported HPVM-C code (the llvm dialect with
-    pointers and branches); functions the leaf calls are copied into the
-    kernel module. Nodes stay in the module (their CPU version is still
+    pointers and branches); functions the leaf calls and constant tables it
+    reads are copied into the kernel module, and calls of the C math
+    functions (`sqrtf`, `expf`, `powf`, ... and their double versions)
+    become `math` ops. Nodes stay in the module (their CPU version is still
     built): the host code calls the kernel when a device is there and the CPU
     version otherwise. A GPU-hinted node that cannot become a kernel gets a
     warning naming the reason (outputs of tile leaves or outputs other than
@@ -229,6 +231,7 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
     "::mlir::cf::ControlFlowDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
   ];
 }

@@ -10,6 +10,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 namespace mlir::hpvm {
 #define GEN_PASS_DEF_CONVERTHPVMTOGPU
@@ -51,6 +53,56 @@ std::string checkParameterType(Type type) {
     return "";
   }
   return "an input of type that kernels do not take";
+}
+
+/// The C math functions kernels may call (float and double versions): they
+/// become `math` ops, which both devices lower (libdevice on CUDA, OpenCL's
+/// built-ins through LLVM's SPIR-V backend).
+std::optional<StringRef> getMathOpName(StringRef function) {
+  static const llvm::StringMap<StringRef> names = {
+      {"sqrt", "math.sqrt"},   {"exp", "math.exp"},     {"exp2", "math.exp2"},
+      {"log", "math.log"},     {"log2", "math.log2"},   {"log10", "math.log10"},
+      {"pow", "math.powf"},    {"sin", "math.sin"},     {"cos", "math.cos"},
+      {"fabs", "math.absf"},   {"floor", "math.floor"}, {"ceil", "math.ceil"},
+      {"round", "math.round"}, {"trunc", "math.trunc"}, {"fma", "math.fma"},
+      {"copysign", "math.copysign"}};
+  StringRef base = function;
+  if (base.ends_with("f") && names.count(base.drop_back()))
+    base = base.drop_back();
+  auto found = names.find(base);
+  if (found == names.end())
+    return std::nullopt;
+  return found->second;
+}
+
+/// Whether `call` calls a C math function with the float or double signature
+/// its name promises.
+bool isMathCall(CallOpInterface call, StringRef callee) {
+  if (!getMathOpName(callee))
+    return false;
+  // No double function's name ends in 'f': "sqrtf" is float, "sqrt" double.
+  bool isFloat = callee.ends_with("f") && getMathOpName(callee.drop_back());
+  Type type = isFloat ? Type(Float32Type::get(call->getContext()))
+                      : Type(Float64Type::get(call->getContext()));
+  return call->getNumResults() == 1 && call->getResult(0).getType() == type &&
+         llvm::all_of(call->getOperandTypes(),
+                      [&](Type operand) { return operand == type; });
+}
+
+/// Replaces the C math calls of `kernels` with `math` ops.
+void rewriteMathCalls(gpu::GPUModuleOp kernels) {
+  kernels.walk([&](LLVM::CallOp call) {
+    auto callee = call.getCallee();
+    if (!callee || !isMathCall(call, *callee))
+      return;
+    OpBuilder b(call);
+    OperationState state(call.getLoc(), *getMathOpName(*callee));
+    state.addOperands(call.getOperands());
+    state.addTypes(call.getResultTypes());
+    Operation *math = b.create(state);
+    call.getResult().replaceAllUsesWith(math->getResult(0));
+    call.erase();
+  });
 }
 
 /// Checks the body of a kernel (the leaf, and everything it calls); collects
@@ -119,6 +171,9 @@ private:
         return "it calls a function through a pointer";
       Operation *function = symbols.lookupNearestSymbolFrom(module, callee);
       auto interface = dyn_cast_if_present<FunctionOpInterface>(function);
+      if ((!interface || interface.isExternal()) &&
+          isMathCall(call, callee.getRootReference().getValue()))
+        return "";
       if (!interface || interface.isExternal())
         return "it calls the external function '" +
                callee.getRootReference().str() + "'";
@@ -423,6 +478,7 @@ struct ConvertHPVMToGPUPass
     for (KernelSite &site : sites)
       site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
     builder.copyCallees(checker.getCallees());
+    rewriteMathCalls(kernels);
   }
 
   static std::string checkInputs(NodeOpInterface node) {

@@ -154,6 +154,21 @@ hpvm.internal @sized_tiles(%m: memref<?xf32>) -> (index)
   hpvm.bind_out %l[0] -> 0
 }
 
+// C math functions become math ops (float and double versions).
+// CHECK-LABEL: hpvm.leaf @norms
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@norms
+llvm.func @sqrtf(f32) -> f32
+llvm.func @pow(f64, f64) -> f64
+hpvm.leaf @norms(%p: !llvm.ptr, %q: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v = llvm.load %p : !llvm.ptr -> f32
+  %r = llvm.call @sqrtf(%v) : (f32) -> f32
+  llvm.store %r, %p : f32, !llvm.ptr
+  %d = llvm.load %q : !llvm.ptr -> f64
+  %e = llvm.call @pow(%d, %d) : (f64, f64) -> f64
+  llvm.store %e, %q : f64, !llvm.ptr
+  hpvm.return
+}
+
 // CPU-only nodes are left alone.
 // CHECK-LABEL: hpvm.leaf @cpu_only
 // CHECK-NOT: hpvm.kernel
@@ -230,5 +245,10 @@ hpvm.leaf @cpu_only(%m: memref<?xf32>) {
 // CHECK: %[[F1:.*]] = llvm.getelementptr %[[OUT]][0, 1]
 // CHECK: llvm.store %{{.*}}, %[[F1]] : f32, !llvm.ptr
 // CHECK: }
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @norms
+// CHECK: math.sqrt %{{.*}} : f32
+// CHECK: math.powf %{{.*}}, %{{.*}} : f64
+// CHECK-NOT: llvm.call
 // CHECK: gpu.return
 // CHECK-NOT: hpvm.

@@ -36,11 +36,11 @@ hpvm.leaf @ancestor(%m: memref<?xindex>) attributes {hpvm.targets = [#hpvm.targe
 
 // -----
 
-llvm.func @expf(f32) -> f32
-// expected-warning @+1 {{because it calls the external function 'expf'}}
+llvm.func @calibrate(f32) -> f32
+// expected-warning @+1 {{because it calls the external function 'calibrate'}}
 hpvm.leaf @external(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %v = llvm.load %p : !llvm.ptr -> f32
-  %e = llvm.call @expf(%v) : (f32) -> f32
+  %e = llvm.call @calibrate(%v) : (f32) -> f32
   llvm.store %e, %p : f32, !llvm.ptr
   hpvm.return
 }
@@ -94,4 +94,16 @@ hpvm.leaf @single() {
 // expected-warning @+1 {{because its child is not a replicated leaf}}
 hpvm.internal @unreplicated() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %x = hpvm.create_node @single : !hpvm.node
+}
+
+// -----
+
+// A C math name with another signature is no math function.
+llvm.func @sqrtf(f64) -> f64
+// expected-warning @+1 {{because it calls the external function 'sqrtf'}}
+hpvm.leaf @odd_sqrtf(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v = llvm.load %p : !llvm.ptr -> f64
+  %e = llvm.call @sqrtf(%v) : (f64) -> f64
+  llvm.store %e, %p : f64, !llvm.ptr
+  hpvm.return
 }
