@@ -20,23 +20,6 @@ static hpvm_rt_kernel_site_t vadd_site = {"vadd", "vector_add", &fake_cubin, &sp
 /* The fake CUDA module has no saxpy: OpenCL runs it. */
 static hpvm_rt_kernel_site_t both_saxpy_site = {"both_saxpy", "saxpy", &fake_cubin, &spirv, NULL};
 
-static void *read_all(const char *path, size_t *out_size) {
-  FILE *file = fopen(path, "rb");
-  if (!file) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(1);
-  }
-  fseek(file, 0, SEEK_END);
-  long size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  CHECK(size > 0);
-  void *data = malloc((size_t)size);
-  CHECK(fread(data, 1, (size_t)size, file) == (size_t)size);
-  fclose(file);
-  *out_size = (size_t)size;
-  return data;
-}
-
 static hpvm_device_t *opencl_device(void) {
   hpvm_rt_device_t *device;
   CHECK_OK(hpvm_rt_device_get(HPVM_RT_DEVICE_OPENCL, &device));
@@ -267,7 +250,7 @@ int main(int argc, char **argv) {
   *(void **)&fake_launches = dlsym(library, "fake_cuda_launches");
   CHECK(fake_launches != NULL);
   size_t size;
-  void *data = read_all(argv[1], &size);
+  void *data = test_read_file(argv[1], &size);
   spirv.format = HPVM_RT_IMAGE_SPIRV;
   spirv.data = data;
   spirv.size = size;

@@ -4,23 +4,6 @@
 
 #include "test_util.h"
 
-static void *read_all(const char *path, size_t *out_size) {
-  FILE *file = fopen(path, "rb");
-  if (!file) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(1);
-  }
-  fseek(file, 0, SEEK_END);
-  long size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  CHECK(size > 0);
-  void *data = malloc((size_t)size);
-  CHECK(fread(data, 1, (size_t)size, file) == (size_t)size);
-  fclose(file);
-  *out_size = (size_t)size;
-  return data;
-}
-
 /* saxpy through explicit device buffers: y = a*x + y for n not a multiple of the group size. */
 static void run_saxpy(hpvm_rt_device_t *device, hpvm_rt_module_t *module) {
   enum { N = 1000, GROUP = 64 };
@@ -120,8 +103,8 @@ int main(int argc, char **argv) {
   CHECK_OK(status);
   printf("device: %s\n", hpvm_rt_device_name(device));
   size_t spirv_size, bitcode_size;
-  void *spirv = read_all(argv[1], &spirv_size);
-  void *bitcode = read_all(argv[2], &bitcode_size);
+  void *spirv = test_read_file(argv[1], &spirv_size);
+  void *bitcode = test_read_file(argv[2], &bitcode_size);
 
   /* 1. SPIR-V with a SPIR 1.2 fallback: IL first, then the bitcode. */
   hpvm_rt_module_image_t image = {HPVM_RT_IMAGE_SPIRV, spirv, spirv_size, bitcode, bitcode_size};

@@ -86,6 +86,24 @@ static inline int test_run_child(void (*body)(void *), void *arg, char *text, si
     hpvm_status_free(check_status_);                                                             \
   } while (0)
 
+/* The whole file at `path` (malloc'ed, non-empty) and its size; exits when unreadable. */
+static inline void *test_read_file(const char *path, size_t *out_size) {
+  FILE *file = fopen(path, "rb");
+  if (!file) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(1);
+  }
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  CHECK(size > 0);
+  void *data = malloc((size_t)size);
+  CHECK(fread(data, 1, (size_t)size, file) == (size_t)size);
+  fclose(file);
+  *out_size = (size_t)size;
+  return data;
+}
+
 /* Stress sizes shrink under sanitizers (HPVM_STRESS_SCALE=n divides the counts by n). */
 static inline uint64_t test_scaled(uint64_t count) {
   const char *text = getenv("HPVM_STRESS_SCALE");
