@@ -144,7 +144,7 @@ public:
 
   /// The functions the kernels call and the constants they read, in the
   /// order they were found.
-  ArrayRef<Operation *> getCallees() { return callees.getArrayRef(); }
+  ArrayRef<Operation *> getDependencies() { return dependencies.getArrayRef(); }
 
 private:
   std::string checkOp(Operation *op) {
@@ -159,7 +159,7 @@ private:
           (!global.getValueOrNull() && global.getInitializerRegion().empty()))
         return "it uses the global '" + address.getGlobalName().str() +
                "', which is not a constant";
-      callees.insert(global);
+      dependencies.insert(global);
       return "";
     }
     if (isa<LLVM::InlineAsmOp>(op))
@@ -185,7 +185,7 @@ private:
   }
 
   std::string checkCallee(Operation *function) {
-    if (callees.contains(function) || active.contains(function))
+    if (dependencies.contains(function) || active.contains(function))
       return active.contains(function) ? "it calls a function recursively"
                                        : "";
     active.insert(function);
@@ -198,13 +198,13 @@ private:
     });
     active.remove(function);
     if (reason.empty())
-      callees.insert(function);
+      dependencies.insert(function);
     return reason;
   }
 
   ModuleOp module;
   SymbolTableCollection &symbols;
-  llvm::SetVector<Operation *> callees;
+  llvm::SetVector<Operation *> dependencies;
   llvm::SetVector<Operation *> active;
 };
 
@@ -262,8 +262,8 @@ public:
 
   /// Creates the kernel of `site`; returns its symbol reference.
   SymbolRefAttr build(KernelSite site);
-  /// Copies the called functions into the kernel module.
-  void copyCallees(ArrayRef<Operation *> callees);
+  /// Copies the called functions and read constants into the kernel module.
+  void copyDependencies(ArrayRef<Operation *> dependencies);
 
 private:
   ModuleOp module;
@@ -395,14 +395,16 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
                             {FlatSymbolRefAttr::get(kernel.getNameAttr())});
 }
 
-void KernelBuilder::copyCallees(ArrayRef<Operation *> callees) {
+void KernelBuilder::copyDependencies(ArrayRef<Operation *> dependencies) {
   OpBuilder b(module.getContext());
   b.setInsertionPointToStart(kernels.getBody());
-  for (Operation *callee : callees) {
-    Operation *copy = b.clone(*callee);
-    // Helpers are private to the kernel module.
+  for (Operation *dependency : dependencies) {
+    Operation *copy = b.clone(*dependency);
+    // Helpers and tables are private to the kernel module.
     if (auto function = dyn_cast<LLVM::LLVMFuncOp>(copy))
       function.setLinkage(LLVM::Linkage::Internal);
+    else if (auto global = dyn_cast<LLVM::GlobalOp>(copy))
+      global.setLinkage(LLVM::Linkage::Internal);
     else if (auto symbol = dyn_cast<SymbolOpInterface>(copy))
       symbol.setPrivate();
   }
@@ -477,7 +479,7 @@ struct ConvertHPVMToGPUPass
     KernelBuilder builder(module, kernels);
     for (KernelSite &site : sites)
       site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
-    builder.copyCallees(checker.getCallees());
+    builder.copyDependencies(checker.getDependencies());
     rewriteMathCalls(kernels);
   }
 
