@@ -460,6 +460,11 @@ int main(int argc, char **argv) {
   if (!ok || emit == EMIT_HPVM)
     goto done;
 
+  /* The lowering, with kernel versions for `device` when one was asked for. */
+  char *pipeline = device ? format2("--hpvm-lower-to-llvm-pipeline=devices=", device)
+                          : copy("--hpvm-lower-to-llvm-pipeline");
+  char *devices_flag = device ? format2("--hpvm-devices=", device) : NULL;
+
   /* .mlir: lower to the llvm dialect / LLVM IR, then compile. */
   for (size_t i = 0; ok && i < mlir_inputs.count; ++i) {
     const char *input = mlir_inputs.items[i];
@@ -469,8 +474,8 @@ int main(int argc, char **argv) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;
       char *target = output ? copy(output) : format2(name, ptx ? ".ptx" : ".spv");
-      char *option = format2("--hpvm-lower-to-llvm-pipeline=devices=", device);
-      char *with_dump = format2(option, format2(" dump-kernels=", temp));
+      char *dump = format2(" dump-kernels=", temp);
+      char *with_dump = format2(pipeline, dump);
       push(&command, hpvm_opt);
       push(&command, with_dump);
       push(&command, "--mlir-print-op-on-diagnostic=false");
@@ -490,7 +495,8 @@ int main(int argc, char **argv) {
         ok = copy_file(image, target);
       remove(image);
       free(image);
-      free(option);
+      free(with_dump);
+      free(dump);
       free(target);
       free(name);
       continue;
@@ -498,8 +504,7 @@ int main(int argc, char **argv) {
     if (emit == EMIT_MLIR) {
       char *target = output ? copy(output) : format2(name, ".mlir");
       push(&command, hpvm_opt);
-      push(&command, device ? format2("--hpvm-lower-to-llvm-pipeline=devices=", device)
-                            : "--hpvm-lower-to-llvm-pipeline");
+      push(&command, pipeline);
       push(&command, input);
       push(&command, "-o");
       push(&command, target);
@@ -512,8 +517,8 @@ int main(int argc, char **argv) {
                                  : format2(temp, format2("/", format2(name, ".ll")));
     push(&command, hpvm_translate);
     push(&command, "--hpvm-to-llvmir");
-    if (device)
-      push(&command, format2("--hpvm-devices=", device));
+    if (devices_flag)
+      push(&command, devices_flag);
     push(&command, "--mlir-print-op-on-diagnostic=false");
     push(&command, input);
     push(&command, "-o");
