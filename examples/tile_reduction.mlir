@@ -11,7 +11,8 @@ hpvm.leaf @tile_scratch() -> (memref<64xf32>) {
 
 hpvm.leaf @tile_sum(%x: memref<?xf32> {hpvm.access = #hpvm.access<in>},
                     %sums: memref<?xf32> {hpvm.access = #hpvm.access<out>},
-                    %scratch: memref<64xf32>, %n: index) {
+                    %scratch: memref<64xf32>, %n: index)
+    attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
   %lane = hpvm.instance_id x : index
   %tile = hpvm.instance_id x level 1 : index
   %width = hpvm.num_instances x : index

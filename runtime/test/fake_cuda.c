@@ -33,12 +33,14 @@ static _Thread_local int context_depth;
 static _Thread_local CUresult pending_error; /* reported by the next synchronisation */
 /* The last launch's grid and block (x, y, z each), for the tests of picked block sizes. */
 static _Atomic unsigned last_launch[6];
+static _Atomic unsigned last_shared; /* its dynamic shared memory bytes */
 static int primary_context; /* its address is the context handle */
 
 EXPORT long fake_cuda_live_objects(void) { return atomic_load(&live_objects); }
 EXPORT long fake_cuda_launches(void) { return atomic_load(&launches); }
 EXPORT int fake_cuda_context_depth(void) { return context_depth; }
 EXPORT long fake_cuda_module_loads(void) { return atomic_load(&module_loads); }
+EXPORT unsigned fake_cuda_last_shared(void) { return atomic_load(&last_shared); }
 EXPORT void fake_cuda_last_launch(unsigned dims[6]) {
   for (int i = 0; i < 6; ++i)
     dims[i] = atomic_load(&last_launch[i]);
@@ -318,7 +320,6 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const
 EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz,
                                unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                CUstream stream, void **params, void **extra) {
-  (void)shared;
   (void)stream;
   (void)extra;
   NEED_CONTEXT();
@@ -326,7 +327,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, un
     return INVALID_VALUE;
   /* The real limits: a launch past them fails before anything runs. */
   if (gx > 2147483647u || gy > 65535 || gz > 65535 || bx > 1024 || by > 1024 || bz > 64 ||
-      (unsigned long)bx * by * bz > 1024)
+      (unsigned long)bx * by * bz > 1024 || shared > 48 * 1024)
     return INVALID_VALUE;
   fake_kernel_t kernel = (fake_kernel_t)(void *)function;
   if (kernel == no_resources)
@@ -334,6 +335,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, un
   const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   for (int i = 0; i < 6; ++i)
     atomic_store(&last_launch[i], dims[i]);
+  atomic_store(&last_shared, shared);
   fake_ids_t ids;
   for (unsigned z = 0; z < gz * bz; ++z)
     for (unsigned y = 0; y < gy * by; ++y)

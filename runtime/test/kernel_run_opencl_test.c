@@ -15,6 +15,7 @@ static const hpvm_rt_module_image_t fake_cubin = {HPVM_RT_IMAGE_CUBIN, cubin, si
 static hpvm_rt_kernel_site_t saxpy_site = {"saxpy", "saxpy", NULL, &spirv, NULL};
 static hpvm_rt_kernel_site_t fill_site = {"fill", "fill3d", NULL, &spirv, NULL};
 static hpvm_rt_kernel_site_t scale_site = {"scale", "scale_even", NULL, &spirv, NULL};
+static hpvm_rt_kernel_site_t tile_site = {"tile", "tile_sums", NULL, &spirv, NULL};
 /* Both images: CUDA first when it has the kernel. */
 static hpvm_rt_kernel_site_t vadd_site = {"vadd", "vector_add", &fake_cubin, &spirv, NULL};
 /* The fake CUDA module has no saxpy: OpenCL runs it. */
@@ -69,6 +70,32 @@ static void test_fill3d(void) {
   CHECK_OK(hpvm_rt_kernel_run(&fill_site, grid, block, params, 4, &ran));
   CHECK_EQ_INT(ran, 1);
   CHECK_EQ_INT(out[(1 * ny + 3) * nx + 31], 31 + 300 + 10000);
+}
+
+/* WORKGROUP parameters are __local arguments of the sizes given. */
+static void test_workgroup(void) {
+  enum { N = 1000, TILE = 64, TILES = (N + TILE - 1) / TILE };
+  static float x[N], sums[TILES];
+  for (int i = 0; i < N; ++i)
+    x[i] = (float)(i % 7);
+  long n = N;
+  hpvm_rt_kernel_param_t params[5] = {IN(x, sizeof(x)), OUT(sums, sizeof(sums)), VALUE(n),
+                                      WORKGROUP(TILE * sizeof(float)),
+                                      WORKGROUP(TILE * sizeof(int))};
+  const int64_t grid[3] = {TILES * TILE, 1, 1}, block[3] = {TILE, 1, 1};
+  int32_t ran = -1;
+  CHECK_OK(hpvm_rt_kernel_run(&tile_site, grid, block, params, 5, &ran));
+  CHECK_EQ_INT(ran, 1);
+  for (int t = 0; t < TILES; ++t) {
+    float sum = 0.0f;
+    for (int k = 0; k < TILE; ++k)
+      sum += t * TILE + k < N ? x[t * TILE + k] : 0.0f;
+    if (sums[t] != sum) {
+      fprintf(stderr, "tile_sums[%d] = %f, expected %f\n", t, sums[t], sum);
+      exit(1);
+    }
+  }
+  CHECK_EQ_INT(live_buffers(), 0);
 }
 
 /* Partly written "out" buffers keep the host's other elements; tracked interior pointers go
@@ -256,6 +283,7 @@ int main(int argc, char **argv) {
   spirv.size = size;
   test_saxpy();
   test_fill3d();
+  test_workgroup();
   test_buffers();
   test_threads();
   test_choice(argv[2]);

@@ -11,6 +11,7 @@ static long (*fake_live_objects)(void);
 static long (*fake_launches)(void);
 static long (*fake_module_loads)(void);
 static void (*fake_last_launch)(unsigned dims[6]);
+static unsigned (*fake_last_shared)(void);
 
 static const char cubin[] = "FAKE-CUBIN kernel_run_test";
 static const hpvm_rt_module_image_t image = {HPVM_RT_IMAGE_CUBIN, cubin, sizeof(cubin), NULL, 0};
@@ -144,6 +145,41 @@ static void test_pointer_resolution(void) {
   CHECK_EQ_INT(seen[1], handle + 8);
   CHECK(seen[2] != handle && seen[2] != 0); /* untracked x: a temporary */
   CHECK_OK(hpvm_rt_untrack(t));
+  CHECK_EQ_INT(live_buffers(), 0);
+}
+
+/* WORKGROUP parameters: CUDA kernels get the byte offsets of the buffers in the launch's
+ * dynamic shared memory (16-byte aligned, in order) and the launch gets their total; more
+ * than a block's 48 KiB runs the CPU version instead. */
+static void test_workgroup(void) {
+  static uint64_t seen[3];
+  hpvm_rt_kernel_param_t params[4] = {OUT(seen, sizeof(seen)), WORKGROUP(10), WORKGROUP(100),
+                                      WORKGROUP(4)};
+  CHECK_EQ_INT(run_site(&pointers_site, 1, 1, 1, params, 4), 1);
+  CHECK_EQ_INT(seen[0], 0);
+  CHECK_EQ_INT(seen[1], 16);
+  CHECK_EQ_INT(seen[2], 128);
+  CHECK_EQ_INT(fake_last_shared(), 132);
+  /* 0 bytes is taken as 1; the last buffer ends exactly at the limit. */
+  params[1] = WORKGROUP(0);
+  params[2] = WORKGROUP(48 * 1024 - 32);
+  params[3] = WORKGROUP(16);
+  CHECK_EQ_INT(run_site(&pointers_site, 1, 1, 1, params, 4), 1);
+  CHECK_EQ_INT(seen[2], 48 * 1024 - 16);
+  CHECK_EQ_INT(fake_last_shared(), 48 * 1024);
+  /* One byte more: the CPU version runs, and nothing launched. */
+  long launches = fake_launches();
+  params[3] = WORKGROUP(17);
+  CHECK_EQ_INT(run_site(&pointers_site, 1, 1, 1, params, 4), 0);
+  params[3] = WORKGROUP(1u << 20);
+  CHECK_EQ_INT(run_site(&pointers_site, 1, 1, 1, params, 4), 0);
+  CHECK_EQ_INT(fake_launches(), launches);
+  /* More than a 32-bit size per work-group is a malformed call. */
+  params[3] = WORKGROUP((uint64_t)1 << 33);
+  int64_t grid[3] = {1, 1, 1};
+  int32_t ran = -1;
+  CHECK_CODE(hpvm_rt_kernel_run(&pointers_site, grid, NULL, params, 4, &ran),
+             HPVM_STATUS_INVALID_ARGUMENT);
   CHECK_EQ_INT(live_buffers(), 0);
 }
 
@@ -622,7 +658,9 @@ int main(int argc, char **argv) {
   *(void **)&fake_launches = dlsym(library, "fake_cuda_launches");
   *(void **)&fake_module_loads = dlsym(library, "fake_cuda_module_loads");
   *(void **)&fake_last_launch = dlsym(library, "fake_cuda_last_launch");
-  CHECK(fake_live_objects && fake_launches && fake_module_loads && fake_last_launch);
+  *(void **)&fake_last_shared = dlsym(library, "fake_cuda_last_shared");
+  CHECK(fake_live_objects && fake_launches && fake_module_loads && fake_last_launch &&
+        fake_last_shared);
   unsetenv("HPVM_DEVICE");
   unsetenv("HPVM_TRACE");
   test_missing_driver(fake);
@@ -631,6 +669,7 @@ int main(int argc, char **argv) {
   test_untracked();
   test_partial_out();
   test_pointer_resolution();
+  test_workgroup();
   test_dims();
   CHECK_EQ_INT(fake_module_loads(), loads + 1); /* five sites, two image structs, one module */
   test_failures();

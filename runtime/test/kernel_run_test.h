@@ -19,6 +19,11 @@ static inline hpvm_rt_kernel_param_t buffer_param(void *host, uint64_t size,
   hpvm_rt_kernel_param_t param = {HPVM_RT_PARAM_BUFFER, (uint32_t)access, size, NULL, host};
   return param;
 }
+static inline hpvm_rt_kernel_param_t workgroup_param(uint64_t size) {
+  hpvm_rt_kernel_param_t param = {HPVM_RT_PARAM_WORKGROUP, 0, size, NULL, NULL};
+  return param;
+}
+#define WORKGROUP(bytes) workgroup_param(bytes)
 #define IN(host, size) buffer_param((host), (size), HPVM_RT_ACCESS_IN)
 #define OUT(host, size) buffer_param((host), (size), HPVM_RT_ACCESS_OUT)
 #define INOUT(host, size) buffer_param((host), (size), HPVM_RT_ACCESS_INOUT)

@@ -90,6 +90,9 @@ public:
   LLVM::LLVMStructType getFrameType() { return frameType; }
 
   /// Creates the function shells of every node definition (moves leaf bodies).
+  /// Reads the tile kernels (the internal nodes with a kernel site) before
+  /// their children's bodies move into node functions.
+  LogicalResult prepareTileKernels();
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
   LogicalResult lowerInternalNodes();
@@ -238,6 +241,15 @@ private:
   DenseMap<Operation *, int64_t> gridWidths;
   bool gridWidthsComputed = false;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
+  /// What the host needs of a tile kernel (LowerKernelSites.cpp).
+  struct TileKernel {
+    /// The tile's replicated child: the grid of one work-group.
+    CreateNodeOp instances;
+    /// (tile inputs) -> (index bytes of each allocation, in the kernel's
+    /// order); null without allocation nodes.
+    func::FuncOp memoryBytes;
+  };
+  DenseMap<Operation *, TileKernel> tileKernels;
   DenseMap<std::tuple<Operation *, unsigned, int, uint64_t, uint64_t>,
            LLVM::LLVMFuncOp>
       rangeFunctions;

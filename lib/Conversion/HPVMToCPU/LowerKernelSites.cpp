@@ -4,6 +4,8 @@
 #include "CPULowering.h"
 #include "RuntimeABI.h"
 
+#include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -18,6 +20,67 @@ static int32_t getAccess(NodeOpInterface node, unsigned index) {
           index, HPVMDialect::getAccessAttrName()))
     return static_cast<int32_t>(access.getValue());
   return kAccessInOut;
+}
+
+LogicalResult CPULowering::prepareTileKernels() {
+  OpBuilder b(context);
+  for (auto tile : module.getOps<InternalOp>()) {
+    if (!tile->hasAttr(HPVMDialect::getKernelAttrName()))
+      continue;
+    std::string reason;
+    FailureOr<TileShape> shape = matchTileShape(tile, symbolTables, reason);
+    if (failed(shape)) {
+      // Only a hand-written site gets here (convert-hpvm-to-gpu makes
+      // kernels of tiles only): the node keeps its CPU version.
+      tile.emitWarning() << "runs on the CPU: its kernel site is not usable, "
+                            "because "
+                         << reason;
+      continue;
+    }
+    TileKernel &kernel = tileKernels[tile];
+    kernel.instances = shape->instancesCreate;
+    SmallVector<AllocOp> allocations = shape->getAllocations();
+    if (allocations.empty())
+      continue;
+    // The allocation nodes' bodies move into their node functions: what
+    // computes the sizes is copied out first, into a function of the tile's
+    // inputs returning the bytes of each allocation.
+    Location loc = tile.getLoc();
+    b.setInsertionPoint(tile);
+    SmallVector<Type> results(allocations.size(), b.getIndexType());
+    auto function = func::FuncOp::create(
+        b, loc, uniqueName(("__hpvm_tile_memory_" + tile.getSymName()).str()),
+        b.getFunctionType(tile.getArgumentTypes(), results));
+    markInternal(function);
+    Block *entry = function.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    SmallVector<Value> bytes;
+    for (const TileAllocator &allocator : shape->allocators)
+      for (AllocOp alloc : allocator.allocations) {
+        IRMapping mapping;
+        SmallVector<Value> sizes =
+            cloneFromAllocator(b, allocator, entry->getArguments(),
+                               alloc.getDynamicSizes(), mapping);
+        auto memref = dyn_cast<MemRefType>(alloc.getType());
+        if (!memref) {
+          bytes.push_back(sizes.front());
+          continue;
+        }
+        Value count = arith::ConstantIndexOp::create(
+            b, loc, memref.getElementTypeBitWidth() / 8);
+        unsigned dynamic = 0;
+        for (int64_t size : memref.getShape())
+          count = arith::MulIOp::create(
+              b, loc, count,
+              ShapedType::isDynamic(size)
+                  ? sizes[dynamic++]
+                  : Value(arith::ConstantIndexOp::create(b, loc, size)));
+        bytes.push_back(count);
+      }
+    func::ReturnOp::create(b, loc, bytes);
+    kernel.memoryBytes = function;
+  }
+  return success();
 }
 
 Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
@@ -50,16 +113,20 @@ bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims,
   // Values per instance travel in host arrays: such a run stays on the CPU.
   if (perInstance.any())
     return false;
-  // A leaf kernel runs a grid; a tile kernel may run a single tile.
-  return site && (!dims.empty() || isa<InternalOp>(node.getOperation()));
+  if (!site)
+    return false;
+  // A tile kernel may run a single tile; a leaf kernel runs a grid.
+  if (isa<InternalOp>(node.getOperation()))
+    return tileKernels.contains(node.getOperation());
+  return !dims.empty();
 }
 
-/// The grid of the only child of the tile kernel `internal`, computed from
-/// `inputs` in host code.
-static SmallVector<Value> getTileExtents(OpBuilder &b, InternalOp internal,
+/// The grid of `create`, the replicated child of the tile kernel `tile`,
+/// computed from `inputs` in host code.
+static SmallVector<Value> getTileExtents(OpBuilder &b, InternalOp tile,
+                                         CreateNodeOp create,
                                          ValueRange inputs) {
-  Block &body = internal.getBodyBlock();
-  CreateNodeOp create = *body.getOps<CreateNodeOp>().begin();
+  Block &body = tile.getBodyBlock();
   IRMapping mapping;
   for (auto [argument, input] : llvm::zip(body.getArguments(), inputs))
     mapping.map(argument, input);
@@ -160,8 +227,11 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   SmallVector<Value> grid(3, one), block(3, i64Constant(b, loc, 0));
   bool tiled = isa<InternalOp>(node.getOperation());
   SmallVector<Value> leafDims;
+  const TileKernel *tileKernel = nullptr;
   if (tiled) {
-    leafDims = getTileExtents(b, cast<InternalOp>(node.getOperation()), inputs);
+    tileKernel = &tileKernels.find(node.getOperation())->second;
+    leafDims = getTileExtents(b, cast<InternalOp>(node.getOperation()),
+                              tileKernel->instances, inputs);
     for (unsigned d = 0; d < 3; ++d) {
       Value tiles = d < dims.size() ? toI64(b, loc, dims[d]) : one;
       Value tile = d < leafDims.size() ? toI64(b, loc, leafDims[d]) : one;
@@ -216,6 +286,15 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
     params.push_back(
         {kParamBuffer, HPVM_RT_ACCESS_OUT,
          sizeOf(b, loc, getStorageStruct(node.getOutputTypes())), outputs});
+
+  // The tile's memory: its bytes per work-group, as its allocation nodes
+  // compute them from the tile's inputs.
+  if (tileKernel && tileKernel->memoryBytes) {
+    auto call = func::CallOp::create(b, loc, tileKernel->memoryBytes, inputs);
+    for (Value bytes : call.getResults())
+      params.push_back(
+          {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
+  }
 
   // The parameter array, the grid, the work-group and the answer.
   auto arrayType = LLVM::LLVMArrayType::get(paramType, params.size());

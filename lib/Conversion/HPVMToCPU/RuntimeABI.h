@@ -27,6 +27,7 @@ inline constexpr int32_t kAccessInOut = HPVM_RT_ACCESS_INOUT;
 /// hpvm_rt_kernel_param_kind_t of the kernel parameters of node versions.
 inline constexpr int32_t kParamValue = HPVM_RT_PARAM_VALUE;
 inline constexpr int32_t kParamBuffer = HPVM_RT_PARAM_BUFFER;
+inline constexpr int32_t kParamWorkgroup = HPVM_RT_PARAM_WORKGROUP;
 
 // #hpvm.access values are hpvm_rt_access_t values (and the C API's
 // MlirHPVMAccess): an access mode crosses every layer as the same number.

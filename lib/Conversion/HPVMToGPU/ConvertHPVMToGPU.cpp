@@ -3,15 +3,17 @@
 // nodes of the two kernel shapes become gpu.func kernels in
 // gpu.module @hpvm_kernels, and the nodes name them in `hpvm.kernel`.
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 
 namespace mlir::hpvm {
 #define GEN_PASS_DEF_CONVERTHPVMTOGPU
@@ -142,6 +144,18 @@ public:
     return reason;
   }
 
+  /// Checks the body of an allocation node of a tile kernel (its
+  /// allocations become the work-group's memory).
+  std::string checkAllocator(LeafOp leaf) {
+    std::string reason;
+    leaf.walk([&](Operation *op) {
+      if (!isa<AllocOp>(op))
+        reason = checkOp(op);
+      return reason.empty() ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    return reason;
+  }
+
   /// The functions the kernels call and the constants they read, in the
   /// order they were found.
   ArrayRef<Operation *> getDependencies() { return dependencies.getArrayRef(); }
@@ -212,47 +226,51 @@ private:
 struct KernelSite {
   NodeOpInterface node; // what the host runs: the leaf, or the tile's parent
   LeafOp leaf;          // the kernel's body
-  bool tiled;           // the 3-level shape
-  /// Tiled: for each leaf input, the input of `node` bound to it.
-  SmallVector<unsigned> boundInputs;
-  /// Tiled: for each output of `node`, the leaf output bound to it.
-  SmallVector<unsigned> boundOutputs;
+  /// The 3-level shape: the tile (`node`) around `leaf`.
+  std::optional<TileShape> tile;
 };
 
-/// The tile shape: `internal` has one child, a replicated leaf whose inputs
-/// are all bound to inputs of `internal`, and no outputs. Returns the leaf
-/// and fills `bound`, or a reason in `reason`.
-LeafOp matchTile(InternalOp internal, SymbolTableCollection &symbols,
-                 SmallVectorImpl<unsigned> &bound,
-                 SmallVectorImpl<unsigned> &boundOutputs, std::string &reason) {
-  Block &body = internal.getBodyBlock();
-  auto creates = llvm::to_vector(body.getOps<CreateNodeOp>());
-  if (creates.size() != 1) {
-    reason = "it has several children (kernels of internal nodes have one "
-             "replicated leaf child)";
-    return {};
-  }
-  CreateNodeOp create = creates.front();
-  auto leaf =
-      symbols.lookupNearestSymbolFrom<LeafOp>(create, create.getNodeAttr());
-  if (!leaf || create.getRank() == 0) {
-    reason = "its child is not a replicated leaf";
-    return {};
-  }
-  // One child: no edges. Outputs come from the leaf (equal in every instance of both grids).
-  boundOutputs.assign(internal.getNumResults(), 0);
-  for (BindOutOp bind : body.getOps<BindOutOp>())
-    boundOutputs[bind.getOutput()] = bind.getSourcePort();
-  bound.assign(leaf.getInputTypes().size(), ~0u);
-  for (BindInOp bind : body.getOps<BindInOp>()) {
-    auto argument = dyn_cast<BlockArgument>(bind.getInput());
-    if (!argument || bind.getStreaming()) {
-      reason = "a child input is not bound to one of its inputs";
-      return {};
+/// The kernel parameter type of per-tile memory: OpenCL's __local pointers,
+/// rewritten into offsets in dynamic shared memory for CUDA.
+constexpr unsigned kWorkgroupAddressSpace = 3;
+
+/// Why the tile's memory cannot be work-group memory, or "".
+std::string checkTileMemory(const TileShape &shape) {
+  for (AllocOp alloc : shape.getAllocations()) {
+    auto memref = dyn_cast<MemRefType>(alloc.getType());
+    if (!memref)
+      continue; // bytes
+    Type element = memref.getElementType();
+    if (memref.getMemorySpace() || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() % 8)
+    {
+      std::string text;
+      llvm::raw_string_ostream(text) << alloc.getType();
+      return "its allocation node allocates " + text +
+             " (work-group memory holds integers and floats of whole bytes)";
     }
-    bound[bind.getDestPort()] = argument.getArgNumber();
   }
-  return leaf;
+  // A memref of work-group memory keeps its address space in the kernel, so
+  // the instances may only load and store through it.
+  Block &body = LeafOp(shape.instances).getBody().front();
+  for (auto [index, source] : llvm::enumerate(shape.inputSources)) {
+    if (source.tileInput >= 0)
+      continue;
+    LeafOp allocator = shape.allocators[source.allocator].leaf;
+    Value output =
+        allocator.getBody().front().getTerminator()->getOperand(source.output);
+    if (!isa<MemRefType>(output.getType()))
+      continue;
+    if (!output.getDefiningOp<AllocOp>())
+      return "a memref from its allocation node is not one it allocates";
+    for (OpOperand &use : body.getArgument(index).getUses())
+      if (!isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp>(
+              use.getOwner()))
+        return "its leaf uses the tile's memory in '" +
+               use.getOwner()->getName().getStringRef().str() +
+               "' (kernels load, store and update it)";
+  }
+  return "";
 }
 
 class KernelBuilder {
@@ -270,23 +288,87 @@ private:
   gpu::GPUModuleOp kernels;
 };
 
+/// The memory of `alloc` in work-group memory at `memory` (a kernel
+/// parameter): a generic pointer for bytes, a memref in address space 3 for
+/// memrefs (whose uses the checker limited to loads and stores).
+static Value materializeTileMemory(OpBuilder &b, Location loc, AllocOp alloc,
+                                   Value memory, ValueRange dynamicSizes) {
+  MLIRContext *context = b.getContext();
+  if (isa<LLVM::LLVMPointerType>(alloc.getType()))
+    return LLVM::AddrSpaceCastOp::create(
+        b, loc, LLVM::LLVMPointerType::get(context), memory);
+  auto type = cast<MemRefType>(alloc.getType());
+  auto i64 = b.getI64Type();
+  // The descriptor the LLVM lowering expects: both pointers, offset 0, the
+  // sizes and the row-major strides.
+  SmallVector<Type> fields(2, memory.getType());
+  fields.push_back(i64);
+  int64_t rank = type.getRank();
+  if (rank) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto descriptorType = LLVM::LLVMStructType::getLiteral(context, fields);
+  Value descriptor = LLVM::PoisonOp::create(b, loc, descriptorType);
+  auto insert = [&](Value value, ArrayRef<int64_t> position) {
+    descriptor =
+        LLVM::InsertValueOp::create(b, loc, descriptor, value, position);
+  };
+  auto constant = [&](int64_t value) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, value);
+  };
+  insert(memory, {0});
+  insert(memory, {1});
+  insert(constant(0), {2});
+  SmallVector<Value> sizes;
+  unsigned dynamic = 0;
+  for (int64_t size : type.getShape())
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? Value(arith::IndexCastOp::create(
+                              b, loc, i64, dynamicSizes[dynamic++]))
+                        : constant(size));
+  Value stride = constant(1);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    insert(sizes[d], {3, d});
+    insert(stride, {4, d});
+    stride = LLVM::MulOp::create(b, loc, stride, sizes[d]);
+  }
+  auto workgroupType =
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(),
+                      b.getI64IntegerAttr(kWorkgroupAddressSpace));
+  return UnrealizedConversionCastOp::create(b, loc, workgroupType, descriptor)
+      .getResult(0);
+}
+
 SymbolRefAttr KernelBuilder::build(KernelSite site) {
   LeafOp leaf = site.leaf;
+  bool tiled = site.tile.has_value();
   Location loc = site.node->getLoc();
   MLIRContext *context = module.getContext();
   OpBuilder b(context);
   b.setInsertionPointToEnd(kernels.getBody());
+  unsigned inputCount = site.node.getInputTypes().size();
   SmallVector<Type> parameters(site.node.getInputTypes());
   auto i64 = b.getI64Type();
-  if (!site.tiled)
+  if (!tiled)
     parameters.append(3, i64);
   // Outputs: a pointer to { outputs... } (index as i64).
   auto pointer = LLVM::LLVMPointerType::get(context);
   SmallVector<Type> outputFields;
   for (Type type : site.node.getOutputTypes())
     outputFields.push_back(isa<IndexType>(type) ? Type(i64) : type);
+  unsigned outputsParameter = parameters.size();
   if (!outputFields.empty())
     parameters.push_back(pointer);
+  // Then the tile's memory, one work-group pointer per allocation.
+  SmallVector<AllocOp> allocations;
+  if (tiled)
+    allocations = site.tile->getAllocations();
+  unsigned memoryParameter = parameters.size();
+  parameters.append(
+      allocations.size(),
+      LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
   auto outputStruct = LLVM::LLVMStructType::getLiteral(context, outputFields);
   auto type = FunctionType::get(context, parameters, {});
   auto kernel = gpu::GPUFuncOp::create(b, loc, SymbolTable::getSymbolName(site.node).getValue(), type);
@@ -297,9 +379,39 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   b.setInsertionPointToStart(entry);
   IRMapping mapping;
   Block &leafEntry = leaf.getBody().front();
-  for (auto [index, argument] : llvm::enumerate(leafEntry.getArguments()))
-    mapping.map(argument,
-                entry->getArgument(site.tiled ? site.boundInputs[index] : index));
+  if (!tiled) {
+    for (auto [index, argument] : llvm::enumerate(leafEntry.getArguments()))
+      mapping.map(argument, entry->getArgument(index));
+  } else {
+    // The allocation nodes' bodies run in every thread, with their memory
+    // in the work-group's.
+    ValueRange tileInputs = entry->getArguments().take_front(inputCount);
+    SmallVector<SmallVector<Value>> allocatorOutputs;
+    unsigned next = memoryParameter;
+    for (const TileAllocator &allocator : site.tile->allocators) {
+      IRMapping allocatorMapping;
+      for (AllocOp alloc : allocator.allocations) {
+        SmallVector<Value> sizes =
+            cloneFromAllocator(b, allocator, tileInputs,
+                               alloc.getDynamicSizes(), allocatorMapping);
+        allocatorMapping.map(
+            alloc.getMemory(),
+            materializeTileMemory(b, alloc.getLoc(), alloc,
+                                  entry->getArgument(next++), sizes));
+      }
+      Operation *terminator =
+          LeafOp(allocator.leaf).getBody().front().getTerminator();
+      allocatorOutputs.push_back(
+          cloneFromAllocator(b, allocator, tileInputs,
+                             terminator->getOperands(), allocatorMapping));
+    }
+    for (auto [argument, source] :
+         llvm::zip(leafEntry.getArguments(), site.tile->inputSources))
+      mapping.map(argument,
+                  source.tileInput >= 0
+                      ? Value(entry->getArgument(source.tileInput))
+                      : allocatorOutputs[source.allocator][source.output]);
+  }
 
   // Ids and extents per dimension and level.
   Value ids[2][3], extents[2][3];
@@ -310,7 +422,7 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     Value thread = gpu::ThreadIdOp::create(b, loc, dims[d]);
     Value block = gpu::BlockIdOp::create(b, loc, dims[d]);
     Value blockDim = gpu::BlockDimOp::create(b, loc, dims[d]);
-    if (site.tiled) {
+    if (tiled) {
       ids[0][d] = thread;
       extents[0][d] = blockDim;
       ids[1][d] = block;
@@ -321,7 +433,7 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     ids[0][d] = arith::AddIOp::create(b, loc, first, thread);
     extents[0][d] = arith::IndexCastOp::create(
         b, loc, b.getIndexType(),
-        entry->getArgument(site.node.getInputTypes().size() + d));
+        entry->getArgument(inputCount + d));
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          ids[0][d], extents[0][d]);
     inGrid = inGrid ? arith::AndIOp::create(b, loc, inGrid, inside) : inside;
@@ -362,7 +474,7 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
         // The first instance stores the outputs.
         Value zero = arith::ConstantIndexOp::create(rewriter, returnLoc, 0);
         Value first;
-        for (int level = 0; level < (site.tiled ? 2 : 1); ++level)
+        for (int level = 0; level < (tiled ? 2 : 1); ++level)
           for (int d = 0; d < 3; ++d) {
             Value isZero = arith::CmpIOp::create(rewriter, returnLoc,
                                                  arith::CmpIPredicate::eq,
@@ -374,10 +486,10 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
         auto store = scf::IfOp::create(rewriter, returnLoc, first,
                                        /*withElseRegion=*/false);
         OpBuilder inner = store.getThenBodyBuilder();
-        Value base = entry->getArguments().back();
+        Value base = entry->getArgument(outputsParameter);
         for (unsigned index = 0, e = outputFields.size(); index < e; ++index) {
-          Value value = op->getOperand(site.tiled ? site.boundOutputs[index]
-                                                  : index);
+          Value value = op->getOperand(tiled ? site.tile->boundOutputs[index]
+                                             : index);
           Value stored = value;
           if (isa<IndexType>(value.getType()))
             stored = arith::IndexCastOp::create(inner, returnLoc, i64, value);
@@ -418,7 +530,7 @@ struct ConvertHPVMToGPUPass
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
     BodyChecker checker(module, symbols);
-    SmallVector<KernelSite> sites;
+    SmallVector<KernelSite, 4> sites;
     llvm::SmallPtrSet<Operation *, 8> tileLeaves;
 
     // Internal nodes that run as a single instance somewhere (launched
@@ -435,24 +547,37 @@ struct ConvertHPVMToGPUPass
 
     // Tiles first: their leaves are kernel bodies, not kernels of their own.
     for (InternalOp internal : module.getOps<InternalOp>()) {
-      if (!hasGPUTarget(internal) ||
-          singleInstance.contains(internal.getSymNameAttr()))
+      if (singleInstance.contains(internal.getSymNameAttr()))
         continue;
-      KernelSite site{internal, {}, true, {}, {}};
       std::string reason;
-      site.leaf = matchTile(internal, symbols, site.boundInputs,
-                            site.boundOutputs, reason);
-      if (site.leaf)
+      FailureOr<TileShape> shape = matchTileShape(internal, symbols, reason);
+      // A tile is a kernel when it is hinted for the GPU, or when its
+      // instances are: one launch over all its instances, and their queries
+      // of the tile's grid, barriers and memory mean what they say.
+      if (!hasGPUTarget(internal) &&
+          (failed(shape) || !hasGPUTarget(shape->instances)))
+        continue;
+      if (succeeded(shape))
         reason = checkInputs(internal);
-      if (reason.empty() && site.leaf)
-        reason = checker.checkLeaf(site.leaf, /*tiled=*/true);
+      if (reason.empty())
+        reason = checkTileMemory(*shape);
+      for (const TileAllocator &allocator :
+           succeeded(shape) ? ArrayRef(shape->allocators)
+                            : ArrayRef<TileAllocator>())
+        if (reason.empty())
+          reason = checker.checkAllocator(allocator.leaf);
+      if (reason.empty())
+        reason = checker.checkLeaf(shape->instances, /*tiled=*/true);
       if (!reason.empty()) {
         internal.emitWarning() << "runs on the CPU: no GPU kernel, because "
                                << reason;
         continue;
       }
-      tileLeaves.insert(site.leaf);
-      sites.push_back(std::move(site));
+      // The tile's leaves are parts of its kernel, not kernels of their own.
+      tileLeaves.insert(shape->instances);
+      for (const TileAllocator &allocator : shape->allocators)
+        tileLeaves.insert(allocator.leaf);
+      sites.push_back({internal, shape->instances, std::move(*shape)});
     }
     for (LeafOp leaf : module.getOps<LeafOp>()) {
       if (!hasGPUTarget(leaf) || tileLeaves.contains(leaf))
@@ -465,7 +590,7 @@ struct ConvertHPVMToGPUPass
                            << reason;
         continue;
       }
-      sites.push_back({leaf, leaf, false, {}, {}});
+      sites.push_back({leaf, leaf, std::nullopt});
     }
     if (sites.empty())
       return;

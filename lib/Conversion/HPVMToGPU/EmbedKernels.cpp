@@ -59,6 +59,47 @@ std::string findCudaToolkit() {
   return "";
 }
 
+/// The symbol of CUDA's dynamic shared memory in the kernel modules.
+constexpr StringLiteral kDynamicSharedName = "__hpvm_dynamic_shared";
+
+/// CUDA kernels take no pointers to shared memory: each work-group memory
+/// parameter of the kernels (a pointer in address space 3, OpenCL's __local)
+/// becomes the byte offset of the buffer in the launch's dynamic shared
+/// memory, which the runtime lays out.
+void useDynamicSharedMemory(gpu::GPUModuleOp kernels) {
+  MLIRContext *context = kernels.getContext();
+  auto workgroupPointer = LLVM::LLVMPointerType::get(context, 3);
+  auto i64 = IntegerType::get(context, 64);
+  auto i8 = IntegerType::get(context, 8);
+  LLVM::GlobalOp shared;
+  for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+    if (!kernel.isKernel() ||
+        !llvm::is_contained(kernel.getArgumentTypes(), workgroupPointer))
+      continue;
+    OpBuilder b(context);
+    if (!shared) {
+      b.setInsertionPointToStart(kernels.getBody());
+      shared = LLVM::GlobalOp::create(
+          b, kernels.getLoc(), LLVM::LLVMArrayType::get(i8, 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedName,
+          Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    }
+    Block &entry = kernel.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Value base = LLVM::AddressOfOp::create(b, kernel.getLoc(), shared);
+    for (BlockArgument argument : entry.getArguments()) {
+      if (argument.getType() != workgroupPointer)
+        continue;
+      argument.setType(i64);
+      Value memory = LLVM::GEPOp::create(b, kernel.getLoc(), workgroupPointer,
+                                         i8, base, ValueRange{argument});
+      argument.replaceAllUsesExcept(memory, memory.getDefiningOp());
+    }
+    kernel.setFunctionType(FunctionType::get(
+        context, entry.getArgumentTypes(), kernel.getResultTypes()));
+  }
+}
+
 struct EmbedKernelsPass
     : public hpvm::impl::HPVMEmbedKernelsBase<EmbedKernelsPass> {
   using Base::Base;
@@ -110,6 +151,9 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
                      UnitAttr::get(context));
   OpBuilder b = OpBuilder::atBlockEnd(holder->getBody());
   auto copy = cast<gpu::GPUModuleOp>(b.clone(*kernels));
+
+  if (device == Device::CUDA)
+    useDynamicSharedMemory(copy);
 
   PassManager pm(context, ModuleOp::getOperationName());
   pm.addPass(createSCFToControlFlowPass());

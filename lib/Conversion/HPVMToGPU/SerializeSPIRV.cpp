@@ -34,71 +34,130 @@ using namespace mlir;
 static constexpr llvm::StringLiteral kTriple = "spirv64v1.0-unknown-unknown";
 static constexpr unsigned kGlobal = 1;
 
-static bool isPrivatePointer(Type type) {
+static constexpr unsigned kLocal = 3;
+
+static bool isGenericPointer(Type type) {
   auto pointer = dyn_cast<LLVM::LLVMPointerType>(type);
   return pointer && pointer.getAddressSpace() == 0;
 }
 
+static StringRef describeSpace(unsigned space) {
+  return space == kLocal ? "work-group memory" : "private memory (a local array)";
+}
+
 LogicalResult mlir::hpvm::assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels) {
-  // Private: values that derive from allocas through address arithmetic and
-  // branches.
-  llvm::DenseSet<Value> privateValues;
+  // The pointers that are not global: private ones derive from allocas,
+  // work-group ones from casts of the kernels' __local parameters, through
+  // address arithmetic and branches. Every other pointer is global.
+  llvm::DenseMap<Value, unsigned> spaces;
   SmallVector<Value> worklist;
-  kernels.walk([&](LLVM::AllocaOp alloca) {
-    privateValues.insert(alloca.getResult());
-    worklist.push_back(alloca.getResult());
+  auto seed = [&](Value value, unsigned space) {
+    spaces[value] = space;
+    worklist.push_back(value);
+  };
+  kernels.walk([&](Operation *op) {
+    if (auto alloca = dyn_cast<LLVM::AllocaOp>(op))
+      seed(alloca.getResult(), 0);
+    else if (auto cast = dyn_cast<LLVM::AddrSpaceCastOp>(op);
+             cast && isGenericPointer(cast.getType()) &&
+             cast.getArg().getType() ==
+                 LLVM::LLVMPointerType::get(op->getContext(), kLocal))
+      seed(cast.getResult(), kLocal);
   });
-  Operation *conflict = nullptr;
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
-    auto derive = [&](Value derived) {
-      if (privateValues.insert(derived).second)
+    unsigned space = spaces.lookup(value);
+    auto derive = [&](Value derived, Operation *user) -> LogicalResult {
+      auto [found, inserted] = spaces.try_emplace(derived, space);
+      if (inserted)
         worklist.push_back(derived);
+      else if (found->second != space)
+        return user->emitError()
+               << "joins pointers to " << describeSpace(found->second)
+               << " and " << describeSpace(space)
+               << ", which OpenCL kernels cannot do without generic pointers";
+      return success();
     };
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       if (isa<LLVM::GEPOp, LLVM::SelectOp>(user)) {
-        derive(user->getResult(0));
+        if (isa<LLVM::GEPOp>(user) && use.getOperandNumber() != 0)
+          continue;
+        if (failed(derive(user->getResult(0), user)))
+          return failure();
       } else if (auto branch = dyn_cast<BranchOpInterface>(user)) {
         for (unsigned s = 0, e = user->getNumSuccessors(); s < e; ++s) {
           SuccessorOperands operands = branch.getSuccessorOperands(s);
           for (unsigned i = 0, n = operands.size(); i < n; ++i)
-            if (operands[i] == value)
-              derive(user->getSuccessor(s)->getArgument(
-                  operands.getProducedOperandCount() + i));
+            if (operands[i] == value &&
+                failed(derive(user->getSuccessor(s)->getArgument(
+                                  operands.getProducedOperandCount() + i),
+                              user)))
+              return failure();
         }
       } else if (isa<LLVM::CallOp>(user) ||
                  (isa<LLVM::StoreOp>(user) && use.getOperandNumber() == 0)) {
-        // A private pointer passed to a function or stored in memory: the
-        // callee or the reader would need generic pointers.
-        conflict = user;
+        // Passed to a function or stored in memory: the callee or the
+        // reader would need generic pointers.
+        return user->emitError()
+               << "passes a pointer to " << describeSpace(space)
+               << " to a call or stores it: OpenCL kernels need such "
+                  "pointers to stay in the kernel";
       }
     }
   }
-  if (conflict)
-    return conflict->emitError()
-           << "passes a pointer to private memory (a local array) to a call "
-              "or stores it: OpenCL kernels need such pointers to stay in "
-              "the function that allocates them";
 
   // Constant tables live in global memory.
   kernels.walk([&](LLVM::GlobalOp variable) {
     if (variable.getAddrSpace() == 0)
       variable.setAddrSpace(kGlobal);
   });
-  Type global = LLVM::LLVMPointerType::get(kernels.getContext(), kGlobal);
-  auto retype = [&](Value value) {
-    if (isPrivatePointer(value.getType()) && !privateValues.contains(value))
-      value.setType(global);
-  };
-  // Mixed selects and branches (a private and a global pointer) are refused.
-  for (Value value : privateValues)
+  MLIRContext *context = kernels.getContext();
+  Type global = LLVM::LLVMPointerType::get(context, kGlobal);
+  // Selects and branches that mix a global pointer with another are refused.
+  for (auto [value, space] : spaces) {
     if (auto select = value.getDefiningOp<LLVM::SelectOp>())
       for (Value operand : {select.getTrueValue(), select.getFalseValue()})
-        if (!privateValues.contains(operand))
-          return select.emitError() << "selects between private and global "
-                                       "pointers, which OpenCL kernels cannot "
-                                       "do without generic pointers";
+        if (!spaces.contains(operand))
+          return select.emitError()
+                 << "selects between pointers to global memory and "
+                 << describeSpace(space)
+                 << ", which OpenCL kernels cannot do without generic "
+                    "pointers";
+    auto argument = dyn_cast<BlockArgument>(value);
+    if (!argument)
+      continue;
+    for (Block *pred : argument.getOwner()->getPredecessors()) {
+      auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
+      if (!branch)
+        return pred->getTerminator()->emitError()
+               << "passes a pointer to " << describeSpace(space)
+               << " to a block in a way the address spaces cannot follow";
+      for (unsigned s = 0, e = pred->getTerminator()->getNumSuccessors();
+           s < e; ++s) {
+        if (pred->getTerminator()->getSuccessor(s) != argument.getOwner())
+          continue;
+        SuccessorOperands operands = branch.getSuccessorOperands(s);
+        unsigned index =
+            argument.getArgNumber() - operands.getProducedOperandCount();
+        if (!spaces.contains(operands[index]))
+          return branch->emitError()
+                 << "joins pointers to global memory and "
+                 << describeSpace(space)
+                 << ", which OpenCL kernels cannot do without generic "
+                    "pointers";
+      }
+    }
+  }
+  auto retype = [&](Value value) {
+    if (!isGenericPointer(value.getType()))
+      return;
+    auto found = spaces.find(value);
+    if (found == spaces.end())
+      value.setType(global);
+    else if (found->second == kLocal)
+      value.setType(LLVM::LLVMPointerType::get(context, kLocal));
+  };
   kernels.walk([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
@@ -107,25 +166,15 @@ LogicalResult mlir::hpvm::assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels) {
     for (Value result : op->getResults())
       retype(result);
   });
-  for (Value value : privateValues)
-    if (auto argument = dyn_cast<BlockArgument>(value))
-      for (Block *pred : argument.getOwner()->getPredecessors()) {
-        auto branch = cast<BranchOpInterface>(pred->getTerminator());
-        for (unsigned s = 0, e = pred->getTerminator()->getNumSuccessors();
-             s < e; ++s) {
-          if (pred->getTerminator()->getSuccessor(s) != argument.getOwner())
-            continue;
-          SuccessorOperands operands = branch.getSuccessorOperands(s);
-          unsigned index =
-              argument.getArgNumber() - operands.getProducedOperandCount();
-          if (!privateValues.contains(operands[index]))
-            return branch->emitError()
-                   << "joins private and global pointers, which OpenCL "
-                      "kernels cannot do without generic pointers";
-        }
-      }
+  // The casts of __local parameters now cast to their own address space.
+  kernels.walk([&](LLVM::AddrSpaceCastOp cast) {
+    if (cast.getArg().getType() == cast.getType()) {
+      cast.getResult().replaceAllUsesWith(cast.getArg());
+      cast.erase();
+    }
+  });
   // Signatures follow their (retyped) entry block arguments and returns.
-  WalkResult result = kernels.walk([&](LLVM::LLVMFuncOp function) {
+  kernels.walk([&](LLVM::LLVMFuncOp function) {
     LLVM::LLVMFunctionType type = function.getFunctionType();
     SmallVector<Type> inputs(type.getParams());
     Type output = type.getReturnType();
@@ -135,15 +184,13 @@ LogicalResult mlir::hpvm::assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels) {
         inputs[index] = argument.getType();
     else
       for (Type &input : inputs)
-        if (isPrivatePointer(input))
+        if (isGenericPointer(input))
           input = global;
-    if (isPrivatePointer(output))
+    if (isGenericPointer(output))
       output = global;
     function.setFunctionType(
         LLVM::LLVMFunctionType::get(output, inputs, type.isVarArg()));
-    return WalkResult::advance();
   });
-  (void)result;
   return success();
 }
 

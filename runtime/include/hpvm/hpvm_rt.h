@@ -336,7 +336,8 @@ typedef struct hpvm_rt_launch_dims_t {
   uint32_t shared_memory_bytes; /* dynamic workgroup memory (CUDA only) */
 } hpvm_rt_launch_dims_t;
 
-/* One kernel argument: `size` bytes at `value` (a buffer handle is 8 bytes: pass &handle). */
+/* One kernel argument: `size` bytes at `value` (a buffer handle is 8 bytes: pass &handle).
+ * On OpenCL devices a NULL `value` is `size` bytes of __local memory per work-group. */
 typedef struct hpvm_rt_kernel_arg_t {
   size_t size;
   const void *value;
@@ -380,13 +381,17 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_device_synchronize(hpvm_rt
 typedef enum hpvm_rt_kernel_param_kind_e {
   HPVM_RT_PARAM_VALUE = 0,  /* `size` bytes at `value`, passed as they are */
   HPVM_RT_PARAM_BUFFER = 1, /* host memory at `host`: the kernel gets the device's copy */
+  HPVM_RT_PARAM_WORKGROUP = 2, /* `size` bytes of memory per work-group (a tile's hpvm.alloc):
+                                  OpenCL: a __local argument; CUDA: the byte offset (u64) of
+                                  the buffer in the launch's dynamic shared memory */
 } hpvm_rt_kernel_param_kind_t;
 
 typedef struct hpvm_rt_kernel_param_t {
   uint32_t kind;     /* hpvm_rt_kernel_param_kind_t */
   uint32_t access;   /* BUFFER: hpvm_rt_access_t */
   uint64_t size;     /* VALUE: bytes at value (1..64); BUFFER: bytes from host the kernel may
-                        touch (0: the rest of the tracked object containing host) */
+                        touch (0: the rest of the tracked object containing host);
+                        WORKGROUP: bytes per work-group (0 is taken as 1) */
   const void *value; /* VALUE */
   void *host;        /* BUFFER: host address; NULL is passed as a null device pointer */
 } hpvm_rt_kernel_param_t;

@@ -85,9 +85,14 @@ hpvm_status_t hpvm_device_kernel_launch(hpvm_device_kernel_t *kernel,
     *out_started = false;
   if (!kernel || !dims || (arg_count && !args))
     return HPVM_STATUS(INVALID_ARGUMENT, "kernel_launch needs a kernel, dims and the arguments");
-  for (uint32_t i = 0; i < arg_count; ++i)
-    if (!args[i].value || !args[i].size)
+  bool opencl = kernel->module->device->kind == HPVM_RT_DEVICE_OPENCL;
+  for (uint32_t i = 0; i < arg_count; ++i) {
+    if (!args[i].size)
+      return HPVM_STATUS(INVALID_ARGUMENT, "kernel argument %u has 0 bytes", i);
+    /* NULL: __local memory, which only OpenCL kernels take as an argument. */
+    if (!args[i].value && !opencl)
       return HPVM_STATUS(INVALID_ARGUMENT, "kernel argument %u has no value", i);
+  }
   hpvm_status_t status =
       kernel->module->device->vtable->kernel_launch(kernel, dims, args, arg_count, &started);
   if (out_started)

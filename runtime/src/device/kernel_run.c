@@ -712,6 +712,41 @@ static hpvm_status_t restore_host(run_t *run) {
   return NULL;
 }
 
+/*===--- workgroup memory ---------------------------------------------------===*/
+
+enum { WORKGROUP_ALIGN = 16, CUDA_SHARED_BYTES = 48 * 1024 };
+
+/* Lays out the WORKGROUP parameters: OpenCL takes each as a __local argument of its size;
+ * CUDA gets the byte offsets of the buffers in the launch's dynamic shared memory (each
+ * aligned to 16 bytes), whose total goes into dims.  Sets *out_ok = false (with the reason)
+ * when the memory is more than the device gives one work-group. */
+static void plan_workgroup(run_t *run, hpvm_rt_launch_dims_t *dims, reason_t *reason,
+                           bool *out_ok) {
+  *out_ok = true;
+  if (hpvm_opencl_device_is(run->device))
+    return; /* the device reports its limit when the arguments are set, before any run */
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < run->count; ++i) {
+    const hpvm_rt_kernel_param_t *param = &run->params[i];
+    if (param->kind != HPVM_RT_PARAM_WORKGROUP)
+      continue;
+    uint64_t bytes = param->size ? param->size : 1;
+    uint64_t offset = (total + WORKGROUP_ALIGN - 1) / WORKGROUP_ALIGN * WORKGROUP_ALIGN;
+    if (bytes > CUDA_SHARED_BYTES || offset + bytes > CUDA_SHARED_BYTES) {
+      reason_add(reason,
+                 "the work-group memory (%llu bytes with parameter %u) is more than the %d "
+                 "bytes of shared memory %s gives a block",
+                 (unsigned long long)(offset > CUDA_SHARED_BYTES ? offset : offset + bytes), i,
+                 CUDA_SHARED_BYTES, run->device->name);
+      *out_ok = false;
+      return;
+    }
+    run->slots[i].value = offset;
+    total = offset + bytes;
+  }
+  dims->shared_memory_bytes = (uint32_t)total;
+}
+
 /*===--- the entry point ----------------------------------------------------===*/
 
 static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t count) {
@@ -723,6 +758,12 @@ static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t
                            "kernel_run: value parameter %u has %llu bytes at %p; expected 1..%d "
                            "bytes at a non-NULL address",
                            i, (unsigned long long)param->size, param->value, VALUE_MAX_BYTES);
+    } else if (param->kind == HPVM_RT_PARAM_WORKGROUP) {
+      if (param->size > UINT32_MAX)
+        return HPVM_STATUS(INVALID_ARGUMENT,
+                           "kernel_run: workgroup parameter %u asks for %llu bytes per "
+                           "work-group; expected at most %u",
+                           i, (unsigned long long)param->size, UINT32_MAX);
     } else if (param->kind == HPVM_RT_PARAM_BUFFER) {
       if (param->access != HPVM_RT_ACCESS_IN && param->access != HPVM_RT_ACCESS_OUT &&
           param->access != HPVM_RT_ACCESS_INOUT)
@@ -732,7 +773,8 @@ static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t
                            i, param->access);
     } else {
       return HPVM_STATUS(INVALID_ARGUMENT,
-                         "kernel_run: parameter %u has kind %u; expected 0 (value) or 1 (buffer)",
+                         "kernel_run: parameter %u has kind %u; expected 0 (value), 1 (buffer) "
+                         "or 2 (workgroup)",
                          i, param->kind);
     }
   }
@@ -774,6 +816,8 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
   bool ok = true;
   if (!status)
     status = plan_buffers(&run, &reason, &ok);
+  if (!status && ok)
+    plan_workgroup(&run, &dims, &reason, &ok);
   if (status || !ok) {
     run_free(&run);
     if (status && hpvm_status_code(status) == HPVM_STATUS_RESOURCE_EXHAUSTED) {
@@ -787,11 +831,15 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
   }
   bool started = false;
   status = prepare_buffers(&run);
+  bool opencl = hpvm_opencl_device_is(device);
   if (!status) {
     for (uint32_t i = 0; i < param_count; ++i) {
       if (params[i].kind == HPVM_RT_PARAM_VALUE) {
         run.args[i].size = (size_t)params[i].size;
         run.args[i].value = params[i].value;
+      } else if (params[i].kind == HPVM_RT_PARAM_WORKGROUP && opencl) {
+        run.args[i].size = params[i].size ? (size_t)params[i].size : 1;
+        run.args[i].value = NULL; /* __local memory */
       } else {
         run.args[i].size = sizeof(uint64_t);
         run.args[i].value = &run.slots[i].value;

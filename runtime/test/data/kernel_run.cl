@@ -27,3 +27,23 @@ __kernel void vector_add(__global const float *a, __global const float *b, __glo
   if (i < n)
     c[i] = a[i] + b[i];
 }
+
+// Per-work-group sums through two __local buffers whose sizes the host gives: each item copies
+// its element (0 past n) and its lane, then item 0 adds the group up; a group whose lanes do
+// not add up to 0 + 1 + ... + (size - 1) writes NaN (the buffers overlapped).
+__kernel void tile_sums(__global const float *x, __global float *sums, long n,
+                        __local float *scratch, __local int *lanes) {
+  long lane = get_local_id(0), g = get_global_id(0);
+  scratch[lane] = g < n ? x[g] : 0.0f;
+  lanes[lane] = (int)lane;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0) {
+    long size = get_local_size(0), total = 0;
+    float sum = 0.0f;
+    for (long k = 0; k < size; ++k) {
+      sum += scratch[k];
+      total += lanes[k];
+    }
+    sums[get_group_id(0)] = total == size * (size - 1) / 2 ? sum : NAN;
+  }
+}

@@ -289,3 +289,26 @@ hpvm.internal @root(%x: f32, %n: index) {
   // expected-error @+1 {{'hpvm.edge' op a one_to_one edge on a port beyond 63 is not supported by convert-hpvm-to-cpu yet}}
   hpvm.edge %a[64] -> %b[0] one_to_one
 }
+
+// -----
+
+// A hand-written kernel site on an internal node that is no tile: the node
+// keeps its CPU version (convert-hpvm-to-gpu makes kernels of tiles only).
+llvm.mlir.global internal @site() : !llvm.struct<(ptr, ptr, ptr, ptr, ptr)>
+hpvm.leaf @lane() {
+  hpvm.return
+}
+// expected-warning @+1 {{runs on the CPU: its kernel site is not usable, because it has several replicated children (a tile kernel runs one replicated leaf)}}
+hpvm.internal @two_grids(%n: index) attributes {hpvm.kernel = @site} {
+  %a = hpvm.create_node @lane [%n] : !hpvm.node
+  %b = hpvm.create_node @lane [%n] : !hpvm.node
+}
+hpvm.internal @root(%n: index) {
+  %t = hpvm.create_node @two_grids [%n] : !hpvm.node
+  hpvm.bind_in %n -> %t[0] : index
+}
+func.func @run(%n: index) {
+  %g = hpvm.launch @root(%n) : (index) -> !hpvm.graph
+  hpvm.wait %g
+  return
+}

@@ -80,7 +80,7 @@ hpvm.leaf @recursive(%v: i32) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
 hpvm.leaf @a() {
   hpvm.return
 }
-// expected-warning @+1 {{because it has several children (kernels of internal nodes have one replicated leaf child)}}
+// expected-warning @+1 {{because it has several replicated children (a tile kernel runs one replicated leaf)}}
 hpvm.internal @two_children(%n: index) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %x = hpvm.create_node @a [%n] : !hpvm.node
   %y = hpvm.create_node @a [%n] : !hpvm.node
@@ -91,7 +91,7 @@ hpvm.internal @two_children(%n: index) attributes {hpvm.targets = [#hpvm.target<
 hpvm.leaf @single() {
   hpvm.return
 }
-// expected-warning @+1 {{because its child is not a replicated leaf}}
+// expected-warning @+1 {{because it has no replicated leaf child}}
 hpvm.internal @unreplicated() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %x = hpvm.create_node @single : !hpvm.node
 }
@@ -106,4 +106,105 @@ hpvm.leaf @odd_sqrtf(%p: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu
   %e = llvm.call @sqrtf(%v) : (f64) -> f64
   llvm.store %e, %p : f64, !llvm.ptr
   hpvm.return
+}
+
+// -----
+
+// Tiles whose single-instance children are no allocation nodes, or whose
+// memory kernels cannot hold.
+hpvm.leaf @lane(%s: memref<64xf32>) {
+  hpvm.return
+}
+hpvm.leaf @writes_memory(%m: memref<?xf32>) -> (memref<64xf32>) {
+  %s = hpvm.alloc() : memref<64xf32>
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 1.0 : f32
+  memref.store %f, %m[%c0] : memref<?xf32>
+  hpvm.return %s : memref<64xf32>
+}
+// expected-warning @+1 {{because its single-instance child @writes_memory is not an allocation node: it has the operation 'memref.store', which has side effects or regions}}
+hpvm.internal @side_effects(%m: memref<?xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c64 = arith.constant 64 : index
+  %a = hpvm.create_node @writes_memory : !hpvm.node
+  %l = hpvm.create_node @lane [%c64] : !hpvm.node
+  hpvm.bind_in %m -> %a[0] : memref<?xf32>
+  hpvm.edge %a[0] -> %l[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @lane(%s: memref<64xf32>) {
+  hpvm.return
+}
+hpvm.leaf @fills(%f: f32) -> (memref<64xf32>) {
+  %s = hpvm.alloc() : memref<64xf32>
+  %c0 = arith.constant 0 : index
+  memref.store %f, %s[%c0] : memref<64xf32>
+  hpvm.return %s : memref<64xf32>
+}
+// expected-warning @+1 {{because its single-instance child @fills is not an allocation node: it uses the memory it allocates}}
+hpvm.internal @filled(%f: f32) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c64 = arith.constant 64 : index
+  %a = hpvm.create_node @fills : !hpvm.node
+  %l = hpvm.create_node @lane [%c64] : !hpvm.node
+  hpvm.bind_in %f -> %a[0] : f32
+  hpvm.edge %a[0] -> %l[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @lane(%s: memref<64xindex>) {
+  hpvm.return
+}
+hpvm.leaf @indices() -> (memref<64xindex>) {
+  %s = hpvm.alloc() : memref<64xindex>
+  hpvm.return %s : memref<64xindex>
+}
+// expected-warning @+1 {{because its allocation node allocates memref<64xindex> (work-group memory holds integers and floats of whole bytes)}}
+hpvm.internal @index_memory() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c64 = arith.constant 64 : index
+  %a = hpvm.create_node @indices : !hpvm.node
+  %l = hpvm.create_node @lane [%c64] : !hpvm.node
+  hpvm.edge %a[0] -> %l[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @lane(%s: memref<64xf32>) {
+  %v = memref.subview %s[0] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1]>>
+  hpvm.return
+}
+hpvm.leaf @scratch() -> (memref<64xf32>) {
+  %s = hpvm.alloc() : memref<64xf32>
+  hpvm.return %s : memref<64xf32>
+}
+// expected-warning @+1 {{because its leaf uses the tile's memory in 'memref.subview' (kernels load, store and update it)}}
+hpvm.internal @viewed() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c64 = arith.constant 64 : index
+  %a = hpvm.create_node @scratch : !hpvm.node
+  %l = hpvm.create_node @lane [%c64] : !hpvm.node
+  hpvm.edge %a[0] -> %l[0] all_to_all
+}
+
+// -----
+
+hpvm.leaf @lane(%s: memref<64xf32>) -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @sink(%f: f32) {
+  hpvm.return
+}
+hpvm.leaf @scratch() -> (memref<64xf32>) {
+  %s = hpvm.alloc() : memref<64xf32>
+  hpvm.return %s : memref<64xf32>
+}
+// expected-warning @+1 {{because it has an edge that does not go from an allocation node to its replicated child}}
+hpvm.internal @backwards() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c64 = arith.constant 64 : index
+  %a = hpvm.create_node @scratch : !hpvm.node
+  %l = hpvm.create_node @lane [%c64] : !hpvm.node
+  %s = hpvm.create_node @sink : !hpvm.node
+  hpvm.edge %a[0] -> %l[0] all_to_all
+  hpvm.edge %l[0] -> %s[0] all_to_all
 }
