@@ -106,6 +106,13 @@ void hpvm_rt_trace_node(const char *node, const char *device) {
     hpvm_trace_line("%s on %s", node ? node : "(unnamed)", device ? device : "cpu");
 }
 
+hpvm_status_t hpvm_rt_no_cpu_version(const char *node, const char *reason) {
+  return HPVM_STATUS(FAILED_PRECONDITION,
+                     "node '%s' ran on no device, and it has no CPU version (%s); "
+                     "HPVM_TRACE=1 shows why no device ran it",
+                     node ? node : "(unnamed)", reason ? reason : "no reason given");
+}
+
 hpvm_status_t hpvm_rt_policy_set(hpvm_rt_policy_kind_t kind) {
   WITH_RUNTIME(runtime);
   return hpvm_runtime_policy_set(runtime, kind);

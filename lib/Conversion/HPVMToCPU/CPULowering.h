@@ -250,6 +250,10 @@ private:
     func::FuncOp memoryBytes;
   };
   DenseMap<Operation *, TileKernel> tileKernels;
+  /// Whether `leaf` is the replicated child of a tile kernel.
+  bool isTileKernelInstances(LeafOp leaf);
+  /// Leaves of tile kernels that have no CPU version, and why.
+  DenseMap<Operation *, std::string> noCPUVersion;
   DenseMap<std::tuple<Operation *, unsigned, int, uint64_t, uint64_t>,
            LLVM::LLVMFuncOp>
       rangeFunctions;

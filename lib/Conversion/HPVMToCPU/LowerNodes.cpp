@@ -37,6 +37,13 @@ static StringRef nodeName(NodeOpInterface node) {
   return cast<SymbolOpInterface>(node.getOperation()).getName();
 }
 
+bool CPULowering::isTileKernelInstances(LeafOp leaf) {
+  return llvm::any_of(tileKernels, [&](auto &entry) {
+    return entry.second.instances.getNodeAttr().getAttr() ==
+           leaf.getSymNameAttr();
+  });
+}
+
 LogicalResult CPULowering::createNodeFunctions() {
   OpBuilder b(context);
   Type index = b.getIndexType();
@@ -49,8 +56,30 @@ LogicalResult CPULowering::createNodeFunctions() {
     });
     bool hasBarrier = false;
     leaf.walk([&](BarrierOp) { hasBarrier = true; });
-    if (hasBarrier && failed(splitAtBarriers(leaf)))
+    if (hasBarrier && isTileKernelInstances(leaf)) {
+      // The instances of a tile kernel may use barriers as GPUs allow and
+      // the CPU backend does not yet (in loops, say): the tile then runs
+      // only where a device runs its kernel.
+      std::string reason;
+      LogicalResult split = success();
+      {
+        ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
+          if (reason.empty())
+            reason = diagnostic.str();
+          return success();
+        });
+        split = splitAtBarriers(leaf);
+      }
+      if (failed(split)) {
+        leaf.emitWarning()
+            << "has no CPU version, because the CPU backend cannot split it "
+               "at its barriers: "
+            << reason << "; its tile runs only where a device runs its kernel";
+        noCPUVersion[leaf] = reason;
+      }
+    } else if (hasBarrier && failed(splitAtBarriers(leaf))) {
       return failure();
+    }
     // (inputs..., x, y, z, extent x, extent y, extent z, parent frame)
     SmallVector<Type> inputs(leaf.getArgumentTypes());
     inputs.append(6, index);
@@ -375,6 +404,24 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
                                              PerInstancePorts perInstance) {
   func::FuncOp function = nodeFunctions.lookup(node.getOperation());
   TypeRange outputTypes = node.getOutputTypes();
+  if (auto missing = noCPUVersion.find(node.getOperation());
+      missing != noCPUVersion.end()) {
+    // No device ran the tile: an error, since nothing else can run it.
+    std::string reason = missing->second + '\0';
+    Value text = LLVM::createGlobalString(
+        loc, b, uniqueName("__hpvm_no_cpu_version"), reason,
+        LLVM::Linkage::Internal);
+    Value status = callRuntime(b, loc, "hpvm_rt_no_cpu_version", pointerType,
+                               {nodeNameString(b, loc, node), text});
+    checkStatus(b, loc, status,
+                ("running @" +
+                 cast<SymbolOpInterface>(node.getOperation()).getName())
+                    .str());
+    return llvm::map_to_vector(outputTypes, [&](Type type) {
+      return fromStorage(
+          b, loc, LLVM::PoisonOp::create(b, loc, getStorageType(type)), type);
+    });
+  }
   if (!kernelSitesScanned) {
     kernelSitesScanned = true;
     for (Operation &op : module.getOps())

@@ -417,6 +417,10 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_
                                                                  const hpvm_rt_kernel_param_t *params,
                                                                  uint32_t param_count,
                                                                  int32_t *out_ran);
+/* The error of a node that no device ran and that has no CPU version (the compiler could not
+ * make one: `reason`): FAILED_PRECONDITION naming both.  Compiled programs check it. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_no_cpu_version(const char *node,
+                                                                     const char *reason);
 /* With HPVM_TRACE=1 in the environment (read once), prints "hpvm-trace: <node> on <device>\n"
  * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag). */
 HPVM_RT_EXPORT void hpvm_rt_trace_node(const char *node, const char *device);
