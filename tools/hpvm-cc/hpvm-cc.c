@@ -345,8 +345,8 @@ int main(int argc, char **argv) {
   if (emit == EMIT_HPVM && (mlir_inputs.count || ll_inputs.count))
     fail("--emit=hpvm applies to HPVM-C inputs; drop '%s'",
          mlir_inputs.count ? mlir_inputs.items[0] : ll_inputs.items[0]);
-  /* hpvm.h: <hpvm/hpvm.h> as in this project, "hpvm.h" as in the release;
-   * from an installed tree (bin/../include) or else the source tree. */
+  /* hpvm.h (with the runtime's headers): <hpvm/hpvm.h> as in this project, "hpvm.h" as in
+   * the release; from an installed tree (bin/../include) or else the source tree. */
   char *tools = tools_dir();
   char *installed = format2(tools, "/../include");
   char *installed_header = format2(installed, "/hpvm/hpvm.h");
@@ -356,10 +356,6 @@ int main(int argc, char **argv) {
   push(&preprocessor, include);
   push(&preprocessor, "-I");
   push(&preprocessor, format2(include, "/hpvm"));
-  if (!is_installed) {
-    push(&preprocessor, "-I");
-    push(&preprocessor, HPVM_CC_RUNTIME_INCLUDE);
-  }
   if (!device_defined)
     push(&preprocessor, "-DDEVICE=CPU_TARGET");
 

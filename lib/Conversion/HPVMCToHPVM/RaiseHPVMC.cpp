@@ -1,6 +1,6 @@
 //===- RaiseHPVMC.cpp - The hpvm-raise-c pass ------------------------------===//
 // Raises an HPVM-C program imported from LLVM IR (llvm dialect, HPVM-C calls
-// to the functions of include/hpvm/hpvm.h) to the hpvm dialect: node functions
+// to the functions of runtime/include/hpvm/hpvm.h) to the hpvm dialect: node functions
 // become hpvm.leaf / hpvm.internal, host calls become host ops.
 //
 // Graph-describing functions are evaluated at compile time, the way the
