@@ -7,6 +7,8 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   # Build.
   cmake ninja-build ccache make python3
+  # pkg-config, for the test of the installed runtime's hpvm_rt.pc.
+  pkgconf
   # SPIR-V and OpenCL (PoCL gives a CPU OpenCL device for tests).
   spirv-tools ocl-icd-opencl-dev pocl-opencl-icd llvm-spirv-15
   # Graph pictures for the demo.

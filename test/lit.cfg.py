@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.hpvm_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%hpvm_src_root", config.hpvm_src_root))
+config.substitutions.append(("%hpvm_obj_root", config.hpvm_obj_root))
 config.substitutions.append(("%hpvm_tools_dir", config.hpvm_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%benchmarks", os.path.join(config.hpvm_src_root, "benchmarks")))

@@ -352,6 +352,9 @@ int main(int argc, char **argv) {
   char *installed_header = format2(installed, "/hpvm/hpvm.h");
   bool is_installed = access(installed_header, R_OK) == 0;
   const char *include = is_installed ? installed : HPVM_CC_INCLUDE;
+  /* The runtime library likewise: the installed one next to the installed header. */
+  const char *runtime_lib =
+      is_installed ? format2(tools, "/../lib/libhpvm_rt.a") : HPVM_CC_RUNTIME_LIB;
   push(&preprocessor, "-I");
   push(&preprocessor, include);
   push(&preprocessor, "-I");
@@ -577,7 +580,7 @@ int main(int argc, char **argv) {
     push(&command, opt);
     append(&command, &objects);
     append(&command, &link_inputs);
-    push(&command, HPVM_CC_RUNTIME_LIB);
+    push(&command, runtime_lib);
     append(&command, &linker);
     for (size_t f = 0; f < codegen.count; ++f)
       if (is_instrumentation(codegen.items[f]))
