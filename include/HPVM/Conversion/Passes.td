@@ -87,7 +87,7 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
 def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
   let summary = "Raise the HPVM-C calls of imported C (llvm dialect) to hpvm ops";
   let description = [{
-    The frontend of HPVM-C (include/hpvm/hpvm.h). Works on a module imported
+    The frontend of HPVM-C (runtime/include/hpvm/hpvm.h). Works on a module imported
     from the LLVM IR clang emits for an HPVM-C program (`hpvm-translate
     --import-llvm`) and turns it into an hpvm program:
 
