@@ -3,6 +3,7 @@
 #ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 
+#include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -116,7 +117,8 @@ public:
   /// that is true when a device ran it (LowerKernelSites.cpp). `outputs`
   /// (storage struct of the outputs, or null) receives the kernel's outputs.
   Value runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
-                  ValueRange dims, ValueRange inputs, Value outputs);
+                  ValueRange dims, ValueRange inputs, Value parentFrame,
+                  Value outputs);
   /// Makes the host copies of the buffers among `inputs` valid before a CPU
   /// run of `node` (a kernel may have left them on a device).
   void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,
@@ -252,6 +254,9 @@ private:
   DenseMap<Operation *, TileKernel> tileKernels;
   /// Whether `leaf` is the replicated child of a tile kernel.
   bool isTileKernelInstances(LeafOp leaf);
+  /// Per node with a kernel site: the grid queries above the kernel's own
+  /// levels, whose values the host passes (read before leaves move).
+  DenseMap<Operation *, SmallVector<AncestorQuery>> ancestorQueries;
   /// Leaves of tile kernels that have no CPU version, and why.
   DenseMap<Operation *, std::string> noCPUVersion;
   DenseMap<std::tuple<Operation *, unsigned, int, uint64_t, uint64_t>,

@@ -24,6 +24,9 @@ static int32_t getAccess(NodeOpInterface node, unsigned index) {
 
 LogicalResult CPULowering::prepareTileKernels() {
   OpBuilder b(context);
+  for (auto leaf : module.getOps<LeafOp>())
+    if (leaf->hasAttr(HPVMDialect::getKernelAttrName()))
+      ancestorQueries[leaf] = collectAncestorQueries(leaf, 1);
   for (auto tile : module.getOps<InternalOp>()) {
     if (!tile->hasAttr(HPVMDialect::getKernelAttrName()))
       continue;
@@ -39,6 +42,7 @@ LogicalResult CPULowering::prepareTileKernels() {
     }
     TileKernel &kernel = tileKernels[tile];
     kernel.instances = shape->instancesCreate;
+    ancestorQueries[tile] = collectAncestorQueries(shape->instances, 2);
     SmallVector<AllocOp> allocations = shape->getAllocations();
     if (allocations.empty())
       continue;
@@ -213,7 +217,8 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
 }
 
 Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
-                             ValueRange dims, ValueRange inputs, Value outputs) {
+                             ValueRange dims, ValueRange inputs,
+                             Value parentFrame, Value outputs) {
   auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
@@ -281,6 +286,20 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   if (!tiled)
     for (Value extent : grid)
       addValue(extent);
+  // The grids above the kernel's levels: the first ancestor's instance is
+  // the one running this launch (`parentFrame`), each further level one hop.
+  unsigned firstAncestor = tiled ? 2 : 1;
+  for (AncestorQuery query : ancestorQueries.lookup(node.getOperation())) {
+    Value frame = parentFrame;
+    for (unsigned hop = firstAncestor; hop < query.level; ++hop)
+      frame = LLVM::LoadOp::create(
+          b, loc, pointerType,
+          fieldAddress(b, loc, frameType, frame, {FrameParent}));
+    Value address = fieldAddress(
+        b, loc, frameType, frame,
+        {query.isId ? FrameIds : FrameExtents, static_cast<int32_t>(query.dim)});
+    addValue(LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+  }
   // The outputs: host memory the runtime copies to the device and back.
   if (outputs)
     params.push_back(

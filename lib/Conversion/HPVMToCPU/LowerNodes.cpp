@@ -368,7 +368,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
     Value outputs = outputTypes.empty() ? Value()
                                         : allocaInEntry(b, loc, outputType);
-    Value ran = runKernel(b, loc, node, dims, inputs, outputs);
+    Value ran = runKernel(b, loc, node, dims, inputs, parentFrame, outputs);
     Value notRan = LLVM::XOrOp::create(
         b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
     auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,

@@ -131,12 +131,6 @@ public:
       else if (isa<BarrierOp>(op) && !tiled)
         reason = "it has a barrier across the whole grid (only the leaf of "
                  "a tile may have barriers)";
-      else if (auto id = dyn_cast<InstanceIdOp>(op);
-               id && id.getLevel() > (tiled ? 1u : 0u))
-        reason = "it queries the grid of an ancestor beyond the kernel";
-      else if (auto count = dyn_cast<NumInstancesOp>(op);
-               count && count.getLevel() > (tiled ? 1u : 0u))
-        reason = "it queries the grid of an ancestor beyond the kernel";
       else
         reason = checkOp(op);
       return reason.empty() ? WalkResult::advance() : WalkResult::interrupt();
@@ -353,6 +347,12 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   auto i64 = b.getI64Type();
   if (!tiled)
     parameters.append(3, i64);
+  // The grids above the kernel's own levels, from the host.
+  unsigned firstAncestor = tiled ? 2 : 1;
+  SmallVector<AncestorQuery> ancestors =
+      collectAncestorQueries(leaf, firstAncestor);
+  unsigned ancestorParameter = parameters.size();
+  parameters.append(ancestors.size(), i64);
   // Outputs: a pointer to { outputs... } (index as i64).
   auto pointer = LLVM::LLVMPointerType::get(context);
   SmallVector<Type> outputFields;
@@ -455,15 +455,29 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   }
 
   // The HPVM intrinsics of the copied body.
+  auto ancestorValue = [&](OpBuilder &rewriter, Operation *op,
+                           AncestorQuery query) -> Value {
+    auto found = llvm::find(ancestors, query);
+    Value parameter = entry->getArgument(
+        ancestorParameter + static_cast<unsigned>(found - ancestors.begin()));
+    return arith::IndexCastOp::create(rewriter, op->getLoc(),
+                                      rewriter.getIndexType(), parameter);
+  };
   kernel.walk([&](Operation *op) {
     OpBuilder rewriter(op);
     if (auto id = dyn_cast<InstanceIdOp>(op)) {
+      unsigned dim = static_cast<unsigned>(id.getDim());
       op->getResult(0).replaceAllUsesWith(
-          ids[id.getLevel()][static_cast<int>(id.getDim())]);
+          id.getLevel() >= firstAncestor
+              ? ancestorValue(rewriter, op, {id.getLevel(), dim, true})
+              : ids[id.getLevel()][dim]);
       op->erase();
     } else if (auto count = dyn_cast<NumInstancesOp>(op)) {
+      unsigned dim = static_cast<unsigned>(count.getDim());
       op->getResult(0).replaceAllUsesWith(
-          extents[count.getLevel()][static_cast<int>(count.getDim())]);
+          count.getLevel() >= firstAncestor
+              ? ancestorValue(rewriter, op, {count.getLevel(), dim, false})
+              : extents[count.getLevel()][dim]);
       op->erase();
     } else if (isa<BarrierOp>(op)) {
       gpu::BarrierOp::create(rewriter, op->getLoc());

@@ -24,15 +24,6 @@ hpvm.leaf @grid_barrier() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   hpvm.return
 }
 
-// -----
-
-// expected-warning @+1 {{because it queries the grid of an ancestor beyond the kernel}}
-hpvm.leaf @ancestor(%m: memref<?xindex>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
-  %i = hpvm.instance_id x level 1 : index
-  %c0 = arith.constant 0 : index
-  memref.store %i, %m[%c0] : memref<?xindex>
-  hpvm.return
-}
 
 // -----
 

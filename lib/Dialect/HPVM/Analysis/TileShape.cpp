@@ -162,3 +162,21 @@ SmallVector<Value> mlir::hpvm::cloneFromAllocator(OpBuilder &b,
   return llvm::map_to_vector(values,
                              [&](Value value) { return mapping.lookup(value); });
 }
+
+SmallVector<AncestorQuery>
+mlir::hpvm::collectAncestorQueries(LeafOp leaf, unsigned firstAncestor) {
+  SmallVector<AncestorQuery> queries;
+  leaf.walk([&](Operation *op) {
+    AncestorQuery query;
+    if (auto id = dyn_cast<InstanceIdOp>(op))
+      query = {id.getLevel(), static_cast<unsigned>(id.getDim()), true};
+    else if (auto count = dyn_cast<NumInstancesOp>(op))
+      query = {count.getLevel(), static_cast<unsigned>(count.getDim()), false};
+    else
+      return;
+    if (query.level >= firstAncestor && !llvm::is_contained(queries, query))
+      queries.push_back(query);
+  });
+  llvm::sort(queries);
+  return queries;
+}

@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <tuple>
 
 namespace mlir::hpvm {
 
@@ -52,6 +53,28 @@ struct TileShape {
   /// the order kernels take them.
   SmallVector<AllocOp> getAllocations() const;
 };
+
+/// A grid query of a kernel's body about a level above the kernel's own
+/// (above the threads of a leaf kernel; above the work-groups of a tile
+/// kernel): the host knows its value when it launches the kernel and passes
+/// it as an i64 parameter.
+struct AncestorQuery {
+  unsigned level; // as in hpvm.instance_id / hpvm.num_instances
+  unsigned dim;   // 0, 1, 2 for x, y, z
+  bool isId;      // instance id, else number of instances
+  bool operator<(const AncestorQuery &other) const {
+    return std::tie(level, dim, isId) <
+           std::tie(other.level, other.dim, other.isId);
+  }
+  bool operator==(const AncestorQuery &other) const {
+    return level == other.level && dim == other.dim && isId == other.isId;
+  }
+};
+
+/// The distinct queries of `leaf` about levels at or above `firstAncestor`,
+/// sorted: the order of the kernel's ancestor parameters.
+SmallVector<AncestorQuery> collectAncestorQueries(LeafOp leaf,
+                                                  unsigned firstAncestor);
 
 /// Matches `tile` to the tile shape. On failure `reason` says why, in words
 /// that complete "no kernel, because ...".
