@@ -80,3 +80,8 @@ ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
 config.substitutions.append(("%ptxas", ptxas))
+# The CUDA toolkit around ptxas (hpvm-embed-kernels builds fat binaries with its fatbinary).
+cuda_home = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))
+if os.path.exists(os.path.join(cuda_home, "bin", "fatbinary")):
+    config.available_features.add("cuda-toolkit")
+config.substitutions.append(("%cuda_home", cuda_home))

@@ -247,15 +247,18 @@ def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
 
     * `cuda`: NVVM (upstream `convert-gpu-to-nvvm`, `nvvm-attach-target`,
       `gpu-module-to-binary`), PTX for `chip` (sm_80 by default) with
-      `features` (+ptx80). The CUDA driver JIT-compiles PTX for the GPU it
-      runs on.
+      `features` (+ptx80). Where the CUDA toolkit's `ptxas` and `fatbinary`
+      are found (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`, `PATH`), the
+      image is a fat binary holding a cubin for each architecture in `cubins`
+      (sm_80 and sm_90 by default) and the PTX, which the driver
+      JIT-compiles for other GPUs; otherwise it is the PTX alone.
     * `opencl`: OpenCL-flavoured SPIR-V 1.0 (Kernel capability, Physical64
       addressing) through `convert-gpu-to-llvm-spv` and LLVM's SPIR-V backend,
       in process. Pointers of imported leaves become global (CrossWorkgroup)
       pointers, private ones stay private.
 
     `dump-dir`, when set, receives each image (`<module>.ptx`,
-    `<module>.spv`).
+    `<module>.fatbin` with the cubins, `<module>.spv`).
   }];
   let options = [
     ListOption<"devices", "devices", "std::string",
@@ -266,6 +269,9 @@ def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
            "CUDA: the PTX version">,
     Option<"dumpDir", "dump-dir", "std::string", /*default=*/"\"\"",
            "A directory to write every device image to">,
+    Option<"cubins", "cubins", "std::string", /*default=*/"\"sm_80,sm_90\"",
+           "CUDA: the architectures to compile cubins for, comma-separated, "
+           "where ptxas and fatbinary are found ('' for PTX only)">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",

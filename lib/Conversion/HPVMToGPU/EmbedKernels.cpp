@@ -49,16 +49,6 @@ StringRef getDeviceName(Device device) {
   return device == Device::CUDA ? "cuda" : "opencl";
 }
 
-/// The CUDA toolkit (libdevice for math functions), if there is one.
-std::string findCudaToolkit() {
-  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *path = std::getenv(variable); path && *path)
-      return path;
-  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
-    return "/usr/local/cuda";
-  return "";
-}
-
 /// The symbol of CUDA's dynamic shared memory in the kernel modules.
 constexpr StringLiteral kDynamicSharedName = "__hpvm_dynamic_shared";
 
@@ -199,7 +189,7 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
   auto target = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
                                           "nvptx64-nvidia-cuda", chip, features);
   copy.setTargetsAttr(b.getArrayAttr({target}));
-  std::string toolkit = findCudaToolkit();
+  std::string toolkit = hpvm::findCudaToolkit();
   gpu::TargetOptions options(toolkit, {}, "", "",
                              gpu::CompilationTarget::Assembly);
   std::optional<SmallVector<char, 0>> object =
@@ -317,11 +307,23 @@ void EmbedKernelsPass::runOnOperation() {
         failedAny = true;
         continue;
       }
-      if (!dumpDir.empty()) {
+      // CUDA: cubins next to the PTX where the toolkit is there.
+      std::optional<std::string> fatbin;
+      if (device == Device::CUDA) {
+        SmallVector<StringRef> names;
+        StringRef(cubins).split(names, ',', -1, /*KeepEmpty=*/false);
+        SmallVector<std::string> architectures;
+        for (StringRef name : names)
+          architectures.push_back(name.trim().str());
+        std::string why;
+        fatbin = buildCudaFatbin(*image, architectures, why);
+        if (!fatbin && !why.empty())
+          kernels.emitWarning()
+              << "the CUDA image holds PTX only: building cubins failed: " << why;
+      }
+      auto dump = [&](StringRef extension, StringRef bytes) {
         SmallString<128> path(dumpDir);
-        llvm::sys::path::append(path, kernels.getName() + (device == Device::CUDA
-                                                                ? ".ptx"
-                                                                : ".spv"));
+        llvm::sys::path::append(path, kernels.getName() + extension);
         std::error_code error;
         llvm::raw_fd_ostream file(path, error);
         if (error) {
@@ -329,17 +331,25 @@ void EmbedKernelsPass::runOnOperation() {
                              << "': " << error.message();
           failedAny = true;
         } else {
-          file << *image;
+          file << bytes;
         }
+      };
+      if (!dumpDir.empty()) {
+        dump(device == Device::CUDA ? ".ptx" : ".spv", *image);
+        if (fatbin)
+          dump(".fatbin", *fatbin);
       }
       Location loc = kernels.getLoc();
       std::string base =
           ("__hpvm_" + kernels.getName() + "_" + getDeviceName(device)).str();
-      LLVM::GlobalOp data = createBytes(b, loc, base + "_data", *image);
+      StringRef bytes = fatbin ? StringRef(*fatbin) : StringRef(*image);
+      LLVM::GlobalOp data = createBytes(b, loc, base + "_data", bytes);
       LLVM::GlobalOp descriptor = createImage(
           b, loc, base,
-          device == Device::CUDA ? HPVM_RT_IMAGE_PTX : HPVM_RT_IMAGE_SPIRV, data,
-          image->size());
+          fatbin                    ? HPVM_RT_IMAGE_CUBIN
+          : device == Device::CUDA ? HPVM_RT_IMAGE_PTX
+                                   : HPVM_RT_IMAGE_SPIRV,
+          data, bytes.size());
       (device == Device::CUDA ? built.first : built.second) = descriptor;
     }
     images[kernels.getSymNameAttr()] = built;

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::hpvm {
@@ -21,6 +22,17 @@ LogicalResult assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels);
 /// to a SPIR-V 1.0 module for OpenCL (Kernel capability, Physical64) with
 /// LLVM's SPIR-V backend. Errors are emitted at `kernels`.
 FailureOr<std::string> serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels);
+
+/// The CUDA toolkit's directory (CUDA_HOME, CUDA_PATH, /usr/local/cuda), or
+/// "" (libdevice and the tools below come from it).
+std::string findCudaToolkit();
+
+/// A CUDA fat binary of `ptx`: a cubin per architecture (`sm_80`, ...) by
+/// `ptxas`, and the PTX itself, by `fatbinary`. std::nullopt when the tools
+/// are not there (`error` empty) or fail (`error` says how).
+std::optional<std::string> buildCudaFatbin(StringRef ptx,
+                                           ArrayRef<std::string> architectures,
+                                           std::string &error);
 
 } // namespace mlir::hpvm
 

@@ -1,7 +1,7 @@
 // hpvm-embed-kernels compiles the kernel module for each device, embeds the
 // images and gives each kernel node its site; convert-hpvm-to-cpu then runs
 // the kernel first and the CPU version when no device ran it.
-// RUN: hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda" | FileCheck %s
+// RUN: hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda cubins=" | FileCheck %s
 // RUN: hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl" --convert-hpvm-to-cpu | FileCheck %s --check-prefix=HOST
 // RUN: not hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=vulkan" 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not hpvm-opt %s --convert-hpvm-to-gpu --convert-hpvm-to-cpu 2>&1 | FileCheck %s --check-prefix=ORDER

@@ -1,0 +1,119 @@
+//===- CudaFatbin.cpp - PTX plus cubins, with the CUDA toolkit's tools ----===//
+// Where the CUDA toolkit is (ptxas and fatbinary), the CUDA image of a kernel
+// module is a fat binary: a cubin per architecture the executable names, and
+// the PTX, which the driver JIT-compiles for any other GPU.
+#include "KernelSerialization.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+std::string mlir::hpvm::findCudaToolkit() {
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *path = std::getenv(variable); path && *path)
+      return path;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+/// `name` from the toolkit's bin/, else from PATH; "" when neither has it.
+static std::string findCudaTool(StringRef name) {
+  std::string toolkit = mlir::hpvm::findCudaToolkit();
+  if (!toolkit.empty()) {
+    SmallString<128> path(toolkit);
+    llvm::sys::path::append(path, "bin", name);
+    if (llvm::sys::fs::can_execute(path))
+      return std::string(path);
+  }
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
+    return *found;
+  return "";
+}
+
+/// Runs `arguments` (the first is the program); on failure returns what it
+/// printed (or why it did not run) in `error`.
+static bool run(ArrayRef<std::string> arguments, std::string &error) {
+  SmallString<128> log;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("hpvm-cuda-tool", "log", fd, log)) {
+    error = "cannot create a temporary file";
+    return false;
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  llvm::scope_exit remove([&] { llvm::sys::fs::remove(log); });
+  SmallVector<StringRef> argv(arguments.begin(), arguments.end());
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(argv.front(), argv, std::nullopt,
+                                         redirects, /*SecondsToWait=*/300,
+                                         /*MemoryLimit=*/0, &message);
+  if (status == 0)
+    return true;
+  error = argv.front().str() + ": ";
+  if (auto buffer = llvm::MemoryBuffer::getFile(log); buffer && (*buffer)->getBufferSize())
+    error += StringRef((*buffer)->getBuffer()).trim().str();
+  else
+    error += message.empty() ? "exit status " + std::to_string(status) : message;
+  return false;
+}
+
+std::optional<std::string>
+mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
+                            std::string &error) {
+  std::string ptxas = findCudaTool("ptxas"), fatbinary = findCudaTool("fatbinary");
+  if (ptxas.empty() || fatbinary.empty() || architectures.empty())
+    return std::nullopt;
+  SmallString<128> directory;
+  if (llvm::sys::fs::createUniqueDirectory("hpvm-fatbin", directory)) {
+    error = "cannot create a temporary directory";
+    return std::nullopt;
+  }
+  llvm::scope_exit remove(
+      [&] { llvm::sys::fs::remove_directories(directory); });
+  auto pathOf = [&](const Twine &name) {
+    SmallString<128> path(directory);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  };
+  std::string ptxPath = pathOf("kernels.ptx");
+  {
+    std::error_code code;
+    llvm::raw_fd_ostream file(ptxPath, code);
+    if (code) {
+      error = "cannot write " + ptxPath + ": " + code.message();
+      return std::nullopt;
+    }
+    file << ptx;
+  }
+  std::vector<std::string> fatbin = {fatbinary, "-64", "--create=" + pathOf("kernels.fatbin")};
+  for (const std::string &architecture : architectures) {
+    // "sm_90" -> 90
+    StringRef number = StringRef(architecture).drop_front(3);
+    std::string cubin = pathOf("kernels." + architecture + ".cubin");
+    if (!run({ptxas, "-arch=" + architecture, "-O3", ptxPath, "-o", cubin}, error))
+      return std::nullopt;
+    fatbin.push_back(("--image3=kind=elf,sm=" + number + ",file=" + cubin).str());
+  }
+  // The PTX for other GPUs, at the lowest architecture it was written for.
+  fatbin.push_back(("--image3=kind=ptx,sm=" + StringRef(architectures.front()).drop_front(3) +
+                    ",file=" + ptxPath)
+                       .str());
+  if (!run(fatbin, error))
+    return std::nullopt;
+  auto buffer = llvm::MemoryBuffer::getFile(pathOf("kernels.fatbin"));
+  if (!buffer) {
+    error = "fatbinary wrote no file";
+    return std::nullopt;
+  }
+  return (*buffer)->getBuffer().str();
+}
