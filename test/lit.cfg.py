@@ -76,6 +76,8 @@ if has_opencl_device():
     config.available_features.add("opencl")
 if shutil.which("dot"):
     config.available_features.add("graphviz")
+if shutil.which("llvm-spirv-15") or shutil.which("llvm-spirv"):
+    config.available_features.add("llvm-spirv")
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")

@@ -255,10 +255,13 @@ def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
     * `opencl`: OpenCL-flavoured SPIR-V 1.0 (Kernel capability, Physical64
       addressing) through `convert-gpu-to-llvm-spv` and LLVM's SPIR-V backend,
       in process. Pointers of imported leaves become global (CrossWorkgroup)
-      pointers, private ones stay private.
+      pointers, private ones stay private. Where `llvm-spirv` 15 is found
+      (`HPVM_LLVM_SPIRV`, `llvm-spirv-15`, `llvm-spirv`), the image also
+      carries the module's SPIR 1.2 bitcode, which devices without SPIR-V
+      support (PoCL 3.1) build instead (`spir-fallback`).
 
     `dump-dir`, when set, receives each image (`<module>.ptx`,
-    `<module>.fatbin` with the cubins, `<module>.spv`).
+    `<module>.fatbin` with the cubins, `<module>.spv`, `<module>.spir.bc`).
   }];
   let options = [
     ListOption<"devices", "devices", "std::string",
@@ -269,6 +272,9 @@ def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
            "CUDA: the PTX version">,
     Option<"dumpDir", "dump-dir", "std::string", /*default=*/"\"\"",
            "A directory to write every device image to">,
+    Option<"spirFallback", "spir-fallback", "bool", /*default=*/"true",
+           "OpenCL: embed the SPIR 1.2 bitcode of each module (llvm-spirv 15) "
+           "where the translator is found">,
     Option<"cubins", "cubins", "std::string", /*default=*/"\"sm_80,sm_90\"",
            "CUDA: the architectures to compile cubins for, comma-separated, "
            "where ptxas and fatbinary are found ('' for PTX only)">,

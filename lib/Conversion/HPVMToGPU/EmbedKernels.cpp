@@ -112,10 +112,12 @@ private:
   /// A constant global holding `bytes` (and a NUL after them).
   LLVM::GlobalOp createBytes(OpBuilder &b, Location loc, StringRef name,
                              StringRef bytes);
-  /// A hpvm_rt_module_image_t of `format` over `data`.
+  /// A hpvm_rt_module_image_t of `format` over `data`, with the optional
+  /// SPIR 1.2 `fallback`.
   LLVM::GlobalOp createImage(OpBuilder &b, Location loc, StringRef name,
                              int32_t format, LLVM::GlobalOp data,
-                             uint64_t size);
+                             uint64_t size, LLVM::GlobalOp fallback,
+                             uint64_t fallbackSize);
   /// The hpvm_rt_kernel_site_t of `node` running `kernel`.
   LLVM::GlobalOp createSite(OpBuilder &b, Location loc, StringRef node,
                             StringRef kernel, LLVM::GlobalOp cuda,
@@ -214,8 +216,9 @@ LLVM::GlobalOp EmbedKernelsPass::createBytes(OpBuilder &b, Location loc,
 
 LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
                                              StringRef name, int32_t format,
-                                             LLVM::GlobalOp data,
-                                             uint64_t size) {
+                                             LLVM::GlobalOp data, uint64_t size,
+                                             LLVM::GlobalOp fallback,
+                                             uint64_t fallbackSize) {
   MLIRContext *context = &getContext();
   auto pointer = LLVM::LLVMPointerType::get(context);
   auto i64 = b.getI64Type();
@@ -234,8 +237,12 @@ LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
   insert(LLVM::ConstantOp::create(b, loc, b.getI32Type(), format), 0);
   insert(LLVM::AddressOfOp::create(b, loc, data), 1);
   insert(LLVM::ConstantOp::create(b, loc, i64, static_cast<int64_t>(size)), 2);
-  insert(LLVM::ZeroOp::create(b, loc, pointer), 3);
-  insert(LLVM::ConstantOp::create(b, loc, i64, 0), 4);
+  insert(fallback ? Value(LLVM::AddressOfOp::create(b, loc, fallback))
+                  : Value(LLVM::ZeroOp::create(b, loc, pointer)),
+         3);
+  insert(LLVM::ConstantOp::create(b, loc, i64,
+                                  static_cast<int64_t>(fallbackSize)),
+         4);
   LLVM::ReturnOp::create(b, loc, value);
   return global;
 }
@@ -321,6 +328,17 @@ void EmbedKernelsPass::runOnOperation() {
           kernels.emitWarning()
               << "the CUDA image holds PTX only: building cubins failed: " << why;
       }
+      // OpenCL: the SPIR 1.2 bitcode next to the SPIR-V where llvm-spirv is.
+      std::optional<std::string> spir;
+      if (device == Device::OpenCL && spirFallback) {
+        std::string why;
+        spir = translateToSPIR12(*image, why);
+        if (!spir && !why.empty())
+          kernels.emitWarning() << "the OpenCL image has no SPIR 1.2 fallback "
+                                   "(devices without SPIR-V support translate "
+                                   "it at run time): "
+                                << why;
+      }
       auto dump = [&](StringRef extension, StringRef bytes) {
         SmallString<128> path(dumpDir);
         llvm::sys::path::append(path, kernels.getName() + extension);
@@ -338,18 +356,22 @@ void EmbedKernelsPass::runOnOperation() {
         dump(device == Device::CUDA ? ".ptx" : ".spv", *image);
         if (fatbin)
           dump(".fatbin", *fatbin);
+        if (spir)
+          dump(".spir.bc", *spir);
       }
       Location loc = kernels.getLoc();
       std::string base =
           ("__hpvm_" + kernels.getName() + "_" + getDeviceName(device)).str();
       StringRef bytes = fatbin ? StringRef(*fatbin) : StringRef(*image);
       LLVM::GlobalOp data = createBytes(b, loc, base + "_data", bytes);
+      LLVM::GlobalOp fallback =
+          spir ? createBytes(b, loc, base + "_spir", *spir) : LLVM::GlobalOp();
       LLVM::GlobalOp descriptor = createImage(
           b, loc, base,
           fatbin                    ? HPVM_RT_IMAGE_CUBIN
           : device == Device::CUDA ? HPVM_RT_IMAGE_PTX
                                    : HPVM_RT_IMAGE_SPIRV,
-          data, bytes.size());
+          data, bytes.size(), fallback, spir ? spir->size() : 0);
       (device == Device::CUDA ? built.first : built.second) = descriptor;
     }
     images[kernels.getSymNameAttr()] = built;

@@ -20,7 +20,9 @@ LogicalResult assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels);
 
 /// Compiles `kernels` (entirely in the llvm dialect, OpenCL address spaces)
 /// to a SPIR-V 1.0 module for OpenCL (Kernel capability, Physical64) with
-/// LLVM's SPIR-V backend. Errors are emitted at `kernels`.
+/// LLVM's SPIR-V backend, zero scalars written as constants rather than
+/// OpConstantNull (which llvm-spirv 15 rejects). Errors are emitted at
+/// `kernels`.
 FailureOr<std::string> serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels);
 
 /// The CUDA toolkit's directory (CUDA_HOME, CUDA_PATH, /usr/local/cuda), or
@@ -33,6 +35,12 @@ std::string findCudaToolkit();
 std::optional<std::string> buildCudaFatbin(StringRef ptx,
                                            ArrayRef<std::string> architectures,
                                            std::string &error);
+
+/// The SPIR 1.2 bitcode of an OpenCL SPIR-V module, by llvm-spirv 15
+/// (`HPVM_LLVM_SPIRV`, `llvm-spirv-15`, `llvm-spirv`). std::nullopt when the
+/// translator is not there (`error` empty) or fails (`error` says how).
+std::optional<std::string> translateToSPIR12(StringRef spirv,
+                                             std::string &error);
 
 } // namespace mlir::hpvm
 

@@ -17,8 +17,12 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <vector>
+
+#include "device/opencl/spirv_scalar_nulls.h"
 
 extern "C" {
 void LLVMInitializeSPIRVTargetInfo();
@@ -257,5 +261,14 @@ mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
   if (binary.size() < 20 || binary.size() % 4)
     return kernels.emitError() << "LLVM's SPIR-V backend produced "
                                << binary.size() << " bytes, not a module";
-  return binary;
+  // Zero scalars as constants: llvm-spirv 15 (the route to SPIR 1.2) asserts
+  // on scalar OpConstantNull. The runtime's own translation does the same.
+  size_t count = binary.size() / 4;
+  std::vector<uint32_t> in(count), out(2 * count + 1);
+  std::memcpy(in.data(), binary.data(), count * 4);
+  size_t bound = hpvm_spirv_id_bound(in.data(), count);
+  std::vector<uint8_t> scratch(bound);
+  size_t length = hpvm_spirv_scalar_nulls_rewrite(in.data(), count, out.data(),
+                                                  scratch.data(), bound);
+  return std::string(reinterpret_cast<const char *>(out.data()), length * 4);
 }

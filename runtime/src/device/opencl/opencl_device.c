@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "device/opencl/spirv_scalar_nulls.h"
 #include <unistd.h>
 
 #include "base/platform.h"
@@ -250,18 +252,14 @@ static bool run_translator(const char *translator, const char *input, const char
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
 }
 
-/* LLVM's SPIR-V backend (clang-22, llc-22) writes every zero constant as OpConstantNull, which
- * llvm-spirv 15 rejects for scalars (an assertion).  Returns a copy of the module in which the
- * OpConstantNull of bool, integer and float types are OpConstantFalse / OpConstant 0 (the same
- * values); other modules, and the parts past a malformed instruction, are copied unchanged. */
+/* A copy of the module with the OpConstantNull of scalars as plain constants
+ * (spirv_scalar_nulls.h), which llvm-spirv 15 needs. */
 static hpvm_status_t spirv_scalar_nulls_to_constants(hpvm_allocator_t allocator, const void *spirv,
                                                      size_t size, void **out_data,
                                                      size_t *out_size) {
-  enum { TYPE_BOOL = 20, TYPE_INT = 21, TYPE_FLOAT = 22, CONSTANT = 43, CONSTANT_FALSE = 42,
-         CONSTANT_NULL = 46, MAGIC = 0x07230203u };
   size_t count = size / 4;
   uint32_t *in = NULL, *out = NULL;
-  uint8_t *scalar_words = NULL; /* per id: 0 not a scalar type, 1/2 words of its value, 3 bool */
+  uint8_t *scratch = NULL;
   size_t capacity;
   hpvm_status_t status = hpvm_allocator_calloc_array(allocator, count ? count : 1, 4, (void **)&in);
   if (!status && !hpvm_size_mul(count, 2, &capacity))
@@ -273,49 +271,20 @@ static hpvm_status_t spirv_scalar_nulls_to_constants(hpvm_allocator_t allocator,
     return status;
   }
   memcpy(in, spirv, count * 4);
-  size_t bound = count >= 5 && in[0] == MAGIC ? in[3] : 0;
-  if (bound && bound <= (1u << 24))
-    status = hpvm_allocator_calloc(allocator, bound, (void **)&scalar_words);
-  size_t at = 0, done = 0;
-  if (!status && scalar_words) {
-    memcpy(out, in, 5 * 4);
-    at = done = 5;
-    while (done < count) {
-      uint32_t length = in[done] >> 16, opcode = in[done] & 0xFFFFu;
-      if (length == 0 || length > count - done)
-        break; /* malformed: the rest is copied as it is */
-      const uint32_t *words = &in[done];
-      if ((opcode == TYPE_INT || opcode == TYPE_FLOAT) && length >= 3 && words[1] < bound)
-        scalar_words[words[1]] = words[2] > 32 ? 2 : 1;
-      else if (opcode == TYPE_BOOL && length >= 2 && words[1] < bound)
-        scalar_words[words[1]] = 3;
-      if (opcode == CONSTANT_NULL && length == 3 && words[1] < bound && scalar_words[words[1]]) {
-        uint8_t kind = scalar_words[words[1]];
-        uint32_t value_words = kind == 3 ? 0 : kind;
-        out[at++] = ((3 + value_words) << 16) | (kind == 3 ? CONSTANT_FALSE : CONSTANT);
-        out[at++] = words[1];
-        out[at++] = words[2];
-        for (uint32_t i = 0; i < value_words; ++i)
-          out[at++] = 0;
-      } else {
-        memcpy(&out[at], words, length * 4);
-        at += length;
-      }
-      done += length;
-    }
-  }
-  if (!status) {
-    memcpy(&out[at], &in[done], (count - done) * 4);
-    at += count - done;
-  }
-  hpvm_allocator_free(allocator, scalar_words);
+  size_t bound = hpvm_spirv_id_bound(in, count);
+  if (bound > (1u << 24))
+    bound = 0; /* implausible: copied unchanged */
+  if (bound)
+    status = hpvm_allocator_calloc(allocator, bound, (void **)&scratch);
+  size_t length = status ? 0 : hpvm_spirv_scalar_nulls_rewrite(in, count, out, scratch, bound);
+  hpvm_allocator_free(allocator, scratch);
   hpvm_allocator_free(allocator, in);
   if (status) {
     hpvm_allocator_free(allocator, out);
     return status;
   }
   *out_data = out;
-  *out_size = at * 4;
+  *out_size = length * 4;
   return NULL;
 }
 

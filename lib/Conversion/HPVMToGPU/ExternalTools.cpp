@@ -1,7 +1,12 @@
-//===- CudaFatbin.cpp - PTX plus cubins, with the CUDA toolkit's tools ----===//
-// Where the CUDA toolkit is (ptxas and fatbinary), the CUDA image of a kernel
-// module is a fat binary: a cubin per architecture the executable names, and
-// the PTX, which the driver JIT-compiles for any other GPU.
+//===- ExternalTools.cpp - Device images made by other programs -----------===//
+// The steps of hpvm-embed-kernels that run programs outside LLVM 22, where
+// they are installed:
+// * CUDA (ptxas, fatbinary): a fat binary with a cubin per architecture the
+//   executable names and the PTX, which the driver JIT-compiles for any other
+//   GPU.
+// * OpenCL (llvm-spirv 15): the SPIR 1.2 bitcode of the SPIR-V module, for
+//   devices that take no SPIR-V (PoCL 3.1), so that they need no translator
+//   at run time.
 #include "KernelSerialization.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -44,7 +49,7 @@ static std::string findCudaTool(StringRef name) {
 static bool run(ArrayRef<std::string> arguments, std::string &error) {
   SmallString<128> log;
   int fd;
-  if (llvm::sys::fs::createTemporaryFile("hpvm-cuda-tool", "log", fd, log)) {
+  if (llvm::sys::fs::createTemporaryFile("hpvm-device-tool", "log", fd, log)) {
     error = "cannot create a temporary file";
     return false;
   }
@@ -113,6 +118,56 @@ mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
   auto buffer = llvm::MemoryBuffer::getFile(pathOf("kernels.fatbin"));
   if (!buffer) {
     error = "fatbinary wrote no file";
+    return std::nullopt;
+  }
+  return (*buffer)->getBuffer().str();
+}
+
+/// The SPIR-V to LLVM translator: HPVM_LLVM_SPIRV (as the runtime reads it),
+/// else llvm-spirv-15, else llvm-spirv, from PATH.
+static std::string findSPIRVTranslator() {
+  if (const char *configured = std::getenv("HPVM_LLVM_SPIRV"); configured && *configured) {
+    if (llvm::sys::fs::can_execute(configured))
+      return configured;
+    if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(configured))
+      return *found;
+    return "";
+  }
+  for (StringRef name : {"llvm-spirv-15", "llvm-spirv"})
+    if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
+      return *found;
+  return "";
+}
+
+std::optional<std::string> mlir::hpvm::translateToSPIR12(StringRef spirv,
+                                                         std::string &error) {
+  std::string translator = findSPIRVTranslator();
+  if (translator.empty())
+    return std::nullopt;
+  SmallString<128> directory;
+  if (llvm::sys::fs::createUniqueDirectory("hpvm-spir", directory)) {
+    error = "cannot create a temporary directory";
+    return std::nullopt;
+  }
+  llvm::scope_exit remove(
+      [&] { llvm::sys::fs::remove_directories(directory); });
+  SmallString<128> input(directory), output(directory);
+  llvm::sys::path::append(input, "kernels.spv");
+  llvm::sys::path::append(output, "kernels.bc");
+  {
+    std::error_code code;
+    llvm::raw_fd_ostream file(input, code);
+    if (code) {
+      error = "cannot write " + std::string(input) + ": " + code.message();
+      return std::nullopt;
+    }
+    file << spirv;
+  }
+  if (!run({translator, "-r", std::string(input), "-o", std::string(output)}, error))
+    return std::nullopt;
+  auto buffer = llvm::MemoryBuffer::getFile(output);
+  if (!buffer) {
+    error = translator + " wrote no file";
     return std::nullopt;
   }
   return (*buffer)->getBuffer().str();
