@@ -72,39 +72,76 @@ static bool run(ArrayRef<std::string> arguments, std::string &error) {
   return false;
 }
 
+namespace {
+/// A temporary directory for the files a tool reads and writes, removed with
+/// everything in it when the object goes.
+class WorkDirectory {
+public:
+  explicit WorkDirectory(StringRef prefix) {
+    if (llvm::sys::fs::createUniqueDirectory(prefix, directory))
+      directory.clear();
+  }
+  ~WorkDirectory() {
+    if (!directory.empty())
+      llvm::sys::fs::remove_directories(directory);
+  }
+  /// Whether the directory exists; `error` says otherwise.
+  bool ok(std::string &error) const {
+    if (directory.empty())
+      error = "cannot create a temporary directory";
+    return !directory.empty();
+  }
+  std::string path(const Twine &name) const {
+    SmallString<128> path(directory);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  }
+  /// Writes `bytes` to `name`; returns its path, or "" with `error` set.
+  std::string write(const Twine &name, StringRef bytes, std::string &error) const {
+    std::string file = path(name);
+    std::error_code code;
+    llvm::raw_fd_ostream stream(file, code);
+    if (code) {
+      error = "cannot write " + file + ": " + code.message();
+      return "";
+    }
+    stream << bytes;
+    return file;
+  }
+  /// The contents of `name`, or std::nullopt with `error` set.
+  std::optional<std::string> read(const Twine &name, StringRef writer,
+                                  std::string &error) const {
+    auto buffer = llvm::MemoryBuffer::getFile(path(name));
+    if (!buffer) {
+      error = (writer + " wrote no file").str();
+      return std::nullopt;
+    }
+    return (*buffer)->getBuffer().str();
+  }
+
+private:
+  SmallString<128> directory;
+};
+} // namespace
+
 std::optional<std::string>
 mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
                             std::string &error) {
   std::string ptxas = findCudaTool("ptxas"), fatbinary = findCudaTool("fatbinary");
   if (ptxas.empty() || fatbinary.empty() || architectures.empty())
     return std::nullopt;
-  SmallString<128> directory;
-  if (llvm::sys::fs::createUniqueDirectory("hpvm-fatbin", directory)) {
-    error = "cannot create a temporary directory";
+  WorkDirectory work("hpvm-fatbin");
+  if (!work.ok(error))
     return std::nullopt;
-  }
-  llvm::scope_exit remove(
-      [&] { llvm::sys::fs::remove_directories(directory); });
-  auto pathOf = [&](const Twine &name) {
-    SmallString<128> path(directory);
-    llvm::sys::path::append(path, name);
-    return std::string(path);
-  };
-  std::string ptxPath = pathOf("kernels.ptx");
-  {
-    std::error_code code;
-    llvm::raw_fd_ostream file(ptxPath, code);
-    if (code) {
-      error = "cannot write " + ptxPath + ": " + code.message();
-      return std::nullopt;
-    }
-    file << ptx;
-  }
-  std::vector<std::string> fatbin = {fatbinary, "-64", "--create=" + pathOf("kernels.fatbin")};
+  std::string ptxPath = work.write("kernels.ptx", ptx, error);
+  if (ptxPath.empty())
+    return std::nullopt;
+  std::vector<std::string> fatbin = {fatbinary, "-64",
+                                     "--create=" + work.path("kernels.fatbin")};
   for (const std::string &architecture : architectures) {
     // "sm_90" -> 90
     StringRef number = StringRef(architecture).drop_front(3);
-    std::string cubin = pathOf("kernels." + architecture + ".cubin");
+    std::string cubin = work.path("kernels." + architecture + ".cubin");
     if (!run({ptxas, "-arch=" + architecture, "-O3", ptxPath, "-o", cubin}, error))
       return std::nullopt;
     fatbin.push_back(("--image3=kind=elf,sm=" + number + ",file=" + cubin).str());
@@ -115,12 +152,7 @@ mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
                        .str());
   if (!run(fatbin, error))
     return std::nullopt;
-  auto buffer = llvm::MemoryBuffer::getFile(pathOf("kernels.fatbin"));
-  if (!buffer) {
-    error = "fatbinary wrote no file";
-    return std::nullopt;
-  }
-  return (*buffer)->getBuffer().str();
+  return work.read("kernels.fatbin", "fatbinary", error);
 }
 
 /// The SPIR-V to LLVM translator: HPVM_LLVM_SPIRV (as the runtime reads it),
@@ -144,31 +176,13 @@ std::optional<std::string> mlir::hpvm::translateToSPIR12(StringRef spirv,
   std::string translator = findSPIRVTranslator();
   if (translator.empty())
     return std::nullopt;
-  SmallString<128> directory;
-  if (llvm::sys::fs::createUniqueDirectory("hpvm-spir", directory)) {
-    error = "cannot create a temporary directory";
+  WorkDirectory work("hpvm-spir");
+  if (!work.ok(error))
     return std::nullopt;
-  }
-  llvm::scope_exit remove(
-      [&] { llvm::sys::fs::remove_directories(directory); });
-  SmallString<128> input(directory), output(directory);
-  llvm::sys::path::append(input, "kernels.spv");
-  llvm::sys::path::append(output, "kernels.bc");
-  {
-    std::error_code code;
-    llvm::raw_fd_ostream file(input, code);
-    if (code) {
-      error = "cannot write " + std::string(input) + ": " + code.message();
-      return std::nullopt;
-    }
-    file << spirv;
-  }
-  if (!run({translator, "-r", std::string(input), "-o", std::string(output)}, error))
+  std::string input = work.write("kernels.spv", spirv, error);
+  if (input.empty())
     return std::nullopt;
-  auto buffer = llvm::MemoryBuffer::getFile(output);
-  if (!buffer) {
-    error = translator + " wrote no file";
+  if (!run({translator, "-r", input, "-o", work.path("kernels.bc")}, error))
     return std::nullopt;
-  }
-  return (*buffer)->getBuffer().str();
+  return work.read("kernels.bc", translator, error);
 }
