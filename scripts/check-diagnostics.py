@@ -54,7 +54,7 @@ ALLOWLIST = {
         "the attribute is declared positive: ODS rejects 0 first",
     # Defensive checks behind earlier ones: the input that would reach them is rejected
     # first, so no test can trigger them.
-    ("HPVMNodeOps.cpp", "to be a child created by 'hpvm.create_node' in the same internal node"):
+    ("HPVMGraphOps.cpp", "to be a child created by 'hpvm.create_node' in the same internal node"):
         "an internal node's verifier rejects any other producer of a node handle (block "
         "arguments, other ops) before the edge and bind verifiers run",
     ("LowerHostOps.cpp", "expects a graph handle produced by 'hpvm.launch' in the same function"):

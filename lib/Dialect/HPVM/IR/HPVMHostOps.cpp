@@ -1,0 +1,169 @@
+//===- HPVMHostOps.cpp - Host code: launches, streams, the memory tracker -===//
+// hpvm.launch, hpvm.wait, hpvm.push, hpvm.pop and hpvm.track / untrack /
+// request.
+#include "VerifierSupport.h"
+
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
+#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::verifier;
+
+//===----------------------------------------------------------------------===//
+// Host ops
+//===----------------------------------------------------------------------===//
+
+/// Resolves the root node of a launch.
+static FailureOr<NodeOpInterface> lookupRoot(LaunchOp launch,
+                                             SymbolTableCollection &symbols) {
+  Operation *symbol = symbols.lookupNearestSymbolFrom(launch, launch.getRootAttr());
+  if (!symbol)
+    return launch.emitOpError()
+           << "refers to @" << launch.getRoot() << ", which is not defined";
+  auto node = dyn_cast<NodeOpInterface>(symbol);
+  if (!node)
+    return launch.emitOpError()
+           << "refers to @" << launch.getRoot() << ", a '" << symbol->getName()
+           << "'; expected a node definition (hpvm.leaf or hpvm.internal)";
+  return node;
+}
+
+LogicalResult LaunchOp::verify() {
+  if (getPushed() && !getStreaming())
+    return emitOpError("with 'pushed' must be 'streaming'");
+  if (getPushed() && !getArgs().empty())
+    return emitOpError() << "with 'pushed' takes its items from 'hpvm.push' and "
+                            "has no operands, found "
+                         << getArgs().size();
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<NodeOpInterface> root = lookupRoot(*this, symbolTable);
+  if (failed(root))
+    return failure();
+  if (failed(verifyGridQueriesBelow({*this, 0, InternalOp()},
+                                    getRootAttr().getAttr(), symbolTable)))
+    return failure();
+  if (getPushed())
+    return success();
+  ArrayRef<Type> inputs = root->getInputTypes();
+  if (getArgs().getTypes() != TypeRange(inputs))
+    return emitOpError() << "passes " << typeList(getArgs().getTypes())
+                         << " but the root " << nodeName(*root)
+                         << " expects inputs " << typeList(inputs);
+  return success();
+}
+
+/// The launch that produced a graph handle and its root, when the handle is
+/// traceable (a handle passed in as a function argument is not).
+static std::optional<std::pair<LaunchOp, NodeOpInterface>>
+traceGraph(Value graph, SymbolTableCollection &symbolTable) {
+  auto launch = graph.getDefiningOp<LaunchOp>();
+  if (!launch)
+    return std::nullopt;
+  auto root = dyn_cast_or_null<NodeOpInterface>(
+      symbolTable.lookupNearestSymbolFrom(launch, launch.getRootAttr()));
+  if (!root)
+    return std::nullopt;
+  return std::make_pair(launch, root);
+}
+
+/// Checks that a push/pop acts on a streaming graph.
+static LogicalResult verifyStreamingUse(Operation *op, LaunchOp launch,
+                                        NodeOpInterface root) {
+  if (launch.getStreaming())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "needs a streaming graph, but "
+                            << nodeName(root)
+                            << " was launched without 'streaming'";
+  diag.attachNote(launch.getLoc()) << "launched here";
+  return diag;
+}
+
+LogicalResult WaitOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto traced = traceGraph(getGraph(), symbolTable);
+  if (!traced)
+    return success();
+  auto [launch, root] = *traced;
+  if (launch.getStreaming()) {
+    if (getNumResults() != 0)
+      return emitOpError() << "on a streaming graph returns nothing (its "
+                              "outputs are popped with hpvm.pop), found "
+                           << count(getNumResults(), "result");
+    return success();
+  }
+  ArrayRef<Type> outputs = root.getOutputTypes();
+  if (getResultTypes() != TypeRange(outputs))
+    return emitOpError() << "returns " << typeList(getResultTypes())
+                         << " but the root " << nodeName(root)
+                         << " has outputs " << typeList(outputs);
+  return success();
+}
+
+LogicalResult PushOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto traced = traceGraph(getGraph(), symbolTable);
+  if (!traced)
+    return success();
+  auto [launch, root] = *traced;
+  if (failed(verifyStreamingUse(*this, launch, root)))
+    return failure();
+  ArrayRef<Type> inputs = root.getInputTypes();
+  if (getArgs().getTypes() != TypeRange(inputs))
+    return emitOpError() << "pushes " << typeList(getArgs().getTypes())
+                         << " but the root " << nodeName(root)
+                         << " expects inputs " << typeList(inputs);
+  return success();
+}
+
+LogicalResult PopOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto traced = traceGraph(getGraph(), symbolTable);
+  if (!traced)
+    return success();
+  auto [launch, root] = *traced;
+  if (failed(verifyStreamingUse(*this, launch, root)))
+    return failure();
+  ArrayRef<Type> outputs = root.getOutputTypes();
+  if (getResultTypes() != TypeRange(outputs))
+    return emitOpError() << "pops " << typeList(getResultTypes())
+                         << " but the root " << nodeName(root)
+                         << " has outputs " << typeList(outputs);
+  return success();
+}
+
+/// Memory-tracker ops: a memref carries its size; a pointer needs one, except
+/// for untrack, which only forgets the buffer.
+static LogicalResult verifyTrackerOperands(Operation *op, Value memory,
+                                           Value size, bool needsSize) {
+  bool isPointer = isa<LLVM::LLVMPointerType>(memory.getType());
+  if (!isPointer && size)
+    return op->emitOpError()
+           << "takes no size for a memref, which carries its own";
+  if (isPointer && needsSize && !size)
+    return op->emitOpError()
+           << "expects a size in bytes after an !llvm.ptr buffer";
+  if (!needsSize && size)
+    return op->emitOpError() << "takes no size";
+  return success();
+}
+
+LogicalResult TrackOp::verify() {
+  return verifyTrackerOperands(*this, getMemory(), getSize(), true);
+}
+LogicalResult UntrackOp::verify() {
+  return verifyTrackerOperands(*this, getMemory(), getSize(), false);
+}
+LogicalResult RequestOp::verify() {
+  return verifyTrackerOperands(*this, getMemory(), getSize(), true);
+}
