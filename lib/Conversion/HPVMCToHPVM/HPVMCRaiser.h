@@ -1,9 +1,10 @@
 //===- HPVMCRaiser.h - Shared parts of the hpvm-raise-c pass ------*- C++ -*-===//
 // The HPVM-C API as the raising sees it (which call is which), C types from
 // the debug information, and the Raiser that turns node functions into hpvm
-// node definitions and host calls into host ops. RaiseHPVMC.cpp holds the pass,
-// the node finding, leaves and host code; EvaluateGraph.cpp the compile-time
-// evaluation of internal nodes; HPVMCApi.cpp the helpers declared here.
+// node definitions and host calls into host ops. RaiseHPVMC.cpp holds the pass
+// and the node finding (hints, attributes, outputs); RaiseLeaves.cpp the
+// leaves; EvaluateGraph.cpp the compile-time evaluation of internal nodes;
+// RaiseHost.cpp the host code; HPVMCApi.cpp the helpers declared here.
 #ifndef LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
 #define LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
 

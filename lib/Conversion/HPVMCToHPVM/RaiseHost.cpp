@@ -1,0 +1,320 @@
+//===- RaiseHost.cpp - HPVM-C host code as hpvm host ops -------------------===//
+// __hpvm__launch / wait / push / pop and llvm_hpvm_track_mem / untrack /
+// request in host functions become hpvm host ops; the launch's argument
+// struct is checked against the root's inputs (with the debug information
+// of its C type when there is some).
+#include "HPVMCRaiser.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace mlir::hpvm::hpvmc {
+
+//===----------------------------------------------------------------------===//
+// Host code
+//===----------------------------------------------------------------------===//
+
+/// Loads the root's inputs from the packed argument struct.
+SmallVector<Value> Raiser::loadInputs(OpBuilder &b, Location loc, Node &root,
+                                      Value args) {
+  SmallVector<Value> values;
+  uint64_t offset = 0;
+  for (Type type : root.inputs) {
+    Value address = LLVM::GEPOp::create(b, loc, pointerType, b.getI8Type(), args,
+                                        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+    values.push_back(LLVM::LoadOp::create(b, loc, type, address, /*alignment=*/1));
+    offset += byteSize(layout, type);
+  }
+  return values;
+}
+
+/// The scalar fields of a C struct (nested structs flattened): byte offset
+/// and size. False when the layout has fields the check cannot follow.
+static bool flattenFields(LLVM::DITypeAttr type, uint64_t base,
+                          SmallVectorImpl<std::pair<uint64_t, uint64_t>> &fields) {
+  type = stripTypedefs(type);
+  auto composite = dyn_cast_or_null<LLVM::DICompositeTypeAttr>(type);
+  if (!composite)
+    return false;
+  if (composite.getTag() != llvm::dwarf::DW_TAG_structure_type &&
+      composite.getTag() != llvm::dwarf::DW_TAG_class_type)
+    return false;
+  for (LLVM::DINodeAttr element : composite.getElements()) {
+    auto member = dyn_cast<LLVM::DIDerivedTypeAttr>(element);
+    if (member && member.getTag() == llvm::dwarf::DW_TAG_inheritance)
+      return false; // C++ bases: not followed
+    if (!member || member.getTag() != llvm::dwarf::DW_TAG_member)
+      continue;
+    // Bit fields, C++ static members (DWARF 4 members at offset 0): not followed.
+    uint64_t offset = base + member.getOffsetInBits() / 8;
+    if (member.getOffsetInBits() % 8 || member.getSizeInBits() % 8 ||
+        member.getExtraData() ||
+        (!fields.empty() && offset < fields.back().first + fields.back().second))
+      return false;
+    LLVM::DITypeAttr memberType = stripTypedefs(member.getBaseType());
+    if (auto nested = dyn_cast_or_null<LLVM::DICompositeTypeAttr>(memberType);
+        nested && nested.getTag() != llvm::dwarf::DW_TAG_enumeration_type) {
+      if (!flattenFields(memberType, offset, fields))
+        return false;
+      continue;
+    }
+    if (!scalarType(type.getContext(), memberType))
+      return false;
+    fields.push_back({offset, member.getSizeInBits() / 8});
+  }
+  return true;
+}
+
+/// The argument struct of a launch or push must be laid out the way the
+/// inputs are read (packed, as in the release): a struct without
+/// __attribute__((__packed__)) with padding silently passed wrong values.
+LogicalResult Raiser::checkArgumentStruct(LLVM::CallOp call, Node &root, Value args,
+                                          bool withOutputs) {
+  SmallVector<std::pair<uint64_t, uint64_t>> fields; // offset, size
+  std::string structName;
+  if (LLVM::DITypeAttr type = pointees.lookup(args)) {
+    if (!flattenFields(type, 0, fields))
+      return success();
+    if (auto composite = dyn_cast<LLVM::DICompositeTypeAttr>(stripTypedefs(type)))
+      if (composite.getName())
+        structName = composite.getName().str();
+    if (structName.empty())
+      if (auto typedefType = dyn_cast<LLVM::DIDerivedTypeAttr>(type))
+        if (typedefType.getName())
+          structName = typedefType.getName().str();
+  } else if (auto alloca = args.getDefiningOp<LLVM::AllocaOp>()) {
+    auto structType = dyn_cast<LLVM::LLVMStructType>(alloca.getElemType());
+    if (!structType)
+      return success();
+    for (auto [index, element] : llvm::enumerate(structType.getBody())) {
+      if (!isa<IntegerType, FloatType, LLVM::LLVMPointerType>(element))
+        return success();
+      fields.push_back({0, byteSize(layout, element)});
+    }
+    // Offsets: packed, or each field at its ABI alignment.
+    uint64_t offset = 0;
+    for (auto [field, element] : llvm::zip(fields, structType.getBody())) {
+      uint64_t align = structType.isPacked() ? 1 : layout.getTypeABIAlignment(element);
+      offset = llvm::alignTo(offset, align);
+      field.first = offset;
+      offset += field.second;
+    }
+    if (structType.isIdentified())
+      structName = StringRef(structType.getName()).drop_front(
+          StringRef(structType.getName()).starts_with("struct.") ? 7 : 0).str();
+  } else {
+    return success();
+  }
+  SmallVector<std::pair<Type, uint64_t>> expected; // type, packed offset
+  uint64_t offset = 0;
+  for (Type type : root.inputs) {
+    expected.push_back({type, offset});
+    offset += byteSize(layout, type);
+  }
+  if (withOutputs)
+    for (auto [type, outputOffset] : llvm::zip(root.outputs, root.outputOffsets))
+      expected.push_back({type, offset + outputOffset});
+  if (fields.size() < root.inputs.size())
+    return success(); // another shape (a byte buffer, ...): not checked
+  std::string what = structName.empty() ? "the argument struct" : "the argument struct '" + structName + "'";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(expected, fields))) {
+    auto [want, field] = pair;
+    bool isInput = index < root.inputs.size();
+    unsigned port = isInput ? index : index - root.inputs.size();
+    uint64_t size = byteSize(layout, want.first);
+    if (field.first == want.second && field.second == size)
+      continue;
+    InFlightDiagnostic diag = call.emitError()
+                              << spelling(call) << ": " << what << " has field " << index
+                              << " at byte " << field.first << " (" << field.second
+                              << " bytes), but " << (isInput ? "input " : "output ") << port
+                              << " of '" << root.function.getName() << "' (" << want.first
+                              << ", " << size << " bytes) is read at byte " << want.second;
+    if (field.first != want.second && field.second == size)
+      diag << "; HPVM-C reads the inputs packed: declare the struct "
+              "__attribute__((__packed__))";
+    else
+      diag << "; the struct's fields must have the types of the root's parameters"
+           << (withOutputs ? ", then its return struct" : "");
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
+  struct Launched {
+    LaunchOp launch;
+    Node *root;
+    Value args;
+  };
+  DenseMap<Value, Launched> graphs;
+  SmallVector<LLVM::CallOp> calls;
+  function.walk([&](LLVM::CallOp call) {
+    if (classify(call).api != Api::None)
+      calls.push_back(call);
+  });
+  // Launches first: waits, pushes and pops refer to them.
+  for (LLVM::CallOp call : calls) {
+    if (classify(call).api != Api::Launch)
+      continue;
+    OperandRange operands = call.getArgOperands();
+    std::optional<int64_t> streaming = constantInt(operands[0]);
+    if (!streaming)
+      return call.emitError("__hpvm__launch expects a constant streaming flag (0 or 1)");
+    if (operands.size() != 3)
+      return call.emitError() << "__hpvm__launch(isStream, root, args) expects 3 "
+                                 "arguments, found "
+                              << operands.size();
+    FailureOr<Node *> root = nodeOfFunctionOperand(call, 1);
+    if (failed(root) || failed(raiseNode((*root)->function.getSymNameAttr(), call.getLoc())))
+      return failure();
+    if (!*streaming &&
+        failed(checkArgumentStruct(call, **root, operands[2], /*withOutputs=*/true)))
+      return failure();
+    OpBuilder b(call);
+    Location loc = plain(call.getLoc());
+    SmallVector<Value> args;
+    if (!*streaming)
+      args = loadInputs(b, loc, **root, operands[2]);
+    auto launch = LaunchOp::create(b, loc, mlir::hpvm::GraphType::get(context),
+                                   FlatSymbolRefAttr::get((*root)->function.getSymNameAttr()),
+                                   args, *streaming ? b.getUnitAttr() : UnitAttr(),
+                                   *streaming ? b.getUnitAttr() : UnitAttr());
+    graphs[call.getResult()] = {launch, *root, operands[2]};
+    for (Operation *user : call.getResult().getUsers()) {
+      auto use = dyn_cast<LLVM::CallOp>(user);
+      Api api = use ? classify(use).api : Api::None;
+      if (api != Api::Wait && api != Api::Push && api != Api::Pop)
+        return user->emitError()
+               << "the graph handle of __hpvm__launch may only be passed to "
+                  "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function";
+    }
+  }
+  auto graphOf = [&](LLVM::CallOp call) -> FailureOr<Launched> {
+    auto it = graphs.find(call.getArgOperands()[0]);
+    if (it == graphs.end())
+      return call.emitError() << spelling(call)
+                              << " expects the handle returned by __hpvm__launch in "
+                                 "the same function";
+    return it->second;
+  };
+  for (LLVM::CallOp call : calls) {
+    ApiCall api = classify(call);
+    OpBuilder b(call);
+    Location loc = plain(call.getLoc());
+    OperandRange operands = call.getArgOperands();
+    auto bytes = [&](Value value) {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), value).getResult();
+    };
+    switch (api.api) {
+    case Api::Launch:
+      continue;
+    case Api::Init:
+    case Api::Cleanup:
+      break; // The runtime starts on first use and cleans up at exit.
+    case Api::Track:
+      TrackOp::create(b, loc, operands[0], bytes(operands[1]));
+      break;
+    case Api::Untrack:
+      UntrackOp::create(b, loc, operands[0], Value());
+      break;
+    case Api::Request:
+      RequestOp::create(b, loc, operands[0], bytes(operands[1]));
+      break;
+    case Api::Wait: {
+      FailureOr<Launched> graph = graphOf(call);
+      if (failed(graph))
+        return failure();
+      bool streaming = graph->launch.getStreaming();
+      auto wait = WaitOp::create(b, loc, streaming ? TypeRange() : TypeRange(graph->root->outputs),
+                                 graph->launch.getGraph());
+      // The root's outputs go to the field after the inputs.
+      uint64_t base = 0;
+      for (Type type : graph->root->inputs)
+        base += byteSize(layout, type);
+      for (auto [index, result] : llvm::enumerate(wait.getResults())) {
+        Value address = LLVM::GEPOp::create(
+            b, loc, pointerType, b.getI8Type(), graph->args,
+            ArrayRef<LLVM::GEPArg>{
+                static_cast<int32_t>(base + graph->root->outputOffsets[index])});
+        LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
+      }
+      break;
+    }
+    case Api::Push: {
+      FailureOr<Launched> graph = graphOf(call);
+      if (failed(graph))
+        return failure();
+      if (!graph->launch.getStreaming())
+        return call.emitError("__hpvm__push needs a graph launched with streaming "
+                              "(__hpvm__launch(1, ...))");
+      if (failed(checkArgumentStruct(call, *graph->root, operands[1],
+                                     /*withOutputs=*/false)))
+        return failure();
+      PushOp::create(b, loc, graph->launch.getGraph(),
+                     loadInputs(b, loc, *graph->root, operands[1]));
+      break;
+    }
+    case Api::Pop: {
+      FailureOr<Launched> graph = graphOf(call);
+      if (failed(graph))
+        return failure();
+      if (!graph->launch.getStreaming())
+        return call.emitError("__hpvm__pop needs a graph launched with streaming "
+                              "(__hpvm__launch(1, ...))");
+      auto pop = PopOp::create(b, loc, graph->root->outputs, graph->launch.getGraph());
+      // A fresh struct of the outputs, which the program owns (and may free).
+      Node *root = graph->root;
+      Value size = LLVM::ConstantOp::create(
+          b, loc, b.getI64Type(),
+          b.getI64IntegerAttr(std::max<uint64_t>(root->outputSize, 1)));
+      auto malloc = module.lookupSymbol<LLVM::LLVMFuncOp>("malloc");
+      if (!malloc) {
+        OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+        malloc = LLVM::LLVMFuncOp::create(
+            mb, module.getLoc(), "malloc",
+            LLVM::LLVMFunctionType::get(pointerType, {mb.getI64Type()}));
+      }
+      Value memory = LLVM::CallOp::create(b, loc, malloc, ValueRange{size}).getResult();
+      for (auto [index, result] : llvm::enumerate(pop.getResults())) {
+        Value address = LLVM::GEPOp::create(
+            b, loc, pointerType, b.getI8Type(), memory,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(root->outputOffsets[index])});
+        LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
+      }
+      call.getResult().replaceAllUsesWith(memory);
+      break;
+    }
+    default: {
+      // Why the function is not a node: called by one, or named by no graph.
+      bool calledByNode = false;
+      if (std::optional<SymbolTable::UseRange> uses =
+              SymbolTable::getSymbolUses(function.getSymNameAttr(), module))
+        for (const SymbolTable::SymbolUse &use : *uses)
+          calledByNode |= use.getUser()->getParentOfType<LeafOp>() != nullptr;
+      InFlightDiagnostic diag =
+          call.emitError()
+          << spelling(call) << " is only valid inside "
+          << (isGraphCall(api.api) || api.api == Api::Hint ||
+                      api.api == Api::Attributes || api.api == Api::Return
+                  ? "a node function"
+                  : "a leaf node function");
+      if (calledByNode)
+        diag << ", not in '" << function.getName()
+             << "', a function that a node calls; HPVM-C calls must be in the "
+                "node function itself (make '"
+             << function.getName() << "' static inline, or pass it the values)";
+      else
+        diag << ", not in host function '" << function.getName()
+             << "' (no __hpvm__createNodeND or __hpvm__launch names it as a node)";
+      return diag;
+    }
+    }
+    call.erase();
+  }
+  for (auto &[handle, launched] : graphs)
+    handle.getDefiningOp()->erase();
+  return success();
+}
+
+} // namespace mlir::hpvm::hpvmc

@@ -1,0 +1,386 @@
+//===- RaiseLeaves.cpp - HPVM-C leaf functions as hpvm.leaf -----------------===//
+// A leaf's body moves into an hpvm.leaf: its parameters become the node's
+// inputs, the HPVM-C intrinsics inside (instance ids, barriers, allocation,
+// __hpvm__return) become hpvm ops, and the calls to other node functions are
+// raised on demand (raiseNode).
+#include "HPVMCRaiser.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace mlir::hpvm::hpvmc {
+
+/// Brings a __hpvm__return value to its declared type, undoing the variadic
+/// promotions (float -> double, small integers -> int).
+static FailureOr<Value> fitOutput(OpBuilder &b, LLVM::CallOp call,
+                                  unsigned index, Value value, Type declared) {
+  Type type = value.getType();
+  if (type == declared)
+    return value;
+  Location loc = call.getLoc();
+  if (declared.isF32() && type.isF64()) {
+    if (auto extended = value.getDefiningOp<LLVM::FPExtOp>())
+      if (extended.getArg().getType().isF32())
+        return extended.getArg();
+    return LLVM::FPTruncOp::create(b, loc, declared, value).getResult();
+  }
+  if (declared.isInteger() && type.isInteger(32) &&
+      declared.getIntOrFloatBitWidth() < 32)
+    return LLVM::TruncOp::create(b, loc, declared, value).getResult();
+  // An integer literal (`__hpvm__return(2, 0, 0)`) converts to the field's
+  // type, as in a C assignment.
+  if (std::optional<int64_t> literal = constantInt(value)) {
+    if (isa<IntegerType>(declared))
+      return LLVM::ConstantOp::create(b, loc, declared,
+                                      b.getIntegerAttr(declared, *literal))
+          .getResult();
+    if (isa<FloatType>(declared))
+      return LLVM::ConstantOp::create(b, loc, declared,
+                                      b.getFloatAttr(declared, static_cast<double>(*literal)))
+          .getResult();
+    if (isa<LLVM::LLVMPointerType>(declared) && *literal == 0) // C++'s NULL
+      return LLVM::ZeroOp::create(b, loc, declared).getResult();
+  }
+  return call.emitError() << "__hpvm__return: output " << index << " is a "
+                          << type << " but the node function's return struct "
+                          << "declares field " << index << " as " << declared
+                          << "; cast the value to the field's C type";
+}
+
+//===----------------------------------------------------------------------===//
+// Leaves
+//===----------------------------------------------------------------------===//
+
+LogicalResult Raiser::raiseLeaf(Node &node) {
+  LLVM::LLVMFuncOp function = node.function;
+  StringRef name = function.getName();
+  // The outputs: every __hpvm__return agrees on their number.
+  SmallVector<LLVM::CallOp> returns;
+  function.walk([&](LLVM::CallOp call) {
+    if (classify(call).api == Api::Return)
+      returns.push_back(call);
+  });
+  std::optional<unsigned> count;
+  for (LLVM::CallOp call : returns) {
+    OperandRange operands = call.getArgOperands();
+    std::optional<int64_t> n = operands.empty() ? std::nullopt : constantInt(operands[0]);
+    if (!n || *n < 0)
+      return call.emitError("__hpvm__return expects a constant count of outputs first");
+    if (static_cast<size_t>(*n) + 1 != operands.size())
+      return call.emitError() << "__hpvm__return(" << *n << ", ...) expects " << *n
+                              << " outputs, found " << operands.size() - 1;
+    if (count && *count != *n)
+      return call.emitError() << "__hpvm__return gives " << *n
+                              << " outputs, but another __hpvm__return of '" << name
+                              << "' gives " << *count;
+    count = *n;
+  }
+  unsigned numOutputs = count.value_or(0);
+  FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
+  if (succeeded(declared)) {
+    node.outputs = *declared;
+  } else if (!returns.empty()) {
+    for (Value value : returns.front().getArgOperands().drop_front())
+      node.outputs.push_back(value.getType());
+  }
+  setOutputLayout(node);
+
+  OpBuilder b(function);
+  auto leaf = LeafOp::create(b, function.getLoc(), name,
+                             FunctionType::get(context, node.inputs, node.outputs));
+  leaf.setPrivate();
+  node.definition = leaf;
+  leaf.getBody().takeBody(function.getBody());
+  Block &entry = leaf.getBody().front();
+  if (node.sret) {
+    // The (unused) return slot becomes a local.
+    OpBuilder eb = OpBuilder::atBlockBegin(&entry);
+    auto sretType = function.getArgAttrOfType<TypeAttr>(0, "llvm.sret");
+    Value one = LLVM::ConstantOp::create(eb, function.getLoc(), eb.getI64Type(),
+                                         eb.getI64IntegerAttr(1));
+    Value slot = LLVM::AllocaOp::create(eb, function.getLoc(), pointerType,
+                                        sretType ? sretType.getValue() : eb.getI8Type(), one);
+    entry.getArgument(0).replaceAllUsesWith(slot);
+    entry.eraseArgument(0);
+  }
+
+  // Node handles: the level of the node each handle designates.
+  DenseMap<Value, unsigned> levels;
+  SmallVector<LLVM::CallOp> calls;
+  leaf.walk([&](LLVM::CallOp call) {
+    if (classify(call).api != Api::None)
+      calls.push_back(call);
+  });
+  auto handleLevel = [&](LLVM::CallOp call) -> FailureOr<unsigned> {
+    Value handle = call.getArgOperands().empty() ? Value() : call.getArgOperands()[0];
+    auto it = levels.find(handle);
+    if (it == levels.end())
+      return call.emitError() << spelling(call)
+                              << " expects a node handle from __hpvm__getNode() or "
+                                 "__hpvm__getParentNode(...) in the same function";
+    return it->second;
+  };
+  for (LLVM::CallOp call : calls) {
+    ApiCall api = classify(call);
+    OpBuilder cb(call);
+    Location loc = call.getLoc();
+    Value replacement;
+    switch (api.api) {
+    case Api::Hint:
+      if (failed(applyHint(node, call, leaf)))
+        return failure();
+      break;
+    case Api::Attributes:
+      if (failed(applyAttributes(node, call, leaf, entry, /*firstInput=*/0)))
+        return failure();
+      break;
+    case Api::Return:
+      continue; // At the llvm.return.
+    case Api::GetNode:
+      levels[call.getResult()] = 0;
+      continue; // Erased once its uses are.
+    case Api::GetParentNode: {
+      FailureOr<unsigned> level = handleLevel(call);
+      if (failed(level))
+        return failure();
+      levels[call.getResult()] = *level + 1;
+      continue;
+    }
+    case Api::InstanceId:
+    case Api::NumInstances: {
+      FailureOr<unsigned> level = handleLevel(call);
+      if (failed(level))
+        return failure();
+      Value index =
+          api.api == Api::InstanceId
+              ? InstanceIdOp::create(cb, loc, api.dim, *level).getResult()
+              : NumInstancesOp::create(cb, loc, api.dim, *level).getResult();
+      replacement = arith::IndexCastOp::create(cb, loc, call.getResult().getType(), index);
+      break;
+    }
+    case Api::Barrier:
+      BarrierOp::create(cb, loc);
+      break;
+    case Api::Malloc: {
+      Value bytes = arith::IndexCastOp::create(cb, loc, cb.getIndexType(),
+                                               call.getArgOperands()[0]);
+      replacement = AllocOp::create(cb, loc, pointerType, ValueRange{bytes});
+      break;
+    }
+    case Api::IsNonZeroLoop:
+      break;
+    case Api::Atomic: {
+      OperandRange operands = call.getArgOperands();
+      if (api.atomic == "cmpxchg") {
+        // As in the release: store the new value when the old one equals the
+        // expected one, and return the old value either way.
+        auto exchange = LLVM::AtomicCmpXchgOp::create(
+            cb, loc, operands[0], operands[1], operands[2], LLVM::AtomicOrdering::seq_cst,
+            LLVM::AtomicOrdering::seq_cst);
+        replacement = LLVM::ExtractValueOp::create(cb, loc, exchange.getResult(),
+                                                   ArrayRef<int64_t>{0});
+        break;
+      }
+      Type i32 = cb.getI32Type();
+      Value operand =
+          operands.size() > 1
+              ? operands[1]
+              : LLVM::ConstantOp::create(cb, loc, i32, cb.getI32IntegerAttr(1)).getResult();
+      auto kind = llvm::StringSwitch<LLVM::AtomicBinOp>(api.atomic)
+                      .Cases({"add", "inc"}, LLVM::AtomicBinOp::add)
+                      .Cases({"sub", "dec"}, LLVM::AtomicBinOp::sub)
+                      .Case("xchg", LLVM::AtomicBinOp::xchg)
+                      .Case("min", LLVM::AtomicBinOp::min)
+                      .Case("max", LLVM::AtomicBinOp::max)
+                      .Case("umin", LLVM::AtomicBinOp::umin)
+                      .Case("umax", LLVM::AtomicBinOp::umax)
+                      .Case("and", LLVM::AtomicBinOp::_and)
+                      .Case("or", LLVM::AtomicBinOp::_or)
+                      .Default(LLVM::AtomicBinOp::_xor);
+      replacement = LLVM::AtomicRMWOp::create(cb, loc, kind, operands[0], operand,
+                                              LLVM::AtomicOrdering::seq_cst);
+      break;
+    }
+    case Api::Math: {
+      // The math dialect rather than libm calls: the CPU backend widens these
+      // in lock-step tiles, and each backend lowers them its own way.
+      Value x = call.getArgOperands()[0];
+      if (api.math == "floor")
+        replacement = math::FloorOp::create(cb, loc, x);
+      else if (api.math == "rsqrt")
+        replacement = math::RsqrtOp::create(cb, loc, x);
+      else if (api.math == "sqrt")
+        replacement = math::SqrtOp::create(cb, loc, x);
+      else if (api.math == "sin")
+        replacement = math::SinOp::create(cb, loc, x);
+      else
+        replacement = math::CosOp::create(cb, loc, x);
+      break;
+    }
+    case Api::Tensor:
+      return call.emitError() << spelling(call)
+                              << ": tensor intrinsics are not supported by the "
+                                 "HPVM-C frontend yet (write the tensor graph in "
+                                 "the hpvm dialect)";
+    default:
+      return call.emitError()
+             << spelling(call) << " is a "
+             << (isHostCall(api.api) ? "host call" : "graph call")
+             << " and cannot appear in leaf node '" << name << "'"
+             << (isHostCall(api.api) ? "; host calls belong to host code" : "");
+    }
+    if (replacement)
+      call.getResult().replaceAllUsesWith(replacement);
+    call.erase();
+  }
+  // Handles may only feed the queries above.
+  for (auto &[handle, level] : levels) {
+    for (Operation *user : handle.getUsers()) {
+      auto call = dyn_cast<LLVM::CallOp>(user);
+      if (!call || classify(call).api != Api::GetParentNode)
+        return emitError(sourceLoc(user))
+               << "a node handle (__hpvm__getNode / __hpvm__getParentNode) may "
+                  "only be passed to the HPVM query functions";
+    }
+  }
+  // Each llvm.return becomes hpvm.return with the outputs of the last
+  // __hpvm__return on the paths reaching it. clang merges the returns of a
+  // function into one block, so several __hpvm__return calls (early returns,
+  // switch cases) may reach one llvm.return: their outputs then go through
+  // a stack slot per output, which LLVM promotes back to registers.
+  struct Reaching {
+    llvm::SmallSetVector<Operation *, 2> calls;
+    bool none = false; // a path from the entry without __hpvm__return
+    bool operator!=(const Reaching &other) const {
+      return none != other.none || calls.getArrayRef() != other.calls.getArrayRef();
+    }
+  };
+  auto lastReturnBefore = [](Block *block, Block::iterator end) -> Operation * {
+    for (auto it = end; it != block->begin();) {
+      --it;
+      if (auto call = dyn_cast<LLVM::CallOp>(*it); call && classify(call).api == Api::Return)
+        return call;
+    }
+    return nullptr;
+  };
+  DenseMap<Block *, Reaching> atEnd;
+  auto atStart = [&](Block *block) {
+    Reaching reaching;
+    reaching.none = block->isEntryBlock();
+    for (Block *pred : block->getPredecessors()) {
+      const Reaching &from = atEnd[pred];
+      reaching.none |= from.none;
+      reaching.calls.insert(from.calls.begin(), from.calls.end());
+    }
+    return reaching;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Block &block : leaf.getBody()) {
+      Reaching reaching;
+      if (Operation *last = lastReturnBefore(&block, block.end()))
+        reaching.calls.insert(last);
+      else
+        reaching = atStart(&block);
+      Reaching &old = atEnd[&block];
+      if (old != reaching) {
+        old = std::move(reaching);
+        changed = true;
+      }
+    }
+  }
+  SmallVector<LLVM::ReturnOp> llvmReturns;
+  leaf.walk([&](LLVM::ReturnOp ret) { llvmReturns.push_back(ret); });
+  // The values each __hpvm__return gives, at their declared types.
+  DenseMap<Operation *, SmallVector<Value>> given;
+  for (LLVM::CallOp call : returns) {
+    OpBuilder rb(call);
+    SmallVector<Value> &values = given[call];
+    for (auto [index, value] : llvm::enumerate(call.getArgOperands().drop_front())) {
+      FailureOr<Value> fitted = fitOutput(rb, call, index, value, node.outputs[index]);
+      if (failed(fitted))
+        return failure();
+      values.push_back(*fitted);
+    }
+  }
+  SmallVector<Value> slots; // created when a return is reached by several
+  for (LLVM::ReturnOp ret : llvmReturns) {
+    Reaching reaching;
+    if (Operation *last = lastReturnBefore(ret->getBlock(), ret->getIterator()))
+      reaching.calls.insert(last);
+    else
+      reaching = atStart(ret->getBlock());
+    if (reaching.none && !node.outputs.empty()) {
+      InFlightDiagnostic diag = ret.emitError()
+                                << "leaf node '" << name << "' has " << node.outputs.size()
+                                << " outputs but reaches its end here without "
+                                   "__hpvm__return";
+      if (!reaching.calls.empty())
+        diag << " on some path (every path must end with __hpvm__return)";
+      return diag;
+    }
+    OpBuilder rb(ret);
+    SmallVector<Value> values;
+    if (reaching.calls.size() == 1) {
+      values = given[reaching.calls.front()];
+    } else if (reaching.calls.size() > 1) {
+      if (slots.empty()) {
+        OpBuilder eb = OpBuilder::atBlockBegin(&entry);
+        Value one = LLVM::ConstantOp::create(eb, leaf.getLoc(), eb.getI64Type(),
+                                             eb.getI64IntegerAttr(1));
+        for (Type type : node.outputs)
+          slots.push_back(
+              LLVM::AllocaOp::create(eb, leaf.getLoc(), pointerType, type, one));
+        for (LLVM::CallOp call : returns) {
+          OpBuilder sb(call);
+          for (auto [slot, value] : llvm::zip(slots, given[call]))
+            LLVM::StoreOp::create(sb, call.getLoc(), value, slot);
+        }
+      }
+      for (auto [slot, type] : llvm::zip(slots, node.outputs))
+        values.push_back(LLVM::LoadOp::create(rb, ret.getLoc(), type, slot));
+    } else {
+      // Not reachable from the entry.
+      for (Type type : node.outputs)
+        values.push_back(LLVM::PoisonOp::create(rb, ret.getLoc(), type));
+    }
+    mlir::hpvm::ReturnOp::create(rb, ret.getLoc(), values);
+    ret.erase();
+  }
+  for (LLVM::CallOp call : returns)
+    call.erase();
+  // Handles last: their users are gone.
+  SmallVector<Value> handles;
+  for (auto &[handle, level] : levels)
+    handles.push_back(handle);
+  while (!handles.empty()) {
+    bool progress = false;
+    for (Value &handle : handles)
+      if (handle && handle.use_empty()) {
+        handle.getDefiningOp()->erase();
+        handle = Value();
+        progress = true;
+      }
+    llvm::erase_if(handles, [](Value v) { return !v; });
+    if (!progress)
+      break;
+  }
+  return success();
+}
+
+LogicalResult Raiser::raiseNode(StringAttr name, Location usedAt) {
+  Node &node = nodes[name];
+  if (node.state == Node::Done)
+    return success();
+  if (node.state == Node::Visiting)
+    return emitError(usedAt) << "node function '" << name.getValue()
+                             << "' contains itself: the node hierarchy has a cycle";
+  node.state = Node::Visiting;
+  if (failed(node.internal ? raiseInternal(node) : raiseLeaf(node)))
+    return failure();
+  node.definition->walk([](Operation *op) { op->setLoc(plain(op->getLoc())); });
+  node.state = Node::Done;
+  return success();
+}
+
+} // namespace mlir::hpvm::hpvmc
