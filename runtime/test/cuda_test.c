@@ -78,6 +78,11 @@ static void test_backend(const char *fake) {
   int n = N;
   hpvm_rt_kernel_arg_t args[4] = {{8, &da}, {8, &db}, {8, &dc}, {4, &n}};
   hpvm_rt_launch_dims_t dims = {{(N + 127) / 128, 1, 1}, {128, 1, 1}, 0};
+  /* A NULL value is __local memory, which only OpenCL kernels take; 0 bytes is no argument. */
+  hpvm_rt_kernel_arg_t no_value[4] = {{8, &da}, {8, &db}, {8, NULL}, {4, &n}};
+  CHECK_CODE(hpvm_rt_kernel_launch(kernel, &dims, no_value, 4), HPVM_STATUS_INVALID_ARGUMENT);
+  hpvm_rt_kernel_arg_t no_bytes[4] = {{8, &da}, {8, &db}, {0, &dc}, {4, &n}};
+  CHECK_CODE(hpvm_rt_kernel_launch(kernel, &dims, no_bytes, 4), HPVM_STATUS_INVALID_ARGUMENT);
   CHECK_OK(hpvm_rt_kernel_launch(kernel, &dims, args, 4));
   CHECK_OK(hpvm_mem_tracker_request(tracker, c, 0, NULL, HPVM_RT_ACCESS_IN, NULL, NULL));
   for (int i = 0; i < N; ++i)

@@ -337,7 +337,8 @@ typedef struct hpvm_rt_launch_dims_t {
 } hpvm_rt_launch_dims_t;
 
 /* One kernel argument: `size` bytes at `value` (a buffer handle is 8 bytes: pass &handle).
- * On OpenCL devices a NULL `value` is `size` bytes of __local memory per work-group. */
+ * On OpenCL devices a NULL `value` is passed to clSetKernelArg as it is: `size` bytes of
+ * __local memory per work-group for a __local parameter (a null buffer for a __global one). */
 typedef struct hpvm_rt_kernel_arg_t {
   size_t size;
   const void *value;
