@@ -91,9 +91,10 @@ public:
   LLVM::LLVMStructType getFrameType() { return frameType; }
 
   /// Creates the function shells of every node definition (moves leaf bodies).
-  /// Reads the tile kernels (the internal nodes with a kernel site) before
-  /// their children's bodies move into node functions.
-  LogicalResult prepareTileKernels();
+  /// Reads what the host needs of the nodes with a kernel site (tile shapes,
+  /// the sizes of tile memory, ancestor grid queries) before the leaves'
+  /// bodies move into node functions.
+  LogicalResult prepareKernelSites();
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
   LogicalResult lowerInternalNodes();
@@ -252,8 +253,8 @@ private:
     func::FuncOp memoryBytes;
   };
   DenseMap<Operation *, TileKernel> tileKernels;
-  /// Whether `leaf` is the replicated child of a tile kernel.
-  bool isTileKernelInstances(LeafOp leaf);
+  /// The leaves that are the replicated child of a tile kernel.
+  DenseSet<Operation *> tileKernelLeaves;
   /// Per node with a kernel site: the grid queries above the kernel's own
   /// levels, whose values the host passes (read before leaves move).
   DenseMap<Operation *, SmallVector<AncestorQuery>> ancestorQueries;

@@ -171,7 +171,7 @@ struct ConvertHPVMToCPUPass
     lowering.setVectorizeTiles(vectorizeTiles);
     lowering.setCollapseGrids(collapseGrids);
     if (failed(checkSupported(module, lowering)) ||
-        failed(lowering.prepareTileKernels()) ||
+        failed(lowering.prepareKernelSites()) ||
         failed(lowering.createNodeFunctions()) ||
         failed(lowering.lowerInternalNodes()) ||
         failed(lowering.lowerStreamingGraphs()) ||

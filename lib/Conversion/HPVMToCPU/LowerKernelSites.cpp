@@ -7,7 +7,6 @@
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -22,7 +21,7 @@ static int32_t getAccess(NodeOpInterface node, unsigned index) {
   return kAccessInOut;
 }
 
-LogicalResult CPULowering::prepareTileKernels() {
+LogicalResult CPULowering::prepareKernelSites() {
   OpBuilder b(context);
   for (auto leaf : module.getOps<LeafOp>())
     if (leaf->hasAttr(HPVMDialect::getKernelAttrName()))
@@ -42,6 +41,7 @@ LogicalResult CPULowering::prepareTileKernels() {
     }
     TileKernel &kernel = tileKernels[tile];
     kernel.instances = shape->instancesCreate;
+    tileKernelLeaves.insert(shape->instances);
     ancestorQueries[tile] = collectAncestorQueries(shape->instances, 2);
     SmallVector<AllocOp> allocations = shape->getAllocations();
     if (allocations.empty())
@@ -135,21 +135,7 @@ static SmallVector<Value> getTileExtents(OpBuilder &b, InternalOp tile,
   for (auto [argument, input] : llvm::zip(body.getArguments(), inputs))
     mapping.map(argument, input);
   // The extent arithmetic is side-effect free and depends only on inputs.
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Value> worklist(create.getDims());
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val().getDefiningOp();
-    if (!op || !slice.insert(op))
-      continue;
-    worklist.append(op->operand_begin(), op->operand_end());
-  }
-  for (Operation &op : body)
-    if (slice.contains(&op))
-      b.clone(op, mapping);
-  SmallVector<Value> extents;
-  for (Value dim : create.getDims())
-    extents.push_back(mapping.lookup(dim));
-  return extents;
+  return cloneSliceOf(b, body, create.getDims(), mapping);
 }
 
 Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
@@ -319,10 +305,10 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   auto arrayType = LLVM::LLVMArrayType::get(paramType, params.size());
   Value array = allocaInEntry(b, loc, arrayType);
   for (auto [index, param] : llvm::enumerate(params)) {
+    int32_t position = static_cast<int32_t>(index);
     auto field = [&](int32_t member) {
-      return LLVM::GEPOp::create(
-          b, loc, pointerType, arrayType, array,
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index), member});
+      return LLVM::GEPOp::create(b, loc, pointerType, arrayType, array,
+                                 ArrayRef<LLVM::GEPArg>{0, position, member});
     };
     LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind), field(0));
     LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access), field(1));

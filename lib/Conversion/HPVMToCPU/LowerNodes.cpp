@@ -37,13 +37,6 @@ static StringRef nodeName(NodeOpInterface node) {
   return cast<SymbolOpInterface>(node.getOperation()).getName();
 }
 
-bool CPULowering::isTileKernelInstances(LeafOp leaf) {
-  return llvm::any_of(tileKernels, [&](auto &entry) {
-    return entry.second.instances.getNodeAttr().getAttr() ==
-           leaf.getSymNameAttr();
-  });
-}
-
 LogicalResult CPULowering::createNodeFunctions() {
   OpBuilder b(context);
   Type index = b.getIndexType();
@@ -56,7 +49,7 @@ LogicalResult CPULowering::createNodeFunctions() {
     });
     bool hasBarrier = false;
     leaf.walk([&](BarrierOp) { hasBarrier = true; });
-    if (hasBarrier && isTileKernelInstances(leaf)) {
+    if (hasBarrier && tileKernelLeaves.contains(leaf)) {
       // The instances of a tile kernel may use barriers as GPUs allow and
       // the CPU backend does not yet (in loops, say): the tile then runs
       // only where a device runs its kernel.

@@ -144,7 +144,12 @@ SmallVector<Value> mlir::hpvm::cloneFromAllocator(OpBuilder &b,
        llvm::zip(body.getArguments(), allocator.boundInputs))
     if (!mapping.contains(argument))
       mapping.map(argument, tileInputs[input]);
-  // The slice of `values`, cloned in program order.
+  return cloneSliceOf(b, body, values, mapping);
+}
+
+SmallVector<Value> mlir::hpvm::cloneSliceOf(OpBuilder &b, Block &body,
+                                            ValueRange values,
+                                            IRMapping &mapping) {
   llvm::SetVector<Operation *> slice;
   SmallVector<Value> worklist(values.begin(), values.end());
   while (!worklist.empty()) {

@@ -82,6 +82,14 @@ FailureOr<TileShape> matchTileShape(InternalOp tile,
                                     SymbolTableCollection &symbols,
                                     std::string &reason);
 
+/// Clones, at `b` and in program order, the operations of `body` that
+/// `values` (values of `body`) depend on, and returns the clones of `values`.
+/// Values in `mapping` (the body's arguments, say) are taken from it. The
+/// slice must be free of side effects: a tile's extent arithmetic, an
+/// allocation node's sizes.
+SmallVector<Value> cloneSliceOf(OpBuilder &b, Block &body, ValueRange values,
+                                IRMapping &mapping);
+
 /// Clones, at `b`, the operations of `allocator`'s body that `values` (values
 /// of that body) depend on, and returns the clones of `values`. The body's
 /// arguments become the `tileInputs` bound to them; values already in
