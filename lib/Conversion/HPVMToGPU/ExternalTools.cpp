@@ -9,11 +9,9 @@
 //   at run time.
 #include "KernelSerialization.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -42,34 +40,6 @@ static std::string findCudaTool(StringRef name) {
   if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
     return *found;
   return "";
-}
-
-/// Runs `arguments` (the first is the program); on failure returns what it
-/// printed (or why it did not run) in `error`.
-static bool run(ArrayRef<std::string> arguments, std::string &error) {
-  SmallString<128> log;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("hpvm-device-tool", "log", fd, log)) {
-    error = "cannot create a temporary file";
-    return false;
-  }
-  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  llvm::scope_exit remove([&] { llvm::sys::fs::remove(log); });
-  SmallVector<StringRef> argv(arguments.begin(), arguments.end());
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                          StringRef(log)};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(argv.front(), argv, std::nullopt,
-                                         redirects, /*SecondsToWait=*/300,
-                                         /*MemoryLimit=*/0, &message);
-  if (status == 0)
-    return true;
-  error = argv.front().str() + ": ";
-  if (auto buffer = llvm::MemoryBuffer::getFile(log); buffer && (*buffer)->getBufferSize())
-    error += StringRef((*buffer)->getBuffer()).trim().str();
-  else
-    error += message.empty() ? "exit status " + std::to_string(status) : message;
-  return false;
 }
 
 namespace {
@@ -108,6 +78,28 @@ public:
     stream << bytes;
     return file;
   }
+  /// Runs `arguments` (the first is the program), its output going to a log
+  /// in the directory; on failure returns what it printed (or why it did not
+  /// run) in `error`.
+  bool run(ArrayRef<std::string> arguments, std::string &error) const {
+    std::string log = path("tool.log");
+    SmallVector<StringRef> argv(arguments.begin(), arguments.end());
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                            StringRef(log)};
+    std::string message;
+    int status = llvm::sys::ExecuteAndWait(argv.front(), argv, std::nullopt,
+                                           redirects, /*SecondsToWait=*/300,
+                                           /*MemoryLimit=*/0, &message);
+    if (status == 0)
+      return true;
+    error = argv.front().str() + ": ";
+    auto buffer = llvm::MemoryBuffer::getFile(log);
+    if (buffer && (*buffer)->getBufferSize())
+      error += StringRef((*buffer)->getBuffer()).trim().str();
+    else
+      error += message.empty() ? "exit status " + std::to_string(status) : message;
+    return false;
+  }
   /// The contents of `name`, or std::nullopt with `error` set.
   std::optional<std::string> read(const Twine &name, StringRef writer,
                                   std::string &error) const {
@@ -142,7 +134,7 @@ mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
     // "sm_90" -> 90
     StringRef number = StringRef(architecture).drop_front(3);
     std::string cubin = work.path("kernels." + architecture + ".cubin");
-    if (!run({ptxas, "-arch=" + architecture, "-O3", ptxPath, "-o", cubin}, error))
+    if (!work.run({ptxas, "-arch=" + architecture, "-O3", ptxPath, "-o", cubin}, error))
       return std::nullopt;
     fatbin.push_back(("--image3=kind=elf,sm=" + number + ",file=" + cubin).str());
   }
@@ -150,7 +142,7 @@ mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
   fatbin.push_back(("--image3=kind=ptx,sm=" + StringRef(architectures.front()).drop_front(3) +
                     ",file=" + ptxPath)
                        .str());
-  if (!run(fatbin, error))
+  if (!work.run(fatbin, error))
     return std::nullopt;
   return work.read("kernels.fatbin", "fatbinary", error);
 }
@@ -182,7 +174,7 @@ std::optional<std::string> mlir::hpvm::translateToSPIR12(StringRef spirv,
   std::string input = work.write("kernels.spv", spirv, error);
   if (input.empty())
     return std::nullopt;
-  if (!run({translator, "-r", input, "-o", work.path("kernels.bc")}, error))
+  if (!work.run({translator, "-r", input, "-o", work.path("kernels.bc")}, error))
     return std::nullopt;
   return work.read("kernels.bc", translator, error);
 }
