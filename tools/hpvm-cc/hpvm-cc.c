@@ -371,8 +371,9 @@ int main(int argc, char **argv) {
   list_t temporaries = {0}, objects = {0};
   bool ok = true;
 
-  /* C: HPVM-C sources are compiled by clang (-O1, debug locations), imported
-   * into MLIR and raised to the hpvm dialect; they then go on as .mlir inputs.
+  /* C: HPVM-C sources are compiled by clang (the -O level, at least -O1, and
+   * debug locations), imported into MLIR and raised to the hpvm dialect; they
+   * then go on as .mlir inputs.
    * Other C sources are compiled as they are, below. */
   list_t host_inputs = {0};
   for (size_t i = 0; ok && i < c_inputs.count; ++i) {
@@ -382,11 +383,21 @@ int main(int argc, char **argv) {
     char *ll = format2(base, ".hpvmc.ll");
     list_t command = {0};
     push(&command, HPVM_CC_CLANG);
-    push(&command, "-O1");
+    /* The user's level, at least -O1 (values in registers: node handles and
+     * ports are SSA values for the raising). At a lower level than the final
+     * compile's, the leaf arrives there half-optimized (arrays SROA could not
+     * split after late unrolling, ...) and the final -O3 never recovers it: a
+     * D3Q19 lbm leaf ran 1.6x slower than the same C compiled once at -O3. */
+    push(&command, strcmp(opt, "-O0") == 0 ? "-O1" : opt);
+    /* No vectorizing yet: a leaf's instances become a loop only when the graph
+     * is lowered, and the final compile vectorizes that loop (or the leaf's
+     * own loops) knowing the target; vector code made here would be packed
+     * before the instance loop exists. */
+    push(&command, "-fno-vectorize");
+    push(&command, "-fno-slp-vectorize");
     /* Without it, clang -O1 marks every loop llvm.loop.unroll.disable, and the
-     * mark would outlive this step: the final -O3 compile could never unroll a
-     * leaf's loops (a D3Q19 lbm leaf kept its 19-direction loops and ran 1.6x
-     * slower than the same C). Unrolling is the final compile's decision. */
+     * mark would outlive this step: the final compile could never unroll a
+     * leaf's loops. Unrolling is the final compile's decision. */
     push(&command, "-funroll-loops");
     push(&command, "-g");
     push(&command, "-fno-discard-value-names");
