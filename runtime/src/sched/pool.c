@@ -94,6 +94,9 @@ struct hpvm_sched_pool_t {
  * threads outside the pool use index 0. */
 static _Thread_local hpvm_sched_pool_t *tls_pool;
 static _Thread_local uint32_t tls_index;
+static _Thread_local const _Atomic uint32_t *tls_caller_load;
+
+void hpvm_sched_pool_bind_caller_load(const _Atomic uint32_t *running) { tls_caller_load = running; }
 
 static inline uint64_t range_pack(uint32_t begin, uint32_t end) {
   return ((uint64_t)begin << 32) | end;
@@ -376,6 +379,9 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
   if (by_grain < target)
     target = by_grain;
   if (pool->worker_count == 0)
+    target = 1;
+  if (tls_caller_load &&
+      atomic_load_explicit(tls_caller_load, memory_order_relaxed) >= pool->participant_count)
     target = 1;
   uint64_t chunks = tile_grid(&job, target);
 

@@ -36,6 +36,12 @@ typedef struct hpvm_sched_parallel_for_options_t {
   int64_t grain; /* minimum instances per chunk (default 1) */
 } hpvm_sched_parallel_for_options_t;
 
+/* Makes the calling thread's parallel-fors run on this thread alone while `*running` (a count
+ * of busy threads that this thread is one of, such as a stream's running stage bodies) is at
+ * least the pool's participant count: those threads already use every core, and waking the
+ * workers would only take cores from them.  NULL unbinds. */
+void hpvm_sched_pool_bind_caller_load(const _Atomic uint32_t *running);
+
 /* See hpvm_rt_parallel_for.  `options` may be NULL. */
 hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t rank,
                                            const int64_t *extents, hpvm_rt_parallel_for_fn_t body,

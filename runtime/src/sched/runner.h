@@ -2,6 +2,7 @@
 #ifndef HPVM_SCHED_RUNNER_H
 #define HPVM_SCHED_RUNNER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "hpvm/hpvm_rt.h"
@@ -17,6 +18,10 @@ typedef struct hpvm_sched_runner_t {
   hpvm_status_t (*run)(void *self, const char *name, const hpvm_rt_device_kind_t *versions,
                        uint32_t version_count, int64_t data_item, hpvm_sched_invoke_fn_t invoke,
                        void *invoke_self);
+  /* Called once by each pipeline stage thread before its first item (may be NULL):
+   * `running_stages` counts the stage bodies of its stream running right now, so that a grid
+   * a stage body runs can tell whether the stages already keep every core busy. */
+  void (*bind_stage_thread)(void *self, const _Atomic uint32_t *running_stages);
   void *self;
 } hpvm_sched_runner_t;
 

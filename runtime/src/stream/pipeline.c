@@ -65,6 +65,7 @@ struct hpvm_rt_stream_t {
   bool input_closed; /* guarded by push_mutex */
   pthread_mutex_t error_mutex;
   hpvm_status_t first_error; /* guarded by error_mutex */
+  _Atomic uint32_t running_stages; /* stage bodies running now (see runner.h) */
 };
 
 /*===--- description ------------------------------------------------------===*/
@@ -375,8 +376,10 @@ static stage_exit_t stage_loop(stage_run_t *run) {
     for (uint32_t k = 0; k < output_rings; ++k)
       if (hpvm_stream_ring_consumer_sleeps(run->output_rings[k]))
         hpvm_stream_ring_flush_push(run->output_rings[k]);
+    atomic_fetch_add_explicit(&stream->running_stages, 1, memory_order_relaxed);
     hpvm_status_t status = stream->runner.run(stream->runner.self, desc->name, desc->version_devices,
                                               desc->version_count, run->item, stage_invoke, run);
+    atomic_fetch_sub_explicit(&stream->running_stages, 1, memory_order_relaxed);
     if (status) {
       /* Recorded before our outputs close, so the host sees this error, not a plain end. */
       stream_record_error(stream, hpvm_status_annotate(status, "stage '%s' item %lld",
@@ -408,6 +411,9 @@ static stage_exit_t stage_loop(stage_run_t *run) {
 
 static void *stage_main(void *arg) {
   stage_run_t *run = arg;
+  hpvm_sched_runner_t *runner = &run->stream->runner;
+  if (runner->bind_stage_thread)
+    runner->bind_stage_thread(runner->self, &run->stream->running_stages);
   stage_finish(run, stage_loop(run));
   return NULL;
 }
