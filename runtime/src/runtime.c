@@ -375,7 +375,8 @@ hpvm_status_t hpvm_runtime_stream_launch(hpvm_runtime_t *runtime,
                                          hpvm_rt_stream_t **out_stream) {
   if (!out_stream)
     return HPVM_STATUS(INVALID_ARGUMENT, "out_stream is NULL");
-  return hpvm_stream_launch(pipeline, hpvm_runtime_runner(runtime), out_stream);
+  return hpvm_stream_launch(pipeline, hpvm_runtime_runner(runtime), runtime->thread_count,
+                            out_stream);
 }
 
 /*===--- the global runtime -----------------------------------------------===*/

@@ -5,10 +5,13 @@
 #include "test_device.h"
 #include "test_util.h"
 
-static hpvm_runtime_t *make_runtime(test_allocator_t *state, test_device_t **out_gpu) {
+/* A stream has min(stages, threads) workers: 1 fires every stage on one thread, 8 gives each
+ * of a 4-stage pipeline its own. */
+static hpvm_runtime_t *make_runtime_threads(test_allocator_t *state, test_device_t **out_gpu,
+                                            uint32_t threads) {
   hpvm_runtime_options_t options = {0};
   options.allocator = test_allocator_make(state);
-  options.thread_count = 2;
+  options.thread_count = threads;
   options.only_given_devices = true;
   if (out_gpu) {
     *out_gpu = test_device_create(options.allocator, HPVM_RT_DEVICE_CUDA);
@@ -17,6 +20,10 @@ static hpvm_runtime_t *make_runtime(test_allocator_t *state, test_device_t **out
   hpvm_runtime_t *runtime;
   CHECK_OK(hpvm_runtime_create(&options, &runtime));
   return runtime;
+}
+
+static hpvm_runtime_t *make_runtime(test_allocator_t *state, test_device_t **out_gpu) {
+  return make_runtime_threads(state, out_gpu, 2);
 }
 
 /*===--- stage bodies -------------------------------------------------------===*/
@@ -123,9 +130,9 @@ static void test_order(void) {
 }
 
 /* host -> a; a fans out to b and c; d joins b and c -> host.  d = 2x+1 + 2x+1. */
-static void test_fan_out_join(void) {
+static void test_fan_out_join(uint32_t threads) {
   test_allocator_t state = {0};
-  hpvm_runtime_t *runtime = make_runtime(&state, NULL);
+  hpvm_runtime_t *runtime = make_runtime_threads(&state, NULL, threads);
   hpvm_rt_pipeline_t *pipeline;
   CHECK_OK(hpvm_runtime_pipeline_create(runtime, 8, 8, 16, &pipeline));
   hpvm_rt_stage_version_t dbl = {HPVM_RT_DEVICE_CPU, double_it};
@@ -366,7 +373,9 @@ static void test_many_pushers(void) {
 
 int main(void) {
   test_order();
-  test_fan_out_join();
+  test_fan_out_join(1);
+  test_fan_out_join(2);
+  test_fan_out_join(8);
   test_early_stop();
   test_cancel();
   test_stage_error();

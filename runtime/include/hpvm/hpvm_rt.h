@@ -206,8 +206,9 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_wait(hpvm_rt_launch_t *lau
  * output (out_items[j], uninitialised memory of the output channel's element size).  Both
  * point into ring slots, valid only during the call.  data_item counts from 0 per stage.
  * Returning an error stops the pipeline: items already produced still reach the host, then
- * pop and push report the error.  Stages hand items on in small batches (at most 16, or one
- * body later), so bodies must communicate only through edges, never wait on the host. */
+ * pop and push report the error.  A stream has fewer workers than stages when the runtime
+ * has fewer threads, and a body holds its worker while it runs, so bodies must communicate
+ * only through edges, never wait on the host or on another stage. */
 typedef hpvm_status_t (*hpvm_rt_stage_fn_t)(void *context, hpvm_rt_device_t *device,
                                             int64_t data_item, const void *const *in_items,
                                             void *const *out_items);
@@ -250,7 +251,8 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_pipeline_connect(hpvm_rt_p
 /* Frees a pipeline description (launched streams keep their own copy).  NULL is a no-op. */
 HPVM_RT_EXPORT void hpvm_rt_pipeline_destroy(hpvm_rt_pipeline_t *pipeline);
 
-/* Validates the pipeline and starts one thread per stage (HPVM launch, streaming). */
+/* Validates the pipeline and starts its workers, min(stages, runtime threads) threads that
+ * fire whichever stage is ready (HPVM launch, streaming). */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_stream_launch(const hpvm_rt_pipeline_t *pipeline,
                                                                     hpvm_rt_stream_t **out_stream);
 /* Pushes one input item (copied).  Blocks while the input channel is full.

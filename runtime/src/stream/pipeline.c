@@ -1,11 +1,14 @@
-/* pipeline.c - one thread per stage, a ring per streaming edge, clean end-of-stream and cancel. */
+/* pipeline.c - stages fired by a few workers per stream, a ring per streaming edge, clean
+ * end-of-stream and cancel. */
 #include "stream/pipeline.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "base/platform.h"
 #include "stream/ring.h"
 
 typedef struct stage_desc_t {
@@ -47,8 +50,8 @@ typedef struct stage_run_t {
   const void **in_items;
   void **out_items;
   int64_t item;
-  pthread_t thread;
-  bool started;
+  _Atomic bool claimed;   /* a worker is firing this stage (it alone touches the rest) */
+  _Atomic bool finished;  /* the stage ended: its rings are released, it fires no more */
 } stage_run_t;
 
 struct hpvm_rt_stream_t {
@@ -66,6 +69,18 @@ struct hpvm_rt_stream_t {
   pthread_mutex_t error_mutex;
   hpvm_status_t first_error; /* guarded by error_mutex */
   _Atomic uint32_t running_stages; /* stage bodies running now (see runner.h) */
+
+  /* Workers: min(stages, threads) threads that fire whichever stage is ready. */
+  pthread_t *workers;
+  uint32_t worker_count, workers_started;
+  _Atomic uint32_t stages_left;
+  /* Idle workers sleep on `wake` until `generation` moves; a change to any ring of the
+   * stream bumps it when someone sleeps (see stream_notify). */
+  _Atomic uint32_t sleepers;
+  _Atomic uint32_t idle_workers; /* polling or asleep: they would fire what we publish */
+  _Atomic uint64_t generation;
+  pthread_mutex_t wake_mutex;
+  pthread_cond_t wake;
 };
 
 /*===--- description ------------------------------------------------------===*/
@@ -313,8 +328,22 @@ static hpvm_status_t stage_invoke(void *self, uint32_t version, hpvm_rt_device_t
                                          run->out_items);
 }
 
-/* How a stage thread ends.  Every way out releases both neighbours so that nothing upstream
- * or downstream can stay blocked on this stage:
+/* Tells idle workers that a ring of the stream changed (an item, a free slot, a state).
+ * Called after the change is published; pairs with worker_idle (a Dekker handshake: the
+ * notifier publishes then reads `sleepers`, a sleeper counts itself then re-reads the rings,
+ * both across seq_cst fences, so one of the two always sees the other). */
+static void stream_notify(hpvm_rt_stream_t *stream) {
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&stream->sleepers, memory_order_relaxed) == 0)
+    return;
+  pthread_mutex_lock(&stream->wake_mutex);
+  atomic_fetch_add(&stream->generation, 1);
+  pthread_cond_broadcast(&stream->wake);
+  pthread_mutex_unlock(&stream->wake_mutex);
+}
+
+/* How a stage ends.  Every way out releases both neighbours so that nothing upstream or
+ * downstream can stay blocked on this stage:
  *  - END: an input ended. Abandon the other inputs (their producers drop items instead of
  *    blocking), close the outputs (consumers drain what we pushed, then see the end).
  *  - STOPPED: a ring was cancelled (host cancel, or a failure upstream/downstream) or our body
@@ -333,88 +362,225 @@ static void stage_finish(stage_run_t *run, stage_exit_t how) {
   for (uint32_t port = 0; port < desc->output_count; ++port)
     for (uint32_t k = run->output_begin[port]; k < run->output_begin[port + 1]; ++k)
       hpvm_stream_ring_close(run->output_rings[k]);
+  atomic_store(&run->finished, true);
+  atomic_fetch_sub(&run->stream->stages_left, 1);
 }
 
-/* Publishes everything this stage deferred: before it may wait, the stages around it may be
- * waiting for exactly these items or slots. */
-static void stage_flush(stage_run_t *run) {
+/* What a stage can do now, from its rings alone: fire, end, or nothing until a ring changes.
+ * `owner`: the worker that claimed the stage asks (exact, and cheap: the rings' cached
+ * indices); otherwise any worker asks, from what is published (a hint).  An input at its
+ * end ends the stage even while another is empty: a stage fires only with an item on every
+ * input, so nothing that arrives later could fire it. */
+typedef enum stage_readiness_e { STAGE_WAITS, STAGE_FIRES, STAGE_ENDS, STAGE_STOPS } stage_readiness_t;
+
+static stage_readiness_t stage_readiness(const stage_run_t *run, bool owner) {
+  const stage_desc_t *desc = run->desc;
+  bool waits = false;
+  for (uint32_t i = 0; i < desc->input_count; ++i) {
+    hpvm_stream_result_t result = owner ? hpvm_stream_ring_poll_pop(run->inputs[i])
+                                        : hpvm_stream_ring_peek_pop(run->inputs[i]);
+    if (result == HPVM_STREAM_CLOSED)
+      return STAGE_ENDS;
+    if (result == HPVM_STREAM_CANCELLED)
+      return STAGE_STOPS;
+    waits |= result == HPVM_STREAM_WOULD_BLOCK;
+  }
+  if (waits)
+    return STAGE_WAITS;
+  for (uint32_t k = 0; k < run->output_begin[desc->output_count]; ++k) {
+    hpvm_stream_result_t result = owner ? hpvm_stream_ring_poll_push(run->output_rings[k])
+                                        : hpvm_stream_ring_peek_push(run->output_rings[k]);
+    if (result == HPVM_STREAM_WOULD_BLOCK)
+      return STAGE_WAITS;
+    if (result != HPVM_STREAM_OK) /* only a cancel: we alone close our outputs */
+      return STAGE_STOPS;
+  }
+  return STAGE_FIRES;
+}
+
+/* Fires the stage once; every ring was seen ready, so nothing here waits.  Pushes and pops
+ * are deferred (stage_publish makes them visible). */
+static bool stage_fire(stage_run_t *run) {
+  hpvm_rt_stream_t *stream = run->stream;
+  const stage_desc_t *desc = run->desc;
+  for (uint32_t i = 0; i < desc->input_count; ++i)
+    if (hpvm_stream_ring_begin_pop(run->inputs[i], &run->in_items[i]) != HPVM_STREAM_OK)
+      return false;
+  for (uint32_t port = 0; port < desc->output_count; ++port) {
+    uint32_t begin = run->output_begin[port];
+    if (begin == run->output_begin[port + 1])
+      run->out_items[port] = run->scratch[port];
+    else if (hpvm_stream_ring_begin_push(run->output_rings[begin], &run->out_items[port]) !=
+             HPVM_STREAM_OK)
+      return false;
+  }
+  atomic_fetch_add_explicit(&stream->running_stages, 1, memory_order_relaxed);
+  hpvm_status_t status = stream->runner.run(stream->runner.self, desc->name, desc->version_devices,
+                                            desc->version_count, run->item, stage_invoke, run);
+  atomic_fetch_sub_explicit(&stream->running_stages, 1, memory_order_relaxed);
+  if (status) {
+    /* Recorded before our outputs close, so the host sees this error, not a plain end. */
+    stream_record_error(stream, hpvm_status_annotate(status, "stage '%s' item %lld",
+                                                     desc->name ? desc->name : "?",
+                                                     (long long)run->item));
+    return false;
+  }
+  for (uint32_t port = 0; port < desc->output_count; ++port) {
+    uint32_t begin = run->output_begin[port], end = run->output_begin[port + 1];
+    if (begin == end)
+      continue;
+    hpvm_stream_ring_end_push_deferred(run->output_rings[begin]);
+    /* Fan-out: every further consumer gets its own copy (copy semantics of HPVM edges). */
+    for (uint32_t k = begin + 1; k < end; ++k) {
+      void *slot;
+      if (hpvm_stream_ring_begin_push(run->output_rings[k], &slot) != HPVM_STREAM_OK)
+        return false;
+      memcpy(slot, run->out_items[port], desc->output_sizes[port]);
+      hpvm_stream_ring_end_push_deferred(run->output_rings[k]);
+    }
+  }
+  for (uint32_t i = 0; i < desc->input_count; ++i)
+    hpvm_stream_ring_end_pop_deferred(run->inputs[i]);
+  run->item++;
+  return true;
+}
+
+/* Items a worker fires from one stage before it looks at the others again: long enough to
+ * keep the stage's code and data hot, short enough that downstream stages (which free the
+ * slots upstream ones need) are not starved. */
+#define STAGE_BATCH 8
+
+/* Makes the stage's deferred pushes and pops visible and tells idle workers. */
+static void stage_publish(stage_run_t *run) {
   const stage_desc_t *desc = run->desc;
   for (uint32_t k = 0; k < run->output_begin[desc->output_count]; ++k)
     hpvm_stream_ring_flush_push(run->output_rings[k]);
   for (uint32_t i = 0; i < desc->input_count; ++i)
     hpvm_stream_ring_flush_pop(run->inputs[i]);
+  stream_notify(run->stream);
 }
 
-/* Stages publish pushes and pops in batches (hpvm_stream_ring_end_*_deferred): one shared
- * index update per batch instead of per item, which is what makes small items cheap.  Deferred
- * work is flushed before the stage can wait (an input empty, an output full) and whenever a
- * consumer of ours sleeps, so nobody waits for an item that exists. */
-static stage_exit_t stage_loop(stage_run_t *run) {
-  hpvm_rt_stream_t *stream = run->stream;
-  const stage_desc_t *desc = run->desc;
-  uint32_t output_rings = run->output_begin[desc->output_count];
-  for (run->item = 0;; ++run->item) {
-    for (uint32_t i = 0; i < desc->input_count; ++i) {
-      if (!hpvm_stream_ring_can_pop(run->inputs[i]))
-        stage_flush(run);
-      hpvm_stream_result_t result = hpvm_stream_ring_begin_pop(run->inputs[i], &run->in_items[i]);
-      if (result != HPVM_STREAM_OK)
-        return result == HPVM_STREAM_CLOSED ? STAGE_END : STAGE_STOPPED;
-    }
-    for (uint32_t port = 0; port < desc->output_count; ++port) {
-      if (run->output_begin[port] == run->output_begin[port + 1]) {
-        run->out_items[port] = run->scratch[port];
-        continue;
-      }
-      hpvm_stream_ring_t *ring = run->output_rings[run->output_begin[port]];
-      if (!hpvm_stream_ring_can_push(ring))
-        stage_flush(run);
-      if (hpvm_stream_ring_begin_push(ring, &run->out_items[port]) != HPVM_STREAM_OK)
-        return STAGE_STOPPED; /* only a cancel stops a push: we alone close our outputs */
-    }
-    /* A sleeping consumer is idle: give it what we have before a possibly long body. */
-    for (uint32_t k = 0; k < output_rings; ++k)
-      if (hpvm_stream_ring_consumer_sleeps(run->output_rings[k]))
-        hpvm_stream_ring_flush_push(run->output_rings[k]);
-    atomic_fetch_add_explicit(&stream->running_stages, 1, memory_order_relaxed);
-    hpvm_status_t status = stream->runner.run(stream->runner.self, desc->name, desc->version_devices,
-                                              desc->version_count, run->item, stage_invoke, run);
-    atomic_fetch_sub_explicit(&stream->running_stages, 1, memory_order_relaxed);
-    if (status) {
-      /* Recorded before our outputs close, so the host sees this error, not a plain end. */
-      stream_record_error(stream, hpvm_status_annotate(status, "stage '%s' item %lld",
-                                                       desc->name ? desc->name : "?",
-                                                       (long long)run->item));
-      return STAGE_STOPPED;
-    }
-    for (uint32_t port = 0; port < desc->output_count; ++port) {
-      uint32_t begin = run->output_begin[port], end = run->output_begin[port + 1];
-      if (begin == end)
-        continue;
-      hpvm_stream_ring_end_push_deferred(run->output_rings[begin]);
-      /* Fan-out: every further consumer gets its own copy (copy semantics of HPVM edges). */
-      for (uint32_t k = begin + 1; k < end; ++k) {
-        hpvm_stream_ring_t *ring = run->output_rings[k];
-        void *slot;
-        if (!hpvm_stream_ring_can_push(ring))
-          stage_flush(run);
-        if (hpvm_stream_ring_begin_push(ring, &slot) != HPVM_STREAM_OK)
-          return STAGE_STOPPED;
-        memcpy(slot, run->out_items[port], desc->output_sizes[port]);
-        hpvm_stream_ring_end_push_deferred(ring);
-      }
-    }
-    for (uint32_t i = 0; i < desc->input_count; ++i)
-      hpvm_stream_ring_end_pop_deferred(run->inputs[i]);
+/* After one firing within a batch: publish now if someone would use it (an idle worker could
+ * fire the next stage; a consumer asleep on a ring, such as the host popping), otherwise at
+ * the end of the batch: one shared index update per batch instead of per item is what makes
+ * small items cheap. */
+static void stage_publish_if_wanted(stage_run_t *run) {
+  if (atomic_load_explicit(&run->stream->idle_workers, memory_order_relaxed) != 0) {
+    stage_publish(run);
+    return;
   }
+  const stage_desc_t *desc = run->desc;
+  for (uint32_t k = 0; k < run->output_begin[desc->output_count]; ++k)
+    if (hpvm_stream_ring_consumer_sleeps(run->output_rings[k]))
+      hpvm_stream_ring_flush_push(run->output_rings[k]);
 }
 
-static void *stage_main(void *arg) {
-  stage_run_t *run = arg;
-  hpvm_sched_runner_t *runner = &run->stream->runner;
-  if (runner->bind_stage_thread)
-    runner->bind_stage_thread(runner->self, &run->stream->running_stages);
-  stage_finish(run, stage_loop(run));
+/* Fires a stage that this worker claimed while it is ready (at most STAGE_BATCH items), or
+ * ends it; publishes everything before it returns.  Returns whether any ring changed. */
+static bool stage_run_batch(stage_run_t *run) {
+  if (atomic_load_explicit(&run->finished, memory_order_relaxed))
+    return false;
+  for (uint32_t fired = 0; fired < STAGE_BATCH; ++fired) {
+    switch (stage_readiness(run, true)) {
+    case STAGE_WAITS:
+      stage_publish(run);
+      return fired > 0;
+    case STAGE_ENDS:
+      stage_publish(run);
+      stage_finish(run, STAGE_END);
+      return true;
+    case STAGE_STOPS:
+      stage_publish(run);
+      stage_finish(run, STAGE_STOPPED);
+      return true;
+    case STAGE_FIRES:
+      if (!stage_fire(run)) {
+        stage_publish(run);
+        stage_finish(run, STAGE_STOPPED);
+        return true;
+      }
+      stage_publish_if_wanted(run);
+      break;
+    }
+  }
+  stage_publish(run);
+  return true;
+}
+
+/* One pass over the stages, downstream first (draining frees the slots upstream stages
+ * need, and keeps the items in flight moving); returns whether any ring changed. */
+static bool worker_pass(hpvm_rt_stream_t *stream) {
+  bool changed = false;
+  for (uint32_t s = stream->pipeline->stage_count; s-- > 0;) {
+    stage_run_t *run = &stream->stages[s];
+    if (atomic_load_explicit(&run->finished, memory_order_relaxed) ||
+        atomic_load_explicit(&run->claimed, memory_order_relaxed) ||
+        stage_readiness(run, false) == STAGE_WAITS)
+      continue;
+    if (atomic_exchange_explicit(&run->claimed, true, memory_order_acquire))
+      continue;
+    bool fired = stage_run_batch(run);
+    atomic_store_explicit(&run->claimed, false, memory_order_release);
+    if (fired) {
+      stream_notify(stream); /* the stage is free again: another worker may take it */
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+static bool any_stage_acts(hpvm_rt_stream_t *stream) {
+  for (uint32_t s = 0; s < stream->pipeline->stage_count; ++s) {
+    stage_run_t *run = &stream->stages[s];
+    if (!atomic_load(&run->finished) && !atomic_load(&run->claimed) &&
+        stage_readiness(run, false) != STAGE_WAITS)
+      return true;
+  }
+  return false;
+}
+
+/* Nothing to fire: poll a little, then yield for a while (the host and the other workers
+ * share the cores: a worker that spins holds the core the one about to give it an item
+ * needs; spinning 1,000 pauses ran a 6-stage pipeline on 2 cores 3x slower than yielding),
+ * then sleep until a ring of the stream changes. */
+#define WORKER_IDLE_PAUSES 8
+#define WORKER_IDLE_YIELDS 64
+
+static void worker_idle_wait(hpvm_rt_stream_t *stream) {
+  for (uint32_t polls = 0; polls < WORKER_IDLE_PAUSES + WORKER_IDLE_YIELDS; ++polls) {
+    if (polls < WORKER_IDLE_PAUSES)
+      hpvm_platform_cpu_relax();
+    else
+      sched_yield();
+    if (atomic_load(&stream->stages_left) == 0 || any_stage_acts(stream))
+      return;
+  }
+  atomic_fetch_add(&stream->sleepers, 1);
+  atomic_thread_fence(memory_order_seq_cst);
+  uint64_t generation = atomic_load(&stream->generation);
+  if (atomic_load(&stream->stages_left) != 0 && !any_stage_acts(stream)) {
+    pthread_mutex_lock(&stream->wake_mutex);
+    while (atomic_load(&stream->generation) == generation && atomic_load(&stream->stages_left))
+      pthread_cond_wait(&stream->wake, &stream->wake_mutex);
+    pthread_mutex_unlock(&stream->wake_mutex);
+  }
+  atomic_fetch_sub(&stream->sleepers, 1);
+}
+
+static void worker_idle(hpvm_rt_stream_t *stream) {
+  atomic_fetch_add_explicit(&stream->idle_workers, 1, memory_order_relaxed);
+  worker_idle_wait(stream);
+  atomic_fetch_sub_explicit(&stream->idle_workers, 1, memory_order_relaxed);
+}
+
+static void *worker_main(void *arg) {
+  hpvm_rt_stream_t *stream = arg;
+  if (stream->runner.bind_stage_thread)
+    stream->runner.bind_stage_thread(stream->runner.self, &stream->running_stages);
+  while (atomic_load(&stream->stages_left) != 0)
+    if (!worker_pass(stream))
+      worker_idle(stream);
+  stream_notify(stream); /* the last stage ended: wake the other workers so they exit */
   return NULL;
 }
 
@@ -434,10 +600,10 @@ static void stage_run_release(hpvm_allocator_t allocator, stage_run_t *run) {
 static void stream_free(hpvm_rt_stream_t *stream) {
   hpvm_rt_pipeline_t *pipeline = stream->pipeline;
   hpvm_allocator_t allocator = stream->allocator;
+  for (uint32_t w = 0; w < stream->workers_started; ++w)
+    pthread_join(stream->workers[w], NULL);
+  hpvm_allocator_free(allocator, stream->workers);
   if (stream->stages) {
-    for (uint32_t i = 0; i < pipeline->stage_count; ++i)
-      if (stream->stages[i].started)
-        pthread_join(stream->stages[i].thread, NULL);
     for (uint32_t i = 0; i < pipeline->stage_count; ++i)
       if (stream->stages[i].desc)
         stage_run_release(allocator, &stream->stages[i]);
@@ -452,6 +618,8 @@ static void stream_free(hpvm_rt_stream_t *stream) {
   pthread_mutex_destroy(&stream->push_mutex);
   pthread_mutex_destroy(&stream->pop_mutex);
   pthread_mutex_destroy(&stream->error_mutex);
+  pthread_mutex_destroy(&stream->wake_mutex);
+  pthread_cond_destroy(&stream->wake);
   pipeline_release(pipeline);
   hpvm_allocator_free(allocator, stream);
 }
@@ -523,7 +691,8 @@ static hpvm_status_t build_stage(hpvm_rt_stream_t *stream, uint32_t s) {
 }
 
 hpvm_status_t hpvm_stream_launch(const hpvm_rt_pipeline_t *const_pipeline,
-                                 hpvm_sched_runner_t runner, hpvm_rt_stream_t **out_stream) {
+                                 hpvm_sched_runner_t runner, uint32_t thread_count,
+                                 hpvm_rt_stream_t **out_stream) {
   *out_stream = NULL;
   if (!const_pipeline)
     return HPVM_STATUS(INVALID_ARGUMENT, "pipeline is NULL");
@@ -542,6 +711,8 @@ hpvm_status_t hpvm_stream_launch(const hpvm_rt_pipeline_t *const_pipeline,
   pthread_mutex_init(&stream->push_mutex, NULL);
   pthread_mutex_init(&stream->pop_mutex, NULL);
   pthread_mutex_init(&stream->error_mutex, NULL);
+  pthread_mutex_init(&stream->wake_mutex, NULL);
+  pthread_cond_init(&stream->wake, NULL);
 
   uint32_t edges = pipeline->edge_count;
   hpvm_status_t status = hpvm_allocator_calloc_array(allocator, edges ? edges : 1, sizeof(void *),
@@ -564,13 +735,23 @@ hpvm_status_t hpvm_stream_launch(const hpvm_rt_pipeline_t *const_pipeline,
                                          (void **)&stream->stages);
   for (uint32_t s = 0; !status && s < pipeline->stage_count; ++s)
     status = build_stage(stream, s);
-  for (uint32_t s = 0; !status && s < pipeline->stage_count; ++s) {
-    int error = pthread_create(&stream->stages[s].thread, NULL, stage_main, &stream->stages[s]);
+  /* As many workers as stages, but no more than the runtime's threads: more would only take
+   * turns on the cores (a 6-stage pipeline on 2 cores with a thread per stage switched
+   * threads ~10 times per item). */
+  uint32_t workers = pipeline->stage_count < thread_count ? pipeline->stage_count : thread_count;
+  if (workers == 0)
+    workers = 1;
+  atomic_store(&stream->stages_left, pipeline->stage_count);
+  if (!status)
+    status = hpvm_allocator_calloc_array(allocator, workers, sizeof(pthread_t),
+                                         (void **)&stream->workers);
+  for (uint32_t w = 0; !status && w < workers && pipeline->stage_count; ++w) {
+    int error = pthread_create(&stream->workers[w], NULL, worker_main, stream);
     if (error)
-      status = HPVM_STATUS(RESOURCE_EXHAUSTED, "cannot start the thread of stage %u: %s", s,
+      status = HPVM_STATUS(RESOURCE_EXHAUSTED, "cannot start stream worker %u: %s", w,
                            strerror(error));
     else
-      stream->stages[s].started = true;
+      stream->workers_started++;
   }
   if (status) {
     stream_cancel_rings(stream);
@@ -592,6 +773,7 @@ hpvm_status_t hpvm_rt_stream_push(hpvm_rt_stream_t *stream, const void *item) {
     if (hpvm_stream_ring_push(stream->host_inputs[i], item) != HPVM_STREAM_OK)
       status = stream_stopped_status(stream, "push");
   pthread_mutex_unlock(&stream->push_mutex);
+  stream_notify(stream);
   return status;
 }
 
@@ -603,6 +785,7 @@ hpvm_status_t hpvm_rt_stream_pop(hpvm_rt_stream_t *stream, void *out_item) {
   pthread_mutex_lock(&stream->pop_mutex);
   hpvm_stream_result_t result = hpvm_stream_ring_pop(stream->host_output, out_item);
   pthread_mutex_unlock(&stream->pop_mutex);
+  stream_notify(stream); /* a free slot: the last stage may fire */
   if (result == HPVM_STREAM_OK)
     return NULL;
   hpvm_status_t status = NULL;
@@ -626,11 +809,14 @@ void hpvm_rt_stream_close_input(hpvm_rt_stream_t *stream) {
       hpvm_stream_ring_close(stream->host_inputs[i]);
   }
   pthread_mutex_unlock(&stream->push_mutex);
+  stream_notify(stream);
 }
 
 void hpvm_rt_stream_cancel(hpvm_rt_stream_t *stream) {
-  if (stream)
+  if (stream) {
     stream_cancel_rings(stream);
+    stream_notify(stream);
+  }
 }
 
 hpvm_status_t hpvm_rt_stream_wait(hpvm_rt_stream_t *stream) {
@@ -641,16 +827,15 @@ hpvm_status_t hpvm_rt_stream_wait(hpvm_rt_stream_t *stream) {
     /* Outputs nobody will pop must not block the last stage: drain and drop them. */
     pthread_mutex_lock(&stream->pop_mutex);
     const void *slot;
-    while (hpvm_stream_ring_begin_pop(stream->host_output, &slot) == HPVM_STREAM_OK)
+    while (hpvm_stream_ring_begin_pop(stream->host_output, &slot) == HPVM_STREAM_OK) {
       hpvm_stream_ring_end_pop(stream->host_output);
+      stream_notify(stream);
+    }
     pthread_mutex_unlock(&stream->pop_mutex);
   }
-  for (uint32_t i = 0; i < stream->pipeline->stage_count; ++i) {
-    if (stream->stages[i].started) {
-      pthread_join(stream->stages[i].thread, NULL);
-      stream->stages[i].started = false;
-    }
-  }
+  for (uint32_t w = 0; w < stream->workers_started; ++w)
+    pthread_join(stream->workers[w], NULL);
+  stream->workers_started = 0;
   hpvm_status_t status = stream->first_error;
   stream->first_error = NULL;
   stream_free(stream);

@@ -1,4 +1,4 @@
-/* pipeline.h - streaming graphs: stage threads connected by bounded rings. */
+/* pipeline.h - streaming graphs: stages connected by bounded rings, fired by stream workers. */
 #ifndef HPVM_STREAM_PIPELINE_H
 #define HPVM_STREAM_PIPELINE_H
 
@@ -15,8 +15,9 @@ hpvm_status_t hpvm_stream_pipeline_create(hpvm_allocator_t allocator, size_t inp
                                           size_t output_size, uint32_t capacity,
                                           uint32_t default_capacity,
                                           hpvm_rt_pipeline_t **out_pipeline);
-/* Starts the stages (see hpvm_rt_stream_launch); `runner` must outlive the stream. */
+/* Starts the stream (see hpvm_rt_stream_launch) with min(stages, thread_count) workers that
+ * fire whichever stage is ready; `runner` must outlive the stream. */
 hpvm_status_t hpvm_stream_launch(const hpvm_rt_pipeline_t *pipeline, hpvm_sched_runner_t runner,
-                                 hpvm_rt_stream_t **out_stream);
+                                 uint32_t thread_count, hpvm_rt_stream_t **out_stream);
 
 #endif /* HPVM_STREAM_PIPELINE_H */

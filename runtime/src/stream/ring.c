@@ -289,6 +289,53 @@ bool hpvm_stream_ring_consumer_sleeps(hpvm_stream_ring_t *ring) {
   return (atomic_load_explicit(&ring->waiting, memory_order_relaxed) & WAITING_CONSUMER) != 0;
 }
 
+hpvm_stream_result_t hpvm_stream_ring_peek_pop(const hpvm_stream_ring_t *ring) {
+  /* State first: CLOSED is set after the last push, so an empty ring seen after it is final. */
+  uint32_t state = atomic_load_explicit(&ring->state, memory_order_acquire);
+  if (state & STATE_CANCELLED)
+    return HPVM_STREAM_CANCELLED;
+  if (atomic_load_explicit(&ring->head, memory_order_acquire) !=
+      atomic_load_explicit(&ring->tail, memory_order_relaxed))
+    return HPVM_STREAM_OK;
+  return state & STATE_CLOSED ? HPVM_STREAM_CLOSED : HPVM_STREAM_WOULD_BLOCK;
+}
+
+hpvm_stream_result_t hpvm_stream_ring_peek_push(const hpvm_stream_ring_t *ring) {
+  uint32_t state = atomic_load_explicit(&ring->state, memory_order_acquire);
+  if (state & STATE_CANCELLED)
+    return HPVM_STREAM_CANCELLED;
+  if (state & STATE_CLOSED)
+    return HPVM_STREAM_CLOSED;
+  if (state & STATE_ABANDONED)
+    return HPVM_STREAM_OK;
+  uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+  return head - tail <= ring->mask ? HPVM_STREAM_OK : HPVM_STREAM_WOULD_BLOCK;
+}
+
+hpvm_stream_result_t hpvm_stream_ring_poll_pop(hpvm_stream_ring_t *ring) {
+  uint32_t state = atomic_load_explicit(&ring->state, memory_order_acquire);
+  if (state & STATE_CANCELLED)
+    return HPVM_STREAM_CANCELLED;
+  if (has_item(ring, ring->local_tail))
+    return HPVM_STREAM_OK;
+  if (!(state & STATE_CLOSED))
+    return HPVM_STREAM_WOULD_BLOCK;
+  /* CLOSED was set after the last push; re-read head now that we saw it. */
+  return has_item(ring, ring->local_tail) ? HPVM_STREAM_OK : HPVM_STREAM_CLOSED;
+}
+
+hpvm_stream_result_t hpvm_stream_ring_poll_push(hpvm_stream_ring_t *ring) {
+  uint32_t state = atomic_load_explicit(&ring->state, memory_order_acquire);
+  if (state & STATE_CANCELLED)
+    return HPVM_STREAM_CANCELLED;
+  if (state & STATE_CLOSED)
+    return HPVM_STREAM_CLOSED;
+  if (state & STATE_ABANDONED)
+    return HPVM_STREAM_OK;
+  return has_space(ring, ring->local_head) ? HPVM_STREAM_OK : HPVM_STREAM_WOULD_BLOCK;
+}
+
 hpvm_stream_result_t hpvm_stream_ring_pop(hpvm_stream_ring_t *ring, void *out_item) {
   const void *slot;
   hpvm_stream_result_t result = hpvm_stream_ring_begin_pop(ring, &slot);

@@ -14,6 +14,7 @@ typedef enum hpvm_stream_result_e {
   HPVM_STREAM_OK = 0,
   HPVM_STREAM_CLOSED = 1,    /* pop: end of stream; push: the ring was closed */
   HPVM_STREAM_CANCELLED = 2, /* the ring was cancelled; items in it are dropped */
+  HPVM_STREAM_WOULD_BLOCK = 3, /* peek only: the call would wait */
 } hpvm_stream_result_t;
 
 /* A ring of `capacity` items (rounded up to a power of two, at least 2) of `element_size`
@@ -53,6 +54,16 @@ void hpvm_stream_ring_flush_pop(hpvm_stream_ring_t *ring);
 bool hpvm_stream_ring_can_pop(hpvm_stream_ring_t *ring);
 bool hpvm_stream_ring_can_push(hpvm_stream_ring_t *ring);
 bool hpvm_stream_ring_consumer_sleeps(hpvm_stream_ring_t *ring);
+
+/* Any thread, a snapshot of what is published: what begin_pop / begin_push would return now,
+ * or WOULD_BLOCK.  Exact for the side that calls them while it defers nothing (it may only
+ * turn from WOULD_BLOCK to something else behind its back); a hint for everyone else. */
+hpvm_stream_result_t hpvm_stream_ring_peek_pop(const hpvm_stream_ring_t *ring);
+hpvm_stream_result_t hpvm_stream_ring_peek_push(const hpvm_stream_ring_t *ring);
+/* The same for the consumer / producer itself, deferred work included: reads the other
+ * side's index only when the cached one shows no item / no space. */
+hpvm_stream_result_t hpvm_stream_ring_poll_pop(hpvm_stream_ring_t *ring);
+hpvm_stream_result_t hpvm_stream_ring_poll_push(hpvm_stream_ring_t *ring);
 
 /* Producer side: no more items.  Wakes a blocked consumer. */
 void hpvm_stream_ring_close(hpvm_stream_ring_t *ring);
