@@ -104,12 +104,6 @@ static inline uint64_t range_pack(uint32_t begin, uint32_t end) {
 static inline uint32_t range_begin(uint64_t range) { return (uint32_t)(range >> 32); }
 static inline uint32_t range_end(uint64_t range) { return (uint32_t)range; }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void pool_notify(hpvm_sched_pool_t *pool) {
   /* seq_cst pairs with the sleeper's increment-then-check in worker_sleep (Dekker): either
    * we see the sleeper and wake it, or it sees the new epoch and does not sleep. */
@@ -168,7 +162,7 @@ static bool run_probe(const parallel_for_job_t *job, uint32_t me, int64_t total,
   /* Two batches: HPVM_POOL_PROBE_FIRST_BATCH instances, after which a clearly costly grid
    * stops the probe, then the rest of the probe in one call (every call and clock read adds
    * to the estimate, which decides near the line). */
-  uint64_t start = now_ns(), estimate = 0;
+  uint64_t start = hpvm_platform_now_ns(), estimate = 0;
   probe.end[0] = chunk.begin[0];
   for (int64_t batch = HPVM_POOL_PROBE_FIRST_BATCH; probe.end[0] < last;
        batch = HPVM_POOL_PROBE_INSTANCES) {
@@ -176,7 +170,7 @@ static bool run_probe(const parallel_for_job_t *job, uint32_t me, int64_t total,
     probe.end[0] = probe.begin[0] + batch < last ? probe.begin[0] + batch : last;
     job->body(job->context, &probe);
     uint64_t probed = (uint64_t)(probe.end[0] - chunk.begin[0]);
-    estimate = (now_ns() - start) * (uint64_t)total / probed;
+    estimate = (hpvm_platform_now_ns() - start) * (uint64_t)total / probed;
     /* A small batch overestimates (the clock read and the call are in it): stop early only
      * when the grid is clearly costly; decide near the line on the whole probe. */
     if (estimate >= HPVM_POOL_PROBE_EARLY_STOP * (uint64_t)HPVM_POOL_INLINE_NS)
@@ -298,7 +292,7 @@ static void wait_job_done(hpvm_sched_pool_t *pool, job_slot_t *slot) {
       return;
     hpvm_platform_cpu_relax();
     if ((spins & 63) == 63) {
-      uint64_t now = now_ns();
+      uint64_t now = hpvm_platform_now_ns();
       if (!start)
         start = now;
       else if (now - start > pool->spin_ns)
@@ -488,12 +482,12 @@ bool hpvm_sched_pool_run_one(hpvm_sched_pool_t *pool) {
 
 /* Spins until the epoch moves past `seen` (true) or the spin budget is spent (false). */
 static bool spin_for_work(hpvm_sched_pool_t *pool, uint32_t seen) {
-  uint64_t start = now_ns();
+  uint64_t start = hpvm_platform_now_ns();
   for (uint32_t spins = 1;; ++spins) {
     if (atomic_load_explicit(&pool->epoch, memory_order_acquire) != seen)
       return true;
     hpvm_platform_cpu_relax();
-    if ((spins & 255) == 0 && now_ns() - start > pool->spin_ns)
+    if ((spins & 255) == 0 && hpvm_platform_now_ns() - start > pool->spin_ns)
       return false;
   }
 }

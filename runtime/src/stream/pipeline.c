@@ -73,11 +73,11 @@ struct hpvm_rt_stream_t {
   /* Workers: min(stages, threads) threads that fire whichever stage is ready. */
   pthread_t *workers;
   uint32_t worker_count, workers_started;
+  _Atomic uint32_t worker_index; /* each worker takes the next on start */
   _Atomic uint32_t stages_left;
   /* Idle workers sleep on `wake` until `generation` moves; a change to any ring of the
    * stream bumps it when someone sleeps (see stream_notify). */
   _Atomic uint32_t sleepers;
-  _Atomic uint32_t idle_workers; /* polling or asleep: they would fire what we publish */
   _Atomic uint64_t generation;
   pthread_mutex_t wake_mutex;
   pthread_cond_t wake;
@@ -448,7 +448,8 @@ static bool stage_fire(stage_run_t *run) {
 /* Items a worker fires from one stage before it looks at the others again: long enough to
  * keep the stage's code and data hot, short enough that downstream stages (which free the
  * slots upstream ones need) are not starved. */
-#define STAGE_BATCH 8
+#define STAGE_BATCH 16
+#define STAGE_PAUSES 8
 
 /* Makes the stage's deferred pushes and pops visible and tells idle workers. */
 static void stage_publish(stage_run_t *run) {
@@ -460,12 +461,17 @@ static void stage_publish(stage_run_t *run) {
   stream_notify(run->stream);
 }
 
-/* After one firing within a batch: publish now if someone would use it (an idle worker could
- * fire the next stage; a consumer asleep on a ring, such as the host popping), otherwise at
- * the end of the batch: one shared index update per batch instead of per item is what makes
- * small items cheap. */
-static void stage_publish_if_wanted(stage_run_t *run) {
-  if (atomic_load_explicit(&run->stream->idle_workers, memory_order_relaxed) != 0) {
+/* A firing that took this long is published at once: next to it a publication costs
+ * nothing, and the next stage (perhaps on an idle worker) should not wait for a batch. */
+#define STAGE_PUBLISH_NOW_NS 2000
+
+/* After one firing within a batch: publish now if the firing was long or someone waits for
+ * it (a worker asleep could fire the next stage; a consumer asleep on a ring, such as the
+ * host popping), otherwise at the end of the batch: one shared index update per batch
+ * instead of per item is what makes small items cheap. */
+static void stage_publish_if_wanted(stage_run_t *run, uint64_t fire_ns) {
+  if (fire_ns >= STAGE_PUBLISH_NOW_NS ||
+      atomic_load_explicit(&run->stream->sleepers, memory_order_relaxed) != 0) {
     stage_publish(run);
     return;
   }
@@ -480,10 +486,18 @@ static void stage_publish_if_wanted(stage_run_t *run) {
 static bool stage_run_batch(stage_run_t *run) {
   if (atomic_load_explicit(&run->finished, memory_order_relaxed))
     return false;
-  for (uint32_t fired = 0; fired < STAGE_BATCH; ++fired) {
+  uint32_t pauses = 0;
+  for (uint32_t fired = 0; fired < STAGE_BATCH;) {
     switch (stage_readiness(run, true)) {
     case STAGE_WAITS:
+      /* The next item is usually a stage body away on another core: publish what we have
+       * (it may be what the others wait for) and look again a few times before letting go
+       * of the stage, which costs a claim, a scan and cache misses on the next. */
       stage_publish(run);
+      if (pauses++ < STAGE_PAUSES) {
+        hpvm_platform_cpu_relax();
+        break;
+      }
       return fired > 0;
     case STAGE_ENDS:
       stage_publish(run);
@@ -493,26 +507,33 @@ static bool stage_run_batch(stage_run_t *run) {
       stage_publish(run);
       stage_finish(run, STAGE_STOPPED);
       return true;
-    case STAGE_FIRES:
+    case STAGE_FIRES: {
+      uint64_t start = hpvm_platform_now_ns();
       if (!stage_fire(run)) {
         stage_publish(run);
         stage_finish(run, STAGE_STOPPED);
         return true;
       }
-      stage_publish_if_wanted(run);
+      stage_publish_if_wanted(run, hpvm_platform_now_ns() - start);
+      ++fired;
       break;
+    }
     }
   }
   stage_publish(run);
   return true;
 }
 
-/* One pass over the stages, downstream first (draining frees the slots upstream stages
- * need, and keeps the items in flight moving); returns whether any ring changed. */
-static bool worker_pass(hpvm_rt_stream_t *stream) {
+/* One pass over the stages, downstream first from `first` (draining frees the slots upstream
+ * stages need, and keeps the items in flight moving); returns whether any ring changed.
+ * Workers start at different stages, so that with a worker per stage each keeps firing its
+ * own (its rings' indices and the stage's data stay in its cache) instead of all of them
+ * contending for the last stage. */
+static bool worker_pass(hpvm_rt_stream_t *stream, uint32_t first) {
   bool changed = false;
-  for (uint32_t s = stream->pipeline->stage_count; s-- > 0;) {
-    stage_run_t *run = &stream->stages[s];
+  uint32_t stages = stream->pipeline->stage_count;
+  for (uint32_t step = 0; step < stages; ++step) {
+    stage_run_t *run = &stream->stages[(first + stages - step) % stages];
     if (atomic_load_explicit(&run->finished, memory_order_relaxed) ||
         atomic_load_explicit(&run->claimed, memory_order_relaxed) ||
         stage_readiness(run, false) == STAGE_WAITS)
@@ -546,7 +567,7 @@ static bool any_stage_acts(hpvm_rt_stream_t *stream) {
 #define WORKER_IDLE_PAUSES 8
 #define WORKER_IDLE_YIELDS 64
 
-static void worker_idle_wait(hpvm_rt_stream_t *stream) {
+static void worker_idle(hpvm_rt_stream_t *stream) {
   for (uint32_t polls = 0; polls < WORKER_IDLE_PAUSES + WORKER_IDLE_YIELDS; ++polls) {
     if (polls < WORKER_IDLE_PAUSES)
       hpvm_platform_cpu_relax();
@@ -567,18 +588,15 @@ static void worker_idle_wait(hpvm_rt_stream_t *stream) {
   atomic_fetch_sub(&stream->sleepers, 1);
 }
 
-static void worker_idle(hpvm_rt_stream_t *stream) {
-  atomic_fetch_add_explicit(&stream->idle_workers, 1, memory_order_relaxed);
-  worker_idle_wait(stream);
-  atomic_fetch_sub_explicit(&stream->idle_workers, 1, memory_order_relaxed);
-}
-
 static void *worker_main(void *arg) {
   hpvm_rt_stream_t *stream = arg;
   if (stream->runner.bind_stage_thread)
     stream->runner.bind_stage_thread(stream->runner.self, &stream->running_stages);
+  uint32_t index = atomic_fetch_add(&stream->worker_index, 1);
+  uint32_t stages = stream->pipeline->stage_count;
+  uint32_t first = stages - 1 - (uint32_t)((uint64_t)index * stages / stream->worker_count);
   while (atomic_load(&stream->stages_left) != 0)
-    if (!worker_pass(stream))
+    if (!worker_pass(stream, first))
       worker_idle(stream);
   stream_notify(stream); /* the last stage ended: wake the other workers so they exit */
   return NULL;
@@ -742,6 +760,7 @@ hpvm_status_t hpvm_stream_launch(const hpvm_rt_pipeline_t *const_pipeline,
   if (workers == 0)
     workers = 1;
   atomic_store(&stream->stages_left, pipeline->stage_count);
+  stream->worker_count = workers;
   if (!status)
     status = hpvm_allocator_calloc_array(allocator, workers, sizeof(pthread_t),
                                          (void **)&stream->workers);
