@@ -1,4 +1,5 @@
-/* pool_test.c - parallel-for over odd 1-3-D grids (element by element), nesting, concurrency. */
+/* pool_test.c - parallel-for over odd 1-3-D grids (element by element), nesting, concurrency,
+ * small grids on the caller, callers bound to a busy-thread count. */
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -176,15 +177,20 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Instance 0 (the probe) takes 1 ms; the others wait (at most 2 s) until some instance has
- * run on another participant, which happens only if the pool hands the rest out. */
+/* The pool probes a small grid on the caller with its first 8 instances (pool.c's
+ * HPVM_POOL_PROBE_FIRST_BATCH) before it hands the rest out. */
+#define PROBED_INSTANCES 8
+
+/* The probed instances take 1 ms each; the others wait (at most 2 s) until some instance has
+ * run on another participant, which happens only if the pool hands the rest out.  (Waiting
+ * in a probed instance would only wait out the 2 s: nobody else runs yet.) */
 static void costly_body(void *context, const hpvm_rt_instance_range_t *range) {
   adaptive_t *state = context;
   if (range->worker_index != 0)
     atomic_store(&state->off_caller, 1);
   for (int64_t x = range->begin[0]; x < range->end[0]; ++x) {
     double start = seconds_now();
-    if (x == 0)
+    if (x < PROBED_INSTANCES)
       while (seconds_now() - start < 1e-3)
         ;
     else
@@ -224,7 +230,7 @@ static void test_small_grids(hpvm_sched_pool_t *pool) {
   }
   if (hpvm_sched_pool_worker_count(pool) == 0)
     return;
-  /* 64 instances of 1 ms and more: the probe sees the cost and the workers share the rest. */
+  /* 64 instances, the first 8 of 1 ms: the probe sees the cost and the workers share the rest. */
   adaptive_t costly = {0, 0};
   int64_t extent = 64;
   CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, costly_body, &costly, NULL));
@@ -236,6 +242,29 @@ static void test_small_grids(hpvm_sched_pool_t *pool) {
   int64_t pair = 2;
   CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &pair, rendezvous_body, &meet, NULL));
   CHECK_EQ_INT(atomic_load(&meet.timed_out), 0);
+}
+
+/* A caller bound to a count of busy threads (a stream's running stage bodies) runs its grids
+ * alone while the count fills the pool's participants, and shares them again below that. */
+static void test_caller_load(hpvm_sched_pool_t *pool) {
+  uint32_t workers = hpvm_sched_pool_worker_count(pool);
+  if (workers == 0)
+    return;
+  _Atomic uint32_t running = workers + 1;
+  hpvm_sched_pool_bind_caller_load(&running);
+  /* Too large to be probed: unbound, the workers would get most of it. */
+  adaptive_t alone = {0, 0};
+  int64_t extent = 100000;
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, cheap_body, &alone, NULL));
+  CHECK_EQ_INT(atomic_load(&alone.instances), 100000);
+  CHECK_EQ_INT(atomic_load(&alone.off_caller), 0);
+  atomic_store(&running, workers);
+  adaptive_t shared = {0, 0};
+  int64_t costly = 64;
+  CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &costly, costly_body, &shared, NULL));
+  CHECK_EQ_INT(atomic_load(&shared.instances), 64);
+  CHECK_EQ_INT(atomic_load(&shared.off_caller), 1);
+  hpvm_sched_pool_bind_caller_load(NULL);
 }
 
 static void run_all(uint32_t workers) {
@@ -255,6 +284,7 @@ static void run_all(uint32_t workers) {
     check_grid(pool, 1, 1024, 1, 1);
   test_nested(pool);
   test_small_grids(pool);
+  test_caller_load(pool);
   test_concurrent_callers(pool);
   test_tasks(pool);
   test_invalid(pool);
