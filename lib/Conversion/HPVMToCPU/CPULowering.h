@@ -17,6 +17,18 @@
 
 namespace mlir::hpvm::cpu {
 
+/// The symbol name of a node definition.
+inline StringRef nodeName(NodeOpInterface node) {
+  return cast<SymbolOpInterface>(node.getOperation()).getName();
+}
+
+/// Emits a run of `node` over the grid `dims` with `inputs` below
+/// `parentFrame` and returns its outputs: how LowerConcurrency's task
+/// functions run a child without calling back into LowerNodes.
+using RunNodeFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, NodeOpInterface node, ValueRange dims,
+    ValueRange inputs, Value parentFrame)>;
+
 /// Index of the fields of a frame ({ i64 ids[3], i64 extents[3], ptr parent }).
 enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
 /// Index of the hpvm_rt_instance_range_t fields.
@@ -161,7 +173,8 @@ private:
                  Value extents, Value context);
   /// A task-graph node running `node` over a grid of `rank` dimensions: the
   /// context is getTaskContextType(node, rank).
-  LLVM::LLVMFuncOp getTaskFunction(NodeOpInterface node, unsigned rank);
+  LLVM::LLVMFuncOp getTaskFunction(NodeOpInterface node, unsigned rank,
+                                   RunNodeFn runChild);
   /// { inputs..., i64 extents[rank]..., ptr parent frame, ptr outputs }.
   LLVM::LLVMStructType getTaskContextType(NodeOpInterface node, unsigned rank);
   /// Runs independent children concurrently through a runtime task graph.
@@ -169,7 +182,8 @@ private:
                        ArrayRef<NodeOpInterface> nodes,
                        ArrayRef<SmallVector<Value>> dims,
                        ArrayRef<SmallVector<Value>> inputs, Value parentFrame,
-                       SmallVectorImpl<SmallVector<Value>> &outputs);
+                       SmallVectorImpl<SmallVector<Value>> &outputs,
+                       RunNodeFn runChild);
   /// The function that builds a streaming root's pipeline and starts it.
   LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
   /// The size in bytes of `type` as an i64 value.

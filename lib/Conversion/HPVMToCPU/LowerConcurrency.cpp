@@ -17,7 +17,7 @@ LLVM::LLVMStructType CPULowering::getTaskContextType(NodeOpInterface node,
 }
 
 LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
-                                              unsigned rank) {
+                                              unsigned rank, RunNodeFn runChild) {
   auto key = std::make_pair(node.getOperation(), rank);
   if (LLVM::LLVMFuncOp existing = taskFunctions.lookup(key))
     return existing;
@@ -47,7 +47,7 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
         toIndex(b, loc, loadField(b, loc, contextType, taskContext, field++)));
   Value parentFrame = loadField(b, loc, contextType, taskContext, field++);
   Value outputs = loadField(b, loc, contextType, taskContext, field);
-  SmallVector<Value> results = runNode(b, loc, node, dims, inputs, parentFrame);
+  SmallVector<Value> results = runChild(b, loc, node, dims, inputs, parentFrame);
   LLVM::LLVMStructType outputType = getStorageStruct(node.getOutputTypes());
   for (auto [index, result] : llvm::enumerate(results))
     storeField(b, loc, outputType, outputs, index, toStorage(b, loc, result));
@@ -59,7 +59,8 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
 void CPULowering::runConcurrently(
     OpBuilder &b, Location loc, ArrayRef<NodeOpInterface> nodes,
     ArrayRef<SmallVector<Value>> dims, ArrayRef<SmallVector<Value>> inputs,
-    Value parentFrame, SmallVectorImpl<SmallVector<Value>> &outputs) {
+    Value parentFrame, SmallVectorImpl<SmallVector<Value>> &outputs,
+    RunNodeFn runChild) {
   Value graphSlot = allocaInEntry(b, loc, pointerType);
   Value status = callRuntime(b, loc, "hpvm_rt_graph_create", pointerType,
                              {i32Constant(b, loc, nodes.size()), graphSlot});
@@ -92,7 +93,7 @@ void CPULowering::runConcurrently(
     Value version = allocaInEntry(b, loc, versionType);
     storeField(b, loc, versionType, version, 0, i32Constant(b, loc, kDeviceCPU));
     storeField(b, loc, versionType, version, 1,
-               LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank)));
+               LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank, runChild)));
     Value added = callRuntime(
         b, loc, "hpvm_rt_graph_add_node", pointerType,
         {graph, nullPointer(b, loc), version, i32Constant(b, loc, 1),

@@ -33,10 +33,6 @@ static bool isSmallConstantGrid(ValueRange dims) {
   return true;
 }
 
-static StringRef nodeName(NodeOpInterface node) {
-  return cast<SymbolOpInterface>(node.getOperation()).getName();
-}
-
 LogicalResult CPULowering::createNodeFunctions() {
   OpBuilder b(context);
   Type index = b.getIndexType();
@@ -167,75 +163,6 @@ unsigned CPULowering::getLaneWidth(LeafOp leaf) {
   return static_cast<unsigned>(width);
 }
 
-void CPULowering::markAlwaysInline(func::FuncOp function) {
-  // An instance function runs once per instance inside a range loop: inlined,
-  // the loop sees the body (hoisting, vectorization across instances).
-  function->setAttr("passthrough",
-                    ArrayAttr::get(context, {StringAttr::get(context, "alwaysinline")}));
-}
-
-void CPULowering::markInternal(func::FuncOp function) {
-  // Private to this module in LLVM too: programs linked together must not
-  // clash on node names, and inlined copies can be dropped.
-  function.setPrivate();
-  function->setAttr("llvm.linkage",
-                    LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
-}
-
-void CPULowering::lowerAllocs(func::FuncOp function) {
-  function.walk([&](AllocOp alloc) {
-    OpBuilder b(alloc);
-    Location loc = alloc.getLoc();
-    // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
-    Value memory =
-        isa<LLVM::LLVMPointerType>(alloc.getType())
-            ? callRuntime(b, loc, "malloc", pointerType,
-                          {toI64(b, loc, alloc.getDynamicSizes().front())})
-            : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
-                                      alloc.getDynamicSizes())
-                  .getResult();
-    alloc.replaceAllUsesWith(memory);
-    alloc.erase();
-  });
-}
-
-void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
-  Block &entry = function.front();
-  Value ids[3] = {entry.getArgument(first), entry.getArgument(first + 1),
-                  entry.getArgument(first + 2)};
-  Value extents[3] = {entry.getArgument(first + 3),
-                      entry.getArgument(first + 4),
-                      entry.getArgument(first + 5)};
-  Value parentFrame = entry.getArgument(first + 6);
-  function.walk([&](Operation *op) {
-    bool isId = isa<InstanceIdOp>(op);
-    if (!isId && !isa<NumInstancesOp>(op))
-      return;
-    auto dim = static_cast<int32_t>(
-        isId ? cast<InstanceIdOp>(op).getDim() : cast<NumInstancesOp>(op).getDim());
-    unsigned level = isId ? cast<InstanceIdOp>(op).getLevel()
-                          : cast<NumInstancesOp>(op).getLevel();
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Value value;
-    if (level == 0) {
-      value = isId ? ids[dim] : extents[dim];
-    } else {
-      // Level 1 is the parent's frame; each further level one more hop.
-      Value frame = parentFrame;
-      for (unsigned k = 1; k < level; ++k)
-        frame = LLVM::LoadOp::create(
-            b, loc, pointerType,
-            fieldAddress(b, loc, frameType, frame, {FrameParent}));
-      Value address = fieldAddress(b, loc, frameType, frame,
-                                   {isId ? FrameIds : FrameExtents, dim});
-      value = toIndex(b, loc,
-                      LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
-    }
-    op->getResult(0).replaceAllUsesWith(value);
-    op->erase();
-  });
-}
 
 LogicalResult CPULowering::lowerInternalNodes() {
   for (auto internal : module.getOps<InternalOp>())
@@ -318,8 +245,13 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
         outputs.push_back(runNode(b, graph.getChild(child).getLoc(), nodes[i],
                                   dims[i], inputs[i], frame, perInstance[child]));
     } else {
+      auto runChild = [&](OpBuilder &tb, Location tloc, NodeOpInterface node,
+                          ValueRange tdims, ValueRange tinputs,
+                          Value tframe) {
+        return runNode(tb, tloc, node, tdims, tinputs, tframe);
+      };
       runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, dims,
-                      inputs, frame, outputs);
+                      inputs, frame, outputs, runChild);
     }
     for (auto [member, child] : llvm::enumerate(members))
       for (auto [port, value] : llvm::enumerate(outputs[member]))
@@ -529,231 +461,6 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   return results;
 }
 
-Value CPULowering::allocateFrame(OpBuilder &b, Location loc,
-                                 ArrayRef<Value> extents, Value parentFrame) {
-  Value frame = allocaInEntry(b, loc, frameType);
-  for (int32_t d = 0; d < 3; ++d) {
-    LLVM::StoreOp::create(b, loc, extents[d],
-                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
-    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                          fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-  }
-  LLVM::StoreOp::create(b, loc, parentFrame,
-                        fieldAddress(b, loc, frameType, frame, {FrameParent}));
-  return frame;
-}
-
-Value CPULowering::allocateSingleInstanceFrame(OpBuilder &b, Location loc,
-                                               Value parentFrame) {
-  Value one = i64Constant(b, loc, 1);
-  return allocateFrame(b, loc, {one, one, one}, parentFrame);
-}
-
-LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
-                                                    const Twine &name) {
-  OpBuilder b(context);
-  b.setInsertionPointToEnd(module.getBody());
-  // void (ptr context, ptr hpvm_rt_instance_range_t)
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                          {pointerType, pointerType});
-  auto body = LLVM::LLVMFuncOp::create(b, loc, uniqueName(name.str()), type,
-                                       LLVM::Linkage::Internal);
-  body.addEntryBlock(b);
-  return body;
-}
-
-Value CPULowering::instanceCount(OpBuilder &b, Location loc, ValueRange dims) {
-  Value count = i64Constant(b, loc, 1);
-  for (Value dim : dims)
-    count = LLVM::MulOp::create(b, loc, count, toI64(b, loc, dim));
-  return count;
-}
-
-LLVM::LLVMStructType CPULowering::getOutputArraysType(NodeOpInterface node) {
-  return LLVM::LLVMStructType::getLiteral(
-      context,
-      SmallVector<Type>(std::max<size_t>(node.getOutputTypes().size(), 1),
-                        pointerType));
-}
-
-LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
-                                                      uint64_t perInstanceInputs) {
-  SmallVector<Type> fields;
-  for (auto [port, type] : llvm::enumerate(node.getInputTypes()))
-    fields.push_back((perInstanceInputs >> port) & 1 ? Type(pointerType)
-                                                    : getStorageType(type));
-  fields.append({pointerType, pointerType, pointerType, pointerType});
-  return LLVM::LLVMStructType::getLiteral(context, fields);
-}
-
-LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
-                                               unsigned rank,
-                                               std::optional<unsigned> phase,
-                                               PerInstancePorts perInstance) {
-  auto key = std::make_tuple(node.getOperation(), rank,
-                             phase ? static_cast<int>(*phase) : -1,
-                             perInstance.inputs, perInstance.outputs);
-  if (LLVM::LLVMFuncOp existing = rangeFunctions.lookup(key))
-    return existing;
-  Location loc = node.getLoc();
-  auto range = createParallelForBody(
-      loc, "__hpvm_range_" + nodeName(node) + "_" + Twine(rank) +
-               (phase ? "_phase" + Twine(*phase) : Twine()));
-  rangeFunctions[key] = range;
-  Block *entry = &range.front();
-  OpBuilder b = OpBuilder::atBlockBegin(entry);
-  Value context = entry->getArgument(0), instances = entry->getArgument(1);
-
-  ArrayRef<Type> inputTypes = node.getInputTypes();
-  TypeRange outputTypes = node.getOutputTypes();
-  LLVM::LLVMStructType contextType =
-      getRangeContextType(node, perInstance.inputs);
-  LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
-  // Per-instance inputs stay arrays here; each instance loads its element.
-  SmallVector<Value> inputs;
-  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
-    Value field = loadField(b, loc, contextType, context, index);
-    inputs.push_back((perInstance.inputs >> index) & 1
-                         ? field
-                         : fromStorage(b, loc, field, inputType));
-  }
-  Value parentFrame = loadField(b, loc, contextType, context, inputTypes.size());
-  Value outputs = loadField(b, loc, contextType, context, inputTypes.size() + 1);
-  Value spill = loadField(b, loc, contextType, context, inputTypes.size() + 2);
-  Value outputArrays =
-      loadField(b, loc, contextType, context, inputTypes.size() + 3);
-
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value begin[3] = {zero, zero, zero}, end[3] = {one, one, one};
-  Value extent[3] = {one, one, one};
-  auto rangeField = [&](int32_t field, int32_t d) {
-    Value address = fieldAddress(b, loc, rangeType, instances, {field, d});
-    return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
-  };
-  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    begin[d] = rangeField(RangeBegin, d);
-    end[d] = rangeField(RangeEnd, d);
-    extent[d] = rangeField(RangeExtent, d);
-  }
-  bool isLeaf = isa<LeafOp>(node.getOperation());
-  Value frame;
-  if (!isLeaf) {
-    // One frame per call: each instance overwrites its ids before running.
-    frame = allocateFrame(b, loc,
-                          {toI64(b, loc, extent[0]), toI64(b, loc, extent[1]),
-                           toI64(b, loc, extent[2])},
-                          parentFrame);
-  }
-
-  // A leaf whose tile rows run in lock-step: whole rows (the x range is the
-  // full tile width, as the runtime cuts grids outermost dimension first) go
-  // to the lane function; any other box runs instance by instance below.
-  if (auto found = laneFunctions.find(node.getOperation());
-      found != laneFunctions.end() && !phase && !perInstance.any()) {
-    auto [lanes, width] = found->second;
-    Value fromStart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            begin[0], zero);
-    Value toEnd = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, end[0],
-        arith::ConstantIndexOp::create(b, loc, width));
-    auto wholeRows = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, fromStart, toEnd),
-        /*withElseRegion=*/true);
-    OpBuilder rb = wholeRows.getThenBodyBuilder();
-    Value rowIds[3] = {zero, zero, zero};
-    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 1; --d) {
-      auto loop = scf::ForOp::create(rb, loc, begin[d], end[d], one);
-      rb.setInsertionPoint(loop.getBody()->getTerminator());
-      rowIds[d] = loop.getInductionVar();
-    }
-    SmallVector<Value> laneArgs(inputs);
-    laneArgs.append({zero, rowIds[1], rowIds[2], extent[0], extent[1],
-                     extent[2], parentFrame});
-    func::CallOp::create(rb, loc, lanes, laneArgs);
-    b.setInsertionPoint(wholeRows.elseBlock()->getTerminator());
-  }
-
-  // x is the fastest dimension: it gets the innermost loop.
-  Value ids[3] = {zero, zero, zero};
-  for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 0; --d) {
-    auto loop = scf::ForOp::create(b, loc, begin[d], end[d], one);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    ids[d] = loop.getInductionVar();
-  }
-  // The linear instance id, x fastest: spill slots and per-instance values.
-  Value linear;
-  if (phase || perInstance.any())
-    linear = toI64(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, ids[0],
-            arith::MulIOp::create(
-                b, loc, extent[0],
-                arith::AddIOp::create(
-                    b, loc, ids[1],
-                    arith::MulIOp::create(b, loc, extent[1], ids[2])))));
-  SmallVector<Value> args(inputs);
-  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
-    if (!((perInstance.inputs >> index) & 1))
-      continue;
-    Type storage = getStorageType(inputType);
-    Value element = LLVM::GEPOp::create(b, loc, pointerType, storage,
-                                        inputs[index],
-                                        ArrayRef<LLVM::GEPArg>{linear});
-    args[index] = fromStorage(
-        b, loc, LLVM::LoadOp::create(b, loc, storage, element), inputType);
-  }
-  func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
-  if (isLeaf) {
-    args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
-                 parentFrame});
-    if (phase) {
-      // This instance's spill slot: spill[x + nx * (y + ny * z)].
-      callee = phaseFunctions.lookup(node.getOperation())[*phase];
-      LLVM::LLVMStructType spillType = spillTypes.lookup(node.getOperation());
-      args.push_back(LLVM::GEPOp::create(b, loc, pointerType, spillType, spill,
-                                         ArrayRef<LLVM::GEPArg>{linear}));
-    }
-  } else {
-    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d)
-      LLVM::StoreOp::create(b, loc, toI64(b, loc, ids[d]),
-                            fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-    args.push_back(frame);
-  }
-  auto call = func::CallOp::create(b, loc, callee, args);
-  if (perInstance.outputs) {
-    LLVM::LLVMStructType arraysType = getOutputArraysType(node);
-    for (auto [port, result] : llvm::enumerate(call.getResults())) {
-      if (!((perInstance.outputs >> port) & 1))
-        continue;
-      Value array = loadField(b, loc, arraysType, outputArrays, port);
-      Type storage = getStorageType(result.getType());
-      Value element = LLVM::GEPOp::create(b, loc, pointerType, storage, array,
-                                          ArrayRef<LLVM::GEPArg>{linear});
-      LLVM::StoreOp::create(b, loc, toStorage(b, loc, result), element);
-    }
-  }
-  if (call.getNumResults() != 0 && perInstance.outputs != (1ull << call.getNumResults()) - 1) {
-    // Outputs that leave a replicated node are equal in every instance
-    // (DESIGN.md §2); instance (0, 0, 0) publishes them.
-    Value first;
-    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           ids[d], zero);
-      first = first ? arith::AndIOp::create(b, loc, first, isZero).getResult()
-                    : isZero;
-    }
-    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-    OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
-    for (auto [index, result] : llvm::enumerate(call.getResults()))
-      storeField(thenBuilder, loc, outputType, outputs, index,
-                 toStorage(thenBuilder, loc, result));
-  }
-  b.setInsertionPointToEnd(entry);
-  LLVM::ReturnOp::create(b, loc, ValueRange{});
-  return range;
-}
 
 LLVM::LLVMStructType CPULowering::getLaunchBlockType(NodeOpInterface root) {
   SmallVector<Type> types(root.getInputTypes());

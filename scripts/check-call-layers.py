@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Fails when the files of a lowering call each other in a cycle.
+
+The CPU backend (lib/Conversion/HPVMToCPU) is one class, CPULowering, whose methods are
+defined across several files, one concern each. A file "calls" another when it calls a
+CPULowering method defined there. The calls must go one way (docs/Rationale.md 8.3):
+CPULowering.cpp, then InstanceFunctions.cpp, then the ways to run a node (barriers,
+collapsed grids, kernel sites, task graphs, lanes), then LowerNodes.cpp, then streaming
+and host ops, then the pass. Prints the layers it found and exits 0, or prints each
+cycle and exits 1.
+
+usage: check-call-layers.py [DIRECTORY] [CLASS]
+"""
+import os
+import re
+import sys
+
+
+def method_definitions(sources, cls):
+    """Maps each method of `cls` to the file that defines it."""
+    defined = {}
+    pattern = re.compile(r"\b" + cls + r"::(\w+)\s*\(")
+    for name, text in sources.items():
+        for match in pattern.finditer(text):
+            defined.setdefault(match.group(1), name)
+    return defined
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def call_graph(sources, defined):
+    edges = {name: set() for name in sources}
+    for name, text in sources.items():
+        for method, owner in defined.items():
+            if owner != name and re.search(r"\b" + method + r"\s*\(", text):
+                edges[name].add(owner)
+    return edges
+
+
+def find_cycles(edges):
+    """Strongly connected components with more than one file (Tarjan)."""
+    index, low, stack, on_stack, components = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for successor in sorted(edges[node]):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def layers(edges):
+    """Layer of each file: 0 when it calls nothing, else one more than what it calls."""
+    level = {}
+
+    def depth(node):
+        if node not in level:
+            level[node] = 0
+            level[node] = 1 + max((depth(s) for s in edges[node]), default=-1)
+        return level[node]
+
+    for node in edges:
+        depth(node)
+    return level
+
+
+def main(argv):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    directory = argv[1] if len(argv) > 1 else os.path.join(root, "lib", "Conversion",
+                                                          "HPVMToCPU")
+    cls = argv[2] if len(argv) > 2 else "CPULowering"
+    sources = {}
+    for entry in sorted(os.listdir(directory)):
+        if entry.endswith(".cpp"):
+            with open(os.path.join(directory, entry), encoding="utf-8") as handle:
+                sources[entry[:-4]] = strip_comments(handle.read())
+    if not sources:
+        print(f"check-call-layers: no .cpp files in {directory}")
+        return 1
+    edges = call_graph(sources, method_definitions(sources, cls))
+    cycles = find_cycles(edges)
+    for cycle in cycles:
+        calls = "; ".join(f"{a} -> {', '.join(sorted(edges[a] & set(cycle)))}"
+                          for a in cycle)
+        print(f"call cycle between {', '.join(cycle)}: {calls}")
+    if cycles:
+        return 1
+    level = layers(edges)
+    for depth in sorted(set(level.values())):
+        print(f"layer {depth}: {', '.join(sorted(f for f in level if level[f] == depth))}")
+    print(f"check-call-layers: {len(sources)} files, no call cycles")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
