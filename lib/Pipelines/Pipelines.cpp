@@ -9,6 +9,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -42,8 +43,12 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
 
 static void addCleanup(OpPassManager &pm, const CPUPipelineOptions &options) {
   if (options.cleanup) {
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
+    // Per function: functions are isolated from above, so the pass manager
+    // cleans them in parallel, and each greedy worklist stays small.
+    for (OpPassManager *nested : {&pm.nest<func::FuncOp>(), &pm.nest<LLVM::LLVMFuncOp>()}) {
+      nested->addPass(createCanonicalizerPass());
+      nested->addPass(createCSEPass());
+    }
   }
 }
 
