@@ -31,7 +31,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.hpvm_tools_dir, config.llvm_tools_dir]
-tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test", "hpvm-cc"]
+tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test", "hpvm-compile-test", "hpvm-cc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.hpvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -3,7 +3,18 @@
 #ifndef HPVM_TARGET_LLVMIR_H
 #define HPVM_TARGET_LLVMIR_H
 
+#include "HPVM/Pipelines/Pipelines.h"
+
+#include "mlir/Support/LLVM.h"
+
 namespace mlir::hpvm {
+/// Lowers the module `op` with hpvm-lower-to-llvm-pipeline (`options`) and
+/// writes it to `output` as LLVM IR. Errors are reported as diagnostics.
+/// hpvm-translate --hpvm-to-llvmir and the compiler library (HPVM/C/Compiler.h)
+/// both call it.
+LogicalResult lowerToLLVMIR(Operation *op, const CPUPipelineOptions &options,
+                            llvm::raw_ostream &output);
+
 void registerToLLVMIRTranslation();
 } // namespace mlir::hpvm
 

@@ -28,6 +28,23 @@ static llvm::cl::opt<std::string> clDumpKernels(
     "hpvm-dump-kernels", llvm::cl::init(""),
     llvm::cl::desc("hpvm-to-llvmir: a directory receiving the device images"));
 
+LogicalResult mlir::hpvm::lowerToLLVMIR(Operation *op,
+                                        const CPUPipelineOptions &options,
+                                        llvm::raw_ostream &output) {
+  PassManager pm(op->getContext());
+  buildHPVMLowerToLLVMPipeline(pm, options);
+  if (failed(pm.run(op)))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module = translateModuleToLLVMIR(op, llvmContext);
+  // Not op->emitError: that would print the whole lowered module.
+  if (!module)
+    return emitError(op->getLoc(), "failed to translate the lowered program "
+                                   "to LLVM IR (see the errors above)");
+  module->print(output, nullptr);
+  return success();
+}
+
 void mlir::hpvm::registerToLLVMIRTranslation() {
   TranslateFromMLIRRegistration registration(
       "hpvm-to-llvmir",
@@ -36,24 +53,12 @@ void mlir::hpvm::registerToLLVMIRTranslation() {
         // Diagnostics point at the source (C or MLIR); dumping the op being
         // lowered would bury them.
         op->getContext()->printOpOnDiagnostic(false);
-        PassManager pm(op->getContext());
         CPUPipelineOptions options;
         for (const std::string &device : clDevices)
           options.devices.push_back(device);
         options.cudaChip = clCudaChip;
         options.dumpKernels = clDumpKernels;
-        buildHPVMLowerToLLVMPipeline(pm, options);
-        if (failed(pm.run(op)))
-          return failure();
-        llvm::LLVMContext llvmContext;
-        std::unique_ptr<llvm::Module> module =
-            translateModuleToLLVMIR(op, llvmContext);
-        // Not op->emitError: that would print the whole lowered module.
-        if (!module)
-          return emitError(op->getLoc(), "failed to translate the lowered program "
-                                         "to LLVM IR (see the errors above)");
-        module->print(output, nullptr);
-        return success();
+        return lowerToLLVMIR(op, options, output);
       },
       [](DialectRegistry &registry) {
         registerHPVMToolDialects(registry);

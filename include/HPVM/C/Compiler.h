@@ -1,0 +1,66 @@
+/*===- Compiler.h - The HPVM compiler as a C library ---------------*- C -*-===//
+ * Compiles one input in this process, from text to text: an HPVM program in
+ * MLIR (.mlir), or clang's LLVM IR of an HPVM-C source (imported into MLIR and
+ * raised to the hpvm dialect), to the raised hpvm dialect, the llvm dialect or
+ * LLVM IR. Clang stays outside: it makes the LLVM IR of C sources before, and
+ * objects from the LLVM IR after. Diagnostics come back as text, each with its
+ * location (file:line:col of the C or MLIR source).
+ *
+ * Library: libHPVMCompiler.so (CMake: HPVM::HPVMCompiler). Thread-safe: each
+ * call has its own MLIR context.
+ *===----------------------------------------------------------------------===*/
+#ifndef HPVM_C_COMPILER_H
+#define HPVM_C_COMPILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum HPVMCompileInput {
+  HPVMCompileInputMLIR = 0,  /* an HPVM program in MLIR */
+  HPVMCompileInputHPVMC = 1, /* clang's LLVM IR (.ll or .bc) of an HPVM-C source */
+} HPVMCompileInput;
+
+typedef enum HPVMCompileEmit {
+  HPVMCompileEmitHPVM = 0,   /* the hpvm dialect, with debug locations (HPVM-C input) */
+  HPVMCompileEmitMLIR = 1,   /* lowered to the llvm dialect */
+  HPVMCompileEmitLLVMIR = 2, /* lowered and exported as LLVM IR */
+} HPVMCompileEmit;
+
+typedef struct HPVMCompileOptions {
+  HPVMCompileInput input;
+  HPVMCompileEmit emit;
+  /* Devices the GPU-hinted nodes get kernel versions for: NULL or "" (none),
+   * "cuda", "opencl", or both comma-separated. */
+  const char *devices;
+  /* Where the device images are also written (NULL: nowhere), as
+   * hpvm-lower-to-llvm-pipeline's dump-kernels. */
+  const char *dump_kernels_dir;
+  /* Nested grids run as one parallel-for (default true). */
+  bool collapse_grids;
+} HPVMCompileOptions;
+
+/* The defaults: MLIR input, LLVM IR output, no devices. */
+MLIR_CAPI_EXPORTED void hpvmCompileOptionsInit(HPVMCompileOptions *options);
+
+/* Compiles `input_path` into `output_path` ("-": standard output). Returns true
+ * on success. `*diagnostics` (when `diagnostics` is not NULL) receives the
+ * diagnostics printed as the tools print them, NUL-terminated, or NULL when
+ * there were none; free it with hpvmCompileFreeText. Nothing is written to
+ * `output_path` on failure. */
+MLIR_CAPI_EXPORTED bool hpvmCompileFile(const char *input_path, const char *output_path,
+                                        const HPVMCompileOptions *options,
+                                        char **diagnostics);
+
+MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HPVM_C_COMPILER_H */

@@ -1,0 +1,176 @@
+//===- Compiler.cpp - The HPVM compiler as a C library --------------------===//
+// hpvmCompileFile: the import, raise and lowering steps of hpvm-cc in one
+// process, on one MLIR module (no text between the steps).
+#include "HPVM/C/Compiler.h"
+
+#include "HPVM/Conversion/Passes.h"
+#include "HPVM/Pipelines/Pipelines.h"
+#include "HPVM/Target/LLVMIR.h"
+#include "HPVM/Tools/Registration.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Import.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+
+namespace {
+/// Everything one compile needs, so that calls share nothing.
+struct Compile {
+  explicit Compile(const HPVMCompileOptions &options) : options(options) {
+    DialectRegistry registry;
+    hpvm::registerHPVMToolDialects(registry);
+    registerAllToLLVMIRTranslations(registry);
+    registerAllFromLLVMIRTranslations(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    // Diagnostics point at the source (C or MLIR); dumping the op being
+    // lowered would bury them.
+    context.printOpOnDiagnostic(false);
+  }
+
+  OwningOpRef<ModuleOp> load(const char *path, llvm::SourceMgr &sourceMgr) {
+    if (options.input == HPVMCompileInputMLIR)
+      return parseSourceFile<ModuleOp>(path, sourceMgr, &context);
+    llvm::SMDiagnostic error;
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule =
+        llvm::parseIRFile(path, error, llvmContext);
+    if (!llvmModule) {
+      std::string text;
+      llvm::raw_string_ostream stream(text);
+      error.print("hpvm", stream, /*ShowColors=*/false);
+      emitError(UnknownLoc::get(&context))
+          << "cannot read the LLVM IR of an HPVM-C source: " << stream.str();
+      return nullptr;
+    }
+    OwningOpRef<ModuleOp> module =
+        translateLLVMIRToModule(std::move(llvmModule), &context);
+    if (!module)
+      return nullptr;
+    PassManager pm(&context);
+    pm.addPass(hpvm::createRaiseHPVMC());
+    if (failed(pm.run(*module)))
+      return nullptr;
+    return module;
+  }
+
+  void setPipelineOptions(hpvm::CPUPipelineOptions &pipeline) const {
+    if (options.devices) {
+      StringRef devices(options.devices);
+      SmallVector<StringRef> names;
+      devices.split(names, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+      for (StringRef name : names)
+        pipeline.devices.push_back(name.trim().str());
+    }
+    if (options.dump_kernels_dir)
+      pipeline.dumpKernels = options.dump_kernels_dir;
+    pipeline.collapseGrids = options.collapse_grids;
+  }
+
+  LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {
+    hpvm::CPUPipelineOptions pipeline;
+    setPipelineOptions(pipeline);
+    switch (options.emit) {
+    case HPVMCompileEmitHPVM:
+      module->print(output, OpPrintingFlags().enableDebugInfo());
+      output << "\n"; // as hpvm-opt ends its output
+      return success();
+    case HPVMCompileEmitMLIR: {
+      PassManager pm(&context);
+      hpvm::buildHPVMLowerToLLVMPipeline(pm, pipeline);
+      if (failed(pm.run(module)))
+        return failure();
+      module->print(output);
+      output << "\n";
+      return success();
+    }
+    case HPVMCompileEmitLLVMIR:
+      return hpvm::lowerToLLVMIR(module, pipeline, output);
+    }
+    return failure(); // hpvmCompileFile refused other kinds
+  }
+
+  HPVMCompileOptions options;
+  MLIRContext context{MLIRContext::Threading::ENABLED};
+};
+} // namespace
+
+void hpvmCompileOptionsInit(HPVMCompileOptions *options) {
+  std::memset(options, 0, sizeof(*options));
+  options->input = HPVMCompileInputMLIR;
+  options->emit = HPVMCompileEmitLLVMIR;
+  options->collapse_grids = true;
+}
+
+static char *copyText(const std::string &text) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  if (copy)
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+bool hpvmCompileFile(const char *inputPath, const char *outputPath,
+                     const HPVMCompileOptions *options, char **diagnostics) {
+  if (diagnostics)
+    *diagnostics = nullptr;
+  HPVMCompileOptions defaults;
+  hpvmCompileOptionsInit(&defaults);
+  std::string text;
+  llvm::raw_string_ostream diagnosticStream(text);
+  bool ok = false;
+  if (!inputPath || !outputPath) {
+    diagnosticStream << "hpvmCompileFile: expected an input and an output path, got "
+                     << (inputPath ? "an input but no output" : "no input") << "\n";
+  } else if (options && options->input != HPVMCompileInputMLIR &&
+             options->input != HPVMCompileInputHPVMC) {
+    diagnosticStream << "hpvmCompileFile: unknown input kind " << options->input
+                     << "; expected HPVMCompileInputMLIR or HPVMCompileInputHPVMC\n";
+  } else if (options && options->emit != HPVMCompileEmitHPVM &&
+             options->emit != HPVMCompileEmitMLIR &&
+             options->emit != HPVMCompileEmitLLVMIR) {
+    diagnosticStream << "hpvmCompileFile: unknown emit kind " << options->emit
+                     << "; expected HPVMCompileEmitHPVM, HPVMCompileEmitMLIR or "
+                        "HPVMCompileEmitLLVMIR\n";
+  } else {
+    Compile compile(options ? *options : defaults);
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &compile.context,
+                                       diagnosticStream);
+    OwningOpRef<ModuleOp> module = compile.load(inputPath, sourceMgr);
+    if (module) {
+      // Into memory first: nothing reaches the output on failure.
+      std::string result;
+      llvm::raw_string_ostream resultStream(result);
+      if (succeeded(compile.emit(*module, resultStream))) {
+        std::string error;
+        std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(outputPath, &error);
+        if (!file) {
+          diagnosticStream << "hpvmCompileFile: " << error << "\n";
+        } else {
+          file->os() << resultStream.str();
+          file->keep();
+          ok = true;
+        }
+      }
+    }
+  }
+  if (diagnostics && !diagnosticStream.str().empty())
+    *diagnostics = copyText(diagnosticStream.str());
+  return ok;
+}
+
+void hpvmCompileFreeText(char *text) { std::free(text); }
