@@ -119,10 +119,11 @@ bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims,
     return false;
   if (!site)
     return false;
-  // A tile kernel may run a single tile; a leaf kernel runs a grid.
+  // A tile kernel may run a single tile; a leaf kernel runs a grid, a
+  // single instance as a grid of one (runNode).
   if (isa<InternalOp>(node.getOperation()))
     return tileKernels.contains(node.getOperation());
-  return !dims.empty();
+  return true;
 }
 
 /// The grid of `create`, the replicated child of the tile kernel `tile`,

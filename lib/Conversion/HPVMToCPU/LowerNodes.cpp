@@ -293,7 +293,12 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
     Value outputs = outputTypes.empty() ? Value()
                                         : allocaInEntry(b, loc, outputType);
-    Value ran = runKernel(b, loc, node, dims, inputs, parentFrame, outputs);
+    // A single instance of a leaf kernel is a 1-D grid of one: its instance
+    // is 0 and its grid 1 in every dimension, as for the node itself.
+    SmallVector<Value, 3> kernelDims(dims);
+    if (kernelDims.empty() && isa<LeafOp>(node.getOperation()))
+      kernelDims.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+    Value ran = runKernel(b, loc, node, kernelDims, inputs, parentFrame, outputs);
     Value notRan = LLVM::XOrOp::create(
         b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
     auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
