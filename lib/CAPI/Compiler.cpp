@@ -28,6 +28,12 @@
 using namespace mlir;
 
 namespace {
+/// Prints one diagnostic on request, as the tools print it.
+struct DiagnosticPrinter : SourceMgrDiagnosticHandler {
+  using SourceMgrDiagnosticHandler::emitDiagnostic;
+  using SourceMgrDiagnosticHandler::SourceMgrDiagnosticHandler;
+};
+
 /// Everything one compile needs, so that calls share nothing.
 struct Compile {
   explicit Compile(const HPVMCompileOptions &options) : options(options) {
@@ -36,7 +42,7 @@ struct Compile {
     registerAllToLLVMIRTranslations(registry);
     registerAllFromLLVMIRTranslations(registry);
     context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    // Dialects load as the parser, the importer and the passes need them.
     // Diagnostics point at the source (C or MLIR); dumping the op being
     // lowered would bury them.
     context.printOpOnDiagnostic(false);
@@ -57,8 +63,11 @@ struct Compile {
           << "cannot read the LLVM IR of an HPVM-C source: " << stream.str();
       return nullptr;
     }
-    OwningOpRef<ModuleOp> module =
-        translateLLVMIRToModule(std::move(llvmModule), &context);
+    // As hpvm-translate --import-llvm: no warnings about debug records the
+    // importer drops (clang's -O2 and above make many; they cost nothing
+    // but line info of optimized-out variables).
+    OwningOpRef<ModuleOp> module = translateLLVMIRToModule(
+        std::move(llvmModule), &context, /*emitExpensiveWarnings=*/false);
     if (!module)
       return nullptr;
     PassManager pm(&context);
@@ -86,7 +95,7 @@ struct Compile {
     setPipelineOptions(pipeline);
     switch (options.emit) {
     case HPVMCompileEmitHPVM:
-      module->print(output, OpPrintingFlags().enableDebugInfo());
+      module->print(output, printingFlags());
       output << "\n"; // as hpvm-opt ends its output
       return success();
     case HPVMCompileEmitMLIR: {
@@ -94,7 +103,7 @@ struct Compile {
       hpvm::buildHPVMLowerToLLVMPipeline(pm, pipeline);
       if (failed(pm.run(module)))
         return failure();
-      module->print(output);
+      module->print(output, printingFlags());
       output << "\n";
       return success();
     }
@@ -102,6 +111,13 @@ struct Compile {
       return hpvm::lowerToLLVMIR(module, pipeline, output);
     }
     return failure(); // hpvmCompileFile refused other kinds
+  }
+
+  OpPrintingFlags printingFlags() const {
+    OpPrintingFlags flags;
+    if (options.print_locations)
+      flags.enableDebugInfo();
+    return flags;
   }
 
   HPVMCompileOptions options;
@@ -148,8 +164,21 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
   } else {
     Compile compile(options ? *options : defaults);
     llvm::SourceMgr sourceMgr;
-    SourceMgrDiagnosticHandler handler(sourceMgr, &compile.context,
-                                       diagnosticStream);
+    // Diagnostics are printed as the tools print them: into `text`, or, with
+    // a callback, one at a time, each handed over at once (handlers
+    // registered later run first).
+    bool streaming = options && options->on_diagnostic;
+    std::string one;
+    llvm::raw_string_ostream oneStream(one);
+    DiagnosticPrinter printer(sourceMgr, &compile.context,
+                              streaming ? oneStream : diagnosticStream);
+    if (streaming)
+      compile.context.getDiagEngine().registerHandler([&](Diagnostic &diagnostic) {
+        printer.emitDiagnostic(diagnostic);
+        options->on_diagnostic(one.c_str(), options->user_data);
+        one.clear();
+        return success();
+      });
     OwningOpRef<ModuleOp> module = compile.load(inputPath, sourceMgr);
     if (module) {
       // Into memory first: nothing reaches the output on failure.
@@ -168,8 +197,12 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
       }
     }
   }
-  if (diagnostics && !diagnosticStream.str().empty())
-    *diagnostics = copyText(diagnosticStream.str());
+  // Diagnostics of the library itself (bad arguments, an unwritable output),
+  // made outside the context, go the same way.
+  if (options && options->on_diagnostic && !text.empty())
+    options->on_diagnostic(text.c_str(), options->user_data);
+  else if (diagnostics && !text.empty())
+    *diagnostics = copyText(text);
   return ok;
 }
 

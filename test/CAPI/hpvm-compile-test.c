@@ -14,11 +14,16 @@
 //
 // HPVM-C: clang's LLVM IR imported and raised in the library, with the C lines.
 // RUN: clang-22 -O1 -g -S -emit-llvm -I %hpvm_src_root/runtime/include -DDEVICE=CPU_TARGET %hpvm_src_root/test/HPVMC/run/vector_add.c -o %t.c.ll
-// RUN: hpvm-compile-test hpvmc hpvm %t.c.ll %t.raised.mlir | FileCheck %s --check-prefix=OK
+// RUN: hpvm-compile-test hpvmc hpvm %t.c.ll %t.raised.mlir locations | FileCheck %s --check-prefix=OK
 // RUN: FileCheck %s --check-prefix=RAISED < %t.raised.mlir
 // RAISED: #loc{{[0-9]+}} = loc("{{.*}}vector_add.c":{{[0-9]+}}:{{[0-9]+}})
 // RAISED: hpvm.leaf private @vadd_leaf
 // RAISED: hpvm.launch @vadd_root
+// Without print_locations, none (as hpvm-opt prints by default).
+// RUN: hpvm-compile-test hpvmc hpvm %t.c.ll %t.raised-bare.mlir | FileCheck %s --check-prefix=OK
+// RUN: FileCheck %s --check-prefix=BARE < %t.raised-bare.mlir
+// BARE: hpvm.leaf private @vadd_leaf
+// BARE-NOT: {{ loc\(}}
 // ... and on to LLVM IR in one call.
 // RUN: hpvm-compile-test hpvmc llvm %t.c.ll %t.c.lowered.ll | FileCheck %s --check-prefix=OK
 // RUN: FileCheck %s --check-prefix=LOWERED < %t.c.lowered.ll
@@ -31,6 +36,16 @@
 // RUN: not test -e %t.bad.ll
 // BAD: bad.mlir:2:3: error: 'hpvm.return' op returns (i32) but @bad has outputs ()
 // BAD: failed
+// With on_diagnostic, each one is handed over as it is emitted, none returned at the end.
+// RUN: not hpvm-compile-test mlir llvm %t.bad.mlir %t.bad.ll stream | FileCheck %s --check-prefix=STREAM
+// RUN: not test -e %t.bad.ll
+// STREAM: streamed: {{.*}}bad.mlir:2:3: error: 'hpvm.return' op returns (i32) but @bad has outputs ()
+// STREAM-NEXT: hpvm.return
+// STREAM: failed
+// The library's own errors (an output it cannot write) come the same way.
+// RUN: not hpvm-compile-test mlir llvm %hpvm_src_root/examples/pipeline.mlir %t.nodir/out.ll stream | FileCheck %s --check-prefix=STREAM-LIB
+// STREAM-LIB: streamed: hpvmCompileFile: {{.*}}out.ll
+// STREAM-LIB: failed
 // RUN: not hpvm-compile-test mlir llvm %t.missing.mlir %t.bad.ll | FileCheck %s --check-prefix=MISSING
 // MISSING: missing.mlir
 // MISSING: failed
@@ -45,7 +60,8 @@
 // EMIT: unknown emit kind 9; expected HPVMCompileEmitHPVM, HPVMCompileEmitMLIR or HPVMCompileEmitLLVMIR
 
 /* hpvm-compile-test.c - drives libHPVMCompiler.so (HPVM/C/Compiler.h) from C:
- *   hpvm-compile-test mlir|hpvmc|inputN hpvm|mlir|llvm|emitN INPUT OUTPUT [DEVICES]
+ *   hpvm-compile-test mlir|hpvmc|inputN hpvm|mlir|llvm|emitN INPUT OUTPUT [OPTION...]
+ * with OPTIONs devices=LIST, locations (print_locations), stream (on_diagnostic);
  * prints the diagnostics it got back, then "compiled" or "failed", and exits 0 or 1. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,9 +69,18 @@
 
 #include "HPVM/C/Compiler.h"
 
+/* on_diagnostic: each diagnostic as it comes, marked so that the test tells it
+ * from the ones returned at the end. */
+static void print_streamed(const char *text, void *user_data) {
+  int *count = user_data;
+  ++*count;
+  printf("streamed: %s", text);
+  fflush(stdout);
+}
+
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s mlir|hpvmc hpvm|mlir|llvm INPUT OUTPUT [DEVICES]\n", argv[0]);
+    fprintf(stderr, "usage: %s mlir|hpvmc hpvm|mlir|llvm INPUT OUTPUT [OPTION...]\n", argv[0]);
     return 2;
   }
   HPVMCompileOptions options;
@@ -68,14 +93,32 @@ int main(int argc, char **argv) {
                  : strcmp(argv[2], "hpvm") == 0   ? HPVMCompileEmitHPVM
                  : strcmp(argv[2], "mlir") == 0   ? HPVMCompileEmitMLIR
                                                   : HPVMCompileEmitLLVMIR;
-  if (argc > 5)
-    options.devices = argv[5];
+  int streamed = 0;
+  for (int i = 5; i < argc; ++i) {
+    if (strncmp(argv[i], "devices=", 8) == 0) {
+      options.devices = argv[i] + 8;
+    } else if (strcmp(argv[i], "locations") == 0) {
+      options.print_locations = true;
+    } else if (strcmp(argv[i], "stream") == 0) {
+      options.on_diagnostic = print_streamed;
+      options.user_data = &streamed;
+    } else {
+      fprintf(stderr, "unknown option '%s'; expected devices=LIST, locations or stream\n",
+              argv[i]);
+      return 2;
+    }
+  }
   char *diagnostics = NULL;
   int ok = hpvmCompileFile(argv[3], argv[4], &options, &diagnostics);
   if (diagnostics)
     fputs(diagnostics, stdout);
+  if (options.on_diagnostic && diagnostics) {
+    puts("diagnostics were returned although on_diagnostic was set");
+    return 1;
+  }
   hpvmCompileFreeText(diagnostics);
   /* A NULL output is refused with a diagnostic, not a crash. */
+  options.on_diagnostic = NULL;
   char *refused = NULL;
   if (hpvmCompileFile(argv[3], NULL, &options, &refused) || !refused) {
     puts("a NULL output path was accepted");

@@ -1,7 +1,10 @@
-/* hpvm-cc - compiles HPVM programs (.mlir in the hpvm dialect) and C host code into an executable
- * linked with the HPVM runtime, running hpvm-translate, clang and the linker as separate stages. */
+/* hpvm-cc - compiles HPVM programs (.mlir in the hpvm dialect), HPVM-C programs and C host code
+ * into an executable linked with the HPVM runtime. Clang (C to LLVM IR, LLVM IR to objects, the
+ * link) runs as separate processes; importing, raising and lowering HPVM happen in this process,
+ * through the compiler library (libHPVMCompiler.so, HPVM/C/Compiler.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "HPVM/C/Compiler.h"
 #include "hpvm-cc-config.h"
 
 extern char **environ;
@@ -140,7 +144,93 @@ static bool run_stage(const char *stage, list_t *argv) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* The directory of this executable: hpvm-opt and hpvm-translate are its siblings. */
+/* What the crash handler needs: the library stage in progress and the files to remove. */
+static const char *volatile current_stage = NULL;
+static const char *temp_dir = NULL;
+static list_t *temp_files = NULL;
+
+static void write_text(const char *text) {
+  size_t length = strlen(text);
+  while (length > 0) {
+    ssize_t written = write(STDERR_FILENO, text, length);
+    if (written <= 0)
+      return;
+    text += written;
+    length -= (size_t)written;
+  }
+}
+
+/* A crash inside the compiler library (in this thread or one of MLIR's): report it as an
+ * internal error, as a crashed stage process was reported, and leave no temporaries.
+ * Only async-signal-safe calls. */
+static void on_crash(int signal_number) {
+  char number[16];
+  int n = signal_number, i = (int)sizeof(number) - 1;
+  number[i] = '\0';
+  do
+    number[--i] = (char)('0' + n % 10);
+  while ((n /= 10) > 0 && i > 0);
+  write_text("hpvm-cc: internal error: ");
+  write_text(current_stage ? current_stage : "hpvm-cc");
+  write_text(" crashed with signal ");
+  write_text(number + i);
+  write_text(" (");
+  write_text(signal_number == SIGSEGV   ? "Segmentation fault"
+             : signal_number == SIGBUS  ? "Bus error"
+             : signal_number == SIGILL  ? "Illegal instruction"
+             : signal_number == SIGFPE  ? "Floating point exception"
+             : signal_number == SIGABRT ? "Aborted"
+                                        : "signal");
+  write_text(")\nhpvm-cc: internal error: compilation failed (exit status 70)\n");
+  if (temp_files && !getenv("HPVM_CC_KEEP_TEMPS")) {
+    for (size_t t = 0; t < temp_files->count; ++t)
+      unlink(temp_files->items[t]);
+    if (temp_dir)
+      rmdir(temp_dir);
+  }
+  _exit(EXIT_INTERNAL_ERROR);
+}
+
+static void install_crash_handlers(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_handler = on_crash;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+  for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); ++i)
+    sigaction(signals[i], &action, NULL);
+}
+
+/* on_diagnostic: the library's diagnostics reach stderr as they are emitted. */
+static void print_diagnostic(const char *text, void *user_data) {
+  (void)user_data;
+  fputs(text, stderr);
+  fflush(stderr);
+}
+
+static const char *emit_name(HPVMCompileEmit emit) {
+  return emit == HPVMCompileEmitHPVM ? "hpvm" : emit == HPVMCompileEmitMLIR ? "mlir" : "llvm";
+}
+
+/* Runs one compiler-library stage in this process; true on success. Its diagnostics (with
+ * source locations) go to stderr as they come; -v prints what it did and its duration. */
+static bool run_library_stage(const char *stage, const char *input, const char *output,
+                              const HPVMCompileOptions *options) {
+  double start = seconds();
+  HPVMCompileOptions with_output = *options;
+  with_output.on_diagnostic = print_diagnostic;
+  current_stage = stage;
+  bool ok = hpvmCompileFile(input, output, &with_output, NULL);
+  current_stage = NULL;
+  if (verbose)
+    fprintf(stderr, "hpvm-cc: [%s %.3f s] libHPVMCompiler: %s -> %s (%s%s%s)\n", stage,
+            seconds() - start, input, output, emit_name(options->emit),
+            options->devices ? ", devices=" : "", options->devices ? options->devices : "");
+  return ok;
+}
+
+/* The directory of this executable. */
 static char *tools_dir(void) {
   char path[4096];
   ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -362,19 +452,34 @@ int main(int argc, char **argv) {
   if (!device_defined)
     push(&preprocessor, "-DDEVICE=CPU_TARGET");
 
-  char *hpvm_opt = format2(tools, "/hpvm-opt");
-  char *hpvm_translate = format2(tools, "/hpvm-translate");
-  char temp_template[] = "/tmp/hpvm-cc-XXXXXX";
+  const char *temp_root = getenv("TMPDIR");
+  char *temp_template =
+      format2(temp_root && *temp_root ? temp_root : "/tmp", "/hpvm-cc-XXXXXX");
   char *temp = mkdtemp(temp_template);
   if (!temp)
     fail_internal("cannot create a temporary directory: %s", strerror(errno));
   list_t temporaries = {0}, objects = {0};
   bool ok = true;
+  temp_dir = temp;
+  temp_files = &temporaries;
+  install_crash_handlers();
+
+  /* The HPVM programs the library compiles: .mlir inputs, and clang's LLVM IR
+   * of HPVM-C sources, with the names their outputs take. */
+  list_t programs = {0}, program_names = {0}, program_kinds = {0}, program_sources = {0};
+  for (size_t i = 0; i < mlir_inputs.count; ++i) {
+    push(&programs, mlir_inputs.items[i]);
+    push(&program_sources, mlir_inputs.items[i]);
+    char *name = stem(mlir_inputs.items[i]);
+    push(&program_names, name);
+    free(name);
+    push(&program_kinds, "mlir");
+  }
 
   /* C: HPVM-C sources are compiled by clang (the -O level, at least -O1, and
-   * debug locations), imported into MLIR and raised to the hpvm dialect; they
-   * then go on as .mlir inputs.
-   * Other C sources are compiled as they are, below. */
+   * debug locations); the library imports their LLVM IR into MLIR and raises
+   * it to the hpvm dialect (--emit=hpvm stops there), then lowers it as it
+   * lowers .mlir inputs. Other C sources are compiled as they are, below. */
   list_t host_inputs = {0};
   for (size_t i = 0; ok && i < c_inputs.count; ++i) {
     const char *input = c_inputs.items[i];
@@ -434,34 +539,21 @@ int main(int argc, char **argv) {
       continue;
     }
     cxx = cxx || is_cxx(input);
-    char *imported = format2(base, ".imported.mlir");
-    list_t import = {0};
-    push(&import, hpvm_translate);
-    push(&import, "--import-llvm");
-    push(&import, "--mlir-print-debuginfo");
-    push(&import, ll);
-    push(&import, "-o");
-    push(&import, imported);
-    push(&temporaries, imported);
-    ok = run_stage("import LLVM IR", &import);
-    if (!ok)
-      break;
-    char *raised = emit == EMIT_HPVM ? (output ? copy(output) : format2(name, ".hpvm.mlir"))
-                                     : format2(base, ".mlir");
-    list_t raise = {0};
-    push(&raise, hpvm_opt);
-    push(&raise, "--hpvm-raise-c");
-    if (emit != EMIT_HPVM) /* the lowering's diagnostics point at the C lines */
-      push(&raise, "--mlir-print-debuginfo");
-    push(&raise, "--mlir-print-op-on-diagnostic=false");
-    push(&raise, imported);
-    push(&raise, "-o");
-    push(&raise, raised);
-    ok = run_stage("raise HPVM-C", &raise);
-    if (emit != EMIT_HPVM) {
-      push(&temporaries, raised);
-      push(&mlir_inputs, raised);
+    if (emit == EMIT_HPVM) {
+      char *raised = output ? copy(output) : format2(name, ".hpvm.mlir");
+      HPVMCompileOptions options;
+      hpvmCompileOptionsInit(&options);
+      options.input = HPVMCompileInputHPVMC;
+      options.emit = HPVMCompileEmitHPVM;
+      ok = run_library_stage("raise HPVM-C", ll, raised, &options);
+      free(raised);
+      continue;
     }
+    /* Imported, raised and lowered below, in one library call. */
+    push(&programs, ll);
+    push(&program_sources, input);
+    push(&program_names, name);
+    push(&program_kinds, "hpvmc");
   }
   c_inputs = host_inputs;
   if (ok && (emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS) && c_inputs.count)
@@ -470,75 +562,56 @@ int main(int argc, char **argv) {
   if (!ok || emit == EMIT_HPVM)
     goto done;
 
-  /* The lowering, with kernel versions for `device` when one was asked for. */
-  char *pipeline = device ? format2("--hpvm-lower-to-llvm-pipeline=devices=", device)
-                          : copy("--hpvm-lower-to-llvm-pipeline");
-  char *devices_flag = device ? format2("--hpvm-devices=", device) : NULL;
-
-  /* .mlir: lower to the llvm dialect / LLVM IR, then compile. */
-  for (size_t i = 0; ok && i < mlir_inputs.count; ++i) {
-    const char *input = mlir_inputs.items[i];
-    char *name = stem(input);
-    list_t command = {0};
+  /* The lowering, with kernel versions for `device` when one was asked for:
+   * to the llvm dialect or LLVM IR, then compiled below. */
+  for (size_t i = 0; ok && i < programs.count; ++i) {
+    const char *input = programs.items[i];
+    const char *name = program_names.items[i];
+    bool from_c = strcmp(program_kinds.items[i], "hpvmc") == 0;
+    HPVMCompileOptions options;
+    hpvmCompileOptionsInit(&options);
+    options.input = from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR;
+    options.devices = device;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;
       char *target = output ? copy(output) : format2(name, ptx ? ".ptx" : ".spv");
-      char *dump = format2(" dump-kernels=", temp);
-      char *with_dump = format2(pipeline, dump);
-      push(&command, hpvm_opt);
-      push(&command, with_dump);
-      push(&command, "--mlir-print-op-on-diagnostic=false");
-      push(&command, input);
-      push(&command, "-o");
-      push(&command, "/dev/null");
-      ok = run_stage("compile the kernels", &command);
+      options.emit = HPVMCompileEmitMLIR;
+      options.dump_kernels_dir = temp;
+      ok = run_library_stage("compile the kernels", input, "/dev/null", &options);
       char *image = format2(temp, ptx ? "/hpvm_kernels.ptx" : "/hpvm_kernels.spv");
       if (ok && access(image, R_OK) != 0) {
         fprintf(stderr,
                 "hpvm-cc: error: no node of '%s' became a kernel: hint nodes with "
                 "GPU_TARGET (HPVM-C) or #hpvm.target<gpu> (.mlir)\n",
-                input);
+                program_sources.items[i]);
         ok = false;
       }
       if (ok)
         ok = copy_file(image, target);
       remove(image);
       free(image);
-      free(with_dump);
-      free(dump);
       free(target);
-      free(name);
       continue;
     }
     if (emit == EMIT_MLIR) {
       char *target = output ? copy(output) : format2(name, ".mlir");
-      push(&command, hpvm_opt);
-      push(&command, pipeline);
-      push(&command, input);
-      push(&command, "-o");
-      push(&command, target);
-      ok = run_stage("lower to the llvm dialect", &command);
+      options.emit = HPVMCompileEmitMLIR;
+      ok = run_library_stage(from_c ? "raise HPVM-C and lower to the llvm dialect"
+                                    : "lower to the llvm dialect",
+                             input, target, &options);
       free(target);
-      free(name);
       continue;
     }
     char *ll = emit == EMIT_LLVM ? (output ? copy(output) : format2(name, ".ll"))
                                  : format2(temp, format2("/", format2(name, ".ll")));
-    push(&command, hpvm_translate);
-    push(&command, "--hpvm-to-llvmir");
-    if (devices_flag)
-      push(&command, devices_flag);
-    push(&command, "--mlir-print-op-on-diagnostic=false");
-    push(&command, input);
-    push(&command, "-o");
-    push(&command, ll);
-    ok = run_stage("lower to LLVM IR", &command);
+    options.emit = HPVMCompileEmitLLVMIR;
+    ok = run_library_stage(from_c ? "raise HPVM-C and lower to LLVM IR" : "lower to LLVM IR",
+                           input, ll, &options);
     if (emit != EMIT_LLVM) {
       push(&temporaries, ll);
       push(&ll_inputs, ll);
     }
-    free(name);
   }
   if (!ok || emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS)
     goto done;

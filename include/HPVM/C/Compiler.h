@@ -27,7 +27,7 @@ typedef enum HPVMCompileInput {
 } HPVMCompileInput;
 
 typedef enum HPVMCompileEmit {
-  HPVMCompileEmitHPVM = 0,   /* the hpvm dialect, with debug locations (HPVM-C input) */
+  HPVMCompileEmitHPVM = 0,   /* the hpvm dialect (HPVM-C input: raised) */
   HPVMCompileEmitMLIR = 1,   /* lowered to the llvm dialect */
   HPVMCompileEmitLLVMIR = 2, /* lowered and exported as LLVM IR */
 } HPVMCompileEmit;
@@ -43,6 +43,15 @@ typedef struct HPVMCompileOptions {
   const char *dump_kernels_dir;
   /* Nested grids run as one parallel-for (default true). */
   bool collapse_grids;
+  /* Print the operations' locations (the C or MLIR source lines) in the hpvm
+   * and mlir outputs (default false; LLVM IR always carries them). */
+  bool print_locations;
+  /* When set, each diagnostic is handed to it as soon as it is emitted (text
+   * as the tools print it, with its location, NUL-terminated, valid during the
+   * call), and hpvmCompileFile's `*diagnostics` stays NULL: a caller sees what
+   * was reported even if the compile never returns. */
+  void (*on_diagnostic)(const char *text, void *user_data);
+  void *user_data;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices. */
