@@ -61,7 +61,8 @@ def check_mlir(args, path, name, out):
 def check_c(args, path, name, out):
     with open(path) as source:
         text = source.read()
-    hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(GPU_TARGET)")
+    hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(GPU_TARGET)").replace(
+        "__hpvm__hint(hpvm::CPU_TARGET)", "__hpvm__hint(hpvm::GPU_TARGET)")
     suffix = os.path.splitext(path)[1]
     hinted_path = os.path.join(out, name + ".gpu" + suffix)
     with open(hinted_path, "w") as copy:

@@ -118,6 +118,8 @@ public:
 
   /// Runs `node` over the grid `dims` (empty: one instance) with `inputs`,
   /// below the ancestor frame `parentFrame`, and returns its outputs.
+  Value decodePointerOutput(OpBuilder &b, Location loc, NodeOpInterface node,
+                            ValueRange inputs, Value stored);
   SmallVector<Value> runNode(OpBuilder &b, Location loc, NodeOpInterface node,
                              ValueRange dims, ValueRange inputs,
                              Value parentFrame, PerInstancePorts perInstance = {});

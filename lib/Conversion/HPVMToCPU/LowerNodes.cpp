@@ -282,6 +282,25 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   return success();
 }
 
+/// A kernel hands a pointer output back as the index of the input it is (-1:
+/// null; convert-hpvm-to-gpu's PointerOutputs.h), stored where the pointer
+/// would be: the host pointer that input carried, or null.
+Value CPULowering::decodePointerOutput(OpBuilder &b, Location loc,
+                                       NodeOpInterface node, ValueRange inputs,
+                                       Value stored) {
+  Value code = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), stored);
+  Value pointer = nullPointer(b, loc);
+  for (auto [index, type] : llvm::enumerate(node.getInputTypes())) {
+    if (!isa<LLVM::LLVMPointerType>(type))
+      continue;
+    Value isInput = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::eq, code,
+        i64Constant(b, loc, static_cast<int64_t>(index)));
+    pointer = LLVM::SelectOp::create(b, loc, isInput, inputs[index], pointer);
+  }
+  return pointer;
+}
+
 SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
@@ -317,9 +336,13 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     });
     fill(fallback.getElseRegion(), [&] {
       SmallVector<Value> kernelResults;
-      for (auto [index, type] : llvm::enumerate(outputTypes))
-        kernelResults.push_back(fromStorage(
-            b, loc, loadField(b, loc, outputType, outputs, index), type));
+      for (auto [index, type] : llvm::enumerate(outputTypes)) {
+        Value field = loadField(b, loc, outputType, outputs, index);
+        kernelResults.push_back(
+            isa<LLVM::LLVMPointerType>(type)
+                ? decodePointerOutput(b, loc, node, inputs, field)
+                : fromStorage(b, loc, field, type));
+      }
       return kernelResults;
     });
     return fallback.getResults();

@@ -2,6 +2,8 @@
 // The kernel extraction shared by the CUDA and OpenCL backends: GPU-hinted
 // nodes of the two kernel shapes become gpu.func kernels in
 // gpu.module @hpvm_kernels, and the nodes name them in `hpvm.kernel`.
+#include "PointerOutputs.h"
+
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -116,13 +118,27 @@ public:
 
   std::string checkLeaf(LeafOp leaf, bool tiled) {
     // A leaf kernel's first instance writes the outputs (equal in every
-    // instance, as HPVM requires of outputs that leave a grid) for the host.
-    for (Type type : leaf.getOutputTypes())
+    // instance, as HPVM requires of outputs that leave a grid) for the host:
+    // numbers, and (leaf kernels) pointers that are inputs passed on or
+    // null, as codes (PointerOutputs.h).
+    std::string reason;
+    for (auto [index, type] : llvm::enumerate(leaf.getOutputTypes())) {
+      if (isa<LLVM::LLVMPointerType>(type) && !tiled) {
+        leaf.walk([&, index = index](ReturnOp ret) {
+          if (reason.empty())
+            reason = checkPointerOrigins(ret.getOperand(index),
+                                         &leaf.getBody().front());
+        });
+        if (!reason.empty())
+          return reason;
+        continue;
+      }
       if (!isa<IntegerType, FloatType, IndexType>(type) ||
           type.isInteger(1))
-        return "it has an output that is not a number (kernels return "
-               "integers and floats)";
-    std::string reason;
+        return "it has an output that is not a number or a pointer input "
+               "passed on (kernels return integers, floats and the buffers "
+               "they were given)";
+    }
     leaf.walk([&](Operation *op) {
       if (!reason.empty())
         return WalkResult::interrupt();
@@ -353,11 +369,14 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       collectAncestorQueries(leaf, firstAncestor);
   unsigned ancestorParameter = parameters.size();
   parameters.append(ancestors.size(), i64);
-  // Outputs: a pointer to { outputs... } (index as i64).
+  // Outputs: a pointer to { outputs... } (index as i64, a pointer as the
+  // i64 code of the input it is).
   auto pointer = LLVM::LLVMPointerType::get(context);
   SmallVector<Type> outputFields;
   for (Type type : site.node.getOutputTypes())
-    outputFields.push_back(isa<IndexType>(type) ? Type(i64) : type);
+    outputFields.push_back(isa<IndexType, LLVM::LLVMPointerType>(type)
+                               ? Type(i64)
+                               : type);
   unsigned outputsParameter = parameters.size();
   if (!outputFields.empty())
     parameters.push_back(pointer);
@@ -463,6 +482,7 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     return arith::IndexCastOp::create(rewriter, op->getLoc(),
                                       rewriter.getIndexType(), parameter);
   };
+  PointerCodeBuilder pointerCodes(entry);
   kernel.walk([&](Operation *op) {
     OpBuilder rewriter(op);
     if (auto id = dyn_cast<InstanceIdOp>(op)) {
@@ -484,6 +504,11 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       op->erase();
     } else if (isa<ReturnOp>(op)) {
       Location returnLoc = op->getLoc();
+      // Pointer outputs as the codes of the inputs they are.
+      SmallVector<Value> returned(op->getOperands());
+      for (Value &value : returned)
+        if (isa<LLVM::LLVMPointerType>(value.getType()))
+          value = pointerCodes.build(rewriter, value);
       if (!outputFields.empty()) {
         // The first instance stores the outputs.
         Value zero = arith::ConstantIndexOp::create(rewriter, returnLoc, 0);
@@ -502,8 +527,8 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
         OpBuilder inner = store.getThenBodyBuilder();
         Value base = entry->getArgument(outputsParameter);
         for (unsigned index = 0, e = outputFields.size(); index < e; ++index) {
-          Value value = op->getOperand(tiled ? site.tile->boundOutputs[index]
-                                             : index);
+          Value value = returned[tiled ? site.tile->boundOutputs[index]
+                                       : index];
           Value stored = value;
           if (isa<IndexType>(value.getType()))
             stored = arith::IndexCastOp::create(inner, returnLoc, i64, value);

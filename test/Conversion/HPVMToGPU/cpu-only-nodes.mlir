@@ -3,9 +3,32 @@
 // RUN: hpvm-opt %s --convert-hpvm-to-gpu --split-input-file -verify-diagnostics | FileCheck %s
 // CHECK-NOT: hpvm.kernel
 
-// expected-warning @+1 {{runs on the CPU: no GPU kernel, because it has an output that is not a number (kernels return integers and floats)}}
+// expected-warning @+1 {{runs on the CPU: no GPU kernel, because it has an output that is not a number or a pointer input passed on (kernels return integers, floats and the buffers they were given)}}
 hpvm.leaf @outputs(%m: memref<?xf32>) -> (memref<?xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   hpvm.return %m : memref<?xf32>
+}
+
+// -----
+
+// A pointer into an input is not the input: the host could not tell where
+// it points.
+// expected-warning @+1 {{because it has a pointer output that is neither one of its pointer inputs nor null (a kernel can only hand back what it was given)}}
+hpvm.leaf @offset(%p: !llvm.ptr, %bytes: i64) -> (!llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %q = llvm.getelementptr %p[1] : (!llvm.ptr) -> !llvm.ptr, f32
+  hpvm.return %q : !llvm.ptr
+}
+
+// -----
+
+// A local slot whose address escapes may be written behind the backend's back.
+// expected-warning @+1 {{because a pointer output passes through memory the backend does not follow}}
+hpvm.leaf @escaping(%p: !llvm.ptr, %bytes: i64, %where: !llvm.ptr, %wbytes: i64) -> (!llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %s = llvm.alloca %one x !llvm.ptr : (i64) -> !llvm.ptr
+  llvm.store %p, %s : !llvm.ptr, !llvm.ptr
+  llvm.store %s, %where : !llvm.ptr, !llvm.ptr
+  %r = llvm.load %s : !llvm.ptr -> !llvm.ptr
+  hpvm.return %r : !llvm.ptr
 }
 
 // -----

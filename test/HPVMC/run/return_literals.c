@@ -1,6 +1,7 @@
 /* __hpvm__return with integer literals for size_t, long, double, float,
  * short and pointer outputs (C passes them as int): each converts to its
- * field's type, as a C assignment would. */
+ * field's type, as a C assignment would. The buffer comes with its size in
+ * bytes, as HPVM-C asks of every pointer a device may copy. */
 #include <hpvm.h>
 #include <stdio.h>
 
@@ -13,7 +14,7 @@ typedef struct __attribute__((__packed__)) {
   long *data;
 } Summary;
 
-Summary summarize(long *data, long n) {
+Summary summarize(long *data, size_t bytes_data, long n) {
   __hpvm__hint(CPU_TARGET);
   if (n <= 0) {
     __hpvm__return(6, 0, -1, 0, 1, 7, 0);
@@ -25,23 +26,25 @@ Summary summarize(long *data, long n) {
   __hpvm__return(6, (size_t)n * sizeof(long), n, (double)sum / n, 0.5f, (short)-2, data);
 }
 
-Summary root(long *data, long n) {
+Summary root(long *data, size_t bytes_data, long n) {
   void *s = __hpvm__createNodeND(0, summarize);
   __hpvm__bindIn(s, 0, 0, 0);
   __hpvm__bindIn(s, 1, 1, 0);
+  __hpvm__bindIn(s, 2, 2, 0);
   for (int i = 0; i < 6; ++i)
     __hpvm__bindOut(s, i, i, 0);
 }
 
 typedef struct __attribute__((__packed__)) {
   long *data;
+  size_t bytes_data;
   long n;
   Summary out;
 } Args;
 
 int main(void) {
   long data[4] = {4, 8, 15, 16};
-  Args full = {data, 4}, empty = {data, 0};
+  Args full = {data, sizeof(data), 4}, empty = {data, sizeof(data), 0};
   __hpvm__wait(__hpvm__launch(0, root, &full));
   __hpvm__wait(__hpvm__launch(0, root, &empty));
   Args *cases[2] = {&full, &empty};
