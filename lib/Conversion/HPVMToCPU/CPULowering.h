@@ -131,9 +131,13 @@ public:
   /// Calls hpvm_rt_kernel_run for the kernel site of `node`; returns an i1
   /// that is true when a device ran it (LowerKernelSites.cpp). `outputs`
   /// (storage struct of the outputs, or null) receives the kernel's outputs.
+  /// Inputs in `perInstance.inputs` are arrays (one value per instance), and
+  /// `outputArrays` (by port, null where not per instance) receive the
+  /// outputs in `perInstance.outputs`.
   Value runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                   ValueRange dims, ValueRange inputs, Value parentFrame,
-                  Value outputs);
+                  Value outputs, PerInstancePorts perInstance = {},
+                  ArrayRef<Value> outputArrays = {});
   /// Makes the host copies of the buffers among `inputs` valid before a CPU
   /// run of `node` (a kernel may have left them on a device).
   void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,
@@ -154,10 +158,18 @@ public:
 
 private:
   /// runNode without the kernel version.
+  /// `outputArrays`: the arrays of the outputs in `perInstance.outputs`
+  /// when the caller allocated them (by port), else allocated here.
   SmallVector<Value> runNodeOnCPU(OpBuilder &b, Location loc,
                                   NodeOpInterface node, ValueRange dims,
                                   ValueRange inputs, Value parentFrame,
-                                  PerInstancePorts perInstance);
+                                  PerInstancePorts perInstance,
+                                  ArrayRef<Value> outputArrays = {});
+  /// malloc'ed arrays (by port; null where not per instance) for the outputs
+  /// of `node` in `perInstance.outputs`, one element per instance.
+  SmallVector<Value> allocateOutputArrays(OpBuilder &b, Location loc,
+                                          NodeOpInterface node, ValueRange dims,
+                                          PerInstancePorts perInstance);
   /// The parallel-for body running instances of `node` in a grid of `rank`;
   /// with `phase`, the body runs that phase of a leaf split at barriers.
   LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank,

@@ -114,11 +114,18 @@ bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims,
                                 PerInstancePorts perInstance) {
   auto site = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
-  // Values per instance travel in host arrays: such a run stays on the CPU.
-  if (perInstance.any())
-    return false;
   if (!site)
     return false;
+  // Values per instance travel in arrays: the kernel must have been built
+  // for exactly these (convert-hpvm-to-gpu records them).
+  if (perInstance.any()) {
+    auto masks = node->getAttrOfType<DenseI64ArrayAttr>(
+        HPVMDialect::getKernelPerInstanceAttrName());
+    if (!masks || masks.size() != 2 ||
+        static_cast<uint64_t>(masks[0]) != perInstance.inputs ||
+        static_cast<uint64_t>(masks[1]) != perInstance.outputs)
+      return false;
+  }
   // A tile kernel may run a single tile; a leaf kernel runs a grid, a
   // single instance as a grid of one (runNode).
   if (isa<InternalOp>(node.getOperation()))
@@ -205,7 +212,9 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
 
 Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                              ValueRange dims, ValueRange inputs,
-                             Value parentFrame, Value outputs) {
+                             Value parentFrame, Value outputs,
+                             PerInstancePorts perInstance,
+                             ArrayRef<Value> outputArrays) {
   auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
@@ -246,9 +255,19 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
     params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
   };
   TypeRange inputTypes = node.getInputTypes();
+  // Arrays of values per instance: one element per instance of this grid.
+  Value instances = perInstance.any() ? instanceCount(b, loc, dims) : Value();
+  auto arrayBytes = [&](Type type) {
+    return LLVM::MulOp::create(b, loc, instances,
+                               sizeOf(b, loc, getStorageType(type)));
+  };
   for (auto [index, input] : llvm::enumerate(inputs)) {
     Type type = inputTypes[index];
     int32_t access = getAccess(node, index);
+    if ((perInstance.inputs >> index) & 1) {
+      params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, arrayBytes(type), input});
+      continue;
+    }
     if (auto memref = dyn_cast<MemRefType>(type)) {
       // The descriptor's fields, as the kernel's lowering expands them; the
       // buffer is the aligned pointer's data, as far as the view reaches.
@@ -292,6 +311,11 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
     params.push_back(
         {kParamBuffer, HPVM_RT_ACCESS_OUT,
          sizeOf(b, loc, getStorageStruct(node.getOutputTypes())), outputs});
+  // Then the arrays of the outputs per instance, in port order.
+  for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
+    if ((perInstance.outputs >> port) & 1)
+      params.push_back(
+          {kParamBuffer, HPVM_RT_ACCESS_OUT, arrayBytes(type), outputArrays[port]});
 
   // The tile's memory: its bytes per work-group, as its allocation nodes
   // compute them from the tile's inputs.

@@ -312,15 +312,26 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
     Value outputs = outputTypes.empty() ? Value()
                                         : allocaInEntry(b, loc, outputType);
+    // Outputs per instance are arrays, filled by the kernel or by the CPU
+    // version, whichever runs.
+    SmallVector<Value> outputArrays;
+    SmallVector<Type> resultTypes(outputTypes);
+    if (perInstance.outputs) {
+      outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
+      for (auto [port, array] : llvm::enumerate(outputArrays))
+        if (array)
+          resultTypes[port] = pointerType;
+    }
     // A single instance of a leaf kernel is a 1-D grid of one: its instance
     // is 0 and its grid 1 in every dimension, as for the node itself.
     SmallVector<Value, 3> kernelDims(dims);
     if (kernelDims.empty() && isa<LeafOp>(node.getOperation()))
       kernelDims.push_back(arith::ConstantIndexOp::create(b, loc, 1));
-    Value ran = runKernel(b, loc, node, kernelDims, inputs, parentFrame, outputs);
+    Value ran = runKernel(b, loc, node, kernelDims, inputs, parentFrame, outputs,
+                          perInstance, outputArrays);
     Value notRan = LLVM::XOrOp::create(
         b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
-    auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
+    auto fallback = scf::IfOp::create(b, loc, resultTypes, notRan,
                                       /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     // Without results the builder made the yields already.
@@ -332,11 +343,16 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
       scf::YieldOp::create(b, loc, body());
     };
     fill(fallback.getThenRegion(), [&] {
-      return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
+      return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance,
+                          outputArrays);
     });
     fill(fallback.getElseRegion(), [&] {
       SmallVector<Value> kernelResults;
       for (auto [index, type] : llvm::enumerate(outputTypes)) {
+        if ((perInstance.outputs >> index) & 1) {
+          kernelResults.push_back(outputArrays[index]);
+          continue;
+        }
         Value field = loadField(b, loc, outputType, outputs, index);
         kernelResults.push_back(
             isa<LLVM::LLVMPointerType>(type)
@@ -350,11 +366,28 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
 }
 
+SmallVector<Value> CPULowering::allocateOutputArrays(
+    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
+    PerInstancePorts perInstance) {
+  TypeRange outputTypes = node.getOutputTypes();
+  SmallVector<Value> arrays(outputTypes.size());
+  Value count = instanceCount(b, loc, dims);
+  for (auto [port, type] : llvm::enumerate(outputTypes)) {
+    if (!((perInstance.outputs >> port) & 1))
+      continue;
+    Value bytes =
+        LLVM::MulOp::create(b, loc, count, sizeOf(b, loc, getStorageType(type)));
+    arrays[port] = callRuntime(b, loc, "malloc", pointerType, {bytes});
+  }
+  return arrays;
+}
+
 SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
                                              NodeOpInterface node,
                                              ValueRange dims, ValueRange inputs,
                                              Value parentFrame,
-                                             PerInstancePorts perInstance) {
+                                             PerInstancePorts perInstance,
+                                             ArrayRef<Value> givenArrays) {
   func::FuncOp function = nodeFunctions.lookup(node.getOperation());
   TypeRange outputTypes = node.getOutputTypes();
   if (auto missing = noCPUVersion.find(node.getOperation());
@@ -423,18 +456,14 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   // Per-instance outputs: one array each, indexed by the linear instance id.
   LLVM::LLVMStructType arraysType = getOutputArraysType(node);
   Value arrays = nullPointer(b, loc);
-  SmallVector<Value> outputArrays(outputTypes.size());
+  SmallVector<Value> outputArrays(givenArrays);
   if (perInstance.outputs) {
+    if (outputArrays.empty())
+      outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
     arrays = allocaInEntry(b, loc, arraysType);
-    Value count = instanceCount(b, loc, dims);
-    for (auto [port, type] : llvm::enumerate(outputTypes)) {
-      if (!((perInstance.outputs >> port) & 1))
-        continue;
-      Value bytes =
-          LLVM::MulOp::create(b, loc, count, sizeOf(b, loc, getStorageType(type)));
-      outputArrays[port] = callRuntime(b, loc, "malloc", pointerType, {bytes});
-      storeField(b, loc, arraysType, arrays, port, outputArrays[port]);
-    }
+    for (auto [port, array] : llvm::enumerate(outputArrays))
+      if (array)
+        storeField(b, loc, arraysType, arrays, port, array);
   }
   storeField(b, loc, contextType, context, numInputs + 3, arrays);
 

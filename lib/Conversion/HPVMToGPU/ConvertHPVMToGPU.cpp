@@ -233,12 +233,78 @@ private:
 };
 
 /// One node that becomes a kernel.
+/// Ports whose values are one per instance: arrays indexed by the linear
+/// instance id, exchanged with siblings over one_to_one edges out of
+/// replicated nodes (bit masks, as the CPU backend's PerInstancePorts).
+struct PerInstanceMasks {
+  uint64_t inputs = 0;
+  uint64_t outputs = 0;
+  bool operator==(const PerInstanceMasks &other) const {
+    return inputs == other.inputs && outputs == other.outputs;
+  }
+  bool any() const { return inputs || outputs; }
+};
+
 struct KernelSite {
   NodeOpInterface node; // what the host runs: the leaf, or the tile's parent
   LeafOp leaf;          // the kernel's body
   /// The 3-level shape: the tile (`node`) around `leaf`.
   std::optional<TileShape> tile;
+  PerInstanceMasks perInstance = {};
 };
+
+/// The per-instance ports of every use (create_node) of every node.
+class PerInstanceUses {
+public:
+  explicit PerInstanceUses(ModuleOp module) {
+    module.walk([&](CreateNodeOp create) {
+      uses[create.getNodeAttr().getAttr()].push_back(create);
+      masks[create];
+    });
+    module.walk([&](EdgeOp edge) {
+      auto source = edge.getSource().getDefiningOp<CreateNodeOp>();
+      auto dest = edge.getDest().getDefiningOp<CreateNodeOp>();
+      if (edge.getReplication() != Replication::one_to_one || !source ||
+          !dest || source.getRank() == 0)
+        return;
+      masks[source].outputs |= 1ull << edge.getSourcePort();
+      masks[dest].inputs |= 1ull << edge.getDestPort();
+    });
+  }
+
+  /// The masks every use of `node` has, or the reason they differ.
+  FailureOr<PerInstanceMasks> get(NodeOpInterface node, std::string &reason) {
+    auto symbol = cast<SymbolOpInterface>(node.getOperation()).getNameAttr();
+    std::optional<PerInstanceMasks> common;
+    for (CreateNodeOp create : uses.lookup(symbol)) {
+      PerInstanceMasks mine = masks.lookup(create);
+      if (common && !(*common == mine)) {
+        reason = "its uses exchange different values per instance with "
+                 "their siblings (one kernel serves them all)";
+        return failure();
+      }
+      common = mine;
+    }
+    return common.value_or(PerInstanceMasks{});
+  }
+
+private:
+  llvm::DenseMap<StringAttr, SmallVector<CreateNodeOp>> uses;
+  llvm::DenseMap<Operation *, PerInstanceMasks> masks;
+};
+
+/// Why a value of `type` cannot travel per instance between kernels, or "".
+std::string checkPerInstanceType(Type type) {
+  if (isa<FloatType, IndexType>(type))
+    return "";
+  if (auto integer = dyn_cast<IntegerType>(type))
+    if (integer.getWidth() % 8 == 0 && integer.getWidth() <= 64)
+      return "";
+  return isa<LLVM::LLVMPointerType>(type)
+             ? "a pointer per instance (a device cannot use the host "
+               "pointers in the array)"
+             : "a value per instance of a type kernels do not exchange";
+}
 
 /// The kernel parameter type of per-tile memory: OpenCL's __local pointers,
 /// rewritten into offsets in dynamic shared memory for CUDA.
@@ -361,6 +427,11 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   unsigned inputCount = site.node.getInputTypes().size();
   SmallVector<Type> parameters(site.node.getInputTypes());
   auto i64 = b.getI64Type();
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  // Inputs that are one per instance arrive as the array of them.
+  for (unsigned index = 0; index < inputCount; ++index)
+    if ((site.perInstance.inputs >> index) & 1)
+      parameters[index] = pointer;
   if (!tiled)
     parameters.append(3, i64);
   // The grids above the kernel's own levels, from the host.
@@ -371,7 +442,6 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   parameters.append(ancestors.size(), i64);
   // Outputs: a pointer to { outputs... } (index as i64, a pointer as the
   // i64 code of the input it is).
-  auto pointer = LLVM::LLVMPointerType::get(context);
   SmallVector<Type> outputFields;
   for (Type type : site.node.getOutputTypes())
     outputFields.push_back(isa<IndexType, LLVM::LLVMPointerType>(type)
@@ -380,6 +450,13 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   unsigned outputsParameter = parameters.size();
   if (!outputFields.empty())
     parameters.push_back(pointer);
+  // Then one array per output that is one per instance, in port order.
+  unsigned perInstanceOutputParameter = parameters.size();
+  SmallVector<unsigned> perInstanceOutputs;
+  for (unsigned port = 0; port < outputFields.size(); ++port)
+    if ((site.perInstance.outputs >> port) & 1)
+      perInstanceOutputs.push_back(port);
+  parameters.append(perInstanceOutputs.size(), pointer);
   // Then the tile's memory, one work-group pointer per allocation.
   SmallVector<AllocOp> allocations;
   if (tiled)
@@ -398,9 +475,21 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   b.setInsertionPointToStart(entry);
   IRMapping mapping;
   Block &leafEntry = leaf.getBody().front();
+  // Inputs that are one per instance stand in for the value loaded from
+  // their array, once the instance's linear id is known (below).
+  SmallVector<std::pair<unsigned, Value>> perInstanceInputs;
   if (!tiled) {
-    for (auto [index, argument] : llvm::enumerate(leafEntry.getArguments()))
+    for (auto [index, argument] : llvm::enumerate(leafEntry.getArguments())) {
+      if ((site.perInstance.inputs >> index) & 1) {
+        Value placeholder = UnrealizedConversionCastOp::create(
+                                b, loc, argument.getType(), ValueRange{})
+                                .getResult(0);
+        perInstanceInputs.push_back({static_cast<unsigned>(index), placeholder});
+        mapping.map(argument, placeholder);
+        continue;
+      }
       mapping.map(argument, entry->getArgument(index));
+    }
   } else {
     // The allocation nodes' bodies run in every thread, with their memory
     // in the work-group's.
@@ -473,6 +562,34 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     cf::BranchOp::create(b, loc, body);
   }
 
+  // Values per instance: element x + nx * (y + ny * z) of their arrays (x
+  // fastest, as the CPU backend lays them out), read where the leaf starts.
+  Value linear;
+  if (site.perInstance.any()) {
+    b.setInsertionPointToStart(body);
+    Value index = arith::AddIOp::create(
+        b, loc, ids[0][0],
+        arith::MulIOp::create(
+            b, loc, extents[0][0],
+            arith::AddIOp::create(
+                b, loc, ids[0][1],
+                arith::MulIOp::create(b, loc, extents[0][1], ids[0][2]))));
+    linear = arith::IndexCastOp::create(b, loc, i64, index);
+    for (auto [input, placeholder] : perInstanceInputs) {
+      Type type = placeholder.getType();
+      Type storage = isa<IndexType>(type) ? Type(i64) : type;
+      Value element = LLVM::GEPOp::create(b, loc, pointer, storage,
+                                          entry->getArgument(input),
+                                          ArrayRef<LLVM::GEPArg>{linear});
+      Value value = LLVM::LoadOp::create(b, loc, storage, element);
+      if (storage != type)
+        value = arith::IndexCastOp::create(b, loc, type, value);
+      Operation *cast = placeholder.getDefiningOp();
+      placeholder.replaceAllUsesWith(value);
+      cast->erase();
+    }
+  }
+
   // The HPVM intrinsics of the copied body.
   auto ancestorValue = [&](OpBuilder &rewriter, Operation *op,
                            AncestorQuery query) -> Value {
@@ -509,6 +626,17 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       for (Value &value : returned)
         if (isa<LLVM::LLVMPointerType>(value.getType()))
           value = pointerCodes.build(rewriter, value);
+      // Every instance stores its values per instance into their arrays.
+      for (auto [position, port] : llvm::enumerate(perInstanceOutputs)) {
+        Value value = returned[port];
+        if (isa<IndexType>(value.getType()))
+          value = arith::IndexCastOp::create(rewriter, returnLoc, i64, value);
+        Value element = LLVM::GEPOp::create(
+            rewriter, returnLoc, pointer, value.getType(),
+            entry->getArgument(perInstanceOutputParameter + position),
+            ArrayRef<LLVM::GEPArg>{linear});
+        LLVM::StoreOp::create(rewriter, returnLoc, value, element);
+      }
       if (!outputFields.empty()) {
         // The first instance stores the outputs.
         Value zero = arith::ConstantIndexOp::create(rewriter, returnLoc, 0);
@@ -569,6 +697,7 @@ struct ConvertHPVMToGPUPass
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
     BodyChecker checker(module, symbols);
+    PerInstanceUses perInstanceUses(module);
     SmallVector<KernelSite, 4> sites;
     llvm::SmallPtrSet<Operation *, 8> tileLeaves;
 
@@ -598,6 +727,12 @@ struct ConvertHPVMToGPUPass
         continue;
       if (succeeded(shape))
         reason = checkInputs(internal);
+      if (reason.empty()) {
+        FailureOr<PerInstanceMasks> masks = perInstanceUses.get(internal, reason);
+        if (succeeded(masks) && masks->any())
+          reason = "it exchanges values per instance with its siblings "
+                   "(tile kernels take none)";
+      }
       if (reason.empty())
         reason = checkTileMemory(*shape);
       for (const TileAllocator &allocator :
@@ -622,6 +757,11 @@ struct ConvertHPVMToGPUPass
       if (!hasGPUTarget(leaf) || tileLeaves.contains(leaf))
         continue;
       std::string reason = checkInputs(leaf);
+      FailureOr<PerInstanceMasks> masks = PerInstanceMasks{};
+      if (reason.empty())
+        masks = perInstanceUses.get(leaf, reason);
+      if (reason.empty())
+        reason = checkPerInstancePorts(leaf, *masks);
       if (reason.empty())
         reason = checker.checkLeaf(leaf, /*tiled=*/false);
       if (!reason.empty()) {
@@ -629,7 +769,13 @@ struct ConvertHPVMToGPUPass
                            << reason;
         continue;
       }
-      sites.push_back({leaf, leaf, std::nullopt});
+      if (masks->any())
+        leaf->setAttr(HPVMDialect::getKernelPerInstanceAttrName(),
+                      DenseI64ArrayAttr::get(
+                          leaf.getContext(),
+                          {static_cast<int64_t>(masks->inputs),
+                           static_cast<int64_t>(masks->outputs)}));
+      sites.push_back({leaf, leaf, std::nullopt, *masks});
     }
     if (sites.empty())
       return;
@@ -645,6 +791,23 @@ struct ConvertHPVMToGPUPass
       site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
     builder.copyDependencies(checker.getDependencies());
     rewriteMathCalls(kernels);
+  }
+
+  static std::string checkPerInstancePorts(NodeOpInterface node,
+                                           PerInstanceMasks masks) {
+    for (auto [index, type] : llvm::enumerate(node.getInputTypes()))
+      if ((masks.inputs >> index) & 1) {
+        std::string reason = checkPerInstanceType(type);
+        if (!reason.empty())
+          return "it receives " + reason + " (input " + std::to_string(index) + ")";
+      }
+    for (auto [index, type] : llvm::enumerate(node.getOutputTypes()))
+      if ((masks.outputs >> index) & 1) {
+        std::string reason = checkPerInstanceType(type);
+        if (!reason.empty())
+          return "it sends " + reason + " (output " + std::to_string(index) + ")";
+      }
+    return "";
   }
 
   static std::string checkInputs(NodeOpInterface node) {

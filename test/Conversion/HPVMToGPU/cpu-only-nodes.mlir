@@ -222,3 +222,45 @@ hpvm.internal @backwards() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   hpvm.edge %a[0] -> %l[0] all_to_all
   hpvm.edge %l[0] -> %s[0] all_to_all
 }
+
+// -----
+
+// A pointer per instance: the array would hold host pointers.
+// expected-warning @+1 {{because it sends a pointer per instance (a device cannot use the host pointers in the array) (output 0)}}
+hpvm.leaf @send(%p: !llvm.ptr, %bytes: i64) -> (!llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  hpvm.return %p : !llvm.ptr
+}
+hpvm.leaf @receive(%p: !llvm.ptr) {
+  hpvm.return
+}
+hpvm.internal @pair(%p: !llvm.ptr, %bytes: i64, %n: index) {
+  %s = hpvm.create_node @send [%n] : !hpvm.node
+  %r = hpvm.create_node @receive [%n] : !hpvm.node
+  hpvm.bind_in %p -> %s[0] : !llvm.ptr
+  hpvm.bind_in %bytes -> %s[1] : i64
+  hpvm.edge %s[0] -> %r[0] one_to_one
+}
+
+// -----
+
+// One kernel serves every use of a node: its uses must agree on which
+// values are per instance.
+// expected-warning @+1 {{because its uses exchange different values per instance with their siblings (one kernel serves them all)}}
+hpvm.leaf @value(%m: memref<?xf32>) -> (f32) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %m[%c0] : memref<?xf32>
+  hpvm.return %v : f32
+}
+hpvm.leaf @sink(%v: f32) {
+  hpvm.return
+}
+hpvm.internal @uses(%m: memref<?xf32>, %n: index) -> (f32) {
+  %a = hpvm.create_node @value [%n] : !hpvm.node
+  %b = hpvm.create_node @sink [%n] : !hpvm.node
+  hpvm.bind_in %m -> %a[0] : memref<?xf32>
+  hpvm.edge %a[0] -> %b[0] one_to_one
+  %c = hpvm.create_node @value [%n] : !hpvm.node
+  hpvm.bind_in %m -> %c[0] : memref<?xf32>
+  hpvm.bind_out %c[0] -> 0
+}
+

@@ -541,6 +541,26 @@ func.func @f() attributes {hpvm.kernel = @k} {
 
 // -----
 
+// expected-error @+1 {{'hpvm.kernel_per_instance' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.kernel_per_instance = array<i64: 0, 0>} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.kernel_per_instance' expects array<i64: inputs, outputs> (two port masks), found array<i64: 1>}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.kernel_per_instance = array<i64: 1>} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.kernel_per_instance' names outputs beyond the node's 1: mask 2}}
+hpvm.leaf @leaf(%a: f32) -> (f32) attributes {hpvm.kernel_per_instance = array<i64: 1, 2>} {
+  hpvm.return %a : f32
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.kernel' expects a symbol reference (the node's kernel), found "k"}}
 hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
   hpvm.return
@@ -548,7 +568,7 @@ hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch' or 'hpvm.kernel'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel' or 'hpvm.kernel_per_instance'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

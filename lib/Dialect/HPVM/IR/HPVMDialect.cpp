@@ -105,13 +105,38 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getKernelPerInstanceAttrName()) {
+    auto leaf = dyn_cast<LeafOp>(op);
+    if (!leaf)
+      return op->emitError()
+             << "'hpvm.kernel_per_instance' is only valid on hpvm.leaf, found "
+                "on '"
+             << op->getName() << "'";
+    auto masks = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    if (!masks || masks.size() != 2)
+      return op->emitError()
+             << "'hpvm.kernel_per_instance' expects array<i64: inputs, "
+                "outputs> (two port masks), found "
+             << attribute.getValue();
+    size_t ports[2] = {leaf.getInputTypes().size(),
+                       leaf.getOutputTypes().size()};
+    const char *kinds[2] = {"inputs", "outputs"};
+    for (int i = 0; i < 2; ++i) {
+      uint64_t mask = static_cast<uint64_t>(masks[i]);
+      if (ports[i] < 64 && (mask >> ports[i]) != 0)
+        return op->emitError()
+               << "'hpvm.kernel_per_instance' names " << kinds[i]
+               << " beyond the node's " << ports[i] << ": mask " << mask;
+    }
+    return success();
+  }
   if (name == getAccessAttrName())
     return op->emitError() << "'hpvm.access' is an argument attribute of node "
                               "definitions, found on the op '"
                            << op->getName() << "' itself";
   return op->emitError() << "unknown hpvm attribute '" << name
-                         << "'; expected 'hpvm.targets', 'hpvm.dispatch' or "
-                            "'hpvm.kernel'";
+                         << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
+                            "'hpvm.kernel' or 'hpvm.kernel_per_instance'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

@@ -29,8 +29,13 @@ def HPVM_Dialect : Dialect {
     until `hpvm-assign-targets` resolves them; no list means `[cpu]`), and
     `hpvm.dispatch`, a unit attribute allowed only on a node with at least two
     targets, which `hpvm-assign-targets` sets when a node keeps several: the
-    runtime then picks one of them each time the node runs. Arguments of node
-    definitions may carry `hpvm.access`.
+    runtime then picks one of them each time the node runs. The device
+    backends add `hpvm.kernel`, a symbol reference to the node's kernel
+    version (a `gpu.func`, then its kernel site), and, on a leaf kernel whose
+    instances exchange one value per instance with siblings,
+    `hpvm.kernel_per_instance = array<i64: inputs, outputs>`: bit masks of
+    the ports that the kernel takes as arrays indexed by the linear instance
+    id. Arguments of node definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -55,6 +60,14 @@ def HPVM_Dialect : Dialect {
     /// kernel site global (`@site`) after hpvm-embed-kernels.
     static constexpr ::llvm::StringLiteral getKernelAttrName() {
       return ::llvm::StringLiteral("hpvm.kernel");
+    }
+    /// Name of the discardable attribute of a leaf kernel whose instances
+    /// exchange one value per instance with siblings (one_to_one edges out of
+    /// replicated nodes): `array<i64: inputs, outputs>`, bit masks of the
+    /// ports that are arrays indexed by the linear instance id (kernel
+    /// parameters pointing to them) instead of values.
+    static constexpr ::llvm::StringLiteral getKernelPerInstanceAttrName() {
+      return ::llvm::StringLiteral("hpvm.kernel_per_instance");
     }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {
