@@ -107,6 +107,10 @@ public:
   /// the sizes of tile memory, ancestor grid queries) before the leaves'
   /// bodies move into node functions.
   LogicalResult prepareKernelSites();
+  /// Records the edges that carry one value per instance
+  /// (DataflowGraph::carriesValuePerInstance), while the leaves still have
+  /// their bodies (LowerNodes.cpp).
+  void findPerInstanceEdges();
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
   LogicalResult lowerInternalNodes();
@@ -283,6 +287,8 @@ private:
   DenseMap<Operation *, TileKernel> tileKernels;
   /// The leaves that are the replicated child of a tile kernel.
   DenseSet<Operation *> tileKernelLeaves;
+  /// Edges whose values are arrays indexed by the linear instance id.
+  DenseSet<Operation *> perInstanceEdges;
   /// Per node with a kernel site: the grid queries above the kernel's own
   /// levels, whose values the host passes (read before leaves move).
   DenseMap<Operation *, SmallVector<AncestorQuery>> ancestorQueries;

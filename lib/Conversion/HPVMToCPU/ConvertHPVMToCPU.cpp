@@ -170,8 +170,10 @@ struct ConvertHPVMToCPUPass
     CPULowering lowering(module);
     lowering.setVectorizeTiles(vectorizeTiles);
     lowering.setCollapseGrids(collapseGrids);
-    if (failed(checkSupported(module, lowering)) ||
-        failed(lowering.prepareKernelSites()) ||
+    if (failed(checkSupported(module, lowering)))
+      return signalPassFailure();
+    lowering.findPerInstanceEdges();
+    if (failed(lowering.prepareKernelSites()) ||
         failed(lowering.createNodeFunctions()) ||
         failed(lowering.lowerInternalNodes()) ||
         failed(lowering.lowerStreamingGraphs()) ||

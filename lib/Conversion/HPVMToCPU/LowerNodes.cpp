@@ -194,13 +194,13 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     return produced.lookup(
         {*graph.getChildIndex(edge.getSource()), edge.getSourcePort()});
   };
-  // one_to_one edges out of replicated children carry one value per instance.
+  // one_to_one edges out of replicated children carry one value per instance
+  // (unless the value is the same in every instance, passed on).
   SmallVector<PerInstancePorts> perInstance(graph.getNumChildren());
   for (EdgeOp edge : graph.getEdges()) {
     unsigned source = *graph.getChildIndex(edge.getSource());
     unsigned dest = *graph.getChildIndex(edge.getDest());
-    if (edge.getReplication() != Replication::one_to_one ||
-        graph.getChild(source).getRank() == 0)
+    if (!perInstanceEdges.contains(edge))
       continue;
     perInstance[source].outputs |= 1ull << edge.getSourcePort();
     perInstance[dest].inputs |= 1ull << edge.getDestPort();
@@ -364,6 +364,15 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     return fallback.getResults();
   }
   return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
+}
+
+void CPULowering::findPerInstanceEdges() {
+  for (InternalOp internal : module.getOps<InternalOp>()) {
+    DataflowGraph graph(internal, &symbolTables);
+    for (EdgeOp edge : graph.getEdges())
+      if (graph.carriesValuePerInstance(edge))
+        perInstanceEdges.insert(edge);
+  }
 }
 
 SmallVector<Value> CPULowering::allocateOutputArrays(

@@ -5,6 +5,7 @@
 #include "PointerOutputs.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -261,14 +262,18 @@ public:
       uses[create.getNodeAttr().getAttr()].push_back(create);
       masks[create];
     });
-    module.walk([&](EdgeOp edge) {
-      auto source = edge.getSource().getDefiningOp<CreateNodeOp>();
-      auto dest = edge.getDest().getDefiningOp<CreateNodeOp>();
-      if (edge.getReplication() != Replication::one_to_one || !source ||
-          !dest || source.getRank() == 0)
-        return;
-      masks[source].outputs |= 1ull << edge.getSourcePort();
-      masks[dest].inputs |= 1ull << edge.getDestPort();
+    // As the CPU backend decides it (LowerNodes), graph by graph.
+    SymbolTableCollection symbols;
+    module.walk([&](InternalOp internal) {
+      DataflowGraph graph(internal, &symbols);
+      for (EdgeOp edge : graph.getEdges()) {
+        if (!graph.carriesValuePerInstance(edge))
+          continue;
+        masks[edge.getSource().getDefiningOp()].outputs |=
+            1ull << edge.getSourcePort();
+        masks[edge.getDest().getDefiningOp()].inputs |= 1ull
+                                                        << edge.getDestPort();
+      }
     });
   }
 

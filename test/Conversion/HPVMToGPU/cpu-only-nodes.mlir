@@ -225,10 +225,14 @@ hpvm.internal @backwards() attributes {hpvm.targets = [#hpvm.target<gpu>]} {
 
 // -----
 
-// A pointer per instance: the array would hold host pointers.
+// A pointer per instance: the array would hold host pointers. (A pointer
+// input passed on unchanged would be one value for all instances.)
 // expected-warning @+1 {{because it sends a pointer per instance (a device cannot use the host pointers in the array) (output 0)}}
 hpvm.leaf @send(%p: !llvm.ptr, %bytes: i64) -> (!llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
-  hpvm.return %p : !llvm.ptr
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %q = llvm.getelementptr %p[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  hpvm.return %q : !llvm.ptr
 }
 hpvm.leaf @receive(%p: !llvm.ptr) {
   hpvm.return

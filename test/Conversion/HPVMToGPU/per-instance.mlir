@@ -4,6 +4,8 @@
 // them out); the producer's every instance stores its element, the consumer
 // loads its own where the leaf starts. The leaf records the masks (inputs,
 // outputs) so that the host passes the arrays only to a kernel built for them.
+// An output that is an input passed on, the same in every instance (here the
+// buffer %x, bound from the parent), is one value, not an array, on both ends.
 // RUN: hpvm-opt %s --convert-hpvm-to-gpu | FileCheck %s
 // RUN: rm -rf %t && mkdir %t && hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda dump-dir=%t" -o /dev/null
 // RUN: spirv-val --target-env opencl2.1 %t/hpvm_kernels.spv
@@ -28,7 +30,7 @@
 
 // The consumer: its inputs per instance are the arrays.
 // CHECK-LABEL: gpu.func @combine(
-// CHECK-SAME: %[[VALUES:.*]]: !llvm.ptr, %[[INDICES:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel
+// CHECK-SAME: %[[VALUES:.*]]: !llvm.ptr, %[[INDICES:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel
 // CHECK: %[[LINEAR:.*]] = arith.index_cast %{{.*}} : index to i64
 // CHECK-NEXT: %[[VE:.*]] = llvm.getelementptr %[[VALUES]][%[[LINEAR]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT: %[[V:.*]] = llvm.load %[[VE]] : !llvm.ptr -> f32
@@ -39,20 +41,21 @@
 
 // The host allocates the producer's arrays before the launch and passes them
 // to the consumer's kernel (or to whichever CPU version runs).
-// HOST: llvm.call @malloc
-// HOST: llvm.call @malloc
+// Two arrays: the passed-on pointer is none.
+// HOST-COUNT-2: llvm.call @malloc
+// HOST-NOT: llvm.call @malloc
 // HOST: llvm.call @hpvm_rt_kernel_run
 // HOST: llvm.call @hpvm_rt_kernel_run
 // HOST: llvm.call @free
 // HOST: llvm.call @free
-hpvm.leaf @measure(%x: !llvm.ptr, %bytes: i64) -> (f32, index) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+hpvm.leaf @measure(%x: !llvm.ptr, %bytes: i64) -> (f32, index, !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %i = hpvm.instance_id x : index
   %i64 = arith.index_cast %i : index to i64
   %p = llvm.getelementptr %x[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
   %v = llvm.load %p : !llvm.ptr -> f32
-  hpvm.return %v, %i : f32, index
+  hpvm.return %v, %i, %x : f32, index, !llvm.ptr
 }
-hpvm.leaf @combine(%v: f32, %k: index, %out: !llvm.ptr, %bytes: i64) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+hpvm.leaf @combine(%v: f32, %k: index, %out: !llvm.ptr, %bytes: i64, %x: !llvm.ptr) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %i = hpvm.instance_id x : index
   %i64 = arith.index_cast %i : index to i64
   %k64 = arith.index_cast %k : index to i64
@@ -71,4 +74,5 @@ hpvm.internal @root(%x: !llvm.ptr, %bytes: i64, %out: !llvm.ptr, %obytes: i64, %
   hpvm.edge %m[1] -> %c[1] one_to_one
   hpvm.bind_in %out -> %c[2] : !llvm.ptr
   hpvm.bind_in %obytes -> %c[3] : i64
+  hpvm.edge %m[2] -> %c[4] one_to_one
 }

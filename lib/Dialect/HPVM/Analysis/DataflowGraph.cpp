@@ -79,6 +79,48 @@ SmallVector<BindOutOp> DataflowGraph::getOutputBinds(unsigned output) const {
   return binds;
 }
 
+/// The input of `leaf` that its output `output` is on every return, if any.
+static std::optional<unsigned> getPassedOnInput(LeafOp leaf, unsigned output) {
+  Block &entry = leaf.getBody().front();
+  std::optional<unsigned> input;
+  bool passedOn = true;
+  leaf.walk([&](ReturnOp ret) {
+    auto argument = dyn_cast<BlockArgument>(ret.getOperand(output));
+    if (!argument || argument.getOwner() != &entry ||
+        (input && *input != argument.getArgNumber()))
+      passedOn = false;
+    else
+      input = argument.getArgNumber();
+  });
+  return passedOn ? input : std::nullopt;
+}
+
+bool DataflowGraph::carriesValuePerInstance(EdgeOp edge) const {
+  // Back along passed-on values to where they come from; an acyclic graph
+  // has at most one step per edge.
+  for (size_t steps = 0; steps <= edges.size(); ++steps) {
+    if (edge.getReplication() != Replication::one_to_one)
+      return false;
+    std::optional<unsigned> source = getChildIndex(edge.getSource());
+    if (!source || getChild(*source).getRank() == 0)
+      return false;
+    NodeOpInterface definition = getDefinition(*source);
+    auto leaf = definition ? dyn_cast<LeafOp>(definition.getOperation()) : LeafOp();
+    if (!leaf)
+      return true;
+    std::optional<unsigned> input = getPassedOnInput(leaf, edge.getSourcePort());
+    if (!input)
+      return true;
+    SmallVector<Operation *> feeding = getFeeders(*source, *input);
+    if (feeding.size() != 1)
+      return true;
+    if (isa<BindInOp>(feeding.front()))
+      return false;
+    edge = cast<EdgeOp>(feeding.front());
+  }
+  return true;
+}
+
 FailureOr<SmallVector<unsigned>> DataflowGraph::getTopologicalOrder() const {
   // Kahn's algorithm with a min-heap so that independent children keep their
   // program order: the result is deterministic and stable under reprinting.

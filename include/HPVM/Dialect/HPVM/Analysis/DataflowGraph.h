@@ -50,6 +50,13 @@ public:
   /// order. A well-formed graph has exactly one per child input.
   SmallVector<Operation *> getFeeders(unsigned index, unsigned port) const;
 
+  /// True when `edge` carries one value per instance of its source: a
+  /// one_to_one edge out of a replicated child, unless the source is a leaf
+  /// whose output is one of its inputs passed on unchanged, and that input is
+  /// the same in every instance (bound from the parent, or fed by an edge
+  /// that carries one value for all). The backends keep the values of such
+  /// edges in arrays indexed by the linear instance id.
+  bool carriesValuePerInstance(EdgeOp edge) const;
   /// The bind_outs defining output `output` of the internal node.
   SmallVector<BindOutOp> getOutputBinds(unsigned output) const;
 
