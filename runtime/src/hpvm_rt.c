@@ -76,6 +76,11 @@ hpvm_status_t hpvm_rt_untrack(void *ptr) {
   return hpvm_mem_tracker_untrack(hpvm_runtime_tracker(runtime), ptr);
 }
 
+hpvm_status_t hpvm_rt_discard(void *ptr) {
+  WITH_RUNTIME(runtime);
+  return hpvm_mem_tracker_discard(hpvm_runtime_tracker(runtime), ptr);
+}
+
 hpvm_status_t hpvm_rt_request_host(void *ptr, size_t size, hpvm_rt_access_t access) {
   WITH_RUNTIME(runtime);
   return hpvm_mem_tracker_request(hpvm_runtime_tracker(runtime), ptr, size, NULL, access, NULL,

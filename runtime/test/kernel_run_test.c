@@ -106,6 +106,19 @@ static void test_partial_out(void) {
   }
   CHECK_EQ_INT(live_buffers(), 0);
 
+  /* OUT | WRITES_ALL: the tracked device copy does not start from the host data (the fake
+   * device's fresh memory is zeros), so what the kernel leaves alone is not the host's. */
+  for (int i = 0; i < N; ++i)
+    data[i] = (float)i + 0.5f;
+  CHECK_OK(hpvm_rt_track(data, sizeof(data)));
+  hpvm_rt_kernel_param_t fresh[2] = {
+      buffer_param(data, 0, HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL), VALUE(n)};
+  CHECK_EQ_INT(run_site(&scale_site, N, 1, 1, fresh, 2), 1);
+  CHECK_OK(hpvm_rt_request_host(data, 0, HPVM_RT_ACCESS_IN));
+  CHECK(data[1] == 0.0f && data[3] == 0.0f);
+  CHECK_OK(hpvm_rt_untrack(data));
+  CHECK_EQ_INT(live_buffers(), 0);
+
   /* A range leaving its tracked object is the caller's error. */
   CHECK_OK(hpvm_rt_track(data, sizeof(data)));
   hpvm_rt_kernel_param_t too_long[2] = {OUT(data + 1, sizeof(data)), VALUE(n)};

@@ -220,14 +220,18 @@ static void rendezvous_body(void *context, const hpvm_rt_instance_range_t *range
 }
 
 static void test_small_grids(hpvm_sched_pool_t *pool) {
-  /* 256 trivial instances cost far less than waking a worker: all on the caller. */
+  /* 256 trivial instances cost far less than waking a worker: all on the caller.  The probe
+   * times them, so a run the machine preempts (or a sanitizer slows) may look costly and
+   * hand out: most runs, not every one, must stay on the caller. */
+  int on_caller = 0;
   for (int i = 0; i < 100; ++i) {
     adaptive_t cheap = {0, 0};
     int64_t extent = 256;
     CHECK_OK(hpvm_sched_pool_parallel_for(pool, 1, &extent, cheap_body, &cheap, NULL));
     CHECK_EQ_INT(atomic_load(&cheap.instances), 256);
-    CHECK_EQ_INT(atomic_load(&cheap.off_caller), 0);
+    on_caller += atomic_load(&cheap.off_caller) == 0;
   }
+  CHECK(on_caller >= 80);
   if (hpvm_sched_pool_worker_count(pool) == 0)
     return;
   /* 64 instances, the first 8 of 1 ms: the probe sees the cost and the workers share the rest. */

@@ -59,6 +59,19 @@ static void test_validity(hpvm_allocator_t allocator) {
   CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 0);
   CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 0);
 
+  /* discard drops a newer device copy: no copy back, the device copy freed. */
+  CHECK_OK(hpvm_mem_tracker_track(tracker, data, sizeof(data)));
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_OUT, &handle, NULL));
+  ((float *)(uintptr_t)handle)[5] = 55.0f;
+  int copies_home = atomic_load(&gpu->copies_to_host);
+  CHECK_OK(hpvm_mem_tracker_discard(tracker, data));
+  CHECK_EQ_INT(atomic_load(&gpu->copies_to_host), copies_home);
+  CHECK(data[5] == -5.0f);
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 0);
+  CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 0);
+  CHECK_CODE(hpvm_mem_tracker_discard(tracker, data), HPVM_STATUS_NOT_FOUND);
+  CHECK_CODE(hpvm_mem_tracker_discard(tracker, NULL), HPVM_STATUS_INVALID_ARGUMENT);
+
   /* Errors are statuses, never crashes. */
   CHECK_CODE(hpvm_mem_tracker_untrack(tracker, data), HPVM_STATUS_NOT_FOUND);
   CHECK_CODE(hpvm_mem_tracker_request(tracker, data, 0, NULL, HPVM_RT_ACCESS_IN, NULL, NULL),

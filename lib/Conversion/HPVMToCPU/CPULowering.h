@@ -145,7 +145,18 @@ public:
   /// Makes the host copies of the buffers among `inputs` valid before a CPU
   /// run of `node` (a kernel may have left them on a device).
   void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,
-                         ValueRange inputs);
+                         ValueRange inputs, ValueRange dims = {},
+                         PerInstancePorts perInstance = {});
+  /// Calls tracker function `function` (pointer first, then `extra`),
+  /// ignoring memory the tracker does not know; other failures stop the
+  /// program with `what`.
+  void callTrackerIfTracked(OpBuilder &b, Location loc, StringRef function,
+                            Value pointer, ValueRange extra, StringRef what);
+  /// Whether any node of the module has a kernel site (then CPU runs make
+  /// host copies valid first).
+  bool hasKernelSites();
+  /// The bytes of the array of values per instance of `type` over `dims`.
+  Value instanceArrayBytes(OpBuilder &b, Location loc, ValueRange dims, Type type);
   /// The bytes a memref view reaches from its aligned pointer (i64).
   Value viewBytes(OpBuilder &b, Location loc, MemRefType type, Value descriptor);
   /// The size paired with pointer input `index` by HPVM-C (the next input,

@@ -174,12 +174,46 @@ Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
   return i64Constant(b, loc, 0);
 }
 
+/// Calls the tracker function `function` on `pointer` (with `extra`
+/// arguments); memory the tracker does not know (NOT_FOUND) is only ever on
+/// the host, and any other failure stops the program with `what`.
+void CPULowering::callTrackerIfTracked(OpBuilder &b, Location loc,
+                                       StringRef function, Value pointer,
+                                       ValueRange extra, StringRef what) {
+  SmallVector<Value> operands{pointer};
+  operands.append(extra.begin(), extra.end());
+  Value status = callRuntime(b, loc, function, pointerType, operands);
+  Value code = callRuntime(b, loc, "hpvm_status_code", b.getI32Type(), {status});
+  Value untracked = LLVM::ICmpOp::create(
+      b, loc, LLVM::ICmpPredicate::eq, code,
+      i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
+  auto choice = scf::IfOp::create(b, loc, untracked, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(choice.thenBlock()->getTerminator());
+  callRuntime(b, loc, "hpvm_status_free", Type(), {status});
+  b.setInsertionPoint(choice.elseBlock()->getTerminator());
+  checkStatus(b, loc, status, what.str());
+}
+
 void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
-                                    NodeOpInterface node, ValueRange inputs) {
+                                    NodeOpInterface node, ValueRange inputs,
+                                    ValueRange dims, PerInstancePorts perInstance) {
   TypeRange types = node.getInputTypes();
+  std::string what = ("bringing the inputs of @" +
+                      cast<SymbolOpInterface>(node.getOperation()).getName() +
+                      " back to the host")
+                         .str();
+  Value instances = perInstance.inputs ? instanceCount(b, loc, dims) : Value();
   for (auto [index, input] : llvm::enumerate(inputs)) {
     Value pointer, bytes;
-    if (auto memref = dyn_cast<MemRefType>(types[index])) {
+    int32_t access = getAccess(node, index);
+    if ((perInstance.inputs >> index) & 1) {
+      // An array of values per instance, which a kernel may have written.
+      pointer = input;
+      bytes = LLVM::MulOp::create(b, loc, instances,
+                                  sizeOf(b, loc, getStorageType(types[index])));
+      access = HPVM_RT_ACCESS_IN;
+    } else if (auto memref = dyn_cast<MemRefType>(types[index])) {
       Value descriptor = toStorage(b, loc, input);
       pointer = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
       bytes = viewBytes(b, loc, memref, descriptor);
@@ -189,24 +223,8 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
     } else {
       continue;
     }
-    // Memory the tracker does not know is only ever on the host.
-    Value status =
-        callRuntime(b, loc, "hpvm_rt_request_host", pointerType,
-                    {pointer, bytes, i32Constant(b, loc, getAccess(node, index))});
-    Value code = callRuntime(b, loc, "hpvm_status_code", b.getI32Type(), {status});
-    Value untracked = LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::eq, code,
-        i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
-    auto choice = scf::IfOp::create(b, loc, untracked, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(choice.thenBlock()->getTerminator());
-    callRuntime(b, loc, "hpvm_status_free", Type(), {status});
-    b.setInsertionPoint(choice.elseBlock()->getTerminator());
-    checkStatus(b, loc, status,
-                ("bringing the inputs of @" +
-                 cast<SymbolOpInterface>(node.getOperation()).getName() +
-                 " back to the host")
-                    .str());
+    callTrackerIfTracked(b, loc, "hpvm_rt_request_host", pointer,
+                         {bytes, i32Constant(b, loc, access)}, what);
   }
 }
 
@@ -311,11 +329,14 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
     params.push_back(
         {kParamBuffer, HPVM_RT_ACCESS_OUT,
          sizeOf(b, loc, getStorageStruct(node.getOutputTypes())), outputs});
-  // Then the arrays of the outputs per instance, in port order.
+  // Then the arrays of the outputs per instance, in port order: every
+  // instance writes its element, so their device copies need no copy in.
   for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
     if ((perInstance.outputs >> port) & 1)
-      params.push_back(
-          {kParamBuffer, HPVM_RT_ACCESS_OUT, arrayBytes(type), outputArrays[port]});
+      params.push_back({kParamBuffer,
+                        static_cast<int32_t>(HPVM_RT_ACCESS_OUT |
+                                             HPVM_RT_PARAM_WRITES_ALL),
+                        arrayBytes(type), outputArrays[port]});
 
   // The tile's memory: its bytes per work-group, as its allocation nodes
   // compute them from the tile's inputs.

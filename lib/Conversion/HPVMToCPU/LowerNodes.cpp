@@ -2,6 +2,7 @@
 // Leaves become instance functions, internal nodes run functions, replicated
 // children runtime parallel-fors over outlined range bodies.
 #include "CPULowering.h"
+#include "RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
@@ -273,10 +274,16 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
       else
         memref::DeallocOp::create(b, internal.getLoc(), memory);
     }
-    for (unsigned port = 0; port < 64; ++port)
-      if ((perInstance[child].outputs >> port) & 1)
-        callRuntime(b, internal.getLoc(), "free", Type(),
-                    {produced.lookup({child, port})});
+    for (unsigned port = 0; port < 64; ++port) {
+      if (!((perInstance[child].outputs >> port) & 1))
+        continue;
+      Value array = produced.lookup({child, port});
+      // A kernel's array is tracked: its device copies go, unread.
+      if (hasKernelSites())
+        callTrackerIfTracked(b, internal.getLoc(), "hpvm_rt_discard", array, {},
+                             "freeing values per instance");
+      callRuntime(b, internal.getLoc(), "free", Type(), {array});
+    }
   }
   func::ReturnOp::create(b, internal.getLoc(), results);
   return success();
@@ -318,9 +325,18 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     SmallVector<Type> resultTypes(outputTypes);
     if (perInstance.outputs) {
       outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
-      for (auto [port, array] : llvm::enumerate(outputArrays))
-        if (array)
-          resultTypes[port] = pointerType;
+      for (auto [port, array] : llvm::enumerate(outputArrays)) {
+        if (!array)
+          continue;
+        resultTypes[port] = pointerType;
+        // Tracked, so that a kernel reading it next finds it on its device.
+        Value status = callRuntime(
+            b, loc, "hpvm_rt_track", pointerType,
+            {array, instanceArrayBytes(b, loc, dims, outputTypes[port])});
+        checkStatus(b, loc, status,
+                    ("tracking the values per instance of @" + nodeName(node))
+                        .str());
+      }
     }
     // A single instance of a leaf kernel is a 1-D grid of one: its instance
     // is 0 and its grid 1 in every dimension, as for the node itself.
@@ -375,18 +391,31 @@ void CPULowering::findPerInstanceEdges() {
   }
 }
 
+bool CPULowering::hasKernelSites() {
+  if (!kernelSitesScanned) {
+    kernelSitesScanned = true;
+    for (Operation &op : module.getOps())
+      anyKernelSites |= op.hasAttr(HPVMDialect::getKernelAttrName());
+  }
+  return anyKernelSites;
+}
+
+Value CPULowering::instanceArrayBytes(OpBuilder &b, Location loc,
+                                      ValueRange dims, Type type) {
+  return LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
+                             sizeOf(b, loc, getStorageType(type)));
+}
+
 SmallVector<Value> CPULowering::allocateOutputArrays(
     OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
     PerInstancePorts perInstance) {
   TypeRange outputTypes = node.getOutputTypes();
   SmallVector<Value> arrays(outputTypes.size());
-  Value count = instanceCount(b, loc, dims);
   for (auto [port, type] : llvm::enumerate(outputTypes)) {
     if (!((perInstance.outputs >> port) & 1))
       continue;
-    Value bytes =
-        LLVM::MulOp::create(b, loc, count, sizeOf(b, loc, getStorageType(type)));
-    arrays[port] = callRuntime(b, loc, "malloc", pointerType, {bytes});
+    arrays[port] = callRuntime(b, loc, "malloc", pointerType,
+                               {instanceArrayBytes(b, loc, dims, type)});
   }
   return arrays;
 }
@@ -417,15 +446,10 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
           b, loc, LLVM::PoisonOp::create(b, loc, getStorageType(type)), type);
     });
   }
-  if (!kernelSitesScanned) {
-    kernelSitesScanned = true;
-    for (Operation &op : module.getOps())
-      anyKernelSites |= op.hasAttr(HPVMDialect::getKernelAttrName());
-  }
   if (isa<LeafOp>(node.getOperation())) {
     traceNode(b, loc, node);
-    if (anyKernelSites)
-      requestHostCopies(b, loc, node, inputs);
+    if (hasKernelSites())
+      requestHostCopies(b, loc, node, inputs, dims, perInstance);
   }
   if (dims.empty()) {
     // A single instance: call the node directly, no runtime round trip.
@@ -442,7 +466,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
 
   if (LeafOp leaf = getCollapsibleLeaf(node, perInstance)) {
     traceNode(b, loc, leaf);
-    if (anyKernelSites)
+    if (hasKernelSites())
       requestHostCopies(b, loc, node, inputs);
     return runCollapsed(b, loc, cast<InternalOp>(node.getOperation()), leaf,
                         dims, inputs, parentFrame);
@@ -470,9 +494,18 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     if (outputArrays.empty())
       outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
     arrays = allocaInEntry(b, loc, arraysType);
-    for (auto [port, array] : llvm::enumerate(outputArrays))
-      if (array)
-        storeField(b, loc, arraysType, arrays, port, array);
+    for (auto [port, array] : llvm::enumerate(outputArrays)) {
+      if (!array)
+        continue;
+      storeField(b, loc, arraysType, arrays, port, array);
+      // Tracked when a kernel could have filled it (runNode): the host writes.
+      if (hasKernelSites() && !givenArrays.empty())
+        callTrackerIfTracked(
+            b, loc, "hpvm_rt_request_host", array,
+            {instanceArrayBytes(b, loc, dims, outputTypes[port]),
+             i32Constant(b, loc, HPVM_RT_ACCESS_OUT)},
+            ("writing the outputs of @" + nodeName(node) + " on the host").str());
+    }
   }
   storeField(b, loc, contextType, context, numInputs + 3, arrays);
 

@@ -290,6 +290,10 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_track(void *ptr, size_t si
 /* Stops tracking the object starting at `ptr`: copies a newer device copy back to the host
  * first, then frees every device copy.  NOT_FOUND for unknown pointers. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_untrack(void *ptr);
+/* Stops tracking the object starting at `ptr` and frees its device copies without copying
+ * anything back: for memory about to be freed (the arrays of values per instance that
+ * kernels exchange).  NOT_FOUND for unknown pointers. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_discard(void *ptr);
 /* Makes the host copy of the tracked object containing [ptr, ptr+size) valid, copying from a
  * device only when the host copy is stale; with OUT/INOUT the device copies become stale
  * (the host will write).  size 0 = to the end of the object.  NOT_FOUND if untracked,
@@ -389,9 +393,14 @@ typedef enum hpvm_rt_kernel_param_kind_e {
                                   the buffer in the launch's dynamic shared memory */
 } hpvm_rt_kernel_param_kind_t;
 
+/* Or'ed into a BUFFER parameter's OUT access: the kernel writes every byte of the range, so
+ * a tracked object's device copy need not start from the host data (no copy in).  Without it
+ * OUT is copied in like INOUT, since a kernel may write only part of an out buffer. */
+#define HPVM_RT_PARAM_WRITES_ALL 0x100u
+
 typedef struct hpvm_rt_kernel_param_t {
   uint32_t kind;     /* hpvm_rt_kernel_param_kind_t */
-  uint32_t access;   /* BUFFER: hpvm_rt_access_t */
+  uint32_t access;   /* BUFFER: hpvm_rt_access_t, OUT possibly | HPVM_RT_PARAM_WRITES_ALL */
   uint64_t size;     /* VALUE: bytes at value (1..64); BUFFER: bytes from host the kernel may
                         touch (0: the rest of the tracked object containing host);
                         WORKGROUP: bytes per work-group (0 is taken as 1) */

@@ -447,6 +447,7 @@ typedef struct param_slot_t {
   int32_t group;   /* untracked: its temporary (index into run_t.groups); -1 otherwise */
   bool tracked;
   bool writes;     /* access OUT or INOUT */
+  bool writes_all; /* OUT | HPVM_RT_PARAM_WRITES_ALL: a tracked copy needs no copy in */
   bool requested;  /* the tracker made the device copy valid (undone on a fallback) */
   bool in_use;     /* `parent` is held in the device's buffer registry */
   bool sub_buffer; /* `value` is an OpenCL sub-buffer to release */
@@ -536,6 +537,7 @@ static hpvm_status_t plan_buffers(run_t *run, reason_t *reason, bool *out_ok) {
     if (param->kind != HPVM_RT_PARAM_BUFFER || !param->host)
       continue;
     slot->writes = param->access != HPVM_RT_ACCESS_IN;
+    slot->writes_all = param->access == (HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL);
     char *host = param->host;
     void *base;
     size_t object_size;
@@ -641,7 +643,10 @@ static hpvm_status_t prepare_buffers(run_t *run) {
     if (slot->tracked) {
       HPVM_RETURN_IF_ERROR(hpvm_mem_tracker_request(
           run->cache->tracker, param->host, slot->bytes, device,
-          slot->writes ? HPVM_RT_ACCESS_INOUT : HPVM_RT_ACCESS_IN, &slot->parent, &slot->offset));
+          slot->writes_all ? HPVM_RT_ACCESS_OUT
+          : slot->writes   ? HPVM_RT_ACCESS_INOUT
+                           : HPVM_RT_ACCESS_IN,
+          &slot->parent, &slot->offset));
       slot->requested = true;
     } else {
       slot->parent = run->groups[slot->group].handle;
@@ -766,10 +771,11 @@ static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t
                            i, (unsigned long long)param->size, UINT32_MAX);
     } else if (param->kind == HPVM_RT_PARAM_BUFFER) {
       if (param->access != HPVM_RT_ACCESS_IN && param->access != HPVM_RT_ACCESS_OUT &&
-          param->access != HPVM_RT_ACCESS_INOUT)
+          param->access != HPVM_RT_ACCESS_INOUT &&
+          param->access != (HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL))
         return HPVM_STATUS(INVALID_ARGUMENT,
                            "kernel_run: buffer parameter %u has access %u; expected 1 (in), 2 "
-                           "(out) or 3 (inout)",
+                           "(out), 3 (inout) or 0x102 (out, every byte written)",
                            i, param->access);
     } else {
       return HPVM_STATUS(INVALID_ARGUMENT,

@@ -183,9 +183,10 @@ static hpvm_status_t refresh_host(tracked_object_t *object) {
   return HPVM_STATUS(INTERNAL, "tracked object %p has no valid copy", (void *)object->base);
 }
 
-hpvm_status_t hpvm_mem_tracker_untrack(hpvm_mem_tracker_t *tracker, void *ptr) {
+/* Untracks the object starting at ptr; `keep_data`: bring a newer device copy home first. */
+static hpvm_status_t untrack_object(hpvm_mem_tracker_t *tracker, void *ptr, bool keep_data) {
   if (!ptr)
-    return HPVM_STATUS(INVALID_ARGUMENT, "untrack of NULL");
+    return HPVM_STATUS(INVALID_ARGUMENT, "%s of NULL", keep_data ? "untrack" : "discard");
   pthread_rwlock_wrlock(&tracker->lock);
   size_t index = upper_bound(tracker, ptr);
   tracked_object_t *object = NULL;
@@ -197,10 +198,12 @@ hpvm_status_t hpvm_mem_tracker_untrack(hpvm_mem_tracker_t *tracker, void *ptr) {
   }
   pthread_rwlock_unlock(&tracker->lock);
   if (!object)
-    return HPVM_STATUS(NOT_FOUND, "untrack: %p is not the start of a tracked object", ptr);
+    return HPVM_STATUS(NOT_FOUND, "%s: %p is not the start of a tracked object",
+                       keep_data ? "untrack" : "discard", ptr);
   pthread_mutex_lock(&object->mutex);
-  /* The host keeps the memory after untrack, so it must hold the newest data. */
-  hpvm_status_t status = refresh_host(object);
+  /* The host keeps the memory after untrack, so it must hold the newest data; after a
+   * discard it is freed, so the data are dropped. */
+  hpvm_status_t status = keep_data ? refresh_host(object) : NULL;
   hpvm_status_t free_status = free_device_copies(object);
   object->untracked = true;
   pthread_mutex_unlock(&object->mutex);
@@ -210,6 +213,14 @@ hpvm_status_t hpvm_mem_tracker_untrack(hpvm_mem_tracker_t *tracker, void *ptr) {
     hpvm_status_free(free_status);
   object_release(tracker, object);
   return status;
+}
+
+hpvm_status_t hpvm_mem_tracker_untrack(hpvm_mem_tracker_t *tracker, void *ptr) {
+  return untrack_object(tracker, ptr, true);
+}
+
+hpvm_status_t hpvm_mem_tracker_discard(hpvm_mem_tracker_t *tracker, void *ptr) {
+  return untrack_object(tracker, ptr, false);
 }
 
 hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, size_t size,

@@ -15,6 +15,8 @@ hpvm_status_t hpvm_mem_tracker_destroy(hpvm_mem_tracker_t *tracker);
 /* See hpvm_rt_track / hpvm_rt_untrack. */
 hpvm_status_t hpvm_mem_tracker_track(hpvm_mem_tracker_t *tracker, void *ptr, size_t size);
 hpvm_status_t hpvm_mem_tracker_untrack(hpvm_mem_tracker_t *tracker, void *ptr);
+/* See hpvm_rt_discard: untrack without bringing device data home. */
+hpvm_status_t hpvm_mem_tracker_discard(hpvm_mem_tracker_t *tracker, void *ptr);
 /* Makes the copy on `device` (NULL or the CPU device = the host copy) valid for `access` and
  * returns its handle and ptr's offset inside the object.  See hpvm_rt_request_device. */
 hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, size_t size,
