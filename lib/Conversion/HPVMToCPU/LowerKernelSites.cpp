@@ -92,7 +92,7 @@ Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
   LLVM::GlobalOp &global = nodeNames[node.getOperation()];
   if (!global) {
     StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
-    std::string text = name.str();
+    std::string text = getNodeDisplayName(name);
     text.push_back('\0');
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());

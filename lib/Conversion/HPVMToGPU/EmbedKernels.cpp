@@ -253,10 +253,13 @@ LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
                                             LLVM::GlobalOp opencl) {
   MLIRContext *context = &getContext();
   auto pointer = LLVM::LLVMPointerType::get(context);
-  LLVM::GlobalOp nodeName = createBytes(b, loc, ("__hpvm_name_" + node).str(), node);
+  // The node as the runtime shows it; the kernel as the device module names it.
+  std::string display = getNodeDisplayName(node);
+  LLVM::GlobalOp nodeName =
+      createBytes(b, loc, ("__hpvm_name_" + node).str(), display);
   LLVM::GlobalOp kernelName =
-      kernel == node ? nodeName
-                     : createBytes(b, loc, ("__hpvm_name_" + kernel).str(), kernel);
+      kernel == display ? nodeName
+                        : createBytes(b, loc, ("__hpvm_kernel_" + kernel).str(), kernel);
   auto type = LLVM::LLVMStructType::getLiteral(
       context, {pointer, pointer, pointer, pointer, pointer});
   // The runtime writes its state into the site: not constant.

@@ -1,5 +1,7 @@
 //===- HPVMDialect.cpp - The hpvm dialect ---------------------------------===//
 // Registers the hpvm ops, types and attributes, and verifies hpvm.* discardable attributes.
+#include "llvm/Demangle/Demangle.h"
+#include <cstdlib>
 #include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -173,4 +175,19 @@ LogicalResult HPVMDialect::verifyRegionResultAttribute(
   return op->emitError() << "unknown hpvm result attribute '"
                          << attribute.getName().getValue()
                          << "': hpvm defines no result attributes";
+}
+
+std::string mlir::hpvm::getNodeDisplayName(StringRef symbol) {
+  if (!symbol.starts_with("_Z"))
+    return symbol.str();
+  llvm::ItaniumPartialDemangler demangler;
+  std::string mangled = symbol.str();
+  if (demangler.partialDemangle(mangled.c_str()) || !demangler.isFunction())
+    return mangled;
+  char *name = demangler.getFunctionName(nullptr, nullptr);
+  if (!name)
+    return mangled;
+  std::string result(name);
+  std::free(name);
+  return result;
 }
