@@ -320,6 +320,10 @@ static void test_bad_calls(void) {
   params[1] = buffer_param(x, 4, 0);
   CHECK_CODE(hpvm_rt_kernel_run(&vadd_site, grid, NULL, params, 2, &ran),
              HPVM_STATUS_INVALID_ARGUMENT);
+  /* WRITES_ALL goes with OUT only. */
+  params[1] = buffer_param(x, 4, HPVM_RT_ACCESS_INOUT | HPVM_RT_PARAM_WRITES_ALL);
+  CHECK_CODE(hpvm_rt_kernel_run(&vadd_site, grid, NULL, params, 2, &ran),
+             HPVM_STATUS_INVALID_ARGUMENT);
   params[1].kind = 7;
   CHECK_CODE(hpvm_rt_kernel_run(&vadd_site, grid, NULL, params, 2, &ran),
              HPVM_STATUS_INVALID_ARGUMENT);
