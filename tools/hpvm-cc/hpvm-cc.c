@@ -465,15 +465,12 @@ int main(int argc, char **argv) {
   install_crash_handlers();
 
   /* The HPVM programs the library compiles: .mlir inputs, and clang's LLVM IR
-   * of HPVM-C sources, with the names their outputs take. */
-  list_t programs = {0}, program_names = {0}, program_kinds = {0}, program_sources = {0};
+   * of HPVM-C sources, each with the source it came from (which names its
+   * outputs and its diagnostics). */
+  list_t programs = {0}, program_sources = {0};
   for (size_t i = 0; i < mlir_inputs.count; ++i) {
     push(&programs, mlir_inputs.items[i]);
     push(&program_sources, mlir_inputs.items[i]);
-    char *name = stem(mlir_inputs.items[i]);
-    push(&program_names, name);
-    free(name);
-    push(&program_kinds, "mlir");
   }
 
   /* C: HPVM-C sources are compiled by clang (the -O level, at least -O1, and
@@ -552,8 +549,6 @@ int main(int argc, char **argv) {
     /* Imported, raised and lowered below, in one library call. */
     push(&programs, ll);
     push(&program_sources, input);
-    push(&program_names, name);
-    push(&program_kinds, "hpvmc");
   }
   c_inputs = host_inputs;
   if (ok && (emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS) && c_inputs.count)
@@ -566,8 +561,8 @@ int main(int argc, char **argv) {
    * to the llvm dialect or LLVM IR, then compiled below. */
   for (size_t i = 0; ok && i < programs.count; ++i) {
     const char *input = programs.items[i];
-    const char *name = program_names.items[i];
-    bool from_c = strcmp(program_kinds.items[i], "hpvmc") == 0;
+    char *name = stem(program_sources.items[i]);
+    bool from_c = !ends_with(program_sources.items[i], ".mlir");
     HPVMCompileOptions options;
     hpvmCompileOptionsInit(&options);
     options.input = from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR;
@@ -592,6 +587,7 @@ int main(int argc, char **argv) {
       remove(image);
       free(image);
       free(target);
+      free(name);
       continue;
     }
     if (emit == EMIT_MLIR) {
@@ -601,6 +597,7 @@ int main(int argc, char **argv) {
                                     : "lower to the llvm dialect",
                              input, target, &options);
       free(target);
+      free(name);
       continue;
     }
     char *ll = emit == EMIT_LLVM ? (output ? copy(output) : format2(name, ".ll"))
@@ -612,6 +609,7 @@ int main(int argc, char **argv) {
       push(&temporaries, ll);
       push(&ll_inputs, ll);
     }
+    free(name);
   }
   if (!ok || emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS)
     goto done;

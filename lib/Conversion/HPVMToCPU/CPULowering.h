@@ -122,16 +122,18 @@ public:
 
   /// Runs `node` over the grid `dims` (empty: one instance) with `inputs`,
   /// below the ancestor frame `parentFrame`, and returns its outputs.
-  Value decodePointerOutput(OpBuilder &b, Location loc, NodeOpInterface node,
-                            ValueRange inputs, Value stored);
   SmallVector<Value> runNode(OpBuilder &b, Location loc, NodeOpInterface node,
                              ValueRange dims, ValueRange inputs,
                              Value parentFrame, PerInstancePorts perInstance = {});
 
-  /// Whether `node` run over `dims` has a kernel version (an `hpvm.kernel`
-  /// site from hpvm-embed-kernels) usable with `perInstance` ports.
-  bool hasKernelSite(NodeOpInterface node, ValueRange dims,
-                     PerInstancePorts perInstance = {});
+  /// The host pointer a kernel's pointer output stands for: the output holds
+  /// the index of the input it is, or -1 for null (PointerOutputs.h).
+  Value decodePointerOutput(OpBuilder &b, Location loc, NodeOpInterface node,
+                            ValueRange inputs, Value stored);
+
+  /// Whether `node` has a kernel version (an `hpvm.kernel` site from
+  /// hpvm-embed-kernels) usable with `perInstance` ports.
+  bool hasKernelSite(NodeOpInterface node, PerInstancePorts perInstance = {});
   /// Calls hpvm_rt_kernel_run for the kernel site of `node`; returns an i1
   /// that is true when a device ran it (LowerKernelSites.cpp). `outputs`
   /// (storage struct of the outputs, or null) receives the kernel's outputs.

@@ -110,7 +110,7 @@ void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
               {nodeNameString(b, loc, node), nullPointer(b, loc)});
 }
 
-bool CPULowering::hasKernelSite(NodeOpInterface node, ValueRange dims,
+bool CPULowering::hasKernelSite(NodeOpInterface node,
                                 PerInstancePorts perInstance) {
   auto site = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());

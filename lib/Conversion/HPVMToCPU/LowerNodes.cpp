@@ -278,10 +278,13 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
       if (!((perInstance[child].outputs >> port) & 1))
         continue;
       Value array = produced.lookup({child, port});
-      // A kernel's array is tracked: its device copies go, unread.
-      if (hasKernelSites())
-        callTrackerIfTracked(b, internal.getLoc(), "hpvm_rt_discard", array, {},
-                             "freeing values per instance");
+      // A kernel site's arrays are tracked (runNode): their device copies
+      // go, unread.
+      if (hasKernelSite(graph.getDefinition(child), perInstance[child]))
+        checkStatus(b, internal.getLoc(),
+                    callRuntime(b, internal.getLoc(), "hpvm_rt_discard",
+                                pointerType, {array}),
+                    "freeing values per instance");
       callRuntime(b, internal.getLoc(), "free", Type(), {array});
     }
   }
@@ -312,7 +315,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
-  if (hasKernelSite(node, dims, perInstance)) {
+  if (hasKernelSite(node, perInstance)) {
     // The kernel version first; the CPU version when no device ran it. The
     // kernel's first instance writes the outputs into `outputs`.
     TypeRange outputTypes = node.getOutputTypes();
@@ -498,12 +501,14 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       if (!array)
         continue;
       storeField(b, loc, arraysType, arrays, port, array);
-      // Tracked when a kernel could have filled it (runNode): the host writes.
-      if (hasKernelSites() && !givenArrays.empty())
-        callTrackerIfTracked(
-            b, loc, "hpvm_rt_request_host", array,
-            {instanceArrayBytes(b, loc, dims, outputTypes[port]),
-             i32Constant(b, loc, HPVM_RT_ACCESS_OUT)},
+      // Arrays from runNode are tracked (a kernel could have filled them):
+      // the host writes them now.
+      if (!givenArrays.empty())
+        checkStatus(
+            b, loc,
+            callRuntime(b, loc, "hpvm_rt_request_host", pointerType,
+                        {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
+                         i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
             ("writing the outputs of @" + nodeName(node) + " on the host").str());
     }
   }
