@@ -88,6 +88,8 @@ struct Compile {
     if (options.dump_kernels_dir)
       pipeline.dumpKernels = options.dump_kernels_dir;
     pipeline.collapseGrids = options.collapse_grids;
+    pipeline.vectorize = options.vectorize;
+    pipeline.vectorizeRemarks = options.vectorize_remarks;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {
@@ -130,6 +132,7 @@ void hpvmCompileOptionsInit(HPVMCompileOptions *options) {
   options->input = HPVMCompileInputMLIR;
   options->emit = HPVMCompileEmitLLVMIR;
   options->collapse_grids = true;
+  options->vectorize = true;
 }
 
 static char *copyText(const std::string &text) {

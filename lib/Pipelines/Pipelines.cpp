@@ -35,6 +35,14 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   }
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
+  // Lane variants of the replicated imported-C leaves, which the CPU
+  // lowering runs groups of instances through (after the kernels: devices
+  // run the scalar leaves).
+  if (options.vectorize) {
+    ConvertHPVMToVectorOptions vectorOptions;
+    vectorOptions.remarks = options.vectorizeRemarks;
+    pm.addPass(createConvertHPVMToVector(vectorOptions));
+  }
   ConvertHPVMToCPUOptions cpuOptions;
   cpuOptions.vectorizeTiles = options.vectorizeTiles;
   cpuOptions.collapseGrids = options.collapseGrids;

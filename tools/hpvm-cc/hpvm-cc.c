@@ -264,7 +264,11 @@ static void usage(void) {
          "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
          "                    compiled for this machine (-march=native) unless -march=\n"
          "                    or -mcpu= names another CPU\n"
-         "  -v                print each stage, its command and its time\n"
+         "  -fno-hpvm-lanes   run each instance of a leaf on its own (by default,\n"
+         "                    consecutive x instances of HPVM-C leaves run as the\n"
+         "                    lanes of vectors: convert-hpvm-to-vector)\n"
+         "  -v                print each stage, its command and its time, and\n"
+         "                    which leaves were vectorized (and why not)\n"
          "  -h, --help        this text\n\n"
          "Exit status: 0 on success, 1 for an error in the program or the command line,\n"
          "70 when a stage crashed or could not run (an internal error).\n");
@@ -337,6 +341,8 @@ int main(int argc, char **argv) {
   /* -march=native unless the command line names a CPU, so that a portable build
    * (-march=x86-64) can be compared with one for this machine. */
   bool cpu_chosen = false;
+  /* Imported-C leaves run consecutive instances as vector lanes. */
+  bool vectorize = true;
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -397,6 +403,8 @@ int main(int argc, char **argv) {
       char *flag = format2("-l", value);
       push(&linker, flag);
       free(flag);
+    } else if (strcmp(arg, "-fhpvm-lanes") == 0 || strcmp(arg, "-fno-hpvm-lanes") == 0) {
+      vectorize = arg[2] == 'h';
     } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                  strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
       /* Code generation and warning flags go to every clang compile. */
@@ -567,6 +575,8 @@ int main(int argc, char **argv) {
     hpvmCompileOptionsInit(&options);
     options.input = from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR;
     options.devices = device;
+    options.vectorize = vectorize;
+    options.vectorize_remarks = verbose;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;

@@ -52,9 +52,16 @@ typedef struct HPVMCompileOptions {
    * was reported even if the compile never returns. */
   void (*on_diagnostic)(const char *text, void *user_data);
   void *user_data;
+  /* Consecutive x instances of imported-C leaves run as vector lanes
+   * (convert-hpvm-to-vector; default true). */
+  bool vectorize;
+  /* Report, as remarks, which leaves were vectorized at which width and why
+   * the others were not (default false). */
+  bool vectorize_remarks;
 } HPVMCompileOptions;
 
-/* The defaults: MLIR input, LLVM IR output, no devices. */
+/* The defaults: MLIR input, LLVM IR output, no devices, nested grids
+ * collapsed, leaves vectorized. */
 MLIR_CAPI_EXPORTED void hpvmCompileOptionsInit(HPVMCompileOptions *options);
 
 /* Compiles `input_path` into `output_path` ("-": standard output). Returns true

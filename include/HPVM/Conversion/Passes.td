@@ -84,6 +84,65 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
   ];
 }
 
+def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
+  let summary = "Run consecutive x instances of imported-C leaves as vector lanes";
+  let description = [{
+    For each leaf replicated along x whose body is imported C (the `llvm`
+    dialect in blocks, as `hpvm-raise-c` leaves it), builds a lane variant:
+    a leaf `@<leaf>__lanes<W>` with `hpvm.lanes = W` that runs instances
+    x .. x + W - 1 at once, and names it in the leaf's
+    `hpvm.vector_variant`. `convert-hpvm-to-cpu` then runs each row of a
+    grid as whole groups of W through the variant and the rest one instance
+    at a time.
+
+    In the variant, values equal in every instance stay scalars; indices and
+    addresses that step by a constant from lane to lane (the x id, and what
+    add, sub, mul, shifts, casts and GEPs make of it) keep only their first
+    lane; other values become `vector<W x T>`. An access whose address steps
+    by its own size is one vector load or store; other varying addresses are
+    gathers and scatters (lanes written in order), uniform ones scalar
+    accesses. Calls with side effects and atomics run once per lane, in lane
+    order. Loops whose trip count is equal in every lane stay loops.
+
+    A branch that some lanes take and others do not (divergent) is checked at
+    run time: when all lanes agree the variant goes on; otherwise it returns
+    false and the caller runs those W instances one by one. That return is
+    only possible before anything was stored: a divergent branch after a
+    store or a call with side effects is refused (masked execution is not
+    implemented yet). Casts and shifts that could wrap between lanes (the
+    sign extension of a 32-bit index) get the same run-time check of their
+    first lane, or stay vectors after a store.
+
+    Leaves are left scalar, with a reason under `remarks`, when they have
+    outputs, regions (structured leaves: `convert-hpvm-to-cpu` runs tiles in
+    lock-step, `vectorize-tiles`), local variables in memory (`llvm.alloca`),
+    hpvm ops other than the grid queries, volatile or atomic loads and
+    stores, or values with no vector form that differ between lanes; when
+    their instances do not read their x id; and when they are never
+    replicated along x. Each instance computes what it computed before, in
+    the same order, so results are bitwise those of the scalar code.
+
+    W is `lanes` when given, else `vector-bits` (0: the host CPU's widest
+    vector registers: 512 with AVX-512, 256 with AVX, else 128) over the
+    narrowest floating-point type the leaf loads or stores (32 bits when
+    none).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"lanes", "lanes", "unsigned", /*default=*/"0",
+           "Lanes per variant (0: from vector-bits)">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
+           "Bits of a vector register (0: the host CPU's)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Report, as remarks, which leaves were vectorized at which "
+           "width, and why the others were not">,
+  ];
+}
+
 def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
   let summary = "Raise the HPVM-C calls of imported C (llvm dialect) to hpvm ops";
   let description = [{

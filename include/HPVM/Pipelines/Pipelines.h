@@ -19,6 +19,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run the instances of a tile row in lock-step as vector "
                      "code (convert-hpvm-to-cpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Run consecutive x instances of imported-C leaves as "
+                     "vector lanes (convert-hpvm-to-vector)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorizeRemarks{
+      *this, "vectorize-remarks",
+      llvm::cl::desc("Report which leaves convert-hpvm-to-vector vectorized "
+                     "and why the others were not"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> collapseGrids{
       *this, "collapse-grids",
       llvm::cl::desc("Run a grid of tiles and its tile leaf as one "

@@ -248,6 +248,14 @@ private:
   /// and the first lane's id as x; null when the body cannot be vectorized.
   func::FuncOp buildLaneFunction(LeafOp leaf, unsigned width, StringRef name,
                                  FunctionType type);
+  /// Runs the instances [from, to) along x of `leaf`: whole groups through
+  /// its lane variant (convert-hpvm-to-vector), each group instance by
+  /// instance where the variant declines, the rest instance by instance.
+  /// `argsFor(b, x)` gives the node function's arguments for instance x.
+  /// Returns false (and emits nothing) when the leaf has no lane variant.
+  bool runInstanceRowInLanes(
+      OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
+      function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor);
   /// The x extent shared by every grid of `leaf` when it is a constant tile
   /// width worth running in lock-step, else 0.
   unsigned getLaneWidth(LeafOp leaf);
@@ -318,6 +326,9 @@ private:
   /// Leaves split at barriers: their phase functions and spill layout.
   DenseMap<Operation *, SmallVector<func::FuncOp>> phaseFunctions;
   DenseMap<Operation *, LLVM::LLVMStructType> spillTypes;
+  /// Leaves with a lane variant (hpvm.vector_variant): the variant's node
+  /// function and its lane count.
+  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneVariants;
   /// Leaves whose tile rows run in lock-step: their lane function and width.
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
   /// Whether tile rows may run in lock-step (convert-hpvm-to-cpu option).

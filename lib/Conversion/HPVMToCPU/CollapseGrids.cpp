@@ -210,6 +210,17 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
       b, loc, arith::SubIOp::create(b, loc, begin[0], base), zero);
   Value to = arith::MinSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, end[0], base), inner[0]);
+  auto argsFor = [&](OpBuilder &, Value x) {
+    SmallVector<Value> rowArgs(args);
+    rowArgs.append({x, ids[1], ids[2], inner[0], inner[1], inner[2], frame});
+    return rowArgs;
+  };
+  // A leaf with a lane variant (and so without outputs) runs the row in lanes.
+  if (runInstanceRowInLanes(b, loc, leaf, from, to, argsFor)) {
+    b.setInsertionPointToEnd(entry);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+    return range;
+  }
   auto row = scf::ForOp::create(b, loc, from, to, unit);
   b.setInsertionPoint(row.getBody()->getTerminator());
   ids[0] = row.getInductionVar();

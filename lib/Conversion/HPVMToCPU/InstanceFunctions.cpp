@@ -233,6 +233,28 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     b.setInsertionPoint(wholeRows.elseBlock()->getTerminator());
   }
 
+  // A leaf with a lane variant: y and z loops, then the x row in lanes.
+  if (isLeaf && !phase && !perInstance.any() &&
+      laneVariants.count(node.getOperation())) {
+    Value rowIds[3] = {zero, zero, zero};
+    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 1; --d) {
+      auto loop = scf::ForOp::create(b, loc, begin[d], end[d], one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      rowIds[d] = loop.getInductionVar();
+    }
+    runInstanceRowInLanes(
+        b, loc, cast<LeafOp>(node.getOperation()), begin[0], end[0],
+        [&](OpBuilder &, Value x) {
+          SmallVector<Value> args(inputs);
+          args.append({x, rowIds[1], rowIds[2], extent[0], extent[1],
+                       extent[2], parentFrame});
+          return args;
+        });
+    b.setInsertionPointToEnd(entry);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+    return range;
+  }
+
   // x is the fastest dimension: it gets the innermost loop.
   Value ids[3] = {zero, zero, zero};
   for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 0; --d) {
@@ -312,4 +334,44 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return range;
+}
+
+bool CPULowering::runInstanceRowInLanes(
+    OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
+    function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor) {
+  auto found = laneVariants.find(leaf.getOperation());
+  if (found == laneVariants.end())
+    return false;
+  auto [variant, lanes] = found->second;
+  func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value width = arith::ConstantIndexOp::create(b, loc, lanes);
+  // [from, full) in whole groups, [full, to) one by one.
+  Value count = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, to, from), zero);
+  Value full = arith::AddIOp::create(
+      b, loc, from,
+      arith::MulIOp::create(b, loc,
+                            arith::DivUIOp::create(b, loc, count, width), width));
+  auto groups = scf::ForOp::create(b, loc, from, full, width);
+  {
+    OpBuilder gb(groups.getBody()->getTerminator());
+    Value x = groups.getInductionVar();
+    Value ran =
+        func::CallOp::create(gb, loc, variant, argsFor(gb, x)).getResult(0);
+    Value declined = arith::XOrIOp::create(
+        gb, loc, ran, arith::ConstantIntOp::create(gb, loc, 1, 1));
+    auto ifDeclined = scf::IfOp::create(gb, loc, declined,
+                                        /*withElseRegion=*/false);
+    OpBuilder db = ifDeclined.getThenBodyBuilder();
+    auto each = scf::ForOp::create(db, loc, x,
+                                   arith::AddIOp::create(db, loc, x, width), one);
+    OpBuilder eb(each.getBody()->getTerminator());
+    func::CallOp::create(eb, loc, scalar, argsFor(eb, each.getInductionVar()));
+  }
+  auto rest = scf::ForOp::create(b, loc, full, to, one);
+  OpBuilder rb(rest.getBody()->getTerminator());
+  func::CallOp::create(rb, loc, scalar, argsFor(rb, rest.getInductionVar()));
+  return true;
 }

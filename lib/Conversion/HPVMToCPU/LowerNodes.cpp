@@ -109,6 +109,26 @@ LogicalResult CPULowering::createNodeFunctions() {
     markAlwaysInline(function);
     nodeFunctions[leaf] = function;
   }
+  // Lane variants are leaves too: their node functions exist now.
+  for (auto leaf : module.getOps<LeafOp>()) {
+    auto variantName = leaf->getAttrOfType<FlatSymbolRefAttr>(
+        HPVMDialect::getVectorVariantAttrName());
+    if (!variantName)
+      continue;
+    auto variant =
+        symbolTables.lookupNearestSymbolFrom<LeafOp>(module, variantName);
+    auto lanes = variant ? variant->getAttrOfType<IntegerAttr>(
+                               HPVMDialect::getLanesAttrName())
+                         : IntegerAttr();
+    if (!lanes || variant.getArgumentTypes() != leaf.getArgumentTypes() ||
+        variant.getNumResults() != 1 || leaf.getNumResults() != 0)
+      return leaf.emitError()
+             << "'hpvm.vector_variant' names " << variantName
+             << ", which is not a lane variant of this leaf (a leaf with "
+                "'hpvm.lanes', the same inputs and the single output i1)";
+    laneVariants[leaf] = {nodeFunctions.lookup(variant),
+                          static_cast<unsigned>(lanes.getInt())};
+  }
   for (auto internal : module.getOps<InternalOp>()) {
     // (inputs..., this instance's frame)
     SmallVector<Type> inputs(internal.getArgumentTypes());

@@ -568,7 +568,41 @@ hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel' or 'hpvm.kernel_per_instance'}}
+// expected-error @+1 {{'hpvm.vector_variant' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.vector_variant = @v} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.vector_variant' expects a symbol reference (the lane variant leaf), found 8 : i64}}
+hpvm.leaf @leaf() attributes {hpvm.vector_variant = 8} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.lanes' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.lanes = 8} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.lanes' expects an i64 lane count of at least 2, found 1 : i64}}
+hpvm.leaf @leaf() -> i1 attributes {hpvm.lanes = 1} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.lanes' marks a lane variant, whose first output is the i1 'ran all lanes'; found outputs ('f32')}}
+hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
+  hpvm.return %a : f32
+}
+
+// -----
+
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant' or 'hpvm.lanes'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -132,13 +132,44 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == getVectorVariantAttrName()) {
+    if (!isa<LeafOp>(op))
+      return op->emitError()
+             << "'hpvm.vector_variant' is only valid on hpvm.leaf, found on '"
+             << op->getName() << "'";
+    if (!isa<FlatSymbolRefAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.vector_variant' expects a symbol "
+                                "reference (the lane variant leaf), found "
+                             << attribute.getValue();
+    return success();
+  }
+  if (name == getLanesAttrName()) {
+    auto leaf = dyn_cast<LeafOp>(op);
+    if (!leaf)
+      return op->emitError()
+             << "'hpvm.lanes' is only valid on hpvm.leaf, found on '"
+             << op->getName() << "'";
+    auto lanes = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!lanes || !lanes.getType().isInteger(64) || lanes.getInt() < 2)
+      return op->emitError()
+             << "'hpvm.lanes' expects an i64 lane count of at least 2, found "
+             << attribute.getValue();
+    ArrayRef<Type> results = leaf.getResultTypes();
+    if (results.empty() || !results.front().isInteger(1))
+      return op->emitError() << "'hpvm.lanes' marks a lane variant, whose "
+                                "first output is the i1 'ran all lanes'; "
+                                "found outputs ("
+                             << results << ")";
+    return success();
+  }
   if (name == getAccessAttrName())
     return op->emitError() << "'hpvm.access' is an argument attribute of node "
                               "definitions, found on the op '"
                            << op->getName() << "' itself";
   return op->emitError() << "unknown hpvm attribute '" << name
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
-                            "'hpvm.kernel' or 'hpvm.kernel_per_instance'";
+                            "'hpvm.kernel', 'hpvm.kernel_per_instance', "
+                            "'hpvm.vector_variant' or 'hpvm.lanes'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

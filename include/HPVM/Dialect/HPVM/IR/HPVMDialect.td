@@ -35,7 +35,12 @@ def HPVM_Dialect : Dialect {
     instances exchange one value per instance with siblings,
     `hpvm.kernel_per_instance = array<i64: inputs, outputs>`: bit masks of
     the ports that the kernel takes as arrays indexed by the linear instance
-    id. Arguments of node definitions may carry `hpvm.access`.
+    id. `convert-hpvm-to-vector` adds `hpvm.vector_variant = @v` to a leaf
+    whose consecutive x instances also run as vector lanes, and
+    `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
+    same inputs and one i1 output, true when it ran instances x .. x + W - 1
+    and false when the caller must run them one by one. Arguments of node
+    definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -68,6 +73,15 @@ def HPVM_Dialect : Dialect {
     /// parameters pointing to them) instead of values.
     static constexpr ::llvm::StringLiteral getKernelPerInstanceAttrName() {
       return ::llvm::StringLiteral("hpvm.kernel_per_instance");
+    }
+    /// Name of the discardable attribute naming the lane variant of a leaf
+    /// (convert-hpvm-to-vector): a leaf running W consecutive x instances.
+    static constexpr ::llvm::StringLiteral getVectorVariantAttrName() {
+      return ::llvm::StringLiteral("hpvm.vector_variant");
+    }
+    /// Name of the discardable attribute of a lane variant: its lane count W.
+    static constexpr ::llvm::StringLiteral getLanesAttrName() {
+      return ::llvm::StringLiteral("hpvm.lanes");
     }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {

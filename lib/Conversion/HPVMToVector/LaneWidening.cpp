@@ -1,0 +1,862 @@
+//===- LaneWidening.cpp - Consecutive instances of a leaf as vector lanes -===//
+// Lane l of the variant is instance x + l of the leaf. Each value gets a
+// shape across the lanes:
+//   * uniform: one scalar, equal in every lane (the leaf's inputs, ids of
+//     other dimensions and levels, what is computed from them only);
+//   * strided: lane l holds base + l * stride for a constant stride (the x id
+//     has stride 1; indices and addresses computed from it keep a constant
+//     stride through add, sub, mul and shifts by constants, casts and GEPs);
+//     only the base is computed;
+//   * varying: a vector<W x T>.
+// An access at a strided address whose stride is the accessed size is one
+// vector load or store; other varying addresses gather and scatter; uniform
+// ones stay scalar. Arithmetic on varying values is the same op on vectors;
+// ops that have no vector form (calls, atomics) run once per lane, in lane
+// order.
+//
+// The lanes never part: a branch whose condition differs between lanes
+// (divergent) checks at run time whether all lanes agree and otherwise makes
+// the variant return false, so that its caller runs the instances one by
+// one. That is only allowed before the first side effect on every path
+// (nothing to undo then); a divergent branch after a store is a refusal. The
+// same check keeps strides exact where a cast or shift could wrap between
+// lanes (sign extension of a 32-bit index, say): the base is tested against
+// the bound, and after a side effect such a value is simply varying.
+#include "LaneWidening.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/RegionGraphTraits.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/PostOrderIterator.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+
+enum class Kind { Uniform, Strided, Varying };
+
+struct Shape {
+  Kind kind = Kind::Uniform;
+  int64_t stride = 0;
+  static Shape uniform() { return {Kind::Uniform, 0}; }
+  static Shape varying() { return {Kind::Varying, 0}; }
+  static Shape strided(int64_t stride) {
+    return stride ? Shape{Kind::Strided, stride} : uniform();
+  }
+  bool operator==(const Shape &other) const {
+    return kind == other.kind && stride == other.stride;
+  }
+  bool isUniform() const { return kind == Kind::Uniform; }
+  bool isVarying() const { return kind == Kind::Varying; }
+};
+
+Shape join(Shape a, Shape b) { return a == b ? a : Shape::varying(); }
+
+/// The casts and shifts whose strided result is exact only when no lane
+/// wraps: the base is checked at run time.
+enum class WrapCheck { None, Signed, Unsigned };
+
+bool isStorableScalar(Type type) {
+  return type.isIntOrIndexOrFloat() || isa<LLVM::LLVMPointerType>(type);
+}
+
+/// Whether `op` writes memory or does anything else that could not be undone
+/// by running the instances again one by one.
+bool hasSideEffect(Operation *op) {
+  if (op->hasTrait<::mlir::OpTrait::IsTerminator>() ||
+      isa<LLVM::AssumeOp, InstanceIdOp, NumInstancesOp>(op))
+    return false;
+  if (isMemoryEffectFree(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [](MemoryEffects::EffectInstance &effect) {
+    return !isa<MemoryEffects::Read>(effect.getEffect());
+  });
+}
+
+/// Ops that run once per lane whatever their operands' shapes: each instance
+/// does its own (an atomic add counts every instance; a call may print).
+bool runsPerLane(Operation *op) {
+  if (isa<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>(op))
+    return true;
+  return isa<LLVM::CallOp>(op) && hasSideEffect(op);
+}
+
+/// Ops that compute lane by lane and take vectors as they take scalars.
+bool isElementwise(Operation *op) {
+  if (op->hasTrait<::mlir::OpTrait::Elementwise>())
+    return true; // arith, math
+  return isa<
+      // Arithmetic, comparisons and casts.
+      LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::SDivOp, LLVM::UDivOp,
+      LLVM::SRemOp, LLVM::URemOp, LLVM::AndOp, LLVM::OrOp, LLVM::XOrOp,
+      LLVM::ShlOp, LLVM::LShrOp, LLVM::AShrOp, LLVM::FAddOp, LLVM::FSubOp,
+      LLVM::FMulOp, LLVM::FDivOp, LLVM::FRemOp, LLVM::FNegOp, LLVM::ICmpOp,
+      LLVM::FCmpOp, LLVM::SelectOp, LLVM::SExtOp, LLVM::ZExtOp, LLVM::TruncOp,
+      LLVM::FPExtOp, LLVM::FPTruncOp, LLVM::SIToFPOp, LLVM::UIToFPOp,
+      LLVM::FPToSIOp, LLVM::FPToUIOp, LLVM::PtrToIntOp, LLVM::IntToPtrOp,
+      LLVM::FreezeOp, LLVM::GEPOp,
+      // Elementwise intrinsics.
+      LLVM::FMulAddOp, LLVM::FMAOp, LLVM::SqrtOp, LLVM::FAbsOp, LLVM::MinNumOp,
+      LLVM::MaxNumOp, LLVM::MinimumOp, LLVM::MaximumOp, LLVM::FCeilOp,
+      LLVM::RoundOp, LLVM::RoundEvenOp, LLVM::FTruncOp, LLVM::ExpOp,
+      LLVM::Exp2Op, LLVM::LogOp, LLVM::Log2Op, LLVM::Log10Op, LLVM::PowOp,
+      LLVM::SinOp, LLVM::CosOp, LLVM::TanOp, LLVM::TanhOp, LLVM::CopySignOp,
+      LLVM::SMaxOp, LLVM::SMinOp, LLVM::UMaxOp, LLVM::UMinOp, LLVM::AbsOp,
+      LLVM::CtPopOp>(op);
+}
+
+std::optional<int64_t> constantInt(Value value) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  return std::nullopt;
+}
+
+unsigned bitWidth(Type type) {
+  if (type.isIndex())
+    return 64;
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.getWidth();
+  return 64; // pointers
+}
+
+/// The analysis: a shape per value, and where the lanes may still be sent
+/// back to the scalar code.
+class LaneAnalysis {
+public:
+  LaneAnalysis(LeafOp leaf, unsigned lanes)
+      : leaf(leaf), lanes(lanes), layout(DataLayout::closest(leaf)) {}
+
+  LogicalResult run(std::string &reason, Operation *&where);
+  Shape shapeOf(Value value) const { return shapes.lookup(value); }
+  /// Whether no side effect can have happened when `op` starts.
+  bool isClean(Operation *op);
+  /// How the strided result of `op` is checked, when it is strided.
+  WrapCheck wrapCheckOf(Operation *op) const { return wrapChecks.lookup(op); }
+  ArrayRef<Block *> blockOrder() const { return order; }
+  uint64_t sizeOf(Type type) const {
+    return layout.getTypeSize(type).getFixedValue();
+  }
+
+private:
+  /// The shape of the results of `op` from its operands' shapes.
+  Shape transfer(Operation *op);
+  /// The stride of a GEP's address, or nullopt when it varies otherwise.
+  std::optional<int64_t> gepStride(LLVM::GEPOp gep);
+  /// `stride` for `op`'s result, when the lanes of its operand 0 (`width`
+  /// bits, `operandStride`) can be checked not to wrap here; varying
+  /// otherwise.
+  Shape checked(Operation *op, int64_t stride, int64_t operandStride,
+                unsigned width, WrapCheck kind);
+
+  LeafOp leaf;
+  unsigned lanes;
+  DataLayout layout;
+  DenseMap<Value, Shape> shapes;
+  DenseMap<Operation *, WrapCheck> wrapChecks;
+  DenseMap<Block *, bool> dirtyAtEntry;
+  SmallVector<Block *> order;
+};
+
+bool LaneAnalysis::isClean(Operation *op) {
+  Block *block = op->getBlock();
+  if (dirtyAtEntry.lookup(block))
+    return false;
+  for (Operation &other : *block) {
+    if (&other == op)
+      return true;
+    if (hasSideEffect(&other))
+      return false;
+  }
+  return true;
+}
+
+Shape LaneAnalysis::checked(Operation *op, int64_t stride,
+                            int64_t operandStride, unsigned width,
+                            WrapCheck kind) {
+  // The spread of the lanes must fit the operand's type for a check to exist.
+  int64_t spread;
+  if (__builtin_mul_overflow(operandStride, static_cast<int64_t>(lanes - 1),
+                             &spread) ||
+      width < 8 || width > 64 || spread == INT64_MIN ||
+      (width < 64 && std::abs(spread) >= (int64_t(1) << (width - 1))) ||
+      !isClean(op))
+    return Shape::varying();
+  wrapChecks[op] = kind;
+  return Shape::strided(stride);
+}
+
+std::optional<int64_t> LaneAnalysis::gepStride(LLVM::GEPOp gep) {
+  Shape base = shapeOf(gep.getBase());
+  if (base.isVarying())
+    return std::nullopt;
+  int64_t stride = base.stride;
+  Type current = gep.getElemType();
+  unsigned position = 0;
+  for (auto index : gep.getIndices()) {
+    Value dynamic = llvm::dyn_cast_if_present<Value>(index);
+    int64_t scale;
+    if (position++ == 0) {
+      scale = sizeOf(current);
+    } else if (auto structType = dyn_cast<LLVM::LLVMStructType>(current)) {
+      if (dynamic)
+        return std::nullopt;
+      auto field = llvm::cast<IntegerAttr>(index).getInt();
+      current = structType.getBody()[field];
+      continue;
+    } else if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
+      current = array.getElementType();
+      scale = sizeOf(current);
+    } else {
+      return std::nullopt;
+    }
+    if (!dynamic)
+      continue;
+    Shape shape = shapeOf(dynamic);
+    if (shape.isVarying())
+      return std::nullopt;
+    stride += shape.stride * scale;
+  }
+  return stride;
+}
+
+Shape LaneAnalysis::transfer(Operation *op) {
+  if (auto id = dyn_cast<InstanceIdOp>(op))
+    return id.getLevel() == 0 && id.getDim() == Dim::x ? Shape::strided(1)
+                                                        : Shape::uniform();
+  if (runsPerLane(op))
+    return Shape::varying();
+  bool allUniform = llvm::all_of(op->getOperands(), [&](Value operand) {
+    return shapeOf(operand).isUniform();
+  });
+  if (allUniform)
+    return Shape::uniform();
+  // A strided result needs operands that are all uniform or strided.
+  if (op->getNumResults() != 1 ||
+      llvm::any_of(op->getOperands(), [&](Value operand) {
+        return shapeOf(operand).isVarying();
+      }))
+    return Shape::varying();
+  Type type = op->getResult(0).getType();
+  if (!(isa<LLVM::LLVMPointerType>(type) || type.isIndex() ||
+        (type.isInteger() && bitWidth(type) >= 8)))
+    return Shape::varying();
+  auto operandShape = [&](unsigned i) { return shapeOf(op->getOperand(i)); };
+  auto isStridedOrUniform = [&](unsigned i) {
+    return !operandShape(i).isVarying();
+  };
+
+  if (auto gep = dyn_cast<LLVM::GEPOp>(op)) {
+    std::optional<int64_t> stride = gepStride(gep);
+    return stride ? Shape::strided(*stride) : Shape::varying();
+  }
+  if (isa<LLVM::AddOp, arith::AddIOp>(op) && isStridedOrUniform(0) &&
+      isStridedOrUniform(1))
+    return Shape::strided(operandShape(0).stride + operandShape(1).stride);
+  if (isa<LLVM::SubOp, arith::SubIOp>(op) && isStridedOrUniform(0) &&
+      isStridedOrUniform(1))
+    return Shape::strided(operandShape(0).stride - operandShape(1).stride);
+  if (auto orOp = dyn_cast<LLVM::OrOp>(op);
+      orOp && orOp.getIsDisjoint() && isStridedOrUniform(0) &&
+      isStridedOrUniform(1))
+    return Shape::strided(operandShape(0).stride + operandShape(1).stride);
+  if (isa<LLVM::MulOp, arith::MulIOp>(op)) {
+    for (unsigned i = 0; i < 2; ++i)
+      if (std::optional<int64_t> factor = constantInt(op->getOperand(1 - i));
+          factor && isStridedOrUniform(i))
+        return Shape::strided(operandShape(i).stride * *factor);
+    return Shape::varying();
+  }
+  if (isa<LLVM::ShlOp, arith::ShLIOp>(op)) {
+    std::optional<int64_t> amount = constantInt(op->getOperand(1));
+    if (amount && *amount >= 0 && *amount < 63 && operandShape(1).isUniform())
+      return Shape::strided(operandShape(0).stride << *amount);
+    return Shape::varying();
+  }
+  if (isa<LLVM::AShrOp, LLVM::LShrOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
+    std::optional<int64_t> amount = constantInt(op->getOperand(1));
+    int64_t stride = operandShape(0).stride;
+    if (!amount || *amount < 0 || *amount >= 63 ||
+        stride % (int64_t(1) << *amount) != 0)
+      return Shape::varying();
+    bool isSigned = isa<LLVM::AShrOp, arith::ShRSIOp>(op);
+    return checked(op, stride >> *amount, stride, bitWidth(type),
+                   isSigned ? WrapCheck::Signed : WrapCheck::Unsigned);
+  }
+  if (op->getNumOperands() == 1 &&
+      isa<LLVM::TruncOp, LLVM::SExtOp, LLVM::ZExtOp, LLVM::PtrToIntOp,
+          LLVM::IntToPtrOp, arith::IndexCastOp, arith::IndexCastUIOp,
+          arith::TruncIOp, arith::ExtSIOp, arith::ExtUIOp>(op)) {
+    Shape source = operandShape(0);
+    unsigned from = bitWidth(op->getOperand(0).getType());
+    unsigned to = bitWidth(type);
+    // Truncation and same-width casts are exact modulo the width.
+    if (to <= from) {
+      if (to < 64 && std::abs(source.stride) >= (int64_t(1) << (to - 1)))
+        return Shape::varying();
+      return source;
+    }
+    bool isSigned = isa<LLVM::SExtOp, arith::IndexCastOp, arith::ExtSIOp>(op);
+    return checked(op, source.stride, source.stride, from,
+                   isSigned ? WrapCheck::Signed : WrapCheck::Unsigned);
+  }
+  return Shape::varying();
+}
+
+LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
+  Region &body = leaf.getBody();
+  for (Block *block : llvm::ReversePostOrderTraversal<Block *>(&body.front()))
+    order.push_back(block);
+
+  // What the lanes cannot run: refused before anything is computed.
+  for (Block *block : order) {
+    for (Operation &op : *block) {
+      where = &op;
+      if (op.getNumRegions()) {
+        reason = "'" + op.getName().getStringRef().str() +
+                 "' has regions (structured leaves run tiles in lock-step "
+                 "instead: vectorize-tiles)";
+        return failure();
+      }
+      if (isa<LLVM::AllocaOp>(op)) {
+        reason = "the instance keeps a local variable or array in memory "
+                 "(llvm.alloca)";
+        return failure();
+      }
+      if (op.getDialect() == leaf->getDialect() &&
+          !isa<InstanceIdOp, NumInstancesOp, ReturnOp>(op)) {
+        reason = "'" + op.getName().getStringRef().str() + "' in the leaf";
+        return failure();
+      }
+      if (auto load = dyn_cast<LLVM::LoadOp>(op);
+          load && (load.getVolatile_() || load.getOrdering() != LLVM::AtomicOrdering::not_atomic)) {
+        reason = "a volatile or atomic load";
+        return failure();
+      }
+      if (auto store = dyn_cast<LLVM::StoreOp>(op);
+          store && (store.getVolatile_() || store.getOrdering() != LLVM::AtomicOrdering::not_atomic)) {
+        reason = "a volatile or atomic store";
+        return failure();
+      }
+      if (op.hasTrait<::mlir::OpTrait::IsTerminator>() &&
+          !isa<LLVM::BrOp, LLVM::CondBrOp, LLVM::SwitchOp, LLVM::UnreachableOp,
+               ReturnOp>(op)) {
+        reason = "the terminator '" + op.getName().getStringRef().str() + "'";
+        return failure();
+      }
+    }
+  }
+  where = nullptr;
+
+  // Where side effects may have happened: dirty at entry of a block when
+  // some predecessor is dirty at its end.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Block *block : order) {
+      bool dirty = dirtyAtEntry.lookup(block) ||
+                   llvm::any_of(*block, [](Operation &op) {
+                     return hasSideEffect(&op);
+                   });
+      if (!dirty)
+        continue;
+      for (Block *successor : block->getSuccessors())
+        if (!dirtyAtEntry.lookup(successor))
+          dirtyAtEntry[successor] = changed = true;
+    }
+  }
+
+  // The shapes, to a fixed point over the loops' back edges.
+  for (BlockArgument argument : body.front().getArguments())
+    shapes[argument] = Shape::uniform();
+  changed = true;
+  while (changed) {
+    changed = false;
+    for (Block *block : order) {
+      for (Operation &op : *block) {
+        if (op.hasTrait<::mlir::OpTrait::IsTerminator>()) {
+          auto branch = dyn_cast<BranchOpInterface>(op);
+          if (!branch)
+            continue;
+          for (unsigned s = 0; s < op.getNumSuccessors(); ++s) {
+            Block *successor = op.getSuccessor(s);
+            OperandRange operands =
+                branch.getSuccessorOperands(s).getForwardedOperands();
+            for (auto [argument, operand] :
+                 llvm::zip(successor->getArguments(), operands)) {
+              Shape incoming = shapeOf(operand);
+              auto [it, inserted] = shapes.try_emplace(argument, incoming);
+              if (!inserted && !(it->second == join(it->second, incoming))) {
+                it->second = join(it->second, incoming);
+                changed = true;
+              } else if (inserted) {
+                changed = true;
+              }
+            }
+          }
+          continue;
+        }
+        // Recomputed from the operands: only block arguments join.
+        Shape shape = transfer(&op);
+        for (Value result : op.getResults()) {
+          auto [it, inserted] = shapes.try_emplace(result, shape);
+          if (!inserted && !(it->second == shape)) {
+            it->second = shape;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  // What the lanes must agree on, and values that must fit a vector.
+  for (Block *block : order) {
+    for (Operation &op : *block) {
+      where = &op;
+      for (Value result : op.getResults())
+        if (shapeOf(result).isVarying() && !isStorableScalar(result.getType())) {
+          std::string type;
+          llvm::raw_string_ostream(type) << result.getType();
+          reason = "'" + op.getName().getStringRef().str() +
+                   "' gives each instance a value of type " + type +
+                   ", which has no vector form";
+          return failure();
+        }
+      if (isa<LLVM::CondBrOp, LLVM::SwitchOp>(op) &&
+          !shapeOf(op.getOperand(0)).isUniform()) {
+        if (isa<LLVM::SwitchOp>(op)) {
+          reason = "a switch on a value that differs between instances";
+          return failure();
+        }
+        if (!isClean(&op)) {
+          reason = "a branch that differs between instances after a store "
+                   "or call (masked execution is not implemented yet)";
+          return failure();
+        }
+      }
+    }
+  }
+  where = nullptr;
+  return success();
+}
+
+/// Writes the variant from the analysis.
+class LaneEmitter {
+public:
+  LaneEmitter(LaneAnalysis &analysis, unsigned lanes, MLIRContext *context)
+      : analysis(analysis), lanes(lanes), context(context) {}
+
+  void emit(LeafOp leaf, LeafOp variant);
+
+private:
+  VectorType vectorOf(Type type) { return VectorType::get({lanes}, type); }
+  Shape shapeOf(Value value) { return analysis.shapeOf(value); }
+  /// The scalar of a uniform value, the base of a strided one.
+  Value scalar(Value value) {
+    Value mapped = scalars.lookup(value);
+    assert(mapped && "value without a scalar form");
+    return mapped;
+  }
+  /// `value` as a vector of the lanes (built once, after its definition).
+  Value vector(Value value);
+  /// Lane `lane` of `value`, at `b`.
+  Value laneValue(OpBuilder &b, Location loc, Value value, unsigned lane);
+  /// Lane offsets k * stride for k < lanes as a constant vector of `type`.
+  Value offsets(OpBuilder &b, Location loc, Type type, int64_t stride);
+  Value constant(OpBuilder &b, Location loc, Type type, int64_t value) {
+    return arith::ConstantOp::create(b, loc, type,
+                                     IntegerAttr::get(type, value));
+  }
+  /// `value` (its source shape) as the argument of shape `target` receives it.
+  Value forward(Value value, Shape target) {
+    return target.isVarying() ? vector(value) : scalar(value);
+  }
+  SmallVector<Value> forwardAll(OperandRange values, Block *successor) {
+    SmallVector<Value> result;
+    for (auto [value, argument] : llvm::zip(values, successor->getArguments()))
+      result.push_back(forward(value, shapeOf(argument)));
+    return result;
+  }
+  void emitOp(Operation &op);
+  void emitTerminator(Operation &op);
+  void emitLoad(LLVM::LoadOp load);
+  void emitStore(LLVM::StoreOp store);
+  void emitPerLane(Operation &op);
+  /// Branches to `bail` unless `ok`, continuing in a new block.
+  void bailUnless(Location loc, Value ok);
+  /// Checks that the lanes of operand 0 of the strided `op` do not wrap.
+  void emitWrapCheck(Operation &op, WrapCheck kind);
+
+  LaneAnalysis &analysis;
+  unsigned lanes;
+  MLIRContext *context;
+  OpBuilder builder{context};
+  DenseMap<Value, Value> scalars, vectors;
+  DenseMap<Block *, Block *> blocks;
+  Block *bail = nullptr;
+};
+
+Value LaneEmitter::offsets(OpBuilder &b, Location loc, Type type,
+                           int64_t stride) {
+  SmallVector<APInt> values;
+  unsigned width = type.isIndex() ? 64 : cast<IntegerType>(type).getWidth();
+  for (unsigned lane = 0; lane < lanes; ++lane)
+    values.push_back(APInt(width, static_cast<uint64_t>(stride * lane),
+                           /*isSigned=*/true, /*implicitTrunc=*/true));
+  return arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(vectorOf(type), values));
+}
+
+Value LaneEmitter::vector(Value value) {
+  if (Value existing = vectors.lookup(value))
+    return existing;
+  Shape shape = shapeOf(value);
+  assert(!shape.isVarying() && "varying value without a vector");
+  Value base = scalar(value);
+  OpBuilder b(context);
+  b.setInsertionPointAfterValue(base);
+  Location loc = base.getLoc();
+  Type type = base.getType();
+  Value result;
+  if (isa<LLVM::LLVMPointerType>(type)) {
+    // base + k * stride bytes (k * 0 for a uniform pointer).
+    Value byteOffsets = offsets(b, loc, b.getI64Type(), shape.stride);
+    result = LLVM::GEPOp::create(b, loc, vectorOf(type), b.getI8Type(), base,
+                                 ValueRange{byteOffsets});
+  } else {
+    result = vector::BroadcastOp::create(b, loc, vectorOf(type), base);
+    if (shape.kind == Kind::Strided)
+      result = arith::AddIOp::create(b, loc, result,
+                                     offsets(b, loc, type, shape.stride));
+  }
+  vectors[value] = result;
+  return result;
+}
+
+Value LaneEmitter::laneValue(OpBuilder &b, Location loc, Value value,
+                             unsigned lane) {
+  Shape shape = shapeOf(value);
+  if (shape.isUniform())
+    return scalar(value);
+  if (shape.isVarying())
+    return vector::ExtractOp::create(b, loc, vector(value),
+                                     ArrayRef<int64_t>{lane});
+  Value base = scalar(value);
+  int64_t offset = shape.stride * lane;
+  if (isa<LLVM::LLVMPointerType>(base.getType()))
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ArrayRef<LLVM::GEPArg>{offset});
+  return arith::AddIOp::create(b, loc, base,
+                               constant(b, loc, base.getType(), offset));
+}
+
+void LaneEmitter::bailUnless(Location loc, Value ok) {
+  Block *current = builder.getInsertionBlock();
+  Block *next = new Block();
+  current->getParent()->getBlocks().insertAfter(current->getIterator(), next);
+  LLVM::CondBrOp::create(builder, loc, ok, next, ValueRange{}, bail,
+                         ValueRange{});
+  builder.setInsertionPointToStart(next);
+}
+
+void LaneEmitter::emitWrapCheck(Operation &op, WrapCheck kind) {
+  // The operand's lanes base + k * stride (k < lanes) must not wrap in its
+  // own width: base <= MAX - spread for positive strides, >= MIN - spread
+  // for negative ones.
+  Location loc = op.getLoc();
+  Value operand = op.getOperand(0);
+  Value base = scalar(operand);
+  Type type = base.getType();
+  unsigned width = bitWidth(type);
+  int64_t spread = shapeOf(operand).stride * static_cast<int64_t>(lanes - 1);
+  bool isSigned = kind == WrapCheck::Signed;
+  APInt bound;
+  if (isSigned)
+    bound = spread > 0 ? APInt::getSignedMaxValue(width) - APInt(width, spread)
+                       : APInt::getSignedMinValue(width) -
+                             APInt(width, spread, /*isSigned=*/true);
+  else
+    bound = spread > 0 ? APInt::getMaxValue(width) - APInt(width, spread)
+                       : APInt(width, -spread);
+  Value limit = arith::ConstantOp::create(builder, loc, type,
+                                          IntegerAttr::get(type, bound));
+  arith::CmpIPredicate predicate =
+      spread > 0 ? (isSigned ? arith::CmpIPredicate::sle : arith::CmpIPredicate::ule)
+                 : (isSigned ? arith::CmpIPredicate::sge : arith::CmpIPredicate::uge);
+  bailUnless(loc, arith::CmpIOp::create(builder, loc, predicate, base, limit));
+}
+
+void LaneEmitter::emitLoad(LLVM::LoadOp load) {
+  Location loc = load.getLoc();
+  Type type = load.getType();
+  Shape address = shapeOf(load.getAddr());
+  uint64_t size = analysis.sizeOf(type);
+  if (address.kind == Kind::Strided && address.stride == static_cast<int64_t>(size) &&
+      type.isIntOrFloat() && type.getIntOrFloatBitWidth() == size * 8) {
+    vectors[load.getResult()] =
+        LLVM::LoadOp::create(builder, loc, vectorOf(type), scalar(load.getAddr()),
+                             load.getAlignment().value_or(0));
+    return;
+  }
+  Value all = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(vectorOf(builder.getI1Type()), true));
+  vectors[load.getResult()] = LLVM::masked_gather::create(
+      builder, loc, vectorOf(type), vector(load.getAddr()), all, ValueRange{},
+      builder.getI32IntegerAttr(load.getAlignment().value_or(size)));
+}
+
+void LaneEmitter::emitStore(LLVM::StoreOp store) {
+  Location loc = store.getLoc();
+  Value value = store.getValue();
+  Type type = value.getType();
+  Shape address = shapeOf(store.getAddr());
+  uint64_t size = analysis.sizeOf(type);
+  unsigned alignment = store.getAlignment().value_or(0);
+  if (address.isUniform()) {
+    // Instances store in order: the last lane's value is what remains.
+    Value last = laneValue(builder, loc, value, lanes - 1);
+    auto scalarStore = cast<LLVM::StoreOp>(builder.clone(*store));
+    scalarStore.getValueMutable().assign(last);
+    scalarStore.getAddrMutable().assign(scalar(store.getAddr()));
+    return;
+  }
+  if (address.kind == Kind::Strided &&
+      address.stride == static_cast<int64_t>(size) && type.isIntOrFloat() &&
+      type.getIntOrFloatBitWidth() == size * 8) {
+    LLVM::StoreOp::create(builder, loc, vector(value), scalar(store.getAddr()),
+                          alignment);
+    return;
+  }
+  // Overlapping lanes are written in lane order, as the instances would.
+  Value all = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(vectorOf(builder.getI1Type()), true));
+  auto scatter = LLVM::masked_scatter::create(
+      builder, loc, ValueRange{vector(value), vector(store.getAddr()), all});
+  scatter->setAttr("alignment",
+                   builder.getI32IntegerAttr(alignment ? alignment : size));
+}
+
+void LaneEmitter::emitPerLane(Operation &op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> results;
+  for (Value result : op.getResults())
+    results.push_back(LLVM::PoisonOp::create(builder, loc,
+                                             vectorOf(result.getType())));
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    IRMapping mapping;
+    for (Value operand : op.getOperands())
+      mapping.map(operand, laneValue(builder, loc, operand, lane));
+    Operation *copy = builder.clone(op, mapping);
+    for (auto [index, result] : llvm::enumerate(copy->getResults()))
+      results[index] = vector::InsertOp::create(builder, loc, result,
+                                                results[index],
+                                                ArrayRef<int64_t>{lane});
+  }
+  for (auto [result, vectorValue] : llvm::zip(op.getResults(), results))
+    vectors[result] = vectorValue;
+}
+
+void LaneEmitter::emitOp(Operation &op) {
+  if (auto load = dyn_cast<LLVM::LoadOp>(op); load && !shapeOf(load.getAddr()).isUniform())
+    return emitLoad(load);
+  if (auto store = dyn_cast<LLVM::StoreOp>(op))
+    if (!shapeOf(store.getAddr()).isUniform() || !shapeOf(store.getValue()).isUniform())
+      return emitStore(store);
+  if (isa<LLVM::AssumeOp>(op) && !shapeOf(op.getOperand(0)).isUniform())
+    return; // holds in every lane; nothing to say about the vector
+  if (runsPerLane(&op))
+    return emitPerLane(op);
+
+  bool varying = llvm::any_of(op.getResults(), [&](Value result) {
+    return shapeOf(result).isVarying();
+  });
+  bool anyVaryingOperand = llvm::any_of(op.getOperands(), [&](Value operand) {
+    return !shapeOf(operand).isUniform();
+  });
+  if (!varying && (op.getNumResults() || !anyVaryingOperand)) {
+    // Uniform, or strided: the op on the lanes' first values.
+    if (WrapCheck kind = analysis.wrapCheckOf(&op); kind != WrapCheck::None)
+      emitWrapCheck(op, kind);
+    IRMapping mapping;
+    for (Value operand : op.getOperands())
+      mapping.map(operand, scalar(operand));
+    Operation *copy = builder.clone(op, mapping);
+    for (auto [result, value] : llvm::zip(op.getResults(), copy->getResults()))
+      scalars[result] = value;
+    return;
+  }
+  if (isElementwise(&op) && op.getNumResults() == 1) {
+    IRMapping mapping;
+    for (Value operand : op.getOperands())
+      mapping.map(operand, vector(operand));
+    Operation *copy = builder.clone(op, mapping);
+    copy->getResult(0).setType(vectorOf(op.getResult(0).getType()));
+    vectors[op.getResult(0)] = copy->getResult(0);
+    return;
+  }
+  emitPerLane(op);
+}
+
+void LaneEmitter::emitTerminator(Operation &op) {
+  Location loc = op.getLoc();
+  if (isa<ReturnOp>(op)) {
+    Value done = arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true));
+    ReturnOp::create(builder, loc, ValueRange{done});
+    return;
+  }
+  if (auto branch = dyn_cast<LLVM::BrOp>(op)) {
+    Block *dest = branch.getDest();
+    LLVM::BrOp::create(builder, loc, forwardAll(branch.getDestOperands(), dest),
+                       blocks.lookup(dest));
+    return;
+  }
+  if (auto branch = dyn_cast<LLVM::CondBrOp>(op)) {
+    Block *trueDest = branch.getTrueDest(), *falseDest = branch.getFalseDest();
+    SmallVector<Value> trueArgs = forwardAll(branch.getTrueDestOperands(), trueDest);
+    SmallVector<Value> falseArgs =
+        forwardAll(branch.getFalseDestOperands(), falseDest);
+    Value condition = branch.getCondition();
+    if (shapeOf(condition).isUniform()) {
+      auto copy = LLVM::CondBrOp::create(builder, loc, scalar(condition),
+                                         blocks.lookup(trueDest), trueArgs,
+                                         blocks.lookup(falseDest), falseArgs);
+      if (auto loopAnnotation = branch.getLoopAnnotationAttr())
+        copy.setLoopAnnotationAttr(loopAnnotation);
+      return;
+    }
+    // Divergent: all lanes true, all false, or back to the scalar code.
+    Value lanesTaken = vector(condition);
+    Value all = vector::ReductionOp::create(
+        builder, loc, vector::CombiningKind::AND, lanesTaken);
+    Value any = vector::ReductionOp::create(
+        builder, loc, vector::CombiningKind::OR, lanesTaken);
+    Block *current = builder.getInsertionBlock();
+    Block *check = new Block();
+    current->getParent()->getBlocks().insertAfter(current->getIterator(), check);
+    LLVM::CondBrOp::create(builder, loc, all, blocks.lookup(trueDest), trueArgs,
+                           check, ValueRange{});
+    builder.setInsertionPointToStart(check);
+    LLVM::CondBrOp::create(builder, loc, any, bail, ValueRange{},
+                           blocks.lookup(falseDest), falseArgs);
+    return;
+  }
+  if (auto branch = dyn_cast<LLVM::SwitchOp>(op)) {
+    SmallVector<Block *> caseDests;
+    SmallVector<SmallVector<Value>> caseArgs;
+    for (unsigned i = 0; i < branch.getCaseDestinations().size(); ++i) {
+      Block *dest = branch.getCaseDestinations()[i];
+      caseDests.push_back(blocks.lookup(dest));
+      caseArgs.push_back(forwardAll(branch.getCaseOperands(i), dest));
+    }
+    SmallVector<ValueRange> caseArgRanges(caseArgs.begin(), caseArgs.end());
+    LLVM::SwitchOp::create(
+        builder, loc, scalar(branch.getValue()),
+        blocks.lookup(branch.getDefaultDestination()),
+        forwardAll(branch.getDefaultOperands(), branch.getDefaultDestination()),
+        branch.getCaseValuesAttr(), caseDests, caseArgRanges);
+    return;
+  }
+  builder.clone(op); // llvm.unreachable
+}
+
+void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
+  Region &region = variant.getBody();
+  // Blocks first, so that branches can name them.
+  for (Block *source : analysis.blockOrder()) {
+    Block *block = new Block();
+    region.push_back(block);
+    blocks[source] = block;
+    for (BlockArgument argument : source->getArguments()) {
+      Shape shape = shapeOf(argument);
+      Type type = argument.getType();
+      BlockArgument mapped = block->addArgument(
+          shape.isVarying() ? vectorOf(type) : type, argument.getLoc());
+      (shape.isVarying() ? vectors : scalars)[argument] = mapped;
+    }
+  }
+  bail = new Block();
+  region.push_back(bail);
+  builder.setInsertionPointToStart(bail);
+  Location loc = leaf.getLoc();
+  ReturnOp::create(builder, loc,
+                   ValueRange{arith::ConstantOp::create(
+                       builder, loc, builder.getBoolAttr(false))});
+
+  for (Block *source : analysis.blockOrder()) {
+    builder.setInsertionPointToStart(blocks.lookup(source));
+    for (Operation &op : *source) {
+      if (op.hasTrait<::mlir::OpTrait::IsTerminator>())
+        emitTerminator(op);
+      else
+        emitOp(op);
+    }
+  }
+}
+
+} // namespace
+
+LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
+                                    std::string &reason, Operation *&where) {
+  where = nullptr;
+  if (leaf.getNumResults() != 0) {
+    reason = "the leaf has outputs";
+    return {};
+  }
+  LaneAnalysis analysis(leaf, lanes);
+  if (failed(analysis.run(reason, where)))
+    return {};
+  bool readsX = false;
+  leaf.walk([&](InstanceIdOp id) {
+    readsX |= id.getLevel() == 0 && id.getDim() == Dim::x;
+  });
+  if (!readsX) {
+    reason = "its instances do not read their x id";
+    return {};
+  }
+
+  OpBuilder b(leaf);
+  b.setInsertionPointAfter(leaf);
+  MLIRContext *context = leaf.getContext();
+  auto type = FunctionType::get(context, leaf.getArgumentTypes(),
+                                {IntegerType::get(context, 1)});
+  auto variant = LeafOp::create(b, leaf.getLoc(), name, type);
+  variant.getBody().getBlocks().clear(); // the emitter makes every block
+  variant.setPrivate();
+  if (ArrayAttr argAttrs = leaf.getArgAttrsAttr())
+    variant.setArgAttrsAttr(argAttrs);
+  variant->setAttr(HPVMDialect::getLanesAttrName(),
+                   b.getI64IntegerAttr(lanes));
+  variant->setAttr(HPVMDialect::getTargetsAttrName(),
+                   b.getArrayAttr({TargetAttr::get(context, Target::cpu)}));
+  // The entry block's arguments are the inputs, uniform in every lane.
+  LaneEmitter emitter(analysis, lanes, context);
+  emitter.emit(leaf, variant);
+  return variant;
+}
+
+unsigned mlir::hpvm::getDefaultLaneCount(LeafOp leaf, unsigned vectorBits) {
+  unsigned narrowest = 0;
+  leaf.walk([&](Operation *op) {
+    Type moved;
+    if (auto load = dyn_cast<LLVM::LoadOp>(op))
+      moved = load.getType();
+    else if (auto store = dyn_cast<LLVM::StoreOp>(op))
+      moved = store.getValue().getType();
+    if (moved && isa<FloatType>(moved)) {
+      unsigned width = moved.getIntOrFloatBitWidth();
+      narrowest = narrowest ? std::min(narrowest, width) : width;
+    }
+  });
+  return std::max(2u, vectorBits / (narrowest ? narrowest : 32));
+}

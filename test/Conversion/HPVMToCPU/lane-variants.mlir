@@ -1,0 +1,53 @@
+// convert-hpvm-to-cpu with lane variants (convert-hpvm-to-vector): a row of
+// instances runs in whole groups through the variant, a group the variant
+// declines instance by instance, the rest of the row instance by instance;
+// in a plain grid and in a collapsed grid of tiles.
+// RUN: hpvm-opt %s --convert-hpvm-to-vector=lanes=4 --convert-hpvm-to-cpu | FileCheck %s
+// RUN: hpvm-opt %s --convert-hpvm-to-cpu | FileCheck %s --check-prefix=NONE
+// NONE-NOT: __lanes
+
+// CHECK-LABEL: llvm.func internal @__hpvm_range_scale_1(
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: %[[COUNT:.*]] = arith.maxsi
+// CHECK: %[[GROUPS:.*]] = arith.divui %[[COUNT]], %[[FOUR]] : index
+// CHECK: %[[WHOLE:.*]] = arith.muli %[[GROUPS]], %[[FOUR]] : index
+// CHECK: %[[FULL:.*]] = arith.addi %[[FROM:.*]], %[[WHOLE]] : index
+// CHECK: scf.for %[[X:.*]] = %[[FROM]] to %[[FULL]] step %[[FOUR]] {
+// CHECK: %[[RAN:.*]] = func.call @__hpvm_leaf_scale__lanes4(%{{.*}}, %{{.*}}, %[[X]],
+// CHECK: %[[DECLINED:.*]] = arith.xori %[[RAN]], %true : i1
+// CHECK: scf.if %[[DECLINED]] {
+// CHECK: scf.for %[[LANE:.*]] = %[[X]] to
+// CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %{{.*}}, %[[LANE]],
+// CHECK: scf.for %[[REST:.*]] = %[[FULL]] to %[[TO:.*]] step
+// CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %{{.*}}, %[[REST]],
+// CHECK-LABEL: llvm.func internal @__hpvm_collapsed_tiles_scale(
+// CHECK: func.call @__hpvm_leaf_scale__lanes4(
+// CHECK: func.call @__hpvm_leaf_scale(
+// CHECK: func.call @__hpvm_leaf_scale(
+// CHECK: llvm.return
+hpvm.leaf private @scale(%x: !llvm.ptr, %a: f32) {
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %p = llvm.getelementptr %x[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %v = llvm.load %p : !llvm.ptr -> f32
+  %r = llvm.fmul %v, %a : f32
+  llvm.store %r, %p : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @flat(%x: !llvm.ptr, %a: f32, %n: index) {
+  %node = hpvm.create_node @scale [%n] : !hpvm.node
+  hpvm.bind_in %x -> %node[0] : !llvm.ptr
+  hpvm.bind_in %a -> %node[1] : f32
+}
+hpvm.internal @tiles(%x: !llvm.ptr, %a: f32, %t: index) {
+  %c16 = arith.constant 16 : index
+  %node = hpvm.create_node @scale [%c16] : !hpvm.node
+  hpvm.bind_in %x -> %node[0] : !llvm.ptr
+  hpvm.bind_in %a -> %node[1] : f32
+}
+hpvm.internal @grid(%x: !llvm.ptr, %a: f32, %t: index) {
+  %node = hpvm.create_node @tiles [%t] : !hpvm.node
+  hpvm.bind_in %x -> %node[0] : !llvm.ptr
+  hpvm.bind_in %a -> %node[1] : f32
+  hpvm.bind_in %t -> %node[2] : index
+}

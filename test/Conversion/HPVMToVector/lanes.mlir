@@ -1,0 +1,252 @@
+// convert-hpvm-to-vector: the lane variants of imported-C leaves (the llvm
+// dialect in blocks), one rule per case, with 8 lanes.
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=8 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+
+// Consecutive accesses (the x id, widened to i64, as the GEP index) are
+// vector loads and stores; a uniform value is one scalar.
+// REMARK: remark: vectorized: 8 instances along x run as vector lanes (@axpy__lanes8)
+// CHECK-LABEL: hpvm.leaf private @axpy(
+// CHECK-SAME: hpvm.vector_variant = @axpy__lanes8
+// CHECK-LABEL: hpvm.leaf private @axpy__lanes8(
+// CHECK-SAME: %[[A:[^:]*]]: f32, %[[X:[^:]*]]: !llvm.ptr, %[[Y:[^:]*]]: !llvm.ptr) -> i1
+// CHECK-SAME: hpvm.lanes = 8 : i64
+// CHECK: %[[VA:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
+// CHECK: %[[I:.*]] = hpvm.instance_id x : index
+// CHECK: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[PX:.*]] = llvm.getelementptr inbounds %[[X]][%[[I64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[VX:.*]] = llvm.load %[[PX]] {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+// CHECK: %[[PY:.*]] = llvm.getelementptr inbounds %[[Y]][%[[I64]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[VY:.*]] = llvm.load %[[PY]] {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+// CHECK: %[[R:.*]] = llvm.intr.fmuladd(%[[VA]], %[[VX]], %[[VY]]) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// CHECK: llvm.store %[[R]], %[[PY]] {alignment = 4 : i64} : vector<8xf32>, !llvm.ptr
+// CHECK: hpvm.return %true : i1
+hpvm.leaf private @axpy(%a: f32, %x: !llvm.ptr, %y: !llvm.ptr) {
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %px = llvm.getelementptr inbounds %x[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %vx = llvm.load %px {alignment = 4 : i64} : !llvm.ptr -> f32
+  %py = llvm.getelementptr inbounds %y[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %vy = llvm.load %py {alignment = 4 : i64} : !llvm.ptr -> f32
+  %r = llvm.intr.fmuladd(%a, %vx, %vy) : (f32, f32, f32) -> f32
+  llvm.store %r, %py {alignment = 4 : i64} : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%a: f32, %x: !llvm.ptr, %y: !llvm.ptr, %n: index) {
+  %node = hpvm.create_node @axpy [%n] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : f32
+  hpvm.bind_in %x -> %node[1] : !llvm.ptr
+  hpvm.bind_in %y -> %node[2] : !llvm.ptr
+}
+
+// -----
+
+// An index loaded per lane gathers; a store at a uniform address keeps the
+// last lane's value; a strided column (x * n) scatters.
+// CHECK-LABEL: hpvm.leaf private @gather__lanes8(
+// CHECK: %[[IDX:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xi32>
+// CHECK: %[[WIDE:.*]] = llvm.sext %[[IDX]] : vector<8xi32> to vector<8xi64>
+// CHECK: %[[PTRS:.*]] = llvm.getelementptr %{{.*}}[%[[WIDE]]] : (vector<8x!llvm.ptr>, vector<8xi64>) -> vector<8x!llvm.ptr>, f32
+// CHECK: %[[G:.*]] = llvm.intr.masked.gather %[[PTRS]], %{{.*}} {alignment = 4 : i32} : (vector<8x!llvm.ptr>, vector<8xi1>) -> vector<8xf32>
+// CHECK: %[[LAST:.*]] = vector.extract %[[G]][7] : f32 from vector<8xf32>
+// CHECK: llvm.store %[[LAST]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK: llvm.intr.masked.scatter %[[G]], %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<8xf32>, vector<8xi1> into vector<8x!llvm.ptr>
+hpvm.leaf private @gather(%idx: !llvm.ptr, %in: !llvm.ptr, %last: !llvm.ptr, %out: !llvm.ptr, %n: i64) {
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %pi = llvm.getelementptr %idx[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+  %k = llvm.load %pi {alignment = 4 : i64} : !llvm.ptr -> i32
+  %k64 = llvm.sext %k : i32 to i64
+  %pk = llvm.getelementptr %in[%k64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %v = llvm.load %pk {alignment = 4 : i64} : !llvm.ptr -> f32
+  llvm.store %v, %last {alignment = 4 : i64} : f32, !llvm.ptr
+  %col = llvm.mul %i64, %n : i64
+  %po = llvm.getelementptr %out[%col] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %v, %po {alignment = 4 : i64} : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%idx: !llvm.ptr, %in: !llvm.ptr, %last: !llvm.ptr, %out: !llvm.ptr, %n: i64, %m: index) {
+  %node = hpvm.create_node @gather [%m] : !hpvm.node
+  hpvm.bind_in %idx -> %node[0] : !llvm.ptr
+  hpvm.bind_in %in -> %node[1] : !llvm.ptr
+  hpvm.bind_in %last -> %node[2] : !llvm.ptr
+  hpvm.bind_in %out -> %node[3] : !llvm.ptr
+  hpvm.bind_in %n -> %node[4] : i64
+}
+
+// -----
+
+// A bound check (divergent) before any store: all lanes in, all out, or the
+// variant returns false; the sign extension of the 32-bit index checks its
+// first lane against the last value that cannot wrap (2^31 - 1 - 7).
+// CHECK-LABEL: hpvm.leaf private @guarded__lanes8(
+// CHECK: %[[C:.*]] = llvm.icmp "slt" %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK: %[[ALL:.*]] = vector.reduction <and>, %[[C]] : vector<8xi1> into i1
+// CHECK: %[[ANY:.*]] = vector.reduction <or>, %[[C]] : vector<8xi1> into i1
+// CHECK: llvm.cond_br %[[ALL]], ^[[IN:bb[0-9]+]], ^[[MIXED:bb[0-9]+]]
+// CHECK-NEXT: ^[[MIXED]]:
+// CHECK-NEXT: llvm.cond_br %[[ANY]], ^[[BAIL:bb[0-9]+]], ^[[DONE:bb[0-9]+]]
+// CHECK-NEXT: ^[[IN]]:
+// CHECK-NEXT: %[[BOUND:.*]] = arith.constant 2147483640 : i32
+// CHECK-NEXT: %[[OK:.*]] = arith.cmpi sle, %{{.*}}, %[[BOUND]] : i32
+// CHECK-NEXT: llvm.cond_br %[[OK]], ^{{.*}}, ^[[BAIL]]
+// CHECK: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr
+// CHECK: ^[[DONE]]:
+// CHECK: hpvm.return %true : i1
+// CHECK: ^[[BAIL]]:
+// CHECK-NEXT: %[[FALSE:.*]] = arith.constant false
+// CHECK-NEXT: hpvm.return %[[FALSE]] : i1
+hpvm.leaf private @guarded(%out: !llvm.ptr, %n: i32) {
+  %i = hpvm.instance_id x : index
+  %i32 = arith.index_cast %i : index to i32
+  %in = llvm.icmp "slt" %i32, %n : i32
+  llvm.cond_br %in, ^body, ^done
+^body:
+  %i64 = llvm.sext %i32 : i32 to i64
+  %p = llvm.getelementptr %out[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %f = llvm.sitofp %i32 : i32 to f32
+  llvm.store %f, %p {alignment = 4 : i64} : f32, !llvm.ptr
+  llvm.br ^done
+^done:
+  hpvm.return
+}
+hpvm.internal @root(%out: !llvm.ptr, %n: i32, %m: index) {
+  %node = hpvm.create_node @guarded [%m] : !hpvm.node
+  hpvm.bind_in %out -> %node[0] : !llvm.ptr
+  hpvm.bind_in %n -> %node[1] : i32
+}
+
+// -----
+
+// A loop with a uniform trip count stays a loop around vector code: the
+// accumulator is a vector block argument, the row of a (uniform) a scalar
+// load broadcast, the column of b a vector load.
+// CHECK-LABEL: hpvm.leaf private @dot__lanes8(
+// CHECK: llvm.br ^[[LOOP:.*]](%{{.*}}, %{{.*}} : i64, vector<8xf32>)
+// CHECK: ^[[LOOP]](%[[K:.*]]: i64, %[[ACC:.*]]: vector<8xf32>):
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+// CHECK: llvm.intr.fmuladd({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// CHECK: llvm.cond_br %{{.*}}, ^[[LOOP]](%{{.*}}, %{{.*}} : i64, vector<8xf32>), ^
+hpvm.leaf private @dot(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i64, %n: i64) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %fzero = llvm.mlir.constant(0.0 : f32) : f32
+  %x = hpvm.instance_id x : index
+  %y = hpvm.instance_id y : index
+  %x64 = arith.index_cast %x : index to i64
+  %y64 = arith.index_cast %y : index to i64
+  llvm.br ^loop(%zero, %fzero : i64, f32)
+^loop(%i: i64, %acc: f32):
+  %arow = llvm.mul %y64, %k : i64
+  %aidx = llvm.add %arow, %i : i64
+  %pa = llvm.getelementptr %a[%aidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %va = llvm.load %pa {alignment = 4 : i64} : !llvm.ptr -> f32
+  %brow = llvm.mul %i, %n : i64
+  %bidx = llvm.add %brow, %x64 : i64
+  %pb = llvm.getelementptr %b[%bidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %vb = llvm.load %pb {alignment = 4 : i64} : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%va, %vb, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %one : i64
+  %more = llvm.icmp "slt" %i1, %k : i64
+  llvm.cond_br %more, ^loop(%i1, %next : i64, f32), ^exit
+^exit:
+  %crow = llvm.mul %y64, %n : i64
+  %cidx = llvm.add %crow, %x64 : i64
+  %pc = llvm.getelementptr %c[%cidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %next, %pc {alignment = 4 : i64} : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i64, %n: i64, %nx: index, %ny: index) {
+  %node = hpvm.create_node @dot [%nx, %ny] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %b -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i64
+  hpvm.bind_in %n -> %node[4] : i64
+}
+
+// -----
+
+// Atomics run once per lane, in lane order, even with uniform operands.
+// CHECK-LABEL: hpvm.leaf private @count__lanes8(
+// CHECK-COUNT-8: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr, i32
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: llvm.store %{{.*}} : vector<8xi32>, !llvm.ptr
+// CHECK: hpvm.return
+hpvm.leaf private @count(%counter: !llvm.ptr, %out: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : i32) : i32
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %old = llvm.atomicrmw add %counter, %one monotonic : !llvm.ptr, i32
+  %p = llvm.getelementptr %out[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+  llvm.store %old, %p {alignment = 4 : i64} : i32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%counter: !llvm.ptr, %out: !llvm.ptr, %m: index) {
+  %node = hpvm.create_node @count [%m] : !hpvm.node
+  hpvm.bind_in %counter -> %node[0] : !llvm.ptr
+  hpvm.bind_in %out -> %node[1] : !llvm.ptr
+}
+
+// -----
+
+// Refusals, each with its reason; the leaves stay as they are.
+// REMARK: remark: not vectorized: a branch that differs between instances after a store or call (masked execution is not implemented yet)
+// REMARK: note: here
+// REMARK: remark: not vectorized: the instance keeps a local variable or array in memory (llvm.alloca)
+// REMARK: remark: not vectorized: its instances do not read their x id
+// REMARK: remark: not vectorized: the leaf has outputs
+// CHECK-NOT: __lanes
+hpvm.leaf private @late_branch(%out: !llvm.ptr, %n: i64) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  llvm.store %zero, %out : i64, !llvm.ptr
+  %in = llvm.icmp "slt" %i64, %n : i64
+  llvm.cond_br %in, ^body, ^done
+^body:
+  %p = llvm.getelementptr %out[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.store %i64, %p : i64, !llvm.ptr
+  llvm.br ^done
+^done:
+  hpvm.return
+}
+hpvm.leaf private @local_array(%out: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %slot = llvm.alloca %one x i64 : (i64) -> !llvm.ptr
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  llvm.store %i64, %slot : i64, !llvm.ptr
+  hpvm.return
+}
+hpvm.leaf private @same_work(%out: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  llvm.store %one, %out : i64, !llvm.ptr
+  hpvm.return
+}
+hpvm.leaf private @with_output(%in: i64) -> i64 {
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  hpvm.return %in : i64
+}
+// Not replicated: no variant, no remark.
+// REMARK-NOT: remark
+hpvm.leaf private @single(%out: !llvm.ptr, %v: i64) {
+  llvm.store %v, %out : i64, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%out: !llvm.ptr, %n: i64, %m: index) {
+  %a = hpvm.create_node @late_branch [%m] : !hpvm.node
+  hpvm.bind_in %out -> %a[0] : !llvm.ptr
+  hpvm.bind_in %n -> %a[1] : i64
+  %b = hpvm.create_node @local_array [%m] : !hpvm.node
+  hpvm.bind_in %out -> %b[0] : !llvm.ptr
+  %c = hpvm.create_node @same_work [%m] : !hpvm.node
+  hpvm.bind_in %out -> %c[0] : !llvm.ptr
+  %d = hpvm.create_node @with_output [%m] : !hpvm.node
+  hpvm.bind_in %n -> %d[0] : i64
+  %e = hpvm.create_node @single : !hpvm.node
+  hpvm.bind_in %out -> %e[0] : !llvm.ptr
+  hpvm.bind_in %n -> %e[1] : i64
+}
