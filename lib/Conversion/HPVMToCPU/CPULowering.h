@@ -252,10 +252,20 @@ private:
   /// its lane variant (convert-hpvm-to-vector), each group instance by
   /// instance where the variant declines, the rest instance by instance.
   /// `argsFor(b, x)` gives the node function's arguments for instance x.
-  /// Returns false (and emits nothing) when the leaf has no lane variant.
+  /// `useResults(b, x, outputs)` sees the outputs of instance x (of the
+  /// group starting at x when the variant ran it). Returns false (and emits
+  /// nothing) when the leaf has no lane variant.
   bool runInstanceRowInLanes(
       OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
-      function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor);
+      function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
+      function_ref<void(OpBuilder &, Value, ValueRange)> useResults);
+  /// Stores `results` into the storage struct of `types` at `outputs` when
+  /// `isFirst` holds: outputs that leave a replicated node are equal in
+  /// every instance (DESIGN.md §2), and the first instance publishes them.
+  void publishOutputs(OpBuilder &b, Location loc, Value isFirst,
+                      Value outputs, TypeRange types, ValueRange results);
+  /// Whether all of `ids` are zero (true when there are none).
+  Value allZero(OpBuilder &b, Location loc, ValueRange ids);
   /// The x extent shared by every grid of `leaf` when it is a constant tile
   /// width worth running in lock-step, else 0.
   unsigned getLaneWidth(LeafOp leaf);

@@ -215,40 +215,28 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
     rowArgs.append({x, ids[1], ids[2], inner[0], inner[1], inner[2], frame});
     return rowArgs;
   };
-  // A leaf with a lane variant (and so without outputs) runs the row in lanes.
-  if (runInstanceRowInLanes(b, loc, leaf, from, to, argsFor)) {
-    b.setInsertionPointToEnd(entry);
-    LLVM::ReturnOp::create(b, loc, ValueRange{});
-    return range;
-  }
-  auto row = scf::ForOp::create(b, loc, from, to, unit);
-  b.setInsertionPoint(row.getBody()->getTerminator());
-  ids[0] = row.getInductionVar();
-  args.append({ids[0], ids[1], ids[2], inner[0], inner[1], inner[2], frame});
-  auto call = func::CallOp::create(b, loc, nodeFunctions.lookup(leaf), args);
-  if (call.getNumResults()) {
-    // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
-    // dimension, publishes the outputs.
-    Value combinedZero;
-    for (auto [d, index] : llvm::enumerate(combinedIds)) {
-      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           index, zero);
-      combinedZero = d ? arith::AndIOp::create(b, loc, combinedZero, isZero)
-                             .getResult()
-                       : isZero;
-    }
-    combinedZero = arith::AndIOp::create(
-        b, loc, combinedZero,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                              arith::AddIOp::create(b, loc, base, ids[0]), zero));
-    auto ifFirst = scf::IfOp::create(b, loc, combinedZero, /*withElseRegion=*/false);
-    OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
-    Value outputs = loadField(thenBuilder, loc, contextType, contextPtr,
-                              first + CollapsedOutputs);
-    LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
-    for (auto [index, result] : llvm::enumerate(call.getResults()))
-      storeField(thenBuilder, loc, outputType, outputs, index,
-                 toStorage(thenBuilder, loc, result));
+  // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
+  // dimension, publishes the outputs.
+  Value outputs = leaf.getNumResults()
+                      ? loadField(b, loc, contextType, contextPtr,
+                                  first + CollapsedOutputs)
+                      : Value();
+  auto useResults = [&](OpBuilder &rb, Value x, ValueRange results) {
+    if (results.empty())
+      return;
+    SmallVector<Value> combined(combinedIds);
+    combined.push_back(arith::AddIOp::create(rb, loc, base, x));
+    publishOutputs(rb, loc, allZero(rb, loc, combined), outputs,
+                   leaf.getResultTypes(), results);
+  };
+  // A leaf with a lane variant runs the row in groups of lanes.
+  if (!runInstanceRowInLanes(b, loc, leaf, from, to, argsFor, useResults)) {
+    auto row = scf::ForOp::create(b, loc, from, to, unit);
+    OpBuilder rb(row.getBody()->getTerminator());
+    Value x = row.getInductionVar();
+    auto call = func::CallOp::create(rb, loc, nodeFunctions.lookup(leaf),
+                                     argsFor(rb, x));
+    useResults(rb, x, call.getResults());
   }
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});

@@ -167,7 +167,6 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   TypeRange outputTypes = node.getOutputTypes();
   LLVM::LLVMStructType contextType =
       getRangeContextType(node, perInstance.inputs);
-  LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
   // Per-instance inputs stay arrays here; each instance loads its element.
   SmallVector<Value> inputs;
   for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
@@ -249,6 +248,15 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
           args.append({x, rowIds[1], rowIds[2], extent[0], extent[1],
                        extent[2], parentFrame});
           return args;
+        },
+        [&](OpBuilder &rb, Value x, ValueRange results) {
+          if (results.empty())
+            return;
+          SmallVector<Value> ids{x};
+          for (int32_t d = 1; d < static_cast<int32_t>(rank); ++d)
+            ids.push_back(rowIds[d]);
+          publishOutputs(rb, loc, allZero(rb, loc, ids), outputs, outputTypes,
+                         results);
         });
     b.setInsertionPointToEnd(entry);
     LLVM::ReturnOp::create(b, loc, ValueRange{});
@@ -315,30 +323,41 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
       LLVM::StoreOp::create(b, loc, toStorage(b, loc, result), element);
     }
   }
-  if (call.getNumResults() != 0 && perInstance.outputs != (1ull << call.getNumResults()) - 1) {
-    // Outputs that leave a replicated node are equal in every instance
-    // (DESIGN.md §2); instance (0, 0, 0) publishes them.
-    Value first;
-    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           ids[d], zero);
-      first = first ? arith::AndIOp::create(b, loc, first, isZero).getResult()
-                    : isZero;
-    }
-    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-    OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
-    for (auto [index, result] : llvm::enumerate(call.getResults()))
-      storeField(thenBuilder, loc, outputType, outputs, index,
-                 toStorage(thenBuilder, loc, result));
-  }
+  if (call.getNumResults() != 0 &&
+      perInstance.outputs != (1ull << call.getNumResults()) - 1)
+    publishOutputs(b, loc, allZero(b, loc, ArrayRef<Value>(ids, rank)), outputs,
+                   outputTypes, call.getResults());
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return range;
 }
 
+Value CPULowering::allZero(OpBuilder &b, Location loc, ValueRange ids) {
+  Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (Value id : ids) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    all = arith::AndIOp::create(
+        b, loc, all,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, id, zero));
+  }
+  return all;
+}
+
+void CPULowering::publishOutputs(OpBuilder &b, Location loc, Value isFirst,
+                                 Value outputs, TypeRange types,
+                                 ValueRange results) {
+  auto ifFirst = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
+  LLVM::LLVMStructType outputType = getStorageStruct(types);
+  for (auto [index, result] : llvm::enumerate(results))
+    storeField(thenBuilder, loc, outputType, outputs, index,
+               toStorage(thenBuilder, loc, result));
+}
+
 bool CPULowering::runInstanceRowInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
-    function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor) {
+    function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
+    function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
   auto found = laneVariants.find(leaf.getOperation());
   if (found == laneVariants.end())
     return false;
@@ -358,20 +377,24 @@ bool CPULowering::runInstanceRowInLanes(
   {
     OpBuilder gb(groups.getBody()->getTerminator());
     Value x = groups.getInductionVar();
-    Value ran =
-        func::CallOp::create(gb, loc, variant, argsFor(gb, x)).getResult(0);
-    Value declined = arith::XOrIOp::create(
-        gb, loc, ran, arith::ConstantIntOp::create(gb, loc, 1, 1));
-    auto ifDeclined = scf::IfOp::create(gb, loc, declined,
-                                        /*withElseRegion=*/false);
-    OpBuilder db = ifDeclined.getThenBodyBuilder();
+    auto group = func::CallOp::create(gb, loc, variant, argsFor(gb, x));
+    auto ifRan = scf::IfOp::create(gb, loc, group.getResult(0),
+                                   /*withElseRegion=*/true);
+    OpBuilder tb = ifRan.getThenBodyBuilder();
+    useResults(tb, x, group.getResults().drop_front());
+    // Declined: the group instance by instance.
+    OpBuilder db = ifRan.getElseBodyBuilder();
     auto each = scf::ForOp::create(db, loc, x,
                                    arith::AddIOp::create(db, loc, x, width), one);
     OpBuilder eb(each.getBody()->getTerminator());
-    func::CallOp::create(eb, loc, scalar, argsFor(eb, each.getInductionVar()));
+    auto instance = func::CallOp::create(eb, loc, scalar,
+                                         argsFor(eb, each.getInductionVar()));
+    useResults(eb, each.getInductionVar(), instance.getResults());
   }
   auto rest = scf::ForOp::create(b, loc, full, to, one);
   OpBuilder rb(rest.getBody()->getTerminator());
-  func::CallOp::create(rb, loc, scalar, argsFor(rb, rest.getInductionVar()));
+  auto instance = func::CallOp::create(rb, loc, scalar,
+                                       argsFor(rb, rest.getInductionVar()));
+  useResults(rb, rest.getInductionVar(), instance.getResults());
   return true;
 }

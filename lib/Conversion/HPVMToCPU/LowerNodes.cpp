@@ -121,11 +121,12 @@ LogicalResult CPULowering::createNodeFunctions() {
                                HPVMDialect::getLanesAttrName())
                          : IntegerAttr();
     if (!lanes || variant.getArgumentTypes() != leaf.getArgumentTypes() ||
-        variant.getNumResults() != 1 || leaf.getNumResults() != 0)
+        variant.getResultTypes().drop_front() != leaf.getResultTypes())
       return leaf.emitError()
              << "'hpvm.vector_variant' names " << variantName
              << ", which is not a lane variant of this leaf (a leaf with "
-                "'hpvm.lanes', the same inputs and the single output i1)";
+                "'hpvm.lanes', the same inputs, and the outputs i1 then the "
+                "leaf's)";
     laneVariants[leaf] = {nodeFunctions.lookup(variant),
                           static_cast<unsigned>(lanes.getInt())};
   }

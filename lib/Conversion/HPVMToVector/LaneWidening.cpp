@@ -711,8 +711,12 @@ void LaneEmitter::emitOp(Operation &op) {
 void LaneEmitter::emitTerminator(Operation &op) {
   Location loc = op.getLoc();
   if (isa<ReturnOp>(op)) {
-    Value done = arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true));
-    ReturnOp::create(builder, loc, ValueRange{done});
+    // Outputs are equal in every instance (DESIGN.md §2): lane 0 gives them.
+    SmallVector<Value> results{
+        arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true))};
+    for (Value output : op.getOperands())
+      results.push_back(laneValue(builder, loc, output, 0));
+    ReturnOp::create(builder, loc, results);
     return;
   }
   if (auto branch = dyn_cast<LLVM::BrOp>(op)) {
@@ -785,13 +789,19 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
       (shape.isVarying() ? vectors : scalars)[argument] = mapped;
     }
   }
+  // Declined: false, and outputs nobody reads.
   bail = new Block();
   region.push_back(bail);
   builder.setInsertionPointToStart(bail);
   Location loc = leaf.getLoc();
-  ReturnOp::create(builder, loc,
-                   ValueRange{arith::ConstantOp::create(
-                       builder, loc, builder.getBoolAttr(false))});
+  SmallVector<Value> results{
+      arith::ConstantOp::create(builder, loc, builder.getBoolAttr(false))};
+  for (Type type : leaf.getResultTypes())
+    results.push_back(
+        type.isIndex()
+            ? arith::ConstantIndexOp::create(builder, loc, 0).getResult()
+            : LLVM::PoisonOp::create(builder, loc, type).getResult());
+  ReturnOp::create(builder, loc, results);
 
   for (Block *source : analysis.blockOrder()) {
     builder.setInsertionPointToStart(blocks.lookup(source));
@@ -809,10 +819,13 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
 LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
                                     std::string &reason, Operation *&where) {
   where = nullptr;
-  if (leaf.getNumResults() != 0) {
-    reason = "the leaf has outputs";
-    return {};
-  }
+  for (Type type : leaf.getResultTypes())
+    if (!isStorableScalar(type)) {
+      std::string text;
+      llvm::raw_string_ostream(text) << type;
+      reason = "an output of type " + text;
+      return {};
+    }
   LaneAnalysis analysis(leaf, lanes);
   if (failed(analysis.run(reason, where)))
     return {};
@@ -828,8 +841,9 @@ LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
   OpBuilder b(leaf);
   b.setInsertionPointAfter(leaf);
   MLIRContext *context = leaf.getContext();
-  auto type = FunctionType::get(context, leaf.getArgumentTypes(),
-                                {IntegerType::get(context, 1)});
+  SmallVector<Type> results{IntegerType::get(context, 1)};
+  llvm::append_range(results, leaf.getResultTypes());
+  auto type = FunctionType::get(context, leaf.getArgumentTypes(), results);
   auto variant = LeafOp::create(b, leaf.getLoc(), name, type);
   variant.getBody().getBlocks().clear(); // the emitter makes every block
   variant.setPrivate();

@@ -10,11 +10,12 @@
 
 namespace mlir::hpvm {
 
-/// Builds the lane variant of `leaf` (a leaf without outputs whose body is
-/// imported C: llvm and arith ops in blocks) for `lanes` lanes, named `name`,
-/// inserted after `leaf`. It has the leaf's arguments and returns one i1:
-/// true when it ran the instances x .. x + lanes - 1 (x being its own
-/// instance_id x), false when it declined before any side effect because the
+/// Builds the lane variant of `leaf` (a leaf whose body is imported C: llvm
+/// and arith ops in blocks) for `lanes` lanes, named `name`, inserted after
+/// `leaf`. It has the leaf's arguments and returns an i1 followed by the
+/// leaf's outputs (lane 0's): true when it ran the instances
+/// x .. x + lanes - 1 (x being its own instance_id x), false when it
+/// declined before any side effect because the
 /// lanes would part ways (a branch taken by some lanes only, an index that
 /// would wrap between lanes): the caller then runs those instances one by
 /// one. On failure returns null and sets `reason` (and `where`, the op that

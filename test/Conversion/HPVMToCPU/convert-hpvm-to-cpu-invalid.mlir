@@ -320,7 +320,7 @@ hpvm.leaf private @wrong__lanes4(%x: f32) -> i1 attributes {hpvm.lanes = 4} {
   %true = arith.constant true
   hpvm.return %true : i1
 }
-// expected-error @+1 {{'hpvm.vector_variant' names @wrong__lanes4, which is not a lane variant of this leaf (a leaf with 'hpvm.lanes', the same inputs and the single output i1)}}
+// expected-error @+1 {{'hpvm.vector_variant' names @wrong__lanes4, which is not a lane variant of this leaf (a leaf with 'hpvm.lanes', the same inputs, and the outputs i1 then the leaf's)}}
 hpvm.leaf private @wrong(%x: !llvm.ptr) attributes {hpvm.vector_variant = @wrong__lanes4} {
   hpvm.return
 }

@@ -14,8 +14,8 @@
 // CHECK: %[[FULL:.*]] = arith.addi %[[FROM:.*]], %[[WHOLE]] : index
 // CHECK: scf.for %[[X:.*]] = %[[FROM]] to %[[FULL]] step %[[FOUR]] {
 // CHECK: %[[RAN:.*]] = func.call @__hpvm_leaf_scale__lanes4(%{{.*}}, %{{.*}}, %[[X]],
-// CHECK: %[[DECLINED:.*]] = arith.xori %[[RAN]], %true : i1
-// CHECK: scf.if %[[DECLINED]] {
+// CHECK: scf.if %[[RAN]] {
+// CHECK: } else {
 // CHECK: scf.for %[[LANE:.*]] = %[[X]] to
 // CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %{{.*}}, %[[LANE]],
 // CHECK: scf.for %[[REST:.*]] = %[[FULL]] to %[[TO:.*]] step

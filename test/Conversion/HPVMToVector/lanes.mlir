@@ -191,12 +191,40 @@ hpvm.internal @root(%counter: !llvm.ptr, %out: !llvm.ptr, %m: index) {
 
 // -----
 
+// Outputs (equal in every instance) come from lane 0; a declined group
+// returns placeholders.
+// REMARK: remark: vectorized: 8 instances along x run as vector lanes (@with_output__lanes8)
+// CHECK-LABEL: hpvm.leaf private @with_output__lanes8(
+// CHECK-SAME: -> (i1, i64, index)
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: hpvm.return %[[TRUE]], %{{.*}}, %{{.*}} : i1, i64, index
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: %[[P:.*]] = llvm.mlir.poison : i64
+// CHECK: %[[Z:.*]] = arith.constant 0 : index
+// CHECK: hpvm.return %[[FALSE]], %[[P]], %[[Z]] : i1, i64, index
+hpvm.leaf private @with_output(%in: i64, %out: !llvm.ptr) -> (i64, index) {
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %p = llvm.getelementptr %out[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.store %in, %p : i64, !llvm.ptr
+  %n = hpvm.num_instances x : index
+  hpvm.return %in, %n : i64, index
+}
+hpvm.internal @root(%n: i64, %out: !llvm.ptr, %m: index) -> (i64, index) {
+  %d = hpvm.create_node @with_output [%m] : !hpvm.node
+  hpvm.bind_in %n -> %d[0] : i64
+  hpvm.bind_in %out -> %d[1] : !llvm.ptr
+  hpvm.bind_out %d[0] -> 0
+  hpvm.bind_out %d[1] -> 1
+}
+
+// -----
+
 // Refusals, each with its reason; the leaves stay as they are.
 // REMARK: remark: not vectorized: a branch that differs between instances after a store or call (masked execution is not implemented yet)
 // REMARK: note: here
 // REMARK: remark: not vectorized: the instance keeps a local variable or array in memory (llvm.alloca)
 // REMARK: remark: not vectorized: its instances do not read their x id
-// REMARK: remark: not vectorized: the leaf has outputs
 // CHECK-NOT: __lanes
 hpvm.leaf private @late_branch(%out: !llvm.ptr, %n: i64) {
   %zero = llvm.mlir.constant(0 : i64) : i64
@@ -225,11 +253,6 @@ hpvm.leaf private @same_work(%out: !llvm.ptr) {
   llvm.store %one, %out : i64, !llvm.ptr
   hpvm.return
 }
-hpvm.leaf private @with_output(%in: i64) -> i64 {
-  %i = hpvm.instance_id x : index
-  %i64 = arith.index_cast %i : index to i64
-  hpvm.return %in : i64
-}
 // Not replicated: no variant, no remark.
 // REMARK-NOT: remark
 hpvm.leaf private @single(%out: !llvm.ptr, %v: i64) {
@@ -244,8 +267,6 @@ hpvm.internal @root(%out: !llvm.ptr, %n: i64, %m: index) {
   hpvm.bind_in %out -> %b[0] : !llvm.ptr
   %c = hpvm.create_node @same_work [%m] : !hpvm.node
   hpvm.bind_in %out -> %c[0] : !llvm.ptr
-  %d = hpvm.create_node @with_output [%m] : !hpvm.node
-  hpvm.bind_in %n -> %d[0] : i64
   %e = hpvm.create_node @single : !hpvm.node
   hpvm.bind_in %out -> %e[0] : !llvm.ptr
   hpvm.bind_in %n -> %e[1] : i64
