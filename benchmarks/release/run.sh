@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh - programs written as the HPVM release writes them (HPVM-C, unchanged), compiled by
 # hpvm-cc -O3, against the same computation (one shared point function) called over the same
-# grids by an OpenMP loop nest (clang-22 -O3 -fopenmp), and against hpvm-cc with nested grids
-# not collapsed (convert-hpvm-to-cpu{collapse-grids=false}: one runtime parallel-for per tile).
+# grids by an OpenMP loop nest (clang-22 -O3 -fopenmp), against hpvm-cc with nested grids
+# not collapsed (convert-hpvm-to-cpu{collapse-grids=false}: one runtime parallel-for per tile),
+# and against hpvm-cc -fno-hpvm-lanes (each instance on its own, no SIMD across instances).
 # Each binary prints min / median / max of RUNS runs; the ratios printed use the medians.
 # Usage: bash benchmarks/release/run.sh [--quick]     (RUNS=N, default 7)
 set -euo pipefail
@@ -21,6 +22,7 @@ hpvm_build() {
   "$BIN/hpvm-opt" "--hpvm-lower-to-llvm-pipeline=collapse-grids=false" "$OUT/$1.hpvm.mlir" \
     -o "$OUT/$1_nested.mlir"
   "$BIN/hpvm-cc" -O3 "$OUT/$1_nested.mlir" -lm -o "$OUT/$1_nested"
+  "$BIN/hpvm-cc" "${FLAGS[@]}" -fno-hpvm-lanes "$HERE/$1.c" -lm -o "$OUT/$1_scalar"
   clang-22 "${FLAGS[@]}" -march=native -fopenmp "$HERE/$1_omp.c" -lm -o "$OUT/$1_omp"
 }
 hpvm_build stencil
@@ -45,21 +47,25 @@ fi
 echo "# release-style programs: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
      "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-# compare NAME ARGS...: runs the three versions in turn and prints the ratios of the medians.
+# compare NAME ARGS...: runs the four versions in turn and prints the ratios of the medians.
 compare() {
   local name="$1"
   shift
-  local omp hpvm nested
+  local omp hpvm nested scalar
   omp=$("$OUT/${name}_omp" "$@")
   hpvm=$("$OUT/${name}_hpvm" "$@")
   nested=$("$OUT/${name}_nested" "$@")
-  printf '%s\n%s\n%s\n' "$omp" "$hpvm" "$(sed 's/ hpvm:/ hpvm-nested:/' <<<"$nested")"
+  scalar=$("$OUT/${name}_scalar" "$@")
+  printf '%s\n%s\n%s\n%s\n' "$omp" "$hpvm" "$(sed 's/ hpvm:/ hpvm-nested:/' <<<"$nested")" \
+    "$(sed 's/ hpvm:/ hpvm-no-lanes:/' <<<"$scalar")"
   local checksums
-  checksums=$(printf '%s\n%s\n%s\n' "$omp" "$hpvm" "$nested" | sed 's/.*checksum //' | sort -u | wc -l)
+  checksums=$(printf '%s\n%s\n%s\n%s\n' "$omp" "$hpvm" "$nested" "$scalar" | sed 's/.*checksum //' |
+    sort -u | wc -l)
   [[ "$checksums" == 1 ]] || { echo "$name: the versions disagree" >&2; exit 1; }
   median() { sed 's/.*median \([0-9.]*\) ms.*/\1/' <<<"$1"; }
   awk -v n="$name" -v o="$(median "$omp")" -v h="$(median "$hpvm")" -v s="$(median "$nested")" \
-    'BEGIN { printf "%s: hpvm / openmp = %.2f, nested grids / openmp = %.2f (medians; results equal)\n", n, h / o, s / o }'
+    -v l="$(median "$scalar")" \
+    'BEGIN { printf "%s: hpvm / openmp = %.2f, nested grids / openmp = %.2f, no lanes / openmp = %.2f (medians; results equal)\n", n, h / o, s / o, l / o }'
 }
 compare stencil "${STENCIL[@]}"
 compare sgemm "${SGEMM[@]}"

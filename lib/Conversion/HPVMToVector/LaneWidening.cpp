@@ -68,7 +68,7 @@ bool isStorableScalar(Type type) {
 
 /// Whether `op` writes memory or does anything else that could not be undone
 /// by running the instances again one by one.
-bool hasSideEffect(Operation *op) {
+bool writesMemory(Operation *op) {
   if (op->hasTrait<::mlir::OpTrait::IsTerminator>() ||
       isa<LLVM::AssumeOp, InstanceIdOp, NumInstancesOp>(op))
     return false;
@@ -89,7 +89,7 @@ bool hasSideEffect(Operation *op) {
 bool runsPerLane(Operation *op) {
   if (isa<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>(op))
     return true;
-  return isa<LLVM::CallOp>(op) && hasSideEffect(op);
+  return isa<LLVM::CallOp>(op) && writesMemory(op);
 }
 
 /// Ops that compute lane by lane and take vectors as they take scalars.
@@ -148,8 +148,25 @@ public:
   uint64_t sizeOf(Type type) const {
     return layout.getTypeSize(type).getFixedValue();
   }
+  /// Pointers into an instance's own memory (an llvm.alloca): the lanes'
+  /// copies are interleaved, element j of lane l at j * lanes + l (elements
+  /// of the one size the memory is accessed with).
+  Operation *privateRootOf(Value pointer) const {
+    return privateRoots.lookup(pointer);
+  }
+  int64_t privateAccessSize(Operation *alloca) const {
+    return privateSizes.lookup(alloca);
+  }
+  /// The shape of the byte offset of a private pointer from its alloca.
+  Shape offsetShapeOf(Value pointer) const { return offsetShapes.lookup(pointer); }
+  /// Whether `op` has an effect that running the instances again one by one
+  /// would not undo (writes to private memory do not count).
+  bool hasSideEffect(Operation *op) const;
 
 private:
+  /// Finds the allocas and checks that their memory stays private: only
+  /// loads and stores of one size, GEPs and lifetime markers use it.
+  LogicalResult collectPrivateMemory(std::string &reason, Operation *&where);
   /// The shape of the results of `op` from its operands' shapes.
   Shape transfer(Operation *op);
   /// The stride of a GEP's address, or nullopt when it varies otherwise.
@@ -164,10 +181,113 @@ private:
   unsigned lanes;
   DataLayout layout;
   DenseMap<Value, Shape> shapes;
+  DenseMap<Value, Operation *> privateRoots;
+  DenseMap<Operation *, int64_t> privateSizes;
+  DenseMap<Value, Shape> offsetShapes;
   DenseMap<Operation *, WrapCheck> wrapChecks;
   DenseMap<Block *, bool> dirtyAtEntry;
   SmallVector<Block *> order;
 };
+
+bool LaneAnalysis::hasSideEffect(Operation *op) const {
+  if (isa<LLVM::AllocaOp>(op))
+    return false;
+  if (isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp>(op) ||
+      isa<LLVM::StoreOp>(op))
+    if (privateRootOf(isa<LLVM::StoreOp>(op) ? cast<LLVM::StoreOp>(op).getAddr()
+                                             : op->getOperand(0)))
+      return false;
+  return writesMemory(op);
+}
+
+LogicalResult LaneAnalysis::collectPrivateMemory(std::string &reason,
+                                                 Operation *&where) {
+  WalkResult walk = leaf.walk([&](LLVM::AllocaOp alloca) -> WalkResult {
+    where = alloca;
+    std::optional<int64_t> count = constantInt(alloca.getArraySize());
+    if (!count || *count <= 0) {
+      reason = "a local array whose size is known only at run time";
+      return WalkResult::interrupt();
+    }
+    int64_t size = 0;
+    SmallVector<Value> pointers{alloca.getResult()};
+    privateRoots[alloca.getResult()] = alloca;
+    auto access = [&](Type type) {
+      int64_t bytes = sizeOf(type);
+      if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() != bytes * 8 ||
+          (size && size != bytes))
+        return false;
+      size = bytes;
+      return true;
+    };
+    while (!pointers.empty()) {
+      Value pointer = pointers.pop_back_val();
+      for (OpOperand &use : pointer.getUses()) {
+        Operation *user = use.getOwner();
+        where = user;
+        bool ok = false;
+        if (auto load = dyn_cast<LLVM::LoadOp>(user))
+          ok = access(load.getType());
+        else if (auto store = dyn_cast<LLVM::StoreOp>(user))
+          ok = use.get() == store.getAddr() && use.get() != store.getValue() &&
+               access(store.getValue().getType());
+        else if (isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp>(user))
+          ok = true;
+        else if (auto gep = dyn_cast<LLVM::GEPOp>(user);
+                 gep && use.get() == gep.getBase()) {
+          ok = true;
+          privateRoots[gep.getResult()] = alloca;
+          pointers.push_back(gep.getResult());
+        }
+        if (!ok) {
+          reason = "a local variable or array is used other than by loads "
+                   "and stores of one size (its address escapes, or it is "
+                   "reinterpreted)";
+          return WalkResult::interrupt();
+        }
+      }
+    }
+    privateSizes[alloca] = size ? size : 1;
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  // Offsets into private memory must be whole elements.
+  for (auto [pointer, root] : privateRoots) {
+    auto gep = pointer.getDefiningOp<LLVM::GEPOp>();
+    if (!gep)
+      continue;
+    int64_t size = privateSizes.lookup(root);
+    Type current = gep.getElemType();
+    unsigned position = 0;
+    for (auto index : gep.getIndices()) {
+      where = gep;
+      int64_t scale;
+      if (position++ == 0) {
+        scale = sizeOf(current);
+      } else if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
+        current = array.getElementType();
+        scale = sizeOf(current);
+      } else {
+        reason = "a local structure (only arrays and scalars are private "
+                 "to each lane)";
+        return failure();
+      }
+      Value dynamic = llvm::dyn_cast_if_present<Value>(index);
+      std::optional<int64_t> known =
+          dynamic ? constantInt(dynamic)
+                  : std::optional<int64_t>(llvm::cast<IntegerAttr>(index).getInt());
+      int64_t offset = known ? *known * scale : scale;
+      if (offset % size != 0) {
+        reason = "a local array accessed at offsets that are not whole "
+                 "elements";
+        return failure();
+      }
+    }
+  }
+  where = nullptr;
+  return success();
+}
 
 bool LaneAnalysis::isClean(Operation *op) {
   Block *block = op->getBlock();
@@ -237,6 +357,37 @@ Shape LaneAnalysis::transfer(Operation *op) {
                                                         : Shape::uniform();
   if (runsPerLane(op))
     return Shape::varying();
+  // Private memory: lane l of offset o is at o * lanes + l * size.
+  if (auto alloca = dyn_cast<LLVM::AllocaOp>(op)) {
+    offsetShapes[alloca.getResult()] = Shape::uniform();
+    return Shape::strided(privateSizes.lookup(alloca));
+  }
+  if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && privateRootOf(gep.getResult())) {
+    Shape offset = offsetShapeOf(gep.getBase());
+    Type current = gep.getElemType();
+    unsigned position = 0;
+    for (auto index : gep.getIndices()) {
+      int64_t scale;
+      if (position++ == 0) {
+        scale = sizeOf(current);
+      } else {
+        current = cast<LLVM::LLVMArrayType>(current).getElementType();
+        scale = sizeOf(current);
+      }
+      Value dynamic = llvm::dyn_cast_if_present<Value>(index);
+      if (!dynamic)
+        continue;
+      Shape shape = shapeOf(dynamic);
+      offset = offset.isVarying() || shape.isVarying()
+                   ? Shape::varying()
+                   : Shape::strided(offset.stride + shape.stride * scale);
+    }
+    offsetShapes[gep.getResult()] = offset;
+    if (offset.isVarying())
+      return Shape::varying();
+    int64_t size = privateSizes.lookup(privateRootOf(gep.getResult()));
+    return Shape::strided(offset.stride * static_cast<int64_t>(lanes) + size);
+  }
   bool allUniform = llvm::all_of(op->getOperands(), [&](Value operand) {
     return shapeOf(operand).isUniform();
   });
@@ -329,11 +480,6 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
                  "instead: vectorize-tiles)";
         return failure();
       }
-      if (isa<LLVM::AllocaOp>(op)) {
-        reason = "the instance keeps a local variable or array in memory "
-                 "(llvm.alloca)";
-        return failure();
-      }
       if (op.getDialect() == leaf->getDialect() &&
           !isa<InstanceIdOp, NumInstancesOp, ReturnOp>(op)) {
         reason = "'" + op.getName().getStringRef().str() + "' in the leaf";
@@ -358,6 +504,8 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
     }
   }
   where = nullptr;
+  if (failed(collectPrivateMemory(reason, where)))
+    return failure();
 
   // Where side effects may have happened: dirty at entry of a block when
   // some predecessor is dirty at its end.
@@ -366,7 +514,7 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
     changed = false;
     for (Block *block : order) {
       bool dirty = dirtyAtEntry.lookup(block) ||
-                   llvm::any_of(*block, [](Operation &op) {
+                   llvm::any_of(*block, [&](Operation &op) {
                      return hasSideEffect(&op);
                    });
       if (!dirty)
@@ -493,6 +641,11 @@ private:
   void emitLoad(LLVM::LoadOp load);
   void emitStore(LLVM::StoreOp store);
   void emitPerLane(Operation &op);
+  void emitAlloca(LLVM::AllocaOp alloca);
+  void emitPrivateGEP(LLVM::GEPOp gep);
+  /// `value` (i64 or vector of i64) times `factor`, plus `addend` (each a
+  /// splat when `value` is a vector).
+  Value scaleI64(Location loc, Value value, int64_t factor);
   /// Branches to `bail` unless `ok`, continuing in a new block.
   void bailUnless(Location loc, Value ok);
   /// Checks that the lanes of operand 0 of the strided `op` do not wrap.
@@ -503,6 +656,9 @@ private:
   MLIRContext *context;
   OpBuilder builder{context};
   DenseMap<Value, Value> scalars, vectors;
+  /// Private pointers: their byte offset from the alloca (lane 0's as an
+  /// i64, or every lane's as a vector when the offset varies).
+  DenseMap<Value, Value> offsetValues;
   DenseMap<Block *, Block *> blocks;
   Block *bail = nullptr;
 };
@@ -667,7 +823,113 @@ void LaneEmitter::emitPerLane(Operation &op) {
     vectors[result] = vectorValue;
 }
 
+Value LaneEmitter::scaleI64(Location loc, Value value, int64_t factor) {
+  if (factor == 1)
+    return value;
+  Type i64 = builder.getI64Type();
+  Value constant =
+      isa<VectorType>(value.getType())
+          ? arith::ConstantOp::create(
+                builder, loc,
+                DenseElementsAttr::get(vectorOf(i64),
+                                       ArrayRef<Attribute>{
+                                           builder.getI64IntegerAttr(factor)}))
+                .getResult()
+          : this->constant(builder, loc, i64, factor);
+  return arith::MulIOp::create(builder, loc, value, constant);
+}
+
+void LaneEmitter::emitAlloca(LLVM::AllocaOp alloca) {
+  // Room for every lane's copy, interleaved element by element.
+  Location loc = alloca.getLoc();
+  std::optional<int64_t> count = constantInt(alloca.getArraySize());
+  Type countType = alloca.getArraySize().getType();
+  Value size = constant(builder, loc, countType, *count * lanes);
+  auto copy = LLVM::AllocaOp::create(builder, loc, alloca.getType(),
+                                     alloca.getElemType(), size,
+                                     alloca.getAlignment().value_or(0));
+  scalars[alloca.getResult()] = copy;
+  offsetValues[alloca.getResult()] = constant(builder, loc, builder.getI64Type(), 0);
+}
+
+void LaneEmitter::emitPrivateGEP(LLVM::GEPOp gep) {
+  Location loc = gep.getLoc();
+  Type i64 = builder.getI64Type();
+  Value pointer = gep.getResult();
+  Operation *root = analysis.privateRootOf(pointer);
+  bool asVector = analysis.offsetShapeOf(pointer).isVarying();
+  Value offset = offsetValues.lookup(gep.getBase());
+  if (asVector && !isa<VectorType>(offset.getType())) {
+    // A uniform or strided offset spread over the lanes.
+    Shape base = analysis.offsetShapeOf(gep.getBase());
+    offset = arith::AddIOp::create(
+        builder, loc, vector::BroadcastOp::create(builder, loc, vectorOf(i64), offset),
+        offsets(builder, loc, i64, base.stride));
+  }
+  Type current = gep.getElemType();
+  unsigned position = 0;
+  for (auto index : gep.getIndices()) {
+    if (position++ != 0)
+      current = cast<LLVM::LLVMArrayType>(current).getElementType();
+    int64_t scale = analysis.sizeOf(current);
+    Value term;
+    if (Value dynamic = llvm::dyn_cast_if_present<Value>(index)) {
+      // Lane 0's index, or every lane's; GEP indices are sign-extended.
+      term = asVector ? vector(dynamic) : scalar(dynamic);
+      Type wide = asVector ? Type(vectorOf(i64)) : i64;
+      if (term.getType() != wide)
+        term = term.getType().isIndex() || (isa<VectorType>(term.getType()) &&
+                                            cast<VectorType>(term.getType())
+                                                .getElementType()
+                                                .isIndex())
+                   ? arith::IndexCastOp::create(builder, loc, wide, term).getResult()
+                   : arith::ExtSIOp::create(builder, loc, wide, term).getResult();
+      term = scaleI64(loc, term, scale);
+    } else {
+      int64_t bytes = llvm::cast<IntegerAttr>(index).getInt() * scale;
+      if (!bytes)
+        continue;
+      term = asVector ? arith::ConstantOp::create(
+                            builder, loc,
+                            DenseElementsAttr::get(
+                                vectorOf(i64),
+                                ArrayRef<Attribute>{builder.getI64IntegerAttr(bytes)}))
+                            .getResult()
+                      : constant(builder, loc, i64, bytes);
+    }
+    offset = arith::AddIOp::create(builder, loc, offset, term);
+  }
+  offsetValues[pointer] = offset;
+  // Lane l of offset o: o * lanes + l * size bytes into the copy.
+  Value memory = scalars.lookup(root->getResult(0));
+  Value bytes = scaleI64(loc, offset, lanes);
+  if (!asVector) {
+    scalars[pointer] = LLVM::GEPOp::create(builder, loc, memory.getType(),
+                                           builder.getI8Type(), memory,
+                                           ValueRange{bytes});
+    return;
+  }
+  int64_t size = analysis.privateAccessSize(root);
+  bytes = arith::AddIOp::create(builder, loc, bytes, offsets(builder, loc, i64, size));
+  vectors[pointer] = LLVM::GEPOp::create(builder, loc, vectorOf(memory.getType()),
+                                         builder.getI8Type(), memory,
+                                         ValueRange{bytes});
+}
+
 void LaneEmitter::emitOp(Operation &op) {
+  if (auto alloca = dyn_cast<LLVM::AllocaOp>(op))
+    return emitAlloca(alloca);
+  if (auto gep = dyn_cast<LLVM::GEPOp>(op);
+      gep && analysis.privateRootOf(gep.getResult()))
+    return emitPrivateGEP(gep);
+  if (isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp>(op) &&
+      analysis.privateRootOf(op.getOperand(0))) {
+    // On the alloca itself (LLVM requires it): the copy of every lane.
+    IRMapping mapping;
+    mapping.map(op.getOperand(0), scalar(op.getOperand(0)));
+    builder.clone(op, mapping);
+    return;
+  }
   if (auto load = dyn_cast<LLVM::LoadOp>(op); load && !shapeOf(load.getAddr()).isUniform())
     return emitLoad(load);
   if (auto store = dyn_cast<LLVM::StoreOp>(op))
