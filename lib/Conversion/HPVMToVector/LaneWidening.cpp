@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/RegionGraphTraits.h"
@@ -163,7 +164,24 @@ public:
   /// would not undo (writes to private memory do not count).
   bool hasSideEffect(Operation *op) const;
 
+  /// The blocks a divergent branch leads through before its paths meet
+  /// again at `join` (acyclic, entered only from the branch), in a
+  /// topological order: lanes that disagree run them all under masks.
+  struct MaskedRegion {
+    Block *join = nullptr;
+    SmallVector<Block *> blocks;
+  };
+  const MaskedRegion *maskedRegionOf(Operation *branch) const {
+    auto found = maskedRegions.find(branch);
+    return found == maskedRegions.end() ? nullptr : &found->second;
+  }
+
 private:
+  /// The shapes, to a fixed point over the loops' back edges.
+  void computeShapes();
+  /// The masked region of the divergent `branch`, if it has one.
+  std::optional<MaskedRegion> findMaskedRegion(LLVM::CondBrOp branch,
+                                               PostDominanceInfo &postDominance);
   /// Finds the allocas and checks that their memory stays private: only
   /// loads and stores of one size, GEPs and lifetime markers use it.
   LogicalResult collectPrivateMemory(std::string &reason, Operation *&where);
@@ -184,6 +202,12 @@ private:
   DenseMap<Value, Operation *> privateRoots;
   DenseMap<Operation *, int64_t> privateSizes;
   DenseMap<Value, Shape> offsetShapes;
+  DenseMap<Operation *, MaskedRegion> maskedRegions;
+  /// Blocks of masked regions: both sides run there, so nothing in them is
+  /// undone by declining; and block arguments where lanes' paths meet.
+  DenseSet<Block *> maskedBlocks;
+  DenseSet<Value> joinArguments;
+  DenseMap<Block *, unsigned> orderIndex;
   DenseMap<Operation *, WrapCheck> wrapChecks;
   DenseMap<Block *, bool> dirtyAtEntry;
   SmallVector<Block *> order;
@@ -291,7 +315,7 @@ LogicalResult LaneAnalysis::collectPrivateMemory(std::string &reason,
 
 bool LaneAnalysis::isClean(Operation *op) {
   Block *block = op->getBlock();
-  if (dirtyAtEntry.lookup(block))
+  if (dirtyAtEntry.lookup(block) || maskedBlocks.contains(block))
     return false;
   for (Operation &other : *block) {
     if (&other == op)
@@ -525,10 +549,124 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
     }
   }
 
-  // The shapes, to a fixed point over the loops' back edges.
-  for (BlockArgument argument : body.front().getArguments())
+  // Shapes, then the masked regions of the divergent branches, whose joins
+  // make values varying: again until no branch is newly divergent.
+  for (auto [index, block] : llvm::enumerate(order))
+    orderIndex[block] = index;
+  PostDominanceInfo postDominance(leaf);
+  while (true) {
+    computeShapes();
+    bool grown = false;
+    for (Block *block : order) {
+      auto branch = dyn_cast<LLVM::CondBrOp>(block->getTerminator());
+      // Before any side effect, lanes that disagree are sent back to the
+      // scalar code instead: a wrap check stays possible in both sides.
+      if (!branch || shapeOf(branch.getCondition()).isUniform() ||
+          maskedRegions.count(branch) || isClean(branch))
+        continue;
+      std::optional<MaskedRegion> region = findMaskedRegion(branch, postDominance);
+      if (!region)
+        continue;
+      grown = true;
+      for (Block *inside : region->blocks) {
+        maskedBlocks.insert(inside);
+        if (!llvm::hasSingleElement(inside->getUses()))
+          for (BlockArgument argument : inside->getArguments())
+            joinArguments.insert(argument);
+      }
+      for (BlockArgument argument : region->join->getArguments())
+        joinArguments.insert(argument);
+      maskedRegions[branch] = std::move(*region);
+    }
+    if (!grown)
+      break;
+    shapes.clear();
+    wrapChecks.clear();
+    offsetShapes.clear();
+  }
+
+  // What the lanes must agree on, and values that must fit a vector.
+  for (Block *block : order) {
+    for (Operation &op : *block) {
+      where = &op;
+      for (Value result : op.getResults())
+        if (shapeOf(result).isVarying() && !isStorableScalar(result.getType())) {
+          std::string type;
+          llvm::raw_string_ostream(type) << result.getType();
+          reason = "'" + op.getName().getStringRef().str() +
+                   "' gives each instance a value of type " + type +
+                   ", which has no vector form";
+          return failure();
+        }
+      if (isa<LLVM::CondBrOp, LLVM::SwitchOp>(op) &&
+          !shapeOf(op.getOperand(0)).isUniform()) {
+        if (isa<LLVM::SwitchOp>(op)) {
+          reason = "a switch on a value that differs between instances";
+          return failure();
+        }
+        if (!maskedRegions.count(&op) && !isClean(&op)) {
+          reason = "a branch that differs between instances after a store "
+                   "or call, around a loop (masks cover branches whose "
+                   "paths meet again without a loop)";
+          return failure();
+        }
+      }
+    }
+  }
+  where = nullptr;
+  return success();
+}
+
+std::optional<LaneAnalysis::MaskedRegion>
+LaneAnalysis::findMaskedRegion(LLVM::CondBrOp branch,
+                               PostDominanceInfo &postDominance) {
+  Block *from = branch->getBlock();
+  Block *join = postDominance.findNearestCommonDominator(branch.getTrueDest(),
+                                                        branch.getFalseDest());
+  if (!join || !orderIndex.count(join))
+    return std::nullopt;
+  SetVector<Block *> inside;
+  SmallVector<Block *> worklist{branch.getTrueDest(), branch.getFalseDest()};
+  while (!worklist.empty()) {
+    Block *block = worklist.pop_back_val();
+    if (block == join || !inside.insert(block))
+      continue;
+    Operation *terminator = block->getTerminator();
+    if (!isa<LLVM::BrOp, LLVM::CondBrOp>(terminator))
+      return std::nullopt; // a return, switch or unreachable inside
+    for (Block *successor : block->getSuccessors()) {
+      // Forward edges only: no loop inside.
+      if (successor != join &&
+          orderIndex.lookup(successor) <= orderIndex.lookup(block))
+        return std::nullopt;
+      worklist.push_back(successor);
+    }
+  }
+  MaskedRegion region;
+  region.join = join;
+  for (Block *block : inside) {
+    // Entered only from the branch or from inside; nothing private is
+    // allocated there.
+    for (Block *predecessor : block->getPredecessors())
+      if (predecessor != from && !inside.contains(predecessor))
+        return std::nullopt;
+    for (Operation &op : *block)
+      if (isa<LLVM::AllocaOp>(op))
+        return std::nullopt;
+    region.blocks.push_back(block);
+  }
+  llvm::sort(region.blocks, [&](Block *a, Block *b) {
+    return orderIndex.lookup(a) < orderIndex.lookup(b);
+  });
+  return region;
+}
+
+void LaneAnalysis::computeShapes() {
+  for (BlockArgument argument : leaf.getBody().front().getArguments())
     shapes[argument] = Shape::uniform();
-  changed = true;
+  for (Value argument : joinArguments)
+    shapes[argument] = Shape::varying();
+  bool changed = true;
   while (changed) {
     changed = false;
     for (Block *block : order) {
@@ -567,36 +705,6 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
       }
     }
   }
-
-  // What the lanes must agree on, and values that must fit a vector.
-  for (Block *block : order) {
-    for (Operation &op : *block) {
-      where = &op;
-      for (Value result : op.getResults())
-        if (shapeOf(result).isVarying() && !isStorableScalar(result.getType())) {
-          std::string type;
-          llvm::raw_string_ostream(type) << result.getType();
-          reason = "'" + op.getName().getStringRef().str() +
-                   "' gives each instance a value of type " + type +
-                   ", which has no vector form";
-          return failure();
-        }
-      if (isa<LLVM::CondBrOp, LLVM::SwitchOp>(op) &&
-          !shapeOf(op.getOperand(0)).isUniform()) {
-        if (isa<LLVM::SwitchOp>(op)) {
-          reason = "a switch on a value that differs between instances";
-          return failure();
-        }
-        if (!isClean(&op)) {
-          reason = "a branch that differs between instances after a store "
-                   "or call (masked execution is not implemented yet)";
-          return failure();
-        }
-      }
-    }
-  }
-  where = nullptr;
-  return success();
 }
 
 /// Writes the variant from the analysis.
@@ -642,6 +750,26 @@ private:
   void emitStore(LLVM::StoreOp store);
   void emitPerLane(Operation &op);
   void emitAlloca(LLVM::AllocaOp alloca);
+  /// Runs the masked region of the divergent `branch` with every lane, each
+  /// block under the mask of the lanes that reach it, then branches to the
+  /// region's join.
+  void emitMaskedRegion(LLVM::CondBrOp branch,
+                        const LaneAnalysis::MaskedRegion &region);
+  /// `op` for the lanes of `mask` only: memory accesses masked, per-lane ops
+  /// skipped in inactive lanes, divisors of inactive lanes 1.
+  void emitMaskedOp(Operation &op, Value mask);
+  /// Runs `op` once per active lane of `mask`, in lane order.
+  void emitPerLaneMasked(Operation &op, Value mask);
+  Value allLanes(Location loc, bool value) {
+    return arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(vectorOf(builder.getI1Type()), value));
+  }
+  Value anyLane(Location loc, Value mask) {
+    return vector::ReductionOp::create(builder, loc, vector::CombiningKind::OR,
+                                       mask);
+  }
+  /// Continues in a new block after the current one.
+  Block *splitHere();
   void emitPrivateGEP(LLVM::GEPOp gep);
   /// `value` (i64 or vector of i64) times `factor`, plus `addend` (each a
   /// splat when `value` is a vector).
@@ -916,6 +1044,224 @@ void LaneEmitter::emitPrivateGEP(LLVM::GEPOp gep) {
                                          ValueRange{bytes});
 }
 
+Block *LaneEmitter::splitHere() {
+  Block *current = builder.getInsertionBlock();
+  Block *next = new Block();
+  current->getParent()->getBlocks().insertAfter(current->getIterator(), next);
+  return next;
+}
+
+void LaneEmitter::emitPerLaneMasked(Operation &op, Value mask) {
+  Location loc = op.getLoc();
+  SmallVector<Value> results;
+  for (Value result : op.getResults())
+    results.push_back(LLVM::PoisonOp::create(builder, loc,
+                                             vectorOf(result.getType())));
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    // if (mask[lane]) { r = op(lane) } ; results[lane] = r
+    Value active = vector::ExtractOp::create(builder, loc, mask,
+                                             ArrayRef<int64_t>{lane});
+    Block *run = splitHere();
+    builder.setInsertionPointToStart(run);
+    Block *next = splitHere();
+    SmallVector<Value> skipped;
+    for (Value result : results) {
+      next->addArgument(result.getType(), loc);
+      skipped.push_back(result);
+    }
+    builder.setInsertionPointToEnd(run->getPrevNode());
+    LLVM::CondBrOp::create(builder, loc, active, run, ValueRange{}, next, skipped);
+    builder.setInsertionPointToStart(run);
+    IRMapping mapping;
+    for (Value operand : op.getOperands())
+      mapping.map(operand, laneValue(builder, loc, operand, lane));
+    Operation *copy = builder.clone(op, mapping);
+    SmallVector<Value> updated;
+    for (auto [index, result] : llvm::enumerate(copy->getResults()))
+      updated.push_back(vector::InsertOp::create(builder, loc, result,
+                                                 results[index],
+                                                 ArrayRef<int64_t>{lane}));
+    LLVM::BrOp::create(builder, loc, updated, next);
+    builder.setInsertionPointToStart(next);
+    results.assign(next->getArguments().begin(), next->getArguments().end());
+  }
+  for (auto [result, vectorValue] : llvm::zip(op.getResults(), results))
+    vectors[result] = vectorValue;
+}
+
+void LaneEmitter::emitMaskedOp(Operation &op, Value mask) {
+  Location loc = op.getLoc();
+  if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+    Type type = load.getType();
+    Shape address = shapeOf(load.getAddr());
+    uint64_t size = analysis.sizeOf(type);
+    unsigned alignment = load.getAlignment().value_or(size);
+    if (address.isUniform()) {
+      // One scalar load, when some lane runs this block.
+      Block *run = splitHere();
+      builder.setInsertionPointToStart(run);
+      Block *next = splitHere();
+      Value result = next->addArgument(type, loc);
+      builder.setInsertionPointToEnd(run->getPrevNode());
+      Value skipped = type.isIndex()
+                          ? arith::ConstantIndexOp::create(builder, loc, 0).getResult()
+                          : LLVM::PoisonOp::create(builder, loc, type).getResult();
+      LLVM::CondBrOp::create(builder, loc, anyLane(loc, mask), run, ValueRange{},
+                             next, ValueRange{skipped});
+      builder.setInsertionPointToStart(run);
+      IRMapping mapping;
+      mapping.map(load.getAddr(), scalar(load.getAddr()));
+      Value loaded = builder.clone(op, mapping)->getResult(0);
+      LLVM::BrOp::create(builder, loc, ValueRange{loaded}, next);
+      builder.setInsertionPointToStart(next);
+      scalars[load.getResult()] = result;
+      return;
+    }
+    if (address.kind == Kind::Strided && address.stride == static_cast<int64_t>(size) &&
+        type.isIntOrFloat() && type.getIntOrFloatBitWidth() == size * 8) {
+      vectors[load.getResult()] = LLVM::MaskedLoadOp::create(
+          builder, loc, vectorOf(type), scalar(load.getAddr()), mask, Value(),
+          builder.getI32IntegerAttr(alignment));
+      return;
+    }
+    vectors[load.getResult()] = LLVM::masked_gather::create(
+        builder, loc, vectorOf(type), vector(load.getAddr()), mask, ValueRange{},
+        builder.getI32IntegerAttr(alignment));
+    return;
+  }
+  if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+    Value value = store.getValue();
+    Type type = value.getType();
+    Shape address = shapeOf(store.getAddr());
+    uint64_t size = analysis.sizeOf(type);
+    unsigned alignment = store.getAlignment().value_or(size);
+    Operation *masked;
+    if (address.kind == Kind::Strided &&
+        address.stride == static_cast<int64_t>(size) && type.isIntOrFloat() &&
+        type.getIntOrFloatBitWidth() == size * 8)
+      masked = LLVM::MaskedStoreOp::create(
+          builder, loc, ValueRange{vector(value), scalar(store.getAddr()), mask});
+    else // a uniform address too: the last active lane's value remains
+      masked = LLVM::masked_scatter::create(
+          builder, loc, ValueRange{vector(value), vector(store.getAddr()), mask});
+    masked->setAttr("alignment", builder.getI32IntegerAttr(alignment));
+    return;
+  }
+  if (isa<LLVM::AssumeOp>(op))
+    return; // may not hold in the lanes that do not run this block
+  if (runsPerLane(&op) ||
+      (!isElementwise(&op) && llvm::any_of(op.getResults(), [&](Value result) {
+        return shapeOf(result).isVarying();
+      })) ||
+      (op.getNumResults() == 0 && !isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp>(op) &&
+       !isMemoryEffectFree(&op)))
+    return emitPerLaneMasked(op, mask);
+  if (isa<LLVM::SDivOp, LLVM::UDivOp, LLVM::SRemOp, LLVM::URemOp, arith::DivSIOp,
+          arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
+          arith::CeilDivUIOp, arith::FloorDivSIOp>(op)) {
+    // Lanes that do not run this block divide by 1, not by what they hold.
+    Value divisor = op.getOperand(1);
+    bool varying = shapeOf(op.getResult(0)).isVarying();
+    Type type = divisor.getType();
+    Value safe;
+    if (varying) {
+      Value ones = arith::ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(vectorOf(type),
+                                 ArrayRef<Attribute>{IntegerAttr::get(type, 1)}));
+      safe = arith::SelectOp::create(builder, loc, mask, vector(divisor), ones);
+    } else {
+      safe = arith::SelectOp::create(builder, loc, anyLane(loc, mask),
+                                     scalar(divisor), constant(builder, loc, type, 1));
+    }
+    IRMapping mapping;
+    mapping.map(op.getOperand(0),
+                varying ? vector(op.getOperand(0)) : scalar(op.getOperand(0)));
+    mapping.map(divisor, safe);
+    Operation *copy = builder.clone(op, mapping);
+    if (varying) {
+      copy->getResult(0).setType(vectorOf(op.getResult(0).getType()));
+      vectors[op.getResult(0)] = copy->getResult(0);
+    } else {
+      scalars[op.getResult(0)] = copy->getResult(0);
+    }
+    return;
+  }
+  emitOp(op);
+}
+
+void LaneEmitter::emitMaskedRegion(LLVM::CondBrOp branch,
+                                   const LaneAnalysis::MaskedRegion &region) {
+  Location loc = branch.getLoc();
+  // Per block, the edges into it: the lanes taking each and what they bring.
+  struct Edge {
+    Value mask;
+    SmallVector<Value> values;
+  };
+  DenseMap<Block *, SmallVector<Edge>> incoming;
+  auto addEdge = [&](Block *dest, Value mask, OperandRange operands) {
+    incoming[dest].push_back({mask, forwardAll(operands, dest)});
+  };
+  auto negate = [&](Value mask) {
+    return arith::XOrIOp::create(builder, loc, mask, allLanes(loc, true));
+  };
+  // The arguments of `dest` from its edges: a select per lane where several.
+  auto mergeArguments = [&](Block *dest) {
+    SmallVector<Value> merged;
+    ArrayRef<Edge> edges = incoming[dest];
+    for (auto [index, argument] : llvm::enumerate(dest->getArguments())) {
+      Value value = edges.front().values[index];
+      for (const Edge &edge : edges.drop_front())
+        value = arith::SelectOp::create(builder, loc, edge.mask,
+                                        edge.values[index], value);
+      merged.push_back(value);
+    }
+    return merged;
+  };
+  Value taken = vector(branch.getCondition());
+  addEdge(branch.getTrueDest(), taken, branch.getTrueDestOperands());
+  addEdge(branch.getFalseDest(), negate(taken), branch.getFalseDestOperands());
+  for (Block *block : region.blocks) {
+    ArrayRef<Edge> edges = incoming[block];
+    Value mask = edges.front().mask;
+    for (const Edge &edge : edges.drop_front())
+      mask = arith::OrIOp::create(builder, loc, mask, edge.mask);
+    for (auto [argument, value] :
+         llvm::zip(block->getArguments(), mergeArguments(block)))
+      (shapeOf(argument).isVarying() ? vectors : scalars)[argument] = value;
+    for (Operation &op : block->without_terminator())
+      emitMaskedOp(op, mask);
+    Operation *terminator = block->getTerminator();
+    if (auto br = dyn_cast<LLVM::BrOp>(terminator)) {
+      addEdge(br.getDest(), mask, br.getDestOperands());
+      continue;
+    }
+    auto inner = cast<LLVM::CondBrOp>(terminator);
+    Value condition = vector(inner.getCondition());
+    addEdge(inner.getTrueDest(),
+            arith::AndIOp::create(builder, loc, mask, condition),
+            inner.getTrueDestOperands());
+    addEdge(inner.getFalseDest(),
+            arith::AndIOp::create(builder, loc, mask, negate(condition)),
+            inner.getFalseDestOperands());
+  }
+  LLVM::BrOp::create(builder, loc, mergeArguments(region.join),
+                     blocks.lookup(region.join));
+  // The blocks run again unmasked when the lanes agree: forget this copy.
+  for (Block *block : region.blocks) {
+    for (BlockArgument argument : block->getArguments()) {
+      scalars.erase(argument);
+      vectors.erase(argument);
+    }
+    for (Operation &op : *block)
+      for (Value result : op.getResults()) {
+        scalars.erase(result);
+        vectors.erase(result);
+        offsetValues.erase(result);
+      }
+  }
+}
+
 void LaneEmitter::emitOp(Operation &op) {
   if (auto alloca = dyn_cast<LLVM::AllocaOp>(op))
     return emitAlloca(alloca);
@@ -1001,20 +1347,29 @@ void LaneEmitter::emitTerminator(Operation &op) {
         copy.setLoopAnnotationAttr(loopAnnotation);
       return;
     }
-    // Divergent: all lanes true, all false, or back to the scalar code.
+    // Divergent: all lanes true, all false, or, when they disagree, both
+    // sides under masks (a masked region) or back to the scalar code.
     Value lanesTaken = vector(condition);
     Value all = vector::ReductionOp::create(
         builder, loc, vector::CombiningKind::AND, lanesTaken);
     Value any = vector::ReductionOp::create(
         builder, loc, vector::CombiningKind::OR, lanesTaken);
-    Block *current = builder.getInsertionBlock();
-    Block *check = new Block();
-    current->getParent()->getBlocks().insertAfter(current->getIterator(), check);
+    Block *check = splitHere();
     LLVM::CondBrOp::create(builder, loc, all, blocks.lookup(trueDest), trueArgs,
                            check, ValueRange{});
     builder.setInsertionPointToStart(check);
-    LLVM::CondBrOp::create(builder, loc, any, bail, ValueRange{},
+    const LaneAnalysis::MaskedRegion *region = analysis.maskedRegionOf(branch);
+    Block *mixed = bail;
+    if (region) {
+      mixed = new Block();
+      check->getParent()->getBlocks().insertAfter(check->getIterator(), mixed);
+    }
+    LLVM::CondBrOp::create(builder, loc, any, mixed, ValueRange{},
                            blocks.lookup(falseDest), falseArgs);
+    if (region) {
+      builder.setInsertionPointToStart(mixed);
+      emitMaskedRegion(branch, *region);
+    }
     return;
   }
   if (auto branch = dyn_cast<LLVM::SwitchOp>(op)) {
