@@ -504,6 +504,14 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
                  "instead: vectorize-tiles)";
         return failure();
       }
+      StringRef dialect = op.getName().getDialectNamespace();
+      if (dialect != "llvm" && dialect != "arith" && dialect != "math" &&
+          dialect != leaf->getDialect()->getNamespace()) {
+        reason = "'" + op.getName().getStringRef().str() +
+                 "' (leaves of memrefs and structured ops run tiles in "
+                 "lock-step instead: vectorize-tiles)";
+        return failure();
+      }
       if (op.getDialect() == leaf->getDialect() &&
           !isa<InstanceIdOp, NumInstancesOp, ReturnOp>(op)) {
         reason = "'" + op.getName().getStringRef().str() + "' in the leaf";

@@ -387,13 +387,20 @@ hpvm.leaf private @same_work(%out: !llvm.ptr) {
   llvm.store %one, %out : i64, !llvm.ptr
   hpvm.return
 }
+// REMARK: remark: not vectorized: 'memref.load' (leaves of memrefs and structured ops run tiles in lock-step instead: vectorize-tiles)
+hpvm.leaf private @structured(%a: memref<?xf32>) {
+  %i = hpvm.instance_id x : index
+  %v = memref.load %a[%i] : memref<?xf32>
+  memref.store %v, %a[%i] : memref<?xf32>
+  hpvm.return
+}
 // Not replicated: no variant, no remark.
 // REMARK-NOT: remark
 hpvm.leaf private @single(%out: !llvm.ptr, %v: i64) {
   llvm.store %v, %out : i64, !llvm.ptr
   hpvm.return
 }
-hpvm.internal @root(%out: !llvm.ptr, %n: i64, %m: index) {
+hpvm.internal @root(%out: !llvm.ptr, %n: i64, %m: index, %buf: memref<?xf32>) {
   %a = hpvm.create_node @late_loop [%m] : !hpvm.node
   hpvm.bind_in %out -> %a[0] : !llvm.ptr
   hpvm.bind_in %n -> %a[1] : i64
@@ -401,6 +408,8 @@ hpvm.internal @root(%out: !llvm.ptr, %n: i64, %m: index) {
   hpvm.bind_in %out -> %b[0] : !llvm.ptr
   %c = hpvm.create_node @same_work [%m] : !hpvm.node
   hpvm.bind_in %out -> %c[0] : !llvm.ptr
+  %f = hpvm.create_node @structured [%m] : !hpvm.node
+  hpvm.bind_in %buf -> %f[0] : memref<?xf32>
   %e = hpvm.create_node @single : !hpvm.node
   hpvm.bind_in %out -> %e[0] : !llvm.ptr
   hpvm.bind_in %n -> %e[1] : i64
