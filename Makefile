@@ -63,6 +63,7 @@ bench: build
 	bash benchmarks/hpvm/run_cpu.sh
 	bash benchmarks/hpvm/run_streaming.sh
 	bash benchmarks/release/run.sh
+	bash benchmarks/lanes/run.sh
 	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
 
