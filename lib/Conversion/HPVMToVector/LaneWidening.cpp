@@ -1316,6 +1316,11 @@ void LaneEmitter::emitOp(Operation &op) {
     IRMapping mapping;
     for (Value operand : op.getOperands())
       mapping.map(operand, vector(operand));
+    // A uniform base stays scalar: LLVM then sees base + vector of indices,
+    // which gathers and scatters address directly (32-bit indices too).
+    if (auto gep = dyn_cast<LLVM::GEPOp>(op);
+        gep && shapeOf(gep.getBase()).isUniform())
+      mapping.map(gep.getBase(), scalar(gep.getBase()));
     Operation *copy = builder.clone(op, mapping);
     copy->getResult(0).setType(vectorOf(op.getResult(0).getType()));
     vectors[op.getResult(0)] = copy->getResult(0);
