@@ -46,7 +46,7 @@ hpvm.internal @root(%a: f32, %x: !llvm.ptr, %y: !llvm.ptr, %n: index) {
 // CHECK-LABEL: hpvm.leaf private @gather__lanes8(
 // CHECK: %[[IDX:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xi32>
 // CHECK: %[[WIDE:.*]] = llvm.sext %[[IDX]] : vector<8xi32> to vector<8xi64>
-// CHECK: %[[PTRS:.*]] = llvm.getelementptr %{{.*}}[%[[WIDE]]] : (vector<8x!llvm.ptr>, vector<8xi64>) -> vector<8x!llvm.ptr>, f32
+// CHECK: %[[PTRS:.*]] = llvm.getelementptr %{{.*}}[%[[WIDE]]] : (!llvm.ptr, vector<8xi64>) -> vector<8x!llvm.ptr>, f32
 // CHECK: %[[G:.*]] = llvm.intr.masked.gather %[[PTRS]], %{{.*}} {alignment = 4 : i32} : (vector<8x!llvm.ptr>, vector<8xi1>) -> vector<8xf32>
 // CHECK: %[[LAST:.*]] = vector.extract %[[G]][7] : f32 from vector<8xf32>
 // CHECK: llvm.store %[[LAST]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
