@@ -90,6 +90,7 @@ struct Compile {
     pipeline.collapseGrids = options.collapse_grids;
     pipeline.vectorize = options.vectorize;
     pipeline.vectorizeRemarks = options.vectorize_remarks;
+    pipeline.vectorBits = options.vector_bits;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {

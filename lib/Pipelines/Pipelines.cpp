@@ -41,6 +41,7 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   if (options.vectorize) {
     ConvertHPVMToVectorOptions vectorOptions;
     vectorOptions.remarks = options.vectorizeRemarks;
+    vectorOptions.vectorBits = options.vectorBits;
     pm.addPass(createConvertHPVMToVector(vectorOptions));
   }
   ConvertHPVMToCPUOptions cpuOptions;

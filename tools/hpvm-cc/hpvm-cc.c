@@ -327,6 +327,37 @@ static bool copy_file(const char *from, const char *to) {
   return ok;
 }
 
+/* The width of the vector registers of the CPU that `codegen` (-march=, -mcpu=) names, from
+ * the macros clang predefines for it: 512 with AVX-512, 256 with AVX, else 128 (SSE2, NEON);
+ * 0 (the host's) when clang cannot say. */
+static unsigned target_vector_bits(const list_t *codegen, const char *temp) {
+  char *macros = format2(temp, "/target-macros.h");
+  list_t command = {0};
+  push(&command, HPVM_CC_CLANG);
+  for (size_t f = 0; f < codegen->count; ++f)
+    if (strncmp(codegen->items[f], "-m", 2) == 0)
+      push(&command, codegen->items[f]);
+  const char *rest[] = {"-dM", "-E", "-x", "c", "/dev/null", "-o", macros};
+  for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); ++i)
+    push(&command, rest[i]);
+  unsigned bits = 0;
+  if (run_stage("find the target's vector width", &command)) {
+    FILE *file = fopen(macros, "r");
+    char line[512];
+    bool avx = false, avx512 = false;
+    while (file && fgets(line, sizeof(line), file)) {
+      avx512 = avx512 || strncmp(line, "#define __AVX512F__ ", 20) == 0;
+      avx = avx || strncmp(line, "#define __AVX__ ", 16) == 0;
+    }
+    if (file)
+      fclose(file);
+    bits = avx512 ? 512 : avx ? 256 : 128;
+  }
+  unlink(macros);
+  free(macros);
+  return bits;
+}
+
 static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
 int main(int argc, char **argv) {
@@ -341,8 +372,9 @@ int main(int argc, char **argv) {
   /* -march=native unless the command line names a CPU, so that a portable build
    * (-march=x86-64) can be compared with one for this machine. */
   bool cpu_chosen = false;
-  /* Imported-C leaves run consecutive instances as vector lanes. */
+  /* Imported-C leaves run consecutive instances as vector lanes; -1: width not asked yet. */
   bool vectorize = true;
+  int vector_bits = -1;
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -577,6 +609,10 @@ int main(int argc, char **argv) {
     options.devices = device;
     options.vectorize = vectorize;
     options.vectorize_remarks = verbose;
+    /* Lanes as wide as the registers of the CPU the code is for (the host's by default). */
+    if (vectorize && cpu_chosen && vector_bits < 0)
+      vector_bits = (int)target_vector_bits(&codegen, temp);
+    options.vector_bits = vector_bits > 0 ? (unsigned)vector_bits : 0;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;

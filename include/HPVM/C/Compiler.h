@@ -58,6 +58,8 @@ typedef struct HPVMCompileOptions {
   /* Report, as remarks, which leaves were vectorized at which width and why
    * the others were not (default false). */
   bool vectorize_remarks;
+  /* Bits of the target's vector registers for the lanes (0: the host CPU's). */
+  unsigned vector_bits;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

@@ -29,6 +29,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Report which leaves convert-hpvm-to-vector vectorized "
                      "and why the others were not"),
       llvm::cl::init(false)};
+  PassOptions::Option<unsigned> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Bits of the target's vector registers for "
+                     "convert-hpvm-to-vector (0: the host CPU's)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> collapseGrids{
       *this, "collapse-grids",
       llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
