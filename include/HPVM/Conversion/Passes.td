@@ -122,6 +122,14 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     replicated along x. Each instance computes what it computed before, in
     the same order, so results are bitwise those of the scalar code.
 
+    Instance coarsening: for a leaf replicated in two or more dimensions, a
+    block variant (`@<leaf>__lanes<W>x<U>`, `hpvm.rows = U`, named by the
+    leaf's `hpvm.block_variant`) also covers rows y .. y + U - 1 (`rows`,
+    default 4): ops whose values differ between rows run once per row, one
+    after the other, the others once, so that a load that does not depend
+    on y (a row of A in sgemm) feeds U rows. It needs branches on values
+    equal in every row, no masked region and a leaf that reads its y id.
+
     W is `lanes` when given, else `vector-bits` (0: the host CPU's widest
     vector registers: 512 with AVX-512, 256 with AVX, else 128) over the
     narrowest floating-point type the leaf loads or stores (32 bits when
@@ -137,6 +145,9 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
            "Lanes per variant (0: from vector-bits)">,
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
            "Bits of a vector register (0: the host CPU's)">,
+    Option<"rows", "rows", "unsigned", /*default=*/"8",
+           "Rows (consecutive y instances) of a block variant for leaves "
+           "replicated in two or more dimensions (1: none)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report, as remarks, which leaves were vectorized at which "
            "width, and why the others were not">,

@@ -259,6 +259,16 @@ private:
       OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
       function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
       function_ref<void(OpBuilder &, Value, ValueRange)> useResults);
+  /// Runs the instances [from, to) along x of rows y .. y + U - 1 of `leaf`
+  /// (U: the rows of its block variant): whole groups through the block
+  /// variant, a group it declines instance by instance, the rest of the
+  /// rows instance by instance. `argsFor(b, x, y)` gives the node
+  /// function's arguments for instance (x, y).
+  void runInstanceBlockInLanes(
+      OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to, Value y,
+      function_ref<SmallVector<Value>(OpBuilder &, Value, Value)> argsFor);
+  /// The rows of the block variant of `leaf`, 0 without one.
+  unsigned getBlockRows(LeafOp leaf);
   /// Stores `results` into the storage struct of `types` at `outputs` when
   /// `isFirst` holds: outputs that leave a replicated node are equal in
   /// every instance (DESIGN.md §2), and the first instance publishes them.
@@ -339,6 +349,9 @@ private:
   /// Leaves with a lane variant (hpvm.vector_variant): the variant's node
   /// function and its lane count.
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneVariants;
+  /// Leaves with a block variant (hpvm.block_variant): its node function
+  /// and its row count (the lanes are those of the lane variant).
+  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> blockVariants;
   /// Leaves whose tile rows run in lock-step: their lane function and width.
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
   /// Whether tile rows may run in lock-step (convert-hpvm-to-cpu option).

@@ -186,9 +186,12 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
                           fieldAddress(builder, loc, frameType, frame, {FrameIds, d}));
   };
   // z and y: one combined index at a time, split into tile and instance.
+  // With a block variant, y advances by whole blocks of rows of one tile
+  // where they fit.
+  unsigned blockRows = rank >= 2 ? getBlockRows(leaf) : 0;
   Value ids[3] = {zero, zero, zero};
   SmallVector<Value> combinedIds; // z and y
-  for (int32_t d = 2; d >= 1; --d) {
+  for (int32_t d = 2; d >= (blockRows ? 2 : 1); --d) {
     auto loop = scf::ForOp::create(b, loc, begin[d], end[d], unit);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value combined = loop.getInductionVar();
@@ -198,45 +201,94 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
                                    arith::MulIOp::create(b, loc, tile, inner[d]));
     storeTileId(b, d, tile);
   }
-  // x: the tiles the range touches, each over the part of its row inside.
-  Value firstTile = arith::DivUIOp::create(b, loc, begin[0], inner[0]);
-  Value lastTile = arith::CeilDivUIOp::create(b, loc, end[0], inner[0]);
-  auto tiles = scf::ForOp::create(b, loc, firstTile, lastTile, unit);
-  b.setInsertionPoint(tiles.getBody()->getTerminator());
-  Value tile = tiles.getInductionVar();
-  storeTileId(b, 0, tile);
-  Value base = arith::MulIOp::create(b, loc, tile, inner[0]);
-  Value from = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, begin[0], base), zero);
-  Value to = arith::MinSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, end[0], base), inner[0]);
-  auto argsFor = [&](OpBuilder &, Value x) {
-    SmallVector<Value> rowArgs(args);
-    rowArgs.append({x, ids[1], ids[2], inner[0], inner[1], inner[2], frame});
-    return rowArgs;
-  };
   // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
   // dimension, publishes the outputs.
   Value outputs = leaf.getNumResults()
                       ? loadField(b, loc, contextType, contextPtr,
                                   first + CollapsedOutputs)
                       : Value();
-  auto useResults = [&](OpBuilder &rb, Value x, ValueRange results) {
-    if (results.empty())
+  // x: the tiles the range touches, each over the part of its row (or of
+  // `rows` rows from y) inside.
+  auto emitRows = [&](OpBuilder &rb, unsigned rows) {
+    Value firstTile = arith::DivUIOp::create(rb, loc, begin[0], inner[0]);
+    Value lastTile = arith::CeilDivUIOp::create(rb, loc, end[0], inner[0]);
+    auto tiles = scf::ForOp::create(rb, loc, firstTile, lastTile, unit);
+    OpBuilder tb(tiles.getBody()->getTerminator());
+    Value tile = tiles.getInductionVar();
+    storeTileId(tb, 0, tile);
+    Value base = arith::MulIOp::create(tb, loc, tile, inner[0]);
+    Value from = arith::MaxSIOp::create(
+        tb, loc, arith::SubIOp::create(tb, loc, begin[0], base), zero);
+    Value to = arith::MinSIOp::create(
+        tb, loc, arith::SubIOp::create(tb, loc, end[0], base), inner[0]);
+    auto argsForXY = [&](OpBuilder &, Value x, Value y) {
+      SmallVector<Value> rowArgs(args);
+      rowArgs.append({x, y, ids[2], inner[0], inner[1], inner[2], frame});
+      return rowArgs;
+    };
+    if (rows > 1) {
+      runInstanceBlockInLanes(tb, loc, leaf, from, to, ids[1], argsForXY);
       return;
-    SmallVector<Value> combined(combinedIds);
-    combined.push_back(arith::AddIOp::create(rb, loc, base, x));
-    publishOutputs(rb, loc, allZero(rb, loc, combined), outputs,
-                   leaf.getResultTypes(), results);
+    }
+    auto argsFor = [&](OpBuilder &ab, Value x) { return argsForXY(ab, x, ids[1]); };
+    auto useResults = [&](OpBuilder &ub, Value x, ValueRange results) {
+      if (results.empty())
+        return;
+      SmallVector<Value> combined(combinedIds);
+      combined.push_back(arith::AddIOp::create(ub, loc, base, x));
+      publishOutputs(ub, loc, allZero(ub, loc, combined), outputs,
+                     leaf.getResultTypes(), results);
+    };
+    // A leaf with a lane variant runs the row in groups of lanes.
+    if (!runInstanceRowInLanes(tb, loc, leaf, from, to, argsFor, useResults)) {
+      auto row = scf::ForOp::create(tb, loc, from, to, unit);
+      OpBuilder ib(row.getBody()->getTerminator());
+      Value x = row.getInductionVar();
+      auto call = func::CallOp::create(ib, loc, nodeFunctions.lookup(leaf),
+                                       argsFor(ib, x));
+      useResults(ib, x, call.getResults());
+    }
   };
-  // A leaf with a lane variant runs the row in groups of lanes.
-  if (!runInstanceRowInLanes(b, loc, leaf, from, to, argsFor, useResults)) {
-    auto row = scf::ForOp::create(b, loc, from, to, unit);
-    OpBuilder rb(row.getBody()->getTerminator());
-    Value x = row.getInductionVar();
-    auto call = func::CallOp::create(rb, loc, nodeFunctions.lookup(leaf),
-                                     argsFor(rb, x));
-    useResults(rb, x, call.getResults());
+  if (!blockRows) {
+    emitRows(b, 1);
+  } else {
+    // while (c < end) { a block of rows from c if it fits in the tile and
+    // the range, else the row c }
+    Type index = b.getIndexType();
+    auto loop = scf::WhileOp::create(b, loc, TypeRange{index}, ValueRange{begin[1]});
+    {
+      Block *before = b.createBlock(&loop.getBefore(), {}, {index}, {loc});
+      Value c = before->getArgument(0);
+      scf::ConditionOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, c, end[1]),
+          ValueRange{c});
+    }
+    Block *after = b.createBlock(&loop.getAfter(), {}, {index}, {loc});
+    Value c = after->getArgument(0);
+    combinedIds.push_back(c);
+    Value tile = arith::DivUIOp::create(b, loc, c, inner[1]);
+    ids[1] = arith::SubIOp::create(b, loc, c, arith::MulIOp::create(b, loc, tile, inner[1]));
+    storeTileId(b, 1, tile);
+    Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+    Value fits = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                              arith::AddIOp::create(b, loc, ids[1], rows), inner[1]),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                              arith::AddIOp::create(b, loc, c, rows), end[1]));
+    auto choice = scf::IfOp::create(
+        b, loc, fits,
+        [&](OpBuilder &tb, Location) {
+          emitRows(tb, blockRows);
+          scf::YieldOp::create(tb, loc,
+                               ValueRange{arith::AddIOp::create(tb, loc, c, rows)});
+        },
+        [&](OpBuilder &eb, Location) {
+          emitRows(eb, 1);
+          scf::YieldOp::create(eb, loc,
+                               ValueRange{arith::AddIOp::create(eb, loc, c, unit)});
+        });
+    scf::YieldOp::create(b, loc, choice.getResults());
   }
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});

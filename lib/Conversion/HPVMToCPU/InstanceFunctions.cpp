@@ -236,10 +236,38 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   if (isLeaf && !phase && !perInstance.any() &&
       laneVariants.count(node.getOperation())) {
     Value rowIds[3] = {zero, zero, zero};
-    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 1; --d) {
+    auto leaf = cast<LeafOp>(node.getOperation());
+    unsigned blockRows = rank >= 2 ? getBlockRows(leaf) : 0;
+    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= (blockRows ? 2 : 1);
+         --d) {
       auto loop = scf::ForOp::create(b, loc, begin[d], end[d], one);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       rowIds[d] = loop.getInductionVar();
+    }
+    if (blockRows) {
+      // Whole blocks of rows, then the rows left one by one.
+      Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+      Value count = arith::MaxSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, end[1], begin[1]), zero);
+      Value full = arith::AddIOp::create(
+          b, loc, begin[1],
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, count, rows),
+                                rows));
+      auto blocks = scf::ForOp::create(b, loc, begin[1], full, rows);
+      {
+        OpBuilder bb(blocks.getBody()->getTerminator());
+        runInstanceBlockInLanes(
+            bb, loc, leaf, begin[0], end[0], blocks.getInductionVar(),
+            [&](OpBuilder &, Value x, Value y) {
+              SmallVector<Value> args(inputs);
+              args.append({x, y, rowIds[2], extent[0], extent[1], extent[2],
+                           parentFrame});
+              return args;
+            });
+      }
+      auto left = scf::ForOp::create(b, loc, full, end[1], one);
+      b.setInsertionPoint(left.getBody()->getTerminator());
+      rowIds[1] = left.getInductionVar();
     }
     runInstanceRowInLanes(
         b, loc, cast<LeafOp>(node.getOperation()), begin[0], end[0],
@@ -330,6 +358,49 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return range;
+}
+
+unsigned CPULowering::getBlockRows(LeafOp leaf) {
+  auto found = blockVariants.find(leaf.getOperation());
+  return found == blockVariants.end() ? 0 : found->second.second;
+}
+
+void CPULowering::runInstanceBlockInLanes(
+    OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to, Value y,
+    function_ref<SmallVector<Value>(OpBuilder &, Value, Value)> argsFor) {
+  auto [block, rows] = blockVariants.lookup(leaf.getOperation());
+  unsigned lanes = laneVariants.lookup(leaf.getOperation()).second;
+  func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value width = arith::ConstantIndexOp::create(b, loc, lanes);
+  Value height = arith::ConstantIndexOp::create(b, loc, rows);
+  // Instances (x .. x + count - 1, y .. y + rows - 1) one by one.
+  auto eachInstance = [&](OpBuilder &ob, Value x, Value count) {
+    auto across = scf::ForOp::create(ob, loc, zero, height, one);
+    OpBuilder ab(across.getBody()->getTerminator());
+    Value row = arith::AddIOp::create(ab, loc, y, across.getInductionVar());
+    auto along = scf::ForOp::create(ab, loc, x,
+                                    arith::AddIOp::create(ab, loc, x, count), one);
+    OpBuilder lb(along.getBody()->getTerminator());
+    func::CallOp::create(lb, loc, scalar, argsFor(lb, along.getInductionVar(), row));
+  };
+  Value count = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, to, from), zero);
+  Value full = arith::AddIOp::create(
+      b, loc, from,
+      arith::MulIOp::create(b, loc,
+                            arith::DivUIOp::create(b, loc, count, width), width));
+  auto groups = scf::ForOp::create(b, loc, from, full, width);
+  {
+    OpBuilder gb(groups.getBody()->getTerminator());
+    Value x = groups.getInductionVar();
+    Value ran = func::CallOp::create(gb, loc, block, argsFor(gb, x, y)).getResult(0);
+    auto ifRan = scf::IfOp::create(gb, loc, ran, /*withElseRegion=*/true);
+    OpBuilder db = ifRan.getElseBodyBuilder();
+    eachInstance(db, x, width);
+  }
+  eachInstance(b, full, arith::SubIOp::create(b, loc, to, full));
 }
 
 Value CPULowering::allZero(OpBuilder &b, Location loc, ValueRange ids) {

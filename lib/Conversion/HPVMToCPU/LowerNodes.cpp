@@ -129,6 +129,27 @@ LogicalResult CPULowering::createNodeFunctions() {
                 "leaf's)";
     laneVariants[leaf] = {nodeFunctions.lookup(variant),
                           static_cast<unsigned>(lanes.getInt())};
+    auto blockName = leaf->getAttrOfType<FlatSymbolRefAttr>(
+        HPVMDialect::getBlockVariantAttrName());
+    if (!blockName)
+      continue;
+    auto block = symbolTables.lookupNearestSymbolFrom<LeafOp>(module, blockName);
+    auto rows = block ? block->getAttrOfType<IntegerAttr>(
+                            HPVMDialect::getRowsAttrName())
+                      : IntegerAttr();
+    auto blockLanes = block ? block->getAttrOfType<IntegerAttr>(
+                                  HPVMDialect::getLanesAttrName())
+                            : IntegerAttr();
+    if (!rows || !blockLanes || blockLanes.getInt() != lanes.getInt() ||
+        block.getFunctionType() != variant.getFunctionType() ||
+        leaf.getNumResults() != 0)
+      return leaf.emitError()
+             << "'hpvm.block_variant' names " << blockName
+             << ", which is not a block variant of this leaf (a leaf with "
+                "'hpvm.rows' and the lanes and type of its lane variant; the "
+                "leaf without outputs)";
+    blockVariants[leaf] = {nodeFunctions.lookup(block),
+                           static_cast<unsigned>(rows.getInt())};
   }
   for (auto internal : module.getOps<InternalOp>()) {
     // (inputs..., this instance's frame)

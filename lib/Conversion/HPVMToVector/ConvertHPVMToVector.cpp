@@ -36,10 +36,12 @@ struct ConvertHPVMToVectorPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The leaves some internal node replicates along x (one walk).
-    DenseSet<StringAttr> replicated;
+    DenseSet<StringAttr> replicated, replicatedInRows;
     module.walk([&](CreateNodeOp create) {
       if (create.getRank() >= 1)
         replicated.insert(create.getNodeAttr().getLeafReference());
+      if (create.getRank() >= 2)
+        replicatedInRows.insert(create.getNodeAttr().getLeafReference());
     });
     unsigned bits = vectorBits ? static_cast<unsigned>(vectorBits)
                                : getHostVectorBits();
@@ -61,7 +63,7 @@ struct ConvertHPVMToVectorPass
       Operation *where = nullptr;
       std::string name =
           (leaf.getSymName() + "__lanes" + Twine(width)).str();
-      LeafOp variant = buildLaneVariant(leaf, width, name, reason, where);
+      LeafOp variant = buildLaneVariant(leaf, width, 1, name, reason, where);
       if (!variant) {
         if (remarks) {
           InFlightDiagnostic remark =
@@ -79,6 +81,26 @@ struct ConvertHPVMToVectorPass
         leaf.emitRemark() << "vectorized: " << width
                           << " instances along x run as vector lanes (@"
                           << variant.getSymName() << ")";
+      // Instance coarsening: blocks of `rows` rows.
+      if (rows < 2 || !replicatedInRows.contains(leaf.getSymNameAttr()))
+        continue;
+      std::string blockName =
+          (leaf.getSymName() + "__lanes" + Twine(width) + "x" + Twine(rows)).str();
+      LeafOp block = buildLaneVariant(leaf, width, rows, blockName, reason, where);
+      if (!block) {
+        if (remarks)
+          leaf.emitRemark() << "no blocks of " << static_cast<unsigned>(rows)
+                            << " rows: " << reason;
+        continue;
+      }
+      symbols.insert(block);
+      leaf->setAttr(HPVMDialect::getBlockVariantAttrName(),
+                    FlatSymbolRefAttr::get(block.getSymNameAttr()));
+      if (remarks)
+        leaf.emitRemark() << "coarsened: blocks of " << width << " x "
+                          << static_cast<unsigned>(rows) << " instances (@"
+                          << block.getSymName()
+                          << ")";
     }
   }
 };

@@ -171,6 +171,12 @@ public:
     Block *join = nullptr;
     SmallVector<Block *> blocks;
   };
+  /// Whether `value` differs between the rows of a block variant: it
+  /// depends on the y id, or is an instance's own (private memory, a
+  /// per-lane op's result).
+  bool isRowDependent(Value value) const { return rowDependent.contains(value); }
+  /// Why the instances cannot run as blocks of several rows (y), or "".
+  std::string rowRefusal();
   const MaskedRegion *maskedRegionOf(Operation *branch) const {
     auto found = maskedRegions.find(branch);
     return found == maskedRegions.end() ? nullptr : &found->second;
@@ -203,6 +209,7 @@ private:
   DenseMap<Operation *, int64_t> privateSizes;
   DenseMap<Value, Shape> offsetShapes;
   DenseMap<Operation *, MaskedRegion> maskedRegions;
+  DenseSet<Value> rowDependent;
   /// Blocks of masked regions: both sides run there, so nothing in them is
   /// undone by declining; and block arguments where lanes' paths meet.
   DenseSet<Block *> maskedBlocks;
@@ -625,6 +632,51 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
   return success();
 }
 
+std::string LaneAnalysis::rowRefusal() {
+  // Row dependence, to a fixed point over the loops' back edges.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Block *block : order) {
+      for (Operation &op : *block) {
+        if (auto branch = dyn_cast<BranchOpInterface>(op)) {
+          for (unsigned s = 0; s < op.getNumSuccessors(); ++s)
+            for (auto [argument, operand] : llvm::zip(
+                     op.getSuccessor(s)->getArguments(),
+                     branch.getSuccessorOperands(s).getForwardedOperands()))
+              if (rowDependent.contains(operand) &&
+                  rowDependent.insert(argument).second)
+                changed = true;
+          continue;
+        }
+        bool dependent = isa<LLVM::AllocaOp>(op) || runsPerLane(&op) ||
+                         llvm::any_of(op.getOperands(), [&](Value operand) {
+                           return rowDependent.contains(operand);
+                         });
+        if (auto id = dyn_cast<InstanceIdOp>(op))
+          dependent = id.getLevel() == 0 && id.getDim() == Dim::y;
+        if (dependent)
+          for (Value result : op.getResults())
+            changed |= rowDependent.insert(result).second;
+      }
+    }
+  }
+  if (!maskedRegions.empty())
+    return "branches run under masks";
+  if (leaf.getNumResults())
+    return "the leaf has outputs";
+  bool readsY = false;
+  for (Block *block : order)
+    for (Operation &op : *block) {
+      if (auto id = dyn_cast<InstanceIdOp>(op))
+        readsY |= id.getLevel() == 0 && id.getDim() == Dim::y;
+      if (isa<LLVM::CondBrOp, LLVM::SwitchOp>(op) &&
+          rowDependent.contains(op.getOperand(0)))
+        return "a branch on a value that differs between rows";
+    }
+  return readsY ? "" : "its instances do not read their y id";
+}
+
 std::optional<LaneAnalysis::MaskedRegion>
 LaneAnalysis::findMaskedRegion(LLVM::CondBrOp branch,
                                PostDominanceInfo &postDominance) {
@@ -715,11 +767,40 @@ void LaneAnalysis::computeShapes() {
   }
 }
 
+/// Values of the variant by source value: one per row for the values that
+/// differ between rows (block variants), else one.
+class RowMap {
+public:
+  RowMap(const LaneAnalysis &analysis, const unsigned &row)
+      : analysis(analysis), row(row) {}
+  Value &operator[](Value value) { return map[{value, rowOf(value)}]; }
+  Value lookup(Value value) const { return map.lookup({value, rowOf(value)}); }
+  void erase(Value value) {
+    for (unsigned r = 0; r <= maxRow; ++r)
+      map.erase({value, r});
+  }
+  void setRows(unsigned rows) { maxRow = rows - 1; }
+
+private:
+  unsigned rowOf(Value value) const {
+    return analysis.isRowDependent(value) ? row : 0;
+  }
+  const LaneAnalysis &analysis;
+  const unsigned &row;
+  unsigned maxRow = 0;
+  DenseMap<std::pair<Value, unsigned>, Value> map;
+};
+
 /// Writes the variant from the analysis.
 class LaneEmitter {
 public:
-  LaneEmitter(LaneAnalysis &analysis, unsigned lanes, MLIRContext *context)
-      : analysis(analysis), lanes(lanes), context(context) {}
+  LaneEmitter(LaneAnalysis &analysis, unsigned lanes, unsigned rows,
+              MLIRContext *context)
+      : analysis(analysis), lanes(lanes), rows(rows), context(context) {
+    scalars.setRows(rows);
+    vectors.setRows(rows);
+    offsetValues.setRows(rows);
+  }
 
   void emit(LeafOp leaf, LeafOp variant);
 
@@ -748,8 +829,16 @@ private:
   }
   SmallVector<Value> forwardAll(OperandRange values, Block *successor) {
     SmallVector<Value> result;
-    for (auto [value, argument] : llvm::zip(values, successor->getArguments()))
-      result.push_back(forward(value, shapeOf(argument)));
+    unsigned current = row;
+    for (auto [value, argument] : llvm::zip(values, successor->getArguments())) {
+      // An argument that differs between rows takes one value per row.
+      unsigned count = analysis.isRowDependent(argument) ? rows : 1;
+      for (unsigned r = 0; r < count; ++r) {
+        row = count > 1 ? r : current;
+        result.push_back(forward(value, shapeOf(argument)));
+      }
+    }
+    row = current;
     return result;
   }
   void emitOp(Operation &op);
@@ -789,12 +878,16 @@ private:
 
   LaneAnalysis &analysis;
   unsigned lanes;
+  /// Rows of a block variant (1 for a lane variant).
+  unsigned rows;
   MLIRContext *context;
   OpBuilder builder{context};
-  DenseMap<Value, Value> scalars, vectors;
+  /// The row (y offset in a block variant) being emitted.
+  unsigned row = 0;
+  RowMap scalars{analysis, row}, vectors{analysis, row};
   /// Private pointers: their byte offset from the alloca (lane 0's as an
   /// i64, or every lane's as a vector when the offset varies).
-  DenseMap<Value, Value> offsetValues;
+  RowMap offsetValues{analysis, row};
   DenseMap<Block *, Block *> blocks;
   Block *bail = nullptr;
 };
@@ -1310,6 +1403,12 @@ void LaneEmitter::emitOp(Operation &op) {
     Operation *copy = builder.clone(op, mapping);
     for (auto [result, value] : llvm::zip(op.getResults(), copy->getResults()))
       scalars[result] = value;
+    // Row r of a block variant is instance y + r.
+    if (auto id = dyn_cast<InstanceIdOp>(op);
+        id && row > 0 && id.getLevel() == 0 && id.getDim() == Dim::y)
+      scalars[id.getResult()] = arith::AddIOp::create(
+          builder, op.getLoc(), copy->getResult(0),
+          arith::ConstantIndexOp::create(builder, op.getLoc(), row));
     return;
   }
   if (isElementwise(&op) && op.getNumResults() == 1) {
@@ -1414,9 +1513,13 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
     for (BlockArgument argument : source->getArguments()) {
       Shape shape = shapeOf(argument);
       Type type = argument.getType();
-      BlockArgument mapped = block->addArgument(
-          shape.isVarying() ? vectorOf(type) : type, argument.getLoc());
-      (shape.isVarying() ? vectors : scalars)[argument] = mapped;
+      unsigned count = analysis.isRowDependent(argument) ? rows : 1;
+      for (row = 0; row < count; ++row) {
+        BlockArgument mapped = block->addArgument(
+            shape.isVarying() ? vectorOf(type) : type, argument.getLoc());
+        (shape.isVarying() ? vectors : scalars)[argument] = mapped;
+      }
+      row = 0;
     }
   }
   // Declined: false, and outputs nobody reads.
@@ -1436,18 +1539,32 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
   for (Block *source : analysis.blockOrder()) {
     builder.setInsertionPointToStart(blocks.lookup(source));
     for (Operation &op : *source) {
-      if (op.hasTrait<::mlir::OpTrait::IsTerminator>())
+      if (op.hasTrait<::mlir::OpTrait::IsTerminator>()) {
         emitTerminator(op);
-      else
+        continue;
+      }
+      // Ops whose values or effects differ between rows run once per row
+      // (jammed: row after row for each op); the others once.
+      bool perRow =
+          rows > 1 &&
+          (runsPerLane(&op) || isa<LLVM::AllocaOp>(op) ||
+           llvm::any_of(op.getResults(),
+                        [&](Value v) { return analysis.isRowDependent(v); }) ||
+           (op.getNumResults() == 0 &&
+            llvm::any_of(op.getOperands(),
+                         [&](Value v) { return analysis.isRowDependent(v); })));
+      for (row = 0; row < (perRow ? rows : 1); ++row)
         emitOp(op);
+      row = 0;
     }
   }
 }
 
 } // namespace
 
-LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
-                                    std::string &reason, Operation *&where) {
+LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, unsigned rows,
+                                    StringRef name, std::string &reason,
+                                    Operation *&where) {
   where = nullptr;
   for (Type type : leaf.getResultTypes())
     if (!isStorableScalar(type)) {
@@ -1467,6 +1584,11 @@ LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
     reason = "its instances do not read their x id";
     return {};
   }
+  if (rows > 1) {
+    reason = analysis.rowRefusal();
+    if (!reason.empty())
+      return {};
+  }
 
   OpBuilder b(leaf);
   b.setInsertionPointAfter(leaf);
@@ -1481,10 +1603,12 @@ LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
     variant.setArgAttrsAttr(argAttrs);
   variant->setAttr(HPVMDialect::getLanesAttrName(),
                    b.getI64IntegerAttr(lanes));
+  if (rows > 1)
+    variant->setAttr(HPVMDialect::getRowsAttrName(), b.getI64IntegerAttr(rows));
   variant->setAttr(HPVMDialect::getTargetsAttrName(),
                    b.getArrayAttr({TargetAttr::get(context, Target::cpu)}));
   // The entry block's arguments are the inputs, uniform in every lane.
-  LaneEmitter emitter(analysis, lanes, context);
+  LaneEmitter emitter(analysis, lanes, rows, context);
   emitter.emit(leaf, variant);
   return variant;
 }

@@ -20,8 +20,13 @@ namespace mlir::hpvm {
 /// would wrap between lanes): the caller then runs those instances one by
 /// one. On failure returns null and sets `reason` (and `where`, the op that
 /// could not be vectorized, when there is one).
-LeafOp buildLaneVariant(LeafOp leaf, unsigned lanes, StringRef name,
-                        std::string &reason, Operation *&where);
+/// With `rows` > 1, a block variant: rows y .. y + rows - 1 of those lanes
+/// (instance coarsening), each op that differs between rows run once per
+/// row, the others once; it needs branches whose conditions are equal in
+/// every row.
+LeafOp buildLaneVariant(LeafOp leaf, unsigned lanes, unsigned rows,
+                        StringRef name, std::string &reason,
+                        Operation *&where);
 
 /// The number of lanes for `leaf` in vectors of `vectorBits` bits: the bits
 /// over the narrowest floating-point type the leaf loads or stores (32 when

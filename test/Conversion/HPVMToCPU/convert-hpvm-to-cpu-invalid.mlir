@@ -324,3 +324,19 @@ hpvm.leaf private @wrong__lanes4(%x: f32) -> i1 attributes {hpvm.lanes = 4} {
 hpvm.leaf private @wrong(%x: !llvm.ptr) attributes {hpvm.vector_variant = @wrong__lanes4} {
   hpvm.return
 }
+
+// -----
+
+// A block variant whose lanes differ from the lane variant's.
+hpvm.leaf private @two__lanes4(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 4} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+hpvm.leaf private @two__lanes8x2(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 8, hpvm.rows = 2} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+// expected-error @+1 {{'hpvm.block_variant' names @two__lanes8x2, which is not a block variant of this leaf (a leaf with 'hpvm.rows' and the lanes and type of its lane variant; the leaf without outputs)}}
+hpvm.leaf private @two(%x: !llvm.ptr) attributes {hpvm.vector_variant = @two__lanes4, hpvm.block_variant = @two__lanes8x2} {
+  hpvm.return
+}

@@ -574,9 +574,31 @@ hpvm.internal @inner() attributes {hpvm.vector_variant = @v} {
 
 // -----
 
-// expected-error @+1 {{'hpvm.vector_variant' expects a symbol reference (the lane variant leaf), found 8 : i64}}
+// expected-error @+1 {{'hpvm.vector_variant' expects a symbol reference (the variant leaf), found 8 : i64}}
 hpvm.leaf @leaf() attributes {hpvm.vector_variant = 8} {
   hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.block_variant' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.block_variant = @v} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.rows' expects an i64 row count of at least 2, found 1 : i64}}
+hpvm.leaf @leaf() -> i1 attributes {hpvm.lanes = 8, hpvm.rows = 1} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.rows' marks a block variant, which is a lane variant: 'hpvm.lanes' is missing}}
+hpvm.leaf @leaf() -> i1 attributes {hpvm.rows = 4} {
+  %true = arith.constant true
+  hpvm.return %true : i1
 }
 
 // -----
@@ -602,7 +624,7 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant' or 'hpvm.lanes'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant' or 'hpvm.rows'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

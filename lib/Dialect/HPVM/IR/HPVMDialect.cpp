@@ -132,15 +132,27 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
-  if (name == getVectorVariantAttrName()) {
+  if (name == getVectorVariantAttrName() || name == getBlockVariantAttrName()) {
     if (!isa<LeafOp>(op))
       return op->emitError()
-             << "'hpvm.vector_variant' is only valid on hpvm.leaf, found on '"
+             << "'" << name << "' is only valid on hpvm.leaf, found on '"
              << op->getName() << "'";
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()))
-      return op->emitError() << "'hpvm.vector_variant' expects a symbol "
-                                "reference (the lane variant leaf), found "
+      return op->emitError() << "'" << name
+                             << "' expects a symbol "
+                                "reference (the variant leaf), found "
                              << attribute.getValue();
+    return success();
+  }
+  if (name == getRowsAttrName()) {
+    auto rows = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!rows || !rows.getType().isInteger(64) || rows.getInt() < 2)
+      return op->emitError()
+             << "'hpvm.rows' expects an i64 row count of at least 2, found "
+             << attribute.getValue();
+    if (!op->hasAttr(getLanesAttrName()))
+      return op->emitError() << "'hpvm.rows' marks a block variant, which "
+                                "is a lane variant: 'hpvm.lanes' is missing";
     return success();
   }
   if (name == getLanesAttrName()) {
@@ -169,7 +181,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown hpvm attribute '" << name
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
-                            "'hpvm.vector_variant' or 'hpvm.lanes'";
+                            "'hpvm.vector_variant', 'hpvm.lanes', "
+                            "'hpvm.block_variant' or 'hpvm.rows'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

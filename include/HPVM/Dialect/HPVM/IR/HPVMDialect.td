@@ -39,8 +39,10 @@ def HPVM_Dialect : Dialect {
     whose consecutive x instances also run as vector lanes, and
     `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
     same inputs and one i1 output, true when it ran instances x .. x + W - 1
-    and false when the caller must run them one by one. Arguments of node
-    definitions may carry `hpvm.access`.
+    and false when the caller must run them one by one. A block variant,
+    named by `hpvm.block_variant = @b`, is a lane variant with
+    `hpvm.rows = U : i64` (U >= 2) that also covers rows y .. y + U - 1.
+    Arguments of node definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -82,6 +84,15 @@ def HPVM_Dialect : Dialect {
     /// Name of the discardable attribute of a lane variant: its lane count W.
     static constexpr ::llvm::StringLiteral getLanesAttrName() {
       return ::llvm::StringLiteral("hpvm.lanes");
+    }
+    /// Name of the discardable attribute naming the block variant of a leaf
+    /// (convert-hpvm-to-vector): W x instances of U consecutive y rows.
+    static constexpr ::llvm::StringLiteral getBlockVariantAttrName() {
+      return ::llvm::StringLiteral("hpvm.block_variant");
+    }
+    /// Name of the discardable attribute of a block variant: its row count U.
+    static constexpr ::llvm::StringLiteral getRowsAttrName() {
+      return ::llvm::StringLiteral("hpvm.rows");
     }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {

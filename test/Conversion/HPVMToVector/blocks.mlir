@@ -1,0 +1,114 @@
+// convert-hpvm-to-vector rows=N: block variants (instance coarsening) for
+// leaves replicated in two or more dimensions: W lanes of x times N rows of y,
+// ops that differ between rows once per row, the others once.
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 rows=2 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 rows=1" | FileCheck %s --check-prefix=NOROWS
+// NOROWS-NOT: hpvm.block_variant
+// NOROWS-NOT: hpvm.rows
+
+// C[y][x] = sum_k A[y][k] * B[k][x]: the load of B (x, not y) is shared by
+// both rows, the loads of A (y) and the accumulators are one per row.
+// REMARK: remark: vectorized: 4 instances along x run as vector lanes (@dot__lanes4)
+// REMARK: remark: coarsened: blocks of 4 x 2 instances (@dot__lanes4x2)
+// CHECK-LABEL: hpvm.leaf private @dot(
+// CHECK-SAME: hpvm.block_variant = @dot__lanes4x2
+// CHECK-SAME: hpvm.vector_variant = @dot__lanes4
+// CHECK-LABEL: hpvm.leaf private @dot__lanes4x2(
+// CHECK-SAME: hpvm.lanes = 4 : i64, hpvm.rows = 2 : i64
+// CHECK: %[[Y0:.*]] = hpvm.instance_id y : index
+// CHECK: %[[Y:.*]] = hpvm.instance_id y : index
+// CHECK: %[[Y1:.*]] = arith.addi %[[Y]], %c1 : index
+// CHECK: ^bb1(%{{.*}}: i64, %[[ACC0:.*]]: vector<4xf32>, %[[ACC1:.*]]: vector<4xf32>):
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NOT: llvm.load
+// CHECK: %[[B:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<4xf32>
+// CHECK: llvm.intr.fmuladd(%{{.*}}, %[[B]], %[[ACC0]])
+// CHECK: llvm.intr.fmuladd(%{{.*}}, %[[B]], %[[ACC1]])
+// CHECK-COUNT-2: llvm.store %{{.*}} : vector<4xf32>, !llvm.ptr
+hpvm.leaf private @dot(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i64, %n: i64) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %fzero = llvm.mlir.constant(0.0 : f32) : f32
+  %x = hpvm.instance_id x : index
+  %y = hpvm.instance_id y : index
+  %x64 = arith.index_cast %x : index to i64
+  %y64 = arith.index_cast %y : index to i64
+  llvm.br ^loop(%zero, %fzero : i64, f32)
+^loop(%i: i64, %acc: f32):
+  %arow = llvm.mul %y64, %k : i64
+  %aidx = llvm.add %arow, %i : i64
+  %pa = llvm.getelementptr %a[%aidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %va = llvm.load %pa {alignment = 4 : i64} : !llvm.ptr -> f32
+  %brow = llvm.mul %i, %n : i64
+  %bidx = llvm.add %brow, %x64 : i64
+  %pb = llvm.getelementptr %b[%bidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %vb = llvm.load %pb {alignment = 4 : i64} : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%va, %vb, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %one : i64
+  %more = llvm.icmp "slt" %i1, %k : i64
+  llvm.cond_br %more, ^loop(%i1, %next : i64, f32), ^exit
+^exit:
+  %crow = llvm.mul %y64, %n : i64
+  %cidx = llvm.add %crow, %x64 : i64
+  %pc = llvm.getelementptr %c[%cidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %next, %pc {alignment = 4 : i64} : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i64, %n: i64, %nx: index, %ny: index) {
+  %node = hpvm.create_node @dot [%nx, %ny] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %b -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i64
+  hpvm.bind_in %n -> %node[4] : i64
+}
+
+// -----
+
+// Refusals of blocks (the lane variant stays): a branch on y, a leaf that
+// does not read y, a 1-D grid (no remark).
+// REMARK: remark: vectorized: 4 instances along x run as vector lanes (@edge__lanes4)
+// REMARK: remark: no blocks of 2 rows: a branch on a value that differs between rows
+// REMARK: remark: vectorized: 4 instances along x run as vector lanes (@flat__lanes4)
+// REMARK: remark: no blocks of 2 rows: its instances do not read their y id
+// REMARK: remark: vectorized: 4 instances along x run as vector lanes (@line__lanes4)
+// REMARK-NOT: blocks
+// CHECK-NOT: hpvm.rows
+hpvm.leaf private @edge(%out: !llvm.ptr, %n: i64) {
+  %x = hpvm.instance_id x : index
+  %y = hpvm.instance_id y : index
+  %x64 = arith.index_cast %x : index to i64
+  %y64 = arith.index_cast %y : index to i64
+  %in = llvm.icmp "slt" %y64, %n : i64
+  llvm.cond_br %in, ^body, ^done
+^body:
+  %p = llvm.getelementptr %out[%x64] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.store %y64, %p : i64, !llvm.ptr
+  llvm.br ^done
+^done:
+  hpvm.return
+}
+hpvm.leaf private @flat(%out: !llvm.ptr) {
+  %x = hpvm.instance_id x : index
+  %x64 = arith.index_cast %x : index to i64
+  %p = llvm.getelementptr %out[%x64] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.store %x64, %p : i64, !llvm.ptr
+  hpvm.return
+}
+hpvm.leaf private @line(%out: !llvm.ptr) {
+  %x = hpvm.instance_id x : index
+  %x64 = arith.index_cast %x : index to i64
+  %p = llvm.getelementptr %out[%x64] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.store %x64, %p : i64, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @root(%out: !llvm.ptr, %n: i64, %nx: index, %ny: index) {
+  %e = hpvm.create_node @edge [%nx, %ny] : !hpvm.node
+  hpvm.bind_in %out -> %e[0] : !llvm.ptr
+  hpvm.bind_in %n -> %e[1] : i64
+  %f = hpvm.create_node @flat [%nx, %ny] : !hpvm.node
+  hpvm.bind_in %out -> %f[0] : !llvm.ptr
+  %l = hpvm.create_node @line [%nx] : !hpvm.node
+  hpvm.bind_in %out -> %l[0] : !llvm.ptr
+}
