@@ -127,8 +127,10 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     leaf's `hpvm.block_variant`) also covers rows y .. y + U - 1 (`rows`,
     default 4): ops whose values differ between rows run once per row, one
     after the other, the others once, so that a load that does not depend
-    on y (a row of A in sgemm) feeds U rows. It needs branches on values
-    equal in every row, no masked region and a leaf that reads its y id.
+    on y (a row of A in sgemm) feeds U rows. It is built where a loop loads
+    a value that every row needs (otherwise the rows share nothing), and
+    needs branches on values equal in every row, no masked region, no
+    outputs and a leaf that reads its y id.
 
     W is `lanes` when given, else `vector-bits` (0: the host CPU's widest
     vector registers: 512 with AVX-512, 256 with AVX, else 128) over the

@@ -674,7 +674,23 @@ std::string LaneAnalysis::rowRefusal() {
           rowDependent.contains(op.getOperand(0)))
         return "a branch on a value that differs between rows";
     }
-  return readsY ? "" : "its instances do not read their y id";
+  if (!readsY)
+    return "its instances do not read their y id";
+  // Worth it when a loop loads something every row needs: blocks between a
+  // loop header and its back edge in the order (a loop's body here).
+  bool shared = false;
+  for (auto [latchIndex, latch] : llvm::enumerate(order))
+    for (Block *header : latch->getSuccessors()) {
+      unsigned headerIndex = orderIndex.lookup(header);
+      if (headerIndex > latchIndex)
+        continue;
+      for (unsigned i = headerIndex; i <= latchIndex && !shared; ++i)
+        for (Operation &op : *order[i])
+          if (auto load = dyn_cast<LLVM::LoadOp>(op);
+              load && !rowDependent.contains(load.getAddr()))
+            shared = true;
+    }
+  return shared ? "" : "no loop loads a value that every row needs";
 }
 
 std::optional<LaneAnalysis::MaskedRegion>

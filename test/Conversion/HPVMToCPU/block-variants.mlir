@@ -25,6 +25,8 @@
 // CHECK: scf.yield
 // CHECK: scf.yield %[[NEXT]] : index
 hpvm.leaf private @fill(%out: !llvm.ptr, %n: i64) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
   %x64 = arith.index_cast %x : index to i64
@@ -32,7 +34,16 @@ hpvm.leaf private @fill(%out: !llvm.ptr, %n: i64) {
   %row = llvm.mul %y64, %n : i64
   %i = llvm.add %row, %x64 : i64
   %p = llvm.getelementptr %out[%i] : (!llvm.ptr, i64) -> !llvm.ptr, i64
-  llvm.store %y64, %p : i64, !llvm.ptr
+  llvm.br ^loop(%zero, %y64 : i64, i64)
+^loop(%k: i64, %acc: i64):
+  %q = llvm.getelementptr %out[%k] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  %v = llvm.load %q : !llvm.ptr -> i64
+  %sum = llvm.add %acc, %v : i64
+  %k1 = llvm.add %k, %one : i64
+  %more = llvm.icmp "slt" %k1, %n : i64
+  llvm.cond_br %more, ^loop(%k1, %sum : i64, i64), ^done
+^done:
+  llvm.store %sum, %p : i64, !llvm.ptr
   hpvm.return
 }
 hpvm.internal @plane(%out: !llvm.ptr, %n: i64, %nx: index, %ny: index) {

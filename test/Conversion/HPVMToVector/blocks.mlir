@@ -67,12 +67,15 @@ hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i64, %n: i6
 // -----
 
 // Refusals of blocks (the lane variant stays): a branch on y, a leaf that
-// does not read y, a 1-D grid (no remark).
+// does not read y, a 1-D grid (no remark), a leaf without a loop whose loads
+// every row shares (nothing to gain).
 // REMARK: remark: vectorized: 4 instances along x run as vector lanes (@edge__lanes4)
 // REMARK: remark: no blocks of 2 rows: a branch on a value that differs between rows
 // REMARK: remark: vectorized: 4 instances along x run as vector lanes (@flat__lanes4)
 // REMARK: remark: no blocks of 2 rows: its instances do not read their y id
 // REMARK: remark: vectorized: 4 instances along x run as vector lanes (@line__lanes4)
+// REMARK: remark: vectorized: 4 instances along x run as vector lanes (@plain__lanes4)
+// REMARK: remark: no blocks of 2 rows: no loop loads a value that every row needs
 // REMARK-NOT: blocks
 // CHECK-NOT: hpvm.rows
 hpvm.leaf private @edge(%out: !llvm.ptr, %n: i64) {
@@ -103,7 +106,21 @@ hpvm.leaf private @line(%out: !llvm.ptr) {
   llvm.store %x64, %p : i64, !llvm.ptr
   hpvm.return
 }
+hpvm.leaf private @plain(%out: !llvm.ptr, %n: i64) {
+  %x = hpvm.instance_id x : index
+  %y = hpvm.instance_id y : index
+  %x64 = arith.index_cast %x : index to i64
+  %y64 = arith.index_cast %y : index to i64
+  %row = llvm.mul %y64, %n : i64
+  %i = llvm.add %row, %x64 : i64
+  %p = llvm.getelementptr %out[%i] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.store %y64, %p : i64, !llvm.ptr
+  hpvm.return
+}
 hpvm.internal @root(%out: !llvm.ptr, %n: i64, %nx: index, %ny: index) {
+  %pl = hpvm.create_node @plain [%nx, %ny] : !hpvm.node
+  hpvm.bind_in %out -> %pl[0] : !llvm.ptr
+  hpvm.bind_in %n -> %pl[1] : i64
   %e = hpvm.create_node @edge [%nx, %ny] : !hpvm.node
   hpvm.bind_in %out -> %e[0] : !llvm.ptr
   hpvm.bind_in %n -> %e[1] : i64
