@@ -117,8 +117,9 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     outputs, regions (structured leaves: `convert-hpvm-to-cpu` runs tiles in
     lock-step, `vectorize-tiles`), local variables in memory (`llvm.alloca`),
     hpvm ops other than the grid queries, volatile or atomic loads and
-    stores, or values with no vector form that differ between lanes; when
-    their instances do not read their x id; and when they are never
+    stores, or values with no vector form that differ between lanes; when a
+    loop whose trip count differs between lanes gathers (not profitable);
+    when their instances do not read their x id; and when they are never
     replicated along x. Each instance computes what it computed before, in
     the same order, so results are bitwise those of the scalar code.
 

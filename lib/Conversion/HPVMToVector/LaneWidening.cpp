@@ -600,6 +600,30 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
     offsetShapes.clear();
   }
 
+  // Not worth it: a loop whose trip count differs between lanes (a check
+  // that they agree at every step) around gathers, which cost about what
+  // the scalar loads cost (spmv's row loop).
+  for (auto [latchIndex, latch] : llvm::enumerate(order)) {
+    auto branch = dyn_cast<LLVM::CondBrOp>(latch->getTerminator());
+    if (!branch || shapeOf(branch.getCondition()).isUniform())
+      continue;
+    for (Block *header : latch->getSuccessors()) {
+      unsigned headerIndex = orderIndex.lookup(header);
+      if (headerIndex > latchIndex)
+        continue;
+      for (unsigned i = headerIndex; i <= latchIndex; ++i)
+        for (Operation &op : *order[i])
+          if (auto load = dyn_cast<LLVM::LoadOp>(op);
+              load && shapeOf(load.getAddr()).isVarying()) {
+            where = branch;
+            reason = "not profitable: a loop whose trip count differs between "
+                     "instances gathers (about the cost of the scalar loads, "
+                     "plus a check per step)";
+            return failure();
+          }
+    }
+  }
+
   // What the lanes must agree on, and values that must fit a vector.
   for (Block *block : order) {
     for (Operation &op : *block) {

@@ -394,6 +394,31 @@ hpvm.leaf private @structured(%a: memref<?xf32>) {
   memref.store %v, %a[%i] : memref<?xf32>
   hpvm.return
 }
+// REMARK: remark: not vectorized: not profitable: a loop whose trip count differs between instances gathers (about the cost of the scalar loads, plus a check per step)
+hpvm.leaf private @ragged(%len: !llvm.ptr, %idx: !llvm.ptr, %v: !llvm.ptr, %out: !llvm.ptr) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %fzero = llvm.mlir.constant(0.0 : f32) : f32
+  %i = hpvm.instance_id x : index
+  %i64 = arith.index_cast %i : index to i64
+  %pl = llvm.getelementptr %len[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  %n = llvm.load %pl : !llvm.ptr -> i64
+  llvm.br ^loop(%zero, %fzero : i64, f32)
+^loop(%k: i64, %acc: f32):
+  %pi = llvm.getelementptr %idx[%k] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  %j = llvm.load %pi : !llvm.ptr -> i64
+  %jj = llvm.mul %j, %i64 : i64
+  %pv = llvm.getelementptr %v[%jj] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %x = llvm.load %pv : !llvm.ptr -> f32
+  %sum = llvm.fadd %acc, %x : f32
+  %k1 = llvm.add %k, %one : i64
+  %more = llvm.icmp "slt" %k1, %n : i64
+  llvm.cond_br %more, ^loop(%k1, %sum : i64, f32), ^done
+^done:
+  %po = llvm.getelementptr %out[%i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %sum, %po : f32, !llvm.ptr
+  hpvm.return
+}
 // Not replicated: no variant, no remark.
 // REMARK-NOT: remark
 hpvm.leaf private @single(%out: !llvm.ptr, %v: i64) {
@@ -408,6 +433,11 @@ hpvm.internal @root(%out: !llvm.ptr, %n: i64, %m: index, %buf: memref<?xf32>) {
   hpvm.bind_in %out -> %b[0] : !llvm.ptr
   %c = hpvm.create_node @same_work [%m] : !hpvm.node
   hpvm.bind_in %out -> %c[0] : !llvm.ptr
+  %g = hpvm.create_node @ragged [%m] : !hpvm.node
+  hpvm.bind_in %out -> %g[0] : !llvm.ptr
+  hpvm.bind_in %out -> %g[1] : !llvm.ptr
+  hpvm.bind_in %out -> %g[2] : !llvm.ptr
+  hpvm.bind_in %out -> %g[3] : !llvm.ptr
   %f = hpvm.create_node @structured [%m] : !hpvm.node
   hpvm.bind_in %buf -> %f[0] : memref<?xf32>
   %e = hpvm.create_node @single : !hpvm.node
