@@ -145,6 +145,19 @@ LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
+/// The end of the whole steps of `step` from `from` toward `to`:
+/// from + floor(max(to - from, 0) / step) * step.
+static Value wholeStepsEnd(OpBuilder &b, Location loc, Value from, Value to,
+                           Value step) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value count = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, to, from), zero);
+  return arith::AddIOp::create(
+      b, loc, from,
+      arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, count, step),
+                            step));
+}
+
 LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
                                                unsigned rank,
                                                std::optional<unsigned> phase,
@@ -247,12 +260,7 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     if (blockRows) {
       // Whole blocks of rows, then the rows left one by one.
       Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
-      Value count = arith::MaxSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, end[1], begin[1]), zero);
-      Value full = arith::AddIOp::create(
-          b, loc, begin[1],
-          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, count, rows),
-                                rows));
+      Value full = wholeStepsEnd(b, loc, begin[1], end[1], rows);
       auto blocks = scf::ForOp::create(b, loc, begin[1], full, rows);
       {
         OpBuilder bb(blocks.getBody()->getTerminator());
@@ -385,12 +393,7 @@ void CPULowering::runInstanceBlockInLanes(
     OpBuilder lb(along.getBody()->getTerminator());
     func::CallOp::create(lb, loc, scalar, argsFor(lb, along.getInductionVar(), row));
   };
-  Value count = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, to, from), zero);
-  Value full = arith::AddIOp::create(
-      b, loc, from,
-      arith::MulIOp::create(b, loc,
-                            arith::DivUIOp::create(b, loc, count, width), width));
+  Value full = wholeStepsEnd(b, loc, from, to, width);
   auto groups = scf::ForOp::create(b, loc, from, full, width);
   {
     OpBuilder gb(groups.getBody()->getTerminator());
@@ -434,16 +437,10 @@ bool CPULowering::runInstanceRowInLanes(
     return false;
   auto [variant, lanes] = found->second;
   func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value width = arith::ConstantIndexOp::create(b, loc, lanes);
   // [from, full) in whole groups, [full, to) one by one.
-  Value count = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, to, from), zero);
-  Value full = arith::AddIOp::create(
-      b, loc, from,
-      arith::MulIOp::create(b, loc,
-                            arith::DivUIOp::create(b, loc, count, width), width));
+  Value full = wholeStepsEnd(b, loc, from, to, width);
   auto groups = scf::ForOp::create(b, loc, from, full, width);
   {
     OpBuilder gb(groups.getBody()->getTerminator());
