@@ -20,7 +20,8 @@ mkdir -p "$OUT"
 
 "$BIN/hpvm-cc" -O3 "$ROOT/examples/hpvm-c/sgemm.c" -o "$OUT/sgemm_lanes"
 "$BIN/hpvm-cc" -O3 -fno-hpvm-lanes "$ROOT/examples/hpvm-c/sgemm.c" -o "$OUT/sgemm_scalar"
-gcc -O3 -march=native -fopenmp "$HERE/sgemm_peers.c" -o "$OUT/sgemm_peers" -lopenblas
+gcc -O3 -march=native -fopenmp -I "$ROOT/benchmarks/common" "$HERE/sgemm_peers.c" \
+  -o "$OUT/sgemm_peers" -lopenblas
 
 threads=$(nproc)
 echo "# SIMD across instances: $(date -u '+%Y-%m-%d %H:%M UTC') on $threads CPUs:" \

@@ -5,22 +5,9 @@
 //                                     the columns of C, `#pragma omp simd` over its rows
 // Inputs are those of the HPVM-C program; prints the median time and GFLOP/s, and a checksum
 // of C (sum over a fixed sample of elements) for comparing versions.
+#include "bench_common.h"
+
 #include <cblas.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void naive(int m, int n, int k, float alpha, const float *A, int lda, const float *B,
                   int ldb, float beta, float *C, int ldc) {
@@ -47,13 +34,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sgemm_peers: sizes and runs must be positive\n");
     return 2;
   }
-  float *A = malloc(sizeof(float) * m * k), *B = malloc(sizeof(float) * n * k);
-  float *C = malloc(sizeof(float) * m * n);
-  double *times = malloc(sizeof(double) * runs);
-  if (!A || !B || !C || !times) {
-    fprintf(stderr, "sgemm_peers: out of memory\n");
-    return 1;
-  }
+  float *A = bench_alloc(sizeof(float) * m * k), *B = bench_alloc(sizeof(float) * n * k);
+  float *C = bench_alloc(sizeof(float) * m * n);
+  double *times = bench_alloc(sizeof(double) * runs);
   // The inputs of examples/hpvm-c/sgemm.c's bench.
   for (long i = 0; i < (long)m * k; ++i)
     A[i] = (float)((i * 7) % 23) / 8.0f - 1.0f;
@@ -61,22 +44,22 @@ int main(int argc, char **argv) {
     B[i] = (float)((i * 11) % 19) / 4.0f - 2.0f;
   for (int r = 0; r < runs; ++r) {
     memset(C, 0, sizeof(float) * m * n);
-    double start = now_ms();
+    double start = bench_now_ms();
     if (blas)
       cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, A, m, B, n, 0.0f,
                   C, m);
     else
       naive(m, n, k, 1.0f, A, m, B, n, 0.0f, C, m);
-    times[r] = now_ms() - start;
+    times[r] = bench_now_ms() - start;
   }
-  qsort(times, runs, sizeof(double), compare_doubles);
+  bench_range_t range = bench_range(times, runs);
   double checksum = 0;
   for (long s = 0; s < 4096; ++s)
     checksum += C[(s * 2654435761L) % ((long)m * n)];
   printf("%s sgemm %dx%dx%d: median %.1f ms (min %.1f, max %.1f) (%.2f GFLOP/s) of %d, "
          "checksum %.6e\n",
-         blas ? "openblas" : "openmp-simd", m, n, k, times[runs / 2], times[0],
-         times[runs - 1], 2.0 * m * n * k / (times[runs / 2] * 1e6), runs, checksum);
+         blas ? "openblas" : "openmp-simd", m, n, k, range.median, range.min, range.max,
+         2.0 * m * n * k / (range.median * 1e6), runs, checksum);
   free(A), free(B), free(C), free(times);
   return 0;
 }
