@@ -31,6 +31,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/RegionGraphTraits.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/PostOrderIterator.h"
@@ -149,6 +150,7 @@ public:
   uint64_t sizeOf(Type type) const {
     return layout.getTypeSize(type).getFixedValue();
   }
+  const DataLayout &dataLayout() const { return layout; }
   /// Pointers into an instance's own memory (an llvm.alloca): the lanes'
   /// copies are interleaved, element j of lane l at j * lanes + l (elements
   /// of the one size the memory is accessed with).
@@ -195,6 +197,11 @@ private:
   Shape transfer(Operation *op);
   /// The stride of a GEP's address, or nullopt when it varies otherwise.
   std::optional<int64_t> gepStride(LLVM::GEPOp gep);
+  /// The first op of a loop (a back edge whose latch `loop` accepts) that
+  /// `match` accepts, or null. A loop's body lies in the block order
+  /// between its header and its latch.
+  Operation *findInLoops(function_ref<bool(Block *latch)> loop,
+                         function_ref<bool(Operation &)> match);
   /// `stride` for `op`'s result, when the lanes of its operand 0 (`width`
   /// bits, `operandStride`) can be checked not to wrap here; varying
   /// otherwise.
@@ -217,8 +224,38 @@ private:
   DenseMap<Block *, unsigned> orderIndex;
   DenseMap<Operation *, WrapCheck> wrapChecks;
   DenseMap<Block *, bool> dirtyAtEntry;
+  /// Per block, its first op with a side effect (hasSideEffect), if any.
+  DenseMap<Block *, Operation *> firstSideEffect;
   SmallVector<Block *> order;
 };
+
+/// An index of a GEP: a value, or a constant.
+using GEPIndex = llvm::PointerUnion<IntegerAttr, Value>;
+
+/// Calls `step(index, scale)` for each index of `gep` with the bytes one unit
+/// of it moves the address, or returns false without finishing at an index
+/// into something other than the pointee or an array: a struct field
+/// (constant, the same for every lane) is skipped when `structs` holds.
+bool forEachGEPIndex(LLVM::GEPOp gep, const DataLayout &layout, bool structs,
+                     function_ref<void(GEPIndex, int64_t)> step) {
+  Type current = gep.getElemType();
+  unsigned position = 0;
+  for (GEPIndex index : gep.getIndices()) {
+    if (position++ != 0) {
+      if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
+        current = array.getElementType();
+      } else if (auto structType = dyn_cast<LLVM::LLVMStructType>(current);
+                 structType && structs && isa<IntegerAttr>(index)) {
+        current = structType.getBody()[cast<IntegerAttr>(index).getInt()];
+        continue;
+      } else {
+        return false;
+      }
+    }
+    step(index, layout.getTypeSize(current).getFixedValue());
+  }
+  return true;
+}
 
 bool LaneAnalysis::hasSideEffect(Operation *op) const {
   if (isa<LLVM::AllocaOp>(op))
@@ -242,6 +279,7 @@ LogicalResult LaneAnalysis::collectPrivateMemory(std::string &reason,
     }
     int64_t size = 0;
     SmallVector<Value> pointers{alloca.getResult()};
+    SmallVector<LLVM::GEPOp> geps;
     privateRoots[alloca.getResult()] = alloca;
     auto access = [&](Type type) {
       int64_t bytes = sizeOf(type);
@@ -269,6 +307,7 @@ LogicalResult LaneAnalysis::collectPrivateMemory(std::string &reason,
           ok = true;
           privateRoots[gep.getResult()] = alloca;
           pointers.push_back(gep.getResult());
+          geps.push_back(gep);
         }
         if (!ok) {
           reason = "a local variable or array is used other than by loads "
@@ -278,44 +317,35 @@ LogicalResult LaneAnalysis::collectPrivateMemory(std::string &reason,
         }
       }
     }
-    privateSizes[alloca] = size ? size : 1;
+    size = size ? size : 1;
+    privateSizes[alloca] = size;
+    // Offsets into private memory must be whole elements.
+    for (LLVM::GEPOp gep : geps) {
+      where = gep;
+      bool whole = true;
+      bool arrays = forEachGEPIndex(
+          gep, layout, /*structs=*/false, [&](GEPIndex index, int64_t scale) {
+            Value dynamic = llvm::dyn_cast_if_present<Value>(index);
+            std::optional<int64_t> known =
+                dynamic ? constantInt(dynamic)
+                        : std::optional<int64_t>(cast<IntegerAttr>(index).getInt());
+            whole &= (known ? *known * scale : scale) % size == 0;
+          });
+      if (!arrays) {
+        reason = "a local structure (only arrays and scalars are private "
+                 "to each lane)";
+        return WalkResult::interrupt();
+      }
+      if (!whole) {
+        reason = "a local array accessed at offsets that are not whole "
+                 "elements";
+        return WalkResult::interrupt();
+      }
+    }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  // Offsets into private memory must be whole elements.
-  for (auto [pointer, root] : privateRoots) {
-    auto gep = pointer.getDefiningOp<LLVM::GEPOp>();
-    if (!gep)
-      continue;
-    int64_t size = privateSizes.lookup(root);
-    Type current = gep.getElemType();
-    unsigned position = 0;
-    for (auto index : gep.getIndices()) {
-      where = gep;
-      int64_t scale;
-      if (position++ == 0) {
-        scale = sizeOf(current);
-      } else if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
-        current = array.getElementType();
-        scale = sizeOf(current);
-      } else {
-        reason = "a local structure (only arrays and scalars are private "
-                 "to each lane)";
-        return failure();
-      }
-      Value dynamic = llvm::dyn_cast_if_present<Value>(index);
-      std::optional<int64_t> known =
-          dynamic ? constantInt(dynamic)
-                  : std::optional<int64_t>(llvm::cast<IntegerAttr>(index).getInt());
-      int64_t offset = known ? *known * scale : scale;
-      if (offset % size != 0) {
-        reason = "a local array accessed at offsets that are not whole "
-                 "elements";
-        return failure();
-      }
-    }
-  }
   where = nullptr;
   return success();
 }
@@ -324,13 +354,26 @@ bool LaneAnalysis::isClean(Operation *op) {
   Block *block = op->getBlock();
   if (dirtyAtEntry.lookup(block) || maskedBlocks.contains(block))
     return false;
-  for (Operation &other : *block) {
-    if (&other == op)
-      return true;
-    if (hasSideEffect(&other))
-      return false;
+  Operation *first = firstSideEffect.lookup(block);
+  return !first || !first->isBeforeInBlock(op);
+}
+
+Operation *LaneAnalysis::findInLoops(function_ref<bool(Block *latch)> loop,
+                                     function_ref<bool(Operation &)> match) {
+  for (auto [latchIndex, latch] : llvm::enumerate(order)) {
+    if (!loop(latch))
+      continue;
+    for (Block *header : latch->getSuccessors()) {
+      unsigned headerIndex = orderIndex.lookup(header);
+      if (headerIndex > latchIndex)
+        continue; // a forward edge
+      for (unsigned i = headerIndex; i <= latchIndex; ++i)
+        for (Operation &op : *order[i])
+          if (match(op))
+            return &op;
+    }
   }
-  return true;
+  return nullptr;
 }
 
 Shape LaneAnalysis::checked(Operation *op, int64_t stride,
@@ -353,32 +396,16 @@ std::optional<int64_t> LaneAnalysis::gepStride(LLVM::GEPOp gep) {
   if (base.isVarying())
     return std::nullopt;
   int64_t stride = base.stride;
-  Type current = gep.getElemType();
-  unsigned position = 0;
-  for (auto index : gep.getIndices()) {
-    Value dynamic = llvm::dyn_cast_if_present<Value>(index);
-    int64_t scale;
-    if (position++ == 0) {
-      scale = sizeOf(current);
-    } else if (auto structType = dyn_cast<LLVM::LLVMStructType>(current)) {
-      if (dynamic)
-        return std::nullopt;
-      auto field = llvm::cast<IntegerAttr>(index).getInt();
-      current = structType.getBody()[field];
-      continue;
-    } else if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
-      current = array.getElementType();
-      scale = sizeOf(current);
-    } else {
-      return std::nullopt;
-    }
-    if (!dynamic)
-      continue;
-    Shape shape = shapeOf(dynamic);
-    if (shape.isVarying())
-      return std::nullopt;
-    stride += shape.stride * scale;
-  }
+  bool varies = false;
+  if (!forEachGEPIndex(gep, layout, /*structs=*/true,
+                       [&](GEPIndex index, int64_t scale) {
+                         Value dynamic = llvm::dyn_cast_if_present<Value>(index);
+                         Shape shape = dynamic ? shapeOf(dynamic) : Shape::uniform();
+                         varies |= shape.isVarying();
+                         stride += shape.stride * scale;
+                       }) ||
+      varies)
+    return std::nullopt;
   return stride;
 }
 
@@ -394,25 +421,17 @@ Shape LaneAnalysis::transfer(Operation *op) {
     return Shape::strided(privateSizes.lookup(alloca));
   }
   if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && privateRootOf(gep.getResult())) {
+    // (collectPrivateMemory checked that only arrays are indexed.)
     Shape offset = offsetShapeOf(gep.getBase());
-    Type current = gep.getElemType();
-    unsigned position = 0;
-    for (auto index : gep.getIndices()) {
-      int64_t scale;
-      if (position++ == 0) {
-        scale = sizeOf(current);
-      } else {
-        current = cast<LLVM::LLVMArrayType>(current).getElementType();
-        scale = sizeOf(current);
-      }
-      Value dynamic = llvm::dyn_cast_if_present<Value>(index);
-      if (!dynamic)
-        continue;
-      Shape shape = shapeOf(dynamic);
-      offset = offset.isVarying() || shape.isVarying()
-                   ? Shape::varying()
-                   : Shape::strided(offset.stride + shape.stride * scale);
-    }
+    forEachGEPIndex(gep, layout, /*structs=*/false,
+                    [&](GEPIndex index, int64_t scale) {
+                      Value dynamic = llvm::dyn_cast_if_present<Value>(index);
+                      Shape shape = dynamic ? shapeOf(dynamic) : Shape::uniform();
+                      offset = offset.isVarying() || shape.isVarying()
+                                   ? Shape::varying()
+                                   : Shape::strided(offset.stride +
+                                                    shape.stride * scale);
+                    });
     offsetShapes[gep.getResult()] = offset;
     if (offset.isVarying())
       return Shape::varying();
@@ -548,14 +567,17 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
 
   // Where side effects may have happened: dirty at entry of a block when
   // some predecessor is dirty at its end.
+  for (Block *block : order)
+    for (Operation &op : *block)
+      if (hasSideEffect(&op)) {
+        firstSideEffect[block] = &op;
+        break;
+      }
   bool changed = true;
   while (changed) {
     changed = false;
     for (Block *block : order) {
-      bool dirty = dirtyAtEntry.lookup(block) ||
-                   llvm::any_of(*block, [&](Operation &op) {
-                     return hasSideEffect(&op);
-                   });
+      bool dirty = dirtyAtEntry.lookup(block) || firstSideEffect.count(block);
       if (!dirty)
         continue;
       for (Block *successor : block->getSuccessors())
@@ -603,25 +625,22 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
   // Not worth it: a loop whose trip count differs between lanes (a check
   // that they agree at every step) around gathers, which cost about what
   // the scalar loads cost (spmv's row loop).
-  for (auto [latchIndex, latch] : llvm::enumerate(order)) {
-    auto branch = dyn_cast<LLVM::CondBrOp>(latch->getTerminator());
-    if (!branch || shapeOf(branch.getCondition()).isUniform())
-      continue;
-    for (Block *header : latch->getSuccessors()) {
-      unsigned headerIndex = orderIndex.lookup(header);
-      if (headerIndex > latchIndex)
-        continue;
-      for (unsigned i = headerIndex; i <= latchIndex; ++i)
-        for (Operation &op : *order[i])
-          if (auto load = dyn_cast<LLVM::LoadOp>(op);
-              load && shapeOf(load.getAddr()).isVarying()) {
-            where = branch;
-            reason = "not profitable: a loop whose trip count differs between "
-                     "instances gathers (about the cost of the scalar loads, "
-                     "plus a check per step)";
-            return failure();
-          }
-    }
+  Block *divergentLatch = nullptr;
+  if (findInLoops(
+          [&](Block *latch) {
+            auto branch = dyn_cast<LLVM::CondBrOp>(latch->getTerminator());
+            divergentLatch = latch;
+            return branch && !shapeOf(branch.getCondition()).isUniform();
+          },
+          [&](Operation &op) {
+            auto load = dyn_cast<LLVM::LoadOp>(op);
+            return load && shapeOf(load.getAddr()).isVarying();
+          })) {
+    where = divergentLatch->getTerminator();
+    reason = "not profitable: a loop whose trip count differs between "
+             "instances gathers (about the cost of the scalar loads, plus a "
+             "check per step)";
+    return failure();
   }
 
   // What the lanes must agree on, and values that must fit a vector.
@@ -702,18 +721,10 @@ std::string LaneAnalysis::rowRefusal() {
     return "its instances do not read their y id";
   // Worth it when a loop loads something every row needs: blocks between a
   // loop header and its back edge in the order (a loop's body here).
-  bool shared = false;
-  for (auto [latchIndex, latch] : llvm::enumerate(order))
-    for (Block *header : latch->getSuccessors()) {
-      unsigned headerIndex = orderIndex.lookup(header);
-      if (headerIndex > latchIndex)
-        continue;
-      for (unsigned i = headerIndex; i <= latchIndex && !shared; ++i)
-        for (Operation &op : *order[i])
-          if (auto load = dyn_cast<LLVM::LoadOp>(op);
-              load && !rowDependent.contains(load.getAddr()))
-            shared = true;
-    }
+  bool shared = findInLoops([](Block *) { return true; }, [&](Operation &op) {
+    auto load = dyn_cast<LLVM::LoadOp>(op);
+    return load && !rowDependent.contains(load.getAddr());
+  });
   return shared ? "" : "no loop loads a value that every row needs";
 }
 
@@ -859,9 +870,27 @@ private:
   Value laneValue(OpBuilder &b, Location loc, Value value, unsigned lane);
   /// Lane offsets k * stride for k < lanes as a constant vector of `type`.
   Value offsets(OpBuilder &b, Location loc, Type type, int64_t stride);
+  /// An integer constant of `type`, a splat when `type` is a vector.
   Value constant(OpBuilder &b, Location loc, Type type, int64_t value) {
-    return arith::ConstantOp::create(b, loc, type,
-                                     IntegerAttr::get(type, value));
+    auto element = IntegerAttr::get(getElementTypeOrSelf(type), value);
+    if (auto vectorType = dyn_cast<VectorType>(type))
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vectorType, ArrayRef<Attribute>{element}));
+    return arith::ConstantOp::create(b, loc, type, element);
+  }
+  /// A value of `type` that nobody reads (poison; 0 for index).
+  Value placeholder(Location loc, Type type) {
+    if (type.isIndex())
+      return arith::ConstantIndexOp::create(builder, loc, 0);
+    return LLVM::PoisonOp::create(builder, loc, type);
+  }
+  /// Whether an access of `type` at `address` is one vector access: the
+  /// address steps by the access's size from lane to lane.
+  bool isContiguous(Value address, Type type) {
+    Shape shape = shapeOf(address);
+    int64_t size = analysis.sizeOf(type);
+    return shape.kind == Kind::Strided && shape.stride == size &&
+           type.isIntOrFloat() && type.getIntOrFloatBitWidth() == size * 8;
   }
   /// `value` (its source shape) as the argument of shape `target` receives it.
   Value forward(Value value, Shape target) {
@@ -883,9 +912,17 @@ private:
   }
   void emitOp(Operation &op);
   void emitTerminator(Operation &op);
-  void emitLoad(LLVM::LoadOp load);
-  void emitStore(LLVM::StoreOp store);
-  void emitPerLane(Operation &op);
+  /// A load or store whose address or value is not uniform, for the lanes
+  /// of `mask` only when it is set.
+  void emitLoad(LLVM::LoadOp load, Value mask);
+  void emitStore(LLVM::StoreOp store, Value mask);
+  /// Runs `op` once per lane (per lane of `mask` when it is set), in lane
+  /// order.
+  void emitPerLane(Operation &op, Value mask);
+  /// if (`condition`) the values `then` builds, else `otherwise`: continues
+  /// after the join and returns the values.
+  SmallVector<Value> emitIf(Location loc, Value condition, ValueRange otherwise,
+                            function_ref<SmallVector<Value>()> then);
   void emitAlloca(LLVM::AllocaOp alloca);
   /// Runs the masked region of the divergent `branch` with every lane, each
   /// block under the mask of the lanes that reach it, then branches to the
@@ -895,8 +932,6 @@ private:
   /// `op` for the lanes of `mask` only: memory accesses masked, per-lane ops
   /// skipped in inactive lanes, divisors of inactive lanes 1.
   void emitMaskedOp(Operation &op, Value mask);
-  /// Runs `op` once per active lane of `mask`, in lane order.
-  void emitPerLaneMasked(Operation &op, Value mask);
   Value allLanes(Location loc, bool value) {
     return arith::ConstantOp::create(
         builder, loc, DenseElementsAttr::get(vectorOf(builder.getI1Type()), value));
@@ -908,8 +943,7 @@ private:
   /// Continues in a new block after the current one.
   Block *splitHere();
   void emitPrivateGEP(LLVM::GEPOp gep);
-  /// `value` (i64 or vector of i64) times `factor`, plus `addend` (each a
-  /// splat when `value` is a vector).
+  /// `value` (i64 or vector of i64) times `factor`.
   Value scaleI64(Location loc, Value value, int64_t factor);
   /// Branches to `bail` unless `ok`, continuing in a new block.
   void bailUnless(Location loc, Value ok);
@@ -987,9 +1021,7 @@ Value LaneEmitter::laneValue(OpBuilder &b, Location loc, Value value,
 }
 
 void LaneEmitter::bailUnless(Location loc, Value ok) {
-  Block *current = builder.getInsertionBlock();
-  Block *next = new Block();
-  current->getParent()->getBlocks().insertAfter(current->getIterator(), next);
+  Block *next = splitHere();
   LLVM::CondBrOp::create(builder, loc, ok, next, ValueRange{}, bail,
                          ValueRange{});
   builder.setInsertionPointToStart(next);
@@ -1022,71 +1054,113 @@ void LaneEmitter::emitWrapCheck(Operation &op, WrapCheck kind) {
   bailUnless(loc, arith::CmpIOp::create(builder, loc, predicate, base, limit));
 }
 
-void LaneEmitter::emitLoad(LLVM::LoadOp load) {
+void LaneEmitter::emitLoad(LLVM::LoadOp load, Value mask) {
   Location loc = load.getLoc();
   Type type = load.getType();
-  Shape address = shapeOf(load.getAddr());
-  uint64_t size = analysis.sizeOf(type);
-  if (address.kind == Kind::Strided && address.stride == static_cast<int64_t>(size) &&
-      type.isIntOrFloat() && type.getIntOrFloatBitWidth() == size * 8) {
+  Value address = load.getAddr();
+  // Without an alignment, the element's (a vector's own would be wider).
+  IntegerAttr alignment = builder.getI32IntegerAttr(
+      load.getAlignment().value_or(analysis.sizeOf(type)));
+  if (shapeOf(address).isUniform()) {
+    // Under a mask: one scalar load, when some lane runs this block.
+    scalars[load.getResult()] =
+        emitIf(loc, anyLane(loc, mask), placeholder(loc, type), [&] {
+          IRMapping mapping;
+          mapping.map(address, scalar(address));
+          return SmallVector<Value>{builder.clone(*load, mapping)->getResult(0)};
+        })
+            .front();
+    return;
+  }
+  if (isContiguous(address, type)) {
     vectors[load.getResult()] =
-        LLVM::LoadOp::create(builder, loc, vectorOf(type), scalar(load.getAddr()),
-                             load.getAlignment().value_or(0));
+        mask ? LLVM::MaskedLoadOp::create(builder, loc, vectorOf(type),
+                                          scalar(address), mask, Value(),
+                                          alignment)
+                   .getResult()
+             : LLVM::LoadOp::create(builder, loc, vectorOf(type), scalar(address),
+                                    alignment.getInt())
+                   .getResult();
     return;
   }
-  Value all = arith::ConstantOp::create(
-      builder, loc, DenseElementsAttr::get(vectorOf(builder.getI1Type()), true));
   vectors[load.getResult()] = LLVM::masked_gather::create(
-      builder, loc, vectorOf(type), vector(load.getAddr()), all, ValueRange{},
-      builder.getI32IntegerAttr(load.getAlignment().value_or(size)));
+      builder, loc, vectorOf(type), vector(address),
+      mask ? mask : allLanes(loc, true), ValueRange{}, alignment);
 }
 
-void LaneEmitter::emitStore(LLVM::StoreOp store) {
+void LaneEmitter::emitStore(LLVM::StoreOp store, Value mask) {
   Location loc = store.getLoc();
-  Value value = store.getValue();
+  Value value = store.getValue(), address = store.getAddr();
   Type type = value.getType();
-  Shape address = shapeOf(store.getAddr());
-  uint64_t size = analysis.sizeOf(type);
-  unsigned alignment = store.getAlignment().value_or(0);
-  if (address.isUniform()) {
+  IntegerAttr alignment = builder.getI32IntegerAttr(
+      store.getAlignment().value_or(analysis.sizeOf(type)));
+  if (!mask && shapeOf(address).isUniform()) {
     // Instances store in order: the last lane's value is what remains.
-    Value last = laneValue(builder, loc, value, lanes - 1);
-    auto scalarStore = cast<LLVM::StoreOp>(builder.clone(*store));
-    scalarStore.getValueMutable().assign(last);
-    scalarStore.getAddrMutable().assign(scalar(store.getAddr()));
+    IRMapping mapping;
+    mapping.map(value, laneValue(builder, loc, value, lanes - 1));
+    mapping.map(address, scalar(address));
+    builder.clone(*store, mapping);
     return;
   }
-  if (address.kind == Kind::Strided &&
-      address.stride == static_cast<int64_t>(size) && type.isIntOrFloat() &&
-      type.getIntOrFloatBitWidth() == size * 8) {
-    LLVM::StoreOp::create(builder, loc, vector(value), scalar(store.getAddr()),
-                          alignment);
+  if (isContiguous(address, type)) {
+    if (!mask) {
+      LLVM::StoreOp::create(builder, loc, vector(value), scalar(address),
+                            alignment.getInt());
+      return;
+    }
+    LLVM::MaskedStoreOp::create(builder, loc,
+                                ValueRange{vector(value), scalar(address), mask})
+        ->setAttr("alignment", alignment);
     return;
   }
-  // Overlapping lanes are written in lane order, as the instances would.
-  Value all = arith::ConstantOp::create(
-      builder, loc, DenseElementsAttr::get(vectorOf(builder.getI1Type()), true));
-  auto scatter = LLVM::masked_scatter::create(
-      builder, loc, ValueRange{vector(value), vector(store.getAddr()), all});
-  scatter->setAttr("alignment",
-                   builder.getI32IntegerAttr(alignment ? alignment : size));
+  // Overlapping lanes are written in lane order, as the instances would (a
+  // uniform address under a mask: the last active lane's value remains).
+  LLVM::masked_scatter::create(builder, loc,
+                               ValueRange{vector(value), vector(address),
+                                          mask ? mask : allLanes(loc, true)})
+      ->setAttr("alignment", alignment);
 }
 
-void LaneEmitter::emitPerLane(Operation &op) {
+SmallVector<Value>
+LaneEmitter::emitIf(Location loc, Value condition, ValueRange otherwise,
+                    function_ref<SmallVector<Value>()> then) {
+  Block *run = splitHere();
+  builder.setInsertionPointToStart(run);
+  Block *join = splitHere();
+  for (Value value : otherwise)
+    join->addArgument(value.getType(), loc);
+  builder.setInsertionPointToEnd(run->getPrevNode());
+  LLVM::CondBrOp::create(builder, loc, condition, run, ValueRange{}, join,
+                         otherwise);
+  builder.setInsertionPointToStart(run);
+  LLVM::BrOp::create(builder, loc, then(), join);
+  builder.setInsertionPointToStart(join);
+  return SmallVector<Value>(join->getArguments());
+}
+
+void LaneEmitter::emitPerLane(Operation &op, Value mask) {
   Location loc = op.getLoc();
   SmallVector<Value> results;
   for (Value result : op.getResults())
-    results.push_back(LLVM::PoisonOp::create(builder, loc,
-                                             vectorOf(result.getType())));
+    results.push_back(placeholder(loc, vectorOf(result.getType())));
   for (unsigned lane = 0; lane < lanes; ++lane) {
-    IRMapping mapping;
-    for (Value operand : op.getOperands())
-      mapping.map(operand, laneValue(builder, loc, operand, lane));
-    Operation *copy = builder.clone(op, mapping);
-    for (auto [index, result] : llvm::enumerate(copy->getResults()))
-      results[index] = vector::InsertOp::create(builder, loc, result,
-                                                results[index],
-                                                ArrayRef<int64_t>{lane});
+    auto runLane = [&] {
+      IRMapping mapping;
+      for (Value operand : op.getOperands())
+        mapping.map(operand, laneValue(builder, loc, operand, lane));
+      Operation *copy = builder.clone(op, mapping);
+      SmallVector<Value> updated;
+      for (auto [index, result] : llvm::enumerate(copy->getResults()))
+        updated.push_back(vector::InsertOp::create(
+            builder, loc, result, results[index], ArrayRef<int64_t>{lane}));
+      return updated;
+    };
+    // Under a mask: if (mask[lane]) { ... }.
+    results = mask ? emitIf(loc,
+                            vector::ExtractOp::create(builder, loc, mask,
+                                                      ArrayRef<int64_t>{lane}),
+                            results, runLane)
+                   : runLane();
   }
   for (auto [result, vectorValue] : llvm::zip(op.getResults(), results))
     vectors[result] = vectorValue;
@@ -1095,17 +1169,8 @@ void LaneEmitter::emitPerLane(Operation &op) {
 Value LaneEmitter::scaleI64(Location loc, Value value, int64_t factor) {
   if (factor == 1)
     return value;
-  Type i64 = builder.getI64Type();
-  Value constant =
-      isa<VectorType>(value.getType())
-          ? arith::ConstantOp::create(
-                builder, loc,
-                DenseElementsAttr::get(vectorOf(i64),
-                                       ArrayRef<Attribute>{
-                                           builder.getI64IntegerAttr(factor)}))
-                .getResult()
-          : this->constant(builder, loc, i64, factor);
-  return arith::MulIOp::create(builder, loc, value, constant);
+  return arith::MulIOp::create(builder, loc, value,
+                               constant(builder, loc, value.getType(), factor));
 }
 
 void LaneEmitter::emitAlloca(LLVM::AllocaOp alloca) {
@@ -1135,39 +1200,26 @@ void LaneEmitter::emitPrivateGEP(LLVM::GEPOp gep) {
         builder, loc, vector::BroadcastOp::create(builder, loc, vectorOf(i64), offset),
         offsets(builder, loc, i64, base.stride));
   }
-  Type current = gep.getElemType();
-  unsigned position = 0;
-  for (auto index : gep.getIndices()) {
-    if (position++ != 0)
-      current = cast<LLVM::LLVMArrayType>(current).getElementType();
-    int64_t scale = analysis.sizeOf(current);
+  forEachGEPIndex(gep, analysis.dataLayout(), /*structs=*/false,
+                  [&](GEPIndex index, int64_t scale) {
     Value term;
     if (Value dynamic = llvm::dyn_cast_if_present<Value>(index)) {
       // Lane 0's index, or every lane's; GEP indices are sign-extended.
       term = asVector ? vector(dynamic) : scalar(dynamic);
-      Type wide = asVector ? Type(vectorOf(i64)) : i64;
+      Type wide = offset.getType();
       if (term.getType() != wide)
-        term = term.getType().isIndex() || (isa<VectorType>(term.getType()) &&
-                                            cast<VectorType>(term.getType())
-                                                .getElementType()
-                                                .isIndex())
+        term = getElementTypeOrSelf(term.getType()).isIndex()
                    ? arith::IndexCastOp::create(builder, loc, wide, term).getResult()
                    : arith::ExtSIOp::create(builder, loc, wide, term).getResult();
       term = scaleI64(loc, term, scale);
     } else {
-      int64_t bytes = llvm::cast<IntegerAttr>(index).getInt() * scale;
+      int64_t bytes = cast<IntegerAttr>(index).getInt() * scale;
       if (!bytes)
-        continue;
-      term = asVector ? arith::ConstantOp::create(
-                            builder, loc,
-                            DenseElementsAttr::get(
-                                vectorOf(i64),
-                                ArrayRef<Attribute>{builder.getI64IntegerAttr(bytes)}))
-                            .getResult()
-                      : constant(builder, loc, i64, bytes);
+        return;
+      term = constant(builder, loc, offset.getType(), bytes);
     }
     offset = arith::AddIOp::create(builder, loc, offset, term);
-  }
+  });
   offsetValues[pointer] = offset;
   // Lane l of offset o: o * lanes + l * size bytes into the copy.
   Value memory = scalars.lookup(root->getResult(0));
@@ -1192,102 +1244,12 @@ Block *LaneEmitter::splitHere() {
   return next;
 }
 
-void LaneEmitter::emitPerLaneMasked(Operation &op, Value mask) {
-  Location loc = op.getLoc();
-  SmallVector<Value> results;
-  for (Value result : op.getResults())
-    results.push_back(LLVM::PoisonOp::create(builder, loc,
-                                             vectorOf(result.getType())));
-  for (unsigned lane = 0; lane < lanes; ++lane) {
-    // if (mask[lane]) { r = op(lane) } ; results[lane] = r
-    Value active = vector::ExtractOp::create(builder, loc, mask,
-                                             ArrayRef<int64_t>{lane});
-    Block *run = splitHere();
-    builder.setInsertionPointToStart(run);
-    Block *next = splitHere();
-    SmallVector<Value> skipped;
-    for (Value result : results) {
-      next->addArgument(result.getType(), loc);
-      skipped.push_back(result);
-    }
-    builder.setInsertionPointToEnd(run->getPrevNode());
-    LLVM::CondBrOp::create(builder, loc, active, run, ValueRange{}, next, skipped);
-    builder.setInsertionPointToStart(run);
-    IRMapping mapping;
-    for (Value operand : op.getOperands())
-      mapping.map(operand, laneValue(builder, loc, operand, lane));
-    Operation *copy = builder.clone(op, mapping);
-    SmallVector<Value> updated;
-    for (auto [index, result] : llvm::enumerate(copy->getResults()))
-      updated.push_back(vector::InsertOp::create(builder, loc, result,
-                                                 results[index],
-                                                 ArrayRef<int64_t>{lane}));
-    LLVM::BrOp::create(builder, loc, updated, next);
-    builder.setInsertionPointToStart(next);
-    results.assign(next->getArguments().begin(), next->getArguments().end());
-  }
-  for (auto [result, vectorValue] : llvm::zip(op.getResults(), results))
-    vectors[result] = vectorValue;
-}
-
 void LaneEmitter::emitMaskedOp(Operation &op, Value mask) {
   Location loc = op.getLoc();
-  if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
-    Type type = load.getType();
-    Shape address = shapeOf(load.getAddr());
-    uint64_t size = analysis.sizeOf(type);
-    unsigned alignment = load.getAlignment().value_or(size);
-    if (address.isUniform()) {
-      // One scalar load, when some lane runs this block.
-      Block *run = splitHere();
-      builder.setInsertionPointToStart(run);
-      Block *next = splitHere();
-      Value result = next->addArgument(type, loc);
-      builder.setInsertionPointToEnd(run->getPrevNode());
-      Value skipped = type.isIndex()
-                          ? arith::ConstantIndexOp::create(builder, loc, 0).getResult()
-                          : LLVM::PoisonOp::create(builder, loc, type).getResult();
-      LLVM::CondBrOp::create(builder, loc, anyLane(loc, mask), run, ValueRange{},
-                             next, ValueRange{skipped});
-      builder.setInsertionPointToStart(run);
-      IRMapping mapping;
-      mapping.map(load.getAddr(), scalar(load.getAddr()));
-      Value loaded = builder.clone(op, mapping)->getResult(0);
-      LLVM::BrOp::create(builder, loc, ValueRange{loaded}, next);
-      builder.setInsertionPointToStart(next);
-      scalars[load.getResult()] = result;
-      return;
-    }
-    if (address.kind == Kind::Strided && address.stride == static_cast<int64_t>(size) &&
-        type.isIntOrFloat() && type.getIntOrFloatBitWidth() == size * 8) {
-      vectors[load.getResult()] = LLVM::MaskedLoadOp::create(
-          builder, loc, vectorOf(type), scalar(load.getAddr()), mask, Value(),
-          builder.getI32IntegerAttr(alignment));
-      return;
-    }
-    vectors[load.getResult()] = LLVM::masked_gather::create(
-        builder, loc, vectorOf(type), vector(load.getAddr()), mask, ValueRange{},
-        builder.getI32IntegerAttr(alignment));
-    return;
-  }
-  if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
-    Value value = store.getValue();
-    Type type = value.getType();
-    Shape address = shapeOf(store.getAddr());
-    uint64_t size = analysis.sizeOf(type);
-    unsigned alignment = store.getAlignment().value_or(size);
-    Operation *masked;
-    if (address.kind == Kind::Strided &&
-        address.stride == static_cast<int64_t>(size) && type.isIntOrFloat() &&
-        type.getIntOrFloatBitWidth() == size * 8)
-      masked = LLVM::MaskedStoreOp::create(
-          builder, loc, ValueRange{vector(value), scalar(store.getAddr()), mask});
-    else // a uniform address too: the last active lane's value remains
-      masked = LLVM::masked_scatter::create(
-          builder, loc, ValueRange{vector(value), vector(store.getAddr()), mask});
-    masked->setAttr("alignment", builder.getI32IntegerAttr(alignment));
-    return;
-  }
+  if (auto load = dyn_cast<LLVM::LoadOp>(op))
+    return emitLoad(load, mask);
+  if (auto store = dyn_cast<LLVM::StoreOp>(op))
+    return emitStore(store, mask);
   if (isa<LLVM::AssumeOp>(op))
     return; // may not hold in the lanes that do not run this block
   if (runsPerLane(&op) ||
@@ -1296,7 +1258,7 @@ void LaneEmitter::emitMaskedOp(Operation &op, Value mask) {
       })) ||
       (op.getNumResults() == 0 && !isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp>(op) &&
        !isMemoryEffectFree(&op)))
-    return emitPerLaneMasked(op, mask);
+    return emitPerLane(op, mask);
   if (isa<LLVM::SDivOp, LLVM::UDivOp, LLVM::SRemOp, LLVM::URemOp, arith::DivSIOp,
           arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
           arith::CeilDivUIOp, arith::FloorDivSIOp>(op)) {
@@ -1306,11 +1268,8 @@ void LaneEmitter::emitMaskedOp(Operation &op, Value mask) {
     Type type = divisor.getType();
     Value safe;
     if (varying) {
-      Value ones = arith::ConstantOp::create(
-          builder, loc,
-          DenseElementsAttr::get(vectorOf(type),
-                                 ArrayRef<Attribute>{IntegerAttr::get(type, 1)}));
-      safe = arith::SelectOp::create(builder, loc, mask, vector(divisor), ones);
+      safe = arith::SelectOp::create(builder, loc, mask, vector(divisor),
+                                     constant(builder, loc, vectorOf(type), 1));
     } else {
       safe = arith::SelectOp::create(builder, loc, anyLane(loc, mask),
                                      scalar(divisor), constant(builder, loc, type, 1));
@@ -1418,14 +1377,14 @@ void LaneEmitter::emitOp(Operation &op) {
     return;
   }
   if (auto load = dyn_cast<LLVM::LoadOp>(op); load && !shapeOf(load.getAddr()).isUniform())
-    return emitLoad(load);
+    return emitLoad(load, Value());
   if (auto store = dyn_cast<LLVM::StoreOp>(op))
     if (!shapeOf(store.getAddr()).isUniform() || !shapeOf(store.getValue()).isUniform())
-      return emitStore(store);
+      return emitStore(store, Value());
   if (isa<LLVM::AssumeOp>(op) && !shapeOf(op.getOperand(0)).isUniform())
     return; // holds in every lane; nothing to say about the vector
   if (runsPerLane(&op))
-    return emitPerLane(op);
+    return emitPerLane(op, Value());
 
   bool varying = llvm::any_of(op.getResults(), [&](Value result) {
     return shapeOf(result).isVarying();
@@ -1465,7 +1424,7 @@ void LaneEmitter::emitOp(Operation &op) {
     vectors[op.getResult(0)] = copy->getResult(0);
     return;
   }
-  emitPerLane(op);
+  emitPerLane(op, Value());
 }
 
 void LaneEmitter::emitTerminator(Operation &op) {
@@ -1570,10 +1529,7 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
   SmallVector<Value> results{
       arith::ConstantOp::create(builder, loc, builder.getBoolAttr(false))};
   for (Type type : leaf.getResultTypes())
-    results.push_back(
-        type.isIndex()
-            ? arith::ConstantIndexOp::create(builder, loc, 0).getResult()
-            : LLVM::PoisonOp::create(builder, loc, type).getResult());
+    results.push_back(placeholder(loc, type));
   ReturnOp::create(builder, loc, results);
 
   for (Block *source : analysis.blockOrder()) {
