@@ -59,48 +59,39 @@ struct ConvertHPVMToVectorPass
           leaf.emitRemark() << "not vectorized: " << width << " lane";
         continue;
       }
-      std::string reason;
-      Operation *where = nullptr;
-      std::string name =
-          (leaf.getSymName() + "__lanes" + Twine(width)).str();
-      LeafOp variant = buildLaneVariant(leaf, width, 1, name, reason, where);
-      if (!variant) {
+      // Blocks of rows (instance coarsening) where there is a y to block.
+      unsigned blockRows =
+          replicatedInRows.contains(leaf.getSymNameAttr()) ? rows : 1;
+      LaneVariants variants = buildLaneVariants(leaf, width, blockRows);
+      if (!variants.lanes) {
         if (remarks) {
           InFlightDiagnostic remark =
-              leaf.emitRemark() << "not vectorized: " << reason;
-          if (where && !isa<UnknownLoc>(where->getLoc()))
-            remark.attachNote(where->getLoc()) << "here";
+              leaf.emitRemark() << "not vectorized: " << variants.reason;
+          if (variants.where && !isa<UnknownLoc>(variants.where->getLoc()))
+            remark.attachNote(variants.where->getLoc()) << "here";
         }
         continue;
       }
-      // A unique name in the module (the symbol table renames on clash).
-      symbols.insert(variant);
+      // Unique names in the module (the symbol table renames on a clash).
+      symbols.insert(variants.lanes);
       leaf->setAttr(HPVMDialect::getVectorVariantAttrName(),
-                    FlatSymbolRefAttr::get(variant.getSymNameAttr()));
+                    FlatSymbolRefAttr::get(variants.lanes.getSymNameAttr()));
       if (remarks)
         leaf.emitRemark() << "vectorized: " << width
                           << " instances along x run as vector lanes (@"
-                          << variant.getSymName() << ")";
-      // Instance coarsening: blocks of `rows` rows.
-      if (rows < 2 || !replicatedInRows.contains(leaf.getSymNameAttr()))
-        continue;
-      std::string blockName =
-          (leaf.getSymName() + "__lanes" + Twine(width) + "x" + Twine(rows)).str();
-      LeafOp block = buildLaneVariant(leaf, width, rows, blockName, reason, where);
-      if (!block) {
+                          << variants.lanes.getSymName() << ")";
+      if (variants.block) {
+        symbols.insert(variants.block);
+        leaf->setAttr(HPVMDialect::getBlockVariantAttrName(),
+                      FlatSymbolRefAttr::get(variants.block.getSymNameAttr()));
         if (remarks)
-          leaf.emitRemark() << "no blocks of " << static_cast<unsigned>(rows)
-                            << " rows: " << reason;
-        continue;
+          leaf.emitRemark() << "coarsened: blocks of " << width << " x "
+                            << blockRows << " instances (@"
+                            << variants.block.getSymName() << ")";
+      } else if (blockRows > 1 && remarks) {
+        leaf.emitRemark() << "no blocks of " << blockRows
+                          << " rows: " << variants.blockReason;
       }
-      symbols.insert(block);
-      leaf->setAttr(HPVMDialect::getBlockVariantAttrName(),
-                    FlatSymbolRefAttr::get(block.getSymNameAttr()));
-      if (remarks)
-        leaf.emitRemark() << "coarsened: blocks of " << width << " x "
-                          << static_cast<unsigned>(rows) << " instances (@"
-                          << block.getSymName()
-                          << ")";
     }
   }
 };

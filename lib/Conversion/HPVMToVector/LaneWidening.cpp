@@ -1558,55 +1558,59 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
 
 } // namespace
 
-LeafOp mlir::hpvm::buildLaneVariant(LeafOp leaf, unsigned lanes, unsigned rows,
-                                    StringRef name, std::string &reason,
-                                    Operation *&where) {
-  where = nullptr;
-  for (Type type : leaf.getResultTypes())
-    if (!isStorableScalar(type)) {
-      std::string text;
-      llvm::raw_string_ostream(text) << type;
-      reason = "an output of type " + text;
-      return {};
-    }
-  LaneAnalysis analysis(leaf, lanes);
-  if (failed(analysis.run(reason, where)))
-    return {};
-  bool readsX = false;
-  leaf.walk([&](InstanceIdOp id) {
-    readsX |= id.getLevel() == 0 && id.getDim() == Dim::x;
-  });
-  if (!readsX) {
-    reason = "its instances do not read their x id";
-    return {};
-  }
-  if (rows > 1) {
-    reason = analysis.rowRefusal();
-    if (!reason.empty())
-      return {};
-  }
-
+/// A variant of `leaf` emitted from `analysis`: `rows` > 1 for a block.
+static LeafOp emitVariant(LeafOp leaf, LaneAnalysis &analysis, unsigned lanes,
+                          unsigned rows) {
   OpBuilder b(leaf);
   b.setInsertionPointAfter(leaf);
   MLIRContext *context = leaf.getContext();
   SmallVector<Type> results{IntegerType::get(context, 1)};
   llvm::append_range(results, leaf.getResultTypes());
   auto type = FunctionType::get(context, leaf.getArgumentTypes(), results);
+  std::string name = (leaf.getSymName() + "__lanes" + Twine(lanes) +
+                      (rows > 1 ? "x" + Twine(rows) : Twine()))
+                         .str();
   auto variant = LeafOp::create(b, leaf.getLoc(), name, type);
   variant.getBody().getBlocks().clear(); // the emitter makes every block
   variant.setPrivate();
   if (ArrayAttr argAttrs = leaf.getArgAttrsAttr())
     variant.setArgAttrsAttr(argAttrs);
-  variant->setAttr(HPVMDialect::getLanesAttrName(),
-                   b.getI64IntegerAttr(lanes));
+  variant->setAttr(HPVMDialect::getLanesAttrName(), b.getI64IntegerAttr(lanes));
   if (rows > 1)
     variant->setAttr(HPVMDialect::getRowsAttrName(), b.getI64IntegerAttr(rows));
   variant->setAttr(HPVMDialect::getTargetsAttrName(),
                    b.getArrayAttr({TargetAttr::get(context, Target::cpu)}));
-  // The entry block's arguments are the inputs, uniform in every lane.
   LaneEmitter emitter(analysis, lanes, rows, context);
   emitter.emit(leaf, variant);
   return variant;
+}
+
+LaneVariants mlir::hpvm::buildLaneVariants(LeafOp leaf, unsigned lanes,
+                                           unsigned rows) {
+  LaneVariants variants;
+  for (Type type : leaf.getResultTypes())
+    if (!isStorableScalar(type)) {
+      llvm::raw_string_ostream(variants.reason) << "an output of type " << type;
+      return variants;
+    }
+  LaneAnalysis analysis(leaf, lanes);
+  if (failed(analysis.run(variants.reason, variants.where)))
+    return variants;
+  bool readsX = false;
+  leaf.walk([&](InstanceIdOp id) {
+    readsX |= id.getLevel() == 0 && id.getDim() == Dim::x;
+  });
+  if (!readsX) {
+    variants.reason = "its instances do not read their x id";
+    return variants;
+  }
+  variants.lanes = emitVariant(leaf, analysis, lanes, 1);
+  if (rows > 1) {
+    variants.blockReason = analysis.rowRefusal();
+    if (variants.blockReason.empty())
+      variants.block = emitVariant(leaf, analysis, lanes, rows);
+  }
+  return variants;
 }
 
 unsigned mlir::hpvm::getDefaultLaneCount(LeafOp leaf, unsigned vectorBits) {

@@ -10,23 +10,30 @@
 
 namespace mlir::hpvm {
 
+/// The variants of one leaf, built from one analysis.
+struct LaneVariants {
+  /// `@<leaf>__lanes<W>`, inserted after the leaf: the leaf's arguments, and
+  /// an i1 followed by the leaf's outputs (lane 0's). True when it ran the
+  /// instances x .. x + W - 1 (x being its own instance_id x), false when it
+  /// declined before any side effect because the lanes would part ways (a
+  /// branch taken by some lanes only, an index that would wrap between
+  /// lanes): the caller then runs those instances one by one. Null when the
+  /// leaf cannot run as lanes: `reason`, and `where` the op at fault if any.
+  LeafOp lanes;
+  std::string reason;
+  Operation *where = nullptr;
+  /// `@<leaf>__lanes<W>x<U>`, the block variant (instance coarsening): rows
+  /// y .. y + U - 1 of those lanes, each op that differs between rows run
+  /// once per row, the others once. Null when not asked for (U < 2) or when
+  /// refused: `blockReason`.
+  LeafOp block;
+  std::string blockReason;
+};
+
 /// Builds the lane variant of `leaf` (a leaf whose body is imported C: llvm
-/// and arith ops in blocks) for `lanes` lanes, named `name`, inserted after
-/// `leaf`. It has the leaf's arguments and returns an i1 followed by the
-/// leaf's outputs (lane 0's): true when it ran the instances
-/// x .. x + lanes - 1 (x being its own instance_id x), false when it
-/// declined before any side effect because the
-/// lanes would part ways (a branch taken by some lanes only, an index that
-/// would wrap between lanes): the caller then runs those instances one by
-/// one. On failure returns null and sets `reason` (and `where`, the op that
-/// could not be vectorized, when there is one).
-/// With `rows` > 1, a block variant: rows y .. y + rows - 1 of those lanes
-/// (instance coarsening), each op that differs between rows run once per
-/// row, the others once; it needs branches whose conditions are equal in
-/// every row.
-LeafOp buildLaneVariant(LeafOp leaf, unsigned lanes, unsigned rows,
-                        StringRef name, std::string &reason,
-                        Operation *&where);
+/// and arith ops in blocks) for `lanes` lanes and, when `rows` >= 2, its block
+/// variant of `rows` rows.
+LaneVariants buildLaneVariants(LeafOp leaf, unsigned lanes, unsigned rows);
 
 /// The number of lanes for `leaf` in vectors of `vectorBits` bits: the bits
 /// over the narrowest floating-point type the leaf loads or stores (32 when
