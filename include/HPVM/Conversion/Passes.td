@@ -104,29 +104,37 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     accesses. Calls with side effects and atomics run once per lane, in lane
     order. Loops whose trip count is equal in every lane stay loops.
 
+    Outputs (equal in every instance) come from lane 0. A local array
+    (`llvm.alloca`) gets one copy per lane, interleaved element by element,
+    so that a constant index is a vector access.
+
     A branch that some lanes take and others do not (divergent) is checked at
-    run time: when all lanes agree the variant goes on; otherwise it returns
-    false and the caller runs those W instances one by one. That return is
-    only possible before anything was stored: a divergent branch after a
-    store or a call with side effects is refused (masked execution is not
-    implemented yet). Casts and shifts that could wrap between lanes (the
-    sign extension of a 32-bit index) get the same run-time check of their
-    first lane, or stay vectors after a store.
+    run time: when all lanes agree the variant goes on. Otherwise, before
+    anything was stored, it returns false and the caller runs those W
+    instances one by one; after a store or a call with side effects, both
+    sides run under masks (masked loads and stores, per-lane ops in active
+    lanes only, divisors of 1 in inactive lanes, selects where the paths
+    meet), which needs a region whose paths meet again without a loop. Casts
+    and shifts that could wrap between lanes (the sign extension of a 32-bit
+    index) get a run-time check of their first lane before any store, or
+    stay vectors after one.
 
     Leaves are left scalar, with a reason under `remarks`, when they have
-    outputs, regions (structured leaves: `convert-hpvm-to-cpu` runs tiles in
-    lock-step, `vectorize-tiles`), local variables in memory (`llvm.alloca`),
-    hpvm ops other than the grid queries, volatile or atomic loads and
-    stores, or values with no vector form that differ between lanes; when a
-    loop whose trip count differs between lanes gathers (not profitable);
-    when their instances do not read their x id; and when they are never
-    replicated along x. Each instance computes what it computed before, in
-    the same order, so results are bitwise those of the scalar code.
+    regions or ops of other dialects than llvm, arith and math (structured
+    leaves: `convert-hpvm-to-cpu` runs tiles in lock-step,
+    `vectorize-tiles`), hpvm ops other than the grid queries, volatile or
+    atomic loads and stores, a local array whose address escapes, values with
+    no vector form that differ between lanes, a divergent branch after a
+    store around a loop, or a divergent switch; when a loop whose trip count
+    differs between lanes gathers (not profitable); when their instances do
+    not read their x id; and when they are never replicated along x. Each
+    instance computes what it computed before, in the same order, so results
+    are bitwise those of the scalar code.
 
     Instance coarsening: for a leaf replicated in two or more dimensions, a
     block variant (`@<leaf>__lanes<W>x<U>`, `hpvm.rows = U`, named by the
     leaf's `hpvm.block_variant`) also covers rows y .. y + U - 1 (`rows`,
-    default 4): ops whose values differ between rows run once per row, one
+    default 8): ops whose values differ between rows run once per row, one
     after the other, the others once, so that a load that does not depend
     on y (a row of A in sgemm) feeds U rows. It is built where a loop loads
     a value that every row needs (otherwise the rows share nothing), and
