@@ -133,18 +133,22 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
 
     Instance coarsening: for a leaf replicated in two or more dimensions, a
     block variant (`@<leaf>__lanes<W>x<U>`, `hpvm.rows = U`, named by the
-    leaf's `hpvm.block_variant`) also covers rows y .. y + U - 1 (`rows`,
-    default 8): ops whose values differ between rows run once per row, one
+    leaf's `hpvm.block_variant`) also covers rows y .. y + U - 1: ops whose
+    values differ between rows run once per row, one
     after the other, the others once, so that a load that does not depend
     on y (a row of A in sgemm) feeds U rows. It is built where a loop loads
     a value that every row needs (otherwise the rows share nothing), and
     needs branches on values equal in every row, no masked region, no
     outputs and a leaf that reads its y id.
 
-    W is `lanes` when given, else `vector-bits` (0: the host CPU's widest
-    vector registers: 512 with AVX-512, 256 with AVX, else 128) over the
-    narrowest floating-point type the leaf loads or stores (32 bits when
-    none).
+    W is `lanes` when given, else a 64-byte cache line, or one vector
+    register when wider (`vector-bits`, 0: the host CPU's widest: 512 with
+    AVX-512, 256 with AVX, else 128), over the narrowest floating-point type
+    the leaf loads or stores (32 bits when none): 16 floats, two AVX2
+    registers, so that a contiguous access uses the whole line it fetches
+    and each row keeps independent chains. U is `rows` when given, else
+    what the register file holds: the registers (32 with 512-bit vectors,
+    else 16) over the registers a row of W lanes takes, at most 8.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -153,12 +157,14 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
   ];
   let options = [
     Option<"lanes", "lanes", "unsigned", /*default=*/"0",
-           "Lanes per variant (0: from vector-bits)">,
+           "Lanes per variant (0: a cache line of the narrowest type, at "
+           "least one vector register)">,
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
            "Bits of a vector register (0: the host CPU's)">,
-    Option<"rows", "rows", "unsigned", /*default=*/"8",
+    Option<"rows", "rows", "unsigned", /*default=*/"0",
            "Rows (consecutive y instances) of a block variant for leaves "
-           "replicated in two or more dimensions (1: none)">,
+           "replicated in two or more dimensions (0: from the register "
+           "file, 1: none)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report, as remarks, which leaves were vectorized at which "
            "width, and why the others were not">,

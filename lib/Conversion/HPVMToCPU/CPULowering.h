@@ -250,7 +250,8 @@ private:
                                  FunctionType type);
   /// Runs the instances [from, to) along x of `leaf`: whole groups through
   /// its lane variant (convert-hpvm-to-vector), each group instance by
-  /// instance where the variant declines, the rest instance by instance.
+  /// instance where the variant declines, the rest through its remainder
+  /// variant when it has one (else instance by instance).
   /// `argsFor(b, x)` gives the node function's arguments for instance x.
   /// `useResults(b, x, outputs)` sees the outputs of instance x (of the
   /// group starting at x when the variant ran it). Returns false (and emits
@@ -261,12 +262,20 @@ private:
       function_ref<void(OpBuilder &, Value, ValueRange)> useResults);
   /// Runs the instances [from, to) along x of rows y .. y + U - 1 of `leaf`
   /// (U: the rows of its block variant): whole groups through the block
-  /// variant, a group it declines instance by instance, the rest of the
-  /// rows instance by instance. `argsFor(b, x, y)` gives the node
+  /// variant, a group it declines instance by instance, the rest of each
+  /// row through the remainder variant (else instance by instance). `argsFor(b, x, y)` gives the node
   /// function's arguments for instance (x, y).
   void runInstanceBlockInLanes(
       OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to, Value y,
       function_ref<SmallVector<Value>(OpBuilder &, Value, Value)> argsFor);
+  /// Runs the `count` (0 .. W - 1) instances from x along a row of `leaf`
+  /// (a leaf with a remainder variant) as one group under a mask, or
+  /// instance by instance when the variant declines; `argsFor` and
+  /// `useResults` as for runInstanceRowInLanes.
+  void runRemainderInLanes(
+      OpBuilder &b, Location loc, LeafOp leaf, Value x, Value count,
+      function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
+      function_ref<void(OpBuilder &, Value, ValueRange)> useResults);
   /// The rows of the block variant of `leaf`, 0 without one.
   unsigned getBlockRows(LeafOp leaf);
   /// Stores `results` into the storage struct of `types` at `outputs` when
@@ -349,6 +358,9 @@ private:
   /// Leaves with a lane variant (hpvm.vector_variant): the variant's node
   /// function and its lane count.
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneVariants;
+  /// Leaves with a remainder variant (hpvm.remainder_variant): its node
+  /// function, which runs the first n lanes of a group (n its last input).
+  DenseMap<Operation *, func::FuncOp> remainderVariants;
   /// Leaves with a block variant (hpvm.block_variant): its node function
   /// and its row count (the lanes are those of the lane variant).
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> blockVariants;

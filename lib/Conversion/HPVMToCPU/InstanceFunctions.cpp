@@ -403,7 +403,50 @@ void CPULowering::runInstanceBlockInLanes(
     OpBuilder db = ifRan.getElseBodyBuilder();
     eachInstance(db, x, width);
   }
-  eachInstance(b, full, arith::SubIOp::create(b, loc, to, full));
+  Value count = arith::SubIOp::create(b, loc, to, full);
+  if (!remainderVariants.count(leaf.getOperation())) {
+    eachInstance(b, full, count);
+    return;
+  }
+  // The rest of each row under a mask.
+  auto across = scf::ForOp::create(b, loc, zero, height, one);
+  OpBuilder ab(across.getBody()->getTerminator());
+  Value row = arith::AddIOp::create(ab, loc, y, across.getInductionVar());
+  runRemainderInLanes(
+      ab, loc, leaf, full, count,
+      [&](OpBuilder &rb, Value x) { return argsFor(rb, x, row); },
+      [](OpBuilder &, Value, ValueRange) {});
+}
+
+void CPULowering::runRemainderInLanes(
+    OpBuilder &b, Location loc, LeafOp leaf, Value x, Value count,
+    function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
+    function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
+  func::FuncOp remainder = remainderVariants.lookup(leaf.getOperation());
+  func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto any = scf::IfOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero),
+      /*withElseRegion=*/false);
+  OpBuilder tb = any.getThenBodyBuilder();
+  // The leaf's inputs, the lane count, then the instance's ids.
+  SmallVector<Value> args = argsFor(tb, x);
+  args.insert(args.begin() + leaf.getNumArguments(),
+              arith::IndexCastOp::create(tb, loc, tb.getI64Type(), count));
+  auto group = func::CallOp::create(tb, loc, remainder, args);
+  auto ifRan = scf::IfOp::create(tb, loc, group.getResult(0),
+                                 /*withElseRegion=*/true);
+  OpBuilder rb = ifRan.getThenBodyBuilder();
+  useResults(rb, x, group.getResults().drop_front());
+  // Declined: instance by instance.
+  OpBuilder db = ifRan.getElseBodyBuilder();
+  auto each = scf::ForOp::create(db, loc, x,
+                                 arith::AddIOp::create(db, loc, x, count), one);
+  OpBuilder eb(each.getBody()->getTerminator());
+  auto instance = func::CallOp::create(eb, loc, scalar,
+                                       argsFor(eb, each.getInductionVar()));
+  useResults(eb, each.getInductionVar(), instance.getResults());
 }
 
 Value CPULowering::allZero(OpBuilder &b, Location loc, ValueRange ids) {
@@ -458,6 +501,12 @@ bool CPULowering::runInstanceRowInLanes(
     auto instance = func::CallOp::create(eb, loc, scalar,
                                          argsFor(eb, each.getInductionVar()));
     useResults(eb, each.getInductionVar(), instance.getResults());
+  }
+  if (remainderVariants.count(leaf.getOperation())) {
+    runRemainderInLanes(b, loc, leaf, full,
+                        arith::SubIOp::create(b, loc, to, full), argsFor,
+                        useResults);
+    return true;
   }
   auto rest = scf::ForOp::create(b, loc, full, to, one);
   OpBuilder rb(rest.getBody()->getTerminator());

@@ -113,8 +113,15 @@ LogicalResult CPULowering::createNodeFunctions() {
   for (auto leaf : module.getOps<LeafOp>()) {
     auto variantName = leaf->getAttrOfType<FlatSymbolRefAttr>(
         HPVMDialect::getVectorVariantAttrName());
-    if (!variantName)
+    if (!variantName) {
+      for (StringRef other : {HPVMDialect::getBlockVariantAttrName(),
+                              HPVMDialect::getRemainderVariantAttrName()})
+        if (leaf->hasAttr(other))
+          return leaf.emitError()
+                 << "'" << other << "' needs the lane variant it extends: "
+                 << "'hpvm.vector_variant' is missing";
       continue;
+    }
     auto variant =
         symbolTables.lookupNearestSymbolFrom<LeafOp>(module, variantName);
     auto lanes = variant ? variant->getAttrOfType<IntegerAttr>(
@@ -129,6 +136,25 @@ LogicalResult CPULowering::createNodeFunctions() {
                 "leaf's)";
     laneVariants[leaf] = {nodeFunctions.lookup(variant),
                           static_cast<unsigned>(lanes.getInt())};
+    if (auto remainderName = leaf->getAttrOfType<FlatSymbolRefAttr>(
+            HPVMDialect::getRemainderVariantAttrName())) {
+      auto remainder =
+          symbolTables.lookupNearestSymbolFrom<LeafOp>(module, remainderName);
+      auto remainderLanes = remainder ? remainder->getAttrOfType<IntegerAttr>(
+                                            HPVMDialect::getLanesAttrName())
+                                      : IntegerAttr();
+      SmallVector<Type> inputs(variant.getArgumentTypes());
+      inputs.push_back(IntegerType::get(module.getContext(), 64));
+      if (!remainderLanes || remainderLanes.getInt() != lanes.getInt() ||
+          remainder.getArgumentTypes() != ArrayRef<Type>(inputs) ||
+          remainder.getResultTypes() != variant.getResultTypes())
+        return leaf.emitError()
+               << "'hpvm.remainder_variant' names " << remainderName
+               << ", which is not a remainder variant of this leaf (a leaf "
+                  "with the lanes and outputs of its lane variant and its "
+                  "inputs then an i64 lane count)";
+      remainderVariants[leaf] = nodeFunctions.lookup(remainder);
+    }
     auto blockName = leaf->getAttrOfType<FlatSymbolRefAttr>(
         HPVMDialect::getBlockVariantAttrName());
     if (!blockName)

@@ -52,16 +52,19 @@ struct ConvertHPVMToVectorPass
           leaf->hasAttr(HPVMDialect::getVectorVariantAttrName()) ||
           !replicated.contains(leaf.getSymNameAttr()))
         continue;
+      unsigned elementBits = getLaneElementBits(leaf);
       unsigned width = lanes ? static_cast<unsigned>(lanes)
-                             : getDefaultLaneCount(leaf, bits);
+                             : getDefaultLaneCount(elementBits, bits);
       if (width < 2) {
         if (remarks)
           leaf.emitRemark() << "not vectorized: " << width << " lane";
         continue;
       }
       // Blocks of rows (instance coarsening) where there is a y to block.
-      unsigned blockRows =
-          replicatedInRows.contains(leaf.getSymNameAttr()) ? rows : 1;
+      unsigned blockRows = 1;
+      if (replicatedInRows.contains(leaf.getSymNameAttr()))
+        blockRows = rows ? static_cast<unsigned>(rows)
+                         : getDefaultRowCount(width, elementBits, bits);
       LaneVariants variants = buildLaneVariants(leaf, width, blockRows);
       if (!variants.lanes) {
         if (remarks) {
@@ -76,6 +79,9 @@ struct ConvertHPVMToVectorPass
       symbols.insert(variants.lanes);
       leaf->setAttr(HPVMDialect::getVectorVariantAttrName(),
                     FlatSymbolRefAttr::get(variants.lanes.getSymNameAttr()));
+      symbols.insert(variants.remainder);
+      leaf->setAttr(HPVMDialect::getRemainderVariantAttrName(),
+                    FlatSymbolRefAttr::get(variants.remainder.getSymNameAttr()));
       if (remarks)
         leaf.emitRemark() << "vectorized: " << width
                           << " instances along x run as vector lanes (@"

@@ -846,8 +846,9 @@ private:
 class LaneEmitter {
 public:
   LaneEmitter(LaneAnalysis &analysis, unsigned lanes, unsigned rows,
-              MLIRContext *context)
-      : analysis(analysis), lanes(lanes), rows(rows), context(context) {
+              bool masked, MLIRContext *context)
+      : analysis(analysis), lanes(lanes), rows(rows), masked(masked),
+        context(context) {
     scalars.setRows(rows);
     vectors.setRows(rows);
     offsetValues.setRows(rows);
@@ -954,6 +955,8 @@ private:
   unsigned lanes;
   /// Rows of a block variant (1 for a lane variant).
   unsigned rows;
+  /// A remainder variant: lanes n and up (n its trailing input) masked off.
+  bool masked;
   MLIRContext *context;
   OpBuilder builder{context};
   /// The row (y offset in a block variant) being emitted.
@@ -964,6 +967,8 @@ private:
   RowMap offsetValues{analysis, row};
   DenseMap<Block *, Block *> blocks;
   Block *bail = nullptr;
+  /// In a remainder variant, the lanes that run (the first n); else null.
+  Value entryMask;
 };
 
 Value LaneEmitter::offsets(OpBuilder &b, Location loc, Type type,
@@ -1062,7 +1067,14 @@ void LaneEmitter::emitLoad(LLVM::LoadOp load, Value mask) {
   IntegerAttr alignment = builder.getI32IntegerAttr(
       load.getAlignment().value_or(analysis.sizeOf(type)));
   if (shapeOf(address).isUniform()) {
-    // Under a mask: one scalar load, when some lane runs this block.
+    // Under a mask: one scalar load, when some lane runs this block (lane 0
+    // runs every block that the entry mask alone covers).
+    if (!mask || mask == entryMask) {
+      IRMapping mapping;
+      mapping.map(address, scalar(address));
+      scalars[load.getResult()] = builder.clone(*load, mapping)->getResult(0);
+      return;
+    }
     scalars[load.getResult()] =
         emitIf(loc, anyLane(loc, mask), placeholder(loc, type), [&] {
           IRMapping mapping;
@@ -1246,10 +1258,19 @@ Block *LaneEmitter::splitHere() {
 
 void LaneEmitter::emitMaskedOp(Operation &op, Value mask) {
   Location loc = op.getLoc();
+  if (isa<LLVM::AllocaOp>(op) ||
+      (isa<LLVM::GEPOp>(op) && analysis.privateRootOf(op.getResult(0))))
+    return emitOp(op); // every lane's copy, in or out of the mask
   if (auto load = dyn_cast<LLVM::LoadOp>(op))
     return emitLoad(load, mask);
-  if (auto store = dyn_cast<LLVM::StoreOp>(op))
+  if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+    // A value equal in every lane, stored where every lane stores: once,
+    // when lane 0 runs the block.
+    if (mask == entryMask && shapeOf(store.getAddr()).isUniform() &&
+        shapeOf(store.getValue()).isUniform())
+      return emitOp(op);
     return emitStore(store, mask);
+  }
   if (isa<LLVM::AssumeOp>(op))
     return; // may not hold in the lanes that do not run this block
   if (runsPerLane(&op) ||
@@ -1319,8 +1340,13 @@ void LaneEmitter::emitMaskedRegion(LLVM::CondBrOp branch,
     return merged;
   };
   Value taken = vector(branch.getCondition());
+  Value notTaken = negate(taken);
+  if (entryMask) {
+    taken = arith::AndIOp::create(builder, loc, taken, entryMask);
+    notTaken = arith::AndIOp::create(builder, loc, notTaken, entryMask);
+  }
   addEdge(branch.getTrueDest(), taken, branch.getTrueDestOperands());
-  addEdge(branch.getFalseDest(), negate(taken), branch.getFalseDestOperands());
+  addEdge(branch.getFalseDest(), notTaken, branch.getFalseDestOperands());
   for (Block *block : region.blocks) {
     ArrayRef<Edge> edges = incoming[block];
     Value mask = edges.front().mask;
@@ -1459,12 +1485,20 @@ void LaneEmitter::emitTerminator(Operation &op) {
       return;
     }
     // Divergent: all lanes true, all false, or, when they disagree, both
-    // sides under masks (a masked region) or back to the scalar code.
+    // sides under masks (a masked region) or back to the scalar code. In a
+    // remainder variant, the lanes that run decide.
     Value lanesTaken = vector(condition);
+    Value allTaken = lanesTaken, anyTaken = lanesTaken;
+    if (entryMask) {
+      allTaken = arith::OrIOp::create(
+          builder, loc, lanesTaken,
+          arith::XOrIOp::create(builder, loc, entryMask, allLanes(loc, true)));
+      anyTaken = arith::AndIOp::create(builder, loc, lanesTaken, entryMask);
+    }
     Value all = vector::ReductionOp::create(
-        builder, loc, vector::CombiningKind::AND, lanesTaken);
+        builder, loc, vector::CombiningKind::AND, allTaken);
     Value any = vector::ReductionOp::create(
-        builder, loc, vector::CombiningKind::OR, lanesTaken);
+        builder, loc, vector::CombiningKind::OR, anyTaken);
     Block *check = splitHere();
     LLVM::CondBrOp::create(builder, loc, all, blocks.lookup(trueDest), trueArgs,
                            check, ValueRange{});
@@ -1521,6 +1555,16 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
       row = 0;
     }
   }
+  if (masked) {
+    // The lane count, after the leaf's inputs.
+    Block *entry = blocks.lookup(analysis.blockOrder().front());
+    Value count = entry->addArgument(IntegerType::get(context, 64), leaf.getLoc());
+    builder.setInsertionPointToStart(entry);
+    entryMask = vector::CreateMaskOp::create(
+        builder, leaf.getLoc(), vectorOf(builder.getI1Type()),
+        ValueRange{arith::IndexCastOp::create(builder, leaf.getLoc(),
+                                              builder.getIndexType(), count)});
+  }
   // Declined: false, and outputs nobody reads.
   bail = new Block();
   region.push_back(bail);
@@ -1533,7 +1577,11 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
   ReturnOp::create(builder, loc, results);
 
   for (Block *source : analysis.blockOrder()) {
-    builder.setInsertionPointToStart(blocks.lookup(source));
+    Block *block = blocks.lookup(source);
+    if (entryMask && entryMask.getParentBlock() == block)
+      builder.setInsertionPointAfterValue(entryMask);
+    else
+      builder.setInsertionPointToStart(block);
     for (Operation &op : *source) {
       if (op.hasTrait<::mlir::OpTrait::IsTerminator>()) {
         emitTerminator(op);
@@ -1550,7 +1598,7 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
             llvm::any_of(op.getOperands(),
                          [&](Value v) { return analysis.isRowDependent(v); })));
       for (row = 0; row < (perRow ? rows : 1); ++row)
-        emitOp(op);
+        entryMask ? emitMaskedOp(op, entryMask) : emitOp(op);
       row = 0;
     }
   }
@@ -1558,29 +1606,38 @@ void LaneEmitter::emit(LeafOp leaf, LeafOp variant) {
 
 } // namespace
 
-/// A variant of `leaf` emitted from `analysis`: `rows` > 1 for a block.
+/// A variant of `leaf` emitted from `analysis`: `rows` > 1 for a block,
+/// `masked` for the remainder variant.
 static LeafOp emitVariant(LeafOp leaf, LaneAnalysis &analysis, unsigned lanes,
-                          unsigned rows) {
+                          unsigned rows, bool masked = false) {
   OpBuilder b(leaf);
   b.setInsertionPointAfter(leaf);
   MLIRContext *context = leaf.getContext();
   SmallVector<Type> results{IntegerType::get(context, 1)};
   llvm::append_range(results, leaf.getResultTypes());
-  auto type = FunctionType::get(context, leaf.getArgumentTypes(), results);
+  SmallVector<Type> inputs(leaf.getArgumentTypes());
+  if (masked)
+    inputs.push_back(IntegerType::get(context, 64));
+  auto type = FunctionType::get(context, inputs, results);
   std::string name = (leaf.getSymName() + "__lanes" + Twine(lanes) +
-                      (rows > 1 ? "x" + Twine(rows) : Twine()))
+                      (rows > 1 ? "x" + Twine(rows) : Twine()) +
+                      (masked ? "_masked" : ""))
                          .str();
   auto variant = LeafOp::create(b, leaf.getLoc(), name, type);
   variant.getBody().getBlocks().clear(); // the emitter makes every block
   variant.setPrivate();
-  if (ArrayAttr argAttrs = leaf.getArgAttrsAttr())
-    variant.setArgAttrsAttr(argAttrs);
+  if (ArrayAttr argAttrs = leaf.getArgAttrsAttr()) {
+    SmallVector<Attribute> attrs(argAttrs.getValue());
+    if (masked)
+      attrs.push_back(b.getDictionaryAttr({}));
+    variant.setArgAttrsAttr(b.getArrayAttr(attrs));
+  }
   variant->setAttr(HPVMDialect::getLanesAttrName(), b.getI64IntegerAttr(lanes));
   if (rows > 1)
     variant->setAttr(HPVMDialect::getRowsAttrName(), b.getI64IntegerAttr(rows));
   variant->setAttr(HPVMDialect::getTargetsAttrName(),
                    b.getArrayAttr({TargetAttr::get(context, Target::cpu)}));
-  LaneEmitter emitter(analysis, lanes, rows, context);
+  LaneEmitter emitter(analysis, lanes, rows, masked, context);
   emitter.emit(leaf, variant);
   return variant;
 }
@@ -1605,6 +1662,7 @@ LaneVariants mlir::hpvm::buildLaneVariants(LeafOp leaf, unsigned lanes,
     return variants;
   }
   variants.lanes = emitVariant(leaf, analysis, lanes, 1);
+  variants.remainder = emitVariant(leaf, analysis, lanes, 1, /*masked=*/true);
   if (rows > 1) {
     variants.blockReason = analysis.rowRefusal();
     if (variants.blockReason.empty())
@@ -1613,7 +1671,7 @@ LaneVariants mlir::hpvm::buildLaneVariants(LeafOp leaf, unsigned lanes,
   return variants;
 }
 
-unsigned mlir::hpvm::getDefaultLaneCount(LeafOp leaf, unsigned vectorBits) {
+unsigned mlir::hpvm::getLaneElementBits(LeafOp leaf) {
   unsigned narrowest = 0;
   leaf.walk([&](Operation *op) {
     Type moved;
@@ -1626,5 +1684,18 @@ unsigned mlir::hpvm::getDefaultLaneCount(LeafOp leaf, unsigned vectorBits) {
       narrowest = narrowest ? std::min(narrowest, width) : width;
     }
   });
-  return std::max(2u, vectorBits / (narrowest ? narrowest : 32));
+  return narrowest ? narrowest : 32;
+}
+
+unsigned mlir::hpvm::getDefaultLaneCount(unsigned elementBits,
+                                         unsigned vectorBits) {
+  constexpr unsigned cacheLineBits = 512;
+  return std::max(2u, std::max(vectorBits, cacheLineBits) / elementBits);
+}
+
+unsigned mlir::hpvm::getDefaultRowCount(unsigned lanes, unsigned elementBits,
+                                        unsigned vectorBits) {
+  unsigned registers = vectorBits >= 512 ? 32 : 16;
+  unsigned perRow = std::max(1u, (lanes * elementBits + vectorBits - 1) / vectorBits);
+  return std::clamp(registers / perRow, 1u, 8u);
 }

@@ -22,6 +22,11 @@ struct LaneVariants {
   LeafOp lanes;
   std::string reason;
   Operation *where = nullptr;
+  /// `@<leaf>__lanes<W>_masked`, the remainder variant: the lane variant
+  /// with a trailing i64 input n (1 <= n <= W) that runs instances x ..
+  /// x + n - 1 only, the other lanes masked off (a row's last group). Null
+  /// when `lanes` is.
+  LeafOp remainder;
   /// `@<leaf>__lanes<W>x<U>`, the block variant (instance coarsening): rows
   /// y .. y + U - 1 of those lanes, each op that differs between rows run
   /// once per row, the others once. Null when not asked for (U < 2) or when
@@ -35,10 +40,21 @@ struct LaneVariants {
 /// variant of `rows` rows.
 LaneVariants buildLaneVariants(LeafOp leaf, unsigned lanes, unsigned rows);
 
-/// The number of lanes for `leaf` in vectors of `vectorBits` bits: the bits
-/// over the narrowest floating-point type the leaf loads or stores (32 when
-/// it moves no floating-point values).
-unsigned getDefaultLaneCount(LeafOp leaf, unsigned vectorBits);
+/// The bits of the narrowest floating-point type `leaf` loads or stores (32
+/// when it moves no floating-point values): the element of its vectors.
+unsigned getLaneElementBits(LeafOp leaf);
+
+/// The lanes of a variant whose elements have `elementBits` bits on a target
+/// with `vectorBits`-bit registers: a 64-byte cache line, or one register
+/// when that is wider, so that a contiguous access uses all of the line it
+/// fetches (two AVX2 registers of floats: two independent chains per row).
+unsigned getDefaultLaneCount(unsigned elementBits, unsigned vectorBits);
+
+/// The rows of a block variant of `lanes` lanes of `elementBits` bits: as
+/// many rows as the register file holds (32 registers with 512-bit vectors,
+/// else 16) with each row of lanes in its own registers, at most 8.
+unsigned getDefaultRowCount(unsigned lanes, unsigned elementBits,
+                            unsigned vectorBits);
 
 } // namespace mlir::hpvm
 

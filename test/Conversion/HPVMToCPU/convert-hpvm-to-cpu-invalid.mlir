@@ -340,3 +340,31 @@ hpvm.leaf private @two__lanes8x2(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 8
 hpvm.leaf private @two(%x: !llvm.ptr) attributes {hpvm.vector_variant = @two__lanes4, hpvm.block_variant = @two__lanes8x2} {
   hpvm.return
 }
+
+// -----
+
+// A remainder variant without the lane count input.
+hpvm.leaf private @rest__lanes4(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 4} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+hpvm.leaf private @rest__lanes4_masked(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 4} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+// expected-error @+1 {{'hpvm.remainder_variant' names @rest__lanes4_masked, which is not a remainder variant of this leaf (a leaf with the lanes and outputs of its lane variant and its inputs then an i64 lane count)}}
+hpvm.leaf private @rest(%x: !llvm.ptr) attributes {hpvm.vector_variant = @rest__lanes4, hpvm.remainder_variant = @rest__lanes4_masked} {
+  hpvm.return
+}
+
+// -----
+
+// A block variant of no lane variant.
+hpvm.leaf private @alone__lanes4x2(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 4, hpvm.rows = 2} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+// expected-error @+1 {{'hpvm.block_variant' needs the lane variant it extends: 'hpvm.vector_variant' is missing}}
+hpvm.leaf private @alone(%x: !llvm.ptr) attributes {hpvm.block_variant = @alone__lanes4x2} {
+  hpvm.return
+}

@@ -587,6 +587,13 @@ hpvm.internal @inner() attributes {hpvm.block_variant = @v} {
 
 // -----
 
+// expected-error @+1 {{'hpvm.remainder_variant' expects a symbol reference (the variant leaf), found "v"}}
+hpvm.leaf @leaf() attributes {hpvm.remainder_variant = "v"} {
+  hpvm.return
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.rows' expects an i64 row count of at least 2, found 1 : i64}}
 hpvm.leaf @leaf() -> i1 attributes {hpvm.lanes = 8, hpvm.rows = 1} {
   %true = arith.constant true
@@ -624,7 +631,7 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant' or 'hpvm.rows'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant' or 'hpvm.rows'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

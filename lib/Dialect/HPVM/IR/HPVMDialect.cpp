@@ -132,7 +132,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
-  if (name == getVectorVariantAttrName() || name == getBlockVariantAttrName()) {
+  if (name == getVectorVariantAttrName() || name == getBlockVariantAttrName() ||
+      name == getRemainderVariantAttrName()) {
     if (!isa<LeafOp>(op))
       return op->emitError()
              << "'" << name << "' is only valid on hpvm.leaf, found on '"
@@ -182,7 +183,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
                             "'hpvm.vector_variant', 'hpvm.lanes', "
-                            "'hpvm.block_variant' or 'hpvm.rows'";
+                            "'hpvm.block_variant', 'hpvm.remainder_variant' "
+                            "or 'hpvm.rows'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

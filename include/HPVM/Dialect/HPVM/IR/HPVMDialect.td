@@ -42,6 +42,9 @@ def HPVM_Dialect : Dialect {
     and false when the caller must run them one by one. A block variant,
     named by `hpvm.block_variant = @b`, is a lane variant with
     `hpvm.rows = U : i64` (U >= 2) that also covers rows y .. y + U - 1.
+    A remainder variant, named by `hpvm.remainder_variant = @r`, is a lane
+    variant with one more input, a trailing i64 n (1 <= n <= W): it runs
+    instances x .. x + n - 1 only, the other lanes masked off.
     Arguments of node definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
@@ -89,6 +92,12 @@ def HPVM_Dialect : Dialect {
     /// (convert-hpvm-to-vector): W x instances of U consecutive y rows.
     static constexpr ::llvm::StringLiteral getBlockVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.block_variant");
+    }
+    /// Name of the discardable attribute naming the remainder variant of a
+    /// leaf (convert-hpvm-to-vector): its lane variant under a mask of the
+    /// first n lanes, n a trailing i64 input.
+    static constexpr ::llvm::StringLiteral getRemainderVariantAttrName() {
+      return ::llvm::StringLiteral("hpvm.remainder_variant");
     }
     /// Name of the discardable attribute of a block variant: its row count U.
     static constexpr ::llvm::StringLiteral getRowsAttrName() {
