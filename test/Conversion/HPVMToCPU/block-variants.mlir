@@ -1,7 +1,8 @@
 // convert-hpvm-to-cpu with block variants (rows > 1): rows advance by whole
 // blocks through the block variant (a declined block instance by instance),
-// the rows left one by one through the lane variant; in collapsed grids a
-// block is taken where it fits in the tile and the range.
+// the rest of each row of a block through the remainder variant, the rows
+// left one by one through the lane variant; in collapsed grids a block is
+// taken where it fits in the tile and the range.
 // RUN: hpvm-opt %s --convert-hpvm-to-vector="lanes=4 rows=2" --convert-hpvm-to-cpu | FileCheck %s
 
 // CHECK-LABEL: llvm.func internal @__hpvm_range_fill_2(
@@ -11,6 +12,9 @@
 // CHECK: scf.if %[[RAN]] {
 // CHECK: } else {
 // CHECK: func.call @__hpvm_leaf_fill(
+// CHECK: scf.for %[[R:.*]] = %c0{{.*}} to %c2{{.*}} step
+// CHECK: %[[RY:.*]] = arith.addi %[[Y]], %[[R]] : index
+// CHECK: func.call @__hpvm_leaf_fill__lanes4_masked(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RY]],
 // CHECK: func.call @__hpvm_leaf_fill(
 // CHECK: scf.for %[[ROW:.*]] = %[[YFULL]] to
 // CHECK: func.call @__hpvm_leaf_fill__lanes4(

@@ -1,8 +1,11 @@
 // convert-hpvm-to-cpu with lane variants (convert-hpvm-to-vector): a row of
 // instances runs in whole groups through the variant, a group the variant
-// declines instance by instance, the rest of the row instance by instance;
+// declines instance by instance, the rest of the row (fewer than W) as one
+// group through the remainder variant (a call: it runs once per row), with
+// the count after the leaf's inputs, instance by instance when it declines;
 // in a plain grid and in a collapsed grid of tiles.
 // RUN: hpvm-opt %s --convert-hpvm-to-vector=lanes=4 --convert-hpvm-to-cpu | FileCheck %s
+// RUN: hpvm-opt %s --convert-hpvm-to-vector=lanes=4 --convert-hpvm-to-cpu | FileCheck %s --check-prefix=FUNC
 // RUN: hpvm-opt %s --convert-hpvm-to-cpu | FileCheck %s --check-prefix=NONE
 // NONE-NOT: __lanes
 
@@ -18,13 +21,24 @@
 // CHECK: } else {
 // CHECK: scf.for %[[LANE:.*]] = %[[X]] to
 // CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %{{.*}}, %[[LANE]],
-// CHECK: scf.for %[[REST:.*]] = %[[FULL]] to %[[TO:.*]] step
+// CHECK: %[[LEFT:.*]] = arith.subi %[[TO:.*]], %[[FULL]] : index
+// CHECK: %[[SOME:.*]] = arith.cmpi sgt, %[[LEFT]], %{{.*}} : index
+// CHECK: scf.if %[[SOME]] {
+// CHECK: %[[N:.*]] = arith.index_cast %[[LEFT]] : index to i64
+// CHECK: %[[RANREST:.*]] = func.call @__hpvm_leaf_scale__lanes4_masked(%{{.*}}, %{{.*}}, %[[N]], %[[FULL]],
+// CHECK: scf.if %[[RANREST]] {
+// CHECK: } else {
+// CHECK: scf.for %[[REST:.*]] = %[[FULL]] to
 // CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %{{.*}}, %[[REST]],
 // CHECK-LABEL: llvm.func internal @__hpvm_collapsed_tiles_scale(
 // CHECK: func.call @__hpvm_leaf_scale__lanes4(
 // CHECK: func.call @__hpvm_leaf_scale(
+// CHECK: func.call @__hpvm_leaf_scale__lanes4_masked(
 // CHECK: func.call @__hpvm_leaf_scale(
 // CHECK: llvm.return
+// FUNC: func.func private @__hpvm_leaf_scale__lanes4_masked(
+// FUNC-SAME: %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: f32, %{{[^:]*}}: i64, %{{[^:]*}}: index
+// FUNC-SAME: passthrough = ["noinline"]
 hpvm.leaf private @scale(%x: !llvm.ptr, %a: f32) {
   %i = hpvm.instance_id x : index
   %i64 = arith.index_cast %i : index to i64
