@@ -35,17 +35,18 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   }
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
-  // Lane variants of the replicated imported-C leaves, which the CPU
-  // lowering runs groups of instances through (after the kernels: devices
-  // run the scalar leaves).
-  if (options.vectorize) {
+  // Lane variants of the replicated imported-C leaves and tile variants of
+  // structured ones, which the CPU lowering runs groups of instances through
+  // (after the kernels: devices run the scalar leaves).
+  if (options.vectorize || options.vectorizeTiles) {
     ConvertHPVMToVectorOptions vectorOptions;
+    vectorOptions.importedC = options.vectorize;
+    vectorOptions.tiles = options.vectorizeTiles;
     vectorOptions.remarks = options.vectorizeRemarks;
     vectorOptions.vectorBits = options.vectorBits;
     pm.addPass(createConvertHPVMToVector(vectorOptions));
   }
   ConvertHPVMToCPUOptions cpuOptions;
-  cpuOptions.vectorizeTiles = options.vectorizeTiles;
   cpuOptions.collapseGrids = options.collapseGrids;
   pm.addPass(createConvertHPVMToCPU(cpuOptions));
 }

@@ -41,19 +41,15 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     valid (`hpvm_rt_request_host`). Every leaf run calls
     `hpvm_rt_trace_node` (a no-op unless `HPVM_TRACE` is set).
 
-    Tiles run in lock-step (`vectorize-tiles`, on by default): when every
-    grid of a leaf has the same constant x extent W (2 to 128, as after
-    `hpvm-tile-nodes`), a row of W instances runs as one call of a vectorized
-    copy of the leaf, like the threads of a GPU thread block: values that
-    differ between instances become `vector<W x T>`, values equal in all stay
-    scalars, accesses whose last index is the x id plus a uniform offset
-    become vector loads and stores, other accesses are done lane by lane, and
-    branches that differ between instances run under masks (divisions see a
-    divisor of 1 in inactive lanes; a side runs only when some instance takes
-    it). Each instance still executes its own operations in its own order, so
-    results are bitwise those of the instance-by-instance code. Leaves with
-    outputs, barriers, several blocks or other ops (calls, atomics, `hpvm.alloc`)
-    keep the scalar loop, as does any box of the grid that is not whole rows. Not supported
+    Tiles run in lock-step: a leaf that names a tile variant
+    (`hpvm.tile_variant`, built by `convert-hpvm-to-vector` for structured
+    leaves whose grids all have one constant x extent W) runs each whole row
+    of W instances as one call of the variant, like the threads of a GPU
+    thread block, and a small constant grid of it (a tile) on the thread
+    that runs the tile; any box of the grid that is not whole rows runs
+    instance by instance. Lane variants (`hpvm.vector_variant`, imported C)
+    run rows in groups of their lanes, the rest through the remainder
+    variant, and rows in blocks through the block variant. Not supported
     yet (a diagnostic, never a miscompile): barriers in nested regions, in
     loops or on some paths only,
     other uses of `hpvm.alloc`, tensor ops (run
@@ -74,9 +70,6 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     "::mlir::vector::VectorDialect",
   ];
   let options = [
-    Option<"vectorizeTiles", "vectorize-tiles", "bool", /*default=*/"true",
-           "Run the instances of a tile row in lock-step as vector code "
-           "(leaves whose grids all have one constant x extent from 2 to 128)">,
     Option<"collapseGrids", "collapse-grids", "bool", /*default=*/"true",
            "Run a replicated internal node whose only child is a replicated "
            "leaf (no barriers or per-tile memory) as one parallel-for "
@@ -141,6 +134,16 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     needs branches on values equal in every row, no masked region, no
     outputs and a leaf that reads its y id.
 
+    Structured leaves (memref, scf and arith in one block) whose grids all
+    have one constant x extent W from 2 to 128 (tiles, as after
+    `hpvm-tile-nodes`) get a tile variant instead (`tiles`, on by default):
+    `@<leaf>__tile<W>`, named by `hpvm.tile_variant`, runs a whole tile row in
+    lock-step, values that differ between instances as `vector<W x T>`,
+    contiguous `memref` accesses as vector loads and stores, other accesses
+    lane by lane, divergent `scf.if`s under masks; `convert-hpvm-to-cpu` runs
+    whole tile rows through it and a small tile on the thread that runs its
+    parent. `imported-c=false` builds only those.
+
     W is `lanes` when given, else a 64-byte cache line, or one vector
     register when wider (`vector-bits`, 0: the host CPU's widest: 512 with
     AVX-512, 256 with AVX, else 128), over the narrowest floating-point type
@@ -153,6 +156,8 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];
   let options = [
@@ -165,6 +170,11 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
            "Rows (consecutive y instances) of a block variant for leaves "
            "replicated in two or more dimensions (0: from the register "
            "file, 1: none)">,
+    Option<"importedC", "imported-c", "bool", /*default=*/"true",
+           "Lane variants of imported-C leaves replicated along x">,
+    Option<"tiles", "tiles", "bool", /*default=*/"true",
+           "Tile variants of structured leaves whose grids all have one "
+           "constant x extent from 2 to 128: tile rows in lock-step">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report, as remarks, which leaves were vectorized at which "
            "width, and why the others were not">,

@@ -16,8 +16,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> vectorizeTiles{
       *this, "vectorize-tiles",
-      llvm::cl::desc("Run the instances of a tile row in lock-step as vector "
-                     "code (convert-hpvm-to-cpu)"),
+      llvm::cl::desc("Run the instances of a tile row of structured leaves "
+                     "in lock-step as vector code (convert-hpvm-to-vector)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",

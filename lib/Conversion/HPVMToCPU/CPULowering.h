@@ -243,11 +243,6 @@ private:
   void markInternal(func::FuncOp function);
   /// Asks LLVM to inline an instance function into its range loops.
   void markAlwaysInline(func::FuncOp function);
-  /// A function running `width` consecutive x instances of `leaf` in
-  /// lock-step (VectorizeInstances.cpp), with the instance function's `type`
-  /// and the first lane's id as x; null when the body cannot be vectorized.
-  func::FuncOp buildLaneFunction(LeafOp leaf, unsigned width, StringRef name,
-                                 FunctionType type);
   /// Runs the instances [from, to) along x of `leaf`: whole groups through
   /// its lane variant (convert-hpvm-to-vector), each group instance by
   /// instance where the variant declines, the rest through its remainder
@@ -285,9 +280,6 @@ private:
                       Value outputs, TypeRange types, ValueRange results);
   /// Whether all of `ids` are zero (true when there are none).
   Value allZero(OpBuilder &b, Location loc, ValueRange ids);
-  /// The x extent shared by every grid of `leaf` when it is a constant tile
-  /// width worth running in lock-step, else 0.
-  unsigned getLaneWidth(LeafOp leaf);
   /// The leaf to run in one parallel-for with the grid of `node` when `node`
   /// is a replicated internal node whose only child is that replicated leaf,
   /// without barriers or per-tile memory (CollapseGrids.cpp); null otherwise.
@@ -321,10 +313,6 @@ private:
   bool namesCollected = false;
   /// Runtime functions declared so far (callRuntime).
   llvm::StringMap<LLVM::LLVMFuncOp> runtimeFunctions;
-  /// Per leaf: the constant x extent of its grids when all agree (0 when
-  /// they do not or when it is launched), computed once (getLaneWidth).
-  DenseMap<Operation *, int64_t> gridWidths;
-  bool gridWidthsComputed = false;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
   /// What the host needs of a tile kernel (LowerKernelSites.cpp).
   struct TileKernel {
@@ -364,15 +352,13 @@ private:
   /// Leaves with a block variant (hpvm.block_variant): its node function
   /// and its row count (the lanes are those of the lane variant).
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> blockVariants;
-  /// Leaves whose tile rows run in lock-step: their lane function and width.
+  /// Leaves whose tile rows run in lock-step (hpvm.tile_variant): the
+  /// variant's node function and the tile width.
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
-  /// Whether tile rows may run in lock-step (convert-hpvm-to-cpu option).
-  bool vectorizeTiles = true;
   /// Whether nested grids may run as one parallel-for (collapse-grids).
   bool collapseGrids = true;
 
 public:
-  void setVectorizeTiles(bool enable) { vectorizeTiles = enable; }
   void setCollapseGrids(bool enable) { collapseGrids = enable; }
 
 private:

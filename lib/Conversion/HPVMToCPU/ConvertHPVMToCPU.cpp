@@ -168,7 +168,6 @@ struct ConvertHPVMToCPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     CPULowering lowering(module);
-    lowering.setVectorizeTiles(vectorizeTiles);
     lowering.setCollapseGrids(collapseGrids);
     if (failed(checkSupported(module, lowering)))
       return signalPassFailure();

@@ -75,17 +75,6 @@ LogicalResult CPULowering::createNodeFunctions() {
     inputs.append(6, index);
     inputs.push_back(pointerType);
     FunctionType type = b.getFunctionType(inputs, leaf.getResultTypes());
-    if (unsigned width = hasBarrier ? 0 : getLaneWidth(leaf)) {
-      // Built from the body before it moves into the instance function.
-      if (func::FuncOp lanes = buildLaneFunction(
-              leaf, width, uniqueName(("__hpvm_lanes_" + leaf.getSymName()).str()),
-              type)) {
-        markInternal(lanes);
-        lowerGridQueries(lanes, leaf.getNumArguments());
-        markAlwaysInline(lanes);
-        laneFunctions[leaf] = {lanes, width};
-      }
-    }
     b.setInsertionPoint(leaf);
     auto function = func::FuncOp::create(
         b, leaf.getLoc(), uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
@@ -111,6 +100,25 @@ LogicalResult CPULowering::createNodeFunctions() {
   }
   // Lane variants are leaves too: their node functions exist now.
   for (auto leaf : module.getOps<LeafOp>()) {
+    if (auto tileName = leaf->getAttrOfType<FlatSymbolRefAttr>(
+            HPVMDialect::getTileVariantAttrName())) {
+      auto tile = symbolTables.lookupNearestSymbolFrom<LeafOp>(module, tileName);
+      auto lanes = tile ? tile->getAttrOfType<IntegerAttr>(
+                              HPVMDialect::getLanesAttrName())
+                        : IntegerAttr();
+      bool hasBarrier = false;
+      leaf.walk([&](BarrierOp) { hasBarrier = true; });
+      if (!lanes || tile.getArgumentTypes() != leaf.getArgumentTypes() ||
+          tile.getResultTypes() != ArrayRef<Type>{IntegerType::get(context, 1)} ||
+          leaf.getNumResults() != 0 || hasBarrier)
+        return leaf.emitError()
+               << "'hpvm.tile_variant' names " << tileName
+               << ", which is not a tile variant of this leaf (a leaf with "
+                  "'hpvm.lanes', the same inputs and one i1 output; the leaf "
+                  "without outputs or barriers)";
+      laneFunctions[leaf] = {nodeFunctions.lookup(tile),
+                             static_cast<unsigned>(lanes.getInt())};
+    }
     auto variantName = leaf->getAttrOfType<FlatSymbolRefAttr>(
         HPVMDialect::getVectorVariantAttrName());
     if (!variantName) {
@@ -199,45 +207,6 @@ LogicalResult CPULowering::createNodeFunctions() {
   return success();
 }
 
-unsigned CPULowering::getLaneWidth(LeafOp leaf) {
-  // Wide enough to pay for the vector code, narrow enough to unroll per-lane
-  // accesses; every grid of the leaf must agree, as one function serves all.
-  constexpr int64_t kMinWidth = 2, kMaxWidth = 128;
-  if (!vectorizeTiles || leaf.getNumResults() != 0)
-    return 0;
-  if (!gridWidthsComputed) {
-    // One walk for every leaf: per leaf, it would be quadratic.
-    constexpr int64_t kMixed = -1;
-    auto record = [&](StringAttr name, int64_t width) {
-      auto leafOp = symbolTables.lookupNearestSymbolFrom<LeafOp>(module, name);
-      if (!leafOp)
-        return;
-      auto [it, inserted] = gridWidths.try_emplace(leafOp, width);
-      if (!inserted && it->second != width)
-        it->second = kMixed;
-    };
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto child = dyn_cast<CreateNodeOp>(op)) {
-        APInt extent;
-        bool constant = child.getRank() != 0 &&
-                        matchPattern(child.getDims()[0], m_ConstantInt(&extent));
-        record(child.getNodeAttr().getAttr(),
-               constant ? extent.getSExtValue() : kMixed);
-      } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-        // A launched leaf runs as one instance.
-        record(launch.getRootAttr().getAttr(), kMixed);
-      }
-      // Leaf bodies hold neither.
-      return isa<LeafOp>(op) ? WalkResult::skip() : WalkResult::advance();
-    });
-    gridWidthsComputed = true;
-  }
-  int64_t width = gridWidths.lookup(leaf);
-  bool uniformWidth = width > 0;
-  if (!uniformWidth || width < kMinWidth || width > kMaxWidth)
-    return 0;
-  return static_cast<unsigned>(width);
-}
 
 
 LogicalResult CPULowering::lowerInternalNodes() {

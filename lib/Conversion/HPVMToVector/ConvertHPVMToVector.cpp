@@ -1,12 +1,15 @@
 //===- ConvertHPVMToVector.cpp - Lane variants of replicated leaves -------===//
 // Chooses the leaves worth a lane variant (replicated along x) and the lane
-// count, builds the variants (LaneWidening.cpp) and says what it did.
+// count, builds the variants (LaneWidening.cpp for imported C, TileLanes.cpp
+// for tile rows of structured leaves) and says what it did.
 #include "HPVM/Conversion/Passes.h"
 
 #include "LaneWidening.h"
+#include "TileLanes.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -28,6 +31,32 @@ static unsigned getHostVectorBits() {
   return 128; // SSE2, NEON and the like
 }
 
+/// Per leaf, the x extent of its grids when all are the same constant (a
+/// tile width); -1 when they differ, are not constants, or the leaf is
+/// launched (one instance).
+static DenseMap<StringAttr, int64_t> getTileWidths(ModuleOp module) {
+  DenseMap<StringAttr, int64_t> widths;
+  auto record = [&](StringAttr leaf, int64_t width) {
+    auto [it, inserted] = widths.try_emplace(leaf, width);
+    if (!inserted && it->second != width)
+      it->second = -1;
+  };
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto create = dyn_cast<CreateNodeOp>(op)) {
+      APInt extent;
+      bool constant = create.getRank() != 0 &&
+                      matchPattern(create.getDims()[0], m_ConstantInt(&extent));
+      record(create.getNodeAttr().getLeafReference(),
+             constant ? extent.getSExtValue() : -1);
+    } else if (auto launch = dyn_cast<LaunchOp>(op)) {
+      record(launch.getRootAttr().getLeafReference(), -1);
+    }
+    // Leaf bodies hold neither.
+    return isa<LeafOp>(op) ? WalkResult::skip() : WalkResult::advance();
+  });
+  return widths;
+}
+
 namespace {
 struct ConvertHPVMToVectorPass
     : public hpvm::impl::ConvertHPVMToVectorBase<ConvertHPVMToVectorPass> {
@@ -46,11 +75,36 @@ struct ConvertHPVMToVectorPass
     unsigned bits = vectorBits ? static_cast<unsigned>(vectorBits)
                                : getHostVectorBits();
     SymbolTable symbols(module);
+    DenseMap<StringAttr, int64_t> tileWidths;
+    if (tiles)
+      tileWidths = getTileWidths(module);
     SmallVector<LeafOp> leaves(module.getOps<LeafOp>());
     for (LeafOp leaf : leaves) {
       if (leaf->hasAttr(HPVMDialect::getLanesAttrName()) ||
           leaf->hasAttr(HPVMDialect::getVectorVariantAttrName()) ||
+          leaf->hasAttr(HPVMDialect::getTileVariantAttrName()) ||
           !replicated.contains(leaf.getSymNameAttr()))
+        continue;
+      // Structured leaves in tiles: a tile row in lock-step, when every grid
+      // has the same constant x extent, wide enough to pay for the vector
+      // code and narrow enough to unroll per-lane accesses.
+      constexpr int64_t kMinTileWidth = 2, kMaxTileWidth = 128;
+      int64_t tileWidth = tileWidths.lookup(leaf.getSymNameAttr());
+      if (tiles && tileWidth >= kMinTileWidth && tileWidth <= kMaxTileWidth &&
+          !leaf.getBody().walk([](BarrierOp) { return WalkResult::interrupt(); })
+               .wasInterrupted()) {
+        if (LeafOp tile = buildTileVariant(leaf, tileWidth)) {
+          symbols.insert(tile);
+          leaf->setAttr(HPVMDialect::getTileVariantAttrName(),
+                        FlatSymbolRefAttr::get(tile.getSymNameAttr()));
+          if (remarks)
+            leaf.emitRemark() << "vectorized: tile rows of " << tileWidth
+                              << " instances run in lock-step (@"
+                              << tile.getSymName() << ")";
+          continue;
+        }
+      }
+      if (!importedC)
         continue;
       unsigned elementBits = getLaneElementBits(leaf);
       unsigned width = lanes ? static_cast<unsigned>(lanes)

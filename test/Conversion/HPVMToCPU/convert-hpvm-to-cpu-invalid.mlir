@@ -368,3 +368,15 @@ hpvm.leaf private @alone__lanes4x2(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes =
 hpvm.leaf private @alone(%x: !llvm.ptr) attributes {hpvm.block_variant = @alone__lanes4x2} {
   hpvm.return
 }
+
+// -----
+
+// A tile variant with the inputs of another leaf.
+hpvm.leaf private @row__tile8(%x: f32) -> i1 attributes {hpvm.lanes = 8} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+// expected-error @+1 {{'hpvm.tile_variant' names @row__tile8, which is not a tile variant of this leaf (a leaf with 'hpvm.lanes', the same inputs and one i1 output; the leaf without outputs or barriers)}}
+hpvm.leaf private @row(%x: !llvm.ptr) attributes {hpvm.tile_variant = @row__tile8} {
+  hpvm.return
+}

@@ -1,15 +1,15 @@
-// convert-hpvm-to-cpu vectorize-tiles: which leaves get a lane function
+// convert-hpvm-to-vector tiles: which leaves get a tile variant
 // (every grid with the same constant x extent, 2..128, supported ops), what
 // each kind of access becomes, and tiles run on the thread running the tile.
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-cpu | FileCheck %s
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-cpu=vectorize-tiles=false | FileCheck %s --check-prefix=OFF
-// OFF-NOT: __hpvm_lanes
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector --convert-hpvm-to-cpu | FileCheck %s
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector=tiles=false --convert-hpvm-to-cpu | FileCheck %s --check-prefix=OFF
+// OFF-NOT: __tile
 // OFF-NOT: vector.
 
 // Contiguous accesses become vector loads and stores, a uniform load stays a
 // scalar broadcast to the lanes; the tile runs through a direct call of its
-// range function, which sends whole rows to the lane function.
-// CHECK-LABEL: func.func private @__hpvm_lanes_contiguous(
+// range function, which sends whole rows to the tile variant.
+// CHECK-LABEL: func.func private @__hpvm_leaf_contiguous__tile16(
 // CHECK-SAME: %[[A:[^:]*]]: memref<?xf32>, %[[C:[^:]*]]: memref<?xf32>, %[[X:[^:]*]]: index
 // CHECK: %[[V:.*]] = vector.load %[[A]][%[[X]]] : memref<?xf32>, vector<16xf32>
 // CHECK: %[[U:.*]] = memref.load %[[A]][%{{.*}}] : memref<?xf32>
@@ -22,7 +22,7 @@
 // CHECK-LABEL: llvm.func internal @__hpvm_range_contiguous_2(
 // CHECK: scf.if
 // CHECK: scf.for
-// CHECK: func.call @__hpvm_lanes_contiguous(
+// CHECK: func.call @__hpvm_leaf_contiguous__tile16(
 // CHECK: } else {
 // CHECK: func.call @__hpvm_leaf_contiguous(
 hpvm.leaf @contiguous(%a: memref<?xf32>, %c: memref<?xf32>) {
@@ -46,7 +46,7 @@ hpvm.internal @tile(%a: memref<?xf32>, %c: memref<?xf32>) {
 
 // A divergent branch: both sides under masks, each run when some lane takes
 // it, results selected per lane; the division sees 1 in inactive lanes.
-// CHECK-LABEL: func.func private @__hpvm_lanes_divergent(
+// CHECK-LABEL: func.func private @__hpvm_leaf_divergent__tile4(
 // CHECK: %[[TAKEN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : vector<4xindex>
 // CHECK: %[[NOT:.*]] = arith.xori %[[TAKEN]], %{{.*}} : vector<4xi1>
 // CHECK: %[[ANY:.*]] = vector.reduction <or>, %[[TAKEN]] : vector<4xi1> into i1
@@ -85,7 +85,7 @@ hpvm.internal @tile(%a: memref<?xf32>, %c: memref<?xf32>, %n: index) {
 // -----
 
 // Strided accesses go lane by lane: a gathered vector, scalar stores.
-// CHECK-LABEL: func.func private @__hpvm_lanes_strided(
+// CHECK-LABEL: func.func private @__hpvm_leaf_strided__tile2(
 // CHECK-COUNT-2: memref.load
 // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK-COUNT-2: memref.store
@@ -106,10 +106,10 @@ hpvm.internal @tile(%a: memref<?xf32>) {
 
 // -----
 
-// No lane function: a dynamic x extent, different constant extents, an
+// No tile variant: a dynamic x extent, different constant extents, an
 // extent of 1 or above 128, an atomic, an output.
 // CHECK-LABEL: func.func private @__hpvm_leaf_dynamic(
-// CHECK-NOT: __hpvm_lanes
+// CHECK-NOT: __tile
 hpvm.leaf @dynamic() {
   hpvm.return
 }

@@ -587,6 +587,12 @@ hpvm.internal @inner() attributes {hpvm.block_variant = @v} {
 
 // -----
 
+// expected-error @+1 {{'hpvm.tile_variant' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.tile_variant = @t} {
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.remainder_variant' expects a symbol reference (the variant leaf), found "v"}}
 hpvm.leaf @leaf() attributes {hpvm.remainder_variant = "v"} {
   hpvm.return
@@ -631,7 +637,7 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant' or 'hpvm.rows'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant' or 'hpvm.rows'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -133,7 +133,7 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getVectorVariantAttrName() || name == getBlockVariantAttrName() ||
-      name == getRemainderVariantAttrName()) {
+      name == getRemainderVariantAttrName() || name == getTileVariantAttrName()) {
     if (!isa<LeafOp>(op))
       return op->emitError()
              << "'" << name << "' is only valid on hpvm.leaf, found on '"
@@ -183,8 +183,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
                             "'hpvm.vector_variant', 'hpvm.lanes', "
-                            "'hpvm.block_variant', 'hpvm.remainder_variant' "
-                            "or 'hpvm.rows'";
+                            "'hpvm.block_variant', 'hpvm.remainder_variant', "
+                            "'hpvm.tile_variant' or 'hpvm.rows'";
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

@@ -44,7 +44,10 @@ def HPVM_Dialect : Dialect {
     `hpvm.rows = U : i64` (U >= 2) that also covers rows y .. y + U - 1.
     A remainder variant, named by `hpvm.remainder_variant = @r`, is a lane
     variant with one more input, a trailing i64 n (1 <= n <= W): it runs
-    instances x .. x + n - 1 only, the other lanes masked off.
+    instances x .. x + n - 1 only, the other lanes masked off. A structured
+    leaf whose grids all have one constant x extent W (a tile) may instead
+    name a tile variant, `hpvm.tile_variant = @t`: a lane variant of W lanes
+    that runs a whole row of the tile in lock-step.
     Arguments of node definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
@@ -98,6 +101,12 @@ def HPVM_Dialect : Dialect {
     /// first n lanes, n a trailing i64 input.
     static constexpr ::llvm::StringLiteral getRemainderVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.remainder_variant");
+    }
+    /// Name of the discardable attribute naming the tile variant of a
+    /// structured leaf (convert-hpvm-to-vector): a whole tile row of W
+    /// instances in lock-step.
+    static constexpr ::llvm::StringLiteral getTileVariantAttrName() {
+      return ::llvm::StringLiteral("hpvm.tile_variant");
     }
     /// Name of the discardable attribute of a block variant: its row count U.
     static constexpr ::llvm::StringLiteral getRowsAttrName() {

@@ -1,9 +1,12 @@
-//===- VectorizeInstances.cpp - Tile instances in lock-step as vectors ----===//
-// Builds, for a leaf whose grids all have the same constant x extent W (a
-// tile), a function running the W instances of one row of the tile at once:
-// values that differ between instances become vector<W x T>, uniform values
-// stay scalars, divergent control flow runs under masks.
-#include "CPULowering.h"
+//===- TileLanes.cpp - Tile rows of structured leaves in lock-step --------===//
+// Builds, for a structured leaf (memref, scf, arith in one block) whose grids
+// all have the same constant x extent W (a tile), its tile variant: a leaf
+// running the W instances of one row of the tile at once. Values that differ
+// between instances become vector<W x T>, uniform values stay scalars,
+// divergent control flow runs under masks.
+#include "TileLanes.h"
+
+#include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -14,7 +17,6 @@
 
 using namespace mlir;
 using namespace mlir::hpvm;
-using namespace mlir::hpvm::cpu;
 
 namespace {
 /// How the W lanes see a value: one scalar for all (uniform), base + lane
@@ -426,30 +428,44 @@ LogicalResult InstanceVectorizer::vectorizeBlock(Block &source, OpBuilder &b,
   return success();
 }
 
-func::FuncOp CPULowering::buildLaneFunction(LeafOp leaf, unsigned width,
-                                            StringRef name,
-                                            FunctionType type) {
+LeafOp mlir::hpvm::buildTileVariant(LeafOp leaf, unsigned width) {
   if (!leaf.getBody().hasOneBlock() || leaf.getNumResults() != 0)
     return {};
+  MLIRContext *context = leaf.getContext();
   OpBuilder b(leaf);
-  auto function = func::FuncOp::create(b, leaf.getLoc(), name, type);
-  Block *entry = function.addEntryBlock();
+  b.setInsertionPointAfter(leaf);
+  // The leaf's inputs; i1 true, as every lane variant says whether it ran.
+  auto type = FunctionType::get(context, leaf.getArgumentTypes(),
+                                {IntegerType::get(context, 1)});
+  auto variant = LeafOp::create(
+      b, leaf.getLoc(), (leaf.getSymName() + "__tile" + Twine(width)).str(), type);
+  variant.setPrivate();
+  if (ArrayAttr argAttrs = leaf.getArgAttrsAttr())
+    variant.setArgAttrsAttr(argAttrs);
+  variant->setAttr(HPVMDialect::getLanesAttrName(), b.getI64IntegerAttr(width));
+  variant->setAttr(HPVMDialect::getTargetsAttrName(),
+                   b.getArrayAttr({TargetAttr::get(context, Target::cpu)}));
+  Block *entry = &variant.getBody().front();
+  if (entry->mightHaveTerminator())
+    entry->getTerminator()->erase();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
   InstanceVectorizer vectorizer(width);
   Block &body = leaf.getBodyBlock();
   for (auto [from, to] : llvm::zip(body.getArguments(), entry->getArguments()))
     vectorizer.setUniform(from, to);
-  // The x argument is the first lane's id; the other grid queries are
-  // uniform across a row of the tile and lowered like the instance function's.
-  Value firstLane = entry->getArgument(leaf.getNumArguments());
+  // The variant's own x id is the first lane's; the other grid queries are
+  // uniform across a row of the tile and copied as they are.
+  Value firstLane = InstanceIdOp::create(fb, leaf.getLoc(), Dim::x);
   leaf.walk([&](InstanceIdOp id) {
     if (id.getLevel() == 0 && id.getDim() == Dim::x)
       vectorizer.setConsecutive(id, firstLane);
   });
   if (failed(vectorizer.vectorizeBlock(body, fb, /*mask=*/Value()))) {
-    function.erase();
+    variant.erase();
     return {};
   }
-  func::ReturnOp::create(fb, leaf.getLoc());
-  return function;
+  ReturnOp::create(fb, leaf.getLoc(),
+                   ValueRange{arith::ConstantOp::create(fb, leaf.getLoc(),
+                                                        fb.getBoolAttr(true))});
+  return variant;
 }
