@@ -271,6 +271,13 @@ private:
       OpBuilder &b, Location loc, LeafOp leaf, Value x, Value count,
       function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
       function_ref<void(OpBuilder &, Value, ValueRange)> useResults);
+  /// Calls `variant` (a lane variant of `leaf`) with `args` for the group of
+  /// `count` instances from x, and runs them one by one where it declines;
+  /// `useResults` sees the outputs.
+  void runGroup(OpBuilder &b, Location loc, LeafOp leaf, func::FuncOp variant,
+                ValueRange args, Value x, Value count,
+                function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
+                function_ref<void(OpBuilder &, Value, ValueRange)> useResults);
   /// The rows of the block variant of `leaf`, 0 without one.
   unsigned getBlockRows(LeafOp leaf);
   /// Stores `results` into the storage struct of `types` at `outputs` when

@@ -423,9 +423,7 @@ void CPULowering::runRemainderInLanes(
     function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
     function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
   func::FuncOp remainder = remainderVariants.lookup(leaf.getOperation());
-  func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto any = scf::IfOp::create(
       b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero),
       /*withElseRegion=*/false);
@@ -434,17 +432,26 @@ void CPULowering::runRemainderInLanes(
   SmallVector<Value> args = argsFor(tb, x);
   args.insert(args.begin() + leaf.getNumArguments(),
               arith::IndexCastOp::create(tb, loc, tb.getI64Type(), count));
-  auto group = func::CallOp::create(tb, loc, remainder, args);
-  auto ifRan = scf::IfOp::create(tb, loc, group.getResult(0),
+  runGroup(tb, loc, leaf, remainder, args, x, count, argsFor, useResults);
+}
+
+void CPULowering::runGroup(
+    OpBuilder &b, Location loc, LeafOp leaf, func::FuncOp variant,
+    ValueRange args, Value x, Value count,
+    function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
+    function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
+  auto group = func::CallOp::create(b, loc, variant, args);
+  auto ifRan = scf::IfOp::create(b, loc, group.getResult(0),
                                  /*withElseRegion=*/true);
-  OpBuilder rb = ifRan.getThenBodyBuilder();
-  useResults(rb, x, group.getResults().drop_front());
-  // Declined: instance by instance.
+  OpBuilder tb = ifRan.getThenBodyBuilder();
+  useResults(tb, x, group.getResults().drop_front());
+  // Declined: the group instance by instance.
   OpBuilder db = ifRan.getElseBodyBuilder();
+  Value one = arith::ConstantIndexOp::create(db, loc, 1);
   auto each = scf::ForOp::create(db, loc, x,
                                  arith::AddIOp::create(db, loc, x, count), one);
   OpBuilder eb(each.getBody()->getTerminator());
-  auto instance = func::CallOp::create(eb, loc, scalar,
+  auto instance = func::CallOp::create(eb, loc, nodeFunctions.lookup(leaf),
                                        argsFor(eb, each.getInductionVar()));
   useResults(eb, each.getInductionVar(), instance.getResults());
 }
@@ -488,19 +495,8 @@ bool CPULowering::runInstanceRowInLanes(
   {
     OpBuilder gb(groups.getBody()->getTerminator());
     Value x = groups.getInductionVar();
-    auto group = func::CallOp::create(gb, loc, variant, argsFor(gb, x));
-    auto ifRan = scf::IfOp::create(gb, loc, group.getResult(0),
-                                   /*withElseRegion=*/true);
-    OpBuilder tb = ifRan.getThenBodyBuilder();
-    useResults(tb, x, group.getResults().drop_front());
-    // Declined: the group instance by instance.
-    OpBuilder db = ifRan.getElseBodyBuilder();
-    auto each = scf::ForOp::create(db, loc, x,
-                                   arith::AddIOp::create(db, loc, x, width), one);
-    OpBuilder eb(each.getBody()->getTerminator());
-    auto instance = func::CallOp::create(eb, loc, scalar,
-                                         argsFor(eb, each.getInductionVar()));
-    useResults(eb, each.getInductionVar(), instance.getResults());
+    runGroup(gb, loc, leaf, variant, argsFor(gb, x), x, width, argsFor,
+             useResults);
   }
   if (remainderVariants.count(leaf.getOperation())) {
     runRemainderInLanes(b, loc, leaf, full,
