@@ -4,6 +4,10 @@
 // RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector --convert-hpvm-to-cpu | FileCheck %s
 // RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector=tiles=false --convert-hpvm-to-cpu | FileCheck %s --check-prefix=OFF
 // OFF-NOT: __tile
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: vectorized: tile rows of 16 instances run in lock-step (@contiguous__tile16)
+// REMARK: remark: vectorized: tile rows of 4 instances run in lock-step (@divergent__tile4)
+// REMARK: remark: vectorized: tile rows of 2 instances run in lock-step (@strided__tile2)
 // OFF-NOT: vector.
 
 // Contiguous accesses become vector loads and stores, a uniform load stays a
