@@ -91,6 +91,8 @@ struct Compile {
     pipeline.vectorize = options.vectorize;
     pipeline.vectorizeRemarks = options.vectorize_remarks;
     pipeline.vectorBits = options.vector_bits;
+    pipeline.lanes = options.lanes;
+    pipeline.rows = options.rows;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {

@@ -44,6 +44,8 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
     vectorOptions.tiles = options.vectorizeTiles;
     vectorOptions.remarks = options.vectorizeRemarks;
     vectorOptions.vectorBits = options.vectorBits;
+    vectorOptions.lanes = options.lanes;
+    vectorOptions.rows = options.rows;
     pm.addPass(createConvertHPVMToVector(vectorOptions));
   }
   ConvertHPVMToCPUOptions cpuOptions;

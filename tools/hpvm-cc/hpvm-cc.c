@@ -48,6 +48,22 @@ static void fail_internal(const char *format, const char *detail) {
   exit(EXIT_INTERNAL_ERROR);
 }
 
+/* The count of `option` ("-fhpvm-lanes=N"), `text` its value: an integer from
+ * `low` to `high`, else an error naming what was expected and found. */
+static unsigned parse_count(const char *option, const char *text, unsigned low,
+                            unsigned high) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long value = strtoul(text, &end, 10);
+  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value < low ||
+      value > high) {
+    fprintf(stderr, "hpvm-cc: error: '%s' expects a count from %u to %u, found '%s'\n",
+            option, low, high, text);
+    exit(EXIT_USER_ERROR);
+  }
+  return (unsigned)value;
+}
+
 static char *copy(const char *text) {
   char *result = strdup(text);
   if (!result)
@@ -267,6 +283,11 @@ static void usage(void) {
          "  -fno-hpvm-lanes   run each instance of a leaf on its own (by default,\n"
          "                    consecutive x instances of HPVM-C leaves run as the\n"
          "                    lanes of vectors: convert-hpvm-to-vector)\n"
+         "  -fhpvm-lanes=N    N lanes per group (2 to 64; default a 64-byte cache\n"
+         "                    line of the leaf's narrowest float type, or one\n"
+         "                    register when wider)\n"
+         "  -fhpvm-rows=N     N rows per block of a 2-D or 3-D leaf (1 to 16, 1: no\n"
+         "                    blocks; default what the register file holds, at most 8)\n"
          "  -v                print each stage, its command and its time, and\n"
          "                    which leaves were vectorized (and why not)\n"
          "  -h, --help        this text\n\n"
@@ -375,6 +396,8 @@ int main(int argc, char **argv) {
   /* Imported-C leaves run consecutive instances as vector lanes; -1: width not asked yet. */
   bool vectorize = true;
   int vector_bits = -1;
+  /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
+  unsigned lanes = 0, rows = 0;
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -437,6 +460,11 @@ int main(int argc, char **argv) {
       free(flag);
     } else if (strcmp(arg, "-fhpvm-lanes") == 0 || strcmp(arg, "-fno-hpvm-lanes") == 0) {
       vectorize = arg[2] == 'h';
+    } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
+      lanes = parse_count(arg, arg + 13, 2, 64);
+      vectorize = true;
+    } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
+      rows = parse_count(arg, arg + 12, 1, 16);
     } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                  strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
       /* Code generation and warning flags go to every clang compile. */
@@ -613,6 +641,8 @@ int main(int argc, char **argv) {
     if (vectorize && cpu_chosen && vector_bits < 0)
       vector_bits = (int)target_vector_bits(&codegen, temp);
     options.vector_bits = vector_bits > 0 ? (unsigned)vector_bits : 0;
+    options.lanes = lanes;
+    options.rows = rows;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;

@@ -60,6 +60,10 @@ typedef struct HPVMCompileOptions {
   bool vectorize_remarks;
   /* Bits of the target's vector registers for the lanes (0: the host CPU's). */
   unsigned vector_bits;
+  /* Lanes per group and rows per block of the lane variants (0: chosen from
+   * the target: a cache line of lanes, rows from the register file). */
+  unsigned lanes;
+  unsigned rows;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

@@ -34,6 +34,17 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Bits of the target's vector registers for "
                      "convert-hpvm-to-vector (0: the host CPU's)"),
       llvm::cl::init(0)};
+  PassOptions::Option<unsigned> lanes{
+      *this, "lanes",
+      llvm::cl::desc("Lanes of the lane variants of imported-C leaves "
+                     "(convert-hpvm-to-vector; 0: a cache line, or one "
+                     "register when wider)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<unsigned> rows{
+      *this, "rows",
+      llvm::cl::desc("Rows of their block variants (convert-hpvm-to-vector; "
+                     "0: from the register file, 1: none)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> collapseGrids{
       *this, "collapse-grids",
       llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
