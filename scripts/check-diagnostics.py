@@ -26,6 +26,7 @@ EMITTERS = ("emitError", "emitOpError", "emitWarning", "emitOptionalError")
 # Helpers (per file) that emit a diagnostic from the literal their callers pass.
 MESSAGE_HELPERS = {
     "ConvertHPVMToCPU.cpp": ("refuse",),
+    "LowerNodes.cpp": ("refused",),
     "HPVMTensorOps.cpp": ("shapeError",),
     "RaiseHPVMC.cpp": ("fail",),
     "EvaluateGraph.cpp": ("notConstant",),

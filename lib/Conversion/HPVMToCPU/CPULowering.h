@@ -243,6 +243,11 @@ private:
   void markInternal(func::FuncOp function);
   /// Asks LLVM to inline an instance function into its range loops.
   void markAlwaysInline(func::FuncOp function);
+  /// Asks LLVM to keep `function` a call (code run once per row at most).
+  void markNoInline(func::FuncOp function);
+  /// Checks the variants `leaf` names (hpvm.tile_variant, vector_variant,
+  /// remainder_variant, block_variant) and records their node functions.
+  LogicalResult collectVariants(LeafOp leaf);
   /// Runs the instances [from, to) along x of `leaf`: whole groups through
   /// its lane variant (convert-hpvm-to-vector), each group instance by
   /// instance where the variant declines, the rest through its remainder

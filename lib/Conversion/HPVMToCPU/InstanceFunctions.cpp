@@ -25,6 +25,11 @@ void CPULowering::markAlwaysInline(func::FuncOp function) {
                     ArrayAttr::get(context, {StringAttr::get(context, "alwaysinline")}));
 }
 
+void CPULowering::markNoInline(func::FuncOp function) {
+  function->setAttr("passthrough",
+                    ArrayAttr::get(context, {StringAttr::get(context, "noinline")}));
+}
+
 void CPULowering::markInternal(func::FuncOp function) {
   // Private to this module in LLVM too: programs linked together must not
   // clash on node names, and inlined copies can be dropped.

@@ -99,99 +99,9 @@ LogicalResult CPULowering::createNodeFunctions() {
     nodeFunctions[leaf] = function;
   }
   // Lane variants are leaves too: their node functions exist now.
-  for (auto leaf : module.getOps<LeafOp>()) {
-    if (auto tileName = leaf->getAttrOfType<FlatSymbolRefAttr>(
-            HPVMDialect::getTileVariantAttrName())) {
-      auto tile = symbolTables.lookupNearestSymbolFrom<LeafOp>(module, tileName);
-      auto lanes = tile ? tile->getAttrOfType<IntegerAttr>(
-                              HPVMDialect::getLanesAttrName())
-                        : IntegerAttr();
-      bool hasBarrier = false;
-      leaf.walk([&](BarrierOp) { hasBarrier = true; });
-      if (!lanes || tile.getArgumentTypes() != leaf.getArgumentTypes() ||
-          tile.getResultTypes() != ArrayRef<Type>{IntegerType::get(context, 1)} ||
-          leaf.getNumResults() != 0 || hasBarrier)
-        return leaf.emitError()
-               << "'hpvm.tile_variant' names " << tileName
-               << ", which is not a tile variant of this leaf (a leaf with "
-                  "'hpvm.lanes', the same inputs and one i1 output; the leaf "
-                  "without outputs or barriers)";
-      laneFunctions[leaf] = {nodeFunctions.lookup(tile),
-                             static_cast<unsigned>(lanes.getInt())};
-    }
-    auto variantName = leaf->getAttrOfType<FlatSymbolRefAttr>(
-        HPVMDialect::getVectorVariantAttrName());
-    if (!variantName) {
-      for (StringRef other : {HPVMDialect::getBlockVariantAttrName(),
-                              HPVMDialect::getRemainderVariantAttrName()})
-        if (leaf->hasAttr(other))
-          return leaf.emitError()
-                 << "'" << other << "' needs the lane variant it extends: "
-                 << "'hpvm.vector_variant' is missing";
-      continue;
-    }
-    auto variant =
-        symbolTables.lookupNearestSymbolFrom<LeafOp>(module, variantName);
-    auto lanes = variant ? variant->getAttrOfType<IntegerAttr>(
-                               HPVMDialect::getLanesAttrName())
-                         : IntegerAttr();
-    if (!lanes || variant.getArgumentTypes() != leaf.getArgumentTypes() ||
-        variant.getResultTypes().drop_front() != leaf.getResultTypes())
-      return leaf.emitError()
-             << "'hpvm.vector_variant' names " << variantName
-             << ", which is not a lane variant of this leaf (a leaf with "
-                "'hpvm.lanes', the same inputs, and the outputs i1 then the "
-                "leaf's)";
-    laneVariants[leaf] = {nodeFunctions.lookup(variant),
-                          static_cast<unsigned>(lanes.getInt())};
-    if (auto remainderName = leaf->getAttrOfType<FlatSymbolRefAttr>(
-            HPVMDialect::getRemainderVariantAttrName())) {
-      auto remainder =
-          symbolTables.lookupNearestSymbolFrom<LeafOp>(module, remainderName);
-      auto remainderLanes = remainder ? remainder->getAttrOfType<IntegerAttr>(
-                                            HPVMDialect::getLanesAttrName())
-                                      : IntegerAttr();
-      SmallVector<Type> inputs(variant.getArgumentTypes());
-      inputs.push_back(IntegerType::get(module.getContext(), 64));
-      if (!remainderLanes || remainderLanes.getInt() != lanes.getInt() ||
-          remainder.getArgumentTypes() != ArrayRef<Type>(inputs) ||
-          remainder.getResultTypes() != variant.getResultTypes())
-        return leaf.emitError()
-               << "'hpvm.remainder_variant' names " << remainderName
-               << ", which is not a remainder variant of this leaf (a leaf "
-                  "with the lanes and outputs of its lane variant and its "
-                  "inputs then an i64 lane count)";
-      // Once per row at most: a call, so that the loops over whole groups
-      // keep their registers (inlined, it slowed sgemm's blocks by 20%).
-      func::FuncOp remainderFunction = nodeFunctions.lookup(remainder);
-      remainderFunction->setAttr(
-          "passthrough", ArrayAttr::get(module.getContext(),
-                                        {StringAttr::get(module.getContext(),
-                                                         "noinline")}));
-      remainderVariants[leaf] = remainderFunction;
-    }
-    auto blockName = leaf->getAttrOfType<FlatSymbolRefAttr>(
-        HPVMDialect::getBlockVariantAttrName());
-    if (!blockName)
-      continue;
-    auto block = symbolTables.lookupNearestSymbolFrom<LeafOp>(module, blockName);
-    auto rows = block ? block->getAttrOfType<IntegerAttr>(
-                            HPVMDialect::getRowsAttrName())
-                      : IntegerAttr();
-    auto blockLanes = block ? block->getAttrOfType<IntegerAttr>(
-                                  HPVMDialect::getLanesAttrName())
-                            : IntegerAttr();
-    if (!rows || !blockLanes || blockLanes.getInt() != lanes.getInt() ||
-        block.getFunctionType() != variant.getFunctionType() ||
-        leaf.getNumResults() != 0)
-      return leaf.emitError()
-             << "'hpvm.block_variant' names " << blockName
-             << ", which is not a block variant of this leaf (a leaf with "
-                "'hpvm.rows' and the lanes and type of its lane variant; the "
-                "leaf without outputs)";
-    blockVariants[leaf] = {nodeFunctions.lookup(block),
-                           static_cast<unsigned>(rows.getInt())};
-  }
+  for (auto leaf : module.getOps<LeafOp>())
+    if (failed(collectVariants(leaf)))
+      return failure();
   for (auto internal : module.getOps<InternalOp>()) {
     // (inputs..., this instance's frame)
     SmallVector<Type> inputs(internal.getArgumentTypes());
@@ -208,6 +118,94 @@ LogicalResult CPULowering::createNodeFunctions() {
 }
 
 
+
+/// The leaf that `leaf` names under `attr` (null without the attribute or
+/// when it names no leaf) and that leaf's `hpvm.lanes` (0 without).
+static std::pair<LeafOp, int64_t>
+lookupVariant(SymbolTableCollection &symbolTables, ModuleOp module, LeafOp leaf,
+              StringRef attr) {
+  auto name = leaf->getAttrOfType<FlatSymbolRefAttr>(attr);
+  auto variant =
+      name ? symbolTables.lookupNearestSymbolFrom<LeafOp>(module, name) : LeafOp();
+  auto lanes = variant ? variant->getAttrOfType<IntegerAttr>(
+                             HPVMDialect::getLanesAttrName())
+                       : IntegerAttr();
+  return {variant, lanes ? lanes.getInt() : 0};
+}
+
+LogicalResult CPULowering::collectVariants(LeafOp leaf) {
+  auto refused = [&](StringRef attr, StringRef expected) {
+    return leaf.emitError() << "'" << attr << "' names " << leaf->getAttr(attr)
+                            << ", which is not a " << expected;
+  };
+  if (leaf->hasAttr(HPVMDialect::getTileVariantAttrName())) {
+    auto [tile, lanes] = lookupVariant(symbolTables, module, leaf,
+                                       HPVMDialect::getTileVariantAttrName());
+    // A leaf with barriers has phase functions or no CPU version.
+    bool hasBarrier = phaseFunctions.count(leaf) || noCPUVersion.count(leaf);
+    if (!lanes || tile.getArgumentTypes() != leaf.getArgumentTypes() ||
+        tile.getResultTypes() != ArrayRef<Type>{IntegerType::get(context, 1)} ||
+        leaf.getNumResults() != 0 || hasBarrier)
+      return refused(HPVMDialect::getTileVariantAttrName(),
+                     "tile variant of this leaf (a leaf with 'hpvm.lanes', the "
+                     "same inputs and one i1 output; the leaf without outputs "
+                     "or barriers)");
+    laneFunctions[leaf] = {nodeFunctions.lookup(tile),
+                           static_cast<unsigned>(lanes)};
+  }
+  if (!leaf->hasAttr(HPVMDialect::getVectorVariantAttrName())) {
+    for (StringRef other : {HPVMDialect::getBlockVariantAttrName(),
+                            HPVMDialect::getRemainderVariantAttrName()})
+      if (leaf->hasAttr(other))
+        return leaf.emitError()
+               << "'" << other << "' needs the lane variant it extends: "
+               << "'hpvm.vector_variant' is missing";
+    return success();
+  }
+  auto [variant, lanes] = lookupVariant(symbolTables, module, leaf,
+                                        HPVMDialect::getVectorVariantAttrName());
+  if (!lanes || variant.getArgumentTypes() != leaf.getArgumentTypes() ||
+      variant.getResultTypes().drop_front() != leaf.getResultTypes())
+    return refused(HPVMDialect::getVectorVariantAttrName(),
+                   "lane variant of this leaf (a leaf with 'hpvm.lanes', the "
+                   "same inputs, and the outputs i1 then the leaf's)");
+  laneVariants[leaf] = {nodeFunctions.lookup(variant),
+                        static_cast<unsigned>(lanes)};
+  if (leaf->hasAttr(HPVMDialect::getRemainderVariantAttrName())) {
+    auto [remainder, remainderLanes] = lookupVariant(
+        symbolTables, module, leaf, HPVMDialect::getRemainderVariantAttrName());
+    SmallVector<Type> inputs(variant.getArgumentTypes());
+    inputs.push_back(IntegerType::get(context, 64));
+    if (remainderLanes != lanes ||
+        remainder.getArgumentTypes() != ArrayRef<Type>(inputs) ||
+        remainder.getResultTypes() != variant.getResultTypes())
+      return refused(HPVMDialect::getRemainderVariantAttrName(),
+                     "remainder variant of this leaf (a leaf with the lanes "
+                     "and outputs of its lane variant and its inputs then an "
+                     "i64 lane count)");
+    // Once per row at most: a call, so that the loops over whole groups keep
+    // their registers (inlined, it slowed sgemm's blocks by 20%).
+    func::FuncOp remainderFunction = nodeFunctions.lookup(remainder);
+    markNoInline(remainderFunction);
+    remainderVariants[leaf] = remainderFunction;
+  }
+  if (!leaf->hasAttr(HPVMDialect::getBlockVariantAttrName()))
+    return success();
+  auto [block, blockLanes] = lookupVariant(symbolTables, module, leaf,
+                                           HPVMDialect::getBlockVariantAttrName());
+  auto rows = block ? block->getAttrOfType<IntegerAttr>(HPVMDialect::getRowsAttrName())
+                    : IntegerAttr();
+  if (!rows || blockLanes != lanes ||
+      block.getFunctionType() != variant.getFunctionType() ||
+      leaf.getNumResults() != 0)
+    return refused(HPVMDialect::getBlockVariantAttrName(),
+                   "block variant of this leaf (a leaf with 'hpvm.rows' and "
+                   "the lanes and type of its lane variant; the leaf without "
+                   "outputs)");
+  blockVariants[leaf] = {nodeFunctions.lookup(block),
+                         static_cast<unsigned>(rows.getInt())};
+  return success();
+}
 
 LogicalResult CPULowering::lowerInternalNodes() {
   for (auto internal : module.getOps<InternalOp>())
