@@ -57,9 +57,10 @@ static unsigned parse_count(const char *option, const char *text, unsigned low,
   unsigned long value = strtoul(text, &end, 10);
   if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value < low ||
       value > high) {
-    fprintf(stderr, "hpvm-cc: error: '%s' expects a count from %u to %u, found '%s'\n",
-            option, low, high, text);
-    exit(EXIT_USER_ERROR);
+    char message[256];
+    snprintf(message, sizeof message, "'%s' expects a count from %u to %u, found '%s'", option,
+             low, high, text);
+    fail("%s", message);
   }
   return (unsigned)value;
 }
