@@ -112,10 +112,9 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     index) get a run-time check of their first lane before any store, or
     stay vectors after one.
 
-    Leaves are left scalar, with a reason under `remarks`, when they have
-    regions or ops of other dialects than llvm, arith and math (structured
-    leaves: `convert-hpvm-to-cpu` runs tiles in lock-step,
-    `vectorize-tiles`), hpvm ops other than the grid queries, volatile or
+    Imported-C leaves are left scalar, with a reason under `remarks`, when
+    they have regions or ops of other dialects than llvm, arith and math
+    (structured leaves, which get tile variants when in tiles: below), hpvm ops other than the grid queries, volatile or
     atomic loads and stores, a local array whose address escapes, values with
     no vector form that differ between lanes, a divergent branch after a
     store around a loop, or a divergent switch; when a loop whose trip count
