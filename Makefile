@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        fuzz demo bench docs clean
+        check-python python fuzz demo bench docs clean
 
 all: build
 
@@ -21,12 +21,14 @@ build: bootstrap configure
 	ninja -C $(BUILD_DIR) -j $(JOBS)
 
 # Every test: lit (dialect, C API, translation, mutation), the runtime's unit,
-# stress and sanitizer tests, the fuzzers' regression inputs and a short fixed-seed
-# fuzzing run of each (under 60 s), and the generated docs being current.
+# stress and sanitizer tests, the Python package's tests (pytest, in a virtual
+# environment under the build directory), the fuzzers' regression inputs and a short
+# fixed-seed fuzzing run of each (under 60 s), and the generated docs being current.
 check: build
 	@status=0; \
 	$(MAKE) --no-print-directory check-lit || status=1; \
 	$(MAKE) --no-print-directory check-runtime || status=1; \
+	$(MAKE) --no-print-directory check-python || status=1; \
 	$(MAKE) --no-print-directory check-fuzz || status=1; \
 	$(MAKE) --no-print-directory check-docs || status=1; \
 	if [ $$status -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
@@ -38,6 +40,14 @@ check-lit: build
 check-runtime: bootstrap
 	@if [ -f scripts/check-runtime.sh ]; then bash scripts/check-runtime.sh; \
 	else echo "check-runtime: no runtime yet"; fi
+
+# The Python package (python/): installed into $(BUILD_DIR)/python-venv with its test
+# dependencies (PyPI), then its pytest suite against this build's tools.
+python: build
+	@bash scripts/bootstrap-python.sh $(BUILD_DIR) >/dev/null
+
+check-python: build
+	@bash scripts/check-python.sh $(BUILD_DIR)
 
 check-docs: build
 	@bash scripts/update-docs.sh --check $(BUILD_DIR)

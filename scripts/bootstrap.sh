@@ -5,8 +5,8 @@ set -euo pipefail
 PACKAGES=(
   # Compiler infrastructure: Debian's LLVM/MLIR 22, the pinned toolchain.
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
-  # Build.
-  cmake ninja-build ccache make python3
+  # Build; python3-venv for the Python package's test environment (scripts/bootstrap-python.sh).
+  cmake ninja-build ccache make python3 python3-venv
   # pkg-config, for the test of the installed runtime's hpvm_rt.pc.
   pkgconf
   # SPIR-V and OpenCL (PoCL gives a CPU OpenCL device for tests).

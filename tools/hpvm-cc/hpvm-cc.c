@@ -289,6 +289,10 @@ static void usage(void) {
          "                    register when wider)\n"
          "  -fhpvm-rows=N     N rows per block of a 2-D or 3-D leaf (1 to 16, 1: no\n"
          "                    blocks; default what the register file holds, at most 8)\n"
+         "  -shared           make a shared library (position-independent, with the\n"
+         "                    runtime linked in) instead of an executable; its\n"
+         "                    functions are called through their C interface\n"
+         "                    (_mlir_ciface_NAME), e.g. by the hpvm Python package\n"
          "  -v                print each stage, its command and its time, and\n"
          "                    which leaves were vectorized (and why not)\n"
          "  -h, --help        this text\n\n"
@@ -391,6 +395,9 @@ int main(int argc, char **argv) {
   list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
   list_t preprocessor = {0}, linker = {0}, codegen = {0};
   bool device_defined = false, cxx = false;
+  /* -shared: a shared library (position-independent code, the runtime linked in) that a
+   * program or Python (the hpvm package) loads; its functions keep their C interface. */
+  bool shared = false;
   /* -march=native unless the command line names a CPU, so that a portable build
    * (-march=x86-64) can be compared with one for this machine. */
   bool cpu_chosen = false;
@@ -416,6 +423,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(arg, "-v") == 0) {
       verbose = true;
+    } else if (strcmp(arg, "-shared") == 0) {
+      shared = true;
     } else if (arg[0] == '-' && arg[1] == 'o') {
       output = value ? value : arg + 2;
     } else if (arg[0] == '-' && arg[1] == 'O') {
@@ -707,6 +716,8 @@ int main(int argc, char **argv) {
       push(&command, opt);
       if (!cpu_chosen)
         push(&command, "-march=native");
+      if (shared)
+        push(&command, "-fPIC");
       append(&command, &codegen);
       if (kind == 0) {
         push(&command, "-Wno-override-module");
@@ -737,6 +748,8 @@ int main(int argc, char **argv) {
     list_t command = {0};
     push(&command, HPVM_CC_CLANG);
     push(&command, opt);
+    if (shared)
+      push(&command, "-shared");
     append(&command, &objects);
     append(&command, &link_inputs);
     push(&command, runtime_lib);

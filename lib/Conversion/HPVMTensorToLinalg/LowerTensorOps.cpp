@@ -189,13 +189,40 @@ Value lowerMul(OpBuilder &b, TensorMulOp op) {
       });
 }
 
-FailureOr<Value> lowerConv(OpBuilder &b, TensorConv2DOp op) {
-  if (op.getGroups() != 1) {
-    op.emitOpError() << "with groups = " << op.getGroups()
-                     << " is not supported by convert-hpvm-tensor-to-linalg "
-                        "yet (expected groups = 1)";
-    return failure();
-  }
+/// A convolution with groups > 1 (depthwise when each group has one input
+/// channel): a generic over (n, f, oh, ow, c, kh, kw) that reads input channel
+/// (f / filtersPerGroup) * channelsPerGroup + c; upstream has no named NCHW
+/// grouped convolution with an FCHW filter.
+Value groupedConv(OpBuilder &b, Location loc, RankedTensorType type, Value input,
+                  Value filter, Value init, ArrayRef<int64_t> strides,
+                  int64_t groups) {
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  int64_t channelsPerGroup = filterType.getDimSize(1);
+  int64_t filtersPerGroup = type.getDimSize(1) / groups;
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  MLIRContext *ctx = b.getContext();
+  AffineMap inputMap = AffineMap::get(
+      7, 0,
+      {d(0), d(1).floorDiv(filtersPerGroup) * channelsPerGroup + d(4),
+       d(2) * strides[0] + d(5), d(3) * strides[1] + d(6)},
+      ctx);
+  AffineMap filterMap = AffineMap::get(7, 0, {d(1), d(4), d(5), d(6)}, ctx);
+  AffineMap outMap = AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  return generic(b, loc, type, init, {input, filter},
+                 {inputMap, filterMap, outMap}, iterators,
+                 [](OpBuilder &nb, Location l, ValueRange args) {
+                   Value product =
+                       arith::MulFOp::create(nb, l, args[0], args[1]);
+                   linalg::YieldOp::create(
+                       nb, l,
+                       arith::AddFOp::create(nb, l, args[2], product)
+                           .getResult());
+                 });
+}
+
+Value lowerConv(OpBuilder &b, TensorConv2DOp op) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
   SmallVector<int64_t> padding = getInts(op.getPadding());
@@ -203,6 +230,9 @@ FailureOr<Value> lowerConv(OpBuilder &b, TensorConv2DOp op) {
   Value zero = floatConstant(b, loc, type.getElementType(), 0.0);
   Value input = padImage(b, loc, op.getInput(), padding[0], padding[1], zero);
   Value init = filled(b, loc, type, zero);
+  if (op.getGroups() != 1)
+    return groupedConv(b, loc, type, input, op.getFilter(), init, strides,
+                       op.getGroups());
   return linalg::Conv2DNchwFchwOp::create(
              b, loc, TypeRange{type}, ValueRange{input, op.getFilter()},
              ValueRange{init}, b.getI64TensorAttr(strides),

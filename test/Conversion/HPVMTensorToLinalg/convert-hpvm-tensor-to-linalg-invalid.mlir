@@ -2,15 +2,6 @@
 // RUN: hpvm-opt %s --split-input-file --convert-hpvm-tensor-to-linalg --verify-diagnostics \
 // RUN:   --allow-unregistered-dialect
 
-hpvm.leaf @depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> (tensor<1x4x6x6xf32>) {
-  // expected-error @+1 {{'hpvm.tensor.conv2d' op with groups = 4 is not supported by convert-hpvm-tensor-to-linalg yet (expected groups = 1)}}
-  %c = hpvm.tensor.conv2d %x, %w {groups = 4}
-      : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
-  hpvm.return %c : tensor<1x4x6x6xf32>
-}
-
-// -----
-
 hpvm.leaf @dynamic(%x: tensor<?xf32>) -> (tensor<?xf32>) {
   // expected-error @+1 {{'hpvm.tensor.relu' op on dynamically shaped tensors is not supported by convert-hpvm-tensor-to-linalg yet (expected static shapes, found 'tensor<?xf32>')}}
   %r = hpvm.tensor.relu %x : tensor<?xf32>

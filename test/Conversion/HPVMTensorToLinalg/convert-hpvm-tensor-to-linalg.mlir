@@ -4,6 +4,11 @@
 // RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg="bufferize-graphs=false" | FileCheck %s
 // RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg | FileCheck %s --check-prefix=BUF
 
+// The maps of the grouped and depthwise convolutions (@grouped, @depthwise).
+// CHECK-DAG: #[[$GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 2) * 2 + d4, d2 * 2 + d5, d3 + d6)>
+// CHECK-DAG: #[[$GW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[$DIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
+
 // CHECK-LABEL: hpvm.leaf @conv(
 // The input is padded by a generic that selects 0 outside it.
 // CHECK: %[[PAD:.*]] = linalg.generic
@@ -27,6 +32,27 @@ hpvm.leaf @conv(%x: tensor<1x2x8x8xf32>, %w: tensor<3x2x3x3xf32>) -> (tensor<1x3
   %c = hpvm.tensor.conv2d %x, %w {padding = [1, 0], strides = [2, 1]}
       : (tensor<1x2x8x8xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x6xf32>
   hpvm.return %c : tensor<1x3x4x6xf32>
+}
+
+// Grouped and depthwise convolutions: one generic reading input channel
+// (f floordiv filters-per-group) * channels-per-group + c.
+// CHECK-LABEL: hpvm.leaf @grouped(
+// CHECK: linalg.generic {indexing_maps = [#[[$GIN]], #[[$GW]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.conv_2d
+hpvm.leaf @grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<1x4x3x6xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {groups = 2, strides = [2, 1]}
+      : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x3x6xf32>
+  hpvm.return %c : tensor<1x4x3x6xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @depthwise(
+// CHECK: linalg.generic {indexing_maps = [#[[$DIN]], #[[$GW]], #{{.*}}]
+hpvm.leaf @depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> (tensor<1x4x6x6xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {groups = 4}
+      : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  hpvm.return %c : tensor<1x4x6x6xf32>
 }
 
 // CHECK-LABEL: hpvm.leaf @dense(

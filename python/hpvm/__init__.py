@@ -1,0 +1,92 @@
+"""HPVM from Python: dataflow and tensor graphs in the hpvm dialect, compiled by
+hpvm-cc and run by the HPVM runtime, with NumPy arrays in and out.
+
+* `TensorGraph` and `hpvm.tensor`: graphs of `hpvm.tensor.*` operations.
+* `Module`: general graphs (leaf and internal nodes, edges, binds, grids).
+* `compile(graph)`: a shared library (`hpvm-cc -shared`), its host functions
+  callable with NumPy arrays; `run(graph, inputs)` compiles (cached) and runs.
+* `hpvm.onnx.load(model)`: an ONNX model as a TensorGraph.
+
+The tools are found under `$HPVM_HOME` (a build or install tree) or on `PATH`.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from .errors import HPVMError
+from .ir import MemRefType, ScalarType, TensorType, memref, parse_type
+from .graph import Module
+from .tensor import Tensor, TensorGraph
+from . import tensor
+from . import compiled as _compiled
+from . import toolchain
+
+__all__ = ["HPVMError", "Module", "TensorGraph", "Tensor", "tensor", "compile", "run",
+           "verify", "memref", "CompiledGraph"]
+__version__ = "0.1.0"
+
+
+def verify(graph: Union[TensorGraph, Module, str]) -> str:
+    """Checks a graph (or MLIR text) with the dialect's verifier; returns the text.
+    Raises HPVMError carrying the diagnostics when it is invalid."""
+    text = graph if isinstance(graph, str) else graph.mlir()
+    toolchain.verify(text)
+    return text
+
+
+class CompiledGraph:
+    """A compiled TensorGraph: call it with the inputs (by position or name);
+    it returns the output array, or a tuple of them."""
+
+    def __init__(self, graph: TensorGraph, library: _compiled.Library):
+        inputs, outputs = graph.signature()
+        self.name = graph.name
+        self.input_names = [n for n, _ in inputs]
+        self.output_names = [n for n, _ in outputs]
+        self.library = library
+        self.function = library.function(graph.name, inputs, outputs)
+        self.path = library.path
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
+
+    def __repr__(self):
+        return (f"<hpvm CompiledGraph {self.name}({', '.join(self.input_names)}) -> "
+                f"({', '.join(self.output_names)}) from {self.path}>")
+
+
+def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "-O3",
+            flags: Sequence[str] = (), output: Optional[str] = None, fuse: bool = False,
+            verbose: bool = False):
+    """Compiles a graph with `hpvm-cc -shared` (`target`: cpu, gpu or opencl; CPU
+    versions are always kept). `fuse` joins tensor-op chains first
+    (hpvm-fuse-tensor-nodes). Returns a CompiledGraph (TensorGraph) or a library
+    whose host functions are attributes (Module). The library is cached under
+    $HPVM_CACHE_DIR (default ~/.cache/hpvm) unless `output` names a path."""
+    if not isinstance(graph, (TensorGraph, Module)):
+        raise HPVMError(f"compile: expected a TensorGraph or a Module, found {type(graph).__name__}")
+    text = graph.mlir()
+    toolchain.verify(text, f"{graph.name}.mlir")
+    if fuse:
+        text = toolchain.run_opt(text, ["--hpvm-fuse-tensor-nodes"], f"{graph.name}.mlir")
+    path = _compiled.build(text, graph.name, target, opt, flags, output, verbose)
+    library = _compiled.Library(path)
+    if isinstance(graph, TensorGraph):
+        return CompiledGraph(graph, library)
+    for name, params in graph.functions():
+        library.function(name, params)
+    return library
+
+
+def run(graph, inputs: Union[Mapping[str, np.ndarray], Sequence[np.ndarray]], **options):
+    """Compiles `graph` (a TensorGraph, or anything `hpvm.onnx.load` takes) and runs
+    it on `inputs` (by name or in order); returns the list of outputs."""
+    if not isinstance(graph, TensorGraph):
+        from . import onnx as _onnx
+        graph = _onnx.load(graph)
+    compiled = compile(graph, **options)
+    result = compiled(**inputs) if isinstance(inputs, Mapping) else compiled(*inputs)
+    return list(result) if isinstance(result, tuple) else [result]

@@ -1,0 +1,220 @@
+"""Compiled graphs: a shared library made by `hpvm-cc -shared`, called with NumPy.
+
+A host function `@f` of the module is called through its C interface
+`_mlir_ciface_f`: memrefs are passed as pointers to MLIR's memref descriptor
+(allocated and aligned pointers, offset, sizes, strides) pointing into the
+NumPy arrays themselves, scalars by value. Nothing is copied unless an input
+array is not already C-contiguous with the element type the function expects
+(that one copy is the runtime's need: generated code reads static memrefs in
+row-major order).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .errors import HPVMError
+from .ir import MemRefType, ScalarType, TensorType, parse_type
+from . import toolchain
+
+_SCALARS = {
+    "f16": None,  # no ctypes type: passed as its 16 bits
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "index": ctypes.c_int64,
+}
+
+_descriptor_types: Dict[int, type] = {}
+
+
+def descriptor_type(rank: int) -> type:
+    """MLIR's ranked memref descriptor for `rank` as a ctypes structure."""
+    if rank not in _descriptor_types:
+        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                  ("offset", ctypes.c_int64)]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+        _descriptor_types[rank] = type(f"MemRefDescriptor{rank}D", (ctypes.Structure,),
+                                       {"_fields_": fields})
+    return _descriptor_types[rank]
+
+
+def _descriptor(array: np.ndarray):
+    rank = array.ndim
+    d = descriptor_type(rank)()
+    d.allocated = d.aligned = array.ctypes.data
+    d.offset = 0
+    if rank:
+        d.sizes = (ctypes.c_int64 * rank)(*array.shape)
+        d.strides = (ctypes.c_int64 * rank)(*(s // array.itemsize for s in array.strides))
+    return d
+
+
+class Function:
+    """One host function of a compiled module, callable with NumPy arrays and numbers.
+
+    `params` are (name, type) pairs; `outputs` (tensor graphs) are the trailing
+    memref parameters the call allocates and returns."""
+
+    def __init__(self, library: "Library", name: str, params: Sequence[Tuple[str, object]],
+                 outputs: Sequence[Tuple[str, TensorType]] = ()):
+        self.library = library
+        self.name = name
+        self.params = [(n, parse_type(t)) for n, t in params]
+        self.outputs = [(n, t) for n, t in outputs]
+        symbol = f"_mlir_ciface_{name}"
+        try:
+            self._function = getattr(library.handle, symbol)
+        except AttributeError:
+            raise HPVMError(f"'{library.path}' has no function '{symbol}'") from None
+        self._function.restype = None
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{n}: {t}" for n, t in self.params)
+        return f"<hpvm function {self.name}({params})>"
+
+    def _argument(self, name: str, type_, value, keep: list, writable: bool):
+        if isinstance(type_, (MemRefType, TensorType)):
+            if not isinstance(value, np.ndarray):
+                if writable:
+                    raise HPVMError(f"{self.name}: argument '{name}' expects a NumPy array of "
+                                    f"{type_.dtype} (it is written), found {type(value).__name__}")
+                value = np.asarray(value, dtype=type_.dtype)
+            if value.ndim != type_.rank:
+                raise HPVMError(f"{self.name}: argument '{name}' expects rank {type_.rank} "
+                                f"({type_}), found an array of shape {value.shape}")
+            for axis, (want, have) in enumerate(zip(type_.shape, value.shape)):
+                if want is not None and want != have:
+                    raise HPVMError(f"{self.name}: argument '{name}' expects shape "
+                                    f"{tuple('?' if d is None else d for d in type_.shape)} "
+                                    f"({type_}), found {value.shape}")
+            if value.dtype != type_.dtype or not value.flags.c_contiguous:
+                if writable:
+                    raise HPVMError(f"{self.name}: argument '{name}' is written and must be a "
+                                    f"C-contiguous array of {type_.dtype}, found "
+                                    f"{'a non-contiguous array of ' if not value.flags.c_contiguous else ''}"
+                                    f"{value.dtype}")
+                value = np.ascontiguousarray(value, dtype=type_.dtype)
+            if writable and not value.flags.writeable:
+                raise HPVMError(f"{self.name}: argument '{name}' is written but the array is read-only")
+            keep.append(value)
+            descriptor = _descriptor(value)
+            keep.append(descriptor)
+            return ctypes.byref(descriptor)
+        scalar = _SCALARS[type_.name]
+        if scalar is None:
+            return ctypes.c_uint16(np.float16(value).view(np.uint16))
+        if isinstance(value, np.ndarray) and value.ndim != 0:
+            raise HPVMError(f"{self.name}: argument '{name}' expects a scalar {type_}, "
+                            f"found an array of shape {value.shape}")
+        try:
+            return scalar(type_.dtype.type(value).item())
+        except (TypeError, ValueError, OverflowError):
+            raise HPVMError(f"{self.name}: argument '{name}' expects a {type_}, "
+                            f"found {value!r}") from None
+
+    def __call__(self, *args, **kwargs):
+        """Inputs by position or by name; for a tensor graph, returns the outputs
+        (one array, or a tuple); outputs may be given as `out=[arrays]`."""
+        out = kwargs.pop("out", None)
+        values = list(args)
+        names = [n for n, _ in self.params]
+        if len(values) > len(self.params):
+            raise HPVMError(f"{self.name}: expected at most {len(self.params)} arguments "
+                            f"({', '.join(names)}), found {len(values)}")
+        for name in names[len(values):]:
+            if name not in kwargs:
+                raise HPVMError(f"{self.name}: missing argument '{name}' "
+                                f"(expected {', '.join(names)})")
+            values.append(kwargs.pop(name))
+        if kwargs:
+            raise HPVMError(f"{self.name}: unknown argument(s) {', '.join(sorted(kwargs))}; "
+                            f"expected {', '.join(names)}")
+        keep: list = []
+        arguments = [self._argument(n, t, v, keep, writable=isinstance(t, MemRefType))
+                     for (n, t), v in zip(self.params, values)]
+        results: List[np.ndarray] = []
+        if self.outputs:
+            if out is not None and len(out) != len(self.outputs):
+                raise HPVMError(f"{self.name}: out= expects {len(self.outputs)} arrays, "
+                                f"found {len(out)}")
+            for i, (name, type_) in enumerate(self.outputs):
+                array = out[i] if out is not None else np.empty(type_.shape, type_.dtype)
+                arguments.append(self._argument(name, MemRefType(type_.shape, type_.element),
+                                                array, keep, writable=True))
+                results.append(array)
+        with self.library.lock:
+            self._function(*arguments)
+        if not self.outputs:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+class Library:
+    """A compiled module: its shared library and its host functions."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.handle = ctypes.CDLL(path)
+        except OSError as error:
+            raise HPVMError(f"cannot load the compiled graph '{path}': {error}") from None
+        # The runtime runs one graph at a time per library call; calls from
+        # several Python threads are serialized.
+        self.lock = threading.Lock()
+        self.functions: Dict[str, Function] = {}
+
+    def function(self, name: str, params, outputs=()) -> Function:
+        function = Function(self, name, params, outputs)
+        self.functions[name] = function
+        return function
+
+    def __getattr__(self, name: str) -> Function:
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"compiled module has no host function '{name}' "
+                             f"(has {', '.join(functions) or 'none'})")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("HPVM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hpvm")
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
+          flags: Sequence[str] = (), output: Optional[str] = None, verbose: bool = False) -> str:
+    """The shared library of `text`: `output`, or a cached one keyed by the text,
+    the options and the compiler (a new hpvm-cc builds anew)."""
+    if output is None:
+        compiler = Path(toolchain.tool("hpvm-cc")).stat()
+        key = hashlib.sha256("\0".join(
+            [text, target, opt, *flags, str(compiler.st_mtime_ns), str(compiler.st_size)])
+            .encode()).hexdigest()[:24]
+        output = str(cache_dir() / f"{name}-{key}.so")
+        if os.path.exists(output):
+            return output
+        partial = f"{output}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            toolchain.compile_shared(text, partial, name, target, opt, flags, verbose=verbose)
+            os.replace(partial, output)  # atomic: a concurrent build never sees half a file
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+        return output
+    return toolchain.compile_shared(text, output, name, target, opt, flags, verbose=verbose)

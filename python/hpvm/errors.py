@@ -1,0 +1,14 @@
+"""The exception every part of the package raises."""
+
+
+class HPVMError(Exception):
+    """A graph, model or command the compiler or runtime refused.
+
+    `diagnostics` carries the compiler's own report (file:line:col: error: ...)
+    when the error came from the verifier or a compile; it is part of the message.
+    """
+
+    def __init__(self, message: str, diagnostics: str = ""):
+        self.diagnostics = diagnostics.strip()
+        text = message if not self.diagnostics else f"{message}\n{self.diagnostics}"
+        super().__init__(text)

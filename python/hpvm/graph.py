@@ -1,0 +1,273 @@
+"""General dataflow graphs: leaf and internal nodes, edges, binds and grids.
+
+    m = hpvm.Module("vadd")
+    leaf = m.leaf("vadd_leaf",
+                  [("a", "memref<?xf32>", "in"), ("b", "memref<?xf32>", "in"),
+                   ("c", "memref<?xf32>", "out")],
+                  body='''
+                    %i = hpvm.instance_id x : index
+                    %x = memref.load %a[%i] : memref<?xf32>
+                    %y = memref.load %b[%i] : memref<?xf32>
+                    %s = arith.addf %x, %y : f32
+                    memref.store %s, %c[%i] : memref<?xf32>
+                  ''')
+    root = m.internal("vadd_root", [("a", "memref<?xf32>"), ("b", "memref<?xf32>"),
+                                    ("c", "memref<?xf32>"), ("n", "index")])
+    node = root.create_node(leaf, grid=[root.arg("n")])
+    for port, name in enumerate("abc"):
+        root.bind_in(root.arg(name), node, port)
+    m.host("vadd", root)              # track, launch, wait, request, untrack
+    lib = hpvm.compile(m)
+    lib.vadd(a, b, c, len(a))
+
+Leaf bodies are MLIR text (the scalar code of one instance) naming the
+parameters `%<name>`; `hpvm.return` is appended when the body has none. The
+structure (nodes, ports, edges, binds, grids, hints, access modes) is built
+here and checked by the dialect's verifier (`Module.verify()`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from .errors import HPVMError
+from .ir import MemRefType, ScalarType, TensorType, parse_type, symbol_name
+from . import toolchain
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ACCESS = ("in", "out", "inout")
+_TARGETS = ("cpu", "vector", "gpu", "spirv", "tensor")
+_REPLICATION = ("one_to_one", "all_to_all")
+
+
+def _params(params, what: str, with_access: bool):
+    result = []
+    for entry in params:
+        if not isinstance(entry, (tuple, list)) or len(entry) not in ((2, 3) if with_access else (2,)):
+            expected = "(name, type) or (name, type, access)" if with_access else "(name, type)"
+            raise HPVMError(f"{what}: expected parameters as {expected}, found {entry!r}")
+        name, type_ = entry[0], parse_type(entry[1])
+        access = entry[2] if len(entry) == 3 else None
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise HPVMError(f"{what}: parameter name {name!r} is not an identifier")
+        if access is not None and access not in _ACCESS:
+            raise HPVMError(f"{what}: parameter '{name}' has access {access!r}; "
+                            f"expected one of {', '.join(_ACCESS)}")
+        if any(n == name for n, _, _ in result):
+            raise HPVMError(f"{what}: two parameters are named '{name}'")
+        result.append((name, type_, access))
+    return result
+
+
+class Node:
+    """A leaf or internal node definition (`hpvm.leaf` / `hpvm.internal`)."""
+
+    def __init__(self, module: "Module", kind: str, name: str, params, results, targets):
+        self.module = module
+        self.kind = kind
+        self.name = name
+        self.params = _params(params, f"node '{name}'", with_access=True)
+        self.results = [parse_type(t) for t in results]
+        for target in targets or ():
+            if target not in _TARGETS:
+                raise HPVMError(f"node '{name}': unknown target '{target}'; expected one of "
+                                f"{', '.join(_TARGETS)}")
+        self.targets = list(targets or ())
+
+    def _signature(self) -> str:
+        params = []
+        for name, type_, access in self.params:
+            attr = f" {{hpvm.access = #hpvm.access<{access}>}}" if access else ""
+            params.append(f"%{name}: {type_}{attr}")
+        text = f"@{self.name}({', '.join(params)})"
+        if self.results:
+            text += f" -> ({', '.join(str(t) for t in self.results)})"
+        if self.targets:
+            text += (" attributes {hpvm.targets = ["
+                     + ", ".join(f"#hpvm.target<{t}>" for t in self.targets) + "]}")
+        return text
+
+
+class Leaf(Node):
+    def __init__(self, module, name, params, results, targets, body: str):
+        super().__init__(module, "leaf", name, params, results, targets)
+        if not isinstance(body, str):
+            raise HPVMError(f"leaf '{name}': expected the body as MLIR text, found {body!r}")
+        self.body = body
+
+    def text(self) -> str:
+        lines = [line.strip() for line in self.body.strip().splitlines() if line.strip()]
+        if not any(line.startswith("hpvm.return") for line in lines):
+            if self.results:
+                raise HPVMError(f"leaf '{self.name}' has results "
+                                f"({', '.join(str(t) for t in self.results)}) but its body "
+                                "does not end with hpvm.return")
+            lines.append("hpvm.return")
+        return "\n".join([f"hpvm.leaf {self._signature()} {{"] + ["  " + l for l in lines] + ["}"])
+
+
+class Arg:
+    """A parameter of an internal node, usable as a bind source or a grid extent."""
+
+    def __init__(self, node: "Internal", index: int):
+        self.node, self.index = node, index
+        self.name, self.type, _ = node.params[index]
+
+    def __repr__(self):
+        return f"<argument %{self.name}: {self.type} of @{self.node.name}>"
+
+
+class Instance:
+    """A child created in an internal node (`hpvm.create_node`), with its grid."""
+
+    def __init__(self, parent: "Internal", node: Node, handle: str, grid: List):
+        self.parent, self.node, self.handle, self.grid = parent, node, handle, grid
+
+
+class Internal(Node):
+    def __init__(self, module, name, params, results, targets):
+        super().__init__(module, "internal", name, params, results, targets)
+        self.children: List[Instance] = []
+        self.statements: List[str] = []
+        self._constants: Dict[int, str] = {}
+        self._prelude: List[str] = []
+
+    def arg(self, name: str) -> Arg:
+        for index, (n, _, _) in enumerate(self.params):
+            if n == name:
+                return Arg(self, index)
+        raise HPVMError(f"internal node '{self.name}' has no parameter '{name}' "
+                        f"(has {', '.join(n for n, _, _ in self.params) or 'none'})")
+
+    def _extent(self, value) -> str:
+        if isinstance(value, Arg):
+            if value.node is not self:
+                raise HPVMError(f"grid extent {value!r} is not a parameter of '{self.name}'")
+            if str(value.type) != "index":
+                raise HPVMError(f"grid extent %{value.name} of '{self.name}' has type "
+                                f"{value.type}; expected index")
+            return f"%{value.name}"
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            if value not in self._constants:
+                name = f"%c{value}"
+                self._constants[value] = name
+                self._prelude.append(f"{name} = arith.constant {value} : index")
+            return self._constants[value]
+        raise HPVMError(f"grid extent {value!r}: expected a positive integer or an index "
+                        f"parameter of '{self.name}'")
+
+    def create_node(self, node: Node, grid: Sequence = ()) -> Instance:
+        """A child instance of `node` with an instance grid of up to 3 dimensions (x, y, z)."""
+        if not isinstance(node, Node) or node.module is not self.module:
+            raise HPVMError(f"create_node: expected a node of this module, found {node!r}")
+        if len(grid) > 3:
+            raise HPVMError(f"create_node: a grid has at most 3 dimensions (x, y, z), found {len(grid)}")
+        extents = [self._extent(e) for e in grid]
+        handle = f"%{symbol_name(node.name)}_{len(self.children)}"
+        instance = Instance(self, node, handle, extents)
+        self.children.append(instance)
+        dims = f" [{', '.join(extents)}]" if extents else ""
+        self.statements.append(f"{handle} = hpvm.create_node @{node.name}{dims} : !hpvm.node")
+        return instance
+
+    def _child(self, instance, what: str) -> Instance:
+        if not isinstance(instance, Instance) or instance.parent is not self:
+            raise HPVMError(f"{what}: expected a child created in '{self.name}', found {instance!r}")
+        return instance
+
+    def bind_in(self, arg: Arg, child: Instance, port: int, streaming: bool = False) -> None:
+        """Parameter `arg` of this node flows into input `port` of `child`."""
+        child = self._child(child, "bind_in")
+        if not isinstance(arg, Arg) or arg.node is not self:
+            raise HPVMError(f"bind_in: expected a parameter of '{self.name}', found {arg!r}")
+        mark = " streaming" if streaming else ""
+        self.statements.append(f"hpvm.bind_in %{arg.name} -> {child.handle}[{int(port)}]{mark} "
+                               f": {arg.type}")
+
+    def edge(self, source: Instance, source_port: int, dest: Instance, dest_port: int,
+             replication: str = "all_to_all", streaming: bool = False) -> None:
+        """Output `source_port` of `source` flows into input `dest_port` of `dest`."""
+        source, dest = self._child(source, "edge"), self._child(dest, "edge")
+        if replication not in _REPLICATION:
+            raise HPVMError(f"edge: unknown replication '{replication}'; expected "
+                            f"{' or '.join(_REPLICATION)}")
+        mark = " streaming" if streaming else ""
+        self.statements.append(f"hpvm.edge {source.handle}[{int(source_port)}] -> "
+                               f"{dest.handle}[{int(dest_port)}] {replication}{mark}")
+
+    def bind_out(self, child: Instance, port: int, output: int, streaming: bool = False) -> None:
+        """Output `port` of `child` is output `output` of this node."""
+        child = self._child(child, "bind_out")
+        mark = " streaming" if streaming else ""
+        self.statements.append(f"hpvm.bind_out {child.handle}[{int(port)}] -> {int(output)}{mark}")
+
+    def text(self) -> str:
+        lines = [f"hpvm.internal {self._signature()} {{"]
+        lines += ["  " + s for s in self._prelude + self.statements]
+        lines.append("}")
+        return "\n".join(lines)
+
+
+class Module:
+    """A module of node definitions and host functions."""
+
+    def __init__(self, name: str = "module"):
+        self.name = symbol_name(name)
+        self.nodes: List[Node] = []
+        self.hosts: List[Tuple[str, Internal, list]] = []
+
+    def _name(self, name: str) -> str:
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise HPVMError(f"node name {name!r} is not an identifier")
+        if any(n.name == name for n in self.nodes) or any(h[0] == name for h in self.hosts):
+            raise HPVMError(f"module '{self.name}' already defines '{name}'")
+        return name
+
+    def leaf(self, name: str, params, body: str, results=(), targets=None) -> Leaf:
+        """A leaf node: `params` as (name, type[, access]), `body` the MLIR of one instance."""
+        node = Leaf(self, self._name(name), params, results, targets, body)
+        self.nodes.append(node)
+        return node
+
+    def internal(self, name: str, params, results=(), targets=None) -> Internal:
+        """An internal node; add children with create_node, then edges and binds."""
+        node = Internal(self, self._name(name), params, results, targets)
+        self.nodes.append(node)
+        return node
+
+    def host(self, name: str, root: Internal) -> None:
+        """A host function `@name` with the root's parameters: it tracks the memrefs,
+        launches the root, waits, requests the memrefs back and untracks them."""
+        if not isinstance(root, Internal) or root.module is not self:
+            raise HPVMError(f"host '{name}': expected an internal node of this module as the root")
+        if root.results:
+            raise HPVMError(f"host '{name}': the root '{root.name}' has outputs; a generated host "
+                            "function returns nothing (write the outputs into memrefs, or use "
+                            "a TensorGraph)")
+        self.hosts.append((self._name(name), root, list(root.params)))
+
+    def mlir(self) -> str:
+        parts = [f"// Module '{self.name}' built by the hpvm Python package."]
+        parts += [node.text() for node in self.nodes]
+        for name, root, params in self.hosts:
+            memrefs = [(n, t) for n, t, _ in params if isinstance(t, MemRefType)]
+            lines = [f"func.func @{name}({', '.join(f'%{n}: {t}' for n, t, _ in params)}) {{"]
+            lines += [f"  hpvm.track %{n} : {t}" for n, t in memrefs]
+            args = ", ".join(f"%{n}" for n, _, _ in params)
+            types = ", ".join(str(t) for _, t, _ in params)
+            lines.append(f"  %graph = hpvm.launch @{root.name}({args}) : ({types}) -> !hpvm.graph")
+            lines.append("  hpvm.wait %graph")
+            lines += [f"  hpvm.request %{n} : {t}" for n, t in memrefs]
+            lines += [f"  hpvm.untrack %{n} : {t}" for n, t in memrefs]
+            lines += ["  return", "}"]
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts) + "\n"
+
+    def verify(self) -> str:
+        text = self.mlir()
+        toolchain.verify(text, f"{self.name}.mlir")
+        return text
+
+    def functions(self):
+        return [(name, [(n, t) for n, t, _ in params]) for name, _, params in self.hosts]

@@ -1,0 +1,220 @@
+"""Types and attributes of the hpvm dialect as MLIR text.
+
+The package has no MLIR Python bindings (Debian ships none): it prints the
+dialect's textual form and lets the compiler library parse and verify it.
+This module holds the small vocabulary every builder shares: element types,
+tensor and memref types, dense constants and symbol names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .errors import HPVMError
+
+#: Element types the tensor ops take, with the NumPy type of their data.
+FLOAT_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+#: Scalar types host functions and leaves may take besides floats.
+SCALAR_TYPES = {
+    **FLOAT_TYPES,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "index": np.int64,
+}
+
+
+def element_type_of(dtype) -> str:
+    """The MLIR element type of a NumPy dtype (float16/32/64 and integers)."""
+    dtype = np.dtype(dtype)
+    for name, numpy_type in SCALAR_TYPES.items():
+        if name != "index" and np.dtype(numpy_type) == dtype:
+            return name
+    raise HPVMError(f"unsupported element type {dtype}; expected one of "
+                    "float16, float32, float64, bool, int8, int16, int32, int64")
+
+
+def numpy_type_of(element: str):
+    try:
+        return np.dtype(SCALAR_TYPES[element])
+    except KeyError:
+        raise HPVMError(f"unknown element type '{element}'; expected one of "
+                        f"{', '.join(SCALAR_TYPES)}") from None
+
+
+Shape = Tuple[int, ...]
+
+
+def _check_shape(shape: Iterable, what: str, dynamic: bool = False) -> Tuple[Optional[int], ...]:
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise HPVMError(f"{what}: expected a shape (a sequence of sizes), found {shape!r}") from None
+    for d in dims:
+        if d is None and dynamic:
+            continue
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
+            expected = "non-negative integers or None" if dynamic else "non-negative integers"
+            raise HPVMError(f"{what}: expected sizes that are {expected}, found {shape!r}")
+    return tuple(None if d is None else int(d) for d in dims)
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """`tensor<AxBxf32>`: a ranked tensor of static shape (value semantics)."""
+
+    shape: Shape
+    element: str = "f32"
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", _check_shape(self.shape, "tensor type"))
+        numpy_type_of(self.element)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        return numpy_type_of(self.element)
+
+    def __str__(self) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in self.shape) + self.element + ">"
+
+
+@dataclass(frozen=True)
+class MemRefType:
+    """`memref<?x4xf32>`: a buffer; None in the shape is a dynamic size."""
+
+    shape: Tuple[Optional[int], ...]
+    element: str = "f32"
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", _check_shape(self.shape, "memref type", dynamic=True))
+        numpy_type_of(self.element)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        return numpy_type_of(self.element)
+
+    def __str__(self) -> str:
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        return f"memref<{dims}{self.element}>"
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """A scalar: `f32`, `i64`, `index`, ..."""
+
+    name: str
+
+    def __post_init__(self):
+        numpy_type_of(self.name)
+
+    @property
+    def dtype(self):
+        return numpy_type_of(self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Type = Union[TensorType, MemRefType, ScalarType]
+
+_MEMREF = re.compile(r"^memref<((?:(?:\?|\d+)x)*)(\w+)>$")
+_TENSOR = re.compile(r"^tensor<((?:\d+x)*)(\w+)>$")
+
+
+def parse_type(value) -> Type:
+    """A type from its MLIR spelling ('memref<?xf32>', 'tensor<2x3xf32>', 'index')
+    or a type object."""
+    if isinstance(value, (TensorType, MemRefType, ScalarType)):
+        return value
+    if not isinstance(value, str):
+        raise HPVMError(f"expected a type (e.g. 'memref<?xf32>', 'f32'), found {value!r}")
+    text = value.strip()
+    match = _MEMREF.match(text)
+    if match:
+        dims = [None if d == "?" else int(d) for d in match.group(1).split("x") if d]
+        return MemRefType(tuple(dims), match.group(2))
+    match = _TENSOR.match(text)
+    if match:
+        dims = [int(d) for d in match.group(1).split("x") if d]
+        return TensorType(tuple(dims), match.group(2))
+    if text in SCALAR_TYPES:
+        return ScalarType(text)
+    raise HPVMError(f"unsupported type '{value}'; expected a memref (memref<?x4xf32>), a "
+                    f"static tensor (tensor<2x3xf32>) or a scalar ({', '.join(SCALAR_TYPES)})")
+
+
+def memref(element: str, *shape) -> MemRefType:
+    """`hpvm.memref("f32", None, 4)` is `memref<?x4xf32>`."""
+    return MemRefType(tuple(shape), element)
+
+
+def tensor(element: str, *shape) -> TensorType:
+    return TensorType(tuple(shape), element)
+
+
+def dense_attr(array: np.ndarray, type_: TensorType) -> str:
+    """`dense<...>` of a constant: one splat value, or the raw little-endian bytes
+    in hex (what MLIR parses fastest and prints exactly)."""
+    data = np.ascontiguousarray(array, dtype=type_.dtype)
+    if data.size and np.all(data == data.flat[0]) and not np.isnan(data.flat[0]):
+        return f"dense<{float_literal(float(data.flat[0]), type_.element)}>"
+    little = data.astype(data.dtype.newbyteorder("<"), copy=False)
+    return 'dense<"0x' + little.tobytes().hex().upper() + '">'
+
+
+def float_literal(value: float, element: str = "f64") -> str:
+    """A float as MLIR reads it back exactly: the shortest round-trip decimal
+    (with a '.' in the mantissa, as MLIR requires), or, for infinities and NaN,
+    the bits of the `element` type in hex."""
+    value = float(value)
+    if not np.isfinite(value):
+        if element not in FLOAT_TYPES:
+            raise HPVMError(f"non-finite constant {value} needs a float element type, "
+                            f"found '{element}'")
+        bits = np.array(value, dtype=FLOAT_TYPES[element])
+        width = bits.dtype.itemsize * 2
+        return "0x" + format(int(bits.view(f"u{bits.dtype.itemsize}")), f"0{width}X")
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + ("e" + exponent if exponent else "")
+
+
+_SYMBOL = re.compile(r"[^A-Za-z0-9_$.]")
+
+
+def symbol_name(name: str) -> str:
+    """A valid MLIR symbol from a user's name (ONNX node names carry '/', ':', ...)."""
+    cleaned = _SYMBOL.sub("_", str(name)) or "node"
+    if cleaned[0].isdigit():
+        cleaned = "n" + cleaned
+    return cleaned
+
+
+def unique(name: str, taken: set) -> str:
+    base = symbol_name(name)
+    candidate, k = base, 1
+    while candidate in taken:
+        candidate = f"{base}_{k}"
+        k += 1
+    taken.add(candidate)
+    return candidate
+
+
+def format_list(values: Sequence) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
