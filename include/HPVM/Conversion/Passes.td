@@ -235,9 +235,18 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     Replaces every `hpvm.tensor.*` op inside a leaf by upstream ops on
     tensors computing the same value:
 
-    * `conv2d` (groups = 1): `linalg.conv_2d_nchw_fchw` with its strides, the
-      input zero-padded by `tensor.insert_slice` into a filled tensor;
-    * `mul`: `linalg.matmul` (batches: a `linalg.generic` contraction);
+    * `conv2d` and `mul` in f32, with `kernels` (the default): a call of the
+      runtime's packed kernels (`hpvm_rt_tensor_conv2d_f32`: im2col packed
+      straight from the image, or a direct depthwise kernel;
+      `hpvm_rt_tensor_matmul_f32`), multithreaded on the runtime's pool, on
+      the operands' buffers (`bufferization.to_buffer`, read-only) and a fresh
+      result buffer (`memref.alloc`, read back by `bufferization.to_tensor
+      restrict`);
+    * `conv2d` otherwise: `linalg.conv_2d_nchw_fchw` with its strides (groups
+      > 1: a `linalg.generic` reading input channel (f floordiv F/G) * C/G +
+      c), the input zero-padded by a generic that selects 0 outside it;
+    * `mul` otherwise: `linalg.matmul` (batches: a `linalg.generic`
+      contraction);
     * `add` (with broadcast of size-1 dimensions), `relu`, `clipped_relu`,
       `tanh` (as 1 - 2 / (exp(2x) + 1)), `sigmoid`, `batchnorm`, `map`:
       elementwise `linalg.generic`s;
@@ -257,8 +266,8 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     `hpvm.launch` / `hpvm.push` and read `hpvm.wait` / `hpvm.pop` results
     through `bufferization.to_tensor`, and are bufferized too.
 
-    Not supported yet (a diagnostic at the op, never a miscompile): group
-    and depthwise convolution (`groups` > 1) and dynamically shaped tensors.
+    Not supported yet (a diagnostic at the op, never a miscompile):
+    dynamically shaped tensors.
     Buffers a leaf allocates for intermediate values are freed before it
     returns; its output buffers are not freed yet.
 
@@ -269,10 +278,15 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     Option<"bufferizeGraphs", "bufferize-graphs", "bool", /*default=*/"true",
            "Turn tensor node interfaces into memrefs and bufferize leaves and "
            "host code (false: only lower the tensor ops, on tensors)">,
+    Option<"kernels", "kernels", "bool", /*default=*/"true",
+           "f32 conv2d and mul call the runtime's packed kernels (false: "
+           "linalg named ops and generics, compiled with the program)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",

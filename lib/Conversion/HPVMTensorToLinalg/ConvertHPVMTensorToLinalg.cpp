@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -200,9 +202,13 @@ struct ConvertHPVMTensorToLinalgPass
         return WalkResult::advance();
       });
     });
+    // The buffers a leaf allocated itself, before the lowering adds its own
+    // (kernel results), which are temporaries like bufferization's.
+    llvm::SmallPtrSet<Operation *, 4> userAllocations;
+    module.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
     bool ok = true;
     for (Operation *op : tensorOps)
-      ok &= succeeded(lowerTensorOpToLinalg(op));
+      ok &= succeeded(lowerTensorOpToLinalg(op, kernels));
     if (!ok || !bufferizeGraphs)
       return ok ? void() : signalPassFailure();
 
@@ -210,8 +216,6 @@ struct ConvertHPVMTensorToLinalgPass
       auto node = dyn_cast<NodeOpInterface>(op);
       if (!node || !hasTensorValues(&op))
         continue;
-      llvm::SmallPtrSet<Operation *, 4> userAllocations;
-      op.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
       if (failed(convertNodeInterface(node)) ||
           (node.isLeafNode() && failed(bufferize(&op)))) {
         ok = false;

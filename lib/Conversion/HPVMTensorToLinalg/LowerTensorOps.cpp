@@ -2,6 +2,7 @@
 // One lowering per tensor op: named linalg ops where upstream has them
 // (matmul, conv_2d_nchw_fchw), linalg.generic elsewhere.
 #include "LowerTensorOps.h"
+#include "KernelCalls.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -482,7 +483,8 @@ Value lowerReduce(OpBuilder &b, TensorReduceOp op) {
 }
 } // namespace
 
-LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op) {
+LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op,
+                                                bool useKernels) {
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto tensor = dyn_cast<RankedTensorType>(type);
@@ -493,6 +495,13 @@ LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op) {
                 "found "
              << type << ")";
   OpBuilder b(op);
+  if (useKernels) {
+    if (Value call = buildKernelCall(b, op)) {
+      op->getResult(0).replaceAllUsesWith(call);
+      op->erase();
+      return success();
+    }
+  }
   FailureOr<Value> result =
       llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
           .Case([&](TensorAddOp add) { return lowerAdd(b, add); })

@@ -8,9 +8,10 @@
 namespace mlir::hpvm {
 
 /// Replaces one hpvm.tensor op by linalg/tensor/arith/math ops on tensors
-/// computing the same value; failure, after a diagnostic at the op saying what
-/// is not supported yet, otherwise.
-LogicalResult lowerTensorOpToLinalg(Operation *op);
+/// computing the same value (with `useKernels`, f32 convolutions and matrix
+/// products by calls of the runtime's kernels: KernelCalls.h); failure, after
+/// a diagnostic at the op saying what is not supported yet, otherwise.
+LogicalResult lowerTensorOpToLinalg(Operation *op, bool useKernels);
 
 } // namespace mlir::hpvm
 

@@ -126,6 +126,28 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_parallel_for(uint32_t rank
                                                                    void *context);
 
 /*===--------------------------------------------------------------------===*
+ * Tensor kernels (hpvm.tensor.mul and hpvm.tensor.conv2d on the CPU, f32)
+ *===--------------------------------------------------------------------===*/
+
+/* c[b] = a[b] * b[b] for each of `batch` row-major products (a: m x k, b: k x n, c: m x n,
+ * the matrices of a batch one after another). Runs on the thread pool; never fails (without
+ * memory for packing it computes unpacked). Negative sizes or NULL pointers: nothing is
+ * computed, with a warning. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, float *c,
+                                              int64_t batch, int64_t m, int64_t n, int64_t k);
+
+/* output[n][f][oh][ow] = sum over the c / groups channels of f's group and the kh x kw window
+ * of input (NCHW, zero-padded by pad_h / pad_w on both sides) times filter (FCHW, C = c /
+ * groups). oh and ow must be (h + 2 * pad_h - kh) / stride_h + 1 and likewise for w; f and c
+ * multiples of groups. Inconsistent shapes: nothing is computed, with a warning. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter,
+                                              float *output, int64_t n, int64_t c, int64_t h,
+                                              int64_t w, int64_t f, int64_t kh, int64_t kw,
+                                              int64_t oh, int64_t ow, int64_t pad_h,
+                                              int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                                              int64_t groups);
+
+/*===--------------------------------------------------------------------===*
  * Devices (targets of node versions and of GPU host code)
  *===--------------------------------------------------------------------===*/
 

@@ -1,8 +1,33 @@
 // convert-hpvm-tensor-to-linalg: every tensor op becomes linalg on tensors
 // (first RUN); by default node interfaces then become memrefs and leaves and
 // host code are bufferized (second RUN).
-// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg="bufferize-graphs=false" | FileCheck %s
-// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg | FileCheck %s --check-prefix=BUF
+// The linalg forms of conv2d and mul are checked with kernels=false; the third
+// RUN checks the default: f32 convolutions and products call the runtime's kernels.
+// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg="bufferize-graphs=false kernels=false" | FileCheck %s
+// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg=kernels=false | FileCheck %s --check-prefix=BUF
+// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg --cse | FileCheck %s --check-prefix=KERN
+
+// KERN-LABEL: hpvm.leaf @conv(
+// KERN-SAME: %[[X:.*]]: memref<1x2x8x8xf32> {hpvm.access = #hpvm.access<in>}, %[[W:.*]]: memref<3x2x3x3xf32>
+// KERN: memref.extract_aligned_pointer_as_index %[[X]]
+// KERN: memref.extract_aligned_pointer_as_index %[[W]]
+// KERN: %[[OUT:.*]] = memref.alloc() : memref<1x3x4x6xf32>
+// KERN: memref.extract_aligned_pointer_as_index %[[OUT]]
+// n, c, h, w, f, kh, kw, oh, ow, padding, strides, groups:
+// KERN: call @hpvm_rt_tensor_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c2_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c4_i64, %c6_i64, %c1_i64, %c0_i64, %c2_i64, %c1_i64, %c1_i64)
+// KERN: hpvm.return %[[OUT]]
+// KERN-LABEL: hpvm.leaf @grouped(
+// KERN: call @hpvm_rt_tensor_conv2d_f32({{.*}}, %c2_i64)
+// KERN-LABEL: hpvm.leaf @dense(
+// KERN: %[[Y:.*]] = memref.alloc() : memref<2x4xf32>
+// KERN: call @hpvm_rt_tensor_matmul_f32({{.*}}, %c1_i64, %c2_i64, %c4_i64, %c3_i64)
+// The product is a temporary of the leaf: freed before it returns.
+// KERN: memref.dealloc %[[Y]]
+// KERN: hpvm.return
+// KERN-LABEL: hpvm.leaf @batched(
+// KERN: call @hpvm_rt_tensor_matmul_f32({{.*}}, %c5_i64, %c2_i64, %c4_i64, %c3_i64)
+// KERN: func.func private @hpvm_rt_tensor_conv2d_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// KERN: func.func private @hpvm_rt_tensor_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64)
 
 // The maps of the grouped and depthwise convolutions (@grouped, @depthwise).
 // CHECK-DAG: #[[$GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 2) * 2 + d4, d2 * 2 + d5, d3 + d6)>

@@ -1,0 +1,89 @@
+"""`python -m hpvm.onnx model.onnx -o model.mlir`: an ONNX model as verified MLIR
+of the hpvm dialect (a tensor graph: leaves, the root internal node and the host
+function)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Dict, Optional, Sequence, Tuple
+
+from ..errors import HPVMError
+
+PROG = "hpvm-onnx"
+
+
+def _input_shape(text: str) -> Tuple[str, Tuple[int, ...]]:
+    """'name=1x3x224x224' (or 1,3,224,224) as (name, shape)."""
+    name, sep, dims = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=SHAPE such as 'input=1x3x224x224', found '{text}'")
+    try:
+        shape = tuple(int(d) for d in dims.replace(",", "x").split("x") if d.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"the shape of '{name}' is '{dims}'; expected sizes separated by 'x', "
+            "such as 1x3x224x224") from None
+    if not shape or any(d <= 0 for d in shape):
+        raise argparse.ArgumentTypeError(
+            f"the shape of '{name}' is '{dims}'; expected positive sizes such as 1x3x224x224")
+    return name, shape
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found '{text}'")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Converts an ONNX model into a tensor graph of the hpvm "
+        "dialect (MLIR), verified by the dialect's verifier.")
+    parser.add_argument("model", help="the ONNX model (.onnx)")
+    parser.add_argument("-o", "--output", default="-",
+                        help="the MLIR file to write (default: standard output)")
+    parser.add_argument("--batch-size", type=_positive, default=None, metavar="N",
+                        help="the size of dynamic first dimensions of inputs (default 1)")
+    parser.add_argument("--input-shape", type=_input_shape, action="append", default=[],
+                        metavar="NAME=SHAPE",
+                        help="the static shape of an input, e.g. input=1x3x224x224 "
+                        "(may be repeated)")
+    parser.add_argument("--name", default=None,
+                        help="the name of the graph's host function (default: the ONNX "
+                        "graph's name)")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The command line; returns the exit status (0, or 1 after an error)."""
+    args = _parser().parse_args(argv)
+    shapes: Dict[str, Tuple[int, ...]] = {}
+    for name, shape in args.input_shape:
+        shapes[name] = shape
+    try:
+        from . import load
+        graph = load(args.model, input_shapes=shapes or None, batch_size=args.batch_size,
+                     name=args.name)
+        text = graph.verify()
+        if args.output == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.output, "w") as stream:
+                stream.write(text)
+    except HPVMError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

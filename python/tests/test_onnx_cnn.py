@@ -1,0 +1,276 @@
+"""Small CNNs built with onnx.helper, imported by hpvm.onnx and compared with
+onnxruntime; and the `python -m hpvm.onnx` command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+import hpvm  # noqa: E402
+import hpvm.onnx  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
+
+from onnx_cases import make_model, run_onnxruntime  # noqa: E402
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def lenet(batch: int = 4, seed: int = 0):
+    """conv-relu-maxpool x2, flatten, gemm-relu-gemm, softmax on 1x28x28 images."""
+    rng = np.random.default_rng(seed)
+
+    def weights(*shape, scale=None):
+        scale = scale or 1.0 / np.sqrt(np.prod(shape[1:]))
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    initializers = [
+        ("conv1.w", weights(6, 1, 5, 5)), ("conv1.b", weights(6, scale=0.1)),
+        ("conv2.w", weights(16, 6, 5, 5)), ("conv2.b", weights(16, scale=0.1)),
+        ("fc1.w", weights(120, 400)), ("fc1.b", weights(120, scale=0.1)),
+        ("fc2.w", weights(10, 120)), ("fc2.b", weights(10, scale=0.1)),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["input", "conv1.w", "conv1.b"], ["c1"], name="conv1",
+                         pads=[2, 2, 2, 2], kernel_shape=[5, 5]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "conv2.w", "conv2.b"], ["c2"], name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("MaxPool", ["r2"], ["p2"], name="pool2", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+        helper.make_node("Flatten", ["p2"], ["f"], name="flatten", axis=1),
+        helper.make_node("Gemm", ["f", "fc1.w", "fc1.b"], ["g1"], name="fc1", transB=1),
+        helper.make_node("Relu", ["g1"], ["r3"], name="relu3"),
+        helper.make_node("Gemm", ["r3", "fc2.w", "fc2.b"], ["g2"], name="fc2", transB=1),
+        helper.make_node("Softmax", ["g2"], ["probabilities"], name="softmax", axis=1),
+    ]
+    return make_model(nodes, [("input", (batch, 1, 28, 28))],
+                      [("probabilities", (batch, 10))], initializers, name="lenet")
+
+
+def mobilenet_block(batch: int = 2, channels: int = 8, out_channels: int = 16,
+                    size: int = 16, seed: int = 1):
+    """Depthwise 3x3 conv (group = C, stride 2) + BN + ReLU6 (Clip 0..6), pointwise
+    1x1 conv + BN + ReLU6."""
+    rng = np.random.default_rng(seed)
+
+    def bn(prefix, c):
+        return [(f"{prefix}.gamma", rng.uniform(0.5, 1.5, c).astype(np.float32)),
+                (f"{prefix}.beta", rng.normal(0, 0.1, c).astype(np.float32)),
+                (f"{prefix}.mean", rng.normal(0, 0.1, c).astype(np.float32)),
+                (f"{prefix}.var", rng.uniform(0.5, 1.5, c).astype(np.float32))]
+
+    initializers = [
+        ("dw.w", (rng.standard_normal((channels, 1, 3, 3)) / 3).astype(np.float32)),
+        *bn("bn1", channels),
+        ("pw.w", (rng.standard_normal((out_channels, channels, 1, 1))
+                  / np.sqrt(channels)).astype(np.float32)),
+        *bn("bn2", out_channels),
+        ("zero", np.array(0.0, np.float32)), ("six", np.array(6.0, np.float32)),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["input", "dw.w"], ["d"], name="depthwise", group=channels,
+                         pads=[1, 1, 1, 1], strides=[2, 2], kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization",
+                         ["d", "bn1.gamma", "bn1.beta", "bn1.mean", "bn1.var"], ["b1"],
+                         name="bn1", epsilon=1e-3),
+        helper.make_node("Clip", ["b1", "zero", "six"], ["a1"], name="relu6_1"),
+        helper.make_node("Conv", ["a1", "pw.w"], ["p"], name="pointwise", kernel_shape=[1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["p", "bn2.gamma", "bn2.beta", "bn2.mean", "bn2.var"], ["b2"],
+                         name="bn2", epsilon=1e-3),
+        helper.make_node("Clip", ["b2", "zero", "six"], ["output"], name="relu6_2"),
+    ]
+    half = size // 2
+    return make_model(nodes, [("input", (batch, channels, size, size))],
+                      [("output", (batch, out_channels, half, half))], initializers,
+                      name="mobilenet_block")
+
+
+def _compare(model, feeds):
+    expected = run_onnxruntime(model, feeds)
+    graph = hpvm.onnx.load(model)
+    got = hpvm.run(graph, feeds)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL)
+    return graph
+
+
+def test_lenet_matches_onnxruntime():
+    rng = np.random.default_rng(7)
+    x = rng.random((4, 1, 28, 28), dtype=np.float32)
+    graph = _compare(lenet(), {"input": x})
+    text = graph.mlir()
+    assert text.count("hpvm.tensor.conv2d") == 2
+    assert text.count("hpvm.tensor.pool max") == 2
+    assert "hpvm.tensor.softmax" in text
+
+
+def test_mobilenet_block_matches_onnxruntime():
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((2, 8, 16, 16)) * 2).astype(np.float32)
+    graph = _compare(mobilenet_block(), {"input": x})
+    text = graph.mlir()
+    assert text.count("hpvm.tensor.batchnorm") == 2
+    assert text.count("hpvm.tensor.clipped_relu") == 2
+    assert text.count("hpvm.tensor.conv2d") == 2
+    assert "groups = 8" in text  # the depthwise one
+
+
+# --------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------
+
+def _cli(*args):
+    env = dict(os.environ)
+    package_root = str(Path(hpvm.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return subprocess.run([sys.executable, "-m", "hpvm.onnx", *map(str, args)],
+                          capture_output=True, text=True, env=env)
+
+
+def test_cli_writes_verified_mlir(tmp_path):
+    model_path = tmp_path / "lenet.onnx"
+    model_path.write_bytes(lenet().SerializeToString())
+    output = tmp_path / "lenet.mlir"
+    result = _cli(model_path, "-o", output, "--batch-size", "4")
+    assert result.returncode == 0, result.stderr
+    text = output.read_text()
+    assert "hpvm.tensor.conv2d" in text
+    assert "func.func @lenet(%in0: memref<4x1x28x28xf32>" in text
+
+
+def test_cli_input_shape(tmp_path):
+    node = helper.make_node("Relu", ["x"], ["y"], name="r")
+    graph = helper.make_graph(
+        [node], "dyn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ("N", "C"))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model_path = tmp_path / "dyn.onnx"
+    model_path.write_bytes(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    result = _cli(model_path)
+    assert result.returncode == 1
+    assert "hpvm-onnx: error:" in result.stderr and "dynamic dimension 1 ('C')" in result.stderr
+    result = _cli(model_path, "--input-shape", "x=3x5")
+    assert result.returncode == 0, result.stderr
+    assert "memref<3x5xf32>" in result.stdout
+
+
+def test_cli_unsupported_op(tmp_path):
+    node = helper.make_node("Einsum", ["a", "b"], ["c"], name="contract7", equation="ij,jk->ik")
+    model = make_model([node], [("a", (2, 3)), ("b", (3, 4))], [("c", (2, 4))])
+    model_path = tmp_path / "einsum.onnx"
+    model_path.write_bytes(model.SerializeToString())
+    output = tmp_path / "einsum.mlir"
+    result = _cli(model_path, "-o", output)
+    assert result.returncode == 1
+    assert result.stderr.startswith("hpvm-onnx: error: ONNX node 'contract7' (Einsum): "
+                                    "the operator Einsum is not supported")
+    assert not output.exists()
+
+
+def test_cli_missing_model(tmp_path):
+    result = _cli(tmp_path / "missing.onnx")
+    assert result.returncode == 1
+    assert "hpvm-onnx: error:" in result.stderr and "does not exist" in result.stderr
+
+
+def test_main_returns_status(tmp_path, capsys):
+    from hpvm.onnx.__main__ import main
+
+    model_path = tmp_path / "block.onnx"
+    model_path.write_bytes(mobilenet_block().SerializeToString())
+    assert main([str(model_path), "-o", str(tmp_path / "block.mlir")]) == 0
+    assert "hpvm.tensor.batchnorm" in (tmp_path / "block.mlir").read_text()
+    assert main([str(tmp_path / "missing.onnx")]) == 1
+    assert "hpvm-onnx: error:" in capsys.readouterr().err
+
+
+def attention_head(batch: int = 2, tokens: int = 5, width: int = 8, seed: int = 2):
+    """Single-head self-attention with a residual: MatMul, Transpose, Div, Softmax,
+    Add, Reshape, Sigmoid gating and Mul."""
+    rng = np.random.default_rng(seed)
+
+    def weights(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+
+    initializers = [("wq", weights(width, width)), ("wk", weights(width, width)),
+                    ("wv", weights(width, width)), ("scale", np.array(np.sqrt(width), np.float32)),
+                    ("bias", weights(1, width)[0]),
+                    ("flat", np.array([batch * tokens, width], np.int64)),
+                    ("back", np.array([batch, tokens, width], np.int64))]
+    nodes = [
+        helper.make_node("MatMul", ["x", "wq"], ["q"], name="q"),
+        helper.make_node("MatMul", ["x", "wk"], ["k"], name="k"),
+        helper.make_node("MatMul", ["x", "wv"], ["v"], name="v"),
+        helper.make_node("Transpose", ["k"], ["kt"], name="kt", perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"], name="scores"),
+        helper.make_node("Div", ["s", "scale"], ["ss"], name="scaled"),
+        helper.make_node("Softmax", ["ss"], ["p"], name="attention", axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["o"], name="mix"),
+        helper.make_node("Add", ["o", "x"], ["r"], name="residual"),
+        helper.make_node("Reshape", ["r", "flat"], ["r2"], name="rows"),
+        helper.make_node("Add", ["r2", "bias"], ["rb"], name="bias"),
+        helper.make_node("Sigmoid", ["rb"], ["gate"], name="gate"),
+        helper.make_node("Mul", ["rb", "gate"], ["swish"], name="swish"),
+        helper.make_node("Reshape", ["swish", "back"], ["y"], name="unrows"),
+    ]
+    return make_model(nodes, [("x", (batch, tokens, width))], [("y", (batch, tokens, width)),
+                                                               ("p", (batch, tokens, tokens))],
+                      initializers, name="attention")
+
+
+def test_attention_head_matches_onnxruntime():
+    x = np.random.default_rng(9).standard_normal((2, 5, 8)).astype(np.float32)
+    graph = _compare(attention_head(), {"x": x})
+    assert graph.output_names == ["y", "p"]
+
+
+def residual_block(batch: int = 2, channels: int = 4, size: int = 8, seed: int = 3):
+    """A stem conv + ReLU whose result feeds both a conv-BN-ReLU-conv path and the
+    skip connection (one value, two consumers), then Add, ReLU, GlobalAveragePool."""
+    rng = np.random.default_rng(seed)
+    c = channels
+
+    def conv_w():
+        return (rng.standard_normal((c, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+
+    initializers = [
+        ("stem.w", conv_w()), ("c1.w", conv_w()), ("c2.w", conv_w()),
+        ("c2.b", rng.normal(0, 0.1, c).astype(np.float32)),
+        ("bn.gamma", rng.uniform(0.5, 1.5, c).astype(np.float32)),
+        ("bn.beta", rng.normal(0, 0.1, c).astype(np.float32)),
+        ("bn.mean", rng.normal(0, 0.1, c).astype(np.float32)),
+        ("bn.var", rng.uniform(0.5, 1.5, c).astype(np.float32)),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["input", "stem.w"], ["s"], name="stem", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["s"], ["sr"], name="stem_relu"),
+        helper.make_node("Conv", ["sr", "c1.w"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["c1", "bn.gamma", "bn.beta", "bn.mean", "bn.var"], ["b1"], name="bn1"),
+        helper.make_node("Relu", ["b1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "c2.w", "c2.b"], ["c2"], name="conv2",
+                         auto_pad="SAME_UPPER"),
+        helper.make_node("Add", ["c2", "sr"], ["sum"], name="skip"),
+        helper.make_node("Relu", ["sum"], ["out"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["out"], ["pooled"], name="gap"),
+    ]
+    return make_model(nodes, [("input", (batch, c, size, size))],
+                      [("pooled", (batch, c, 1, 1))], initializers, name="residual")
+
+
+def test_residual_block_matches_onnxruntime():
+    x = np.random.default_rng(10).standard_normal((2, 4, 8, 8)).astype(np.float32)
+    _compare(residual_block(), {"input": x})

@@ -1,0 +1,396 @@
+/* Tensor kernels of the CPU: matrix products and 2-D convolutions in f32 (hpvm.tensor.mul and
+ * hpvm.tensor.conv2d, called by the code convert-hpvm-tensor-to-linalg makes).
+ *
+ * One driver serves both: a problem is C[M x N] = A[M x K] * B[K x N] where packers copy A
+ * into panels of MR rows and B into panels of NR columns (for a convolution B is the im2col
+ * matrix of one image, packed straight from the image: no im2col buffer). Work is split into
+ * tasks of (problem, MB rows, NB columns) over the runtime's thread pool; each task packs its
+ * blocks (KC deep at a time) and runs the micro-kernel over them. The micro-kernel is the
+ * AVX2+FMA one when the CPU has both, else the baseline one (chosen once). Depthwise
+ * convolutions (one input channel per group) run a direct kernel per channel instead.
+ *
+ * These calls cannot fail: without memory for packing a task computes its block unpacked,
+ * and without the thread pool the tasks run on the calling thread. */
+#include "kernels.h"
+
+#include "base/trace.h"
+#include "hpvm/hpvm_rt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  KC = 256, /* depth of a packed block: A (MB x KC) and B (KC x NB) stay in L2 */
+  MB = 8 * HPVM_TENSOR_MR,
+  NB = 16 * HPVM_TENSOR_NR,
+};
+
+typedef struct kernels_t {
+  hpvm_tensor_micro_kernel_fn micro;
+  hpvm_tensor_depthwise_fn depthwise;
+} kernels_t;
+
+static kernels_t select_kernels(void) {
+  kernels_t k = {hpvm_tensor_micro_kernel_generic, hpvm_tensor_depthwise_generic};
+#ifdef HPVM_TENSOR_HAVE_AVX2
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    k.micro = hpvm_tensor_micro_kernel_avx2;
+    k.depthwise = hpvm_tensor_depthwise_avx2;
+  }
+#endif
+  return k;
+}
+
+static kernels_t chosen_kernels;
+static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
+
+static void choose_kernels(void) { chosen_kernels = select_kernels(); }
+
+static const kernels_t *kernels(void) {
+  pthread_once(&kernels_once, choose_kernels);
+  return &chosen_kernels;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Problems: where A, B and C of problem p are, and how to pack them.
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct problem_set_t problem_set_t;
+struct problem_set_t {
+  int64_t count, m, n, k;
+  /* Packs rows [i0, i0 + rows) x depth [k0, k0 + kc) of A(p) into MR-row panels. */
+  void (*pack_a)(const problem_set_t *set, int64_t p, int64_t i0, int64_t rows, int64_t k0,
+                 int64_t kc, float *dst);
+  /* Packs depth [k0, k0 + kc) x columns [j0, j0 + cols) of B(p) into NR-column panels. */
+  void (*pack_b)(const problem_set_t *set, int64_t p, int64_t k0, int64_t kc, int64_t j0,
+                 int64_t cols, float *dst);
+  /* A(p)[i][kk] and B(p)[kk][j], for the unpacked fallback. */
+  float (*a_at)(const problem_set_t *set, int64_t p, int64_t i, int64_t kk);
+  float (*b_at)(const problem_set_t *set, int64_t p, int64_t kk, int64_t j);
+  float *(*c_of)(const problem_set_t *set, int64_t p, int64_t *ldc);
+  /* Matrix products: row-major A, B, C, one after another per problem. */
+  const float *a, *b;
+  float *c;
+  /* Convolutions: the NCHW image and the FCHW filter (A of every problem of a group). */
+  const float *image, *weights;
+  /* Convolutions: the shapes. */
+  int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w;
+  int64_t pad_h, pad_w, stride_h, stride_w, groups;
+};
+
+/* Row-major A (m x k) panels: dst[panel][kk][r]. Rows past the end are zero. */
+static void pack_rows(const float *a, int64_t lda, int64_t rows, int64_t kc, float *dst) {
+  for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR) {
+    int64_t live = rows - i < HPVM_TENSOR_MR ? rows - i : HPVM_TENSOR_MR;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      for (int64_t r = 0; r < live; ++r)
+        dst[r] = a[(i + r) * lda + kk];
+      for (int64_t r = live; r < HPVM_TENSOR_MR; ++r)
+        dst[r] = 0.0f;
+      dst += HPVM_TENSOR_MR;
+    }
+  }
+}
+
+/* Row-major B (k x n) panels: dst[panel][kk][j]. Columns past the end are zero. */
+static void pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols, float *dst) {
+  for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR) {
+    int64_t live = cols - j < HPVM_TENSOR_NR ? cols - j : HPVM_TENSOR_NR;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float *src = b + kk * ldb + j;
+      if (live == HPVM_TENSOR_NR) {
+        memcpy(dst, src, sizeof(float) * HPVM_TENSOR_NR);
+      } else {
+        memcpy(dst, src, sizeof(float) * (size_t)live);
+        memset(dst + live, 0, sizeof(float) * (size_t)(HPVM_TENSOR_NR - live));
+      }
+      dst += HPVM_TENSOR_NR;
+    }
+  }
+}
+
+/* Matrix products. */
+static void matmul_pack_a(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
+                          int64_t k0, int64_t kc, float *dst) {
+  pack_rows(s->a + p * s->m * s->k + i0 * s->k + k0, s->k, rows, kc, dst);
+}
+static void matmul_pack_b(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc,
+                          int64_t j0, int64_t cols, float *dst) {
+  pack_columns(s->b + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols, dst);
+}
+static float matmul_a_at(const problem_set_t *s, int64_t p, int64_t i, int64_t kk) {
+  return s->a[p * s->m * s->k + i * s->k + kk];
+}
+static float matmul_b_at(const problem_set_t *s, int64_t p, int64_t kk, int64_t j) {
+  return s->b[p * s->k * s->n + kk * s->n + j];
+}
+static float *matmul_c_of(const problem_set_t *s, int64_t p, int64_t *ldc) {
+  *ldc = s->n;
+  return s->c + p * s->m * s->n;
+}
+
+/* Convolutions: problem p = (image, group); A = the group's filters (F/G x Cg*KH*KW, the
+ * filter tensor itself), B = the im2col matrix of the image's group channels. */
+static void conv_pack_a(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t k0,
+                        int64_t kc, float *dst) {
+  int64_t group = p % s->groups;
+  pack_rows(s->weights + (group * s->m + i0) * s->k + k0, s->k, rows, kc, dst);
+}
+
+static const float *conv_image(const problem_set_t *s, int64_t p) {
+  int64_t image = p / s->groups, group = p % s->groups;
+  int64_t per_group = s->channels / s->groups;
+  return s->image + ((image * s->channels) + group * per_group) * s->height * s->width;
+}
+
+static float conv_b_at(const problem_set_t *s, int64_t p, int64_t kk, int64_t j) {
+  int64_t window = s->kernel_h * s->kernel_w;
+  int64_t c = kk / window, i = kk % window / s->kernel_w, jj = kk % s->kernel_w;
+  int64_t y = j / s->out_w, x = j % s->out_w;
+  int64_t iy = y * s->stride_h + i - s->pad_h, ix = x * s->stride_w + jj - s->pad_w;
+  if (iy < 0 || iy >= s->height || ix < 0 || ix >= s->width)
+    return 0.0f;
+  return conv_image(s, p)[(c * s->height + iy) * s->width + ix];
+}
+
+static void conv_pack_b(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc, int64_t j0,
+                        int64_t cols, float *dst) {
+  const float *image = conv_image(s, p);
+  int64_t window = s->kernel_h * s->kernel_w, positions = s->out_h * s->out_w;
+  for (int64_t j = j0; j < j0 + cols; j += HPVM_TENSOR_NR) {
+    for (int64_t kk = k0; kk < k0 + kc; ++kk) {
+      int64_t c = kk / window, i = kk % window / s->kernel_w, jj = kk % s->kernel_w;
+      const float *plane = image + c * s->height * s->width;
+      int64_t t = 0;
+      while (t < HPVM_TENSOR_NR) {
+        int64_t position = j + t;
+        if (position >= j0 + cols || position >= positions) {
+          for (; t < HPVM_TENSOR_NR; ++t)
+            dst[t] = 0.0f;
+          break;
+        }
+        /* A run of output columns on one output row. */
+        int64_t y = position / s->out_w, x = position % s->out_w;
+        int64_t run = s->out_w - x;
+        if (run > HPVM_TENSOR_NR - t)
+          run = HPVM_TENSOR_NR - t;
+        if (run > j0 + cols - position)
+          run = j0 + cols - position;
+        int64_t iy = y * s->stride_h + i - s->pad_h;
+        if (iy < 0 || iy >= s->height) {
+          memset(dst + t, 0, sizeof(float) * (size_t)run);
+        } else {
+          const float *row = plane + iy * s->width;
+          int64_t ix = x * s->stride_w + jj - s->pad_w;
+          for (int64_t u = 0; u < run; ++u, ix += s->stride_w)
+            dst[t + u] = ix >= 0 && ix < s->width ? row[ix] : 0.0f;
+        }
+        t += run;
+      }
+      dst += HPVM_TENSOR_NR;
+    }
+  }
+}
+
+static float conv_a_at(const problem_set_t *s, int64_t p, int64_t i, int64_t kk) {
+  int64_t group = p % s->groups;
+  return s->weights[(group * s->m + i) * s->k + kk];
+}
+
+static float *conv_c_of(const problem_set_t *s, int64_t p, int64_t *ldc) {
+  int64_t image = p / s->groups, group = p % s->groups;
+  *ldc = s->out_h * s->out_w;
+  return s->c + (image * s->filters + group * s->m) * *ldc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Tasks
+ * ---------------------------------------------------------------------------------------- */
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* C block rows [i0, i0 + rows) x columns [j0, j0 + cols) of problem p, unpacked (the
+ * fallback without memory). */
+static void block_unpacked(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
+                           int64_t j0, int64_t cols) {
+  int64_t ldc;
+  float *c = s->c_of(s, p, &ldc);
+  for (int64_t i = i0; i < i0 + rows; ++i)
+    for (int64_t j = j0; j < j0 + cols; ++j) {
+      float sum = 0.0f;
+      for (int64_t kk = 0; kk < s->k; ++kk)
+        sum += s->a_at(s, p, i, kk) * s->b_at(s, p, kk, j);
+      c[i * ldc + j] = sum;
+    }
+}
+
+static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t j0,
+                  int64_t cols) {
+  int64_t kc_max = s->k < KC ? s->k : KC;
+  float *a_pack = malloc(sizeof(float) * (size_t)(ceil_div(rows, HPVM_TENSOR_MR) *
+                                                  HPVM_TENSOR_MR * kc_max));
+  float *b_pack = malloc(sizeof(float) * (size_t)(ceil_div(cols, HPVM_TENSOR_NR) *
+                                                  HPVM_TENSOR_NR * kc_max));
+  if (!a_pack || !b_pack) {
+    free(a_pack);
+    free(b_pack);
+    block_unpacked(s, p, i0, rows, j0, cols);
+    return;
+  }
+  hpvm_tensor_micro_kernel_fn micro = kernels()->micro;
+  int64_t ldc;
+  float *c = s->c_of(s, p, &ldc);
+  if (s->k == 0) {
+    for (int64_t i = i0; i < i0 + rows; ++i)
+      memset(c + i * ldc + j0, 0, sizeof(float) * (size_t)cols);
+  }
+  for (int64_t k0 = 0; k0 < s->k; k0 += KC) {
+    int64_t kc = s->k - k0 < KC ? s->k - k0 : KC;
+    s->pack_a(s, p, i0, rows, k0, kc, a_pack);
+    s->pack_b(s, p, k0, kc, j0, cols, b_pack);
+    for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR) {
+      const float *b_panel = b_pack + (j / HPVM_TENSOR_NR) * HPVM_TENSOR_NR * kc;
+      int64_t live_cols = cols - j < HPVM_TENSOR_NR ? cols - j : HPVM_TENSOR_NR;
+      for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR) {
+        const float *a_panel = a_pack + (i / HPVM_TENSOR_MR) * HPVM_TENSOR_MR * kc;
+        int64_t live_rows = rows - i < HPVM_TENSOR_MR ? rows - i : HPVM_TENSOR_MR;
+        micro(kc, a_panel, b_panel, c + (i0 + i) * ldc + j0 + j, ldc, live_rows, live_cols,
+              k0 > 0);
+      }
+    }
+  }
+  free(a_pack);
+  free(b_pack);
+}
+
+typedef struct tasks_t {
+  const problem_set_t *set;
+  int64_t row_blocks, col_blocks, rows_per_task, cols_per_task;
+} tasks_t;
+
+/* x: column blocks; y: (problem, row block). */
+static void run_tasks(void *context, const hpvm_rt_instance_range_t *range) {
+  const tasks_t *t = context;
+  const problem_set_t *s = t->set;
+  for (int64_t y = range->begin[1]; y < range->end[1]; ++y) {
+    int64_t p = y / t->row_blocks, i0 = (y % t->row_blocks) * t->rows_per_task;
+    int64_t rows = s->m - i0 < t->rows_per_task ? s->m - i0 : t->rows_per_task;
+    for (int64_t x = range->begin[0]; x < range->end[0]; ++x) {
+      int64_t j0 = x * t->cols_per_task;
+      int64_t cols = s->n - j0 < t->cols_per_task ? s->n - j0 : t->cols_per_task;
+      block(s, p, i0, rows, j0, cols);
+    }
+  }
+}
+
+static void run_grid(uint32_t rank, const int64_t extents[2], hpvm_rt_parallel_for_fn_t body,
+                     void *context) {
+  hpvm_status_t status = hpvm_rt_parallel_for(rank, extents, body, context);
+  if (status) {
+    /* No pool (threads could not start): the caller runs everything. */
+    hpvm_status_free(status);
+    hpvm_rt_instance_range_t all = {{0, 0, 0}, {extents[0], rank > 1 ? extents[1] : 1, 1},
+                                    {extents[0], rank > 1 ? extents[1] : 1, 1}, rank, 0};
+    body(context, &all);
+  }
+}
+
+static void solve(const problem_set_t *s) {
+  if (s->count <= 0 || s->m <= 0 || s->n <= 0)
+    return;
+  tasks_t t = {s, 0, 0, MB, NB};
+  /* Enough tasks for the pool when there are few problems: narrower column blocks (whole
+   * micro-kernel panels) before splitting rows. */
+  int64_t threads = hpvm_rt_thread_count();
+  while (t.cols_per_task > HPVM_TENSOR_NR &&
+         s->count * ceil_div(s->m, t.rows_per_task) * ceil_div(s->n, t.cols_per_task) <
+             4 * threads)
+    t.cols_per_task /= 2;
+  while (t.rows_per_task > HPVM_TENSOR_MR &&
+         s->count * ceil_div(s->m, t.rows_per_task) * ceil_div(s->n, t.cols_per_task) <
+             4 * threads)
+    t.rows_per_task -= HPVM_TENSOR_MR;
+  t.row_blocks = ceil_div(s->m, t.rows_per_task);
+  t.col_blocks = ceil_div(s->n, t.cols_per_task);
+  int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
+  run_grid(2, extents, run_tasks, &t);
+}
+
+static int valid_counts(const char *what, int count, const int64_t *values) {
+  for (int i = 0; i < count; ++i)
+    if (values[i] < 0) {
+      hpvm_warning("%s: negative size %lld; nothing computed", what, (long long)values[i]);
+      return 0;
+    }
+  return 1;
+}
+
+void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, float *c, int64_t batch,
+                               int64_t m, int64_t n, int64_t k) {
+  int64_t sizes[] = {batch, m, n, k};
+  if (!valid_counts("hpvm_rt_tensor_matmul_f32", 4, sizes) || !a || !b || !c)
+    return;
+  problem_set_t s = {0};
+  s.count = batch, s.m = m, s.n = n, s.k = k;
+  s.a = a, s.b = b, s.c = c;
+  s.pack_a = matmul_pack_a, s.pack_b = matmul_pack_b;
+  s.a_at = matmul_a_at, s.b_at = matmul_b_at, s.c_of = matmul_c_of;
+  solve(&s);
+}
+
+typedef struct depthwise_t {
+  const float *input, *filter;
+  float *output;
+  int64_t channels, height, width, kernel_h, kernel_w, out_h, out_w;
+  int64_t pad_h, pad_w, stride_h, stride_w;
+} depthwise_t;
+
+static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) {
+  const depthwise_t *d = context;
+  hpvm_tensor_depthwise_fn kernel = kernels()->depthwise;
+  for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane) {
+    int64_t c = plane % d->channels;
+    kernel(d->input + plane * d->height * d->width, d->height, d->width,
+           d->filter + c * d->kernel_h * d->kernel_w, d->kernel_h, d->kernel_w,
+           d->output + plane * d->out_h * d->out_w, d->out_h, d->out_w, d->pad_h, d->pad_w,
+           d->stride_h, d->stride_w);
+  }
+}
+
+void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, float *output,
+                               int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                               int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                               int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                               int64_t groups) {
+  int64_t sizes[] = {n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w};
+  if (!valid_counts("hpvm_rt_tensor_conv2d_f32", 11, sizes) || !input || !filter || !output)
+    return;
+  if (stride_h <= 0 || stride_w <= 0 || groups <= 0 || c % groups || f % groups ||
+      oh != (h + 2 * pad_h - kh) / stride_h + 1 || ow != (w + 2 * pad_w - kw) / stride_w + 1) {
+    hpvm_warning("hpvm_rt_tensor_conv2d_f32: inconsistent shapes or parameters (input %lldx%lld"
+                 "x%lldx%lld, %lld filters %lldx%lld, output %lldx%lld, stride %lldx%lld, %lld "
+                 "groups); nothing computed",
+                 (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
+                 (long long)kh, (long long)kw, (long long)oh, (long long)ow,
+                 (long long)stride_h, (long long)stride_w, (long long)groups);
+    return;
+  }
+  if (groups == c && f == c) {
+    depthwise_t d = {input, filter, output, c, h, w, kh, kw, oh, ow,
+                     pad_h, pad_w, stride_h, stride_w};
+    int64_t extents[2] = {n * c, 1};
+    run_grid(1, extents, run_depthwise, &d);
+    return;
+  }
+  problem_set_t s = {0};
+  s.count = n * groups, s.m = f / groups, s.n = oh * ow, s.k = (c / groups) * kh * kw;
+  s.image = input, s.weights = filter, s.c = output;
+  s.channels = c, s.height = h, s.width = w, s.filters = f, s.kernel_h = kh, s.kernel_w = kw;
+  s.out_h = oh, s.out_w = ow, s.pad_h = pad_h, s.pad_w = pad_w;
+  s.stride_h = stride_h, s.stride_w = stride_w, s.groups = groups;
+  s.pack_a = conv_pack_a, s.pack_b = conv_pack_b;
+  s.a_at = conv_a_at, s.b_at = conv_b_at, s.c_of = conv_c_of;
+  solve(&s);
+}

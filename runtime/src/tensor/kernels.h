@@ -1,0 +1,40 @@
+/* Internal interface of the tensor kernels: the per-ISA compute loops (kernels_isa.inc,
+ * compiled once for AVX2+FMA and once for the baseline) and the driver (gemm.c) that packs
+ * operands, splits work over the thread pool and picks the ISA once per process. */
+#ifndef HPVM_RT_TENSOR_KERNELS_H
+#define HPVM_RT_TENSOR_KERNELS_H
+
+#include <stdint.h>
+
+/* Register block of the micro-kernel: MR rows of A times NR columns of B. */
+enum { HPVM_TENSOR_MR = 6, HPVM_TENSOR_NR = 16 };
+
+/* C[rows x cols] (ldc) = (accumulate ? C : 0) + A_panel * B_panel over k, where the A panel is
+ * k x MR (a[p * MR + r]) and the B panel k x NR (b[p * NR + j]); rows <= MR, cols <= NR. */
+typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const float *b, float *c,
+                                            int64_t ldc, int64_t rows, int64_t cols,
+                                            int accumulate);
+
+/* out[oh x ow] = sum over kh, kw of filter[kh][kw] * padded input: one channel of a
+ * depthwise convolution (stride and padding as the op's). */
+typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t w,
+                                         const float *filter, int64_t kh, int64_t kw,
+                                         float *output, int64_t oh, int64_t ow, int64_t pad_h,
+                                         int64_t pad_w, int64_t stride_h, int64_t stride_w);
+
+void hpvm_tensor_micro_kernel_generic(int64_t k, const float *a, const float *b, float *c,
+                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate);
+void hpvm_tensor_depthwise_generic(const float *input, int64_t h, int64_t w, const float *filter,
+                                   int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
+                                   int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                   int64_t stride_w);
+#if defined(__x86_64__)
+#define HPVM_TENSOR_HAVE_AVX2 1
+void hpvm_tensor_micro_kernel_avx2(int64_t k, const float *a, const float *b, float *c,
+                                   int64_t ldc, int64_t rows, int64_t cols, int accumulate);
+void hpvm_tensor_depthwise_avx2(const float *input, int64_t h, int64_t w, const float *filter,
+                                int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
+                                int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w);
+#endif
+
+#endif /* HPVM_RT_TENSOR_KERNELS_H */

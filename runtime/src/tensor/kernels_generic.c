@@ -1,0 +1,3 @@
+/* The tensor kernels' compute loops for the baseline ISA. */
+#define SUFFIX generic
+#include "kernels_isa.inc"

@@ -1,0 +1,138 @@
+/* tensor_test.c - the tensor kernels (hpvm_rt_tensor_matmul_f32, hpvm_rt_tensor_conv2d_f32)
+ * against plain loops in double: shapes around the micro-kernel's 6 x 16 block and the task
+ * blocks, depths past one packed block, padding, strides, groups and depthwise convolutions;
+ * inconsistent arguments compute nothing. */
+#include "test_util.h"
+
+#include <math.h>
+
+static uint32_t seed = 12345;
+static float next_value(void) {
+  seed = seed * 1664525u + 1013904223u;
+  return (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
+}
+
+static float *random_array(int64_t count) {
+  float *data = malloc(sizeof(float) * (size_t)(count > 0 ? count : 1));
+  CHECK(data != NULL);
+  for (int64_t i = 0; i < count; ++i)
+    data[i] = next_value();
+  return data;
+}
+
+/* |got - want| within a tolerance of the sum of |terms| (float accumulation order differs). */
+static void check_close(const float *got, const double *want, const double *scale,
+                        int64_t count, const char *what) {
+  for (int64_t i = 0; i < count; ++i) {
+    double tolerance = 1e-5 * (scale[i] + 1.0);
+    if (fabs(got[i] - want[i]) > tolerance) {
+      fprintf(stderr, "%s: element %lld is %.9g, expected %.9g\n", what, (long long)i,
+              (double)got[i], want[i]);
+      exit(1);
+    }
+  }
+}
+
+static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  float *a = random_array(batch * m * k), *b = random_array(batch * k * n);
+  float *c = random_array(batch * m * n); /* garbage: the kernel must overwrite it */
+  double *want = calloc((size_t)(batch * m * n + 1), sizeof(double));
+  double *scale = calloc((size_t)(batch * m * n + 1), sizeof(double));
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t kk = 0; kk < k; ++kk) {
+          double term = (double)a[(p * m + i) * k + kk] * b[(p * k + kk) * n + j];
+          want[(p * m + i) * n + j] += term;
+          scale[(p * m + i) * n + j] += fabs(term);
+        }
+  hpvm_rt_tensor_matmul_f32(a, b, c, batch, m, n, k);
+  char what[96];
+  snprintf(what, sizeof(what), "matmul %lldx(%lldx%lld * %lldx%lld)", (long long)batch,
+           (long long)m, (long long)k, (long long)k, (long long)n);
+  check_close(c, want, scale, batch * m * n, what);
+  free(a), free(b), free(c), free(want), free(scale);
+}
+
+static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh,
+                       int64_t kw, int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                       int64_t stride_w, int64_t groups) {
+  int64_t oh = (h + 2 * pad_h - kh) / stride_h + 1, ow = (w + 2 * pad_w - kw) / stride_w + 1;
+  int64_t cg = c / groups, fg = f / groups;
+  float *input = random_array(n * c * h * w), *filter = random_array(f * cg * kh * kw);
+  int64_t count = n * f * oh * ow;
+  float *output = random_array(count);
+  double *want = calloc((size_t)count + 1, sizeof(double));
+  double *scale = calloc((size_t)count + 1, sizeof(double));
+  for (int64_t img = 0; img < n; ++img)
+    for (int64_t o = 0; o < f; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t at = ((img * f + o) * oh + y) * ow + x;
+          for (int64_t ch = 0; ch < cg; ++ch)
+            for (int64_t i = 0; i < kh; ++i)
+              for (int64_t j = 0; j < kw; ++j) {
+                int64_t iy = y * stride_h + i - pad_h, ix = x * stride_w + j - pad_w;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                  continue;
+                int64_t in_channel = (o / fg) * cg + ch;
+                double term = (double)input[((img * c + in_channel) * h + iy) * w + ix] *
+                              filter[((o * cg + ch) * kh + i) * kw + j];
+                want[at] += term;
+                scale[at] += fabs(term);
+              }
+        }
+  hpvm_rt_tensor_conv2d_f32(input, filter, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
+                            stride_h, stride_w, groups);
+  char what[160];
+  snprintf(what, sizeof(what), "conv %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld pad %lld,%lld "
+           "stride %lld,%lld groups %lld", (long long)n, (long long)c, (long long)h,
+           (long long)w, (long long)f, (long long)cg, (long long)kh, (long long)kw,
+           (long long)pad_h, (long long)pad_w, (long long)stride_h, (long long)stride_w,
+           (long long)groups);
+  check_close(output, want, scale, count, what);
+  free(input), free(filter), free(output), free(want), free(scale);
+}
+
+static void run_all(void) {
+  /* Around the 6 x 16 micro-kernel and the 48 x 256 task blocks; k past 256 (two packed
+   * depths); k = 0 gives zeros. */
+  int64_t sizes[][4] = {{1, 1, 1, 1},   {1, 6, 16, 8},   {1, 7, 17, 3},    {1, 5, 15, 300},
+                        {3, 13, 33, 9}, {1, 48, 256, 4}, {1, 49, 257, 257}, {2, 64, 120, 400},
+                        {1, 1, 1000, 5}, {1, 100, 1, 7}, {1, 4, 4, 0},     {4, 0, 3, 2}};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i)
+    check_matmul(sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3]);
+  /* n, c, h, w, f, kh, kw, pad_h, pad_w, stride_h, stride_w, groups */
+  int64_t convs[][12] = {
+      {2, 1, 28, 28, 6, 5, 5, 2, 2, 1, 1, 1},  /* LeNet conv1 (padded) */
+      {2, 6, 14, 14, 16, 5, 5, 0, 0, 1, 1, 1}, /* LeNet conv2 */
+      {1, 3, 11, 9, 7, 3, 3, 1, 0, 2, 3, 1},   /* strides, uneven padding per dimension */
+      {1, 8, 7, 7, 12, 1, 1, 0, 0, 1, 1, 1},   /* pointwise */
+      {2, 4, 9, 9, 6, 3, 3, 1, 1, 1, 1, 2},    /* groups */
+      {2, 8, 10, 10, 8, 3, 3, 1, 1, 1, 1, 8},  /* depthwise */
+      {1, 5, 9, 12, 5, 3, 3, 1, 1, 2, 2, 5},   /* depthwise, strided */
+      {1, 4, 6, 6, 8, 3, 3, 2, 2, 1, 1, 4},    /* 2 filters per channel (not depthwise) */
+      {1, 2, 3, 3, 3, 3, 3, 4, 4, 1, 1, 1},    /* padding wider than the window */
+      {1, 3, 40, 40, 4, 3, 3, 1, 1, 1, 1, 1},  /* more than one 256-column task block */
+  };
+  for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); ++i) {
+    int64_t *v = convs[i];
+    check_conv(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+  }
+}
+
+int main(void) {
+  run_all(); /* on the runtime's pool */
+  hpvm_rt_shutdown();
+  /* Inconsistent arguments: nothing is written, a warning is printed, nothing crashes. */
+  float in[16] = {0}, filter[9] = {0}, out[4] = {7, 7, 7, 7};
+  hpvm_rt_tensor_conv2d_f32(in, filter, out, 1, 1, 4, 4, 1, 3, 3, 3, 3, 0, 0, 1, 1, 1);
+  hpvm_rt_tensor_conv2d_f32(in, filter, out, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 0, 1, 1);
+  hpvm_rt_tensor_conv2d_f32(in, filter, out, 1, 3, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 2);
+  hpvm_rt_tensor_matmul_f32(in, filter, out, 1, -2, 2, 2);
+  hpvm_rt_tensor_matmul_f32(NULL, filter, out, 1, 2, 2, 2);
+  for (int i = 0; i < 4; ++i)
+    CHECK(out[i] == 7.0f);
+  printf("tensor kernels: all checks passed\n");
+  return 0;
+}
