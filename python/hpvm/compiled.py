@@ -200,12 +200,13 @@ def cache_dir() -> Path:
 def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
           flags: Sequence[str] = (), output: Optional[str] = None, verbose: bool = False) -> str:
     """The shared library of `text`: `output`, or a cached one keyed by the text,
-    the options and the compiler (a new hpvm-cc builds anew)."""
+    the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
+    builds anew)."""
     if output is None:
-        compiler = Path(toolchain.tool("hpvm-cc")).stat()
-        key = hashlib.sha256("\0".join(
-            [text, target, opt, *flags, str(compiler.st_mtime_ns), str(compiler.st_size)])
-            .encode()).hexdigest()[:24]
+        stamps = [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
+                  for p in toolchain.compiler_files()]
+        key = hashlib.sha256("\0".join([text, target, opt, *flags, *stamps])
+                             .encode()).hexdigest()[:24]
         output = str(cache_dir() / f"{name}-{key}.so")
         if os.path.exists(output):
             return output

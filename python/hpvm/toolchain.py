@@ -48,6 +48,15 @@ def tool(name: str) -> str:
     return str(path)
 
 
+def compiler_files() -> List[Path]:
+    """The files whose change changes what a compile gives: hpvm-cc, the compiler
+    library and the runtime library (build tree or install tree)."""
+    home = Path(tool("hpvm-cc")).parent.parent
+    candidates = [home / "bin" / "hpvm-cc", home / "lib" / "libHPVMCompiler.so",
+                  home / "lib" / "libhpvm_rt.a", home / "runtime" / "libhpvm_rt.a"]
+    return [p for p in candidates if p.exists()]
+
+
 class _CompileOptions(ctypes.Structure):
     """HPVMCompileOptions of include/HPVM/C/Compiler.h, field for field."""
 

@@ -10,9 +10,8 @@ initializers first: a tensor graph takes only float inputs, and exported models
 carry these as constants.
 
 A case that uses something the importer refuses is listed in EXPECTED_REFUSALS with
-a part of the message it must raise; a case the importer converts but the compiler
-fails on is in KNOWN_COMPILER_BUGS and must still fail (strict xfail). No case is
-skipped silently: test_every_case_is_accounted_for checks the lists.
+a part of the message it must raise, and test_node_refused checks that it does. No
+case is skipped silently: test_every_case_is_accounted_for checks the list.
 """
 
 from __future__ import annotations
@@ -89,15 +88,7 @@ EXPECTED_REFUSALS = {
     "test_batchnorm_epsilon_training_mode": "training_mode 1 is not supported",
 }
 
-#: Cases the importer converts but hpvm-cc fails on: test name -> the bug.
-KNOWN_COMPILER_BUGS = {
-    # A graph without inputs: its only leaf is bufferized, the root is not
-    # ("'hpvm.bind_out' op type mismatch: output 0 of @copy is 'memref<5x5xf32>'
-    # but output 0 of @test_constant_root is 'tensor<5x5xf32>'").
-    "test_constant": "hpvm-cc: a tensor graph without inputs fails to bufferize",
-}
-
-RUN = sorted(set(CASES) - set(EXPECTED_REFUSALS) - set(KNOWN_COMPILER_BUGS))
+RUN = sorted(set(CASES) - set(EXPECTED_REFUSALS))
 
 
 def _run_case(case):
@@ -128,23 +119,9 @@ def test_node_refused(name):
     assert f"({case.model.graph.node[0].op_type}" in message
 
 
-@pytest.mark.parametrize("name", sorted(KNOWN_COMPILER_BUGS))
-def test_node_known_compiler_bug(name):
-    case = CASES[name]
-    model, inputs = bind_parameters(case.model, case.data_sets[0][0])
-    graph = hpvm.onnx.load(model)
-    graph.verify()  # the importer's graph is valid
-    try:
-        _run_case(case)
-    except HPVMError as error:
-        pytest.xfail(f"{KNOWN_COMPILER_BUGS[name]}: {str(error).splitlines()[1:2]}")
-    pytest.fail(f"{name} passes now; remove it from KNOWN_COMPILER_BUGS")
-
-
 def test_every_case_is_accounted_for():
-    stale = (set(EXPECTED_REFUSALS) | set(KNOWN_COMPILER_BUGS)) - set(CASES)
+    stale = set(EXPECTED_REFUSALS) - set(CASES)
     assert not stale, f"listed cases that the onnx package does not have: {sorted(stale)}"
-    assert not set(EXPECTED_REFUSALS) & set(KNOWN_COMPILER_BUGS)
     ops = {node.op_type for name in RUN for node in CASES[name].model.graph.node}
     # Every supported op is run by at least one backend case except those the
     # cases do not cover with float inputs; those have tests below.

@@ -269,7 +269,10 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     Not supported yet (a diagnostic at the op, never a miscompile):
     dynamically shaped tensors.
     Buffers a leaf allocates for intermediate values are freed before it
-    returns; its output buffers are not freed yet.
+    returns. Its output buffers are freed by whoever receives them last: the
+    leaf at the other end of the (single) edge, or the host function after its
+    last use of the `hpvm.wait` / `hpvm.pop` result (leaves instantiated once,
+    without an instance grid; others keep their buffers).
 
     Example: `hpvm-opt --convert-hpvm-tensor-to-linalg examples/lenet_layer.mlir`;
     `hpvm-lower-to-cpu-pipeline` runs it before `convert-hpvm-to-cpu`.

@@ -2,6 +2,7 @@
 // Lowers tensor ops in leaves to linalg on tensors, then (by default) turns
 // tensor node interfaces into memrefs and bufferizes leaves and host code.
 #include "LowerTensorOps.h"
+#include "OwnedBuffers.h"
 
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::hpvm {
@@ -36,6 +38,12 @@ static MemRefType getBufferType(Type type) {
 }
 
 static bool hasTensorValues(Operation *root) {
+  // A node's signature counts even when no op inside names its tensors (an
+  // internal node without inputs whose outputs are bound from a child).
+  if (auto function = dyn_cast<FunctionOpInterface>(root))
+    if (llvm::any_of(function.getArgumentTypes(), llvm::IsaPred<TensorType>) ||
+        llvm::any_of(function.getResultTypes(), llvm::IsaPred<TensorType>))
+      return true;
   bool found = false;
   root->walk([&](Operation *op) {
     auto isTensor = [](Type type) { return isa<TensorType>(type); };
@@ -130,29 +138,6 @@ static void convertHostOps(Operation *function) {
   });
 }
 
-/// True when `buffer` may be reachable after its leaf returns: it is
-/// returned, directly or through a view, or used by an op that might keep it
-/// (any op other than known views whose results are memrefs).
-static bool mayEscape(Value buffer) {
-  for (Operation *user : buffer.getUsers()) {
-    if (isa<ReturnOp>(user))
-      return true;
-    if (isa<ViewLikeOpInterface, memref::CastOp>(user)) {
-      for (Value view : user->getResults())
-        if (mayEscape(view))
-          return true;
-      continue;
-    }
-    if (llvm::any_of(user->getResultTypes(),
-                     [](Type type) { return isa<BaseMemRefType>(type); }))
-      return true;
-    if (auto store = dyn_cast<memref::StoreOp>(user);
-        store && store.getValueToStore() == buffer)
-      return true;
-  }
-  return false;
-}
-
 /// Frees, before the leaf returns, the buffers bufferization allocated for
 /// intermediate values (padded images, reductions, chained ops' results).
 static void freeTemporaries(LeafOp leaf,
@@ -231,6 +216,8 @@ struct ConvertHPVMTensorToLinalgPass
       if (failed(bufferize(function)))
         ok = false;
     }
+    if (ok)
+      freeHandedOnBuffers(module);
     if (!ok)
       signalPassFailure();
   }

@@ -1,0 +1,199 @@
+//===- OwnedBuffers.cpp - Free the buffers tensor leaves hand on ----------===//
+// A bufferized tensor leaf returns fresh buffers; the graph hands each along
+// one edge (the dialect allows one edge per output port) or to the root's
+// output. Ownership follows the buffer: see OwnedBuffers.h.
+#include "OwnedBuffers.h"
+
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+bool mlir::hpvm::mayEscape(Value buffer) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ReturnOp, func::ReturnOp>(user))
+      return true;
+    if (isa<ViewLikeOpInterface, memref::CastOp>(user)) {
+      for (Value view : user->getResults())
+        if (mayEscape(view))
+          return true;
+      continue;
+    }
+    if (llvm::any_of(user->getResultTypes(),
+                     [](Type type) { return isa<BaseMemRefType>(type); }))
+      return true;
+    if (auto store = dyn_cast<memref::StoreOp>(user);
+        store && store.getValueToStore() == buffer)
+      return true;
+  }
+  return false;
+}
+
+namespace {
+/// The value a chain of views (and casts) starts from.
+Value viewRoot(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+      value = view.getViewSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(op))
+      value = cast.getSource();
+    else
+      break;
+  }
+  return value;
+}
+
+/// A port of a child: (its create_node handle, port number).
+using Port = std::pair<Value, unsigned>;
+
+struct Ownership {
+  explicit Ownership(ModuleOp module) : module(module) {}
+
+  /// The leaf a handle creates, when it takes part: instantiated once in the
+  /// module, no instance grid, no device version.
+  LeafOp takingPart(Value handle) {
+    auto create = handle.getDefiningOp<CreateNodeOp>();
+    if (!create || !create.getDims().empty())
+      return {};
+    auto leaf = module.lookupSymbol<LeafOp>(create.getNode());
+    if (!leaf || instances.lookup(leaf) != 1 || leaf->hasAttr("hpvm.kernel") ||
+        !leaf.getBody().hasOneBlock())
+      return {};
+    return leaf;
+  }
+
+  /// The input of `leaf` that output `port` returns through views, or -1 when
+  /// the output is a fresh allocation of the leaf, or -2 when neither (or the
+  /// same buffer leaves through two ports).
+  int outputSource(LeafOp leaf, unsigned port) {
+    auto ret = cast<ReturnOp>(leaf.getBodyBlock().getTerminator());
+    if (port >= ret.getNumOperands())
+      return -2;
+    Value root = viewRoot(ret.getOperand(port));
+    for (auto [i, other] : llvm::enumerate(ret.getOperands()))
+      if (i != port && viewRoot(other) == root)
+        return -2;
+    if (!isa<BaseMemRefType>(root.getType()))
+      return -2;
+    if (auto arg = dyn_cast<BlockArgument>(root))
+      return arg.getOwner() == &leaf.getBodyBlock() ? int(arg.getArgNumber()) : -2;
+    if (isa_and_nonnull<memref::AllocOp>(root.getDefiningOp()) &&
+        root.getDefiningOp()->getBlock() == &leaf.getBodyBlock())
+      return -1;
+    return -2;
+  }
+
+  void run() {
+    module.walk([&](CreateNodeOp create) {
+      if (auto leaf = module.lookupSymbol<LeafOp>(create.getNode()))
+        ++instances[leaf];
+    });
+    module.walk([&](LaunchOp launch) {
+      if (auto leaf = module.lookupSymbol<LeafOp>(launch.getRoot()))
+        instances[leaf] += 2; // launched directly: its outputs go to the host
+    });
+    // Consumers of each output port, and the edge into each input port.
+    DenseMap<Port, unsigned> consumers;
+    DenseMap<Port, Port> edgeInto;
+    module.walk([&](EdgeOp edge) {
+      Port from{edge.getSource(), unsigned(edge.getSourcePort())};
+      ++consumers[from];
+      edgeInto[{edge.getDest(), unsigned(edge.getDestPort())}] = from;
+    });
+    module.walk([&](BindOutOp bind) {
+      ++consumers[{bind.getSource(), unsigned(bind.getSourcePort())}];
+    });
+    // Owned outputs, to a fixpoint (an output owned through an owned input).
+    DenseSet<Port> owned;
+    auto ownedInput = [&](Value handle, unsigned port) {
+      auto it = edgeInto.find({handle, port});
+      return it != edgeInto.end() && owned.contains(it->second) &&
+             consumers.lookup(it->second) == 1 && takingPart(it->second.first);
+    };
+    SmallVector<Value> handles;
+    module.walk([&](CreateNodeOp create) { handles.push_back(create.getHandle()); });
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Value handle : handles) {
+        LeafOp leaf = takingPart(handle);
+        if (!leaf)
+          continue;
+        for (unsigned port = 0; port < leaf.getNumResults(); ++port) {
+          if (owned.contains({handle, port}))
+            continue;
+          int source = outputSource(leaf, port);
+          if (source == -1 || (source >= 0 && ownedInput(handle, unsigned(source)))) {
+            owned.insert({handle, port});
+            changed = true;
+          }
+        }
+      }
+    }
+    // Consumers free the owned inputs they do not hand on.
+    for (Value handle : handles) {
+      LeafOp leaf = takingPart(handle);
+      if (!leaf)
+        continue;
+      Block &body = leaf.getBodyBlock();
+      OpBuilder b(body.getTerminator());
+      for (BlockArgument arg : body.getArguments())
+        if (isa<MemRefType>(arg.getType()) && ownedInput(handle, arg.getArgNumber()) &&
+            !mayEscape(arg))
+          memref::DeallocOp::create(b, leaf.getLoc(), arg);
+    }
+    // The host frees what the roots it launched hand it.
+    module.walk([&](LaunchOp launch) {
+      auto root = module.lookupSymbol<InternalOp>(launch.getRoot());
+      if (!root)
+        return;
+      SmallVector<bool> ownedOutputs(root.getNumResults(), false);
+      root.walk([&](BindOutOp bind) {
+        Port from{bind.getSource(), unsigned(bind.getSourcePort())};
+        if (bind.getOutput() < ownedOutputs.size() && owned.contains(from) &&
+            consumers.lookup(from) == 1 && takingPart(from.first))
+          ownedOutputs[bind.getOutput()] = true;
+      });
+      for (Operation *user : launch.getGraph().getUsers()) {
+        if (!isa<WaitOp, PopOp>(user))
+          continue;
+        for (OpResult result : user->getResults())
+          if (result.getResultNumber() < ownedOutputs.size() &&
+              ownedOutputs[result.getResultNumber()])
+            freeAfterLastUse(result);
+      }
+    });
+  }
+
+  /// Frees a host's buffer after its last use, when every use is in its block
+  /// and none lets it escape.
+  static void freeAfterLastUse(Value buffer) {
+    if (!isa<MemRefType>(buffer.getType()) || mayEscape(buffer))
+      return;
+    Block *block = buffer.getParentBlock();
+    Operation *last = buffer.getDefiningOp();
+    for (Operation *user : buffer.getUsers()) {
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock)
+        return;
+      if (last->isBeforeInBlock(inBlock))
+        last = inBlock;
+    }
+    if (last->hasTrait<mlir::OpTrait::IsTerminator>())
+      return;
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
+    memref::DeallocOp::create(b, buffer.getLoc(), buffer);
+  }
+
+  ModuleOp module;
+  DenseMap<Operation *, unsigned> instances;
+};
+} // namespace
+
+void mlir::hpvm::freeHandedOnBuffers(ModuleOp module) { Ownership(module).run(); }

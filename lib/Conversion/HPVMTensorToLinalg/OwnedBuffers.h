@@ -1,0 +1,27 @@
+//===- OwnedBuffers.h - Free the buffers tensor leaves hand on ------------===//
+#ifndef HPVM_CONVERSION_HPVMTENSORTOLINALG_OWNEDBUFFERS_H
+#define HPVM_CONVERSION_HPVMTENSORTOLINALG_OWNEDBUFFERS_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::hpvm {
+
+/// After bufferization, frees the buffers that bufferized leaves allocate for
+/// their outputs, in whoever receives them last: a buffer that is a fresh
+/// allocation of its leaf (or a view of an input the leaf owns) and goes along
+/// exactly one edge is owned by the consuming leaf, which frees it before it
+/// returns unless it hands it on as its own output; one bound to an output of
+/// a launched root is freed by the host function after its last use of the
+/// `hpvm.wait` / `hpvm.pop` result. Only leaves instantiated once, without an
+/// instance grid and without device versions take part; anything else keeps
+/// its buffers (a leak, never a double free).
+void freeHandedOnBuffers(ModuleOp module);
+
+/// True when `buffer` may be reachable after its function returns: it is
+/// returned, directly or through a view, or used by an op that might keep it
+/// (any op other than known views whose results are memrefs, or a store of it).
+bool mayEscape(Value buffer);
+
+} // namespace mlir::hpvm
+
+#endif // HPVM_CONVERSION_HPVMTENSORTOLINALG_OWNEDBUFFERS_H

@@ -1,0 +1,98 @@
+// The buffers bufferized tensor leaves return are freed by whoever receives them
+// last (freeHandedOnBuffers): a leaf consuming a fresh buffer along an edge frees
+// it, unless it hands it on as a view; the host frees what the root gives it.
+// Buffers of the host, and leaves instantiated twice, are never freed.
+// RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg=kernels=false | FileCheck %s
+
+// The first leaf reads the host's buffer: never freed; its result is fresh.
+// CHECK-LABEL: hpvm.leaf @first(
+// CHECK-SAME: %[[IN:.*]]: memref<2x4xf32>
+// CHECK-NOT: memref.dealloc %[[IN]]
+// CHECK: hpvm.return
+hpvm.leaf @first(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>) {
+  %r = hpvm.tensor.relu %x : tensor<2x4xf32>
+  hpvm.return %r : tensor<2x4xf32>
+}
+// A reshape: bufferization copies the view into its fresh output (node outputs
+// have the identity layout), so it frees its input, the first leaf's buffer.
+// CHECK-LABEL: hpvm.leaf @flatten(
+// CHECK-SAME: %[[F:[^:]*]]: memref<2x4xf32>
+// CHECK: memref.dealloc %[[F]] : memref<2x4xf32>
+// CHECK-NEXT: hpvm.return
+hpvm.leaf @flatten(%x: tensor<2x4xf32>) -> (tensor<8xf32>) {
+  %f = tensor.collapse_shape %x [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+  hpvm.return %f : tensor<8xf32>
+}
+// The last leaf frees the reshape's buffer.
+// CHECK-LABEL: hpvm.leaf @last(
+// CHECK-SAME: %[[V:[^:]*]]: memref<8xf32>
+// CHECK: memref.dealloc %[[V]] : memref<8xf32>
+// CHECK-NEXT: hpvm.return
+hpvm.leaf @last(%x: tensor<8xf32>) -> (tensor<8xf32>) {
+  %t = hpvm.tensor.tanh %x : tensor<8xf32>
+  hpvm.return %t : tensor<8xf32>
+}
+// Returns its input unchanged: bufferization returns a copy (the input is
+// read-only), which is fresh; the host's buffer itself is never freed.
+// CHECK-LABEL: hpvm.leaf @same(
+// CHECK-NOT: memref.dealloc
+// CHECK: hpvm.return
+hpvm.leaf @same(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>) {
+  hpvm.return %x : tensor<2x4xf32>
+}
+hpvm.internal @root(%x: tensor<2x4xf32>) -> (tensor<8xf32>, tensor<2x4xf32>) {
+  %a = hpvm.create_node @first : !hpvm.node
+  %b = hpvm.create_node @flatten : !hpvm.node
+  %c = hpvm.create_node @last : !hpvm.node
+  %s = hpvm.create_node @same : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : tensor<2x4xf32>
+  hpvm.edge %a[0] -> %b[0] one_to_one
+  hpvm.edge %b[0] -> %c[0] one_to_one
+  hpvm.bind_out %c[0] -> 0
+  hpvm.bind_in %x -> %s[0] : tensor<2x4xf32>
+  hpvm.bind_out %s[0] -> 1
+}
+// The host frees the outputs after copying them out; never its own buffers.
+// CHECK-LABEL: func.func @host(
+// CHECK: %[[G:.*]] = hpvm.launch @root
+// CHECK: %[[R:.*]]:2 = hpvm.wait %[[G]] : memref<8xf32>, memref<2x4xf32>
+// CHECK: memref.copy %[[R]]#0
+// CHECK-NEXT: memref.dealloc %[[R]]#0 : memref<8xf32>
+// CHECK-NEXT: memref.copy %[[R]]#1
+// CHECK-NEXT: memref.dealloc %[[R]]#1 : memref<2x4xf32>
+// CHECK-NEXT: return
+func.func @host(%in: memref<2x4xf32>, %out: memref<8xf32>, %same: memref<2x4xf32>) {
+  %t = bufferization.to_tensor %in restrict : memref<2x4xf32> to tensor<2x4xf32>
+  %g = hpvm.launch @root(%t) : (tensor<2x4xf32>) -> !hpvm.graph
+  %r, %s = hpvm.wait %g : tensor<8xf32>, tensor<2x4xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out
+      : (tensor<8xf32>, memref<8xf32>) -> ()
+  bufferization.materialize_in_destination %s in restrict writable %same
+      : (tensor<2x4xf32>, memref<2x4xf32>) -> ()
+  return
+}
+
+// A leaf instantiated twice keeps its buffers (which instance owns what is not
+// tracked): neither consumer frees, the host frees neither output.
+// CHECK-LABEL: hpvm.leaf @twice(
+// CHECK-LABEL: hpvm.leaf @sink(
+// CHECK-NOT: memref.dealloc
+// CHECK: hpvm.return
+hpvm.leaf @twice(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
+hpvm.leaf @sink(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>) {
+  %s = hpvm.tensor.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  hpvm.return %s : tensor<4xf32>
+}
+hpvm.internal @pair(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %a = hpvm.create_node @twice : !hpvm.node
+  %b = hpvm.create_node @twice : !hpvm.node
+  %s = hpvm.create_node @sink : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : tensor<4xf32>
+  hpvm.bind_in %x -> %b[0] : tensor<4xf32>
+  hpvm.edge %a[0] -> %s[0] one_to_one
+  hpvm.edge %b[0] -> %s[1] one_to_one
+  hpvm.bind_out %s[0] -> 0
+}
