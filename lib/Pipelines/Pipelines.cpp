@@ -82,7 +82,11 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     lowering.addPass(createLowerAffinePass());
     lowering.addPass(createSCFToControlFlowPass());
     lowering.addPass(memref::createExpandStridedMetadataPass());
-    lowering.addPass(createFinalizeMemRefToLLVMConversionPass());
+    // Buffers come from the runtime's _mlir_memref_to_llvm_alloc / _free, which
+    // keep large blocks for reuse (runtime/src/mem/buffer_cache.c).
+    FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+    memrefOptions.useGenericFunctions = true;
+    lowering.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
     lowering.addPass(createConvertVectorToLLVMPass());
     lowering.addPass(createConvertMathToLLVMPass());
     lowering.addPass(createArithToLLVMConversionPass());

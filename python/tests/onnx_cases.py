@@ -14,6 +14,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from hpvm.onnx import SUPPORTED_OPS  # noqa: E402
+from hpvm.onnx.examples import make_model  # noqa: E402,F401  (the tests build models with it)
 
 #: Element types of graph inputs that are parameters (shapes, modes), not data:
 #: the node tests bind them to their test values as initializers, since a graph
@@ -63,18 +64,6 @@ def bind_parameters(model, inputs: Sequence[np.ndarray]) -> Tuple[object, List[n
         del graph.input[:]
         graph.input.extend(kept)
     return model, kept_values
-
-
-def make_model(nodes, inputs, outputs, initializers=(), opset: int = 13, name: str = "model"):
-    """A ModelProto of `nodes`; `inputs` / `outputs` are (name, shape) pairs of float32."""
-    graph = helper.make_graph(
-        nodes, name,
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs],
-        [numpy_helper.from_array(np.asarray(a), n) for n, a in initializers])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
 
 
 def run_onnxruntime(model, feeds: Dict[str, np.ndarray]) -> List[np.ndarray]:

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "base/trace.h"
+#include "mem/buffer_cache.h"
 #include "runtime.h"
 
 #define WITH_RUNTIME(runtime)                                                                    \
@@ -13,7 +14,10 @@ hpvm_status_t hpvm_rt_init(void) {
   return hpvm_runtime_global(&runtime);
 }
 
-void hpvm_rt_shutdown(void) { hpvm_runtime_global_shutdown(); }
+void hpvm_rt_shutdown(void) {
+  hpvm_runtime_global_shutdown();
+  hpvm_buffer_cache_release();
+}
 
 uint32_t hpvm_rt_thread_count(void) {
   hpvm_runtime_t *runtime;

@@ -223,6 +223,8 @@ def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::hpvm::HPVMDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",

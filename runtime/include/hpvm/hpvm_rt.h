@@ -126,6 +126,19 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_parallel_for(uint32_t rank
                                                                    void *context);
 
 /*===--------------------------------------------------------------------===*
+ * Buffers of compiled code (memref.alloc / memref.dealloc)
+ *===--------------------------------------------------------------------===*/
+
+/* MLIR's generic allocation functions, which the compiler's memref lowering calls. Blocks of
+ * 64 KiB and more are kept for reuse when freed (size classes; at most 512 MiB in all,
+ * released by hpvm_rt_shutdown): a graph run again reuses its buffers instead of faulting in
+ * fresh pages. _free of a pointer these did not hand out, or of one already freed, frees
+ * nothing and prints a warning. Alignments must be powers of two. */
+HPVM_RT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
+HPVM_RT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+HPVM_RT_EXPORT void _mlir_memref_to_llvm_free(void *pointer);
+
+/*===--------------------------------------------------------------------===*
  * Tensor kernels (hpvm.tensor.mul and hpvm.tensor.conv2d on the CPU, f32)
  *===--------------------------------------------------------------------===*/
 

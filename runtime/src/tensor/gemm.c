@@ -29,15 +29,18 @@ enum {
 typedef struct kernels_t {
   hpvm_tensor_micro_kernel_fn micro;
   hpvm_tensor_depthwise_fn depthwise;
+  hpvm_tensor_conv_direct_fn direct;
 } kernels_t;
 
 static kernels_t select_kernels(void) {
-  kernels_t k = {hpvm_tensor_micro_kernel_generic, hpvm_tensor_depthwise_generic};
+  kernels_t k = {hpvm_tensor_micro_kernel_generic, hpvm_tensor_depthwise_generic,
+                 hpvm_tensor_conv_direct_generic};
 #ifdef HPVM_TENSOR_HAVE_AVX2
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     k.micro = hpvm_tensor_micro_kernel_avx2;
     k.depthwise = hpvm_tensor_depthwise_avx2;
+    k.direct = hpvm_tensor_conv_direct_avx2;
   }
 #endif
   return k;
@@ -359,6 +362,121 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
   }
 }
 
+/* Stride-1 convolutions run directly: each task pads the rows of the image it needs (all
+ * channels of a group) into a slab and runs the direct kernel over blocks of MR filters x NR
+ * output columns; the filters are packed once per call. No im2col matrix is made: for the
+ * small filter counts of early layers, packing it cost more than the products. */
+typedef struct direct_t {
+  const float *input, *weights;
+  /* The filters packed as [group][filter block][channel][kh][kw][MR] (NULL without memory). */
+  float *packed;
+  float *output;
+  int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
+  int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
+} direct_t;
+
+/* Plain loops for one task's rows when a slab cannot be allocated. */
+static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int64_t y0,
+                            int64_t rows) {
+  for (int64_t o = group * d->per_group_f; o < (group + 1) * d->per_group_f; ++o)
+    for (int64_t y = y0; y < y0 + rows; ++y)
+      for (int64_t x = 0; x < d->out_w; ++x) {
+        float sum = 0.0f;
+        for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+          for (int64_t i = 0; i < d->kernel_h; ++i)
+            for (int64_t j = 0; j < d->kernel_w; ++j) {
+              int64_t iy = y + i - d->pad_h, ix = x + j - d->pad_w;
+              if (iy >= 0 && iy < d->height && ix >= 0 && ix < d->width)
+                sum += d->input[((image * d->channels + group * d->per_group_c + ch) *
+                                     d->height + iy) * d->width + ix] *
+                       d->weights[((o * d->per_group_c + ch) * d->kernel_h + i) *
+                                      d->kernel_w + j];
+            }
+        d->output[((image * d->filters + o) * d->out_h + y) * d->out_w + x] = sum;
+      }
+}
+
+static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
+  const direct_t *d = context;
+  hpvm_tensor_conv_direct_fn kernel = kernels()->direct;
+  int64_t window = d->kernel_h * d->kernel_w;
+  const float *packed = d->packed;
+  for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
+    int64_t block = task % d->row_blocks, problem = task / d->row_blocks;
+    int64_t image = problem / d->groups, group = problem % d->groups;
+    int64_t y0 = block * d->rows_per_task;
+    int64_t rows = d->out_h - y0 < d->rows_per_task ? d->out_h - y0 : d->rows_per_task;
+    int64_t slab_h = rows + d->kernel_h - 1;
+    float *slab = malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * d->plane_w));
+    if (!slab || !packed) {
+      free(slab);
+      direct_unpacked(d, image, group, y0, rows);
+      continue;
+    }
+    for (int64_t ch = 0; ch < d->per_group_c; ++ch) {
+      const float *plane =
+          d->input + (image * d->channels + group * d->per_group_c + ch) * d->height * d->width;
+      for (int64_t sy = 0; sy < slab_h; ++sy) {
+        float *row = slab + (ch * slab_h + sy) * d->plane_w;
+        int64_t iy = y0 + sy - d->pad_h;
+        memset(row, 0, sizeof(float) * (size_t)d->plane_w);
+        if (iy >= 0 && iy < d->height)
+          memcpy(row + d->pad_w, plane + iy * d->width, sizeof(float) * (size_t)d->width);
+      }
+    }
+    for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+      const float *weights = packed + (group * d->filter_blocks + fb) * d->per_group_c *
+                                          window * HPVM_TENSOR_MR;
+      int64_t first = group * d->per_group_f + fb * HPVM_TENSOR_MR;
+      int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
+      if (live > HPVM_TENSOR_MR)
+        live = HPVM_TENSOR_MR;
+      float *out = d->output + (image * d->filters + first) * d->out_h * d->out_w + y0 * d->out_w;
+      for (int64_t y = 0; y < rows; ++y)
+        for (int64_t x0 = 0; x0 < d->out_w; x0 += HPVM_TENSOR_NR) {
+          int64_t cols = d->out_w - x0 < HPVM_TENSOR_NR ? d->out_w - x0 : HPVM_TENSOR_NR;
+          kernel(slab, d->per_group_c, slab_h, d->plane_w, weights, d->kernel_h, d->kernel_w,
+                 out, d->out_h * d->out_w, d->out_w, y, x0, live, cols);
+        }
+    }
+    free(slab);
+  }
+}
+
+static void conv_direct(const float *input, const float *filter, float *output, int64_t n,
+                        int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw,
+                        int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w, int64_t groups) {
+  direct_t job;
+  direct_t *d = &job;
+  *d = (direct_t){input, filter, NULL, output, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
+                  c / groups, f / groups, ceil_div(f / groups, HPVM_TENSOR_MR), oh, 1,
+                  ow + kw + HPVM_TENSOR_NR};
+  /* Zero past the last filter of a group. */
+  int64_t window = kh * kw;
+  job.packed = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * d->per_group_c *
+                                               window * HPVM_TENSOR_MR));
+  if (job.packed) {
+    float *dst = job.packed;
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t fb = 0; fb < d->filter_blocks; ++fb)
+        for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+          for (int64_t k = 0; k < window; ++k)
+            for (int64_t r = 0; r < HPVM_TENSOR_MR; ++r) {
+              int64_t o = fb * HPVM_TENSOR_MR + r;
+              *dst++ = o < d->per_group_f
+                           ? filter[((g * d->per_group_f + o) * d->per_group_c + ch) * window + k]
+                           : 0.0f;
+            }
+  }
+  int64_t threads = hpvm_rt_thread_count();
+  while (d->rows_per_task > 1 && n * groups * ceil_div(oh, d->rows_per_task) < 4 * threads)
+    d->rows_per_task = ceil_div(d->rows_per_task, 2);
+  d->row_blocks = ceil_div(oh, d->rows_per_task);
+  int64_t extents[2] = {n * groups * d->row_blocks, 1};
+  run_grid(1, extents, run_direct, &job);
+  free(job.packed);
+}
+
 void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, float *output,
                                int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                                int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
@@ -382,6 +500,10 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, float *o
                      pad_h, pad_w, stride_h, stride_w};
     int64_t extents[2] = {n * c, 1};
     run_grid(1, extents, run_depthwise, &d);
+    return;
+  }
+  if (stride_h == 1 && stride_w == 1 && oh > 0 && ow > 0) {
+    conv_direct(input, filter, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups);
     return;
   }
   problem_set_t s = {0};

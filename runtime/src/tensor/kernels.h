@@ -22,12 +22,26 @@ typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t 
                                          float *output, int64_t oh, int64_t ow, int64_t pad_h,
                                          int64_t pad_w, int64_t stride_h, int64_t stride_w);
 
+/* One stride-1 convolution block: out[r * out_plane + y * ow + x0 + x] for r < rows filters
+ * and x < cols positions of output row y, from `padded` (channels planes of plane_h x plane_w,
+ * zero-padded, with at least NR + kw - 1 readable columns past x0 on every row) and
+ * `weights` packed as [channel][kh][kw][MR filters]. */
+typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels,
+                                           int64_t plane_h, int64_t plane_w,
+                                           const float *weights, int64_t kh, int64_t kw,
+                                           float *out, int64_t out_plane, int64_t ow, int64_t y,
+                                           int64_t x0, int64_t rows, int64_t cols);
+
 void hpvm_tensor_micro_kernel_generic(int64_t k, const float *a, const float *b, float *c,
                                       int64_t ldc, int64_t rows, int64_t cols, int accumulate);
 void hpvm_tensor_depthwise_generic(const float *input, int64_t h, int64_t w, const float *filter,
                                    int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
                                    int64_t pad_h, int64_t pad_w, int64_t stride_h,
                                    int64_t stride_w);
+void hpvm_tensor_conv_direct_generic(const float *padded, int64_t channels, int64_t plane_h,
+                                     int64_t plane_w, const float *weights, int64_t kh,
+                                     int64_t kw, float *out, int64_t out_plane, int64_t ow,
+                                     int64_t y, int64_t x0, int64_t rows, int64_t cols);
 #if defined(__x86_64__)
 #define HPVM_TENSOR_HAVE_AVX2 1
 void hpvm_tensor_micro_kernel_avx2(int64_t k, const float *a, const float *b, float *c,
@@ -35,6 +49,10 @@ void hpvm_tensor_micro_kernel_avx2(int64_t k, const float *a, const float *b, fl
 void hpvm_tensor_depthwise_avx2(const float *input, int64_t h, int64_t w, const float *filter,
                                 int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
                                 int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w);
+void hpvm_tensor_conv_direct_avx2(const float *padded, int64_t channels, int64_t plane_h,
+                                  int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
+                                  float *out, int64_t out_plane, int64_t ow, int64_t y,
+                                  int64_t x0, int64_t rows, int64_t cols);
 #endif
 
 #endif /* HPVM_RT_TENSOR_KERNELS_H */

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# ONNX models on the CPU: hpvm against onnxruntime (benchmarks/tensor/bench.py), with the
+# Python package installed into BUILD/python-venv. Usage: benchmarks/tensor/run.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+python=$(bash scripts/bootstrap-python.sh "$build")
+export HPVM_HOME=$PWD/$build HPVM_CACHE_DIR=$PWD/$build/python-cache
+exec "$python" benchmarks/tensor/bench.py
