@@ -75,7 +75,11 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
       else
         mapping.map(arg, entry.getArgument(next++));
     }
+    // The leaf's constants (weights, biases), then its op.
     Operation *op = getSingleTensorOp(leaf);
+    for (Operation &other : leaf.getBodyBlock().without_terminator())
+      if (&other != op)
+        fb.clone(other, mapping);
     previous = fb.clone(*op, mapping)->getResult(0);
   }
   ReturnOp::create(fb, last.getLoc(), previous);

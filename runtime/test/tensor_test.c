@@ -1,7 +1,7 @@
 /* tensor_test.c - the tensor kernels (hpvm_rt_tensor_matmul_f32, hpvm_rt_tensor_conv2d_f32)
  * against plain loops in double: shapes around the micro-kernel's 6 x 16 block and the task
  * blocks, depths past one packed block, padding, strides, groups and depthwise convolutions;
- * inconsistent arguments compute nothing. */
+ * biases and activations (fused epilogues); inconsistent arguments compute nothing. */
 #include "test_util.h"
 
 #include <math.h>
@@ -20,6 +20,15 @@ static float *random_array(int64_t count) {
   return data;
 }
 
+/* The epilogue of the kernels: bias, then identity / relu / clipped relu at 0.5. */
+static int64_t activation_for_case;
+static double activate_ref(double v) {
+  if (activation_for_case == HPVM_RT_TENSOR_IDENTITY)
+    return v;
+  v = v > 0 ? v : 0;
+  return activation_for_case == HPVM_RT_TENSOR_CLIPPED_RELU && v > 0.5 ? 0.5 : v;
+}
+
 /* |got - want| within a tolerance of the sum of |terms| (float accumulation order differs). */
 static void check_close(const float *got, const double *want, const double *scale,
                         int64_t count, const char *what) {
@@ -33,8 +42,9 @@ static void check_close(const float *got, const double *want, const double *scal
   }
 }
 
-static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k) {
+static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int with_bias) {
   float *a = random_array(batch * m * k), *b = random_array(batch * k * n);
+  float *bias = with_bias ? random_array(n) : NULL;
   float *c = random_array(batch * m * n); /* garbage: the kernel must overwrite it */
   double *want = calloc((size_t)(batch * m * n + 1), sizeof(double));
   double *scale = calloc((size_t)(batch * m * n + 1), sizeof(double));
@@ -46,20 +56,27 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k) {
           want[(p * m + i) * n + j] += term;
           scale[(p * m + i) * n + j] += fabs(term);
         }
-  hpvm_rt_tensor_matmul_f32(a, b, c, batch, m, n, k);
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double *v = &want[(p * m + i) * n + j];
+        *v = activate_ref(*v + (bias ? bias[j] : 0.0));
+      }
+  hpvm_rt_tensor_matmul_f32(a, b, bias, c, batch, m, n, k, activation_for_case, 0.5);
   char what[96];
   snprintf(what, sizeof(what), "matmul %lldx(%lldx%lld * %lldx%lld)", (long long)batch,
            (long long)m, (long long)k, (long long)k, (long long)n);
   check_close(c, want, scale, batch * m * n, what);
-  free(a), free(b), free(c), free(want), free(scale);
+  free(a), free(b), free(bias), free(c), free(want), free(scale);
 }
 
 static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh,
                        int64_t kw, int64_t pad_h, int64_t pad_w, int64_t stride_h,
-                       int64_t stride_w, int64_t groups) {
+                       int64_t stride_w, int64_t groups, int with_bias) {
   int64_t oh = (h + 2 * pad_h - kh) / stride_h + 1, ow = (w + 2 * pad_w - kw) / stride_w + 1;
   int64_t cg = c / groups, fg = f / groups;
   float *input = random_array(n * c * h * w), *filter = random_array(f * cg * kh * kw);
+  float *bias = with_bias ? random_array(f) : NULL;
   int64_t count = n * f * oh * ow;
   float *output = random_array(count);
   double *want = calloc((size_t)count + 1, sizeof(double));
@@ -82,8 +99,14 @@ static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, in
                 scale[at] += fabs(term);
               }
         }
-  hpvm_rt_tensor_conv2d_f32(input, filter, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
-                            stride_h, stride_w, groups);
+  for (int64_t img = 0; img < n; ++img)
+    for (int64_t o = 0; o < f; ++o)
+      for (int64_t at = 0; at < oh * ow; ++at) {
+        double *v = &want[(img * f + o) * oh * ow + at];
+        *v = activate_ref(*v + (bias ? bias[o] : 0.0));
+      }
+  hpvm_rt_tensor_conv2d_f32(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
+                            pad_w, stride_h, stride_w, groups, activation_for_case, 0.5);
   char what[160];
   snprintf(what, sizeof(what), "conv %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld pad %lld,%lld "
            "stride %lld,%lld groups %lld", (long long)n, (long long)c, (long long)h,
@@ -91,7 +114,7 @@ static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, in
            (long long)pad_h, (long long)pad_w, (long long)stride_h, (long long)stride_w,
            (long long)groups);
   check_close(output, want, scale, count, what);
-  free(input), free(filter), free(output), free(want), free(scale);
+  free(input), free(filter), free(bias), free(output), free(want), free(scale);
 }
 
 static void run_all(void) {
@@ -100,8 +123,12 @@ static void run_all(void) {
   int64_t sizes[][4] = {{1, 1, 1, 1},   {1, 6, 16, 8},   {1, 7, 17, 3},    {1, 5, 15, 300},
                         {3, 13, 33, 9}, {1, 48, 256, 4}, {1, 49, 257, 257}, {2, 64, 120, 400},
                         {1, 1, 1000, 5}, {1, 100, 1, 7}, {1, 4, 4, 0},     {4, 0, 3, 2}};
+  /* Every case once plain, once with a bias and an activation (cycling through them). */
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i)
-    check_matmul(sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3]);
+    for (int with_bias = 0; with_bias < 2; ++with_bias) {
+      activation_for_case = with_bias ? (int64_t)(i % 3) : HPVM_RT_TENSOR_IDENTITY;
+      check_matmul(sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3], with_bias);
+    }
   /* n, c, h, w, f, kh, kw, pad_h, pad_w, stride_h, stride_w, groups */
   int64_t convs[][12] = {
       {2, 1, 28, 28, 6, 5, 5, 2, 2, 1, 1, 1},  /* LeNet conv1 (padded) */
@@ -117,7 +144,11 @@ static void run_all(void) {
   };
   for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); ++i) {
     int64_t *v = convs[i];
-    check_conv(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+    for (int with_bias = 0; with_bias < 2; ++with_bias) {
+      activation_for_case = with_bias ? (int64_t)(i % 3) : HPVM_RT_TENSOR_IDENTITY;
+      check_conv(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                 with_bias);
+    }
   }
 }
 
@@ -126,11 +157,17 @@ int main(void) {
   hpvm_rt_shutdown();
   /* Inconsistent arguments: nothing is written, a warning is printed, nothing crashes. */
   float in[16] = {0}, filter[9] = {0}, out[4] = {7, 7, 7, 7};
-  hpvm_rt_tensor_conv2d_f32(in, filter, out, 1, 1, 4, 4, 1, 3, 3, 3, 3, 0, 0, 1, 1, 1);
-  hpvm_rt_tensor_conv2d_f32(in, filter, out, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 0, 1, 1);
-  hpvm_rt_tensor_conv2d_f32(in, filter, out, 1, 3, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 2);
-  hpvm_rt_tensor_matmul_f32(in, filter, out, 1, -2, 2, 2);
-  hpvm_rt_tensor_matmul_f32(NULL, filter, out, 1, 2, 2, 2);
+  hpvm_rt_tensor_conv2d_f32(in, filter, NULL, out, 1, 1, 4, 4, 1, 3, 3, 3, 3, 0, 0, 1, 1, 1, 0,
+                            0);
+  hpvm_rt_tensor_conv2d_f32(in, filter, NULL, out, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 0, 1, 1, 0,
+                            0);
+  hpvm_rt_tensor_conv2d_f32(in, filter, NULL, out, 1, 3, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 2, 0,
+                            0);
+  hpvm_rt_tensor_conv2d_f32(in, filter, NULL, out, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 7,
+                            0);
+  hpvm_rt_tensor_matmul_f32(in, filter, NULL, out, 1, -2, 2, 2, 0, 0);
+  hpvm_rt_tensor_matmul_f32(NULL, filter, NULL, out, 1, 2, 2, 2, 0, 0);
+  hpvm_rt_tensor_matmul_f32(in, filter, NULL, out, 1, 2, 2, 2, -1, 0);
   for (int i = 0; i < 4; ++i)
     CHECK(out[i] == 7.0f);
   printf("tensor kernels: all checks passed\n");

@@ -43,7 +43,9 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
     wins: a chain starts at each `conv2d` or `mul` leaf (in topological order)
     and grows while the next leaf continues a pattern and the step is legal.
 
-    A single-tensor-op leaf has one block holding one `hpvm.tensor.*` op and
+    A single-tensor-op leaf has one block holding one `hpvm.tensor.*` op (and
+    any constants it uses, e.g. weights a frontend wrote into the leaf; they
+    are copied into the fused leaf) and
     an `hpvm.return` of its result. A step from one leaf to the next is legal
     when:
 

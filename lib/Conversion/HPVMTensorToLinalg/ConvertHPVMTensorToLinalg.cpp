@@ -192,8 +192,12 @@ struct ConvertHPVMTensorToLinalgPass
     llvm::SmallPtrSet<Operation *, 4> userAllocations;
     module.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
     bool ok = true;
+    // Ops already lowered (a kernel call absorbs the add and activation after
+    // it): compared by address only, never dereferenced.
+    llvm::SmallPtrSet<Operation *, 16> lowered;
     for (Operation *op : tensorOps)
-      ok &= succeeded(lowerTensorOpToLinalg(op, kernels));
+      if (!lowered.contains(op))
+        ok &= succeeded(lowerTensorOpToLinalg(op, kernels, lowered));
     if (!ok || !bufferizeGraphs)
       return ok ? void() : signalPassFailure();
 

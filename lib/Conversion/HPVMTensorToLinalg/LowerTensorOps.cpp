@@ -483,8 +483,9 @@ Value lowerReduce(OpBuilder &b, TensorReduceOp op) {
 }
 } // namespace
 
-LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op,
-                                                bool useKernels) {
+LogicalResult
+mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
+                                  llvm::SmallPtrSetImpl<Operation *> &lowered) {
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto tensor = dyn_cast<RankedTensorType>(type);
@@ -494,14 +495,9 @@ LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op,
                 "convert-hpvm-tensor-to-linalg yet (expected static shapes, "
                 "found "
              << type << ")";
+  if (useKernels && lowerToKernelCall(op, lowered))
+    return success();
   OpBuilder b(op);
-  if (useKernels) {
-    if (Value call = buildKernelCall(b, op)) {
-      op->getResult(0).replaceAllUsesWith(call);
-      op->erase();
-      return success();
-    }
-  }
   FailureOr<Value> result =
       llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
           .Case([&](TensorAddOp add) { return lowerAdd(b, add); })
@@ -524,6 +520,7 @@ LogicalResult mlir::hpvm::lowerTensorOpToLinalg(Operation *op,
   if (failed(result))
     return failure();
   op->getResult(0).replaceAllUsesWith(*result);
+  lowered.insert(op);
   op->erase();
   return success();
 }

@@ -4,14 +4,18 @@
 #define HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::hpvm {
 
 /// Replaces one hpvm.tensor op by linalg/tensor/arith/math ops on tensors
 /// computing the same value (with `useKernels`, f32 convolutions and matrix
-/// products by calls of the runtime's kernels: KernelCalls.h); failure, after
-/// a diagnostic at the op saying what is not supported yet, otherwise.
-LogicalResult lowerTensorOpToLinalg(Operation *op, bool useKernels);
+/// products by calls of the runtime's kernels, which may absorb the bias add
+/// and activation after them: KernelCalls.h); every op erased is added to
+/// `lowered`. Failure, after a diagnostic at the op saying what is not
+/// supported yet, otherwise.
+LogicalResult lowerTensorOpToLinalg(Operation *op, bool useKernels,
+                                    llvm::SmallPtrSetImpl<Operation *> &lowered);
 
 } // namespace mlir::hpvm
 

@@ -42,10 +42,14 @@ Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
   if (!leaf.getBody().hasOneBlock())
     return fail("it has several blocks");
   Block &body = leaf.getBodyBlock();
-  if (patternOps != 1 || body.getOperations().size() != 2)
+  // Constants (a frontend's weights and biases) may come with the op.
+  size_t others = llvm::count_if(body.without_terminator(), [&](Operation &op) {
+    return &op != found && !op.hasTrait<::mlir::OpTrait::ConstantLike>();
+  });
+  if (patternOps != 1 || others != 0)
     return fail("it is not a single-tensor-op leaf (it holds " +
                 Twine(body.getOperations().size() - 1) +
-                " ops besides hpvm.return)");
+                " ops besides hpvm.return, not all constants)");
   auto ret = cast<ReturnOp>(body.getTerminator());
   if (ret.getNumOperands() != 1 || ret.getOperand(0) != found->getResult(0))
     return fail("it does not return exactly the result of its tensor op");

@@ -142,23 +142,35 @@ HPVM_RT_EXPORT void _mlir_memref_to_llvm_free(void *pointer);
  * Tensor kernels (hpvm.tensor.mul and hpvm.tensor.conv2d on the CPU, f32)
  *===--------------------------------------------------------------------===*/
 
-/* c[b] = a[b] * b[b] for each of `batch` row-major products (a: m x k, b: k x n, c: m x n,
- * the matrices of a batch one after another). Runs on the thread pool; never fails (without
- * memory for packing it computes unpacked). Negative sizes or NULL pointers: nothing is
- * computed, with a warning. */
-HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, float *c,
-                                              int64_t batch, int64_t m, int64_t n, int64_t k);
+/* What the tensor kernels apply to each result element after the sum (fused epilogues). */
+typedef enum hpvm_rt_tensor_activation_e {
+  HPVM_RT_TENSOR_IDENTITY = 0,
+  HPVM_RT_TENSOR_RELU = 1,         /* max(x, 0) */
+  HPVM_RT_TENSOR_CLIPPED_RELU = 2, /* min(max(x, 0), activation_max) */
+} hpvm_rt_tensor_activation_t;
 
-/* output[n][f][oh][ow] = sum over the c / groups channels of f's group and the kh x kw window
- * of input (NCHW, zero-padded by pad_h / pad_w on both sides) times filter (FCHW, C = c /
- * groups). oh and ow must be (h + 2 * pad_h - kh) / stride_h + 1 and likewise for w; f and c
- * multiples of groups. Inconsistent shapes: nothing is computed, with a warning. */
+/* c[b] = act(a[b] * b[b] + bias) for each of `batch` row-major products (a: m x k, b: k x n,
+ * c: m x n, the matrices of a batch one after another; bias: n values added to every row, or
+ * NULL; act: an hpvm_rt_tensor_activation_t). Runs on the thread pool; never fails (without
+ * memory for packing it computes unpacked). Negative sizes, NULL operands or an unknown
+ * activation: nothing is computed, with a warning. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, const float *bias,
+                                              float *c, int64_t batch, int64_t m, int64_t n,
+                                              int64_t k, int64_t activation,
+                                              double activation_max);
+
+/* output[n][f][oh][ow] = act(sum over the c / groups channels of f's group and the kh x kw
+ * window of input (NCHW, zero-padded by pad_h / pad_w on both sides) times filter (FCHW, C = c /
+ * groups) + bias[f]) (bias NULL: none; act as for matmul). oh and ow must be (h + 2 * pad_h -
+ * kh) / stride_h + 1 and likewise for w; f and c multiples of groups. Inconsistent shapes:
+ * nothing is computed, with a warning. */
 HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter,
-                                              float *output, int64_t n, int64_t c, int64_t h,
-                                              int64_t w, int64_t f, int64_t kh, int64_t kw,
-                                              int64_t oh, int64_t ow, int64_t pad_h,
-                                              int64_t pad_w, int64_t stride_h, int64_t stride_w,
-                                              int64_t groups);
+                                              const float *bias, float *output, int64_t n,
+                                              int64_t c, int64_t h, int64_t w, int64_t f,
+                                              int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                                              int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                              int64_t stride_w, int64_t groups,
+                                              int64_t activation, double activation_max);
 
 /*===--------------------------------------------------------------------===*
  * Devices (targets of node versions and of GPU host code)

@@ -78,6 +78,12 @@ struct problem_set_t {
   float *c;
   /* Convolutions: the NCHW image and the FCHW filter (A of every problem of a group). */
   const float *image, *weights;
+  /* The epilogue: bias (per row of a convolution's problem = per filter, or per column of a
+   * product; NULL: none) and activation. */
+  const float *bias;
+  int bias_per_row;
+  int64_t activation;
+  float activation_max;
   /* Convolutions: the shapes. */
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w;
   int64_t pad_h, pad_w, stride_h, stride_w, groups;
@@ -209,6 +215,43 @@ static float *conv_c_of(const problem_set_t *s, int64_t p, int64_t *ldc) {
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Epilogues
+ * ---------------------------------------------------------------------------------------- */
+
+static inline float activate(float v, int64_t activation, float max) {
+  if (activation == HPVM_RT_TENSOR_IDENTITY)
+    return v;
+  v = v > 0.0f ? v : 0.0f;
+  return activation == HPVM_RT_TENSOR_CLIPPED_RELU && v > max ? max : v;
+}
+
+/* bias and activation over a rows x cols block of C; bias[row_bias + i] per row or
+ * bias[col_bias + j] per column. */
+static void epilogue(float *c, int64_t ldc, int64_t rows, int64_t cols, const float *bias,
+                     int per_row, int64_t row_bias, int64_t col_bias, int64_t activation,
+                     float max) {
+  if (!bias && activation == HPVM_RT_TENSOR_IDENTITY)
+    return;
+  for (int64_t i = 0; i < rows; ++i) {
+    float *row = c + i * ldc;
+    float row_add = bias && per_row ? bias[row_bias + i] : 0.0f;
+    const float *col_add = bias && !per_row ? bias + col_bias : NULL;
+    for (int64_t j = 0; j < cols; ++j)
+      row[j] = activate(row[j] + row_add + (col_add ? col_add[j] : 0.0f), activation, max);
+  }
+}
+
+/* The epilogue of a block of problem p (rows from i0, columns from j0). */
+static void block_epilogue(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
+                           int64_t j0, int64_t cols) {
+  int64_t ldc;
+  float *c = s->c_of(s, p, &ldc) + i0 * ldc + j0;
+  int64_t first_row = s->groups > 0 ? (p % s->groups) * s->m + i0 : i0;
+  epilogue(c, ldc, rows, cols, s->bias, s->bias_per_row, first_row, j0, s->activation,
+           s->activation_max);
+}
+
+/* ------------------------------------------------------------------------------------------
  * Tasks
  * ---------------------------------------------------------------------------------------- */
 
@@ -227,6 +270,7 @@ static void block_unpacked(const problem_set_t *s, int64_t p, int64_t i0, int64_
         sum += s->a_at(s, p, i, kk) * s->b_at(s, p, kk, j);
       c[i * ldc + j] = sum;
     }
+  block_epilogue(s, p, i0, rows, j0, cols);
 }
 
 static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t j0,
@@ -264,6 +308,7 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
       }
     }
   }
+  block_epilogue(s, p, i0, rows, j0, cols);
   free(a_pack);
   free(b_pack);
 }
@@ -330,22 +375,37 @@ static int valid_counts(const char *what, int count, const int64_t *values) {
   return 1;
 }
 
-void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, float *c, int64_t batch,
-                               int64_t m, int64_t n, int64_t k) {
+static int valid_activation(const char *what, int64_t activation) {
+  if (activation < HPVM_RT_TENSOR_IDENTITY || activation > HPVM_RT_TENSOR_CLIPPED_RELU) {
+    hpvm_warning("%s: unknown activation %lld (expected 0: identity, 1: relu, 2: clipped "
+                 "relu); nothing computed", what, (long long)activation);
+    return 0;
+  }
+  return 1;
+}
+
+void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, const float *bias, float *c,
+                               int64_t batch, int64_t m, int64_t n, int64_t k,
+                               int64_t activation, double activation_max) {
   int64_t sizes[] = {batch, m, n, k};
-  if (!valid_counts("hpvm_rt_tensor_matmul_f32", 4, sizes) || !a || !b || !c)
+  if (!valid_counts("hpvm_rt_tensor_matmul_f32", 4, sizes) || !a || !b || !c ||
+      !valid_activation("hpvm_rt_tensor_matmul_f32", activation))
     return;
   problem_set_t s = {0};
   s.count = batch, s.m = m, s.n = n, s.k = k;
   s.a = a, s.b = b, s.c = c;
+  s.bias = bias, s.bias_per_row = 0, s.activation = activation;
+  s.activation_max = (float)activation_max;
   s.pack_a = matmul_pack_a, s.pack_b = matmul_pack_b;
   s.a_at = matmul_a_at, s.b_at = matmul_b_at, s.c_of = matmul_c_of;
   solve(&s);
 }
 
 typedef struct depthwise_t {
-  const float *input, *filter;
+  const float *input, *filter, *bias;
   float *output;
+  int64_t activation;
+  float activation_max;
   int64_t channels, height, width, kernel_h, kernel_w, out_h, out_w;
   int64_t pad_h, pad_w, stride_h, stride_w;
 } depthwise_t;
@@ -359,6 +419,9 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
            d->filter + c * d->kernel_h * d->kernel_w, d->kernel_h, d->kernel_w,
            d->output + plane * d->out_h * d->out_w, d->out_h, d->out_w, d->pad_h, d->pad_w,
            d->stride_h, d->stride_w);
+    /* One row: the whole plane takes bias[c]. */
+    epilogue(d->output + plane * d->out_h * d->out_w, 0, 1, d->out_h * d->out_w, d->bias, 1, c,
+             0, d->activation, d->activation_max);
   }
 }
 
@@ -367,10 +430,12 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
  * output columns; the filters are packed once per call. No im2col matrix is made: for the
  * small filter counts of early layers, packing it cost more than the products. */
 typedef struct direct_t {
-  const float *input, *weights;
+  const float *input, *weights, *bias;
   /* The filters packed as [group][filter block][channel][kh][kw][MR] (NULL without memory). */
   float *packed;
   float *output;
+  int64_t activation;
+  float activation_max;
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
   int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
 } direct_t;
@@ -392,7 +457,8 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
                        d->weights[((o * d->per_group_c + ch) * d->kernel_h + i) *
                                       d->kernel_w + j];
             }
-        d->output[((image * d->filters + o) * d->out_h + y) * d->out_w + x] = sum;
+        d->output[((image * d->filters + o) * d->out_h + y) * d->out_w + x] =
+            activate(sum + (d->bias ? d->bias[o] : 0.0f), d->activation, d->activation_max);
       }
 }
 
@@ -437,18 +503,22 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
           int64_t cols = d->out_w - x0 < HPVM_TENSOR_NR ? d->out_w - x0 : HPVM_TENSOR_NR;
           kernel(slab, d->per_group_c, slab_h, d->plane_w, weights, d->kernel_h, d->kernel_w,
                  out, d->out_h * d->out_w, d->out_w, y, x0, live, cols);
+          epilogue(out + y * d->out_w + x0, d->out_h * d->out_w, live, cols, d->bias, 1, first,
+                   0, d->activation, d->activation_max);
         }
     }
     free(slab);
   }
 }
 
-static void conv_direct(const float *input, const float *filter, float *output, int64_t n,
-                        int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw,
-                        int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w, int64_t groups) {
+static void conv_direct(const float *input, const float *filter, const float *bias,
+                        float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                        int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                        int64_t pad_w, int64_t groups, int64_t activation, float max) {
   direct_t job;
   direct_t *d = &job;
-  *d = (direct_t){input, filter, NULL, output, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
+  *d = (direct_t){input, filter, bias, NULL, output, activation, max,
+                  c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
                   c / groups, f / groups, ceil_div(f / groups, HPVM_TENSOR_MR), oh, 1,
                   ow + kw + HPVM_TENSOR_NR};
   /* Zero past the last filter of a group. */
@@ -477,14 +547,16 @@ static void conv_direct(const float *input, const float *filter, float *output, 
   free(job.packed);
 }
 
-void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, float *output,
-                               int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
-                               int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
-                               int64_t pad_w, int64_t stride_h, int64_t stride_w,
-                               int64_t groups) {
+void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const float *bias,
+                               float *output, int64_t n, int64_t c, int64_t h, int64_t w,
+                               int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                               int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                               int64_t groups, int64_t activation, double activation_max) {
   int64_t sizes[] = {n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w};
-  if (!valid_counts("hpvm_rt_tensor_conv2d_f32", 11, sizes) || !input || !filter || !output)
+  if (!valid_counts("hpvm_rt_tensor_conv2d_f32", 11, sizes) || !input || !filter || !output ||
+      !valid_activation("hpvm_rt_tensor_conv2d_f32", activation))
     return;
+  float max = (float)activation_max;
   if (stride_h <= 0 || stride_w <= 0 || groups <= 0 || c % groups || f % groups ||
       oh != (h + 2 * pad_h - kh) / stride_h + 1 || ow != (w + 2 * pad_w - kw) / stride_w + 1) {
     hpvm_warning("hpvm_rt_tensor_conv2d_f32: inconsistent shapes or parameters (input %lldx%lld"
@@ -496,14 +568,15 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, float *o
     return;
   }
   if (groups == c && f == c) {
-    depthwise_t d = {input, filter, output, c, h, w, kh, kw, oh, ow,
+    depthwise_t d = {input, filter, bias, output, activation, max, c, h, w, kh, kw, oh, ow,
                      pad_h, pad_w, stride_h, stride_w};
     int64_t extents[2] = {n * c, 1};
     run_grid(1, extents, run_depthwise, &d);
     return;
   }
   if (stride_h == 1 && stride_w == 1 && oh > 0 && ow > 0) {
-    conv_direct(input, filter, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups);
+    conv_direct(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
+                activation, max);
     return;
   }
   problem_set_t s = {0};
@@ -512,6 +585,7 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, float *o
   s.channels = c, s.height = h, s.width = w, s.filters = f, s.kernel_h = kh, s.kernel_w = kw;
   s.out_h = oh, s.out_w = ow, s.pad_h = pad_h, s.pad_w = pad_w;
   s.stride_h = stride_h, s.stride_w = stride_w, s.groups = groups;
+  s.bias = bias, s.bias_per_row = 1, s.activation = activation, s.activation_max = max;
   s.pack_a = conv_pack_a, s.pack_b = conv_pack_b;
   s.a_at = conv_a_at, s.b_at = conv_b_at, s.c_of = conv_c_of;
   solve(&s);

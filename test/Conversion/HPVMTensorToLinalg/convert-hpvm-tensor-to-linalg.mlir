@@ -11,23 +11,39 @@
 // KERN-SAME: %[[X:.*]]: memref<1x2x8x8xf32> {hpvm.access = #hpvm.access<in>}, %[[W:.*]]: memref<3x2x3x3xf32>
 // KERN: memref.extract_aligned_pointer_as_index %[[X]]
 // KERN: memref.extract_aligned_pointer_as_index %[[W]]
+// KERN: %[[NOBIAS:.*]] = llvm.mlir.zero : !llvm.ptr
 // KERN: %[[OUT:.*]] = memref.alloc() : memref<1x3x4x6xf32>
 // KERN: memref.extract_aligned_pointer_as_index %[[OUT]]
-// n, c, h, w, f, kh, kw, oh, ow, padding, strides, groups:
-// KERN: call @hpvm_rt_tensor_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c2_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c4_i64, %c6_i64, %c1_i64, %c0_i64, %c2_i64, %c1_i64, %c1_i64)
+// input, filter, bias, output; n, c, h, w, f, kh, kw, oh, ow, padding, strides,
+// groups; activation (0: identity) and its bound:
+// KERN: call @hpvm_rt_tensor_conv2d_f32(%{{.*}}, %{{.*}}, %[[NOBIAS]], %{{.*}}, %c1_i64, %c2_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c4_i64, %c6_i64, %c1_i64, %c0_i64, %c2_i64, %c1_i64, %c1_i64, %c0_i64, %{{.*}})
 // KERN: hpvm.return %[[OUT]]
 // KERN-LABEL: hpvm.leaf @grouped(
-// KERN: call @hpvm_rt_tensor_conv2d_f32({{.*}}, %c2_i64)
+// KERN: call @hpvm_rt_tensor_conv2d_f32({{.*}}, %c2_i64, %c0_i64, %{{.*}})
+// The bias add and the clipped relu after the product are the kernel's
+// epilogue: the bias buffer goes to the call, activation 2 with its bound 6.
 // KERN-LABEL: hpvm.leaf @dense(
+// KERN-SAME: %[[B:arg2]]: memref<1x4xf32>
+// KERN-NOT: linalg.generic
+// KERN: %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
 // KERN: %[[Y:.*]] = memref.alloc() : memref<2x4xf32>
-// KERN: call @hpvm_rt_tensor_matmul_f32({{.*}}, %c1_i64, %c2_i64, %c4_i64, %c3_i64)
-// The product is a temporary of the leaf: freed before it returns.
-// KERN: memref.dealloc %[[Y]]
-// KERN: hpvm.return
+// KERN: %[[SIX:.*]] = arith.constant 6.000000e+00 : f64
+// KERN: call @hpvm_rt_tensor_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c2_i64, %c4_i64, %c3_i64, %c2_i64, %[[SIX]])
+// KERN-NOT: linalg.generic
+// KERN: hpvm.return %[[Y]]
 // KERN-LABEL: hpvm.leaf @batched(
-// KERN: call @hpvm_rt_tensor_matmul_f32({{.*}}, %c5_i64, %c2_i64, %c4_i64, %c3_i64)
-// KERN: func.func private @hpvm_rt_tensor_conv2d_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
-// KERN: func.func private @hpvm_rt_tensor_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64)
+// KERN: call @hpvm_rt_tensor_matmul_f32({{.*}}, %c5_i64, %c2_i64, %c4_i64, %c3_i64, %c0_i64, %{{.*}})
+// A result used twice, or added to a tensor that is not one value per filter,
+// keeps its add and activation as generics.
+// KERN-LABEL: hpvm.leaf @not_fused(
+// KERN: %[[NONE:.*]] = llvm.mlir.zero : !llvm.ptr
+// KERN: call @hpvm_rt_tensor_conv2d_f32(%{{.*}}, %{{.*}}, %[[NONE]], {{.*}}, %c0_i64, %{{.*}})
+// KERN: linalg.generic
+// KERN: arith.addf
+// KERN: linalg.generic
+// KERN: arith.maximumf
+// KERN: func.func private @hpvm_rt_tensor_conv2d_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64)
+// KERN: func.func private @hpvm_rt_tensor_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, f64)
 
 // The maps of the grouped and depthwise convolutions (@grouped, @depthwise).
 // CHECK-DAG: #[[$GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 2) * 2 + d4, d2 * 2 + d5, d3 + d6)>
@@ -184,6 +200,14 @@ hpvm.leaf @regions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %zero: f32) -> (ten
     hpvm.tensor.yield %t : f32
   }
   hpvm.return %r : tensor<4xf32>
+}
+
+hpvm.leaf @not_fused(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x3x3xf32>,
+                     %full: tensor<1x2x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x2x2xf32>
+  %a = hpvm.tensor.add %c, %full : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %r = hpvm.tensor.relu %c : tensor<1x2x2x2xf32>
+  hpvm.return %a, %r : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
 
 // Internal nodes and host code on buffers.
