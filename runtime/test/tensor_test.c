@@ -117,6 +117,39 @@ static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, in
   free(input), free(filter), free(bias), free(output), free(want), free(scale);
 }
 
+static void check_pool(int64_t kind, int64_t n, int64_t c, int64_t h, int64_t w, int64_t wh,
+                       int64_t ww, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+  int64_t oh = (h + 2 * ph - wh) / sh + 1, ow = (w + 2 * pw - ww) / sw + 1;
+  int64_t count = n * c * oh * ow;
+  float *input = random_array(n * c * h * w), *output = random_array(count);
+  double *want = calloc((size_t)count + 1, sizeof(double));
+  double *scale = calloc((size_t)count + 1, sizeof(double));
+  for (int64_t plane = 0; plane < n * c; ++plane)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x) {
+        double acc = kind == HPVM_RT_TENSOR_POOL_MAX ? -INFINITY
+                     : kind == HPVM_RT_TENSOR_POOL_MIN ? INFINITY : 0.0;
+        for (int64_t i = 0; i < wh; ++i)
+          for (int64_t j = 0; j < ww; ++j) {
+            int64_t iy = y * sh + i - ph, ix = x * sw + j - pw;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+              continue;
+            double v = input[(plane * h + iy) * w + ix];
+            acc = kind == HPVM_RT_TENSOR_POOL_MAX ? fmax(acc, v)
+                  : kind == HPVM_RT_TENSOR_POOL_MIN ? fmin(acc, v) : acc + v;
+          }
+        int64_t at = (plane * oh + y) * ow + x;
+        want[at] = kind == HPVM_RT_TENSOR_POOL_MEAN ? acc / (double)(wh * ww) : acc;
+        scale[at] = 1.0;
+      }
+  hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w, wh, ww, sh, sw, ph, pw, oh, ow);
+  char what[96];
+  snprintf(what, sizeof(what), "pool kind %lld %lldx%lld window %lldx%lld", (long long)kind,
+           (long long)h, (long long)w, (long long)wh, (long long)ww);
+  check_close(output, want, scale, count, what);
+  free(input), free(output), free(want), free(scale);
+}
+
 static void run_all(void) {
   /* Around the 6 x 16 micro-kernel and the 48 x 256 task blocks; k past 256 (two packed
    * depths); k = 0 gives zeros. */
@@ -142,6 +175,12 @@ static void run_all(void) {
       {1, 2, 3, 3, 3, 3, 3, 4, 4, 1, 1, 1},    /* padding wider than the window */
       {1, 3, 40, 40, 4, 3, 3, 1, 1, 1, 1, 1},  /* more than one 256-column task block */
   };
+  /* Pools: kind, n, c, h, w, window, strides, padding. */
+  for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
+    check_pool(kind, 2, 3, 8, 8, 2, 2, 2, 2, 0, 0);
+    check_pool(kind, 1, 2, 7, 9, 3, 3, 2, 2, 1, 1);
+    check_pool(kind, 1, 1, 5, 6, 3, 2, 1, 2, 1, 0);
+  }
   for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); ++i) {
     int64_t *v = convs[i];
     for (int with_bias = 0; with_bias < 2; ++with_bias) {
@@ -168,6 +207,9 @@ int main(void) {
   hpvm_rt_tensor_matmul_f32(in, filter, NULL, out, 1, -2, 2, 2, 0, 0);
   hpvm_rt_tensor_matmul_f32(NULL, filter, NULL, out, 1, 2, 2, 2, 0, 0);
   hpvm_rt_tensor_matmul_f32(in, filter, NULL, out, 1, 2, 2, 2, -1, 0);
+  hpvm_rt_tensor_pool_f32(in, out, 3, 1, 1, 4, 4, 2, 2, 2, 2, 0, 0, 2, 2);
+  hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 2, 2, 2, 2, 0, 0, 3, 2);
+  hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 2, 2, 0, 2, 0, 0, 2, 2);
   for (int i = 0; i < 4; ++i)
     CHECK(out[i] == 7.0f);
   printf("tensor kernels: all checks passed\n");

@@ -202,6 +202,12 @@ def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
       atomics `llvm.atomicrmw`, and `__hpvm__return` the `hpvm.return`;
     * `__hpvm__hint` sets `hpvm.targets`, `__hpvm__attributes` the
       `hpvm.access` of pointer inputs;
+    * in a leaf that calls ApproxHPVM's `__hpvm__tensor_*`, the parameters
+      `__hpvm__tensor_shape(t, rank, sizes...)` declares become ranked f32
+      tensor inputs and each intrinsic the `hpvm.tensor.*` op; internal nodes
+      take the tensor types of the child inputs they bind, and a launch of a
+      root with tensor ports calls a function that runs the graph on memrefs
+      over the argument struct's data pointers (docs/HPVM-C.md, "Tensors");
     * in host code, `__hpvm__launch` / `__hpvm__wait` / `__hpvm__push` /
       `__hpvm__pop` become `hpvm.launch` / `hpvm.wait` / `hpvm.push` /
       `hpvm.pop`, reading the packed argument struct (one field per root input,

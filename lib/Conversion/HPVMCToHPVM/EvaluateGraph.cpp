@@ -365,8 +365,17 @@ LogicalResult Raiser::raiseInternal(Node &node) {
                                 << node.inputs.size() << " inputs";
       if (*ic < 0)
         return call.emitError() << "__hpvm__bindIn: negative child input port " << *ic;
-      BindInOp::create(ib, loc, body->getArgument(*ip), *dest,
-                       static_cast<uint32_t>(*ic), *stream != 0);
+      // A `void *` input bound to a tensor input of a child is that tensor.
+      Node &child = nodes[dest->getDefiningOp<CreateNodeOp>().getNodeAttr().getAttr()];
+      BlockArgument input = body->getArgument(*ip);
+      if (static_cast<size_t>(*ic) < child.inputs.size() &&
+          isa<RankedTensorType>(child.inputs[*ic]) &&
+          isa<LLVM::LLVMPointerType>(input.getType())) {
+        input.setType(child.inputs[*ic]);
+        node.inputs[*ip] = child.inputs[*ic];
+        internal.removeArgAttr(*ip, HPVMDialect::getAccessAttrName());
+      }
+      BindInOp::create(ib, loc, input, *dest, static_cast<uint32_t>(*ic), *stream != 0);
       break;
     }
     case Api::BindOut: {
@@ -438,11 +447,16 @@ LogicalResult Raiser::raiseInternal(Node &node) {
   FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
   if (succeeded(declared) && *declared != ArrayRef<Type>(node.outputs))
     for (auto [index, pair] : llvm::enumerate(llvm::zip(*declared, node.outputs)))
-      if (std::get<0>(pair) != std::get<1>(pair))
+      if (std::get<0>(pair) != std::get<1>(pair) &&
+          !(isa<RankedTensorType>(std::get<1>(pair)) &&
+            isa<LLVM::LLVMPointerType>(std::get<0>(pair)))) // a tensor handle
         return function.emitError()
                << "the return struct of '" << name << "' declares output " << index
                << " as " << std::get<0>(pair) << ", but the child output bound to "
                << "it is a " << std::get<1>(pair);
+  for (auto [index, type] : llvm::enumerate(node.inputs))
+    if (isa<TensorType>(type))
+      internal.removeArgAttr(index, HPVMDialect::getAccessAttrName());
   internal.setFunctionTypeAttr(
       TypeAttr::get(FunctionType::get(context, node.inputs, node.outputs)));
   setOutputLayout(node);

@@ -36,6 +36,7 @@ ApiCall classify(StringRef name) {
                  .Case("llvm_hpvm_track_mem", Api::Track)
                  .Case("llvm_hpvm_untrack_mem", Api::Untrack)
                  .Case("llvm_hpvm_request_mem", Api::Request)
+                 .Case("__hpvm__tensor_shape", Api::TensorShape)
                  .Default(Api::None);
   if (call.api != Api::None)
     return call;
@@ -196,7 +197,30 @@ Location sourceLoc(Operation *op) {
 }
 
 uint64_t byteSize(const DataLayout &layout, Type type) {
-  return layout.getTypeSize(type).getFixedValue();
+  return layout.getTypeSize(storageType(type)).getFixedValue();
+}
+
+Type storageType(Type type) {
+  if (isa<TensorType>(type))
+    return LLVM::LLVMPointerType::get(type.getContext());
+  return type;
+}
+
+std::string describeValue(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!value) {
+    os << "nothing";
+  } else if (std::optional<int64_t> constant = constantInt(value)) {
+    os << "the constant " << *constant;
+  } else if (auto arg = dyn_cast<BlockArgument>(value)) {
+    os << "parameter " << arg.getArgNumber()
+       << " of the function (a value known only at run time)";
+  } else {
+    os << "a value computed at run time ('"
+       << value.getDefiningOp()->getName() << "')";
+  }
+  return text;
 }
 
 std::optional<int64_t> constantInt(Value value) {

@@ -4,7 +4,8 @@
 // node definitions and host calls into host ops. RaiseHPVMC.cpp holds the pass
 // and the node finding (hints, attributes, outputs); RaiseLeaves.cpp the
 // leaves; EvaluateGraph.cpp the compile-time evaluation of internal nodes;
-// RaiseHost.cpp the host code; HPVMCApi.cpp the helpers declared here.
+// RaiseHost.cpp the host code; RaiseTensors.cpp the tensor intrinsics and
+// the host side of tensor graphs; HPVMCApi.cpp the helpers declared here.
 #ifndef LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
 #define LIB_CONVERSION_HPVMCTOHPVM_HPVMCRAISER_H
 
@@ -12,6 +13,8 @@
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
@@ -37,7 +40,7 @@ enum class Api {
   CreateNode, BindIn, BindOut, Edge,
   // Leaves.
   GetNode, GetParentNode, InstanceId, NumInstances, Barrier, Malloc,
-  IsNonZeroLoop, Atomic, Math, Tensor,
+  IsNonZeroLoop, Atomic, Math, Tensor, TensorShape,
   // Host.
   Init, Cleanup, Launch, Wait, Push, Pop, Track, Untrack, Request,
 };
@@ -80,8 +83,15 @@ Location plain(Location loc);
 /// Where a diagnostic about `op` points (its own line, a user's, its function's).
 Location sourceLoc(Operation *op);
 
+/// The bytes a value of `type` takes in C (a tensor is a `void *` handle).
 uint64_t byteSize(const DataLayout &layout, Type type);
+/// The C type that holds a value of `type`: a tensor is a `void *` handle.
+Type storageType(Type type);
 std::optional<int64_t> constantInt(Value value);
+/// What a value is, for diagnostics that expect a constant: "the constant 3",
+/// "parameter 2 of the function (known only at run time)", "a value computed
+/// at run time ('llvm.load')".
+std::string describeValue(Value value);
 
 //===----------------------------------------------------------------------===//
 // The raiser
@@ -101,6 +111,14 @@ struct Node {
   /// field), packed when the C layout is unknown.
   SmallVector<uint64_t> outputOffsets;
   uint64_t outputSize = 0;
+  /// A leaf that calls __hpvm__tensor_*: its inputs declared by
+  /// __hpvm__tensor_shape (input index -> type).
+  bool tensorLeaf = false;
+  DenseMap<unsigned, RankedTensorType> tensorInputs;
+  bool hasTensorPorts() const {
+    return llvm::any_of(inputs, llvm::IsaPred<TensorType>) ||
+           llvm::any_of(outputs, llvm::IsaPred<TensorType>);
+  }
 };
 
 /// Raises one imported module: node functions to hpvm.leaf / hpvm.internal
@@ -117,6 +135,15 @@ private:
   LogicalResult collectNodes();
   LogicalResult raiseNode(StringAttr name, Location usedAt);
   LogicalResult raiseLeaf(Node &node);
+  /// Tensor leaves (RaiseTensors.cpp): the shapes __hpvm__tensor_shape
+  /// declares for the inputs, and one __hpvm__tensor_* call as an op.
+  LogicalResult readTensorShapes(Node &node);
+  FailureOr<Value> raiseTensorCall(Node &node, LLVM::CallOp call, Block &entry);
+  LogicalResult checkTensorUses(Node &node, Operation *leaf);
+  /// The host side of a launch of a root with tensor inputs or outputs: a
+  /// call of a function that binds the argument struct's pointers to memrefs
+  /// and runs the graph (RaiseTensors.cpp).
+  LogicalResult launchTensorGraph(LLVM::CallOp launch, Node &root);
   LogicalResult raiseInternal(Node &node);
   LogicalResult raiseHost(LLVM::LLVMFuncOp function);
   LogicalResult applyHint(Node &node, LLVM::CallOp call, Operation *definition);

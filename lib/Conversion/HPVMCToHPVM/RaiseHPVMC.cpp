@@ -234,9 +234,12 @@ LogicalResult Raiser::applyAttributes(Node &node, LLVM::CallOp call,
       continue;
     auto arg = dyn_cast<BlockArgument>(value);
     if (!arg || arg.getOwner() != &entry || arg.getArgNumber() < firstInput ||
-        !isa<LLVM::LLVMPointerType>(arg.getType()))
+        !isa<LLVM::LLVMPointerType, RankedTensorType>(arg.getType()))
       return fail("argument " + Twine(index) + " is not a pointer parameter of the node "
                   "function");
+    // Tensors (ApproxHPVM lists them) are values: no access to record.
+    if (isa<RankedTensorType>(arg.getType()))
+      continue;
     unsigned input = arg.getArgNumber() - firstInput;
     access[input] |= index <= static_cast<size_t>(*numIn) ? 1 : 2;
   }

@@ -171,6 +171,25 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
     if (!*streaming &&
         failed(checkArgumentStruct(call, **root, operands[2], /*withOutputs=*/true)))
       return failure();
+    for (Operation *user : call.getResult().getUsers()) {
+      auto use = dyn_cast<LLVM::CallOp>(user);
+      Api api = use ? classify(use).api : Api::None;
+      if (api != Api::Wait && api != Api::Push && api != Api::Pop)
+        return user->emitError()
+               << "the graph handle of __hpvm__launch may only be passed to "
+                  "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function";
+    }
+    if ((*root)->hasTensorPorts()) {
+      // Tensor graphs run on memrefs over the struct's data pointers.
+      if (*streaming)
+        return call.emitError() << "__hpvm__launch(1, ...): '" << (*root)->function.getName()
+                                << "' has tensor inputs or outputs, and streaming tensor "
+                                   "graphs are not supported; launch it with 0";
+      if (failed(launchTensorGraph(call, **root)))
+        return failure();
+      graphs[call.getResult()] = {LaunchOp(), *root, operands[2]};
+      continue;
+    }
     OpBuilder b(call);
     Location loc = plain(call.getLoc());
     SmallVector<Value> args;
@@ -181,14 +200,6 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                                    args, *streaming ? b.getUnitAttr() : UnitAttr(),
                                    *streaming ? b.getUnitAttr() : UnitAttr());
     graphs[call.getResult()] = {launch, *root, operands[2]};
-    for (Operation *user : call.getResult().getUsers()) {
-      auto use = dyn_cast<LLVM::CallOp>(user);
-      Api api = use ? classify(use).api : Api::None;
-      if (api != Api::Wait && api != Api::Push && api != Api::Pop)
-        return user->emitError()
-               << "the graph handle of __hpvm__launch may only be passed to "
-                  "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function";
-    }
   }
   auto graphOf = [&](LLVM::CallOp call) -> FailureOr<Launched> {
     auto it = graphs.find(call.getArgOperands()[0]);
@@ -225,6 +236,8 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       FailureOr<Launched> graph = graphOf(call);
       if (failed(graph))
         return failure();
+      if (!graph->launch)
+        break; // A tensor graph: done when its launch returns.
       bool streaming = graph->launch.getStreaming();
       auto wait = WaitOp::create(b, loc, streaming ? TypeRange() : TypeRange(graph->root->outputs),
                                  graph->launch.getGraph());
@@ -245,7 +258,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       FailureOr<Launched> graph = graphOf(call);
       if (failed(graph))
         return failure();
-      if (!graph->launch.getStreaming())
+      if (!graph->launch || !graph->launch.getStreaming())
         return call.emitError("__hpvm__push needs a graph launched with streaming "
                               "(__hpvm__launch(1, ...))");
       if (failed(checkArgumentStruct(call, *graph->root, operands[1],
@@ -259,7 +272,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       FailureOr<Launched> graph = graphOf(call);
       if (failed(graph))
         return failure();
-      if (!graph->launch.getStreaming())
+      if (!graph->launch || !graph->launch.getStreaming())
         return call.emitError("__hpvm__pop needs a graph launched with streaming "
                               "(__hpvm__launch(1, ...))");
       auto pop = PopOp::create(b, loc, graph->root->outputs, graph->launch.getGraph());

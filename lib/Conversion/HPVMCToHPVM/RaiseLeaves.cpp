@@ -75,6 +75,17 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
                               << "' gives " << *count;
     count = *n;
   }
+  // A tensor leaf: the inputs __hpvm__tensor_shape declares are tensors.
+  node.tensorLeaf = function
+                        .walk([](LLVM::CallOp call) {
+                          Api api = classify(call).api;
+                          return api == Api::Tensor || api == Api::TensorShape
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+  if (node.tensorLeaf && failed(readTensorShapes(node)))
+    return failure();
   unsigned numOutputs = count.value_or(0);
   FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
   if (succeeded(declared)) {
@@ -103,6 +114,9 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
     entry.getArgument(0).replaceAllUsesWith(slot);
     entry.eraseArgument(0);
   }
+
+  for (auto [input, type] : node.tensorInputs)
+    entry.getArgument(input).setType(type);
 
   // Node handles: the level of the node each handle designates.
   DenseMap<Value, unsigned> levels;
@@ -217,11 +231,15 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
         replacement = math::CosOp::create(cb, loc, x);
       break;
     }
-    case Api::Tensor:
-      return call.emitError() << spelling(call)
-                              << ": tensor intrinsics are not supported by the "
-                                 "HPVM-C frontend yet (write the tensor graph in "
-                                 "the hpvm dialect)";
+    case Api::TensorShape:
+      break; // Read by readTensorShapes.
+    case Api::Tensor: {
+      FailureOr<Value> result = raiseTensorCall(node, call, entry);
+      if (failed(result))
+        return failure();
+      replacement = *result;
+      break;
+    }
     default:
       return call.emitError()
              << spelling(call) << " is a "
@@ -242,6 +260,19 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
                << "a node handle (__hpvm__getNode / __hpvm__getParentNode) may "
                   "only be passed to the HPVM query functions";
     }
+  }
+  if (node.tensorLeaf) {
+    if (failed(checkTensorUses(node, leaf)))
+      return failure();
+    // Tensors returned are tensor outputs (the C return struct declares
+    // them `void *`).
+    for (LLVM::CallOp call : returns)
+      for (auto [index, value] : llvm::enumerate(call.getArgOperands().drop_front()))
+        if (isa<TensorType>(value.getType()) && index < node.outputs.size())
+          node.outputs[index] = value.getType();
+    leaf.setFunctionTypeAttr(
+        TypeAttr::get(FunctionType::get(context, node.inputs, node.outputs)));
+    setOutputLayout(node);
   }
   // Each llvm.return becomes hpvm.return with the outputs of the last
   // __hpvm__return on the paths reaching it. clang merges the returns of a
@@ -349,6 +380,12 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
   }
   for (LLVM::CallOp call : returns)
     call.erase();
+  // A tensor leaf is straight-line code: what the intrinsics' constant
+  // arguments left behind goes.
+  if (node.tensorLeaf)
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry.getOperations())))
+      if (op.use_empty() && !op.hasTrait<::mlir::OpTrait::IsTerminator>() && isMemoryEffectFree(&op))
+        op.erase();
   // Handles last: their users are gone.
   SmallVector<Value> handles;
   for (auto &[handle, level] : levels)

@@ -169,11 +169,50 @@ SmallVector<int64_t> getInts(ArrayAttr attr) {
 bool isF32(Type type) {
   return cast<RankedTensorType>(type).getElementType().isF32();
 }
+
+/// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
+/// window, strides, padding, oh, ow).
+void callPoolKernel(OpBuilder &b, TensorPoolOp pool,
+                    llvm::SmallPtrSetImpl<Operation *> &lowered) {
+  Location loc = pool.getLoc();
+  Type pointer = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Type> types(2, pointer);
+  types.append(13, b.getI64Type());
+  func::FuncOp kernel = declareKernel(pool, "hpvm_rt_tensor_pool_f32", types);
+  auto input = cast<RankedTensorType>(pool.getInput().getType());
+  auto resultType = cast<RankedTensorType>(pool.getType());
+  SmallVector<int64_t> window = getInts(pool.getWindow());
+  SmallVector<int64_t> strides = getInts(pool.getStrides());
+  SmallVector<int64_t> padding = getInts(pool.getPadding());
+  // hpvm_rt_tensor_pool_kind_t.
+  int64_t kind = pool.getKind() == PoolKind::max ? 0 : pool.getKind() == PoolKind::min ? 1 : 2;
+  Value result = memref::AllocOp::create(
+      b, loc, MemRefType::get(resultType.getShape(), resultType.getElementType()));
+  SmallVector<Value> arguments = {readPointer(b, loc, pool.getInput()),
+                                  pointerOf(b, loc, result)};
+  for (int64_t value :
+       {kind, input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
+        input.getDimSize(3), window[0], window[1], strides[0], strides[1], padding[0],
+        padding[1], resultType.getDimSize(2), resultType.getDimSize(3)})
+    arguments.push_back(i64(b, loc, value));
+  func::CallOp::create(b, loc, kernel, arguments);
+  Value tensor = bufferization::ToTensorOp::create(b, loc, resultType, result,
+                                                   /*restrict=*/true, /*writable=*/true);
+  pool.getResult().replaceAllUsesWith(tensor);
+  lowered.insert(pool);
+  pool->erase();
+}
 } // namespace
 
 bool mlir::hpvm::lowerToKernelCall(Operation *op,
                                    llvm::SmallPtrSetImpl<Operation *> &lowered) {
   OpBuilder b(op);
+  if (auto pool = dyn_cast<TensorPoolOp>(op)) {
+    if (!isF32(pool.getType()) || !isF32(pool.getInput().getType()))
+      return false;
+    callPoolKernel(b, pool, lowered);
+    return true;
+  }
   if (auto conv = dyn_cast<TensorConv2DOp>(op)) {
     if (!isF32(conv.getType()) || !isF32(conv.getInput().getType()) ||
         !isF32(conv.getFilter().getType()))

@@ -172,6 +172,23 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_f32(const float *input, const float *f
                                               int64_t stride_w, int64_t groups,
                                               int64_t activation, double activation_max);
 
+typedef enum hpvm_rt_tensor_pool_kind_e {
+  HPVM_RT_TENSOR_POOL_MAX = 0,
+  HPVM_RT_TENSOR_POOL_MIN = 1,
+  HPVM_RT_TENSOR_POOL_MEAN = 2, /* divides by the window size, padding included */
+} hpvm_rt_tensor_pool_kind_t;
+
+/* output[n][c][oh][ow] = the max / min / mean of each window_h x window_w window of input
+ * (NCHW; padding pad_h / pad_w on both sides never wins a max or min and adds 0 to a mean),
+ * windows stride_h / stride_w apart; oh = (h + 2 * pad_h - window_h) / stride_h + 1, likewise
+ * ow. One plane per task on the thread pool. Inconsistent arguments: nothing is computed,
+ * with a warning. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind,
+                                            int64_t n, int64_t c, int64_t h, int64_t w,
+                                            int64_t window_h, int64_t window_w,
+                                            int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                            int64_t pad_w, int64_t oh, int64_t ow);
+
 /*===--------------------------------------------------------------------===*
  * Devices (targets of node versions and of GPU host code)
  *===--------------------------------------------------------------------===*/

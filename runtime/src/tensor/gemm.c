@@ -590,3 +590,72 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
   s.a_at = conv_a_at, s.b_at = conv_b_at, s.c_of = conv_c_of;
   solve(&s);
 }
+
+/* Pooling: one plane per task item; windows read with bounds checks only at the edges. */
+typedef struct pool_t {
+  const float *input;
+  float *output;
+  int64_t kind, height, width, window_h, window_w, stride_h, stride_w, pad_h, pad_w;
+  int64_t out_h, out_w;
+} pool_t;
+
+static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
+  const pool_t *p = context;
+  float start = p->kind == HPVM_RT_TENSOR_POOL_MAX   ? -__builtin_inff()
+                : p->kind == HPVM_RT_TENSOR_POOL_MIN ? __builtin_inff()
+                                                     : 0.0f;
+  float scale = 1.0f / (float)(p->window_h * p->window_w);
+  for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane) {
+    const float *in = p->input + plane * p->height * p->width;
+    float *out = p->output + plane * p->out_h * p->out_w;
+    for (int64_t y = 0; y < p->out_h; ++y)
+      for (int64_t x = 0; x < p->out_w; ++x) {
+        float acc = start;
+        for (int64_t i = 0; i < p->window_h; ++i) {
+          int64_t iy = y * p->stride_h + i - p->pad_h;
+          /* Padding: never wins a max or a min, adds 0 to a mean. */
+          if (iy < 0 || iy >= p->height)
+            continue;
+          const float *row = in + iy * p->width;
+          for (int64_t j = 0; j < p->window_w; ++j) {
+            int64_t ix = x * p->stride_w + j - p->pad_w;
+            if (ix < 0 || ix >= p->width)
+              continue;
+            float v = row[ix];
+            if (p->kind == HPVM_RT_TENSOR_POOL_MAX)
+              acc = v > acc || v != v ? v : acc; /* NaN propagates, as arith.maximumf */
+            else if (p->kind == HPVM_RT_TENSOR_POOL_MIN)
+              acc = v < acc || v != v ? v : acc;
+            else
+              acc += v;
+          }
+        }
+        out[y * p->out_w + x] = p->kind == HPVM_RT_TENSOR_POOL_MEAN ? acc * scale : acc;
+      }
+  }
+}
+
+void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind, int64_t n,
+                             int64_t c, int64_t h, int64_t w, int64_t window_h,
+                             int64_t window_w, int64_t stride_h, int64_t stride_w,
+                             int64_t pad_h, int64_t pad_w, int64_t oh, int64_t ow) {
+  int64_t sizes[] = {n, c, h, w, pad_h, pad_w, oh, ow};
+  if (!valid_counts("hpvm_rt_tensor_pool_f32", 8, sizes) || !input || !output)
+    return;
+  if (kind < HPVM_RT_TENSOR_POOL_MAX || kind > HPVM_RT_TENSOR_POOL_MEAN || window_h <= 0 ||
+      window_w <= 0 || stride_h <= 0 || stride_w <= 0 ||
+      oh != (h + 2 * pad_h - window_h) / stride_h + 1 ||
+      ow != (w + 2 * pad_w - window_w) / stride_w + 1) {
+    hpvm_warning("hpvm_rt_tensor_pool_f32: inconsistent kind, window, strides or shapes (kind "
+                 "%lld, input %lldx%lld, window %lldx%lld, stride %lldx%lld, output %lldx%lld); "
+                 "nothing computed",
+                 (long long)kind, (long long)h, (long long)w, (long long)window_h,
+                 (long long)window_w, (long long)stride_h, (long long)stride_w, (long long)oh,
+                 (long long)ow);
+    return;
+  }
+  pool_t p = {input, output, kind, h, w, window_h, window_w, stride_h, stride_w,
+              pad_h, pad_w, oh, ow};
+  int64_t extents[2] = {n * c, 1};
+  run_grid(1, extents, run_pool, &p);
+}

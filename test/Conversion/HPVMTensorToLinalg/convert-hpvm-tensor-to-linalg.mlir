@@ -33,6 +33,14 @@
 // KERN: hpvm.return %[[Y]]
 // KERN-LABEL: hpvm.leaf @batched(
 // KERN: call @hpvm_rt_tensor_matmul_f32({{.*}}, %c5_i64, %c2_i64, %c4_i64, %c3_i64, %c0_i64, %{{.*}})
+// Pools: input, output; kind (0 max, 2 mean), n, c, h, w, window, strides,
+// padding, oh, ow.
+// KERN-LABEL: hpvm.leaf @pools(
+// KERN: call @hpvm_rt_tensor_pool_f32(%{{.*}}, %{{.*}}, %c0_i64, %c1_i64, %c2_i64, %c6_i64, %c6_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c3_i64, %c3_i64)
+// KERN: call @hpvm_rt_tensor_pool_f32
+// KERN: call @hpvm_rt_tensor_pool_f32(%{{.*}}, %{{.*}}, %c2_i64,
+// KERN-NOT: linalg.generic
+// KERN: hpvm.return
 // A result used twice, or added to a tensor that is not one value per filter,
 // keeps its add and activation as generics.
 // KERN-LABEL: hpvm.leaf @not_fused(

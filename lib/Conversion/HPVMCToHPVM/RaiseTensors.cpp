@@ -1,0 +1,399 @@
+//===- RaiseTensors.cpp - ApproxHPVM tensor intrinsics as hpvm.tensor ops --===//
+// A leaf that calls __hpvm__tensor_* is a tensor leaf: the `void *`
+// parameters that __hpvm__tensor_shape(t, rank, sizes...) declares become
+// ranked f32 tensor inputs, each intrinsic becomes the hpvm.tensor op (its
+// result type inferred, its shape rules checked by the op's verifier at the
+// C line), and the tensors it returns become tensor outputs. Internal nodes
+// take the tensor types of the child inputs they bind. On the host, a launch
+// of a root with tensor ports calls a function that reads the argument
+// struct's data pointers as memrefs and runs the graph on them
+// (docs/HPVM-C.md, "Tensors"; docs/Rationale.md).
+#include "HPVMCRaiser.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace mlir::hpvm::hpvmc {
+
+/// Ranks __hpvm__tensor_shape accepts.
+static constexpr int64_t kMaxTensorRank = 8;
+
+LogicalResult Raiser::readTensorShapes(Node &node) {
+  LLVM::LLVMFuncOp function = node.function;
+  StringRef name = function.getName();
+  if (!function.getBody().hasOneBlock())
+    return function.emitError()
+           << "tensor leaf '" << name
+           << "' has control flow; a leaf that calls __hpvm__tensor_* must be "
+              "straight-line code (the tensor graph is static)";
+  Block &entry = function.getBody().front();
+  unsigned first = node.sret ? 1 : 0;
+  SmallVector<LLVM::CallOp> declarations;
+  function.walk([&](LLVM::CallOp call) {
+    if (classify(call).api == Api::TensorShape)
+      declarations.push_back(call);
+  });
+  for (LLVM::CallOp call : declarations) {
+    OperandRange operands = call.getArgOperands();
+    Value tensor = operands.empty() ? Value() : operands[0];
+    auto arg = dyn_cast_or_null<BlockArgument>(tensor);
+    if (!arg || arg.getOwner() != &entry || arg.getArgNumber() < first ||
+        !isa<LLVM::LLVMPointerType>(arg.getType()))
+      return call.emitError() << "__hpvm__tensor_shape(t, rank, sizes...) expects a "
+                                 "pointer parameter of node function '"
+                              << name << "' as t, found " << describeValue(tensor);
+    unsigned input = arg.getArgNumber() - first;
+    std::optional<int64_t> rank =
+        operands.size() > 1 ? constantInt(operands[1]) : std::nullopt;
+    if (!rank || *rank < 1 || *rank > kMaxTensorRank)
+      return call.emitError() << "__hpvm__tensor_shape(t, rank, sizes...) expects a "
+                                 "constant rank from 1 to "
+                              << kMaxTensorRank << ", found "
+                              << describeValue(operands.size() > 1 ? operands[1] : Value());
+    if (operands.size() != static_cast<size_t>(*rank) + 2)
+      return call.emitError() << "__hpvm__tensor_shape(t, " << *rank << ", sizes...) expects "
+                              << *rank << " sizes, found " << operands.size() - 2;
+    SmallVector<int64_t> shape;
+    for (auto [index, size] : llvm::enumerate(operands.drop_front(2))) {
+      std::optional<int64_t> value = constantInt(size);
+      if (!value || *value < 1)
+        return call.emitError() << "__hpvm__tensor_shape: size " << index << " of input "
+                                << input << " of '" << name
+                                << "' must be a compile-time constant > 0; expected an "
+                                   "integer constant, found "
+                                << describeValue(size);
+      shape.push_back(*value);
+    }
+    auto type = RankedTensorType::get(shape, Float32Type::get(context));
+    auto [it, inserted] = node.tensorInputs.try_emplace(input, type);
+    if (!inserted && it->second != type)
+      return call.emitError() << "__hpvm__tensor_shape: input " << input << " of '" << name
+                              << "' is declared twice, as " << it->second << " and as "
+                              << type;
+    node.inputs[input] = type;
+  }
+  return success();
+}
+
+FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &entry) {
+  StringRef callee = spelling(call);
+  StringRef intrinsic = callee;
+  intrinsic.consume_front("__hpvm__tensor_");
+  StringRef name = node.function.getName();
+  OperandRange operands = call.getArgOperands();
+  if (intrinsic == "clipped_relu")
+    return call.emitError() << callee
+                            << " is not supported by the HPVM-C frontend: its clipping "
+                               "bound is not an argument of the call; write "
+                               "hpvm.tensor.clipped_relu (with its 'max') in the hpvm "
+                               "dialect";
+  std::optional<unsigned> arity = llvm::StringSwitch<std::optional<unsigned>>(intrinsic)
+                                      .Cases({"add", "mul"}, 2)
+                                      .Cases({"relu", "tanh", "softmax"}, 1)
+                                      .Case("convolution", 6)
+                                      .Case("group_convolution", 8)
+                                      .Case("batchnorm", 6)
+                                      .Cases({"pool_max", "pool_mean"}, 7)
+                                      .Default(std::nullopt);
+  if (!arity)
+    return call.emitError() << callee
+                            << " is not a tensor intrinsic the HPVM-C frontend knows; "
+                               "expected __hpvm__tensor_ add, mul, relu, tanh, softmax, "
+                               "convolution, group_convolution, batchnorm, pool_max or "
+                               "pool_mean";
+  if (operands.size() != *arity)
+    return call.emitError() << callee << " expects " << *arity
+                            << " arguments (as hpvm.h declares it), found "
+                            << operands.size();
+  auto tensorArg = [&](unsigned index) -> FailureOr<Value> {
+    Value value = operands[index];
+    if (isa<RankedTensorType>(value.getType()))
+      return value;
+    if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner() == &entry)
+      return call.emitError() << callee << ": argument " << index + 1 << " is input "
+                              << arg.getArgNumber() << " of '" << name
+                              << "', whose shape is not declared; expected "
+                                 "__hpvm__tensor_shape(<that parameter>, rank, sizes...) "
+                                 "in '"
+                              << name << "', found none";
+    return call.emitError() << callee << ": argument " << index + 1
+                            << " is not a tensor; expected an input declared by "
+                               "__hpvm__tensor_shape or the result of a "
+                               "__hpvm__tensor_* call, found "
+                            << describeValue(value);
+  };
+  auto intArg = [&](unsigned index, StringRef what) -> FailureOr<int64_t> {
+    if (std::optional<int64_t> value = constantInt(operands[index]))
+      return *value;
+    return call.emitError() << callee << " expects argument " << index + 1 << " ("
+                            << what << ") to be a compile-time constant, found "
+                            << describeValue(operands[index]);
+  };
+  SmallVector<Value> tensors;
+  unsigned numTensors = intrinsic == "batchnorm"     ? 5
+                        : intrinsic == "add" || intrinsic == "mul" ||
+                                  intrinsic.contains("convolution")
+                            ? 2
+                            : 1;
+  for (unsigned index = 0; index < numTensors; ++index) {
+    FailureOr<Value> tensor = tensorArg(index);
+    if (failed(tensor))
+      return failure();
+    tensors.push_back(*tensor);
+  }
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  Operation *op = nullptr;
+  if (intrinsic == "add") {
+    op = TensorAddOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr());
+  } else if (intrinsic == "mul") {
+    op = TensorMulOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr());
+  } else if (intrinsic == "relu") {
+    op = TensorReluOp::create(b, loc, tensors[0], ErrorBudgetAttr());
+  } else if (intrinsic == "tanh") {
+    op = TensorTanhOp::create(b, loc, tensors[0], ErrorBudgetAttr());
+  } else if (intrinsic == "softmax") {
+    // ApproxHPVM's softmax normalizes each row of [N, classes]: axis 1.
+    op = TensorSoftmaxOp::create(b, loc, tensors[0], /*axis=*/1, ErrorBudgetAttr());
+  } else if (intrinsic.contains("convolution")) {
+    SmallVector<int64_t> ints;
+    for (auto [index, what] : llvm::enumerate(ArrayRef<StringRef>{
+             "vertical padding", "horizontal padding", "vertical stride",
+             "horizontal stride", "conv_mode", "groups"})) {
+      if (index + 2 >= operands.size())
+        break;
+      FailureOr<int64_t> value = intArg(index + 2, what);
+      if (failed(value))
+        return failure();
+      ints.push_back(*value);
+    }
+    int64_t groups = 1;
+    if (intrinsic == "group_convolution") {
+      // ApproxHPVM's conv_mode 1 is cross-correlation (what DNN frameworks
+      // call convolution, and what hpvm.tensor.conv2d computes).
+      if (ints[4] != 1)
+        return call.emitError() << callee << ": conv_mode " << ints[4]
+                                << " is not supported; expected 1 (cross-correlation, "
+                                   "what hpvm.tensor.conv2d computes)";
+      groups = ints[5];
+      if (groups < 1)
+        return call.emitError() << callee << " expects groups > 0, found " << groups;
+    }
+    op = TensorConv2DOp::create(b, loc, tensors[0], tensors[1],
+                                b.getI64ArrayAttr({ints[0], ints[1]}),
+                                b.getI64ArrayAttr({ints[2], ints[3]}),
+                                static_cast<uint64_t>(groups), ErrorBudgetAttr());
+  } else if (intrinsic == "batchnorm") {
+    Value epsilon = operands[5];
+    auto constant = epsilon.getDefiningOp<LLVM::ConstantOp>();
+    auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+    if (!value)
+      return call.emitError() << callee
+                              << " expects argument 6 (epsilon) to be a compile-time "
+                                 "floating-point constant, found "
+                              << describeValue(epsilon);
+    op = TensorBatchNormOp::create(b, loc, tensors[0], tensors[1], tensors[2], tensors[3],
+                                   tensors[4], b.getF64FloatAttr(value.getValueAsDouble()),
+                                   ErrorBudgetAttr());
+  } else { // pool_max, pool_mean
+    SmallVector<int64_t> ints;
+    for (auto [index, what] : llvm::enumerate(ArrayRef<StringRef>{
+             "window height", "window width", "vertical padding", "horizontal padding",
+             "vertical stride", "horizontal stride"})) {
+      FailureOr<int64_t> value = intArg(index + 1, what);
+      if (failed(value))
+        return failure();
+      ints.push_back(*value);
+    }
+    op = TensorPoolOp::create(
+        b, loc, intrinsic == "pool_max" ? PoolKind::max : PoolKind::mean, tensors[0],
+        b.getI64ArrayAttr({ints[0], ints[1]}), b.getI64ArrayAttr({ints[4], ints[5]}),
+        b.getI64ArrayAttr({ints[2], ints[3]}), ErrorBudgetAttr());
+  }
+  // The builders infer an unranked result when the operands do not fit; the
+  // op's own verifier then says why, at the C line (before the generic
+  // check of the result type would).
+  if (!isa<RankedTensorType>(op->getResult(0).getType())) {
+    LogicalResult verified =
+        llvm::TypeSwitch<Operation *, LogicalResult>(op)
+            .Case<TensorAddOp, TensorMulOp, TensorConv2DOp, TensorPoolOp,
+                  TensorBatchNormOp>([](auto typed) { return typed.verify(); })
+            .Default([](Operation *) { return success(); });
+    if (failed(verified))
+      return failure();
+  }
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    return failure();
+  return op->getResult(0);
+}
+
+LogicalResult Raiser::checkTensorUses(Node &node, Operation *leaf) {
+  WalkResult result = leaf->walk([&](Operation *op) {
+    if (isa<TensorAddOp, TensorMulOp, TensorReluOp, TensorTanhOp, TensorSoftmaxOp,
+            TensorConv2DOp, TensorBatchNormOp, TensorPoolOp>(op))
+      return WalkResult::advance();
+    if (auto call = dyn_cast<LLVM::CallOp>(op); call && classify(call).api == Api::Return)
+      return WalkResult::advance();
+    if (!llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>))
+      return WalkResult::advance();
+    emitError(sourceLoc(op)) << "tensor leaf '" << node.function.getName()
+                             << "' uses a tensor (an input declared by "
+                                "__hpvm__tensor_shape or the result of a "
+                                "__hpvm__tensor_* call) in '"
+                             << op->getName()
+                             << "'; tensors may only be passed to __hpvm__tensor_* "
+                                "calls and __hpvm__return";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+/// A memref of `type` over the row-major data at `pointer`: the LLVM memref
+/// descriptor, cast to the memref (the casts cancel when memrefs are lowered).
+static Value memrefOver(OpBuilder &b, Location loc, Value pointer, MemRefType type) {
+  MLIRContext *context = b.getContext();
+  Type i64 = b.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  int64_t rank = type.getRank();
+  auto array = LLVM::LLVMArrayType::get(i64, rank);
+  auto descriptorType = LLVM::LLVMStructType::getLiteral(context, {ptr, ptr, i64, array, array});
+  auto constant = [&](int64_t value) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(value)).getResult();
+  };
+  Value descriptor = LLVM::PoisonOp::create(b, loc, descriptorType);
+  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, pointer, ArrayRef<int64_t>{0});
+  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, pointer, ArrayRef<int64_t>{1});
+  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(0), ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(type.getDimSize(d)),
+                                             ArrayRef<int64_t>{3, d});
+    descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(stride),
+                                             ArrayRef<int64_t>{4, d});
+    stride *= type.getDimSize(d);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, ValueRange{descriptor})
+      .getResult(0);
+}
+
+static MemRefType bufferOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
+  StringRef rootName = root.function.getName();
+  std::string runName = ("__hpvm_run_" + rootName).str();
+  std::string wrapperName = ("__hpvm_launch_" + rootName).str();
+  Location loc = plain(launch.getLoc());
+  auto wrapper = module.lookupSymbol<LLVM::LLVMFuncOp>(wrapperName);
+  if (!wrapper) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    // The graph on memrefs, as a host function in the hpvm dialect writes it:
+    // inputs read through restrict to_tensor, tensor outputs materialized in
+    // the buffers the caller passes, other outputs returned.
+    SmallVector<Type> runInputs, runResults;
+    for (Type type : root.inputs)
+      runInputs.push_back(isa<TensorType>(type) ? Type(bufferOf(type)) : type);
+    for (Type type : root.outputs) {
+      if (isa<TensorType>(type))
+        runInputs.push_back(bufferOf(type));
+      else
+        runResults.push_back(type);
+    }
+    auto run = func::FuncOp::create(mb, loc, runName, mb.getFunctionType(runInputs, runResults));
+    run.setPrivate();
+    Block *body = run.addEntryBlock();
+    OpBuilder rb = OpBuilder::atBlockEnd(body);
+    SmallVector<Value> args;
+    for (auto [index, type] : llvm::enumerate(root.inputs)) {
+      Value arg = body->getArgument(index);
+      if (isa<TensorType>(type))
+        arg = bufferization::ToTensorOp::create(rb, loc, type, arg, /*restrict=*/true);
+      args.push_back(arg);
+    }
+    auto graph = LaunchOp::create(rb, loc, mlir::hpvm::GraphType::get(context),
+                                  FlatSymbolRefAttr::get(root.function.getSymNameAttr()),
+                                  args, UnitAttr(), UnitAttr());
+    auto wait = WaitOp::create(rb, loc, TypeRange(root.outputs), graph.getGraph());
+    SmallVector<Value> results;
+    unsigned nextBuffer = root.inputs.size();
+    for (Value result : wait.getResults()) {
+      if (!isa<TensorType>(result.getType())) {
+        results.push_back(result);
+        continue;
+      }
+      auto materialize = bufferization::MaterializeInDestinationOp::create(
+          rb, loc, result, body->getArgument(nextBuffer++));
+      materialize.setRestrict(true);
+      materialize.setWritable(true);
+    }
+    func::ReturnOp::create(rb, loc, results);
+
+    // The wrapper the C host calls: pointers of the argument struct as
+    // memrefs, a fresh malloc'd buffer per tensor output (the program owns
+    // it), the other outputs stored as __hpvm__wait stores them.
+    wrapper = LLVM::LLVMFuncOp::create(
+        mb, loc, wrapperName,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {pointerType}));
+    wrapper.setLinkage(LLVM::Linkage::Internal);
+    Block *entry = wrapper.addEntryBlock(mb);
+    OpBuilder wb = OpBuilder::atBlockEnd(entry);
+    Value structPointer = entry->getArgument(0);
+    auto field = [&](uint64_t offset) {
+      return LLVM::GEPOp::create(wb, loc, pointerType, wb.getI8Type(), structPointer,
+                                 ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)})
+          .getResult();
+    };
+    SmallVector<Value> operands;
+    uint64_t offset = 0;
+    for (Type type : root.inputs) {
+      Value value = LLVM::LoadOp::create(wb, loc, storageType(type), field(offset),
+                                         /*alignment=*/1);
+      if (isa<TensorType>(type))
+        value = memrefOver(wb, loc, value, bufferOf(type));
+      operands.push_back(value);
+      offset += byteSize(layout, type);
+    }
+    auto malloc = module.lookupSymbol<LLVM::LLVMFuncOp>("malloc");
+    if (!malloc) {
+      OpBuilder db = OpBuilder::atBlockEnd(module.getBody());
+      malloc = LLVM::LLVMFuncOp::create(
+          db, module.getLoc(), "malloc",
+          LLVM::LLVMFunctionType::get(pointerType, {db.getI64Type()}));
+    }
+    uint64_t base = offset;
+    for (auto [index, type] : llvm::enumerate(root.outputs)) {
+      if (!isa<TensorType>(type))
+        continue;
+      MemRefType buffer = bufferOf(type);
+      int64_t bytes = buffer.getNumElements() *
+                      (buffer.getElementType().getIntOrFloatBitWidth() / 8);
+      Value size = LLVM::ConstantOp::create(wb, loc, wb.getI64Type(),
+                                            wb.getI64IntegerAttr(bytes));
+      Value memory = LLVM::CallOp::create(wb, loc, malloc, ValueRange{size}).getResult();
+      LLVM::StoreOp::create(wb, loc, memory, field(base + root.outputOffsets[index]),
+                            /*alignment=*/1);
+      operands.push_back(memrefOver(wb, loc, memory, buffer));
+    }
+    auto call = func::CallOp::create(wb, loc, run, operands);
+    unsigned next = 0;
+    for (auto [index, type] : llvm::enumerate(root.outputs))
+      if (!isa<TensorType>(type))
+        LLVM::StoreOp::create(wb, loc, call.getResult(next++),
+                              field(base + root.outputOffsets[index]), /*alignment=*/1);
+    LLVM::ReturnOp::create(wb, loc, ValueRange{});
+  }
+  OpBuilder b(launch);
+  LLVM::CallOp::create(b, loc, wrapper, ValueRange{launch.getArgOperands()[2]});
+  return success();
+}
+
+} // namespace mlir::hpvm::hpvmc
