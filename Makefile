@@ -66,8 +66,9 @@ fuzz: build
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 
-# Runtime benchmarks, then the CPU backend against OpenMP and sequential C, and the OpenCL
-# backend against hand-written OpenCL (skipped without an OpenCL device).
+# Runtime benchmarks, then the CPU backend against OpenMP and sequential C, the OpenCL
+# backend against hand-written OpenCL (skipped without an OpenCL device), and ONNX models
+# against onnxruntime.
 bench: build
 	bash scripts/bench-runtime.sh
 	bash benchmarks/hpvm/run_cpu.sh
@@ -76,6 +77,7 @@ bench: build
 	bash benchmarks/lanes/run.sh
 	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
+	bash benchmarks/tensor/run.sh $(BUILD_DIR)
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build

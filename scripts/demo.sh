@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: parse, verify, print and draw the example graphs, compile and run an HPVM-C
-# program, then compile sgemm, the 3-D stencil and the edge-detection pipeline with hpvm-cc and
-# run them on the CPU against OpenMP and sequential C (correctness, GFLOP/s, frames/s).
+# program, import an ONNX model from Python and check it against onnxruntime, then compile
+# sgemm, the 3-D stencil and the edge-detection pipeline with hpvm-cc and run them on the CPU
+# against OpenMP and sequential C (correctness, GFLOP/s, frames/s).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -59,6 +60,12 @@ if "$bin/hpvm-cc" test/HPVMC/errors/edge_type_mismatch.c -o "$out/malformed_c"; 
 else
   echo "--- hpvm-cc exited with code $?"
 fi
+
+echo
+echo "=== Python: an ONNX model imported (hpvm.onnx), compiled, run, checked against onnxruntime ==="
+python=$(bash scripts/bootstrap-python.sh "$build")
+HPVM_HOME="$PWD/$build" HPVM_CACHE_DIR="$PWD/$build/python-cache" OPENBLAS_NUM_THREADS=1 \
+  "$python" python/examples/lenet_onnx.py "$out"
 
 echo
 echo "=== compiled with hpvm-cc and run on the CPU (HPVM vs OpenMP vs sequential C, bitwise checked) ==="
