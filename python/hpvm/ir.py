@@ -65,38 +65,17 @@ def _check_shape(shape: Iterable, what: str, dynamic: bool = False) -> Tuple[Opt
     return tuple(None if d is None else int(d) for d in dims)
 
 
-@dataclass(frozen=True)
-class TensorType:
-    """`tensor<AxBxf32>`: a ranked tensor of static shape (value semantics)."""
-
-    shape: Shape
-    element: str = "f32"
-
-    def __post_init__(self):
-        object.__setattr__(self, "shape", _check_shape(self.shape, "tensor type"))
-        numpy_type_of(self.element)
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape)
-
-    @property
-    def dtype(self):
-        return numpy_type_of(self.element)
-
-    def __str__(self) -> str:
-        return "tensor<" + "".join(f"{d}x" for d in self.shape) + self.element + ">"
-
-
-@dataclass(frozen=True)
-class MemRefType:
-    """`memref<?x4xf32>`: a buffer; None in the shape is a dynamic size."""
+class _Shaped:
+    """What tensor and memref types share: a shape and an element type."""
 
     shape: Tuple[Optional[int], ...]
-    element: str = "f32"
+    element: str
+    _kind = ""
+    _dynamic = False
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", _check_shape(self.shape, "memref type", dynamic=True))
+        object.__setattr__(self, "shape",
+                           _check_shape(self.shape, f"{self._kind} type", self._dynamic))
         numpy_type_of(self.element)
 
     @property
@@ -109,7 +88,26 @@ class MemRefType:
 
     def __str__(self) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
-        return f"memref<{dims}{self.element}>"
+        return f"{self._kind}<{dims}{self.element}>"
+
+
+@dataclass(frozen=True)
+class TensorType(_Shaped):
+    """`tensor<AxBxf32>`: a ranked tensor of static shape (value semantics)."""
+
+    shape: Shape
+    element: str = "f32"
+    _kind = "tensor"
+
+
+@dataclass(frozen=True)
+class MemRefType(_Shaped):
+    """`memref<?x4xf32>`: a buffer; None in the shape is a dynamic size."""
+
+    shape: Tuple[Optional[int], ...]
+    element: str = "f32"
+    _kind = "memref"
+    _dynamic = True
 
 
 @dataclass(frozen=True)

@@ -413,6 +413,15 @@ def matmul(a: Tensor, b: Tensor, name: Optional[str] = None) -> Tensor:
 mul = matmul
 
 
+def _window_outputs(x: Tensor, window, strides, padding, what: str) -> Tuple[int, int]:
+    """Output height and width of windows sliding over an NCHW image (the verifier
+    reports sizes below 1; they are clamped to 0 here only to print a type)."""
+    if strides[0] <= 0 or strides[1] <= 0:
+        raise HPVMError(f"{what}: expected positive strides, found {strides}")
+    return tuple(max((x.shape[2 + d] + 2 * padding[d] - window[d]) // strides[d] + 1, 0)
+                 for d in range(2))
+
+
 def conv2d(x: Tensor, w: Tensor, padding=(0, 0), strides=(1, 1), groups: int = 1,
            name: Optional[str] = None) -> Tensor:
     """`hpvm.tensor.conv2d`: NCHW input, FCHW filter (C / groups channels each)."""
@@ -421,11 +430,8 @@ def conv2d(x: Tensor, w: Tensor, padding=(0, 0), strides=(1, 1), groups: int = 1
     padding, strides = _pair(padding, "conv2d padding"), _pair(strides, "conv2d strides")
     if x.rank != 4 or w.rank != 4:
         raise HPVMError(f"conv2d: expected a rank-4 input and filter, found {x.type} and {w.type}")
-    if strides[0] <= 0 or strides[1] <= 0:
-        raise HPVMError(f"conv2d: expected positive strides, found {strides}")
-    h = (x.shape[2] + 2 * padding[0] - w.shape[2]) // strides[0] + 1
-    wd = (x.shape[3] + 2 * padding[1] - w.shape[3]) // strides[1] + 1
-    result = TensorType((x.shape[0], w.shape[0], max(h, 0), max(wd, 0)), x.element)
+    result = TensorType((x.shape[0], w.shape[0]) +
+                        _window_outputs(x, w.shape[2:], strides, padding, "conv2d"), x.element)
 
     def emit(body, ops):
         r = body.fresh()
@@ -449,11 +455,8 @@ def pool(x: Tensor, kind: str, window, strides=None, padding=(0, 0),
     padding = _pair(padding, "pool padding")
     if x.rank != 4:
         raise HPVMError(f"pool: expected a rank-4 (NCHW) input, found {x.type}")
-    if min(strides) <= 0:
-        raise HPVMError(f"pool: expected positive strides, found {strides}")
-    h = (x.shape[2] + 2 * padding[0] - window[0]) // strides[0] + 1
-    w = (x.shape[3] + 2 * padding[1] - window[1]) // strides[1] + 1
-    result = TensorType((x.shape[0], x.shape[1], max(h, 0), max(w, 0)), x.element)
+    result = TensorType(x.shape[:2] + _window_outputs(x, window, strides, padding, "pool"),
+                        x.element)
 
     def emit(body, ops):
         r = body.fresh()
