@@ -24,14 +24,15 @@ from onnx_cases import run_onnxruntime  # noqa: E402
 RTOL, ATOL = 1e-4, 1e-5
 
 
-def _compare(model, feeds):
+def _compare(model, feeds, fuse=(False,)):
     expected = run_onnxruntime(model, feeds)
     graph = hpvm.onnx.load(model)
-    got = hpvm.run(graph, feeds)
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert g.shape == e.shape
-        np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL)
+    for fused in fuse:
+        got = hpvm.run(graph, feeds, fuse=fused)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL)
     return graph
 
 
@@ -48,9 +49,11 @@ def test_lenet_matches_onnxruntime():
 def test_mobilenet_block_matches_onnxruntime():
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((2, 8, 16, 16)) * 2).astype(np.float32)
-    graph = _compare(mobilenet_block(), {"input": x})
+    graph = _compare(mobilenet_block(), {"input": x}, fuse=(False, True))
     text = graph.mlir()
-    assert text.count("hpvm.tensor.batchnorm") == 2
+    # Both BatchNormalizations are folded into the convs before them (now with biases).
+    assert "hpvm.tensor.batchnorm" not in text
+    assert text.count("hpvm.tensor.add") == 2
     assert text.count("hpvm.tensor.clipped_relu") == 2
     assert text.count("hpvm.tensor.conv2d") == 2
     assert "groups = 8" in text  # the depthwise one
@@ -120,7 +123,7 @@ def test_main_returns_status(tmp_path, capsys):
     model_path = tmp_path / "block.onnx"
     model_path.write_bytes(mobilenet_block().SerializeToString())
     assert main([str(model_path), "-o", str(tmp_path / "block.mlir")]) == 0
-    assert "hpvm.tensor.batchnorm" in (tmp_path / "block.mlir").read_text()
+    assert "hpvm.tensor.clipped_relu" in (tmp_path / "block.mlir").read_text()
     assert main([str(tmp_path / "missing.onnx")]) == 1
     assert "hpvm-onnx: error:" in capsys.readouterr().err
 
@@ -202,3 +205,61 @@ def residual_block(batch: int = 2, channels: int = 4, size: int = 8, seed: int =
 def test_residual_block_matches_onnxruntime():
     x = np.random.default_rng(10).standard_normal((2, 4, 8, 8)).astype(np.float32)
     _compare(residual_block(), {"input": x})
+
+
+def _conv_bn_model(conv_bias: bool, bn_on_input: bool, shared: bool):
+    """Conv (3x3, pads 1, optional bias) -> BatchNormalization -> Clip(0, 6), plus a
+    BatchNormalization straight on the graph input when bn_on_input (not foldable), and
+    the conv's output also as a graph output when shared (not foldable)."""
+    rng = np.random.default_rng(11)
+    c, f = 3, 5
+    initializers = [
+        ("w", (rng.standard_normal((f, c, 3, 3)) / 5).astype(np.float32)),
+        ("b", rng.normal(0, 0.5, f).astype(np.float32)),
+        ("gamma", rng.uniform(0.5, 1.5, f).astype(np.float32)),
+        ("beta", rng.normal(0, 0.1, f).astype(np.float32)),
+        ("mean", rng.normal(0, 0.3, f).astype(np.float32)),
+        ("var", rng.uniform(0.2, 1.5, f).astype(np.float32)),
+        ("in.gamma", rng.uniform(0.5, 1.5, c).astype(np.float32)),
+        ("in.beta", rng.normal(0, 0.1, c).astype(np.float32)),
+        ("in.mean", rng.normal(0, 0.3, c).astype(np.float32)),
+        ("in.var", rng.uniform(0.2, 1.5, c).astype(np.float32)),
+        ("zero", np.array(0.0, np.float32)), ("six", np.array(6.0, np.float32)),
+    ]
+    nodes = []
+    source = "input"
+    if bn_on_input:
+        nodes.append(helper.make_node("BatchNormalization",
+                                      ["input", "in.gamma", "in.beta", "in.mean", "in.var"],
+                                      ["normed"], name="bn_in"))
+        source = "normed"
+    nodes += [
+        helper.make_node("Conv", [source, "w"] + (["b"] if conv_bias else []), ["conv"],
+                         name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["conv", "gamma", "beta", "mean", "var"],
+                         ["bn"], name="bn", epsilon=1e-3),
+        helper.make_node("Clip", ["bn", "zero", "six"], ["output"], name="relu6"),
+    ]
+    outputs = [("output", (2, f, 6, 6))] + ([("conv", (2, f, 6, 6))] if shared else [])
+    return make_model(nodes, [("input", (2, c, 6, 6))], outputs, initializers, name="conv_bn")
+
+
+@pytest.mark.parametrize("conv_bias", [False, True])
+def test_batchnorm_folded_into_conv(conv_bias):
+    x = (np.random.default_rng(12).standard_normal((2, 3, 6, 6)) * 2).astype(np.float32)
+    graph = _compare(_conv_bn_model(conv_bias, bn_on_input=True, shared=False), {"input": x},
+                     fuse=(False, True))
+    text = graph.mlir()
+    # The BN after the conv is folded (the conv gets a [1, F, 1, 1] bias add); the one on
+    # the graph input has no conv to fold into and stays.
+    assert text.count("hpvm.tensor.batchnorm") == 1
+    assert "tensor<3xf32>" in text and "tensor<5xf32>" not in text
+    assert text.count("hpvm.tensor.add") == 1
+    assert "tensor<1x5x1x1xf32>" in text
+    assert "hpvm.tensor.clipped_relu" in text
+
+
+def test_batchnorm_not_folded_when_conv_output_is_shared():
+    x = np.random.default_rng(13).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    graph = _compare(_conv_bn_model(True, bn_on_input=False, shared=True), {"input": x})
+    assert graph.mlir().count("hpvm.tensor.batchnorm") == 1

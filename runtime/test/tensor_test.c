@@ -1,7 +1,9 @@
 /* tensor_test.c - the tensor kernels (hpvm_rt_tensor_matmul_f32, hpvm_rt_tensor_conv2d_f32)
  * against plain loops in double: shapes around the micro-kernel's 6 x 16 block and the task
  * blocks, depths past one packed block, padding, strides, groups and depthwise convolutions;
- * biases and activations (fused epilogues); inconsistent arguments compute nothing. */
+ * biases and activations (fused epilogues); inconsistent arguments compute nothing. Every case
+ * runs with the CPU's kernels (AVX2 where it has it) and again with the baseline ones. */
+#include "tensor/kernels.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -174,6 +176,26 @@ static void run_all(void) {
       {1, 4, 6, 6, 8, 3, 3, 2, 2, 1, 1, 4},    /* 2 filters per channel (not depthwise) */
       {1, 2, 3, 3, 3, 3, 3, 4, 4, 1, 1, 1},    /* padding wider than the window */
       {1, 3, 40, 40, 4, 3, 3, 1, 1, 1, 1, 1},  /* more than one 256-column task block */
+      /* Depthwise: blocks of 16 and 8 columns, the overlapping last block, edges. */
+      {2, 6, 13, 13, 6, 3, 3, 1, 1, 2, 2, 6},   /* stride 2, odd width, pad 1 (7 columns) */
+      {1, 3, 9, 37, 3, 3, 3, 1, 1, 2, 2, 3},    /* stride 2, odd width, pad 1 (19 columns) */
+      {1, 4, 20, 56, 4, 3, 3, 1, 1, 2, 2, 4},   /* stride 2 as the MobileNet block */
+      {1, 2, 7, 40, 2, 3, 3, 0, 0, 2, 2, 2},    /* stride 2, no padding */
+      {1, 2, 8, 41, 2, 5, 5, 2, 2, 2, 2, 2},    /* stride 2, 5 x 5, pad 2 */
+      {1, 3, 5, 45, 3, 3, 3, 1, 1, 1, 1, 3},    /* stride 1, 45 columns */
+      {1, 2, 6, 30, 2, 2, 4, 0, 1, 1, 1, 2},    /* stride 1, 2 x 4 window */
+      {1, 2, 9, 30, 2, 3, 3, 1, 1, 3, 3, 2},    /* stride 3 (scalar) */
+      {1, 1, 20, 20, 1, 17, 3, 8, 1, 1, 1, 1},  /* a window of 17 rows */
+      /* Direct convolutions without padding (narrow rows from a slab; wide ones read in
+       * place, the last block of a row from a copy) and pointwise ones (one row per plane,
+       * split in column ranges). */
+      {3, 5, 6, 30, 7, 3, 3, 0, 0, 1, 1, 1},
+      {1, 3, 5, 75, 7, 3, 3, 0, 0, 1, 1, 1},
+      {1, 4, 9, 9, 5, 1, 1, 0, 0, 1, 1, 1},
+      {2, 4, 9, 20, 6, 3, 3, 0, 0, 1, 1, 2},
+      {1, 16, 28, 28, 20, 1, 1, 0, 0, 1, 1, 1},
+      {1, 4, 5, 7, 9, 1, 1, 0, 0, 1, 1, 1},
+      {2, 6, 4, 4, 15, 1, 1, 0, 0, 1, 1, 3},
   };
   /* Pools: kind, n, c, h, w, window, strides, padding. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
@@ -192,7 +214,10 @@ static void run_all(void) {
 }
 
 int main(void) {
-  run_all(); /* on the runtime's pool */
+  run_all(); /* on the runtime's pool, with the CPU's kernels */
+  hpvm_tensor_use_generic_kernels(1);
+  run_all(); /* with the baseline ones */
+  hpvm_tensor_use_generic_kernels(0);
   hpvm_rt_shutdown();
   /* Inconsistent arguments: nothing is written, a warning is printed, nothing crashes. */
   float in[16] = {0}, filter[9] = {0}, out[4] = {7, 7, 7, 7};

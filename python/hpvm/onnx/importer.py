@@ -128,6 +128,12 @@ class Importer:
         self.values: Dict[str, Union[Value, _Unusable]] = {}
         # id(array) -> (array, its graph constant): one Tensor per constant array.
         self._constants: Dict[int, Tuple[np.ndarray, Tensor]] = {}
+        # value name -> how many nodes (and graph outputs) read it; node output name ->
+        # the nodes reading it (for folding a BatchNormalization into its Conv).
+        self._uses: Dict[str, int] = {}
+        self._readers: Dict[str, List[_Node]] = {}
+        # Indices of the BatchNormalization nodes folded into the Conv before them.
+        self._folded: set = set()
 
     # -- model -------------------------------------------------------------
     @staticmethod
@@ -156,8 +162,15 @@ class Importer:
             if value_info.name in self.values:
                 continue  # an initializer: a constant
             self._add_input(value_info)
-        for index, proto in enumerate(g.node):
-            node = _Node(proto, index)
+        nodes = [_Node(proto, index) for index, proto in enumerate(g.node)]
+        for node in nodes:
+            for name in node.inputs:
+                if name:
+                    self._uses[name] = self._uses.get(name, 0) + 1
+                    self._readers.setdefault(name, []).append(node)
+        for value_info in g.output:
+            self._uses[value_info.name] = self._uses.get(value_info.name, 0) + 1
+        for node in nodes:
             try:
                 self._convert(node)
             except _NodeError as error:
@@ -320,6 +333,9 @@ class Importer:
         if proto.domain not in ("", "ai.onnx"):
             _fail(f"operators of the domain '{proto.domain}' are not supported; expected the "
                   "default domain (ai.onnx)")
+        if node.index in self._folded:  # applied by the Conv before it (_foldable_bn)
+            self.set_output(node, self.value(node, 0))
+            return
         handler = _HANDLERS.get(node.op_type)
         if handler is None:
             _fail(f"the operator {node.op_type} is not supported; supported operators: "
@@ -437,16 +453,68 @@ def _conv(im: Importer, node: _Node) -> None:
         x2 = T.pad(x2, [0, 0] + begin, [0, 0] + end, 0.0)
         padding = (0, 0)
     bias = im.optional(node, 2)
+    b = None if bias is None else im.tensor(node, 2)
+    if b is not None and b.shape != (w.shape[0],):
+        _fail(f"the bias {b.type} does not match {w.shape[0]} filters")
+    folded = _fold_batch_norm(im, node)
+    if folded is not None:  # the BatchNormalization after the conv, in its weights and bias
+        w2 = _to_2d(im._constant_tensor(folded[0], node.input(1), "input 1"))
+        bias = folded[1].reshape((1, w.shape[0], 1, 1))
+        b = im._constant_tensor(bias, node.input(2) or node.outputs[0] + ".bias", "the bias")
     conv_name = node.leaf_name if bias is None and rank == 4 else None
     y = T.conv2d(x2, w2, padding=padding, strides=tuple(strides), groups=groups,
                  name=conv_name)
     if bias is not None:
-        b = im.tensor(node, 2)
-        if b.shape != (w.shape[0],):
-            _fail(f"the bias {b.type} does not match {w.shape[0]} filters")
-        y = T.add(y, T.reshape(b, (1, w.shape[0], 1, 1)),
+        # A [1, F, 1, 1] constant: the add fuses into the conv's epilogue.
+        bias_4d = b.shape == (1, w.shape[0], 1, 1)
+        y = T.add(y, b if bias_4d else T.reshape(b, (1, w.shape[0], 1, 1)),
                   name=node.leaf_name if rank == 4 else None)
     im.set_output(node, _from_2d(y, rank))
+
+
+_BATCH_NORM_ATTRIBUTES = ("epsilon", "momentum", "training_mode", "spatial", "is_test",
+                          "consumed_inputs")
+
+
+def _fold_batch_norm(im: Importer, node: _Node) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """The weights and bias of Conv `node` with the BatchNormalization that alone reads its
+    output folded in (W * s, (b - mean) * s + beta per filter, s = gamma / sqrt(var + eps),
+    computed in float64), marking that node folded; None when there is no such node or
+    anything of it is not a constant (the BatchNormalization then runs as an op)."""
+    out = node.outputs[0] if node.outputs else ""
+    readers = im._readers.get(out, [])
+    if not out or im._uses.get(out) != 1 or len(readers) != 1:
+        return None
+    bn = readers[0]
+    if (bn.op_type != "BatchNormalization" or bn.proto.domain not in ("", "ai.onnx")
+            or bn.input(0) != out or len(bn.inputs) < 5
+            or set(bn.attributes) - set(_BATCH_NORM_ATTRIBUTES)
+            or int(bn.attr("training_mode", 0)) != 0 or int(bn.attr("spatial", 1)) != 1
+            or any(o for o in bn.outputs[1:])):
+        return None
+    weights, bias = im.value(node, 1), im.optional(node, 2)
+    if not isinstance(weights, np.ndarray) or weights.dtype not in _FLOAT_DTYPES:
+        return None
+    if bias is not None and (not isinstance(bias, np.ndarray) or bias.dtype not in _FLOAT_DTYPES):
+        return None
+    filters = weights.shape[0]
+    params = []
+    for i in range(1, 5):
+        p = im.values.get(bn.input(i))
+        if (not isinstance(p, np.ndarray) or p.dtype not in _FLOAT_DTYPES
+                or p.shape != (filters,)):
+            return None
+        params.append(p.astype(np.float64))
+    gamma, beta, mean, var = params
+    with np.errstate(all="ignore"):
+        scale = gamma / np.sqrt(var + float(bn.attr("epsilon", 1e-5)))
+        shift = -mean if bias is None else bias.astype(np.float64) - mean
+        w = weights.astype(np.float64) * scale.reshape((filters,) + (1,) * (weights.ndim - 1))
+        b = shift * scale + beta
+    if not (np.all(np.isfinite(w)) and np.all(np.isfinite(b))):
+        return None
+    im._folded.add(bn.index)
+    return w.astype(weights.dtype), b.astype(weights.dtype)
 
 
 def _pool_common(im: Importer, node: _Node, kind: str) -> None:

@@ -48,13 +48,21 @@ static kernels_t select_kernels(void) {
 
 static kernels_t chosen_kernels;
 static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
+static const kernels_t generic_kernels = {hpvm_tensor_micro_kernel_generic,
+                                          hpvm_tensor_depthwise_generic,
+                                          hpvm_tensor_conv_direct_generic};
+static int generic_only;
 
 static void choose_kernels(void) { chosen_kernels = select_kernels(); }
 
 static const kernels_t *kernels(void) {
+  if (generic_only)
+    return &generic_kernels;
   pthread_once(&kernels_once, choose_kernels);
   return &chosen_kernels;
 }
+
+void hpvm_tensor_use_generic_kernels(int on) { generic_only = on; }
 
 /* ------------------------------------------------------------------------------------------
  * Problems: where A, B and C of problem p are, and how to pack them.
@@ -418,17 +426,17 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
     kernel(d->input + plane * d->height * d->width, d->height, d->width,
            d->filter + c * d->kernel_h * d->kernel_w, d->kernel_h, d->kernel_w,
            d->output + plane * d->out_h * d->out_w, d->out_h, d->out_w, d->pad_h, d->pad_w,
-           d->stride_h, d->stride_w);
-    /* One row: the whole plane takes bias[c]. */
-    epilogue(d->output + plane * d->out_h * d->out_w, 0, 1, d->out_h * d->out_w, d->bias, 1, c,
-             0, d->activation, d->activation_max);
+           d->stride_h, d->stride_w, d->bias ? d->bias[c] : 0.0f, d->activation,
+           d->activation_max);
   }
 }
 
-/* Stride-1 convolutions run directly: each task pads the rows of the image it needs (all
- * channels of a group) into a slab and runs the direct kernel over blocks of MR filters x NR
- * output columns; the filters are packed once per call. No im2col matrix is made: for the
- * small filter counts of early layers, packing it cost more than the products. */
+/* Stride-1 convolutions run directly over blocks of MR filters x NR output columns, the
+ * filters packed once per call. Without padding (and on rows of 4 blocks or more) the kernel
+ * reads the image itself (the last block of a row, which would read past it, from a small
+ * zero-filled copy); otherwise each task first pads the rows of the image it needs (all
+ * channels of a group) into a slab. No im2col matrix is made: for the small filter counts of
+ * early layers, packing it cost more than the products. A task is (image, group, rows, a range of whole NR-column blocks). */
 typedef struct direct_t {
   const float *input, *weights, *bias;
   /* The filters packed as [group][filter block][channel][kh][kw][MR] (NULL without memory). */
@@ -438,14 +446,15 @@ typedef struct direct_t {
   float activation_max;
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
   int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
+  int64_t cols_per_task, col_blocks;
 } direct_t;
 
-/* Plain loops for one task's rows when a slab cannot be allocated. */
+/* Plain loops for one task's block when a slab cannot be allocated. */
 static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int64_t y0,
-                            int64_t rows) {
+                            int64_t rows, int64_t x_begin, int64_t x_end) {
   for (int64_t o = group * d->per_group_f; o < (group + 1) * d->per_group_f; ++o)
     for (int64_t y = y0; y < y0 + rows; ++y)
-      for (int64_t x = 0; x < d->out_w; ++x) {
+      for (int64_t x = x_begin; x < x_end; ++x) {
         float sum = 0.0f;
         for (int64_t ch = 0; ch < d->per_group_c; ++ch)
           for (int64_t i = 0; i < d->kernel_h; ++i)
@@ -462,51 +471,91 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
       }
 }
 
+/* All filter blocks of the group at output row y, columns [x0, x0 + cols) (cols <= NR), from
+ * `src` laid out as the kernel wants it (its row y and column x0 being the window's origin). */
+static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
+                           const float *src, int64_t plane_h, int64_t plane_w, int64_t src_y,
+                           int64_t src_x, float *out, int64_t out_ow, int64_t out_y,
+                           int64_t out_x, int64_t group, int64_t image, int64_t cols) {
+  int64_t window = d->kernel_h * d->kernel_w, out_plane = d->out_h * d->out_w;
+  for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+    const float *weights =
+        d->packed + (group * d->filter_blocks + fb) * d->per_group_c * window * HPVM_TENSOR_MR;
+    int64_t first = group * d->per_group_f + fb * HPVM_TENSOR_MR;
+    int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
+    if (live > HPVM_TENSOR_MR)
+      live = HPVM_TENSOR_MR;
+    /* The kernel writes out[r * out_plane + out_y * out_ow + out_x]: shift out so that its
+     * (y, x0), which also place the window in src, land at (out_y, out_x). */
+    float *base = out + (image * d->filters + first) * out_plane + out_y * d->out_w + out_x -
+                  (src_y * out_ow + src_x);
+    kernel(src, d->per_group_c, plane_h, plane_w, weights, d->kernel_h, d->kernel_w, base,
+           out_plane, out_ow, src_y, src_x, live, cols, d->bias ? d->bias + first : NULL,
+           d->activation, d->activation_max);
+  }
+}
+
 static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   const direct_t *d = context;
   hpvm_tensor_conv_direct_fn kernel = kernels()->direct;
-  int64_t window = d->kernel_h * d->kernel_w;
-  const float *packed = d->packed;
+  int64_t tail_w = HPVM_TENSOR_NR + d->kernel_w - 1;
+  /* In place only where most blocks of a row are (narrow rows: copying each block's window
+   * would cost more than the slab). */
+  int padded = d->pad_h > 0 || d->pad_w > 0 || d->width < 4 * tail_w;
   for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
-    int64_t block = task % d->row_blocks, problem = task / d->row_blocks;
+    int64_t chunk = task % d->col_blocks, rest = task / d->col_blocks;
+    int64_t block = rest % d->row_blocks, problem = rest / d->row_blocks;
     int64_t image = problem / d->groups, group = problem % d->groups;
     int64_t y0 = block * d->rows_per_task;
     int64_t rows = d->out_h - y0 < d->rows_per_task ? d->out_h - y0 : d->rows_per_task;
-    int64_t slab_h = rows + d->kernel_h - 1;
-    float *slab = malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * d->plane_w));
-    if (!slab || !packed) {
-      free(slab);
-      direct_unpacked(d, image, group, y0, rows);
+    int64_t x_begin = chunk * d->cols_per_task;
+    int64_t x_end = d->out_w - x_begin < d->cols_per_task ? d->out_w : x_begin + d->cols_per_task;
+    int64_t slab_h = padded ? rows + d->kernel_h - 1 : d->kernel_h;
+    int64_t slab_w = padded ? d->plane_w : tail_w;
+    float *slab = d->packed ? malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * slab_w))
+                            : NULL;
+    if (!slab) {
+      direct_unpacked(d, image, group, y0, rows, x_begin, x_end);
       continue;
     }
-    for (int64_t ch = 0; ch < d->per_group_c; ++ch) {
-      const float *plane =
-          d->input + (image * d->channels + group * d->per_group_c + ch) * d->height * d->width;
-      for (int64_t sy = 0; sy < slab_h; ++sy) {
-        float *row = slab + (ch * slab_h + sy) * d->plane_w;
-        int64_t iy = y0 + sy - d->pad_h;
-        memset(row, 0, sizeof(float) * (size_t)d->plane_w);
-        if (iy >= 0 && iy < d->height)
-          memcpy(row + d->pad_w, plane + iy * d->width, sizeof(float) * (size_t)d->width);
+    const float *planes =
+        d->input + (image * d->channels + group * d->per_group_c) * d->height * d->width;
+    if (padded) {
+      for (int64_t ch = 0; ch < d->per_group_c; ++ch) {
+        const float *plane = planes + ch * d->height * d->width;
+        for (int64_t sy = 0; sy < slab_h; ++sy) {
+          float *row = slab + (ch * slab_h + sy) * d->plane_w;
+          int64_t iy = y0 + sy - d->pad_h;
+          memset(row, 0, sizeof(float) * (size_t)d->plane_w);
+          if (iy >= 0 && iy < d->height)
+            memcpy(row + d->pad_w, plane + iy * d->width, sizeof(float) * (size_t)d->width);
+        }
       }
     }
-    for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
-      const float *weights = packed + (group * d->filter_blocks + fb) * d->per_group_c *
-                                          window * HPVM_TENSOR_MR;
-      int64_t first = group * d->per_group_f + fb * HPVM_TENSOR_MR;
-      int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
-      if (live > HPVM_TENSOR_MR)
-        live = HPVM_TENSOR_MR;
-      float *out = d->output + (image * d->filters + first) * d->out_h * d->out_w + y0 * d->out_w;
-      for (int64_t y = 0; y < rows; ++y)
-        for (int64_t x0 = 0; x0 < d->out_w; x0 += HPVM_TENSOR_NR) {
-          int64_t cols = d->out_w - x0 < HPVM_TENSOR_NR ? d->out_w - x0 : HPVM_TENSOR_NR;
-          kernel(slab, d->per_group_c, slab_h, d->plane_w, weights, d->kernel_h, d->kernel_w,
-                 out, d->out_h * d->out_w, d->out_w, y, x0, live, cols);
-          epilogue(out + y * d->out_w + x0, d->out_h * d->out_w, live, cols, d->bias, 1, first,
-                   0, d->activation, d->activation_max);
+    for (int64_t y = y0; y < y0 + rows; ++y)
+      for (int64_t x0 = x_begin; x0 < x_end; x0 += HPVM_TENSOR_NR) {
+        int64_t cols = x_end - x0 < HPVM_TENSOR_NR ? x_end - x0 : HPVM_TENSOR_NR;
+        if (padded) {
+          direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, d->output, d->out_w,
+                         y, x0, group, image, cols);
+        } else if (x0 + tail_w <= d->width) {
+          /* The image itself: every column read lies on the row. */
+          direct_filters(d, kernel, planes, d->height, d->width, y, x0, d->output, d->out_w, y,
+                         x0, group, image, cols);
+        } else {
+          /* The last block of a row: its window rows copied, zero-filled past the row. */
+          int64_t live = d->width - x0;
+          for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+            for (int64_t i = 0; i < d->kernel_h; ++i) {
+              float *row = slab + (ch * slab_h + i) * tail_w;
+              memcpy(row, planes + (ch * d->height + y + i) * d->width + x0,
+                     sizeof(float) * (size_t)live);
+              memset(row + live, 0, sizeof(float) * (size_t)(tail_w - live));
+            }
+          direct_filters(d, kernel, slab, slab_h, tail_w, 0, 0, d->output, d->out_w, y, x0,
+                         group, image, cols);
         }
-    }
+      }
     free(slab);
   }
 }
@@ -520,7 +569,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   *d = (direct_t){input, filter, bias, NULL, output, activation, max,
                   c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
                   c / groups, f / groups, ceil_div(f / groups, HPVM_TENSOR_MR), oh, 1,
-                  ow + kw + HPVM_TENSOR_NR};
+                  ow + kw + HPVM_TENSOR_NR, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1};
   /* Zero past the last filter of a group. */
   int64_t window = kh * kw;
   job.packed = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * d->per_group_c *
@@ -538,11 +587,16 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                            : 0.0f;
             }
   }
+  /* Enough tasks for the pool: fewer rows per task, then narrower column ranges. */
   int64_t threads = hpvm_rt_thread_count();
   while (d->rows_per_task > 1 && n * groups * ceil_div(oh, d->rows_per_task) < 4 * threads)
     d->rows_per_task = ceil_div(d->rows_per_task, 2);
   d->row_blocks = ceil_div(oh, d->rows_per_task);
-  int64_t extents[2] = {n * groups * d->row_blocks, 1};
+  while (d->cols_per_task > HPVM_TENSOR_NR &&
+         n * groups * d->row_blocks * ceil_div(ow, d->cols_per_task) < 4 * threads)
+    d->cols_per_task = ceil_div(d->cols_per_task / HPVM_TENSOR_NR, 2) * HPVM_TENSOR_NR;
+  d->col_blocks = ceil_div(ow, d->cols_per_task);
+  int64_t extents[2] = {n * groups * d->row_blocks * d->col_blocks, 1};
   run_grid(1, extents, run_direct, &job);
   free(job.packed);
 }
@@ -573,6 +627,11 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
     int64_t extents[2] = {n * c, 1};
     run_grid(1, extents, run_depthwise, &d);
     return;
+  }
+  if (kh == 1 && kw == 1 && pad_h == 0 && pad_w == 0 && stride_h == 1 && stride_w == 1) {
+    /* Pointwise: every image plane is one row of h * w columns. */
+    w *= h, ow *= oh;
+    h = oh = 1;
   }
   if (stride_h == 1 && stride_w == 1 && oh > 0 && ow > 0) {
     conv_direct(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,

@@ -15,44 +15,51 @@ typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const flo
                                             int64_t ldc, int64_t rows, int64_t cols,
                                             int accumulate);
 
-/* out[oh x ow] = sum over kh, kw of filter[kh][kw] * padded input: one channel of a
- * depthwise convolution (stride and padding as the op's). */
+/* out[oh x ow] = activation(bias + sum over kh, kw of filter[kh][kw] * padded input): one
+ * channel of a depthwise convolution (stride and padding as the op's; activation an
+ * HPVM_RT_TENSOR_* activation, clipped at activation_max). */
 typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t w,
                                          const float *filter, int64_t kh, int64_t kw,
                                          float *output, int64_t oh, int64_t ow, int64_t pad_h,
-                                         int64_t pad_w, int64_t stride_h, int64_t stride_w);
+                                         int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                                         float bias, int64_t activation, float activation_max);
 
 /* One stride-1 convolution block: out[r * out_plane + y * ow + x0 + x] for r < rows filters
  * and x < cols positions of output row y, from `padded` (channels planes of plane_h x plane_w,
  * zero-padded, with at least NR + kw - 1 readable columns past x0 on every row) and
- * `weights` packed as [channel][kh][kw][MR filters]. */
+ * `weights` packed as [channel][kh][kw][MR filters]; then the epilogue: + bias[r] (bias NULL:
+ * none) and the activation. */
 typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels,
                                            int64_t plane_h, int64_t plane_w,
                                            const float *weights, int64_t kh, int64_t kw,
                                            float *out, int64_t out_plane, int64_t ow, int64_t y,
-                                           int64_t x0, int64_t rows, int64_t cols);
+                                           int64_t x0, int64_t rows, int64_t cols,
+                                           const float *bias, int64_t activation,
+                                           float activation_max);
 
-void hpvm_tensor_micro_kernel_generic(int64_t k, const float *a, const float *b, float *c,
-                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate);
-void hpvm_tensor_depthwise_generic(const float *input, int64_t h, int64_t w, const float *filter,
-                                   int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
-                                   int64_t pad_h, int64_t pad_w, int64_t stride_h,
-                                   int64_t stride_w);
-void hpvm_tensor_conv_direct_generic(const float *padded, int64_t channels, int64_t plane_h,
-                                     int64_t plane_w, const float *weights, int64_t kh,
-                                     int64_t kw, float *out, int64_t out_plane, int64_t ow,
-                                     int64_t y, int64_t x0, int64_t rows, int64_t cols);
+#define HPVM_TENSOR_DECLARE_KERNELS(isa)                                                    \
+  void hpvm_tensor_micro_kernel_##isa(int64_t k, const float *a, const float *b, float *c,      \
+                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate); \
+  void hpvm_tensor_depthwise_##isa(const float *input, int64_t h, int64_t w,                    \
+                                   const float *filter, int64_t kh, int64_t kw, float *output,  \
+                                   int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w,        \
+                                   int64_t stride_h, int64_t stride_w, float bias,              \
+                                   int64_t activation, float activation_max);                   \
+  void hpvm_tensor_conv_direct_##isa(const float *padded, int64_t channels, int64_t plane_h,    \
+                                     int64_t plane_w, const float *weights, int64_t kh,         \
+                                     int64_t kw, float *out, int64_t out_plane, int64_t ow,     \
+                                     int64_t y, int64_t x0, int64_t rows, int64_t cols,         \
+                                     const float *bias, int64_t activation,                     \
+                                     float activation_max);
+
+HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
 #define HPVM_TENSOR_HAVE_AVX2 1
-void hpvm_tensor_micro_kernel_avx2(int64_t k, const float *a, const float *b, float *c,
-                                   int64_t ldc, int64_t rows, int64_t cols, int accumulate);
-void hpvm_tensor_depthwise_avx2(const float *input, int64_t h, int64_t w, const float *filter,
-                                int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
-                                int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w);
-void hpvm_tensor_conv_direct_avx2(const float *padded, int64_t channels, int64_t plane_h,
-                                  int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
-                                  float *out, int64_t out_plane, int64_t ow, int64_t y,
-                                  int64_t x0, int64_t rows, int64_t cols);
+HPVM_TENSOR_DECLARE_KERNELS(avx2)
 #endif
+
+/* Tests: nonzero makes later calls use the baseline kernels whatever the CPU has (call it
+ * while no tensor kernel runs). */
+void hpvm_tensor_use_generic_kernels(int on);
 
 #endif /* HPVM_RT_TENSOR_KERNELS_H */
