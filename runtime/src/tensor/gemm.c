@@ -658,39 +658,83 @@ typedef struct pool_t {
   int64_t out_h, out_w;
 } pool_t;
 
+/* One step of a pool's reduction: NaN propagates through max and min (as arith.maximumf). */
+static inline float pool_step(int64_t kind, float acc, float v) {
+  if (kind == HPVM_RT_TENSOR_POOL_MAX)
+    return v > acc || v != v ? v : acc;
+  if (kind == HPVM_RT_TENSOR_POOL_MIN)
+    return v < acc || v != v ? v : acc;
+  return acc + v;
+}
+
+/* Output row y of one plane: the window rows [i0, i1) are inside the image; columns
+ * [first, last) have their whole window inside, the others are checked. */
+static void pool_row(const pool_t *p, const float *in, float *out, int64_t y, float start,
+                     float scale, int64_t first, int64_t last) {
+  int64_t top = y * p->stride_h - p->pad_h;
+  int64_t i0 = top < 0 ? -top : 0;
+  int64_t i1 = p->height - top < p->window_h ? p->height - top : p->window_h;
+  for (int64_t x = 0; x < p->out_w; ++x) {
+    int64_t left = x * p->stride_w - p->pad_w;
+    float acc = start;
+    if (x >= first && x < last) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const float *row = in + (top + i) * p->width + left;
+        for (int64_t j = 0; j < p->window_w; ++j)
+          acc = pool_step(p->kind, acc, row[j]);
+      }
+    } else {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = 0; j < p->window_w; ++j)
+          if (left + j >= 0 && left + j < p->width)
+            acc = pool_step(p->kind, acc, in[(top + i) * p->width + left + j]);
+    }
+    out[y * p->out_w + x] = p->kind == HPVM_RT_TENSOR_POOL_MEAN ? acc * scale : acc;
+  }
+}
+
+/* 2 x 2 windows, stride 2, no padding (the common case): two rows at a time, no checks. */
+static void pool_2x2(const pool_t *p, const float *in, float *out) {
+  for (int64_t y = 0; y < p->out_h; ++y) {
+    const float *r0 = in + 2 * y * p->width, *r1 = r0 + p->width;
+    float *o = out + y * p->out_w;
+    if (p->kind == HPVM_RT_TENSOR_POOL_MEAN) {
+      for (int64_t x = 0; x < p->out_w; ++x)
+        o[x] = (r0[2 * x] + r0[2 * x + 1] + r1[2 * x] + r1[2 * x + 1]) * 0.25f;
+    } else {
+      for (int64_t x = 0; x < p->out_w; ++x) {
+        float a = pool_step(p->kind, r0[2 * x], r0[2 * x + 1]);
+        float b = pool_step(p->kind, r1[2 * x], r1[2 * x + 1]);
+        o[x] = pool_step(p->kind, a, b);
+      }
+    }
+  }
+}
+
 static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
   const pool_t *p = context;
   float start = p->kind == HPVM_RT_TENSOR_POOL_MAX   ? -__builtin_inff()
                 : p->kind == HPVM_RT_TENSOR_POOL_MIN ? __builtin_inff()
                                                      : 0.0f;
   float scale = 1.0f / (float)(p->window_h * p->window_w);
+  int simple = p->window_h == 2 && p->window_w == 2 && p->stride_h == 2 && p->stride_w == 2 &&
+               p->pad_h == 0 && p->pad_w == 0;
+  /* Columns whose window lies inside the image: left >= 0 and left + window_w <= width. */
+  int64_t first = (p->pad_w + p->stride_w - 1) / p->stride_w;
+  int64_t last = p->width - p->window_w + p->pad_w >= 0
+                     ? (p->width - p->window_w + p->pad_w) / p->stride_w + 1
+                     : 0;
+  if (last > p->out_w)
+    last = p->out_w;
   for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane) {
     const float *in = p->input + plane * p->height * p->width;
     float *out = p->output + plane * p->out_h * p->out_w;
+    if (simple) {
+      pool_2x2(p, in, out);
+      continue;
+    }
     for (int64_t y = 0; y < p->out_h; ++y)
-      for (int64_t x = 0; x < p->out_w; ++x) {
-        float acc = start;
-        for (int64_t i = 0; i < p->window_h; ++i) {
-          int64_t iy = y * p->stride_h + i - p->pad_h;
-          /* Padding: never wins a max or a min, adds 0 to a mean. */
-          if (iy < 0 || iy >= p->height)
-            continue;
-          const float *row = in + iy * p->width;
-          for (int64_t j = 0; j < p->window_w; ++j) {
-            int64_t ix = x * p->stride_w + j - p->pad_w;
-            if (ix < 0 || ix >= p->width)
-              continue;
-            float v = row[ix];
-            if (p->kind == HPVM_RT_TENSOR_POOL_MAX)
-              acc = v > acc || v != v ? v : acc; /* NaN propagates, as arith.maximumf */
-            else if (p->kind == HPVM_RT_TENSOR_POOL_MIN)
-              acc = v < acc || v != v ? v : acc;
-            else
-              acc += v;
-          }
-        }
-        out[y * p->out_w + x] = p->kind == HPVM_RT_TENSOR_POOL_MEAN ? acc * scale : acc;
-      }
+      pool_row(p, in, out, y, start, scale, first, last);
   }
 }
 
