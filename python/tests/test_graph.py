@@ -1,6 +1,11 @@
 """hpvm.Module: general graphs (leaf and internal nodes, grids, edges, binds) built
 from Python, verified by the dialect's verifier and run by the runtime."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -134,3 +139,33 @@ def test_call_checks_arguments():
         library.vadd(a, a, a, "four")
     with pytest.raises(AttributeError, match="no host function 'vmul'"):
         library.vmul
+
+
+def test_gpu_hinted_leaf_runs_on_the_opencl_device(tmp_path):
+    """target="opencl" gives the GPU-hinted leaf an OpenCL kernel (PoCL in make check); the
+    runtime's trace names the device that ran it, and the result is the CPU's."""
+    script = tmp_path / "opencl_vadd.py"
+    script.write_text(f"""
+import numpy as np, hpvm, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_graph import VADD_BODY
+m = hpvm.Module("vadd_opencl")
+leaf = m.leaf("vadd_leaf", [("a", "memref<?xf32>", "in"), ("b", "memref<?xf32>", "in"),
+                            ("c", "memref<?xf32>", "out")], VADD_BODY, targets=["cpu", "gpu"])
+root = m.internal("root", [("a", "memref<?xf32>"), ("b", "memref<?xf32>"),
+                           ("c", "memref<?xf32>"), ("n", "index")])
+node = root.create_node(leaf, grid=[root.arg("n")])
+for port, name in enumerate("abc"):
+    root.bind_in(root.arg(name), node, port)
+m.host("vadd", root)
+library = hpvm.compile(m, target="opencl")
+a = np.arange(4099, dtype=np.float32); b = np.full(4099, 0.25, np.float32)
+c = np.zeros(4099, np.float32)
+library.vadd(a, b, c, 4099)
+print("equal" if np.array_equal(c, a + b) else "different")
+""")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "equal"
+    assert "hpvm-trace: vadd_leaf on opencl:" in result.stderr
