@@ -1,10 +1,11 @@
 //===- KernelCalls.cpp - hpvm.tensor ops as calls of the runtime's kernels ===//
-// Convolutions and matrix products in f32 call the runtime's packed kernels
+// Convolutions, matrix products and pools in f32 call the runtime's kernels
 // (runtime/src/tensor): an operand is read through `bufferization.to_buffer`
 // (read-only, identity layout: bufferization copies a strided view first),
 // the result is a fresh `memref.alloc` the call fills and the leaf reads back
 // through `bufferization.to_tensor restrict`; buffers pass as their aligned
-// pointers (identity layout, offset 0) and shapes as i64 constants.
+// pointers (identity layout, offset 0) and shapes as i64 constants. The
+// activation and pool kinds are hpvm_rt.h's own constants.
 #include "KernelCalls.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -16,6 +17,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include "hpvm/hpvm_rt.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -59,7 +62,7 @@ Value i64(OpBuilder &b, Location loc, int64_t value) {
 /// filter or column) and an activation, absorbed from the ops that follow.
 struct Epilogue {
   Value bias;
-  int64_t activation = 0; // hpvm_rt_tensor_activation_t
+  int64_t activation = HPVM_RT_TENSOR_IDENTITY;
   double max = 0.0;
   /// The op whose result the call replaces, and the absorbed ops (in order).
   Value result;
@@ -105,58 +108,71 @@ Epilogue findEpilogue(Operation *op, ArrayRef<int64_t> biasShape) {
   }
   Operation *next = single(epilogue.result);
   if (isa_and_nonnull<TensorReluOp>(next)) {
-    epilogue.activation = 1;
+    epilogue.activation = HPVM_RT_TENSOR_RELU;
   } else if (auto clipped = dyn_cast_or_null<TensorClippedReluOp>(next)) {
-    epilogue.activation = 2;
+    epilogue.activation = HPVM_RT_TENSOR_CLIPPED_RELU;
     epilogue.max = clipped.getMax().convertToDouble();
   }
-  if (epilogue.activation) {
+  if (epilogue.activation != HPVM_RT_TENSOR_IDENTITY) {
     epilogue.absorbed.push_back(next);
     epilogue.result = next->getResult(0);
   }
   return epilogue;
 }
 
-/// Calls `name` with the pointers of `inputs`, of the epilogue's bias (or
-/// null) and of a fresh result buffer of `resultType`, then `integers`, the
-/// activation and its bound; replaces the epilogue's result by the call's and
-/// erases `op` and the absorbed ops (recorded in `lowered`).
-void callKernel(OpBuilder &b, Operation *op, StringRef name, ValueRange inputs,
-                RankedTensorType resultType, ArrayRef<int64_t> integers,
-                const Epilogue &epilogue,
-                llvm::SmallPtrSetImpl<Operation *> &lowered) {
+/// Calls the kernel `name` at `op` with `pointers`, the pointer of a fresh
+/// buffer of `resultType` and then `trailing` (the declaration follows the
+/// argument types); returns that buffer read back as a tensor.
+Value callKernel(OpBuilder &b, Operation *op, StringRef name, ValueRange pointers,
+                 RankedTensorType resultType, ValueRange trailing) {
   Location loc = op->getLoc();
-  MLIRContext *ctx = b.getContext();
-  Type pointer = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> types(inputs.size() + 2, pointer);
-  types.append(integers.size() + 1, b.getI64Type());
-  types.push_back(b.getF64Type());
-  func::FuncOp kernel = declareKernel(op, name, types);
-  SmallVector<Value> arguments;
-  for (Value input : inputs)
-    arguments.push_back(readPointer(b, loc, input));
-  arguments.push_back(epilogue.bias ? readPointer(b, loc, epilogue.bias)
-                                    : LLVM::ZeroOp::create(b, loc, pointer).getResult());
-  auto bufferType =
-      MemRefType::get(resultType.getShape(), resultType.getElementType());
-  Value result = memref::AllocOp::create(b, loc, bufferType);
+  Value result = memref::AllocOp::create(
+      b, loc, MemRefType::get(resultType.getShape(), resultType.getElementType()));
+  SmallVector<Value> arguments(pointers);
   arguments.push_back(pointerOf(b, loc, result));
-  for (int64_t value : integers)
-    arguments.push_back(i64(b, loc, value));
-  arguments.push_back(i64(b, loc, epilogue.activation));
-  arguments.push_back(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(epilogue.max)));
+  llvm::append_range(arguments, trailing);
+  func::FuncOp kernel =
+      declareKernel(op, name, ValueRange(arguments).getTypes());
   func::CallOp::create(b, loc, kernel, arguments);
-  Value tensor = bufferization::ToTensorOp::create(b, loc, resultType, result,
-                                                   /*restrict=*/true,
-                                                   /*writable=*/true);
-  Value replaced = epilogue.result;
-  replaced.replaceAllUsesWith(tensor);
-  for (Operation *absorbed : llvm::reverse(epilogue.absorbed)) {
-    lowered.insert(absorbed);
-    absorbed->erase();
+  return bufferization::ToTensorOp::create(b, loc, resultType, result,
+                                           /*restrict=*/true, /*writable=*/true);
+}
+
+SmallVector<Value> i64s(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(values, [&](int64_t v) { return i64(b, loc, v); });
+}
+
+/// Replaces `from` by `to` and erases the ops that computed it (last first),
+/// recording them in `lowered`.
+void replaceLowered(Value from, Value to, ArrayRef<Operation *> ops,
+                    llvm::SmallPtrSetImpl<Operation *> &lowered) {
+  from.replaceAllUsesWith(to);
+  for (Operation *op : llvm::reverse(ops)) {
+    lowered.insert(op);
+    op->erase();
   }
-  lowered.insert(op);
-  op->erase();
+}
+
+/// A convolution or product with its epilogue: the kernel `name` on the
+/// pointers of `inputs` and of the bias (or null), the result buffer, then
+/// `integers`, the activation and its bound.
+void callWithEpilogue(OpBuilder &b, Operation *op, StringRef name, ValueRange inputs,
+                      RankedTensorType resultType, ArrayRef<int64_t> integers,
+                      const Epilogue &epilogue,
+                      llvm::SmallPtrSetImpl<Operation *> &lowered) {
+  Location loc = op->getLoc();
+  Type pointer = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Value> pointers = llvm::map_to_vector(
+      inputs, [&](Value input) { return readPointer(b, loc, input); });
+  pointers.push_back(epilogue.bias ? readPointer(b, loc, epilogue.bias)
+                                   : LLVM::ZeroOp::create(b, loc, pointer).getResult());
+  SmallVector<Value> trailing = i64s(b, loc, integers);
+  trailing.push_back(i64(b, loc, epilogue.activation));
+  trailing.push_back(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(epilogue.max)));
+  Value tensor = callKernel(b, op, name, pointers, resultType, trailing);
+  SmallVector<Operation *> ops = {op};
+  llvm::append_range(ops, epilogue.absorbed);
+  replaceLowered(epilogue.result, tensor, ops, lowered);
 }
 
 SmallVector<int64_t> getInts(ArrayAttr attr) {
@@ -166,8 +182,24 @@ SmallVector<int64_t> getInts(ArrayAttr attr) {
   return values;
 }
 
-bool isF32(Type type) {
-  return cast<RankedTensorType>(type).getElementType().isF32();
+/// True when every operand and result of `op` is an f32 tensor.
+bool allF32(Operation *op) {
+  return llvm::all_of(llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
+                      [](Type type) {
+                        return cast<RankedTensorType>(type).getElementType().isF32();
+                      });
+}
+
+int64_t runtimePoolKind(PoolKind kind) {
+  switch (kind) {
+  case PoolKind::max:
+    return HPVM_RT_TENSOR_POOL_MAX;
+  case PoolKind::min:
+    return HPVM_RT_TENSOR_POOL_MIN;
+  case PoolKind::mean:
+    return HPVM_RT_TENSOR_POOL_MEAN;
+  }
+  llvm_unreachable("a pool kind the runtime does not know");
 }
 
 /// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
@@ -175,80 +207,60 @@ bool isF32(Type type) {
 void callPoolKernel(OpBuilder &b, TensorPoolOp pool,
                     llvm::SmallPtrSetImpl<Operation *> &lowered) {
   Location loc = pool.getLoc();
-  Type pointer = LLVM::LLVMPointerType::get(b.getContext());
-  SmallVector<Type> types(2, pointer);
-  types.append(13, b.getI64Type());
-  func::FuncOp kernel = declareKernel(pool, "hpvm_rt_tensor_pool_f32", types);
   auto input = cast<RankedTensorType>(pool.getInput().getType());
   auto resultType = cast<RankedTensorType>(pool.getType());
   SmallVector<int64_t> window = getInts(pool.getWindow());
   SmallVector<int64_t> strides = getInts(pool.getStrides());
   SmallVector<int64_t> padding = getInts(pool.getPadding());
-  // hpvm_rt_tensor_pool_kind_t.
-  int64_t kind = pool.getKind() == PoolKind::max ? 0 : pool.getKind() == PoolKind::min ? 1 : 2;
-  Value result = memref::AllocOp::create(
-      b, loc, MemRefType::get(resultType.getShape(), resultType.getElementType()));
-  SmallVector<Value> arguments = {readPointer(b, loc, pool.getInput()),
-                                  pointerOf(b, loc, result)};
-  for (int64_t value :
-       {kind, input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
-        input.getDimSize(3), window[0], window[1], strides[0], strides[1], padding[0],
-        padding[1], resultType.getDimSize(2), resultType.getDimSize(3)})
-    arguments.push_back(i64(b, loc, value));
-  func::CallOp::create(b, loc, kernel, arguments);
-  Value tensor = bufferization::ToTensorOp::create(b, loc, resultType, result,
-                                                   /*restrict=*/true, /*writable=*/true);
-  pool.getResult().replaceAllUsesWith(tensor);
-  lowered.insert(pool);
-  pool->erase();
+  Value tensor = callKernel(
+      b, pool, "hpvm_rt_tensor_pool_f32", {readPointer(b, loc, pool.getInput())},
+      resultType,
+      i64s(b, loc,
+           {runtimePoolKind(pool.getKind()), input.getDimSize(0), input.getDimSize(1),
+            input.getDimSize(2), input.getDimSize(3), window[0], window[1], strides[0],
+            strides[1], padding[0], padding[1], resultType.getDimSize(2),
+            resultType.getDimSize(3)}));
+  replaceLowered(pool.getResult(), tensor, {pool.getOperation()}, lowered);
 }
 } // namespace
 
 bool mlir::hpvm::lowerToKernelCall(Operation *op,
                                    llvm::SmallPtrSetImpl<Operation *> &lowered) {
+  if (!isa<TensorPoolOp, TensorConv2DOp, TensorMulOp>(op) || !allF32(op))
+    return false;
   OpBuilder b(op);
   if (auto pool = dyn_cast<TensorPoolOp>(op)) {
-    if (!isF32(pool.getType()) || !isF32(pool.getInput().getType()))
-      return false;
     callPoolKernel(b, pool, lowered);
     return true;
   }
   if (auto conv = dyn_cast<TensorConv2DOp>(op)) {
-    if (!isF32(conv.getType()) || !isF32(conv.getInput().getType()) ||
-        !isF32(conv.getFilter().getType()))
-      return false;
     auto input = cast<RankedTensorType>(conv.getInput().getType());
     auto filter = cast<RankedTensorType>(conv.getFilter().getType());
     auto result = cast<RankedTensorType>(conv.getType());
     SmallVector<int64_t> padding = getInts(conv.getPadding());
     SmallVector<int64_t> strides = getInts(conv.getStrides());
     int64_t perFilter[] = {1, result.getDimSize(1), 1, 1};
-    callKernel(b, op, "hpvm_rt_tensor_conv2d_f32", {conv.getInput(), conv.getFilter()},
-               result,
-               {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
-                input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
-                filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
-                padding[0], padding[1], strides[0], strides[1],
-                static_cast<int64_t>(conv.getGroups())},
-               findEpilogue(op, perFilter), lowered);
+    callWithEpilogue(b, op, "hpvm_rt_tensor_conv2d_f32",
+                     {conv.getInput(), conv.getFilter()}, result,
+                     {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
+                      input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
+                      filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
+                      padding[0], padding[1], strides[0], strides[1],
+                      static_cast<int64_t>(conv.getGroups())},
+                     findEpilogue(op, perFilter), lowered);
     return true;
   }
-  if (auto mul = dyn_cast<TensorMulOp>(op)) {
-    if (!isF32(mul.getType()) || !isF32(mul.getLhs().getType()) ||
-        !isF32(mul.getRhs().getType()))
-      return false;
-    auto lhs = cast<RankedTensorType>(mul.getLhs().getType());
-    auto result = cast<RankedTensorType>(mul.getType());
-    int64_t rank = result.getRank(), batch = 1;
-    for (int64_t d = 0; d < rank - 2; ++d)
-      batch *= result.getDimSize(d);
-    SmallVector<int64_t> perColumn(rank, 1);
-    perColumn.back() = result.getDimSize(rank - 1);
-    callKernel(b, op, "hpvm_rt_tensor_matmul_f32", {mul.getLhs(), mul.getRhs()}, result,
-               {batch, result.getDimSize(rank - 2), result.getDimSize(rank - 1),
-                lhs.getDimSize(rank - 1)},
-               findEpilogue(op, perColumn), lowered);
-    return true;
-  }
-  return false;
+  auto mul = cast<TensorMulOp>(op);
+  auto lhs = cast<RankedTensorType>(mul.getLhs().getType());
+  auto result = cast<RankedTensorType>(mul.getType());
+  int64_t rank = result.getRank(), batch = 1;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    batch *= result.getDimSize(d);
+  SmallVector<int64_t> perColumn(rank, 1);
+  perColumn.back() = result.getDimSize(rank - 1);
+  callWithEpilogue(b, op, "hpvm_rt_tensor_matmul_f32", {mul.getLhs(), mul.getRhs()}, result,
+                   {batch, result.getDimSize(rank - 2), result.getDimSize(rank - 1),
+                    lhs.getDimSize(rank - 1)},
+                   findEpilogue(op, perColumn), lowered);
+  return true;
 }

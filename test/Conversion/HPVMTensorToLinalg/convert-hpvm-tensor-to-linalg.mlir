@@ -26,8 +26,8 @@
 // KERN-SAME: %[[B:arg2]]: memref<1x4xf32>
 // KERN-NOT: linalg.generic
 // KERN: %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
-// KERN: %[[Y:.*]] = memref.alloc() : memref<2x4xf32>
 // KERN: %[[SIX:.*]] = arith.constant 6.000000e+00 : f64
+// KERN: %[[Y:.*]] = memref.alloc() : memref<2x4xf32>
 // KERN: call @hpvm_rt_tensor_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c2_i64, %c4_i64, %c3_i64, %c2_i64, %[[SIX]])
 // KERN-NOT: linalg.generic
 // KERN: hpvm.return %[[Y]]
@@ -50,6 +50,10 @@
 // KERN: arith.addf
 // KERN: linalg.generic
 // KERN: arith.maximumf
+// Other element types keep the linalg lowering.
+// KERN-LABEL: hpvm.leaf @double_product(
+// KERN-NOT: call @hpvm_rt
+// KERN: linalg.matmul
 // KERN: func.func private @hpvm_rt_tensor_conv2d_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64)
 // KERN: func.func private @hpvm_rt_tensor_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, f64)
 
@@ -216,6 +220,11 @@ hpvm.leaf @not_fused(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x3x3xf32>,
   %a = hpvm.tensor.add %c, %full : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   %r = hpvm.tensor.relu %c : tensor<1x2x2x2xf32>
   hpvm.return %a, %r : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
+
+hpvm.leaf @double_product(%x: tensor<2x3xf64>, %w: tensor<3x4xf64>) -> (tensor<2x4xf64>) {
+  %y = hpvm.tensor.mul %x, %w : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  hpvm.return %y : tensor<2x4xf64>
 }
 
 // Internal nodes and host code on buffers.
