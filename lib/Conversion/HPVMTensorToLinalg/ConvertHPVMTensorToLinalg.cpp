@@ -201,10 +201,13 @@ struct ConvertHPVMTensorToLinalgPass
     if (!ok || !bufferizeGraphs)
       return ok ? void() : signalPassFailure();
 
+    // The node definitions whose tensor interfaces become buffers here.
+    llvm::SmallPtrSet<Operation *, 16> converted;
     for (Operation &op : module.getBody()->getOperations()) {
       auto node = dyn_cast<NodeOpInterface>(op);
       if (!node || !hasTensorValues(&op))
         continue;
+      converted.insert(&op);
       if (failed(convertNodeInterface(node)) ||
           (node.isLeafNode() && failed(bufferize(&op)))) {
         ok = false;
@@ -220,10 +223,9 @@ struct ConvertHPVMTensorToLinalgPass
       if (failed(bufferize(function)))
         ok = false;
     }
-    if (ok)
-      freeHandedOnBuffers(module);
     if (!ok)
-      signalPassFailure();
+      return signalPassFailure();
+    freeHandedOnBuffers(module, converted);
   }
 };
 } // namespace

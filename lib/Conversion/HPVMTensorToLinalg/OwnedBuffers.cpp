@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -53,25 +54,37 @@ Value viewRoot(Value value) {
 using Port = std::pair<Value, unsigned>;
 
 struct Ownership {
-  explicit Ownership(ModuleOp module) : module(module) {}
+  Ownership(ModuleOp module, const llvm::SmallPtrSetImpl<Operation *> &converted)
+      : module(module), converted(converted), symbols(module) {}
 
-  /// The leaf a handle creates, when it takes part: instantiated once in the
-  /// module, no instance grid, no device version.
-  LeafOp takingPart(Value handle) {
-    auto create = handle.getDefiningOp<CreateNodeOp>();
-    if (!create || !create.getDims().empty())
-      return {};
-    auto leaf = module.lookupSymbol<LeafOp>(create.getNode());
-    if (!leaf || instances.lookup(leaf) != 1 || leaf->hasAttr("hpvm.kernel") ||
-        !leaf.getBody().hasOneBlock())
-      return {};
-    return leaf;
+  /// The leaf a handle creates, when it takes part: converted by this pass,
+  /// instantiated once in the module, no instance grid, no device version.
+  LeafOp takingPart(Value handle) const { return parts.lookup(handle); }
+
+  /// Fills `parts` for every child of the module's internal nodes.
+  void findParts() {
+    DenseMap<Operation *, unsigned> instances;
+    module.walk([&](CreateNodeOp create) {
+      if (auto leaf = symbols.lookup<LeafOp>(create.getNode()))
+        ++instances[leaf];
+    });
+    module.walk([&](LaunchOp launch) {
+      if (auto leaf = symbols.lookup<LeafOp>(launch.getRoot()))
+        instances[leaf] += 2; // launched directly: its outputs go to the host
+    });
+    module.walk([&](CreateNodeOp create) {
+      auto leaf = symbols.lookup<LeafOp>(create.getNode());
+      if (leaf && converted.contains(leaf) && create.getDims().empty() &&
+          instances.lookup(leaf) == 1 &&
+          !leaf->hasAttr(HPVMDialect::getKernelAttrName()) && leaf.getBody().hasOneBlock())
+        parts[create.getHandle()] = leaf;
+    });
   }
 
   /// The input of `leaf` that output `port` returns through views, or -1 when
   /// the output is a fresh allocation of the leaf, or -2 when neither (or the
   /// same buffer leaves through two ports).
-  int outputSource(LeafOp leaf, unsigned port) {
+  static int outputSource(LeafOp leaf, unsigned port) {
     auto ret = cast<ReturnOp>(leaf.getBodyBlock().getTerminator());
     if (port >= ret.getNumOperands())
       return -2;
@@ -90,14 +103,7 @@ struct Ownership {
   }
 
   void run() {
-    module.walk([&](CreateNodeOp create) {
-      if (auto leaf = module.lookupSymbol<LeafOp>(create.getNode()))
-        ++instances[leaf];
-    });
-    module.walk([&](LaunchOp launch) {
-      if (auto leaf = module.lookupSymbol<LeafOp>(launch.getRoot()))
-        instances[leaf] += 2; // launched directly: its outputs go to the host
-    });
+    findParts();
     // Consumers of each output port, and the edge into each input port.
     DenseMap<Port, unsigned> consumers;
     DenseMap<Port, Port> edgeInto;
@@ -116,14 +122,9 @@ struct Ownership {
       return it != edgeInto.end() && owned.contains(it->second) &&
              consumers.lookup(it->second) == 1 && takingPart(it->second.first);
     };
-    SmallVector<Value> handles;
-    module.walk([&](CreateNodeOp create) { handles.push_back(create.getHandle()); });
     for (bool changed = true; changed;) {
       changed = false;
-      for (Value handle : handles) {
-        LeafOp leaf = takingPart(handle);
-        if (!leaf)
-          continue;
+      for (auto [handle, leaf] : parts) {
         for (unsigned port = 0; port < leaf.getNumResults(); ++port) {
           if (owned.contains({handle, port}))
             continue;
@@ -136,10 +137,7 @@ struct Ownership {
       }
     }
     // Consumers free the owned inputs they do not hand on.
-    for (Value handle : handles) {
-      LeafOp leaf = takingPart(handle);
-      if (!leaf)
-        continue;
+    for (auto [handle, leaf] : parts) {
       Block &body = leaf.getBodyBlock();
       OpBuilder b(body.getTerminator());
       for (BlockArgument arg : body.getArguments())
@@ -149,8 +147,8 @@ struct Ownership {
     }
     // The host frees what the roots it launched hand it.
     module.walk([&](LaunchOp launch) {
-      auto root = module.lookupSymbol<InternalOp>(launch.getRoot());
-      if (!root)
+      auto root = symbols.lookup<InternalOp>(launch.getRoot());
+      if (!root || !converted.contains(root))
         return;
       SmallVector<bool> ownedOutputs(root.getNumResults(), false);
       root.walk([&](BindOutOp bind) {
@@ -192,8 +190,14 @@ struct Ownership {
   }
 
   ModuleOp module;
-  DenseMap<Operation *, unsigned> instances;
+  const llvm::SmallPtrSetImpl<Operation *> &converted;
+  SymbolTable symbols;
+  /// The children that take part, by handle.
+  DenseMap<Value, LeafOp> parts;
 };
 } // namespace
 
-void mlir::hpvm::freeHandedOnBuffers(ModuleOp module) { Ownership(module).run(); }
+void mlir::hpvm::freeHandedOnBuffers(ModuleOp module,
+                                     const llvm::SmallPtrSetImpl<Operation *> &converted) {
+  Ownership(module, converted).run();
+}

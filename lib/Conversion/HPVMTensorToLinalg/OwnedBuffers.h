@@ -3,6 +3,7 @@
 #define HPVM_CONVERSION_HPVMTENSORTOLINALG_OWNEDBUFFERS_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::hpvm {
 
@@ -14,8 +15,12 @@ namespace mlir::hpvm {
 /// a launched root is freed by the host function after its last use of the
 /// `hpvm.wait` / `hpvm.pop` result. Only leaves instantiated once, without an
 /// instance grid and without device versions take part; anything else keeps
-/// its buffers (a leak, never a double free).
-void freeHandedOnBuffers(ModuleOp module);
+/// its buffers (a leak, never a double free). Only the node definitions in
+/// `converted` (those whose tensor interfaces this pass made buffers) and the
+/// launches of converted roots are considered: other graphs own their memrefs
+/// as their authors wrote them.
+void freeHandedOnBuffers(ModuleOp module,
+                         const llvm::SmallPtrSetImpl<Operation *> &converted);
 
 /// True when `buffer` may be reachable after its function returns: it is
 /// returned, directly or through a view, or used by an op that might keep it

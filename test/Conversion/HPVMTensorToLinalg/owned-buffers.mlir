@@ -96,3 +96,25 @@ hpvm.internal @pair(%x: tensor<4xf32>) -> (tensor<4xf32>) {
   hpvm.edge %b[0] -> %s[1] one_to_one
   hpvm.bind_out %s[0] -> 0
 }
+
+// A graph without tensors is its author's: a buffer one leaf allocates and
+// another receives is not freed by this pass.
+// CHECK-LABEL: hpvm.leaf @make(
+// CHECK-LABEL: hpvm.leaf @use(
+// CHECK-NOT: memref.dealloc
+// CHECK: hpvm.return
+hpvm.leaf @make() -> (memref<4xf32>) {
+  %m = memref.alloc() : memref<4xf32>
+  hpvm.return %m : memref<4xf32>
+}
+hpvm.leaf @use(%m: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  memref.store %z, %m[%c0] : memref<4xf32>
+  hpvm.return
+}
+hpvm.internal @plain() {
+  %a = hpvm.create_node @make : !hpvm.node
+  %b = hpvm.create_node @use : !hpvm.node
+  hpvm.edge %a[0] -> %b[0] one_to_one
+}
