@@ -1,13 +1,14 @@
-/* Tensor kernels of the CPU: matrix products and 2-D convolutions in f32 (hpvm.tensor.mul and
- * hpvm.tensor.conv2d, called by the code convert-hpvm-tensor-to-linalg makes).
+/* Tensor kernels of the CPU: matrix products, 2-D convolutions and pools in f32
+ * (hpvm.tensor.mul, conv2d and pool, called by the code convert-hpvm-tensor-to-linalg makes).
  *
- * One driver serves both: a problem is C[M x N] = A[M x K] * B[K x N] where packers copy A
- * into panels of MR rows and B into panels of NR columns (for a convolution B is the im2col
- * matrix of one image, packed straight from the image: no im2col buffer). Work is split into
- * tasks of (problem, MB rows, NB columns) over the runtime's thread pool; each task packs its
- * blocks (KC deep at a time) and runs the micro-kernel over them. The micro-kernel is the
- * AVX2+FMA one when the CPU has both, else the baseline one (chosen once). Depthwise
- * convolutions (one input channel per group) run a direct kernel per channel instead.
+ * One driver serves products and strided convolutions: a problem is C[M x N] = A[M x K] *
+ * B[K x N] where packers copy A into panels of MR rows and B into panels of NR columns (for
+ * a convolution B is the im2col matrix of one image, packed straight from the image: no
+ * im2col buffer). Work is split into tasks of (problem, MB rows, NB columns) over the
+ * runtime's thread pool; each task packs its blocks (KC deep at a time) and runs the
+ * micro-kernel over them. Stride-1 convolutions run a direct kernel, depthwise convolutions
+ * (one input channel per group) one per plane, pools one plane per task. The inner loops are
+ * the AVX2+FMA ones when the CPU has both, else the baseline ones (chosen once).
  *
  * These calls cannot fail: without memory for packing a task computes its block unpacked,
  * and without the thread pool the tasks run on the calling thread. */
@@ -32,9 +33,12 @@ typedef struct kernels_t {
   hpvm_tensor_conv_direct_fn direct;
 } kernels_t;
 
+static const kernels_t generic_kernels = {hpvm_tensor_micro_kernel_generic,
+                                          hpvm_tensor_depthwise_generic,
+                                          hpvm_tensor_conv_direct_generic};
+
 static kernels_t select_kernels(void) {
-  kernels_t k = {hpvm_tensor_micro_kernel_generic, hpvm_tensor_depthwise_generic,
-                 hpvm_tensor_conv_direct_generic};
+  kernels_t k = generic_kernels;
 #ifdef HPVM_TENSOR_HAVE_AVX2
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -48,9 +52,6 @@ static kernels_t select_kernels(void) {
 
 static kernels_t chosen_kernels;
 static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
-static const kernels_t generic_kernels = {hpvm_tensor_micro_kernel_generic,
-                                          hpvm_tensor_depthwise_generic,
-                                          hpvm_tensor_conv_direct_generic};
 static int generic_only;
 
 static void choose_kernels(void) { chosen_kernels = select_kernels(); }
@@ -436,7 +437,8 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
  * reads the image itself (the last block of a row, which would read past it, from a small
  * zero-filled copy); otherwise each task first pads the rows of the image it needs (all
  * channels of a group) into a slab. No im2col matrix is made: for the small filter counts of
- * early layers, packing it cost more than the products. A task is (image, group, rows, a range of whole NR-column blocks). */
+ * early layers, packing it cost more than the products. A task is (image, group, rows, a range
+ * of whole NR-column blocks). */
 typedef struct direct_t {
   const float *input, *weights, *bias;
   /* The filters packed as [group][filter block][channel][kh][kw][MR] (NULL without memory). */
