@@ -39,25 +39,20 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static header_t *free_lists[CLASSES];
 static size_t held_bytes;
 
-/* The class of `size` (>= SMALL_LIMIT) and the bytes it holds. */
-static int64_t class_of(size_t size, size_t *class_bytes) {
-  size_t bytes = SMALL_LIMIT;
-  for (int64_t k = 0; k < CLASSES; ++k) {
-    /* Classes alternate 2^n and 1.5 * 2^n. */
-    size_t candidate = k % 2 == 0 ? bytes : bytes + bytes / 2;
-    if (size <= candidate) {
-      *class_bytes = candidate;
-      return k;
-    }
-    if (k % 2 == 1)
-      bytes *= 2;
-  }
-  return -1;
-}
-
+/* The bytes of a class: they alternate 2^n and 1.5 * 2^n from 64 KiB. */
 static size_t bytes_of_class(int64_t klass) {
   size_t bytes = (size_t)SMALL_LIMIT << (klass / 2);
   return klass % 2 == 0 ? bytes : bytes + bytes / 2;
+}
+
+/* The smallest class holding `size` bytes (>= SMALL_LIMIT), and its bytes; -1 when none. */
+static int64_t class_of(size_t size, size_t *class_bytes) {
+  for (int64_t k = 0; k < CLASSES; ++k)
+    if (size <= bytes_of_class(k)) {
+      *class_bytes = bytes_of_class(k);
+      return k;
+    }
+  return -1;
 }
 
 static void *hand_out(void *base, size_t offset, int64_t klass) {
