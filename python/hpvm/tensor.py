@@ -18,8 +18,8 @@ operations become edges of the root internal node, graph inputs become its
 arguments and constants live in the leaf that uses them. The host function
 `@<name>` takes the inputs and the outputs as memrefs.
 
-Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to` and the
-elementwise helpers (`multiply`, `subtract`, `divide`, `maximum`, `minimum`,
+Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to`, `pad`,
+`global_pool` and the elementwise helpers (`multiply`, `subtract`, `divide`, `maximum`, `minimum`,
 `clip`) build leaves from upstream ops (`tensor`, `linalg`) or `hpvm.tensor.map`.
 """
 
@@ -347,7 +347,8 @@ def _pair(value, what: str) -> Tuple[int, int]:
         raise HPVMError(f"{what}: expected an integer or a pair of integers, found {value!r}") from None
 
 
-def _sig(operands: Sequence[str], types: Sequence, result) -> str:
+def _sig(types: Sequence, result) -> str:
+    """`(operand types) -> result type` of an op's functional type."""
     return f"({', '.join(str(t) for t in types)}) -> {result}"
 
 
@@ -378,7 +379,7 @@ def add(a, b, name: Optional[str] = None) -> Tensor:
     def emit(body, ops):
         r = body.fresh()
         body.emit(f"{r} = hpvm.tensor.add {ops[0]}, {ops[1]} : "
-                  f"{_sig(ops, [a.type, b.type], result)}")
+                  f"{_sig([a.type, b.type], result)}")
         return r
 
     return graph._apply("add", [a, b], result, emit, name)
@@ -404,7 +405,7 @@ def matmul(a: Tensor, b: Tensor, name: Optional[str] = None) -> Tensor:
     def emit(body, ops):
         r = body.fresh()
         body.emit(f"{r} = hpvm.tensor.mul {ops[0]}, {ops[1]} : "
-                  f"{_sig(ops, [a.type, b.type], result)}")
+                  f"{_sig([a.type, b.type], result)}")
         return r
 
     return graph._apply("mul", [a, b], result, emit, name)
@@ -437,7 +438,7 @@ def conv2d(x: Tensor, w: Tensor, padding=(0, 0), strides=(1, 1), groups: int = 1
         r = body.fresh()
         body.emit(f"{r} = hpvm.tensor.conv2d {ops[0]}, {ops[1]} {{padding = {format_list(padding)}, "
                   f"strides = {format_list(strides)}, groups = {int(groups)}}} : "
-                  f"{_sig(ops, [x.type, w.type], result)}")
+                  f"{_sig([x.type, w.type], result)}")
         return r
 
     return graph._apply("conv2d", [x, w], result, emit, name)
@@ -538,7 +539,7 @@ def batchnorm(x, gamma, beta, mean, variance, epsilon: float = 1e-5, name=None):
         r = body.fresh()
         body.emit(f"{r} = hpvm.tensor.batchnorm {', '.join(ops)} "
                   f"{{epsilon = {float_literal(epsilon)} : f64}} : "
-                  f"{_sig(ops, [o.type for o in operands], x.type)}")
+                  f"{_sig([o.type for o in operands], x.type)}")
         return r
 
     return graph._apply("batchnorm", operands, x.type, emit, name)
@@ -552,33 +553,26 @@ _BINARY = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
 def map(inputs: Sequence[Tensor], body: str, name: Optional[str] = None,
         result: str = "%r") -> Tensor:
     """`hpvm.tensor.map` over tensors of one shape. `body` is MLIR for one element:
-    the elements are `%e0`, `%e1`, ...; it must define `%r`, the result element,
-    e.g. `"%r = arith.mulf %e0, %e1 : f32"`."""
+    the elements are `%e0`, `%e1`, ...; it must define `%r` (or the value named by
+    `result`), the result element, e.g. `"%r = arith.mulf %e0, %e1 : f32"`."""
     inputs = list(inputs)
     graph = _graph_of(*inputs)
     for value in inputs:
         graph._own(value, "map")
-    first = inputs[0]
-    yielded = result
-    result = TensorType(first.shape, first.element)
-    element = first.element
-    text = body if isinstance(body, str) else None
-    if text is None:
+    if not isinstance(body, str):
         raise HPVMError(f"map: expected the region body as MLIR text, found {body!r}")
+    first = inputs[0]
+    result_type = TensorType(first.shape, first.element)
 
     def emit(b, ops):
         r = b.fresh()
-        args = ", ".join(f"%e{i}: {v.element}" for i, v in enumerate(inputs))
-        b.emit(f"{r} = hpvm.tensor.map {', '.join(ops)} : "
-               f"{_sig(ops, [v.type for v in inputs], result)} {{")
-        b.emit(f"^bb0({args}):")
-        for line in text.strip().splitlines():
-            b.emit("  " + line.strip())
-        b.emit(f"  hpvm.tensor.yield {yielded} : {element}")
-        b.emit("}")
+        _region(b, f"{r} = hpvm.tensor.map {', '.join(ops)} : "
+                   f"{_sig([v.type for v in inputs], result_type)}",
+                ", ".join(f"%e{i}: {v.element}" for i, v in enumerate(inputs)), body, result,
+                first.element)
         return r
 
-    return graph._apply("map", inputs, result, emit, name)
+    return graph._apply("map", inputs, result_type, emit, name)
 
 
 def reduce(x: Tensor, init: float, axis: int, combiner: str, name: Optional[str] = None) -> Tensor:
@@ -595,16 +589,24 @@ def reduce(x: Tensor, init: float, axis: int, combiner: str, name: Optional[str]
 
     def emit(b, ops):
         r = b.fresh()
-        b.emit(f"{r} = hpvm.tensor.reduce {ops[0]}, {_scalar(b, init, x.element)} axis {axis} : "
-               f"({x.type}, {x.element}) -> {result} {{")
-        b.emit(f"^bb0(%acc: {x.element}, %e: {x.element}):")
-        for line in text.strip().splitlines():
-            b.emit("  " + line.strip())
-        b.emit(f"  hpvm.tensor.yield %r : {x.element}")
-        b.emit("}")
+        _region(b, f"{r} = hpvm.tensor.reduce {ops[0]}, {_scalar(b, init, x.element)} "
+                   f"axis {axis} : ({x.type}, {x.element}) -> {result}",
+                f"%acc: {x.element}, %e: {x.element}", text, "%r", x.element)
         return r
 
     return graph._apply("reduce", [x], result, emit, name)
+
+
+def _region(b: _Body, opening: str, block_args: str, text: str, yielded: str,
+            element: str) -> None:
+    """An op with one region of one block: `opening {`, the block's arguments, the lines of
+    `text`, and the yield of `yielded`."""
+    b.emit(opening + " {")
+    b.emit(f"^bb0({block_args}):")
+    for line in text.strip().splitlines():
+        b.emit("  " + line.strip())
+    b.emit(f"  hpvm.tensor.yield {yielded} : {element}")
+    b.emit("}")
 
 
 def _scalar(body: _Body, value: float, element: str) -> str:
@@ -779,16 +781,6 @@ def broadcast_to(x: Tensor, shape: Sequence[int], name: Optional[str] = None) ->
     return graph._apply("broadcast", [x], result, emit, name)
 
 
-def _special_float(value: float, element: str) -> str:
-    """An `arith.constant` literal of `value` for `element`, infinities included
-    (written as their bit patterns)."""
-    if np.isinf(value):
-        bits = {"f16": (0x7C00, 0xFC00), "f32": (0x7F800000, 0xFF800000),
-                "f64": (0x7FF0000000000000, 0xFFF0000000000000)}[element]
-        return hex(bits[1] if value < 0 else bits[0]).upper().replace("X", "x")
-    return float_literal(value)
-
-
 def _emit_pad(body: _Body, value: str, type_: TensorType, low: Sequence[int],
               high: Sequence[int], pad_value: float) -> Tuple[str, TensorType]:
     """Lines of a `linalg.generic` that writes `value` into a larger tensor with
@@ -807,7 +799,7 @@ def _emit_pad(body: _Body, value: str, type_: TensorType, low: Sequence[int],
     body.emit(f"^bb0(%out: {type_.element}):")
     lines: List[str] = []
     fill = body.fresh("pad")
-    lines.append(f"{fill} = arith.constant {_special_float(pad_value, type_.element)} : "
+    lines.append(f"{fill} = arith.constant {float_literal(pad_value, type_.element)} : "
                  f"{type_.element}")
     zero = body.fresh("c")
     lines.append(f"{zero} = arith.constant 0 : index")
@@ -818,14 +810,12 @@ def _emit_pad(body: _Body, value: str, type_: TensorType, low: Sequence[int],
         if low[d] == 0 and high[d] == 0:
             indices.append(index)
             continue
-        position, last = body.fresh("p"), body.fresh("c")
+        position, last = index, body.fresh("c")
         lines.append(f"{last} = arith.constant {type_.shape[d] - 1} : index")
         if low[d]:
-            offset = body.fresh("c")
+            offset, position = body.fresh("c"), body.fresh("p")
             lines.append(f"{offset} = arith.constant {low[d]} : index")
             lines.append(f"{position} = arith.subi {index}, {offset} : index")
-        else:
-            lines.append(f"{position} = arith.addi {index}, {zero} : index")
         ge, le, valid = body.fresh("b"), body.fresh("b"), body.fresh("b")
         lines.append(f"{ge} = arith.cmpi sge, {position}, {zero} : index")
         lines.append(f"{le} = arith.cmpi sle, {position}, {last} : index")
@@ -880,59 +870,6 @@ def pad(x: Tensor, low: Sequence[int], high: Optional[Sequence[int]] = None,
         return _emit_pad(body, ops[0], x.type, low, high, value)[0]
 
     return graph._apply("pad", [x], result, emit, name)
-
-
-def grouped_conv2d(x: Tensor, w: Tensor, padding=(0, 0), strides=(1, 1), groups: int = 1,
-                   name: Optional[str] = None) -> Tensor:
-    """2-D group convolution (NCHW input, FCHW filter of C / groups channels; groups = C
-    is depthwise) as one `linalg.generic`: the form for `groups` > 1, which the
-    lowering of `hpvm.tensor.conv2d` does not take."""
-    graph = _graph_of(x, w)
-    x, w = graph._own(x, "grouped_conv2d"), graph._own(w, "grouped_conv2d")
-    padding, strides = _pair(padding, "conv2d padding"), _pair(strides, "conv2d strides")
-    groups = int(groups)
-    if x.rank != 4 or w.rank != 4:
-        raise HPVMError(f"grouped_conv2d: expected a rank-4 input and filter, found "
-                        f"{x.type} and {w.type}")
-    if groups <= 0 or x.shape[1] != w.shape[1] * groups or w.shape[0] % groups:
-        raise HPVMError(f"grouped_conv2d: {x.shape[1]} input channels and {w.shape[0]} filters "
-                        f"of {w.shape[1]} channels do not make {groups} groups")
-    if min(strides) <= 0 or min(padding) < 0:
-        raise HPVMError(f"grouped_conv2d: expected positive strides and non-negative padding, "
-                        f"found {strides} and {padding}")
-    h = (x.shape[2] + 2 * padding[0] - w.shape[2]) // strides[0] + 1
-    wd = (x.shape[3] + 2 * padding[1] - w.shape[3]) // strides[1] + 1
-    result = TensorType((x.shape[0], w.shape[0], max(h, 0), max(wd, 0)), x.element)
-    per_group, channels = w.shape[0] // groups, w.shape[1]
-    dims = "(d0, d1, d2, d3, d4, d5, d6)"
-    group = "d1" if per_group == 1 else f"d1 floordiv {per_group}"
-    channel = f"{group} * {channels} + d4" if channels != 1 else group
-    in_map = (f"affine_map<{dims} -> (d0, {channel}, d2 * {strides[0]} + d5, "
-              f"d3 * {strides[1]} + d6)>")
-    maps = [in_map, f"affine_map<{dims} -> (d1, d4, d5, d6)>",
-            f"affine_map<{dims} -> (d0, d1, d2, d3)>"]
-    iterators = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 3)
-
-    def emit(body, ops):
-        value, type_ = ops[0], x.type
-        if any(padding):
-            value, type_ = _emit_pad(body, value, type_, (0, 0) + padding, (0, 0) + padding, 0.0)
-        zero, empty, init, r = body.fresh("c"), body.fresh("e"), body.fresh("f"), body.fresh()
-        body.emit(f"{zero} = arith.constant 0.0 : {x.element}")
-        body.emit(f"{empty} = tensor.empty() : {result}")
-        body.emit(f"{init} = linalg.fill ins({zero} : {x.element}) outs({empty} : {result}) "
-                  f"-> {result}")
-        body.emit(f"{r} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
-                  f"iterator_types = [{iterators}]}} ins({value}, {ops[1]} : {type_}, {w.type}) "
-                  f"outs({init} : {result}) {{")
-        body.emit(f"^bb0(%in: {x.element}, %flt: {x.element}, %acc: {x.element}):")
-        body.emit(f"  %prod = arith.mulf %in, %flt : {x.element}")
-        body.emit(f"  %sum = arith.addf %acc, %prod : {x.element}")
-        body.emit(f"  linalg.yield %sum : {x.element}")
-        body.emit(f"}} -> {result}")
-        return r
-
-    return graph._apply("grouped_conv2d", [x, w], result, emit, name)
 
 
 def global_pool(x: Tensor, kind: str, name: Optional[str] = None) -> Tensor:

@@ -20,10 +20,10 @@ VADD_BODY = """
 """
 
 
-def vector_add_module():
-    m = hpvm.Module("vadd")
+def vector_add_module(name="vadd", targets=("cpu",)):
+    m = hpvm.Module(name)
     leaf = m.leaf("vadd_leaf", [("a", "memref<?xf32>", "in"), ("b", "memref<?xf32>", "in"),
-                                ("c", "memref<?xf32>", "out")], VADD_BODY, targets=["cpu"])
+                                ("c", "memref<?xf32>", "out")], VADD_BODY, targets=targets)
     root = m.internal("vadd_root", [("a", "memref<?xf32>"), ("b", "memref<?xf32>"),
                                     ("c", "memref<?xf32>"), ("n", "index")])
     node = root.create_node(leaf, grid=[root.arg("n")])
@@ -148,16 +148,8 @@ def test_gpu_hinted_leaf_runs_on_the_opencl_device(tmp_path):
     script.write_text(f"""
 import numpy as np, hpvm, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from test_graph import VADD_BODY
-m = hpvm.Module("vadd_opencl")
-leaf = m.leaf("vadd_leaf", [("a", "memref<?xf32>", "in"), ("b", "memref<?xf32>", "in"),
-                            ("c", "memref<?xf32>", "out")], VADD_BODY, targets=["cpu", "gpu"])
-root = m.internal("root", [("a", "memref<?xf32>"), ("b", "memref<?xf32>"),
-                           ("c", "memref<?xf32>"), ("n", "index")])
-node = root.create_node(leaf, grid=[root.arg("n")])
-for port, name in enumerate("abc"):
-    root.bind_in(root.arg(name), node, port)
-m.host("vadd", root)
+from test_graph import vector_add_module
+m = vector_add_module("vadd_opencl", targets=["cpu", "gpu"])
 library = hpvm.compile(m, target="opencl")
 a = np.arange(4099, dtype=np.float32); b = np.full(4099, 0.25, np.float32)
 c = np.zeros(4099, np.float32)
