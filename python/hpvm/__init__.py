@@ -65,14 +65,13 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
     versions are always kept). `fuse` joins tensor-op chains first
     (hpvm-fuse-tensor-nodes). Returns a CompiledGraph (TensorGraph) or a library
     whose host functions are attributes (Module). The library is cached under
-    $HPVM_CACHE_DIR (default ~/.cache/hpvm) unless `output` names a path."""
+    $HPVM_CACHE_DIR (default ~/.cache/hpvm) unless `output` names a path; a cached
+    graph is loaded without being verified or compiled again."""
     if not isinstance(graph, (TensorGraph, Module)):
         raise HPVMError(f"compile: expected a TensorGraph or a Module, found {type(graph).__name__}")
-    text = graph.mlir()
-    toolchain.verify(text, f"{graph.name}.mlir")
-    if fuse:
-        text = toolchain.run_opt(text, ["--hpvm-fuse-tensor-nodes"], f"{graph.name}.mlir")
-    path = _compiled.build(text, graph.name, target, opt, flags, output, verbose)
+    passes = ["--hpvm-fuse-tensor-nodes"] if fuse else []
+    path = _compiled.build(graph.mlir(), graph.name, target, opt, flags, output, verbose,
+                           passes)
     library = _compiled.Library(path)
     if isinstance(graph, TensorGraph):
         return CompiledGraph(graph, library)

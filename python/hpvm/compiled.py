@@ -198,24 +198,33 @@ def cache_dir() -> Path:
 
 
 def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
-          flags: Sequence[str] = (), output: Optional[str] = None, verbose: bool = False) -> str:
-    """The shared library of `text`: `output`, or a cached one keyed by the text,
-    the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
-    builds anew)."""
-    if output is None:
-        stamps = [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
-                  for p in toolchain.compiler_files()]
-        key = hashlib.sha256("\0".join([text, target, opt, *flags, *stamps])
-                             .encode()).hexdigest()[:24]
-        output = str(cache_dir() / f"{name}-{key}.so")
-        if os.path.exists(output):
-            return output
-        partial = f"{output}.{os.getpid()}.{threading.get_ident()}.tmp"
-        try:
-            toolchain.compile_shared(text, partial, name, target, opt, flags, verbose=verbose)
-            os.replace(partial, output)  # atomic: a concurrent build never sees half a file
-        finally:
-            if os.path.exists(partial):
-                os.unlink(partial)
+          flags: Sequence[str] = (), output: Optional[str] = None, verbose: bool = False,
+          passes: Sequence[str] = ()) -> str:
+    """The shared library of `text`: verified, transformed by the hpvm-opt `passes`, then
+    compiled into `output`, or into the cache. A cached library is keyed by the text, the
+    passes, the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
+    builds anew); when it exists, nothing is verified, transformed or compiled again."""
+
+    def compile_to(path: str) -> None:
+        toolchain.verify(text, f"{name}.mlir")
+        ready = toolchain.run_opt(text, passes, f"{name}.mlir") if passes else text
+        toolchain.compile_shared(ready, path, name, target, opt, flags, verbose=verbose)
+
+    if output is not None:
+        compile_to(output)
         return output
-    return toolchain.compile_shared(text, output, name, target, opt, flags, verbose=verbose)
+    stamps = [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
+              for p in toolchain.compiler_files()]
+    key = hashlib.sha256("\0".join([text, *passes, target, opt, *flags, *stamps])
+                         .encode()).hexdigest()[:24]
+    output = str(cache_dir() / f"{name}-{key}.so")
+    if os.path.exists(output):
+        return output
+    partial = f"{output}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        compile_to(partial)
+        os.replace(partial, output)  # atomic: a concurrent build never sees half a file
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+    return output
