@@ -25,7 +25,6 @@ from .ir import MemRefType, ScalarType, TensorType, parse_type
 from . import toolchain
 
 _SCALARS = {
-    "f16": None,  # no ctypes type: passed as its 16 bits
     "f32": ctypes.c_float,
     "f64": ctypes.c_double,
     "i1": ctypes.c_bool,
@@ -73,6 +72,11 @@ class Function:
         self.library = library
         self.name = name
         self.params = [(n, parse_type(t)) for n, t in params]
+        for param, type_ in self.params:
+            if isinstance(type_, ScalarType) and type_.name not in _SCALARS:
+                # ctypes has no half type, and x86-64 passes a half in a vector register.
+                raise HPVMError(f"{name}: parameter '{param}' is a {type_} scalar, which Python "
+                                "cannot pass; pass it in a memref (an array) instead")
         self.outputs = [(n, t) for n, t in outputs]
         symbol = f"_mlir_ciface_{name}"
         try:
@@ -114,8 +118,6 @@ class Function:
             keep.append(descriptor)
             return ctypes.byref(descriptor)
         scalar = _SCALARS[type_.name]
-        if scalar is None:
-            return ctypes.c_uint16(np.float16(value).view(np.uint16))
         if isinstance(value, np.ndarray) and value.ndim != 0:
             raise HPVMError(f"{self.name}: argument '{name}' expects a scalar {type_}, "
                             f"found an array of shape {value.shape}")

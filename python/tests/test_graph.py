@@ -141,6 +141,24 @@ def test_call_checks_arguments():
         library.vmul
 
 
+def test_half_scalar_parameters_are_refused_before_any_call():
+    m = hpvm.Module("half")
+    leaf = m.leaf("scale", [("s", "f16"), ("x", "memref<?xf16>", "inout")], body="""
+        %i = hpvm.instance_id x : index
+        %v = memref.load %x[%i] : memref<?xf16>
+        %r = arith.mulf %v, %s : f16
+        memref.store %r, %x[%i] : memref<?xf16>
+    """)
+    root = m.internal("root", [("s", "f16"), ("x", "memref<?xf16>"), ("n", "index")])
+    node = root.create_node(leaf, grid=[root.arg("n")])
+    root.bind_in(root.arg("s"), node, 0)
+    root.bind_in(root.arg("x"), node, 1)
+    m.host("run", root)
+    with pytest.raises(hpvm.HPVMError, match="parameter 's' is a f16 scalar, which Python "
+                                             "cannot pass"):
+        hpvm.compile(m)
+
+
 def test_gpu_hinted_leaf_runs_on_the_opencl_device(tmp_path):
     """target="opencl" gives the GPU-hinted leaf an OpenCL kernel (PoCL in make check); the
     runtime's trace names the device that ran it, and the result is the CPU's."""
