@@ -5,6 +5,8 @@
 // of its C type when there is some).
 #include "HPVMCRaiser.h"
 
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+
 using namespace mlir;
 using namespace mlir::hpvm;
 
@@ -281,14 +283,13 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       Value size = LLVM::ConstantOp::create(
           b, loc, b.getI64Type(),
           b.getI64IntegerAttr(std::max<uint64_t>(root->outputSize, 1)));
-      auto malloc = module.lookupSymbol<LLVM::LLVMFuncOp>("malloc");
-      if (!malloc) {
-        OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-        malloc = LLVM::LLVMFuncOp::create(
-            mb, module.getLoc(), "malloc",
-            LLVM::LLVMFunctionType::get(pointerType, {mb.getI64Type()}));
-      }
-      Value memory = LLVM::CallOp::create(b, loc, malloc, ValueRange{size}).getResult();
+      // The C library's malloc (the program frees what it returns); the program's
+      // own declaration when it has one.
+      FailureOr<LLVM::LLVMFuncOp> malloc =
+          LLVM::lookupOrCreateMallocFn(b, module, b.getI64Type());
+      if (failed(malloc))
+        return failure();
+      Value memory = LLVM::CallOp::create(b, loc, *malloc, ValueRange{size}).getResult();
       for (auto [index, result] : llvm::enumerate(pop.getResults())) {
         Value address = LLVM::GEPOp::create(
             b, loc, pointerType, b.getI8Type(), memory,

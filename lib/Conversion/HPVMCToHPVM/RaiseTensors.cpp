@@ -10,6 +10,7 @@
 // (docs/HPVM-C.md, "Tensors"; docs/Rationale.md).
 #include "HPVMCRaiser.h"
 
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -362,13 +363,12 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
       operands.push_back(value);
       offset += byteSize(layout, type);
     }
-    auto malloc = module.lookupSymbol<LLVM::LLVMFuncOp>("malloc");
-    if (!malloc) {
-      OpBuilder db = OpBuilder::atBlockEnd(module.getBody());
-      malloc = LLVM::LLVMFuncOp::create(
-          db, module.getLoc(), "malloc",
-          LLVM::LLVMFunctionType::get(pointerType, {db.getI64Type()}));
-    }
+    // The C library's malloc (the program frees what it returns); the program's
+    // own declaration when it has one.
+    FailureOr<LLVM::LLVMFuncOp> malloc =
+        LLVM::lookupOrCreateMallocFn(wb, module, wb.getI64Type());
+    if (failed(malloc))
+      return failure();
     uint64_t base = offset;
     for (auto [index, type] : llvm::enumerate(root.outputs)) {
       if (!isa<TensorType>(type))
@@ -378,7 +378,7 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
                       (buffer.getElementType().getIntOrFloatBitWidth() / 8);
       Value size = LLVM::ConstantOp::create(wb, loc, wb.getI64Type(),
                                             wb.getI64IntegerAttr(bytes));
-      Value memory = LLVM::CallOp::create(wb, loc, malloc, ValueRange{size}).getResult();
+      Value memory = LLVM::CallOp::create(wb, loc, *malloc, ValueRange{size}).getResult();
       LLVM::StoreOp::create(wb, loc, memory, field(base + root.outputOffsets[index]),
                             /*alignment=*/1);
       operands.push_back(memrefOver(wb, loc, memory, buffer));
