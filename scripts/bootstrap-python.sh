@@ -3,10 +3,11 @@
 # pinned test dependencies (python/requirements-test.txt, from PyPI; installed again only
 # when that file changes), and the package itself installed from python/ (`pip install`,
 # a regular install, redone each time so that it matches the sources).
-# Usage: scripts/bootstrap-python.sh [BUILD_DIR]; prints the venv's python.
+# Usage: scripts/bootstrap-python.sh [BUILD_DIR]; prints the venv's python (an absolute path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+mkdir -p "${1:-build}"
+build=$(cd "${1:-build}" && pwd)
 venv="$build/python-venv"
 requirements=python/requirements-test.txt
 stamp="$venv/.requirements.sha256"

@@ -4,10 +4,10 @@
 # Usage: scripts/check-python.sh [BUILD_DIR] [pytest arguments...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=$(cd "${1:-build}" && pwd)
 shift || true
 python=$(bash scripts/bootstrap-python.sh "$build")
-export HPVM_HOME=$PWD/$build HPVM_CACHE_DIR=$PWD/$build/python-cache
+export HPVM_HOME=$build HPVM_CACHE_DIR=$build/python-cache
 # Run from the tests directory so that `import hpvm` is the installed package, not python/hpvm.
 cd python/tests
-exec "$PWD/../../$python" -m pytest -q -p no:cacheprovider "$@"
+exec "$python" -m pytest -q -p no:cacheprovider "$@"

@@ -64,7 +64,8 @@ fi
 echo
 echo "=== Python: an ONNX model imported (hpvm.onnx), compiled, run, checked against onnxruntime ==="
 python=$(bash scripts/bootstrap-python.sh "$build")
-HPVM_HOME="$PWD/$build" HPVM_CACHE_DIR="$PWD/$build/python-cache" OPENBLAS_NUM_THREADS=1 \
+home=$(cd "$build" && pwd)
+HPVM_HOME="$home" HPVM_CACHE_DIR="$home/python-cache" OPENBLAS_NUM_THREADS=1 \
   "$python" python/examples/lenet_onnx.py "$out"
 
 echo

@@ -3,7 +3,7 @@
 # Python package installed into BUILD/python-venv. Usage: benchmarks/tensor/run.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build}
+build=$(cd "${1:-build}" && pwd)
 python=$(bash scripts/bootstrap-python.sh "$build")
-export HPVM_HOME=$PWD/$build HPVM_CACHE_DIR=$PWD/$build/python-cache
+export HPVM_HOME=$build HPVM_CACHE_DIR=$build/python-cache
 exec "$python" benchmarks/tensor/bench.py
