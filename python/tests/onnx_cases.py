@@ -8,13 +8,12 @@ import warnings
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
-import pytest
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper, numpy_helper
 
-onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-
-from hpvm.onnx import SUPPORTED_OPS  # noqa: E402
-from hpvm.onnx.examples import make_model  # noqa: E402,F401  (the tests build models with it)
+from hpvm.onnx import SUPPORTED_OPS
+from hpvm.onnx.examples import make_model  # noqa: F401  (the tests build models with it)
 
 #: Element types of graph inputs that are parameters (shapes, modes), not data:
 #: the node tests bind them to their test values as initializers, since a graph
@@ -67,7 +66,6 @@ def bind_parameters(model, inputs: Sequence[np.ndarray]) -> Tuple[object, List[n
 
 
 def run_onnxruntime(model, feeds: Dict[str, np.ndarray]) -> List[np.ndarray]:
-    onnxruntime = pytest.importorskip("onnxruntime")
     session = onnxruntime.InferenceSession(model.SerializeToString(),
                                            providers=["CPUExecutionProvider"])
     return session.run(None, feeds)

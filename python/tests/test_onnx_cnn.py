@@ -10,16 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from onnx import TensorProto, helper
 
-pytest.importorskip("onnx")
-pytest.importorskip("onnxruntime")
-
-import hpvm  # noqa: E402
-import hpvm.onnx  # noqa: E402
-from onnx import TensorProto, helper  # noqa: E402
-
-from hpvm.onnx.examples import lenet, make_model, mobilenet_block  # noqa: E402
-from onnx_cases import run_onnxruntime  # noqa: E402
+import hpvm
+import hpvm.onnx
+from hpvm.onnx.examples import lenet, make_model, mobilenet_block
+from onnx_cases import run_onnxruntime
 
 RTOL, ATOL = 1e-4, 1e-5
 

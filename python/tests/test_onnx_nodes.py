@@ -19,10 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("onnx")
-
-import hpvm  # noqa: E402
-import hpvm.onnx  # noqa: E402
+import hpvm
+import hpvm.onnx
 from hpvm import HPVMError  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
