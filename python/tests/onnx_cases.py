@@ -10,7 +10,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 import onnx
 import onnxruntime
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, numpy_helper
 
 from hpvm.onnx import SUPPORTED_OPS
 from hpvm.onnx.examples import make_model  # noqa: F401  (the tests build models with it)
