@@ -422,14 +422,20 @@ typedef struct depthwise_t {
 static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) {
   const depthwise_t *d = context;
   hpvm_tensor_depthwise_fn kernel = kernels()->depthwise;
+  int64_t floats = hpvm_tensor_depthwise_scratch(d->width, d->kernel_h, d->kernel_w, d->out_h,
+                                                 d->out_w, d->pad_w, d->stride_h, d->stride_w);
+  /* Zeroed once: every plane writes the same positions (the padding stays zero). Without
+   * memory, or for a window too large, the kernel runs its scalar loops. */
+  float *scratch = floats ? calloc((size_t)floats, sizeof(float)) : NULL;
   for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane) {
     int64_t c = plane % d->channels;
     kernel(d->input + plane * d->height * d->width, d->height, d->width,
            d->filter + c * d->kernel_h * d->kernel_w, d->kernel_h, d->kernel_w,
            d->output + plane * d->out_h * d->out_w, d->out_h, d->out_w, d->pad_h, d->pad_w,
            d->stride_h, d->stride_w, d->bias ? d->bias[c] : 0.0f, d->activation,
-           d->activation_max);
+           d->activation_max, scratch);
   }
+  free(scratch);
 }
 
 /* Stride-1 convolutions run directly over blocks of MR filters x NR output columns, the

@@ -15,14 +15,42 @@ typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const flo
                                             int64_t ldc, int64_t rows, int64_t cols,
                                             int accumulate);
 
+/* The most taps (kh * kw) a depthwise window may have for the vector path. */
+enum { HPVM_TENSOR_DEPTHWISE_MAX_TAPS = 64 };
+
+/* The row length of one column phase of the depthwise kernel's padded plane: output blocks
+ * of 8 columns (the last one rounded up), the window's reach past them, and every input
+ * column. */
+static inline int64_t hpvm_tensor_depthwise_phase(int64_t w, int64_t kw, int64_t ow,
+                                                  int64_t pad_w, int64_t stride_w) {
+  int64_t blocks = (ow + 7) / 8 * 8 + (kw - 1) / stride_w + 1;
+  int64_t columns = (w + pad_w + stride_w - 1) / stride_w + 1;
+  return blocks > columns ? blocks : columns;
+}
+
+/* Floats of scratch the depthwise kernel's vector path needs for one plane: the window rows
+ * of every output row, zero-padded, each split into stride_w column phases (0 when the
+ * window has too many taps: the kernel then runs its scalar loops). */
+static inline int64_t hpvm_tensor_depthwise_scratch(int64_t w, int64_t kh, int64_t kw,
+                                                    int64_t oh, int64_t ow, int64_t pad_w,
+                                                    int64_t stride_h, int64_t stride_w) {
+  if (kh * kw > HPVM_TENSOR_DEPTHWISE_MAX_TAPS || oh <= 0 || ow <= 0)
+    return 0;
+  return ((oh - 1) * stride_h + kh) * stride_w *
+         hpvm_tensor_depthwise_phase(w, kw, ow, pad_w, stride_w);
+}
+
 /* out[oh x ow] = activation(bias + sum over kh, kw of filter[kh][kw] * padded input): one
  * channel of a depthwise convolution (stride and padding as the op's; activation an
- * HPVM_RT_TENSOR_* activation, clipped at activation_max). */
+ * HPVM_RT_TENSOR_* activation, clipped at activation_max). `scratch` holds
+ * hpvm_tensor_depthwise_scratch() floats (NULL, or a size of 0: scalar loops), zeroed before
+ * the first plane and then passed unchanged to planes of the same sizes only. */
 typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t w,
                                          const float *filter, int64_t kh, int64_t kw,
                                          float *output, int64_t oh, int64_t ow, int64_t pad_h,
                                          int64_t pad_w, int64_t stride_h, int64_t stride_w,
-                                         float bias, int64_t activation, float activation_max);
+                                         float bias, int64_t activation, float activation_max,
+                                         float *scratch);
 
 /* One stride-1 convolution block: out[r * out_plane + y * ow + x0 + x] for r < rows filters
  * and x < cols positions of output row y, from `padded` (channels planes of plane_h x plane_w,
@@ -44,7 +72,7 @@ typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels
                                    const float *filter, int64_t kh, int64_t kw, float *output,  \
                                    int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w,        \
                                    int64_t stride_h, int64_t stride_w, float bias,              \
-                                   int64_t activation, float activation_max);                   \
+                                   int64_t activation, float activation_max, float *scratch);   \
   void hpvm_tensor_conv_direct_##isa(const float *padded, int64_t channels, int64_t plane_h,    \
                                      int64_t plane_w, const float *weights, int64_t kh,         \
                                      int64_t kw, float *out, int64_t out_plane, int64_t ow,     \
