@@ -186,6 +186,10 @@ static void run_all(void) {
       {1, 2, 6, 30, 2, 2, 4, 0, 1, 1, 1, 2},    /* stride 1, 2 x 4 window */
       {1, 2, 9, 30, 2, 3, 3, 1, 1, 3, 3, 2},    /* stride 3 (scalar) */
       {1, 1, 20, 20, 1, 17, 3, 8, 1, 1, 1, 1},  /* a window of 17 rows */
+      {1, 2, 12, 14, 2, 9, 9, 4, 4, 1, 1, 2},   /* 81 taps: the scalar depthwise loops */
+      {1, 2, 3, 3, 2, 3, 3, 4, 4, 1, 1, 2},     /* depthwise, padding wider than the window */
+      {2, 3, 11, 23, 3, 3, 3, 0, 1, 2, 2, 3},   /* depthwise, padding only along x */
+      {1, 2, 10, 33, 2, 4, 5, 3, 2, 3, 4, 2},   /* depthwise, strides 3 x 4, 4 x 5 window */
       /* Direct convolutions without padding (narrow rows from a slab; wide ones read in
        * place, the last block of a row from a copy) and pointwise ones (one row per plane,
        * split in column ranges). */
