@@ -200,6 +200,12 @@ static void run_all(void) {
       {1, 16, 28, 28, 20, 1, 1, 0, 0, 1, 1, 1},
       {1, 4, 5, 7, 9, 1, 1, 0, 0, 1, 1, 1},
       {2, 6, 4, 4, 15, 1, 1, 0, 0, 1, 1, 3},
+      /* Outputs narrower than 16 columns: rows end to end, vectors across filters (12 or more
+       * per group: partial filter blocks, groups, blocks of positions spanning rows). */
+      {2, 3, 9, 11, 26, 3, 3, 1, 1, 1, 1, 1},
+      {1, 4, 6, 6, 24, 3, 3, 1, 1, 1, 1, 2},
+      {3, 2, 7, 5, 12, 2, 2, 0, 0, 1, 1, 1},
+      {1, 3, 8, 9, 8, 3, 3, 0, 1, 1, 1, 1},   /* 8 filters: the direct kernel, rows end to end */
   };
   /* Pools: kind, n, c, h, w, window, strides, padding. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {

@@ -31,11 +31,12 @@ typedef struct kernels_t {
   hpvm_tensor_micro_kernel_fn micro;
   hpvm_tensor_depthwise_fn depthwise;
   hpvm_tensor_conv_direct_fn direct;
+  hpvm_tensor_conv_filters_fn filters;
 } kernels_t;
 
-static const kernels_t generic_kernels = {hpvm_tensor_micro_kernel_generic,
-                                          hpvm_tensor_depthwise_generic,
-                                          hpvm_tensor_conv_direct_generic};
+static const kernels_t generic_kernels = {
+    hpvm_tensor_micro_kernel_generic, hpvm_tensor_depthwise_generic,
+    hpvm_tensor_conv_direct_generic, hpvm_tensor_conv_filters_generic};
 
 static kernels_t select_kernels(void) {
   kernels_t k = generic_kernels;
@@ -45,6 +46,7 @@ static kernels_t select_kernels(void) {
     k.micro = hpvm_tensor_micro_kernel_avx2;
     k.depthwise = hpvm_tensor_depthwise_avx2;
     k.direct = hpvm_tensor_conv_direct_avx2;
+    k.filters = hpvm_tensor_conv_filters_avx2;
   }
 #endif
   return k;
@@ -447,8 +449,11 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
  * of whole NR-column blocks). */
 typedef struct direct_t {
   const float *input, *weights, *bias;
-  /* The filters packed as [group][filter block][channel][kh][kw][MR] (NULL without memory). */
-  float *packed;
+  /* The filters packed as [group][filter block][channel][kh][kw][block] (NULL without memory),
+   * blocks of MR filters, or of FB for narrow outputs (then also the bias as [group][filter
+   * block][FB], or NULL: none). */
+  float *packed, *packed_bias;
+  int narrow;
   float *output;
   int64_t activation;
   float activation_max;
@@ -479,13 +484,14 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
       }
 }
 
-/* All filter blocks of the group at output row y, columns [x0, x0 + cols) (cols <= NR), from
- * `src` laid out as the kernel wants it (its row y and column x0 being the window's origin). */
+/* All filter blocks of the group at one block of `cols` (<= NR) positions, from `src` laid out
+ * as the kernel wants it (its row src_y and column src_x being the window's origin). `out` is
+ * the block's first output of the group's first filter; filter r's is out[r * out_plane]. */
 static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
                            const float *src, int64_t plane_h, int64_t plane_w, int64_t src_y,
-                           int64_t src_x, float *out, int64_t out_ow, int64_t out_y,
-                           int64_t out_x, int64_t group, int64_t image, int64_t cols) {
-  int64_t window = d->kernel_h * d->kernel_w, out_plane = d->out_h * d->out_w;
+                           int64_t src_x, float *out, int64_t out_plane, int64_t group,
+                           int64_t cols) {
+  int64_t window = d->kernel_h * d->kernel_w;
   for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
     const float *weights =
         d->packed + (group * d->filter_blocks + fb) * d->per_group_c * window * HPVM_TENSOR_MR;
@@ -493,23 +499,88 @@ static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
     int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
     if (live > HPVM_TENSOR_MR)
       live = HPVM_TENSOR_MR;
-    /* The kernel writes out[r * out_plane + out_y * out_ow + out_x]: shift out so that its
-     * (y, x0), which also place the window in src, land at (out_y, out_x). */
-    float *base = out + (image * d->filters + first) * out_plane + out_y * d->out_w + out_x -
-                  (src_y * out_ow + src_x);
-    kernel(src, d->per_group_c, plane_h, plane_w, weights, d->kernel_h, d->kernel_w, base,
-           out_plane, out_ow, src_y, src_x, live, cols, d->bias ? d->bias + first : NULL,
-           d->activation, d->activation_max);
+    kernel(src, d->per_group_c, plane_h, plane_w, weights, d->kernel_h, d->kernel_w,
+           out + fb * HPVM_TENSOR_MR * out_plane, out_plane, src_y, src_x, live, cols,
+           d->bias ? d->bias + first : NULL, d->activation, d->activation_max);
   }
+}
+
+/* Rows narrower than a block: the task's padded rows lie end to end in the slab (row width
+ * plane_w). Narrow jobs run the kernel across filters over blocks of PB output positions
+ * taken in order (a block may span rows: each position has its own window offset); the
+ * others run the direct kernel over blocks of NR consecutive slab positions, spanning rows,
+ * the positions past out_w on a row computed and dropped. Each block goes through a tile. */
+static void direct_flat(const direct_t *d, const kernels_t *k, const float *slab,
+                        int64_t slab_h, int64_t plane_w, float *out, int64_t rows,
+                        int64_t group) {
+  float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR > HPVM_TENSOR_FB * HPVM_TENSOR_PB
+                 ? HPVM_TENSOR_MR * HPVM_TENSOR_NR
+                 : HPVM_TENSOR_FB * HPVM_TENSOR_PB];
+  int64_t out_plane = d->out_h * d->out_w, window = d->kernel_h * d->kernel_w;
+  if (d->narrow) {
+    int64_t count = rows * d->out_w; /* output positions y * out_w + x of the task */
+    for (int64_t p = 0; p < count; p += HPVM_TENSOR_PB) {
+      int64_t offset[HPVM_TENSOR_PB];
+      int64_t live_q = count - p < HPVM_TENSOR_PB ? count - p : HPVM_TENSOR_PB;
+      for (int64_t q = 0; q < HPVM_TENSOR_PB; ++q) {
+        int64_t at = p + (q < live_q ? q : 0); /* past the end: position p again */
+        offset[q] = at / d->out_w * plane_w + at % d->out_w;
+      }
+      for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+        int64_t live = d->per_group_f - fb * HPVM_TENSOR_FB;
+        if (live > HPVM_TENSOR_FB)
+          live = HPVM_TENSOR_FB;
+        int64_t at = group * d->filter_blocks + fb;
+        k->filters(slab, offset, d->per_group_c, slab_h * plane_w, plane_w,
+                   d->packed + at * d->per_group_c * window * HPVM_TENSOR_FB, d->kernel_h,
+                   d->kernel_w, d->packed_bias ? d->packed_bias + at * HPVM_TENSOR_FB : NULL,
+                   d->activation, d->activation_max, tile);
+        float *filters = out + fb * HPVM_TENSOR_FB * out_plane + p;
+        for (int64_t r = 0; r < live; ++r)
+          for (int64_t q = 0; q < live_q; ++q)
+            filters[r * out_plane + q] = tile[q * HPVM_TENSOR_FB + r];
+      }
+    }
+    return;
+  }
+  int64_t end = (rows - 1) * plane_w + d->out_w; /* one past the last position used */
+  for (int64_t p = 0; p < end; p += HPVM_TENSOR_NR)
+    for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+      int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
+      if (live > HPVM_TENSOR_MR)
+        live = HPVM_TENSOR_MR;
+      const float *bias = d->bias ? d->bias + group * d->per_group_f + fb * HPVM_TENSOR_MR
+                                  : NULL;
+      k->direct(slab, d->per_group_c, slab_h, plane_w,
+                d->packed + (group * d->filter_blocks + fb) * d->per_group_c * window *
+                                HPVM_TENSOR_MR,
+                d->kernel_h, d->kernel_w, tile, HPVM_TENSOR_NR, 0, p, live, HPVM_TENSOR_NR,
+                bias, d->activation, d->activation_max);
+      float *filters = out + fb * HPVM_TENSOR_MR * out_plane;
+      for (int64_t pos = p; pos < p + HPVM_TENSOR_NR && pos < end;) {
+        int64_t y = pos / plane_w, x = pos % plane_w;
+        int64_t run = plane_w - x < p + HPVM_TENSOR_NR - pos ? plane_w - x
+                                                              : p + HPVM_TENSOR_NR - pos;
+        int64_t valid = x < d->out_w ? (d->out_w - x < run ? d->out_w - x : run) : 0;
+        for (int64_t r = 0; r < live && valid > 0; ++r)
+          memcpy(filters + r * out_plane + y * d->out_w + x, tile + r * HPVM_TENSOR_NR + pos - p,
+                 sizeof(float) * (size_t)valid);
+        pos += run;
+      }
+    }
 }
 
 static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   const direct_t *d = context;
-  hpvm_tensor_conv_direct_fn kernel = kernels()->direct;
+  const kernels_t *k = kernels();
+  hpvm_tensor_conv_direct_fn kernel = k->direct;
   int64_t tail_w = HPVM_TENSOR_NR + d->kernel_w - 1;
+  int64_t out_plane = d->out_h * d->out_w;
   /* In place only where most blocks of a row are (narrow rows: copying each block's window
-   * would cost more than the slab). */
-  int padded = d->pad_h > 0 || d->pad_w > 0 || d->width < 4 * tail_w;
+   * would cost more than the slab); rows narrower than a block lie end to end. */
+  int flat = d->out_w < HPVM_TENSOR_NR;
+  int padded = flat || d->pad_h > 0 || d->pad_w > 0 || d->width < 4 * tail_w;
+  int64_t flat_w = d->width + 2 * d->pad_w;
   for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
     int64_t chunk = task % d->col_blocks, rest = task / d->col_blocks;
     int64_t block = rest % d->row_blocks, problem = rest / d->row_blocks;
@@ -518,8 +589,11 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
     int64_t rows = d->out_h - y0 < d->rows_per_task ? d->out_h - y0 : d->rows_per_task;
     int64_t x_begin = chunk * d->cols_per_task;
     int64_t x_end = d->out_w - x_begin < d->cols_per_task ? d->out_w : x_begin + d->cols_per_task;
-    int64_t slab_h = padded ? rows + d->kernel_h - 1 : d->kernel_h;
-    int64_t slab_w = padded ? d->plane_w : tail_w;
+    /* Flat slabs: the rows the windows read, then zero rows for the last block's reach. */
+    int64_t slab_h = flat      ? rows + d->kernel_h - 1 + (tail_w + flat_w - 1) / flat_w
+                     : padded ? rows + d->kernel_h - 1
+                              : d->kernel_h;
+    int64_t slab_w = flat ? flat_w : padded ? d->plane_w : tail_w;
     float *slab = d->packed ? malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * slab_w))
                             : NULL;
     if (!slab) {
@@ -528,28 +602,42 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
     }
     const float *planes =
         d->input + (image * d->channels + group * d->per_group_c) * d->height * d->width;
+    /* The output of the group's first filter at row y0. */
+    float *out = d->output + (image * d->filters + group * d->per_group_f) * out_plane +
+                 y0 * d->out_w;
     if (padded) {
       for (int64_t ch = 0; ch < d->per_group_c; ++ch) {
         const float *plane = planes + ch * d->height * d->width;
         for (int64_t sy = 0; sy < slab_h; ++sy) {
-          float *row = slab + (ch * slab_h + sy) * d->plane_w;
+          float *row = slab + (ch * slab_h + sy) * slab_w;
           int64_t iy = y0 + sy - d->pad_h;
-          memset(row, 0, sizeof(float) * (size_t)d->plane_w);
-          if (iy >= 0 && iy < d->height)
+          memset(row, 0, sizeof(float) * (size_t)slab_w);
+          if (iy >= 0 && iy < d->height && sy < rows + d->kernel_h - 1)
             memcpy(row + d->pad_w, plane + iy * d->width, sizeof(float) * (size_t)d->width);
         }
       }
     }
+    if (flat) {
+      direct_flat(d, k, slab, slab_h, slab_w, out, rows, group);
+      free(slab);
+      continue;
+    }
     for (int64_t y = y0; y < y0 + rows; ++y)
       for (int64_t x0 = x_begin; x0 < x_end; x0 += HPVM_TENSOR_NR) {
+        /* A last partial block moves back to end at x_end where the range holds a whole one
+         * (its first columns computed twice, the same values): whole blocks keep the kernel's
+         * accumulators in registers. */
+        if (x_end - x0 < HPVM_TENSOR_NR && x_end - x_begin >= HPVM_TENSOR_NR)
+          x0 = x_end - HPVM_TENSOR_NR;
         int64_t cols = x_end - x0 < HPVM_TENSOR_NR ? x_end - x0 : HPVM_TENSOR_NR;
+        float *block_out = out + (y - y0) * d->out_w + x0;
         if (padded) {
-          direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, d->output, d->out_w,
-                         y, x0, group, image, cols);
+          direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, block_out,
+                         out_plane, group, cols);
         } else if (x0 + tail_w <= d->width) {
           /* The image itself: every column read lies on the row. */
-          direct_filters(d, kernel, planes, d->height, d->width, y, x0, d->output, d->out_w, y,
-                         x0, group, image, cols);
+          direct_filters(d, kernel, planes, d->height, d->width, y, x0, block_out, out_plane,
+                         group, cols);
         } else {
           /* The last block of a row: its window rows copied, zero-filled past the row. */
           int64_t live = d->width - x0;
@@ -560,8 +648,8 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
                      sizeof(float) * (size_t)live);
               memset(row + live, 0, sizeof(float) * (size_t)(tail_w - live));
             }
-          direct_filters(d, kernel, slab, slab_h, tail_w, 0, 0, d->output, d->out_w, y, x0,
-                         group, image, cols);
+          direct_filters(d, kernel, slab, slab_h, tail_w, 0, 0, block_out, out_plane, group,
+                         cols);
         }
       }
     free(slab);
@@ -574,26 +662,40 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                         int64_t pad_w, int64_t groups, int64_t activation, float max) {
   direct_t job;
   direct_t *d = &job;
-  *d = (direct_t){input, filter, bias, NULL, output, activation, max,
+  /* Outputs narrower than NR with enough filters per group: vectors across filters. */
+  int narrow = ow < HPVM_TENSOR_NR && f / groups >= 12;
+  int64_t block = narrow ? HPVM_TENSOR_FB : HPVM_TENSOR_MR;
+  *d = (direct_t){input, filter, bias, NULL, NULL, narrow, output, activation, max,
                   c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
-                  c / groups, f / groups, ceil_div(f / groups, HPVM_TENSOR_MR), oh, 1,
+                  c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
                   ow + kw + HPVM_TENSOR_NR, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1};
   /* Zero past the last filter of a group. */
   int64_t window = kh * kw;
   job.packed = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * d->per_group_c *
-                                               window * HPVM_TENSOR_MR));
+                                               window * block));
+  if (job.packed && narrow && bias) {
+    job.packed_bias = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * block));
+    if (!job.packed_bias) {
+      free(job.packed);
+      job.packed = NULL;
+    }
+  }
   if (job.packed) {
     float *dst = job.packed;
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t fb = 0; fb < d->filter_blocks; ++fb)
         for (int64_t ch = 0; ch < d->per_group_c; ++ch)
           for (int64_t k = 0; k < window; ++k)
-            for (int64_t r = 0; r < HPVM_TENSOR_MR; ++r) {
-              int64_t o = fb * HPVM_TENSOR_MR + r;
+            for (int64_t r = 0; r < block; ++r) {
+              int64_t o = fb * block + r;
               *dst++ = o < d->per_group_f
                            ? filter[((g * d->per_group_f + o) * d->per_group_c + ch) * window + k]
                            : 0.0f;
             }
+    for (int64_t i = 0; job.packed_bias && i < groups * d->filter_blocks * block; ++i) {
+      int64_t g = i / (d->filter_blocks * block), o = i % (d->filter_blocks * block);
+      job.packed_bias[i] = o < d->per_group_f ? bias[g * d->per_group_f + o] : 0.0f;
+    }
   }
   /* Enough tasks for the pool: fewer rows per task, then narrower column ranges. */
   int64_t threads = hpvm_rt_thread_count();
@@ -607,6 +709,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   int64_t extents[2] = {n * groups * d->row_blocks * d->col_blocks, 1};
   run_grid(1, extents, run_direct, &job);
   free(job.packed);
+  free(job.packed_bias);
 }
 
 void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const float *bias,

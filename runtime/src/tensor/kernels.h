@@ -9,6 +9,10 @@
 /* Register block of the micro-kernel: MR rows of A times NR columns of B. */
 enum { HPVM_TENSOR_MR = 6, HPVM_TENSOR_NR = 16 };
 
+/* Register block of the convolution kernel for narrow outputs: FB filters (vectors) times PB
+ * positions. */
+enum { HPVM_TENSOR_FB = 16, HPVM_TENSOR_PB = 6 };
+
 /* C[rows x cols] (ldc) = (accumulate ? C : 0) + A_panel * B_panel over k, where the A panel is
  * k x MR (a[p * MR + r]) and the B panel k x NR (b[p * NR + j]); rows <= MR, cols <= NR. */
 typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const float *b, float *c,
@@ -52,18 +56,30 @@ typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t 
                                          float bias, int64_t activation, float activation_max,
                                          float *scratch);
 
-/* One stride-1 convolution block: out[r * out_plane + y * ow + x0 + x] for r < rows filters
- * and x < cols positions of output row y, from `padded` (channels planes of plane_h x plane_w,
- * zero-padded, with at least NR + kw - 1 readable columns past x0 on every row) and
- * `weights` packed as [channel][kh][kw][MR filters]; then the epilogue: + bias[r] (bias NULL:
- * none) and the activation. */
+/* One stride-1 convolution block: out[r * out_plane + x] for r < rows filters and x < cols
+ * consecutive positions starting at column x0 of row y of `padded` (channels planes of
+ * plane_h x plane_w, zero-padded, with at least NR + kw - 1 readable columns past x0 on every
+ * row read; output position x reads the window whose top-left corner is padded column
+ * x0 + x), `weights` packed as [channel][kh][kw][MR filters]; then the epilogue: + bias[r]
+ * (bias NULL: none) and the activation. */
 typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels,
                                            int64_t plane_h, int64_t plane_w,
                                            const float *weights, int64_t kh, int64_t kw,
-                                           float *out, int64_t out_plane, int64_t ow, int64_t y,
+                                           float *out, int64_t out_plane, int64_t y,
                                            int64_t x0, int64_t rows, int64_t cols,
                                            const float *bias, int64_t activation,
                                            float activation_max);
+
+/* One block of a stride-1 convolution across filters, for outputs narrower than NR:
+ * tile[q * FB + f] = activation(bias[f] + the window at position q < PB of filter f < FB),
+ * position q's window having its top-left corner at src[offset[q]] (channel planes `plane`
+ * floats apart, rows plane_w apart), `weights` packed as [channel][kh][kw][FB filters] and
+ * `bias` FB floats (NULL: none). */
+typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *offset,
+                                            int64_t channels, int64_t plane, int64_t plane_w,
+                                            const float *weights, int64_t kh, int64_t kw,
+                                            const float *bias, int64_t activation,
+                                            float activation_max, float *tile);
 
 #define HPVM_TENSOR_DECLARE_KERNELS(isa)                                                    \
   void hpvm_tensor_micro_kernel_##isa(int64_t k, const float *a, const float *b, float *c,      \
@@ -75,10 +91,15 @@ typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels
                                    int64_t activation, float activation_max, float *scratch);   \
   void hpvm_tensor_conv_direct_##isa(const float *padded, int64_t channels, int64_t plane_h,    \
                                      int64_t plane_w, const float *weights, int64_t kh,         \
-                                     int64_t kw, float *out, int64_t out_plane, int64_t ow,     \
-                                     int64_t y, int64_t x0, int64_t rows, int64_t cols,         \
+                                     int64_t kw, float *out, int64_t out_plane, int64_t y,      \
+                                     int64_t x0, int64_t rows, int64_t cols,                    \
                                      const float *bias, int64_t activation,                     \
-                                     float activation_max);
+                                     float activation_max);                                     \
+  void hpvm_tensor_conv_filters_##isa(const float *src, const int64_t *offset,                 \
+                                      int64_t channels, int64_t plane, int64_t plane_w,         \
+                                      const float *weights, int64_t kh, int64_t kw,             \
+                                      const float *bias, int64_t activation,                    \
+                                      float activation_max, float *tile);
 
 HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
