@@ -154,6 +154,16 @@ class Function:
                                 f"found {len(out)}")
             for i, (name, type_) in enumerate(self.outputs):
                 array = out[i] if out is not None else np.empty(type_.shape, type_.dtype)
+                if out is not None:
+                    # The graph writes its outputs while it reads its inputs (the host
+                    # declares them unaliased): an overlap would corrupt both.
+                    others = [(n, v) for (n, _), v in zip(self.params, values)
+                              if isinstance(v, np.ndarray)]
+                    others += [(self.outputs[j][0], r) for j, r in enumerate(results)]
+                    for other_name, other in others:
+                        if isinstance(array, np.ndarray) and np.may_share_memory(array, other):
+                            raise HPVMError(f"{self.name}: out= array for '{name}' overlaps "
+                                            f"'{other_name}'; expected an array of its own")
                 arguments.append(self._argument(name, MemRefType(type_.shape, type_.element),
                                                 array, keep, writable=True))
                 results.append(array)

@@ -2,6 +2,7 @@
 // Lowers tensor ops in leaves to linalg on tensors, then (by default) turns
 // tensor node interfaces into memrefs and bufferizes leaves and host code.
 #include "LowerTensorOps.h"
+#include "DestinationOutputs.h"
 #include "OwnedBuffers.h"
 
 #include "HPVM/Conversion/Passes.h"
@@ -201,6 +202,8 @@ struct ConvertHPVMTensorToLinalgPass
     if (!ok || !bufferizeGraphs)
       return ok ? void() : signalPassFailure();
 
+    // The host's unaliased destinations, seen before bufferization hides them.
+    SmallVector<DestinationOutput> destinations = findDestinationOutputs(module);
     // The node definitions whose tensor interfaces become buffers here.
     llvm::SmallPtrSet<Operation *, 16> converted;
     for (Operation &op : module.getBody()->getOperations()) {
@@ -225,6 +228,7 @@ struct ConvertHPVMTensorToLinalgPass
     }
     if (!ok)
       return signalPassFailure();
+    writeIntoDestinations(module, destinations, converted);
     freeHandedOnBuffers(module, converted);
   }
 };
