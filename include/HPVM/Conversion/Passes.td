@@ -282,6 +282,14 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     last use of the `hpvm.wait` / `hpvm.pop` result (leaves instantiated once,
     without an instance grid; others keep their buffers).
 
+    Destination passing: a graph output that the host stores into one of its
+    arguments through `bufferization.materialize_in_destination ... restrict
+    writable` (the argument promised unaliased, and used for nothing else) is
+    written there directly when a leaf of the root computes it into a fresh
+    buffer: the argument becomes a new input of the launch, of the root (bound
+    to the leaf) and of the leaf (`#hpvm.access<out>`), which writes into it
+    instead of allocating; the host copies nothing. Other outputs are copied.
+
     Example: `hpvm-opt --convert-hpvm-tensor-to-linalg examples/lenet_layer.mlir`;
     `hpvm-lower-to-cpu-pipeline` runs it before `convert-hpvm-to-cpu`.
   }];
