@@ -37,6 +37,8 @@ _SCALARS = {
 
 _descriptor_types: Dict[int, type] = {}
 
+_NOT_FAST = object()  # Function._call_fast: the arguments need the general path
+
 
 def descriptor_type(rank: int) -> type:
     """MLIR's ranked memref descriptor for `rank` as a ctypes structure."""
@@ -78,12 +80,60 @@ class Function:
                 raise HPVMError(f"{name}: parameter '{param}' is a {type_} scalar, which Python "
                                 "cannot pass; pass it in a memref (an array) instead")
         self.outputs = [(n, t) for n, t in outputs]
+        self._fast = self._fast_path()
         symbol = f"_mlir_ciface_{name}"
         try:
             self._function = getattr(library.handle, symbol)
         except AttributeError:
             raise HPVMError(f"'{library.path}' has no function '{symbol}'") from None
         self._function.restype = None
+
+    def _fast_path(self):
+        """For functions of static-shaped arrays only: one descriptor per parameter, made
+        once (calls hold the library's lock, so they are never shared by two calls), and
+        what an argument must be to go straight into it. None: every call takes the
+        general path."""
+        params = list(self.params) + [(n, MemRefType(t.shape, t.element))
+                                      for n, t in self.outputs]
+        slots = []
+        for _, type_ in params:
+            if not isinstance(type_, (MemRefType, TensorType)) or None in type_.shape:
+                return None
+            rank = type_.rank
+            d = descriptor_type(rank)()
+            if rank:
+                d.sizes = (ctypes.c_int64 * rank)(*type_.shape)
+                strides, step = [], 1
+                for size in reversed(type_.shape):
+                    strides.append(step)
+                    step *= size
+                d.strides = (ctypes.c_int64 * rank)(*reversed(strides))
+            slots.append((d, tuple(type_.shape), np.dtype(type_.dtype)))
+        return slots, [ctypes.byref(d) for d, _, _ in slots]
+
+    def _call_fast(self, args):
+        """The call for C-contiguous arrays of the declared shapes and element types passed
+        by position (no conversion, no check left to make); _NOT_FAST when `args` are not
+        that."""
+        slots, references = self._fast
+        inputs = len(self.params)
+        if len(args) != inputs:
+            return _NOT_FAST
+        for (_, shape, dtype), value in zip(slots, args):
+            if (type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype
+                    or not value.flags.c_contiguous):
+                return _NOT_FAST
+        for (name, type_), value in zip(self.params, args):
+            if isinstance(type_, MemRefType) and not value.flags.writeable:
+                return _NOT_FAST  # the general path says why
+        results = [np.empty(shape, dtype) for _, shape, dtype in slots[inputs:]]
+        with self.library.lock:
+            for (d, _, _), array in zip(slots, list(args) + results):
+                d.allocated = d.aligned = array.ctypes.data
+            self._function(*references)
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{n}: {t}" for n, t in self.params)
@@ -130,6 +180,10 @@ class Function:
     def __call__(self, *args, **kwargs):
         """Inputs by position or by name; for a tensor graph, returns the outputs
         (one array, or a tuple); outputs may be given as `out=[arrays]`."""
+        if self._fast is not None and not kwargs:
+            results = self._call_fast(args)
+            if results is not _NOT_FAST:
+                return results
         out = kwargs.pop("out", None)
         values = list(args)
         names = [n for n, _ in self.params]
