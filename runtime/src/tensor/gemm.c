@@ -484,25 +484,18 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
       }
 }
 
-/* All filter blocks of the group at one block of `cols` (<= NR) positions, from `src` laid out
- * as the kernel wants it (its row src_y and column src_x being the window's origin). `out` is
+/* All filters of the group at one block of `cols` (<= NR) positions, from `src` laid out as
+ * the kernel wants it (its row src_y and column src_x being the window's origin). `out` is
  * the block's first output of the group's first filter; filter r's is out[r * out_plane]. */
 static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
                            const float *src, int64_t plane_h, int64_t plane_w, int64_t src_y,
                            int64_t src_x, float *out, int64_t out_plane, int64_t group,
                            int64_t cols) {
   int64_t window = d->kernel_h * d->kernel_w;
-  for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
-    const float *weights =
-        d->packed + (group * d->filter_blocks + fb) * d->per_group_c * window * HPVM_TENSOR_MR;
-    int64_t first = group * d->per_group_f + fb * HPVM_TENSOR_MR;
-    int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
-    if (live > HPVM_TENSOR_MR)
-      live = HPVM_TENSOR_MR;
-    kernel(src, d->per_group_c, plane_h, plane_w, weights, d->kernel_h, d->kernel_w,
-           out + fb * HPVM_TENSOR_MR * out_plane, out_plane, src_y, src_x, live, cols,
-           d->bias ? d->bias + first : NULL, d->activation, d->activation_max);
-  }
+  kernel(src, d->per_group_c, plane_h, plane_w,
+         d->packed + group * d->filter_blocks * d->per_group_c * window * HPVM_TENSOR_MR,
+         d->kernel_h, d->kernel_w, out, out_plane, src_y, src_x, d->per_group_f, cols,
+         d->bias ? d->bias + group * d->per_group_f : NULL, d->activation, d->activation_max);
 }
 
 /* Rows narrower than a block: the task's padded rows lie end to end in the slab (row width

@@ -56,12 +56,13 @@ typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t 
                                          float bias, int64_t activation, float activation_max,
                                          float *scratch);
 
-/* One stride-1 convolution block: out[r * out_plane + x] for r < rows filters and x < cols
- * consecutive positions starting at column x0 of row y of `padded` (channels planes of
- * plane_h x plane_w, zero-padded, with at least NR + kw - 1 readable columns past x0 on every
- * row read; output position x reads the window whose top-left corner is padded column
- * x0 + x), `weights` packed as [channel][kh][kw][MR filters]; then the epilogue: + bias[r]
- * (bias NULL: none) and the activation. */
+/* Stride-1 convolution blocks: out[r * out_plane + x] for r < rows filters (any count, in
+ * blocks of MR) and x < cols (<= NR) consecutive positions starting at column x0 of row y of
+ * `padded` (channels planes of plane_h x plane_w, zero-padded, with at least NR + kw - 1
+ * readable columns past x0 on every row read; output position x reads the window whose
+ * top-left corner is padded column x0 + x), `weights` packed per block of MR filters as
+ * [channel][kh][kw][MR] (blocks consecutive, zero past the last filter); then the epilogue:
+ * + bias[r] (bias NULL: none) and the activation. */
 typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels,
                                            int64_t plane_h, int64_t plane_w,
                                            const float *weights, int64_t kh, int64_t kw,
