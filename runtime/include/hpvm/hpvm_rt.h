@@ -172,6 +172,34 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_f32(const float *input, const float *f
                                               int64_t stride_w, int64_t groups,
                                               int64_t activation, double activation_max);
 
+/* Approximation knobs of hpvm_rt_tensor_conv2d_approx_f32. */
+typedef enum hpvm_rt_tensor_knob_e {
+  HPVM_RT_TENSOR_KNOB_EXACT = 0,           /* hpvm_rt_tensor_conv2d_f32 itself */
+  HPVM_RT_TENSOR_KNOB_PERFORATE_ROWS = 1,  /* skip output rows y with y % rate == offset */
+  HPVM_RT_TENSOR_KNOB_PERFORATE_COLS = 2,  /* skip output columns x with x % rate == offset */
+  HPVM_RT_TENSOR_KNOB_SAMPLE_FILTER = 3,   /* skip filter elements k with k % rate == offset */
+} hpvm_rt_tensor_knob_t;
+
+/* hpvm_rt_tensor_conv2d_f32 (the first 20 parameters mean the same) made cheaper by one
+ * approximation knob of ApproxHPVM / ApproxTuner; the skipped work is not done.
+ * - KNOB_EXACT: hpvm_rt_tensor_conv2d_f32 itself (rate and offset ignored).
+ * - KNOB_PERFORATE_ROWS (perforated convolution): the output rows y with y % rate == offset
+ *   are not computed; the others are, exactly (bias and activation included). A skipped row
+ *   is then the average of the final rows y - 1 and y + 1, or a copy of its one neighbour at
+ *   the first or last row; a plane of one row is computed whole.
+ *   KNOB_PERFORATE_COLS: the same along x (columns x with x % rate == offset).
+ * - KNOB_SAMPLE_FILTER (filter sampling): of each filter's reduction elements, flattened as
+ *   k = (channel_in_group * kh + i) * kw + j, those with k % rate == offset are skipped and the
+ *   others scaled by rate / (rate - 1.0); bias and activation as usual.
+ * rate >= 2 and 0 <= offset < rate; otherwise, for an unknown knob, or for arguments
+ * hpvm_rt_tensor_conv2d_f32 would refuse, nothing is computed, with a warning. Runs on the
+ * thread pool; never fails. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_approx_f32(
+    const float *input, const float *filter, const float *bias, float *output, int64_t n,
+    int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+    int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+    int64_t activation, double activation_max, int64_t knob, int64_t rate, int64_t offset);
+
 typedef enum hpvm_rt_tensor_pool_kind_e {
   HPVM_RT_TENSOR_POOL_MAX = 0,
   HPVM_RT_TENSOR_POOL_MIN = 1,

@@ -27,19 +27,13 @@ enum {
   NB = 16 * HPVM_TENSOR_NR,
 };
 
-typedef struct kernels_t {
-  hpvm_tensor_micro_kernel_fn micro;
-  hpvm_tensor_depthwise_fn depthwise;
-  hpvm_tensor_conv_direct_fn direct;
-  hpvm_tensor_conv_filters_fn filters;
-} kernels_t;
+static const hpvm_tensor_kernels_t generic_kernels = {
+    hpvm_tensor_micro_kernel_generic,      hpvm_tensor_depthwise_generic,
+    hpvm_tensor_conv_direct_generic,       hpvm_tensor_conv_filters_generic,
+    hpvm_tensor_conv_taps_filters_generic, hpvm_tensor_conv_taps_direct_generic};
 
-static const kernels_t generic_kernels = {
-    hpvm_tensor_micro_kernel_generic, hpvm_tensor_depthwise_generic,
-    hpvm_tensor_conv_direct_generic, hpvm_tensor_conv_filters_generic};
-
-static kernels_t select_kernels(void) {
-  kernels_t k = generic_kernels;
+static hpvm_tensor_kernels_t select_kernels(void) {
+  hpvm_tensor_kernels_t k = generic_kernels;
 #ifdef HPVM_TENSOR_HAVE_AVX2
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -47,18 +41,20 @@ static kernels_t select_kernels(void) {
     k.depthwise = hpvm_tensor_depthwise_avx2;
     k.direct = hpvm_tensor_conv_direct_avx2;
     k.filters = hpvm_tensor_conv_filters_avx2;
+    k.taps_filters = hpvm_tensor_conv_taps_filters_avx2;
+    k.taps_direct = hpvm_tensor_conv_taps_direct_avx2;
   }
 #endif
   return k;
 }
 
-static kernels_t chosen_kernels;
+static hpvm_tensor_kernels_t chosen_kernels;
 static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
 static int generic_only;
 
 static void choose_kernels(void) { chosen_kernels = select_kernels(); }
 
-static const kernels_t *kernels(void) {
+const hpvm_tensor_kernels_t *hpvm_tensor_kernels(void) {
   if (generic_only)
     return &generic_kernels;
   pthread_once(&kernels_once, choose_kernels);
@@ -229,13 +225,6 @@ static float *conv_c_of(const problem_set_t *s, int64_t p, int64_t *ldc) {
  * Epilogues
  * ---------------------------------------------------------------------------------------- */
 
-static inline float activate(float v, int64_t activation, float max) {
-  if (activation == HPVM_RT_TENSOR_IDENTITY)
-    return v;
-  v = v > 0.0f ? v : 0.0f;
-  return activation == HPVM_RT_TENSOR_CLIPPED_RELU && v > max ? max : v;
-}
-
 /* bias and activation over a rows x cols block of C; bias[row_bias + i] per row or
  * bias[col_bias + j] per column. */
 static void epilogue(float *c, int64_t ldc, int64_t rows, int64_t cols, const float *bias,
@@ -248,7 +237,8 @@ static void epilogue(float *c, int64_t ldc, int64_t rows, int64_t cols, const fl
     float row_add = bias && per_row ? bias[row_bias + i] : 0.0f;
     const float *col_add = bias && !per_row ? bias + col_bias : NULL;
     for (int64_t j = 0; j < cols; ++j)
-      row[j] = activate(row[j] + row_add + (col_add ? col_add[j] : 0.0f), activation, max);
+      row[j] = hpvm_tensor_activate(row[j] + row_add + (col_add ? col_add[j] : 0.0f),
+                                    activation, max);
   }
 }
 
@@ -297,7 +287,7 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
     block_unpacked(s, p, i0, rows, j0, cols);
     return;
   }
-  hpvm_tensor_micro_kernel_fn micro = kernels()->micro;
+  hpvm_tensor_micro_kernel_fn micro = hpvm_tensor_kernels()->micro;
   int64_t ldc;
   float *c = s->c_of(s, p, &ldc);
   if (s->k == 0) {
@@ -344,8 +334,8 @@ static void run_tasks(void *context, const hpvm_rt_instance_range_t *range) {
   }
 }
 
-static void run_grid(uint32_t rank, const int64_t extents[2], hpvm_rt_parallel_for_fn_t body,
-                     void *context) {
+void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
+                          hpvm_rt_parallel_for_fn_t body, void *context) {
   hpvm_status_t status = hpvm_rt_parallel_for(rank, extents, body, context);
   if (status) {
     /* No pool (threads could not start): the caller runs everything. */
@@ -374,7 +364,7 @@ static void solve(const problem_set_t *s) {
   t.row_blocks = ceil_div(s->m, t.rows_per_task);
   t.col_blocks = ceil_div(s->n, t.cols_per_task);
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
-  run_grid(2, extents, run_tasks, &t);
+  hpvm_tensor_run_grid(2, extents, run_tasks, &t);
 }
 
 static int valid_counts(const char *what, int count, const int64_t *values) {
@@ -423,7 +413,7 @@ typedef struct depthwise_t {
 
 static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) {
   const depthwise_t *d = context;
-  hpvm_tensor_depthwise_fn kernel = kernels()->depthwise;
+  hpvm_tensor_depthwise_fn kernel = hpvm_tensor_kernels()->depthwise;
   int64_t floats = hpvm_tensor_depthwise_scratch(d->width, d->kernel_h, d->kernel_w, d->out_h,
                                                  d->out_w, d->pad_w, d->stride_h, d->stride_w);
   /* Zeroed once: every plane writes the same positions (the padding stays zero). Without
@@ -480,7 +470,8 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
                                       d->kernel_w + j];
             }
         d->output[((image * d->filters + o) * d->out_h + y) * d->out_w + x] =
-            activate(sum + (d->bias ? d->bias[o] : 0.0f), d->activation, d->activation_max);
+            hpvm_tensor_activate(sum + (d->bias ? d->bias[o] : 0.0f), d->activation,
+                                 d->activation_max);
       }
 }
 
@@ -503,9 +494,9 @@ static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
  * taken in order (a block may span rows: each position has its own window offset); the
  * others run the direct kernel over blocks of NR consecutive slab positions, spanning rows,
  * the positions past out_w on a row computed and dropped. Each block goes through a tile. */
-static void direct_flat(const direct_t *d, const kernels_t *k, const float *slab,
-                        int64_t slab_h, int64_t plane_w, float *out, int64_t rows,
-                        int64_t group) {
+static void direct_flat(const direct_t *d, const hpvm_tensor_kernels_t *k,
+                        const float *slab, int64_t slab_h, int64_t plane_w, float *out,
+                        int64_t rows, int64_t group) {
   float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR > HPVM_TENSOR_FB * HPVM_TENSOR_PB
                  ? HPVM_TENSOR_MR * HPVM_TENSOR_NR
                  : HPVM_TENSOR_FB * HPVM_TENSOR_PB];
@@ -565,7 +556,7 @@ static void direct_flat(const direct_t *d, const kernels_t *k, const float *slab
 
 static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   const direct_t *d = context;
-  const kernels_t *k = kernels();
+  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
   hpvm_tensor_conv_direct_fn kernel = k->direct;
   int64_t tail_w = HPVM_TENSOR_NR + d->kernel_w - 1;
   int64_t out_plane = d->out_h * d->out_w;
@@ -700,9 +691,31 @@ static void conv_direct(const float *input, const float *filter, const float *bi
     d->cols_per_task = ceil_div(d->cols_per_task / HPVM_TENSOR_NR, 2) * HPVM_TENSOR_NR;
   d->col_blocks = ceil_div(ow, d->cols_per_task);
   int64_t extents[2] = {n * groups * d->row_blocks * d->col_blocks, 1};
-  run_grid(1, extents, run_direct, &job);
+  hpvm_tensor_run_grid(1, extents, run_direct, &job);
   free(job.packed);
   free(job.packed_bias);
+}
+
+int hpvm_tensor_conv_args_valid(const char *what, const float *input, const float *filter,
+                                const float *output, int64_t n, int64_t c, int64_t h,
+                                int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh,
+                                int64_t ow, int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                int64_t stride_w, int64_t groups, int64_t activation) {
+  int64_t sizes[] = {n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w};
+  if (!valid_counts(what, 11, sizes) || !input || !filter || !output ||
+      !valid_activation(what, activation))
+    return 0;
+  if (stride_h <= 0 || stride_w <= 0 || groups <= 0 || c % groups || f % groups ||
+      oh != (h + 2 * pad_h - kh) / stride_h + 1 || ow != (w + 2 * pad_w - kw) / stride_w + 1) {
+    hpvm_warning("%s: inconsistent shapes or parameters (input %lldx%lld"
+                 "x%lldx%lld, %lld filters %lldx%lld, output %lldx%lld, stride %lldx%lld, %lld "
+                 "groups); nothing computed",
+                 what, (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
+                 (long long)kh, (long long)kw, (long long)oh, (long long)ow,
+                 (long long)stride_h, (long long)stride_w, (long long)groups);
+    return 0;
+  }
+  return 1;
 }
 
 void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const float *bias,
@@ -710,26 +723,16 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
                                int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
                                int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
                                int64_t groups, int64_t activation, double activation_max) {
-  int64_t sizes[] = {n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w};
-  if (!valid_counts("hpvm_rt_tensor_conv2d_f32", 11, sizes) || !input || !filter || !output ||
-      !valid_activation("hpvm_rt_tensor_conv2d_f32", activation))
+  if (!hpvm_tensor_conv_args_valid("hpvm_rt_tensor_conv2d_f32", input, filter, output, n, c, h,
+                                   w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w,
+                                   groups, activation))
     return;
   float max = (float)activation_max;
-  if (stride_h <= 0 || stride_w <= 0 || groups <= 0 || c % groups || f % groups ||
-      oh != (h + 2 * pad_h - kh) / stride_h + 1 || ow != (w + 2 * pad_w - kw) / stride_w + 1) {
-    hpvm_warning("hpvm_rt_tensor_conv2d_f32: inconsistent shapes or parameters (input %lldx%lld"
-                 "x%lldx%lld, %lld filters %lldx%lld, output %lldx%lld, stride %lldx%lld, %lld "
-                 "groups); nothing computed",
-                 (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
-                 (long long)kh, (long long)kw, (long long)oh, (long long)ow,
-                 (long long)stride_h, (long long)stride_w, (long long)groups);
-    return;
-  }
   if (groups == c && f == c) {
     depthwise_t d = {input, filter, bias, output, activation, max, c, h, w, kh, kw, oh, ow,
                      pad_h, pad_w, stride_h, stride_w};
     int64_t extents[2] = {n * c, 1};
-    run_grid(1, extents, run_depthwise, &d);
+    hpvm_tensor_run_grid(1, extents, run_depthwise, &d);
     return;
   }
   if (kh == 1 && kw == 1 && pad_h == 0 && pad_w == 0 && stride_h == 1 && stride_w == 1) {
@@ -864,5 +867,5 @@ void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind, in
   pool_t p = {input, output, kind, h, w, window_h, window_w, stride_h, stride_w,
               pad_h, pad_w, oh, ow};
   int64_t extents[2] = {n * c, 1};
-  run_grid(1, extents, run_pool, &p);
+  hpvm_tensor_run_grid(1, extents, run_pool, &p);
 }

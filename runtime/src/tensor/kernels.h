@@ -4,6 +4,8 @@
 #ifndef HPVM_RT_TENSOR_KERNELS_H
 #define HPVM_RT_TENSOR_KERNELS_H
 
+#include "hpvm/hpvm_rt.h"
+
 #include <stdint.h>
 
 /* Register block of the micro-kernel: MR rows of A times NR columns of B. */
@@ -82,6 +84,30 @@ typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *off
                                             const float *bias, int64_t activation,
                                             float activation_max, float *tile);
 
+/* Tap lists (the approximate convolutions of approx.c, which skip output positions or filter
+ * taps): a tap is one (channel, i, j) element of the filters' window, given as the offset of
+ * the input it multiplies from the window's origin; `weights` hold one vector of filters per
+ * tap (taps in the list's order). */
+
+/* One block across filters: tile[q * FB + f] = activation(bias[f] + sum over t < taps of
+ * weights[t * FB + f] * src[offset[q] + tap[t]]) for the PB positions q (any offsets: any
+ * stride, any pattern of kept positions); `bias` FB floats (NULL: none). */
+typedef void (*hpvm_tensor_conv_taps_filters_fn)(const float *src, const int64_t *offset,
+                                                 const int64_t *tap, int64_t taps,
+                                                 const float *weights, const float *bias,
+                                                 int64_t activation, float activation_max,
+                                                 float *tile);
+
+/* Blocks across positions: out[r * out_plane + x] = activation(bias[r] + sum over t < taps of
+ * weights[t * MR + r] * src[tap[t] + x]) for r < rows filters (any count, in blocks of MR:
+ * the weights packed [block][tap][MR], zero past the last filter) and x < cols (<= NR)
+ * consecutive positions; reads src[tap[t] + x] for every x < NR. bias NULL: none. */
+typedef void (*hpvm_tensor_conv_taps_direct_fn)(const float *src, const int64_t *tap,
+                                                int64_t taps, const float *weights, float *out,
+                                                int64_t out_plane, int64_t rows, int64_t cols,
+                                                const float *bias, int64_t activation,
+                                                float activation_max);
+
 #define HPVM_TENSOR_DECLARE_KERNELS(isa)                                                    \
   void hpvm_tensor_micro_kernel_##isa(int64_t k, const float *a, const float *b, float *c,      \
                                       int64_t ldc, int64_t rows, int64_t cols, int accumulate); \
@@ -100,7 +126,16 @@ typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *off
                                       int64_t channels, int64_t plane, int64_t plane_w,         \
                                       const float *weights, int64_t kh, int64_t kw,             \
                                       const float *bias, int64_t activation,                    \
-                                      float activation_max, float *tile);
+                                      float activation_max, float *tile);                \
+  void hpvm_tensor_conv_taps_filters_##isa(const float *src, const int64_t *offset,            \
+                                           const int64_t *tap, int64_t taps,                   \
+                                           const float *weights, const float *bias,            \
+                                           int64_t activation, float activation_max,           \
+                                           float *tile);                                       \
+  void hpvm_tensor_conv_taps_direct_##isa(const float *src, const int64_t *tap, int64_t taps,  \
+                                          const float *weights, float *out, int64_t out_plane, \
+                                          int64_t rows, int64_t cols, const float *bias,       \
+                                          int64_t activation, float activation_max);
 
 HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
@@ -108,8 +143,47 @@ HPVM_TENSOR_DECLARE_KERNELS(generic)
 HPVM_TENSOR_DECLARE_KERNELS(avx2)
 #endif
 
+/* The kernels of one ISA (gemm.c picks them once per process). */
+typedef struct hpvm_tensor_kernels_t {
+  hpvm_tensor_micro_kernel_fn micro;
+  hpvm_tensor_depthwise_fn depthwise;
+  hpvm_tensor_conv_direct_fn direct;
+  hpvm_tensor_conv_filters_fn filters;
+  hpvm_tensor_conv_taps_filters_fn taps_filters;
+  hpvm_tensor_conv_taps_direct_fn taps_direct;
+} hpvm_tensor_kernels_t;
+
+/* The kernels to use: AVX2+FMA where the CPU has both, else (or after
+ * hpvm_tensor_use_generic_kernels(1)) the baseline. */
+const hpvm_tensor_kernels_t *hpvm_tensor_kernels(void);
+
+/* hpvm_rt_parallel_for(rank, extents, body, context), or body over everything on the calling
+ * thread when the pool cannot run it (never fails). */
+void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
+                          hpvm_rt_parallel_for_fn_t body, void *context);
+
+/* The argument checks of hpvm_rt_tensor_conv2d_f32 (`what` names the caller in the warning):
+ * 0, with one warning line (none for NULL operands), when nothing may be computed. */
+int hpvm_tensor_conv_args_valid(const char *what, const float *input, const float *filter,
+                                const float *output, int64_t n, int64_t c, int64_t h,
+                                int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh,
+                                int64_t ow, int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                int64_t stride_w, int64_t groups, int64_t activation);
+
+/* The scalar epilogue's activation (clipped relu clips at max). */
+static inline float hpvm_tensor_activate(float v, int64_t activation, float max) {
+  if (activation == HPVM_RT_TENSOR_IDENTITY)
+    return v;
+  v = v > 0.0f ? v : 0.0f;
+  return activation == HPVM_RT_TENSOR_CLIPPED_RELU && v > max ? max : v;
+}
+
 /* Tests: nonzero makes later calls use the baseline kernels whatever the CPU has (call it
  * while no tensor kernel runs). */
 void hpvm_tensor_use_generic_kernels(int on);
+
+/* Tests: nonzero makes later approximate convolutions run as without memory for packing (the
+ * plain loops over the unpacked filters; call it while no tensor kernel runs). */
+void hpvm_tensor_approx_without_memory(int on);
 
 #endif /* HPVM_RT_TENSOR_KERNELS_H */
