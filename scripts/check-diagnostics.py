@@ -30,6 +30,7 @@ MESSAGE_HELPERS = {
     "HPVMTensorOps.cpp": ("shapeError",),
     "RaiseHPVMC.cpp": ("fail",),
     "EvaluateGraph.cpp": ("notConstant",),
+    "ApplyKnobs.cpp": ("error",),
 }
 
 # A test that checks this many characters of a message checks the message.
@@ -41,6 +42,9 @@ ALLOWLIST = {
     # Emitters handed to a callee that words the message: the callee's sites are checked.
     ("HPVMAttrs.cpp", "<no literal>"):
         "the emitter given to ErrorBudgetAttr::getChecked; verify() words the message",
+    ("ApplyKnobs.cpp", "<no literal>"):
+        "KnobConfiguration::error prefixes the entry's path to its callers' messages; "
+        "each caller is a site of its own",
     ("HPVMTensorOps.cpp", "' op"):
         "shapeError prefixes its callers' messages; each caller is a site of its own",
     # Shape inference also runs from C++ builders (passes), where no ODS constraint has

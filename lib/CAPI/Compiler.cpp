@@ -6,6 +6,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Pipelines/Pipelines.h"
 #include "HPVM/Target/LLVMIR.h"
+#include "HPVM/Transforms/Passes.h"
 #include "HPVM/Tools/Registration.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -75,6 +76,17 @@ struct Compile {
     if (failed(pm.run(*module)))
       return nullptr;
     return module;
+  }
+
+  /// The configuration of approximation knobs, when one was given.
+  LogicalResult applyKnobs(ModuleOp module) {
+    if (!options.knobs_file || !*options.knobs_file)
+      return success();
+    PassManager pm(&context);
+    hpvm::HPVMApplyKnobsOptions knobs;
+    knobs.file = options.knobs_file;
+    pm.addPass(hpvm::createHPVMApplyKnobs(knobs));
+    return pm.run(module);
   }
 
   void setPipelineOptions(hpvm::CPUPipelineOptions &pipeline) const {
@@ -186,6 +198,8 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
         return success();
       });
     OwningOpRef<ModuleOp> module = compile.load(inputPath, sourceMgr);
+    if (module && failed(compile.applyKnobs(*module)))
+      module = nullptr;
     if (module) {
       // Into memory first: nothing reaches the output on failure.
       std::string result;

@@ -42,6 +42,8 @@ static LeafOp buildFusedLeaf(OpBuilder &b, LeafOp producer, LeafOp consumer,
                               b.getFunctionType(inputs, outputs));
   if (Attribute targets = producer->getAttr(HPVMDialect::getTargetsAttrName()))
     fused->setAttr(HPVMDialect::getTargetsAttrName(), targets);
+  if (ErrorBudgetAttr budget = strictestNodeError({producer, consumer}))
+    fused->setAttr(HPVMDialect::getErrorAttrName(), budget);
   for (auto [index, attrs] : llvm::enumerate(inputAttrs))
     if (attrs)
       fused.setArgAttrs(index, attrs);

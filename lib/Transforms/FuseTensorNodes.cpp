@@ -58,6 +58,9 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
        {HPVMDialect::getTargetsAttrName(), HPVMDialect::getDispatchAttrName()})
     if (Attribute value = first->getAttr(attr))
       fused->setAttr(attr, value);
+  SmallVector<Operation *> leaves(chain.leaves.begin(), chain.leaves.end());
+  if (ErrorBudgetAttr budget = strictestNodeError(leaves))
+    fused->setAttr(HPVMDialect::getErrorAttrName(), budget);
   for (auto [index, attrs] : llvm::enumerate(inputAttrs))
     if (attrs)
       fused.setArgAttrs(index, attrs);

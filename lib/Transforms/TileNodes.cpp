@@ -71,6 +71,8 @@ static LeafOp buildTileLeaf(OpBuilder &b, const TilingRequest &request,
                              b.getFunctionType(inputs, leaf.getResultTypes()));
   if (Attribute targets = leaf->getAttr(HPVMDialect::getTargetsAttrName()))
     tile->setAttr(HPVMDialect::getTargetsAttrName(), targets);
+  if (Attribute budget = leaf->getAttr(HPVMDialect::getErrorAttrName()))
+    tile->setAttr(HPVMDialect::getErrorAttrName(), budget);
   copyArgumentAttributes(leaf, tile);
 
   // The body, with the original inputs mapped to the first ports.
@@ -213,6 +215,8 @@ static void tileChild(const TilingRequest &request, SymbolTable &symbols) {
                                   b.getFunctionType(inputs, leaf.getResultTypes()));
   if (targets)
     tiles->setAttr(HPVMDialect::getTargetsAttrName(), targets);
+  if (Attribute budget = leaf->getAttr(HPVMDialect::getErrorAttrName()))
+    tiles->setAttr(HPVMDialect::getErrorAttrName(), budget);
   copyArgumentAttributes(leaf, tiles);
   symbols.insert(tiles);
   Block &body = tiles.getBodyBlock();

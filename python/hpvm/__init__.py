@@ -12,6 +12,8 @@ The tools are found under `$HPVM_HOME` (a build or install tree) or on `PATH`.
 
 from __future__ import annotations
 
+import os
+
 from typing import Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -60,16 +62,23 @@ class CompiledGraph:
 
 def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "-O3",
             flags: Sequence[str] = (), output: Optional[str] = None, fuse: bool = False,
-            verbose: bool = False):
+            verbose: bool = False, knobs: Union[None, str, os.PathLike, dict] = None):
     """Compiles a graph with `hpvm-cc -shared` (`target`: cpu, gpu or opencl; CPU
-    versions are always kept). `fuse` joins tensor-op chains first
-    (hpvm-fuse-tensor-nodes). Returns a CompiledGraph (TensorGraph) or a library
-    whose host functions are attributes (Module). The library is cached under
-    $HPVM_CACHE_DIR (default ~/.cache/hpvm) unless `output` names a path; a cached
-    graph is loaded without being verified or compiled again."""
+    versions are always kept). `knobs` sets approximation knobs of tensor ops, as a
+    configuration file or its content as a dict (`{"knobs": [{"node": ..., "knob": ...,
+    "rate": ..., "offset": ...}]}`, see hpvm-apply-knobs), naming the leaves of the graph
+    as built. `fuse` joins tensor-op chains then (hpvm-fuse-tensor-nodes). Returns a
+    CompiledGraph (TensorGraph) or a library whose host functions are attributes
+    (Module). The library is cached under $HPVM_CACHE_DIR (default ~/.cache/hpvm) unless
+    `output` names a path; a cached graph is loaded without being verified or compiled
+    again."""
     if not isinstance(graph, (TensorGraph, Module)):
         raise HPVMError(f"compile: expected a TensorGraph or a Module, found {type(graph).__name__}")
-    passes = ["--hpvm-fuse-tensor-nodes"] if fuse else []
+    passes = []
+    if knobs is not None:
+        passes.append(f"--hpvm-apply-knobs=file={_compiled.knob_file(knobs)}")
+    if fuse:
+        passes.append("--hpvm-fuse-tensor-nodes")
     path = _compiled.build(graph.mlir(), graph.name, target, opt, flags, output, verbose,
                            passes)
     library = _compiled.Library(path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import threading
 from pathlib import Path
@@ -261,6 +262,29 @@ def cache_dir() -> Path:
     path = Path(root)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def knob_file(knobs) -> str:
+    """A knob configuration (a path, or the configuration as a dict) as a file of the
+    cache named by its content: the same knobs give the same path, hence the same
+    cached library."""
+    if isinstance(knobs, dict):
+        try:
+            content = json.dumps(knobs, indent=1, sort_keys=True)
+        except (TypeError, ValueError) as error:
+            raise HPVMError(f"knobs: expected a JSON-serializable dict, found: {error}") from None
+    else:
+        try:
+            content = Path(knobs).read_text()
+        except (OSError, TypeError) as error:
+            raise HPVMError(f"knobs: cannot read the configuration {knobs!r}: {error}") from None
+    digest = hashlib.sha256(content.encode()).hexdigest()[:24]
+    path = cache_dir() / f"knobs-{digest}.json"
+    if not path.exists():
+        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        partial.write_text(content)
+        os.replace(partial, path)
+    return str(path)
 
 
 def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",

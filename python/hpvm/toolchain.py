@@ -74,6 +74,7 @@ class _CompileOptions(ctypes.Structure):
         ("vector_bits", ctypes.c_uint),
         ("lanes", ctypes.c_uint),
         ("rows", ctypes.c_uint),
+        ("knobs_file", ctypes.c_char_p),
     ]
 
 

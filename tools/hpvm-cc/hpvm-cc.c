@@ -289,6 +289,8 @@ static void usage(void) {
          "                    register when wider)\n"
          "  -fhpvm-rows=N     N rows per block of a 2-D or 3-D leaf (1 to 16, 1: no\n"
          "                    blocks; default what the register file holds, at most 8)\n"
+         "  --knobs=FILE      approximation knobs of the tensor ops, from a JSON\n"
+         "                    configuration (see hpvm-apply-knobs in docs/Passes.md)\n"
          "  -shared           make a shared library (position-independent, with the\n"
          "                    runtime linked in) instead of an executable; its\n"
          "                    functions are called through their C interface\n"
@@ -406,6 +408,8 @@ int main(int argc, char **argv) {
   int vector_bits = -1;
   /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
   unsigned lanes = 0, rows = 0;
+  /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
+  const char *knobs = NULL;
 
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -441,6 +445,11 @@ int main(int argc, char **argv) {
         device = "opencl";
       else
         fail("unknown target '%s'; expected cpu, gpu or opencl", kind);
+    } else if (strncmp(arg, "--knobs=", 8) == 0) {
+      struct stat info;
+      knobs = arg + 8;
+      if (!*knobs || stat(knobs, &info) != 0)
+        fail("--knobs: no such configuration file: '%s'", knobs);
     } else if (strncmp(arg, "--emit=", 7) == 0) {
       const char *kind = arg + 7;
       if (strcmp(kind, "hpvm") == 0)
@@ -620,6 +629,7 @@ int main(int argc, char **argv) {
       hpvmCompileOptionsInit(&options);
       options.input = HPVMCompileInputHPVMC;
       options.emit = HPVMCompileEmitHPVM;
+      options.knobs_file = knobs;
       ok = run_library_stage("raise HPVM-C", ll, raised, &options);
       free(raised);
       continue;
@@ -653,6 +663,7 @@ int main(int argc, char **argv) {
     options.vector_bits = vector_bits > 0 ? (unsigned)vector_bits : 0;
     options.lanes = lanes;
     options.rows = rows;
+    options.knobs_file = knobs;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;

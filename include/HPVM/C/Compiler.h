@@ -64,6 +64,9 @@ typedef struct HPVMCompileOptions {
    * the target: a cache line of lanes, rows from the register file). */
   unsigned lanes;
   unsigned rows;
+  /* A configuration of approximation knobs (JSON) applied to the program's
+   * tensor ops before it is emitted (hpvm-apply-knobs); NULL or "": none. */
+  const char *knobs_file;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

@@ -198,4 +198,42 @@ def HPVMTileNodes : Pass<"hpvm-tile-nodes", "ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
 }
 
+def HPVMApplyKnobs : Pass<"hpvm-apply-knobs", "ModuleOp"> {
+  let summary = "Set the approximation knobs of tensor ops from a configuration file";
+  let description = [{
+    Reads a configuration (JSON) that maps tensor ops of leaves to
+    approximation knobs and sets each op's `hpvm.knob` attribute
+    (`#hpvm.knob`), which the CPU lowering of tensor ops implements. A
+    configuration is data: the tuner writes one, `hpvm-cc --knobs=FILE` and
+    this pass apply it.
+
+    ```json
+    {
+      "knobs": [
+        {"node": "conv1", "knob": "perforate_rows", "rate": 2, "offset": 1},
+        {"node": "conv2_add_relu", "op": 0, "knob": "sample_filter", "rate": 4, "offset": 0},
+        {"node": "conv3", "knob": "exact"}
+      ],
+      "info": {"anything": "kept by the tuner, ignored here"}
+    }
+    ```
+
+    Each entry names a leaf (`node`), the knob (`perforate_rows`,
+    `perforate_cols`, `sample_filter`, or `exact`, which removes a knob), and
+    for the approximate knobs `rate` (≥ 2) and `offset` (0 ≤ offset < rate).
+    `op` is the index of the op among the leaf's tensor ops in program order;
+    without it the leaf must hold exactly one `hpvm.tensor.conv2d`. Anything
+    else is an error naming the entry (`knobs[2].rate`): a file that cannot be
+    read or parsed, an unknown key, node or knob, an op index out of range, a
+    knob on an op that has no such implementation, or two entries for the
+    same op. Nothing is changed unless the whole file applies.
+
+    Example: `hpvm-opt --hpvm-apply-knobs="file=knobs.json" model.mlir`.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"\"",
+           "The configuration (JSON) to apply">,
+  ];
+}
+
 #endif // HPVM_TRANSFORMS_PASSES_TD

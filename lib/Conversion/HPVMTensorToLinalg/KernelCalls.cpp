@@ -155,11 +155,12 @@ void replaceLowered(Value from, Value to, ArrayRef<Operation *> ops,
 
 /// A convolution or product with its epilogue: the kernel `name` on the
 /// pointers of `inputs` and of the bias (or null), the result buffer, then
-/// `integers`, the activation and its bound.
+/// `integers`, the activation and its bound, then `after`.
 void callWithEpilogue(OpBuilder &b, Operation *op, StringRef name, ValueRange inputs,
                       RankedTensorType resultType, ArrayRef<int64_t> integers,
                       const Epilogue &epilogue,
-                      llvm::SmallPtrSetImpl<Operation *> &lowered) {
+                      llvm::SmallPtrSetImpl<Operation *> &lowered,
+                      ArrayRef<int64_t> after = {}) {
   Location loc = op->getLoc();
   Type pointer = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Value> pointers = llvm::map_to_vector(
@@ -169,6 +170,7 @@ void callWithEpilogue(OpBuilder &b, Operation *op, StringRef name, ValueRange in
   SmallVector<Value> trailing = i64s(b, loc, integers);
   trailing.push_back(i64(b, loc, epilogue.activation));
   trailing.push_back(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(epilogue.max)));
+  llvm::append_range(trailing, i64s(b, loc, after));
   Value tensor = callKernel(b, op, name, pointers, resultType, trailing);
   SmallVector<Operation *> ops = {op};
   llvm::append_range(ops, epilogue.absorbed);
@@ -200,6 +202,18 @@ int64_t runtimePoolKind(PoolKind kind) {
     return HPVM_RT_TENSOR_POOL_MEAN;
   }
   llvm_unreachable("a pool kind the runtime does not know");
+}
+
+int64_t runtimeKnobKind(KnobKind kind) {
+  switch (kind) {
+  case KnobKind::perforate_rows:
+    return HPVM_RT_TENSOR_KNOB_PERFORATE_ROWS;
+  case KnobKind::perforate_cols:
+    return HPVM_RT_TENSOR_KNOB_PERFORATE_COLS;
+  case KnobKind::sample_filter:
+    return HPVM_RT_TENSOR_KNOB_SAMPLE_FILTER;
+  }
+  llvm_unreachable("a knob the runtime does not know");
 }
 
 /// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
@@ -240,14 +254,20 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
     SmallVector<int64_t> padding = getInts(conv.getPadding());
     SmallVector<int64_t> strides = getInts(conv.getStrides());
     int64_t perFilter[] = {1, result.getDimSize(1), 1, 1};
-    callWithEpilogue(b, op, "hpvm_rt_tensor_conv2d_f32",
+    // An approximation knob: the approximate kernel, told which and how.
+    auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+    SmallVector<int64_t> knobArguments;
+    if (knob)
+      knobArguments = {runtimeKnobKind(knob.getKind()), knob.getRate(), knob.getOffset()};
+    callWithEpilogue(b, op,
+                     knob ? "hpvm_rt_tensor_conv2d_approx_f32" : "hpvm_rt_tensor_conv2d_f32",
                      {conv.getInput(), conv.getFilter()}, result,
                      {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
                       input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
                       filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
                       padding[0], padding[1], strides[0], strides[1],
                       static_cast<int64_t>(conv.getGroups())},
-                     findEpilogue(op, perFilter), lowered);
+                     findEpilogue(op, perFilter), lowered, knobArguments);
     return true;
   }
   auto mul = cast<TensorMulOp>(op);

@@ -497,6 +497,13 @@ mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
              << type << ")";
   if (useKernels && lowerToKernelCall(op, lowered))
     return success();
+  // The approximation knobs are implemented by the runtime's kernels only.
+  if (Attribute knob = op->getAttr(HPVMDialect::getKnobAttrName()))
+    return op->emitOpError()
+           << "with " << knob
+           << " needs the runtime's kernels (f32 operands, "
+              "convert-hpvm-tensor-to-linalg kernels=true); found "
+           << (useKernels ? "non-f32 operands" : "kernels=false");
   OpBuilder b(op);
   FailureOr<Value> result =
       llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)

@@ -25,3 +25,13 @@ hpvm.leaf @opaque(%x: tensor<4xf32>) -> (tensor<4xf32>) {
   %y = "test.opaque"(%r) : (tensor<4xf32>) -> tensor<4xf32>
   hpvm.return %y : tensor<4xf32>
 }
+
+// -----
+
+// The knobs are implemented by the runtime's f32 kernels only.
+hpvm.leaf @knob_f16(%x: tensor<1x2x8x8xf16>, %w: tensor<3x2x3x3xf16>) -> (tensor<1x3x6x6xf16>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op with #hpvm.knob<sample_filter, rate = 2, offset = 0> needs the runtime's kernels (f32 operands, convert-hpvm-tensor-to-linalg kernels=true); found non-f32 operands}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<sample_filter, rate = 2, offset = 0>}
+      : (tensor<1x2x8x8xf16>, tensor<3x2x3x3xf16>) -> tensor<1x3x6x6xf16>
+  hpvm.return %c : tensor<1x3x6x6xf16>
+}

@@ -28,6 +28,18 @@ hpvm.leaf @dispatched() attributes {hpvm.dispatch, hpvm.targets = [#hpvm.target<
   hpvm.return
 }
 
+// Error budgets of nodes: one per node, and on a root the end-to-end target.
+// CHECK-LABEL: hpvm.leaf @budgeted()
+// CHECK-SAME: attributes {hpvm.error = #hpvm.error<l1 = 1.000000e-02, l2 = 2.000000e-02>}
+hpvm.leaf @budgeted() attributes {hpvm.error = #hpvm.error<l1 = 0.01, l2 = 0.02>} {
+  hpvm.return
+}
+// CHECK-LABEL: hpvm.internal @budgeted_root()
+// CHECK-SAME: attributes {hpvm.error = #hpvm.error<l1 = 5.000000e-02, l2 = 5.000000e-02>}
+hpvm.internal @budgeted_root() attributes {hpvm.error = #hpvm.error<l1 = 0.05, l2 = 0.05>} {
+  %n = hpvm.create_node @budgeted : !hpvm.node
+}
+
 // CHECK-LABEL: hpvm.leaf private @private_leaf()
 // CHECK-NEXT: hpvm.return
 hpvm.leaf private @private_leaf() {
@@ -185,6 +197,16 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
          : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x5x5xf32>
   // CHECK: hpvm.tensor.conv2d %{{.*}}, %{{.*}} : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
   %c1 = hpvm.tensor.conv2d %x, %w : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
+  // An approximation knob (hpvm-apply-knobs sets them from a configuration).
+  // CHECK: hpvm.tensor.conv2d %{{.*}}, %{{.*}} {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
+  %perforated = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>}
+         : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
+  // CHECK: hpvm.knob = #hpvm.knob<sample_filter, rate = 4, offset = 3>
+  %sampled = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<sample_filter, rate = 4, offset = 3>}
+         : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
+  // CHECK: hpvm.knob = #hpvm.knob<perforate_cols, rate = 3, offset = 0>
+  %columns = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_cols, rate = 3, offset = 0>}
+         : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
   // CHECK: hpvm.tensor.conv2d %{{.*}}, %{{.*}} {groups = 4 : i64} : (tensor<2x4x9x9xf32>, tensor<4x1x3x3xf32>) -> tensor<2x4x7x7xf32>
   %depthwise = hpvm.tensor.conv2d %x, %dw {groups = 4}
          : (tensor<2x4x9x9xf32>, tensor<4x1x3x3xf32>) -> tensor<2x4x7x7xf32>

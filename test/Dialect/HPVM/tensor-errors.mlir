@@ -357,3 +357,51 @@ hpvm.leaf @f(%x: tensor<4xf32>) {
   }
   hpvm.return
 }
+
+// -----
+
+// Approximation knobs (#hpvm.knob, the hpvm.knob attribute of a conv2d).
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{#hpvm.knob<perforate_rows> expects rate >= 2 (one element skipped in rate), found 1}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 1, offset = 0>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{#hpvm.knob<sample_filter> expects 0 <= offset < rate (4), found 4}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<sample_filter, rate = 4, offset = 4>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{'hpvm.knob' is only valid on hpvm.tensor.conv2d (the op the approximation knobs implement), found on 'hpvm.tensor.relu'}}
+  %r = hpvm.tensor.relu %x {hpvm.knob = #hpvm.knob<perforate_cols, rate = 2, offset = 0>} : tensor<1x1x4x4xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.knob' expects a #hpvm.knob, found 2 : i64}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = 2} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.error' expects a #hpvm.error<l1 = .., l2 = ..>, found 5.000000e-01 : f32}}
+hpvm.leaf @f() attributes {hpvm.error = 0.5 : f32} {
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.error' is only valid on node definitions (hpvm.leaf, hpvm.internal; tensor ops carry their budget as 'error'), found on 'hpvm.tensor.relu'}}
+  %r = hpvm.tensor.relu %x {hpvm.error = #hpvm.error<l1 = 0.1, l2 = 0.1>} : tensor<4xf32>
+  hpvm.return
+}

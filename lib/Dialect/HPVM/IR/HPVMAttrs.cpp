@@ -61,6 +61,36 @@ ErrorBudgetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+ErrorBudgetAttr mlir::hpvm::strictestNodeError(ArrayRef<Operation *> nodes) {
+  ErrorBudgetAttr strictest;
+  for (Operation *node : nodes) {
+    auto budget = node->getAttrOfType<ErrorBudgetAttr>(HPVMDialect::getErrorAttrName());
+    if (!budget)
+      continue;
+    if (!strictest) {
+      strictest = budget;
+      continue;
+    }
+    strictest = ErrorBudgetAttr::get(node->getContext(),
+                                     llvm::minimum(strictest.getL1(), budget.getL1()),
+                                     llvm::minimum(strictest.getL2(), budget.getL2()));
+  }
+  return strictest;
+}
+
+LogicalResult KnobAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               KnobKind kind, int64_t rate, int64_t offset) {
+  if (rate < 2)
+    return emitError() << "#hpvm.knob<" << stringifyKnobKind(kind)
+                       << "> expects rate >= 2 (one element skipped in rate), found "
+                       << rate;
+  if (offset < 0 || offset >= rate)
+    return emitError() << "#hpvm.knob<" << stringifyKnobKind(kind)
+                       << "> expects 0 <= offset < rate (" << rate << "), found "
+                       << offset;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Target hints
 //===----------------------------------------------------------------------===//

@@ -175,6 +175,28 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                              << results << ")";
     return success();
   }
+  if (name == getKnobAttrName()) {
+    if (!isa<KnobAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.knob' expects a #hpvm.knob, found "
+                             << attribute.getValue();
+    // The knobs approximate convolutions; no other op has an implementation.
+    if (!isa<TensorConv2DOp>(op))
+      return op->emitError() << "'hpvm.knob' is only valid on hpvm.tensor.conv2d (the op "
+                                "the approximation knobs implement), found on '"
+                             << op->getName() << "'";
+    return success();
+  }
+  if (name == getErrorAttrName()) {
+    if (!isa<NodeOpInterface>(op))
+      return op->emitError()
+             << "'hpvm.error' is only valid on node definitions (hpvm.leaf, "
+                "hpvm.internal; tensor ops carry their budget as 'error'), found on '"
+             << op->getName() << "'";
+    if (!isa<ErrorBudgetAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.error' expects a #hpvm.error<l1 = .., l2 = ..>, found "
+                             << attribute.getValue();
+    return success();
+  }
   if (name == getAccessAttrName())
     return op->emitError() << "'hpvm.access' is an argument attribute of node "
                               "definitions, found on the op '"

@@ -84,6 +84,41 @@ def HPVM_ErrorBudgetAttr : AttrDef<HPVM_Dialect, "ErrorBudget"> {
   let genVerifyDecl = 1;
 }
 
+def HPVM_KnobKindEnum : I32EnumAttr<"KnobKind", "approximation knob of a tensor op", [
+    I32EnumAttrCase<"perforate_rows", 1>,
+    I32EnumAttrCase<"perforate_cols", 2>,
+    I32EnumAttrCase<"sample_filter", 3>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::hpvm";
+}
+
+def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
+  let mnemonic = "knob";
+  let summary = "an approximate implementation chosen for a tensor op";
+  let description = [{
+    The approximation an `hpvm.tensor.conv2d` runs with, set as its
+    `hpvm.knob` attribute (by hand, or from a configuration file by
+    `hpvm-apply-knobs`). Every knob skips one element in `rate` (rate ≥ 2),
+    starting at `offset` (0 ≤ offset < rate), as ApproxTuner's knobs do:
+
+    * `perforate_rows` / `perforate_cols`: output rows (columns) y with
+      y mod rate = offset are not computed; each is the average of its computed
+      neighbours (perforated convolution, interpolated);
+    * `sample_filter`: filter elements k (over channel, row, column of the
+      window, flattened) with k mod rate = offset are skipped, and the kept
+      weights scaled by rate / (rate - 1) (filter sampling).
+
+    ```mlir
+    %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>}
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+  let parameters = (ins EnumParameter<HPVM_KnobKindEnum>:$kind, "int64_t":$rate,
+                        "int64_t":$offset);
+  let assemblyFormat = "`<` $kind `,` `rate` `=` $rate `,` `offset` `=` $offset `>`";
+  let genVerifyDecl = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Enums printed as bare keywords inside ops
 //===----------------------------------------------------------------------===//

@@ -112,6 +112,17 @@ def HPVM_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRowsAttrName() {
       return ::llvm::StringLiteral("hpvm.rows");
     }
+    /// Name of the discardable attribute of a tensor op choosing its
+    /// approximation (#hpvm.knob).
+    static constexpr ::llvm::StringLiteral getKnobAttrName() {
+      return ::llvm::StringLiteral("hpvm.knob");
+    }
+    /// Name of the discardable attribute of a node giving the error its
+    /// outputs may carry (#hpvm.error): a budget per node, or on a root the
+    /// end-to-end target of the whole graph.
+    static constexpr ::llvm::StringLiteral getErrorAttrName() {
+      return ::llvm::StringLiteral("hpvm.error");
+    }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {
       return ::llvm::StringLiteral("hpvm.access");

@@ -1,0 +1,231 @@
+//===- ApplyKnobs.cpp - The hpvm-apply-knobs pass -------------------------===//
+// A configuration of approximation knobs is data (JSON), written by a tuner or
+// by hand; this pass puts it on the tensor ops it names, all or nothing.
+#include "HPVM/Transforms/Passes.h"
+
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMAPPLYKNOBS
+#include "HPVM/Transforms/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+
+/// Reads the entries of one configuration and resolves them against a module.
+class KnobConfiguration {
+public:
+  KnobConfiguration(ModuleOp module, StringRef file)
+      : module(module), symbols(module),
+        location(FileLineColLoc::get(module.getContext(), file, 1, 1)) {}
+
+  /// The ops and the knob each gets (null: none, exact), or failure after
+  /// reporting every problem found.
+  FailureOr<SmallVector<std::pair<Operation *, Attribute>>> resolve(const llvm::json::Value &root) {
+    const llvm::json::Object *object = root.getAsObject();
+    if (!object)
+      return error("") << "expected a JSON object with \"knobs\": [...], found " << kind(root);
+    for (const auto &member : *object)
+      if (member.first != "knobs" && member.first != "info")
+        error("") << "unknown key \"" << member.first.str()
+                  << "\" at the top level; expected \"knobs\" (and optionally \"info\")";
+    const llvm::json::Array *knobs = object->getArray("knobs");
+    if (!knobs)
+      return error("knobs") << "expected an array of entries, found "
+                            << (object->get("knobs") ? kind(*object->get("knobs")) : "nothing");
+    for (auto [index, item] : llvm::enumerate(*knobs))
+      resolveEntry(item, llvm::formatv("knobs[{0}]", index).str());
+    if (failed)
+      return failure();
+    return changes;
+  }
+
+  /// Reports a problem of the entry at `path` (empty: the file itself).
+  InFlightDiagnostic error(const std::string &path) {
+    failed = true;
+    InFlightDiagnostic diagnostic = emitError(location);
+    if (!path.empty())
+      diagnostic << path << ": ";
+    return diagnostic;
+  }
+
+private:
+  static StringRef kind(const llvm::json::Value &value) {
+    switch (value.kind()) {
+    case llvm::json::Value::Null: return "null";
+    case llvm::json::Value::Boolean: return "a boolean";
+    case llvm::json::Value::Number: return "a number";
+    case llvm::json::Value::String: return "a string";
+    case llvm::json::Value::Array: return "an array";
+    case llvm::json::Value::Object: return "an object";
+    }
+    return "a value";
+  }
+
+  /// The integer `key` of `entry`, reporting it when missing or not one.
+  std::optional<int64_t> integer(const llvm::json::Object &entry, StringRef key,
+                                 const std::string &path) {
+    const llvm::json::Value *value = entry.get(key);
+    if (!value) {
+      error(path + "." + key.str()) << "expected an integer, found nothing";
+      return std::nullopt;
+    }
+    std::optional<int64_t> number = value->getAsInteger();
+    if (!number)
+      error(path + "." + key.str()) << "expected an integer, found " << kind(*value);
+    return number;
+  }
+
+  void resolveEntry(const llvm::json::Value &item, const std::string &path) {
+    const llvm::json::Object *entry = item.getAsObject();
+    if (!entry) {
+      error(path) << "expected an object {\"node\": ..., \"knob\": ...}, found " << kind(item);
+      return;
+    }
+    static const llvm::StringSet<> keys = {"node", "op", "knob", "rate", "offset"};
+    for (const auto &member : *entry)
+      if (!keys.contains(member.first))
+        error(path) << "unknown key \"" << member.first.str()
+                    << "\"; expected node, op, knob, rate and offset";
+    std::optional<StringRef> node = entry->getString("node");
+    if (!node) {
+      error(path + ".node") << "expected the name of a leaf (a string)";
+      return;
+    }
+    auto leaf = symbols.lookup<LeafOp>(*node);
+    if (!leaf) {
+      if (symbols.lookup<InternalOp>(*node))
+        error(path + ".node") << "'" << *node
+                              << "' is an internal node; knobs go to the leaves that hold "
+                                 "tensor ops";
+      else
+        error(path + ".node") << "no leaf named '" << *node << "' in the module";
+      return;
+    }
+    std::optional<StringRef> name = entry->getString("knob");
+    std::optional<KnobKind> knobKind;
+    if (name && *name != "exact")
+      knobKind = symbolizeKnobKind(*name);
+    if (!name || (*name != "exact" && !knobKind)) {
+      error(path + ".knob") << "expected perforate_rows, perforate_cols, sample_filter or "
+                               "exact, found "
+                            << (name ? ("\"" + name->str() + "\"") : std::string("nothing"));
+      return;
+    }
+
+    // The op: by index among the leaf's tensor ops, or its only conv2d.
+    SmallVector<Operation *> ops;
+    leaf.walk([&](ApproximableOpInterface op) { ops.push_back(op); });
+    Operation *op = nullptr;
+    int64_t opIndex = 0;
+    if (entry->get("op")) {
+      std::optional<int64_t> index = integer(*entry, "op", path);
+      if (!index)
+        return;
+      if (*index < 0 || *index >= int64_t(ops.size())) {
+        error(path + ".op") << "'" << *node << "' holds " << ops.size()
+                            << " tensor ops; expected an index from 0 to "
+                            << int64_t(ops.size()) - 1 << ", found " << *index;
+        return;
+      }
+      opIndex = *index;
+      op = ops[opIndex];
+    } else {
+      unsigned convs = 0;
+      for (auto [index, candidate] : llvm::enumerate(ops))
+        if (isa<TensorConv2DOp>(candidate)) {
+          ++convs;
+          op = candidate;
+          opIndex = index;
+        }
+      if (convs != 1) {
+        error(path) << "'" << *node << "' holds " << convs
+                    << " hpvm.tensor.conv2d ops; say which with \"op\" (its index among the "
+                    << ops.size() << " tensor ops of the leaf)";
+        return;
+      }
+    }
+
+    Attribute knob;
+    if (knobKind) {
+      std::optional<int64_t> rate = integer(*entry, "rate", path);
+      std::optional<int64_t> offset = integer(*entry, "offset", path);
+      if (!rate || !offset)
+        return;
+      knob = KnobAttr::getChecked([&] { return error(path); }, module.getContext(), *knobKind,
+                                  *rate, *offset);
+      if (!knob)
+        return;
+      if (!isa<TensorConv2DOp>(op)) {
+        error(path) << "op " << opIndex << " of '" << *node << "' is '" << op->getName()
+                    << "'; " << *name << " applies to hpvm.tensor.conv2d only";
+        return;
+      }
+    } else if (entry->get("rate") || entry->get("offset")) {
+      error(path) << "the exact knob takes no rate or offset";
+      return;
+    }
+    auto [it, inserted] = configured.try_emplace(op, path);
+    if (!inserted) {
+      error(path) << "configures op " << opIndex << " of '" << *node << "' again (first in "
+                  << it->second << ")";
+      return;
+    }
+    changes.push_back({op, knob});
+  }
+
+  ModuleOp module;
+  SymbolTable symbols;
+  Location location;
+  bool failed = false;
+  DenseMap<Operation *, std::string> configured;
+  SmallVector<std::pair<Operation *, Attribute>> changes;
+};
+
+struct HPVMApplyKnobsPass : public hpvm::impl::HPVMApplyKnobsBase<HPVMApplyKnobsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (file.empty()) {
+      emitError(module.getLoc()) << "hpvm-apply-knobs expects a configuration file "
+                                    "(file=<path>), found none";
+      return signalPassFailure();
+    }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+    if (!buffer) {
+      emitError(module.getLoc()) << "cannot read the knob configuration '" << file
+                                 << "': " << buffer.getError().message();
+      return signalPassFailure();
+    }
+    KnobConfiguration configuration(module, file);
+    llvm::Expected<llvm::json::Value> root = llvm::json::parse((*buffer)->getBuffer());
+    if (!root) {
+      configuration.error("") << "expected JSON, found a syntax error: "
+                              << llvm::toString(root.takeError());
+      return signalPassFailure();
+    }
+    FailureOr<SmallVector<std::pair<Operation *, Attribute>>> changes =
+        configuration.resolve(*root);
+    if (failed(changes))
+      return signalPassFailure();
+    for (auto [op, knob] : *changes) {
+      if (knob)
+        op->setAttr(HPVMDialect::getKnobAttrName(), knob);
+      else
+        op->removeAttr(HPVMDialect::getKnobAttrName());
+    }
+  }
+};
+
+} // namespace

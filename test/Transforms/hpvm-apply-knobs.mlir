@@ -1,0 +1,124 @@
+// hpvm-apply-knobs: a JSON configuration sets (or, with "exact", removes) the
+// hpvm.knob attribute of the tensor ops it names; a bad file changes nothing and
+// every problem is reported with the entry's path.
+// RUN: split-file %s %t
+// RUN: hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/good.json" | FileCheck %s
+// RUN: hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/good.json" --hpvm-fuse-tensor-nodes | FileCheck %s --check-prefix=FUSED
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/bad.json" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/syntax.json" 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/shape.json" 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/array.json" 2>&1 | FileCheck %s --check-prefix=ARRAY
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs 2>&1 | FileCheck %s --check-prefix=NOFILE
+
+// CHECK-LABEL: hpvm.leaf @conv1(
+// CHECK: hpvm.tensor.conv2d {{.*}}hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>
+// CHECK-LABEL: hpvm.leaf @bias1(
+// CHECK-NOT: hpvm.knob
+// CHECK-LABEL: hpvm.leaf @twice(
+// CHECK: hpvm.tensor.conv2d %arg0, %arg1 :
+// CHECK: hpvm.tensor.conv2d {{.*}}hpvm.knob = #hpvm.knob<sample_filter, rate = 4, offset = 3>
+// CHECK-LABEL: hpvm.leaf @exact(
+// CHECK-NOT: hpvm.knob
+// CHECK: hpvm.return
+
+// Knobs are op attributes: they survive fusion, and the fused leaf keeps the
+// strictest node budget of the chain.
+// FUSED-LABEL: hpvm.leaf @conv1_bias1(
+// FUSED-SAME: hpvm.error = #hpvm.error<l1 = 1.000000e-02, l2 = 3.000000e-02>
+// FUSED: hpvm.tensor.conv2d {{.*}}hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>
+// FUSED: hpvm.tensor.add
+
+// BAD-DAG: bad.json:1:1: error: knobs[0].node: no leaf named 'nowhere' in the module
+// BAD-DAG: bad.json:1:1: error: knobs[1].node: 'root' is an internal node; knobs go to the leaves that hold tensor ops
+// BAD-DAG: bad.json:1:1: error: knobs[2].knob: expected perforate_rows, perforate_cols, sample_filter or exact, found "dither"
+// BAD-DAG: bad.json:1:1: error: knobs[3]: #hpvm.knob<perforate_cols> expects rate >= 2 (one element skipped in rate), found 1
+// BAD-DAG: bad.json:1:1: error: knobs[4]: #hpvm.knob<sample_filter> expects 0 <= offset < rate (2), found 2
+// BAD-DAG: bad.json:1:1: error: knobs[5]: 'twice' holds 2 hpvm.tensor.conv2d ops; say which with "op" (its index among the 2 tensor ops of the leaf)
+// BAD-DAG: bad.json:1:1: error: knobs[6].op: 'twice' holds 2 tensor ops; expected an index from 0 to 1, found 2
+// BAD-DAG: bad.json:1:1: error: knobs[7]: op 0 of 'bias1' is 'hpvm.tensor.add'; perforate_rows applies to hpvm.tensor.conv2d only
+// BAD-DAG: bad.json:1:1: error: knobs[8]: unknown key "speed"; expected node, op, knob, rate and offset
+// BAD-DAG: bad.json:1:1: error: knobs[9].rate: expected an integer, found a string
+// BAD-DAG: bad.json:1:1: error: knobs[11]: configures op 0 of 'conv1' again (first in knobs[10])
+// BAD-DAG: bad.json:1:1: error: knobs[12]: the exact knob takes no rate or offset
+// BAD-DAG: bad.json:1:1: error: knobs[13].offset: expected an integer, found nothing
+// BAD-DAG: bad.json:1:1: error: knobs[14]: expected an object {"node": ..., "knob": ...}, found a number
+// BAD-DAG: bad.json:1:1: error: knobs[15].node: expected the name of a leaf (a string)
+// SYNTAX: syntax.json:1:1: error: expected JSON, found a syntax error: {{.*}}
+// SHAPE-DAG: shape.json:1:1: error: unknown key "configs" at the top level; expected "knobs" (and optionally "info")
+// SHAPE-DAG: shape.json:1:1: error: knobs: expected an array of entries, found nothing
+// ARRAY: array.json:1:1: error: expected a JSON object with "knobs": [...], found an array
+// MISSING: error: cannot read the knob configuration '{{.*}}missing.json': {{.*}}
+// NOFILE: error: hpvm-apply-knobs expects a configuration file (file=<path>), found none
+
+//--- model.mlir
+hpvm.leaf @conv1(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<1x4x6x6xf32>)
+    attributes {hpvm.error = #hpvm.error<l1 = 0.01, l2 = 0.05>} {
+  %c = hpvm.tensor.conv2d %x, %w : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  hpvm.return %c : tensor<1x4x6x6xf32>
+}
+hpvm.leaf @bias1(%x: tensor<1x4x6x6xf32>, %b: tensor<1x4x1x1xf32>) -> (tensor<1x4x6x6xf32>)
+    attributes {hpvm.error = #hpvm.error<l1 = 0.02, l2 = 0.03>} {
+  %a = hpvm.tensor.add %x, %b : (tensor<1x4x6x6xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  hpvm.return %a : tensor<1x4x6x6xf32>
+}
+hpvm.leaf @twice(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %v: tensor<2x2x3x3xf32>)
+    -> (tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>) {
+  %a = hpvm.tensor.conv2d %x, %w : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  %b = hpvm.tensor.conv2d %x, %v : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  hpvm.return %a, %b : tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>
+}
+hpvm.leaf @exact(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<1x4x6x6xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_cols, rate = 3, offset = 0>}
+      : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  hpvm.return %c : tensor<1x4x6x6xf32>
+}
+hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<1x4x1x1xf32>)
+    -> (tensor<1x4x6x6xf32>) {
+  %c = hpvm.create_node @conv1 : !hpvm.node
+  %a = hpvm.create_node @bias1 : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x2x8x8xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<4x2x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x4x1x1xf32>
+  hpvm.bind_out %a[0] -> 0
+}
+
+//--- good.json
+{
+  "knobs": [
+    {"node": "conv1", "knob": "perforate_rows", "rate": 2, "offset": 1},
+    {"node": "twice", "op": 1, "knob": "sample_filter", "rate": 4, "offset": 3},
+    {"node": "exact", "knob": "exact"}
+  ],
+  "info": {"speedup": 1.7, "note": "ignored by the pass"}
+}
+
+//--- bad.json
+{"knobs": [
+  {"node": "nowhere", "knob": "exact"},
+  {"node": "root", "knob": "exact"},
+  {"node": "conv1", "knob": "dither"},
+  {"node": "conv1", "knob": "perforate_cols", "rate": 1, "offset": 0},
+  {"node": "exact", "knob": "sample_filter", "rate": 2, "offset": 2},
+  {"node": "twice", "knob": "perforate_rows", "rate": 2, "offset": 0},
+  {"node": "twice", "op": 2, "knob": "perforate_rows", "rate": 2, "offset": 0},
+  {"node": "bias1", "op": 0, "knob": "perforate_rows", "rate": 2, "offset": 0},
+  {"node": "exact", "knob": "exact", "speed": 2},
+  {"node": "exact", "knob": "perforate_rows", "rate": "two", "offset": 0},
+  {"node": "conv1", "knob": "exact"},
+  {"node": "conv1", "knob": "exact"},
+  {"node": "exact", "knob": "exact", "rate": 2},
+  {"node": "exact", "knob": "perforate_rows", "rate": 2},
+  3,
+  {"knob": "exact"}
+]}
+
+//--- syntax.json
+{"knobs": [ {"node": "conv1", } ]}
+
+//--- shape.json
+{"configs": []}
+
+//--- array.json
+[{"node": "conv1", "knob": "exact"}]
