@@ -78,6 +78,7 @@ bench: build
 	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
 	bash benchmarks/tensor/run.sh $(BUILD_DIR)
+	bash benchmarks/tensor/run_approx.sh $(BUILD_DIR)
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build
