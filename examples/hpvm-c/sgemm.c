@@ -13,8 +13,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+// The tile of C one internal-node instance computes (-DTILE_M=... -DTILE_N=... to try
+// others, as hpvm-tune does).
+#ifndef TILE_M
 #define TILE_M 16
+#endif
+#ifndef TILE_N
 #define TILE_N 8
+#endif
 
 typedef struct __attribute__((__packed__)) {
   float *A;

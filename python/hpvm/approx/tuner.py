@@ -1,0 +1,290 @@
+"""The accuracy tuner: which approximation knobs to give which convolutions of a tensor
+graph, so that it runs fastest within a loss of quality (ApproxTuner's two modes).
+
+* Empirical: measure the quality and the time of candidate configurations on calibration
+  inputs, and keep the best within each target.
+* Predictive: measure each knob alone on each op once, predict a configuration's quality
+  loss as the sum of its knobs' losses and its time from its knobs' savings, then measure
+  only the most promising predictions.
+
+Either way the result is the Pareto set of measured (speedup, quality loss) configurations
+and, per quality-loss target, the fastest configuration that met it on the calibration
+inputs. What is measured is behind `Evaluator`: `GraphEvaluator` compiles and runs a
+`TensorGraph` (every configuration is a knob file given to `hpvm.compile`); tests use a
+synthetic one whose optimum is known.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+# The knobs of a convolution and their rates (ApproxTuner's: perforation skips one row or
+# column in 2 or 3, filter sampling one element in 2 or 4), every offset of each.
+RATES = {"perforate_rows": (2, 3), "perforate_cols": (2, 3), "sample_filter": (2, 4)}
+
+
+@dataclass(frozen=True)
+class Knob:
+    kind: str  # "exact" or a key of RATES
+    rate: int = 0
+    offset: int = 0
+
+    def __str__(self) -> str:
+        return self.kind if self.kind == "exact" else f"{self.kind}/{self.rate}@{self.offset}"
+
+
+EXACT = Knob("exact")
+
+
+def knob_choices() -> List[Knob]:
+    """Every knob of a convolution, exact first."""
+    return [EXACT] + [Knob(kind, rate, offset) for kind, rates in RATES.items()
+                      for rate in rates for offset in range(rate)]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A knob per op (leaf name -> knob); ops not named run exactly."""
+    knobs: Tuple[Tuple[str, Knob], ...] = ()
+
+    @staticmethod
+    def of(mapping: Dict[str, Knob]) -> "Configuration":
+        return Configuration(tuple(sorted((n, k) for n, k in mapping.items() if k != EXACT)))
+
+    def as_dict(self) -> Dict[str, Knob]:
+        return dict(self.knobs)
+
+    def to_json(self, info: Optional[dict] = None) -> dict:
+        """The configuration file `hpvm-apply-knobs` and `hpvm-cc --knobs` read."""
+        entries = [{"node": node, "knob": knob.kind, "rate": knob.rate, "offset": knob.offset}
+                   for node, knob in self.knobs]
+        out = {"knobs": entries}
+        if info:
+            out["info"] = info
+        return out
+
+    def __str__(self) -> str:
+        return ", ".join(f"{n}: {k}" for n, k in self.knobs) or "exact"
+
+
+class Evaluator:
+    """What the tuner measures: the quality loss of a configuration (percentage points of
+    the quality metric against the exact configuration, on calibration inputs) and its time
+    (seconds per run). `nodes` are the ops that take knobs."""
+
+    nodes: Sequence[str] = ()
+
+    def loss(self, configuration: Configuration) -> float:
+        raise NotImplementedError
+
+    def seconds(self, configuration: Configuration) -> float:
+        raise NotImplementedError
+
+
+@dataclass
+class Measured:
+    configuration: Configuration
+    loss: float  # quality loss on the calibration inputs (percentage points)
+    speedup: float  # exact time / this configuration's time
+    predicted_loss: Optional[float] = None
+    predicted_speedup: Optional[float] = None
+
+    def as_dict(self) -> dict:
+        return {"configuration": self.configuration.to_json()["knobs"], "loss": self.loss,
+                "speedup": self.speedup, "predicted_loss": self.predicted_loss,
+                "predicted_speedup": self.predicted_speedup}
+
+
+def pareto(results: Iterable[Measured]) -> List[Measured]:
+    """The measured configurations no other is both faster and more accurate than, by
+    increasing loss."""
+    front: List[Measured] = []
+    for r in sorted(results, key=lambda r: (r.loss, -r.speedup)):
+        if not front or r.speedup > front[-1].speedup:
+            front.append(r)
+    return front
+
+
+def best_within(results: Iterable[Measured], target: float) -> Optional[Measured]:
+    """The fastest measured configuration whose loss is at most `target`."""
+    fitting = [r for r in results if r.loss <= target]
+    return max(fitting, key=lambda r: r.speedup) if fitting else None
+
+
+class Tuner:
+    """Searches the configurations of `evaluator`'s ops within a budget of measurements."""
+
+    def __init__(self, evaluator: Evaluator, choices: Optional[Sequence[Knob]] = None,
+                 seed: int = 0, log: Callable[[str], None] = lambda _: None):
+        self.evaluator = evaluator
+        self.choices = list(choices or knob_choices())
+        self.random = random.Random(seed)
+        self.log = log
+        self.measured: Dict[Configuration, Measured] = {}
+        self._exact_seconds: Optional[float] = None
+
+    # -- measurements ------------------------------------------------------------------
+    def exact_seconds(self) -> float:
+        if self._exact_seconds is None:
+            self._exact_seconds = self.evaluator.seconds(Configuration())
+        return self._exact_seconds
+
+    def measure(self, configuration: Configuration, **predicted) -> Measured:
+        if configuration not in self.measured:
+            loss = self.evaluator.loss(configuration)
+            speedup = self.exact_seconds() / self.evaluator.seconds(configuration)
+            self.measured[configuration] = Measured(configuration, loss, speedup)
+            self.log(f"measured {configuration}: loss {loss:.3f}, speedup {speedup:.2f}x")
+        result = self.measured[configuration]
+        for key, value in predicted.items():
+            setattr(result, key, value)
+        return result
+
+    def space_size(self) -> int:
+        return len(self.choices) ** len(self.evaluator.nodes)
+
+    def all_configurations(self) -> Iterable[Configuration]:
+        nodes = list(self.evaluator.nodes)
+        for knobs in itertools.product(self.choices, repeat=len(nodes)):
+            yield Configuration.of(dict(zip(nodes, knobs)))
+
+    # -- empirical -----------------------------------------------------------------------
+    def empirical(self, budget: int, max_loss: float) -> List[Measured]:
+        """Measures up to `budget` configurations: all of them when the space is that small;
+        else the exact one, the single-op knobs (in random order), then random combinations
+        of the knobs whose loss alone was at most `max_loss`. Returns everything measured."""
+        self.measure(Configuration())
+        if self.space_size() <= budget:
+            for configuration in self.all_configurations():
+                self.measure(configuration)
+            return list(self.measured.values())
+        nodes = list(self.evaluator.nodes)
+        singles = [Configuration.of({n: k}) for n in nodes for k in self.choices if k != EXACT]
+        self.random.shuffle(singles)
+        for configuration in singles:
+            if len(self.measured) >= budget:
+                return list(self.measured.values())
+            self.measure(configuration)
+        usable = {n: [EXACT] + [c.knobs[0][1] for c, r in self.measured.items()
+                                if len(c.knobs) == 1 and c.knobs[0][0] == n and
+                                r.loss <= max_loss]
+                  for n in nodes}
+        size = int(np.prod([len(usable[n]) for n in nodes]))
+        if size <= 16 * budget:  # enumerate them, in random order
+            combinations = sorted({Configuration.of(dict(zip(nodes, picks)))
+                                   for picks in itertools.product(*(usable[n] for n in nodes))},
+                                  key=str)
+            self.random.shuffle(combinations)
+        else:  # too many: draw them
+            combinations = (Configuration.of({n: self.random.choice(usable[n]) for n in nodes})
+                            for _ in range(16 * budget))
+        for configuration in combinations:
+            if len(self.measured) >= budget:
+                break
+            self.measure(configuration)
+        return list(self.measured.values())
+
+    # -- predictive ----------------------------------------------------------------------
+    def profile(self) -> Dict[Tuple[str, Knob], Measured]:
+        """Each knob alone on each op, measured once."""
+        self.measure(Configuration())
+        return {(n, k): self.measure(Configuration.of({n: k}))
+                for n in self.evaluator.nodes for k in self.choices if k != EXACT}
+
+    def predict(self, configuration: Configuration,
+                profile: Dict[Tuple[str, Knob], Measured]) -> Tuple[float, float]:
+        """(loss, speedup) of a configuration from its knobs measured alone: losses add, and
+        so do the time savings."""
+        exact = self.exact_seconds()
+        loss, saved = 0.0, 0.0
+        for node, knob in configuration.knobs:
+            alone = profile[(node, knob)]
+            loss += max(alone.loss, 0.0)
+            saved += exact - exact / alone.speedup
+        return loss, exact / max(exact - saved, 1e-12)
+
+    def predictive(self, targets: Sequence[float], validate: int) -> List[Measured]:
+        """Profiles every knob alone, predicts every configuration, and measures for each
+        target the `validate` predicted fastest among those predicted within it."""
+        profile = self.profile()
+        predictions = [(c, *self.predict(c, profile)) for c in self.all_configurations()]
+        for target in targets:
+            fitting = sorted((p for p in predictions if p[1] <= target), key=lambda p: -p[2])
+            for configuration, loss, speedup in fitting[:validate]:
+                self.measure(configuration, predicted_loss=loss, predicted_speedup=speedup)
+        return list(self.measured.values())
+
+
+# -- a compiled tensor graph as the thing measured --------------------------------------------
+
+def accuracy(probabilities: np.ndarray, labels: np.ndarray) -> float:
+    """Classification accuracy in percent."""
+    return 100.0 * float(np.mean(np.argmax(probabilities, axis=1) == labels))
+
+
+class GraphEvaluator(Evaluator):
+    """Compiles `build()` (an hpvm.TensorGraph of one input) with each configuration's knobs
+    and runs it on the calibration inputs: the loss is the exact accuracy minus this one's
+    (percentage points), the time the best of `repeats` runs."""
+
+    def __init__(self, build: Callable[[], object], nodes: Sequence[str], inputs: np.ndarray,
+                 labels: np.ndarray, fuse: bool = True, repeats: int = 20,
+                 quality: Callable[[np.ndarray, np.ndarray], float] = accuracy):
+        import hpvm  # noqa: F401  (the package this module belongs to)
+        self.build = build
+        self.nodes = list(nodes)
+        self.inputs = np.ascontiguousarray(inputs, dtype=np.float32)
+        self.labels = labels
+        self.fuse = fuse
+        self.repeats = repeats
+        self.quality = quality
+        self._compiled: Dict[Configuration, object] = {}
+        self._exact_quality: Optional[float] = None
+
+    def compiled(self, configuration: Configuration):
+        import hpvm
+        if configuration not in self._compiled:
+            knobs = configuration.to_json() if configuration.knobs else None
+            self._compiled[configuration] = hpvm.compile(self.build(), fuse=self.fuse,
+                                                         knobs=knobs)
+        return self._compiled[configuration]
+
+    def outputs(self, configuration: Configuration, inputs: Optional[np.ndarray] = None):
+        return self.compiled(configuration)(self.inputs if inputs is None else inputs)
+
+    def loss(self, configuration: Configuration) -> float:
+        if self._exact_quality is None:
+            self._exact_quality = self.quality(self.outputs(Configuration()), self.labels)
+        return self._exact_quality - self.quality(self.outputs(configuration), self.labels)
+
+    def seconds(self, configuration: Configuration) -> float:
+        run = self.compiled(configuration)
+        run(self.inputs)  # warm: buffers, pages
+        best = float("inf")
+        for _ in range(self.repeats):
+            start = time.perf_counter()
+            run(self.inputs)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+
+def report(results: Sequence[Measured], targets: Sequence[float]) -> dict:
+    """The tuner's answer as data: the Pareto set and the best configuration per target."""
+    return {
+        "pareto": [r.as_dict() for r in pareto(results)],
+        "targets": {str(t): (best_within(results, t).as_dict()
+                             if best_within(results, t) else None) for t in targets},
+        "measured": len(results),
+    }
+
+
+def write_report(path: str, data: dict) -> None:
+    with open(path, "w") as out:
+        json.dump(data, out, indent=1)
