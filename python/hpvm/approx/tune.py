@@ -20,8 +20,20 @@ import time
 
 
 from . import digits
-from .tuner import (Configuration, GraphEvaluator, Tuner, accuracy, best_within, pareto,
+from .tuner import (Configuration, GraphEvaluator, Tuner, accuracy, pareto,
                     report)
+
+
+def confirm_speedup(evaluator: GraphEvaluator, configuration: Configuration,
+                    rounds: int = 7) -> float:
+    """The speedup of an answer measured again: the median of `rounds` ratios, each of the
+    exact configuration and this one timed one after the other (the search's single
+    measurement may have met a quiet or a busy moment of a shared machine)."""
+    if not configuration.knobs:
+        return 1.0
+    ratios = sorted(evaluator.seconds(Configuration()) / evaluator.seconds(configuration)
+                    for _ in range(rounds))
+    return ratios[rounds // 2]
 
 
 def main(argv=None) -> int:
@@ -35,6 +47,8 @@ def main(argv=None) -> int:
     parser.add_argument("--validate", type=int, default=3,
                         help="predictive mode: predictions measured per target")
     parser.add_argument("--repeats", type=int, default=20, help="timing runs per measurement")
+    parser.add_argument("--confirm", type=int, default=5,
+                        help="candidates per target timed again before answering")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="write the report (JSON) here")
     parser.add_argument("--knobs-dir", help="write the configuration found per target here")
@@ -72,16 +86,27 @@ def main(argv=None) -> int:
     print(f"digits CNN, {args.mode} mode: {len(results)} configurations measured in "
           f"{elapsed:.0f} s; exact accuracy {exact_test:.2f}% (test)")
     print(f"{'target':>7}  {'configuration':<58} {'calib. loss':>11} {'speedup':>8} "
-          f"{'test acc.':>9}")
+          f"{'test acc.':>9}  (speedup: median of 7 alternated timings)")
+    confirmed_speedups = {}
     for target in targets:
-        answer = best_within(results, target)
-        if answer is None:
+        # The search timed each configuration once: the few fastest within the target are
+        # timed again (alternated with the exact one) and the fastest then is the answer.
+        fitting = sorted((r for r in results if r.loss <= target), key=lambda r: -r.speedup)
+        if not fitting:
             print(f"{target:>6}%  (nothing met it)")
             continue
+        for candidate in fitting[:args.confirm]:
+            if candidate.configuration not in confirmed_speedups:
+                confirmed_speedups[candidate.configuration] = confirm_speedup(
+                    evaluator, candidate.configuration)
+        answer = max(fitting[:args.confirm],
+                     key=lambda r: confirmed_speedups[r.configuration])
+        confirmed = confirmed_speedups[answer.configuration]
         held_out = test_accuracy(answer.configuration)
-        out["targets"][str(target)]["test_accuracy"] = held_out
+        out["targets"][str(target)] = dict(answer.as_dict(), test_accuracy=held_out,
+                                           confirmed_speedup=confirmed)
         print(f"{target:>6}%  {str(answer.configuration):<58} {answer.loss:>10.2f}% "
-              f"{answer.speedup:>7.2f}x {held_out:>8.2f}%")
+              f"{confirmed:>7.2f}x {held_out:>8.2f}%")
         if args.knobs_dir:
             os.makedirs(args.knobs_dir, exist_ok=True)
             path = os.path.join(args.knobs_dir, f"digits_knobs_{target:g}.json")

@@ -1,0 +1,38 @@
+"""hpvm-approx-tune on the digits CNN, with a small budget: the report, the knob files it
+writes, and those files through hpvm-cc (a tuned configuration is a program's input)."""
+
+import json
+import subprocess
+
+from hpvm import toolchain
+from hpvm.approx import digits
+from hpvm.approx.tune import main
+
+
+def test_the_tuner_writes_configurations_hpvm_cc_compiles(tmp_path, capsys):
+    out = tmp_path / "report.json"
+    knobs = tmp_path / "knobs"
+    assert main(["--mode", "empirical", "--budget", "6", "--targets", "1,50",
+                 "--repeats", "2", "--confirm", "2", "--out", str(out),
+                 "--knobs-dir", str(knobs)]) == 0
+    printed = capsys.readouterr().out
+    assert "6 configurations measured" in printed
+    report = json.loads(out.read_text())
+    assert report["measured"] == 6 and report["pareto"]
+    loose = report["targets"]["50.0"]
+    assert loose["loss"] <= 50.0 and loose["confirmed_speedup"] > 0
+    assert 0.0 <= loose["test_accuracy"] <= 100.0
+
+    # The answer for the 50% target as a file hpvm-cc takes with the model's MLIR.
+    configuration = json.loads((knobs / "digits_knobs_50.json").read_text())
+    assert configuration["info"]["target_loss"] == 50.0
+    model = tmp_path / "digits.mlir"
+    model.write_text(digits.graph(360).mlir())
+    done = subprocess.run([toolchain.tool("hpvm-cc"), "--emit=mlir",
+                           f"--knobs={knobs / 'digits_knobs_50.json'}", str(model),
+                           "-o", str(tmp_path / "digits.llvm.mlir")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lowered = (tmp_path / "digits.llvm.mlir").read_text()
+    if configuration["knobs"]:
+        assert "hpvm_rt_tensor_conv2d_approx_f32" in lowered
