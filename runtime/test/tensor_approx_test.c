@@ -14,19 +14,6 @@
 
 #include <math.h>
 
-static uint32_t seed = 2024;
-static float next_value(void) {
-  seed = seed * 1664525u + 1013904223u;
-  return (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
-}
-
-static float *random_array(int64_t count) {
-  float *data = malloc(sizeof(float) * (size_t)(count > 0 ? count : 1));
-  CHECK(data != NULL);
-  for (int64_t i = 0; i < count; ++i)
-    data[i] = next_value();
-  return data;
-}
 
 typedef struct shape_t {
   int64_t n, c, h, w, f, kh, kw, pad_h, pad_w, stride_h, stride_w, groups;
@@ -138,7 +125,7 @@ static void check_case(const shape_t *s, const float *input, const float *filter
 static void check_exact(const shape_t *s, const float *input, const float *filter,
                         const float *bias, int64_t activation) {
   int64_t oh = out_h(s), ow = out_w(s), count = s->n * s->f * oh * ow;
-  float *want = random_array(count), *got = random_array(count);
+  float *want = test_random_array(count), *got = test_random_array(count);
   hpvm_rt_tensor_conv2d_f32(input, filter, bias, want, s->n, s->c, s->h, s->w, s->f, s->kh, s->kw,
                             oh, ow, s->pad_h, s->pad_w, s->stride_h, s->stride_w, s->groups,
                             activation, 0.5);
@@ -188,9 +175,9 @@ static void run_all(void) {
   for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
     const shape_t *s = &shapes[si];
     int64_t count = s->n * s->f * out_h(s) * out_w(s);
-    float *input = random_array(s->n * s->c * s->h * s->w);
-    float *filter = random_array(s->f * (s->c / s->groups) * s->kh * s->kw);
-    float *bias = random_array(s->f);
+    float *input = test_random_array(s->n * s->c * s->h * s->w);
+    float *filter = test_random_array(s->f * (s->c / s->groups) * s->kh * s->kw);
+    float *bias = test_random_array(s->f);
     double *sum = malloc(sizeof(double) * (size_t)(count + 1));
     double *magnitude = malloc(sizeof(double) * (size_t)(count + 1));
     CHECK(sum && magnitude);
@@ -267,6 +254,7 @@ static void check_bad_calls(void) {
 }
 
 int main(void) {
+  test_seed = 2024;
   check_bad_calls(); /* first: the children fork before the pool's threads start */
   run_all();         /* on the runtime's pool, with the CPU's kernels */
   hpvm_tensor_use_generic_kernels(1);

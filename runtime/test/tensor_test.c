@@ -8,19 +8,6 @@
 
 #include <math.h>
 
-static uint32_t seed = 12345;
-static float next_value(void) {
-  seed = seed * 1664525u + 1013904223u;
-  return (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
-}
-
-static float *random_array(int64_t count) {
-  float *data = malloc(sizeof(float) * (size_t)(count > 0 ? count : 1));
-  CHECK(data != NULL);
-  for (int64_t i = 0; i < count; ++i)
-    data[i] = next_value();
-  return data;
-}
 
 /* The epilogue of the kernels: bias, then identity / relu / clipped relu at 0.5. */
 static int64_t activation_for_case;
@@ -45,9 +32,9 @@ static void check_close(const float *got, const double *want, const double *scal
 }
 
 static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int with_bias) {
-  float *a = random_array(batch * m * k), *b = random_array(batch * k * n);
-  float *bias = with_bias ? random_array(n) : NULL;
-  float *c = random_array(batch * m * n); /* garbage: the kernel must overwrite it */
+  float *a = test_random_array(batch * m * k), *b = test_random_array(batch * k * n);
+  float *bias = with_bias ? test_random_array(n) : NULL;
+  float *c = test_random_array(batch * m * n); /* garbage: the kernel must overwrite it */
   double *want = calloc((size_t)(batch * m * n + 1), sizeof(double));
   double *scale = calloc((size_t)(batch * m * n + 1), sizeof(double));
   for (int64_t p = 0; p < batch; ++p)
@@ -77,10 +64,10 @@ static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, in
                        int64_t stride_w, int64_t groups, int with_bias) {
   int64_t oh = (h + 2 * pad_h - kh) / stride_h + 1, ow = (w + 2 * pad_w - kw) / stride_w + 1;
   int64_t cg = c / groups, fg = f / groups;
-  float *input = random_array(n * c * h * w), *filter = random_array(f * cg * kh * kw);
-  float *bias = with_bias ? random_array(f) : NULL;
+  float *input = test_random_array(n * c * h * w), *filter = test_random_array(f * cg * kh * kw);
+  float *bias = with_bias ? test_random_array(f) : NULL;
   int64_t count = n * f * oh * ow;
-  float *output = random_array(count);
+  float *output = test_random_array(count);
   double *want = calloc((size_t)count + 1, sizeof(double));
   double *scale = calloc((size_t)count + 1, sizeof(double));
   for (int64_t img = 0; img < n; ++img)
@@ -123,7 +110,7 @@ static void check_pool(int64_t kind, int64_t n, int64_t c, int64_t h, int64_t w,
                        int64_t ww, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
   int64_t oh = (h + 2 * ph - wh) / sh + 1, ow = (w + 2 * pw - ww) / sw + 1;
   int64_t count = n * c * oh * ow;
-  float *input = random_array(n * c * h * w), *output = random_array(count);
+  float *input = test_random_array(n * c * h * w), *output = test_random_array(count);
   double *want = calloc((size_t)count + 1, sizeof(double));
   double *scale = calloc((size_t)count + 1, sizeof(double));
   for (int64_t plane = 0; plane < n * c; ++plane)

@@ -14,6 +14,27 @@
 #include "device/device.h"
 #include "hpvm/hpvm_rt.h"
 
+/* Reproducible pseudo-random test inputs in [-1, 1] (a linear congruential generator;
+ * `test_seed` may be set first to draw another sequence). */
+static uint32_t test_seed = 12345;
+
+static inline float test_random_value(void) {
+  test_seed = test_seed * 1664525u + 1013904223u;
+  return (float)((test_seed >> 8) % 2001) / 1000.0f - 1.0f;
+}
+
+/* `count` such values in a malloc'd array (never NULL: a test without memory aborts). */
+static inline float *test_random_array(int64_t count) {
+  float *data = malloc(sizeof(float) * (size_t)(count > 0 ? count : 1));
+  if (!data) {
+    fprintf(stderr, "test_random_array: out of memory\n");
+    abort();
+  }
+  for (int64_t i = 0; i < count; ++i)
+    data[i] = test_random_value();
+  return data;
+}
+
 /* Runs `body(arg)` in a child process whose stderr is captured into `text` (at most size - 1
  * bytes, NUL-terminated); returns the child's exit code, or -1 when it did not exit normally.
  * For calls that must print an error and exit, never return. */
