@@ -486,12 +486,24 @@ void hpvm_rt_tensor_conv2d_approx_f32(const float *input, const float *filter, c
     return;
   }
   if (!hpvm_tensor_conv_args_valid(what, input, filter, output, n, c, h, w, f, kh, kw, oh, ow,
-                                   pad_h, pad_w, stride_h, stride_w, groups, activation) ||
-      n == 0 || f == 0 || oh == 0 || ow == 0)
+                                   pad_h, pad_w, stride_h, stride_w, groups, activation))
+    return;
+  hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
+                        stride_h, stride_w, groups, activation, (float)activation_max, knob, rate,
+                        offset);
+}
+
+void hpvm_tensor_conv_taps(const float *input, const float *filter, const float *bias,
+                           float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                           int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                           int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                           int64_t activation, float activation_max, int64_t knob, int64_t rate,
+                           int64_t offset) {
+  if (n == 0 || f == 0 || oh == 0 || ow == 0)
     return;
   approx_t a = {0};
   a.input = input, a.filter = filter, a.bias = bias, a.output = output;
-  a.activation = activation, a.activation_max = (float)activation_max;
+  a.activation = activation, a.activation_max = activation_max;
   a.knob = knob, a.rate = rate, a.offset = offset;
   a.channels = c, a.height = h, a.width = w, a.filters = f, a.kernel_h = kh, a.kernel_w = kw;
   a.out_h = oh, a.out_w = ow, a.pad_h = pad_h, a.pad_w = pad_w;

@@ -745,14 +745,13 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
                 activation, max);
     return;
   }
-  if (f / groups >= 4 && oh > 0 && ow > 0) {
-    /* Strided: the approximate convolutions' tap lists with nothing skipped (perforated rows
-     * at a rate above the row count), 16 filters x 6 positions at any offsets; about 3x
-     * faster than packing im2col blocks for the product below. */
-    hpvm_rt_tensor_conv2d_approx_f32(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow,
-                                     pad_h, pad_w, stride_h, stride_w, groups, activation,
-                                     activation_max, HPVM_RT_TENSOR_KNOB_PERFORATE_ROWS, oh + 1,
-                                     oh);
+  if (f / groups >= 4) {
+    /* Strided: the approximate convolutions' tap lists with nothing skipped, 16 filters x 6
+     * positions at any offsets; about 3x faster than packing im2col blocks for the product
+     * below. */
+    hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
+                          pad_w, stride_h, stride_w, groups, activation, max,
+                          HPVM_RT_TENSOR_KNOB_EXACT, 0, 0);
     return;
   }
   problem_set_t s = {0};

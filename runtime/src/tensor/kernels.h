@@ -170,6 +170,16 @@ int hpvm_tensor_conv_args_valid(const char *what, const float *input, const floa
                                 int64_t ow, int64_t pad_h, int64_t pad_w, int64_t stride_h,
                                 int64_t stride_w, int64_t groups, int64_t activation);
 
+/* A convolution through the tap lists of approx.c (arguments as hpvm_rt_tensor_conv2d_approx_f32,
+ * already checked): `knob` HPVM_RT_TENSOR_KNOB_EXACT skips nothing (rate and offset unused),
+ * which is how exact strided convolutions run. */
+void hpvm_tensor_conv_taps(const float *input, const float *filter, const float *bias,
+                           float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                           int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                           int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                           int64_t activation, float activation_max, int64_t knob, int64_t rate,
+                           int64_t offset);
+
 /* The scalar epilogue's activation (clipped relu clips at max). */
 static inline float hpvm_tensor_activate(float v, int64_t activation, float max) {
   if (activation == HPVM_RT_TENSOR_IDENTITY)
