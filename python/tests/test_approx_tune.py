@@ -7,6 +7,7 @@ import subprocess
 from hpvm import toolchain
 from hpvm.approx import digits
 from hpvm.approx.tune import main
+from hpvm.approx.tuner import Configuration, Knob
 
 
 def test_the_tuner_writes_configurations_hpvm_cc_compiles(tmp_path, capsys):
@@ -23,16 +24,20 @@ def test_the_tuner_writes_configurations_hpvm_cc_compiles(tmp_path, capsys):
     assert loose["loss"] <= 50.0 and loose["confirmed_speedup"] > 0
     assert 0.0 <= loose["test_accuracy"] <= 100.0
 
-    # The answer for the 50% target as a file hpvm-cc takes with the model's MLIR.
+    # The answer for the 50% target, and a configuration with a knob written the same way,
+    # as files hpvm-cc takes with the model's MLIR.
     configuration = json.loads((knobs / "digits_knobs_50.json").read_text())
     assert configuration["info"]["target_loss"] == 50.0
+    sampled = tmp_path / "sampled.json"
+    sampled.write_text(json.dumps(
+        Configuration.of({"conv2": Knob("sample_filter", 2, 0)}).to_json()))
     model = tmp_path / "digits.mlir"
     model.write_text(digits.graph(360).mlir())
-    done = subprocess.run([toolchain.tool("hpvm-cc"), "--emit=mlir",
-                           f"--knobs={knobs / 'digits_knobs_50.json'}", str(model),
-                           "-o", str(tmp_path / "digits.llvm.mlir")],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    lowered = (tmp_path / "digits.llvm.mlir").read_text()
-    if configuration["knobs"]:
-        assert "hpvm_rt_tensor_conv2d_approx_f32" in lowered
+    for knob_file in (knobs / "digits_knobs_50.json", sampled):
+        done = subprocess.run([toolchain.tool("hpvm-cc"), "--emit=mlir", f"--knobs={knob_file}",
+                               str(model), "-o", str(tmp_path / "digits.llvm.mlir")],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        lowered = (tmp_path / "digits.llvm.mlir").read_text()
+        approximate = "hpvm_rt_tensor_conv2d_approx_f32" in lowered
+        assert approximate == bool(json.loads(knob_file.read_text())["knobs"])

@@ -36,7 +36,7 @@ SmallVector<DestinationOutput> mlir::hpvm::findDestinationOutputs(ModuleOp modul
 }
 
 namespace {
-/// The symbol `name` is referenced exactly once in `module`.
+/// Whether `symbol` is referenced exactly once in `module`.
 bool usedOnce(Operation *symbol, ModuleOp module) {
   std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(symbol, module);
   return uses && llvm::hasSingleElement(*uses);

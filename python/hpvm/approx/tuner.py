@@ -17,10 +17,9 @@ synthetic one whose optimum is known.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -234,7 +233,6 @@ class GraphEvaluator(Evaluator):
     def __init__(self, build: Callable[[], object], nodes: Sequence[str], inputs: np.ndarray,
                  labels: np.ndarray, fuse: bool = True, repeats: int = 20,
                  quality: Callable[[np.ndarray, np.ndarray], float] = accuracy):
-        import hpvm  # noqa: F401  (the package this module belongs to)
         self.build = build
         self.nodes = list(nodes)
         self.inputs = np.ascontiguousarray(inputs, dtype=np.float32)
@@ -280,8 +278,3 @@ def report(results: Sequence[Measured], targets: Sequence[float]) -> dict:
                              if best_within(results, t) else None) for t in targets},
         "measured": len(results),
     }
-
-
-def write_report(path: str, data: dict) -> None:
-    with open(path, "w") as out:
-        json.dump(data, out, indent=1)

@@ -16,6 +16,7 @@ tuning comparison plots.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ class Space:
 
     def all_points(self):
         ranges = [range(len(p.choices)) for p in self.parameters]
-        return (point for point in _product(ranges) if self.legal(point))
+        return (point for point in itertools.product(*ranges) if self.legal(point))
 
     def random_point(self, rng: random.Random) -> Point:
         for _ in range(1000):
@@ -59,15 +60,6 @@ class Space:
             if self.legal(point):
                 return point
         raise ValueError("no legal point found in 1000 random draws")
-
-
-def _product(ranges):
-    if not ranges:
-        yield ()
-        return
-    for head in ranges[0]:
-        for tail in _product(ranges[1:]):
-            yield (head,) + tail
 
 
 History = List[Tuple[Point, float]]
