@@ -67,7 +67,8 @@ demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 
 # Runtime benchmarks, then the CPU backend against OpenMP and sequential C, the OpenCL
-# backend against hand-written OpenCL (skipped without an OpenCL device), and ONNX models
+# backend against hand-written OpenCL (skipped without an OpenCL device), compile-time scaling,
+# the auto-tuner's strategies against exhaustive search, and ONNX models
 # against onnxruntime.
 bench: build
 	bash scripts/bench-runtime.sh
@@ -77,6 +78,7 @@ bench: build
 	bash benchmarks/lanes/run.sh
 	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
+	bash benchmarks/tune/run.sh $(BUILD_DIR)
 	bash benchmarks/tensor/run.sh $(BUILD_DIR)
 	bash benchmarks/tensor/run_approx.sh $(BUILD_DIR)
 

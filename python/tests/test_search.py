@@ -74,6 +74,114 @@ def test_hpvm_tune_runs_a_real_program(tmp_path):
                  "--workdir", str(tmp_path / "work"), "--out", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["default"]["seconds"] > 0
-    history = data["strategies"]["random"]["history"]
+    history = data["strategies"]["random"]["runs"][0]["history"]
     assert len(history) == 2 and all(seconds > 0 for _, seconds in history)
     assert data["strategies"]["random"]["answers"]["2"]["seconds"] == min(s for _, s in history)
+
+
+def test_graph_programs_turn_knobs_into_transforms_flags_and_arguments(tmp_path):
+    from hpvm.tune.programs import EdgePipeline, Stencil
+    stencil = Stencil(tmp_path, tmp_path / "work")
+    assert stencil.transforms(stencil.default) == []
+    assert stencil.transforms({"tile_x": 32, "tile_y": 4, "target": "cpu", "threads": 1}) == [
+        "--hpvm-tile-nodes=nodes=stencil_point sizes=32,4,1"]
+    assert stencil.flags({"tile_x": 0, "tile_y": 1, "target": "opencl", "threads": 1}) == [
+        "--target=opencl"]
+    assert stencil.environment({"threads": 1}) == {"HPVM_NUM_THREADS": "1",
+                                                    "HPVM_BENCH_ONLY": "hpvm"}
+    # The untiled program is one point, not four.
+    space = stencil.space()
+    untiled = [p for p in space.all_points() if space.values(p)["tile_x"] == 0]
+    assert len(untiled) == 4 and all(space.values(p)["tile_y"] == 1 for p in untiled)
+    edge = EdgePipeline(tmp_path, tmp_path / "work")
+    assert edge.transforms({"fuse": "laplacian:gradient", "slots": 2, "threads": 2}) == [
+        "--hpvm-fuse-nodes=pairs=laplacian:gradient"]
+    assert edge.arguments({"fuse": "none", "slots": 6, "threads": 2})[3] == "6"
+    output = ("edge hpvm 256x256 frames=16 runs=5 median_ms=39.59 min_ms=32.85 max_ms=42.53\n"
+              "edge omp 256x256 frames=16 runs=5 median_ms=0.00 min_ms=0.00 max_ms=0.00\n"
+              "edge ratio hpvm/omp=0.000 min=0.000 max=0.000 check=ok\n")
+    assert edge.measured_time(output) == pytest.approx(0.03959)
+    assert edge.correct(output) and not edge.correct(output.replace("check=ok", "check=MISMATCH"))
+
+
+def test_the_edge_pipeline_builds_fused_and_runs(tmp_path):
+    # One real evaluation through hpvm-opt (fusion), hpvm-cc and the driver, which checks the
+    # edges against the sequential C pipeline.
+    from hpvm.tune.programs import EdgePipeline, find_root
+    edge = EdgePipeline(find_root(), tmp_path)
+    edge.arguments = lambda values: ["64", "64", "4", str(values["slots"]), "--runs", "1"]
+    seconds = edge.seconds({"fuse": "laplacian:gradient", "slots": 2, "threads": 2})
+    assert 0 < seconds < 10 and edge.builds == 1
+    assert list(tmp_path.glob("edge-*.mlir")), "the fused graph is kept next to the build"
+
+
+class _Synthetic:
+    """A program without builds: the tiling-shaped cost above, counted."""
+
+    name = "synthetic"
+    default = {"tile_x": 4, "tile_y": 1, "lanes": 4, "threads": 1}
+    builds = 0
+
+    def __init__(self, root, workdir):
+        self.runs = 0
+
+    def space(self):
+        return tile_space()
+
+    def seconds(self, values):
+        self.runs += 1
+        return smooth_cost(values) / 1000
+
+
+def test_hpvm_tune_exhaustive_then_seeds_replay_the_measurements(tmp_path, monkeypatch, capsys):
+    import json
+    from hpvm.tune import __main__ as tune
+    monkeypatch.setitem(tune.PROGRAMS, "synthetic", _Synthetic)
+    monkeypatch.setattr(tune, "find_root", lambda: tmp_path)
+    out = tmp_path / "out.json"
+    assert tune.main(["synthetic", "--exhaustive", "--seeds", "3", "--budget", "60",
+                      "--checkpoints", "20,60", "--confirm", "2", "--workdir",
+                      str(tmp_path), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["space_size"] == 232
+    # Every legal point measured once; the searches replayed them.
+    assert data["configurations_run"] == 232
+    assert data["exhaustive"]["values"] == {"tile_x": 32, "tile_y": 4, "lanes": 16, "threads": 2}
+    for name, strategy in data["strategies"].items():
+        assert [run["seed"] for run in strategy["runs"]] == [0, 1, 2]
+        assert all(len(run["history"]) == 60 for run in strategy["runs"])
+        assert strategy["reached"]["runs"] == 3
+        answer = strategy["answers"]["60"]
+        assert answer["min_seconds"] <= answer["seconds"] <= answer["max_seconds"]
+    assert data["strategies"]["bandit"]["reached"]["runs_reaching"] == 3
+    # The answers timed again: the optimum against the default.
+    confirmed = data["confirmed"]
+    assert len(confirmed["default"]["samples"]) == 2
+    assert confirmed["exhaustive"]["speedup"] == pytest.approx(
+        smooth_cost(_Synthetic.default) / smooth_cost(data["exhaustive"]["values"]))
+    assert "within 5% of the optimum in 3 of 3 runs" in capsys.readouterr().out
+
+
+def test_hpvm_tune_plot_draws_the_curves_or_says_what_is_missing(tmp_path, monkeypatch, capsys):
+    from hpvm.tune import __main__ as tune
+    monkeypatch.setitem(tune.PROGRAMS, "synthetic", _Synthetic)
+    monkeypatch.setattr(tune, "find_root", lambda: tmp_path)
+    png = tmp_path / "curves.png"
+    status = tune.main(["synthetic", "--budget", "10", "--checkpoints", "10", "--seeds", "2",
+                        "--workdir", str(tmp_path), "--plot", str(png)])
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert status == 1 and "--plot needs matplotlib" in capsys.readouterr().err
+        return
+    assert status == 0 and png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_hpvm_tune_refuses_bad_numbers(capsys):
+    from hpvm.tune.__main__ import main
+    with pytest.raises(SystemExit):
+        main(["sgemm", "--checkpoints", "20,x"])
+    assert "--checkpoints expects numbers separated by commas, found '20,x'" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sgemm", "--seeds", "0"])

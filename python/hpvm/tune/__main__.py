@@ -4,13 +4,20 @@ hpvm.tune.search on the same budget, and prints the best configuration each foun
 with --exhaustive).
 
     hpvm-tune sgemm --budget 100 --out sgemm.json
-    hpvm-tune sgemm --budget 50 --strategies bandit,surrogate --seed 3
+    hpvm-tune stencil --exhaustive --seeds 9 --out stencil.json --plot stencil.png
+
+Every configuration is measured once per session: the strategies (and the seeds of each)
+share the measurements, so that they are compared on the same numbers. With --exhaustive
+the whole space is measured first, and every search then replays those measurements: the
+strategies are compared over many seeds at the cost of one sweep, and "within 5% of the
+exhaustive optimum" is checked against the same numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -20,6 +27,84 @@ from ..errors import HPVMError
 from .programs import PROGRAMS, find_root
 from .search import STRATEGIES, best_so_far, exhaustive
 
+# An answer "reaches" the optimum when it is within this factor of it.
+WITHIN = 1.05
+
+
+def evaluations_to_reach(curve, target):
+    """The number of evaluations after which `curve` (best so far) is at or below `target`;
+    None when it never is."""
+    for count, value in enumerate(curve, start=1):
+        if value <= target:
+            return count
+    return None
+
+
+def plot(out, path):
+    """Best-so-far against evaluations (median over seeds, the band between the best and
+    the worst seed) for each strategy, with the default and the exhaustive optimum."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise HPVMError("--plot needs matplotlib (pip install -r "
+                        "benchmarks/tune/requirements.txt)") from error
+    figure, axes = plt.subplots(figsize=(6.4, 4.0), dpi=110)
+    for name, data in out["strategies"].items():
+        curves = [run["best_so_far"] for run in data["runs"]]
+        length = min(len(c) for c in curves)
+        x = list(range(1, length + 1))
+        to_ms = lambda column: [v * 1000 for v in column]
+        median = to_ms(statistics.median(c[i] for c in curves) for i in range(length))
+        low = to_ms(min(c[i] for c in curves) for i in range(length))
+        high = to_ms(max(c[i] for c in curves) for i in range(length))
+        line, = axes.plot(x, median, label=f"{name} (median of {len(curves)} seeds)")
+        if len(curves) > 1:
+            axes.fill_between(x, low, high, color=line.get_color(), alpha=0.15)
+    axes.axhline(out["default"]["seconds"] * 1000, color="grey", linestyle="--",
+                 label="default")
+    if "exhaustive" in out:
+        axes.axhline(out["exhaustive"]["seconds"] * 1000, color="black", linestyle=":",
+                     label=f"exhaustive optimum ({out['space_size']} points)")
+    axes.set_xlabel("evaluations")
+    axes.set_ylabel("best time found (ms)")
+    axes.set_title(f"hpvm-tune {out['program']}")
+    axes.set_xscale("log")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def confirm(out, program, repeats):
+    """Times the default, the exhaustive optimum and each strategy's answer at its last
+    checkpoint again, `repeats` rounds alternating between them (the machine is shared: one
+    measurement per point can be lucky), and records the median of each with its speedup."""
+    candidates = {"default": out["default"]["values"]}
+    if "exhaustive" in out:
+        candidates["exhaustive"] = out["exhaustive"]["values"]
+    for name, data in out["strategies"].items():
+        if data["answers"]:
+            last = max(data["answers"], key=int)
+            candidates[f"{name} after {last}"] = data["answers"][last]["values"]
+    # Labels naming the same configuration share its measurements.
+    key = lambda values: tuple(sorted(values.items()))
+    distinct = {key(values): values for values in candidates.values()}
+    samples = {k: [] for k in distinct}
+    for _ in range(repeats):
+        for k, values in distinct.items():
+            samples[k].append(program.seconds(values))
+    base = statistics.median(samples[key(candidates["default"])])
+    out["confirmed"] = {}
+    print(f"  timed again ({repeats} rounds, alternating; medians):")
+    for label, values in candidates.items():
+        median = statistics.median(samples[key(values)])
+        out["confirmed"][label] = {"values": values, "seconds": median,
+                                   "samples": samples[key(values)], "speedup": base / median}
+        print(f"    {label:<20} {median * 1000:8.2f} ms  {base / median:5.2f}x  {values}")
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="hpvm-tune", description=__doc__.splitlines()[0])
@@ -27,17 +112,29 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=int, default=100)
     parser.add_argument("--checkpoints", default="20,50,100")
     parser.add_argument("--strategies", default=",".join(sorted(STRATEGIES)))
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the first seed")
+    parser.add_argument("--seeds", type=int, default=1,
+                        help="searches per strategy, seeds SEED, SEED+1, ... (medians reported)")
     parser.add_argument("--exhaustive", action="store_true",
-                        help="also evaluate every point of the space")
+                        help="measure every point of the space first")
     parser.add_argument("--workdir", help="where builds are cached (default: a temporary one)")
     parser.add_argument("--out", help="write the histories and answers (JSON) here")
+    parser.add_argument("--plot", help="draw best-so-far curves (PNG) here; needs matplotlib")
+    parser.add_argument("--confirm", type=int, default=0, metavar="K",
+                        help="time the default, the optimum and each strategy's last answer "
+                             "again K times, alternating, and report the medians")
     args = parser.parse_args(argv)
     strategies = [s for s in args.strategies.split(",") if s]
     for name in strategies:
         if name not in STRATEGIES:
             parser.error(f"unknown strategy '{name}'; expected {', '.join(sorted(STRATEGIES))}")
-    checkpoints = [int(c) for c in args.checkpoints.split(",") if c]
+    try:
+        checkpoints = [int(c) for c in args.checkpoints.split(",") if c]
+    except ValueError:
+        parser.error(f"--checkpoints expects numbers separated by commas, found "
+                     f"'{args.checkpoints}'")
+    if args.budget < 1 or args.seeds < 1 or any(c < 1 for c in checkpoints):
+        parser.error("--budget, --seeds and the checkpoints must be at least 1")
 
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="hpvm-tune-"))
     try:
@@ -51,36 +148,67 @@ def main(argv=None) -> int:
                 measured[key] = program.seconds(values)
             return measured[key]
 
+        started = time.perf_counter()
         default = cost(program.default)
-        print(f"{args.program}: {space.size()} points; default {program.default}: "
+        legal = sum(1 for _ in space.all_points())
+        print(f"{args.program}: {legal} points; default {program.default}: "
               f"{default * 1000:.2f} ms")
-        out = {"program": args.program, "default": {"values": program.default,
-                                                    "seconds": default}, "strategies": {}}
+        out = {"program": args.program, "space_size": legal, "within": WITHIN,
+               "default": {"values": program.default, "seconds": default}, "strategies": {}}
+        optimum = None
+        if args.exhaustive:
+            point, optimum = exhaustive(space, cost)
+            out["exhaustive"] = {"values": space.values(point), "seconds": optimum,
+                                 "measured": [[dict(k), v] for k, v in measured.items()]}
+            print(f"  exhaustive ({legal} points): {optimum * 1000:.2f} ms "
+                  f"({default / optimum:.2f}x the default) {space.values(point)}")
         for name in strategies:
-            start = time.perf_counter()
-            history = STRATEGIES[name](space, cost, args.budget, seed=args.seed)
-            curve = best_so_far(history)
-            elapsed = time.perf_counter() - start
+            runs = []
+            for seed in range(args.seed, args.seed + args.seeds):
+                start = time.perf_counter()
+                history = STRATEGIES[name](space, cost, args.budget, seed=seed)
+                runs.append({"seed": seed, "history": [[space.values(p), c] for p, c in history],
+                             "best_so_far": best_so_far(history),
+                             "wall_seconds": time.perf_counter() - start})
             answers = {}
             for checkpoint in checkpoints:
-                if checkpoint > len(history):
+                if any(checkpoint > len(run["history"]) for run in runs):
                     continue
-                best = min(history[:checkpoint], key=lambda pc: pc[1])
-                answers[checkpoint] = {"values": space.values(best[0]), "seconds": best[1]}
-                print(f"  {name:<9} after {checkpoint:>3}: {best[1] * 1000:8.2f} ms "
-                      f"({default / best[1]:.2f}x the default) {space.values(best[0])}")
-            out["strategies"][name] = {
-                "history": [[space.values(p), c] for p, c in history],
-                "best_so_far": curve, "answers": answers, "wall_seconds": elapsed}
-        if args.exhaustive:
-            point, value = exhaustive(space, cost)
-            out["exhaustive"] = {"values": space.values(point), "seconds": value}
-            print(f"  exhaustive ({space.size()} points): {value * 1000:.2f} ms "
-                  f"({default / value:.2f}x the default) {space.values(point)}")
-        print(f"  {program.builds} builds, {len(measured)} configurations run")
+                bests = [min(run["history"][:checkpoint], key=lambda vc: vc[1]) for run in runs]
+                times = sorted(b[1] for b in bests)
+                median = statistics.median(times)
+                # The configuration of the median run (the lower middle one for even counts).
+                chosen = sorted(bests, key=lambda b: b[1])[(len(bests) - 1) // 2]
+                answers[checkpoint] = {"values": chosen[0], "seconds": median,
+                                       "min_seconds": times[0], "max_seconds": times[-1]}
+                spread = (f" (seeds: {times[0] * 1000:.2f}-{times[-1] * 1000:.2f})"
+                          if len(runs) > 1 else "")
+                print(f"  {name:<9} after {checkpoint:>3}: {median * 1000:8.2f} ms "
+                      f"({default / median:.2f}x the default){spread} {chosen[0]}")
+            reached = None
+            if optimum is not None:
+                counts = [evaluations_to_reach(run["best_so_far"], optimum * WITHIN)
+                          for run in runs]
+                found = sorted(c for c in counts if c is not None)
+                reached = {"runs_reaching": len(found), "runs": len(runs),
+                           "median_evaluations": statistics.median(found) if found else None}
+                print(f"  {name:<9} within {round((WITHIN - 1) * 100)}% of the optimum in "
+                      f"{len(found)} of {len(runs)} runs"
+                      + (f", after a median of {reached['median_evaluations']} evaluations"
+                         if found else ""))
+            out["strategies"][name] = {"runs": runs, "answers": answers, "reached": reached}
+        if args.confirm > 0:
+            confirm(out, program, args.confirm)
+        out["builds"] = program.builds
+        out["configurations_run"] = len(measured)
+        out["wall_seconds"] = time.perf_counter() - started
+        print(f"  {program.builds} builds, {len(measured)} configurations run, "
+              f"{out['wall_seconds']:.0f} s")
         if args.out:
             with open(args.out, "w") as file:
                 json.dump(out, file, indent=1)
+        if args.plot:
+            plot(out, args.plot)
     except HPVMError as error:
         print(f"hpvm-tune: error: {error}", file=sys.stderr)
         return 1
