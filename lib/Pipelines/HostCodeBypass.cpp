@@ -94,14 +94,20 @@ struct SetAsideHostCodePass
       stash->holder = ModuleOp::create(UnknownLoc::get(&getContext()));
     OpBuilder holderBuilder =
         OpBuilder::atBlockEnd(stash->holder->getBody());
+    // Whether a function was set aside or had its glue lowered: without
+    // either, the module is unchanged (and the pass manager need not verify it).
+    bool changed = false;
     for (auto function :
          llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
       if (!isHostCode(function))
         continue;
       // Host code whose glue does not lower here stays for the pipeline. After
       // a successful conversion only LLVM ops are left (isHostCode).
-      if (!isEntirelyLLVM(function) && failed(lowerHostGlue(function)))
-        continue;
+      if (!isEntirelyLLVM(function)) {
+        changed = true;
+        if (failed(lowerHostGlue(function)))
+          continue;
+      }
       // A declaration keeps the symbol for calls and addressof; only
       // external linkage is valid on a declaration.
       OpBuilder b(function);
@@ -112,7 +118,10 @@ struct SetAsideHostCodePass
       function->remove();
       holderBuilder.insert(function);
       stash->functions.push_back(function);
+      changed = true;
     }
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 
   std::shared_ptr<Stash> stash;
@@ -130,6 +139,8 @@ struct RestoreHostCodePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (stash->functions.empty())
+      return markAllAnalysesPreserved();
     SymbolTable symbols(module);
     for (LLVM::LLVMFuncOp function : stash->functions) {
       function->remove();

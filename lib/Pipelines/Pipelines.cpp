@@ -6,6 +6,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Transforms/Passes.h"
 #include "HostCodeBypass.h"
+#include "LinalgToLoopsWhereUsed.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -68,7 +69,7 @@ void mlir::hpvm::buildHPVMLowerToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   addGraphLowering(pm, options);
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
-    lowering.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    lowering.addPass(createLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
   });
 }
@@ -77,7 +78,7 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   addGraphLowering(pm, options);
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
-    lowering.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    lowering.addPass(createLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
     lowering.addPass(createLowerAffinePass());
     lowering.addPass(createSCFToControlFlowPass());

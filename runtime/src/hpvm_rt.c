@@ -1,9 +1,11 @@
 /* hpvm_rt.c - the stable hpvm_rt_* ABI: each call resolves the (lazily created) global runtime. */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/trace.h"
 #include "mem/buffer_cache.h"
 #include "runtime.h"
+#include "sched/graph.h"
 
 #define WITH_RUNTIME(runtime)                                                                    \
   hpvm_runtime_t *runtime;                                                                       \
@@ -51,6 +53,58 @@ hpvm_status_t hpvm_rt_graph_create(uint32_t node_hint, hpvm_rt_graph_t **out_gra
     return HPVM_STATUS(INVALID_ARGUMENT, "out_graph is NULL");
   WITH_RUNTIME(runtime);
   return hpvm_runtime_graph_create(runtime, node_hint, out_graph);
+}
+
+/* A grid node's arguments (hpvm_rt_graph_add_grid), owned by its graph node. */
+typedef struct grid_node_t {
+  hpvm_rt_parallel_for_fn_t body;
+  void *context;
+  int64_t extents[3];
+  uint32_t rank;
+  const char *name; /* the graph node's copy */
+  char where[];
+} grid_node_t;
+
+static hpvm_status_t grid_node_run(void *context, hpvm_rt_device_t *device, int64_t data_item) {
+  (void)device;
+  (void)data_item;
+  grid_node_t *grid = context;
+  hpvm_rt_trace_node(grid->name, NULL);
+  hpvm_rt_check_at(hpvm_rt_parallel_for(grid->rank, grid->extents, grid->body, grid->context),
+                   grid->where);
+  return NULL;
+}
+
+hpvm_status_t hpvm_rt_graph_add_grid(hpvm_rt_graph_t *graph, hpvm_rt_parallel_for_fn_t body,
+                                     const char *name, const char *where, uint32_t rank,
+                                     const int64_t *extents, void *context, uint32_t *out_node) {
+  const char *shown = name ? name : "";
+  if (!graph || !body || !extents || !out_node)
+    return HPVM_STATUS(INVALID_ARGUMENT,
+                       "grid node '%s' needs a graph, a body, extents and out_node", shown);
+  if (rank < 1 || rank > 3)
+    return HPVM_STATUS(INVALID_ARGUMENT, "grid node '%s' has rank %u; expected 1 to 3", shown,
+                       rank);
+  for (uint32_t d = 0; d < rank; ++d)
+    if (extents[d] < 0)
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "grid node '%s' has extent %lld in dimension %u; expected >= 0", shown,
+                         (long long)extents[d], d);
+  size_t where_size = where ? strlen(where) + 1 : 1;
+  grid_node_t *grid;
+  const char *node_name;
+  HPVM_RETURN_IF_ERROR(hpvm_sched_graph_add_owned_node(graph, name, grid_node_run,
+                                                       sizeof(*grid) + where_size,
+                                                       (void **)&grid, &node_name, out_node));
+  grid->name = node_name;
+  grid->body = body;
+  grid->context = context;
+  grid->rank = rank;
+  for (uint32_t d = 0; d < 3; ++d)
+    grid->extents[d] = d < rank ? extents[d] : 1;
+  if (where)
+    memcpy(grid->where, where, where_size);
+  return NULL;
 }
 
 hpvm_status_t hpvm_rt_launch(hpvm_rt_root_fn_t root, void *args, hpvm_rt_launch_t **out_launch) {

@@ -136,6 +136,57 @@ static void count_leaf(void *context, const hpvm_rt_instance_range_t *range) {
                               (range->end[2] - range->begin[2]));
 }
 
+/* Replicated leaves as siblings without a task function each (hpvm_rt_graph_add_grid): every
+ * grid runs exactly once per graph run, an edge still orders them, the extents are copied. */
+static void run_grid_nodes(void) {
+  _Atomic int64_t cells = 0, empty = 0;
+  root_args_t args = {0};
+  args.n = N;
+  args.a = malloc(sizeof(float) * N);
+  args.b = malloc(sizeof(float) * N);
+  args.c = calloc(N, sizeof(float));
+  for (int i = 0; i < N; ++i) {
+    args.a[i] = (float)i;
+    args.b[i] = 0.5f;
+  }
+  hpvm_rt_graph_t *graph;
+  CHECK_OK(hpvm_rt_graph_create(0, &graph));
+  int64_t extents[3] = {31, 17, 5}, nothing[1] = {0};
+  uint32_t cube, add, zero, sum;
+  CHECK_OK(hpvm_rt_graph_add_grid(graph, count_leaf, "cube", "counting a cube", 3, extents,
+                                  &cells, &cube));
+  CHECK_OK(hpvm_rt_graph_add_grid(graph, vector_add_leaf, "add", "adding", 1, &args.n, &args,
+                                  &add));
+  CHECK_OK(hpvm_rt_graph_add_grid(graph, count_leaf, NULL, NULL, 1, nothing, &empty, &zero));
+  extents[0] = -1; /* copied: the graph still counts 31 x 17 x 5 */
+  hpvm_rt_node_version_t sum_version = {HPVM_RT_DEVICE_CPU, sum_node};
+  CHECK_OK(hpvm_rt_graph_add_node(graph, "sum", &sum_version, 1, &args, &sum));
+  CHECK_OK(hpvm_rt_graph_add_edge(graph, add, sum));
+  for (int run = 0; run < 3; ++run) {
+    args.checksum = 0;
+    CHECK_OK(hpvm_rt_graph_run(graph));
+    CHECK_EQ_INT(atomic_load(&cells), (run + 1) * 31 * 17 * 5);
+    CHECK_EQ_INT(args.checksum, (int64_t)N * (N - 1) / 2); /* (int64_t)(i + 0.5) = i */
+  }
+  CHECK_EQ_INT(atomic_load(&empty), 0);
+  /* Bad grids are refused before anything runs, naming the node. */
+  int64_t two[2] = {4, -3};
+  CHECK_CODE(hpvm_rt_graph_add_grid(graph, count_leaf, "flat", NULL, 0, two, &cells, &sum),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_rt_graph_add_grid(graph, count_leaf, "deep", NULL, 4, extents, &cells, &sum),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_rt_graph_add_grid(graph, count_leaf, "negative", NULL, 2, two, &cells, &sum),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_rt_graph_add_grid(graph, NULL, "bodiless", NULL, 1, two, &cells, &sum),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_rt_graph_add_grid(NULL, count_leaf, "orphan", NULL, 1, two, &cells, &sum),
+             HPVM_STATUS_INVALID_ARGUMENT);
+  hpvm_rt_graph_destroy(graph);
+  free(args.a);
+  free(args.b);
+  free(args.c);
+}
+
 int main(void) {
   /* No hpvm_rt_init: the first call starts the runtime. */
   _Atomic int64_t total = 0;
@@ -148,6 +199,7 @@ int main(void) {
   CHECK(strcmp(hpvm_rt_device_name(cpu), "cpu") == 0);
   run_launches(8);
   run_stream();
+  run_grid_nodes();
   CHECK_CODE(hpvm_rt_untrack(&total), HPVM_STATUS_NOT_FOUND);
   CHECK_CODE(hpvm_rt_request_host(&total, 0, HPVM_RT_ACCESS_IN), HPVM_STATUS_NOT_FOUND);
   CHECK_CODE(hpvm_rt_request_device(&total, 0, NULL, HPVM_RT_ACCESS_IN, NULL, NULL),
@@ -177,6 +229,7 @@ int main(void) {
   CHECK_EQ_INT(hpvm_rt_thread_count(), 1);
   run_launches(5);
   run_stream();
+  run_grid_nodes();
   CHECK_OK(hpvm_rt_policy_set(HPVM_RT_POLICY_STATIC_ITEM));
   CHECK_CODE(hpvm_rt_policy_assign("add", HPVM_RT_DEVICE_CPU), HPVM_STATUS_UNIMPLEMENTED);
   hpvm_rt_shutdown();

@@ -188,6 +188,13 @@ struct ConvertHPVMTensorToLinalgPass
         return WalkResult::advance();
       });
     });
+    // A program without tensors is left as it is, and said to be (so that the
+    // pass manager does not verify it again).
+    if (tensorOps.empty() &&
+        llvm::none_of(module.getBody()->getOperations(), [](Operation &op) {
+          return isa<NodeOpInterface, func::FuncOp>(op) && hasTensorValues(&op);
+        }))
+      return markAllAnalysesPreserved();
     // The buffers a leaf allocated itself, before the lowering adds its own
     // (kernel results), which are temporaries like bufferization's.
     llvm::SmallPtrSet<Operation *, 4> userAllocations;

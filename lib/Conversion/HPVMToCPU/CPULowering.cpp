@@ -166,8 +166,25 @@ std::string CPULowering::uniqueName(StringRef base) {
   return name;
 }
 
-void CPULowering::checkStatus(OpBuilder &b, Location loc, Value status,
-                              StringRef what) {
+Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
+                                  NodeOpInterface node) {
+  LLVM::GlobalOp &global = nodeNames[node.getOperation()];
+  if (!global) {
+    StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
+    std::string text = getNodeDisplayName(name);
+    text.push_back('\0');
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal,
+                                    uniqueName(("__hpvm_node_" + name).str()),
+                                    b.getStringAttr(text));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+Value CPULowering::whereString(OpBuilder &b, Location loc, StringRef what) {
   // "file:line:col: what" names the HPVM op that failed in the message.
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -176,8 +193,21 @@ void CPULowering::checkStatus(OpBuilder &b, Location loc, Value status,
        << fileLoc.getColumn() << ": ";
   os << what;
   text.push_back('\0');
-  std::string name = uniqueName("__hpvm_where");
-  Value where = LLVM::createGlobalString(loc, b, name, text,
-                                         LLVM::Linkage::Internal);
-  callRuntime(b, loc, "hpvm_rt_check_at", Type(), {status, where});
+  // One global per text: the siblings of a wide graph share theirs.
+  LLVM::GlobalOp &global = whereStrings[text];
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal,
+                                    uniqueName("__hpvm_where"), b.getStringAttr(text));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+void CPULowering::checkStatus(OpBuilder &b, Location loc, Value status,
+                              StringRef what) {
+  callRuntime(b, loc, "hpvm_rt_check_at", Type(),
+              {status, whereString(b, loc, what)});
 }

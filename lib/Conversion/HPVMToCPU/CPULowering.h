@@ -93,6 +93,9 @@ public:
                     Type resultType, ValueRange args);
   /// Exits the program with the status's message (and `loc`) if it is an error.
   void checkStatus(OpBuilder &b, Location loc, Value status, StringRef what);
+  /// The address of a global holding "file:line:col: what" (NUL-terminated),
+  /// one global per text.
+  Value whereString(OpBuilder &b, Location loc, StringRef what);
 
   //===--------------------------------------------------------------------===//
   // Node functions
@@ -196,6 +199,17 @@ private:
   ///   ptr outputs, ptr spill, ptr per-instance output arrays }.
   LLVM::LLVMStructType getRangeContextType(NodeOpInterface node,
                                            uint64_t perInstanceInputs = 0);
+  /// A range context of `node` (getRangeContextType) on the stack, holding
+  /// `inputs` (in storage form, except the per-instance arrays), the parent
+  /// frame and `outputs`, without spill or per-instance output arrays.
+  Value allocateRangeContext(OpBuilder &b, Location loc, NodeOpInterface node,
+                             ValueRange inputs, Value parentFrame, Value outputs,
+                             uint64_t perInstanceInputs = 0);
+  /// The range function that runs `node` over a grid of `rank` as a sibling
+  /// in a task graph (hpvm_rt_graph_add_grid), when nothing else is needed
+  /// around its parallel-for: a leaf without kernel versions, barriers or
+  /// lock-step tiles. Null otherwise (a task function runs it).
+  LLVM::LLVMFuncOp getSiblingGridBody(NodeOpInterface node, unsigned rank);
   /// Splits a leaf with barriers into phase functions (LowerBarriers.cpp).
   LogicalResult splitAtBarriers(LeafOp leaf);
   /// Runs the phases of a split leaf over the grid `dims`, one parallel-for
@@ -209,8 +223,11 @@ private:
   /// { inputs..., i64 extents[rank]..., ptr parent frame, ptr outputs }.
   LLVM::LLVMStructType getTaskContextType(NodeOpInterface node, unsigned rank);
   /// Runs independent children concurrently through a runtime task graph.
+  /// `gridBodies` (empty, or one per node, null where a task function is
+  /// needed) names the children that run as grid nodes (getSiblingGridBody).
   void runConcurrently(OpBuilder &b, Location loc,
                        ArrayRef<NodeOpInterface> nodes,
+                       ArrayRef<LLVM::LLVMFuncOp> gridBodies,
                        ArrayRef<SmallVector<Value>> dims,
                        ArrayRef<SmallVector<Value>> inputs, Value parentFrame,
                        SmallVectorImpl<SmallVector<Value>> &outputs,
@@ -380,6 +397,8 @@ private:
   bool kernelSitesScanned = false;
   /// The name globals of nodeNameString.
   DenseMap<Operation *, LLVM::GlobalOp> nodeNames;
+  /// The globals of whereString, by text.
+  llvm::StringMap<LLVM::GlobalOp> whereStrings;
   /// For each leaf, the output ports that return memory of an hpvm.alloc.
   DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
 };

@@ -150,6 +150,23 @@ LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
+Value CPULowering::allocateRangeContext(OpBuilder &b, Location loc,
+                                        NodeOpInterface node, ValueRange inputs,
+                                        Value parentFrame, Value outputs,
+                                        uint64_t perInstanceInputs) {
+  LLVM::LLVMStructType type = getRangeContextType(node, perInstanceInputs);
+  Value rangeContext = allocaInEntry(b, loc, type);
+  unsigned numInputs = inputs.size();
+  for (auto [index, input] : llvm::enumerate(inputs))
+    storeField(b, loc, type, rangeContext, index,
+               (perInstanceInputs >> index) & 1 ? input : toStorage(b, loc, input));
+  storeField(b, loc, type, rangeContext, numInputs, parentFrame);
+  storeField(b, loc, type, rangeContext, numInputs + 1, outputs);
+  storeField(b, loc, type, rangeContext, numInputs + 2, nullPointer(b, loc));
+  storeField(b, loc, type, rangeContext, numInputs + 3, nullPointer(b, loc));
+  return rangeContext;
+}
+
 /// The end of the whole steps of `step` from `from` toward `to`:
 /// from + floor(max(to - from, 0) / step) * step.
 static Value wholeStepsEnd(OpBuilder &b, Location loc, Value from, Value to,

@@ -4,6 +4,8 @@
 #include "CPULowering.h"
 #include "RuntimeABI.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
@@ -58,6 +60,7 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
 
 void CPULowering::runConcurrently(
     OpBuilder &b, Location loc, ArrayRef<NodeOpInterface> nodes,
+    ArrayRef<LLVM::LLVMFuncOp> gridBodies,
     ArrayRef<SmallVector<Value>> dims, ArrayRef<SmallVector<Value>> inputs,
     Value parentFrame, SmallVectorImpl<SmallVector<Value>> &outputs,
     RunNodeFn runChild) {
@@ -70,9 +73,53 @@ void CPULowering::runConcurrently(
       context, {b.getI32Type(), pointerType});
   Value nodeIndex = allocaInEntry(b, loc, b.getI32Type());
   SmallVector<Value> outputSlots;
+  // Grid nodes without outputs that read the same values share one range
+  // context, and equal grids one extents array: a wide graph's siblings cost
+  // a runtime call each, not a context each.
+  std::map<SmallVector<const void *>, Value> sharedContexts, sharedExtents;
   for (auto [index, constNode] : llvm::enumerate(nodes)) {
     NodeOpInterface node = constNode;
     unsigned rank = dims[index].size();
+    if (LLVM::LLVMFuncOp body = gridBodies.empty() ? nullptr : gridBodies[index]) {
+      TypeRange outputTypes = node.getOutputTypes();
+      Value slots =
+          outputTypes.empty()
+              ? nullPointer(b, loc)
+              : allocaInEntry(b, loc, getStorageStruct(outputTypes));
+      outputSlots.push_back(slots);
+      SmallVector<const void *> contextKey{
+          getRangeContextType(node).getAsOpaquePointer(),
+          parentFrame.getAsOpaquePointer()};
+      for (Value input : inputs[index])
+        contextKey.push_back(input.getAsOpaquePointer());
+      Value &rangeContext = sharedContexts[contextKey];
+      if (!outputTypes.empty() || !rangeContext)
+        rangeContext = allocateRangeContext(b, loc, node, inputs[index],
+                                            parentFrame, slots);
+      SmallVector<const void *> extentsKey;
+      for (Value dim : dims[index])
+        extentsKey.push_back(dim.getAsOpaquePointer());
+      Value &extents = sharedExtents[extentsKey];
+      if (!extents) {
+        auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), rank);
+        extents = allocaInEntry(b, loc, extentsType);
+        for (auto [d, dim] : llvm::enumerate(dims[index]))
+          LLVM::StoreOp::create(
+              b, loc, toI64(b, loc, dim),
+              LLVM::GEPOp::create(b, loc, pointerType, extentsType, extents,
+                                  ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(d)}));
+      }
+      Location nodeLoc = node.getLoc();
+      Value added = callRuntime(
+          b, loc, "hpvm_rt_graph_add_grid", pointerType,
+          {graph, LLVM::AddressOfOp::create(b, loc, body),
+           nodeNameString(b, nodeLoc, node),
+           whereString(b, nodeLoc,
+                       ("running the instances of @" + nodeName(node)).str()),
+           i32Constant(b, loc, rank), extents, rangeContext, nodeIndex});
+      checkStatus(b, loc, added, "adding a node to the task graph");
+      continue;
+    }
     LLVM::LLVMStructType contextType = getTaskContextType(node, rank);
     Value taskContext = allocaInEntry(b, loc, contextType);
     unsigned field = 0;

@@ -87,24 +87,6 @@ LogicalResult CPULowering::prepareKernelSites() {
   return success();
 }
 
-Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
-                                  NodeOpInterface node) {
-  LLVM::GlobalOp &global = nodeNames[node.getOperation()];
-  if (!global) {
-    StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
-    std::string text = getNodeDisplayName(name);
-    text.push_back('\0');
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal,
-                                    uniqueName(("__hpvm_node_" + name).str()),
-                                    b.getStringAttr(text));
-  }
-  return LLVM::AddressOfOp::create(b, loc, global);
-}
-
 void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
   callRuntime(b, loc, "hpvm_rt_trace_node", Type(),
               {nodeNameString(b, loc, node), nullPointer(b, loc)});

@@ -293,8 +293,12 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
                           Value tframe) {
         return runNode(tb, tloc, node, tdims, tinputs, tframe);
       };
-      runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, dims,
-                      inputs, frame, outputs, runChild);
+      SmallVector<LLVM::LLVMFuncOp> gridBodies = llvm::map_to_vector(
+          llvm::zip(nodes, dims), [&](auto pair) {
+            return getSiblingGridBody(std::get<0>(pair), std::get<1>(pair).size());
+          });
+      runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, gridBodies,
+                      dims, inputs, frame, outputs, runChild);
     }
     for (auto [member, child] : llvm::enumerate(members))
       for (auto [port, value] : llvm::enumerate(outputs[member]))
@@ -465,6 +469,19 @@ SmallVector<Value> CPULowering::allocateOutputArrays(
   return arrays;
 }
 
+LLVM::LLVMFuncOp CPULowering::getSiblingGridBody(NodeOpInterface node,
+                                                 unsigned rank) {
+  // What runNode would do around the parallel-for (kernel versions and the
+  // host copies they need, barriers' phases, lock-step tiles) needs a task
+  // function; a plain replicated leaf needs only its range function.
+  auto leaf = dyn_cast<LeafOp>(node.getOperation());
+  if (!leaf || rank == 0 || hasKernelSite(node) || hasKernelSites() ||
+      noCPUVersion.count(leaf) || phaseFunctions.count(leaf) ||
+      laneFunctions.count(leaf))
+    return nullptr;
+  return getRangeFunction(node, rank);
+}
+
 SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
                                              NodeOpInterface node,
                                              ValueRange dims, ValueRange inputs,
@@ -520,25 +537,18 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   unsigned rank = dims.size();
   LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
-  Value context = allocaInEntry(b, loc, contextType);
   unsigned numInputs = inputs.size();
-  for (auto [index, input] : llvm::enumerate(inputs))
-    storeField(b, loc, contextType, context, index,
-               (perInstance.inputs >> index) & 1 ? input
-                                                 : toStorage(b, loc, input));
-  storeField(b, loc, contextType, context, numInputs, parentFrame);
   Value outputs = outputTypes.empty() ? nullPointer(b, loc)
                                       : allocaInEntry(b, loc, outputType);
-  storeField(b, loc, contextType, context, numInputs + 1, outputs);
-  storeField(b, loc, contextType, context, numInputs + 2, nullPointer(b, loc));
+  Value context = allocateRangeContext(b, loc, node, inputs, parentFrame, outputs,
+                                       perInstance.inputs);
   // Per-instance outputs: one array each, indexed by the linear instance id.
   LLVM::LLVMStructType arraysType = getOutputArraysType(node);
-  Value arrays = nullPointer(b, loc);
   SmallVector<Value> outputArrays(givenArrays);
   if (perInstance.outputs) {
     if (outputArrays.empty())
       outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
-    arrays = allocaInEntry(b, loc, arraysType);
+    Value arrays = allocaInEntry(b, loc, arraysType);
     for (auto [port, array] : llvm::enumerate(outputArrays)) {
       if (!array)
         continue;
@@ -553,8 +563,8 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
                          i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
             ("writing the outputs of @" + nodeName(node) + " on the host").str());
     }
+    storeField(b, loc, contextType, context, numInputs + 3, arrays);
   }
-  storeField(b, loc, contextType, context, numInputs + 3, arrays);
 
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);

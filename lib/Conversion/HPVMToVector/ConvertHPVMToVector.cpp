@@ -79,6 +79,9 @@ struct ConvertHPVMToVectorPass
     if (tiles)
       tileWidths = getTileWidths(module);
     SmallVector<LeafOp> leaves(module.getOps<LeafOp>());
+    // Whether a variant was added: a module without any is unchanged (and the
+    // pass manager need not verify it again).
+    bool changed = false;
     for (LeafOp leaf : leaves) {
       if (leaf->hasAttr(HPVMDialect::getLanesAttrName()) ||
           leaf->hasAttr(HPVMDialect::getVectorVariantAttrName()) ||
@@ -97,6 +100,7 @@ struct ConvertHPVMToVectorPass
           symbols.insert(tile);
           leaf->setAttr(HPVMDialect::getTileVariantAttrName(),
                         FlatSymbolRefAttr::get(tile.getSymNameAttr()));
+          changed = true;
           if (remarks)
             leaf.emitRemark() << "vectorized: tile rows of " << tileWidth
                               << " instances run in lock-step (@"
@@ -130,6 +134,7 @@ struct ConvertHPVMToVectorPass
         continue;
       }
       // Unique names in the module (the symbol table renames on a clash).
+      changed = true;
       symbols.insert(variants.lanes);
       leaf->setAttr(HPVMDialect::getVectorVariantAttrName(),
                     FlatSymbolRefAttr::get(variants.lanes.getSymNameAttr()));
@@ -153,6 +158,8 @@ struct ConvertHPVMToVectorPass
                           << " rows: " << variants.blockReason;
       }
     }
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace

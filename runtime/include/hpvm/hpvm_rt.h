@@ -264,6 +264,16 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t
 hpvm_rt_graph_add_node(hpvm_rt_graph_t *graph, const char *name,
                        const hpvm_rt_node_version_t *versions, uint32_t version_count,
                        void *context, uint32_t *out_node);
+/* Adds a node whose one (CPU) version is hpvm_rt_parallel_for(rank, extents, body, context): a
+ * replicated leaf run as a sibling of others, without a compiled task function per leaf.  The
+ * node is traced as `name` (HPVM_TRACE); an error of the parallel-for ends the program through
+ * hpvm_rt_check_at(status, where), as compiled code checks every call.  `name`, `where` and
+ * the extents are copied; `context` must stay valid until the graph ran.  rank is 1..3 and the
+ * extents are not negative, else INVALID_ARGUMENT. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t
+hpvm_rt_graph_add_grid(hpvm_rt_graph_t *graph, hpvm_rt_parallel_for_fn_t body, const char *name,
+                       const char *where, uint32_t rank, const int64_t *extents, void *context,
+                       uint32_t *out_node);
 /* Adds a dependency: `dst` starts after `src` finished (an HPVM edge).  Cycles are
  * rejected by hpvm_rt_graph_run with INVALID_ARGUMENT. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_graph_add_edge(hpvm_rt_graph_t *graph,

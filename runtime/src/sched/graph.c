@@ -13,6 +13,7 @@ typedef struct graph_node_t {
   hpvm_rt_device_kind_t *version_devices;
   uint32_t version_count;
   void *context;
+  void *owned; /* freed with the node: a grid node's copy of its arguments */
   uint32_t *successors;
   uint32_t successor_count;
   uint32_t successor_capacity;
@@ -67,6 +68,7 @@ static void node_release(hpvm_allocator_t allocator, graph_node_t *node) {
   hpvm_allocator_free(allocator, node->versions);
   hpvm_allocator_free(allocator, node->version_devices);
   hpvm_allocator_free(allocator, node->successors);
+  hpvm_allocator_free(allocator, node->owned);
 }
 
 void hpvm_rt_graph_destroy(hpvm_rt_graph_t *graph) {
@@ -119,6 +121,30 @@ hpvm_status_t hpvm_rt_graph_add_node(hpvm_rt_graph_t *graph, const char *name,
   node.graph = graph;
   graph->nodes[graph->count] = node;
   *out_node = graph->count++;
+  return NULL;
+}
+
+hpvm_status_t hpvm_sched_graph_add_owned_node(hpvm_rt_graph_t *graph, const char *name,
+                                              hpvm_rt_node_fn_t fn, size_t context_size,
+                                              void **out_context, const char **out_name,
+                                              uint32_t *out_node) {
+  if (!graph || !fn || !out_context || !out_node)
+    return HPVM_STATUS(INVALID_ARGUMENT, "owned graph node needs a graph, a function, "
+                                         "out_context and out_node");
+  void *context;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(graph->allocator, context_size ? context_size : 1,
+                                             &context));
+  hpvm_rt_node_version_t version = {HPVM_RT_DEVICE_CPU, fn};
+  hpvm_status_t status = hpvm_rt_graph_add_node(graph, name, &version, 1, context, out_node);
+  if (status) {
+    hpvm_allocator_free(graph->allocator, context);
+    return status;
+  }
+  graph_node_t *node = &graph->nodes[*out_node];
+  node->owned = context;
+  *out_context = context;
+  if (out_name)
+    *out_name = node->name;
   return NULL;
 }
 
