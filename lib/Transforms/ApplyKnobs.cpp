@@ -116,41 +116,76 @@ private:
     if (name && *name != "exact")
       knobKind = symbolizeKnobKind(*name);
     if (!name || (*name != "exact" && !knobKind)) {
-      error(path + ".knob") << "expected perforate_rows, perforate_cols, sample_filter or "
-                               "exact, found "
+      error(path + ".knob") << "expected perforate_rows, perforate_cols, sample_filter, "
+                               "sample_reduction or exact, found "
                             << (name ? ("\"" + name->str() + "\"") : std::string("nothing"));
       return;
     }
 
-    // The op: by index among the leaf's tensor ops, or its only conv2d.
+    // The op: by index among the leaf's tensor ops, by name (the leaf's only
+    // op of that name), or the leaf's only op the knob applies to.
     SmallVector<Operation *> ops;
     leaf.walk([&](ApproximableOpInterface op) { ops.push_back(op); });
     Operation *op = nullptr;
     int64_t opIndex = 0;
-    if (entry->get("op")) {
-      std::optional<int64_t> index = integer(*entry, "op", path);
-      if (!index)
-        return;
-      if (*index < 0 || *index >= int64_t(ops.size())) {
-        error(path + ".op") << "'" << *node << "' holds " << ops.size()
-                            << " tensor ops; expected an index from 0 to "
-                            << int64_t(ops.size()) - 1 << ", found " << *index;
-        return;
-      }
-      opIndex = *index;
-      op = ops[opIndex];
-    } else {
-      unsigned convs = 0;
+    // How many of the leaf's ops `fits`; `op` and `opIndex` are the last one.
+    auto selectOnly = [&](function_ref<bool(Operation *)> fits) {
+      unsigned count = 0;
       for (auto [index, candidate] : llvm::enumerate(ops))
-        if (isa<TensorConv2DOp>(candidate)) {
-          ++convs;
+        if (fits(candidate)) {
+          ++count;
           op = candidate;
           opIndex = index;
         }
-      if (convs != 1) {
-        error(path) << "'" << *node << "' holds " << convs
-                    << " hpvm.tensor.conv2d ops; say which with \"op\" (its index among the "
-                    << ops.size() << " tensor ops of the leaf)";
+      return count;
+    };
+    if (const llvm::json::Value *selector = entry->get("op")) {
+      if (std::optional<StringRef> opName = selector->getAsString()) {
+        // "reduce" is short for "hpvm.tensor.reduce".
+        std::string fullName =
+            opName->contains('.') ? opName->str() : "hpvm.tensor." + opName->str();
+        unsigned count = selectOnly([&](Operation *candidate) {
+          return candidate->getName().getStringRef() == fullName;
+        });
+        if (count != 1) {
+          error(path + ".op") << "'" << *node << "' holds " << count << " " << fullName
+                              << " ops, expected one; name the op by its index among the "
+                              << ops.size() << " tensor ops of the leaf instead";
+          return;
+        }
+      } else if (std::optional<int64_t> index = selector->getAsInteger()) {
+        if (*index < 0 || *index >= int64_t(ops.size())) {
+          error(path + ".op") << "'" << *node << "' holds " << ops.size()
+                              << " tensor ops; expected an index from 0 to "
+                              << int64_t(ops.size()) - 1 << ", found " << *index;
+          return;
+        }
+        opIndex = *index;
+        op = ops[opIndex];
+      } else {
+        error(path + ".op") << "expected the index of a tensor op of the leaf or the name of "
+                               "its only op of a kind (\"conv2d\", \"reduce\"), found "
+                            << kind(*selector);
+        return;
+      }
+    } else {
+      // Without "op": the leaf's only op the knob applies to (either kind for
+      // exact).
+      StringRef what = "hpvm.tensor.conv2d";
+      unsigned count;
+      if (!knobKind) {
+        what = "hpvm.tensor.conv2d or hpvm.tensor.reduce";
+        count = selectOnly(llvm::IsaPred<TensorConv2DOp, TensorReduceOp>);
+      } else if (*knobKind == KnobKind::sample_reduction) {
+        what = "hpvm.tensor.reduce";
+        count = selectOnly(llvm::IsaPred<TensorReduceOp>);
+      } else {
+        count = selectOnly(llvm::IsaPred<TensorConv2DOp>);
+      }
+      if (count != 1) {
+        error(path) << "'" << *node << "' holds " << count << " " << what
+                    << " ops; say which with \"op\" (its index among the " << ops.size()
+                    << " tensor ops of the leaf)";
         return;
       }
     }
@@ -161,15 +196,16 @@ private:
       std::optional<int64_t> offset = integer(*entry, "offset", path);
       if (!rate || !offset)
         return;
-      knob = KnobAttr::getChecked([&] { return error(path); }, module.getContext(), *knobKind,
-                                  *rate, *offset);
-      if (!knob)
+      auto checked = KnobAttr::getChecked([&] { return error(path); }, module.getContext(),
+                                          *knobKind, *rate, *offset);
+      if (!checked)
         return;
-      if (!isa<TensorConv2DOp>(op)) {
-        error(path) << "op " << opIndex << " of '" << *node << "' is '" << op->getName()
-                    << "'; " << *name << " applies to hpvm.tensor.conv2d only";
+      // The rule of the verifier, reported here with the entry's path.
+      if (mlir::failed(verifyKnobPlacement(op, checked, [&] {
+            return error(path) << "op " << opIndex << " of '" << *node << "': ";
+          })))
         return;
-      }
+      knob = checked;
     } else if (entry->get("rate") || entry->get("offset")) {
       error(path) << "the exact knob takes no rate or offset";
       return;

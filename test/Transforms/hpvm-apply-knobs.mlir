@@ -22,6 +22,21 @@
 // CHECK-NOT: hpvm.knob
 // CHECK: hpvm.return
 
+// Reductions take sample_reduction: the leaf's only reduce without "op", by
+// index, or by name ("reduce", the only one); "exact" alone finds the only
+// conv2d or reduce.
+// CHECK-LABEL: hpvm.leaf @total(
+// CHECK: hpvm.tensor.reduce {{.*}} axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 1>}
+// CHECK-LABEL: hpvm.leaf @stats(
+// CHECK: hpvm.tensor.reduce {{.*}} axis 0 :
+// CHECK: hpvm.tensor.reduce {{.*}} axis 0 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 4, offset = 0>}
+// CHECK-LABEL: hpvm.leaf @mixed(
+// CHECK: hpvm.tensor.conv2d {{.*}}hpvm.knob = #hpvm.knob<sample_filter, rate = 2, offset = 0>
+// CHECK: hpvm.tensor.reduce {{.*}} axis 3 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 3, offset = 2>}
+// CHECK-LABEL: hpvm.leaf @resampled(
+// CHECK-NOT: hpvm.knob
+// CHECK: hpvm.return
+
 // Knobs are op attributes: they survive fusion, and the fused leaf keeps the
 // strictest node budget of the chain.
 // FUSED-LABEL: hpvm.leaf @conv1_bias1(
@@ -31,12 +46,12 @@
 
 // BAD-DAG: bad.json:1:1: error: knobs[0].node: no leaf named 'nowhere' in the module
 // BAD-DAG: bad.json:1:1: error: knobs[1].node: 'root' is an internal node; knobs go to the leaves that hold tensor ops
-// BAD-DAG: bad.json:1:1: error: knobs[2].knob: expected perforate_rows, perforate_cols, sample_filter or exact, found "dither"
+// BAD-DAG: bad.json:1:1: error: knobs[2].knob: expected perforate_rows, perforate_cols, sample_filter, sample_reduction or exact, found "dither"
 // BAD-DAG: bad.json:1:1: error: knobs[3]: #hpvm.knob<perforate_cols> expects rate >= 2 (one element skipped in rate), found 1
 // BAD-DAG: bad.json:1:1: error: knobs[4]: #hpvm.knob<sample_filter> expects 0 <= offset < rate (2), found 2
 // BAD-DAG: bad.json:1:1: error: knobs[5]: 'twice' holds 2 hpvm.tensor.conv2d ops; say which with "op" (its index among the 2 tensor ops of the leaf)
 // BAD-DAG: bad.json:1:1: error: knobs[6].op: 'twice' holds 2 tensor ops; expected an index from 0 to 1, found 2
-// BAD-DAG: bad.json:1:1: error: knobs[7]: op 0 of 'bias1' is 'hpvm.tensor.add'; perforate_rows applies to hpvm.tensor.conv2d only
+// BAD-DAG: bad.json:1:1: error: knobs[7]: op 0 of 'bias1': #hpvm.knob<perforate_rows> applies to hpvm.tensor.conv2d only (perforate_rows, perforate_cols and sample_filter approximate convolutions), found on 'hpvm.tensor.add'
 // BAD-DAG: bad.json:1:1: error: knobs[8]: unknown key "speed"; expected node, op, knob, rate and offset
 // BAD-DAG: bad.json:1:1: error: knobs[9].rate: expected an integer, found a string
 // BAD-DAG: bad.json:1:1: error: knobs[11]: configures op 0 of 'conv1' again (first in knobs[10])
@@ -44,6 +59,16 @@
 // BAD-DAG: bad.json:1:1: error: knobs[13].offset: expected an integer, found nothing
 // BAD-DAG: bad.json:1:1: error: knobs[14]: expected an object {"node": ..., "knob": ...}, found a number
 // BAD-DAG: bad.json:1:1: error: knobs[15].node: expected the name of a leaf (a string)
+// BAD-DAG: bad.json:1:1: error: knobs[16]: op 0 of 'conv1': #hpvm.knob<sample_reduction> applies to hpvm.tensor.reduce only (it samples the elements a reduction combines), found on 'hpvm.tensor.conv2d'
+// BAD-DAG: bad.json:1:1: error: knobs[17]: 'conv1' holds 0 hpvm.tensor.reduce ops; say which with "op" (its index among the 1 tensor ops of the leaf)
+// BAD-DAG: bad.json:1:1: error: knobs[18]: 'stats' holds 2 hpvm.tensor.reduce ops; say which with "op" (its index among the 4 tensor ops of the leaf)
+// BAD-DAG: bad.json:1:1: error: knobs[19].op: 'stats' holds 2 hpvm.tensor.reduce ops, expected one; name the op by its index among the 4 tensor ops of the leaf instead
+// BAD-DAG: bad.json:1:1: error: knobs[20].op: 'total' holds 0 hpvm.tensor.pool ops, expected one; name the op by its index among the 1 tensor ops of the leaf instead
+// BAD-DAG: bad.json:1:1: error: knobs[21].op: expected the index of a tensor op of the leaf or the name of its only op of a kind ("conv2d", "reduce"), found a boolean
+// BAD-DAG: bad.json:1:1: error: knobs[22]: op 0 of 'product': #hpvm.knob<sample_reduction> expects a combiner that is one arith.addf, arith.maximumf, arith.minimumf, arith.maxnumf or arith.minnumf of the accumulator and the element, found 'arith.mulf'
+// BAD-DAG: bad.json:1:1: error: knobs[23]: 'mixed' holds 2 hpvm.tensor.conv2d or hpvm.tensor.reduce ops; say which with "op" (its index among the 2 tensor ops of the leaf)
+// BAD-DAG: bad.json:1:1: error: knobs[24]: #hpvm.knob<sample_reduction> expects 0 <= offset < rate (4), found -1
+// BAD-DAG: bad.json:1:1: error: knobs[25]: op 1 of 'stats': #hpvm.knob<sample_reduction> applies to hpvm.tensor.reduce only (it samples the elements a reduction combines), found on 'hpvm.tensor.add'
 // SYNTAX: syntax.json:1:1: error: expected JSON, found a syntax error: {{.*}}
 // SHAPE-DAG: shape.json:1:1: error: unknown key "configs" at the top level; expected "knobs" (and optionally "info")
 // SHAPE-DAG: shape.json:1:1: error: knobs: expected an array of entries, found nothing
@@ -73,6 +98,59 @@ hpvm.leaf @exact(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<1x
       : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   hpvm.return %c : tensor<1x4x6x6xf32>
 }
+hpvm.leaf @total(%x: tensor<3x7xf32>) -> (tensor<3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = hpvm.tensor.reduce %x, %zero axis 1 : (tensor<3x7xf32>, f32) -> tensor<3xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  hpvm.return %s : tensor<3xf32>
+}
+hpvm.leaf @stats(%x: tensor<3x7xf32>, %lowest: f32) -> (tensor<7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = hpvm.tensor.reduce %x, %zero axis 0 : (tensor<3x7xf32>, f32) -> tensor<7xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  %a = hpvm.tensor.add %s, %s : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xf32>
+  %m = hpvm.tensor.reduce %x, %lowest axis 0 : (tensor<3x7xf32>, f32) -> tensor<7xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.maximumf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  %r = hpvm.tensor.add %a, %m : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xf32>
+  hpvm.return %r : tensor<7xf32>
+}
+hpvm.leaf @mixed(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<1x4x6xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %zero = arith.constant 0.0 : f32
+  %s = hpvm.tensor.reduce %c, %zero axis 3 : (tensor<1x4x6x6xf32>, f32) -> tensor<1x4x6xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.addf %e, %acc : f32
+    hpvm.tensor.yield %t : f32
+  }
+  hpvm.return %s : tensor<1x4x6xf32>
+}
+hpvm.leaf @product(%x: tensor<3x7xf32>) -> (tensor<3xf32>) {
+  %one = arith.constant 1.0 : f32
+  %s = hpvm.tensor.reduce %x, %one axis 1 : (tensor<3x7xf32>, f32) -> tensor<3xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.mulf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  hpvm.return %s : tensor<3xf32>
+}
+hpvm.leaf @resampled(%x: tensor<3x7xf32>) -> (tensor<3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = hpvm.tensor.reduce %x, %zero axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 0>} : (tensor<3x7xf32>, f32) -> tensor<3xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  hpvm.return %s : tensor<3xf32>
+}
 hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<1x4x1x1xf32>)
     -> (tensor<1x4x6x6xf32>) {
   %c = hpvm.create_node @conv1 : !hpvm.node
@@ -89,7 +167,12 @@ hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor
   "knobs": [
     {"node": "conv1", "knob": "perforate_rows", "rate": 2, "offset": 1},
     {"node": "twice", "op": 1, "knob": "sample_filter", "rate": 4, "offset": 3},
-    {"node": "exact", "knob": "exact"}
+    {"node": "exact", "knob": "exact"},
+    {"node": "total", "knob": "sample_reduction", "rate": 2, "offset": 1},
+    {"node": "stats", "op": 2, "knob": "sample_reduction", "rate": 4, "offset": 0},
+    {"node": "mixed", "op": "reduce", "knob": "sample_reduction", "rate": 3, "offset": 2},
+    {"node": "mixed", "op": "hpvm.tensor.conv2d", "knob": "sample_filter", "rate": 2, "offset": 0},
+    {"node": "resampled", "knob": "exact"}
   ],
   "info": {"speedup": 1.7, "note": "ignored by the pass"}
 }
@@ -111,7 +194,17 @@ hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor
   {"node": "exact", "knob": "exact", "rate": 2},
   {"node": "exact", "knob": "perforate_rows", "rate": 2},
   3,
-  {"knob": "exact"}
+  {"knob": "exact"},
+  {"node": "conv1", "op": 0, "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "conv1", "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "stats", "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "stats", "op": "reduce", "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "total", "op": "pool", "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "total", "op": true, "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "product", "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "mixed", "knob": "exact"},
+  {"node": "total", "knob": "sample_reduction", "rate": 4, "offset": -1},
+  {"node": "stats", "op": 1, "knob": "sample_reduction", "rate": 2, "offset": 0}
 ]}
 
 //--- syntax.json

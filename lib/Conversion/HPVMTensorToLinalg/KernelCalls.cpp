@@ -212,6 +212,8 @@ int64_t runtimeKnobKind(KnobKind kind) {
     return HPVM_RT_TENSOR_KNOB_PERFORATE_COLS;
   case KnobKind::sample_filter:
     return HPVM_RT_TENSOR_KNOB_SAMPLE_FILTER;
+  case KnobKind::sample_reduction:
+    break; // reductions are sampled by their linalg lowering, not a kernel
   }
   llvm_unreachable("a knob the runtime does not know");
 }

@@ -497,8 +497,10 @@ mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
              << type << ")";
   if (useKernels && lowerToKernelCall(op, lowered))
     return success();
-  // The approximation knobs are implemented by the runtime's kernels only.
-  if (Attribute knob = op->getAttr(HPVMDialect::getKnobAttrName()))
+  // The convolution knobs are implemented by the runtime's kernels only;
+  // reduction sampling by this lowering (lowerSampledReduce).
+  auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+  if (knob && !isa<TensorReduceOp>(op))
     return op->emitOpError()
            << "with " << knob
            << " needs the runtime's kernels (f32 operands, "
@@ -518,7 +520,9 @@ mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
               [&](TensorSoftmaxOp softmax) { return lowerSoftmax(b, softmax); })
           .Case([&](TensorBatchNormOp norm) { return lowerBatchNorm(b, norm); })
           .Case([&](TensorMapOp map) { return lowerMap(b, map); })
-          .Case([&](TensorReduceOp reduce) { return lowerReduce(b, reduce); })
+          .Case([&](TensorReduceOp reduce) {
+            return knob ? lowerSampledReduce(b, reduce, knob) : lowerReduce(b, reduce);
+          })
           .Default([&](Operation *other) -> FailureOr<Value> {
             other->emitOpError()
                 << "is not supported by convert-hpvm-tensor-to-linalg yet";

@@ -3,6 +3,9 @@
 #ifndef HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
 #define HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
 
+#include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -16,6 +19,11 @@ namespace mlir::hpvm {
 /// supported yet, otherwise.
 LogicalResult lowerTensorOpToLinalg(Operation *op, bool useKernels,
                                     llvm::SmallPtrSetImpl<Operation *> &lowered);
+
+/// The value of `op` under reduction sampling (`knob`, a sample_reduction the
+/// verifier accepted on it): linalg ops that visit the kept elements only
+/// (SampledReduce.cpp).
+Value lowerSampledReduce(OpBuilder &b, TensorReduceOp op, KnobAttr knob);
 
 } // namespace mlir::hpvm
 

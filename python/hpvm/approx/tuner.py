@@ -28,12 +28,27 @@ import numpy as np
 # column in 2 or 3, filter sampling one element in 2 or 4), every offset of each.
 RATES = {"perforate_rows": (2, 3), "perforate_cols": (2, 3), "sample_filter": (2, 4)}
 
+# The knob of a reduction (hpvm.tensor.reduce whose combiner is a sum, a maximum or a
+# minimum): one element in 2 or 4 along the axis skipped, a sum rescaled. Not among
+# knob_choices()'s defaults, which are a convolution's: knob_choices(REDUCTION_RATES).
+REDUCTION_RATES = {"sample_reduction": (2, 4)}
+
+#: Every knob kind hpvm-apply-knobs accepts.
+KINDS = ("exact",) + tuple(RATES) + tuple(REDUCTION_RATES)
+
 
 @dataclass(frozen=True)
 class Knob:
-    kind: str  # "exact" or a key of RATES
+    kind: str  # one of KINDS
     rate: int = 0
     offset: int = 0
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown knob kind {self.kind!r}; expected one of {', '.join(KINDS)}")
+        if self.kind != "exact" and not (self.rate >= 2 and 0 <= self.offset < self.rate):
+            raise ValueError(f"knob {self.kind}: expected rate >= 2 and 0 <= offset < rate, "
+                             f"found rate {self.rate}, offset {self.offset}")
 
     def __str__(self) -> str:
         return self.kind if self.kind == "exact" else f"{self.kind}/{self.rate}@{self.offset}"
@@ -42,10 +57,10 @@ class Knob:
 EXACT = Knob("exact")
 
 
-def knob_choices() -> List[Knob]:
-    """Every knob of a convolution, exact first."""
-    return [EXACT] + [Knob(kind, rate, offset) for kind, rates in RATES.items()
-                      for rate in rates for offset in range(rate)]
+def knob_choices(rates: Dict[str, Sequence[int]] = RATES) -> List[Knob]:
+    """Every knob of a convolution (or of the kinds of `rates`), exact first."""
+    return [EXACT] + [Knob(kind, rate, offset) for kind, rates_of_kind in rates.items()
+                      for rate in rates_of_kind for offset in range(rate)]
 
 
 @dataclass(frozen=True)

@@ -271,5 +271,23 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
     %s = arith.addf %acc, %e : f32
     hpvm.tensor.yield %s : f32
   }
+  // Reduction sampling, on a sum and on a maximum (either operand order).
+  // CHECK: hpvm.tensor.reduce %{{.*}}, %{{.*}} axis 3 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 4, offset = 3>} : (tensor<2x4x9x9xf32>, f32) -> tensor<2x4x9xf32> {
+  // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+  // CHECK-NEXT: arith.addf
+  %sampled_sum = hpvm.tensor.reduce %d, %zero axis 3 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 4, offset = 3>}
+         : (tensor<2x4x9x9xf32>, f32) -> tensor<2x4x9xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %s = arith.addf %e, %acc : f32
+    hpvm.tensor.yield %s : f32
+  }
+  // CHECK: hpvm.tensor.reduce %{{.*}}, %{{.*}} axis 0 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 0>} : (tensor<2x4x9x9xf32>, f32) -> tensor<4x9x9xf32> {
+  // CHECK: arith.maxnumf
+  %sampled_max = hpvm.tensor.reduce %d, %zero axis 0 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 0>}
+         : (tensor<2x4x9x9xf32>, f32) -> tensor<4x9x9xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %larger = arith.maxnumf %acc, %e : f32
+    hpvm.tensor.yield %larger : f32
+  }
   hpvm.return
 }

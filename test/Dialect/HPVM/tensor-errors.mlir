@@ -360,7 +360,7 @@ hpvm.leaf @f(%x: tensor<4xf32>) {
 
 // -----
 
-// Approximation knobs (#hpvm.knob, the hpvm.knob attribute of a conv2d).
+// Approximation knobs (#hpvm.knob, the hpvm.knob attribute of a conv2d or a reduce).
 hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
   // expected-error @+1 {{#hpvm.knob<perforate_rows> expects rate >= 2 (one element skipped in rate), found 1}}
   %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 1, offset = 0>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
@@ -378,8 +378,93 @@ hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
 // -----
 
 hpvm.leaf @f(%x: tensor<1x1x4x4xf32>) {
-  // expected-error @+1 {{'hpvm.knob' is only valid on hpvm.tensor.conv2d (the op the approximation knobs implement), found on 'hpvm.tensor.relu'}}
+  // expected-error @+1 {{'hpvm.knob' #hpvm.knob<perforate_cols> applies to hpvm.tensor.conv2d only (perforate_rows, perforate_cols and sample_filter approximate convolutions), found on 'hpvm.tensor.relu'}}
   %r = hpvm.tensor.relu %x {hpvm.knob = #hpvm.knob<perforate_cols, rate = 2, offset = 0>} : tensor<1x1x4x4xf32>
+  hpvm.return
+}
+
+// -----
+
+// The convolution knobs are not a reduction's ...
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{'hpvm.knob' #hpvm.knob<sample_filter> applies to hpvm.tensor.conv2d only (perforate_rows, perforate_cols and sample_filter approximate convolutions), found on 'hpvm.tensor.reduce'}}
+  %r = hpvm.tensor.reduce %a, %z axis 1 {hpvm.knob = #hpvm.knob<sample_filter, rate = 2, offset = 0>} : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %s = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %s : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+// ... and reduction sampling is not a convolution's.
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.knob' #hpvm.knob<sample_reduction> applies to hpvm.tensor.reduce only (it samples the elements a reduction combines), found on 'hpvm.tensor.conv2d'}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 0>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{#hpvm.knob<sample_reduction> expects rate >= 2 (one element skipped in rate), found 0}}
+  %r = hpvm.tensor.reduce %a, %z axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 0, offset = 0>} : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %s = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %s : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+// Reduction sampling rescales a sum and keeps a maximum or minimum; it cannot
+// sample any other combiner.
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{'hpvm.knob' #hpvm.knob<sample_reduction> expects a combiner that is one arith.addf, arith.maximumf, arith.minimumf, arith.maxnumf or arith.minnumf of the accumulator and the element, found 'arith.mulf'}}
+  %r = hpvm.tensor.reduce %a, %z axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 1>} : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %s = arith.mulf %acc, %e : f32
+    hpvm.tensor.yield %s : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{expects a combiner that is one arith.addf, arith.maximumf, arith.minimumf, arith.maxnumf or arith.minnumf of the accumulator and the element, found 2 ops before the yield}}
+  %r = hpvm.tensor.reduce %a, %z axis 0 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 1>} : (tensor<4x8xf32>, f32) -> tensor<8xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %sq = arith.mulf %e, %e : f32
+    %s = arith.addf %acc, %sq : f32
+    hpvm.tensor.yield %s : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{found 'arith.maximumf' of other operands than the accumulator and the element}}
+  %r = hpvm.tensor.reduce %a, %z axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 3, offset = 2>} : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %m = arith.maximumf %e, %e : f32
+    hpvm.tensor.yield %m : f32
+  }
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
+  // expected-error @+1 {{found 'arith.minimumf' whose result is not the value yielded}}
+  %r = hpvm.tensor.reduce %a, %z axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 2, offset = 0>} : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %m = arith.minimumf %acc, %e : f32
+    hpvm.tensor.yield %acc : f32
+  }
   hpvm.return
 }
 

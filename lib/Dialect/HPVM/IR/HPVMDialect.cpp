@@ -179,12 +179,9 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     if (!isa<KnobAttr>(attribute.getValue()))
       return op->emitError() << "'hpvm.knob' expects a #hpvm.knob, found "
                              << attribute.getValue();
-    // The knobs approximate convolutions; no other op has an implementation.
-    if (!isa<TensorConv2DOp>(op))
-      return op->emitError() << "'hpvm.knob' is only valid on hpvm.tensor.conv2d (the op "
-                                "the approximation knobs implement), found on '"
-                             << op->getName() << "'";
-    return success();
+    return verifyKnobPlacement(op, cast<KnobAttr>(attribute.getValue()), [op] {
+      return op->emitError() << "'hpvm.knob' ";
+    });
   }
   if (name == getErrorAttrName()) {
     if (!isa<NodeOpInterface>(op))
@@ -207,6 +204,83 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                             "'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
                             "'hpvm.tile_variant' or 'hpvm.rows'";
+}
+
+//===----------------------------------------------------------------------===//
+// Approximation knobs: which op each kind implements.
+//===----------------------------------------------------------------------===//
+
+ReduceCombiner mlir::hpvm::classifyReduceCombiner(TensorReduceOp reduce,
+                                                  std::string *found) {
+  auto say = [&](const Twine &what) {
+    if (found)
+      *found = what.str();
+    return ReduceCombiner::other;
+  };
+  // Attributes are verified before the op's own invariants: the region may be
+  // anything yet.
+  Region &region = reduce.getCombiner();
+  if (!region.hasOneBlock())
+    return say("no single block");
+  Block &block = region.front();
+  if (block.getNumArguments() != 2)
+    return say(Twine(block.getNumArguments()) +
+               (block.getNumArguments() == 1 ? " block argument" : " block arguments"));
+  if (block.empty() || !isa<TensorYieldOp>(block.back()))
+    return say("a region without hpvm.tensor.yield");
+  if (!llvm::hasSingleElement(block.without_terminator()))
+    return say(Twine(std::distance(block.without_terminator().begin(),
+                                   block.without_terminator().end())) +
+               " ops before the yield");
+  Operation &combine = block.front();
+  StringRef name = combine.getName().getStringRef();
+  ReduceCombiner kind = ReduceCombiner::other;
+  if (name == "arith.addf")
+    kind = ReduceCombiner::sum;
+  else if (llvm::is_contained({"arith.maximumf", "arith.minimumf", "arith.maxnumf",
+                               "arith.minnumf"},
+                              name))
+    kind = ReduceCombiner::extremum;
+  if (kind == ReduceCombiner::other)
+    return say("'" + name + "'");
+  Value accumulator = block.getArgument(0), element = block.getArgument(1);
+  bool operandsFit = combine.getNumOperands() == 2 && combine.getNumResults() == 1 &&
+                     ((combine.getOperand(0) == accumulator && combine.getOperand(1) == element) ||
+                      (combine.getOperand(0) == element && combine.getOperand(1) == accumulator));
+  if (!operandsFit)
+    return say("'" + name + "' of other operands than the accumulator and the element");
+  if (cast<TensorYieldOp>(block.back()).getValue() != combine.getResult(0))
+    return say("'" + name + "' whose result is not the value yielded");
+  return kind;
+}
+
+LogicalResult
+mlir::hpvm::verifyKnobPlacement(Operation *op, KnobAttr knob,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  StringRef kind = stringifyKnobKind(knob.getKind());
+  if (knob.getKind() != KnobKind::sample_reduction) {
+    if (!isa<TensorConv2DOp>(op))
+      return emitError() << "#hpvm.knob<" << kind
+                         << "> applies to hpvm.tensor.conv2d only (perforate_rows, "
+                            "perforate_cols and sample_filter approximate "
+                            "convolutions), found on '"
+                         << op->getName() << "'";
+    return success();
+  }
+  auto reduce = dyn_cast<TensorReduceOp>(op);
+  if (!reduce)
+    return emitError() << "#hpvm.knob<" << kind
+                       << "> applies to hpvm.tensor.reduce only (it samples the "
+                          "elements a reduction combines), found on '"
+                       << op->getName() << "'";
+  std::string found;
+  if (classifyReduceCombiner(reduce, &found) == ReduceCombiner::other)
+    return emitError() << "#hpvm.knob<" << kind
+                       << "> expects a combiner that is one arith.addf, arith.maximumf, "
+                          "arith.minimumf, arith.maxnumf or arith.minnumf of the "
+                          "accumulator and the element, found "
+                       << found;
+  return success();
 }
 
 LogicalResult HPVMDialect::verifyRegionArgAttribute(Operation *op,

@@ -87,7 +87,8 @@ def HPVM_ErrorBudgetAttr : AttrDef<HPVM_Dialect, "ErrorBudget"> {
 def HPVM_KnobKindEnum : I32EnumAttr<"KnobKind", "approximation knob of a tensor op", [
     I32EnumAttrCase<"perforate_rows", 1>,
     I32EnumAttrCase<"perforate_cols", 2>,
-    I32EnumAttrCase<"sample_filter", 3>]> {
+    I32EnumAttrCase<"sample_filter", 3>,
+    I32EnumAttrCase<"sample_reduction", 4>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::hpvm";
 }
@@ -96,10 +97,11 @@ def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
   let mnemonic = "knob";
   let summary = "an approximate implementation chosen for a tensor op";
   let description = [{
-    The approximation an `hpvm.tensor.conv2d` runs with, set as its
-    `hpvm.knob` attribute (by hand, or from a configuration file by
-    `hpvm-apply-knobs`). Every knob skips one element in `rate` (rate ≥ 2),
-    starting at `offset` (0 ≤ offset < rate), as ApproxTuner's knobs do:
+    The approximation an `hpvm.tensor.conv2d` or `hpvm.tensor.reduce` runs
+    with, set as its `hpvm.knob` attribute (by hand, or from a configuration
+    file by `hpvm-apply-knobs`). Every knob skips one element in `rate`
+    (rate ≥ 2), starting at `offset` (0 ≤ offset < rate), as ApproxTuner's
+    knobs do. On `hpvm.tensor.conv2d`:
 
     * `perforate_rows` / `perforate_cols`: output rows (columns) y with
       y mod rate = offset are not computed; each is the average of its computed
@@ -108,9 +110,25 @@ def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
       window, flattened) with k mod rate = offset are skipped, and the kept
       weights scaled by rate / (rate - 1) (filter sampling).
 
+    On `hpvm.tensor.reduce`, whose combiner must be a single `arith.addf`,
+    `arith.maximumf`, `arith.minimumf`, `arith.maxnumf` or `arith.minnumf` of
+    the accumulator and the element:
+
+    * `sample_reduction`: the elements k along the reduced axis with
+      k mod rate = offset are skipped; a sum is scaled by
+      n / (number of elements kept) to estimate the full sum (n: the extent of
+      the axis; with none kept, the result is the init value), a maximum or
+      minimum is not scaled (reduction sampling).
+
     ```mlir
     %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>}
         : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %s = hpvm.tensor.reduce %y, %zero axis 1 {hpvm.knob = #hpvm.knob<sample_reduction, rate = 4, offset = 0>}
+        : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+    ^bb0(%acc: f32, %e: f32):
+      %t = arith.addf %acc, %e : f32
+      hpvm.tensor.yield %t : f32
+    }
     ```
   }];
   let parameters = (ins EnumParameter<HPVM_KnobKindEnum>:$kind, "int64_t":$rate,

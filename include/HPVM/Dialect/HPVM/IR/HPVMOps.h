@@ -24,4 +24,27 @@
 #define GET_OP_CLASSES
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h.inc"
 
+namespace mlir::hpvm {
+/// What the combiner of an hpvm.tensor.reduce computes, as far as reduction
+/// sampling (#hpvm.knob<sample_reduction>) needs to know: a sampled sum is
+/// rescaled, a sampled maximum or minimum is not, anything else is refused.
+enum class ReduceCombiner { sum, extremum, other };
+
+/// Classifies the combiner of `reduce`: the region's only op besides the yield
+/// is arith.addf (sum) or arith.maximumf / minimumf / maxnumf / minnumf
+/// (extremum) of the accumulator and the element, in either order, and the
+/// yield returns its result. Otherwise `other`, and `found` (when given) says
+/// what the region holds instead.
+ReduceCombiner classifyReduceCombiner(TensorReduceOp reduce,
+                                      std::string *found = nullptr);
+
+/// Checks that `knob` may approximate `op`: perforate_rows, perforate_cols
+/// and sample_filter on hpvm.tensor.conv2d, sample_reduction on an
+/// hpvm.tensor.reduce whose combiner it can sample. Otherwise reports, through
+/// `emitError`, what was expected and what was found.
+LogicalResult
+verifyKnobPlacement(Operation *op, KnobAttr knob,
+                    llvm::function_ref<InFlightDiagnostic()> emitError);
+} // namespace mlir::hpvm
+
 #endif // HPVM_DIALECT_HPVM_IR_HPVMOPS_H

@@ -200,7 +200,9 @@ def HPVM_TensorReduceOp : HPVM_TensorOp<"reduce", [RecursiveMemoryEffects, Singl
   let summary = "reduction along one axis with a combining region";
   let description = [{
     Folds the elements along `axis` into `init` with the region
-    `(accumulator, element) -> accumulator`. The result drops `axis`.
+    `(accumulator, element) -> accumulator`. The result drops `axis`. A
+    reduction whose region is a single sum, maximum or minimum may carry
+    `#hpvm.knob<sample_reduction, ...>`, which skips elements along `axis`.
 
     ```mlir
     %s = hpvm.tensor.reduce %x, %zero axis 1 : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
