@@ -185,3 +185,35 @@ def test_hpvm_tune_refuses_bad_numbers(capsys):
         capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["sgemm", "--seeds", "0"])
+
+
+class _Drifting(_Synthetic):
+    """The synthetic cost on a machine whose speed swings by +-40% over ~60 runs (a run
+    next to another differs by up to 4%)."""
+
+    def seconds(self, values):
+        self.runs += 1
+        return smooth_cost(values) / 1000 * (1 + 0.4 * math.sin(self.runs / 10))
+
+
+def test_paired_measurements_cancel_the_machines_drift(tmp_path, monkeypatch):
+    import json
+    from hpvm.tune import __main__ as tune
+    monkeypatch.setitem(tune.PROGRAMS, "drifting", _Drifting)
+    monkeypatch.setattr(tune, "find_root", lambda: tmp_path)
+    default = smooth_cost(_Drifting.default)
+    for flags, tolerance in (([], 0.1), (["--unpaired"], None)):
+        out = tmp_path / "out.json"
+        assert tune.main(["drifting", "--exhaustive", "--budget", "1", "--checkpoints", "1",
+                          "--strategies", "random", "--workdir", str(tmp_path), "--out",
+                          str(out), *flags]) == 0
+        data = json.loads(out.read_text())
+        # Each cost against the default's, as the machine would give them at one speed.
+        errors = [abs(seconds / data["default"]["seconds"] - smooth_cost(values) / default)
+                  / (smooth_cost(values) / default)
+                  for values, seconds in data["exhaustive"]["measured"]]
+        if tolerance is not None:
+            assert data["paired"] and max(errors) < tolerance
+        else:
+            # Alone, the drift shows: some costs are off by more than 20%.
+            assert not data["paired"] and max(errors) > 0.2

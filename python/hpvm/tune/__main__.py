@@ -6,7 +6,9 @@ with --exhaustive).
     hpvm-tune sgemm --budget 100 --out sgemm.json
     hpvm-tune stencil --exhaustive --seeds 9 --out stencil.json --plot stencil.png
 
-Every configuration is measured once per session: the strategies (and the seeds of each)
+Every configuration is measured once per session, right after a run of the default
+configuration whose time it is scaled by (the machine's speed drifts; --unpaired times each
+alone): the strategies (and the seeds of each)
 share the measurements, so that they are compared on the same numbers. With --exhaustive
 the whole space is measured first, and every search then replays those measurements: the
 strategies are compared over many seeds at the cost of one sweep, and "within 5% of the
@@ -115,6 +117,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--seeds", type=int, default=1,
                         help="searches per strategy, seeds SEED, SEED+1, ... (medians reported)")
+    parser.add_argument("--unpaired", action="store_true",
+                        help="time each configuration alone (default: right after a run of "
+                             "the default configuration, and scaled by it)")
     parser.add_argument("--exhaustive", action="store_true",
                         help="measure every point of the space first")
     parser.add_argument("--workdir", help="where builds are cached (default: a temporary one)")
@@ -142,10 +147,22 @@ def main(argv=None) -> int:
         space = program.space()
         measured = {}
 
+        # Paired measurements: the machine is shared, and its speed drifts by 2x over
+        # minutes. Each configuration runs right after the default, and its time is scaled
+        # by the default's reference time over the default's adjacent time: every cost is
+        # in seconds at the speed the machine had when the reference was taken.
+        reference = None
+        if not args.unpaired:
+            reference = statistics.median(program.seconds(program.default) for _ in range(3))
+
         def cost(values):
             key = tuple(sorted(values.items()))
             if key not in measured:
-                measured[key] = program.seconds(values)
+                if reference is None:
+                    measured[key] = program.seconds(values)
+                else:
+                    adjacent = program.seconds(program.default)
+                    measured[key] = program.seconds(values) * reference / adjacent
             return measured[key]
 
         started = time.perf_counter()
@@ -154,6 +171,7 @@ def main(argv=None) -> int:
         print(f"{args.program}: {legal} points; default {program.default}: "
               f"{default * 1000:.2f} ms")
         out = {"program": args.program, "space_size": legal, "within": WITHIN,
+               "paired": reference is not None,
                "default": {"values": program.default, "seconds": default}, "strategies": {}}
         optimum = None
         if args.exhaustive:
