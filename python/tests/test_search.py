@@ -157,6 +157,10 @@ def test_hpvm_tune_exhaustive_then_seeds_replay_the_measurements(tmp_path, monke
     # The answers timed again: the optimum against the default.
     confirmed = data["confirmed"]
     assert len(confirmed["default"]["samples"]) == 2
+    # The sweep's runners-up are timed again too; the fastest then is reported.
+    assert {"sweep #2", "sweep #5"} <= set(confirmed)
+    assert data["confirmed_best"] in ("exhaustive", "bandit after 60", "random after 60",
+                                      "surrogate after 60")
     assert confirmed["exhaustive"]["speedup"] == pytest.approx(
         smooth_cost(_Synthetic.default) / smooth_cost(data["exhaustive"]["values"]))
     assert "within 5% of the optimum in 3 of 3 runs" in capsys.readouterr().out
