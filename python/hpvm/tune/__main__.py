@@ -75,6 +75,7 @@ def plot(out, path):
     axes.set_ylabel("best time found (ms)")
     axes.set_title(f"hpvm-tune {out['program']}")
     axes.set_xscale("log")
+    axes.set_yscale("log")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize="small")
     figure.tight_layout()
