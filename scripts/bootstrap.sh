@@ -15,6 +15,9 @@ PACKAGES=(
   graphviz
   # Compiler runtimes used by sanitizer builds and the OpenMP baselines.
   libclang-rt-22-dev libomp-22-dev
+  # gcc -fopenmp (libgomp): the C versions the benchmark drivers check against, also built by
+  # the auto-tuner's tests (python/hpvm/tune/programs.py).
+  gcc
 )
 
 missing=()
