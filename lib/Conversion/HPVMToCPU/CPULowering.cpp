@@ -166,6 +166,16 @@ std::string CPULowering::uniqueName(StringRef base) {
   return name;
 }
 
+LLVM::GlobalOp CPULowering::createStringGlobal(OpBuilder &b, Location loc,
+                                               StringRef base, StringRef text) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                LLVM::Linkage::Internal, uniqueName(base),
+                                b.getStringAttr(text));
+}
+
 Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
                                   NodeOpInterface node) {
   LLVM::GlobalOp &global = nodeNames[node.getOperation()];
@@ -173,13 +183,7 @@ Value CPULowering::nodeNameString(OpBuilder &b, Location loc,
     StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
     std::string text = getNodeDisplayName(name);
     text.push_back('\0');
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal,
-                                    uniqueName(("__hpvm_node_" + name).str()),
-                                    b.getStringAttr(text));
+    global = createStringGlobal(b, loc, ("__hpvm_node_" + name).str(), text);
   }
   return LLVM::AddressOfOp::create(b, loc, global);
 }
@@ -195,14 +199,8 @@ Value CPULowering::whereString(OpBuilder &b, Location loc, StringRef what) {
   text.push_back('\0');
   // One global per text: the siblings of a wide graph share theirs.
   LLVM::GlobalOp &global = whereStrings[text];
-  if (!global) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal,
-                                    uniqueName("__hpvm_where"), b.getStringAttr(text));
-  }
+  if (!global)
+    global = createStringGlobal(b, loc, "__hpvm_where", text);
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 

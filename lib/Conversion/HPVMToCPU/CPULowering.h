@@ -328,6 +328,10 @@ private:
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
   void lowerAllocs(func::FuncOp function);
   std::string uniqueName(StringRef base);
+  /// A constant internal global holding `text` (which carries its NUL), named
+  /// uniquely after `base`, at the start of the module.
+  LLVM::GlobalOp createStringGlobal(OpBuilder &b, Location loc, StringRef base,
+                                    StringRef text);
 
   ModuleOp module;
   MLIRContext *context;

@@ -87,15 +87,22 @@ void CPULowering::runConcurrently(
               ? nullPointer(b, loc)
               : allocaInEntry(b, loc, getStorageStruct(outputTypes));
       outputSlots.push_back(slots);
-      SmallVector<const void *> contextKey{
-          getRangeContextType(node).getAsOpaquePointer(),
-          parentFrame.getAsOpaquePointer()};
-      for (Value input : inputs[index])
-        contextKey.push_back(input.getAsOpaquePointer());
-      Value &rangeContext = sharedContexts[contextKey];
-      if (!outputTypes.empty() || !rangeContext)
+      Value rangeContext;
+      if (outputTypes.empty()) {
+        SmallVector<const void *> contextKey{
+            getRangeContextType(node).getAsOpaquePointer()};
+        for (Value input : inputs[index])
+          contextKey.push_back(input.getAsOpaquePointer());
+        Value &shared = sharedContexts[contextKey];
+        if (!shared)
+          shared = allocateRangeContext(b, loc, node, inputs[index], parentFrame,
+                                        slots);
+        rangeContext = shared;
+      } else {
+        // Its own context: the first instance writes the outputs through it.
         rangeContext = allocateRangeContext(b, loc, node, inputs[index],
                                             parentFrame, slots);
+      }
       SmallVector<const void *> extentsKey;
       for (Value dim : dims[index])
         extentsKey.push_back(dim.getAsOpaquePointer());

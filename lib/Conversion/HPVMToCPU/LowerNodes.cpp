@@ -471,11 +471,12 @@ SmallVector<Value> CPULowering::allocateOutputArrays(
 
 LLVM::LLVMFuncOp CPULowering::getSiblingGridBody(NodeOpInterface node,
                                                  unsigned rank) {
-  // What runNode would do around the parallel-for (kernel versions and the
-  // host copies they need, barriers' phases, lock-step tiles) needs a task
-  // function; a plain replicated leaf needs only its range function.
+  // What runNode would do around the parallel-for (kernel versions, and the
+  // host copies every CPU run makes once any node has one; barriers' phases;
+  // lock-step tiles) needs a task function; a plain replicated leaf needs
+  // only its range function.
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
-  if (!leaf || rank == 0 || hasKernelSite(node) || hasKernelSites() ||
+  if (!leaf || rank == 0 || hasKernelSites() ||
       noCPUVersion.count(leaf) || phaseFunctions.count(leaf) ||
       laneFunctions.count(leaf))
     return nullptr;
