@@ -2,10 +2,11 @@
 # The performance auto-tuner's comparison (issue 15; docs/Tuning.md): for sgemm, the stencil and
 # the edge-detection pipeline (python/hpvm/tune/programs.py), the whole space is measured once
 # (hpvm-tune --exhaustive), then random, bandit and surrogate search replay those measurements
-# with SEEDS seeds each on a budget of 100 evaluations; the default, the optimum and each
-# strategy's answer are timed again (--confirm 5, alternating). Writes BUILD/benchmarks/tune/
-# PROGRAM.{json,png,log} (the PNGs are docs/images/tune-PROGRAM.png when copied there).
-# Usage: benchmarks/tune/run.sh [BUILD_DIR] [--quick]   (SEEDS=N, default 9; PROGRAMS="edge stencil")
+# with SEEDS seeds each on a budget of 100 evaluations; the default, the sweep's five best points
+# and each strategy's answer are timed again (--confirm 5, alternating). Writes
+# BUILD/benchmarks/tune/PROGRAM.{json,png,log} (docs/images/tune-PROGRAM.png are copies).
+# Usage: benchmarks/tune/run.sh [BUILD_DIR] [--quick]
+#        (SEEDS=N, default 9; PROGRAMS="...", default "edge stencil sgemm")
 # sgemm's space is 800 points (400 builds, ~15-20 minutes); the others take a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

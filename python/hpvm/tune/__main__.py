@@ -8,8 +8,8 @@ with --exhaustive).
 
 Every configuration is measured once per session, right after a run of the default
 configuration whose time it is scaled by (the machine's speed drifts; --unpaired times each
-alone): the strategies (and the seeds of each)
-share the measurements, so that they are compared on the same numbers. With --exhaustive
+alone): the strategies (and the seeds of each) share the measurements, so that they are
+compared on the same numbers. With --exhaustive
 the whole space is measured first, and every search then replays those measurements: the
 strategies are compared over many seeds at the cost of one sweep, and "within 5% of the
 exhaustive optimum" is checked against the same numbers.
@@ -85,8 +85,9 @@ def plot(out, path):
 
 def confirm(out, program, repeats):
     """Times the default, the exhaustive optimum (and the sweep's next best points) and each
-    strategy's answer at its last checkpoint again, `repeats` rounds alternating between them (the machine is shared: one
-    measurement per point can be lucky), and records the median of each with its speedup."""
+    strategy's answer at its last checkpoint again, `repeats` rounds alternating between
+    them (the machine is shared: one measurement per point can be lucky), and records the
+    median of each with its speedup and which was fastest."""
     candidates = {"default": out["default"]["values"]}
     if "exhaustive" in out:
         candidates["exhaustive"] = out["exhaustive"]["values"]
@@ -138,8 +139,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="write the histories and answers (JSON) here")
     parser.add_argument("--plot", help="draw best-so-far curves (PNG) here; needs matplotlib")
     parser.add_argument("--confirm", type=int, default=0, metavar="K",
-                        help="time the default, the optimum and each strategy's last answer "
-                             "again K times, alternating, and report the medians")
+                        help="time the default, the sweep's best points and each strategy's "
+                             "last answer again K times, alternating, and report the medians")
     args = parser.parse_args(argv)
     strategies = [s for s in args.strategies.split(",") if s]
     for name in strategies:

@@ -35,6 +35,7 @@ class Program:
     goes into them; the cost is the median time the program prints for its HPVM version."""
 
     name = "program"
+    source = ""  # the program, relative to the project's root
     default: Dict[str, object] = {}
 
     def __init__(self, root: Path, workdir: Path):
@@ -71,8 +72,6 @@ class Program:
 
     def correct(self, output: str) -> bool:
         return True
-
-    source = ""
 
     # The build and the run.
     def _run(self, command, what: str) -> None:
