@@ -117,7 +117,7 @@ private:
       knobKind = symbolizeKnobKind(*name);
     if (!name || (*name != "exact" && !knobKind)) {
       error(path + ".knob") << "expected perforate_rows, perforate_cols, sample_filter, "
-                               "sample_reduction or exact, found "
+                               "sample_reduction, fp16, bf16 or exact, found "
                             << (name ? ("\"" + name->str() + "\"") : std::string("nothing"));
       return;
     }
@@ -174,8 +174,11 @@ private:
       StringRef what = "hpvm.tensor.conv2d";
       unsigned count;
       if (!knobKind) {
-        what = "hpvm.tensor.conv2d or hpvm.tensor.reduce";
-        count = selectOnly(llvm::IsaPred<TensorConv2DOp, TensorReduceOp>);
+        what = "hpvm.tensor.conv2d, hpvm.tensor.reduce or hpvm.tensor.mul";
+        count = selectOnly(llvm::IsaPred<TensorConv2DOp, TensorReduceOp, TensorMulOp>);
+      } else if (*knobKind == KnobKind::fp16 || *knobKind == KnobKind::bf16) {
+        what = "hpvm.tensor.mul";
+        count = selectOnly(llvm::IsaPred<TensorMulOp>);
       } else if (*knobKind == KnobKind::sample_reduction) {
         what = "hpvm.tensor.reduce";
         count = selectOnly(llvm::IsaPred<TensorReduceOp>);
@@ -191,9 +194,16 @@ private:
     }
 
     Attribute knob;
+    bool precision = knobKind && (*knobKind == KnobKind::fp16 || *knobKind == KnobKind::bf16);
+    if (precision && (entry->get("rate") || entry->get("offset"))) {
+      error(path) << "the " << *name
+                  << " knob takes no rate or offset (it changes the precision of the "
+                     "op's storage and skips nothing)";
+      return;
+    }
     if (knobKind) {
-      std::optional<int64_t> rate = integer(*entry, "rate", path);
-      std::optional<int64_t> offset = integer(*entry, "offset", path);
+      std::optional<int64_t> rate = precision ? 0 : integer(*entry, "rate", path);
+      std::optional<int64_t> offset = precision ? 0 : integer(*entry, "offset", path);
       if (!rate || !offset)
         return;
       auto checked = KnobAttr::getChecked([&] { return error(path); }, module.getContext(),

@@ -37,6 +37,12 @@
 // CHECK-NOT: hpvm.knob
 // CHECK: hpvm.return
 
+// Products take fp16 or bf16 (no rate or offset): the leaf's only mul.
+// CHECK-LABEL: hpvm.leaf @fc(
+// CHECK: hpvm.tensor.mul {{.*}} {hpvm.knob = #hpvm.knob<bf16>}
+// CHECK-LABEL: hpvm.leaf @fc_relu(
+// CHECK: hpvm.tensor.mul {{.*}} {hpvm.knob = #hpvm.knob<fp16>}
+
 // Knobs are op attributes: they survive fusion, and the fused leaf keeps the
 // strictest node budget of the chain.
 // FUSED-LABEL: hpvm.leaf @conv1_bias1(
@@ -46,7 +52,7 @@
 
 // BAD-DAG: bad.json:1:1: error: knobs[0].node: no leaf named 'nowhere' in the module
 // BAD-DAG: bad.json:1:1: error: knobs[1].node: 'root' is an internal node; knobs go to the leaves that hold tensor ops
-// BAD-DAG: bad.json:1:1: error: knobs[2].knob: expected perforate_rows, perforate_cols, sample_filter, sample_reduction or exact, found "dither"
+// BAD-DAG: bad.json:1:1: error: knobs[2].knob: expected perforate_rows, perforate_cols, sample_filter, sample_reduction, fp16, bf16 or exact, found "dither"
 // BAD-DAG: bad.json:1:1: error: knobs[3]: #hpvm.knob<perforate_cols> expects rate >= 2 (one element skipped in rate), found 1
 // BAD-DAG: bad.json:1:1: error: knobs[4]: #hpvm.knob<sample_filter> expects 0 <= offset < rate (2), found 2
 // BAD-DAG: bad.json:1:1: error: knobs[5]: 'twice' holds 2 hpvm.tensor.conv2d ops; say which with "op" (its index among the 2 tensor ops of the leaf)
@@ -66,9 +72,12 @@
 // BAD-DAG: bad.json:1:1: error: knobs[20].op: 'total' holds 0 hpvm.tensor.pool ops, expected one; name the op by its index among the 1 tensor ops of the leaf instead
 // BAD-DAG: bad.json:1:1: error: knobs[21].op: expected the index of a tensor op of the leaf or the name of its only op of a kind ("conv2d", "reduce"), found a boolean
 // BAD-DAG: bad.json:1:1: error: knobs[22]: op 0 of 'product': #hpvm.knob<sample_reduction> expects a combiner that is one arith.addf, arith.maximumf, arith.minimumf, arith.maxnumf or arith.minnumf of the accumulator and the element, found 'arith.mulf'
-// BAD-DAG: bad.json:1:1: error: knobs[23]: 'mixed' holds 2 hpvm.tensor.conv2d or hpvm.tensor.reduce ops; say which with "op" (its index among the 2 tensor ops of the leaf)
+// BAD-DAG: bad.json:1:1: error: knobs[23]: 'mixed' holds 2 hpvm.tensor.conv2d, hpvm.tensor.reduce or hpvm.tensor.mul ops; say which with "op" (its index among the 2 tensor ops of the leaf)
 // BAD-DAG: bad.json:1:1: error: knobs[24]: #hpvm.knob<sample_reduction> expects 0 <= offset < rate (4), found -1
 // BAD-DAG: bad.json:1:1: error: knobs[25]: op 1 of 'stats': #hpvm.knob<sample_reduction> applies to hpvm.tensor.reduce only (it samples the elements a reduction combines), found on 'hpvm.tensor.add'
+// BAD-DAG: bad.json:1:1: error: knobs[26]: the fp16 knob takes no rate or offset (it changes the precision of the op's storage and skips nothing)
+// BAD-DAG: bad.json:1:1: error: knobs[27]: 'conv1' holds 0 hpvm.tensor.mul ops; say which with "op" (its index among the 1 tensor ops of the leaf)
+// BAD-DAG: bad.json:1:1: error: knobs[28]: op 0 of 'conv1': #hpvm.knob<bf16> applies to hpvm.tensor.mul only (half-precision storage of a product's operands), found on 'hpvm.tensor.conv2d'
 // SYNTAX: syntax.json:1:1: error: expected JSON, found a syntax error: {{.*}}
 // SHAPE-DAG: shape.json:1:1: error: unknown key "configs" at the top level; expected "knobs" (and optionally "info")
 // SHAPE-DAG: shape.json:1:1: error: knobs: expected an array of entries, found nothing
@@ -151,6 +160,15 @@ hpvm.leaf @resampled(%x: tensor<3x7xf32>) -> (tensor<3xf32>) {
   }
   hpvm.return %s : tensor<3xf32>
 }
+hpvm.leaf @fc(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> (tensor<2x4xf32>) {
+  %m = hpvm.tensor.mul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  hpvm.return %m : tensor<2x4xf32>
+}
+hpvm.leaf @fc_relu(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> (tensor<2x4xf32>) {
+  %m = hpvm.tensor.mul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  %r = hpvm.tensor.relu %m : tensor<2x4xf32>
+  hpvm.return %r : tensor<2x4xf32>
+}
 hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<1x4x1x1xf32>)
     -> (tensor<1x4x6x6xf32>) {
   %c = hpvm.create_node @conv1 : !hpvm.node
@@ -172,7 +190,9 @@ hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor
     {"node": "stats", "op": 2, "knob": "sample_reduction", "rate": 4, "offset": 0},
     {"node": "mixed", "op": "reduce", "knob": "sample_reduction", "rate": 3, "offset": 2},
     {"node": "mixed", "op": "hpvm.tensor.conv2d", "knob": "sample_filter", "rate": 2, "offset": 0},
-    {"node": "resampled", "knob": "exact"}
+    {"node": "resampled", "knob": "exact"},
+    {"node": "fc", "knob": "bf16"},
+    {"node": "fc_relu", "op": "mul", "knob": "fp16"}
   ],
   "info": {"speedup": 1.7, "note": "ignored by the pass"}
 }
@@ -204,7 +224,10 @@ hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor
   {"node": "product", "knob": "sample_reduction", "rate": 2, "offset": 0},
   {"node": "mixed", "knob": "exact"},
   {"node": "total", "knob": "sample_reduction", "rate": 4, "offset": -1},
-  {"node": "stats", "op": 1, "knob": "sample_reduction", "rate": 2, "offset": 0}
+  {"node": "stats", "op": 1, "knob": "sample_reduction", "rate": 2, "offset": 0},
+  {"node": "fc", "knob": "fp16", "rate": 2, "offset": 0},
+  {"node": "conv1", "knob": "bf16"},
+  {"node": "conv1", "op": 0, "knob": "bf16"}
 ]}
 
 //--- syntax.json

@@ -213,7 +213,8 @@ def HPVMApplyKnobs : Pass<"hpvm-apply-knobs", "ModuleOp"> {
         {"node": "conv1", "knob": "perforate_rows", "rate": 2, "offset": 1},
         {"node": "conv2_add_relu", "op": 0, "knob": "sample_filter", "rate": 4, "offset": 0},
         {"node": "conv3", "knob": "exact"},
-        {"node": "pool_sum", "op": "reduce", "knob": "sample_reduction", "rate": 2, "offset": 0}
+        {"node": "pool_sum", "op": "reduce", "knob": "sample_reduction", "rate": 2, "offset": 0},
+        {"node": "fc", "knob": "bf16"}
       ],
       "info": {"anything": "kept by the tuner, ignored here"}
     }
@@ -221,13 +222,15 @@ def HPVMApplyKnobs : Pass<"hpvm-apply-knobs", "ModuleOp"> {
 
     Each entry names a leaf (`node`), the knob (`perforate_rows`,
     `perforate_cols`, `sample_filter` for an `hpvm.tensor.conv2d`,
-    `sample_reduction` for an `hpvm.tensor.reduce`, or `exact`, which removes
-    a knob), and for the approximate knobs `rate` (≥ 2) and `offset`
-    (0 ≤ offset < rate). `op` is the index of the op among the leaf's tensor
+    `sample_reduction` for an `hpvm.tensor.reduce`, `fp16` or `bf16` for an
+    `hpvm.tensor.mul`, or `exact`, which removes a knob), and for the sampling
+    knobs `rate` (≥ 2) and `offset` (0 ≤ offset < rate); `fp16`, `bf16` and
+    `exact` take neither. `op` is the index of the op among the leaf's tensor
     ops in program order, or an op name (`"reduce"`, short for
     `hpvm.tensor.reduce`) of which the leaf holds exactly one; without it the
     leaf must hold exactly one op of the kind the knob applies to (for
-    `exact`, one `hpvm.tensor.conv2d` or `hpvm.tensor.reduce`). Anything
+    `exact`, one `hpvm.tensor.conv2d`, `hpvm.tensor.reduce` or
+    `hpvm.tensor.mul`). Anything
     else is an error naming the entry (`knobs[2].rate`): a file that cannot be
     read or parsed, an unknown key, node or knob, an op index out of range, a
     knob on an op that has no such implementation (a convolution knob on

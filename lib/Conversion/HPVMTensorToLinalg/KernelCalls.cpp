@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include "hpvm/hpvm_rt.h"
@@ -212,10 +213,38 @@ int64_t runtimeKnobKind(KnobKind kind) {
     return HPVM_RT_TENSOR_KNOB_PERFORATE_COLS;
   case KnobKind::sample_filter:
     return HPVM_RT_TENSOR_KNOB_SAMPLE_FILTER;
-  case KnobKind::sample_reduction:
-    break; // reductions are sampled by their linalg lowering, not a kernel
+  case KnobKind::sample_reduction: // sampled by the reduction's linalg lowering
+  case KnobKind::fp16:             // hpvm_rt_tensor_matmul_half's format
+  case KnobKind::bf16:
+    break;
   }
   llvm_unreachable("a knob the runtime does not know");
+}
+
+/// `tensor` (f32) stored in the 16-bit `format` of a precision knob: a
+/// constant converted here (to nearest, ties to even, as the runtime rounds),
+/// anything else by hpvm_rt_tensor_narrow_f32 where the product runs.
+Value toHalfStorage(OpBuilder &b, Operation *op, Value tensor, KnobKind format) {
+  Location loc = op->getLoc();
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Type element = format == KnobKind::fp16 ? Type(b.getF16Type()) : Type(b.getBF16Type());
+  auto halfType = RankedTensorType::get(type.getShape(), element);
+  DenseFPElementsAttr values;
+  if (matchPattern(tensor, m_Constant(&values))) {
+    const llvm::fltSemantics &semantics = cast<FloatType>(element).getFloatSemantics();
+    auto narrowed = values.mapValues(element, [&](const APFloat &value) {
+      APFloat rounded = value;
+      bool losesInfo = false;
+      rounded.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+      return rounded.bitcastToAPInt();
+    });
+    return arith::ConstantOp::create(b, loc, halfType, cast<TypedAttr>(narrowed));
+  }
+  int64_t count = type.getNumElements();
+  return callKernel(b, op, "hpvm_rt_tensor_narrow_f32", {readPointer(b, loc, tensor)},
+                    halfType,
+                    i64s(b, loc, {count, format == KnobKind::fp16 ? HPVM_RT_TENSOR_FP16
+                                                                  : HPVM_RT_TENSOR_BF16}));
 }
 
 /// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
@@ -280,9 +309,27 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
     batch *= result.getDimSize(d);
   SmallVector<int64_t> perColumn(rank, 1);
   perColumn.back() = result.getDimSize(rank - 1);
+  Epilogue epilogue = findEpilogue(op, perColumn);
+  SmallVector<int64_t> sizes = {batch, result.getDimSize(rank - 2),
+                                result.getDimSize(rank - 1), lhs.getDimSize(rank - 1)};
+  // A precision knob: the operands in 16 bits, the result rounded by the kernel.
+  auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+  if (knob && knob.isPrecision()) {
+    Value operands[] = {toHalfStorage(b, op, mul.getLhs(), knob.getKind()),
+                        toHalfStorage(b, op, mul.getRhs(), knob.getKind())};
+    int64_t format =
+        knob.getKind() == KnobKind::fp16 ? HPVM_RT_TENSOR_FP16 : HPVM_RT_TENSOR_BF16;
+    Value stored[] = {mul.getLhs(), mul.getRhs()};
+    callWithEpilogue(b, op, "hpvm_rt_tensor_matmul_half", operands, result, sizes, epilogue,
+                     lowered, {format});
+    // A constant now only in 16 bits is not kept in f32 too.
+    for (Value value : stored)
+      if (auto constant = value.getDefiningOp<arith::ConstantOp>();
+          constant && constant->use_empty())
+        constant->erase();
+    return true;
+  }
   callWithEpilogue(b, op, "hpvm_rt_tensor_matmul_f32", {mul.getLhs(), mul.getRhs()}, result,
-                   {batch, result.getDimSize(rank - 2), result.getDimSize(rank - 1),
-                    lhs.getDimSize(rank - 1)},
-                   findEpilogue(op, perColumn), lowered);
+                   sizes, epilogue, lowered);
   return true;
 }

@@ -497,7 +497,7 @@ mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
              << type << ")";
   if (useKernels && lowerToKernelCall(op, lowered))
     return success();
-  // The convolution knobs are implemented by the runtime's kernels only;
+  // The convolution and precision knobs are implemented by the runtime's kernels only;
   // reduction sampling by this lowering (lowerSampledReduce).
   auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
   if (knob && !isa<TensorReduceOp>(op))

@@ -20,7 +20,7 @@ import itertools
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -33,8 +33,17 @@ RATES = {"perforate_rows": (2, 3), "perforate_cols": (2, 3), "sample_filter": (2
 # knob_choices()'s defaults, which are a convolution's: knob_choices(REDUCTION_RATES).
 REDUCTION_RATES = {"sample_reduction": (2, 4)}
 
+# The knobs of a product (hpvm.tensor.mul in f32): its operands stored in IEEE half precision
+# or bfloat16, products summed in f32, the result rounded to the format. No rate, no offset.
+PRECISIONS = ("fp16", "bf16")
+
 #: Every knob kind hpvm-apply-knobs accepts.
-KINDS = ("exact",) + tuple(RATES) + tuple(REDUCTION_RATES)
+KINDS = ("exact",) + tuple(RATES) + tuple(REDUCTION_RATES) + PRECISIONS
+
+
+def precision_choices() -> List["Knob"]:
+    """The knobs of a product, exact first."""
+    return [EXACT] + [Knob(kind) for kind in PRECISIONS]
 
 
 @dataclass(frozen=True)
@@ -46,12 +55,20 @@ class Knob:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"unknown knob kind {self.kind!r}; expected one of {', '.join(KINDS)}")
-        if self.kind != "exact" and not (self.rate >= 2 and 0 <= self.offset < self.rate):
+        if self.takes_rate and not (self.rate >= 2 and 0 <= self.offset < self.rate):
             raise ValueError(f"knob {self.kind}: expected rate >= 2 and 0 <= offset < rate, "
                              f"found rate {self.rate}, offset {self.offset}")
+        if not self.takes_rate and (self.rate or self.offset):
+            raise ValueError(f"knob {self.kind}: takes no rate or offset, found rate "
+                             f"{self.rate}, offset {self.offset}")
+
+    @property
+    def takes_rate(self) -> bool:
+        """The sampling knobs skip one element in `rate`; exact and the precisions do not."""
+        return self.kind != "exact" and self.kind not in PRECISIONS
 
     def __str__(self) -> str:
-        return self.kind if self.kind == "exact" else f"{self.kind}/{self.rate}@{self.offset}"
+        return f"{self.kind}/{self.rate}@{self.offset}" if self.takes_rate else self.kind
 
 
 EXACT = Knob("exact")
@@ -78,6 +95,7 @@ class Configuration:
     def to_json(self, info: Optional[dict] = None) -> dict:
         """The configuration file `hpvm-apply-knobs` and `hpvm-cc --knobs` read."""
         entries = [{"node": node, "knob": knob.kind, "rate": knob.rate, "offset": knob.offset}
+                   if knob.takes_rate else {"node": node, "knob": knob.kind}
                    for node, knob in self.knobs]
         out = {"knobs": entries}
         if info:
@@ -133,12 +151,22 @@ def best_within(results: Iterable[Measured], target: float) -> Optional[Measured
 
 
 class Tuner:
-    """Searches the configurations of `evaluator`'s ops within a budget of measurements."""
+    """Searches the configurations of `evaluator`'s ops within a budget of measurements.
+    `choices`: the knobs every op may take (default: a convolution's, knob_choices()), or a
+    dict from op to its own (a product's are precision_choices()); exact first."""
 
-    def __init__(self, evaluator: Evaluator, choices: Optional[Sequence[Knob]] = None,
+    def __init__(self, evaluator: Evaluator,
+                 choices: Union[None, Sequence[Knob], Dict[str, Sequence[Knob]]] = None,
                  seed: int = 0, log: Callable[[str], None] = lambda _: None):
         self.evaluator = evaluator
-        self.choices = list(choices or knob_choices())
+        if isinstance(choices, dict):
+            missing = [n for n in evaluator.nodes if n not in choices]
+            if missing:
+                raise ValueError(f"no knob choices for {', '.join(missing)}")
+            self.choices = {n: list(choices[n]) for n in evaluator.nodes}
+        else:
+            common = list(choices or knob_choices())
+            self.choices = {n: common for n in evaluator.nodes}
         self.random = random.Random(seed)
         self.log = log
         self.measured: Dict[Configuration, Measured] = {}
@@ -160,11 +188,11 @@ class Tuner:
         return result
 
     def space_size(self) -> int:
-        return len(self.choices) ** len(self.evaluator.nodes)
+        return int(np.prod([len(self.choices[n]) for n in self.evaluator.nodes]))
 
     def all_configurations(self) -> Iterable[Configuration]:
         nodes = list(self.evaluator.nodes)
-        for knobs in itertools.product(self.choices, repeat=len(nodes)):
+        for knobs in itertools.product(*(self.choices[n] for n in nodes)):
             yield Configuration.of(dict(zip(nodes, knobs)))
 
     # -- empirical -----------------------------------------------------------------------
@@ -178,7 +206,8 @@ class Tuner:
                 self.measure(configuration)
             return list(self.measured.values())
         nodes = list(self.evaluator.nodes)
-        singles = [Configuration.of({n: k}) for n in nodes for k in self.choices if k != EXACT]
+        singles = [Configuration.of({n: k}) for n in nodes for k in self.choices[n]
+                   if k != EXACT]
         self.random.shuffle(singles)
         for configuration in singles:
             if len(self.measured) >= budget:
@@ -208,7 +237,7 @@ class Tuner:
         """Each knob alone on each op, measured once."""
         self.measure(Configuration())
         return {(n, k): self.measure(Configuration.of({n: k}))
-                for n in self.evaluator.nodes for k in self.choices if k != EXACT}
+                for n in self.evaluator.nodes for k in self.choices[n] if k != EXACT}
 
     def predict(self, configuration: Configuration,
                 profile: Dict[Tuple[str, Knob], Measured]) -> Tuple[float, float]:

@@ -159,6 +159,33 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, co
                                               int64_t k, int64_t activation,
                                               double activation_max);
 
+/* Storage formats of hpvm_rt_tensor_matmul_half's operands (the fp16 and bf16 knobs). */
+typedef enum hpvm_rt_tensor_half_e {
+  HPVM_RT_TENSOR_FP16 = 1, /* IEEE 754 binary16: 1 sign, 5 exponent, 10 fraction bits */
+  HPVM_RT_TENSOR_BF16 = 2, /* bfloat16: the upper half of an f32 (8 exponent, 7 fraction bits) */
+} hpvm_rt_tensor_half_t;
+
+/* hpvm_rt_tensor_matmul_f32 with a and b stored in `format` (16-bit values, an
+ * hpvm_rt_tensor_half_t): each is widened to f32 as it is packed, the products are summed in f32
+ * as there, and each result (after bias and activation) is rounded to the format (to nearest,
+ * ties to even) and stored in c as an f32. Products that stream their operands from memory
+ * (few rows: fully connected layers) read half the bytes. An unknown format: nothing is
+ * computed, with a warning. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_half(const uint16_t *a, const uint16_t *b,
+                                               const float *bias, float *c, int64_t batch,
+                                               int64_t m, int64_t n, int64_t k,
+                                               int64_t activation, double activation_max,
+                                               int64_t format);
+
+/* x rounded to `format` (an hpvm_rt_tensor_half_t; to nearest, ties to even; overflow to
+ * infinity, NaN stays NaN) as 16 bits, and those 16 bits widened back to an f32 (exact). */
+HPVM_RT_EXPORT uint16_t hpvm_rt_tensor_to_half(float x, int64_t format);
+/* out[i] = hpvm_rt_tensor_to_half(x[i], format) for i < count (an operand of
+ * hpvm_rt_tensor_matmul_half that is not a constant, converted where the product runs). */
+HPVM_RT_EXPORT void hpvm_rt_tensor_narrow_f32(const float *x, uint16_t *out, int64_t count,
+                                              int64_t format);
+HPVM_RT_EXPORT float hpvm_rt_tensor_from_half(uint16_t bits, int64_t format);
+
 /* output[n][f][oh][ow] = act(sum over the c / groups channels of f's group and the kh x kw
  * window of input (NCHW, zero-padded by pad_h / pad_w on both sides) times filter (FCHW, C = c /
  * groups) + bias[f]) (bias NULL: none; act as for matmul). oh and ow must be (h + 2 * pad_h -

@@ -30,7 +30,9 @@ enum {
 static const hpvm_tensor_kernels_t generic_kernels = {
     hpvm_tensor_micro_kernel_generic,      hpvm_tensor_depthwise_generic,
     hpvm_tensor_conv_direct_generic,       hpvm_tensor_conv_filters_generic,
-    hpvm_tensor_conv_taps_filters_generic, hpvm_tensor_conv_taps_direct_generic};
+    hpvm_tensor_conv_taps_filters_generic, hpvm_tensor_conv_taps_direct_generic,
+    hpvm_tensor_pack_half_generic,         hpvm_tensor_narrow_half_generic,
+    hpvm_tensor_widen_half_generic};
 
 static hpvm_tensor_kernels_t select_kernels(void) {
   hpvm_tensor_kernels_t k = generic_kernels;
@@ -43,6 +45,12 @@ static hpvm_tensor_kernels_t select_kernels(void) {
     k.filters = hpvm_tensor_conv_filters_avx2;
     k.taps_filters = hpvm_tensor_conv_taps_filters_avx2;
     k.taps_direct = hpvm_tensor_conv_taps_direct_avx2;
+    /* vcvtph2ps: every AVX2 CPU has F16C, but ask. */
+    if (__builtin_cpu_supports("f16c")) {
+      k.pack_half = hpvm_tensor_pack_half_avx2;
+      k.narrow_half = hpvm_tensor_narrow_half_avx2;
+      k.widen_half = hpvm_tensor_widen_half_avx2;
+    }
   }
 #endif
   return k;
@@ -80,9 +88,13 @@ struct problem_set_t {
   float (*a_at)(const problem_set_t *set, int64_t p, int64_t i, int64_t kk);
   float (*b_at)(const problem_set_t *set, int64_t p, int64_t kk, int64_t j);
   float *(*c_of)(const problem_set_t *set, int64_t p, int64_t *ldc);
-  /* Matrix products: row-major A, B, C, one after another per problem. */
+  /* Matrix products: row-major A, B, C, one after another per problem; a16 and b16 instead
+   * of a and b when the operands are stored in the 16-bit `format` (0: f32), to which every
+   * result is then rounded. */
   const float *a, *b;
   float *c;
+  const uint16_t *a16, *b16;
+  int64_t format;
   /* Convolutions: the NCHW image and the FCHW filter (A of every problem of a group). */
   const float *image, *weights;
   /* The epilogue: bias (per row of a convolution's problem = per filter, or per column of a
@@ -145,6 +157,32 @@ static float matmul_b_at(const problem_set_t *s, int64_t p, int64_t kk, int64_t 
 static float *matmul_c_of(const problem_set_t *s, int64_t p, int64_t *ldc) {
   *ldc = s->n;
   return s->c + p * s->m * s->n;
+}
+
+/* Matrix products of 16-bit operands: widened to f32 as they are packed (A one panel of MR
+ * rows at a time through a small buffer, B by the kernels' pack_half). */
+static void matmul_pack_a_half(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
+                               int64_t k0, int64_t kc, float *dst) {
+  const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
+  const uint16_t *a = s->a16 + p * s->m * s->k + i0 * s->k + k0;
+  float panel[HPVM_TENSOR_MR * KC];
+  for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR, dst += HPVM_TENSOR_MR * kc) {
+    int64_t live = rows - i < HPVM_TENSOR_MR ? rows - i : HPVM_TENSOR_MR;
+    for (int64_t r = 0; r < live; ++r)
+      kernels->widen_half(a + (i + r) * s->k, panel + r * kc, kc, s->format);
+    pack_rows(panel, kc, live, kc, dst);
+  }
+}
+static void matmul_pack_b_half(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc,
+                               int64_t j0, int64_t cols, float *dst) {
+  hpvm_tensor_kernels()->pack_half(s->b16 + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols,
+                                   dst, s->format);
+}
+static float matmul_a_at_half(const problem_set_t *s, int64_t p, int64_t i, int64_t kk) {
+  return hpvm_tensor_widen(s->a16[p * s->m * s->k + i * s->k + kk], s->format);
+}
+static float matmul_b_at_half(const problem_set_t *s, int64_t p, int64_t kk, int64_t j) {
+  return hpvm_tensor_widen(s->b16[p * s->k * s->n + kk * s->n + j], s->format);
 }
 
 /* Convolutions: problem p = (image, group); A = the group's filters (F/G x Cg*KH*KW, the
@@ -250,6 +288,17 @@ static void block_epilogue(const problem_set_t *s, int64_t p, int64_t i0, int64_
   int64_t first_row = s->groups > 0 ? (p % s->groups) * s->m + i0 : i0;
   epilogue(c, ldc, rows, cols, s->bias, s->bias_per_row, first_row, j0, s->activation,
            s->activation_max);
+  if (s->format) {
+    /* The results stored in the format: rounded, a row segment at a time. */
+    const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
+    uint16_t stored[NB];
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; j += NB) {
+        int64_t count = cols - j < NB ? cols - j : NB;
+        kernels->narrow_half(c + i * ldc + j, stored, count, s->format);
+        kernels->widen_half(stored, c + i * ldc + j, count, s->format);
+      }
+  }
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -399,6 +448,28 @@ void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, const float *bias
   s.activation_max = (float)activation_max;
   s.pack_a = matmul_pack_a, s.pack_b = matmul_pack_b;
   s.a_at = matmul_a_at, s.b_at = matmul_b_at, s.c_of = matmul_c_of;
+  solve(&s);
+}
+
+void hpvm_rt_tensor_matmul_half(const uint16_t *a, const uint16_t *b, const float *bias,
+                                float *c, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                int64_t activation, double activation_max, int64_t format) {
+  int64_t sizes[] = {batch, m, n, k};
+  if (!valid_counts("hpvm_rt_tensor_matmul_half", 4, sizes) || !a || !b || !c ||
+      !valid_activation("hpvm_rt_tensor_matmul_half", activation))
+    return;
+  if (format != HPVM_RT_TENSOR_FP16 && format != HPVM_RT_TENSOR_BF16) {
+    hpvm_warning("hpvm_rt_tensor_matmul_half: unknown format %lld (expected 1: fp16, 2: bf16); "
+                 "nothing computed", (long long)format);
+    return;
+  }
+  problem_set_t s = {0};
+  s.count = batch, s.m = m, s.n = n, s.k = k;
+  s.a16 = a, s.b16 = b, s.c = c, s.format = format;
+  s.bias = bias, s.bias_per_row = 0, s.activation = activation;
+  s.activation_max = (float)activation_max;
+  s.pack_a = matmul_pack_a_half, s.pack_b = matmul_pack_b_half;
+  s.a_at = matmul_a_at_half, s.b_at = matmul_b_at_half, s.c_of = matmul_c_of;
   solve(&s);
 }
 

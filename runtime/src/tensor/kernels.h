@@ -108,6 +108,24 @@ typedef void (*hpvm_tensor_conv_taps_direct_fn)(const float *src, const int64_t 
                                                 const float *bias, int64_t activation,
                                                 float activation_max);
 
+/* Half-precision products (hpvm_rt_tensor_matmul_half): depth [0, kc) x columns [0, cols) of
+ * a row-major B of 16-bit values in `format` (ldb apart) widened to f32 into NR-column panels
+ * dst[panel][kk][j], columns past cols zero (as gemm.c's pack_columns). */
+typedef void (*hpvm_tensor_pack_half_fn)(const uint16_t *b, int64_t ldb, int64_t kc,
+                                         int64_t cols, float *dst, int64_t format);
+
+/* dst[i] = src[i] rounded to `format` (as hpvm_tensor_narrow) for i < count. */
+typedef void (*hpvm_tensor_narrow_half_fn)(const float *src, uint16_t *dst, int64_t count,
+                                           int64_t format);
+
+/* dst[i] = src[i] widened from `format` to f32 for i < count. */
+typedef void (*hpvm_tensor_widen_half_fn)(const uint16_t *src, float *dst, int64_t count,
+                                          int64_t format);
+
+/* Exact conversions between f32 and the 16-bit formats (half.c; the ISA files' scalar path). */
+float hpvm_tensor_widen(uint16_t bits, int64_t format);
+uint16_t hpvm_tensor_narrow(float x, int64_t format);
+
 #define HPVM_TENSOR_DECLARE_KERNELS(isa)                                                    \
   void hpvm_tensor_micro_kernel_##isa(int64_t k, const float *a, const float *b, float *c,      \
                                       int64_t ldc, int64_t rows, int64_t cols, int accumulate); \
@@ -135,7 +153,13 @@ typedef void (*hpvm_tensor_conv_taps_direct_fn)(const float *src, const int64_t 
   void hpvm_tensor_conv_taps_direct_##isa(const float *src, const int64_t *tap, int64_t taps,  \
                                           const float *weights, float *out, int64_t out_plane, \
                                           int64_t rows, int64_t cols, const float *bias,       \
-                                          int64_t activation, float activation_max);
+                                          int64_t activation, float activation_max);   \
+  void hpvm_tensor_pack_half_##isa(const uint16_t *b, int64_t ldb, int64_t kc, int64_t cols,   \
+                                   float *dst, int64_t format);                               \
+  void hpvm_tensor_narrow_half_##isa(const float *src, uint16_t *dst, int64_t count,          \
+                                     int64_t format);                                          \
+  void hpvm_tensor_widen_half_##isa(const uint16_t *src, float *dst, int64_t count,           \
+                                    int64_t format);
 
 HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
@@ -151,6 +175,9 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_conv_filters_fn filters;
   hpvm_tensor_conv_taps_filters_fn taps_filters;
   hpvm_tensor_conv_taps_direct_fn taps_direct;
+  hpvm_tensor_pack_half_fn pack_half;
+  hpvm_tensor_narrow_half_fn narrow_half;
+  hpvm_tensor_widen_half_fn widen_half;
 } hpvm_tensor_kernels_t;
 
 /* The kernels to use: AVX2+FMA where the CPU has both, else (or after

@@ -238,6 +238,11 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
   // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} : (tensor<6x3x5xf32>, tensor<6x5x2xf32>) -> tensor<6x3x2xf32>
   %mm = hpvm.tensor.mul %m, %k : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>
   %bmm = hpvm.tensor.mul %bm, %bk : (tensor<6x3x5xf32>, tensor<6x5x2xf32>) -> tensor<6x3x2xf32>
+  // Precision knobs take no rate or offset.
+  // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} {hpvm.knob = #hpvm.knob<fp16>} : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>
+  // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} {hpvm.knob = #hpvm.knob<bf16>} : (tensor<6x3x5xf32>, tensor<6x5x2xf32>) -> tensor<6x3x2xf32>
+  %half = hpvm.tensor.mul %m, %k {hpvm.knob = #hpvm.knob<fp16>} : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>
+  %brain = hpvm.tensor.mul %bm, %bk {hpvm.knob = #hpvm.knob<bf16>} : (tensor<6x3x5xf32>, tensor<6x5x2xf32>) -> tensor<6x3x2xf32>
   // CHECK: hpvm.tensor.softmax %{{.*}} : tensor<3x7xf32>
   // CHECK: hpvm.tensor.softmax %{{.*}} {axis = 0 : i64} : tensor<3x7xf32>
   %sm = hpvm.tensor.softmax %mm : tensor<3x7xf32>

@@ -470,6 +470,47 @@ hpvm.leaf @f(%a: tensor<4x8xf32>, %z: f32) {
 
 // -----
 
+// Precision knobs: products only, f32 only, no rate or offset.
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{'hpvm.knob' #hpvm.knob<fp16> applies to hpvm.tensor.mul only (half-precision storage of a product's operands), found on 'hpvm.tensor.conv2d'}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<fp16>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) {
+  // expected-error @+1 {{'hpvm.knob' #hpvm.knob<bf16> expects f32 operands and result (stored in bf16 by the knob), found 'tensor<2x3xf16>'}}
+  %m = hpvm.tensor.mul %a, %b {hpvm.knob = #hpvm.knob<bf16>} : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{#hpvm.knob<fp16> takes no rate or offset (it changes the precision of the op's storage and skips nothing), found rate = 2, offset = 0}}
+  %m = hpvm.tensor.mul %a, %b {hpvm.knob = #hpvm.knob<fp16, rate = 2, offset = 0>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{expected a knob kind (perforate_rows, perforate_cols, sample_filter, sample_reduction, fp16, bf16), found 'fp8'}}
+  %m = hpvm.tensor.mul %a, %b {hpvm.knob = #hpvm.knob<fp8>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+1 {{#hpvm.knob<perforate_rows> expects rate >= 2 (one element skipped in rate), found 0}}
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  hpvm.return
+}
+
+// -----
+
 hpvm.leaf @f(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) {
   // expected-error @+1 {{'hpvm.knob' expects a #hpvm.knob, found 2 : i64}}
   %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = 2} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>

@@ -78,8 +78,47 @@ ErrorBudgetAttr mlir::hpvm::strictestNodeError(ArrayRef<Operation *> nodes) {
   return strictest;
 }
 
+Attribute KnobAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc kindLoc = parser.getCurrentLocation();
+  StringRef name;
+  if (parser.parseLess() || parser.parseKeyword(&name))
+    return {};
+  std::optional<KnobKind> kind = symbolizeKnobKind(name);
+  if (!kind) {
+    parser.emitError(kindLoc) << "expected a knob kind (perforate_rows, perforate_cols, "
+                                 "sample_filter, sample_reduction, fp16, bf16), found '"
+                              << name << "'";
+    return {};
+  }
+  int64_t rate = 0, offset = 0;
+  if (succeeded(parser.parseOptionalComma()) &&
+      (parser.parseKeyword("rate") || parser.parseEqual() || parser.parseInteger(rate) ||
+       parser.parseComma() || parser.parseKeyword("offset") || parser.parseEqual() ||
+       parser.parseInteger(offset)))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), *kind, rate, offset);
+}
+
+void KnobAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyKnobKind(getKind());
+  if (!isPrecision() || getRate() != 0 || getOffset() != 0)
+    printer << ", rate = " << getRate() << ", offset = " << getOffset();
+  printer << ">";
+}
+
 LogicalResult KnobAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                KnobKind kind, int64_t rate, int64_t offset) {
+  if (kind == KnobKind::fp16 || kind == KnobKind::bf16) {
+    if (rate != 0 || offset != 0)
+      return emitError() << "#hpvm.knob<" << stringifyKnobKind(kind)
+                         << "> takes no rate or offset (it changes the precision of "
+                            "the op's storage and skips nothing), found rate = "
+                         << rate << ", offset = " << offset;
+    return success();
+  }
   if (rate < 2)
     return emitError() << "#hpvm.knob<" << stringifyKnobKind(kind)
                        << "> expects rate >= 2 (one element skipped in rate), found "

@@ -258,6 +258,20 @@ LogicalResult
 mlir::hpvm::verifyKnobPlacement(Operation *op, KnobAttr knob,
                                 function_ref<InFlightDiagnostic()> emitError) {
   StringRef kind = stringifyKnobKind(knob.getKind());
+  if (knob.isPrecision()) {
+    auto mul = dyn_cast<TensorMulOp>(op);
+    if (!mul)
+      return emitError() << "#hpvm.knob<" << kind
+                         << "> applies to hpvm.tensor.mul only (half-precision storage "
+                            "of a product's operands), found on '"
+                         << op->getName() << "'";
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (!cast<RankedTensorType>(type).getElementType().isF32())
+        return emitError() << "#hpvm.knob<" << kind
+                           << "> expects f32 operands and result (stored in "
+                           << kind << " by the knob), found " << type;
+    return success();
+  }
   if (knob.getKind() != KnobKind::sample_reduction) {
     if (!isa<TensorConv2DOp>(op))
       return emitError() << "#hpvm.knob<" << kind

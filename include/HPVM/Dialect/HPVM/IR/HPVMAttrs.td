@@ -88,7 +88,9 @@ def HPVM_KnobKindEnum : I32EnumAttr<"KnobKind", "approximation knob of a tensor 
     I32EnumAttrCase<"perforate_rows", 1>,
     I32EnumAttrCase<"perforate_cols", 2>,
     I32EnumAttrCase<"sample_filter", 3>,
-    I32EnumAttrCase<"sample_reduction", 4>]> {
+    I32EnumAttrCase<"sample_reduction", 4>,
+    I32EnumAttrCase<"fp16", 5>,
+    I32EnumAttrCase<"bf16", 6>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::hpvm";
 }
@@ -97,11 +99,11 @@ def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
   let mnemonic = "knob";
   let summary = "an approximate implementation chosen for a tensor op";
   let description = [{
-    The approximation an `hpvm.tensor.conv2d` or `hpvm.tensor.reduce` runs
-    with, set as its `hpvm.knob` attribute (by hand, or from a configuration
-    file by `hpvm-apply-knobs`). Every knob skips one element in `rate`
-    (rate ≥ 2), starting at `offset` (0 ≤ offset < rate), as ApproxTuner's
-    knobs do. On `hpvm.tensor.conv2d`:
+    The approximation an `hpvm.tensor.conv2d`, `hpvm.tensor.reduce` or
+    `hpvm.tensor.mul` runs with, set as its `hpvm.knob` attribute (by hand, or
+    from a configuration file by `hpvm-apply-knobs`). Every sampling knob skips
+    one element in `rate` (rate ≥ 2), starting at `offset`
+    (0 ≤ offset < rate), as ApproxTuner's knobs do. On `hpvm.tensor.conv2d`:
 
     * `perforate_rows` / `perforate_cols`: output rows (columns) y with
       y mod rate = offset are not computed; each is the average of its computed
@@ -120,6 +122,13 @@ def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
       the axis; with none kept, the result is the init value), a maximum or
       minimum is not scaled (reduction sampling).
 
+    On `hpvm.tensor.mul`, whose operands and result are f32:
+
+    * `fp16` / `bf16` (half-precision storage): the operands are stored in
+      IEEE half precision (binary16) or bfloat16 (rounded to nearest even,
+      constants at compile time), the products are summed in f32, and the
+      result is rounded to the same format. These knobs take no rate or offset.
+
     ```mlir
     %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>}
         : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
@@ -129,11 +138,22 @@ def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
       %t = arith.addf %acc, %e : f32
       hpvm.tensor.yield %t : f32
     }
+    %p = hpvm.tensor.mul %a, %b {hpvm.knob = #hpvm.knob<bf16>}
+        : (tensor<1x4096xf32>, tensor<4096x1000xf32>) -> tensor<1x1000xf32>
     ```
   }];
+  // `#hpvm.knob<kind, rate = R, offset = O>`, or `#hpvm.knob<kind>` (rate and
+  // offset 0) for the precision knobs.
   let parameters = (ins EnumParameter<HPVM_KnobKindEnum>:$kind, "int64_t":$rate,
                         "int64_t":$offset);
-  let assemblyFormat = "`<` $kind `,` `rate` `=` $rate `,` `offset` `=` $offset `>`";
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// fp16 and bf16: the knobs that change the precision of an op's storage
+    /// instead of skipping part of its work (no rate, no offset).
+    bool isPrecision() const {
+      return getKind() == KnobKind::fp16 || getKind() == KnobKind::bf16;
+    }
+  }];
   let genVerifyDecl = 1;
 }
 
