@@ -103,14 +103,32 @@ class _Op:
 class TensorGraph:
     """A graph of tensor operations with named inputs and ordered outputs."""
 
-    def __init__(self, name: str = "graph"):
+    def __init__(self, name: str = "graph", error: Optional[Tuple[float, float]] = None):
         self.name = symbol_name(name)
+        #: The end-to-end error budget (relative L1, relative L2 of the outputs against the
+        #: exact ones, as ApproxHPVM's), or None: `hpvm.error` on the root node, which the
+        #: accuracy tuner checks every configuration against.
+        self.error: Optional[Tuple[float, float]] = None
+        if error is not None:
+            self.set_error_budget(*error)
         self.inputs: List[Tensor] = []
         self.outputs: List[Tensor] = []
         self.output_names: List[str] = []
         self._symbols = {self.name, f"{self.name}_root"}
         self._values: set = set()
         self._constants = 0
+
+    def set_error_budget(self, l1: float, l2: float) -> None:
+        """The outputs may differ from the exact ones by at most `l1` in relative L1 norm
+        (sum |approx - exact| / sum |exact|) and `l2` in relative L2 norm."""
+        budget = []
+        for norm, value in (("l1", l1), ("l2", l2)):
+            value = float(value)
+            if not (math.isfinite(value) and value >= 0.0):
+                raise HPVMError(f"graph '{self.name}': expected a finite {norm} budget >= 0, "
+                                f"found {value!r}")
+            budget.append(value)
+        self.error = (budget[0], budget[1])
 
     # -- values ------------------------------------------------------------
     def input(self, name: str, shape: Sequence[int], element: str = "f32") -> Tensor:
@@ -211,7 +229,11 @@ class TensorGraph:
     def _root_text(self, ops: List[_Op], outputs: List[Tensor]) -> List[str]:
         args = ", ".join(f"%in{i}: {t.type}" for i, t in enumerate(self.inputs))
         results = ", ".join(str(t.type) for t in outputs)
-        lines = [f"hpvm.internal @{self.name}_root({args}) -> ({results}) {{"]
+        budget = ""
+        if self.error is not None:
+            budget = (f" attributes {{hpvm.error = #hpvm.error<l1 = {self.error[0]:.9e}, "
+                      f"l2 = {self.error[1]:.9e}>}}")
+        lines = [f"hpvm.internal @{self.name}_root({args}) -> ({results}){budget} {{"]
         handles = {}
         for op in ops:
             handles[id(op)] = f"%{op.name}"

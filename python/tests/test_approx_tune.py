@@ -41,3 +41,28 @@ def test_the_tuner_writes_configurations_hpvm_cc_compiles(tmp_path, capsys):
         lowered = (tmp_path / "digits.llvm.mlir").read_text()
         approximate = "hpvm_rt_tensor_conv2d_approx_f32" in lowered
         assert approximate == bool(json.loads(knob_file.read_text())["knobs"])
+
+
+def test_an_error_budget_rules_configurations_out(tmp_path, capsys):
+    # A budget no approximate configuration meets (the exact one has no error): every answer
+    # is the exact configuration, and the report counts the others as over the budget.
+    out = tmp_path / "report.json"
+    assert main(["--mode", "empirical", "--budget", "4", "--targets", "50",
+                 "--repeats", "1", "--confirm", "1", "--error-budget", "0,0",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "error budget L1 0, L2 0 on the probabilities: 3 of 4 configurations beyond it" \
+        in printed
+    report = json.loads(out.read_text())
+    assert report["over_budget"] == 3
+    assert report["targets"]["50.0"]["configuration"] == []
+    assert report["targets"]["50.0"]["error"] == [0.0, 0.0]
+    assert all(entry["within_budget"] for entry in report["pareto"])
+
+
+def test_error_budget_option_refusals(capsys):
+    import pytest
+    for bad in ("0.1", "a,b", "-1,0.1"):
+        with pytest.raises(SystemExit):
+            main([f"--error-budget={bad}"])
+        assert "--error-budget: expected two numbers >= 0 (L1,L2)" in capsys.readouterr().err

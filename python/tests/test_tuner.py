@@ -118,3 +118,39 @@ def test_pareto_front_and_report():
     json.dumps(data)  # plain data
     assert data["targets"]["2.0"]["loss"] <= 2.0
     assert data["measured"] == len(results)
+
+
+class Budgeted(Additive):
+    """Additive, with an end-to-end error per knob: configurations whose summed error
+    exceeds the budget are never answers, however fast."""
+
+    def __init__(self, budget):
+        super().__init__(["conv1", "conv2"])
+        self.budget = budget
+
+    def output_error(self, configuration):
+        error = sum(0.01 * (1 + len(k.kind) % 3) * k.rate for _, k in configuration.knobs)
+        return error, error / 2
+
+
+def test_configurations_beyond_the_error_budget_are_never_answers():
+    evaluator = Budgeted((0.05, 1.0))
+    tuner = Tuner(evaluator)
+    results = tuner.empirical(budget=tuner.space_size(), max_loss=10.0)
+    over = [r for r in results if not r.within_budget]
+    assert over and all(r.error[0] > 0.05 for r in over)
+    assert all(r.error[0] <= 0.05 for r in results if r.within_budget)
+    for target in (0.5, 1.0, 2.0):
+        best = best_within(results, target)
+        expected = max((r for r in results if r.loss <= target and r.error[0] <= 0.05),
+                       key=lambda r: r.speedup)
+        assert best.configuration == expected.configuration
+        # The fastest within the target alone is beyond the budget here.
+        assert max((r for r in results if r.loss <= target), key=lambda r: r.speedup).speedup \
+            >= best.speedup
+    assert all(r.within_budget for r in pareto(results))
+    assert report(results, [1.0])["over_budget"] == len(over)
+    # Without a budget nothing is measured against one.
+    plain = Tuner(Additive(["conv1"]))
+    assert all(r.error is None and r.within_budget
+               for r in plain.empirical(budget=5, max_loss=10.0))

@@ -4,6 +4,7 @@ found, its measured speedup on this CPU and its accuracy on held-out data.
 
     hpvm-approx-tune                              # predictive mode, targets 0.5, 1, 2 (%)
     hpvm-approx-tune --mode empirical --budget 300
+    hpvm-approx-tune --error-budget 0.05,0.05     # outputs within 5% of the exact ones
     hpvm-approx-tune --out results.json --knobs-dir knobs/   # the answers as knob files
 
 The configurations it writes are what `hpvm-cc --knobs=FILE` and `hpvm.compile(knobs=...)`
@@ -49,6 +50,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=20, help="timing runs per measurement")
     parser.add_argument("--confirm", type=int, default=5,
                         help="candidates per target timed again before answering")
+    parser.add_argument("--error-budget", metavar="L1,L2",
+                        help="the end-to-end error budget (relative L1 and L2 of the "
+                             "probabilities against the exact ones) on the graph: "
+                             "configurations beyond it are never answers")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="write the report (JSON) here")
     parser.add_argument("--knobs-dir", help="write the configuration found per target here")
@@ -59,11 +64,28 @@ def main(argv=None) -> int:
     except ValueError:
         parser.error(f"--targets: expected numbers separated by commas, found {args.targets!r}")
 
+    budget = None
+    if args.error_budget is not None:
+        try:
+            budget = tuple(float(b) for b in args.error_budget.split(","))
+        except ValueError:
+            budget = ()
+        if len(budget) != 2 or not all(b >= 0 for b in budget):
+            parser.error(f"--error-budget: expected two numbers >= 0 (L1,L2), found "
+                         f"{args.error_budget!r}")
+
     data = digits.load_data()
     calibration_x, calibration_y = data["calibration"]
     test_x, test_y = data["test"]
-    evaluator = GraphEvaluator(lambda: digits.graph(len(calibration_x)), ["conv1", "conv2"],
-                               calibration_x, calibration_y, repeats=args.repeats)
+
+    def build():
+        graph = digits.graph(len(calibration_x))
+        if budget is not None:
+            graph.set_error_budget(*budget)
+        return graph
+
+    evaluator = GraphEvaluator(build, ["conv1", "conv2"], calibration_x, calibration_y,
+                               repeats=args.repeats)
     tuner = Tuner(evaluator, seed=args.seed,
                   log=(lambda line: print(line, file=sys.stderr)) if args.verbose else
                   (lambda line: None))
@@ -85,13 +107,17 @@ def main(argv=None) -> int:
                                                    calibration_y))
     print(f"digits CNN, {args.mode} mode: {len(results)} configurations measured in "
           f"{elapsed:.0f} s; exact accuracy {exact_test:.2f}% (test)")
+    if budget is not None:
+        print(f"error budget L1 {budget[0]:g}, L2 {budget[1]:g} on the probabilities: "
+              f"{out['over_budget']} of {len(results)} configurations beyond it")
     print(f"{'target':>7}  {'configuration':<58} {'calib. loss':>11} {'speedup':>8} "
           f"{'test acc.':>9}  (speedup: median of 7 alternated timings)")
     confirmed_speedups = {}
     for target in targets:
         # The search timed each configuration once: the few fastest within the target are
         # timed again (alternated with the exact one) and the fastest then is the answer.
-        fitting = sorted((r for r in results if r.loss <= target), key=lambda r: -r.speedup)
+        fitting = sorted((r for r in results if r.loss <= target and r.within_budget),
+                         key=lambda r: -r.speedup)
         if not fitting:
             print(f"{target:>6}%  (nothing met it)")
             continue

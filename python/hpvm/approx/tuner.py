@@ -109,15 +109,34 @@ class Configuration:
 class Evaluator:
     """What the tuner measures: the quality loss of a configuration (percentage points of
     the quality metric against the exact configuration, on calibration inputs) and its time
-    (seconds per run). `nodes` are the ops that take knobs."""
+    (seconds per run). `nodes` are the ops that take knobs. Where the program carries an
+    end-to-end error budget (`budget`: relative L1, relative L2 of its outputs against the
+    exact ones, the `hpvm.error` of its root), `output_error` measures a configuration's."""
 
     nodes: Sequence[str] = ()
+    budget: Optional[Tuple[float, float]] = None
 
     def loss(self, configuration: Configuration) -> float:
         raise NotImplementedError
 
     def seconds(self, configuration: Configuration) -> float:
         raise NotImplementedError
+
+    def output_error(self, configuration: Configuration) -> Tuple[float, float]:
+        raise NotImplementedError
+
+
+def relative_errors(approx: Sequence[np.ndarray], exact: Sequence[np.ndarray]) -> Tuple[float, float]:
+    """(sum |a - e| / sum |e|, ||a - e||_2 / ||e||_2) over all outputs together (0 where the
+    exact outputs are all zero and the approximate ones equal them; inf where they differ)."""
+    a = np.concatenate([np.asarray(x, np.float64).ravel() for x in approx])
+    e = np.concatenate([np.asarray(x, np.float64).ravel() for x in exact])
+    d = a - e
+    ratios = []
+    for num, den in ((np.abs(d).sum(), np.abs(e).sum()),
+                     (np.sqrt((d * d).sum()), np.sqrt((e * e).sum()))):
+        ratios.append(float(num / den) if den > 0 else (0.0 if num == 0 else float("inf")))
+    return ratios[0], ratios[1]
 
 
 @dataclass
@@ -127,26 +146,33 @@ class Measured:
     speedup: float  # exact time / this configuration's time
     predicted_loss: Optional[float] = None
     predicted_speedup: Optional[float] = None
+    # Against the program's end-to-end budget, where it has one: the relative (L1, L2)
+    # error of the outputs, and whether both are within the budget.
+    error: Optional[Tuple[float, float]] = None
+    within_budget: bool = True
 
     def as_dict(self) -> dict:
         return {"configuration": self.configuration.to_json()["knobs"], "loss": self.loss,
                 "speedup": self.speedup, "predicted_loss": self.predicted_loss,
-                "predicted_speedup": self.predicted_speedup}
+                "predicted_speedup": self.predicted_speedup,
+                "error": list(self.error) if self.error else None,
+                "within_budget": self.within_budget}
 
 
 def pareto(results: Iterable[Measured]) -> List[Measured]:
-    """The measured configurations no other is both faster and more accurate than, by
-    increasing loss."""
+    """The measured configurations within the program's error budget that no other is both
+    faster and more accurate than, by increasing loss."""
     front: List[Measured] = []
-    for r in sorted(results, key=lambda r: (r.loss, -r.speedup)):
+    for r in sorted((r for r in results if r.within_budget), key=lambda r: (r.loss, -r.speedup)):
         if not front or r.speedup > front[-1].speedup:
             front.append(r)
     return front
 
 
 def best_within(results: Iterable[Measured], target: float) -> Optional[Measured]:
-    """The fastest measured configuration whose loss is at most `target`."""
-    fitting = [r for r in results if r.loss <= target]
+    """The fastest measured configuration whose loss is at most `target` (and which is
+    within the program's error budget)."""
+    fitting = [r for r in results if r.loss <= target and r.within_budget]
     return max(fitting, key=lambda r: r.speedup) if fitting else None
 
 
@@ -180,8 +206,17 @@ class Tuner:
             seconds = self.evaluator.seconds(configuration)
             exact = self.evaluator.seconds(Configuration()) if configuration.knobs else seconds
             speedup = exact / seconds
-            self.measured[configuration] = Measured(configuration, loss, speedup)
-            self.log(f"measured {configuration}: loss {loss:.3f}, speedup {speedup:.2f}x")
+            result = Measured(configuration, loss, speedup)
+            budget = self.evaluator.budget
+            if budget is not None:
+                result.error = self.evaluator.output_error(configuration)
+                result.within_budget = (result.error[0] <= budget[0] and
+                                        result.error[1] <= budget[1])
+            self.measured[configuration] = result
+            self.log(f"measured {configuration}: loss {loss:.3f}, speedup {speedup:.2f}x" +
+                     ("" if result.error is None else
+                      f", error L1 {result.error[0]:.2e} L2 {result.error[1]:.2e}" +
+                      ("" if result.within_budget else " (over the budget)")))
         result = self.measured[configuration]
         for key, value in predicted.items():
             setattr(result, key, value)
@@ -286,6 +321,9 @@ class GraphEvaluator(Evaluator):
         self.quality = quality
         self._compiled: Dict[Configuration, object] = {}
         self._exact_quality: Optional[float] = None
+        self._exact_outputs: Optional[List[np.ndarray]] = None
+        # The graph's end-to-end budget (TensorGraph.error), checked for every configuration.
+        self.budget = getattr(build(), "error", None)
 
     def compiled(self, configuration: Configuration):
         import hpvm
@@ -302,6 +340,13 @@ class GraphEvaluator(Evaluator):
         if self._exact_quality is None:
             self._exact_quality = self.quality(self.outputs(Configuration()), self.labels)
         return self._exact_quality - self.quality(self.outputs(configuration), self.labels)
+
+    def output_error(self, configuration: Configuration) -> Tuple[float, float]:
+        def as_list(outputs):
+            return list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+        if self._exact_outputs is None:
+            self._exact_outputs = as_list(self.outputs(Configuration()))
+        return relative_errors(as_list(self.outputs(configuration)), self._exact_outputs)
 
     def seconds(self, configuration: Configuration) -> float:
         run = self.compiled(configuration)
@@ -321,4 +366,5 @@ def report(results: Sequence[Measured], targets: Sequence[float]) -> dict:
         "targets": {str(t): (best_within(results, t).as_dict()
                              if best_within(results, t) else None) for t in targets},
         "measured": len(results),
+        "over_budget": sum(1 for r in results if not r.within_budget),
     }
