@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="$ROOT/build/runtime-bench"
 LAUNCHER=()
-if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER="$ROOT/scripts/ccache-launcher.sh"); fi
 
 mkdir -p "$ROOT/build"
 cmake -S "$ROOT/runtime" -B "$BUILD" -G Ninja "${LAUNCHER[@]}" \

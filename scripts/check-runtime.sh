@@ -10,7 +10,7 @@ if [[ "${1:-}" == "-j" && -n "${2:-}" ]]; then JOBS="$2"; fi
 # Sanitizer builds need clang (clang-22 on the project machines) and its runtime libraries.
 CLANG="${HPVM_CLANG:-$(command -v clang-22 || command -v clang || true)}"
 LAUNCHER=()
-if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER="$ROOT/scripts/ccache-launcher.sh"); fi
 
 # configure_and_test NAME SCALE [cmake args...]: builds build/NAME and runs its tests.
 # SCALE is HPVM_STRESS_SCALE: stress tests divide their item counts by it.  Sanitizer builds

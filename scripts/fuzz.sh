@@ -21,7 +21,7 @@ MODE="${1:-check}"
 CLANG="${HPVM_CLANG:-$(command -v clang-22 || true)}"
 [[ -n "$CLANG" ]] || { echo "fuzz.sh: clang-22 is needed (scripts/bootstrap.sh)" >&2; exit 1; }
 LAUNCHER=()
-if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER="$ROOT/scripts/ccache-launcher.sh"); fi
 
 # The runtime with coverage + ASan + UBSan, and its API fuzzer (cheap C: always rebuilt).
 build_runtime_fuzzer() {
