@@ -98,6 +98,8 @@ class _Op:
         self.operands = operands
         self.result = result
         self.emit = emit
+        #: The budget of this op's output (hpvm.error on its leaf), or None.
+        self.error: Optional[Tuple[float, float]] = None
 
 
 class TensorGraph:
@@ -109,6 +111,7 @@ class TensorGraph:
         #: exact ones, as ApproxHPVM's), or None: `hpvm.error` on the root node, which the
         #: accuracy tuner checks every configuration against.
         self.error: Optional[Tuple[float, float]] = None
+        self._budgeted: List[Tensor] = []
         if error is not None:
             self.set_error_budget(*error)
         self.inputs: List[Tensor] = []
@@ -118,9 +121,10 @@ class TensorGraph:
         self._values: set = set()
         self._constants = 0
 
-    def set_error_budget(self, l1: float, l2: float) -> None:
+    def set_error_budget(self, l1: float, l2: float, node: Optional[Tensor] = None) -> None:
         """The outputs may differ from the exact ones by at most `l1` in relative L1 norm
-        (sum |approx - exact| / sum |exact|) and `l2` in relative L2 norm."""
+        (sum |approx - exact| / sum |exact|) and `l2` in relative L2 norm; with `node` (the
+        result of an op of this graph), that op's output may (hpvm.error on its leaf)."""
         budget = []
         for norm, value in (("l1", l1), ("l2", l2)):
             value = float(value)
@@ -128,7 +132,20 @@ class TensorGraph:
                 raise HPVMError(f"graph '{self.name}': expected a finite {norm} budget >= 0, "
                                 f"found {value!r}")
             budget.append(value)
-        self.error = (budget[0], budget[1])
+        if node is None:
+            self.error = (budget[0], budget[1])
+            return
+        self._own(node, "set_error_budget")
+        if node.op is None:
+            raise HPVMError(f"set_error_budget: '{node.name}' is a graph {node.kind}, not the "
+                            f"result of an op (a node budget goes on an op's output)")
+        node.op.error = (budget[0], budget[1])
+        if all(t is not node for t in self._budgeted):
+            self._budgeted.append(node)
+
+    def node_budgets(self) -> Dict[str, Tuple[Tensor, Tuple[float, float]]]:
+        """The ops with a budget of their own: leaf name -> (its result, (l1, l2))."""
+        return {t.op.name: (t, t.op.error) for t in self._budgeted}
 
     # -- values ------------------------------------------------------------
     def input(self, name: str, shape: Sequence[int], element: str = "f32") -> Tensor:
@@ -330,7 +347,11 @@ def _leaf_text(op: _Op, results: int = 1) -> List[str]:
     result = op.emit(body, [names[id(o)] for o in op.operands])
     types = ", ".join([str(op.result)] * max(results, 1))
     values = ", ".join([result] * max(results, 1))
-    lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types}) {{"]
+    budget = ""
+    if op.error is not None:
+        budget = (f" attributes {{hpvm.error = #hpvm.error<l1 = {op.error[0]:.9e}, "
+                  f"l2 = {op.error[1]:.9e}>}}")
+    lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types}){budget} {{"]
     lines += ["  " + line for line in body.lines]
     lines.append(f"  hpvm.return {values} : {types}")
     lines.append("}")

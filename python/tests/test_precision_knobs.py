@@ -135,24 +135,3 @@ def test_tuner_with_choices_per_op():
         Tuner(evaluator, choices={"conv": knob_choices()})
     assert precision_choices()[0] == EXACT
 
-
-def test_graph_error_budget_in_the_ir():
-    g = hpvm.TensorGraph("budgeted", error=(0.01, 1e-5))
-    x = g.input("x", (2, 3))
-    g.output(T.relu(x, name="r"))
-    assert ("hpvm.internal @budgeted_root(%in0: tensor<2x3xf32>) -> (tensor<2x3xf32>) "
-            "attributes {hpvm.error = #hpvm.error<l1 = 1.000000000e-02, "
-            "l2 = 1.000000000e-05>}") in g.mlir()
-    np.testing.assert_array_equal(hpvm.compile(g)(np.ones((2, 3), np.float32)), 1.0)
-    with pytest.raises(hpvm.HPVMError, match="expected a finite l2 budget >= 0, found nan"):
-        g.set_error_budget(0.1, float("nan"))
-
-
-def test_relative_errors():
-    from hpvm.approx.tuner import relative_errors
-    exact = [np.array([3.0, -4.0]), np.array([0.0])]
-    assert relative_errors(exact, exact) == (0.0, 0.0)
-    l1, l2 = relative_errors([np.array([3.0, -4.0]), np.array([1.0])], exact)
-    assert l1 == pytest.approx(1 / 7) and l2 == pytest.approx(1 / 5)
-    assert relative_errors([np.zeros(2)], [np.zeros(2)]) == (0.0, 0.0)
-    assert relative_errors([np.ones(2)], [np.zeros(2)]) == (float("inf"), float("inf"))

@@ -115,6 +115,9 @@ class Evaluator:
 
     nodes: Sequence[str] = ()
     budget: Optional[Tuple[float, float]] = None
+    #: Budgets of inner nodes (leaf name -> (l1, l2) of that node's output), measured by
+    #: `node_errors`.
+    node_budgets: Dict[str, Tuple[float, float]] = {}
 
     def loss(self, configuration: Configuration) -> float:
         raise NotImplementedError
@@ -123,6 +126,9 @@ class Evaluator:
         raise NotImplementedError
 
     def output_error(self, configuration: Configuration) -> Tuple[float, float]:
+        raise NotImplementedError
+
+    def node_errors(self, configuration: Configuration) -> Dict[str, Tuple[float, float]]:
         raise NotImplementedError
 
 
@@ -150,12 +156,16 @@ class Measured:
     # error of the outputs, and whether both are within the budget.
     error: Optional[Tuple[float, float]] = None
     within_budget: bool = True
+    # The relative (L1, L2) error of each node that has a budget of its own.
+    node_errors: Optional[Dict[str, Tuple[float, float]]] = None
 
     def as_dict(self) -> dict:
         return {"configuration": self.configuration.to_json()["knobs"], "loss": self.loss,
                 "speedup": self.speedup, "predicted_loss": self.predicted_loss,
                 "predicted_speedup": self.predicted_speedup,
                 "error": list(self.error) if self.error else None,
+                "node_errors": ({n: list(e) for n, e in self.node_errors.items()}
+                                if self.node_errors else None),
                 "within_budget": self.within_budget}
 
 
@@ -207,11 +217,16 @@ class Tuner:
             exact = self.evaluator.seconds(Configuration()) if configuration.knobs else seconds
             speedup = exact / seconds
             result = Measured(configuration, loss, speedup)
+            fits = lambda error, budget: error[0] <= budget[0] and error[1] <= budget[1]  # noqa
             budget = self.evaluator.budget
             if budget is not None:
                 result.error = self.evaluator.output_error(configuration)
-                result.within_budget = (result.error[0] <= budget[0] and
-                                        result.error[1] <= budget[1])
+                result.within_budget = fits(result.error, budget)
+            if self.evaluator.node_budgets:
+                result.node_errors = self.evaluator.node_errors(configuration)
+                result.within_budget &= all(
+                    fits(result.node_errors[n], b)
+                    for n, b in self.evaluator.node_budgets.items())
             self.measured[configuration] = result
             self.log(f"measured {configuration}: loss {loss:.3f}, speedup {speedup:.2f}x" +
                      ("" if result.error is None else
@@ -322,8 +337,16 @@ class GraphEvaluator(Evaluator):
         self._compiled: Dict[Configuration, object] = {}
         self._exact_quality: Optional[float] = None
         self._exact_outputs: Optional[List[np.ndarray]] = None
-        # The graph's end-to-end budget (TensorGraph.error), checked for every configuration.
-        self.budget = getattr(build(), "error", None)
+        # The graph's end-to-end budget (TensorGraph.error) and its nodes' budgets, checked
+        # for every configuration.
+        graph = build()
+        self.budget = getattr(graph, "error", None)
+        self.node_budgets = {name: budget for name, (_, budget)
+                             in (graph.node_budgets().items()
+                                 if hasattr(graph, "node_budgets") else [])}
+        self._node_names = list(self.node_budgets)
+        self._probes: Dict[Configuration, object] = {}
+        self._exact_nodes: Optional[List[np.ndarray]] = None
 
     def compiled(self, configuration: Configuration):
         import hpvm
@@ -347,6 +370,31 @@ class GraphEvaluator(Evaluator):
         if self._exact_outputs is None:
             self._exact_outputs = as_list(self.outputs(Configuration()))
         return relative_errors(as_list(self.outputs(configuration)), self._exact_outputs)
+
+    def node_errors(self, configuration: Configuration) -> Dict[str, Tuple[float, float]]:
+        """Each budgeted node's output against the exact one, from a probe build: the graph
+        with those outputs added, unfused (every op its own leaf, as the knobs name them),
+        compiled apart from the one timed."""
+        import hpvm
+
+        def probe_outputs(configuration):
+            if configuration not in self._probes:
+                graph = self.build()
+                budgeted = [tensor for tensor, _ in graph.node_budgets().values()]
+                graph.output(*budgeted)
+                knobs = configuration.to_json() if configuration.knobs else None
+                self._probes[configuration] = (hpvm.compile(graph, fuse=False, knobs=knobs),
+                                               len(budgeted))
+            run, count = self._probes[configuration]
+            outputs = run(self.inputs)
+            outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+            return outputs[len(outputs) - count:]
+
+        if self._exact_nodes is None:
+            self._exact_nodes = probe_outputs(Configuration())
+        approx = probe_outputs(configuration)
+        return {name: relative_errors([a], [e])
+                for name, a, e in zip(self._node_names, approx, self._exact_nodes)}
 
     def seconds(self, configuration: Configuration) -> float:
         run = self.compiled(configuration)
