@@ -26,6 +26,7 @@ Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to`, `pad`,
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -187,7 +188,14 @@ class TensorGraph:
                name: Optional[str] = None) -> Tensor:
         for operand in operands:
             self._own(operand, kind)
-        op = _Op(kind, unique(name or kind, self._symbols), list(operands), result, emit)
+        leaf = unique(name or kind, self._symbols)
+        if name is not None and symbol_name(name) in (self.name, f"{self.name}_root"):
+            # The graph's host function and root node own these symbols: the leaf is renamed,
+            # and knob files must name it as renamed.
+            warnings.warn(f"graph '{self.name}': the op name '{name}' is the graph's own "
+                          f"symbol; its leaf is named '{leaf}' (knob files must use that)",
+                          stacklevel=3)
+        op = _Op(kind, leaf, list(operands), result, emit)
         return Tensor(self, result, "op", op.name, op=op)
 
     # -- printing ------------------------------------------------------------

@@ -76,3 +76,12 @@ def test_node_error_budgets():
     with pytest.raises(hpvm.HPVMError, match="is a graph input, not the result of an op"):
         g = hpvm.TensorGraph("bad")
         g.set_error_budget(0.1, 0.1, node=g.input("x", (2,)))
+
+
+def test_an_op_named_like_its_graph_is_renamed_with_a_warning():
+    g = hpvm.TensorGraph("fc")
+    x = g.input("x", (2, 3))
+    with pytest.warns(UserWarning, match="the op name 'fc' is the graph's own symbol; its leaf "
+                                         "is named 'fc_1'"):
+        y = T.relu(x, name="fc")
+    assert y.op.name == "fc_1"
