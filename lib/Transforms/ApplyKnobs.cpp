@@ -122,6 +122,8 @@ private:
       return;
     }
 
+    bool precision = knobKind && KnobAttr::isPrecision(*knobKind);
+
     // The op: by index among the leaf's tensor ops, by name (the leaf's only
     // op of that name), or the leaf's only op the knob applies to.
     SmallVector<Operation *> ops;
@@ -176,7 +178,7 @@ private:
       if (!knobKind) {
         what = "hpvm.tensor.conv2d, hpvm.tensor.reduce or hpvm.tensor.mul";
         count = selectOnly(llvm::IsaPred<TensorConv2DOp, TensorReduceOp, TensorMulOp>);
-      } else if (*knobKind == KnobKind::fp16 || *knobKind == KnobKind::bf16) {
+      } else if (precision) {
         what = "hpvm.tensor.mul";
         count = selectOnly(llvm::IsaPred<TensorMulOp>);
       } else if (*knobKind == KnobKind::sample_reduction) {
@@ -194,7 +196,6 @@ private:
     }
 
     Attribute knob;
-    bool precision = knobKind && (*knobKind == KnobKind::fp16 || *knobKind == KnobKind::bf16);
     if (precision && (entry->get("rate") || entry->get("offset"))) {
       error(path) << "the " << *name
                   << " knob takes no rate or offset (it changes the precision of the "

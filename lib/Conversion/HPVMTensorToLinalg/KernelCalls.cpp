@@ -221,6 +221,11 @@ int64_t runtimeKnobKind(KnobKind kind) {
   llvm_unreachable("a knob the runtime does not know");
 }
 
+/// hpvm_rt_tensor_matmul_half's format argument for a precision knob.
+int64_t runtimeHalfFormat(KnobKind kind) {
+  return kind == KnobKind::fp16 ? HPVM_RT_TENSOR_FP16 : HPVM_RT_TENSOR_BF16;
+}
+
 /// `tensor` (f32) stored in the 16-bit `format` of a precision knob: a
 /// constant converted here (to nearest, ties to even, as the runtime rounds),
 /// anything else by hpvm_rt_tensor_narrow_f32 where the product runs.
@@ -243,8 +248,7 @@ Value toHalfStorage(OpBuilder &b, Operation *op, Value tensor, KnobKind format) 
   int64_t count = type.getNumElements();
   return callKernel(b, op, "hpvm_rt_tensor_narrow_f32", {readPointer(b, loc, tensor)},
                     halfType,
-                    i64s(b, loc, {count, format == KnobKind::fp16 ? HPVM_RT_TENSOR_FP16
-                                                                  : HPVM_RT_TENSOR_BF16}));
+                    i64s(b, loc, {count, runtimeHalfFormat(format)}));
 }
 
 /// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
@@ -317,11 +321,9 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
   if (knob && knob.isPrecision()) {
     Value operands[] = {toHalfStorage(b, op, mul.getLhs(), knob.getKind()),
                         toHalfStorage(b, op, mul.getRhs(), knob.getKind())};
-    int64_t format =
-        knob.getKind() == KnobKind::fp16 ? HPVM_RT_TENSOR_FP16 : HPVM_RT_TENSOR_BF16;
     Value stored[] = {mul.getLhs(), mul.getRhs()};
     callWithEpilogue(b, op, "hpvm_rt_tensor_matmul_half", operands, result, sizes, epilogue,
-                     lowered, {format});
+                     lowered, {runtimeHalfFormat(knob.getKind())});
     // A constant now only in 16 bits is not kept in f32 too.
     for (Value value : stored)
       if (auto constant = value.getDefiningOp<arith::ConstantOp>();

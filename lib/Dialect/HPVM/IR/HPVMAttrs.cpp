@@ -111,7 +111,7 @@ void KnobAttr::print(AsmPrinter &printer) const {
 
 LogicalResult KnobAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                KnobKind kind, int64_t rate, int64_t offset) {
-  if (kind == KnobKind::fp16 || kind == KnobKind::bf16) {
+  if (isPrecision(kind)) {
     if (rate != 0 || offset != 0)
       return emitError() << "#hpvm.knob<" << stringifyKnobKind(kind)
                          << "> takes no rate or offset (it changes the precision of "

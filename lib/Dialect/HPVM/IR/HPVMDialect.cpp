@@ -258,13 +258,14 @@ LogicalResult
 mlir::hpvm::verifyKnobPlacement(Operation *op, KnobAttr knob,
                                 function_ref<InFlightDiagnostic()> emitError) {
   StringRef kind = stringifyKnobKind(knob.getKind());
+  // The knob on an op it has no implementation for.
+  auto onlyOn = [&](StringRef opName, StringRef why) {
+    return emitError() << "#hpvm.knob<" << kind << "> applies to " << opName << " only ("
+                       << why << "), found on '" << op->getName() << "'";
+  };
   if (knob.isPrecision()) {
-    auto mul = dyn_cast<TensorMulOp>(op);
-    if (!mul)
-      return emitError() << "#hpvm.knob<" << kind
-                         << "> applies to hpvm.tensor.mul only (half-precision storage "
-                            "of a product's operands), found on '"
-                         << op->getName() << "'";
+    if (!isa<TensorMulOp>(op))
+      return onlyOn("hpvm.tensor.mul", "half-precision storage of a product's operands");
     for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
       if (!cast<RankedTensorType>(type).getElementType().isF32())
         return emitError() << "#hpvm.knob<" << kind
@@ -274,19 +275,13 @@ mlir::hpvm::verifyKnobPlacement(Operation *op, KnobAttr knob,
   }
   if (knob.getKind() != KnobKind::sample_reduction) {
     if (!isa<TensorConv2DOp>(op))
-      return emitError() << "#hpvm.knob<" << kind
-                         << "> applies to hpvm.tensor.conv2d only (perforate_rows, "
-                            "perforate_cols and sample_filter approximate "
-                            "convolutions), found on '"
-                         << op->getName() << "'";
+      return onlyOn("hpvm.tensor.conv2d", "perforate_rows, perforate_cols and sample_filter "
+                                          "approximate convolutions");
     return success();
   }
   auto reduce = dyn_cast<TensorReduceOp>(op);
   if (!reduce)
-    return emitError() << "#hpvm.knob<" << kind
-                       << "> applies to hpvm.tensor.reduce only (it samples the "
-                          "elements a reduction combines), found on '"
-                       << op->getName() << "'";
+    return onlyOn("hpvm.tensor.reduce", "it samples the elements a reduction combines");
   std::string found;
   if (classifyReduceCombiner(reduce, &found) == ReduceCombiner::other)
     return emitError() << "#hpvm.knob<" << kind

@@ -150,9 +150,10 @@ def HPVM_KnobAttr : AttrDef<HPVM_Dialect, "Knob"> {
   let extraClassDeclaration = [{
     /// fp16 and bf16: the knobs that change the precision of an op's storage
     /// instead of skipping part of its work (no rate, no offset).
-    bool isPrecision() const {
-      return getKind() == KnobKind::fp16 || getKind() == KnobKind::bf16;
+    static bool isPrecision(KnobKind kind) {
+      return kind == KnobKind::fp16 || kind == KnobKind::bf16;
     }
+    bool isPrecision() const { return isPrecision(getKind()); }
   }];
   let genVerifyDecl = 1;
 }

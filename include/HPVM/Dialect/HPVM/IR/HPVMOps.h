@@ -40,8 +40,9 @@ ReduceCombiner classifyReduceCombiner(TensorReduceOp reduce,
 
 /// Checks that `knob` may approximate `op`: perforate_rows, perforate_cols
 /// and sample_filter on hpvm.tensor.conv2d, sample_reduction on an
-/// hpvm.tensor.reduce whose combiner it can sample. Otherwise reports, through
-/// `emitError`, what was expected and what was found.
+/// hpvm.tensor.reduce whose combiner it can sample, fp16 and bf16 on an f32
+/// hpvm.tensor.mul. Otherwise reports, through `emitError`, what was expected
+/// and what was found.
 LogicalResult
 verifyKnobPlacement(Operation *op, KnobAttr knob,
                     llvm::function_ref<InFlightDiagnostic()> emitError);
