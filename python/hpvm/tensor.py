@@ -254,11 +254,8 @@ class TensorGraph:
     def _root_text(self, ops: List[_Op], outputs: List[Tensor]) -> List[str]:
         args = ", ".join(f"%in{i}: {t.type}" for i, t in enumerate(self.inputs))
         results = ", ".join(str(t.type) for t in outputs)
-        budget = ""
-        if self.error is not None:
-            budget = (f" attributes {{hpvm.error = #hpvm.error<l1 = {self.error[0]:.9e}, "
-                      f"l2 = {self.error[1]:.9e}>}}")
-        lines = [f"hpvm.internal @{self.name}_root({args}) -> ({results}){budget} {{"]
+        lines = [f"hpvm.internal @{self.name}_root({args}) -> ({results})"
+                 f"{_budget_attributes(self.error)} {{"]
         handles = {}
         for op in ops:
             handles[id(op)] = f"%{op.name}"
@@ -338,6 +335,14 @@ def _fanout(ops: List[_Op]) -> Dict[int, int]:
     return counts
 
 
+def _budget_attributes(budget: Optional[Tuple[float, float]]) -> str:
+    """` attributes {hpvm.error = ...}` of a node with an error budget, else nothing."""
+    if budget is None:
+        return ""
+    return (f" attributes {{hpvm.error = #hpvm.error<l1 = {budget[0]:.9e}, "
+            f"l2 = {budget[1]:.9e}>}}")
+
+
 def _leaf_text(op: _Op, results: int = 1) -> List[str]:
     body = _Body()
     ports = _leaf_operands(op)
@@ -355,11 +360,8 @@ def _leaf_text(op: _Op, results: int = 1) -> List[str]:
     result = op.emit(body, [names[id(o)] for o in op.operands])
     types = ", ".join([str(op.result)] * max(results, 1))
     values = ", ".join([result] * max(results, 1))
-    budget = ""
-    if op.error is not None:
-        budget = (f" attributes {{hpvm.error = #hpvm.error<l1 = {op.error[0]:.9e}, "
-                  f"l2 = {op.error[1]:.9e}>}}")
-    lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types}){budget} {{"]
+    lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types})"
+             f"{_budget_attributes(op.error)} {{"]
     lines += ["  " + line for line in body.lines]
     lines.append(f"  hpvm.return {values} : {types}")
     lines.append("}")

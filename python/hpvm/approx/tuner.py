@@ -132,6 +132,16 @@ class Evaluator:
         raise NotImplementedError
 
 
+def _as_list(outputs) -> List[np.ndarray]:
+    """A compiled graph's outputs as a list (a graph of one output returns the array)."""
+    return list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+
+
+def within(error: Tuple[float, float], budget: Tuple[float, float]) -> bool:
+    """Both the relative L1 and L2 errors at most the budget's."""
+    return error[0] <= budget[0] and error[1] <= budget[1]
+
+
 def relative_errors(approx: Sequence[np.ndarray], exact: Sequence[np.ndarray]) -> Tuple[float, float]:
     """(sum |a - e| / sum |e|, ||a - e||_2 / ||e||_2) over all outputs together (0 where the
     exact outputs are all zero and the approximate ones equal them; inf where they differ)."""
@@ -217,15 +227,14 @@ class Tuner:
             exact = self.evaluator.seconds(Configuration()) if configuration.knobs else seconds
             speedup = exact / seconds
             result = Measured(configuration, loss, speedup)
-            fits = lambda error, budget: error[0] <= budget[0] and error[1] <= budget[1]  # noqa
             budget = self.evaluator.budget
             if budget is not None:
                 result.error = self.evaluator.output_error(configuration)
-                result.within_budget = fits(result.error, budget)
+                result.within_budget = within(result.error, budget)
             if self.evaluator.node_budgets:
                 result.node_errors = self.evaluator.node_errors(configuration)
                 result.within_budget &= all(
-                    fits(result.node_errors[n], b)
+                    within(result.node_errors[n], b)
                     for n, b in self.evaluator.node_budgets.items())
             self.measured[configuration] = result
             self.log(f"measured {configuration}: loss {loss:.3f}, speedup {speedup:.2f}x" +
@@ -340,10 +349,8 @@ class GraphEvaluator(Evaluator):
         # The graph's end-to-end budget (TensorGraph.error) and its nodes' budgets, checked
         # for every configuration.
         graph = build()
-        self.budget = getattr(graph, "error", None)
-        self.node_budgets = {name: budget for name, (_, budget)
-                             in (graph.node_budgets().items()
-                                 if hasattr(graph, "node_budgets") else [])}
+        self.budget = graph.error
+        self.node_budgets = {name: budget for name, (_, budget) in graph.node_budgets().items()}
         self._node_names = list(self.node_budgets)
         self._probes: Dict[Configuration, object] = {}
         self._exact_nodes: Optional[List[np.ndarray]] = None
@@ -365,11 +372,9 @@ class GraphEvaluator(Evaluator):
         return self._exact_quality - self.quality(self.outputs(configuration), self.labels)
 
     def output_error(self, configuration: Configuration) -> Tuple[float, float]:
-        def as_list(outputs):
-            return list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
         if self._exact_outputs is None:
-            self._exact_outputs = as_list(self.outputs(Configuration()))
-        return relative_errors(as_list(self.outputs(configuration)), self._exact_outputs)
+            self._exact_outputs = _as_list(self.outputs(Configuration()))
+        return relative_errors(_as_list(self.outputs(configuration)), self._exact_outputs)
 
     def node_errors(self, configuration: Configuration) -> Dict[str, Tuple[float, float]]:
         """Each budgeted node's output against the exact one, from a probe build: the graph
@@ -386,8 +391,7 @@ class GraphEvaluator(Evaluator):
                 self._probes[configuration] = (hpvm.compile(graph, fuse=False, knobs=knobs),
                                                len(budgeted))
             run, count = self._probes[configuration]
-            outputs = run(self.inputs)
-            outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+            outputs = _as_list(run(self.inputs))
             return outputs[len(outputs) - count:]
 
         if self._exact_nodes is None:
