@@ -230,6 +230,7 @@ def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::func::FuncDialect",
     "::mlir::hpvm::HPVMDialect",
     "::mlir::LLVM::LLVMDialect",

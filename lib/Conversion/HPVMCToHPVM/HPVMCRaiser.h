@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -146,6 +147,9 @@ private:
   LogicalResult launchTensorGraph(LLVM::CallOp launch, Node &root);
   LogicalResult raiseInternal(Node &node);
   LogicalResult raiseHost(LLVM::LLVMFuncOp function);
+  /// Launches of a root chosen at run time (`c ? f : g`, a select of node
+  /// functions) become a branch to a launch of each (RaiseHost.cpp).
+  void splitSelectedLaunches();
   LogicalResult applyHint(Node &node, LLVM::CallOp call, Operation *definition);
   LogicalResult applyAttributes(Node &node, LLVM::CallOp call,
                                 FunctionOpInterface definition, Block &entry,

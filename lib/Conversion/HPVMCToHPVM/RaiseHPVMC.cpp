@@ -322,6 +322,7 @@ LogicalResult Raiser::run() {
     if (isa<LLVM::DbgValueOp, LLVM::DbgDeclareOp, LLVM::DbgLabelOp>(op))
       op->erase();
   });
+  splitSelectedLaunches();
   if (failed(collectNodes()))
     return failure();
   for (auto &[name, node] : nodes)

@@ -143,13 +143,100 @@ LogicalResult Raiser::checkArgumentStruct(LLVM::CallOp call, Node &root, Value a
   return success();
 }
 
+void Raiser::splitSelectedLaunches() {
+  SmallVector<LLVM::CallOp> worklist;
+  auto rootIsSelect = [&](LLVM::CallOp call) {
+    if (classify(call).api != Api::Launch || call.getArgOperands().size() < 2)
+      return false;
+    auto select = call.getArgOperands()[1].getDefiningOp<LLVM::SelectOp>();
+    return select && select.getCondition().getType().isInteger(1);
+  };
+  module.walk([&](LLVM::CallOp call) {
+    if (rootIsSelect(call))
+      worklist.push_back(call);
+  });
+  while (!worklist.empty()) {
+    LLVM::CallOp call = worklist.pop_back_val();
+    auto select = call.getArgOperands()[1].getDefiningOp<LLVM::SelectOp>();
+    Value condition = select.getCondition();
+    Location loc = call.getLoc();
+    Block *head = call->getBlock();
+    Block *join = head->splitBlock(std::next(call->getIterator()));
+    call.getResult().replaceAllUsesWith(join->addArgument(pointerType, loc));
+    unsigned firstArg = call.getArgOperands().getBeginOperandIndex();
+    SmallVector<Block *, 2> sides;
+    for (bool taken : {true, false}) {
+      Block *side = new Block();
+      side->insertBefore(join);
+      OpBuilder b = OpBuilder::atBlockEnd(side);
+      auto launch = cast<LLVM::CallOp>(b.clone(*call));
+      // The root, and the argument struct when it is chosen by the same condition.
+      for (unsigned i = 1; i < call.getArgOperands().size(); ++i)
+        if (auto chosen = call.getArgOperands()[i].getDefiningOp<LLVM::SelectOp>();
+            chosen && chosen.getCondition() == condition)
+          launch->setOperand(firstArg + i,
+                             taken ? chosen.getTrueValue() : chosen.getFalseValue());
+      LLVM::BrOp::create(b, loc, ValueRange{launch.getResult()}, join);
+      if (rootIsSelect(launch))
+        worklist.push_back(launch);
+      sides.push_back(side);
+    }
+    SmallVector<Operation *> selects;
+    for (Value operand : call.getArgOperands())
+      if (auto chosen = operand.getDefiningOp<LLVM::SelectOp>())
+        selects.push_back(chosen);
+    call.erase();
+    OpBuilder b = OpBuilder::atBlockEnd(head);
+    LLVM::CondBrOp::create(b, loc, condition, sides[0], ValueRange(), sides[1], ValueRange());
+    for (Operation *chosen : selects)
+      if (chosen->use_empty())
+        chosen->erase();
+  }
+}
+
+/// The block arguments that receive the value `use` passes, when its owner
+/// `branch` is a branch; none otherwise.
+static SmallVector<BlockArgument> receivers(Operation *branch, OpOperand &use) {
+  SmallVector<BlockArgument> arguments;
+  auto interface = dyn_cast<BranchOpInterface>(branch);
+  if (!interface)
+    return arguments;
+  for (unsigned successor = 0; successor < branch->getNumSuccessors(); ++successor) {
+    SuccessorOperands operands = interface.getSuccessorOperands(successor);
+    OperandRange forwarded = operands.getForwardedOperands();
+    unsigned begin = forwarded.getBeginOperandIndex();
+    unsigned index = use.getOperandNumber();
+    if (index >= begin && index < begin + forwarded.size())
+      arguments.push_back(branch->getSuccessor(successor)->getArgument(
+          operands.getProducedOperandCount() + index - begin));
+  }
+  return arguments;
+}
+
+/// LLVM's branches take LLVM types only: those that pass graph handles
+/// become cf branches.
+static void branchWithGraphs(Operation *branch) {
+  OpBuilder b(branch);
+  if (auto br = dyn_cast<LLVM::BrOp>(branch))
+    cf::BranchOp::create(b, br.getLoc(), br.getDest(), br.getDestOperands());
+  else if (auto condBr = dyn_cast<LLVM::CondBrOp>(branch))
+    cf::CondBranchOp::create(b, condBr.getLoc(), condBr.getCondition(), condBr.getTrueDest(),
+                             condBr.getTrueDestOperands(), condBr.getFalseDest(),
+                             condBr.getFalseDestOperands());
+  else
+    return;
+  branch->erase();
+}
+
 LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
   struct Launched {
-    LaunchOp launch;
+    LaunchOp launch; // the first of several for a handle through branches
     Node *root;
     Value args;
+    Value handle; // what waits, pushes and pops take
   };
   DenseMap<Value, Launched> graphs;
+  SmallVector<Value> launchHandles; // the keys of `graphs`, in program order
   SmallVector<LLVM::CallOp> calls;
   function.walk([&](LLVM::CallOp call) {
     if (classify(call).api != Api::None)
@@ -173,14 +260,6 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
     if (!*streaming &&
         failed(checkArgumentStruct(call, **root, operands[2], /*withOutputs=*/true)))
       return failure();
-    for (Operation *user : call.getResult().getUsers()) {
-      auto use = dyn_cast<LLVM::CallOp>(user);
-      Api api = use ? classify(use).api : Api::None;
-      if (api != Api::Wait && api != Api::Push && api != Api::Pop)
-        return user->emitError()
-               << "the graph handle of __hpvm__launch may only be passed to "
-                  "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function";
-    }
     if ((*root)->hasTensorPorts()) {
       // Tensor graphs run on memrefs over the struct's data pointers.
       if (*streaming)
@@ -189,7 +268,8 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                                    "graphs are not supported; launch it with 0";
       if (failed(launchTensorGraph(call, **root)))
         return failure();
-      graphs[call.getResult()] = {LaunchOp(), *root, operands[2]};
+      graphs[call.getResult()] = {LaunchOp(), *root, operands[2], Value()};
+      launchHandles.push_back(call.getResult());
       continue;
     }
     OpBuilder b(call);
@@ -201,15 +281,129 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                                    FlatSymbolRefAttr::get((*root)->function.getSymNameAttr()),
                                    args, *streaming ? b.getUnitAttr() : UnitAttr(),
                                    *streaming ? b.getUnitAttr() : UnitAttr());
-    graphs[call.getResult()] = {launch, *root, operands[2]};
+    graphs[call.getResult()] = {launch, *root, operands[2], launch.getGraph()};
+    launchHandles.push_back(call.getResult());
   }
+  // Where the handles go: to waits, pushes and pops, or through branches to
+  // block arguments (a launch of one of several roots chosen at run time).
+  llvm::SetVector<BlockArgument> passedOn;
+  SmallVector<Value> handles(llvm::reverse(launchHandles)); // the first error met first
+  while (!handles.empty()) {
+    Value handle = handles.pop_back_val();
+    for (OpOperand &use : handle.getUses()) {
+      Operation *user = use.getOwner();
+      auto call = dyn_cast<LLVM::CallOp>(user);
+      Api api = call ? classify(call).api : Api::None;
+      if (api == Api::Wait || api == Api::Push || api == Api::Pop)
+        continue;
+      SmallVector<BlockArgument> arguments = receivers(user, use);
+      if (arguments.empty() || !isa<LLVM::BrOp, LLVM::CondBrOp>(user))
+        return user->emitError()
+               << "the graph handle of __hpvm__launch may only be passed to "
+                  "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function "
+                  "(directly or through branches)";
+      for (BlockArgument argument : arguments)
+        if (passedOn.insert(argument))
+          handles.push_back(argument);
+    }
+  }
+  // Each of them must receive handles only (not a null pointer, say).
+  for (BlockArgument argument : passedOn)
+    for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
+         it != end; ++it) {
+      Operation *branch = (*it)->getTerminator();
+      Value incoming = cast<BranchOpInterface>(branch).getSuccessorOperands(
+          it.getSuccessorIndex())[argument.getArgNumber()];
+      auto incomingArgument = dyn_cast_or_null<BlockArgument>(incoming);
+      if (!incoming || (!graphs.count(incoming) &&
+                        !(incomingArgument && passedOn.contains(incomingArgument))))
+        return branch->emitError()
+               << "the graph handle of __hpvm__launch meets another value here (a "
+                  "pointer that is not a handle, or a handle from elsewhere); a handle "
+                  "may only be merged with the handles of other launches in the same "
+                  "function";
+    }
+  // Those block arguments hold graph handles; the branches pass the launches'.
+  Type graphType = mlir::hpvm::GraphType::get(context);
+  llvm::SetVector<Operation *> branches;
+  for (BlockArgument argument : passedOn) {
+    argument.setType(graphType);
+    for (Block *predecessor : argument.getOwner()->getPredecessors())
+      branches.insert(predecessor->getTerminator());
+  }
+  for (auto &[handle, launched] : graphs)
+    for (OpOperand &use : llvm::make_early_inc_range(handle.getUses()))
+      if (isa<LLVM::BrOp, LLVM::CondBrOp>(use.getOwner())) {
+        if (!launched.launch)
+          return use.getOwner()->emitError()
+                 << "the handle of a tensor graph launch ('" << launched.root->function.getName()
+                 << "') may not pass through a branch: wait where it is launched";
+        use.set(launched.handle);
+      }
+  for (Operation *branch : branches)
+    branchWithGraphs(branch);
+
   auto graphOf = [&](LLVM::CallOp call) -> FailureOr<Launched> {
-    auto it = graphs.find(call.getArgOperands()[0]);
-    if (it == graphs.end())
+    Value handle = call.getArgOperands()[0];
+    auto it = graphs.find(handle);
+    if (it != graphs.end())
+      return it->second;
+    auto argument = dyn_cast<BlockArgument>(handle);
+    if (!argument || !passedOn.contains(argument))
       return call.emitError() << spelling(call)
                               << " expects the handle returned by __hpvm__launch in "
                                  "the same function";
-    return it->second;
+    // One of several launches: they must leave their results alike.
+    FailureOr<SmallVector<LaunchOp>> launches = getLaunchesOf(handle);
+    if (failed(launches) || launches->empty())
+      return call.emitError() << spelling(call)
+                              << " expects the handle returned by __hpvm__launch in "
+                                 "the same function";
+    llvm::SmallPtrSet<Operation *, 4> reaching;
+    for (LaunchOp launch : *launches)
+      reaching.insert(launch);
+    std::optional<Launched> first;
+    for (Value launchHandle : launchHandles) {
+      const Launched *other = &graphs.find(launchHandle)->second;
+      LaunchOp launch = other->launch;
+      if (!launch || !reaching.contains(launch))
+        continue;
+      if (launch.getStreaming()) {
+        InFlightDiagnostic diag = call.emitError()
+                                  << spelling(call)
+                                  << ": the handle of a streaming launch may not pass "
+                                     "through a branch (push, pop and wait where it is "
+                                     "launched)";
+        diag.attachNote(launch.getLoc()) << "launched here";
+        return diag;
+      }
+      if (!first) {
+        first = *other;
+        first->handle = handle;
+        continue;
+      }
+      Node &a = *first->root, &b = *other->root;
+      if (a.inputs != b.inputs || a.outputs != b.outputs || a.outputOffsets != b.outputOffsets) {
+        InFlightDiagnostic diag =
+            call.emitError() << spelling(call) << ": the handle may come from launches of '"
+                             << a.function.getName() << "' and '" << b.function.getName()
+                             << "', whose parameters or return structs differ";
+        diag.attachNote(launch.getLoc()) << "launch of '" << b.function.getName() << "'";
+        return diag;
+      }
+      if (!a.outputs.empty() && first->args != other->args) {
+        InFlightDiagnostic diag =
+            call.emitError() << spelling(call)
+                             << ": the handle may come from launches with different argument "
+                                "structs, so the outputs of '"
+                             << a.function.getName()
+                             << "' have no one place to go; pass the same struct to both";
+        diag.attachNote(launch.getLoc()) << "launched here";
+        return diag;
+      }
+    }
+    assert(first && "every launch of this function is in `graphs`");
+    return *first;
   };
   for (LLVM::CallOp call : calls) {
     ApiCall api = classify(call);
@@ -242,7 +436,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
         break; // A tensor graph: done when its launch returns.
       bool streaming = graph->launch.getStreaming();
       auto wait = WaitOp::create(b, loc, streaming ? TypeRange() : TypeRange(graph->root->outputs),
-                                 graph->launch.getGraph());
+                                 graph->handle);
       // The root's outputs go to the field after the inputs.
       uint64_t base = 0;
       for (Type type : graph->root->inputs)
@@ -266,7 +460,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       if (failed(checkArgumentStruct(call, *graph->root, operands[1],
                                      /*withOutputs=*/false)))
         return failure();
-      PushOp::create(b, loc, graph->launch.getGraph(),
+      PushOp::create(b, loc, graph->handle,
                      loadInputs(b, loc, *graph->root, operands[1]));
       break;
     }
@@ -277,7 +471,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       if (!graph->launch || !graph->launch.getStreaming())
         return call.emitError("__hpvm__pop needs a graph launched with streaming "
                               "(__hpvm__launch(1, ...))");
-      auto pop = PopOp::create(b, loc, graph->root->outputs, graph->launch.getGraph());
+      auto pop = PopOp::create(b, loc, graph->root->outputs, graph->handle);
       // A fresh struct of the outputs, which the program owns (and may free).
       Node *root = graph->root;
       Value size = LLVM::ConstantOp::create(

@@ -176,6 +176,12 @@ public:
   ModuleOp getModule() { return module; }
   LLVM::LLVMPointerType getPointerType() { return pointerType; }
 
+  /// The root whose launch block `wait` reads: that of the launch of its
+  /// handle, or of every launch the handle may come from through branches,
+  /// which must then be non-streaming and have launch blocks of one layout.
+  /// Reports why not at the wait.
+  FailureOr<NodeOpInterface> getWaitedRoot(WaitOp wait);
+
 private:
   /// runNode without the kernel version.
   /// `outputArrays`: the arrays of the outputs in `perInstance.outputs`

@@ -37,23 +37,37 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     auto parent = op->getParentOfType<InternalOp>();
     return parent && streamingRoots.contains(parent.getSymNameAttr());
   };
+  // Graph handles: waited on, pushed to and popped from where they were
+  // launched; a non-streaming handle may also reach its wait through branches
+  // (one of several launches chosen at run time).
+  // At `op`, or at the offending use when there is no op.
+  auto refuseOtherUses = [&](Operation *op, Value handle, bool streaming) {
+    auto other = llvm::find_if(handle.getUsers(), [&](Operation *user) {
+      return streaming ? !isa<WaitOp, PushOp, PopOp>(user)
+                       : !isa<WaitOp, BranchOpInterface>(user);
+    });
+    if (other != handle.getUsers().end())
+      refuse(op ? op : *other, streaming ? "a streaming graph handle used other than by "
+                             "'hpvm.wait', 'hpvm.push' and 'hpvm.pop' (a "
+                             "branch, say)"
+                           : "a graph handle used other than by 'hpvm.wait' "
+                             "and branches");
+  };
+  module.walk([&](Block *block) {
+    for (BlockArgument argument : block->getArguments())
+      if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
+        refuseOtherUses(nullptr, argument, /*streaming=*/false);
+  });
   module.walk([&](Operation *op) {
     if (auto launch = dyn_cast<LaunchOp>(op)) {
-      bool streaming = launch.getStreaming();
-      if (llvm::any_of(launch.getGraph().getUsers(), [&](Operation *user) {
-            return streaming ? !isa<WaitOp, PushOp, PopOp>(user)
-                             : !isa<WaitOp>(user);
-          }))
-        refuse(op, "a graph handle used other than by 'hpvm.wait' (and "
-                   "'hpvm.push'/'hpvm.pop' when streaming)");
+      refuseOtherUses(op, launch.getGraph(), launch.getStreaming());
     } else if (isa<PushOp, PopOp>(op)) {
       if (!op->getOperand(0).getDefiningOp<LaunchOp>())
         refuse(op, "streaming into a graph handle that is not the result of "
                    "an 'hpvm.launch' in the same function");
     } else if (auto wait = dyn_cast<WaitOp>(op)) {
-      if (!wait.getGraph().getDefiningOp<LaunchOp>())
-        refuse(op, "waiting on a graph handle that is not the result of an "
-                   "'hpvm.launch' in the same function");
+      if (failed(lowering.getWaitedRoot(wait)))
+        ok = false;
     } else if (auto alloc = dyn_cast<AllocOp>(op)) {
       // The CPU backend frees allocation-node memory in the parent: it must
       // leave the leaf as an output, from a single-instance leaf.

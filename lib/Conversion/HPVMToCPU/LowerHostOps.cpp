@@ -80,6 +80,46 @@ static void ifNotEmpty(CPULowering &lowering, OpBuilder &b, Location loc,
   emitCall(then);
 }
 
+FailureOr<NodeOpInterface> CPULowering::getWaitedRoot(WaitOp wait) {
+  auto refuse = [&](const Twine &what) {
+    return wait.emitOpError()
+           << "waiting on a graph handle that " << what
+           << " is not supported by convert-hpvm-to-cpu yet";
+  };
+  FailureOr<SmallVector<LaunchOp>> launches = getLaunchesOf(wait.getGraph());
+  if (failed(launches))
+    return refuse("is not the result of an 'hpvm.launch' in the same function");
+  NodeOpInterface first;
+  for (LaunchOp launch : *launches) {
+    auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
+        launch, launch.getRootAttr());
+    if (!root)
+      return failure(); // the verifier reports it
+    if (launches->size() > 1 && launch.getStreaming()) {
+      InFlightDiagnostic diag =
+          refuse("may come from a streaming launch (through a branch)");
+      diag.attachNote(launch.getLoc()) << "launched here";
+      return diag;
+    }
+    if (!first) {
+      first = root;
+      continue;
+    }
+    if (getLaunchBlockType(root) != getLaunchBlockType(first)) {
+      auto name = [](NodeOpInterface node) {
+        return cast<SymbolOpInterface>(node.getOperation()).getName();
+      };
+      InFlightDiagnostic diag =
+          refuse(("may come from launches of @" + name(first) + " and @" +
+                  name(root) + ", whose inputs or outputs differ")
+                     .str());
+      diag.attachNote(launch.getLoc()) << "launch of @" << name(root);
+      return diag;
+    }
+  }
+  return first;
+}
+
 LogicalResult CPULowering::lowerHostOps() {
   // Separate lists: each loop erases what it lowers.
   SmallVector<LaunchOp> launches;
@@ -115,6 +155,35 @@ LogicalResult CPULowering::lowerHostOps() {
     launched[launch.getGraph()] = {block, root};
   }
 
+  // A handle that reaches its wait through branches becomes the launch block
+  // pointer itself: block arguments take pointers, branches pass the blocks.
+  SmallVector<BlockArgument> mergedHandles;
+  DenseMap<Value, std::string> rootNames; // "@a or @b", for the error text
+  for (WaitOp wait : waits) {
+    auto argument = dyn_cast<BlockArgument>(wait.getGraph());
+    if (!argument || launched.count(argument))
+      continue;
+    FailureOr<NodeOpInterface> root = getWaitedRoot(wait);
+    if (failed(root))
+      return failure();
+    launched[argument] = {argument, *root};
+    llvm::SetVector<StringRef> names;
+    for (LaunchOp launch : *getLaunchesOf(argument))
+      names.insert(launch.getRoot());
+    rootNames[argument] = "@" + llvm::join(names, " or @");
+  }
+  module.walk([&](Block *block) {
+    for (BlockArgument argument : block->getArguments())
+      if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
+        mergedHandles.push_back(argument);
+  });
+  for (BlockArgument argument : mergedHandles)
+    argument.setType(pointerType);
+  for (LaunchOp launch : launches)
+    for (OpOperand &use : llvm::make_early_inc_range(launch.getGraph().getUses()))
+      if (isa<BranchOpInterface>(use.getOwner()))
+        use.set(launched[launch.getGraph()].first);
+
   for (WaitOp wait : waits) {
     auto it = launched.find(wait.getGraph());
     if (it == launched.end())
@@ -126,10 +195,10 @@ LogicalResult CPULowering::lowerHostOps() {
     LLVM::LLVMStructType blockType = getLaunchBlockType(root);
     Value handle = loadField(b, loc, blockType, block, 0);
     Value status = callRuntime(b, loc, "hpvm_rt_wait", pointerType, {handle});
-    checkStatus(b, loc, status,
-                ("running @" +
-                 cast<SymbolOpInterface>(root.getOperation()).getName())
-                    .str());
+    std::string name = rootNames.lookup(wait.getGraph());
+    if (name.empty())
+      name = ("@" + cast<SymbolOpInterface>(root.getOperation()).getName()).str();
+    checkStatus(b, loc, status, "running " + name);
     unsigned firstOutput = 1 + root.getInputTypes().size();
     SmallVector<Value> results;
     for (auto [index, type] : llvm::enumerate(wait.getResultTypes()))

@@ -161,7 +161,7 @@ hpvm.leaf @l(%x: f32) -> (f32) {
 }
 func.func private @keep(!hpvm.graph)
 func.func @host(%x: f32) -> f32 {
-  // expected-error @+1 {{'hpvm.launch' op a graph handle used other than by 'hpvm.wait' (and 'hpvm.push'/'hpvm.pop' when streaming) is not supported by convert-hpvm-to-cpu yet}}
+  // expected-error @+1 {{'hpvm.launch' op a graph handle used other than by 'hpvm.wait' and branches is not supported by convert-hpvm-to-cpu yet}}
   %g = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
   func.call @keep(%g) : (!hpvm.graph) -> ()
   %r = hpvm.wait %g : f32
@@ -379,4 +379,61 @@ hpvm.leaf private @row__tile8(%x: f32) -> i1 attributes {hpvm.lanes = 8} {
 // expected-error @+1 {{'hpvm.tile_variant' names @row__tile8, which is not a tile variant of this leaf (a leaf with 'hpvm.lanes', the same inputs and one i1 output; the leaf without outputs or barriers)}}
 hpvm.leaf private @row(%x: !llvm.ptr) attributes {hpvm.tile_variant = @row__tile8} {
   hpvm.return
+}
+
+// -----
+
+// A handle through a branch: the launches' blocks must have one layout.
+hpvm.leaf @count(%x: f32) -> (i64) {
+  %c = arith.constant 1 : i64
+  hpvm.return %c : i64
+}
+hpvm.leaf @scaled(%x: i64) -> (i64) {
+  hpvm.return %x : i64
+}
+func.func @host(%which: i1, %x: f32, %y: i64) -> i64 {
+  cf.cond_br %which, ^count, ^scaled
+^count:
+  %a = hpvm.launch @count(%x) : (f32) -> !hpvm.graph
+  cf.br ^join(%a : !hpvm.graph)
+^scaled:
+  // expected-note @+1 {{launch of @scaled}}
+  %b = hpvm.launch @scaled(%y) : (i64) -> !hpvm.graph
+  cf.br ^join(%b : !hpvm.graph)
+^join(%g: !hpvm.graph):
+  // expected-error @+1 {{'hpvm.wait' op waiting on a graph handle that may come from launches of @count and @scaled, whose inputs or outputs differ is not supported by convert-hpvm-to-cpu yet}}
+  %r = hpvm.wait %g : i64
+  return %r : i64
+}
+
+// -----
+
+// A streaming handle stays where it was launched (pushes and pops need it).
+hpvm.leaf @stage(%x: f32) {
+  hpvm.return
+}
+func.func @host(%which: i1, %x: f32) {
+  // expected-error @+1 {{'hpvm.launch' op a streaming graph handle used other than by 'hpvm.wait', 'hpvm.push' and 'hpvm.pop' (a branch, say) is not supported by convert-hpvm-to-cpu yet}}
+  %a = hpvm.launch @stage(%x) streaming : (f32) -> !hpvm.graph
+  cf.br ^join(%a : !hpvm.graph)
+^join(%g: !hpvm.graph):
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+// A handle passed on through a branch is still only for waiting.
+hpvm.leaf @l(%x: f32) {
+  hpvm.return
+}
+func.func private @keep(!hpvm.graph)
+func.func @host(%x: f32) {
+  %a = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  cf.br ^join(%a : !hpvm.graph)
+^join(%g: !hpvm.graph):
+  // expected-error @+1 {{'func.call' op a graph handle used other than by 'hpvm.wait' and branches is not supported by convert-hpvm-to-cpu yet}}
+  func.call @keep(%g) : (!hpvm.graph) -> ()
+  hpvm.wait %g
+  return
 }

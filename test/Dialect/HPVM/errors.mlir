@@ -833,6 +833,33 @@ func.func @host() {
 
 // -----
 
+// A handle that may come from either of two launches (through a branch):
+// the wait must fit both roots.
+hpvm.leaf @count() -> (i64) {
+  %c = arith.constant 1 : i64
+  hpvm.return %c : i64
+}
+hpvm.leaf @ratio() -> (f32) {
+  %c = arith.constant 1.0 : f32
+  hpvm.return %c : f32
+}
+func.func @host(%which: i1) -> i64 {
+  cf.cond_br %which, ^count, ^ratio
+^count:
+  %a = hpvm.launch @count() : () -> !hpvm.graph
+  cf.br ^join(%a : !hpvm.graph)
+^ratio:
+  // expected-note @+1 {{the handle may come from this launch (one of 2)}}
+  %b = hpvm.launch @ratio() : () -> !hpvm.graph
+  cf.br ^join(%b : !hpvm.graph)
+^join(%g: !hpvm.graph):
+  // expected-error @+1 {{'hpvm.wait' op returns (i64) but the root @ratio has outputs (f32)}}
+  %r = hpvm.wait %g : i64
+  return %r : i64
+}
+
+// -----
+
 hpvm.leaf @leaf() -> (i64) {
   %c = arith.constant 1 : i64
   hpvm.return %c : i64

@@ -65,18 +65,69 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
-/// The launch that produced a graph handle and its root, when the handle is
-/// traceable (a handle passed in as a function argument is not).
-static std::optional<std::pair<LaunchOp, NodeOpInterface>>
+FailureOr<SmallVector<LaunchOp>> mlir::hpvm::getLaunchesOf(Value graph,
+                                                          Value *found) {
+  SmallVector<LaunchOp> launches;
+  SmallVector<Value> worklist{graph};
+  llvm::SmallPtrSet<void *, 8> seen;
+  auto fail = [&](Value value) {
+    if (found)
+      *found = value;
+    return failure();
+  };
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value.getAsOpaquePointer()).second)
+      continue;
+    if (auto launch = value.getDefiningOp<LaunchOp>()) {
+      launches.push_back(launch);
+      continue;
+    }
+    auto argument = dyn_cast<BlockArgument>(value);
+    Block *block = argument ? argument.getOwner() : nullptr;
+    if (!block || block->isEntryBlock())
+      return fail(value);
+    for (auto it = block->pred_begin(), end = block->pred_end(); it != end; ++it) {
+      auto branch = dyn_cast<BranchOpInterface>((*it)->getTerminator());
+      if (!branch)
+        return fail(value);
+      Value incoming = branch.getSuccessorOperands(it.getSuccessorIndex())
+                           [argument.getArgNumber()];
+      if (!incoming)
+        return fail(value);
+      worklist.push_back(incoming);
+    }
+  }
+  return launches;
+}
+
+/// The launches that may have produced a graph handle, with their roots, when
+/// every path to the handle is traceable (a handle passed in as a function
+/// argument is not).
+static std::optional<SmallVector<std::pair<LaunchOp, NodeOpInterface>>>
 traceGraph(Value graph, SymbolTableCollection &symbolTable) {
-  auto launch = graph.getDefiningOp<LaunchOp>();
-  if (!launch)
+  FailureOr<SmallVector<LaunchOp>> launches = getLaunchesOf(graph);
+  if (failed(launches))
     return std::nullopt;
-  auto root = dyn_cast_or_null<NodeOpInterface>(
-      symbolTable.lookupNearestSymbolFrom(launch, launch.getRootAttr()));
-  if (!root)
-    return std::nullopt;
-  return std::make_pair(launch, root);
+  SmallVector<std::pair<LaunchOp, NodeOpInterface>> traced;
+  for (LaunchOp launch : *launches) {
+    auto root = dyn_cast_or_null<NodeOpInterface>(
+        symbolTable.lookupNearestSymbolFrom(launch, launch.getRootAttr()));
+    if (!root)
+      return std::nullopt;
+    traced.push_back({launch, root});
+  }
+  return traced;
+}
+
+/// Notes where the launch whose root disagrees with a use of its handle is,
+/// when the handle may come from several.
+static LogicalResult noteLaunch(InFlightDiagnostic diag, LaunchOp launch,
+                                size_t launches) {
+  if (launches > 1)
+    diag.attachNote(launch.getLoc())
+        << "the handle may come from this launch (one of " << launches << ")";
+  return diag;
 }
 
 /// Checks that a push/pop acts on a streaming graph.
@@ -96,19 +147,24 @@ LogicalResult WaitOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto traced = traceGraph(getGraph(), symbolTable);
   if (!traced)
     return success();
-  auto [launch, root] = *traced;
-  if (launch.getStreaming()) {
-    if (getNumResults() != 0)
-      return emitOpError() << "on a streaming graph returns nothing (its "
-                              "outputs are popped with hpvm.pop), found "
-                           << count(getNumResults(), "result");
-    return success();
+  for (auto [launch, root] : *traced) {
+    if (launch.getStreaming()) {
+      if (getNumResults() != 0)
+        return noteLaunch(emitOpError()
+                              << "on a streaming graph returns nothing (its "
+                                 "outputs are popped with hpvm.pop), found "
+                              << count(getNumResults(), "result"),
+                          launch, traced->size());
+      continue;
+    }
+    ArrayRef<Type> outputs = root.getOutputTypes();
+    if (getResultTypes() != TypeRange(outputs))
+      return noteLaunch(emitOpError()
+                            << "returns " << typeList(getResultTypes())
+                            << " but the root " << nodeName(root)
+                            << " has outputs " << typeList(outputs),
+                        launch, traced->size());
   }
-  ArrayRef<Type> outputs = root.getOutputTypes();
-  if (getResultTypes() != TypeRange(outputs))
-    return emitOpError() << "returns " << typeList(getResultTypes())
-                         << " but the root " << nodeName(root)
-                         << " has outputs " << typeList(outputs);
   return success();
 }
 
@@ -116,14 +172,17 @@ LogicalResult PushOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto traced = traceGraph(getGraph(), symbolTable);
   if (!traced)
     return success();
-  auto [launch, root] = *traced;
-  if (failed(verifyStreamingUse(*this, launch, root)))
-    return failure();
-  ArrayRef<Type> inputs = root.getInputTypes();
-  if (getArgs().getTypes() != TypeRange(inputs))
-    return emitOpError() << "pushes " << typeList(getArgs().getTypes())
-                         << " but the root " << nodeName(root)
-                         << " expects inputs " << typeList(inputs);
+  for (auto [launch, root] : *traced) {
+    if (failed(verifyStreamingUse(*this, launch, root)))
+      return failure();
+    ArrayRef<Type> inputs = root.getInputTypes();
+    if (getArgs().getTypes() != TypeRange(inputs))
+      return noteLaunch(emitOpError()
+                            << "pushes " << typeList(getArgs().getTypes())
+                            << " but the root " << nodeName(root)
+                            << " expects inputs " << typeList(inputs),
+                        launch, traced->size());
+  }
   return success();
 }
 
@@ -131,14 +190,17 @@ LogicalResult PopOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto traced = traceGraph(getGraph(), symbolTable);
   if (!traced)
     return success();
-  auto [launch, root] = *traced;
-  if (failed(verifyStreamingUse(*this, launch, root)))
-    return failure();
-  ArrayRef<Type> outputs = root.getOutputTypes();
-  if (getResultTypes() != TypeRange(outputs))
-    return emitOpError() << "pops " << typeList(getResultTypes())
-                         << " but the root " << nodeName(root)
-                         << " has outputs " << typeList(outputs);
+  for (auto [launch, root] : *traced) {
+    if (failed(verifyStreamingUse(*this, launch, root)))
+      return failure();
+    ArrayRef<Type> outputs = root.getOutputTypes();
+    if (getResultTypes() != TypeRange(outputs))
+      return noteLaunch(emitOpError()
+                            << "pops " << typeList(getResultTypes())
+                            << " but the root " << nodeName(root)
+                            << " has outputs " << typeList(outputs),
+                        launch, traced->size());
+  }
   return success();
 }
 

@@ -348,6 +348,22 @@ def HPVM_WaitOp : HPVM_Op<"wait", [HPVM_HostOnly,
     %count = hpvm.wait %g : i64
     hpvm.wait %s
     ```
+
+    The handle may reach the wait through branches, from one of several
+    launches chosen at run time; the wait must then fit every root it may
+    come from (which the verifier checks, as for one launch):
+
+    ```mlir
+      cf.cond_br %exact, ^a, ^b
+    ^a:
+      %ga = hpvm.launch @exact(%x) : (f32) -> !hpvm.graph
+      cf.br ^join(%ga : !hpvm.graph)
+    ^b:
+      %gb = hpvm.launch @fast(%x) : (f32) -> !hpvm.graph
+      cf.br ^join(%gb : !hpvm.graph)
+    ^join(%g: !hpvm.graph):
+      %r = hpvm.wait %g : f32
+    ```
   }];
   let arguments = (ins HPVM_GraphType:$graph);
   let results = (outs Variadic<AnyType>:$results);

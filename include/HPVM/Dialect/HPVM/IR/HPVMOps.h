@@ -46,6 +46,15 @@ ReduceCombiner classifyReduceCombiner(TensorReduceOp reduce,
 LogicalResult
 verifyKnobPlacement(Operation *op, KnobAttr knob,
                     llvm::function_ref<InFlightDiagnostic()> emitError);
+
+/// The launches a graph handle may come from: the hpvm.launch that produced
+/// it or, for a block argument, the launches that every predecessor's branch
+/// passes there (followed through further block arguments), in the order
+/// first met. Failure, with the value that is neither in `found` when given,
+/// when some path brings the handle from elsewhere (a function argument, the
+/// result of another op, a terminator that is not a branch).
+FailureOr<SmallVector<LaunchOp>> getLaunchesOf(Value graph,
+                                               Value *found = nullptr);
 } // namespace mlir::hpvm
 
 #endif // HPVM_DIALECT_HPVM_IR_HPVMOPS_H
