@@ -1,6 +1,7 @@
 /* cuda_test.c - the CUDA backend and mgpu* wrappers: UNAVAILABLE without a driver, and a full
  * run against a fake libcuda (path in argv[1]) checking results, error mapping and leaks. */
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include "runtime.h"
 #include "test_util.h"
@@ -8,6 +9,11 @@
 static long (*fake_live_objects)(void);
 static long (*fake_launches)(void);
 static int (*fake_context_depth)(void);
+static uintptr_t (*fake_last_stream)(void);
+static void (*fake_rendezvous_reset)(void);
+
+/* CU_STREAM_PER_THREAD: the calling thread's default stream. */
+enum { PER_THREAD_STREAM = 2 };
 
 static hpvm_runtime_t *runtime_with_cuda_library(const char *path) {
   setenv("HPVM_CUDA_LIBRARY", path, 1);
@@ -84,7 +90,9 @@ static void test_backend(const char *fake) {
   hpvm_rt_kernel_arg_t no_bytes[4] = {{8, &da}, {8, &db}, {0, &dc}, {4, &n}};
   CHECK_CODE(hpvm_rt_kernel_launch(kernel, &dims, no_bytes, 4), HPVM_STATUS_INVALID_ARGUMENT);
   CHECK_OK(hpvm_rt_kernel_launch(kernel, &dims, args, 4));
+  CHECK_EQ_INT(fake_last_stream(), PER_THREAD_STREAM);
   CHECK_OK(hpvm_mem_tracker_request(tracker, c, 0, NULL, HPVM_RT_ACCESS_IN, NULL, NULL));
+  CHECK_EQ_INT(fake_last_stream(), PER_THREAD_STREAM); /* the copy back */
   for (int i = 0; i < N; ++i)
     CHECK(c[i] == a[i] + b[i]);
   CHECK_OK(hpvm_mem_tracker_untrack(tracker, a));
@@ -115,6 +123,7 @@ static void test_backend(const char *fake) {
   uint64_t buffer;
   CHECK_OK(hpvm_rt_device_alloc(device, 64, &buffer));
   CHECK_OK(hpvm_rt_device_copy_to_device(device, buffer, 8, a, 16));
+  CHECK_EQ_INT(fake_last_stream(), PER_THREAD_STREAM);
   float back[4];
   CHECK_OK(hpvm_rt_device_copy_to_host(device, back, buffer, 8, 16));
   CHECK(back[3] == a[3]);
@@ -131,6 +140,49 @@ static void test_backend(const char *fake) {
   CHECK_OK(hpvm_runtime_destroy(runtime));
   CHECK_EQ_INT(fake_live_objects(), 0);
   CHECK_EQ_INT(fake_context_depth(), 0);
+}
+
+/* Sibling nodes that two workers run at the same time: their kernels run at the same time on
+ * the device (each thread's own stream; the fake runs legacy-stream work one item at a time),
+ * and nothing in the runtime serializes them. Each kernel waits until the other has started. */
+typedef struct sibling_t {
+  hpvm_rt_kernel_t *kernel;
+  hpvm_status_t status;
+  uintptr_t stream;
+} sibling_t;
+
+static void *run_sibling(void *arg) {
+  sibling_t *sibling = arg;
+  int unused = 0;
+  hpvm_rt_kernel_arg_t args[1] = {{4, &unused}};
+  hpvm_rt_launch_dims_t dims = {{1, 1, 1}, {1, 1, 1}, 0};
+  sibling->status = hpvm_rt_kernel_launch(sibling->kernel, &dims, args, 1);
+  sibling->stream = fake_last_stream();
+  return NULL;
+}
+
+static void test_siblings_overlap(const char *fake) {
+  hpvm_runtime_t *runtime = runtime_with_cuda_library(fake);
+  hpvm_device_t *device;
+  CHECK_OK(hpvm_runtime_device_get(runtime, HPVM_RT_DEVICE_CUDA, &device));
+  hpvm_rt_module_image_t image = {HPVM_RT_IMAGE_CUBIN, cubin, sizeof(cubin), NULL, 0};
+  hpvm_rt_module_t *module;
+  CHECK_OK(hpvm_rt_module_load(device, &image, &module));
+  sibling_t siblings[2] = {{0}};
+  CHECK_OK(hpvm_rt_kernel_get(module, "rendezvous", &siblings[0].kernel));
+  siblings[1].kernel = siblings[0].kernel;
+  fake_rendezvous_reset();
+  pthread_t threads[2];
+  for (int i = 0; i < 2; ++i)
+    CHECK(pthread_create(&threads[i], NULL, run_sibling, &siblings[i]) == 0);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(pthread_join(threads[i], NULL) == 0);
+    CHECK_OK(siblings[i].status);
+    CHECK_EQ_INT(siblings[i].stream, PER_THREAD_STREAM);
+  }
+  hpvm_rt_module_unload(module);
+  CHECK_OK(hpvm_runtime_destroy(runtime));
+  CHECK_EQ_INT(fake_live_objects(), 0);
 }
 
 /* What gpu-to-llvm generated host code does, through the global runtime. */
@@ -211,9 +263,13 @@ int main(int argc, char **argv) {
   *(void **)&fake_live_objects = dlsym(library, "fake_cuda_live_objects");
   *(void **)&fake_launches = dlsym(library, "fake_cuda_launches");
   *(void **)&fake_context_depth = dlsym(library, "fake_cuda_context_depth");
-  CHECK(fake_live_objects && fake_launches && fake_context_depth);
+  *(void **)&fake_last_stream = dlsym(library, "fake_cuda_last_stream");
+  *(void **)&fake_rendezvous_reset = dlsym(library, "fake_cuda_rendezvous_reset");
+  CHECK(fake_live_objects && fake_launches && fake_context_depth && fake_last_stream &&
+        fake_rendezvous_reset);
   test_missing_driver(fake);
   test_backend(fake);
+  test_siblings_overlap(fake);
   setenv("HPVM_CUDA_LIBRARY", fake, 1);
   test_mgpu();
   test_mgpu_error_exits();

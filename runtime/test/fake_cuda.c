@@ -1,10 +1,13 @@
 /* fake_cuda.c - a stand-in libcuda.so.1 over host memory, so the CUDA backend and the mgpu*
  * wrappers are tested (dlopen, symbol table, error mapping, leaks) on machines without a GPU. */
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The runtime's own declarations of the driver types, so that calls through its symbol table
  * match these definitions exactly (UBSan's -fsanitize=function checks this). */
@@ -35,6 +38,25 @@ static _Thread_local CUresult pending_error; /* reported by the next synchronisa
 static _Atomic unsigned last_launch[6];
 static _Atomic unsigned last_shared; /* its dynamic shared memory bytes */
 static int primary_context; /* its address is the context handle */
+/* Work on the legacy default stream (NULL) runs one item at a time across all threads, as on a
+ * GPU; per-thread and created streams run concurrently. */
+static pthread_mutex_t legacy_stream = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local uintptr_t last_stream; /* the stream of this thread's last launch or copy */
+static _Atomic int rendezvous_arrived;
+
+EXPORT uintptr_t fake_cuda_last_stream(void) { return last_stream; }
+EXPORT void fake_cuda_rendezvous_reset(void) { atomic_store(&rendezvous_arrived, 0); }
+
+/* Runs the work of one launch or copy on `stream`. */
+#define ON_STREAM(stream, work)                                                                  \
+  do {                                                                                           \
+    last_stream = (uintptr_t)(stream);                                                          \
+    if (!(stream))                                                                               \
+      pthread_mutex_lock(&legacy_stream);                                                        \
+    work;                                                                                        \
+    if (!(stream))                                                                               \
+      pthread_mutex_unlock(&legacy_stream);                                                      \
+  } while (0)
 
 EXPORT long fake_cuda_live_objects(void) { return atomic_load(&live_objects); }
 EXPORT long fake_cuda_launches(void) { return atomic_load(&launches); }
@@ -166,15 +188,16 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
   return SUCCESS;
 }
 
-EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t size) {
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t size,
+                                     CUstream stream) {
   NEED_CONTEXT();
-  memcpy((void *)(uintptr_t)dst, src, size);
+  ON_STREAM(stream, memcpy((void *)(uintptr_t)dst, src, size));
   return SUCCESS;
 }
 
-EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t size) {
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t size, CUstream stream) {
   NEED_CONTEXT();
-  memcpy(dst, (const void *)(uintptr_t)src, size);
+  ON_STREAM(stream, memcpy(dst, (const void *)(uintptr_t)src, size));
   return SUCCESS;
 }
 
@@ -290,6 +313,24 @@ static void fault(void **params, const fake_ids_t *ids) {
   pending_error = LAUNCH_FAILED;
 }
 
+/* Waits (5 s at most) until two rendezvous kernels have started: it finishes only when the
+ * launches of two threads run at the same time; otherwise it fails as a faulting kernel does. */
+static void rendezvous(void **params, const fake_ids_t *ids) {
+  (void)params;
+  if (ids->global[0] || ids->global[1] || ids->global[2])
+    return;
+  atomic_fetch_add(&rendezvous_arrived, 1);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do {
+    if (atomic_load(&rendezvous_arrived) >= 2)
+      return;
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while (now.tv_sec - start.tv_sec < 5);
+  pending_error = LAUNCH_FAILED;
+}
+
 /* Never runs: the launch reports too many resources (a configuration error). */
 static void no_resources(void **params, const fake_ids_t *ids) {
   (void)params;
@@ -302,6 +343,7 @@ static const struct {
 } kernels[] = {
     {"vector_add", vector_add}, {"scale_even", scale_even}, {"fill3d", fill3d},
     {"pointers", pointers},     {"fault", fault},           {"no_resources", no_resources},
+    {"rendezvous", rendezvous},
 };
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
@@ -317,10 +359,22 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const
   return NOT_FOUND;
 }
 
+/* Every instance of a launch, one after the other. */
+static void run_grid(fake_kernel_t kernel, void **params, unsigned nx, unsigned ny, unsigned nz) {
+  fake_ids_t ids;
+  for (unsigned z = 0; z < nz; ++z)
+    for (unsigned y = 0; y < ny; ++y)
+      for (unsigned x = 0; x < nx; ++x) {
+        ids.global[0] = x;
+        ids.global[1] = y;
+        ids.global[2] = z;
+        kernel(params, &ids);
+      }
+}
+
 EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned gz,
                                unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                CUstream stream, void **params, void **extra) {
-  (void)stream;
   (void)extra;
   NEED_CONTEXT();
   if (!function || !params || !gx || !gy || !gz || !bx || !by || !bz)
@@ -336,15 +390,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, un
   for (int i = 0; i < 6; ++i)
     atomic_store(&last_launch[i], dims[i]);
   atomic_store(&last_shared, shared);
-  fake_ids_t ids;
-  for (unsigned z = 0; z < gz * bz; ++z)
-    for (unsigned y = 0; y < gy * by; ++y)
-      for (unsigned x = 0; x < gx * bx; ++x) {
-        ids.global[0] = x;
-        ids.global[1] = y;
-        ids.global[2] = z;
-        kernel(params, &ids);
-      }
+  ON_STREAM(stream, run_grid(kernel, params, gx * bx, gy * by, gz * bz));
   atomic_fetch_add(&launches, 1);
   return SUCCESS;
 }

@@ -125,12 +125,33 @@ static hpvm_status_t cu_buffer_free(hpvm_device_t *base, uint64_t handle) {
   return CUDA_CALL(device, "cuMemFree", device->cu.cuMemFree(handle));
 }
 
+/* Copies and kernels go to the calling thread's default stream, and each waits for that stream
+ * only: sibling nodes that the pool's workers run at the same time overlap on the device (one
+ * stream each), and no lock is held around device work. */
+static hpvm_status_t sync_thread_stream(cuda_device_t *device) {
+  return hpvm_cuda_status(&device->cu, device->cu.cuStreamSynchronize(HPVM_CU_STREAM_PER_THREAD),
+                          "cuStreamSynchronize");
+}
+
+/* Finishes a copy issued on the thread's stream (`result`, named `what`) inside the context. */
+static hpvm_status_t finish_copy(cuda_device_t *device, CUresult result, const char *what) {
+  hpvm_status_t status = hpvm_cuda_status(&device->cu, result, what);
+  if (!status)
+    status = sync_thread_stream(device);
+  hpvm_cuda_device_leave(&device->base);
+  return status;
+}
+
 static hpvm_status_t cu_copy_to_device(hpvm_device_t *base, uint64_t dst, size_t dst_offset,
                                        const void *src, size_t size) {
   cuda_device_t *device = (cuda_device_t *)base;
   if (!size)
     return NULL;
-  return CUDA_CALL(device, "cuMemcpyHtoD", device->cu.cuMemcpyHtoD(dst + dst_offset, src, size));
+  HPVM_RETURN_IF_ERROR(hpvm_cuda_device_enter(base));
+  return finish_copy(device,
+                     device->cu.cuMemcpyHtoDAsync(dst + dst_offset, src, size,
+                                                  HPVM_CU_STREAM_PER_THREAD),
+                     "cuMemcpyHtoDAsync");
 }
 
 static hpvm_status_t cu_copy_to_host(hpvm_device_t *base, void *dst, uint64_t src,
@@ -138,7 +159,11 @@ static hpvm_status_t cu_copy_to_host(hpvm_device_t *base, void *dst, uint64_t sr
   cuda_device_t *device = (cuda_device_t *)base;
   if (!size)
     return NULL;
-  return CUDA_CALL(device, "cuMemcpyDtoH", device->cu.cuMemcpyDtoH(dst, src + src_offset, size));
+  HPVM_RETURN_IF_ERROR(hpvm_cuda_device_enter(base));
+  return finish_copy(device,
+                     device->cu.cuMemcpyDtoHAsync(dst, src + src_offset, size,
+                                                  HPVM_CU_STREAM_PER_THREAD),
+                     "cuMemcpyDtoHAsync");
 }
 
 static hpvm_status_t cu_module_load(hpvm_device_t *base, const hpvm_rt_module_image_t *image,
@@ -259,14 +284,13 @@ static hpvm_status_t cu_kernel_launch(hpvm_device_kernel_t *base, const hpvm_rt_
                                   dims->block[0] ? dims->block[0] : 1,
                                   dims->block[1] ? dims->block[1] : 1,
                                   dims->block[2] ? dims->block[2] : 1, dims->shared_memory_bytes,
-                                  NULL, params, NULL),
+                                  HPVM_CU_STREAM_PER_THREAD, params, NULL),
         "cuLaunchKernel");
     /* cuLaunchKernel reports configuration and resource errors before anything runs; errors
      * of the kernel itself come from the synchronisation. */
     *out_started = status == NULL;
     if (!status)
-      status = hpvm_cuda_status(&device->cu, device->cu.cuStreamSynchronize(NULL),
-                                "cuStreamSynchronize");
+      status = sync_thread_stream(device);
     hpvm_cuda_device_leave(&device->base);
   }
   if (params != stack_params)

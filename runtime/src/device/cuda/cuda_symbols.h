@@ -53,6 +53,9 @@ typedef struct hpvm_cu_launch_config_t {
 #define HPVM_CU_JIT_ERROR_LOG_BUFFER 5
 #define HPVM_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 #define HPVM_CU_STREAM_NON_BLOCKING 1
+/* The calling thread's default stream (CU_STREAM_PER_THREAD): work of different threads on it
+ * runs concurrently, and it synchronizes with that thread's work only. */
+#define HPVM_CU_STREAM_PER_THREAD ((CUstream)(uintptr_t)0x2)
 #define HPVM_CU_EVENT_DISABLE_TIMING 2
 #define HPVM_CU_MEM_ATTACH_GLOBAL 1
 #define HPVM_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
@@ -74,9 +77,11 @@ typedef struct hpvm_cu_launch_config_t {
   X(cuMemAlloc, "cuMemAlloc_v2", 1, CUresult, (CUdeviceptr *, size_t))                          \
   X(cuMemAllocManaged, "cuMemAllocManaged", 0, CUresult, (CUdeviceptr *, size_t, unsigned))    \
   X(cuMemFree, "cuMemFree_v2", 1, CUresult, (CUdeviceptr))                                      \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", 1, CUresult, (CUdeviceptr, const void *, size_t))          \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", 1, CUresult, (void *, CUdeviceptr, size_t))                \
   X(cuMemcpyAsync, "cuMemcpyAsync", 1, CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))  \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 1, CUresult,                                     \
+    (CUdeviceptr, const void *, size_t, CUstream))                                              \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 1, CUresult,                                     \
+    (void *, CUdeviceptr, size_t, CUstream))                                                    \
   X(cuMemsetD32Async, "cuMemsetD32Async", 1, CUresult, (CUdeviceptr, unsigned, size_t, CUstream)) \
   X(cuMemsetD16Async, "cuMemsetD16Async", 1, CUresult,                                          \
     (CUdeviceptr, unsigned short, size_t, CUstream))                                            \
