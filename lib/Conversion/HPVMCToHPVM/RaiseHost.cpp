@@ -323,6 +323,23 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                   "may only be merged with the handles of other launches in the same "
                   "function";
     }
+  // The argument struct of the launch a handle comes from travels beside it (a block argument
+  // of its own), so that the wait stores the root's outputs where that launch's caller reads
+  // them.
+  DenseMap<BlockArgument, BlockArgument> argsBeside;
+  for (BlockArgument argument : passedOn)
+    argsBeside[argument] = argument.getOwner()->addArgument(pointerType, argument.getLoc());
+  for (BlockArgument argument : passedOn)
+    for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
+         it != end; ++it) {
+      SuccessorOperands operands = cast<BranchOpInterface>((*it)->getTerminator())
+                                       .getSuccessorOperands(it.getSuccessorIndex());
+      Value incoming = operands[argument.getArgNumber()];
+      auto launched = graphs.find(incoming);
+      operands.append(launched != graphs.end()
+                          ? launched->second.args
+                          : Value(argsBeside.lookup(cast<BlockArgument>(incoming))));
+    }
   // Those block arguments hold graph handles; the branches pass the launches'.
   Type graphType = mlir::hpvm::GraphType::get(context);
   llvm::SetVector<Operation *> branches;
@@ -380,6 +397,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       if (!first) {
         first = *other;
         first->handle = handle;
+        first->args = argsBeside.lookup(argument);
         continue;
       }
       Node &a = *first->root, &b = *other->root;
@@ -389,16 +407,6 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                              << a.function.getName() << "' and '" << b.function.getName()
                              << "', whose parameters or return structs differ";
         diag.attachNote(launch.getLoc()) << "launch of '" << b.function.getName() << "'";
-        return diag;
-      }
-      if (!a.outputs.empty() && first->args != other->args) {
-        InFlightDiagnostic diag =
-            call.emitError() << spelling(call)
-                             << ": the handle may come from launches with different argument "
-                                "structs, so the outputs of '"
-                             << a.function.getName()
-                             << "' have no one place to go; pass the same struct to both";
-        diag.attachNote(launch.getLoc()) << "launched here";
         return diag;
       }
     }

@@ -2,7 +2,8 @@
 // from the command line: `c ? __hpvm__launch(..., f, ...) : __hpvm__launch(...,
 // g, ...)` (clang makes it one launch of `select(c, f, g)`), an if/else with a
 // launch on each side and one wait after it (the handles meet in a block
-// argument), roots with outputs read after that wait, and a handle carried
+// argument), roots with outputs read after that wait (one struct for both
+// launches, or a struct each), and a handle carried
 // around a loop (each step waits for the previous launch, then starts the
 // next, alternating roots).
 #include <hpvm/hpvm.h>
@@ -128,6 +129,20 @@ __attribute__((noinline)) static float reduce(float *a, size_t bytes, long n, in
   return in.result.value;
 }
 
+/* The same with a struct per root: the wait stores the output into the struct of the launch
+ * that ran (the raised code carries it beside the handle). */
+__attribute__((noinline)) static float reduce_apart(float *a, size_t bytes, long n, int sum) {
+  ReduceIn for_sum = {a, bytes, n, {-1.0f}}, for_max = {a, bytes, n, {-1.0f}};
+  void *g;
+  if (sum)
+    g = __hpvm__launch(0, sum_root, &for_sum);
+  else
+    g = __hpvm__launch(0, max_root, &for_max);
+  __hpvm__wait(g);
+  /* The other struct keeps its -1. */
+  return for_sum.result.value + for_max.result.value + 1.0f;
+}
+
 /* A handle carried around a loop: wait for the previous step, start the next. */
 __attribute__((noinline)) static void alternate(ScaleIn *in, int steps) {
   void *g = __hpvm__launch(0, add_root, in);
@@ -186,6 +201,10 @@ int main(int argc, char **argv) {
   }
   float got_sum = reduce(a, bytes, n, choice[1]), got_max = reduce(a, bytes, n, choice[0]);
   printf("conditional_launch: sum=%.1f max=%.1f\n", got_sum, got_max);
+  wrong += got_sum != sum || got_max != max;
+  got_sum = reduce_apart(a, bytes, n, choice[1]);
+  got_max = reduce_apart(a, bytes, n, choice[0]);
+  printf("conditional_launch: apart sum=%.1f max=%.1f\n", got_sum, got_max);
   wrong += got_sum != sum || got_max != max;
   alternate(&in, 5 + choice[0]); /* 5, unknown to the compiler: the loop stays */
   llvm_hpvm_request_mem(a, bytes);
