@@ -833,6 +833,37 @@ func.func @host() {
 
 // -----
 
+// A wait ends its graph: a second wait on the same handle waits on freed memory.
+hpvm.leaf @l(%x: f32) {
+  hpvm.return
+}
+func.func @host(%x: f32) {
+  %g = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  // expected-note @+1 {{the earlier wait}}
+  hpvm.wait %g
+  // expected-error @+1 {{'hpvm.wait' op waits on a graph that an earlier hpvm.wait already ended (a wait frees the launch)}}
+  hpvm.wait %g
+  return
+}
+
+// -----
+
+hpvm.leaf @l(%x: f32) {
+  hpvm.return
+}
+func.func @host(%x: f32, %again: i1) {
+  %g = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  cf.br ^loop
+^loop:
+  // expected-error @+1 {{'hpvm.wait' op waits in a loop on a graph launched outside it: the first wait ends the graph; launch it in the loop, or wait after it}}
+  hpvm.wait %g
+  cf.cond_br %again, ^loop, ^done
+^done:
+  return
+}
+
+// -----
+
 // A handle that may come from either of two launches (through a branch):
 // the wait must fit both roots.
 hpvm.leaf @count() -> (i64) {

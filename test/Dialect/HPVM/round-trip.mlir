@@ -296,3 +296,40 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
   }
   hpvm.return
 }
+
+// Handles through branches: a wait on either path, a launch and its wait in
+// every trip of a loop, one wait for a handle from either of two launches.
+hpvm.leaf @waited(%x: f32) {
+  hpvm.return
+}
+// CHECK-LABEL: func.func @waits_on_paths
+func.func @waits_on_paths(%x: f32, %which: i1, %again: i1) {
+  %g = hpvm.launch @waited(%x) : (f32) -> !hpvm.graph
+  cf.cond_br %which, ^a, ^b
+^a:
+  // CHECK: hpvm.wait %{{.*}}
+  hpvm.wait %g
+  cf.br ^loop
+^b:
+  hpvm.wait %g
+  cf.br ^loop
+^loop:
+  %h = hpvm.launch @waited(%x) : (f32) -> !hpvm.graph
+  cf.br ^wait
+^wait:
+  hpvm.wait %h
+  cf.cond_br %again, ^loop, ^choose
+^choose:
+  cf.cond_br %which, ^first, ^second
+^first:
+  %ga = hpvm.launch @waited(%x) : (f32) -> !hpvm.graph
+  cf.br ^join(%ga : !hpvm.graph)
+^second:
+  %gb = hpvm.launch @waited(%x) : (f32) -> !hpvm.graph
+  cf.br ^join(%gb : !hpvm.graph)
+// CHECK: ^{{.*}}(%[[J:.*]]: !hpvm.graph):
+// CHECK-NEXT: hpvm.wait %[[J]]
+^join(%j: !hpvm.graph):
+  hpvm.wait %j
+  return
+}

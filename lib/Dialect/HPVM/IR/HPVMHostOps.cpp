@@ -8,6 +8,7 @@
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
@@ -141,6 +142,51 @@ static LogicalResult verifyStreamingUse(Operation *op, LaunchOp launch,
                             << " was launched without 'streaming'";
   diag.attachNote(launch.getLoc()) << "launched here";
   return diag;
+}
+
+/// Whether control can leave `from` and come back to it without passing
+/// through `stop` (where the handle is launched again).
+static bool reachesItselfAvoiding(Block *from, Block *stop) {
+  SmallVector<Block *> worklist(from->getSuccessors());
+  llvm::SmallPtrSet<Block *, 16> seen;
+  while (!worklist.empty()) {
+    Block *block = worklist.pop_back_val();
+    if (block == from)
+      return true;
+    if (block == stop || !seen.insert(block).second)
+      continue;
+    llvm::append_range(worklist, block->getSuccessors());
+  }
+  return false;
+}
+
+LogicalResult WaitOp::verify() {
+  // A wait ends its graph and frees what the launch made: a second wait on
+  // the same handle would wait on freed memory.
+  Value graph = getGraph();
+  Block *launchedIn = isa<BlockArgument>(graph) ? cast<BlockArgument>(graph).getOwner()
+                                                : graph.getDefiningOp()->getBlock();
+  Block *block = (*this)->getBlock();
+  if (graph.getParentRegion() == block->getParent() && block != launchedIn &&
+      reachesItselfAvoiding(block, launchedIn))
+    return emitOpError("waits in a loop on a graph launched outside it: the first "
+                       "wait ends the graph; launch it in the loop, or wait after it");
+  for (Operation *other : graph.getUsers()) {
+    if (other == getOperation() || !isa<WaitOp>(other))
+      continue;
+    bool before = other->getBlock() == block
+                      ? other->isBeforeInBlock(getOperation())
+                      : DominanceInfo(other->getParentOp()).properlyDominates(
+                            other->getBlock(), block);
+    if (before) {
+      InFlightDiagnostic diag = emitOpError(
+          "waits on a graph that an earlier hpvm.wait already ended (a wait "
+          "frees the launch)");
+      diag.attachNote(other->getLoc()) << "the earlier wait";
+      return diag;
+    }
+  }
+  return success();
 }
 
 LogicalResult WaitOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

@@ -364,10 +364,14 @@ def HPVM_WaitOp : HPVM_Op<"wait", [HPVM_HostOnly,
     ^join(%g: !hpvm.graph):
       %r = hpvm.wait %g : f32
     ```
+
+    A wait ends its graph: waiting again on the same handle (after a wait that
+    dominates, or in a loop that does not launch it again) is an error.
   }];
   let arguments = (ins HPVM_GraphType:$graph);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = "$graph attr-dict (`:` type($results)^)?";
+  let hasVerifier = 1;
 }
 
 def HPVM_PushOp : HPVM_Op<"push", [HPVM_HostOnly,
