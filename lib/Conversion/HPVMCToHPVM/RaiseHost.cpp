@@ -312,8 +312,10 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
     for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
          it != end; ++it) {
       Operation *branch = (*it)->getTerminator();
-      Value incoming = cast<BranchOpInterface>(branch).getSuccessorOperands(
-          it.getSuccessorIndex())[argument.getArgNumber()];
+      auto interface = dyn_cast<BranchOpInterface>(branch);
+      Value incoming = interface ? interface.getSuccessorOperands(
+                                       it.getSuccessorIndex())[argument.getArgNumber()]
+                                 : Value();
       auto incomingArgument = dyn_cast_or_null<BlockArgument>(incoming);
       if (!incoming || (!graphs.count(incoming) &&
                         !(incomingArgument && passedOn.contains(incomingArgument))))

@@ -54,9 +54,15 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
                              "and branches");
   };
   module.walk([&](Block *block) {
-    for (BlockArgument argument : block->getArguments())
-      if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
-        refuseOtherUses(nullptr, argument, /*streaming=*/false);
+    for (BlockArgument argument : block->getArguments()) {
+      if (!isa<hpvm::GraphType>(argument.getType()) || block->isEntryBlock())
+        continue;
+      refuseOtherUses(nullptr, argument, /*streaming=*/false);
+      if (failed(getLaunchesOf(argument)))
+        refuse(block->getParentOp(),
+               "a graph handle in a block argument that may come from elsewhere than "
+               "an 'hpvm.launch' in the same function (a function argument, say)");
+    }
   });
   module.walk([&](Operation *op) {
     if (auto launch = dyn_cast<LaunchOp>(op)) {

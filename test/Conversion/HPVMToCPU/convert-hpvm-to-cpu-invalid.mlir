@@ -437,3 +437,19 @@ func.func @host(%x: f32) {
   hpvm.wait %g
   return
 }
+
+// -----
+
+// A block argument that merges a launch's handle with the function's.
+hpvm.leaf @l(%x: f32) {
+  hpvm.return
+}
+// expected-error @+1 {{'func.func' op a graph handle in a block argument that may come from elsewhere than an 'hpvm.launch' in the same function (a function argument, say) is not supported by convert-hpvm-to-cpu yet}}
+func.func @host(%x: f32, %given: !hpvm.graph, %which: i1) {
+  %a = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  cf.cond_br %which, ^join(%a : !hpvm.graph), ^join(%given : !hpvm.graph)
+^join(%g: !hpvm.graph):
+  cf.br ^done
+^done:
+  return
+}
