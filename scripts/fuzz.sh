@@ -2,9 +2,9 @@
 # fuzz.sh - builds and runs the libFuzzer targets (docs/Reliability.md).
 #
 #   scripts/fuzz.sh check [BUILD_DIR]       make check's stage: fixed seed and budgets, under 60 s
-#   scripts/fuzz.sh run SECONDS [BUILD_DIR] make fuzz: SECONDS per target, corpus kept in
+#   scripts/fuzz.sh run SECONDS [FUZZ_BUILD_DIR] make fuzz: SECONDS per target, corpus kept in
 #                                           test/Fuzz/corpus/<target> (minimised afterwards)
-#   scripts/fuzz.sh run SECONDS BUILD_DIR TARGET   one target only (api, ir or hpvmc)
+#   scripts/fuzz.sh run SECONDS FUZZ_BUILD_DIR TARGET   one target only (api, ir or hpvmc)
 #
 # Targets: api   runtime API sequences (runtime/fuzz/api_fuzz.c, build/runtime-fuzz)
 #          ir    bytes -> parser, verifier, round trip, CPU pipeline (tools/hpvm-fuzz)
@@ -106,9 +106,17 @@ check)
   echo "fuzz check: no crash, hang or leak ($(($(date +%s) - start)) s)"
   ;;
 run)
-  SECONDS_EACH="${2:?usage: fuzz.sh run SECONDS [BUILD_DIR] [TARGET]}"
+  SECONDS_EACH="${2:?usage: fuzz.sh run SECONDS [FUZZ_BUILD_DIR] [TARGET]}"
   FUZZ_BUILD="${3:-$ROOT/build/fuzz}"
   ONLY="${4:-}"
+  # The instrumented configuration must not land on a normal build (its libraries would then
+  # need the sanitizers' runtimes, and every tool would fail to link).
+  if [[ -f "$FUZZ_BUILD/CMakeCache.txt" ]] &&
+     ! grep -q '^HPVM_FUZZ_INSTRUMENT:BOOL=ON' "$FUZZ_BUILD/CMakeCache.txt"; then
+    echo "fuzz.sh run: $FUZZ_BUILD is a normal build; give a directory of its own" \
+         "(default build/fuzz): fuzz.sh run SECONDS [FUZZ_BUILD_DIR] [TARGET]" >&2
+    exit 2
+  fi
   build_runtime_fuzzer
   if [[ -z "$ONLY" || "$ONLY" != api ]]; then
     cmake -G Ninja -S "$ROOT" -B "$FUZZ_BUILD" -DHPVM_FUZZ_INSTRUMENT=ON \
@@ -136,7 +144,7 @@ run)
   done
   ;;
 *)
-  echo "usage: fuzz.sh check [BUILD_DIR] | run SECONDS [BUILD_DIR] [TARGET]" >&2
+  echo "usage: fuzz.sh check [BUILD_DIR] | run SECONDS [FUZZ_BUILD_DIR] [TARGET]" >&2
   exit 2
   ;;
 esac
