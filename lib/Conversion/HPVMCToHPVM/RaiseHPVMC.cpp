@@ -87,6 +87,30 @@ LogicalResult Raiser::collectNodes() {
   });
   if (!ok)
     return failure();
+  // A node function nothing launches or creates any more (an alternative root
+  // kept around): still a node, unused, with a warning, rather than host code
+  // full of calls that only nodes may make.
+  for (auto function : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (function.isExternal() || function.getName() == "main" ||
+        nodes.count(function.getSymNameAttr()) ||
+        !SymbolTable::symbolKnownUseEmpty(function, module))
+      continue;
+    // Its own __hpvm__hint or __hpvm__attributes (not one of a function
+    // inlined into it: those have call-site locations).
+    bool marked = function.walk([&](LLVM::CallOp call) {
+                             Api api = classify(call).api;
+                             return (api == Api::Hint || api == Api::Attributes) &&
+                                            !isa<CallSiteLoc>(call.getLoc())
+                                        ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+                           }).wasInterrupted();
+    if (!marked)
+      continue;
+    function.emitWarning() << "node function '" << function.getName()
+                           << "' is never used: no __hpvm__launch or __hpvm__createNodeND "
+                              "names it (it is compiled as an unused node)";
+    nodes[function.getSymNameAttr()].function = function;
+  }
   // The API functions exist only as calls the raising replaces: taking the
   // address of one (calling it through a pointer) would leave it undefined.
   module.walk([&](LLVM::AddressOfOp address) {
