@@ -307,40 +307,31 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
           handles.push_back(argument);
     }
   }
-  // Each of them must receive handles only (not a null pointer, say).
-  for (BlockArgument argument : passedOn)
-    for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
-         it != end; ++it) {
-      Operation *branch = (*it)->getTerminator();
-      auto interface = dyn_cast<BranchOpInterface>(branch);
-      Value incoming = interface ? interface.getSuccessorOperands(
-                                       it.getSuccessorIndex())[argument.getArgNumber()]
-                                 : Value();
-      auto incomingArgument = dyn_cast_or_null<BlockArgument>(incoming);
-      if (!incoming || (!graphs.count(incoming) &&
-                        !(incomingArgument && passedOn.contains(incomingArgument))))
-        return branch->emitError()
-               << "the graph handle of __hpvm__launch meets another value here (a "
-                  "pointer that is not a handle, or a handle from elsewhere); a handle "
-                  "may only be merged with the handles of other launches in the same "
-                  "function";
-    }
   // The argument struct of the launch a handle comes from travels beside it (a block argument
   // of its own), so that the wait stores the root's outputs where that launch's caller reads
-  // them.
+  // them. Each of those block arguments must receive handles only (not a null pointer, say).
   DenseMap<BlockArgument, BlockArgument> argsBeside;
   for (BlockArgument argument : passedOn)
     argsBeside[argument] = argument.getOwner()->addArgument(pointerType, argument.getLoc());
   for (BlockArgument argument : passedOn)
     for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
          it != end; ++it) {
-      SuccessorOperands operands = cast<BranchOpInterface>((*it)->getTerminator())
-                                       .getSuccessorOperands(it.getSuccessorIndex());
-      Value incoming = operands[argument.getArgNumber()];
-      auto launched = graphs.find(incoming);
-      operands.append(launched != graphs.end()
-                          ? launched->second.args
-                          : Value(argsBeside.lookup(cast<BlockArgument>(incoming))));
+      Operation *branch = (*it)->getTerminator();
+      auto interface = dyn_cast<BranchOpInterface>(branch);
+      std::optional<SuccessorOperands> operands;
+      if (interface)
+        operands = interface.getSuccessorOperands(it.getSuccessorIndex());
+      Value incoming = operands ? (*operands)[argument.getArgNumber()] : Value();
+      auto launched = incoming ? graphs.find(incoming) : graphs.end();
+      auto incomingArgument = dyn_cast_or_null<BlockArgument>(incoming);
+      if (launched == graphs.end() && !(incomingArgument && passedOn.contains(incomingArgument)))
+        return branch->emitError()
+               << "the graph handle of __hpvm__launch meets another value here (a "
+                  "pointer that is not a handle, or a handle from elsewhere); a handle "
+                  "may only be merged with the handles of other launches in the same "
+                  "function";
+      operands->append(launched != graphs.end() ? launched->second.args
+                                                : Value(argsBeside.lookup(incomingArgument)));
     }
   // Those block arguments hold graph handles; the branches pass the launches'.
   Type graphType = mlir::hpvm::GraphType::get(context);
@@ -374,7 +365,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
                                  "the same function";
     // One of several launches: they must leave their results alike.
     FailureOr<SmallVector<LaunchOp>> launches = getLaunchesOf(handle);
-    if (failed(launches) || launches->empty())
+    if (failed(launches))
       return call.emitError() << spelling(call)
                               << " expects the handle returned by __hpvm__launch in "
                                  "the same function";

@@ -179,8 +179,13 @@ public:
   /// The root whose launch block `wait` reads: that of the launch of its
   /// handle, or of every launch the handle may come from through branches,
   /// which must then be non-streaming and have launch blocks of one layout.
-  /// Reports why not at the wait.
-  FailureOr<NodeOpInterface> getWaitedRoot(WaitOp wait);
+  /// Reports why not at the wait. `name` is "@root", or "@a or @b" when the
+  /// handle may come from launches of several roots.
+  struct WaitedRoot {
+    NodeOpInterface root;
+    std::string name;
+  };
+  FailureOr<WaitedRoot> getWaitedRoot(WaitOp wait);
 
 private:
   /// runNode without the kernel version.

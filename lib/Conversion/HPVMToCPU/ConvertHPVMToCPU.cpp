@@ -37,21 +37,21 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     auto parent = op->getParentOfType<InternalOp>();
     return parent && streamingRoots.contains(parent.getSymNameAttr());
   };
-  // Graph handles: waited on, pushed to and popped from where they were
+  // Graph handles are waited on, pushed to and popped from where they were
   // launched; a non-streaming handle may also reach its wait through branches
-  // (one of several launches chosen at run time).
-  // At `op`, or at the offending use when there is no op.
+  // (one of several launches chosen at run time). Refused at `op`, or at the
+  // offending use when there is no op.
   auto refuseOtherUses = [&](Operation *op, Value handle, bool streaming) {
     auto other = llvm::find_if(handle.getUsers(), [&](Operation *user) {
       return streaming ? !isa<WaitOp, PushOp, PopOp>(user)
                        : !isa<WaitOp, BranchOpInterface>(user);
     });
-    if (other != handle.getUsers().end())
-      refuse(op ? op : *other, streaming ? "a streaming graph handle used other than by "
-                             "'hpvm.wait', 'hpvm.push' and 'hpvm.pop' (a "
-                             "branch, say)"
-                           : "a graph handle used other than by 'hpvm.wait' "
-                             "and branches");
+    if (other == handle.getUsers().end())
+      return;
+    refuse(op ? op : *other,
+           streaming ? "a streaming graph handle used other than by 'hpvm.wait', "
+                       "'hpvm.push' and 'hpvm.pop' (a branch, say)"
+                     : "a graph handle used other than by 'hpvm.wait' and branches");
   };
   module.walk([&](Block *block) {
     for (BlockArgument argument : block->getArguments()) {

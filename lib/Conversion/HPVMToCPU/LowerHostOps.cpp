@@ -80,7 +80,7 @@ static void ifNotEmpty(CPULowering &lowering, OpBuilder &b, Location loc,
   emitCall(then);
 }
 
-FailureOr<NodeOpInterface> CPULowering::getWaitedRoot(WaitOp wait) {
+FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
   auto refuse = [&](const Twine &what) {
     return wait.emitOpError()
            << "waiting on a graph handle that " << what
@@ -90,7 +90,9 @@ FailureOr<NodeOpInterface> CPULowering::getWaitedRoot(WaitOp wait) {
   if (failed(launches))
     return refuse("is not the result of an 'hpvm.launch' in the same function");
   NodeOpInterface first;
+  llvm::SetVector<StringRef> names;
   for (LaunchOp launch : *launches) {
+    names.insert(launch.getRoot());
     auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
         launch, launch.getRootAttr());
     if (!root)
@@ -117,7 +119,7 @@ FailureOr<NodeOpInterface> CPULowering::getWaitedRoot(WaitOp wait) {
       return diag;
     }
   }
-  return first;
+  return WaitedRoot{first, "@" + llvm::join(names, " or @")};
 }
 
 LogicalResult CPULowering::lowerHostOps() {
@@ -163,14 +165,11 @@ LogicalResult CPULowering::lowerHostOps() {
     auto argument = dyn_cast<BlockArgument>(wait.getGraph());
     if (!argument || launched.count(argument))
       continue;
-    FailureOr<NodeOpInterface> root = getWaitedRoot(wait);
-    if (failed(root))
+    FailureOr<WaitedRoot> waited = getWaitedRoot(wait);
+    if (failed(waited))
       return failure();
-    launched[argument] = {argument, *root};
-    llvm::SetVector<StringRef> names;
-    for (LaunchOp launch : *getLaunchesOf(argument))
-      names.insert(launch.getRoot());
-    rootNames[argument] = "@" + llvm::join(names, " or @");
+    launched[argument] = {argument, waited->root};
+    rootNames[argument] = waited->name;
   }
   module.walk([&](Block *block) {
     for (BlockArgument argument : block->getArguments())

@@ -864,6 +864,23 @@ func.func @host(%x: f32, %again: i1) {
 
 // -----
 
+// The same in a loop op: every trip but the first waits on a freed launch.
+hpvm.leaf @l(%x: f32) {
+  hpvm.return
+}
+func.func @host(%x: f32, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{'hpvm.wait' op waits in a loop on a graph launched outside it: the first wait ends the graph; launch it in the loop, or wait after it}}
+    hpvm.wait %g
+  }
+  return
+}
+
+// -----
+
 // A handle that may come from either of two launches (through a branch):
 // the wait must fit both roots.
 hpvm.leaf @count() -> (i64) {

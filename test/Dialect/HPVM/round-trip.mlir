@@ -333,3 +333,20 @@ func.func @waits_on_paths(%x: f32, %which: i1, %again: i1) {
   hpvm.wait %j
   return
 }
+
+// A launch and its wait in every trip of a loop op, the wait under a branch.
+// CHECK-LABEL: func.func @waits_in_loop_op
+func.func @waits_in_loop_op(%x: f32, %n: index, %which: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // CHECK: hpvm.launch @waited
+    %g = hpvm.launch @waited(%x) : (f32) -> !hpvm.graph
+    scf.if %which {
+      hpvm.wait %g
+    } else {
+      hpvm.wait %g
+    }
+  }
+  return
+}

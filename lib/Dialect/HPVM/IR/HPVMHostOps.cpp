@@ -13,6 +13,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -66,16 +67,10 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
-FailureOr<SmallVector<LaunchOp>> mlir::hpvm::getLaunchesOf(Value graph,
-                                                          Value *found) {
+FailureOr<SmallVector<LaunchOp>> mlir::hpvm::getLaunchesOf(Value graph) {
   SmallVector<LaunchOp> launches;
   SmallVector<Value> worklist{graph};
   llvm::SmallPtrSet<void *, 8> seen;
-  auto fail = [&](Value value) {
-    if (found)
-      *found = value;
-    return failure();
-  };
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     if (!seen.insert(value.getAsOpaquePointer()).second)
@@ -87,18 +82,20 @@ FailureOr<SmallVector<LaunchOp>> mlir::hpvm::getLaunchesOf(Value graph,
     auto argument = dyn_cast<BlockArgument>(value);
     Block *block = argument ? argument.getOwner() : nullptr;
     if (!block || block->isEntryBlock())
-      return fail(value);
+      return failure();
     for (auto it = block->pred_begin(), end = block->pred_end(); it != end; ++it) {
       auto branch = dyn_cast<BranchOpInterface>((*it)->getTerminator());
       if (!branch)
-        return fail(value);
+        return failure();
       Value incoming = branch.getSuccessorOperands(it.getSuccessorIndex())
                            [argument.getArgNumber()];
       if (!incoming)
-        return fail(value);
+        return failure();
       worklist.push_back(incoming);
     }
   }
+  if (launches.empty())
+    return failure();
   return launches;
 }
 
@@ -166,25 +163,27 @@ LogicalResult WaitOp::verify() {
   Value graph = getGraph();
   Block *launchedIn = isa<BlockArgument>(graph) ? cast<BlockArgument>(graph).getOwner()
                                                 : graph.getDefiningOp()->getBlock();
-  Block *block = (*this)->getBlock();
-  if (graph.getParentRegion() == block->getParent() && block != launchedIn &&
-      reachesItselfAvoiding(block, launchedIn))
+  // A loop between the launch and the wait: a branch back to the wait's block
+  // that does not pass the launch again, or a loop op around the wait.
+  bool inLoop = false;
+  Operation *outer = getOperation();
+  while (outer->getParentRegion() != graph.getParentRegion() && !inLoop) {
+    outer = outer->getParentOp();
+    inLoop = !outer || isa<LoopLikeOpInterface>(outer);
+  }
+  Block *block = outer ? outer->getBlock() : nullptr;
+  if (inLoop || (block && block != launchedIn && reachesItselfAvoiding(block, launchedIn)))
     return emitOpError("waits in a loop on a graph launched outside it: the first "
                        "wait ends the graph; launch it in the loop, or wait after it");
+  DominanceInfo dominance;
   for (Operation *other : graph.getUsers()) {
-    if (other == getOperation() || !isa<WaitOp>(other))
+    if (!isa<WaitOp>(other) || !dominance.properlyDominates(other, getOperation()))
       continue;
-    bool before = other->getBlock() == block
-                      ? other->isBeforeInBlock(getOperation())
-                      : DominanceInfo(other->getParentOp()).properlyDominates(
-                            other->getBlock(), block);
-    if (before) {
-      InFlightDiagnostic diag = emitOpError(
-          "waits on a graph that an earlier hpvm.wait already ended (a wait "
-          "frees the launch)");
-      diag.attachNote(other->getLoc()) << "the earlier wait";
-      return diag;
-    }
+    InFlightDiagnostic diag = emitOpError(
+        "waits on a graph that an earlier hpvm.wait already ended (a wait "
+        "frees the launch)");
+    diag.attachNote(other->getLoc()) << "the earlier wait";
+    return diag;
   }
   return success();
 }

@@ -50,11 +50,10 @@ verifyKnobPlacement(Operation *op, KnobAttr knob,
 /// The launches a graph handle may come from: the hpvm.launch that produced
 /// it or, for a block argument, the launches that every predecessor's branch
 /// passes there (followed through further block arguments), in the order
-/// first met. Failure, with the value that is neither in `found` when given,
-/// when some path brings the handle from elsewhere (a function argument, the
-/// result of another op, a terminator that is not a branch).
-FailureOr<SmallVector<LaunchOp>> getLaunchesOf(Value graph,
-                                               Value *found = nullptr);
+/// first met. Failure when some path brings the handle from elsewhere (a
+/// function argument, the result of another op, a terminator that is not a
+/// branch) or no launch reaches it.
+FailureOr<SmallVector<LaunchOp>> getLaunchesOf(Value graph);
 } // namespace mlir::hpvm
 
 #endif // HPVM_DIALECT_HPVM_IR_HPVMOPS_H
