@@ -133,6 +133,24 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     needs branches on values equal in every row, no masked region, no
     outputs and a leaf that reads its y id.
 
+    Contractions (`contractions`, on by default): a leaf replicated in x
+    and y, without outputs, whose instances each fold a loop
+    `acc = acc + P[..] * Q[..]` (a multiply-add, or a product then a sum),
+    one factor's address an affine function of the y ids (this leaf's and
+    its parent's) and the loop counter, the other's of the x ids and the
+    counter (a matrix product, as a naive sgemm is written), gets a plan,
+    `@<leaf>__sums_plan`, named by `hpvm.contraction_plan`, and a sums
+    variant, `@<leaf>__sums`, named by `hpvm.contraction_variant`. Where a
+    tile grid runs as one parallel-for (`convert-hpvm-to-cpu`), the plan
+    runs first: it checks that no index of the loop wraps over the grid and
+    that both operands are indexed as required, then has the runtime
+    (`hpvm_rt_contract_f32`) compute every instance's sum into a buffer at
+    once, with packed, cache-blocked panels, each sum through the same
+    rounded steps in the same order (fused or not, as the leaf's step), so
+    results are bitwise those of the scalar code; the grid then runs the
+    sums variant, the loop replaced by a load of its sum. When a check
+    fails the plan declines and the grid runs the leaf as before.
+
     Structured leaves (memref, scf and arith in one block) whose grids all
     have one constant x extent W from 2 to 128 (tiles, as after
     `hpvm-tile-nodes`) get a tile variant instead (`tiles`, on by default):
@@ -174,6 +192,10 @@ def ConvertHPVMToVector : Pass<"convert-hpvm-to-vector", "ModuleOp"> {
     Option<"tiles", "tiles", "bool", /*default=*/"true",
            "Tile variants of structured leaves whose grids all have one "
            "constant x extent from 2 to 128: tile rows in lock-step">,
+    Option<"contractions", "contractions", "bool", /*default=*/"true",
+           "Sums variants and plans of imported-C leaves replicated in x "
+           "and y whose instances each sum products in a loop (a matrix "
+           "product): every sum at once, packed, in the runtime">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report, as remarks, which leaves were vectorized at which "
            "width, and why the others were not">,

@@ -399,6 +399,10 @@ private:
   /// Leaves whose tile rows run in lock-step (hpvm.tile_variant): the
   /// variant's node function and the tile width.
   DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
+  /// Leaves whose instances each sum products (hpvm.contraction_variant,
+  /// hpvm.contraction_plan): the sums variant and the plan, which fills the
+  /// sums or declines (a collapsed grid runs the plan first).
+  DenseMap<Operation *, std::pair<LeafOp, LLVM::LLVMFuncOp>> contractions;
   /// Whether nested grids may run as one parallel-for (collapse-grids).
   bool collapseGrids = true;
 

@@ -88,15 +88,18 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   for (auto [d, dim] : llvm::enumerate(child.getDims()))
     inner[d] = toI64(b, loc, mapping.lookup(dim));
 
-  LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
-  Value context = allocaInEntry(b, loc, contextType);
-  for (auto [index, input] : llvm::enumerate(leafInputs))
-    storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
-  unsigned first = leafInputs.size();
-  storeField(b, loc, contextType, context, first + CollapsedParent, parentFrame);
   LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
   Value outputs = leaf.getNumResults() ? allocaInEntry(b, loc, outputType)
                                        : nullPointer(b, loc);
+  // One parallel-for over the combined grid, running `runs` (the leaf or
+  // its sums variant) with `runInputs`.
+  auto launch = [&](OpBuilder &b, LeafOp runs, ArrayRef<Value> runInputs) {
+  LLVM::LLVMStructType contextType = getCollapsedContextType(runs);
+  Value context = allocaInEntry(b, loc, contextType);
+  for (auto [index, input] : llvm::enumerate(runInputs))
+    storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
+  unsigned first = runInputs.size();
+  storeField(b, loc, contextType, context, first + CollapsedParent, parentFrame);
   storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);
@@ -109,13 +112,35 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
                           address);
   }
   Value body = LLVM::AddressOfOp::create(
-      b, loc, getCollapsedRangeFunction(internal, leaf, rank));
+      b, loc, getCollapsedRangeFunction(internal, runs, rank));
   Value status = callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
                              {i32Constant(b, loc, rank), extents, body, context});
   checkStatus(b, loc, status,
-              ("running the instances of @" + leaf.getSymName() + " in @" +
+              ("running the instances of @" + runs.getSymName() + " in @" +
                internal.getSymName())
                   .str());
+  };
+  auto contraction = contractions.find(leaf.getOperation());
+  if (contraction == contractions.end() || rank != 2) {
+    launch(b, leaf, leafInputs);
+  } else {
+    // Every instance's sum first (the plan declines with a null buffer),
+    // then the grid reading them; the leaf as it is otherwise.
+    auto [sums, plan] = contraction->second;
+    SmallVector<Value> planArgs(leafInputs);
+    planArgs.append({inner[0], inner[1], outer[0], outer[1]});
+    Value buffer = LLVM::CallOp::create(b, loc, plan, planArgs).getResult();
+    Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
+                                          nullPointer(b, loc));
+    auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
+    OpBuilder tb = choice.getThenBodyBuilder();
+    launch(tb, leaf, leafInputs);
+    OpBuilder eb = choice.getElseBodyBuilder();
+    SmallVector<Value> sumsInputs(leafInputs);
+    sumsInputs.append({buffer, LLVM::MulOp::create(eb, loc, outer[0], inner[0])});
+    launch(eb, sums, sumsInputs);
+    callRuntime(eb, loc, "free", Type(), {buffer});
+  }
   SmallVector<Value> results;
   for (unsigned port : boundPorts)
     results.push_back(fromStorage(b, loc,

@@ -138,6 +138,32 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
     return leaf.emitError() << "'" << attr << "' names " << leaf->getAttr(attr)
                             << ", which is not a " << expected;
   };
+  StringRef contractionAttrs[2] = {HPVMDialect::getContractionVariantAttrName(),
+                                   HPVMDialect::getContractionPlanAttrName()};
+  if (leaf->hasAttr(contractionAttrs[0]) != leaf->hasAttr(contractionAttrs[1]))
+    return leaf.emitError() << "'" << contractionAttrs[0] << "' and '"
+                            << contractionAttrs[1] << "' go together: only one is here";
+  if (leaf->hasAttr(contractionAttrs[0])) {
+    auto sums = symbolTables.lookupNearestSymbolFrom<LeafOp>(
+        module, leaf->getAttrOfType<FlatSymbolRefAttr>(contractionAttrs[0]));
+    SmallVector<Type> inputs(leaf.getArgumentTypes());
+    inputs.append({pointerType, IntegerType::get(context, 64)});
+    if (!sums || sums.getArgumentTypes() != ArrayRef<Type>(inputs) ||
+        sums.getNumResults() != 0 || leaf.getNumResults() != 0)
+      return refused(contractionAttrs[0],
+                     "sums variant of this leaf (a leaf with its inputs, then a "
+                     "pointer and an i64; the leaf and the variant without outputs)");
+    auto plan = symbolTables.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+        module, leaf->getAttrOfType<FlatSymbolRefAttr>(contractionAttrs[1]));
+    SmallVector<Type> planInputs(leaf.getArgumentTypes());
+    planInputs.append(4, IntegerType::get(context, 64));
+    if (!plan || plan.getFunctionType().getParams() != ArrayRef<Type>(planInputs) ||
+        plan.getFunctionType().getReturnType() != pointerType)
+      return refused(contractionAttrs[1],
+                     "plan of this leaf (an llvm.func of the leaf's inputs and "
+                     "four i64 extents returning a pointer)");
+    contractions[leaf] = {sums, plan};
+  }
   if (leaf->hasAttr(HPVMDialect::getTileVariantAttrName())) {
     auto [tile, lanes] = lookupVariant(symbolTables, module, leaf,
                                        HPVMDialect::getTileVariantAttrName());

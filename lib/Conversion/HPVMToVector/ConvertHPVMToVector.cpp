@@ -4,6 +4,7 @@
 // for tile rows of structured leaves) and says what it did.
 #include "HPVM/Conversion/Passes.h"
 
+#include "Contraction.h"
 #include "LaneWidening.h"
 #include "TileLanes.h"
 
@@ -82,7 +83,34 @@ struct ConvertHPVMToVectorPass
     // Whether a variant was added: a module without any is unchanged (and the
     // pass manager need not verify it again).
     bool changed = false;
-    for (LeafOp leaf : leaves) {
+    for (size_t next = 0; next < leaves.size(); ++next) {
+      LeafOp leaf = leaves[next];
+      // A leaf replicated in x and y whose instances each sum products in a
+      // loop: every sum at once (a packed contraction in the runtime), then
+      // the rest of the leaf reading its sum; the sums variant gets lanes of
+      // its own below, the leaf too (for grids the plan declines).
+      if (contractions && importedC && replicatedInRows.contains(leaf.getSymNameAttr()) &&
+          !leaf->hasAttr(HPVMDialect::getContractionVariantAttrName()) &&
+          !leaf->hasAttr(HPVMDialect::getLanesAttrName())) {
+        ContractionVariant contraction = buildContraction(leaf, symbols);
+        if (contraction.sums) {
+          changed = true;
+          leaf->setAttr(HPVMDialect::getContractionVariantAttrName(),
+                        FlatSymbolRefAttr::get(contraction.sums.getSymNameAttr()));
+          leaf->setAttr(HPVMDialect::getContractionPlanAttrName(),
+                        FlatSymbolRefAttr::get(contraction.plan.getSymNameAttr()));
+          replicated.insert(contraction.sums.getSymNameAttr());
+          replicatedInRows.insert(contraction.sums.getSymNameAttr());
+          leaves.push_back(contraction.sums);
+          if (remarks)
+            leaf.emitRemark() << "contraction: every instance's sum computed at once "
+                                 "(@"
+                              << contraction.plan.getSymName() << ", then @"
+                              << contraction.sums.getSymName() << ")";
+        } else if (remarks && contraction.reason != "no loop sums products") {
+          leaf.emitRemark() << "no contraction: " << contraction.reason;
+        }
+      }
       if (leaf->hasAttr(HPVMDialect::getLanesAttrName()) ||
           leaf->hasAttr(HPVMDialect::getVectorVariantAttrName()) ||
           leaf->hasAttr(HPVMDialect::getTileVariantAttrName()) ||

@@ -159,6 +159,25 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, co
                                               int64_t k, int64_t activation,
                                               double activation_max);
 
+/* The accumulation step of a leaf's reduction loop: returns the new accumulator. */
+typedef float (*hpvm_rt_contract_step_fn)(float a, float b, float acc);
+
+/* s[y * lds + x] for x < cols, y < rows = the fold over kk = 0 .. depth - 1 of
+ *   acc = step(p[y * p_row + kk * p_depth], q[x * q_col + kk * q_depth], acc), from acc = init,
+ * in ascending kk, bit for bit what the sequential loop gives. Strides are in elements and may be
+ * any value (negative, zero). `step` is the compiled leaf's own step, either a fused
+ * multiply-add (fma(a, b, acc)) or a rounded product then a rounded sum (acc + a * b); the
+ * driver calls it once on inputs that tell the two apart and then runs its own vector kernels of
+ * that kind. s must not overlap p or q. Returns 0 when s holds the results (rows = 0 or cols = 0:
+ * nothing to do; depth = 0: every element is init); nonzero when it computed nothing (step is
+ * neither kind, invalid sizes (negative), a NULL pointer with rows, cols > 0, or lds < cols),
+ * and then the caller must compute the results itself. Runs on the thread pool; without memory
+ * for packing a block is folded through `step` itself, unpacked. */
+HPVM_RT_EXPORT int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth,
+                                            const float *q, int64_t q_col, int64_t q_depth,
+                                            int64_t rows, int64_t cols, int64_t depth, float init,
+                                            hpvm_rt_contract_step_fn step, float *s, int64_t lds);
+
 /* Storage formats of hpvm_rt_tensor_matmul_half's operands (the fp16 and bf16 knobs). */
 typedef enum hpvm_rt_tensor_half_e {
   HPVM_RT_TENSOR_FP16 = 1, /* IEEE 754 binary16: 1 sign, 5 exponent, 10 fraction bits */

@@ -32,7 +32,8 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     hpvm_tensor_conv_direct_generic,       hpvm_tensor_conv_filters_generic,
     hpvm_tensor_conv_taps_filters_generic, hpvm_tensor_conv_taps_direct_generic,
     hpvm_tensor_pack_half_generic,         hpvm_tensor_narrow_half_generic,
-    hpvm_tensor_widen_half_generic};
+    hpvm_tensor_widen_half_generic,        hpvm_tensor_contract_fused_generic,
+    hpvm_tensor_contract_unfused_generic};
 
 static hpvm_tensor_kernels_t select_kernels(void) {
   hpvm_tensor_kernels_t k = generic_kernels;
@@ -45,6 +46,8 @@ static hpvm_tensor_kernels_t select_kernels(void) {
     k.filters = hpvm_tensor_conv_filters_avx2;
     k.taps_filters = hpvm_tensor_conv_taps_filters_avx2;
     k.taps_direct = hpvm_tensor_conv_taps_direct_avx2;
+    k.contract_fused = hpvm_tensor_contract_fused_avx2;
+    k.contract_unfused = hpvm_tensor_contract_unfused_avx2;
     /* vcvtph2ps: every AVX2 CPU has F16C, but ask. */
     if (__builtin_cpu_supports("f16c")) {
       k.pack_half = hpvm_tensor_pack_half_avx2;

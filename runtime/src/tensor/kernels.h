@@ -21,6 +21,15 @@ typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const flo
                                             int64_t ldc, int64_t rows, int64_t cols,
                                             int accumulate);
 
+/* The exact contractions (contract.c): c[r * ldc + j] for r < rows (<= MR), j < cols (<= NR)
+ * = the fold over p < k, in ascending p, of acc = step(a[p * MR + r], b[p * NR + j], acc) from
+ * acc = (load ? c[r * ldc + j] : init), one vector lane per element, with the step of the
+ * variant: _fused one fused multiply-add (fmaf), _unfused a rounded product, then a rounded
+ * sum (never contracted). Bit for bit the sequential fold, whatever rows and cols. */
+typedef void (*hpvm_tensor_contract_fn)(int64_t k, const float *a, const float *b, float *c,
+                                        int64_t ldc, int64_t rows, int64_t cols, int load,
+                                        float init);
+
 /* The most taps (kh * kw) a depthwise window may have for the vector path. */
 enum { HPVM_TENSOR_DEPTHWISE_MAX_TAPS = 64 };
 
@@ -159,7 +168,13 @@ uint16_t hpvm_tensor_narrow(float x, int64_t format);
   void hpvm_tensor_narrow_half_##isa(const float *src, uint16_t *dst, int64_t count,          \
                                      int64_t format);                                          \
   void hpvm_tensor_widen_half_##isa(const uint16_t *src, float *dst, int64_t count,           \
-                                    int64_t format);
+                                    int64_t format);                                          \
+  void hpvm_tensor_contract_fused_##isa(int64_t k, const float *a, const float *b, float *c,   \
+                                        int64_t ldc, int64_t rows, int64_t cols, int load,     \
+                                        float init);                                           \
+  void hpvm_tensor_contract_unfused_##isa(int64_t k, const float *a, const float *b, float *c, \
+                                          int64_t ldc, int64_t rows, int64_t cols, int load,   \
+                                          float init);
 
 HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
@@ -178,6 +193,8 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_pack_half_fn pack_half;
   hpvm_tensor_narrow_half_fn narrow_half;
   hpvm_tensor_widen_half_fn widen_half;
+  hpvm_tensor_contract_fn contract_fused;
+  hpvm_tensor_contract_fn contract_unfused;
 } hpvm_tensor_kernels_t;
 
 /* The kernels to use: AVX2+FMA where the CPU has both, else (or after
@@ -218,6 +235,11 @@ static inline float hpvm_tensor_activate(float v, int64_t activation, float max)
 /* Tests: nonzero makes later calls use the baseline kernels whatever the CPU has (call it
  * while no tensor kernel runs). */
 void hpvm_tensor_use_generic_kernels(int on);
+
+/* Tests: nonzero makes later exact contractions (hpvm_rt_contract_f32) run as without memory
+ * for packing (each block folded through the caller's step, unpacked; call it while no
+ * contraction runs). */
+void hpvm_tensor_contract_without_memory(int on);
 
 /* Tests: nonzero makes later approximate convolutions run as without memory for packing (the
  * plain loops over the unpacked filters; call it while no tensor kernel runs). */

@@ -359,6 +359,47 @@ hpvm.leaf private @rest(%x: !llvm.ptr) attributes {hpvm.vector_variant = @rest__
 
 // -----
 
+// A sums variant without its plan.
+hpvm.leaf private @lone__sums(%x: !llvm.ptr, %s: !llvm.ptr, %n: i64) {
+  hpvm.return
+}
+// expected-error @+1 {{'hpvm.contraction_variant' and 'hpvm.contraction_plan' go together: only one is here}}
+hpvm.leaf private @lone(%x: !llvm.ptr) attributes {hpvm.contraction_variant = @lone__sums} {
+  hpvm.return
+}
+
+// -----
+
+// A sums variant without the buffer's inputs.
+hpvm.leaf private @dot__sums(%x: !llvm.ptr) {
+  hpvm.return
+}
+llvm.func private @dot__sums_plan(%x: !llvm.ptr, %a: i64, %b: i64, %c: i64, %d: i64) -> !llvm.ptr {
+  %null = llvm.mlir.zero : !llvm.ptr
+  llvm.return %null : !llvm.ptr
+}
+// expected-error @+1 {{'hpvm.contraction_variant' names @dot__sums, which is not a sums variant of this leaf (a leaf with its inputs, then a pointer and an i64; the leaf and the variant without outputs)}}
+hpvm.leaf private @dot(%x: !llvm.ptr) attributes {hpvm.contraction_variant = @dot__sums, hpvm.contraction_plan = @dot__sums_plan} {
+  hpvm.return
+}
+
+// -----
+
+// A plan that does not take the grid's extents.
+hpvm.leaf private @mm__sums(%x: !llvm.ptr, %s: !llvm.ptr, %n: i64) {
+  hpvm.return
+}
+llvm.func private @mm__sums_plan(%x: !llvm.ptr) -> !llvm.ptr {
+  %null = llvm.mlir.zero : !llvm.ptr
+  llvm.return %null : !llvm.ptr
+}
+// expected-error @+1 {{'hpvm.contraction_plan' names @mm__sums_plan, which is not a plan of this leaf (an llvm.func of the leaf's inputs and four i64 extents returning a pointer)}}
+hpvm.leaf private @mm(%x: !llvm.ptr) attributes {hpvm.contraction_variant = @mm__sums, hpvm.contraction_plan = @mm__sums_plan} {
+  hpvm.return
+}
+
+// -----
+
 // A block variant of no lane variant.
 hpvm.leaf private @alone__lanes4x2(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 4, hpvm.rows = 2} {
   %true = arith.constant true

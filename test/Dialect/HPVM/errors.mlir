@@ -581,6 +581,26 @@ hpvm.leaf @leaf() attributes {hpvm.vector_variant = 8} {
 
 // -----
 
+// expected-error @+1 {{'hpvm.contraction_plan' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.contraction_plan = @p} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.contraction_plan' expects a symbol reference (the plan function), found "p"}}
+hpvm.leaf @leaf() attributes {hpvm.contraction_plan = "p"} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.contraction_variant' expects a symbol reference (the variant leaf), found 8 : i64}}
+hpvm.leaf @leaf() attributes {hpvm.contraction_variant = 8} {
+  hpvm.return
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.block_variant' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
 hpvm.internal @inner() attributes {hpvm.block_variant = @v} {
 }
@@ -637,7 +657,7 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant' or 'hpvm.rows'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan' or 'hpvm.rows'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -133,15 +133,18 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getVectorVariantAttrName() || name == getBlockVariantAttrName() ||
-      name == getRemainderVariantAttrName() || name == getTileVariantAttrName()) {
+      name == getRemainderVariantAttrName() || name == getTileVariantAttrName() ||
+      name == getContractionVariantAttrName() || name == getContractionPlanAttrName()) {
     if (!isa<LeafOp>(op))
       return op->emitError()
              << "'" << name << "' is only valid on hpvm.leaf, found on '"
              << op->getName() << "'";
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()))
       return op->emitError() << "'" << name
-                             << "' expects a symbol "
-                                "reference (the variant leaf), found "
+                             << "' expects a symbol reference (the "
+                             << (name == getContractionPlanAttrName() ? "plan function"
+                                                                      : "variant leaf")
+                             << "), found "
                              << attribute.getValue();
     return success();
   }
@@ -203,7 +206,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
                             "'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
-                            "'hpvm.tile_variant' or 'hpvm.rows'";
+                            "'hpvm.tile_variant', 'hpvm.contraction_variant', "
+                            "'hpvm.contraction_plan' or 'hpvm.rows'";
 }
 
 //===----------------------------------------------------------------------===//

@@ -48,6 +48,14 @@ def HPVM_Dialect : Dialect {
     leaf whose grids all have one constant x extent W (a tile) may instead
     name a tile variant, `hpvm.tile_variant = @t`: a lane variant of W lanes
     that runs a whole row of the tile in lock-step.
+    A leaf whose instances each sum products in a loop (a matrix product)
+    may name a sums variant, `hpvm.contraction_variant = @s`, and its plan,
+    `hpvm.contraction_plan = @p`: `@p` (an `llvm.func` taking the leaf's
+    inputs and the i64 extents x, y, tiles x, tiles y of its grid) has the
+    runtime compute every instance's sum into a buffer it returns (null:
+    it declined, run the leaf), and `@s` is the leaf with the loop replaced
+    by a load of its sum, with two more inputs: the buffer and its row
+    length (the x extent of the whole grid).
     Arguments of node definitions may carry `hpvm.access`.
   }];
   let useDefaultTypePrinterParser = 1;
@@ -107,6 +115,17 @@ def HPVM_Dialect : Dialect {
     /// instances in lock-step.
     static constexpr ::llvm::StringLiteral getTileVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.tile_variant");
+    }
+    /// Name of the discardable attribute naming the sums variant of a leaf
+    /// whose instances each sum products in a loop (convert-hpvm-to-vector):
+    /// the leaf reading its sum from a buffer its plan filled.
+    static constexpr ::llvm::StringLiteral getContractionVariantAttrName() {
+      return ::llvm::StringLiteral("hpvm.contraction_variant");
+    }
+    /// Name of the discardable attribute naming the plan of a leaf's sums
+    /// variant: an llvm.func that fills the buffer of sums, or declines.
+    static constexpr ::llvm::StringLiteral getContractionPlanAttrName() {
+      return ::llvm::StringLiteral("hpvm.contraction_plan");
     }
     /// Name of the discardable attribute of a block variant: its row count U.
     static constexpr ::llvm::StringLiteral getRowsAttrName() {

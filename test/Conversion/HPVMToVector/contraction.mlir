@@ -1,0 +1,188 @@
+// convert-hpvm-to-vector's contractions: a leaf replicated in x and y whose instances each
+// sum products in a loop gets a plan (checks, then the runtime's packed contraction into a
+// buffer) and a sums variant (the loop replaced by a load of its sum).
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 rows=1 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 contractions=false" | FileCheck %s --check-prefix=OFF
+
+// C[y][x] = sum_i A[y * k + i] * B[i * n + x] with int indices, as clang -O2 gives it
+// (rotated, guarded loop; the x index sign-extended through shl 32 / ashr exact 30).
+// REMARK: remark: contraction: every instance's sum computed at once (@dot__sums_plan, then @dot__sums)
+// CHECK-LABEL: hpvm.leaf @dot(
+// CHECK-SAME: hpvm.contraction_plan = @dot__sums_plan
+// CHECK-SAME: hpvm.contraction_variant = @dot__sums
+// The step: the leaf's own multiply-add.
+// CHECK: llvm.func private @dot__sums_step(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[ACC:.*]]: f32) -> f32
+// CHECK-NEXT: %[[S:.*]] = llvm.intr.fmuladd(%[[A]], %[[B]], %[[ACC]])
+// CHECK-NEXT: llvm.return %[[S]]
+// The plan: the leaf's inputs and the grid (x, y, tiles x, tiles y); the 32-bit index
+// checked against wrapping, coefficients with overflow checks; null when it declines.
+// CHECK: llvm.func private @dot__sums_plan({{.*}}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) -> !llvm.ptr
+// CHECK: "llvm.intr.smul.with.overflow"
+// CHECK: llvm.mlir.constant(-2147483648 : i64)
+// CHECK: llvm.mlir.constant(2147483647 : i64)
+// CHECK: llvm.cond_br
+// CHECK: llvm.call @malloc
+// CHECK: %[[STEP:.*]] = llvm.mlir.addressof @dot__sums_step
+// CHECK: llvm.call @hpvm_rt_contract_f32({{.*}}, %[[STEP]], {{.*}}) : (!llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, f32, !llvm.ptr, !llvm.ptr, i64) -> i32
+// CHECK: llvm.call @free
+// The sums variant: two more inputs, no loop, the sum loaded at (tile x * w + x, ...).
+// CHECK-LABEL: hpvm.leaf private @dot__sums(
+// CHECK-SAME: %[[SUMS:[a-z0-9]+]]: !llvm.ptr, %[[ROW:[a-z0-9]+]]: i64)
+// CHECK-NOT: llvm.intr.fmuladd
+// CHECK: hpvm.instance_id x level 1
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[SUMS]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[SUM:.*]] = llvm.load %[[AT]] : !llvm.ptr -> f32
+// CHECK: llvm.br ^{{.*}}(%[[SUM]] : f32)
+// CHECK-NOT: llvm.intr.fmuladd
+// CHECK: hpvm.return
+// Then lanes for both.
+// CHECK: hpvm.leaf private @dot__sums__lanes4
+// OFF-NOT: contraction
+// OFF-NOT: __sums
+hpvm.leaf @dot(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32) {
+  %c0_i32 = llvm.mlir.constant(0 : i32) : i32
+  %zero = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  %c32 = llvm.mlir.constant(32 : i64) : i64
+  %c30 = llvm.mlir.constant(30 : i64) : i64
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  %tx = hpvm.instance_id x level 1 : index
+  %txi = arith.index_cast %tx : index to i64
+  %w = hpvm.num_instances x : index
+  %wi = arith.index_cast %w : index to i64
+  %xs = llvm.mul %wi, %txi overflow<nsw> : i64
+  %lx = hpvm.instance_id x : index
+  %lxi = arith.index_cast %lx : index to i64
+  %x = llvm.add %xs, %lxi overflow<nsw> : i64
+  %ty = hpvm.instance_id y level 1 : index
+  %tyi = arith.index_cast %ty : index to i64
+  %h = hpvm.num_instances y : index
+  %hi = arith.index_cast %h : index to i64
+  %ys = llvm.mul %hi, %tyi overflow<nsw> : i64
+  %ly = hpvm.instance_id y : index
+  %lyi = arith.index_cast %ly : index to i64
+  %y = llvm.add %ys, %lyi overflow<nsw> : i64
+  %y32 = llvm.trunc %y : i64 to i32
+  %any = llvm.icmp "sgt" %k, %c0_i32 : i32
+  llvm.cond_br %any, ^pre, ^done(%zero : f32)
+^pre:
+  %row = llvm.mul %k, %y32 overflow<nsw> : i32
+  %row64 = llvm.sext %row : i32 to i64
+  %n64 = llvm.sext %n : i32 to i64
+  %xshl = llvm.shl %x, %c32 : i64
+  %trip = llvm.zext nneg %k : i32 to i64
+  %arow = llvm.getelementptr %a[%row64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %xbytes = llvm.ashr exact %xshl, %c30 : i64
+  %bcol = llvm.getelementptr %b[%xbytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.br ^loop(%c0, %zero : i64, f32)
+^done(%sum: f32):
+  %x32 = llvm.trunc %x : i64 to i32
+  %cy = llvm.mul %n, %y32 overflow<nsw> : i32
+  %ci = llvm.add %cy, %x32 overflow<nsw> : i32
+  %ci64 = llvm.sext %ci : i32 to i64
+  %cat = llvm.getelementptr inbounds %c[%ci64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %sum, %cat : f32, !llvm.ptr
+  hpvm.return
+^loop(%i: i64, %acc: f32):
+  %aat = llvm.getelementptr %arow[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %av = llvm.load %aat : !llvm.ptr -> f32
+  %boff = llvm.mul %i, %n64 overflow<nsw> : i64
+  %bat = llvm.getelementptr %bcol[%boff] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %bv = llvm.load %bat : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%av, %bv, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %c1 overflow<nsw, nuw> : i64
+  %stop = llvm.icmp "eq" %i1, %trip : i64
+  llvm.cond_br %stop, ^done(%next : f32), ^loop(%i1, %next : i64, f32)
+}
+hpvm.internal @tile(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32) {
+  %c8 = arith.constant 8 : index
+  %c4 = arith.constant 4 : index
+  %node = hpvm.create_node @dot [%c8, %c4] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %b -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i32
+  hpvm.bind_in %n -> %node[4] : i32
+}
+
+// -----
+
+// A loop that stores: no contraction (the leaf still gets lanes).
+// REMARK: remark: no contraction: the loop does more than sum products
+// CHECK-LABEL: hpvm.leaf @stores(
+// CHECK-NOT: hpvm.contraction_variant
+hpvm.leaf @stores(%a: !llvm.ptr, %k: i64) {
+  %zero = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  %lx = hpvm.instance_id x : index
+  %x = arith.index_cast %lx : index to i64
+  %ly = hpvm.instance_id y : index
+  %y = arith.index_cast %ly : index to i64
+  %any = llvm.icmp "sgt" %k, %c0 : i64
+  llvm.cond_br %any, ^loop(%c0, %zero : i64, f32), ^done(%zero : f32)
+^loop(%i: i64, %acc: f32):
+  %xi = llvm.add %x, %i : i64
+  %at = llvm.getelementptr %a[%xi] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %v = llvm.load %at : !llvm.ptr -> f32
+  %yi = llvm.add %y, %i : i64
+  %bt = llvm.getelementptr %a[%yi] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %w = llvm.load %bt : !llvm.ptr -> f32
+  llvm.store %w, %at : f32, !llvm.ptr
+  %next = llvm.intr.fmuladd(%v, %w, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %c1 : i64
+  %stop = llvm.icmp "eq" %i1, %k : i64
+  llvm.cond_br %stop, ^done(%next : f32), ^loop(%i1, %next : i64, f32)
+^done(%sum: f32):
+  %out = llvm.getelementptr %a[%x] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %sum, %out : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @tile(%a: !llvm.ptr, %k: i64) {
+  %c8 = arith.constant 8 : index
+  %node = hpvm.create_node @stores [%c8, %c8] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %k -> %node[1] : i64
+}
+
+// -----
+
+// An operand at A[x * i]: its address is no affine function of the ids and the counter.
+// REMARK: remark: no contraction: a factor's address is not an affine function of the instance ids and the loop counter
+// CHECK-LABEL: hpvm.leaf @product(
+// CHECK-NOT: hpvm.contraction_variant
+hpvm.leaf @product(%a: !llvm.ptr, %idx: !llvm.ptr, %c: !llvm.ptr, %k: i64) {
+  %zero = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  %lx = hpvm.instance_id x : index
+  %x = arith.index_cast %lx : index to i64
+  %ly = hpvm.instance_id y : index
+  %y = arith.index_cast %ly : index to i64
+  %any = llvm.icmp "sgt" %k, %c0 : i64
+  llvm.cond_br %any, ^loop(%c0, %zero : i64, f32), ^done(%zero : f32)
+^loop(%i: i64, %acc: f32):
+  %xp = llvm.mul %x, %i : i64
+  %at = llvm.getelementptr %a[%xp] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %v = llvm.load %at : !llvm.ptr -> f32
+  %yi = llvm.add %y, %i : i64
+  %bt = llvm.getelementptr %a[%yi] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %w = llvm.load %bt : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%v, %w, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %c1 : i64
+  %stop = llvm.icmp "eq" %i1, %k : i64
+  llvm.cond_br %stop, ^done(%next : f32), ^loop(%i1, %next : i64, f32)
+^done(%sum: f32):
+  %out = llvm.getelementptr %c[%x] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %sum, %out : f32, !llvm.ptr
+  hpvm.return
+}
+hpvm.internal @tile(%a: !llvm.ptr, %idx: !llvm.ptr, %c: !llvm.ptr, %k: i64) {
+  %c8 = arith.constant 8 : index
+  %node = hpvm.create_node @product [%c8, %c8] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %idx -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i64
+}
