@@ -129,7 +129,7 @@ hpvm.leaf @stores(%a: !llvm.ptr, %k: i64) {
   %yi = llvm.add %y, %i : i64
   %bt = llvm.getelementptr %a[%yi] : (!llvm.ptr, i64) -> !llvm.ptr, f32
   %w = llvm.load %bt : !llvm.ptr -> f32
-  llvm.store %w, %at : f32, !llvm.ptr
+  llvm.store %zero, %at : f32, !llvm.ptr
   %next = llvm.intr.fmuladd(%v, %w, %acc) : (f32, f32, f32) -> f32
   %i1 = llvm.add %i, %c1 : i64
   %stop = llvm.icmp "eq" %i1, %k : i64
