@@ -94,31 +94,36 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   // One parallel-for over the combined grid, running `runs` (the leaf or
   // its sums variant) with `runInputs`.
   auto launch = [&](OpBuilder &b, LeafOp runs, ArrayRef<Value> runInputs) {
-  LLVM::LLVMStructType contextType = getCollapsedContextType(runs);
-  Value context = allocaInEntry(b, loc, contextType);
-  for (auto [index, input] : llvm::enumerate(runInputs))
-    storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
-  unsigned first = runInputs.size();
-  storeField(b, loc, contextType, context, first + CollapsedParent, parentFrame);
-  storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
-  auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
-  Value extents = allocaInEntry(b, loc, extentsType);
-  for (int32_t d = 0; d < 3; ++d) {
-    storeField(b, loc, contextType, context, first + CollapsedTiles + d, outer[d]);
-    storeField(b, loc, contextType, context, first + CollapsedTile + d, inner[d]);
-    Value address = LLVM::GEPOp::create(b, loc, pointerType, extentsType,
-                                        extents, ArrayRef<LLVM::GEPArg>{0, d});
-    LLVM::StoreOp::create(b, loc, LLVM::MulOp::create(b, loc, outer[d], inner[d]),
-                          address);
-  }
-  Value body = LLVM::AddressOfOp::create(
-      b, loc, getCollapsedRangeFunction(internal, runs, rank));
-  Value status = callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
-                             {i32Constant(b, loc, rank), extents, body, context});
-  checkStatus(b, loc, status,
-              ("running the instances of @" + runs.getSymName() + " in @" +
-               internal.getSymName())
-                  .str());
+    LLVM::LLVMStructType contextType = getCollapsedContextType(runs);
+    Value context = allocaInEntry(b, loc, contextType);
+    for (auto [index, input] : llvm::enumerate(runInputs))
+      storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
+    unsigned first = runInputs.size();
+    storeField(b, loc, contextType, context, first + CollapsedParent,
+               parentFrame);
+    storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
+    auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
+    Value extents = allocaInEntry(b, loc, extentsType);
+    for (int32_t d = 0; d < 3; ++d) {
+      storeField(b, loc, contextType, context, first + CollapsedTiles + d,
+                 outer[d]);
+      storeField(b, loc, contextType, context, first + CollapsedTile + d,
+                 inner[d]);
+      Value address =
+          LLVM::GEPOp::create(b, loc, pointerType, extentsType, extents,
+                              ArrayRef<LLVM::GEPArg>{0, d});
+      LLVM::StoreOp::create(
+          b, loc, LLVM::MulOp::create(b, loc, outer[d], inner[d]), address);
+    }
+    Value body = LLVM::AddressOfOp::create(
+        b, loc, getCollapsedRangeFunction(internal, runs, rank));
+    Value status =
+        callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
+                    {i32Constant(b, loc, rank), extents, body, context});
+    checkStatus(b, loc, status,
+                ("running the instances of @" + runs.getSymName() + " in @" +
+                 internal.getSymName())
+                    .str());
   };
   auto contraction = contractions.find(leaf.getOperation());
   if (contraction == contractions.end() || rank != 2) {
@@ -130,14 +135,15 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     SmallVector<Value> planArgs(leafInputs);
     planArgs.append({inner[0], inner[1], outer[0], outer[1]});
     Value buffer = LLVM::CallOp::create(b, loc, plan, planArgs).getResult();
-    Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
-                                          nullPointer(b, loc));
+    Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                          buffer, nullPointer(b, loc));
     auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
     OpBuilder tb = choice.getThenBodyBuilder();
     launch(tb, leaf, leafInputs);
     OpBuilder eb = choice.getElseBodyBuilder();
     SmallVector<Value> sumsInputs(leafInputs);
-    sumsInputs.append({buffer, LLVM::MulOp::create(eb, loc, outer[0], inner[0])});
+    sumsInputs.append(
+        {buffer, LLVM::MulOp::create(eb, loc, outer[0], inner[0])});
     launch(eb, sums, sumsInputs);
     callRuntime(eb, loc, "free", Type(), {buffer});
   }

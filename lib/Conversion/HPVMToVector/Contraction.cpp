@@ -90,7 +90,8 @@ bool sameSymbols(const Term &a, const Term &b) {
 std::optional<Poly> addPoly(const Poly &a, const Poly &b) {
   Poly sum(a);
   for (const Term &t : b) {
-    auto it = llvm::find_if(sum, [&](const Term &s) { return sameSymbols(s, t); });
+    auto it =
+        llvm::find_if(sum, [&](const Term &s) { return sameSymbols(s, t); });
     if (it == sum.end()) {
       sum.push_back(t);
       continue;
@@ -129,7 +130,8 @@ std::optional<Form> addForms(const Form &a, const Form &b, int64_t sign) {
   Form sum;
   for (unsigned i = 0; i <= NumAtoms; ++i) {
     const Poly &x = i < NumAtoms ? a.coef[i] : a.constant;
-    std::optional<Poly> y = scalePoly(i < NumAtoms ? b.coef[i] : b.constant, sign);
+    std::optional<Poly> y =
+        scalePoly(i < NumAtoms ? b.coef[i] : b.constant, sign);
     if (!y)
       return std::nullopt;
     std::optional<Poly> s = addPoly(x, *y);
@@ -197,11 +199,14 @@ public:
 
   LeafOp leaf;
   DataLayout layout;
-  Block *loop = nullptr, *exit = nullptr, *guard = nullptr, *preheader = nullptr;
+  Block *loop = nullptr, *exit = nullptr, *guard = nullptr,
+        *preheader = nullptr;
   BlockArgument kk, acc;
   Operation *stepOp = nullptr, *productOp = nullptr; // productOp: the fmul
   LLVM::LoadOp loads[2];
   Value tripCount, guardCondition, init, stepped;
+  /// What the loop passes to `exit`.
+  SmallVector<Value> exitOperands;
   bool guardTrueEnters = true;
   std::pair<Value, Form> addresses[2];
   SmallVector<Obligation, 4> obligations;
@@ -413,14 +418,15 @@ bool Analysis::matchLoop(Block *l) {
     return fail("the loop does not end in a conditional branch");
   bool exitOnTrue = branch.getFalseDest() == l;
   exit = exitOnTrue ? branch.getTrueDest() : branch.getFalseDest();
-  if (exit == l || (exitOnTrue ? branch.getFalseDest() : branch.getTrueDest()) != l)
+  if (exit == l ||
+      (exitOnTrue ? branch.getFalseDest() : branch.getTrueDest()) != l)
     return fail("the loop does not branch to itself and one exit");
   if (l->getNumArguments() != 2)
     return fail("the loop carries other values than a counter and a sum");
-  OperandRange again = exitOnTrue ? branch.getFalseDestOperands()
-                                  : branch.getTrueDestOperands();
-  OperandRange out = exitOnTrue ? branch.getTrueDestOperands()
-                                : branch.getFalseDestOperands();
+  OperandRange again =
+      exitOnTrue ? branch.getFalseDestOperands() : branch.getTrueDestOperands();
+  OperandRange out =
+      exitOnTrue ? branch.getTrueDestOperands() : branch.getFalseDestOperands();
   // The counter and the accumulator.
   for (unsigned i = 0; i < 2; ++i) {
     BlockArgument arg = l->getArgument(i);
@@ -448,7 +454,8 @@ bool Analysis::matchLoop(Block *l) {
     bound = compare.getLhs();
   bool eq = compare.getPredicate() == LLVM::ICmpPredicate::eq;
   bool ne = compare.getPredicate() == LLVM::ICmpPredicate::ne;
-  if (!bound || !isInvariant(bound) || !((eq && exitOnTrue) || (ne && !exitOnTrue)))
+  if (!bound || !isInvariant(bound) ||
+      !((eq && exitOnTrue) || (ne && !exitOnTrue)))
     return fail("the loop's trip count is not a value equal in every instance");
   tripCount = bound;
   // The step.
@@ -465,7 +472,8 @@ bool Analysis::matchLoop(Block *l) {
   } else if (isa<LLVM::FAddOp>(stepOp)) {
     Value other = stepOp->getOperand(0) == acc ? stepOp->getOperand(1)
                                                : stepOp->getOperand(0);
-    if (other == acc || (stepOp->getOperand(0) != acc && stepOp->getOperand(1) != acc))
+    if (other == acc ||
+        (stepOp->getOperand(0) != acc && stepOp->getOperand(1) != acc))
       return fail("the sum is not one of the addition's operands");
     productOp = other.getDefiningOp<LLVM::FMulOp>();
     if (!productOp || productOp->getBlock() != l || !other.hasOneUse())
@@ -493,17 +501,15 @@ bool Analysis::matchLoop(Block *l) {
     for (Value result : op.getResults())
       for (Operation *user : result.getUsers())
         if (user->getBlock() != l && result != stepped)
-          return fail("a value of the loop other than its sum is used after it");
+          return fail(
+              "a value of the loop other than its sum is used after it");
   }
-  // What leaves the loop: its sum, and values from before the loop.
+  // What leaves the loop: its sum, and values from before the loop. (Other uses
+  // of the sum are in blocks the loop dominates: after its one exit edge.)
   for (Value v : out)
     if (v != stepped && v.getParentBlock() == l)
       return fail("a value of the loop other than its sum is used after it");
-  if (exit->getSinglePredecessor() != l) {
-    for (Operation *user : stepped.getUsers())
-      if (user->getBlock() != l)
-        return fail("the sum is used where the loop does not lead alone");
-  }
+  exitOperands.assign(out.begin(), out.end());
   // Entry: G -> (P ->) L, G choosing between the loop and something else.
   SmallVector<Block *> entries;
   for (Block *pred : l->getPredecessors())
@@ -533,12 +539,15 @@ bool Analysis::matchLoop(Block *l) {
   if (!guardBranch)
     return fail("the loop has no guard");
   Block *enters = preheader ? preheader : l;
-  if (guardBranch.getTrueDest() == enters && guardBranch.getFalseDest() != enters)
+  if (guardBranch.getTrueDest() == enters &&
+      guardBranch.getFalseDest() != enters)
     guardTrueEnters = true;
-  else if (guardBranch.getFalseDest() == enters && guardBranch.getTrueDest() != enters)
+  else if (guardBranch.getFalseDest() == enters &&
+           guardBranch.getTrueDest() != enters)
     guardTrueEnters = false;
   else
-    return fail("the guard does not choose between the loop and something else");
+    return fail(
+        "the guard does not choose between the loop and something else");
   guardCondition = guardBranch.getCondition();
   Value start[2];
   if (preheader) {
@@ -561,7 +570,8 @@ bool Analysis::matchLoop(Block *l) {
     return fail("the guard differs between instances");
   // The addresses.
   for (unsigned i = 0; i < 2; ++i) {
-    std::optional<std::pair<Value, Form>> address = addressOf(loads[i].getAddr());
+    std::optional<std::pair<Value, Form>> address =
+        addressOf(loads[i].getAddr());
     if (!address)
       return fail("a factor's address is not an affine function of the "
                   "instance ids and the loop counter");
@@ -600,14 +610,14 @@ bool Analysis::run() {
 class PlanEmitter {
 public:
   PlanEmitter(Analysis &a, OpBuilder &b, Location loc, Block *entry)
-      : a(a), b(b), loc(loc), entry(entry), context(b.getContext()) {
+      : a(a), b(b), loc(loc), context(b.getContext()) {
     i64 = b.getI64Type();
     i1 = b.getI1Type();
-    ptr = LLVM::LLVMPointerType::get(context);
     overflow = LLVM::ConstantOp::create(b, loc, i1, b.getBoolAttr(false));
     unsigned inputs = a.leaf.getNumArguments();
     for (unsigned i = 0; i < inputs; ++i)
-      mapping.map(a.leaf.getBody().front().getArgument(i), entry->getArgument(i));
+      mapping.map(a.leaf.getBody().front().getArgument(i),
+                  entry->getArgument(i));
     for (unsigned d = 0; d < 4; ++d)
       extents[d] = entry->getArgument(inputs + d);
   }
@@ -615,9 +625,8 @@ public:
   Analysis &a;
   OpBuilder &b;
   Location loc;
-  Block *entry;
   MLIRContext *context;
-  Type i64, i1, ptr;
+  Type i64, i1;
   IRMapping mapping;
   Value overflow;
   /// x, y, tiles x, tiles y (the plan's last four inputs), then the trip count.
@@ -634,7 +643,8 @@ public:
     Operation *op = v.getDefiningOp();
     if (auto query = dyn_cast<NumInstancesOp>(op)) {
       unsigned d = (query.getDim() == Dim::x ? 0 : 1) + 2 * query.getLevel();
-      Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), extents[d]);
+      Value index =
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), extents[d]);
       mapping.map(v, index);
       return index;
     }
@@ -668,10 +678,13 @@ public:
 
   Value checked(bool multiply, Value x, Value y) {
     auto pair = LLVM::LLVMStructType::getLiteral(context, {i64, i1});
-    Value r = multiply ? LLVM::SMulWithOverflowOp::create(b, loc, pair, x, y).getResult()
-                       : LLVM::SAddWithOverflowOp::create(b, loc, pair, x, y).getResult();
+    Value r =
+        multiply
+            ? LLVM::SMulWithOverflowOp::create(b, loc, pair, x, y).getResult()
+            : LLVM::SAddWithOverflowOp::create(b, loc, pair, x, y).getResult();
     overflow = LLVM::OrOp::create(
-        b, loc, overflow, LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{1}));
+        b, loc, overflow,
+        LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{1}));
     return LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{0});
   }
   Value add(Value x, Value y) { return checked(false, x, y); }
@@ -713,7 +726,8 @@ public:
     for (unsigned i = 0; i < NumAtoms; ++i) {
       if (f.coef[i].empty())
         continue;
-      Value reach = mul(c.atom[i], LLVM::SubOp::create(b, loc, extents[i], one));
+      Value reach =
+          mul(c.atom[i], LLVM::SubOp::create(b, loc, extents[i], one));
       Value positive = cmp(LLVM::ICmpPredicate::sgt, reach, zero);
       most = add(most, LLVM::SelectOp::create(b, loc, positive, reach, zero));
       least = add(least, LLVM::SelectOp::create(b, loc, positive, zero, reach));
@@ -726,12 +740,12 @@ public:
 /// The step as a function of (a, b, acc): what the runtime calls to learn
 /// whether the leaf's step is fused.
 LLVM::LLVMFuncOp buildStep(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
-  MLIRContext *context = b.getContext();
   Type f32 = b.getF32Type();
   auto type = LLVM::LLVMFunctionType::get(f32, {f32, f32, f32});
   Location loc = a.stepOp->getLoc();
-  auto step = LLVM::LLVMFuncOp::create(b, loc, (a.leaf.getSymName() + "__sums_step").str(),
-                                       type, LLVM::Linkage::Private);
+  auto step = LLVM::LLVMFuncOp::create(
+      b, loc, (a.leaf.getSymName() + "__sums_step").str(), type,
+      LLVM::Linkage::Private);
   symbols.insert(step);
   Block *entry = step.addEntryBlock(b);
   OpBuilder sb = OpBuilder::atBlockBegin(entry);
@@ -743,7 +757,6 @@ LLVM::LLVMFuncOp buildStep(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
     sb.clone(*a.productOp, mapping);
   Operation *copy = sb.clone(*a.stepOp, mapping);
   LLVM::ReturnOp::create(sb, loc, copy->getResult(0));
-  (void)context;
   return step;
 }
 
@@ -758,13 +771,15 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   inputs.append(4, i64);
   auto type = LLVM::LLVMFunctionType::get(ptr, inputs);
   auto plan = LLVM::LLVMFuncOp::create(
-      b, loc, (leaf.getSymName() + "__sums_plan").str(), type, LLVM::Linkage::Private);
+      b, loc, (leaf.getSymName() + "__sums_plan").str(), type,
+      LLVM::Linkage::Private);
   symbols.insert(plan);
   Block *entry = plan.addEntryBlock(b);
   OpBuilder pb = OpBuilder::atBlockBegin(entry);
   PlanEmitter e(a, pb, loc, entry);
   Value zero = e.constant(0), one = e.constant(1);
-  Value ok = LLVM::ConstantOp::create(pb, loc, b.getI1Type(), pb.getBoolAttr(true));
+  Value ok =
+      LLVM::ConstantOp::create(pb, loc, b.getI1Type(), pb.getBoolAttr(true));
   auto require = [&](Value condition) { ok = e.both(ok, condition); };
   for (unsigned d = 0; d < 4; ++d)
     require(e.cmp(LLVM::ICmpPredicate::sge, e.extents[d], one));
@@ -772,9 +787,10 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   // runs n times), else no iteration (then the leaf is left as it is).
   Value guard = e.clone(a.guardCondition);
   if (!a.guardTrueEnters)
-    guard = LLVM::XOrOp::create(pb, loc, guard,
-                                LLVM::ConstantOp::create(pb, loc, pb.getI1Type(),
-                                                         pb.getBoolAttr(true)));
+    guard =
+        LLVM::XOrOp::create(pb, loc, guard,
+                            LLVM::ConstantOp::create(pb, loc, pb.getI1Type(),
+                                                     pb.getBoolAttr(true)));
   require(guard);
   Value trip = e.asI64(a.tripCount);
   require(e.cmp(LLVM::ICmpPredicate::sge, trip, one));
@@ -792,10 +808,12 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
                   e.mul(c[i].atom[AtomY], e.extents[AtomY])));
   }
   // Which one runs along x (q: no y) and which along y (p: no x).
-  Value firstIsQ = e.both(e.cmp(LLVM::ICmpPredicate::eq, c[0].atom[AtomY], zero),
-                          e.cmp(LLVM::ICmpPredicate::eq, c[1].atom[AtomX], zero));
-  Value secondIsQ = e.both(e.cmp(LLVM::ICmpPredicate::eq, c[1].atom[AtomY], zero),
-                           e.cmp(LLVM::ICmpPredicate::eq, c[0].atom[AtomX], zero));
+  Value firstIsQ =
+      e.both(e.cmp(LLVM::ICmpPredicate::eq, c[0].atom[AtomY], zero),
+             e.cmp(LLVM::ICmpPredicate::eq, c[1].atom[AtomX], zero));
+  Value secondIsQ =
+      e.both(e.cmp(LLVM::ICmpPredicate::eq, c[1].atom[AtomY], zero),
+             e.cmp(LLVM::ICmpPredicate::eq, c[0].atom[AtomX], zero));
   require(LLVM::OrOp::create(pb, loc, firstIsQ, secondIsQ));
   auto pick = [&](Value q, Value p, bool wantQ) {
     return wantQ ? LLVM::SelectOp::create(pb, loc, firstIsQ, q, p).getResult()
@@ -804,9 +822,10 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   Value four = e.constant(4);
   Value base[2];
   for (unsigned i = 0; i < 2; ++i) {
-    for (Value v : {c[i].atom[AtomX], c[i].atom[AtomY], c[i].atom[AtomK], c[i].constant})
-      require(e.cmp(LLVM::ICmpPredicate::eq, LLVM::SRemOp::create(pb, loc, v, four),
-                    zero));
+    for (Value v :
+         {c[i].atom[AtomX], c[i].atom[AtomY], c[i].atom[AtomK], c[i].constant})
+      require(e.cmp(LLVM::ICmpPredicate::eq,
+                    LLVM::SRemOp::create(pb, loc, v, four), zero));
     base[i] = LLVM::GEPOp::create(pb, loc, ptr, pb.getI8Type(),
                                   e.clone(a.addresses[i].first),
                                   ArrayRef<LLVM::GEPArg>{c[i].constant});
@@ -814,7 +833,9 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
     require(e.cmp(LLVM::ICmpPredicate::eq,
                   LLVM::AndOp::create(pb, loc, address, e.constant(3)), zero));
   }
-  auto elements = [&](Value bytes) { return LLVM::SDivOp::create(pb, loc, bytes, four); };
+  auto elements = [&](Value bytes) {
+    return LLVM::SDivOp::create(pb, loc, bytes, four);
+  };
   Value q = LLVM::SelectOp::create(pb, loc, firstIsQ, base[0], base[1]);
   Value p = LLVM::SelectOp::create(pb, loc, firstIsQ, base[1], base[0]);
   Value qCol = elements(pick(c[0].atom[AtomX], c[1].atom[AtomX], true));
@@ -824,9 +845,9 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   Value cols = e.mul(e.extents[AtomX], e.extents[AtomTileX]);
   Value rows = e.mul(e.extents[AtomY], e.extents[AtomTileY]);
   Value bytes = e.mul(e.mul(cols, rows), four);
-  require(LLVM::XOrOp::create(pb, loc, e.overflow,
-                              LLVM::ConstantOp::create(pb, loc, pb.getI1Type(),
-                                                       pb.getBoolAttr(true))));
+  require(LLVM::XOrOp::create(
+      pb, loc, e.overflow,
+      LLVM::ConstantOp::create(pb, loc, pb.getI1Type(), pb.getBoolAttr(true))));
   // Checks done: go or decline.
   Block *run = plan.addBlock(), *decline = plan.addBlock();
   LLVM::CondBrOp::create(pb, loc, ok, run, decline);
@@ -841,37 +862,40 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   };
   auto mallocFn = declare("malloc", {i64}, ptr);
   auto freeFn = declare("free", {ptr}, LLVM::LLVMVoidType::get(context));
-  auto contract = declare("hpvm_rt_contract_f32",
-                          {ptr, i64, i64, ptr, i64, i64, i64, i64, i64, f32, ptr, ptr, i64},
-                          i32);
+  auto contract = declare(
+      "hpvm_rt_contract_f32",
+      {ptr, i64, i64, ptr, i64, i64, i64, i64, i64, f32, ptr, ptr, i64}, i32);
   if (failed(mallocFn) || failed(freeFn) || failed(contract))
     return {};
   pb.setInsertionPointToStart(run);
-  Value sums = LLVM::CallOp::create(pb, loc, *mallocFn, ValueRange{bytes}).getResult();
-  Block *compute = plan.addBlock(), *failed = plan.addBlock(), *done = plan.addBlock();
+  Value sums =
+      LLVM::CallOp::create(pb, loc, *mallocFn, ValueRange{bytes}).getResult();
+  Block *compute = plan.addBlock(), *failed = plan.addBlock(),
+        *done = plan.addBlock();
   LLVM::CondBrOp::create(
-      pb, loc, LLVM::ICmpOp::create(pb, loc, LLVM::ICmpPredicate::eq, sums,
-                                    LLVM::ZeroOp::create(pb, loc, ptr)),
+      pb, loc,
+      LLVM::ICmpOp::create(pb, loc, LLVM::ICmpPredicate::eq, sums,
+                           LLVM::ZeroOp::create(pb, loc, ptr)),
       decline, compute);
   pb.setInsertionPointToStart(compute);
   Value initial = e.clone(a.init);
   Value stepAddress = LLVM::AddressOfOp::create(pb, loc, step);
-  Value status = LLVM::CallOp::create(pb, loc, *contract,
-                                      ValueRange{p, pRow, pDepth, q, qCol, qDepth, rows,
-                                                 cols, trip, initial, stepAddress, sums,
-                                                 cols})
+  Value status = LLVM::CallOp::create(
+                     pb, loc, *contract,
+                     ValueRange{p, pRow, pDepth, q, qCol, qDepth, rows, cols,
+                                trip, initial, stepAddress, sums, cols})
                      .getResult();
   LLVM::CondBrOp::create(
       pb, loc,
-      LLVM::ICmpOp::create(pb, loc, LLVM::ICmpPredicate::eq, status,
-                           LLVM::ConstantOp::create(pb, loc, i32, pb.getI32IntegerAttr(0))),
+      LLVM::ICmpOp::create(
+          pb, loc, LLVM::ICmpPredicate::eq, status,
+          LLVM::ConstantOp::create(pb, loc, i32, pb.getI32IntegerAttr(0))),
       done, failed);
   pb.setInsertionPointToStart(failed);
   LLVM::CallOp::create(pb, loc, *freeFn, ValueRange{sums});
   LLVM::BrOp::create(pb, loc, decline);
   pb.setInsertionPointToStart(done);
   LLVM::ReturnOp::create(pb, loc, sums);
-  (void)zero;
   return plan;
 }
 
@@ -885,7 +909,8 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
   SmallVector<Type> inputs(leaf.getArgumentTypes());
   inputs.append({ptr, i64});
   auto type = FunctionType::get(context, inputs, leaf.getResultTypes());
-  auto sums = LeafOp::create(b, loc, (leaf.getSymName() + "__sums").str(), type);
+  auto sums =
+      LeafOp::create(b, loc, (leaf.getSymName() + "__sums").str(), type);
   sums.getBody().getBlocks().clear();
   sums.setPrivate();
   symbols.insert(sums);
@@ -905,15 +930,15 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
   // goes where the loop went, the sum in place of the loop's.
   Block *loop = mapping.lookup(a.loop);
   Block *enters = a.preheader ? mapping.lookup(a.preheader) : loop;
-  auto loopBranch = cast<LLVM::CondBrOp>(loop->getTerminator());
-  bool exitOnTrue = loopBranch.getFalseDest() == loop;
-  Block *exit = exitOnTrue ? loopBranch.getTrueDest() : loopBranch.getFalseDest();
-  SmallVector<Value> out(exitOnTrue ? loopBranch.getTrueDestOperands()
-                                    : loopBranch.getFalseDestOperands());
+  Block *exit = mapping.lookup(a.exit);
+  SmallVector<Value> out;
+  for (Value v : a.exitOperands)
+    out.push_back(mapping.lookupOrDefault(v));
   Value stepped = mapping.lookup(a.stepped);
   Block *load = new Block();
   sums.getBody().push_back(load);
-  auto guardBranch = cast<LLVM::CondBrOp>(mapping.lookup(a.guard)->getTerminator());
+  auto guardBranch =
+      cast<LLVM::CondBrOp>(mapping.lookup(a.guard)->getTerminator());
   guardBranch->setSuccessor(load, guardBranch.getTrueDest() == enters ? 0 : 1);
   OpBuilder gb = OpBuilder::atBlockBegin(load);
   auto id = [&](Dim dim, unsigned level) {
@@ -922,16 +947,18 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
   };
   auto count = [&](Dim dim) {
     return arith::IndexCastOp::create(
-        gb, loc, i64, NumInstancesOp::create(gb, loc, dim, /*level=*/0).getResult());
+        gb, loc, i64,
+        NumInstancesOp::create(gb, loc, dim, /*level=*/0).getResult());
   };
   // Instance (x, y) of tile (tx, ty): element (tx * w + x, ty * h + y).
-  Value x = LLVM::AddOp::create(gb, loc, LLVM::MulOp::create(gb, loc, id(Dim::x, 1),
-                                                             count(Dim::x)),
-                                id(Dim::x, 0));
-  Value y = LLVM::AddOp::create(gb, loc, LLVM::MulOp::create(gb, loc, id(Dim::y, 1),
-                                                             count(Dim::y)),
-                                id(Dim::y, 0));
-  Value index = LLVM::AddOp::create(gb, loc, LLVM::MulOp::create(gb, loc, y, rowLength), x);
+  Value x = LLVM::AddOp::create(
+      gb, loc, LLVM::MulOp::create(gb, loc, id(Dim::x, 1), count(Dim::x)),
+      id(Dim::x, 0));
+  Value y = LLVM::AddOp::create(
+      gb, loc, LLVM::MulOp::create(gb, loc, id(Dim::y, 1), count(Dim::y)),
+      id(Dim::y, 0));
+  Value index = LLVM::AddOp::create(
+      gb, loc, LLVM::MulOp::create(gb, loc, y, rowLength), x);
   Value address = LLVM::GEPOp::create(gb, loc, ptr, gb.getF32Type(), buffer,
                                       ArrayRef<LLVM::GEPArg>{index});
   Value sum = LLVM::LoadOp::create(gb, loc, gb.getF32Type(), address);
@@ -939,9 +966,8 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
     if (v == stepped)
       v = sum;
   LLVM::BrOp::create(gb, loc, out, exit);
-  stepped.replaceUsesWithIf(sum, [&](OpOperand &use) {
-    return use.getOwner()->getBlock() != loop;
-  });
+  stepped.replaceUsesWithIf(
+      sum, [&](OpOperand &use) { return use.getOwner()->getBlock() != loop; });
   SmallVector<Block *> dead{loop};
   if (a.preheader)
     dead.push_back(mapping.lookup(a.preheader));
@@ -956,7 +982,8 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
 
 } // namespace
 
-ContractionVariant mlir::hpvm::buildContraction(LeafOp leaf, SymbolTable &symbols) {
+ContractionVariant mlir::hpvm::buildContraction(LeafOp leaf,
+                                                SymbolTable &symbols) {
   ContractionVariant result;
   Analysis analysis(leaf);
   if (leaf.getNumResults() != 0) {
@@ -978,7 +1005,8 @@ ContractionVariant mlir::hpvm::buildContraction(LeafOp leaf, SymbolTable &symbol
   result.plan = buildPlan(analysis, b, step, symbols);
   if (!result.plan) {
     symbols.erase(step);
-    result.reason = "a runtime declaration clashes with a symbol of the program";
+    result.reason =
+        "a runtime declaration clashes with a symbol of the program";
     return result;
   }
   result.sums = buildSums(analysis, b, symbols);

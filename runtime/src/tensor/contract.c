@@ -32,7 +32,7 @@ static int without_memory; /* tests: hpvm_tensor_contract_without_memory */
 
 void hpvm_tensor_contract_without_memory(int on) { without_memory = on; }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+#define ceil_div hpvm_tensor_ceil_div
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -69,76 +69,30 @@ typedef struct contract_t {
   int64_t row_blocks, col_blocks, rows_per_task, cols_per_task;
 } contract_t;
 
-/* Rows [y0, y0 + rows) x depth [k0, k0 + kc) of p into MR-row panels dst[panel][kk][r]; rows
- * past the end are zero. */
-static void pack_p(const contract_t *c, int64_t y0, int64_t rows, int64_t k0, int64_t kc,
-                   float *dst) {
-  const float *p = c->p;
-  int64_t row = c->p_row, deep = c->p_depth;
-  for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR, dst += HPVM_TENSOR_MR * kc) {
-    int64_t live = min64(rows - i, HPVM_TENSOR_MR);
-    int64_t first = (y0 + i) * row + k0 * deep;
-    if (live < HPVM_TENSOR_MR)
+/* Elements [i0, i0 + count) x depth [k0, k0 + kc) of an operand (element i at depth kk is
+ * src[i * along + kk * deep]) into panels of `width` elements, dst[panel][kk][e]; elements past
+ * the end are zero. p's rows pack in panels of MR, q's columns in panels of NR. */
+static void pack(const float *src, int64_t along, int64_t deep, int64_t i0, int64_t count,
+                 int64_t k0, int64_t kc, int64_t width, float *dst) {
+  for (int64_t i = 0; i < count; i += width, dst += width * kc) {
+    int64_t live = min64(count - i, width);
+    int64_t first = (i0 + i) * along + k0 * deep;
+    if (live < width)
       for (int64_t kk = 0; kk < kc; ++kk)
-        for (int64_t r = live; r < HPVM_TENSOR_MR; ++r)
-          dst[kk * HPVM_TENSOR_MR + r] = 0.0f;
-    if (row == 1) {
-      /* Consecutive rows: a run of `live` floats per kk. */
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        const float *src = p + first + kk * deep;
-        if (live == HPVM_TENSOR_MR)
-          memcpy(dst + kk * HPVM_TENSOR_MR, src, sizeof(float) * HPVM_TENSOR_MR);
-        else
-          memcpy(dst + kk * HPVM_TENSOR_MR, src, sizeof(float) * (size_t)live);
-      }
+        memset(dst + kk * width + live, 0, sizeof(float) * (size_t)(width - live));
+    if (along == 1) {
+      /* Consecutive elements: a run of `live` floats per kk. */
+      for (int64_t kk = 0; kk < kc; ++kk)
+        memcpy(dst + kk * width, src + first + kk * deep, sizeof(float) * (size_t)live);
     } else if (deep == 1) {
-      /* Each row's depth is consecutive: read along it. */
-      for (int64_t r = 0; r < live; ++r) {
-        const float *src = p + first + r * row;
+      /* Each element's depth is consecutive: read along it. */
+      for (int64_t e = 0; e < live; ++e)
         for (int64_t kk = 0; kk < kc; ++kk)
-          dst[kk * HPVM_TENSOR_MR + r] = src[kk];
-      }
+          dst[kk * width + e] = src[first + e * along + kk];
     } else {
       for (int64_t kk = 0; kk < kc; ++kk)
-        for (int64_t r = 0; r < live; ++r)
-          dst[kk * HPVM_TENSOR_MR + r] = p[first + r * row + kk * deep];
-    }
-  }
-}
-
-/* Depth [k0, k0 + kc) x columns [x0, x0 + cols) of q into NR-column panels dst[panel][kk][x];
- * columns past the end are zero. */
-static void pack_q(const contract_t *c, int64_t k0, int64_t kc, int64_t x0, int64_t cols,
-                   float *dst) {
-  const float *q = c->q;
-  int64_t col = c->q_col, deep = c->q_depth;
-  for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR, dst += HPVM_TENSOR_NR * kc) {
-    int64_t live = min64(cols - j, HPVM_TENSOR_NR);
-    int64_t first = (x0 + j) * col + k0 * deep;
-    if (live < HPVM_TENSOR_NR)
-      for (int64_t kk = 0; kk < kc; ++kk)
-        memset(dst + kk * HPVM_TENSOR_NR + live, 0,
-               sizeof(float) * (size_t)(HPVM_TENSOR_NR - live));
-    if (col == 1) {
-      /* Consecutive columns: a run of `live` floats per kk. */
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        const float *src = q + first + kk * deep;
-        if (live == HPVM_TENSOR_NR)
-          memcpy(dst + kk * HPVM_TENSOR_NR, src, sizeof(float) * HPVM_TENSOR_NR);
-        else
-          memcpy(dst + kk * HPVM_TENSOR_NR, src, sizeof(float) * (size_t)live);
-      }
-    } else if (deep == 1) {
-      /* Each column's depth is consecutive: read along it. */
-      for (int64_t x = 0; x < live; ++x) {
-        const float *src = q + first + x * col;
-        for (int64_t kk = 0; kk < kc; ++kk)
-          dst[kk * HPVM_TENSOR_NR + x] = src[kk];
-      }
-    } else {
-      for (int64_t kk = 0; kk < kc; ++kk)
-        for (int64_t x = 0; x < live; ++x)
-          dst[kk * HPVM_TENSOR_NR + x] = q[first + x * col + kk * deep];
+        for (int64_t e = 0; e < live; ++e)
+          dst[kk * width + e] = src[first + e * along + kk * deep];
     }
   }
 }
@@ -163,8 +117,8 @@ static void block(const contract_t *c, int64_t y0, int64_t rows, int64_t x0, int
                   float *p_pack, float *q_pack) {
   for (int64_t k0 = 0; k0 < c->depth; k0 += KC) {
     int64_t kc = min64(c->depth - k0, KC);
-    pack_p(c, y0, rows, k0, kc, p_pack);
-    pack_q(c, k0, kc, x0, cols, q_pack);
+    pack(c->p, c->p_row, c->p_depth, y0, rows, k0, kc, HPVM_TENSOR_MR, p_pack);
+    pack(c->q, c->q_col, c->q_depth, x0, cols, k0, kc, HPVM_TENSOR_NR, q_pack);
     for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR) {
       const float *q_panel = q_pack + (j / HPVM_TENSOR_NR) * HPVM_TENSOR_NR * kc;
       int64_t live_cols = min64(cols - j, HPVM_TENSOR_NR);
@@ -228,16 +182,8 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   c.rows = rows, c.cols = cols, c.depth = depth, c.init = init, c.step = step;
   c.kernel = kind == 1 ? kernels->contract_fused : kernels->contract_unfused;
   c.s = s, c.lds = lds;
-  /* Enough tasks for the pool, as gemm.c's: narrower column blocks (whole panels) first, then
-   * fewer rows. */
   c.rows_per_task = MB, c.cols_per_task = NB;
-  int64_t threads = hpvm_rt_thread_count();
-  while (c.cols_per_task > HPVM_TENSOR_NR &&
-         ceil_div(rows, c.rows_per_task) * ceil_div(cols, c.cols_per_task) < 4 * threads)
-    c.cols_per_task /= 2;
-  while (c.rows_per_task > HPVM_TENSOR_MR &&
-         ceil_div(rows, c.rows_per_task) * ceil_div(cols, c.cols_per_task) < 4 * threads)
-    c.rows_per_task -= HPVM_TENSOR_MR;
+  hpvm_tensor_task_shape(1, rows, cols, &c.rows_per_task, &c.cols_per_task);
   c.row_blocks = ceil_div(rows, c.rows_per_task);
   c.col_blocks = ceil_div(cols, c.cols_per_task);
   if (hpvm_trace_enabled())

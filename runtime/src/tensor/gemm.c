@@ -308,7 +308,18 @@ static void block_epilogue(const problem_set_t *s, int64_t p, int64_t i0, int64_
  * Tasks
  * ---------------------------------------------------------------------------------------- */
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+#define ceil_div hpvm_tensor_ceil_div
+
+void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t *rows,
+                            int64_t *cols) {
+  int64_t threads = hpvm_rt_thread_count();
+  while (*cols > HPVM_TENSOR_NR &&
+         problems * ceil_div(m, *rows) * ceil_div(n, *cols) < 4 * threads)
+    *cols /= 2;
+  while (*rows > HPVM_TENSOR_MR &&
+         problems * ceil_div(m, *rows) * ceil_div(n, *cols) < 4 * threads)
+    *rows -= HPVM_TENSOR_MR;
+}
 
 /* C block rows [i0, i0 + rows) x columns [j0, j0 + cols) of problem p, unpacked (the
  * fallback without memory). */
@@ -402,17 +413,8 @@ static void solve(const problem_set_t *s) {
   if (s->count <= 0 || s->m <= 0 || s->n <= 0)
     return;
   tasks_t t = {s, 0, 0, MB, NB};
-  /* Enough tasks for the pool when there are few problems: narrower column blocks (whole
-   * micro-kernel panels) before splitting rows. */
-  int64_t threads = hpvm_rt_thread_count();
-  while (t.cols_per_task > HPVM_TENSOR_NR &&
-         s->count * ceil_div(s->m, t.rows_per_task) * ceil_div(s->n, t.cols_per_task) <
-             4 * threads)
-    t.cols_per_task /= 2;
-  while (t.rows_per_task > HPVM_TENSOR_MR &&
-         s->count * ceil_div(s->m, t.rows_per_task) * ceil_div(s->n, t.cols_per_task) <
-             4 * threads)
-    t.rows_per_task -= HPVM_TENSOR_MR;
+  /* Enough tasks for the pool when there are few problems. */
+  hpvm_tensor_task_shape(s->count, s->m, s->n, &t.rows_per_task, &t.cols_per_task);
   t.row_blocks = ceil_div(s->m, t.rows_per_task);
   t.col_blocks = ceil_div(s->n, t.cols_per_task);
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};

@@ -30,6 +30,14 @@ typedef void (*hpvm_tensor_contract_fn)(int64_t k, const float *a, const float *
                                         int64_t ldc, int64_t rows, int64_t cols, int load,
                                         float init);
 
+static inline int64_t hpvm_tensor_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The rows and columns of a task of a product set (`problems` products of m x n): MB x NB
+ * blocks (`*rows`, `*cols` on entry) narrowed, columns first (whole NR panels), then rows (by
+ * MR), until the pool has about four tasks per thread. */
+void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t *rows,
+                            int64_t *cols);
+
 /* The most taps (kh * kw) a depthwise window may have for the vector path. */
 enum { HPVM_TENSOR_DEPTHWISE_MAX_TAPS = 64 };
 
