@@ -64,6 +64,16 @@ struct Compile {
           << "cannot read the LLVM IR of an HPVM-C source: " << stream.str();
       return nullptr;
     }
+    // The CPU is the final compile's choice (-march=native unless the command
+    // names one): clang pinned every function to its default CPU here (the
+    // baseline x86-64 on x86), which the host functions would have kept while
+    // the leaves, rebuilt by the lowering, got the final one; a reference loop
+    // in main then summed without the FMAs its leaf used.
+    for (llvm::Function &function : *llvmModule) {
+      function.removeFnAttr("target-cpu");
+      function.removeFnAttr("target-features");
+      function.removeFnAttr("tune-cpu");
+    }
     // As hpvm-translate --import-llvm: no warnings about debug records the
     // importer drops (clang's -O2 and above make many; they cost nothing
     // but line info of optimized-out variables).

@@ -579,13 +579,9 @@ int main(int argc, char **argv) {
      * split after late unrolling, ...) and the final -O3 never recovers it: a
      * D3Q19 lbm leaf ran 1.6x slower than the same C compiled once at -O3. */
     push(&command, strcmp(opt, "-O0") == 0 ? "-O1" : opt);
-    /* The CPU the final compile targets: the functions clang makes here carry it
-     * ("target-cpu"), and the final compile keeps it. Without it the host code of
-     * an HPVM-C file was built for the baseline x86-64 while its leaves were built
-     * for this machine: a reference loop in main summed without the FMAs the leaf
-     * used, and host loops ran without AVX. */
-    if (!cpu_chosen)
-      push(&command, "-march=native");
+    /* No -march here: the compiler library drops the CPU clang pins on each
+     * function, and the final compile chooses it. (With -march=native here too,
+     * the release-style D3Q19 lbm ran 1.3-1.5x slower; not investigated.) */
     /* No vectorizing yet: a leaf's instances become a loop only when the graph
      * is lowered, and the final compile vectorizes that loop (or the leaf's
      * own loops) knowing the target; vector code made here would be packed
