@@ -5,12 +5,13 @@
  * step of neither kind and invalid arguments compute nothing; rows or cols 0 do nothing. Every
  * case runs with the CPU's kernels, the baseline ones, and as without memory for packing. The
  * inputs are random in [-1, 1], where fused and unfused folds differ: a driver that ran the
- * wrong kind fails. */
+ * wrong kind fails. hpvm_rt_contract_pays: the size from which contractions are worth it. */
 #include "tensor/kernels.h"
 #include "test_util.h"
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 static atomic_long step_calls;
 
@@ -211,7 +212,26 @@ static void check_refused(void) {
     CHECK(s[i] == SENTINEL);
 }
 
+/* The size where contractions start to pay: HPVM_CONTRACT_MIN when set (the runtime reads it
+ * once), else 2^25 multiply-adds; nothing for empty, negative or overflowing sizes. */
+static void check_pays(void) {
+  uint64_t least = 1u << 25;
+  const char *text = getenv("HPVM_CONTRACT_MIN");
+  if (text && *text)
+    least = strtoull(text, NULL, 10);
+  CHECK(hpvm_rt_contract_pays(1, 1, (int64_t)least) == 1);
+  if (least > 1)
+    CHECK(hpvm_rt_contract_pays(1, 1, (int64_t)least - 1) == 0);
+  CHECK(hpvm_rt_contract_pays(1024, 1024, 1024) == (least <= (1u << 30)));
+  CHECK(hpvm_rt_contract_pays(0, 1024, 1024) == 0);
+  CHECK(hpvm_rt_contract_pays(1024, -1, 1024) == 0);
+  CHECK(hpvm_rt_contract_pays(1024, 1024, 0) == 0);
+  CHECK(hpvm_rt_contract_pays(INT64_MAX, 2, 1) == 0);
+  CHECK(hpvm_rt_contract_pays(1 << 30, 1 << 30, 1 << 30) == 0);
+}
+
 int main(void) {
+  check_pays();
   check_refused();
   run_all(0); /* on the runtime's pool, with the CPU's kernels */
   hpvm_tensor_use_generic_kernels(1);

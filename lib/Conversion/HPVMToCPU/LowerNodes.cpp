@@ -626,13 +626,69 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     LLVM::CallOp::create(b, loc, getRangeFunction(node, rank, std::nullopt, perInstance),
                          ValueRange{context, range});
   } else {
-    Value body = LLVM::AddressOfOp::create(
-        b, loc, getRangeFunction(node, rank, std::nullopt, perInstance));
-    Value status =
-        callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
-                    {i32Constant(b, loc, rank), extents, body, context});
-    checkStatus(b, loc, status,
-                ("running the instances of @" + nodeName(node)).str());
+    // One parallel-for over the grid, running `runs` (the node or its sums
+    // variant) with `runContext`.
+    auto launch = [&](OpBuilder &b, NodeOpInterface runs, Value runContext) {
+      Value body = LLVM::AddressOfOp::create(
+          b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
+      Value status =
+          callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
+                      {i32Constant(b, loc, rank), extents, body, runContext});
+      checkStatus(b, loc, status,
+                  ("running the instances of @" + nodeName(runs)).str());
+    };
+    auto contraction = leaf ? contractions.find(leaf) : contractions.end();
+    if (contraction == contractions.end() || rank != 2 || perInstance.any()) {
+      launch(b, node, context);
+    } else {
+      // A leaf whose instances sum products, as one grid (not tiles): the
+      // plan's tile ids are the parent's instance ids, which it takes to run
+      // over the whole tiles x tiles grid from 0. A parent of one instance
+      // (the usual root) is that grid with tiles 1 x 1; any other runs the
+      // leaf as it is.
+      auto [sums, plan] = contraction->second;
+      Value one = i64Constant(b, loc, 1);
+      Value single = LLVM::AndOp::create(
+          b, loc,
+          LLVM::ICmpOp::create(
+              b, loc, LLVM::ICmpPredicate::eq,
+              LLVM::LoadOp::create(b, loc, b.getI64Type(),
+                                   fieldAddress(b, loc, frameType, parentFrame,
+                                                {FrameExtents, 0})),
+              one),
+          LLVM::ICmpOp::create(
+              b, loc, LLVM::ICmpPredicate::eq,
+              LLVM::LoadOp::create(b, loc, b.getI64Type(),
+                                   fieldAddress(b, loc, frameType, parentFrame,
+                                                {FrameExtents, 1})),
+              one));
+      auto planned = scf::IfOp::create(b, loc, TypeRange{pointerType}, single,
+                                       /*withElseRegion=*/true);
+      {
+        OpBuilder tb = planned.getThenBodyBuilder();
+        SmallVector<Value> planArgs(inputs);
+        planArgs.append({toI64(tb, loc, dims[0]), toI64(tb, loc, dims[1]), one, one});
+        scf::YieldOp::create(
+            tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
+        OpBuilder eb = planned.getElseBodyBuilder();
+        scf::YieldOp::create(eb, loc, nullPointer(eb, loc));
+      }
+      // Every instance's sum first (null: the plan declined), then the grid
+      // reading them; the leaf as it is otherwise.
+      Value buffer = planned.getResult(0);
+      Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                            buffer, nullPointer(b, loc));
+      auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
+      OpBuilder tb = choice.getThenBodyBuilder();
+      launch(tb, node, context);
+      OpBuilder eb = choice.getElseBodyBuilder();
+      SmallVector<Value> sumsInputs(inputs);
+      sumsInputs.append({buffer, toI64(eb, loc, dims[0])});
+      launch(eb, sums,
+             allocateRangeContext(eb, loc, sums, sumsInputs, parentFrame,
+                                  outputs, /*perInstanceInputs=*/0));
+      callRuntime(eb, loc, "free", Type(), {buffer});
+    }
   }
   SmallVector<Value> results;
   for (auto [index, type] : llvm::enumerate(outputTypes))

@@ -798,14 +798,22 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   for (const Obligation &o : a.obligations)
     require(e.within(o.form, o.lo, o.hi));
   // Each operand: base + cx * X + cy * Y + ck * kk + c0 with X = tile x *
-  // width + x (the same coefficient through both ids), in bytes.
+  // width + x (the same coefficient through both ids), in bytes. Along a
+  // dimension of one tile (a grid that is not tiled) the tile id is 0 and
+  // its coefficient does not matter.
   PlanEmitter::Coefs c[2];
+  Value oneTile[2] = {e.cmp(LLVM::ICmpPredicate::eq, e.extents[AtomTileX], one),
+                      e.cmp(LLVM::ICmpPredicate::eq, e.extents[AtomTileY], one)};
   for (unsigned i = 0; i < 2; ++i) {
     c[i] = e.coefs(a.addresses[i].second);
-    require(e.cmp(LLVM::ICmpPredicate::eq, c[i].atom[AtomTileX],
-                  e.mul(c[i].atom[AtomX], e.extents[AtomX])));
-    require(e.cmp(LLVM::ICmpPredicate::eq, c[i].atom[AtomTileY],
-                  e.mul(c[i].atom[AtomY], e.extents[AtomY])));
+    require(LLVM::OrOp::create(
+        pb, loc, oneTile[0],
+        e.cmp(LLVM::ICmpPredicate::eq, c[i].atom[AtomTileX],
+              e.mul(c[i].atom[AtomX], e.extents[AtomX]))));
+    require(LLVM::OrOp::create(
+        pb, loc, oneTile[1],
+        e.cmp(LLVM::ICmpPredicate::eq, c[i].atom[AtomTileY],
+              e.mul(c[i].atom[AtomY], e.extents[AtomY]))));
   }
   // Which one runs along x (q: no y) and which along y (p: no x).
   Value firstIsQ =
@@ -865,9 +873,22 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   auto contract = declare(
       "hpvm_rt_contract_f32",
       {ptr, i64, i64, ptr, i64, i64, i64, i64, i64, f32, ptr, ptr, i64}, i32);
-  if (failed(mallocFn) || failed(freeFn) || failed(contract))
+  auto pays = declare("hpvm_rt_contract_pays", {i64, i64, i64}, i32);
+  if (failed(mallocFn) || failed(freeFn) || failed(contract) || failed(pays))
     return {};
+  // Whether the runtime's contraction beats the leaf's own loops at this size
+  // (it costs a pass over the operands and a second launch).
   pb.setInsertionPointToStart(run);
+  Block *allocate = plan.addBlock();
+  LLVM::CondBrOp::create(
+      pb, loc,
+      LLVM::ICmpOp::create(
+          pb, loc, LLVM::ICmpPredicate::eq,
+          LLVM::CallOp::create(pb, loc, *pays, ValueRange{rows, cols, e.extents[AtomK]})
+              .getResult(),
+          LLVM::ConstantOp::create(pb, loc, i32, pb.getI32IntegerAttr(0))),
+      decline, allocate);
+  pb.setInsertionPointToStart(allocate);
   Value sums =
       LLVM::CallOp::create(pb, loc, *mallocFn, ValueRange{bytes}).getResult();
   Block *compute = plan.addBlock(), *failed = plan.addBlock(),
@@ -937,9 +958,18 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
   Value stepped = mapping.lookup(a.stepped);
   Block *load = new Block();
   sums.getBody().push_back(load);
-  auto guardBranch =
-      cast<LLVM::CondBrOp>(mapping.lookup(a.guard)->getTerminator());
-  guardBranch->setSuccessor(load, guardBranch.getTrueDest() == enters ? 0 : 1);
+  if (a.preheader) {
+    // The preheader (free of effects) stays: values it defines may leave the
+    // loop on its exit edge. It goes to the load instead of the loop.
+    Operation *enter = enters->getTerminator();
+    OpBuilder eb(enter);
+    LLVM::BrOp::create(eb, loc, ValueRange{}, load);
+    enter->erase();
+  } else {
+    auto guardBranch =
+        cast<LLVM::CondBrOp>(mapping.lookup(a.guard)->getTerminator());
+    guardBranch->setSuccessor(load, guardBranch.getTrueDest() == enters ? 0 : 1);
+  }
   OpBuilder gb = OpBuilder::atBlockBegin(load);
   auto id = [&](Dim dim, unsigned level) {
     return arith::IndexCastOp::create(
@@ -968,15 +998,9 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
   LLVM::BrOp::create(gb, loc, out, exit);
   stepped.replaceUsesWithIf(
       sum, [&](OpOperand &use) { return use.getOwner()->getBlock() != loop; });
-  SmallVector<Block *> dead{loop};
-  if (a.preheader)
-    dead.push_back(mapping.lookup(a.preheader));
-  for (Block *block : dead)
-    block->dropAllDefinedValueUses();
-  for (Block *block : dead)
-    block->dropAllReferences();
-  for (Block *block : dead)
-    block->erase();
+  loop->dropAllDefinedValueUses();
+  loop->dropAllReferences();
+  loop->erase();
   return sums;
 }
 

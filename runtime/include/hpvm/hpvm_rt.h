@@ -178,6 +178,12 @@ HPVM_RT_EXPORT int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64
                                             int64_t rows, int64_t cols, int64_t depth, float init,
                                             hpvm_rt_contract_step_fn step, float *s, int64_t lds);
 
+/* Whether hpvm_rt_contract_f32 of this size beats the leaf's own loops: 1 when rows * cols *
+ * depth (the multiply-adds) is at least HPVM_CONTRACT_MIN (read once; default 2^25, where the
+ * contraction's packing and second launch stop costing more than they save on the machines
+ * measured; 1 = always), 0 otherwise and for sizes below 1 or whose product overflows int64. */
+HPVM_RT_EXPORT int32_t hpvm_rt_contract_pays(int64_t rows, int64_t cols, int64_t depth);
+
 /* Storage formats of hpvm_rt_tensor_matmul_half's operands (the fp16 and bf16 knobs). */
 typedef enum hpvm_rt_tensor_half_e {
   HPVM_RT_TENSOR_FP16 = 1, /* IEEE 754 binary16: 1 sign, 5 exponent, 10 fraction bits */

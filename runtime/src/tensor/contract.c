@@ -14,11 +14,14 @@
  * Without memory for packing a task folds its blocks through the step itself, unpacked. */
 #include "kernels.h"
 
+#include "base/platform.h"
 #include "base/trace.h"
 
 #include "hpvm/hpvm_rt.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +32,28 @@ enum {
 };
 
 static int without_memory; /* tests: hpvm_tensor_contract_without_memory */
+
+/* HPVM_CONTRACT_MIN, read by the first hpvm_rt_contract_pays (0: not read yet). Racing first
+ * readers compute the same value. */
+static _Atomic int64_t min_work;
+
+enum { DEFAULT_MIN_WORK = 1 << 25 };
+
+int32_t hpvm_rt_contract_pays(int64_t rows, int64_t cols, int64_t depth) {
+  int64_t least = atomic_load_explicit(&min_work, memory_order_relaxed);
+  if (!least) {
+    uint64_t value;
+    least = hpvm_platform_env_uint("HPVM_CONTRACT_MIN", &value) && value <= INT64_MAX
+                ? (int64_t)value
+                : DEFAULT_MIN_WORK;
+    atomic_store_explicit(&min_work, least, memory_order_relaxed);
+  }
+  int64_t work;
+  if (rows < 1 || cols < 1 || depth < 1 || __builtin_mul_overflow(rows, cols, &work) ||
+      __builtin_mul_overflow(work, depth, &work))
+    return 0;
+  return work >= least;
+}
 
 void hpvm_tensor_contract_without_memory(int on) { without_memory = on; }
 

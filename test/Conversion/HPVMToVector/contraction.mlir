@@ -22,6 +22,9 @@
 // CHECK: llvm.mlir.constant(-2147483648 : i64)
 // CHECK: llvm.mlir.constant(2147483647 : i64)
 // CHECK: llvm.cond_br
+// Then whether the runtime finds the size worth it (rows, cols, the trip count).
+// CHECK: %[[PAYS:.*]] = llvm.call @hpvm_rt_contract_pays(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64) -> i32
+// CHECK: llvm.icmp "eq" %[[PAYS]]
 // CHECK: llvm.call @malloc
 // CHECK: %[[STEP:.*]] = llvm.mlir.addressof @dot__sums_step
 // CHECK: llvm.call @hpvm_rt_contract_f32({{.*}}, %[[STEP]], {{.*}}) : (!llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, f32, !llvm.ptr, !llvm.ptr, i64) -> i32
@@ -99,6 +102,85 @@ hpvm.internal @tile(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i3
   %c8 = arith.constant 8 : index
   %c4 = arith.constant 4 : index
   %node = hpvm.create_node @dot [%c8, %c4] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %b -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i32
+  hpvm.bind_in %n -> %node[4] : i32
+}
+
+// -----
+
+// One grid of C's elements (no tiles), 64-bit indices from 32-bit ids, as clang -O3 gives
+// GPU-style code: the exit block takes the store's offset and stride as block arguments,
+// from the guard's other edge and from the loop, whose values are the preheader's. The sums
+// variant keeps the preheader (it only computes) and goes from it to the load.
+// REMARK: remark: contraction: every instance's sum computed at once (@flat__sums_plan, then @flat__sums)
+// CHECK-LABEL: hpvm.leaf @flat(
+// CHECK-SAME: hpvm.contraction_plan = @flat__sums_plan
+// CHECK-LABEL: hpvm.leaf private @flat__sums(
+// CHECK: llvm.cond_br %{{.*}}, ^[[PRE:bb[0-9]+]], ^[[OTHER:bb[0-9]+]]
+// CHECK: ^[[OTHER]]:
+// CHECK: llvm.br ^[[DONE:bb[0-9]+]](
+// CHECK: ^[[PRE]]:
+// CHECK: %[[STRIDE:.*]] = llvm.sext
+// CHECK: %[[OFFSET:.*]] = llvm.ashr exact
+// CHECK: llvm.br ^[[LOAD:bb[0-9]+]]
+// CHECK: ^[[DONE]](
+// CHECK: llvm.store
+// CHECK: ^[[LOAD]]:
+// CHECK: %[[SUM:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.br ^[[DONE]](%[[OFFSET]], %[[STRIDE]], %[[SUM]] : i64, i64, f32)
+// CHECK-NOT: llvm.intr.fmuladd
+// CHECK: hpvm.return
+hpvm.leaf @flat(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32) {
+  %c0_i32 = llvm.mlir.constant(0 : i32) : i32
+  %zero = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  %c32 = llvm.mlir.constant(32 : i64) : i64
+  %c30 = llvm.mlir.constant(30 : i64) : i64
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  %lx = hpvm.instance_id x : index
+  %x = arith.index_cast %lx : index to i64
+  %ly = hpvm.instance_id y : index
+  %y = arith.index_cast %ly : index to i64
+  %any = llvm.icmp "sgt" %k, %c0_i32 : i32
+  %yshl = llvm.shl %y, %c32 : i64
+  %row = llvm.ashr exact %yshl, %c32 : i64
+  llvm.cond_br %any, ^pre, ^skip
+^skip:
+  %n0 = llvm.sext %n : i32 to i64
+  %xshl0 = llvm.shl %x, %c32 : i64
+  %xbytes0 = llvm.ashr exact %xshl0, %c30 : i64
+  llvm.br ^done(%xbytes0, %n0, %zero : i64, i64, f32)
+^pre:
+  %trip = llvm.zext nneg %k : i32 to i64
+  %rowk = llvm.mul %row, %trip overflow<nsw> : i64
+  %arow = llvm.getelementptr %a[%rowk] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %n64 = llvm.sext %n : i32 to i64
+  %xshl = llvm.shl %x, %c32 : i64
+  %xbytes = llvm.ashr exact %xshl, %c30 : i64
+  %bcol = llvm.getelementptr %b[%xbytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.br ^loop(%c0, %zero : i64, f32)
+^done(%off: i64, %stride: i64, %sum: f32):
+  %crow = llvm.mul %row, %stride overflow<nsw> : i64
+  %cr = llvm.getelementptr %c[%crow] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %cat = llvm.getelementptr %cr[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.store %sum, %cat : f32, !llvm.ptr
+  hpvm.return
+^loop(%i: i64, %acc: f32):
+  %aat = llvm.getelementptr %arow[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %av = llvm.load %aat : !llvm.ptr -> f32
+  %boff = llvm.mul %i, %n64 overflow<nsw> : i64
+  %bat = llvm.getelementptr %bcol[%boff] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %bv = llvm.load %bat : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%av, %bv, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %c1 overflow<nsw, nuw> : i64
+  %stop = llvm.icmp "eq" %i1, %trip : i64
+  llvm.cond_br %stop, ^done(%xbytes, %n64, %next : i64, i64, f32), ^loop(%i1, %next : i64, f32)
+}
+hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32, %cols: index, %rows: index) {
+  %node = hpvm.create_node @flat [%cols, %rows] : !hpvm.node
   hpvm.bind_in %a -> %node[0] : !llvm.ptr
   hpvm.bind_in %b -> %node[1] : !llvm.ptr
   hpvm.bind_in %c -> %node[2] : !llvm.ptr

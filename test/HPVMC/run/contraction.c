@@ -7,8 +7,10 @@
 //   bias      the sum starts from an input
 //   reversed  B read from its last row up (a negative stride)
 //   diagonal  A[r + c + i]: one operand indexed by both x and y, which the plan declines
-// and nn once more with k = 0 (the guard skips the loop; the plan declines). Each is
-// checked bit for bit against the same loop in C, in the same order of operations.
+// and nn once more with k = 0 (the guard skips the loop; the plan declines), and flat: a
+// grid of C's elements without tiles. Each is checked bit for bit against the same loop in C,
+// in the same order of operations. These sizes are below where contractions pay
+// (hpvm_rt_contract_pays): run with HPVM_CONTRACT_MIN=1 to contract them.
 #include <hpvm/hpvm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +104,42 @@ GRAPH(reversed,
 #define BODY_REFERENCE_diagonal NN_SUM(0.0f, a[row + col + i] * b[i * cols + col]) value = sum;
 GRAPH(diagonal, NN_SUM(0.0f, a[row + col + i] * b[i * cols + col]) c[row * cols + col] = sum;)
 
+// flat: the same product over one 2-D grid of the whole of C (no tiles), written as GPU
+// kernels are: 64-bit indices from 32-bit ids. The compiler finds the loop's exit values in
+// its preheader.
+void flat_leaf(float *a, size_t bytes_a, float *b, size_t bytes_b, float *c, size_t bytes_c,
+               int k, int cols, float bias) {
+  __hpvm__hint(CPU_TARGET);
+  __hpvm__attributes(2, a, b, 1, c);
+  void *self = __hpvm__getNode();
+  int col = __hpvm__getNodeInstanceID_x(self);
+  int row = __hpvm__getNodeInstanceID_y(self);
+  float sum = 0.0f;
+  for (int i = 0; i < k; ++i)
+    sum += a[(long)row * k + i] * b[(long)i * cols + col];
+  c[(long)row * cols + col] = sum;
+}
+void flat_root(float *a, size_t bytes_a, float *b, size_t bytes_b, float *c, size_t bytes_c,
+               int k, int cols, float bias, long grid_x, long grid_y) {
+  __hpvm__hint(CPU_TARGET);
+  __hpvm__attributes(2, a, b, 1, c);
+  void *leaf = __hpvm__createNodeND(2, flat_leaf, grid_x * TILE_X, grid_y * TILE_Y);
+  for (int i = 0; i < 9; ++i)
+    __hpvm__bindIn(leaf, i, i, 0);
+}
+static float flat_reference(const float *a, const float *b, const float *c, int k, int cols,
+                            float bias, int row, int col) {
+  (void)c, (void)bias;
+  float sum = 0.0f;
+  for (int i = 0; i < k; ++i)
+    sum += a[(long)row * k + i] * b[(long)i * cols + col];
+  return sum;
+}
+__attribute__((noinline)) static void flat_run(RootIn *args) {
+  void *dfg = __hpvm__launch(0, flat_root, args);
+  __hpvm__wait(dfg);
+}
+
 typedef void (*run_fn)(RootIn *);
 typedef float (*reference_fn)(const float *, const float *, const float *, int, int, float,
                               int, int);
@@ -149,7 +187,8 @@ int main(void) {
                check("bias", bias_run, bias_reference, 20, 24, 9) +
                check("reversed", reversed_run, reversed_reference, 12, 32, 13) +
                check("diagonal", diagonal_run, diagonal_reference, 16, 16, 11) +
-               check("nn", nn_run, nn_reference, 8, 8, 0);
+               check("nn", nn_run, nn_reference, 8, 8, 0) +
+               check("flat", flat_run, flat_reference, 44, 48, 29);
   __hpvm__cleanup();
   return failed;
 }
