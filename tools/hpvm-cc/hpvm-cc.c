@@ -276,6 +276,8 @@ static void usage(void) {
          "                    ptx (--target=gpu) or spirv (--target=opencl): the\n"
          "                    kernels of the one input,\n"
          "                    mlir (llvm dialect), llvm (LLVM IR), obj\n"
+         "  -c                the same as --emit=obj: an object per source (NAME.o,\n"
+         "                    or -o FILE for one), linked later by hpvm-cc\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
          "  -L DIR, -l NAME   linker options\n"
          "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
@@ -430,6 +432,8 @@ int main(int argc, char **argv) {
       verbose = true;
     } else if (strcmp(arg, "-shared") == 0) {
       shared = true;
+    } else if (strcmp(arg, "-c") == 0) {
+      emit = EMIT_OBJECT; /* as --emit=obj, the way build systems ask for objects */
     } else if (arg[0] == '-' && arg[1] == 'o') {
       output = value ? value : arg + 2;
     } else if (arg[0] == '-' && arg[1] == 'O') {
