@@ -21,6 +21,15 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
+/// Where to point at `block`: its first op with a location (clang gives some
+/// ops of imported C none), else `fallback`.
+static Location blockLocation(Block *block, Location fallback) {
+  for (Operation &op : *block)
+    if (!isa<UnknownLoc>(op.getLoc()))
+      return op.getLoc();
+  return fallback;
+}
+
 LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
   Region &body = leaf.getBody();
   WalkResult nested = leaf.walk([&](BarrierOp barrier) {
@@ -59,7 +68,7 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
       if (inserted) {
         worklist.push_back(successor);
       } else if (it->second != phase) {
-        return successor->front().emitError()
+        return emitError(blockLocation(successor, leaf.getLoc()))
                << "is reached after " << it->second << " and after " << phase
                << " barriers of leaf '" << leaf.getSymName()
                << "' on different paths (a barrier in a loop or in a branch), "

@@ -142,6 +142,22 @@ hpvm.leaf @l(%c: i1) {
 
 // -----
 
+// The same where the join's first op has no location (clang gives some ops of imported C
+// none): the error points at the first op that has one.
+hpvm.leaf @l(%c: i1, %p: !llvm.ptr) {
+  llvm.cond_br %c, ^bb1, ^bb2
+^bb1:
+  hpvm.barrier
+  llvm.br ^bb2
+^bb2:
+  %v = llvm.mlir.constant(1 : i32) : i32 loc(unknown)
+  // expected-error @+1 {{is reached after 0 and after 1 barriers of leaf 'l' on different paths}}
+  llvm.store %v, %p : i32, !llvm.ptr
+  hpvm.return
+}
+
+// -----
+
 // Different barriers on the two paths.
 hpvm.leaf @l(%c: i1) {
   llvm.cond_br %c, ^bb1, ^bb2
