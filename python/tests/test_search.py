@@ -1,6 +1,7 @@
 """The performance auto-tuner's strategies on synthetic costs with a known optimum."""
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -102,6 +103,36 @@ def test_graph_programs_turn_knobs_into_transforms_flags_and_arguments(tmp_path)
               "edge ratio hpvm/omp=0.000 min=0.000 max=0.000 check=ok\n")
     assert edge.measured_time(output) == pytest.approx(0.03959)
     assert edge.correct(output) and not edge.correct(output.replace("check=ok", "check=MISMATCH"))
+
+
+def test_builds_are_cached_by_knobs_sources_and_compiler(tmp_path, monkeypatch):
+    # The same knobs reuse a build; a changed source or a rebuilt compiler (hpvm-cc, the
+    # compiler library, the runtime) builds again, never measuring a stale binary.
+    from hpvm import toolchain
+    from hpvm.tune.programs import Sgemm
+    (tmp_path / "examples" / "hpvm-c").mkdir(parents=True)
+    source = tmp_path / "examples" / "hpvm-c" / "sgemm.c"
+    source.write_text("int main(void) { return 0; }\n")
+    compiler = tmp_path / "fake-hpvm-cc"
+    compiler.write_text("one")
+    monkeypatch.setattr(toolchain, "compiler_files", lambda: [compiler])
+    built = []
+
+    def fake_run(self, command, what):
+        built.append(command)
+        Path(command[-1]).write_text("binary")
+    monkeypatch.setattr(Sgemm, "_run", fake_run)
+
+    def fresh():
+        return Sgemm(tmp_path, tmp_path / "work")
+    first = fresh().build(Sgemm.default)
+    assert fresh().build(Sgemm.default) == first and len(built) == 1
+    assert fresh().build(dict(Sgemm.default, tile_m=32)) != first and len(built) == 2
+    source.write_text("int main(void) { return 1; }\n")
+    changed = fresh().build(Sgemm.default)
+    assert changed != first and len(built) == 3
+    compiler.write_text("two, rebuilt")
+    assert fresh().build(Sgemm.default) not in (first, changed) and len(built) == 4
 
 
 def test_the_edge_pipeline_builds_fused_and_runs(tmp_path):

@@ -145,7 +145,7 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     sumsInputs.append(
         {buffer, LLVM::MulOp::create(eb, loc, outer[0], inner[0])});
     launch(eb, sums, sumsInputs);
-    callRuntime(eb, loc, "free", Type(), {buffer});
+    callRuntime(eb, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
   }
   SmallVector<Value> results;
   for (unsigned port : boundPorts)

@@ -499,12 +499,12 @@ LLVM::LLVMFuncOp CPULowering::getSiblingGridBody(NodeOpInterface node,
                                                  unsigned rank) {
   // What runNode would do around the parallel-for (kernel versions, and the
   // host copies every CPU run makes once any node has one; barriers' phases;
-  // lock-step tiles) needs a task function; a plain replicated leaf needs
-  // only its range function.
+  // lock-step tiles; a contraction's plan) needs a task function; a plain
+  // replicated leaf needs only its range function.
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
   if (!leaf || rank == 0 || hasKernelSites() ||
       noCPUVersion.count(leaf) || phaseFunctions.count(leaf) ||
-      laneFunctions.count(leaf))
+      laneFunctions.count(leaf) || (rank == 2 && contractions.count(leaf)))
     return nullptr;
   return getRangeFunction(node, rank);
 }
@@ -687,7 +687,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       launch(eb, sums,
              allocateRangeContext(eb, loc, sums, sumsInputs, parentFrame,
                                   outputs, /*perInstanceInputs=*/0));
-      callRuntime(eb, loc, "free", Type(), {buffer});
+      callRuntime(eb, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
     }
   }
   SmallVector<Value> results;

@@ -868,8 +868,12 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     return LLVM::lookupOrCreateFn(mb, module, name, params, result);
   };
-  auto mallocFn = declare("malloc", {i64}, ptr);
-  auto freeFn = declare("free", {ptr}, LLVM::LLVMVoidType::get(context));
+  // The runtime's buffer cache (the memref lowering's allocation functions):
+  // a grid launched again reuses the sums' pages instead of faulting in new
+  // ones.
+  auto mallocFn = declare("_mlir_memref_to_llvm_alloc", {i64}, ptr);
+  auto freeFn = declare("_mlir_memref_to_llvm_free", {ptr},
+                        LLVM::LLVMVoidType::get(context));
   auto contract = declare(
       "hpvm_rt_contract_f32",
       {ptr, i64, i64, ptr, i64, i64, i64, i64, i64, f32, ptr, ptr, i64}, i32);

@@ -32,7 +32,8 @@ from .search import Parameter, Space
 class Program:
     """A program whose knobs are build steps (hpvm-opt transforms, hpvm-cc flags), run-time
     arguments and environment variables. Builds are cached in `workdir` by everything that
-    goes into them; the cost is the median time the program prints for its HPVM version."""
+    goes into them (the knobs, the sources, the compiler); the cost is the median time the
+    program prints for its HPVM version."""
 
     name = "program"
     source = ""  # the program, relative to the project's root
@@ -80,9 +81,27 @@ class Program:
             raise HPVMError(f"{self.name}: {what} failed: {' '.join(map(str, command))}\n"
                             f"{done.stderr}")
 
+    def _inputs_stamp(self) -> str:
+        """What a build depends on besides the knobs: the program's source and the files
+        among its other inputs (by content), and the compiler (hpvm-cc, the compiler
+        library, the runtime: by path, time and size), so that a changed program or a
+        rebuilt compiler never reuses an old binary."""
+        if getattr(self, "_stamp", None) is None:
+            digest = hashlib.sha256()
+            for path in [self.root / self.source,
+                         *[Path(s) for s in self.sources() if not s.startswith("-")]]:
+                if path.is_file():
+                    digest.update(str(path).encode() + b"\0" + path.read_bytes())
+            for path in toolchain.compiler_files():
+                info = path.stat()
+                digest.update(f"{path}:{info.st_mtime_ns}:{info.st_size}".encode())
+            self._stamp = digest.hexdigest()
+        return self._stamp
+
     def build(self, values: Dict[str, object]) -> Path:
         transforms, flags = self.transforms(values), self.flags(values)
-        key = hashlib.sha256("\0".join(transforms + ["--"] + flags).encode()).hexdigest()[:16]
+        key = hashlib.sha256("\0".join(transforms + ["--"] + flags + [self._inputs_stamp()])
+                             .encode()).hexdigest()[:16]
         binary = self.workdir / f"{self.name}-{key}"
         if binary.exists():
             return binary

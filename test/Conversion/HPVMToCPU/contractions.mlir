@@ -32,7 +32,7 @@
 // CHECK: llvm.store %[[ROW]], %{{.*}} : i64, !llvm.ptr
 // CHECK: %[[SUMS:.*]] = llvm.mlir.addressof @__hpvm_range_flat__sums_2
 // CHECK: llvm.call @hpvm_rt_parallel_for(%{{.*}}, %[[EXTENTS]], %[[SUMS]], %{{.*}})
-// CHECK: llvm.call @free(%[[BUFFER]])
+// CHECK: llvm.call @_mlir_memref_to_llvm_free(%[[BUFFER]])
 // CHECK: return
 // OFF-NOT: sums_plan
 
@@ -91,3 +91,27 @@ hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i3
   hpvm.bind_in %n -> %node[4] : i32
 }
 
+
+// Two such grids side by side (independent siblings run as task-graph nodes): each runs
+// through a task function that calls its plan, not through its bare range function.
+// CHECK-LABEL: func.func private @__hpvm_internal_pair(
+// CHECK: llvm.call @hpvm_rt_graph_create
+// CHECK-COUNT-2: llvm.call @hpvm_rt_graph_add_node(
+// CHECK-NOT: llvm.call @hpvm_rt_graph_add_grid
+// CHECK: llvm.call @hpvm_rt_graph_run
+// CHECK-LABEL: llvm.func internal @__hpvm_task_flat
+// CHECK: llvm.call @flat__sums_plan(
+hpvm.internal @pair(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %d: !llvm.ptr, %k: i32, %n: i32, %cols: index, %rows: index) {
+  %one = hpvm.create_node @flat [%cols, %rows] : !hpvm.node
+  hpvm.bind_in %a -> %one[0] : !llvm.ptr
+  hpvm.bind_in %b -> %one[1] : !llvm.ptr
+  hpvm.bind_in %c -> %one[2] : !llvm.ptr
+  hpvm.bind_in %k -> %one[3] : i32
+  hpvm.bind_in %n -> %one[4] : i32
+  %two = hpvm.create_node @flat [%cols, %rows] : !hpvm.node
+  hpvm.bind_in %a -> %two[0] : !llvm.ptr
+  hpvm.bind_in %b -> %two[1] : !llvm.ptr
+  hpvm.bind_in %d -> %two[2] : !llvm.ptr
+  hpvm.bind_in %k -> %two[3] : i32
+  hpvm.bind_in %n -> %two[4] : i32
+}

@@ -25,10 +25,10 @@
 // Then whether the runtime finds the size worth it (rows, cols, the trip count).
 // CHECK: %[[PAYS:.*]] = llvm.call @hpvm_rt_contract_pays(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64) -> i32
 // CHECK: llvm.icmp "eq" %[[PAYS]]
-// CHECK: llvm.call @malloc
+// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
 // CHECK: %[[STEP:.*]] = llvm.mlir.addressof @dot__sums_step
 // CHECK: llvm.call @hpvm_rt_contract_f32({{.*}}, %[[STEP]], {{.*}}) : (!llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, f32, !llvm.ptr, !llvm.ptr, i64) -> i32
-// CHECK: llvm.call @free
+// CHECK: llvm.call @_mlir_memref_to_llvm_free
 // The sums variant: two more inputs, no loop, the sum loaded at (tile x * w + x, ...).
 // CHECK-LABEL: hpvm.leaf private @dot__sums(
 // CHECK-SAME: %[[SUMS:[a-z0-9]+]]: !llvm.ptr, %[[ROW:[a-z0-9]+]]: i64)
