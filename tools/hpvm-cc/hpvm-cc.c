@@ -515,7 +515,7 @@ int main(int argc, char **argv) {
   if (sources + link_inputs.count == 0)
     fail("no input files%s", "");
   if (emit != EMIT_EXECUTABLE && output && sources != 1)
-    fail("-o with --emit needs exactly one source input, found %s",
+    fail("-o with -c or --emit needs exactly one source input, found %s",
          sources == 0 ? "none" : "several");
   if (emit == EMIT_KERNELS) {
     const char *wanted = strcmp(emit_kind, "ptx") == 0 ? "cuda" : "opencl";
