@@ -54,15 +54,23 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   pm.addPass(createConvertHPVMToCPU(cpuOptions));
 }
 
+/// Passes that work inside one function at a time, run per function:
+/// functions are isolated from above, so the pass manager runs them on every
+/// core, and each pass's worklist stays the size of one function. Both kinds
+/// of function are there until func-to-llvm (leaves are func.func, the
+/// lowering's range and task functions llvm.func).
+static void addPerFunction(OpPassManager &pm,
+                           function_ref<void(OpPassManager &)> addPasses) {
+  addPasses(pm.nest<func::FuncOp>());
+  addPasses(pm.nest<LLVM::LLVMFuncOp>());
+}
+
 static void addCleanup(OpPassManager &pm, const CPUPipelineOptions &options) {
-  if (options.cleanup) {
-    // Per function: functions are isolated from above, so the pass manager
-    // cleans them in parallel, and each greedy worklist stays small.
-    for (OpPassManager *nested : {&pm.nest<func::FuncOp>(), &pm.nest<LLVM::LLVMFuncOp>()}) {
-      nested->addPass(createCanonicalizerPass());
-      nested->addPass(createCSEPass());
-    }
-  }
+  if (options.cleanup)
+    addPerFunction(pm, [](OpPassManager &nested) {
+      nested.addPass(createCanonicalizerPass());
+      nested.addPass(createCSEPass());
+    });
 }
 
 void mlir::hpvm::buildHPVMLowerToCPUPipeline(
@@ -80,21 +88,26 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
     lowering.addPass(createLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
-    lowering.addPass(createLowerAffinePass());
-    lowering.addPass(createSCFToControlFlowPass());
-    lowering.addPass(memref::createExpandStridedMetadataPass());
+    addPerFunction(lowering, [](OpPassManager &nested) {
+      nested.addPass(createLowerAffinePass());
+      nested.addPass(createSCFToControlFlowPass());
+      nested.addPass(memref::createExpandStridedMetadataPass());
+    });
     // Buffers come from the runtime's _mlir_memref_to_llvm_alloc / _free, which
     // keep large blocks for reuse (runtime/src/mem/buffer_cache.c).
     FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
     memrefOptions.useGenericFunctions = true;
     lowering.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+    // Module-wide: some vector ops lower to calls it declares in the module.
     lowering.addPass(createConvertVectorToLLVMPass());
-    lowering.addPass(createConvertMathToLLVMPass());
-    lowering.addPass(createArithToLLVMConversionPass());
-    lowering.addPass(createConvertIndexToLLVMPass());
+    addPerFunction(lowering, [](OpPassManager &nested) {
+      nested.addPass(createConvertMathToLLVMPass());
+      nested.addPass(createArithToLLVMConversionPass());
+      nested.addPass(createConvertIndexToLLVMPass());
+    });
     lowering.addPass(createConvertControlFlowToLLVMPass());
     lowering.addPass(createConvertFuncToLLVMPass());
-    lowering.addPass(createReconcileUnrealizedCastsPass());
+    lowering.addNestedPass<LLVM::LLVMFuncOp>(createReconcileUnrealizedCastsPass());
     addCleanup(lowering, options);
   });
 }
