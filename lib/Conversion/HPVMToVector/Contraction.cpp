@@ -524,15 +524,13 @@ bool Analysis::matchLoop(Block *l) {
     guard = preheader->getSinglePredecessor();
     if (!guard)
       return fail("the loop's preheader is not behind a guard");
+    // The sums variant keeps the preheader (its values may be used after
+    // the loop), so it may only compute.
     for (Operation &op : *preheader) {
       if (&op == preheader->getTerminator())
         continue;
       if (!isMemoryEffectFree(&op) || op.getNumRegions())
         return fail("the loop's preheader has side effects");
-      for (Value result : op.getResults())
-        for (Operation *user : result.getUsers())
-          if (user->getBlock() != l && user->getBlock() != preheader)
-            return fail("a value of the preheader is used after the loop");
     }
   }
   auto guardBranch = dyn_cast<LLVM::CondBrOp>(guard->getTerminator());
@@ -970,9 +968,15 @@ LeafOp buildSums(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
     LLVM::BrOp::create(eb, loc, ValueRange{}, load);
     enter->erase();
   } else {
+    // The guard enters the loop directly, with the counter's and the sum's
+    // first values, which the load does not take.
     auto guardBranch =
         cast<LLVM::CondBrOp>(mapping.lookup(a.guard)->getTerminator());
-    guardBranch->setSuccessor(load, guardBranch.getTrueDest() == enters ? 0 : 1);
+    bool trueEnters = guardBranch.getTrueDest() == enters;
+    (trueEnters ? guardBranch.getTrueDestOperandsMutable()
+                : guardBranch.getFalseDestOperandsMutable())
+        .clear();
+    guardBranch->setSuccessor(load, trueEnters ? 0 : 1);
   }
   OpBuilder gb = OpBuilder::atBlockBegin(load);
   auto id = [&](Dim dim, unsigned level) {
