@@ -330,6 +330,12 @@ private:
                                   InternalOp internal, LeafOp leaf,
                                   ValueRange outerDims, ValueRange inputs,
                                   Value parentFrame);
+  /// A contraction's launch: `buffer` (the plan's result) null runs the
+  /// leaf (`runLeaf`), else the sums variant (`runSums`, given the buffer),
+  /// then frees the buffer.
+  void runContracted(OpBuilder &b, Location loc, Value buffer,
+                     function_ref<void(OpBuilder &)> runLeaf,
+                     function_ref<void(OpBuilder &, Value)> runSums);
   /// { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3],
   ///   ptr outputs }.
   LLVM::LLVMStructType getCollapsedContextType(LeafOp leaf);

@@ -131,21 +131,19 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   } else {
     // Every instance's sum first (the plan declines with a null buffer),
     // then the grid reading them; the leaf as it is otherwise.
-    auto [sums, plan] = contraction->second;
+    LeafOp sums = contraction->second.first;
+    LLVM::LLVMFuncOp plan = contraction->second.second;
     SmallVector<Value> planArgs(leafInputs);
     planArgs.append({inner[0], inner[1], outer[0], outer[1]});
-    Value buffer = LLVM::CallOp::create(b, loc, plan, planArgs).getResult();
-    Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                          buffer, nullPointer(b, loc));
-    auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
-    OpBuilder tb = choice.getThenBodyBuilder();
-    launch(tb, leaf, leafInputs);
-    OpBuilder eb = choice.getElseBodyBuilder();
-    SmallVector<Value> sumsInputs(leafInputs);
-    sumsInputs.append(
-        {buffer, LLVM::MulOp::create(eb, loc, outer[0], inner[0])});
-    launch(eb, sums, sumsInputs);
-    callRuntime(eb, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
+    runContracted(
+        b, loc, LLVM::CallOp::create(b, loc, plan, planArgs).getResult(),
+        [&](OpBuilder &tb) { launch(tb, leaf, leafInputs); },
+        [&](OpBuilder &eb, Value buffer) {
+          SmallVector<Value> sumsInputs(leafInputs);
+          sumsInputs.append(
+              {buffer, LLVM::MulOp::create(eb, loc, outer[0], inner[0])});
+          launch(eb, sums, sumsInputs);
+        });
   }
   SmallVector<Value> results;
   for (unsigned port : boundPorts)

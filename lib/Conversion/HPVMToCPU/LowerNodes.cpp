@@ -495,6 +495,21 @@ SmallVector<Value> CPULowering::allocateOutputArrays(
   return arrays;
 }
 
+void CPULowering::runContracted(OpBuilder &b, Location loc, Value buffer,
+                                function_ref<void(OpBuilder &)> runLeaf,
+                                function_ref<void(OpBuilder &, Value)> runSums) {
+  // Every instance's sum first (null: the plan declined), then the grid
+  // reading them; the leaf as it is otherwise.
+  Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
+                                        nullPointer(b, loc));
+  auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
+  OpBuilder leafBuilder = choice.getThenBodyBuilder();
+  runLeaf(leafBuilder);
+  OpBuilder sumsBuilder = choice.getElseBodyBuilder();
+  runSums(sumsBuilder, buffer);
+  callRuntime(sumsBuilder, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
+}
+
 LLVM::LLVMFuncOp CPULowering::getSiblingGridBody(NodeOpInterface node,
                                                  unsigned rank) {
   // What runNode would do around the parallel-for (kernel versions, and the
@@ -646,48 +661,36 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       // over the whole tiles x tiles grid from 0. A parent of one instance
       // (the usual root) is that grid with tiles 1 x 1; any other runs the
       // leaf as it is.
-      auto [sums, plan] = contraction->second;
+      LeafOp sums = contraction->second.first;
+      LLVM::LLVMFuncOp plan = contraction->second.second;
       Value one = i64Constant(b, loc, 1);
-      Value single = LLVM::AndOp::create(
-          b, loc,
-          LLVM::ICmpOp::create(
-              b, loc, LLVM::ICmpPredicate::eq,
-              LLVM::LoadOp::create(b, loc, b.getI64Type(),
-                                   fieldAddress(b, loc, frameType, parentFrame,
-                                                {FrameExtents, 0})),
-              one),
-          LLVM::ICmpOp::create(
-              b, loc, LLVM::ICmpPredicate::eq,
-              LLVM::LoadOp::create(b, loc, b.getI64Type(),
-                                   fieldAddress(b, loc, frameType, parentFrame,
-                                                {FrameExtents, 1})),
-              one));
+      auto parentExtentIsOne = [&](int32_t d) {
+        Value extent = LLVM::LoadOp::create(
+            b, loc, b.getI64Type(),
+            fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
+        return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, extent, one);
+      };
+      Value single = LLVM::AndOp::create(b, loc, parentExtentIsOne(0),
+                                         parentExtentIsOne(1));
       auto planned = scf::IfOp::create(b, loc, TypeRange{pointerType}, single,
                                        /*withElseRegion=*/true);
-      {
-        OpBuilder tb = planned.getThenBodyBuilder();
-        SmallVector<Value> planArgs(inputs);
-        planArgs.append({toI64(tb, loc, dims[0]), toI64(tb, loc, dims[1]), one, one});
-        scf::YieldOp::create(
-            tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
-        OpBuilder eb = planned.getElseBodyBuilder();
-        scf::YieldOp::create(eb, loc, nullPointer(eb, loc));
-      }
-      // Every instance's sum first (null: the plan declined), then the grid
-      // reading them; the leaf as it is otherwise.
-      Value buffer = planned.getResult(0);
-      Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                            buffer, nullPointer(b, loc));
-      auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
-      OpBuilder tb = choice.getThenBodyBuilder();
-      launch(tb, node, context);
-      OpBuilder eb = choice.getElseBodyBuilder();
-      SmallVector<Value> sumsInputs(inputs);
-      sumsInputs.append({buffer, toI64(eb, loc, dims[0])});
-      launch(eb, sums,
-             allocateRangeContext(eb, loc, sums, sumsInputs, parentFrame,
-                                  outputs, /*perInstanceInputs=*/0));
-      callRuntime(eb, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
+      OpBuilder tb = planned.getThenBodyBuilder();
+      SmallVector<Value> planArgs(inputs);
+      planArgs.append({toI64(tb, loc, dims[0]), toI64(tb, loc, dims[1]), one, one});
+      scf::YieldOp::create(
+          tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
+      OpBuilder eb = planned.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, nullPointer(eb, loc));
+      runContracted(
+          b, loc, planned.getResult(0),
+          [&](OpBuilder &lb) { launch(lb, node, context); },
+          [&](OpBuilder &sb, Value buffer) {
+            SmallVector<Value> sumsInputs(inputs);
+            sumsInputs.append({buffer, toI64(sb, loc, dims[0])});
+            launch(sb, sums,
+                   allocateRangeContext(sb, loc, sums, sumsInputs, parentFrame,
+                                        outputs, /*perInstanceInputs=*/0));
+          });
     }
   }
   SmallVector<Value> results;
