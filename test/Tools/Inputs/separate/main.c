@@ -1,4 +1,4 @@
-// Runs the graphs of scale_a.c and scale_b.c, compiled apart.
+// Runs the graphs of scale.c compiled twice apart (run_a adds 1, run_b adds 3).
 #include <hpvm/hpvm.h>
 #include <stdio.h>
 void run_a(float *x, long n);
