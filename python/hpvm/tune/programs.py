@@ -44,6 +44,7 @@ class Program:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.builds = 0
+        self._stamp: Optional[str] = None
 
     # What a subclass defines.
     def space(self) -> Space:
@@ -86,7 +87,7 @@ class Program:
         among its other inputs (by content), and the compiler (hpvm-cc, the compiler
         library, the runtime: by path, time and size), so that a changed program or a
         rebuilt compiler never reuses an old binary."""
-        if getattr(self, "_stamp", None) is None:
+        if self._stamp is None:
             digest = hashlib.sha256()
             for path in [self.root / self.source,
                          *[Path(s) for s in self.sources() if not s.startswith("-")]]:
