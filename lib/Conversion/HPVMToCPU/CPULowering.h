@@ -330,7 +330,8 @@ private:
                                   InternalOp internal, LeafOp leaf,
                                   ValueRange outerDims, ValueRange inputs,
                                   Value parentFrame);
-  /// A contraction's launch: `buffer` (the plan's result) null runs the
+  /// A contraction's launch (CollapseGrids.cpp, below LowerNodes in the
+  /// call layers): `buffer` (the plan's result) null runs the
   /// leaf (`runLeaf`), else the sums variant (`runSums`, given the buffer),
   /// then frees the buffer.
   void runContracted(OpBuilder &b, Location loc, Value buffer,

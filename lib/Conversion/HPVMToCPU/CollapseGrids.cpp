@@ -153,6 +153,21 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   return results;
 }
 
+void CPULowering::runContracted(OpBuilder &b, Location loc, Value buffer,
+                                function_ref<void(OpBuilder &)> runLeaf,
+                                function_ref<void(OpBuilder &, Value)> runSums) {
+  // Every instance's sum first (null: the plan declined), then the grid
+  // reading them; the leaf as it is otherwise.
+  Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
+                                        nullPointer(b, loc));
+  auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
+  OpBuilder leafBuilder = choice.getThenBodyBuilder();
+  runLeaf(leafBuilder);
+  OpBuilder sumsBuilder = choice.getElseBodyBuilder();
+  runSums(sumsBuilder, buffer);
+  callRuntime(sumsBuilder, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
+}
+
 LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
   // { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3],
   //   ptr outputs }
