@@ -12,7 +12,10 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
 
     * a leaf becomes a private `func.func` computing one instance; its grid
       queries become arguments (level 0) or reads of the ancestor frames
-      (level >= 1);
+      (level >= 1); a leaf function with a single caller (most: the range
+      function of its grid) is inlined there (`inline-leaves`, on by
+      default: LLVM would inline it anyway, and the module is one function
+      per leaf smaller);
     * an internal node becomes a `func.func` running its children level by
       level of the DFG: a level with several (independent) children runs as a
       runtime task graph, concurrently; a replicated child runs through
@@ -74,6 +77,10 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
            "Run a replicated internal node whose only child is a replicated "
            "leaf (no barriers or per-tile memory) as one parallel-for "
            "over the combined grid">,
+    Option<"inlineLeaves", "inline-leaves", "bool", /*default=*/"true",
+           "Inline each leaf function that has one caller (a range function, "
+           "say) into it, when its body is one block in the dialects the "
+           "LLVM pipeline lowers everywhere, without stack allocations">,
   ];
 }
 

@@ -122,6 +122,12 @@ public:
   /// Lowers streaming launches and their push, pop and wait to runtime
   /// pipelines: one stage per child of the root (LowerStreaming.cpp).
   LogicalResult lowerStreamingGraphs();
+  /// Inlines each leaf function called from one place only (most of them:
+  /// the range function of its grid) into that call, when its body is one
+  /// block without stack allocations; LLVM would inline it there anyway (it
+  /// is alwaysinline), and the lowered module is one function per leaf
+  /// smaller.
+  void inlineSingleCallLeaves();
 
   /// Runs `node` over the grid `dims` (empty: one instance) with `inputs`,
   /// below the ancestor frame `parentFrame`, and returns its outputs.

@@ -198,6 +198,8 @@ struct ConvertHPVMToCPUPass
         failed(lowering.lowerStreamingGraphs()) ||
         failed(lowering.lowerHostOps()))
       return signalPassFailure();
+    if (inlineLeaves)
+      lowering.inlineSingleCallLeaves();
     for (Operation &op : llvm::make_early_inc_range(module.getOps()))
       if (isa<NodeOpInterface>(op))
         op.erase();

@@ -9,7 +9,10 @@
 #include "CPULowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -532,4 +535,61 @@ bool CPULowering::runInstanceRowInLanes(
                                        argsFor(rb, rest.getInductionVar()));
   useResults(rb, rest.getInductionVar(), instance.getResults());
   return true;
+}
+
+void CPULowering::inlineSingleCallLeaves() {
+  // The calls of every function. Leaf functions are private, and the
+  // lowering refers to them only by calls.
+  DenseMap<StringAttr, unsigned> uses;
+  DenseMap<StringAttr, func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    StringAttr callee = call.getCalleeAttr().getAttr();
+    ++uses[callee];
+    calls[callee] = call;
+  });
+  StringAttr alwaysInline = StringAttr::get(context, "alwaysinline");
+  for (auto [node, function] : nodeFunctions) {
+    if (!isa<LeafOp>(node) || !function || function.isExternal())
+      continue;
+    StringAttr name = function.getSymNameAttr();
+    func::CallOp call = calls.lookup(name);
+    if (!call || uses.lookup(name) != 1 || !function.getBody().hasOneBlock())
+      continue;
+    // Only what createNodeFunctions sets: other attributes (noinline,
+    // argument attributes) would be lost by inlining.
+    auto passthrough = function->getAttrOfType<ArrayAttr>("passthrough");
+    if (function.getArgAttrs() || function.getResAttrs() ||
+        (passthrough && (passthrough.size() != 1 || passthrough[0] != alwaysInline)))
+      continue;
+    // An alloca in a loop body would grow the stack with every instance; and
+    // the passes after this one lower linalg (say) in func.func only: the
+    // body must be in dialects every later pass lowers wherever it is.
+    bool inlinable = !function
+                          .walk([&](Operation *op) {
+                            return isa<memref::AllocaOp, memref::AllocaScopeOp,
+                                       LLVM::AllocaOp>(op) ||
+                                           !isa<arith::ArithDialect, math::MathDialect,
+                                                memref::MemRefDialect, scf::SCFDialect,
+                                                LLVM::LLVMDialect, vector::VectorDialect,
+                                                index::IndexDialect, func::FuncDialect>(
+                                               op->getDialect())
+                                       ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+                          })
+                          .wasInterrupted();
+    if (!inlinable)
+      continue;
+    Block &body = function.front();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), call.getOperands());
+    OpBuilder b(call);
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    for (auto [result, returned] :
+         llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
+      result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
+    call.erase();
+    nodeFunctions[node] = {};
+    function.erase();
+  }
 }

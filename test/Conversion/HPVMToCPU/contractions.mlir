@@ -8,10 +8,11 @@
 
 // CHECK-LABEL: func.func private @__hpvm_internal_root(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: !llvm.ptr, %[[B:[a-z0-9]+]]: !llvm.ptr, %[[C:[a-z0-9]+]]: !llvm.ptr, %[[K:[a-z0-9]+]]: i32, %[[N:[a-z0-9]+]]: i32, %[[COLS:[a-z0-9]+]]: index, %[[ROWS:[a-z0-9]+]]: index, %[[FRAME:[a-z0-9]+]]: !llvm.ptr)
-// CHECK: %[[XAT:.*]] = llvm.getelementptr %[[FRAME]][0, 1, 0]
+// The frame is { i64 ids[3], i64 extents[3], ptr parent }: extents x and y are words 3 and 4.
+// CHECK: %[[XAT:.*]] = llvm.getelementptr %[[FRAME]][3] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK: %[[XEXT:.*]] = llvm.load %[[XAT]] : !llvm.ptr -> i64
 // CHECK: %[[XONE:.*]] = llvm.icmp "eq" %[[XEXT]], %[[ONE:[0-9]+]] : i64
-// CHECK: %[[YAT:.*]] = llvm.getelementptr %[[FRAME]][0, 1, 1]
+// CHECK: %[[YAT:.*]] = llvm.getelementptr %[[FRAME]][4] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK: %[[YEXT:.*]] = llvm.load %[[YAT]] : !llvm.ptr -> i64
 // CHECK: %[[YONE:.*]] = llvm.icmp "eq" %[[YEXT]], %[[ONE]]
 // CHECK: %[[SINGLE:.*]] = llvm.and %[[XONE]], %[[YONE]]

@@ -10,15 +10,6 @@
 // CHECK-NOT: hpvm.leaf
 // CHECK-NOT: hpvm.internal
 
-// Level-0 queries become the instance arguments; level 1 reads the parent frame.
-// CHECK-LABEL: func.func private @__hpvm_leaf_scale(
-// CHECK-SAME: %[[DATA:[^:]*]]: memref<?x?xf32>, %[[X:[^:]*]]: index, %[[Y:[^:]*]]: index, %{{[^:]*}}: index, %[[NX:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[FRAME:[^:]*]]: !llvm.ptr) -> f32
-// CHECK: %[[ADDR:.*]] = llvm.getelementptr %[[FRAME]][0, 0, 0]
-// CHECK: %[[TY:.*]] = llvm.load %[[ADDR]] : !llvm.ptr -> i64
-// CHECK: arith.index_cast %[[TY]] : i64 to index
-// CHECK: memref.load %[[DATA]][%[[Y]], %[[X]]]
-// CHECK: arith.index_cast %[[NX]]
-// CHECK: return
 hpvm.leaf @scale(%data: memref<?x?xf32>) -> (f32) {
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
@@ -45,10 +36,12 @@ hpvm.leaf @sink(%v: f32) -> (f32) {
 // CHECK: %[[BODY:.*]] = llvm.mlir.addressof @__hpvm_range_scale_2
 // CHECK: %[[STATUS:.*]] = llvm.call @hpvm_rt_parallel_for(%{{.*}}, %{{.*}}, %[[BODY]], %{{.*}})
 // CHECK: llvm.call @hpvm_rt_check_at(%[[STATUS]], %{{.*}})
-// ...then its output, published by instance (0, 0), feeds the single-instance sink directly.
+// ...then its output, published by instance (0, 0), feeds the single-instance
+// sink directly, inlined here (its only caller): the sink returns its input.
 // CHECK: %[[OUT:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK: %[[R:.*]] = call @__hpvm_leaf_sink(%[[OUT]], %{{.*}}, %[[TFRAME]]) : (f32, {{.*}}) -> f32
-// CHECK: return %[[R]] : f32
+// CHECK: llvm.call @hpvm_rt_trace_node(
+// CHECK-NOT: call @__hpvm_leaf_sink
+// CHECK: return %[[OUT]] : f32
 hpvm.internal @tile(%data: memref<?x?xf32>) -> (f32) {
   %c4 = arith.constant 4 : index
   %s = hpvm.create_node @scale [%c4, %c4] : !hpvm.node
@@ -91,11 +84,27 @@ func.func @host(%data: memref<?x?xf32>, %tiles: index) -> f32 {
   return %r : f32
 }
 
-// The range function of a 2-D leaf: two loops, y outside x, over the box.
-// CHECK-LABEL: llvm.func internal @__hpvm_range_scale_2(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// The range function of a 2-D leaf: two loops, y outside x, over the box,
+// and the leaf's body inlined in them (its only caller): level-0 queries are
+// the loops' variables and the box's extents, level 1 reads the parent frame
+// (the context's field after the inputs).
+// CHECK-LABEL: llvm.func internal @__hpvm_range_scale_2(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr, %[[BOX:[^:]*]]: !llvm.ptr)
+// CHECK: %[[DESC:.*]] = llvm.load %[[CTX]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK: %[[DATA:.*]] = builtin.unrealized_conversion_cast %[[DESC]]
+// CHECK: %[[FRAMEADDR:.*]] = llvm.getelementptr %[[CTX]][0, 1]
+// CHECK: %[[FRAME:.*]] = llvm.load %[[FRAMEADDR]] : !llvm.ptr -> !llvm.ptr
+// The box is { i64 begin[3], end[3], extent[3], ... }: x's extent is word 6.
+// CHECK: %[[NXADDR:.*]] = llvm.getelementptr %[[BOX]][6] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: %[[NX64:.*]] = llvm.load %[[NXADDR]] : !llvm.ptr -> i64
+// CHECK: %[[NX:.*]] = arith.index_cast %[[NX64]] : i64 to index
 // CHECK: scf.for %[[RY:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: scf.for %[[RX:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: func.call @__hpvm_leaf_scale(%{{.*}}, %[[RX]], %[[RY]],
+// The parent's x id is the frame's first word.
+// CHECK: %[[TY:.*]] = llvm.load %[[FRAME]] : !llvm.ptr -> i64
+// CHECK: memref.load %[[DATA]][%[[RY]], %[[RX]]]
+// CHECK: arith.index_cast %[[NX]]
+// CHECK-NOT: func.call
 // CHECK: scf.if
 // CHECK: llvm.return
 

@@ -33,8 +33,8 @@ func.func @choose(%which: i1, %x: f32) -> i64 {
   %b = hpvm.launch @twice(%x) : (f32) -> !hpvm.graph
   cf.br ^join(%b : !hpvm.graph)
 // CHECK: ^[[JOIN]](%[[BLOCK:.*]]: !llvm.ptr):
-// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[BLOCK]][0, 0]
-// CHECK: %[[HANDLE:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
+// The handle is the block's first field: at the block's address.
+// CHECK: %[[HANDLE:.*]] = llvm.load %[[BLOCK]] : !llvm.ptr -> !llvm.ptr
 // CHECK: %[[STATUS:.*]] = llvm.call @hpvm_rt_wait(%[[HANDLE]])
 // CHECK: %[[TEXT:.*]] = llvm.mlir.addressof @[[WHERE]]
 // CHECK: llvm.call @hpvm_rt_check_at(%[[STATUS]], %[[TEXT]])
@@ -60,7 +60,7 @@ func.func @alternate(%x: f32, %steps: index) {
   cf.br ^header(%c0, %first : index, !hpvm.graph)
 // CHECK: ^[[HEADER]](%{{.*}}: index, %[[CARRIED:.*]]: !llvm.ptr):
 ^header(%i: index, %g: !hpvm.graph):
-  // CHECK: llvm.getelementptr %[[CARRIED]][0, 0]
+  // CHECK: llvm.load %[[CARRIED]] : !llvm.ptr -> !llvm.ptr
   // CHECK: llvm.call @hpvm_rt_wait
   // CHECK: llvm.call @free(%[[CARRIED]])
   %r = hpvm.wait %g : i64

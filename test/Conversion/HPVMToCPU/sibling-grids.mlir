@@ -76,8 +76,7 @@ hpvm.internal @root(%a: memref<?xf32>, %n: index) -> (f32) {
 // CHECK: llvm.mlir.addressof @__hpvm_task_phased_1
 // CHECK: llvm.call @hpvm_rt_graph_add_node
 // CHECK: llvm.call @hpvm_rt_graph_run(%[[GRAPH]])
-// CHECK: %[[FIELD:.*]] = llvm.getelementptr %[[SUM_OUT]][0, 0]
-// CHECK: %[[RESULT:.*]] = llvm.load %[[FIELD]] : !llvm.ptr -> f32
+// CHECK: %[[RESULT:.*]] = llvm.load %[[SUM_OUT]] : !llvm.ptr -> f32
 // CHECK: return %[[RESULT]]
 
 // Only the leaf with phases has a task function.

@@ -79,14 +79,15 @@ func.func @run(%m: memref<?xindex>, %n: index) {
 // CHECK: memref.store %[[N]],
 
 // Host: the tile kernel's value comes from the frame of the @slabs instance
-// that launches it (ids at field 0: [0, 0, 1] is id y), the leaf kernel's from
-// the frame of @rows' instance (extent x at field 1, then id x), after the
-// leaf kernel's extents: 6 and 10 parameters.
+// that launches it (a frame is { i64 ids[3], i64 extents[3], ptr parent }:
+// word 1 is id y), the leaf kernel's from the frame of @rows' instance
+// (extent x, word 3, then id x, the frame's first word), after the leaf
+// kernel's extents: 6 and 10 parameters.
 // HOST-LABEL: func.func private @__hpvm_internal_slabs
 // HOST: llvm.alloca %{{.*}} x !llvm.array<6 x struct<(i32, i32, i64, ptr, ptr)>>
-// HOST: llvm.getelementptr %{{.*}}[0, 0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(array<3 x i64>, array<3 x i64>, ptr)>
+// HOST: llvm.getelementptr %{{.*}}[1] : (!llvm.ptr) -> !llvm.ptr, i64
 // HOST: llvm.call @hpvm_rt_kernel_run
 // HOST: llvm.alloca %{{.*}} x !llvm.array<10 x struct<(i32, i32, i64, ptr, ptr)>>
-// HOST: llvm.getelementptr %{{.*}}[0, 1, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(array<3 x i64>, array<3 x i64>, ptr)>
-// HOST: llvm.getelementptr %{{.*}}[0, 0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(array<3 x i64>, array<3 x i64>, ptr)>
+// HOST: llvm.getelementptr %[[ROWSFRAME:[0-9]+]][3] : (!llvm.ptr) -> !llvm.ptr, i64
+// HOST: llvm.load %[[ROWSFRAME]] : !llvm.ptr -> i64
 // HOST: llvm.call @hpvm_rt_kernel_run
