@@ -7,6 +7,7 @@
 #include "HPVM/Transforms/Passes.h"
 #include "HostCodeBypass.h"
 #include "LinalgToLoopsWhereUsed.h"
+#include "VectorToLLVMWhereUsed.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -98,8 +99,9 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
     memrefOptions.useGenericFunctions = true;
     lowering.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
-    // Module-wide: some vector ops lower to calls it declares in the module.
-    lowering.addPass(createConvertVectorToLLVMPass());
+    // Module-wide: some vector ops lower to calls it declares in the module;
+    // and only when there are vector ops (most graphs have none).
+    lowering.addPass(createVectorToLLVMWhereUsed());
     addPerFunction(lowering, [](OpPassManager &nested) {
       nested.addPass(createConvertMathToLLVMPass());
       nested.addPass(createArithToLLVMConversionPass());

@@ -555,11 +555,12 @@ void CPULowering::inlineSingleCallLeaves() {
     func::CallOp call = calls.lookup(name);
     if (!call || uses.lookup(name) != 1 || !function.getBody().hasOneBlock())
       continue;
-    // Only what createNodeFunctions sets: other attributes (noinline,
-    // argument attributes) would be lost by inlining.
+    // Only functions LLVM would inline anyway (alwaysinline, as
+    // createNodeFunctions marks them; a remainder variant is noinline), with
+    // no argument attributes that inlining would lose.
     auto passthrough = function->getAttrOfType<ArrayAttr>("passthrough");
-    if (function.getArgAttrs() || function.getResAttrs() ||
-        (passthrough && (passthrough.size() != 1 || passthrough[0] != alwaysInline)))
+    if (function.getArgAttrs() || function.getResAttrs() || !passthrough ||
+        passthrough.size() != 1 || passthrough[0] != alwaysInline)
       continue;
     // An alloca in a loop body would grow the stack with every instance; and
     // the passes after this one lower linalg (say) in func.func only: the
