@@ -21,6 +21,9 @@ CPULowering::CPULowering(ModuleOp module)
   // hpvm_rt_instance_range_t: begin[3], end[3], extent[3], rank, worker_index.
   rangeType = LLVM::LLVMStructType::getLiteral(
       context, {triple, triple, triple, i32, i32});
+  for (Operation &op : module.getOps())
+    if (op.getNumRegions() && !isa<NodeOpInterface>(op))
+      hostCode.push_back(&op);
 }
 
 Type CPULowering::getStorageType(Type type) {

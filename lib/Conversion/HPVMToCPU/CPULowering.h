@@ -56,6 +56,13 @@ class CPULowering {
 public:
   explicit CPULowering(ModuleOp module);
 
+  /// Walks the host code (functions outside node definitions) with `fn`.
+  template <typename FnT>
+  void walkHostCode(FnT &&fn) {
+    for (Operation *op : hostCode)
+      op->walk(fn);
+  }
+
   //===--------------------------------------------------------------------===//
   // Types and values in storage form
   //===--------------------------------------------------------------------===//
@@ -363,6 +370,10 @@ private:
   LLVM::LLVMPointerType pointerType;
   LLVM::LLVMStructType frameType;
   LLVM::LLVMStructType rangeType;
+  /// The module's top-level ops with regions that are not node definitions,
+  /// as they were before the lowering added functions (which never hold host
+  /// ops): where host ops are looked for, instead of the whole module.
+  SmallVector<Operation *> hostCode;
   SymbolTableCollection symbolTables;
   unsigned nameCounter = 0;
   /// Symbol names taken in the module (uniqueName), collected on first use.

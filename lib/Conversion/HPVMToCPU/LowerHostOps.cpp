@@ -127,7 +127,7 @@ LogicalResult CPULowering::lowerHostOps() {
   SmallVector<LaunchOp> launches;
   SmallVector<WaitOp> waits;
   SmallVector<Operation *> trackerOps;
-  module.walk([&](Operation *op) {
+  walkHostCode([&](Operation *op) {
     if (auto launch = dyn_cast<LaunchOp>(op))
       launches.push_back(launch);
     else if (auto wait = dyn_cast<WaitOp>(op))
@@ -171,7 +171,7 @@ LogicalResult CPULowering::lowerHostOps() {
     launched[argument] = {argument, waited->root};
     rootNames[argument] = waited->name;
   }
-  module.walk([&](Block *block) {
+  walkHostCode([&](Block *block) {
     for (BlockArgument argument : block->getArguments())
       if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
         mergedHandles.push_back(argument);

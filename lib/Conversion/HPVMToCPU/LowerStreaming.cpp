@@ -239,7 +239,7 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
 
 LogicalResult CPULowering::lowerStreamingGraphs() {
   SmallVector<LaunchOp> launches;
-  module.walk([&](LaunchOp launch) {
+  walkHostCode([&](LaunchOp launch) {
     if (launch.getStreaming())
       launches.push_back(launch);
   });
