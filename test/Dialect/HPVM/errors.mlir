@@ -884,6 +884,30 @@ func.func @host(%x: f32, %again: i1) {
 
 // -----
 
+// A wait on another function's handle (the parser resolves the name) is
+// MLIR's isolation error, not a crash of the loop check climbing past the
+// module (found by the ir fuzzer).
+hpvm.leaf @l(%x: f32) {
+  hpvm.return
+}
+// expected-note @+1 {{required by region isolation constraints}}
+func.func @waits(%x: f32) {
+  cf.br ^join
+^join:
+  // expected-error @+1 {{'hpvm.wait' op using value defined outside the region}}
+  hpvm.wait %g
+  return
+}
+func.func @launches(%x: f32) {
+  %first = hpvm.launch @l(%x) : (f32) -> !hpvm.graph
+  cf.br ^header(%first : !hpvm.graph)
+^header(%g: !hpvm.graph):
+  hpvm.wait %g
+  return
+}
+
+// -----
+
 // The same in a loop op: every trip but the first waits on a freed launch.
 hpvm.leaf @l(%x: f32) {
   hpvm.return
