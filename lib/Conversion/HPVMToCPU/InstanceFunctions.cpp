@@ -537,6 +537,35 @@ bool CPULowering::runInstanceRowInLanes(
   return true;
 }
 
+/// Whether inlining `function` (a leaf function) into a loop over instances
+/// keeps what it means and what the later passes can lower: only functions
+/// LLVM would inline anyway (alwaysinline, as createNodeFunctions marks them;
+/// a remainder variant is noinline), without argument attributes inlining
+/// would lose, with one block (an scf.for body is one block), without stack
+/// allocations (in the loop, an alloca would grow the stack with every
+/// instance), and in dialects that every later pass lowers inside any
+/// function (linalg, say, is lowered in func.func only).
+static bool isInlinableLeafFunction(func::FuncOp function) {
+  auto passthrough = function->getAttrOfType<ArrayAttr>("passthrough");
+  if (function.isExternal() || !function.getBody().hasOneBlock() ||
+      function.getArgAttrs() || function.getResAttrs() || !passthrough ||
+      passthrough.size() != 1 ||
+      passthrough[0] != StringAttr::get(function.getContext(), "alwaysinline"))
+    return false;
+  return !function
+              .walk([](Operation *op) {
+                bool allocates =
+                    isa<memref::AllocaOp, memref::AllocaScopeOp, LLVM::AllocaOp>(op);
+                bool loweredEverywhere =
+                    isa<arith::ArithDialect, math::MathDialect, memref::MemRefDialect,
+                        scf::SCFDialect, LLVM::LLVMDialect, vector::VectorDialect,
+                        index::IndexDialect, func::FuncDialect>(op->getDialect());
+                return allocates || !loweredEverywhere ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 void CPULowering::inlineSingleCallLeaves() {
   // The calls of every function. Leaf functions are private, and the
   // lowering refers to them only by calls.
@@ -547,39 +576,14 @@ void CPULowering::inlineSingleCallLeaves() {
     ++uses[callee];
     calls[callee] = call;
   });
-  StringAttr alwaysInline = StringAttr::get(context, "alwaysinline");
-  for (auto [node, function] : nodeFunctions) {
-    if (!isa<LeafOp>(node) || !function || function.isExternal())
+  for (auto &[node, function] : nodeFunctions) {
+    if (!isa<LeafOp>(node) || !function)
       continue;
     StringAttr name = function.getSymNameAttr();
     func::CallOp call = calls.lookup(name);
-    if (!call || uses.lookup(name) != 1 || !function.getBody().hasOneBlock())
+    if (!call || uses.lookup(name) != 1 || !isInlinableLeafFunction(function))
       continue;
-    // Only functions LLVM would inline anyway (alwaysinline, as
-    // createNodeFunctions marks them; a remainder variant is noinline), with
-    // no argument attributes that inlining would lose.
-    auto passthrough = function->getAttrOfType<ArrayAttr>("passthrough");
-    if (function.getArgAttrs() || function.getResAttrs() || !passthrough ||
-        passthrough.size() != 1 || passthrough[0] != alwaysInline)
-      continue;
-    // An alloca in a loop body would grow the stack with every instance; and
-    // the passes after this one lower linalg (say) in func.func only: the
-    // body must be in dialects every later pass lowers wherever it is.
-    bool inlinable = !function
-                          .walk([&](Operation *op) {
-                            return isa<memref::AllocaOp, memref::AllocaScopeOp,
-                                       LLVM::AllocaOp>(op) ||
-                                           !isa<arith::ArithDialect, math::MathDialect,
-                                                memref::MemRefDialect, scf::SCFDialect,
-                                                LLVM::LLVMDialect, vector::VectorDialect,
-                                                index::IndexDialect, func::FuncDialect>(
-                                               op->getDialect())
-                                       ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-                          })
-                          .wasInterrupted();
-    if (!inlinable)
-      continue;
+    // The body in place of the call; the returned values replace its results.
     Block &body = function.front();
     IRMapping mapping;
     mapping.map(body.getArguments(), call.getOperands());
@@ -590,7 +594,7 @@ void CPULowering::inlineSingleCallLeaves() {
          llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
       result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
     call.erase();
-    nodeFunctions[node] = {};
     function.erase();
+    function = {};
   }
 }
