@@ -86,7 +86,9 @@ Value CPULowering::fieldAddress(OpBuilder &b, Location loc,
   // address their elements as i64 words (what LLVM canonicalizes to anyway).
   if ((type == frameType || type == rangeType) && indices.size() == 2) {
     std::optional<int32_t> field = constant(indices[0]), element = constant(indices[1]);
-    if (field && element)
+    // Only the i64[3] arrays: the frame's first two fields, the box's first three.
+    int32_t arrays = type == frameType ? 2 : 3;
+    if (field && element && *field < arrays && *element < 3)
       return LLVM::GEPOp::create(b, loc, pointerType, b.getI64Type(), base,
                                  ArrayRef<LLVM::GEPArg>{*field * 3 + *element});
   }
