@@ -6,8 +6,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Transforms/Passes.h"
 #include "HostCodeBypass.h"
-#include "LinalgToLoopsWhereUsed.h"
-#include "VectorToLLVMWhereUsed.h"
+#include "WhereUsed.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
