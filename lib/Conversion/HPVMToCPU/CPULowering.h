@@ -130,10 +130,10 @@ public:
   /// pipelines: one stage per child of the root (LowerStreaming.cpp).
   LogicalResult lowerStreamingGraphs();
   /// Inlines each leaf function called from one place only (most of them:
-  /// the range function of its grid) into that call, when its body is one
-  /// block without stack allocations; LLVM would inline it there anyway (it
-  /// is alwaysinline), and the lowered module is one function per leaf
-  /// smaller.
+  /// the range function of its grid) into that call, when inlining keeps its
+  /// meaning and what later passes lower (isInlinableLeafFunction in
+  /// InstanceFunctions.cpp); LLVM would inline it there anyway (it is
+  /// alwaysinline), and the lowered module is one function per leaf smaller.
   void inlineSingleCallLeaves();
 
   /// Runs `node` over the grid `dims` (empty: one instance) with `inputs`,
