@@ -8,6 +8,10 @@
 // Buffers are [frames or slots, height, width]: frame f reads input[f], writes
 // edges[f], and uses the intermediate buffers of slot f mod slots; the host
 // keeps at most `slots` frames in flight, so a slot is free when reused.
+//
+// The per-pixel stages are hinted for the GPU after the CPU: `hpvm-cc
+// --target=gpu|opencl` makes kernels of them (each hands on the buffer it
+// wrote), and the maximum, a sequential scan, stays on the CPU.
 
 // S = 7x7 Gaussian of I (weights w, row-major over dy then dx).
 hpvm.leaf @gaussian(%input: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
@@ -15,7 +19,8 @@ hpvm.leaf @gaussian(%input: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
                     %smooth: memref<?x?x?xf32> {hpvm.access = #hpvm.access<out>},
                     %slot: index,
                     %w: memref<49xf32> {hpvm.access = #hpvm.access<in>})
-    -> (memref<?x?x?xf32>, memref<?x?x?xf32>) {
+    -> (memref<?x?x?xf32>, memref<?x?x?xf32>)
+    attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
   %width = hpvm.num_instances x : index
@@ -54,7 +59,8 @@ hpvm.leaf @gaussian(%input: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
 // L = (max3x3(S) + min3x3(S)) - 2 S.
 hpvm.leaf @laplacian(%smooth: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
                      %laplace: memref<?x?x?xf32> {hpvm.access = #hpvm.access<out>},
-                     %slot: index) -> (memref<?x?x?xf32>) {
+                     %slot: index) -> (memref<?x?x?xf32>)
+    attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
   %width = hpvm.num_instances x : index
@@ -97,7 +103,8 @@ hpvm.leaf @laplacian(%smooth: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>}
 // Z = 1 where the 3x3 window of L holds both a value > 0 and a value <= 0.
 hpvm.leaf @zero_crossings(%laplace: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
                           %crossings: memref<?x?x?xf32> {hpvm.access = #hpvm.access<out>},
-                          %slot: index) -> (memref<?x?x?xf32>) {
+                          %slot: index) -> (memref<?x?x?xf32>)
+    attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
   %width = hpvm.num_instances x : index
@@ -141,7 +148,8 @@ hpvm.leaf @zero_crossings(%laplace: memref<?x?x?xf32> {hpvm.access = #hpvm.acces
 // Sobel coefficients dx * (2 - |dy|) and dy * (2 - |dx|).
 hpvm.leaf @gradient(%smooth: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
                     %gradients: memref<?x?x?xf32> {hpvm.access = #hpvm.access<out>},
-                    %slot: index) -> (memref<?x?x?xf32>, memref<?x?x?xf32>) {
+                    %slot: index) -> (memref<?x?x?xf32>, memref<?x?x?xf32>)
+    attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
   %width = hpvm.num_instances x : index
@@ -219,7 +227,8 @@ hpvm.leaf @reject(%crossings: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>}
                   %gradients: memref<?x?x?xf32> {hpvm.access = #hpvm.access<in>},
                   %maxGradient: f32,
                   %edges: memref<?x?x?xf32> {hpvm.access = #hpvm.access<out>},
-                  %slot: index, %frame: index) -> (memref<?x?x?xf32>, f32) {
+                  %slot: index, %frame: index) -> (memref<?x?x?xf32>, f32)
+    attributes {hpvm.targets = [#hpvm.target<cpu>, #hpvm.target<gpu>]} {
   %x = hpvm.instance_id x : index
   %y = hpvm.instance_id y : index
   %z = memref.load %crossings[%slot, %y, %x] : memref<?x?x?xf32>

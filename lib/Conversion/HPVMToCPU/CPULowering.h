@@ -142,6 +142,13 @@ public:
                              ValueRange dims, ValueRange inputs,
                              Value parentFrame, PerInstancePorts perInstance = {});
 
+  /// The struct a kernel stores its outputs in: storage types, but a memref
+  /// is the i64 index of the input it is (convert-hpvm-to-gpu).
+  LLVM::LLVMStructType getKernelOutputStruct(TypeRange types);
+  /// The memref (of `type`) a kernel's memref output stands for: `code` is
+  /// the index of the input it is.
+  Value decodeMemRefOutput(OpBuilder &b, Location loc, NodeOpInterface node,
+                           ValueRange inputs, Value code, Type type);
   /// The host pointer a kernel's pointer output stands for: the output holds
   /// the index of the input it is, or -1 for null (PointerOutputs.h).
   Value decodePointerOutput(OpBuilder &b, Location loc, NodeOpInterface node,

@@ -210,6 +210,14 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
   }
 }
 
+LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
+  SmallVector<Type> fields;
+  for (Type type : types)
+    fields.push_back(isa<MemRefType>(type) ? IntegerType::get(context, 64)
+                                           : getStorageType(type));
+  return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
 Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                              ValueRange dims, ValueRange inputs,
                              Value parentFrame, Value outputs,
@@ -310,7 +318,7 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   if (outputs)
     params.push_back(
         {kParamBuffer, HPVM_RT_ACCESS_OUT,
-         sizeOf(b, loc, getStorageStruct(node.getOutputTypes())), outputs});
+         sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
   // Then the arrays of the outputs per instance, in port order: every
   // instance writes its element, so their device copies need no copy in.
   for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))

@@ -364,6 +364,30 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   return success();
 }
 
+/// A kernel hands a memref output back as the index of the input it is
+/// (convert-hpvm-to-gpu accepts no other memref outputs): the memref that
+/// input carried.
+Value CPULowering::decodeMemRefOutput(OpBuilder &b, Location loc,
+                                      NodeOpInterface node, ValueRange inputs,
+                                      Value code, Type type) {
+  Value descriptor;
+  for (auto [index, inputType] : llvm::enumerate(node.getInputTypes())) {
+    if (inputType != type)
+      continue;
+    Value input = toStorage(b, loc, inputs[index]);
+    if (!descriptor) {
+      descriptor = input;
+      continue;
+    }
+    Value isInput = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::eq, code,
+        i64Constant(b, loc, static_cast<int64_t>(index)));
+    descriptor = LLVM::SelectOp::create(b, loc, isInput, input, descriptor);
+  }
+  assert(descriptor && "a memref output passed on from no input");
+  return fromStorage(b, loc, descriptor, type);
+}
+
 /// A kernel hands a pointer output back as the index of the input it is (-1:
 /// null; convert-hpvm-to-gpu's PointerOutputs.h), stored where the pointer
 /// would be: the host pointer that input carried, or null.
@@ -391,7 +415,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     // The kernel version first; the CPU version when no device ran it. The
     // kernel's first instance writes the outputs into `outputs`.
     TypeRange outputTypes = node.getOutputTypes();
-    LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
+    LLVM::LLVMStructType outputType = getKernelOutputStruct(outputTypes);
     Value outputs = outputTypes.empty() ? Value()
                                         : allocaInEntry(b, loc, outputType);
     // Outputs per instance are arrays, filled by the kernel or by the CPU
@@ -445,10 +469,14 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
           continue;
         }
         Value field = loadField(b, loc, outputType, outputs, index);
-        kernelResults.push_back(
-            isa<LLVM::LLVMPointerType>(type)
-                ? decodePointerOutput(b, loc, node, inputs, field)
-                : fromStorage(b, loc, field, type));
+        if (isa<MemRefType>(type))
+          kernelResults.push_back(
+              decodeMemRefOutput(b, loc, node, inputs, field, type));
+        else if (isa<LLVM::LLVMPointerType>(type))
+          kernelResults.push_back(
+              decodePointerOutput(b, loc, node, inputs, field));
+        else
+          kernelResults.push_back(fromStorage(b, loc, field, type));
       }
       return kernelResults;
     });

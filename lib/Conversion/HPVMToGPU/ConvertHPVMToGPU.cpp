@@ -110,6 +110,18 @@ void rewriteMathCalls(gpu::GPUModuleOp kernels) {
   });
 }
 
+/// Whether `value`, a memref output of `leaf` (the body of a leaf kernel, or
+/// of the tile kernel `tile`), is one of the kernel's inputs passed on: an
+/// argument of the leaf (bound from the tile's inputs, in a tile). The kernel
+/// hands it back as the index of that input, and the host turns the index
+/// into the memref it passed (CPULowering::runNode).
+bool isKernelInputPassedOn(Value value, LeafOp leaf, const TileShape *tile) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || argument.getOwner() != &leaf.getBody().front())
+    return false;
+  return !tile || tile->inputSources[argument.getArgNumber()].tileInput >= 0;
+}
+
 /// Checks the body of a kernel (the leaf, and everything it calls); collects
 /// the functions it calls. Returns the reason it cannot run as a kernel.
 class BodyChecker {
@@ -117,13 +129,28 @@ public:
   BodyChecker(ModuleOp module, SymbolTableCollection &symbols)
       : module(module), symbols(symbols) {}
 
-  std::string checkLeaf(LeafOp leaf, bool tiled) {
+  /// Checks `leaf`, the body of a leaf kernel, or of the tile kernel `tile`.
+  std::string checkLeaf(LeafOp leaf, const TileShape *tile = nullptr) {
+    bool tiled = tile;
     // A leaf kernel's first instance writes the outputs (equal in every
     // instance, as HPVM requires of outputs that leave a grid) for the host:
-    // numbers, and (leaf kernels) pointers that are inputs passed on or
-    // null, as codes (PointerOutputs.h).
+    // numbers, memrefs that are inputs of the kernel passed on, and (leaf
+    // kernels) pointers that are inputs passed on or null, as codes
+    // (PointerOutputs.h).
     std::string reason;
     for (auto [index, type] : llvm::enumerate(leaf.getOutputTypes())) {
+      if (isa<MemRefType>(type)) {
+        leaf.walk([&, index = index](ReturnOp ret) {
+          if (reason.empty() &&
+              !isKernelInputPassedOn(ret.getOperand(index), leaf, tile))
+            reason = "it has a memref output that is not one of the "
+                     "kernel's memref inputs passed on (kernels return the "
+                     "buffers they were given)";
+        });
+        if (!reason.empty())
+          return reason;
+        continue;
+      }
       if (isa<LLVM::LLVMPointerType>(type) && !tiled) {
         leaf.walk([&, index = index](ReturnOp ret) {
           if (reason.empty())
@@ -136,9 +163,9 @@ public:
       }
       if (!isa<IntegerType, FloatType, IndexType>(type) ||
           type.isInteger(1))
-        return "it has an output that is not a number or a pointer input "
-               "passed on (kernels return integers, floats and the buffers "
-               "they were given)";
+        return "it has an output that is not a number, a memref input "
+               "passed on or a pointer input passed on (kernels return "
+               "integers, floats and the buffers they were given)";
     }
     leaf.walk([&](Operation *op) {
       if (!reason.empty())
@@ -445,13 +472,13 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       collectAncestorQueries(leaf, firstAncestor);
   unsigned ancestorParameter = parameters.size();
   parameters.append(ancestors.size(), i64);
-  // Outputs: a pointer to { outputs... } (index as i64, a pointer as the
-  // i64 code of the input it is).
+  // Outputs: a pointer to { outputs... } (index as i64, a pointer or a
+  // memref as the i64 code of the input it is).
   SmallVector<Type> outputFields;
   for (Type type : site.node.getOutputTypes())
-    outputFields.push_back(isa<IndexType, LLVM::LLVMPointerType>(type)
-                               ? Type(i64)
-                               : type);
+    outputFields.push_back(
+        isa<IndexType, LLVM::LLVMPointerType, MemRefType>(type) ? Type(i64)
+                                                               : type);
   unsigned outputsParameter = parameters.size();
   if (!outputFields.empty())
     parameters.push_back(pointer);
@@ -626,11 +653,18 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       op->erase();
     } else if (isa<ReturnOp>(op)) {
       Location returnLoc = op->getLoc();
-      // Pointer outputs as the codes of the inputs they are.
+      // Pointer and memref outputs as the codes of the inputs they are.
       SmallVector<Value> returned(op->getOperands());
-      for (Value &value : returned)
+      for (Value &value : returned) {
         if (isa<LLVM::LLVMPointerType>(value.getType()))
           value = pointerCodes.build(rewriter, value);
+        else if (isa<MemRefType>(value.getType()))
+          // The checker made it an input of the leaf that is the kernel's
+          // own input: an argument of the entry block, at the input's index.
+          value = LLVM::ConstantOp::create(
+              rewriter, returnLoc, i64,
+              cast<BlockArgument>(value).getArgNumber());
+      }
       // Every instance stores its values per instance into their arrays.
       for (auto [position, port] : llvm::enumerate(perInstanceOutputs)) {
         Value value = returned[port];
@@ -746,7 +780,7 @@ struct ConvertHPVMToGPUPass
         if (reason.empty())
           reason = checker.checkAllocator(allocator.leaf);
       if (reason.empty())
-        reason = checker.checkLeaf(shape->instances, /*tiled=*/true);
+        reason = checker.checkLeaf(shape->instances, &*shape);
       if (!reason.empty()) {
         internal.emitWarning() << "runs on the CPU: no GPU kernel, because "
                                << reason;
@@ -768,7 +802,7 @@ struct ConvertHPVMToGPUPass
       if (reason.empty())
         reason = checkPerInstancePorts(leaf, *masks);
       if (reason.empty())
-        reason = checker.checkLeaf(leaf, /*tiled=*/false);
+        reason = checker.checkLeaf(leaf);
       if (!reason.empty()) {
         leaf.emitWarning() << "runs on the CPU: no GPU kernel, because "
                            << reason;

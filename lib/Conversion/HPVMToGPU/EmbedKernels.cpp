@@ -134,6 +134,26 @@ std::string EmbedKernelsPass::uniqueName(const Twine &base) {
   return name;
 }
 
+/// C's sqrtf is correctly rounded, and so are the CPU versions. libdevice's
+/// __nv_sqrtf, which convert-gpu-to-nvvm calls for math.sqrt (it keeps LLVM's
+/// sqrt intrinsic out), is only when __nvvm_reflect("__CUDA_PREC_SQRT") says
+/// so (nvcc's -prec-sqrt=true), and LLVM answers 0 unless told otherwise
+/// process-wide. The calls become the intrinsic again, which the NVPTX
+/// backend lowers to sqrt.rn.f32.
+static void useCorrectlyRoundedSqrt(gpu::GPUModuleOp kernels) {
+  kernels.walk([](LLVM::CallOp call) {
+    if (call.getCallee() != "__nv_sqrtf" || call.getNumOperands() != 1)
+      return;
+    OpBuilder b(call);
+    Value exact = LLVM::SqrtOp::create(b, call.getLoc(), call.getOperand(0));
+    call.getResult().replaceAllUsesWith(exact);
+    call.erase();
+  });
+  if (auto declaration = kernels.lookupSymbol<LLVM::LLVMFuncOp>("__nv_sqrtf"))
+    if (SymbolTable::symbolKnownUseEmpty(declaration, kernels))
+      declaration.erase();
+}
+
 FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
                                                  Device device) {
   MLIRContext *context = &getContext();
@@ -154,6 +174,9 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
     ConvertGpuOpsToNVVMOpsOptions options;
     options.indexBitwidth = 64;
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(options));
+    // What libdevice has no function for (integer math: math.absi, ctlz, ...)
+    // is left for LLVM's own intrinsics, which the NVPTX backend lowers.
+    pm.addPass(createConvertMathToLLVMPass());
   } else {
     // Branches first: the kernel conversion rewrites the signatures of all
     // blocks, so their operands must already be in LLVM types.
@@ -183,6 +206,8 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
            << "'" << left->getName() << "' cannot be lowered for "
            << getDeviceName(device) << " kernels";
 
+  if (device == Device::CUDA)
+    useCorrectlyRoundedSqrt(copy);
   if (device == Device::OpenCL) {
     if (failed(assignOpenCLAddressSpaces(copy)))
       return failure();

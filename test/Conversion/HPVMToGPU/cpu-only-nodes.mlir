@@ -3,9 +3,20 @@
 // RUN: hpvm-opt %s --convert-hpvm-to-gpu --split-input-file -verify-diagnostics | FileCheck %s
 // CHECK-NOT: hpvm.kernel
 
-// expected-warning @+1 {{runs on the CPU: no GPU kernel, because it has an output that is not a number or a pointer input passed on (kernels return integers, floats and the buffers they were given)}}
-hpvm.leaf @outputs(%m: memref<?xf32>) -> (memref<?xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
-  hpvm.return %m : memref<?xf32>
+// An output of another kind: a vector.
+// expected-warning @+1 {{runs on the CPU: no GPU kernel, because it has an output that is not a number, a memref input passed on or a pointer input passed on (kernels return integers, floats and the buffers they were given)}}
+hpvm.leaf @outputs(%x: f32) -> (vector<4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v = vector.broadcast %x : f32 to vector<4xf32>
+  hpvm.return %v : vector<4xf32>
+}
+
+// -----
+
+// A view of an input is not the input: the host would hand on the whole.
+// expected-warning @+1 {{because it has a memref output that is not one of the kernel's memref inputs passed on (kernels return the buffers they were given)}}
+hpvm.leaf @view(%m: memref<?xf32>) -> (memref<2xf32, strided<[1], offset: 1>>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v = memref.subview %m[1] [2] [1] : memref<?xf32> to memref<2xf32, strided<[1], offset: 1>>
+  hpvm.return %v : memref<2xf32, strided<[1], offset: 1>>
 }
 
 // -----
