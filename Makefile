@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        check-python python fuzz demo bench docs clean
+        check-python python fuzz demo bench bench-gpu device-bundle docs clean
 
 all: build
 
@@ -81,6 +81,15 @@ bench: build
 	bash benchmarks/tune/run.sh $(BUILD_DIR)
 	bash benchmarks/tensor/run.sh $(BUILD_DIR)
 	bash benchmarks/tensor/run_approx.sh $(BUILD_DIR)
+
+# HPVM on an NVIDIA GPU against hand-written CUDA and cuBLAS, and the edge pipeline on the
+# GPU against the CPU (benchmarks/gpu/run.sh; built anyway, run only where a GPU is).
+bench-gpu: build
+	bash benchmarks/gpu/run.sh
+
+# What a machine with a GPU runs, built here into build/device-bundle (docs/GPUBackend.md).
+device-bundle: build
+	bash scripts/gpu-device-bundle.sh $(BUILD_DIR)/device-bundle
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build

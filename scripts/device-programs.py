@@ -5,7 +5,8 @@ For each program (HPVM-C .c/.cpp with a main, or an .mlir example):
 
 * .c/.cpp: builds it for the CPU and, with every node hinted GPU_TARGET, for
   --target (gpu or opencl); validates the kernels (spirv-val for opencl,
-  ptxas for sm_80 and sm_90 for gpu, when ptxas exists); runs both builds with
+  ptxas for sm_80 and sm_90 for gpu, when ptxas exists; a build whose CUDA
+  image could not get cubins fails); runs both builds with
   HPVM_TRACE=1 and compares their output and exit status. Prints one line:
   "<name>: same output; on <device>: <nodes>" ("on cpu only" when no node ran
   on a device).
@@ -14,8 +15,14 @@ For each program (HPVM-C .c/.cpp with a main, or an .mlir example):
   can be kernels).
 
 Anything else ("<name>: FAILED ...") makes the exit status 1.
+
+For a device on another machine: --bundle DIR builds the .c/.cpp programs
+here, runs their CPU builds, and puts the device builds, the CPU builds'
+results and this script in DIR; there, `python3 DIR/device-programs.py
+--run-bundle DIR` runs the device builds and prints the same lines.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -79,6 +86,10 @@ def check_c(args, path, name, out):
                        [hinted_path, "-o", dev_exe])
     if code != 0:
         return "FAILED to build for %s: %s" % (args.target, err.strip())
+    # With the CUDA toolkit there, the image must hold machine code, not only PTX
+    # for the driver to compile at run time.
+    if "holds PTX only" in err:
+        return "FAILED: no cubins: " + err.strip()
     kind = "spirv" if args.target == "opencl" else "ptx"
     image = os.path.join(out, name + "." + kind)
     code, _, err = run([args.hpvm_cc, "--target=" + args.target, "--emit=" + kind] +
@@ -92,7 +103,20 @@ def check_c(args, path, name, out):
     env = dict(os.environ)
     env["HPVM_TRACE"] = "1"
     cpu = run([cpu_exe], env=env)
-    dev = run([dev_exe], env=env)
+    if args.bundle:
+        # Run elsewhere (--run-bundle): the device build and what the CPU build gave.
+        # Named after the source file: host_blocks.c and host_blocks.cpp both exist.
+        exe = os.path.basename(path) + "." + args.target
+        shutil.copy(dev_exe, os.path.join(args.bundle, exe))
+        args.manifest.append({"name": name, "exe": exe,
+                              "status": cpu[0], "stdout": cpu[1]})
+        return "bundled"
+    return compare(args, cpu, run([dev_exe], env=env))
+
+
+def compare(args, cpu, dev):
+    """The verdict on a device build's run `dev` against the CPU build's `cpu`
+    ((status, stdout, stderr) each)."""
     if cpu[0] != dev[0]:
         return "FAILED: exit status %d on the CPU build, %d on the %s build:\n%s" % (
             cpu[0], dev[0], args.target, dev[2])
@@ -110,21 +134,56 @@ def check_c(args, path, name, out):
         "on %s: %s" % (device, ",".join(sorted(nodes))) for device, nodes in sorted(devices.items()))
 
 
+def run_bundle(args):
+    """Runs the device builds of a bundle and compares them with the CPU builds'
+    recorded results; needs neither hpvm-cc nor the sources."""
+    with open(os.path.join(args.run_bundle, "manifest.json")) as manifest:
+        bundle = json.load(manifest)
+    args.target = bundle["target"]
+    env = dict(os.environ)
+    env["HPVM_TRACE"] = "1"
+    failed = False
+    for entry in bundle["programs"]:
+        try:
+            dev = run([os.path.join(args.run_bundle, entry["exe"])], env=env)
+            verdict = compare(args, (entry["status"], entry["stdout"], ""), dev)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            verdict = "FAILED: %s" % error
+        failed |= verdict.startswith("FAILED")
+        print("%s: %s" % (entry["name"], verdict), flush=True)
+    return 1 if failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--target", choices=["gpu", "opencl"], required=True)
-    parser.add_argument("--out", required=True, help="a directory for the builds")
+    parser.add_argument("--target", choices=["gpu", "opencl"])
+    parser.add_argument("--out", help="a directory for the builds")
+    parser.add_argument("--bundle", metavar="DIR",
+                        help="build only: put the device builds of the .c/.cpp programs "
+                        "and the CPU builds' results in DIR, for --run-bundle")
+    parser.add_argument("--run-bundle", metavar="DIR",
+                        help="run the device builds of a bundle (where the device is) "
+                        "and compare them with the CPU builds' results")
     parser.add_argument("--hpvm-cc", default=shutil.which("hpvm-cc") or "hpvm-cc")
     parser.add_argument("--ptxas", default=shutil.which("ptxas") or
                         ("/usr/local/cuda/bin/ptxas"
                          if os.path.exists("/usr/local/cuda/bin/ptxas") else ""))
-    parser.add_argument("programs", nargs="+")
+    parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
+    if args.run_bundle:
+        return run_bundle(args)
+    if not args.target or not args.out or not args.programs:
+        parser.error("--target, --out and programs are required (or --run-bundle)")
     os.makedirs(args.out, exist_ok=True)
+    args.manifest = []
+    if args.bundle:
+        os.makedirs(args.bundle, exist_ok=True)
     failed = False
     for path in args.programs:
         name = os.path.splitext(os.path.basename(path))[0]
+        if args.bundle and path.endswith(".mlir"):
+            continue  # no host of their own
         check = check_mlir if path.endswith(".mlir") else check_c
         try:
             verdict = check(args, path, name, args.out)
@@ -132,6 +191,10 @@ def main():
             verdict = "FAILED: timed out: %s" % " ".join(timeout.cmd)
         failed |= verdict.startswith("FAILED")
         print("%s: %s" % (name, verdict), flush=True)
+    if args.bundle:
+        with open(os.path.join(args.bundle, "manifest.json"), "w") as manifest:
+            json.dump({"target": args.target, "programs": args.manifest}, manifest, indent=1)
+        shutil.copy(os.path.abspath(__file__), os.path.join(args.bundle, "device-programs.py"))
     return 1 if failed else 0
 
 

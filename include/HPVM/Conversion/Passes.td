@@ -364,10 +364,14 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       and block size, level 1 the block id and grid size, and `hpvm.barrier`
       becomes `gpu.barrier`.
 
-    A leaf kernel may have outputs that are numbers (HPVM-C leaves return
-    sizes): they must be equal in every instance, as HPVM requires of outputs
-    that leave a grid, and the kernel's first thread stores them through an
-    extra pointer parameter to `{ outputs... }` (index as i64).
+    A kernel may have outputs that are numbers (HPVM-C leaves return sizes),
+    memrefs that are one of its memref inputs passed on (a pipeline stage
+    handing on the buffer it wrote), and, in leaf kernels, pointers that are
+    one of its pointer inputs or null: they must be equal in every instance,
+    as HPVM requires of outputs that leave a grid, and the kernel's first
+    thread stores them through an extra pointer parameter to
+    `{ outputs... }` (index as i64; a memref or pointer as the i64 index of
+    the input it is, which the host turns back into what it passed).
 
     Both kinds of leaf body are kept as they are: structured code
     (memref/scf/arith/math) and imported HPVM-C code (the llvm dialect with
@@ -377,10 +381,10 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
     become `math` ops. Nodes stay in the module (their CPU version is still
     built): the host code calls the kernel when a device is there and the CPU
     version otherwise. A GPU-hinted node that cannot become a kernel gets a
-    warning naming the reason (outputs of tile leaves or outputs other than
-    numbers, `hpvm.alloc`, a barrier outside a tile, an ancestor's grid
-    query, a call of an external function, a global that is not a constant,
-    an `i1` or aggregate input) and runs on the CPU.
+    warning naming the reason (other outputs, `hpvm.alloc` outside a tile's
+    allocation nodes, a barrier outside a tile, a call of an external
+    function, a global that is not a constant, an `i1` or aggregate input)
+    and runs on the CPU.
 
     Example: `hpvm-opt --convert-hpvm-to-gpu prog.mlir`; `hpvm-embed-kernels`
     then compiles the kernels for the devices.

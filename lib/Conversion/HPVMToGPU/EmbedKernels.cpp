@@ -20,6 +20,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -154,6 +155,29 @@ static void useCorrectlyRoundedSqrt(gpu::GPUModuleOp kernels) {
       declaration.erase();
 }
 
+/// ptxas refuses to optimize PTX that claims debug information (".target
+/// sm_80, debug": "Optimized debugging not supported"), which the NVPTX
+/// backend writes for compile units of full or line-table debug information
+/// (HPVM-C leaves come with it). Line directives alone (.loc, what
+/// `nvcc -lineinfo` gives) are what profilers need, and ptxas optimizes
+/// around them.
+static void useLineDirectivesOnly(gpu::GPUModuleOp kernels) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](LLVM::DICompileUnitAttr unit) -> Attribute {
+    if (unit.getEmissionKind() == LLVM::DIEmissionKind::None ||
+        unit.getEmissionKind() == LLVM::DIEmissionKind::DebugDirectivesOnly)
+      return unit;
+    return LLVM::DICompileUnitAttr::get(
+        unit.getContext(), unit.getId(), unit.getSourceLanguage(),
+        unit.getFile(), unit.getProducer(), unit.getIsOptimized(),
+        LLVM::DIEmissionKind::DebugDirectivesOnly, unit.getNameTableKind(),
+        unit.getSplitDebugFilename());
+  });
+  replacer.recursivelyReplaceElementsIn(kernels, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/true,
+                                        /*replaceTypes=*/false);
+}
+
 FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
                                                  Device device) {
   MLIRContext *context = &getContext();
@@ -206,8 +230,10 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
            << "'" << left->getName() << "' cannot be lowered for "
            << getDeviceName(device) << " kernels";
 
-  if (device == Device::CUDA)
+  if (device == Device::CUDA) {
     useCorrectlyRoundedSqrt(copy);
+    useLineDirectivesOnly(copy);
+  }
   if (device == Device::OpenCL) {
     if (failed(assignOpenCLAddressSpaces(copy)))
       return failure();

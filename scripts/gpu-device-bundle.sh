@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# gpu-device-bundle.sh - everything a machine with an NVIDIA GPU runs to check this project,
+# built here (where hpvm-cc, LLVM and nvcc are) into one folder that needs none of them there:
+#   programs/  every HPVM-C test program and example with its nodes hinted GPU_TARGET, built
+#              with --target=gpu, and what its CPU build printed (scripts/device-programs.py
+#              --bundle); on the GPU each must print the same, with its kernels on cuda:0
+#              (the lines of test/Integration/Devices/gpu-device.test)
+#   bench/     benchmarks/gpu, built (HPVM vs hand-written CUDA and cuBLAS; the edge pipeline)
+#   run.sh     runs both, the programs first, and copies the reports to $OUT when it is set
+# Usage: bash scripts/gpu-device-bundle.sh [DIR] [--quick]   (DIR: build/device-bundle)
+# Then, on the GPU machine, from the repository root: bash DIR/run.sh
+# (with the device tool: carry DIR, a path under the ignored build/; docs/GPUBackend.md).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DIR="$ROOT/build/device-bundle"
+QUICK=()
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=(--quick) ;;
+    *) DIR="$(mkdir -p "$arg" && cd "$arg" && pwd)" ;;
+  esac
+done
+BIN="${HPVM_BIN:-$ROOT/build/bin}"
+rm -rf "$DIR"
+mkdir -p "$DIR"
+python3 "$ROOT/scripts/device-programs.py" --target gpu --out "$DIR/.work" --bundle "$DIR/programs" \
+  --hpvm-cc "$BIN/hpvm-cc" "$ROOT"/test/HPVMC/run/*.c "$ROOT"/test/HPVMC/run/*.cpp \
+  "$ROOT"/examples/hpvm-c/*.c >"$DIR/bundle.log"
+rm -rf "$DIR/.work"
+if grep -q FAILED "$DIR/bundle.log"; then
+  cat "$DIR/bundle.log" >&2
+  exit 1
+fi
+HPVM_BENCH_OUT="$DIR/bench" HPVM_BIN="$BIN" bash "$ROOT/benchmarks/gpu/run.sh" build "${QUICK[@]}"
+cat >"$DIR/run.sh" <<RUN
+#!/usr/bin/env bash
+# Runs the bundle built by scripts/gpu-device-bundle.sh on this machine's GPU.
+HERE="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
+report=\${OUT:-\$HERE}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "\$report/device.txt"
+python3 "\$HERE/programs/device-programs.py" --run-bundle "\$HERE/programs" 2>&1 | tee "\$report/programs.txt"
+programs=\${PIPESTATUS[0]}
+bash "\$HERE/bench/run.sh" run ${QUICK[*]} 2>&1 | tee "\$report/bench.txt"
+bench=\${PIPESTATUS[0]}
+echo "programs: exit \$programs; benchmarks: exit \$bench"
+exit \$((programs || bench))
+RUN
+echo "# bundle in $DIR ($(du -sh "$DIR" | cut -f1)): $(grep -c bundled "$DIR/bundle.log") programs, the benchmarks"
