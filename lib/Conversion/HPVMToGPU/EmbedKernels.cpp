@@ -19,6 +19,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Pass/PassManager.h"
@@ -155,27 +156,45 @@ static void useCorrectlyRoundedSqrt(gpu::GPUModuleOp kernels) {
       declaration.erase();
 }
 
-/// ptxas refuses to optimize PTX that claims debug information (".target
-/// sm_80, debug": "Optimized debugging not supported"), which the NVPTX
-/// backend writes for compile units of full or line-table debug information
-/// (HPVM-C leaves come with it). Line directives alone (.loc, what
-/// `nvcc -lineinfo` gives) are what profilers need, and ptxas optimizes
-/// around them.
-static void useLineDirectivesOnly(gpu::GPUModuleOp kernels) {
+/// Leaves the kernel module's source locations without debug scopes: the
+/// kernels get their line information afresh (DIScopeForLLVMFuncOp, below).
+/// What imported HPVM-C code carries would not fit: scopes of the leaf's
+/// original function on block arguments and loop annotations, which the
+/// kernel is not ("!dbg attachment points at wrong subprogram"), and
+/// (through loop annotations and constant tables' descriptions) a compile
+/// unit of full debug information, for which the NVPTX backend
+/// writes `.target sm_80, debug`, which ptxas refuses to optimize
+/// ("Optimized debugging not supported").
+static void dropDebugScopes(gpu::GPUModuleOp kernels) {
   AttrTypeReplacer replacer;
-  replacer.addReplacement([](LLVM::DICompileUnitAttr unit) -> Attribute {
-    if (unit.getEmissionKind() == LLVM::DIEmissionKind::None ||
-        unit.getEmissionKind() == LLVM::DIEmissionKind::DebugDirectivesOnly)
-      return unit;
-    return LLVM::DICompileUnitAttr::get(
-        unit.getContext(), unit.getId(), unit.getSourceLanguage(),
-        unit.getFile(), unit.getProducer(), unit.getIsOptimized(),
-        LLVM::DIEmissionKind::DebugDirectivesOnly, unit.getNameTableKind(),
-        unit.getSplitDebugFilename());
+  replacer.addReplacement([](FusedLoc loc) -> std::optional<Location> {
+    if (!loc.getMetadata() || !isa<LLVM::DIScopeAttr>(loc.getMetadata()))
+      return std::nullopt;
+    return FusedLoc::get(loc.getContext(), loc.getLocations());
   });
-  replacer.recursivelyReplaceElementsIn(kernels, /*replaceAttrs=*/true,
+  replacer.recursivelyReplaceElementsIn(kernels, /*replaceAttrs=*/false,
                                         /*replaceLocs=*/true,
                                         /*replaceTypes=*/false);
+  // Constant tables copied into the module describe themselves for the
+  // debugger, in the full debug information of their compile unit.
+  for (auto global : kernels.getOps<LLVM::GlobalOp>())
+    global.removeDbgExprsAttr();
+  kernels.walk([](Operation *op) {
+    auto annotation =
+        op->getAttrOfType<LLVM::LoopAnnotationAttr>("loop_annotation");
+    if (!annotation || (!annotation.getStartLoc() && !annotation.getEndLoc()))
+      return;
+    op->setAttr("loop_annotation",
+                LLVM::LoopAnnotationAttr::get(
+                    op->getContext(), annotation.getDisableNonforced(),
+                    annotation.getVectorize(), annotation.getInterleave(),
+                    annotation.getUnroll(), annotation.getUnrollAndJam(),
+                    annotation.getLicm(), annotation.getDistribute(),
+                    annotation.getPipeline(), annotation.getPeeled(),
+                    annotation.getUnswitch(), annotation.getMustProgress(),
+                    annotation.getIsVectorized(), FusedLoc(), FusedLoc(),
+                    annotation.getParallelAccesses()));
+  });
 }
 
 FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
@@ -188,8 +207,10 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
   OpBuilder b = OpBuilder::atBlockEnd(holder->getBody());
   auto copy = cast<gpu::GPUModuleOp>(b.clone(*kernels));
 
-  if (device == Device::CUDA)
+  if (device == Device::CUDA) {
     useDynamicSharedMemory(copy);
+    dropDebugScopes(copy);
+  }
 
   PassManager pm(context, ModuleOp::getOperationName());
   pm.addPass(createSCFToControlFlowPass());
@@ -214,6 +235,13 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   }
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (device == Device::CUDA) {
+    // Line directives (.loc) from the ops' source locations, as `nvcc
+    // -lineinfo` gives them: profilers show a kernel's time by source line.
+    LLVM::DIScopeForLLVMFuncOpPassOptions lines;
+    lines.emissionKind = LLVM::DIEmissionKind::DebugDirectivesOnly;
+    pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(lines));
+  }
   if (failed(pm.run(*holder)))
     return kernels.emitError()
            << "could not lower the kernels for " << getDeviceName(device);
@@ -230,10 +258,8 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
            << "'" << left->getName() << "' cannot be lowered for "
            << getDeviceName(device) << " kernels";
 
-  if (device == Device::CUDA) {
+  if (device == Device::CUDA)
     useCorrectlyRoundedSqrt(copy);
-    useLineDirectivesOnly(copy);
-  }
   if (device == Device::OpenCL) {
     if (failed(assignOpenCLAddressSpaces(copy)))
       return failure();

@@ -8,6 +8,12 @@
 // RUN: rm -rf %t && mkdir %t && hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda cubins= dump-dir=%t" -o /dev/null
 // RUN: FileCheck %s < %t/hpvm_kernels.ptx
 // RUN: spirv-val --target-env opencl2.1 %t/hpvm_kernels.spv
+// Line directives from the ops' locations, without the ", debug" that
+// ptxas refuses to optimize (as `nvcc -lineinfo`).
+// RUN: FileCheck %s --check-prefix=LINES < %t/hpvm_kernels.ptx
+// LINES: .target sm_80{{$}}
+// LINES: .loc 1 {{[1-9][0-9]*}} 
+// LINES: .file 1 "{{.*}}kernel-math.mlir"
 // CHECK-LABEL: .visible .entry weights(
 // CHECK-DAG: abs.s64
 // CHECK-DAG: clz.b32
