@@ -115,6 +115,7 @@ struct Compile {
     pipeline.vectorBits = options.vector_bits;
     pipeline.lanes = options.lanes;
     pipeline.rows = options.rows;
+    pipeline.lineTables = options.line_tables;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {

@@ -6,6 +6,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Transforms/Passes.h"
 #include "HostCodeBypass.h"
+#include "LineTables.h"
 #include "WhereUsed.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -111,6 +112,8 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     lowering.addNestedPass<LLVM::LLVMFuncOp>(createReconcileUnrealizedCastsPass());
     addCleanup(lowering, options);
   });
+  if (options.lineTables)
+    pm.addPass(createLineTablesPass());
 }
 
 void mlir::hpvm::registerHPVMPipelines() {

@@ -75,6 +75,7 @@ class _CompileOptions(ctypes.Structure):
         ("lanes", ctypes.c_uint),
         ("rows", ctypes.c_uint),
         ("knobs_file", ctypes.c_char_p),
+        ("line_tables", ctypes.c_bool),
     ]
 
 

@@ -282,7 +282,8 @@ static void usage(void) {
          "  -L DIR, -l NAME   linker options\n"
          "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
          "                    compiled for this machine (-march=native) unless -march=\n"
-         "                    or -mcpu= names another CPU\n"
+         "                    or -mcpu= names another CPU; with -g the code made of\n"
+         "                    the nodes gets their source lines too\n"
          "  -fno-hpvm-lanes   run each instance of a leaf on its own (by default,\n"
          "                    consecutive x instances of HPVM-C leaves run as the\n"
          "                    lanes of vectors, and tiled leaves that sum products\n"
@@ -674,6 +675,10 @@ int main(int argc, char **argv) {
     options.lanes = lanes;
     options.rows = rows;
     options.knobs_file = knobs;
+    /* -g: line tables for the code the lowering generates too (the leaves). */
+    for (size_t f = 0; f < codegen.count; ++f)
+      if (strcmp(codegen.items[f], "-g") == 0)
+        options.line_tables = true;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;

@@ -67,6 +67,10 @@ typedef struct HPVMCompileOptions {
   /* A configuration of approximation knobs (JSON) applied to the program's
    * tensor ops before it is emitted (hpvm-apply-knobs); NULL or "": none. */
   const char *knobs_file;
+  /* The functions the lowering generates get debug subprograms and line
+   * tables from their source locations, for debuggers and profilers (hpvm-cc
+   * -g; default false). */
+  bool line_tables;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

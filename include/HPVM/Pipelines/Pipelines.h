@@ -59,6 +59,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "cuda-chip",
       llvm::cl::desc("The GPU architecture of the PTX (hpvm-embed-kernels)"),
       llvm::cl::init("sm_80")};
+  PassOptions::Option<bool> lineTables{
+      *this, "line-tables",
+      llvm::cl::desc("Give the functions the lowering generates subprograms "
+                     "and line tables from their source locations (hpvm-cc "
+                     "-g; hpvm-lower-to-llvm-pipeline)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> dumpKernels{
       *this, "dump-kernels",
       llvm::cl::desc("A directory receiving every device image"),

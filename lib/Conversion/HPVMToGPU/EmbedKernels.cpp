@@ -7,6 +7,7 @@
 
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "HPVM/Target/DebugScopes.h"
 #include "hpvm/hpvm_rt.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -21,7 +22,6 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -156,47 +156,6 @@ static void useCorrectlyRoundedSqrt(gpu::GPUModuleOp kernels) {
       declaration.erase();
 }
 
-/// Leaves the kernel module's source locations without debug scopes: the
-/// kernels get their line information afresh (DIScopeForLLVMFuncOp, below).
-/// What imported HPVM-C code carries would not fit: scopes of the leaf's
-/// original function on block arguments and loop annotations, which the
-/// kernel is not ("!dbg attachment points at wrong subprogram"), and
-/// (through loop annotations and constant tables' descriptions) a compile
-/// unit of full debug information, for which the NVPTX backend
-/// writes `.target sm_80, debug`, which ptxas refuses to optimize
-/// ("Optimized debugging not supported").
-static void dropDebugScopes(gpu::GPUModuleOp kernels) {
-  AttrTypeReplacer replacer;
-  replacer.addReplacement([](FusedLoc loc) -> std::optional<Location> {
-    if (!loc.getMetadata() || !isa<LLVM::DIScopeAttr>(loc.getMetadata()))
-      return std::nullopt;
-    return FusedLoc::get(loc.getContext(), loc.getLocations());
-  });
-  replacer.recursivelyReplaceElementsIn(kernels, /*replaceAttrs=*/false,
-                                        /*replaceLocs=*/true,
-                                        /*replaceTypes=*/false);
-  // Constant tables copied into the module describe themselves for the
-  // debugger, in the full debug information of their compile unit.
-  for (auto global : kernels.getOps<LLVM::GlobalOp>())
-    global.removeDbgExprsAttr();
-  kernels.walk([](Operation *op) {
-    auto annotation =
-        op->getAttrOfType<LLVM::LoopAnnotationAttr>("loop_annotation");
-    if (!annotation || (!annotation.getStartLoc() && !annotation.getEndLoc()))
-      return;
-    op->setAttr("loop_annotation",
-                LLVM::LoopAnnotationAttr::get(
-                    op->getContext(), annotation.getDisableNonforced(),
-                    annotation.getVectorize(), annotation.getInterleave(),
-                    annotation.getUnroll(), annotation.getUnrollAndJam(),
-                    annotation.getLicm(), annotation.getDistribute(),
-                    annotation.getPipeline(), annotation.getPeeled(),
-                    annotation.getUnswitch(), annotation.getMustProgress(),
-                    annotation.getIsVectorized(), FusedLoc(), FusedLoc(),
-                    annotation.getParallelAccesses()));
-  });
-}
-
 FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
                                                  Device device) {
   MLIRContext *context = &getContext();
@@ -209,7 +168,13 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
 
   if (device == Device::CUDA) {
     useDynamicSharedMemory(copy);
-    dropDebugScopes(copy);
+    // Line information comes afresh (DIScopeForLLVMFuncOp, below): the debug
+    // scopes of imported HPVM-C code are the leaf's original function's, which
+    // the kernel is not, in a compile unit of full debug information, for
+    // which the NVPTX backend writes `.target sm_80, debug`, which ptxas
+    // refuses to optimize ("Optimized debugging not supported").
+    hpvm::dropDebugScopes(
+        copy, [](FunctionOpInterface) { return true; }, /*globals=*/true);
   }
 
   PassManager pm(context, ModuleOp::getOperationName());
