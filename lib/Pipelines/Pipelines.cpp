@@ -5,6 +5,7 @@
 
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Transforms/Passes.h"
+#include "ControlFlowPerFunction.h"
 #include "HostCodeBypass.h"
 #include "LineTables.h"
 #include "WhereUsed.h"
@@ -107,7 +108,10 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
       nested.addPass(createArithToLLVMConversionPass());
       nested.addPass(createConvertIndexToLLVMPass());
     });
-    lowering.addPass(createConvertControlFlowToLLVMPass());
+    lowering.addPass(createAssertsToLLVM());
+    addPerFunction(lowering, [](OpPassManager &nested) {
+      nested.addPass(createControlFlowToLLVMInFunction());
+    });
     lowering.addPass(createConvertFuncToLLVMPass());
     lowering.addNestedPass<LLVM::LLVMFuncOp>(createReconcileUnrealizedCastsPass());
     addCleanup(lowering, options);
