@@ -79,10 +79,11 @@ def check_c(args, path, name, out):
     # The hinted program is compiled with the directory of the original on
     # the include path (programs include their own headers).
     include = ["-I", os.path.dirname(os.path.abspath(path))]
-    code, _, err = run([args.hpvm_cc, "-O2"] + include + [path, "-o", cpu_exe])
+    flags = args.cflags.split()
+    code, _, err = run([args.hpvm_cc, "-O2"] + flags + include + [path, "-o", cpu_exe])
     if code != 0:
         return "FAILED to build for the CPU: " + err.strip()
-    code, _, err = run([args.hpvm_cc, "-O2", "--target=" + args.target] + include +
+    code, _, err = run([args.hpvm_cc, "-O2", "--target=" + args.target] + flags + include +
                        [hinted_path, "-o", dev_exe])
     if code != 0:
         return "FAILED to build for %s: %s" % (args.target, err.strip())
@@ -169,6 +170,9 @@ def main():
     parser.add_argument("--ptxas", default=shutil.which("ptxas") or
                         ("/usr/local/cuda/bin/ptxas"
                          if os.path.exists("/usr/local/cuda/bin/ptxas") else ""))
+    parser.add_argument("--cflags", default="",
+                        help="more hpvm-cc flags for both builds, space-separated (a "
+                        "bundle for another machine: -march=x86-64-v3)")
     parser.add_argument("programs", nargs="*")
     args = parser.parse_args()
     if args.run_bundle:

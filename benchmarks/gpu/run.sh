@@ -19,7 +19,9 @@
 #   bash OUT/run.sh run [--quick]                where the GPU is: runs and prints the table
 #   bash benchmarks/gpu/run.sh [--quick]         both (make bench-gpu)
 # Without a CUDA device the run step says so and exits 0; without nvcc the build step builds
-# the HPVM versions only. (RUNS=N, default 11; ROUNDS=N, default 3.)
+# the HPVM versions only. (RUNS=N, default 11; ROUNDS=N, default 3; HPVM_BENCH_MARCH: a
+# -march= for the HPVM programs' CPU code when they run on another machine, e.g.
+# -march=x86-64-v3, as scripts/gpu-device-bundle.sh builds them.)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 STEP=all
@@ -62,7 +64,8 @@ build() {
   hpvm() { # NAME SOURCES... FLAGS...: one HPVM program for the GPU (and the CPU fallback)
     local name="$1"
     shift
-    "$BIN/hpvm-cc" --target=gpu -O3 "$@" -o "$OUT/${name}_hpvm" 2>"$OUT/${name}_hpvm.log" ||
+    "$BIN/hpvm-cc" --target=gpu -O3 ${HPVM_BENCH_MARCH:-} "$@" -o "$OUT/${name}_hpvm" \
+      2>"$OUT/${name}_hpvm.log" ||
       { cat "$OUT/${name}_hpvm.log" >&2; exit 1; }
   }
   hpvm vadd "$opencl/vadd.c" -I "$opencl"
