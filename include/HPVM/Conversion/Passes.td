@@ -383,7 +383,8 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
     version otherwise. A GPU-hinted node that cannot become a kernel gets a
     warning naming the reason (other outputs, `hpvm.alloc` outside a tile's
     allocation nodes, a barrier outside a tile, a call of an external
-    function, a global that is not a constant, an `i1` or aggregate input)
+    function, a global that is not a constant, an aggregate input or an
+    integer input that is not whole bytes; `i1` inputs travel as bytes)
     and runs on the CPU.
 
     Example: `hpvm-opt --convert-hpvm-to-gpu prog.mlir`; `hpvm-embed-kernels`

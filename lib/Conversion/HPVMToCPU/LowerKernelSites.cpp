@@ -293,6 +293,9 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       // HPVM-C passes each buffer with its size in bytes next to it.
       params.push_back(
           {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
+    } else if (type.isInteger(1)) {
+      // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
+      addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
     } else {
       addValue(toStorage(b, loc, input));
     }

@@ -50,9 +50,9 @@ std::string checkParameterType(Type type) {
   if (isa<LLVM::LLVMPointerType, IndexType, FloatType>(type))
     return "";
   if (auto integer = dyn_cast<IntegerType>(type)) {
-    // OpenCL kernels take no bool parameters.
+    // Booleans travel as bytes (OpenCL kernels take no bool parameters).
     if (integer.getWidth() == 1)
-      return "an i1 input (OpenCL kernels take no booleans)";
+      return "";
     if (integer.getWidth() % 8 || integer.getWidth() > 64)
       return "an integer input of an odd width";
     return "";
@@ -460,6 +460,11 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   SmallVector<Type> parameters(site.node.getInputTypes());
   auto i64 = b.getI64Type();
   auto pointer = LLVM::LLVMPointerType::get(context);
+  // A boolean input is a byte parameter (OpenCL kernels take no bool; the
+  // host passes 0 or 1).
+  for (Type &parameter : parameters)
+    if (parameter.isInteger(1))
+      parameter = b.getI8Type();
   // Inputs that are one per instance arrive as the array of them.
   for (unsigned index = 0; index < inputCount; ++index)
     if ((site.perInstance.inputs >> index) & 1)
@@ -505,6 +510,11 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
 
   Block *entry = &kernel.getBody().front();
   b.setInsertionPointToStart(entry);
+  // The node's inputs as the body sees them: booleans back from their bytes.
+  SmallVector<Value> inputs(entry->getArguments().take_front(inputCount));
+  for (auto [value, type] : llvm::zip(inputs, site.node.getInputTypes()))
+    if (type.isInteger(1))
+      value = arith::TruncIOp::create(b, loc, type, value);
   IRMapping mapping;
   Block &leafEntry = leaf.getBody().front();
   // Inputs that are one per instance stand in for the value loaded from
@@ -520,12 +530,12 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
         mapping.map(argument, placeholder);
         continue;
       }
-      mapping.map(argument, entry->getArgument(index));
+      mapping.map(argument, inputs[index]);
     }
   } else {
     // The allocation nodes' bodies run in every thread, with their memory
     // in the work-group's.
-    ValueRange tileInputs = entry->getArguments().take_front(inputCount);
+    ValueRange tileInputs = inputs;
     SmallVector<SmallVector<Value>> allocatorOutputs;
     unsigned next = memoryParameter;
     for (const TileAllocator &allocator : site.tile->allocators) {
@@ -549,7 +559,7 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
          llvm::zip(leafEntry.getArguments(), site.tile->inputSources))
       mapping.map(argument,
                   source.tileInput >= 0
-                      ? Value(entry->getArgument(source.tileInput))
+                      ? inputs[source.tileInput]
                       : allocatorOutputs[source.allocator][source.output]);
   }
 

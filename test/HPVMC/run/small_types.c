@@ -1,6 +1,7 @@
 /* Outputs of the small C types that variadic __hpvm__return promotes (char,
  * short, bool, float, unsigned char) come back with their declared types, and
- * an unpacked root output struct is filled at the offsets C gave its fields. */
+ * an unpacked root output struct is filled at the offsets C gave its fields.
+ * A bool input (i1 in LLVM IR) reaches the leaf too, also as a kernel's. */
 #include <hpvm.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,29 +23,31 @@ typedef struct {
   unsigned char u;
 } SmallUnpacked;
 
-Small leaf(long x) {
+Small leaf(long x, bool big) {
   __hpvm__hint(CPU_TARGET);
-  __hpvm__return(5, (char)(x - 100), (short)(x * 300), x > 3, (float)x / 3.0f,
+  __hpvm__return(5, (char)(x - 100), (short)(x * 300), big, (float)x / 3.0f,
                  (unsigned char)(x + 200));
 }
 
-SmallUnpacked root(long x) {
+SmallUnpacked root(long x, bool big) {
   __hpvm__hint(CPU_TARGET);
   void *node = __hpvm__createNodeND(0, leaf);
   __hpvm__bindIn(node, 0, 0, 0);
+  __hpvm__bindIn(node, 1, 1, 0);
   for (int i = 0; i < 5; ++i)
     __hpvm__bindOut(node, i, i, 0);
 }
 
 typedef struct __attribute__((__packed__)) {
   long x;
+  bool big;
   SmallUnpacked out;
 } RootIn;
 
 int main(void) {
   int wrong = 0;
   for (long x = 1; x <= 7; x += 6) {
-    RootIn args = {x, {0}};
+    RootIn args = {x, x > 3, {0}};
     void *graph = __hpvm__launch(0, root, &args);
     __hpvm__wait(graph);
     SmallUnpacked o = args.out;
