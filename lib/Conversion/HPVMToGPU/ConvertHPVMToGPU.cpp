@@ -70,7 +70,12 @@ std::optional<StringRef> getMathOpName(StringRef function) {
       {"pow", "math.powf"},    {"sin", "math.sin"},     {"cos", "math.cos"},
       {"fabs", "math.absf"},   {"floor", "math.floor"}, {"ceil", "math.ceil"},
       {"round", "math.round"}, {"trunc", "math.trunc"}, {"fma", "math.fma"},
-      {"copysign", "math.copysign"}};
+      {"copysign", "math.copysign"}, {"tan", "math.tan"},
+      {"tanh", "math.tanh"},   {"sinh", "math.sinh"},   {"cosh", "math.cosh"},
+      {"asin", "math.asin"},   {"acos", "math.acos"},   {"atan", "math.atan"},
+      {"atan2", "math.atan2"}, {"erf", "math.erf"},     {"erfc", "math.erfc"},
+      {"cbrt", "math.cbrt"},   {"expm1", "math.expm1"}, {"log1p", "math.log1p"},
+      {"asinh", "math.asinh"}, {"acosh", "math.acosh"}, {"atanh", "math.atanh"}};
   StringRef base = function;
   if (base.ends_with("f") && names.count(base.drop_back()))
     base = base.drop_back();

@@ -29,6 +29,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -136,6 +137,45 @@ std::string EmbedKernelsPass::uniqueName(const Twine &base) {
   return name;
 }
 
+/// The math functions convert-math-to-llvm has no LLVM intrinsic for become
+/// calls of OpenCL's built-ins, by their Itanium-mangled names
+/// (`_Z3erff` is erf(float)), which LLVM's SPIR-V backend turns into
+/// OpenCL.std instructions. (On CUDA libdevice has them.)
+static void useOpenCLBuiltins(gpu::GPUModuleOp kernels) {
+  OpBuilder b(kernels.getContext());
+  kernels.walk([&](Operation *op) {
+    StringRef name = llvm::StringSwitch<StringRef>(op->getName().getStringRef())
+                         .Case("math.erf", "erf")
+                         .Case("math.erfc", "erfc")
+                         .Case("math.cbrt", "cbrt")
+                         .Case("math.asinh", "asinh")
+                         .Case("math.acosh", "acosh")
+                         .Case("math.atanh", "atanh")
+                         .Default("");
+    if (name.empty() || op->getNumOperands() != 1 || op->getNumResults() != 1)
+      return;
+    Type type = op->getResult(0).getType();
+    if (!type.isF32() && !type.isF64())
+      return;
+    std::string mangled = ("_Z" + Twine(name.size()) + name +
+                           (type.isF32() ? "f" : "d"))
+                              .str();
+    auto function = kernels.lookupSymbol<LLVM::LLVMFuncOp>(mangled);
+    if (!function) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(kernels.getBody());
+      function = LLVM::LLVMFuncOp::create(
+          b, op->getLoc(), mangled, LLVM::LLVMFunctionType::get(type, {type}));
+      function.setCConv(LLVM::cconv::CConv::SPIR_FUNC);
+    }
+    b.setInsertionPoint(op);
+    auto call = LLVM::CallOp::create(b, op->getLoc(), function, op->getOperands());
+    call.setCConv(LLVM::cconv::CConv::SPIR_FUNC);
+    op->getResult(0).replaceAllUsesWith(call.getResult());
+    op->erase();
+  });
+}
+
 /// C's sqrtf is correctly rounded, and so are the CPU versions. libdevice's
 /// __nv_sqrtf, which convert-gpu-to-nvvm calls for math.sqrt (it keeps LLVM's
 /// sqrt intrinsic out), is only when __nvvm_reflect("__CUDA_PREC_SQRT") says
@@ -166,6 +206,8 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
   OpBuilder b = OpBuilder::atBlockEnd(holder->getBody());
   auto copy = cast<gpu::GPUModuleOp>(b.clone(*kernels));
 
+  if (device == Device::OpenCL)
+    useOpenCLBuiltins(copy);
   if (device == Device::CUDA) {
     useDynamicSharedMemory(copy);
     // Line information comes afresh (DIScopeForLLVMFuncOp, below): the debug

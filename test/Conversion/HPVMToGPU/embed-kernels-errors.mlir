@@ -101,13 +101,13 @@ hpvm.internal @tile(%out: !llvm.ptr, %bytes: i64, %n: i64) attributes {hpvm.targ
 
 // -----
 
-// math.erf has no OpenCL lowering here: the kernel module does not lower.
-hpvm.leaf @erf(%m: memref<?xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+// math.ipowi has no OpenCL lowering here: the kernel module does not lower.
+hpvm.leaf @ipowi(%m: memref<?xi32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %i = hpvm.instance_id x : index
-  %v = memref.load %m[%i] : memref<?xf32>
-  // expected-error @+1 {{'math.erf' cannot be lowered for opencl kernels}}
-  %e = math.erf %v : f32
-  memref.store %e, %m[%i] : memref<?xf32>
+  %v = memref.load %m[%i] : memref<?xi32>
+  // expected-error @+1 {{'math.ipowi' cannot be lowered for opencl kernels}}
+  %e = math.ipowi %v, %v : i32
+  memref.store %e, %m[%i] : memref<?xi32>
   hpvm.return
 }
 
