@@ -30,6 +30,10 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -176,24 +180,32 @@ static void useOpenCLBuiltins(gpu::GPUModuleOp kernels) {
   });
 }
 
-/// C's sqrtf is correctly rounded, and so are the CPU versions. libdevice's
-/// __nv_sqrtf, which convert-gpu-to-nvvm calls for math.sqrt (it keeps LLVM's
-/// sqrt intrinsic out), is only when __nvvm_reflect("__CUDA_PREC_SQRT") says
-/// so (nvcc's -prec-sqrt=true), and LLVM answers 0 unless told otherwise
-/// process-wide. The calls become the intrinsic again, which the NVPTX
-/// backend lowers to sqrt.rn.f32.
-static void useCorrectlyRoundedSqrt(gpu::GPUModuleOp kernels) {
-  kernels.walk([](LLVM::CallOp call) {
-    if (call.getCallee() != "__nv_sqrtf" || call.getNumOperands() != 1)
-      return;
-    OpBuilder b(call);
-    Value exact = LLVM::SqrtOp::create(b, call.getLoc(), call.getOperand(0));
-    call.getResult().replaceAllUsesWith(exact);
-    call.erase();
-  });
-  if (auto declaration = kernels.lookupSymbol<LLVM::LLVMFuncOp>("__nv_sqrtf"))
-    if (SymbolTable::symbolKnownUseEmpty(declaration, kernels))
-      declaration.erase();
+/// Answers libdevice's __nvvm_reflect("__CUDA_PREC_SQRT") as nvcc does by
+/// default (-prec-sqrt=true): 1, so that __nv_sqrtf is correctly rounded
+/// (sqrt.rn.f32), as C's sqrtf and the CPU versions are. LLVM's NVVMReflect
+/// answers 0 unless the process-wide option -nvvm-reflect-add says otherwise,
+/// which a library should not set behind its host's back. Runs on the linked
+/// module, before the optimizations that would fold the query.
+static void reflectPreciseSqrt(llvm::Module &module) {
+  llvm::Function *reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect)
+    return;
+  for (llvm::User *user : llvm::make_early_inc_range(reflect->users())) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (!call || call->arg_size() != 1)
+      continue;
+    auto *name = llvm::dyn_cast<llvm::GlobalVariable>(
+        call->getArgOperand(0)->stripPointerCasts());
+    auto *text = name && name->hasInitializer()
+                     ? llvm::dyn_cast<llvm::ConstantDataSequential>(
+                           name->getInitializer())
+                     : nullptr;
+    if (!text || !text->isCString() ||
+        text->getAsCString() != "__CUDA_PREC_SQRT")
+      continue;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), 1));
+    call->eraseFromParent();
+  }
 }
 
 FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
@@ -265,8 +277,6 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
            << "'" << left->getName() << "' cannot be lowered for "
            << getDeviceName(device) << " kernels";
 
-  if (device == Device::CUDA)
-    useCorrectlyRoundedSqrt(copy);
   if (device == Device::OpenCL) {
     if (failed(assignOpenCLAddressSpaces(copy)))
       return failure();
@@ -277,7 +287,9 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
   copy.setTargetsAttr(b.getArrayAttr({target}));
   std::string toolkit = hpvm::findCudaToolkit();
   gpu::TargetOptions options(toolkit, {}, "", "",
-                             gpu::CompilationTarget::Assembly);
+                             gpu::CompilationTarget::Assembly, {},
+                             /*initialLlvmIRCallback=*/{},
+                             /*linkedLlvmIRCallback=*/reflectPreciseSqrt);
   std::optional<SmallVector<char, 0>> object =
       cast<gpu::TargetAttrInterface>(target).serializeToObject(copy, options);
   if (!object)

@@ -2,8 +2,9 @@
 // (convert-gpu-to-nvvm); integer math it has none for (math.absi, math.ctlz:
 // the edge pipeline's Sobel weights use |dy|) goes to LLVM's intrinsics,
 // which the NVPTX backend lowers. Square roots and divisions of floats are
-// correctly rounded, as in C and the CPU versions (libdevice's sqrtf would be
-// approximate: nvvm-reflect answers 0 to __CUDA_PREC_SQRT). OpenCL lowers all
+// correctly rounded, as in C and the CPU versions (libdevice's sqrtf is when
+// __nvvm_reflect("__CUDA_PREC_SQRT") answers 1, as the serialization makes it;
+// LLVM alone answers 0 and gives sqrt.approx). OpenCL lowers all
 // of it with convert-math-to-llvm before the SPIR-V backend.
 // RUN: rm -rf %t && mkdir %t && hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda cubins= dump-dir=%t" -o /dev/null
 // RUN: FileCheck %s < %t/hpvm_kernels.ptx
