@@ -92,7 +92,7 @@ build() {
     nv sgemm_cuda sgemm_cuda.cu
     nv sgemm_tiled_cuda sgemm_cuda.cu -DSGEMM_TILED
     nv sgemm_blocked_cuda sgemm_cuda.cu -DSGEMM_BLOCKED
-    nv sgemm_cublas sgemm_cublas.cu -lcublas
+    nv sgemm_cublas sgemm_cuda.cu -DSGEMM_CUBLAS -lcublas
   else
     echo "# no nvcc: the hand-written CUDA versions and cuBLAS are not built"
   fi

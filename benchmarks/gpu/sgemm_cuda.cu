@@ -4,11 +4,35 @@
 //   memory, barriers around each strip of k;
 // * blocked (-DSGEMM_BLOCKED; sgemm_blocked.h): 128x128 blocks of C, 16x16 threads computing
 //   8x8 elements each from registers, 8-wide strips of A (transposed) and B in shared memory.
+// * cuBLAS (-DSGEMM_CUBLAS, linked with -lcublas): cublasSgemm, FP32 with the pedantic math
+//   mode (no TF32), the library users would pick instead; row-major C = A * B computed as
+//   column-major C^T = B^T * A^T.
 // nvcc's default contraction (fmad) as hpvm-cc's: the data's products are exact, so the
 // checksums agree whatever is fused. Usage: sgemm_cuda M N K RUNS | sgemm_cuda --probe
 #include "cuda_bench.h"
 
-#if defined(SGEMM_TILED)
+#if defined(SGEMM_CUBLAS)
+#include <cublas_v2.h>
+#define SGEMM_NAME "sgemm"
+#define SGEMM_VERSION "cublas"
+static void cublas_check(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "%s: cuBLAS status %d\n", what, (int)status);
+    exit(1);
+  }
+}
+static void launch(const float *A, const float *B, float *C, int m, int n, int k) {
+  static cublasHandle_t handle; // made by the warm-up call
+  if (!handle) {
+    cublas_check(cublasCreate(&handle), "cublasCreate");
+    cublas_check(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+  }
+  const float one = 1.0f, zero = 0.0f;
+  cublas_check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero,
+                           C, n),
+               "cublasSgemm");
+}
+#elif defined(SGEMM_TILED)
 #define SGEMM_NAME "sgemm_tiled"
 #define TS 16
 __global__ void sgemm(const float *A, const float *B, float *C, int m, int n, int k) {
@@ -111,6 +135,10 @@ static void launch(const float *A, const float *B, float *C, int m, int n, int k
 }
 #endif
 
+#ifndef SGEMM_VERSION
+#define SGEMM_VERSION "cuda"
+#endif
+
 int main(int argc, char **argv) {
   cuda_probe_or_exit(argc, argv);
   int m = argc > 1 ? atoi(argv[1]) : 512, n = argc > 2 ? atoi(argv[2]) : 512,
@@ -134,6 +162,6 @@ int main(int argc, char **argv) {
   CUDA_CHECK(cudaMemcpy(C, dC, bytes_C, cudaMemcpyDeviceToHost));
   char name[64];
   snprintf(name, sizeof name, SGEMM_NAME " %dx%dx%d", m, n, k);
-  bench_report(name, "cuda", times, runs, bench_checksum(C, (size_t)m * n));
+  bench_report(name, SGEMM_VERSION, times, runs, bench_checksum(C, (size_t)m * n));
   return 0;
 }
