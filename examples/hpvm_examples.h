@@ -31,4 +31,22 @@ void _mlir_ciface_detect_edges(hpvm_memref_f32_3d_t *input, hpvm_memref_f32_3d_t
                                hpvm_examples_weights_t *w, hpvm_memref_f32_1d_t *maxima,
                                int64_t count, int64_t slots);
 
+/* detect_edges over plain arrays: `input` and `edges` hold `frames` frames of height x width,
+ * `work` the four intermediate buffers of `slots` frames each (smoothed, Laplacian, zero
+ * crossings, gradients, in that order), `w` the 49 weights, `maxima` one value per frame. */
+static inline void hpvm_examples_detect_edges(float *input, float *edges, float *work, float *w,
+                                              float *maxima, int width, int height, int frames,
+                                              int slots) {
+  long n = (long)width * height;
+  hpvm_memref_f32_3d_t in = hpvm_memref_f32_3d(input, frames, height, width),
+                       out = hpvm_memref_f32_3d(edges, frames, height, width),
+                       s = hpvm_memref_f32_3d(work, slots, height, width),
+                       l = hpvm_memref_f32_3d(work + n * slots, slots, height, width),
+                       z = hpvm_memref_f32_3d(work + 2 * n * slots, slots, height, width),
+                       g = hpvm_memref_f32_3d(work + 3 * n * slots, slots, height, width);
+  hpvm_examples_weights_t weights = {w, w, 0, {49}, {1}};
+  hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(maxima, frames);
+  _mlir_ciface_detect_edges(&in, &out, &s, &l, &z, &g, &weights, &m, frames, slots);
+}
+
 #endif /* HPVM_EXAMPLES_H */

@@ -15,16 +15,8 @@ typedef struct {
 
 static void run_hpvm(void *p) {
   edge_state *s = p;
-  long n = s->n;
-  hpvm_memref_f32_3d_t in = hpvm_memref_f32_3d(s->input, s->frames, s->H, s->W),
-                       out = hpvm_memref_f32_3d(s->edges[VERSION_HPVM], s->frames, s->H, s->W),
-                       sm = hpvm_memref_f32_3d(s->work, s->slots, s->H, s->W),
-                       la = hpvm_memref_f32_3d(s->work + n * s->slots, s->slots, s->H, s->W),
-                       ze = hpvm_memref_f32_3d(s->work + 2 * n * s->slots, s->slots, s->H, s->W),
-                       gr = hpvm_memref_f32_3d(s->work + 3 * n * s->slots, s->slots, s->H, s->W);
-  hpvm_examples_weights_t weights = {s->w, s->w, 0, {EDGE_TAPS}, {1}};
-  hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(s->maxima, s->frames);
-  _mlir_ciface_detect_edges(&in, &out, &sm, &la, &ze, &gr, &weights, &m, s->frames, s->slots);
+  hpvm_examples_detect_edges(s->input, s->edges[VERSION_HPVM], s->work, s->w, s->maxima, s->W,
+                             s->H, s->frames, s->slots);
 }
 static void run_omp(void *p) {
   edge_state *s = p;

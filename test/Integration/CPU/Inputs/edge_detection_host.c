@@ -17,15 +17,7 @@ int main(int argc, char **argv) {
   edge_gaussian_weights(w);
   for (int f = 0; f < frames; ++f)
     edge_frame(input + f * n, W, H, f);
-  hpvm_memref_f32_3d_t in = hpvm_memref_f32_3d(input, frames, H, W),
-                       out = hpvm_memref_f32_3d(edges, frames, H, W),
-                       s = hpvm_memref_f32_3d(work, slots, H, W),
-                       l = hpvm_memref_f32_3d(work + n * slots, slots, H, W),
-                       z = hpvm_memref_f32_3d(work + 2 * n * slots, slots, H, W),
-                       g = hpvm_memref_f32_3d(work + 3 * n * slots, slots, H, W);
-  hpvm_examples_weights_t weights = {w, w, 0, {EDGE_TAPS}, {1}};
-  hpvm_memref_f32_1d_t m = hpvm_memref_f32_1d(maxima, frames);
-  _mlir_ciface_detect_edges(&in, &out, &s, &l, &z, &g, &weights, &m, frames, slots);
+  hpvm_examples_detect_edges(input, edges, work, w, maxima, W, H, frames, slots);
   long differing = 0, wrong_maxima = 0, edge_pixels = 0;
   for (int f = 0; f < frames; ++f) {
     float max_ref = edge_frame_seq(input + f * n, ref, scratch, w, W, H);
