@@ -407,6 +407,8 @@ int main(int argc, char **argv) {
   /* -march=native unless the command line names a CPU, so that a portable build
    * (-march=x86-64) can be compared with one for this machine. */
   bool cpu_chosen = false;
+  /* -g: line tables for the code the lowering makes of the nodes too. */
+  bool debug_info = false;
   /* Imported-C leaves run consecutive instances as vector lanes; -1: width not asked yet. */
   bool vectorize = true;
   int vector_bits = -1;
@@ -495,6 +497,7 @@ int main(int argc, char **argv) {
       /* Code generation and warning flags go to every clang compile. */
       if (strncmp(arg, "-march=", 7) == 0 || strncmp(arg, "-mcpu=", 6) == 0)
         cpu_chosen = true;
+      debug_info = debug_info || strcmp(arg, "-g") == 0;
       push(&codegen, arg);
     } else if (arg[0] == '-') {
       fail("unknown option '%s' (see hpvm-cc --help)", arg);
@@ -675,10 +678,7 @@ int main(int argc, char **argv) {
     options.lanes = lanes;
     options.rows = rows;
     options.knobs_file = knobs;
-    /* -g: line tables for the code the lowering generates too (the leaves). */
-    for (size_t f = 0; f < codegen.count; ++f)
-      if (strcmp(codegen.items[f], "-g") == 0)
-        options.line_tables = true;
+    options.line_tables = debug_info;
     if (emit == EMIT_KERNELS) {
       /* The pipeline writes every image into the temporary directory. */
       bool ptx = strcmp(emit_kind, "ptx") == 0;
