@@ -31,13 +31,19 @@ void mlir::hpvm::dropDebugScopes(
       return std::nullopt;
     return FusedLoc::get(loc.getContext(), loc.getLocations());
   });
-  root->walk([&](Operation *op) {
-    if (globals)
-      if (auto global = dyn_cast<LLVM::GlobalOp>(op))
+  // Functions and globals sit at the top of their module: the walk stops at
+  // each function, whose body the replacer and the walk below go through.
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
+      if (globals)
         global.removeDbgExprsAttr();
+      return WalkResult::skip();
+    }
     auto function = dyn_cast<FunctionOpInterface>(op);
-    if (!function || !select(function))
-      return;
+    if (!function)
+      return WalkResult::advance();
+    if (!select(function))
+      return WalkResult::skip();
     replacer.recursivelyReplaceElementsIn(function, /*replaceAttrs=*/false,
                                           /*replaceLocs=*/true,
                                           /*replaceTypes=*/false);
@@ -47,5 +53,6 @@ void mlir::hpvm::dropDebugScopes(
       if (annotation && (annotation.getStartLoc() || annotation.getEndLoc()))
         inner->setAttr(name, withoutLocations(annotation));
     });
+    return WalkResult::skip();
   });
 }
