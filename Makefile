@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        check-python python fuzz demo bench bench-gpu device-bundle docs clean
+        check-python python fuzz demo bench bench-gpu device-bundle release-check docs clean
 
 all: build
 
@@ -90,6 +90,17 @@ bench-gpu: build
 # What a machine with a GPU runs, built here into build/device-bundle (docs/GPUBackend.md).
 device-bundle: build
 	bash scripts/gpu-device-bundle.sh $(BUILD_DIR)/device-bundle
+
+# The HPVM 1.0 release's CPU programs (parboil sgemm, stencil, spmv, lbm; hpvm-cava; the edge
+# pipeline when OpenCV is there or installable), unchanged, compiled by hpvm-cc and compared bit
+# for bit with the same sources built natively: make release-check RELEASE=DIR [QUICK=1], DIR
+# holding hpvm/test/benchmarks (benchmarks/release-check/README.md). Not part of make check.
+release-check: build
+	@if [ -z "$(RELEASE)" ]; then \
+	  echo "make release-check: set RELEASE to the HPVM release's root, the directory that" \
+	       "holds hpvm/test/benchmarks (e.g. make release-check RELEASE=/tmp/hpvm-release)" >&2; \
+	  exit 2; fi
+	bash benchmarks/release-check/run.sh "$(RELEASE)" $(if $(QUICK),--quick)
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build

@@ -116,6 +116,8 @@ struct Compile {
     pipeline.lanes = options.lanes;
     pipeline.rows = options.rows;
     pipeline.lineTables = options.line_tables;
+    pipeline.inlineLeaves = options.inline_leaves;
+    pipeline.fuseNodes = options.fuse_nodes;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {
@@ -159,6 +161,7 @@ void hpvmCompileOptionsInit(HPVMCompileOptions *options) {
   options->emit = HPVMCompileEmitLLVMIR;
   options->collapse_grids = true;
   options->vectorize = true;
+  options->inline_leaves = true;
 }
 
 static char *copyText(const std::string &text) {

@@ -26,6 +26,11 @@ namespace {
 struct Stash {
   OwningOpRef<ModuleOp> holder;
   SmallVector<LLVM::LLVMFuncOp> functions;
+  /// llvm.mlir.global_ctors / global_dtors: their verifier wants a definition
+  /// behind every symbol they name, which a stand-in declaration is not, so
+  /// they wait beside the functions (C++ static initializers, destructors of
+  /// globals, C's constructor attribute).
+  SmallVector<Operation *> structors;
 };
 
 /// Marks the declarations that stand in for functions set aside.
@@ -97,6 +102,14 @@ struct SetAsideHostCodePass
     // Whether a function was set aside or had its glue lowered: without
     // either, the module is unchanged (and the pass manager need not verify it).
     bool changed = false;
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
+      if (!isa<LLVM::GlobalCtorsOp, LLVM::GlobalDtorsOp>(op))
+        continue;
+      op.remove();
+      holderBuilder.insert(&op);
+      stash->structors.push_back(&op);
+      changed = true;
+    }
     for (auto function :
          llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
       if (!isHostCode(function))
@@ -139,7 +152,7 @@ struct RestoreHostCodePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (stash->functions.empty())
+    if (stash->functions.empty() && stash->structors.empty())
       return markAllAnalysesPreserved();
     SymbolTable symbols(module);
     for (LLVM::LLVMFuncOp function : stash->functions) {
@@ -158,6 +171,12 @@ struct RestoreHostCodePass
       }
     }
     stash->functions.clear();
+    // After the functions they name, so that the module verifies.
+    for (Operation *op : stash->structors) {
+      op->remove();
+      module.getBody()->push_back(op);
+    }
+    stash->structors.clear();
   }
 
   std::shared_ptr<Stash> stash;

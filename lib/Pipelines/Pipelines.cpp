@@ -26,6 +26,11 @@ using namespace mlir::hpvm;
 static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &options) {
   // Warnings about the program as written come before anything changes it.
   pm.addPass(createHPVMCheckReplication());
+  if (options.fuseNodes) {
+    HPVMFuseNodesOptions fuse;
+    fuse.greedy = true;
+    pm.addPass(createHPVMFuseNodes(fuse));
+  }
   // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
   // host lowering, which calls them.
   if (!options.devices.empty()) {
@@ -53,6 +58,7 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   }
   ConvertHPVMToCPUOptions cpuOptions;
   cpuOptions.collapseGrids = options.collapseGrids;
+  cpuOptions.inlineLeaves = options.inlineLeaves;
   pm.addPass(createConvertHPVMToCPU(cpuOptions));
 }
 

@@ -271,7 +271,9 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
         explainAcrossParents(graph, current, kinds);
         break;
       }
-      EdgeOp edge = outgoing.front(); // one output, one edge per output
+      // Pattern leaves have one output; when it fans out, the step check
+      // refuses the chain beyond it (the value must survive for the others).
+      EdgeOp edge = outgoing.front();
       unsigned next = *graph.getChildIndex(edge.getDest());
       LeafOp nextLeaf = getLeaf(graph.getDefinition(next));
       if (!nextLeaf)

@@ -76,6 +76,8 @@ class _CompileOptions(ctypes.Structure):
         ("rows", ctypes.c_uint),
         ("knobs_file", ctypes.c_char_p),
         ("line_tables", ctypes.c_bool),
+        ("inline_leaves", ctypes.c_bool),
+        ("fuse_nodes", ctypes.c_bool),
     ]
 
 

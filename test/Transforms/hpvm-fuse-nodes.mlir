@@ -206,3 +206,50 @@ hpvm.internal @root(%n: index) {
   %c = hpvm.create_node @consumer [%n] : !hpvm.node
   hpvm.edge %c[0] -> %p[0] one_to_one
 }
+
+// -----
+
+// Fan-out: the producer's output feeds the consumer (twice) and a third node;
+// the joining edges become one SSA value, the third node is still fed by the
+// fused node's output 0, and extents computed twice from one value are equal.
+// CHECK-LABEL: hpvm.leaf @producer_consumer(
+// CHECK-SAME: %[[IN:[^:]*]]: memref<?xf32>) -> (f32, f32)
+// CHECK: %[[D:.*]] = arith.addf
+// CHECK: %[[S:.*]] = arith.mulf %[[D]], %[[D]] : f32
+// CHECK: hpvm.return %[[D]], %[[S]] : f32, f32
+// CHECK-LABEL: hpvm.internal @fan_out(
+// CHECK: %[[F:.*]] = hpvm.create_node @producer_consumer [%{{.*}}] : !hpvm.node
+// CHECK-NEXT: %[[U:.*]] = hpvm.create_node @user [%{{.*}}] : !hpvm.node
+// CHECK-NEXT: hpvm.bind_in %{{.*}} -> %[[F]][0] : memref<?xf32>
+// CHECK-NEXT: hpvm.edge %[[F]][0] -> %[[U]][0] one_to_one
+// CHECK-NEXT: hpvm.bind_out %[[F]][0] -> 0
+// CHECK-NEXT: hpvm.bind_out %[[F]][1] -> 1
+// GREEDY-LABEL: hpvm.internal @fan_out(
+// GREEDY: hpvm.create_node @producer_consumer
+hpvm.leaf @producer(%in: memref<?xf32>) -> (f32) {
+  %i = hpvm.instance_id x : index
+  %v = memref.load %in[%i] : memref<?xf32>
+  %d = arith.addf %v, %v : f32
+  hpvm.return %d : f32
+}
+hpvm.leaf @consumer(%a: f32, %b: f32) -> (f32) {
+  %s = arith.mulf %a, %b : f32
+  hpvm.return %s : f32
+}
+hpvm.leaf @user(%a: f32) {
+  hpvm.return
+}
+hpvm.internal @fan_out(%in: memref<?xf32>, %n: i64) -> (f32, f32) {
+  %n0 = arith.index_cast %n : i64 to index
+  %n1 = arith.index_cast %n : i64 to index
+  %n2 = arith.index_cast %n : i64 to index
+  %p = hpvm.create_node @producer [%n0] : !hpvm.node
+  %c = hpvm.create_node @consumer [%n1] : !hpvm.node
+  %u = hpvm.create_node @user [%n2] : !hpvm.node
+  hpvm.bind_in %in -> %p[0] : memref<?xf32>
+  hpvm.edge %p[0] -> %c[0] one_to_one
+  hpvm.edge %p[0] -> %c[1] one_to_one
+  hpvm.edge %p[0] -> %u[0] one_to_one
+  hpvm.bind_out %p[0] -> 0
+  hpvm.bind_out %c[0] -> 1
+}

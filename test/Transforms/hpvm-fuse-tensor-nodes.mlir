@@ -337,6 +337,40 @@ hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor
 
 // -----
 
+// Refused: the convolution's result fans out (a residual block: the bias add
+// and the skip add both read it), so it must survive the chain.
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK: hpvm.create_node @conv
+// CHECK: hpvm.create_node @bias
+// CHECK: hpvm.create_node @skip
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @skip(%c: tensor<1x2x4x4xf32>, %d: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %d : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  // expected-remark @+1 {{not fused with @bias (conv2d -> add): its result also feeds @skip (input 1), not only the next node}}
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  %s = hpvm.create_node @skip : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.edge %a[0] -> %s[0] one_to_one
+  hpvm.edge %c[0] -> %s[1] one_to_one
+  hpvm.bind_out %s[0] -> 0
+}
+
+// -----
+
 // Refused: different targets.
 // CHECK-LABEL: hpvm.internal @root(
 // CHECK: hpvm.create_node @conv

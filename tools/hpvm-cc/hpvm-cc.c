@@ -2,7 +2,7 @@
  * into an executable linked with the HPVM runtime. Clang (C to LLVM IR, LLVM IR to objects, the
  * link) runs as separate processes; importing, raising and lowering HPVM happen in this process,
  * through the compiler library (libHPVMCompiler.so, HPVM/C/Compiler.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem; implies _POSIX_C_SOURCE 200809L */
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -293,6 +293,12 @@ static void usage(void) {
          "                    register when wider)\n"
          "  -fhpvm-rows=N     N rows per block of a 2-D or 3-D leaf (1 to 16, 1: no\n"
          "                    blocks; default what the register file holds, at most 8)\n"
+         "  -fno-hpvm-collapse-grids  run a grid of tiles as nested parallel-fors\n"
+         "                    (default: one parallel-for over the combined grid)\n"
+         "  -fno-hpvm-inline-leaves   keep each leaf a function of its own (default:\n"
+         "                    a leaf with one caller is inlined into its loop)\n"
+         "  -fhpvm-fuse-nodes fuse every legal pair of sibling leaves first\n"
+         "                    (hpvm-fuse-nodes{greedy=true}; default off)\n"
          "  --knobs=FILE      approximation knobs of the tensor ops, from a JSON\n"
          "                    configuration (see hpvm-apply-knobs in docs/Passes.md)\n"
          "  -shared           make a shared library (position-independent, with the\n"
@@ -316,15 +322,25 @@ typedef enum {
 } emit_t;
 
 /* True when the LLVM IR clang made of a C input calls the HPVM-C API. */
-static bool uses_hpvm_c(const char *ll) {
-  FILE *file = fopen(ll, "r");
+static bool uses_hpvm_c(const char *bc) {
+  /* Bitcode keeps symbol names as raw bytes in its string table: a name of the
+   * API there means the module declares (calls) it. A false positive only costs
+   * the library's import of a plain file, which is then lowered as it is. */
+  FILE *file = fopen(bc, "rb");
   if (!file)
     return false;
-  char line[8192];
+  static const char *const names[] = {"__hpvm__", "llvm_hpvm_"};
+  char buffer[65536 + 16];
+  size_t kept = 0, got;
   bool found = false;
-  while (!found && fgets(line, sizeof(line), file))
-    found = strncmp(line, "declare", 7) == 0 &&
-            (strstr(line, "@__hpvm__") || strstr(line, "@llvm_hpvm_"));
+  while (!found && (got = fread(buffer + kept, 1, sizeof(buffer) - kept, file)) > 0) {
+    size_t size = kept + got;
+    for (size_t n = 0; !found && n < 2; ++n)
+      found = memmem(buffer, size, names[n], strlen(names[n])) != NULL;
+    /* A name may straddle two reads. */
+    kept = size < 16 ? size : 16;
+    memmove(buffer, buffer + size - kept, kept);
+  }
   fclose(file);
   return found;
 }
@@ -414,6 +430,10 @@ int main(int argc, char **argv) {
   int vector_bits = -1;
   /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
   unsigned lanes = 0, rows = 0;
+  /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fhpvm-fuse-nodes: the
+   * lowering's other choices, each of which must leave every result unchanged
+   * (test/HPVMC/differential checks that they do). */
+  bool collapse_grids = true, inline_leaves = true, fuse_nodes = false;
   /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
   const char *knobs = NULL;
 
@@ -492,6 +512,15 @@ int main(int argc, char **argv) {
       vectorize = true;
     } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
       rows = parse_count(arg, arg + 12, 1, 16);
+    } else if (strcmp(arg, "-fhpvm-collapse-grids") == 0 ||
+               strcmp(arg, "-fno-hpvm-collapse-grids") == 0) {
+      collapse_grids = arg[2] == 'h';
+    } else if (strcmp(arg, "-fhpvm-inline-leaves") == 0 ||
+               strcmp(arg, "-fno-hpvm-inline-leaves") == 0) {
+      inline_leaves = arg[2] == 'h';
+    } else if (strcmp(arg, "-fhpvm-fuse-nodes") == 0 ||
+               strcmp(arg, "-fno-hpvm-fuse-nodes") == 0) {
+      fuse_nodes = arg[2] == 'h';
     } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                  strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
       /* Code generation and warning flags go to every clang compile. */
@@ -578,7 +607,10 @@ int main(int argc, char **argv) {
     const char *input = c_inputs.items[i];
     char *name = stem(input);
     char *base = format2(temp, format2("/", name));
-    char *ll = format2(base, ".hpvmc.ll");
+    /* Bitcode, not text: value names need not survive a print and a parse
+     * (LLVM cuts local names at 1024 bytes, and the release's resnet50 main has
+     * longer ones, which then collide when text is parsed back). */
+    char *ll = format2(base, ".hpvmc.bc");
     list_t command = {0};
     push(&command, HPVM_CC_CLANG);
     /* The user's level, at least -O1 (values in registers: node handles and
@@ -620,7 +652,7 @@ int main(int argc, char **argv) {
     for (size_t f = 0; f < codegen.count; ++f)
       if (!is_instrumentation(codegen.items[f]))
         push(&command, codegen.items[f]);
-    push(&command, "-S");
+    push(&command, "-c");
     push(&command, "-emit-llvm");
     push(&command, input);
     push(&command, "-o");
@@ -677,6 +709,9 @@ int main(int argc, char **argv) {
     options.vector_bits = vector_bits > 0 ? (unsigned)vector_bits : 0;
     options.lanes = lanes;
     options.rows = rows;
+    options.collapse_grids = collapse_grids;
+    options.inline_leaves = inline_leaves;
+    options.fuse_nodes = fuse_nodes;
     options.knobs_file = knobs;
     options.line_tables = debug_info;
     if (emit == EMIT_KERNELS) {

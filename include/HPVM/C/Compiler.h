@@ -71,10 +71,16 @@ typedef struct HPVMCompileOptions {
    * tables from their source locations, for debuggers and profilers (hpvm-cc
    * -g; default false). */
   bool line_tables;
+  /* Each leaf with one caller is inlined into it (convert-hpvm-to-cpu's
+   * inline-leaves; default true). */
+  bool inline_leaves;
+  /* Every legal pair of sibling leaves is fused before the lowering
+   * (hpvm-fuse-nodes{greedy=true}; default false). */
+  bool fuse_nodes;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids
- * collapsed, leaves vectorized. */
+ * collapsed, leaves vectorized and inlined, no fusion. */
 MLIR_CAPI_EXPORTED void hpvmCompileOptionsInit(HPVMCompileOptions *options);
 
 /* Compiles `input_path` into `output_path` ("-": standard output). Returns true

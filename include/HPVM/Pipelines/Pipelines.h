@@ -50,6 +50,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
                      "parallel-for (convert-hpvm-to-cpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> inlineLeaves{
+      *this, "inline-leaves",
+      llvm::cl::desc("Inline each leaf function with one caller into it "
+                     "(convert-hpvm-to-cpu)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseNodes{
+      *this, "fuse-nodes",
+      llvm::cl::desc("Fuse every legal pair of sibling leaves first "
+                     "(hpvm-fuse-nodes{greedy=true})"),
+      llvm::cl::init(false)};
   PassOptions::ListOption<std::string> devices{
       *this, "devices",
       llvm::cl::desc("Devices the GPU-hinted nodes get kernel versions for "

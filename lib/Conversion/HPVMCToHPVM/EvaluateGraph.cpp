@@ -416,6 +416,10 @@ LogicalResult Raiser::raiseInternal(Node &node) {
                      *stream != 0);
       break;
     }
+    case Api::NodeId:
+      if (failed(checkNodeIdUnused(call)))
+        return failure();
+      break;
     case Api::Return:
       return call.emitError() << "__hpvm__return in internal node '" << name
                               << "'; the outputs of an internal node are its "

@@ -27,6 +27,7 @@ ApiCall classify(StringRef name) {
                  .Case("__hpvm__barrier", Api::Barrier)
                  .Case("__hpvm__malloc", Api::Malloc)
                  .Case("__hpvm__isNonZeroLoop", Api::IsNonZeroLoop)
+                 .Case("__hpvm__node_id", Api::NodeId)
                  .Case("__hpvm__init", Api::Init)
                  .Case("__hpvm__cleanup", Api::Cleanup)
                  .Case("__hpvm__launch", Api::Launch)
@@ -87,6 +88,14 @@ bool isHostCall(Api api) { return api >= Api::Init; }
 
 /// The C spelling of an API call for diagnostics.
 StringRef spelling(LLVM::CallOp call) { return call.getCallee().value_or("?"); }
+
+LogicalResult checkNodeIdUnused(LLVM::CallOp call) {
+  if (call.getNumResults() == 0 || call.getResult().use_empty())
+    return success();
+  return call.emitError() << "the result of __hpvm__node_id is used; it names a node "
+                             "for ApproxHPVM's tuner and has no value here (call it "
+                             "as a statement)";
+}
 
 //===----------------------------------------------------------------------===//
 // C types from the debug information

@@ -35,8 +35,9 @@ namespace mlir::hpvm::hpvmc {
 
 enum class Api {
   None,
-  // Every node.
-  Hint, Attributes, Return,
+  // Every node. NodeId is ApproxHPVM's tuning id of a node: nothing to
+  // compile.
+  Hint, Attributes, Return, NodeId,
   // Internal nodes.
   CreateNode, BindIn, BindOut, Edge,
   // Leaves.
@@ -60,6 +61,9 @@ bool isGraphCall(Api api);
 bool isHostCall(Api api);
 /// The C spelling of an API call for diagnostics.
 StringRef spelling(LLVM::CallOp call);
+/// __hpvm__node_id(n) names a node for ApproxHPVM's tuner and compiles to
+/// nothing; its `void *` result must then be unused.
+LogicalResult checkNodeIdUnused(LLVM::CallOp call);
 
 //===----------------------------------------------------------------------===//
 // C types from the debug information, locations

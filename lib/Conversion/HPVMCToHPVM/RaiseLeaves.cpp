@@ -51,6 +51,43 @@ static FailureOr<Value> fitOutput(OpBuilder &b, LLVM::CallOp call,
 // Leaves
 //===----------------------------------------------------------------------===//
 
+
+/// C leaves convert floats to small integers (`uint8_t x = f * 255`), which C
+/// and LLVM leave undefined when the value does not fit: LLVM makes it
+/// poison, and each target's instructions then give their own answer (x86
+/// scalar code keeps the low bits of a 32-bit conversion, or, with AVX-512,
+/// saturates an unsigned one; vector code packs with saturation). The
+/// release's hpvm-cava tone-maps such values, and its last image changed with
+/// the lanes (vector code) and would change with the target. Every version of
+/// a leaf (scalar, lanes, kernels) therefore converts through a wider integer
+/// and keeps its low bits: to 8 and 16 bits through a signed 32-bit
+/// conversion, to an unsigned 32-bit integer through a signed 64-bit one.
+/// Values that fit are unchanged; the others now wrap, the same everywhere.
+static void convertNarrowIntegersThroughWide(LeafOp leaf) {
+  SmallVector<Operation *> conversions;
+  leaf.walk([&](Operation *op) {
+    if (isa<LLVM::FPToUIOp, LLVM::FPToSIOp>(op))
+      conversions.push_back(op);
+  });
+  for (Operation *op : conversions) {
+    auto narrow = dyn_cast<IntegerType>(op->getResult(0).getType());
+    if (!narrow)
+      continue; // vectors of C's vector extensions stay as written
+    bool isUnsigned = isa<LLVM::FPToUIOp>(op);
+    unsigned through = narrow.getWidth() < 32                     ? 32
+                       : isUnsigned && narrow.getWidth() == 32 ? 64
+                                                                  : 0;
+    if (!through)
+      continue;
+    OpBuilder b(op);
+    Value wide = LLVM::FPToSIOp::create(b, op->getLoc(), b.getIntegerType(through),
+                                        op->getOperand(0));
+    Value truncated = LLVM::TruncOp::create(b, op->getLoc(), narrow, wide);
+    op->getResult(0).replaceAllUsesWith(truncated);
+    op->erase();
+  }
+}
+
 LogicalResult Raiser::raiseLeaf(Node &node) {
   LLVM::LLVMFuncOp function = node.function;
   StringRef name = function.getName();
@@ -117,6 +154,7 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
 
   for (auto [input, type] : node.tensorInputs)
     entry.getArgument(input).setType(type);
+  convertNarrowIntegersThroughWide(leaf);
 
   // Node handles: the level of the node each handle designates.
   DenseMap<Value, unsigned> levels;
@@ -182,6 +220,10 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
       break;
     }
     case Api::IsNonZeroLoop:
+      break;
+    case Api::NodeId:
+      if (failed(checkNodeIdUnused(call)))
+        return failure();
       break;
     case Api::Atomic: {
       OperandRange operands = call.getArgOperands();

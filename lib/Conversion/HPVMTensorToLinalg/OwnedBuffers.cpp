@@ -1,7 +1,7 @@
 //===- OwnedBuffers.cpp - Free the buffers tensor leaves hand on ----------===//
 // A bufferized tensor leaf returns fresh buffers; the graph hands each along
-// one edge (the dialect allows one edge per output port) or to the root's
-// output. Ownership follows the buffer: see OwnedBuffers.h.
+// its edges or to the root's output. Ownership follows a buffer with exactly
+// one receiver; a buffer that fans out to several is kept (see OwnedBuffers.h).
 #include "OwnedBuffers.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"

@@ -3,6 +3,7 @@
 #include "CPULowering.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -33,6 +34,15 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
     if (launch.getStreaming())
       streamingRoots.insert(launch.getRootAttr().getAttr());
   });
+  // The child graphs, built when an edge needs one.
+  DenseMap<Operation *, std::unique_ptr<DataflowGraph>> graphs;
+  auto graphOf = [&](Operation *op) -> DataflowGraph & {
+    auto internal = op->getParentOfType<InternalOp>();
+    std::unique_ptr<DataflowGraph> &graph = graphs[internal];
+    if (!graph)
+      graph = std::make_unique<DataflowGraph>(internal, &symbols);
+    return *graph;
+  };
   auto inStreamingRoot = [&](Operation *op) {
     auto parent = op->getParentOfType<InternalOp>();
     return parent && streamingRoots.contains(parent.getSymNameAttr());
@@ -108,19 +118,34 @@ static LogicalResult checkSupported(ModuleOp module, CPULowering &lowering) {
             leaf.walk([&](BarrierOp) { found = true; });
           return found;
         };
+        // A value per instance travels in an array indexed by instance; the
+        // same port cannot also hand one value to the parent or to an
+        // all_to_all consumer. (A value equal in every instance, such as an
+        // input passed on, may fan out to any mix of edges and binds.)
+        bool perInstance = graphOf(op).carriesValuePerInstance(edge);
+        auto samePort = [&](Value source, uint32_t port) {
+          return source == edge.getSource() && port == edge.getSourcePort();
+        };
         bool boundOut = llvm::any_of(
             op->getBlock()->getOps<BindOutOp>(), [&](BindOutOp bind) {
-              return bind.getSource() == edge.getSource() &&
-                     bind.getSourcePort() == edge.getSourcePort();
+              return samePort(bind.getSource(), bind.getSourcePort());
             });
+        bool allToAll = llvm::any_of(op->getBlock()->getOps<EdgeOp>(), [&](EdgeOp other) {
+          return other.getReplication() == Replication::all_to_all &&
+                 samePort(other.getSource(), other.getSourcePort());
+        });
         if (inStreamingRoot(op))
           refuse(op, "a one_to_one edge between replicated stages of a "
                      "streaming graph");
         else if (hasBarrier(source) || (dest && hasBarrier(dest)))
           refuse(op, "a one_to_one edge carrying values into or out of a "
                      "leaf with 'hpvm.barrier'");
-        else if (boundOut)
-          refuse(op, "a one_to_one edge from an output that is also bound out");
+        else if (perInstance && boundOut)
+          refuse(op, "a one_to_one edge carrying a value per instance from an output "
+                     "that is also bound out");
+        else if (perInstance && allToAll)
+          refuse(op, "a one_to_one edge carrying a value per instance from an output "
+                     "that also feeds an all_to_all edge");
         else if (edge.getSourcePort() >= 64 || edge.getDestPort() >= 64)
           refuse(op, "a one_to_one edge on a port beyond 63");
       }

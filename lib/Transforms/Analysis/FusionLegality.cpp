@@ -21,15 +21,6 @@ static std::string checkLeaf(NodeOpInterface node, StringRef role) {
   return "";
 }
 
-/// Two extents are the same when they are one value or equal constants.
-static bool sameExtent(Value a, Value b) {
-  if (a == b)
-    return true;
-  APInt x, y;
-  return matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) &&
-         x == y;
-}
-
 std::string mlir::hpvm::checkFusionLegality(const DataflowGraph &graph,
                                             unsigned first, unsigned second) {
   if (first == second)
@@ -44,7 +35,7 @@ std::string mlir::hpvm::checkFusionLegality(const DataflowGraph &graph,
   if (ca.getRank() != cb.getRank())
     return "the grids have different ranks";
   for (unsigned d = 0; d < ca.getRank(); ++d)
-    if (!sameExtent(ca.getDims()[d], cb.getDims()[d]))
+    if (!isSameExtent(ca.getDims()[d], cb.getDims()[d]))
       return "the grids may differ in dimension " + std::to_string(d);
   // Edges may go only from first to second, one_to_one, not streaming; no
   // other path may join them (fusing would then close a cycle).

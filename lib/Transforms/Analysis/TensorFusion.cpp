@@ -74,15 +74,6 @@ bool mlir::hpvm::continuesTensorPattern(ArrayRef<TensorChainKind> kinds,
   return false;
 }
 
-/// Two extents are the same when they are one value or equal constants.
-static bool sameExtent(Value a, Value b) {
-  if (a == b)
-    return true;
-  APInt x, y;
-  return matchPattern(a, m_ConstantInt(&x)) &&
-         matchPattern(b, m_ConstantInt(&y)) && x == y;
-}
-
 std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,
                                               unsigned producer,
                                               unsigned consumer, EdgeOp edge) {
@@ -96,13 +87,19 @@ std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,
       return "its result is also an output of @" +
              graph.getInternalNode().getSymName().str() +
              " (bind_out), not only an input of the next node";
+  for (EdgeOp other : graph.getOutgoingEdges(producer))
+    if (other != edge && other.getSourcePort() == edge.getSourcePort())
+      return "its result also feeds " +
+             graph.describeChild(*graph.getChildIndex(other.getDest())) +
+             " (input " + std::to_string(other.getDestPort()) +
+             "), not only the next node";
   if (edge.getStreaming())
     return "a streaming edge joins them";
   CreateNodeOp ca = graph.getChild(producer), cb = graph.getChild(consumer);
   if (ca.getRank() != cb.getRank())
     return "the grids have different ranks";
   for (unsigned d = 0; d < ca.getRank(); ++d)
-    if (!sameExtent(ca.getDims()[d], cb.getDims()[d]))
+    if (!isSameExtent(ca.getDims()[d], cb.getDims()[d]))
       return "the grids may differ in dimension " + std::to_string(d);
   if (ca.getRank() > 0 && edge.getReplication() != Replication::one_to_one)
     return "an all_to_all edge joins replicated nodes";

@@ -73,6 +73,9 @@ void *__hpvm__edge(void *src, void *dst, unsigned replType, unsigned sp, unsigne
 /* Every node. */
 void __hpvm__attributes(unsigned nIn, ...) HPVM_NOEXCEPT;
 void __hpvm__return(unsigned n, ...) HPVM_NOEXCEPT;
+/* ApproxHPVM's id of a node for its tuner (the release's resnet programs
+ * call it in every node); compiles to nothing here. */
+void *__hpvm__node_id(int) HPVM_NOEXCEPT;
 
 /* Host. */
 void __hpvm__init(void) HPVM_NOEXCEPT;

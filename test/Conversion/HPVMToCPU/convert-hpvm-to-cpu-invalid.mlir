@@ -100,8 +100,11 @@ hpvm.leaf @l(%x: tensor<4xf32>) -> (tensor<4xf32>) {
 
 // -----
 
+// A value per instance (computed, not an input passed on) cannot also be bound
+// out or feed an all_to_all edge; a value passed on may (convert-hpvm-to-cpu.mlir).
 hpvm.leaf @f(%x: f32) -> (f32) {
-  hpvm.return %x : f32
+  %y = arith.addf %x, %x : f32
+  hpvm.return %y : f32
 }
 hpvm.leaf @g(%x: f32) -> (f32) {
   %c = arith.constant 0 : index
@@ -111,9 +114,28 @@ hpvm.internal @root(%x: f32, %n: index) -> (f32) {
   %a = hpvm.create_node @f [%n] : !hpvm.node
   %b = hpvm.create_node @g [%n] : !hpvm.node
   hpvm.bind_in %x -> %a[0] : f32
-  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge from an output that is also bound out is not supported by convert-hpvm-to-cpu yet}}
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge carrying a value per instance from an output that is also bound out is not supported by convert-hpvm-to-cpu yet}}
   hpvm.edge %a[0] -> %b[0] one_to_one
   hpvm.bind_out %a[0] -> 0
+}
+
+// -----
+
+hpvm.leaf @f(%x: f32) -> (f32) {
+  %y = arith.addf %x, %x : f32
+  hpvm.return %y : f32
+}
+hpvm.leaf @g(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @root(%x: f32, %n: index) {
+  %a = hpvm.create_node @f [%n] : !hpvm.node
+  %b = hpvm.create_node @g [%n] : !hpvm.node
+  %c = hpvm.create_node @g : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : f32
+  // expected-error @+1 {{'hpvm.edge' op a one_to_one edge carrying a value per instance from an output that also feeds an all_to_all edge is not supported by convert-hpvm-to-cpu yet}}
+  hpvm.edge %a[0] -> %b[0] one_to_one
+  hpvm.edge %a[0] -> %c[0] all_to_all
 }
 
 // -----

@@ -350,3 +350,32 @@ func.func @waits_in_loop_op(%x: f32, %n: index, %which: i1) {
   }
   return
 }
+
+// Fan-out: one output port feeds several edges (a residual block's input goes
+// to its convolution and to its add), and may also be bound out.
+// CHECK-LABEL: hpvm.internal @fan_out
+// CHECK: hpvm.edge %[[P:.*]][0] -> %[[Q:.*]][0] all_to_all
+// CHECK-NEXT: hpvm.edge %[[P]][0] -> %[[Q]][1] all_to_all
+// CHECK-NEXT: hpvm.edge %[[P]][0] -> %{{.*}}[0] one_to_one
+// CHECK-NEXT: hpvm.bind_out %[[P]][0] -> 0
+hpvm.leaf @fan_out_source() -> (f32) {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
+}
+hpvm.leaf @fan_out_sink(%x: f32, %y: f32) -> (f32) {
+  %s = arith.addf %x, %y : f32
+  hpvm.return %s : f32
+}
+hpvm.leaf @fan_out_use(%x: f32) {
+  hpvm.return
+}
+hpvm.internal @fan_out() -> (f32, f32) {
+  %p = hpvm.create_node @fan_out_source : !hpvm.node
+  %q = hpvm.create_node @fan_out_sink : !hpvm.node
+  %r = hpvm.create_node @fan_out_use : !hpvm.node
+  hpvm.edge %p[0] -> %q[0] all_to_all
+  hpvm.edge %p[0] -> %q[1] all_to_all
+  hpvm.edge %p[0] -> %r[0] one_to_one
+  hpvm.bind_out %p[0] -> 0
+  hpvm.bind_out %q[0] -> 1
+}

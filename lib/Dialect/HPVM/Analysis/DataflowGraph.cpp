@@ -2,6 +2,9 @@
 // Builds the per-internal-node index of children, edges and binds, and orders it.
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include <queue>
 
@@ -229,3 +232,23 @@ std::string DataflowGraph::describeChild(unsigned index) const {
     text += " (child #" + std::to_string(index) + ")";
   return text;
 }
+
+/// isSameExtent, looking at most `depth` ops deep.
+static bool sameExtent(Value a, Value b, unsigned depth) {
+  if (a == b)
+    return true;
+  APInt x, y;
+  if (matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)))
+    return x.getBitWidth() == y.getBitWidth() && x == y;
+  Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
+  if (!depth || !opA || !opB || opA->getNumRegions() || !isMemoryEffectFree(opA) ||
+      !isMemoryEffectFree(opB) ||
+      cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      opA, opB,
+      [&](Value x, Value y) { return success(sameExtent(x, y, depth - 1)); },
+      /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
+}
+
+bool mlir::hpvm::isSameExtent(Value a, Value b) { return sameExtent(a, b, 4); }

@@ -68,7 +68,9 @@ private:
 } // namespace
 
 LogicalResult GraphVerifier::verifyEdges() {
-  llvm::DenseMap<std::pair<unsigned, unsigned>, EdgeOp> bySourcePort;
+  // An output port may feed any number of edges (fan-out: a residual block's
+  // input goes to its convolution and to its add); every consumer gets the
+  // same value.
   for (EdgeOp edge : graph.getEdges()) {
     unsigned source = *graph.getChildIndex(edge.getSource());
     unsigned dest = *graph.getChildIndex(edge.getDest());
@@ -89,15 +91,6 @@ LogicalResult GraphVerifier::verifyEdges() {
              << graph.describeChild(source) << " is " << produced
              << " but input " << destPort << " of "
              << graph.describeChild(dest) << " is " << consumed;
-    auto [it, inserted] = bySourcePort.try_emplace({source, sourcePort}, edge);
-    if (!inserted) {
-      InFlightDiagnostic diag =
-          edge.emitOpError()
-          << "output " << sourcePort << " of " << graph.describeChild(source)
-          << " already feeds an edge; expected one edge per output port";
-      diag.attachNote(it->second.getLoc()) << "the first edge is here";
-      return diag;
-    }
     if (source == dest)
       return edge.emitOpError()
              << "connects " << graph.describeChild(source)

@@ -93,6 +93,11 @@ private:
   DenseMap<std::pair<unsigned, unsigned>, SmallVector<Operation *, 1>> feeders;
 };
 
+/// Whether two grid extents are known to be equal: one value, equal
+/// constants, or the same side-effect-free computation of equal operands (the
+/// HPVM-C frontend converts `n` to an index once per __hpvm__createNodeND).
+bool isSameExtent(Value a, Value b);
+
 } // namespace mlir::hpvm
 
 #endif // HPVM_DIALECT_HPVM_ANALYSIS_DATAFLOWGRAPH_H

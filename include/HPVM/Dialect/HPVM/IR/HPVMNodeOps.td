@@ -169,7 +169,10 @@ def HPVM_EdgeOp : HPVM_Op<"edge", [HasParent<"InternalOp">]> {
     Edges have copy semantics: the sink starts after the source completed.
     `one_to_one` pairs instance i of the source with instance i of the sink (the
     grids must be identical); `all_to_all` places a barrier between the two
-    instance groups. `streaming` edges carry a sequence of values.
+    instance groups. `streaming` edges carry a sequence of values. An output
+    port may feed several edges (fan-out, as a residual block's input feeds
+    its convolution and its add) and also be bound out: every consumer
+    receives the same value.
 
     ```mlir
     hpvm.edge %p[0] -> %q[2] all_to_all
