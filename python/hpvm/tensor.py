@@ -243,10 +243,9 @@ class TensorGraph:
             ops = self._reachable_ops()
         finally:
             self.outputs = saved
-        fanout = _fanout(ops)
         lines: List[str] = [f"// Tensor graph '{self.name}' built by the hpvm Python package."]
         for op in ops:
-            lines.extend(_leaf_text(op, fanout.get(id(op), 1)))
+            lines.extend(_leaf_text(op))
         lines.extend(self._root_text(ops, outputs))
         lines.extend(self._host_text())
         return "\n".join(lines) + "\n"
@@ -261,16 +260,14 @@ class TensorGraph:
             handles[id(op)] = f"%{op.name}"
             lines.append(f"  %{op.name} = hpvm.create_node @{op.name} : !hpvm.node")
         input_index = {id(t): i for i, t in enumerate(self.inputs)}
-        next_port: Dict[int, int] = {}  # each edge leaves from its own output port
         for op in ops:
             for port, operand in enumerate(_leaf_operands(op)):
                 if operand.kind == "input":
                     lines.append(f"  hpvm.bind_in %in{input_index[id(operand)]} -> "
                                  f"%{op.name}[{port}] : {operand.type}")
                 else:
-                    source = next_port.get(id(operand.op), 0)
-                    next_port[id(operand.op)] = source + 1
-                    lines.append(f"  hpvm.edge {handles[id(operand.op)]}[{source}] -> "
+                    # A value used by several ops fans out from its one port.
+                    lines.append(f"  hpvm.edge {handles[id(operand.op)]}[0] -> "
                                  f"%{op.name}[{port}] one_to_one")
         for i, value in enumerate(outputs):
             lines.append(f"  hpvm.bind_out {handles[id(value.op)]}[0] -> {i}")
@@ -324,17 +321,6 @@ def _leaf_operands(op: _Op) -> List[Tensor]:
     return ports
 
 
-def _fanout(ops: List[_Op]) -> Dict[int, int]:
-    """The number of edges leaving each op (one output port per edge: the dialect
-    allows one edge per port, so a value used by k ops is returned k times)."""
-    counts: Dict[int, int] = {}
-    for op in ops:
-        for operand in _leaf_operands(op):
-            if operand.kind == "op":
-                counts[id(operand.op)] = counts.get(id(operand.op), 0) + 1
-    return counts
-
-
 def _budget_attributes(budget: Optional[Tuple[float, float]]) -> str:
     """` attributes {hpvm.error = ...}` of a node with an error budget, else nothing."""
     if budget is None:
@@ -343,7 +329,7 @@ def _budget_attributes(budget: Optional[Tuple[float, float]]) -> str:
             f"l2 = {budget[1]:.9e}>}}")
 
 
-def _leaf_text(op: _Op, results: int = 1) -> List[str]:
+def _leaf_text(op: _Op) -> List[str]:
     body = _Body()
     ports = _leaf_operands(op)
     names: Dict[int, str] = {}
@@ -358,8 +344,8 @@ def _leaf_text(op: _Op, results: int = 1) -> List[str]:
                       f"{operand.type}")
             names[id(operand)] = name
     result = op.emit(body, [names[id(o)] for o in op.operands])
-    types = ", ".join([str(op.result)] * max(results, 1))
-    values = ", ".join([result] * max(results, 1))
+    types = str(op.result)
+    values = result
     lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types})"
              f"{_budget_attributes(op.error)} {{"]
     lines += ["  " + line for line in body.lines]

@@ -57,7 +57,8 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
     loops or on some paths only,
     other uses of `hpvm.alloc`, tensor ops (run
     `convert-hpvm-tensor-to-linalg` first, as the pipelines do), some one_to_one edges with values
-    (between streaming stages, with barrier leaves, also bound out), streaming
+    (between streaming stages, with barrier leaves; a value per instance that
+    is also bound out or also feeds an all_to_all edge), streaming
     edges below the root of a streaming graph, non-streaming edges inside one,
     and streaming outputs defined by several children.
 
