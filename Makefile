@@ -95,11 +95,13 @@ device-bundle: build
 # pipeline when OpenCV is there or installable), unchanged, compiled by hpvm-cc and compared bit
 # for bit with the same sources built natively: make release-check RELEASE=DIR [QUICK=1], DIR
 # holding hpvm/test/benchmarks (benchmarks/release-check/README.md). Not part of make check.
+ifneq ($(filter release-check,$(MAKECMDGOALS)),)
+ifeq ($(strip $(RELEASE)),)
+$(error make release-check: set RELEASE to the HPVM release's root, the directory that holds \
+hpvm/test/benchmarks (e.g. make release-check RELEASE=/tmp/hpvm-release))
+endif
+endif
 release-check: build
-	@if [ -z "$(RELEASE)" ]; then \
-	  echo "make release-check: set RELEASE to the HPVM release's root, the directory that" \
-	       "holds hpvm/test/benchmarks (e.g. make release-check RELEASE=/tmp/hpvm-release)" >&2; \
-	  exit 2; fi
 	bash benchmarks/release-check/run.sh "$(RELEASE)" $(if $(QUICK),--quick)
 
 # Regenerates docs/Dialect from the TableGen definitions.
