@@ -279,7 +279,7 @@ static void usage(void) {
          "  -c                the same as --emit=obj: an object per source (NAME.o,\n"
          "                    or -o FILE for one), linked later by hpvm-cc\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
-         "  -L DIR, -l NAME   linker options\n"
+         "  -L DIR, -l NAME, -Wl,..., -Xlinker ARG   linker options\n"
          "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
          "                    compiled for this machine (-march=native) unless -march=\n"
          "                    or -mcpu= names another CPU; with -g the code made of\n"
@@ -505,6 +505,15 @@ int main(int argc, char **argv) {
       char *flag = format2("-l", value);
       push(&linker, flag);
       free(flag);
+    } else if (strncmp(arg, "-Wl,", 4) == 0) {
+      /* For the link only (it is not a warning flag: clang's compiles would warn that the
+       * linker input is unused, and the link would never see it). */
+      push(&linker, arg);
+    } else if (strcmp(arg, "-Xlinker") == 0) {
+      if (i + 1 >= argc)
+        fail("option '%s' expects a value", arg);
+      push(&linker, arg);
+      push(&linker, argv[++i]);
     } else if (strcmp(arg, "-fhpvm-lanes") == 0 || strcmp(arg, "-fno-hpvm-lanes") == 0) {
       vectorize = arg[2] == 'h';
     } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
