@@ -2,7 +2,9 @@
 """gen_graph.py SHAPE N: writes an HPVM program with N distinct leaves to stdout.
 
 SHAPE is `wide` (N independent 1-D leaves under one internal node, each bound to
-the root's buffer) or `chain` (N 0-D leaves in a chain of one-to-one edges).
+the root's buffer), `chain` (N 0-D leaves in a chain of one-to-one edges) or
+`nested` (N internal nodes each creating the next, around one leaf: a hierarchy
+N + 1 levels deep).
 A host function launches the root, so the whole CPU pipeline has work to do.
 """
 import sys
@@ -56,7 +58,23 @@ def chain(n):
     return "\n\n".join(out)
 
 
+def nested(n):
+    out = ["""hpvm.leaf @leaf() {
+  hpvm.return
+}"""]
+    for i in range(n):
+        child = "leaf" if i == 0 else f"level{i - 1}"
+        out.append(f"hpvm.internal @level{i}() {{\n  %c = hpvm.create_node @{child} : !hpvm.node\n}}")
+    out.append(f"""func.func @run() {{
+  %g = hpvm.launch @level{n - 1}() : () -> !hpvm.graph
+  hpvm.wait %g
+  return
+}}""")
+    return "\n\n".join(out)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("wide", "chain"):
-        sys.exit("usage: gen_graph.py wide|chain N")
-    print({"wide": wide, "chain": chain}[sys.argv[1]](int(sys.argv[2])))
+    shapes = {"wide": wide, "chain": chain, "nested": nested}
+    if len(sys.argv) != 3 or sys.argv[1] not in shapes:
+        sys.exit("usage: gen_graph.py wide|chain|nested N")
+    print(shapes[sys.argv[1]](int(sys.argv[2])))

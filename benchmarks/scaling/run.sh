@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh - compile time against graph size: generated programs of N distinct leaves under one
-# internal node (wide) and N nodes in a chain of one-to-one edges (chain), each through
-# hpvm-opt's CPU pipeline (hpvm-lower-to-cpu-pipeline) and the full pipeline to the llvm
+# internal node (wide), N nodes in a chain of one-to-one edges (chain) and N internal nodes
+# nested in each other (nested), each parsed and verified only (verify), through hpvm-opt's
+# CPU pipeline (hpvm-lower-to-cpu-pipeline) and through the full pipeline to the llvm
 # dialect; the time per node must not grow with N (linear compile time).
 # Usage: bash benchmarks/scaling/run.sh [--quick]      (RUNS=N, default 3: min / median / max)
 set -euo pipefail
@@ -13,14 +14,16 @@ SIZES=(1000 3000 10000)
 [[ "${1:-}" == "--quick" ]] && SIZES=(100 300) && RUNS=1
 mkdir -p "$OUT"
 echo "# compile-time scaling: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for shape in wide chain; do
+for shape in wide chain nested; do
   for n in "${SIZES[@]}"; do
     python3 "$ROOT/benchmarks/scaling/gen_graph.py" "$shape" "$n" > "$OUT/$shape$n.mlir"
-    for pipeline in hpvm-lower-to-cpu-pipeline hpvm-lower-to-llvm-pipeline; do
+    for pipeline in verify hpvm-lower-to-cpu-pipeline hpvm-lower-to-llvm-pipeline; do
       times=()
+      pass=("--$pipeline")
+      [[ "$pipeline" == verify ]] && pass=()
       for ((r = 0; r < RUNS; ++r)); do
         start=$EPOCHREALTIME
-        "$OPT" "--$pipeline" "$OUT/$shape$n.mlir" -o /dev/null
+        "$OPT" "${pass[@]}" "$OUT/$shape$n.mlir" -o /dev/null
         times+=("$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')")
       done
       sorted=$(printf '%s\n' "${times[@]}" | sort -g)

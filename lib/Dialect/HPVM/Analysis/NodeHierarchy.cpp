@@ -53,28 +53,74 @@ static SmallVector<StringAttr> getChildNames(NodeOpInterface node) {
 SmallVector<StringAttr>
 mlir::hpvm::findNodeRecursion(StringAttr node,
                               function_ref<NodeOpInterface(StringAttr)> lookup) {
-  // Depth-first search from `node`; `path` is the current chain of names.
-  SmallVector<StringAttr> path{node};
-  llvm::SmallDenseSet<StringAttr> finished;
-  std::function<bool(StringAttr)> visit = [&](StringAttr current) -> bool {
-    for (StringAttr child : getChildNames(lookup(current))) {
-      if (child == node) {
-        path.push_back(child);
-        return true;
-      }
-      if (finished.contains(child) || llvm::is_contained(path, child))
-        continue;
-      path.push_back(child);
-      if (visit(child))
-        return true;
-      path.pop_back();
-      finished.insert(child);
-    }
-    return false;
+  return walkHierarchy({node}, lookup).cycle;
+}
+
+HierarchyWalk
+mlir::hpvm::walkHierarchy(ArrayRef<StringAttr> starts,
+                          function_ref<NodeOpInterface(StringAttr)> lookup) {
+  // Iterative depth-first search over the names, each visited once over all
+  // starts: linear in the hierarchy, whatever its depth (a recursive search
+  // overflowed the stack at 100,000 levels). A child on the current path
+  // closes a cycle; a name leaves the path with its depth known.
+  HierarchyWalk walk;
+  constexpr unsigned kOnPath = 0;
+  DenseMap<StringAttr, unsigned> depth; // kOnPath while on the path
+  struct Frame {
+    StringAttr name;
+    SmallVector<StringAttr> children;
+    size_t next = 0;
+    unsigned depth = 1;
   };
-  if (visit(node))
-    return path;
-  return {};
+  SmallVector<Frame> path;
+  auto enter = [&](StringAttr name) {
+    depth[name] = kOnPath;
+    NodeOpInterface definition = lookup(name);
+    path.push_back({name, definition ? getChildNames(definition)
+                                     : SmallVector<StringAttr>(),
+                    0, 1});
+  };
+  for (StringAttr start : starts) {
+    if (depth.count(start))
+      continue;
+    enter(start);
+    while (!path.empty()) {
+      Frame &top = path.back();
+      if (top.next == top.children.size()) {
+        unsigned done = top.depth;
+        StringAttr name = top.name;
+        depth[name] = done;
+        if (done > walk.maxDepth) {
+          walk.maxDepth = done;
+          walk.deepest = name;
+        }
+        path.pop_back();
+        if (!path.empty())
+          path.back().depth = std::max(path.back().depth, done + 1);
+        continue;
+      }
+      StringAttr child = top.children[top.next++];
+      auto it = depth.find(child);
+      if (it == depth.end()) {
+        enter(child);
+        continue;
+      }
+      if (it->second != kOnPath) {
+        top.depth = std::max(top.depth, it->second + 1);
+        continue;
+      }
+      // `child` is on the path: the cycle runs from it to the top and back.
+      bool inCycle = false;
+      for (Frame &frame : path) {
+        inCycle |= frame.name == child;
+        if (inCycle)
+          walk.cycle.push_back(frame.name);
+      }
+      walk.cycle.push_back(child);
+      return walk;
+    }
+  }
+  return walk;
 }
 
 SmallVector<StringAttr> NodeHierarchy::findRecursion(StringAttr node) const {
@@ -82,28 +128,47 @@ SmallVector<StringAttr> NodeHierarchy::findRecursion(StringAttr node) const {
 }
 
 FailureOr<unsigned> NodeHierarchy::getDepth(StringAttr node) const {
-  // Memoized depth-first search; `active` detects recursion.
+  // Iterative, memoized depth-first search (post-order); a child on the
+  // current path is recursion.
   DenseMap<StringAttr, unsigned> depth;
   llvm::SmallDenseSet<StringAttr> active;
-  std::function<FailureOr<unsigned>(StringAttr)> compute =
-      [&](StringAttr name) -> FailureOr<unsigned> {
-    if (auto it = depth.find(name); it != depth.end())
-      return it->second;
+  struct Frame {
+    StringAttr name;
+    SmallVector<StringAttr> children;
+    size_t next = 0;
+    unsigned result = 1;
+  };
+  SmallVector<Frame> path;
+  auto enter = [&](StringAttr name) -> LogicalResult {
     NodeOpInterface definition = lookup(name);
     if (!definition || !active.insert(name).second)
       return failure();
-    unsigned result = 1;
-    for (StringAttr child : getChildNames(definition)) {
-      FailureOr<unsigned> childDepth = compute(child);
-      if (failed(childDepth))
+    path.push_back({name, getChildNames(definition), 0, 1});
+    return success();
+  };
+  if (failed(enter(node)))
+    return failure();
+  while (true) {
+    Frame &top = path.back();
+    if (top.next < top.children.size()) {
+      StringAttr child = top.children[top.next++];
+      if (auto it = depth.find(child); it != depth.end()) {
+        top.result = std::max(top.result, it->second + 1);
+        continue;
+      }
+      if (failed(enter(child)))
         return failure();
-      result = std::max(result, *childDepth + 1);
+      continue;
     }
+    unsigned result = top.result;
+    StringAttr name = top.name;
     active.erase(name);
     depth[name] = result;
-    return result;
-  };
-  return compute(node);
+    path.pop_back();
+    if (path.empty())
+      return result;
+    path.back().result = std::max(path.back().result, result + 1);
+  }
 }
 
 SmallVector<NodeUse>

@@ -244,21 +244,64 @@ LogicalResult GraphVerifier::verifyAcyclic() {
          << ": " << path << "; the graph must be acyclic";
 }
 
+/// Levels of node hierarchy the verifier accepts (a 100,000-level chain
+/// verifies in about a second, lowers and runs).
+static constexpr unsigned kMaxHierarchyDepth = 100000;
+
+/// "@a -> @b -> @a"; a long cycle is shortened to its first and last names.
+static std::string describeChain(ArrayRef<StringAttr> chain) {
+  constexpr size_t kShown = 8;
+  std::string path;
+  for (auto [i, name] : llvm::enumerate(chain)) {
+    if (chain.size() > 2 * kShown && i == kShown)
+      path += " -> ... (" + std::to_string(chain.size() - 2 * kShown) + " more)";
+    if (chain.size() > 2 * kShown && i >= kShown && i < chain.size() - kShown)
+      continue;
+    path += (i ? " -> @" : "@") + name.str();
+  }
+  return path;
+}
+
+/// Whether `internal` is the first hpvm.internal of its block. Each internal
+/// node looks back to the previous one, so all of them together look at every
+/// op once.
+static bool isFirstInternalNode(InternalOp internal) {
+  for (Operation *op = internal->getPrevNode(); op; op = op->getPrevNode())
+    if (isa<InternalOp>(op))
+      return false;
+  return true;
+}
+
 LogicalResult InternalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // Recursion first: graph checks of a recursive hierarchy are meaningless.
-  if (Operation *module =
-          (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>()) {
-    SmallVector<StringAttr> chain =
-        findNodeRecursion(getSymNameAttr(), [&](StringAttr name) {
-          return dyn_cast_or_null<NodeOpInterface>(
-              symbolTable.lookupSymbolIn(module, name));
-        });
-    if (!chain.empty()) {
-      std::string path;
-      for (auto [i, name] : llvm::enumerate(chain))
-        path += (i ? " -> @" : "@") + name.str();
-      return emitOpError() << "instantiates itself: " << path
-                           << "; the node hierarchy must not be recursive";
+  // The first internal node of the symbol table searches the whole hierarchy
+  // once (linear, iterative: a search per node was cubic in the nesting depth
+  // and overflowed the stack at 100,000 levels); symbol uses are verified in
+  // program order, so no other internal node's graph is checked before it.
+  Operation *module = (*this)->getParentWithTrait<mlir::OpTrait::SymbolTable>();
+  if (module && isFirstInternalNode(*this)) {
+    auto lookup = [&](StringAttr name) {
+      return dyn_cast_or_null<NodeOpInterface>(symbolTable.lookupSymbolIn(module, name));
+    };
+    SmallVector<StringAttr> starts;
+    for (Block &block : module->getRegion(0))
+      for (auto internal : block.getOps<InternalOp>())
+        starts.push_back(internal.getSymNameAttr());
+    HierarchyWalk walk = walkHierarchy(starts, lookup);
+    if (!walk.cycle.empty()) {
+      Operation *at = lookup(walk.cycle.front());
+      return (at ? at : getOperation())->emitOpError()
+             << "instantiates itself: " << describeChain(walk.cycle)
+             << "; the node hierarchy must not be recursive";
+    }
+    // Each level is a nested call when a graph runs (and a frame of every
+    // walk of it): a bound that a thread's stack holds.
+    if (walk.maxDepth > kMaxHierarchyDepth) {
+      Operation *at = lookup(walk.deepest);
+      return (at ? at : getOperation())->emitOpError()
+             << "begins a node hierarchy " << walk.maxDepth
+             << " levels deep; at most " << kMaxHierarchyDepth
+             << " levels are supported";
     }
   }
   return GraphVerifier(*this, symbolTable).verify();

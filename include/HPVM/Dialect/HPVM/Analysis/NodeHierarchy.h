@@ -28,6 +28,22 @@ SmallVector<StringAttr>
 findNodeRecursion(StringAttr node,
                   llvm::function_ref<NodeOpInterface(StringAttr)> lookup);
 
+/// What walkHierarchy finds below a set of nodes.
+struct HierarchyWalk {
+  /// The first cycle `n → … → n` found, or empty.
+  SmallVector<StringAttr> cycle;
+  /// Without a cycle: the most levels below (and including) a start (1 for
+  /// a leaf), and a node at which that many levels begin.
+  unsigned maxDepth = 0;
+  StringAttr deepest;
+};
+
+/// Searches the hierarchy below `starts`, in their order, each name once:
+/// linear in the hierarchy, without recursion whatever its depth.
+HierarchyWalk
+walkHierarchy(ArrayRef<StringAttr> starts,
+              llvm::function_ref<NodeOpInterface(StringAttr)> lookup);
+
 /// The hierarchy of the node definitions in one symbol table (a module).
 /// A snapshot: rebuild it after changing the module.
 class NodeHierarchy {
