@@ -1077,3 +1077,41 @@ func.func @host(%x: f32) {
   hpvm.wait %g
   return
 }
+
+// -----
+
+// Constant extents: no negative count, no grid beyond a signed 64-bit count
+// (also through HPVM-C's index_cast of an llvm constant).
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+hpvm.internal @negative() {
+  %c = arith.constant -5 : index
+  // expected-error @+1 {{'hpvm.create_node' op extent of dimension x is -5; expected a count of instances (0 or more)}}
+  %n = hpvm.create_node @leaf [%c] : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+hpvm.internal @negative_cast() {
+  %a = llvm.mlir.constant(-7 : i64) : i64
+  %i = arith.index_cast %a : i64 to index
+  %one = arith.constant 1 : index
+  // expected-error @+1 {{'hpvm.create_node' op extent of dimension y is -7; expected a count of instances (0 or more)}}
+  %n = hpvm.create_node @leaf [%one, %i] : !hpvm.node
+}
+
+// -----
+
+hpvm.leaf @leaf() {
+  hpvm.return
+}
+hpvm.internal @too_many(%k: index) {
+  %a = arith.constant 2147483648 : index
+  %b = arith.constant 4 : index
+  // expected-error @+1 {{'hpvm.create_node' op grid has more instances than a signed 64-bit count holds: its constant extents up to dimension z multiply to 2^64 or more; expected at most 2^63 - 1}}
+  %n = hpvm.create_node @leaf [%a, %a, %b] : !hpvm.node
+}

@@ -13,6 +13,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -317,10 +318,54 @@ CreateNodeOp::getNodeDefinition(SymbolTableCollection &symbolTable) {
       symbolTable.lookupNearestSymbolFrom(*this, getNodeAttr()));
 }
 
+/// The value of `extent` when it is a constant, also through side-effect-free
+/// casts that fold (HPVM-C's `arith.index_cast` of an `llvm.mlir.constant`).
+static std::optional<APInt> constantExtent(Value extent, unsigned depth = 3) {
+  APInt value;
+  if (matchPattern(extent, m_ConstantInt(&value)))
+    return value;
+  Operation *op = extent.getDefiningOp();
+  if (!depth || !op || op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      op->getNumRegions() || !isMemoryEffectFree(op) ||
+      !op->getOperand(0).getType().isIntOrIndex())
+    return std::nullopt;
+  std::optional<APInt> operand = constantExtent(op->getOperand(0), depth - 1);
+  if (!operand)
+    return std::nullopt;
+  SmallVector<OpFoldResult> folded;
+  Attribute operandAttr = IntegerAttr::get(op->getOperand(0).getType(), *operand);
+  if (failed(op->fold({operandAttr}, folded)) || folded.size() != 1)
+    return std::nullopt;
+  auto attr = dyn_cast_if_present<IntegerAttr>(dyn_cast<Attribute>(folded.front()));
+  if (!attr)
+    return std::nullopt;
+  return attr.getValue();
+}
+
 LogicalResult CreateNodeOp::verify() {
   if (getDims().size() > 3)
     return emitOpError() << "expects 0 to 3 replication dimensions, found "
                          << getDims().size();
+  // Extents known here: none negative, and a grid the runtime can count (its
+  // instance count is a signed 64-bit integer). Others are checked when the
+  // graph is launched.
+  static constexpr const char *kDims[] = {"x", "y", "z"};
+  APInt instances(128, 1);
+  for (auto [d, extent] : llvm::enumerate(getDims())) {
+    std::optional<APInt> value = constantExtent(extent);
+    if (!value)
+      continue;
+    if (value->isNegative())
+      return emitOpError() << "extent of dimension " << kDims[d] << " is "
+                           << value->getSExtValue()
+                           << "; expected a count of instances (0 or more)";
+    instances *= value->sextOrTrunc(128);
+    if (instances.getActiveBits() > 63)
+      return emitOpError() << "grid has more instances than a signed 64-bit count holds: "
+                              "its constant extents up to dimension "
+                           << kDims[d] << " multiply to 2^" << instances.logBase2()
+                           << " or more; expected at most 2^63 - 1";
+  }
   return success();
 }
 
