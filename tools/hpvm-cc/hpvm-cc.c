@@ -559,6 +559,19 @@ int main(int argc, char **argv) {
   if (emit != EMIT_EXECUTABLE && output && sources != 1)
     fail("-o with -c or --emit needs exactly one source input, found %s",
          sources == 0 ? "none" : "several");
+  /* As gcc: an output that is one of the inputs would be overwritten. */
+  struct stat out_info;
+  if (output && stat(output, &out_info) == 0) {
+    const list_t *lists[] = {&mlir_inputs, &c_inputs, &ll_inputs, &link_inputs};
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); ++l)
+      for (size_t i = 0; i < lists[l]->count; ++i) {
+        struct stat in_info;
+        if (stat(lists[l]->items[i], &in_info) == 0 && in_info.st_dev == out_info.st_dev &&
+            in_info.st_ino == out_info.st_ino)
+          fail("input file '%s' is the same as the output file; expected another -o",
+               lists[l]->items[i]);
+      }
+  }
   if (emit == EMIT_KERNELS) {
     const char *wanted = strcmp(emit_kind, "ptx") == 0 ? "cuda" : "opencl";
     if (!device || strcmp(device, wanted) != 0)
