@@ -21,6 +21,57 @@ using namespace mlir::hpvm;
 
 namespace {
 
+/// Configurations are a few levels deep ({"knobs": [{...}]}) and small.
+constexpr unsigned kMaxJSONDepth = 16;
+constexpr size_t kMaxConfigurationBytes = size_t(64) << 20;
+
+/// Checks what llvm::json::parse does not before it runs: the nesting depth
+/// (its parser recurses, and 50,000 levels overflowed the stack) and keys
+/// given twice in one object (it keeps the last silently). Returns "" when
+/// the text is fine, else what is wrong and where (a byte offset).
+static std::string checkJSONShape(StringRef text) {
+  // One entry per open bracket: whether it is an object, and its keys.
+  struct Level {
+    bool object;
+    llvm::StringSet<> keys;
+    bool expectKey; // in an object, after '{' or ','
+  };
+  SmallVector<Level> levels;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      size_t start = ++i;
+      while (i < text.size() && text[i] != '"')
+        i += text[i] == '\\' ? 2 : 1;
+      if (i >= text.size())
+        return ""; // unterminated: the parser says where
+      if (!levels.empty() && levels.back().object && levels.back().expectKey) {
+        StringRef key = text.slice(start, i);
+        if (!levels.back().keys.insert(key).second)
+          return llvm::formatv("key '{0}' appears twice in one object (at byte {1}); "
+                               "expected each key once",
+                               key, start - 1)
+              .str();
+        levels.back().expectKey = false;
+      }
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (levels.size() == kMaxJSONDepth)
+        return llvm::formatv("nested deeper than {0} levels (at byte {1}); a knob "
+                             "configuration is {{\"knobs\": [{{...}, ...]}",
+                             kMaxJSONDepth, i)
+            .str();
+      levels.push_back({c == '{', {}, c == '{'});
+    } else if ((c == '}' || c == ']') && !levels.empty()) {
+      levels.pop_back();
+    } else if (c == ',' && !levels.empty() && levels.back().object) {
+      levels.back().expectKey = true;
+    }
+  }
+  return "";
+}
+
 /// Reads the entries of one configuration and resolves them against a module.
 class KnobConfiguration {
 public:
@@ -256,7 +307,18 @@ struct HPVMApplyKnobsPass : public hpvm::impl::HPVMApplyKnobsBase<HPVMApplyKnobs
       return signalPassFailure();
     }
     KnobConfiguration configuration(module, file);
-    llvm::Expected<llvm::json::Value> root = llvm::json::parse((*buffer)->getBuffer());
+    StringRef text = (*buffer)->getBuffer();
+    if (text.size() > kMaxConfigurationBytes) {
+      configuration.error("") << "is " << text.size() << " bytes; expected a knob "
+                              << "configuration of at most " << kMaxConfigurationBytes
+                              << " bytes";
+      return signalPassFailure();
+    }
+    if (std::string problem = checkJSONShape(text); !problem.empty()) {
+      configuration.error("") << problem;
+      return signalPassFailure();
+    }
+    llvm::Expected<llvm::json::Value> root = llvm::json::parse(text);
     if (!root) {
       configuration.error("") << "expected JSON, found a syntax error: "
                               << llvm::toString(root.takeError());

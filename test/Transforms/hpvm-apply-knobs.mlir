@@ -10,6 +10,13 @@
 // RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/array.json" 2>&1 | FileCheck %s --check-prefix=ARRAY
 // RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs 2>&1 | FileCheck %s --check-prefix=NOFILE
+// Hostile files: nested 50,000 deep (LLVM's recursive JSON parser overflowed the
+// stack), and a key given twice in one entry (the last one won silently).
+// RUN: %python -c "print('{\"knobs\": ' + '[' * 50000 + ']' * 50000 + '}')" > %t/deep.json
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/deep.json" 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: deep.json:1:1: error: nested deeper than 16 levels (at byte 25); a knob configuration is {"knobs": [{...}, ...]}
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/twice.json" 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: twice.json:1:1: error: key 'knob' appears twice in one object (at byte {{[0-9]+}}); expected each key once
 
 // CHECK-LABEL: hpvm.leaf @conv1(
 // CHECK: hpvm.tensor.conv2d {{.*}}hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>
@@ -238,3 +245,6 @@ hpvm.internal @root(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor
 
 //--- array.json
 [{"node": "conv1", "knob": "exact"}]
+
+//--- twice.json
+{"knobs": [{"node": "conv", "knob": "fp16", "knob": "exact"}]}
