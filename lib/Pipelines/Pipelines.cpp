@@ -6,6 +6,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Transforms/Passes.h"
 #include "ControlFlowPerFunction.h"
+#include "GuardedEntryPoints.h"
 #include "HostCodeBypass.h"
 #include "LineTables.h"
 #include "WhereUsed.h"
@@ -122,6 +123,8 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     lowering.addNestedPass<LLVM::LLVMFuncOp>(createReconcileUnrealizedCastsPass());
     addCleanup(lowering, options);
   });
+  // After the bypass: the C interface functions are made by func-to-llvm.
+  pm.addPass(createGuardedEntryPointsPass());
   if (options.lineTables)
     pm.addPass(createLineTablesPass());
 }

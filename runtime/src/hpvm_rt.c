@@ -1,5 +1,6 @@
 /* hpvm_rt.c - the stable hpvm_rt_* ABI: each call resolves the (lazily created) global runtime. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/trace.h"
@@ -124,14 +125,84 @@ hpvm_status_t hpvm_rt_stream_launch(const hpvm_rt_pipeline_t *pipeline,
   return hpvm_runtime_stream_launch(runtime, pipeline, out_stream);
 }
 
+/* The objects tracked by the innermost hpvm_rt_call_guarded of this thread and not yet
+ * untracked: an abandoned call's are untracked, so that its caller may pass the same
+ * arrays again. */
+typedef struct guard_journal_s {
+  void **pointers;
+  size_t count, capacity;
+  bool overflowed; /* an entry could not be recorded */
+} guard_journal_t;
+static _Thread_local guard_journal_t *guard_journal;
+
+static void journal_add(void *ptr) {
+  guard_journal_t *journal = guard_journal;
+  if (!journal)
+    return;
+  if (journal->count == journal->capacity) {
+    size_t capacity = journal->capacity ? 2 * journal->capacity : 8;
+    void **grown = realloc(journal->pointers, capacity * sizeof(void *));
+    if (!grown) {
+      journal->overflowed = true;
+      return;
+    }
+    journal->pointers = grown;
+    journal->capacity = capacity;
+  }
+  journal->pointers[journal->count++] = ptr;
+}
+
+static void journal_remove(void *ptr) {
+  guard_journal_t *journal = guard_journal;
+  if (!journal)
+    return;
+  for (size_t i = journal->count; i-- > 0;)
+    if (journal->pointers[i] == ptr) {
+      journal->pointers[i] = journal->pointers[--journal->count];
+      return;
+    }
+}
+
 hpvm_status_t hpvm_rt_track(void *ptr, size_t size) {
   WITH_RUNTIME(runtime);
-  return hpvm_mem_tracker_track(hpvm_runtime_tracker(runtime), ptr, size);
+  hpvm_status_t status = hpvm_mem_tracker_track(hpvm_runtime_tracker(runtime), ptr, size);
+  if (!status)
+    journal_add(ptr);
+  return status;
 }
 
 hpvm_status_t hpvm_rt_untrack(void *ptr) {
   WITH_RUNTIME(runtime);
-  return hpvm_mem_tracker_untrack(hpvm_runtime_tracker(runtime), ptr);
+  hpvm_status_t status = hpvm_mem_tracker_untrack(hpvm_runtime_tracker(runtime), ptr);
+  if (!status)
+    journal_remove(ptr);
+  return status;
+}
+
+hpvm_status_t hpvm_rt_call_guarded(void (*entry)(void **), void **args) {
+  if (!entry)
+    return HPVM_STATUS(INVALID_ARGUMENT, "hpvm_rt_call_guarded: expected an entry point, "
+                                         "found NULL");
+  guard_journal_t journal = {0};
+  guard_journal_t *outer = guard_journal;
+  guard_journal = &journal;
+  hpvm_status_t status = hpvm_status_guarded_call(entry, args);
+  guard_journal = outer;
+  if (status) {
+    /* Untracking copies device data back to the arrays, as the call's own untrack would
+     * have; a failure here leaves the object tracked and changes nothing else. */
+    for (size_t i = 0; i < journal.count; ++i)
+      hpvm_status_free(hpvm_rt_untrack(journal.pointers[i]));
+    if (journal.overflowed)
+      status = hpvm_status_annotate(status, "(some objects the call tracked stay tracked: "
+                                            "out of memory)");
+  } else {
+    /* Still tracked after a nested call: the enclosing call's to undo if it fails. */
+    for (size_t i = 0; i < journal.count; ++i)
+      journal_add(journal.pointers[i]);
+  }
+  free(journal.pointers);
+  return status;
 }
 
 hpvm_status_t hpvm_rt_discard(void *ptr) {

@@ -75,10 +75,20 @@ HPVM_RT_EXPORT hpvm_status_t hpvm_status_create(hpvm_status_code_t code, const c
     ;
 
 /* For compiled programs: if `status` is an error, prints "hpvm: error: CODE: message" to
- * stderr, frees it and exits with status 1; otherwise returns.  Never returns on error. */
+ * stderr, frees it and exits with status 1; otherwise returns.  Never returns on error.
+ * Inside hpvm_rt_call_guarded on the same thread, it returns to the guard instead. */
 HPVM_RT_EXPORT void hpvm_rt_check(hpvm_status_t status);
 /* Like hpvm_rt_check but prefixes the message with `where` (e.g. the source location). */
 HPVM_RT_EXPORT void hpvm_rt_check_at(hpvm_status_t status, const char *where);
+
+/* For embedders (a library or an interpreter calling compiled code): calls `entry(args)`
+ * and returns NULL, or, when compiled code on this thread meets an error it would exit for
+ * (hpvm_rt_check_at), returns that error as a status (the caller frees it) instead of ending
+ * the process.  `entry` is a guarded entry point of a compiled module
+ * (`__hpvm_guarded_<function>`, which reads the function's arguments from `args`).  What the
+ * interrupted call allocated is not freed.  Guards nest; the status is per thread. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_call_guarded(void (*entry)(void **),
+                                                                   void **args);
 
 /*===--------------------------------------------------------------------===*
  * Runtime lifetime

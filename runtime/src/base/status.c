@@ -1,6 +1,7 @@
 /* status.c - hpvm_status_t objects: gRPC-style code + message, NULL meaning OK. */
 #include "base/status.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,9 +104,33 @@ hpvm_status_t hpvm_status_clone(hpvm_status_t status) {
   return hpvm_status_create(status->code, "%s", status->message);
 }
 
+/* The innermost hpvm_rt_call_guarded of this thread, and the error it returns. */
+static _Thread_local jmp_buf *guard_target;
+static _Thread_local hpvm_status_t guard_status;
+
+hpvm_status_t hpvm_status_guarded_call(void (*entry)(void **), void **args) {
+  jmp_buf here;
+  jmp_buf *outer = guard_target;
+  if (setjmp(here)) {
+    guard_target = outer;
+    hpvm_status_t status = guard_status;
+    guard_status = NULL;
+    return status;
+  }
+  guard_target = &here;
+  entry(args);
+  guard_target = outer;
+  return NULL;
+}
+
 void hpvm_rt_check_at(hpvm_status_t status, const char *where) {
   if (!status)
     return;
+  if (guard_target) {
+    /* An embedder's call: the error goes back to it. */
+    guard_status = where ? hpvm_status_annotate(status, "%s", where) : status;
+    longjmp(*guard_target, 1);
+  }
   fprintf(stderr, "hpvm: error: %s%s%s: %s\n", where ? where : "", where ? ": " : "",
           hpvm_status_code_name(status->code), status->message);
   fflush(stderr);

@@ -16,6 +16,11 @@ hpvm_status_t hpvm_status_annotate(hpvm_status_t status, const char *format, ...
  * several waiters. */
 hpvm_status_t hpvm_status_clone(hpvm_status_t status);
 
+/* Calls `entry(args)`; returns NULL, or the error with which compiled code on this thread
+ * called hpvm_rt_check_at meanwhile (the call is abandoned: longjmp). The mechanism of
+ * hpvm_rt_call_guarded, which also untracks what the abandoned call tracked. */
+hpvm_status_t hpvm_status_guarded_call(void (*entry)(void **), void **args);
+
 #define HPVM_RETURN_IF_ERROR(expr)                                                               \
   do {                                                                                           \
     hpvm_status_t hpvm_status_tmp_ = (expr);                                                     \
