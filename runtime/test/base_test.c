@@ -35,6 +35,52 @@ static void test_check_exits(void) {
   CHECK(strstr(text, "hpvm: error: main.c:3: UNAVAILABLE: no GPU here") != NULL);
 }
 
+static char guarded_a[64], guarded_b[64], guarded_c[64];
+
+/* Tracks a and b, then fails the way compiled code does. */
+static void entry_fails(void **args) {
+  hpvm_rt_check(hpvm_rt_track(args[0], 64));
+  hpvm_rt_check(hpvm_rt_track(args[1], 64));
+  hpvm_rt_check_at(hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT, "bad extent -1"), "f.c:9");
+}
+
+/* Tracks a; a nested guarded call that fails; returns normally. */
+static void entry_nests(void **args) {
+  hpvm_rt_check(hpvm_rt_track(args[0], 64));
+  void *inner[] = {guarded_b, guarded_c};
+  hpvm_status_t status = hpvm_rt_call_guarded(entry_fails, inner);
+  *(hpvm_status_code_t *)args[1] = hpvm_status_code(status);
+  hpvm_status_free(status);
+}
+
+/* hpvm_rt_call_guarded returns the error compiled code would exit for, untracks what the
+ * abandoned call tracked, nests, and leaves a successful call's tracking alone. */
+static void test_call_guarded(void) {
+  void *args[] = {guarded_a, guarded_b};
+  hpvm_status_t status = hpvm_rt_call_guarded(entry_fails, args);
+  CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK(strcmp(hpvm_status_message(status), "f.c:9: bad extent -1") == 0);
+  hpvm_status_free(status);
+  /* Both untracked: they track again. */
+  CHECK_OK(hpvm_rt_track(guarded_a, 64));
+  CHECK_OK(hpvm_rt_track(guarded_b, 64));
+  CHECK_OK(hpvm_rt_untrack(guarded_a));
+  CHECK_OK(hpvm_rt_untrack(guarded_b));
+  /* Nested: the inner failure returns to the inner guard, the outer call goes on and
+   * keeps what it tracked. */
+  hpvm_status_code_t inner = HPVM_STATUS_OK;
+  void *outer[] = {guarded_a, &inner};
+  CHECK_OK(hpvm_rt_call_guarded(entry_nests, outer));
+  CHECK_EQ_INT(inner, HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK_CODE(hpvm_rt_track(guarded_a, 64), HPVM_STATUS_ALREADY_EXISTS);
+  CHECK_OK(hpvm_rt_untrack(guarded_a));
+  CHECK_OK(hpvm_rt_track(guarded_b, 64)); /* untracked by the inner guard */
+  CHECK_OK(hpvm_rt_track(guarded_c, 64));
+  CHECK_OK(hpvm_rt_untrack(guarded_b));
+  CHECK_OK(hpvm_rt_untrack(guarded_c));
+  CHECK_CODE(hpvm_rt_call_guarded(NULL, NULL), HPVM_STATUS_INVALID_ARGUMENT);
+}
+
 static void test_allocator(void) {
   test_allocator_t state = {0};
   hpvm_allocator_t allocator = test_allocator_make(&state);
@@ -67,6 +113,7 @@ static void test_allocator(void) {
 int main(void) {
   test_status();
   test_check_exits();
+  test_call_guarded();
   test_allocator();
   printf("base_test: OK\n");
   return 0;
