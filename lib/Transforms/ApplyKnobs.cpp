@@ -309,9 +309,10 @@ struct HPVMApplyKnobsPass : public hpvm::impl::HPVMApplyKnobsBase<HPVMApplyKnobs
     KnobConfiguration configuration(module, file);
     StringRef text = (*buffer)->getBuffer();
     if (text.size() > kMaxConfigurationBytes) {
-      configuration.error("") << "is " << text.size() << " bytes; expected a knob "
-                              << "configuration of at most " << kMaxConfigurationBytes
-                              << " bytes";
+      // At the module, not at the file's first line: the diagnostic would quote it.
+      emitError(module.getLoc()) << "the knob configuration '" << file << "' is "
+                                 << text.size() << " bytes; expected at most "
+                                 << kMaxConfigurationBytes << " bytes";
       return signalPassFailure();
     }
     if (std::string problem = checkJSONShape(text); !problem.empty()) {

@@ -247,6 +247,21 @@ hpvm_status_t hpvm_rt_no_cpu_version(const char *node, const char *reason) {
                      node ? node : "(unnamed)", reason ? reason : "no reason given");
 }
 
+hpvm_status_t hpvm_rt_grid_fits(const char *node, int32_t dim, int64_t extent, int32_t input,
+                                int32_t axis, int64_t size) {
+  if (extent <= size)
+    return NULL;
+  static const char dims[] = "xyz";
+  return HPVM_STATUS(OUT_OF_RANGE,
+                     "node '%s' runs %lld instances along %c, and each indexes dimension %d "
+                     "of input %d by its %c id, which has %lld elements; expected at most %lld "
+                     "instances (or an array of at least %lld)",
+                     node ? node : "(unnamed)", (long long)extent,
+                     dim >= 0 && dim < 3 ? dims[dim] : '?', (int)axis, (int)input,
+                     dim >= 0 && dim < 3 ? dims[dim] : '?', (long long)size, (long long)size,
+                     (long long)extent);
+}
+
 hpvm_status_t hpvm_rt_policy_set(hpvm_rt_policy_kind_t kind) {
   WITH_RUNTIME(runtime);
   return hpvm_runtime_policy_set(runtime, kind);

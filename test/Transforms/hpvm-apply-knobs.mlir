@@ -17,6 +17,9 @@
 // DEEP: deep.json:1:1: error: nested deeper than 16 levels (at byte 25); a knob configuration is {"knobs": [{...}, ...]}
 // RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/twice.json" 2>&1 | FileCheck %s --check-prefix=TWICE
 // TWICE: twice.json:1:1: error: key 'knob' appears twice in one object (at byte {{[0-9]+}}); expected each key once
+// RUN: truncate -s 65M %t/huge.json
+// RUN: not hpvm-opt %t/model.mlir --hpvm-apply-knobs="file=%t/huge.json" 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: the knob configuration '{{.*}}huge.json' is 68157440 bytes; expected at most 67108864 bytes
 
 // CHECK-LABEL: hpvm.leaf @conv1(
 // CHECK: hpvm.tensor.conv2d {{.*}}hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>

@@ -217,6 +217,7 @@ struct ConvertHPVMToCPUPass
     if (failed(checkSupported(module, lowering)))
       return signalPassFailure();
     lowering.findPerInstanceEdges();
+    lowering.findGridAccesses();
     if (failed(lowering.prepareKernelSites()) ||
         failed(lowering.createNodeFunctions()) ||
         failed(lowering.lowerInternalNodes()) ||

@@ -597,6 +597,13 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_
  * make one: `reason`): FAILED_PRECONDITION naming both.  Compiled programs check it. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_no_cpu_version(const char *node,
                                                                      const char *reason);
+/* NULL when a grid of `extent` instances along dimension `dim` (0: x, 1: y, 2: z) of node
+ * `node` fits dimension `axis` of input `input`, an array of `size` elements that every
+ * instance indexes by its id along `dim`; else OUT_OF_RANGE naming them (the last instances
+ * would read or write past the array).  Compiled programs check it before running a grid. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_grid_fits(const char *node, int32_t dim,
+                                                                int64_t extent, int32_t input,
+                                                                int32_t axis, int64_t size);
 /* With HPVM_TRACE=1 in the environment (read once), prints "hpvm-trace: <node> on <device>\n"
  * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag). */
 HPVM_RT_EXPORT void hpvm_rt_trace_node(const char *node, const char *device);

@@ -1,7 +1,8 @@
 /* Host of examples/vector_add.mlir calling it as an embedder would, through the guarded entry
  * point: an error of the compiled code (here the same array passed as an input and as the
- * output: hpvm.track of it twice) comes back as a status instead of ending the process, what
- * the abandoned call tracked is untracked, and the next calls, with the same arrays, run. */
+ * output: hpvm.track of it twice; a grid larger than the arrays) comes back as a status
+ * instead of ending the process, what the abandoned call tracked is untracked, and the next
+ * calls, with the same arrays, run. */
 #include "hpvm_examples.h"
 #include <hpvm/hpvm_rt.h>
 #include <stdio.h>
@@ -31,7 +32,14 @@ int main(void) {
     failed |= status == NULL;
     hpvm_status_free(status);
   }
-  hpvm_status_t status = vadd(&A, &B, &C, n);
+  /* A grid larger than the arrays: refused before any instance runs (OUT_OF_RANGE), not
+   * written past them. */
+  hpvm_status_t status = vadd(&A, &B, &C, 4 * n);
+  printf("grid of %ld over %ld elements: %s: %s\n", 4 * n, n,
+         hpvm_status_code_name(hpvm_status_code(status)), hpvm_status_message(status));
+  failed |= status == NULL;
+  hpvm_status_free(status);
+  status = vadd(&A, &B, &C, n);
   long wrong = 0;
   for (long i = 0; i < n; ++i)
     wrong += c[i] != 3.0f * (float)i;
