@@ -4,11 +4,14 @@
 #   scripts/fuzz.sh check [BUILD_DIR]       make check's stage: fixed seed and budgets, under 60 s
 #   scripts/fuzz.sh run SECONDS [FUZZ_BUILD_DIR] make fuzz: SECONDS per target, corpus kept in
 #                                           test/Fuzz/corpus/<target> (minimised afterwards)
-#   scripts/fuzz.sh run SECONDS FUZZ_BUILD_DIR TARGET   one target only (api, ir or hpvmc)
+#   scripts/fuzz.sh run SECONDS FUZZ_BUILD_DIR TARGET   one target only (api, ir, hpvmc or python)
 #
 # Targets: api   runtime API sequences (runtime/fuzz/api_fuzz.c, build/runtime-fuzz)
 #          ir    bytes -> parser, verifier, round trip, CPU pipeline (tools/hpvm-fuzz)
 #          hpvmc HPVM-C -> clang -> import -> hpvm-raise-c -> CPU pipeline (tools/hpvm-fuzz)
+#          python (run only) the Python package's hypothesis fuzzer, python/tests/test_fuzz.py:
+#                random ONNX models against onnxruntime, hostile call arguments; against the
+#                main build, HPVM_FUZZ_EXAMPLES (default SECONDS) examples per test
 # check runs every regression input (test/Fuzz/regressions/<target>), the kept corpus and the
 # seeds once, then mutates for a short fixed budget with -seed=1; the IR and HPVM-C targets come
 # from the main build there (their libraries uninstrumented: a crash and regression net).  run
@@ -142,6 +145,18 @@ run)
     mv "$minimal" "$ROOT/test/Fuzz/corpus/$target"
     echo "  $target: corpus kept: $(ls "$ROOT/test/Fuzz/corpus/$target" | wc -l) files"
   done
+  if [[ -z "$ONLY" || "$ONLY" == python ]]; then
+    # The Python surface (hypothesis): random examples instead of make check's fixed ones,
+    # about one compile a second; the graphs it compiles are cached in the scratch folder.
+    examples="${HPVM_FUZZ_EXAMPLES:-$SECONDS_EACH}"
+    echo "=== fuzz python: $examples examples per test ==="
+    python=$(bash "$ROOT/scripts/bootstrap-python.sh" "$ROOT/build")
+    (cd "$ROOT/python/tests" && HPVM_HOME="$ROOT/build" HPVM_CACHE_DIR="$SCRATCH/python-cache" \
+      HYPOTHESIS_STORAGE_DIRECTORY="$SCRATCH/hypothesis" HPVM_FUZZ_EXAMPLES="$examples" \
+      "$python" -m pytest -q -p no:cacheprovider test_fuzz.py) ||
+      { echo "fuzz.sh: python: the fuzzer found a failing example (printed above, with" \
+             "@reproduce_failure to replay it)" >&2; exit 1; }
+  fi
   ;;
 *)
   echo "usage: fuzz.sh check [BUILD_DIR] | run SECONDS [FUZZ_BUILD_DIR] [TARGET]" >&2

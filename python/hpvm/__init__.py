@@ -70,13 +70,20 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
     as built. `fuse` joins tensor-op chains then (hpvm-fuse-tensor-nodes). Returns a
     CompiledGraph (TensorGraph) or a library whose host functions are attributes
     (Module). The library is cached under $HPVM_CACHE_DIR (default ~/.cache/hpvm) unless
-    `output` names a path; a cached graph is loaded without being verified or compiled
-    again."""
+    `output` names a path; a cached graph whose file still has the sha256 stored beside it
+    is loaded without being verified or compiled again (else it is built anew).
+
+    A call of a Module's host function is checked before it runs: arrays it writes must
+    not overlap other array arguments, grid extents must be >= 0 and a grid at most 2^63
+    - 1 instances, and a grid may not be larger than an array its leaf indexes at the
+    instance id (graph.CallChecks); HPVMError says which rule a call breaks."""
     if not isinstance(graph, (TensorGraph, Module)):
         raise HPVMError(f"compile: expected a TensorGraph or a Module, found {type(graph).__name__}")
     passes = []
     if knobs is not None:
-        passes.append(f"--hpvm-apply-knobs=file={_compiled.knob_file(knobs)}")
+        path = _compiled.knob_file(knobs)
+        passes.append("--hpvm-apply-knobs=file="
+                      + _compiled.pass_option_value(path, "the knob file's path"))
     if fuse:
         passes.append("--hpvm-fuse-tensor-nodes")
     path = _compiled.build(graph.mlir(), graph.name, target, opt, flags, output, verbose,
@@ -85,7 +92,7 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
     if isinstance(graph, TensorGraph):
         return CompiledGraph(graph, library)
     for name, params in graph.functions():
-        library.function(name, params)
+        library.function(name, params, checks=graph.call_checks(name))
     return library
 
 

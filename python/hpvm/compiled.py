@@ -11,11 +11,15 @@ row-major order).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
 import os
+import re
+import secrets
 import threading
+import warnings
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -71,10 +75,13 @@ class Function:
     memref parameters the call allocates and returns."""
 
     def __init__(self, library: "Library", name: str, params: Sequence[Tuple[str, object]],
-                 outputs: Sequence[Tuple[str, TensorType]] = ()):
+                 outputs: Sequence[Tuple[str, TensorType]] = (), checks=None):
         self.library = library
         self.name = name
         self.params = [(n, parse_type(t)) for n, t in params]
+        #: More checks of a call before it runs (graph.CallChecks of a Module's host
+        #: function: grid extents against the arrays), or None.
+        self.checks = checks if checks else None
         for param, type_ in self.params:
             if isinstance(type_, ScalarType) and type_.name not in _SCALARS:
                 # ctypes has no half type, and x86-64 passes a half in a vector register.
@@ -94,6 +101,8 @@ class Function:
         once (calls hold the library's lock, so they are never shared by two calls), and
         what an argument must be to go straight into it. None: every call takes the
         general path."""
+        if self.checks is not None or any(isinstance(t, MemRefType) for _, t in self.params):
+            return None  # memref arguments are written: the general path checks overlaps
         params = list(self.params) + [(n, MemRefType(t.shape, t.element))
                                       for n, t in self.outputs]
         slots = []
@@ -124,9 +133,7 @@ class Function:
             if (type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype
                     or not value.flags.c_contiguous):
                 return _NOT_FAST
-        for (name, type_), value in zip(self.params, args):
-            if isinstance(type_, MemRefType) and not value.flags.writeable:
-                return _NOT_FAST  # the general path says why
+        # Only read (tensor) inputs and fresh outputs here: nothing written can overlap.
         results = [np.empty(shape, dtype) for _, shape, dtype in slots[inputs:]]
         with self.library.lock:
             for (d, _, _), array in zip(slots, list(args) + results):
@@ -141,12 +148,21 @@ class Function:
         return f"<hpvm function {self.name}({params})>"
 
     def _argument(self, name: str, type_, value, keep: list, writable: bool):
+        """The ctypes argument for `value`, and what the call checks see of it: the array
+        passed (memrefs and tensors) or the number (scalars)."""
         if isinstance(type_, (MemRefType, TensorType)):
             if not isinstance(value, np.ndarray):
                 if writable:
                     raise HPVMError(f"{self.name}: argument '{name}' expects a NumPy array of "
                                     f"{type_.dtype} (it is written), found {type(value).__name__}")
-                value = np.asarray(value, dtype=type_.dtype)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error")
+                        value = np.asarray(value, dtype=type_.dtype)
+                except (TypeError, ValueError, OverflowError, Warning) as error:
+                    raise HPVMError(f"{self.name}: argument '{name}' expects an array of "
+                                    f"{type_.dtype} ({type_}), found {type(value).__name__} "
+                                    f"that does not convert: {error}") from None
             if value.ndim != type_.rank:
                 raise HPVMError(f"{self.name}: argument '{name}' expects rank {type_.rank} "
                                 f"({type_}), found an array of shape {value.shape}")
@@ -161,22 +177,37 @@ class Function:
                                     f"C-contiguous array of {type_.dtype}, found "
                                     f"{'a non-contiguous array of ' if not value.flags.c_contiguous else ''}"
                                     f"{value.dtype}")
-                value = np.ascontiguousarray(value, dtype=type_.dtype)
+                if not np.can_cast(value.dtype, type_.dtype, casting="same_kind"):
+                    raise HPVMError(f"{self.name}: argument '{name}' expects an array of "
+                                    f"{type_.dtype} ({type_}), found {value.dtype}, which "
+                                    "does not convert to it without changing its kind")
+                value = np.asarray(value, dtype=type_.dtype, order="C")  # keeps rank 0
             if writable and not value.flags.writeable:
                 raise HPVMError(f"{self.name}: argument '{name}' is written but the array is read-only")
             keep.append(value)
             descriptor = _descriptor(value)
             keep.append(descriptor)
-            return ctypes.byref(descriptor)
+            return ctypes.byref(descriptor), value
         scalar = _SCALARS[type_.name]
         if isinstance(value, np.ndarray) and value.ndim != 0:
             raise HPVMError(f"{self.name}: argument '{name}' expects a scalar {type_}, "
                             f"found an array of shape {value.shape}")
+        if not (isinstance(value, (int, float, np.number, np.bool_))
+                or isinstance(value, np.ndarray) and value.dtype.kind in "biufc"):
+            raise HPVMError(f"{self.name}: argument '{name}' expects a {type_}, "
+                            f"found {value!r}")
         try:
-            return scalar(type_.dtype.type(value).item())
-        except (TypeError, ValueError, OverflowError):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # NumPy warns (not raises) on some overflows
+                number = type_.dtype.type(value).item()
+        except (TypeError, ValueError, OverflowError, RuntimeWarning, DeprecationWarning):
             raise HPVMError(f"{self.name}: argument '{name}' expects a {type_}, "
                             f"found {value!r}") from None
+        if (type_.name in ("index", "i8", "i16", "i32", "i64")
+                and np.asarray(value).dtype.kind == "f" and float(value) != number):
+            raise HPVMError(f"{self.name}: argument '{name}' expects a {type_}, "
+                            f"found {value!r} (not an integer)")
+        return scalar(number), number
 
     def __call__(self, *args, **kwargs):
         """Inputs by position or by name; for a tensor graph, returns the outputs
@@ -186,6 +217,9 @@ class Function:
             if results is not _NOT_FAST:
                 return results
         out = kwargs.pop("out", None)
+        if out is not None and not self.outputs:
+            raise HPVMError(f"{self.name}: out= gives arrays for the outputs of a tensor graph; "
+                            "this function has none (it writes its memref arguments)")
         values = list(args)
         names = [n for n, _ in self.params]
         if len(values) > len(self.params):
@@ -200,33 +234,67 @@ class Function:
             raise HPVMError(f"{self.name}: unknown argument(s) {', '.join(sorted(kwargs))}; "
                             f"expected {', '.join(names)}")
         keep: list = []
-        arguments = [self._argument(n, t, v, keep, writable=isinstance(t, MemRefType))
-                     for (n, t), v in zip(self.params, values)]
+        arguments, seen = [], []
+        for (n, t), v in zip(self.params, values):
+            argument, value = self._argument(n, t, v, keep, writable=isinstance(t, MemRefType))
+            arguments.append(argument)
+            seen.append(value)
+        # Arrays as given (a read input converted to a copy still counts as given: an
+        # output must not overlap it either), with whether the call writes them.
+        given = [(n, v, isinstance(t, MemRefType)) for (n, t), v in zip(self.params, values)
+                 if isinstance(v, np.ndarray)]
         results: List[np.ndarray] = []
         if self.outputs:
-            if out is not None and len(out) != len(self.outputs):
-                raise HPVMError(f"{self.name}: out= expects {len(self.outputs)} arrays, "
-                                f"found {len(out)}")
+            if out is not None and (not isinstance(out, (list, tuple))
+                                    or len(out) != len(self.outputs)):
+                found = (f"{len(out)}" if isinstance(out, (list, tuple))
+                         else f"a {type(out).__name__}")
+                raise HPVMError(f"{self.name}: out= expects a list of {len(self.outputs)} "
+                                f"arrays, found {found}")
             for i, (name, type_) in enumerate(self.outputs):
                 array = out[i] if out is not None else np.empty(type_.shape, type_.dtype)
                 if out is not None:
                     # The graph writes its outputs while it reads its inputs (the host
                     # declares them unaliased): an overlap would corrupt both.
-                    others = [(n, v) for (n, _), v in zip(self.params, values)
-                              if isinstance(v, np.ndarray)]
+                    others = [(n, v) for n, v, _ in given]
                     others += [(self.outputs[j][0], r) for j, r in enumerate(results)]
                     for other_name, other in others:
                         if isinstance(array, np.ndarray) and np.may_share_memory(array, other):
                             raise HPVMError(f"{self.name}: out= array for '{name}' overlaps "
                                             f"'{other_name}'; expected an array of its own")
-                arguments.append(self._argument(name, MemRefType(type_.shape, type_.element),
-                                                array, keep, writable=True))
+                argument, _ = self._argument(name, MemRefType(type_.shape, type_.element),
+                                             array, keep, writable=True)
+                arguments.append(argument)
                 results.append(array)
+        self._check_overlaps(given)
+        if self.checks is not None:
+            self.checks.check(self.name, seen)
         with self.library.lock:
             self._function(*arguments)
         if not self.outputs:
             return None
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _check_overlaps(self, arrays) -> None:
+        """No array the call writes may share memory with another array argument: the
+        host tracks each memref as a buffer of its own (the runtime refuses two that
+        overlap, even one array passed twice), and a leaf writing one while reading
+        the other would read what it wrote. `arrays`: (name, array, written)."""
+        for i, (name, array, written) in enumerate(arrays):
+            for other, other_array, other_written in arrays[i + 1:]:
+                if not (written or other_written) or not np.may_share_memory(array,
+                                                                            other_array):
+                    continue
+                if written and other_written:
+                    raise HPVMError(f"{self.name}: arguments '{name}' and '{other}' share "
+                                    "memory (one array passed twice, or views of one); each "
+                                    "memref argument is a buffer of its own to the runtime, "
+                                    "which refuses two that overlap; expected arrays that "
+                                    "do not overlap (pass a copy)")
+                first, second = (name, other) if written else (other, name)
+                raise HPVMError(f"{self.name}: argument '{first}' is written and shares "
+                                f"memory with argument '{second}'; expected arrays that "
+                                "do not overlap (pass a copy)")
 
 
 class Library:
@@ -243,8 +311,8 @@ class Library:
         self.lock = threading.Lock()
         self.functions: Dict[str, Function] = {}
 
-    def function(self, name: str, params, outputs=()) -> Function:
-        function = Function(self, name, params, outputs)
+    def function(self, name: str, params, outputs=(), checks=None) -> Function:
+        function = Function(self, name, params, outputs, checks)
         self.functions[name] = function
         return function
 
@@ -257,17 +325,63 @@ class Library:
 
 
 def cache_dir() -> Path:
+    """The folder of compiled graphs: $HPVM_CACHE_DIR, or $XDG_CACHE_HOME/hpvm
+    (~/.cache/hpvm), made when missing."""
     root = os.environ.get("HPVM_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hpvm")
     path = Path(root)
-    path.mkdir(parents=True, exist_ok=True)
+    where = " (HPVM_CACHE_DIR)" if os.environ.get("HPVM_CACHE_DIR") else ""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise HPVMError(f"the cache folder '{path}'{where} cannot be made: "
+                        f"{error.strerror or error}; expected a folder, or a path where one "
+                        "can be made (set HPVM_CACHE_DIR to another)") from None
+    if not path.is_dir():
+        raise HPVMError(f"the cache folder '{path}'{where} is not a folder; expected a folder "
+                        "(set HPVM_CACHE_DIR to another)")
     return path
+
+
+def _unique_suffix() -> str:
+    """A name part no other writer (process, thread or call) uses at the same time."""
+    return f"{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(6)}"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """`path` holds `data` or what it held before, never part of it: the data goes to a
+    temporary file of a unique name first, then replaces the file in one rename."""
+    partial = path.with_name(f"{path.name}.{_unique_suffix()}.tmp")
+    try:
+        with open(partial, "wb") as stream:
+            stream.write(data)
+        os.replace(partial, path)
+    except OSError as error:
+        raise HPVMError(f"cannot write '{path}' in the cache folder: "
+                        f"{error.strerror or error}; expected a writable folder "
+                        "(set HPVM_CACHE_DIR to another)") from None
+    finally:
+        if os.path.lexists(partial):
+            os.unlink(partial)
+
+
+def pass_option_value(value: str, what: str) -> str:
+    """`value` quoted for a textual pass option (`--pass=key=VALUE`): MLIR's option parser
+    ends a value at a space unless it is quoted, and a quote ends at the same quote."""
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    raise HPVMError(f"{what} '{value}' holds both kinds of quote (' and \"), which a pass "
+                    "option cannot carry; expected a path without one of them (set "
+                    "HPVM_CACHE_DIR to another folder)")
 
 
 def knob_file(knobs) -> str:
     """A knob configuration (a path, or the configuration as a dict) as a file of the
     cache named by its content: the same knobs give the same path, hence the same
-    cached library."""
+    cached library. A file there that does not hold that content (cut short, edited)
+    is written again."""
     if isinstance(knobs, dict):
         try:
             content = json.dumps(knobs, indent=1, sort_keys=True)
@@ -276,15 +390,99 @@ def knob_file(knobs) -> str:
     else:
         try:
             content = Path(knobs).read_text()
-        except (OSError, TypeError) as error:
+        except (OSError, TypeError, ValueError) as error:
             raise HPVMError(f"knobs: cannot read the configuration {knobs!r}: {error}") from None
-    digest = hashlib.sha256(content.encode()).hexdigest()[:24]
+    data = content.encode()
+    digest = hashlib.sha256(data).hexdigest()[:24]
     path = cache_dir() / f"knobs-{digest}.json"
-    if not path.exists():
-        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        partial.write_text(content)
-        os.replace(partial, path)
+    try:
+        intact = path.read_bytes() == data
+    except OSError:
+        intact = False
+    if not intact:
+        _write_atomically(path, data)
     return str(path)
+
+
+def file_digest(path) -> str:
+    """The sha256 of a file's content, in hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+_DIGEST_LINE = re.compile(r"([0-9a-f]{64})  (\S[^\n]*)\n?")
+
+
+def _digest_path(library: str) -> str:
+    return f"{library}.sha256"
+
+
+def cache_entry_intact(library: str) -> bool:
+    """Whether the cached `library` is the file its build wrote: its sha256 is the one in
+    `<library>.sha256` (written beside it, in sha256sum's format). A missing library, a
+    missing or garbled digest file, a library cut short, edited or replaced: False."""
+    try:
+        text = Path(_digest_path(library)).read_text()
+    except (OSError, UnicodeDecodeError):
+        return False
+    match = _DIGEST_LINE.fullmatch(text)
+    if match is None or match.group(2) != os.path.basename(library):
+        return False
+    try:
+        return file_digest(library) == match.group(1)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _entry_lock(library: str):
+    """Holds `<library>.lock` (flock) so that one process (or thread) builds an entry while
+    the others wait for it and then use it; where locking is not possible (a read-only
+    folder, a file system without locks), builds go ahead unlocked: they still never tear
+    an entry, each writing its own temporary files."""
+    try:
+        import fcntl
+        descriptor = os.open(f"{library}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+def _remove_dead_partials(library: str) -> None:
+    """Removes the temporary files of builds of `library` whose process has died (killed
+    half-way): `<library>[.sha256].<pid>.<thread>.<random>.tmp`."""
+    folder, base = os.path.split(library)
+    pattern = re.compile(re.escape(base) + r"(?:\.sha256)?\.(\d+)\.\d+\.[0-9a-f]+\.tmp")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None:
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+            continue  # alive (or not ours to judge)
+        except ProcessLookupError:
+            pass
+        except (OSError, OverflowError, ValueError):
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
 
 
 def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
@@ -293,7 +491,11 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     """The shared library of `text`: verified, transformed by the hpvm-opt `passes`, then
     compiled into `output`, or into the cache. A cached library is keyed by the text, the
     passes, the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
-    builds anew); when it exists, nothing is verified, transformed or compiled again."""
+    builds anew); it is used only when its content has the sha256 stored beside it (else it
+    is built again), and then nothing is verified, transformed or compiled again. Entries
+    are written whole (a temporary file, then a rename) by one process at a time: builds
+    of one graph from several processes compile it once, and a build that dies leaves no
+    entry that is used."""
 
     def compile_to(path: str) -> None:
         toolchain.verify(text, f"{name}.mlir")
@@ -308,13 +510,25 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     key = hashlib.sha256("\0".join([text, *passes, target, opt, *flags, *stamps])
                          .encode()).hexdigest()[:24]
     output = str(cache_dir() / f"{name}-{key}.so")
-    if os.path.exists(output):
+    if cache_entry_intact(output):
         return output
-    partial = f"{output}.{os.getpid()}.{threading.get_ident()}.tmp"
-    try:
-        compile_to(partial)
-        os.replace(partial, output)  # atomic: a concurrent build never sees half a file
-    finally:
-        if os.path.exists(partial):
-            os.unlink(partial)
+    with _entry_lock(output):
+        if cache_entry_intact(output):  # built by another process while this one waited
+            return output
+        _remove_dead_partials(output)
+        partial = f"{output}.{_unique_suffix()}.tmp"
+        try:
+            compile_to(partial)
+            digest = f"{file_digest(partial)}  {os.path.basename(output)}\n"
+            # The library first, then its digest: a reader between the two (or after a
+            # crash between them) finds a digest that does not match, and builds again.
+            os.replace(partial, output)
+            _write_atomically(Path(_digest_path(output)), digest.encode())
+        except OSError as error:
+            raise HPVMError(f"cannot write the compiled graph '{output}' into the cache "
+                            f"folder: {error.strerror or error}; expected a writable folder "
+                            "(set HPVM_CACHE_DIR to another)") from None
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
     return output

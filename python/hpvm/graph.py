@@ -121,8 +121,13 @@ class Arg:
 class Instance:
     """A child created in an internal node (`hpvm.create_node`), with its grid."""
 
-    def __init__(self, parent: "Internal", node: Node, handle: str, grid: List):
+    def __init__(self, parent: "Internal", node: Node, handle: str, grid: List,
+                 dims: Sequence = ()):
         self.parent, self.node, self.handle, self.grid = parent, node, handle, grid
+        #: The grid's extents as given: an Arg of the parent or a positive int, per dimension.
+        self.dims = list(dims)
+        #: (parameter index of the parent, input port of this child) of each bind_in.
+        self.binds: List[Tuple[int, int]] = []
 
 
 class Internal(Node):
@@ -165,7 +170,7 @@ class Internal(Node):
             raise HPVMError(f"create_node: a grid has at most 3 dimensions (x, y, z), found {len(grid)}")
         extents = [self._extent(e) for e in grid]
         handle = f"%{symbol_name(node.name)}_{len(self.children)}"
-        instance = Instance(self, node, handle, extents)
+        instance = Instance(self, node, handle, extents, grid)
         self.children.append(instance)
         dims = f" [{', '.join(extents)}]" if extents else ""
         self.statements.append(f"{handle} = hpvm.create_node @{node.name}{dims} : !hpvm.node")
@@ -182,6 +187,7 @@ class Internal(Node):
         if not isinstance(arg, Arg) or arg.node is not self:
             raise HPVMError(f"bind_in: expected a parameter of '{self.name}', found {arg!r}")
         mark = " streaming" if streaming else ""
+        child.binds.append((arg.index, int(port)))
         self.statements.append(f"hpvm.bind_in %{arg.name} -> {child.handle}[{int(port)}]{mark} "
                                f": {arg.type}")
 
@@ -216,11 +222,12 @@ class Module:
         self.name = symbol_name(name)
         self.nodes: List[Node] = []
         self.hosts: List[Tuple[str, Internal, list]] = []
+        self._names: set = set()  # of the nodes and host functions
 
     def _name(self, name: str) -> str:
         if not isinstance(name, str) or not _IDENTIFIER.match(name):
             raise HPVMError(f"node name {name!r} is not an identifier")
-        if any(n.name == name for n in self.nodes) or any(h[0] == name for h in self.hosts):
+        if name in self._names:
             raise HPVMError(f"module '{self.name}' already defines '{name}'")
         return name
 
@@ -228,12 +235,14 @@ class Module:
         """A leaf node: `params` as (name, type[, access]), `body` the MLIR of one instance."""
         node = Leaf(self, self._name(name), params, results, targets, body)
         self.nodes.append(node)
+        self._names.add(name)
         return node
 
     def internal(self, name: str, params, results=(), targets=None) -> Internal:
         """An internal node; add children with create_node, then edges and binds."""
         node = Internal(self, self._name(name), params, results, targets)
         self.nodes.append(node)
+        self._names.add(name)
         return node
 
     def host(self, name: str, root: Internal) -> None:
@@ -246,6 +255,7 @@ class Module:
                             "function returns nothing (write the outputs into memrefs, or use "
                             "a TensorGraph)")
         self.hosts.append((self._name(name), root, list(root.params)))
+        self._names.add(name)
 
     def mlir(self) -> str:
         parts = [f"// Module '{self.name}' built by the hpvm Python package."]
@@ -271,3 +281,147 @@ class Module:
 
     def functions(self):
         return [(name, [(n, t) for n, t, _ in params]) for name, _, params in self.hosts]
+
+    def call_checks(self, name: str) -> "CallChecks":
+        """What a call of host function `name` is checked for before it runs (see
+        CallChecks): its grids' extents and the arrays its leaves index with them."""
+        for host, root, params in self.hosts:
+            if host == name:
+                return CallChecks(host, root, params)
+        raise HPVMError(f"module '{self.name}' has no host function '{name}'")
+
+
+# --------------------------------------------------------------------------
+# Checks of a call against the graph's grids
+# --------------------------------------------------------------------------
+
+_INSTANCE_ID = re.compile(r"^(%[\w$.-]+)\s*=\s*hpvm\.instance_id\s+([xyz])(?:\s+level\s+(\d+))?\s*:")
+_LOAD = re.compile(r"^(?:%[\w$.-]+\s*=\s*)?(?:memref|affine)\.load\s+(%[\w$.-]+)\s*\[([^\]]*)\]")
+_STORE = re.compile(r"^(?:memref|affine)\.store\s+[^,\[]+,\s*(%[\w$.-]+)\s*\[([^\]]*)\]")
+_INT64_MAX = 2 ** 63 - 1
+
+
+def indexed_accesses(leaf: Leaf) -> List[Tuple[str, int, int]]:
+    """(parameter, axis, grid dimension) of each load or store of a memref parameter of
+    `leaf` that every instance runs and that indexes `axis` with the instance's own id
+    along the grid dimension (x 0, y 1, z 2): `%i = hpvm.instance_id x : index` then
+    `memref.load %a[%i]` (or memref.store, affine.load, affine.store) in the leaf's entry
+    block, outside any region (an scf.if or a loop may guard it). Anything else (another
+    index expression, a parent level's id, a view of the memref) is not matched: the
+    rule can miss an access, never invent one."""
+    memrefs = {f"%{name}" for name, type_, _ in leaf.params if isinstance(type_, MemRefType)}
+    ids: Dict[str, int] = {}
+    found: List[Tuple[str, int, int]] = []
+    depth = 0
+    for raw in leaf.body.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("//"):
+            continue
+        if line.startswith("^"):
+            break  # a second block: what follows may not run in every instance
+        if depth == 0:
+            match = _INSTANCE_ID.match(line)
+            if match and int(match.group(3) or 0) == 0:
+                ids[match.group(1)] = "xyz".index(match.group(2))
+            match = _LOAD.match(line) or _STORE.match(line)
+            if match and match.group(1) in memrefs:
+                for axis, index in enumerate(match.group(2).split(",")):
+                    if index.strip() in ids:
+                        found.append((match.group(1)[1:], axis, ids[index.strip()]))
+        depth += line.count("{") - line.count("}")
+        if depth < 0:
+            break  # not text this rule understands
+    return found
+
+
+class CallChecks:
+    """What a call of a host function is checked for before the runtime sees it, from the
+    graph as built (the leaves' bodies are MLIR text; only this much is read of them):
+
+    * each grid extent that is an argument (directly, or passed down through bind_in into
+      internal nodes) is >= 0;
+    * the instances of each leaf, the product of the extents of its grid and of the grids
+      of the internal nodes above it, are at most 2^63 - 1;
+    * for each memref the leaf indexes at its own instance id (see indexed_accesses) and
+      that is an argument (bound down from the root), the grid's extent along that
+      dimension is at most the array's size along the indexed axis: instance i touches
+      element i, so a larger grid writes (or reads) outside the array.
+    """
+
+    def __init__(self, name: str, root: Internal, params):
+        self.name = name
+        self.params = [(n, t) for n, t, _ in params]
+        #: host argument index of each extent argument -> the leaves whose grids it sizes.
+        self.extents: Dict[int, List[str]] = {}
+        #: (leaf name, [(source, dimension letter)]) of each leaf's grids, root to leaf.
+        self.grids: List[Tuple[str, List]] = []
+        #: (leaf, memref argument index, axis, source, dimension letter, leaf parameter).
+        self.accesses: List[Tuple[str, int, int, Tuple, str, str]] = []
+        self._walk(root, {i: i for i in range(len(params))}, [], set())
+
+    def _walk(self, node: Internal, env: Dict[int, int], above: List, seen: set) -> None:
+        if id(node) in seen:  # a node cannot hold itself (the verifier says so); no loop here
+            return
+        seen = seen | {id(node)}
+        for child in node.children:
+            grid = []
+            for d, extent in enumerate(child.dims[:3]):
+                if isinstance(extent, Arg):
+                    source = ("arg", env[extent.index]) if extent.index in env else None
+                else:
+                    source = ("const", int(extent))
+                grid.append((source, "xyz"[d]))
+                if source is not None and source[0] == "arg":
+                    self.extents.setdefault(source[1], []).append(child.node.name)
+            path = above + grid
+            ports = {port: env[index] for index, port in child.binds if index in env}
+            if isinstance(child.node, Leaf):
+                self.grids.append((child.node.name, path))
+                params = child.node.params
+                for param, axis, dim in indexed_accesses(child.node):
+                    port = next(i for i, (n, _, _) in enumerate(params) if n == param)
+                    if port not in ports or dim >= len(grid) or grid[dim][0] is None:
+                        continue
+                    self.accesses.append((child.node.name, ports[port], axis, grid[dim][0],
+                                          grid[dim][1], param))
+            elif isinstance(child.node, Internal):
+                self._walk(child.node, ports, path, seen)
+
+    def __bool__(self) -> bool:
+        return bool(self.extents or self.grids or self.accesses)
+
+    def check(self, function: str, values: Sequence) -> None:
+        """Raises HPVMError when the call with `values` (the host arguments: ints for the
+        index scalars, arrays for the memrefs) would break one of the rules."""
+        names = [n for n, _ in self.params]
+
+        def value(source):
+            return source[1] if source[0] == "const" else int(values[source[1]])
+
+        for index, leaves in self.extents.items():
+            extent = int(values[index])
+            if extent < 0:
+                raise HPVMError(f"{function}: argument '{names[index]}' is {extent}, the "
+                                f"number of instances of '{leaves[0]}' along a grid "
+                                "dimension; expected a size >= 0")
+        for leaf, path in self.grids:
+            known = [(value(s), d) for s, d in path if s is not None]
+            total = 1
+            for extent, _ in known:
+                total *= extent
+            if total > _INT64_MAX:
+                sizes = " x ".join(str(e) for e, _ in known)
+                raise HPVMError(f"{function}: the grid of '{leaf}' has {sizes} = {total} "
+                                "instances; expected at most 2^63 - 1")
+        for leaf, index, axis, source, dim, param in self.accesses:
+            extent, array = value(source), values[index]
+            size = array.shape[axis] if axis < array.ndim else None
+            if size is None or extent <= size:
+                continue
+            given = (f"argument '{names[source[1]]}' is {extent}, the extent"
+                     if source[0] == "arg" else f"the constant extent {extent} is the extent")
+            raise HPVMError(f"{function}: {given} of the grid of '{leaf}' along {dim}, and "
+                            f"'{leaf}' indexes axis {axis} of %{param} (argument "
+                            f"'{names[index]}', shape {tuple(array.shape)}) at its instance "
+                            f"id along {dim}; expected an extent <= {size} (a larger grid "
+                            "reads or writes outside the array)")

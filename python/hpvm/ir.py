@@ -167,7 +167,7 @@ def tensor(element: str, *shape) -> TensorType:
 def dense_attr(array: np.ndarray, type_: TensorType) -> str:
     """`dense<...>` of a constant: one splat value, or the raw little-endian bytes
     in hex (what MLIR parses fastest and prints exactly)."""
-    data = np.ascontiguousarray(array, dtype=type_.dtype)
+    data = np.asarray(array, dtype=type_.dtype, order="C")
     if data.size and np.all(data == data.flat[0]) and not np.isnan(data.flat[0]):
         return f"dense<{float_literal(float(data.flat[0]), type_.element)}>"
     little = data.astype(data.dtype.newbyteorder("<"), copy=False)
@@ -204,12 +204,21 @@ def symbol_name(name: str) -> str:
     return cleaned
 
 
-def unique(name: str, taken: set) -> str:
+def unique(name: str, taken: set, next_suffix: Optional[dict] = None) -> str:
+    """`name` as a symbol not in `taken` (then added to it): the name itself, or
+    `<name>_<k>` with the smallest free k. `next_suffix` (base -> the k to try first,
+    kept by the caller across calls) makes n names of one base cost O(n), not O(n^2):
+    every smaller k was found taken before, and names are never released."""
     base = symbol_name(name)
-    candidate, k = base, 1
-    while candidate in taken:
+    candidate = base
+    if candidate in taken:
+        k = next_suffix.get(base, 1) if next_suffix is not None else 1
         candidate = f"{base}_{k}"
-        k += 1
+        while candidate in taken:
+            k += 1
+            candidate = f"{base}_{k}"
+        if next_suffix is not None:
+            next_suffix[base] = k + 1
     taken.add(candidate)
     return candidate
 

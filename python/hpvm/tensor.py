@@ -119,6 +119,8 @@ class TensorGraph:
         self.outputs: List[Tensor] = []
         self.output_names: List[str] = []
         self._symbols = {self.name, f"{self.name}_root"}
+        self._next_suffix: Dict[str, int] = {}  # unique(): where each base's search resumes
+        self._input_names: set = set()
         self._values: set = set()
         self._constants = 0
 
@@ -152,10 +154,11 @@ class TensorGraph:
     def input(self, name: str, shape: Sequence[int], element: str = "f32") -> Tensor:
         """A graph input of static `shape` (NCHW images, row-major matrices)."""
         type_ = TensorType(tuple(shape), element)
-        if any(t.name == name for t in self.inputs):
+        if str(name) in self._input_names:
             raise HPVMError(f"graph '{self.name}' already has an input named '{name}'")
         value = Tensor(self, type_, "input", str(name))
         self.inputs.append(value)
+        self._input_names.add(str(name))
         return value
 
     def constant(self, array, name: Optional[str] = None, element: Optional[str] = None) -> Tensor:
@@ -164,7 +167,7 @@ class TensorGraph:
         if element is None:
             element = "f64" if data.dtype == np.float64 else "f16" if data.dtype == np.float16 else "f32"
         type_ = TensorType(data.shape, element)
-        data = np.ascontiguousarray(data, dtype=type_.dtype)
+        data = np.asarray(data, dtype=type_.dtype, order="C")  # ascontiguousarray makes rank 1
         self._constants += 1
         return Tensor(self, type_, "constant", name or f"constant{self._constants}", array=data)
 
@@ -188,7 +191,7 @@ class TensorGraph:
                name: Optional[str] = None) -> Tensor:
         for operand in operands:
             self._own(operand, kind)
-        leaf = unique(name or kind, self._symbols)
+        leaf = unique(name or kind, self._symbols, self._next_suffix)
         if name is not None and symbol_name(name) in (self.name, f"{self.name}_root"):
             # The graph's host function and root node own these symbols: the leaf is renamed,
             # and knob files must name it as renamed.
@@ -772,6 +775,8 @@ def transpose(x: Tensor, permutation: Sequence[int], name: Optional[str] = None)
                         f"{x.rank} dimensions of {x.type}")
     if x.kind == "constant":
         return graph.constant(np.transpose(x.array, permutation), element=x.element)
+    if x.rank == 0:
+        return x  # nothing to permute (and MLIR's verifier crashes on a rank-0 linalg.transpose)
     result = TensorType(tuple(x.shape[p] for p in permutation), x.element)
 
     def emit(body, ops):

@@ -10,7 +10,10 @@ stay constants embedded in the leaf that uses them.
 Only float tensors (float16, float32, float64) of static shapes flow through
 the graph; integer tensors are read only where an operation takes them as
 constants (the shape of Reshape). Anything the importer cannot express exactly
-raises `HPVMError` naming the node and its op type.
+raises `HPVMError` naming the node and its op type, and so does a model onnxruntime
+refuses (a value or a node name defined twice, an initializer unlike the graph input of
+its name, tensor data that does not fill its dims, inputs of two element types). External
+data is read from the model's folder (`base_dir`), never from the current directory.
 """
 
 from __future__ import annotations
@@ -114,10 +117,14 @@ class Importer:
     """Builds a TensorGraph from an ONNX ModelProto."""
 
     def __init__(self, model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
-                 batch_size: Optional[int] = None, name: Optional[str] = None):
+                 batch_size: Optional[int] = None, name: Optional[str] = None,
+                 base_dir: Optional[str] = None):
         self.model = model
         self.graph_proto = model.graph
-        self.input_shapes = {k: tuple(int(d) for d in v) for k, v in (input_shapes or {}).items()}
+        #: The folder external data files are read from; None: the model came without one
+        #: (bytes or a ModelProto), and a tensor with external data is an error.
+        self.base_dir = base_dir
+        self.input_shapes = _input_shapes(input_shapes)
         if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
                                        or isinstance(batch_size, bool) or batch_size <= 0):
             raise HPVMError(f"batch_size: expected a positive integer, found {batch_size!r}")
@@ -147,12 +154,89 @@ class Importer:
                             "(ai.onnx); expected an opset_import entry for domain ''")
         return version
 
+    def array(self, tensor, what: str) -> np.ndarray:
+        """A TensorProto's data as an array; its external data (if any) read from
+        base_dir. Errors name the tensor."""
+        label = f"{what} '{tensor.name}'" if tensor.name else what
+        if onnx.external_data_helper.uses_external_data(tensor):
+            location = next((e.value for e in tensor.external_data if e.key == "location"), "")
+            if self.base_dir is None:
+                raise _NodeError(
+                    f"{label} keeps its data in the external file '{location}', and the "
+                    "model was given as bytes or a ModelProto, which do not say which folder "
+                    "that file is in; expected base_dir= (the folder of the .onnx file), or "
+                    "the model's path")
+        try:
+            array = numpy_helper.to_array(tensor, base_dir=self.base_dir or "")
+        except Exception as error:  # ValueError, TypeError, OSError, onnx's checks...
+            dims = list(tensor.dims)
+            raise _NodeError(f"{label} (dims {dims}, data type "
+                             f"{_element_name(tensor.data_type)}) cannot be read: "
+                             f"{error}; expected data that matches its dims and data "
+                             "type") from None
+        if tuple(array.shape) != tuple(tensor.dims):
+            raise _NodeError(f"{label} has dims {list(tensor.dims)} but its data has the shape "
+                             f"{list(array.shape)}")
+        return array
+
+    def _check_definitions(self) -> None:
+        """Each value is defined once (a graph input, an initializer or a node output) and
+        each node name is used once, as onnxruntime requires; an initializer also listed
+        as a graph input has that input's element type and shape."""
+        g = self.graph_proto
+        defined: Dict[str, str] = {}
+
+        def define(name: str, what: str) -> None:
+            if name in defined:
+                raise HPVMError(f"the value '{name}' is defined twice, as {defined[name]} and "
+                                f"as {what}; expected each value defined once (SSA form, "
+                                "as onnxruntime requires)")
+            defined[name] = what
+
+        inputs = set()
+        for value_info in g.input:
+            if value_info.name in inputs:
+                raise HPVMError(f"the ONNX graph has two inputs named '{value_info.name}'; "
+                                "expected each input once (as onnxruntime requires)")
+            inputs.add(value_info.name)
+        initializers = set()
+        for init in g.initializer:
+            if init.name in initializers:
+                raise HPVMError(f"the ONNX graph has two initializers named '{init.name}'; "
+                                "expected each initializer once (the ONNX checker refuses "
+                                "this; onnxruntime would take the last)")
+            initializers.add(init.name)
+        by_name = {v.name: v for v in g.input}
+        for init in g.initializer:
+            if init.name in by_name:
+                _check_initializer_input(init, by_name[init.name])
+            define(init.name, f"the initializer '{init.name}'")
+        for value_info in g.input:
+            if value_info.name not in initializers:
+                define(value_info.name, f"the graph input '{value_info.name}'")
+        names: Dict[str, int] = {}
+        for index, proto in enumerate(g.node):
+            node = _Node(proto, index)
+            if proto.name:
+                if proto.name in names:
+                    raise HPVMError(f"the ONNX graph has two nodes named '{proto.name}' (#"
+                                    f"{names[proto.name]} and #{index}); expected unique node "
+                                    "names (as onnxruntime requires)")
+                names[proto.name] = index
+            for output in proto.output:
+                if output:
+                    define(output, f"an output of {node.label}")
+
     def build(self) -> TensorGraph:
         g = self.graph_proto
-        for init in g.initializer:
-            self.values[init.name] = numpy_helper.to_array(init)
+        self._check_definitions()
         if len(g.sparse_initializer):
             raise HPVMError("the ONNX model has sparse initializers; expected dense ones")
+        for init in g.initializer:
+            try:
+                self.values[init.name] = self.array(init, "the initializer")
+            except _NodeError as error:
+                raise HPVMError(str(error)) from None
         inputs = [v.name for v in g.input if v.name not in self.values]
         unknown = set(self.input_shapes) - set(inputs)
         if unknown:
@@ -179,6 +263,12 @@ class Importer:
                 labelled = HPVMError(f"{node.label}: {error}")  # the text has the diagnostics
                 labelled.diagnostics = error.diagnostics
                 raise labelled from None
+            except (ValueError, TypeError, ArithmeticError, IndexError, KeyError,
+                    AttributeError, MemoryError, RecursionError) as error:
+                # A model this importer did not foresee (an attribute of the wrong kind, a
+                # size NumPy refuses): still an HPVMError naming the node.
+                raise HPVMError(f"{node.label}: cannot be converted ({type(error).__name__}: "
+                                f"{error})") from error
         outputs, names = [], []
         for value_info in g.output:
             value = self.values.get(value_info.name)
@@ -418,6 +508,21 @@ def _from_2d(y: Tensor, rank: int) -> Tensor:
     return T.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if rank == 3 else y
 
 
+def _same_element(node: _Node, values: Sequence[Optional[Value]]) -> None:
+    """ONNX gives the inputs of an operator one element type (its T); inputs of two float
+    types are an error (the dialect's ops take one type, and converting would hide it)."""
+    types = []
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        dtype = np.dtype(v.dtype) if isinstance(v, np.ndarray) else np.dtype(v.type.dtype)
+        types.append((i, dtype))
+    if len({d for _, d in types}) > 1:
+        listed = ", ".join(f"input {i} '{node.input(i)}' {d}" for i, d in types)
+        _fail(f"the inputs have different element types ({listed}); expected one type "
+              "for all of them (the operator's T)")
+
+
 def _scalar_literal(value: float, node: _Node, what: str) -> str:
     if not np.isfinite(value):
         _fail(f"{what} is {value}; expected a finite number")
@@ -432,6 +537,7 @@ def _conv(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, ["auto_pad", "dilations", "group", "kernel_shape",
                                      "pads", "strides"])
     x, w = im.tensor(node, 0), im.tensor(node, 1)
+    _same_element(node, [x, w, im.optional(node, 2)])
     _spatial_rank(node, x)
     if w.rank != x.rank:
         _fail(f"the weights {w.type} do not match the input {x.type}; expected the same rank")
@@ -598,7 +704,15 @@ def _batch_norm(im: Importer, node: _Node) -> None:
     channels = x.shape[1]
     params = []
     for i in range(1, 5):
-        p = im.tensor(node, i)
+        value = im.check_float(node, im.value(node, i), i)
+        if isinstance(value, np.ndarray) and value.dtype != x.type.dtype:
+            # Opset 15 lets scale and bias (T1), mean and variance (T2) have other float
+            # types than X: constants are converted to X's.
+            value = value.astype(x.type.dtype)
+            p = im._constant_tensor(value, node.input(i), f"input {i}")
+        else:
+            _same_element(node, [x] + [None] * (i - 1) + [value])
+            p = im.tensor(node, i)
         if p.shape != (channels,):
             _fail(f"input {i} '{node.input(i)}' is {p.type}; expected [{channels}] "
                   "(one value per channel)")
@@ -615,6 +729,7 @@ def _gemm(im: Importer, node: _Node) -> None:
     a, b = im.value(node, 0), im.value(node, 1)
     for i, v in enumerate((a, b)):
         im.check_float(node, v, i)
+    _same_element(node, [a, b, im.optional(node, 2)])
     ranks = [v.ndim if isinstance(v, np.ndarray) else v.rank for v in (a, b)]
     if ranks != [2, 2]:
         _fail(f"expected matrices A and B, found operands of rank {ranks[0]} and {ranks[1]}")
@@ -664,6 +779,7 @@ def _matmul(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, [])
     a = im.check_float(node, im.value(node, 0), 0)
     b = im.check_float(node, im.value(node, 1), 1)
+    _same_element(node, [a, b])
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         im.set_output(node, np.matmul(a, b))
         return
@@ -704,6 +820,7 @@ def _binary(im: Importer, node: _Node) -> None:
               "(trailing) broadcasting")
     a = im.check_float(node, im.value(node, 0), 0)
     b = im.check_float(node, im.value(node, 1), 1)
+    _same_element(node, [a, b])
     op = node.op_type
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         try:
@@ -764,6 +881,7 @@ def _clip(im: Importer, node: _Node) -> None:
                     _fail(f"input {i} '{node.input(i)}' has the shape "
                           f"{list(value.shape)}; expected a scalar")
                 bounds[i - 1] = value
+        _same_element(node, [x] + bounds)
     low, high = bounds
     if all(b is None or isinstance(b, np.ndarray) for b in bounds):
         lo = None if low is None else float(low)
@@ -885,7 +1003,7 @@ def _transpose(im: Importer, node: _Node) -> None:
     if sorted(perm) != list(range(rank)):
         _fail(f"perm {perm} is not a permutation of the {rank} dimensions")
     if isinstance(x, np.ndarray):
-        im.set_output(node, np.ascontiguousarray(np.transpose(x, perm)))
+        im.set_output(node, np.asarray(np.transpose(x, perm), order="C"))  # keeps rank 0
     else:
         im.set_output(node, T.transpose(x, perm, name=node.leaf_name))
 
@@ -914,7 +1032,7 @@ def _constant(im: Importer, node: _Node) -> None:
     (name, attribute), = node.attributes.items()
     value = node.attr(name)
     if name == "value":
-        array = numpy_helper.to_array(value)
+        array = im.array(value, "the value")
     elif name == "value_float":
         array = np.asarray(value, dtype=np.float32)
     elif name == "value_floats":
@@ -956,12 +1074,14 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
 SUPPORTED_OPS = tuple(sorted(_HANDLERS))
 
 
-def load_model(model):
-    """A ModelProto from a path, serialized bytes or a ModelProto."""
+def load_model(model, load_external_data: bool = True):
+    """A ModelProto from a path, serialized bytes or a ModelProto. The external data of a
+    model given by path is read from the model's folder (unless `load_external_data` is
+    false: then the tensors still name their files)."""
     _require_onnx()
     if isinstance(model, onnx.ModelProto):
         return model
-    if isinstance(model, (bytes, bytearray)):
+    if isinstance(model, (bytes, bytearray, memoryview)):
         try:
             return onnx.load_from_string(bytes(model))
         except Exception as error:  # DecodeError and friends
@@ -971,7 +1091,7 @@ def load_model(model):
         if not os.path.exists(path):
             raise HPVMError(f"the ONNX model '{path}' does not exist")
         try:
-            return onnx.load(path)
+            return onnx.load(path, load_external_data=load_external_data)
         except Exception as error:
             raise HPVMError(f"cannot read the ONNX model '{path}': {error}") from None
     raise HPVMError(f"expected an ONNX model (a path, bytes or an onnx.ModelProto), found "
@@ -979,13 +1099,81 @@ def load_model(model):
 
 
 def load(model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
-         batch_size: Optional[int] = None, name: Optional[str] = None) -> TensorGraph:
+         batch_size: Optional[int] = None, name: Optional[str] = None,
+         base_dir: Union[None, str, os.PathLike] = None) -> TensorGraph:
     """An ONNX model (path, bytes or ModelProto) as a TensorGraph.
 
     Dynamic dimensions take `batch_size` (default 1) for the first dimension of an
     input, or the shapes given as `input_shapes={name: shape}`. Initializers (also
     those listed as graph inputs) are constants. Outputs keep the model's order and
-    names. Raises HPVMError for an unsupported operator, attribute or type, naming
-    the node."""
-    proto = load_model(model)
-    return Importer(proto, input_shapes, batch_size, name).build()
+    names. Tensors with external data are read from `base_dir`, by default the folder
+    of a model given by path; a model given as bytes or a ModelProto has no folder, so
+    its external data needs `base_dir`. Raises HPVMError for an unsupported operator,
+    attribute or type, naming the node, and for a model onnxruntime refuses too (a value
+    or node name defined twice, an initializer that does not match the graph input of
+    its name, data that does not match its dims)."""
+    if base_dir is not None:
+        if not isinstance(base_dir, (str, os.PathLike)) or not os.path.isdir(base_dir):
+            raise HPVMError(f"base_dir: expected the folder of the model's external data, "
+                            f"found {base_dir!r}")
+        base_dir = os.fspath(base_dir)
+    elif isinstance(model, (str, os.PathLike)):
+        base_dir = os.path.dirname(os.path.abspath(os.fspath(model)))
+    by_path = isinstance(model, (str, os.PathLike))
+    proto = load_model(model, load_external_data=False) if by_path else load_model(model)
+    try:
+        return Importer(proto, input_shapes, batch_size, name, base_dir).build()
+    except HPVMError:
+        raise
+    except Exception as error:  # a malformed model this importer did not foresee
+        raise HPVMError(f"cannot import the ONNX model ({type(error).__name__}: "
+                        f"{error})") from error
+
+
+def _input_shapes(input_shapes) -> Dict[str, Shape]:
+    """input_shapes= as {name: tuple of ints}; HPVMError for anything else."""
+    if input_shapes is None:
+        return {}
+    if not isinstance(input_shapes, Mapping):
+        raise HPVMError(f"input_shapes: expected a dict of input name -> shape, found "
+                        f"{type(input_shapes).__name__}")
+    shapes = {}
+    for key, shape in input_shapes.items():
+        try:
+            dims = tuple(shape)
+            if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                       for d in dims):
+                raise TypeError
+        except TypeError:
+            raise HPVMError(f"input_shapes[{key!r}]: expected a sequence of positive "
+                            f"integers, found {shape!r}") from None
+        if any(d <= 0 for d in dims):
+            raise HPVMError(f"input_shapes[{key!r}] is {list(dims)}; expected positive sizes")
+        shapes[str(key)] = tuple(int(d) for d in dims)
+    return shapes
+
+
+def _check_initializer_input(init, value_info) -> None:
+    """An initializer listed as a graph input: onnxruntime refuses it when its element type
+    or shape differs from the input's; so does the importer (which takes the initializer
+    as a constant)."""
+    type_proto = value_info.type
+    if type_proto.WhichOneof("value") != "tensor_type":
+        raise HPVMError(f"the initializer '{init.name}' is also a graph input, which is not a "
+                        "tensor; expected a tensor input of the initializer's type and shape")
+    tensor_type = type_proto.tensor_type
+    if tensor_type.elem_type and tensor_type.elem_type != init.data_type:
+        raise HPVMError(f"the initializer '{init.name}' holds {_element_name(init.data_type)} "
+                        f"but the graph input of its name is a tensor of "
+                        f"{_element_name(tensor_type.elem_type)}; expected the same type "
+                        "(as onnxruntime requires)")
+    if not tensor_type.HasField("shape"):
+        return
+    dims = list(tensor_type.shape.dim)
+    declared = ["?" if not d.HasField("dim_value") else int(d.dim_value) for d in dims]
+    if len(dims) != len(init.dims) or any(
+            d.HasField("dim_value") and int(d.dim_value) != size
+            for d, size in zip(dims, init.dims)):
+        raise HPVMError(f"the initializer '{init.name}' has the shape {list(init.dims)} but "
+                        f"the graph input of its name has the shape {declared}; expected the "
+                        "same shape (as onnxruntime requires)")

@@ -1,0 +1,260 @@
+"""Calls of compiled Modules with arguments the runtime cannot take (issue 38): one array
+passed twice, overlapping views, negative extents, grids of more than 2^63 instances,
+grids larger than the arrays their leaves index. Each is an HPVMError before the call
+runs; none may end the interpreter (the runtime exits on its errors) or write outside an
+array. The calls run in a child process, so that a regression fails the test instead of
+ending the test session."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hpvm
+
+from test_graph import vector_add_module
+
+HERE = Path(__file__).parent
+
+SAXPY = """
+import numpy as np, hpvm
+
+def saxpy_module():
+    m = hpvm.Module("saxpy")
+    leaf = m.leaf("saxpy_leaf",
+                  [("a", "f32"), ("x", "memref<?xf32>", "in"), ("y", "memref<?xf32>", "inout")],
+                  body='''
+                    %i = hpvm.instance_id x : index
+                    %xi = memref.load %x[%i] : memref<?xf32>
+                    %yi = memref.load %y[%i] : memref<?xf32>
+                    %ax = arith.mulf %a, %xi : f32
+                    %s = arith.addf %ax, %yi : f32
+                    memref.store %s, %y[%i] : memref<?xf32>
+                  ''')
+    root = m.internal("root", [("a", "f32"), ("x", "memref<?xf32>"), ("y", "memref<?xf32>"),
+                               ("n", "index")])
+    node = root.create_node(leaf, grid=[root.arg("n")])
+    for port, name in enumerate(["a", "x", "y"]):
+        root.bind_in(root.arg(name), node, port)
+    m.host("saxpy", root)
+    return m
+"""
+
+
+def run_isolated(body: str) -> str:
+    """Runs `body` in a child Python (the package and test_graph importable); it prints
+    what it finds. Returns stdout; fails when the child did not exit normally."""
+    script = (f"import sys\nsys.path.insert(0, {str(HERE)!r})\n" + SAXPY + "\n"
+              + textwrap.dedent(body))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, (f"the call ended the interpreter (exit status "
+                                     f"{result.returncode}): {result.stderr[-2000:]}")
+    return result.stdout
+
+
+def expect_errors(calls: str) -> list:
+    """Each line of `calls` (a call) must raise HPVMError; returns their messages."""
+    lines = [line.strip() for line in calls.strip().splitlines() if line.strip()]
+    body = "results = []\n"
+    for line in lines:
+        body += (f"try:\n    {line}\n    print('NO ERROR: ' + {line!r})\n"
+                 f"except hpvm.HPVMError as error:\n    print('HPVMError:', str(error).replace('\\n', ' '))\n")
+    out = run_isolated(PRELUDE + body).splitlines()
+    assert len(out) == len(lines), out
+    for line, message in zip(lines, out):
+        assert message.startswith("HPVMError: "), f"{line}: {message}"
+    return [m[len("HPVMError: "):] for m in out]
+
+
+PRELUDE = """
+from test_graph import vector_add_module
+lib = hpvm.compile(saxpy_module())
+vadd = hpvm.compile(vector_add_module())
+xs = np.arange(1000, dtype=np.float32)
+ys = np.ones(1000, dtype=np.float32)
+"""
+
+
+def test_one_array_as_two_arguments_is_an_error():
+    messages = expect_errors("""
+        lib.saxpy(2.0, xs, xs, 1000)
+        lib.saxpy(2.0, xs[1:], xs[:-1], 999)
+        lib.saxpy(2.0, xs[:500], xs[499:999], 500)
+        vadd.vadd(xs, xs, ys, 1000)
+        vadd.vadd(xs, ys, ys, 1000)
+    """)
+    assert messages[0] == ("saxpy: arguments 'x' and 'y' share memory (one array passed "
+                           "twice, or views of one); each memref argument is a buffer of its "
+                           "own to the runtime, which refuses two that overlap; expected "
+                           "arrays that do not overlap (pass a copy)")
+    assert "arguments 'x' and 'y' share memory" in messages[1]
+    assert "arguments 'x' and 'y' share memory" in messages[2]
+    assert "arguments 'a' and 'b' share memory" in messages[3]
+    assert "arguments 'b' and 'c' share memory" in messages[4]
+
+
+def test_negative_extents_and_huge_grids_are_errors():
+    messages = expect_errors("""
+        lib.saxpy(2.0, xs, ys, -1)
+        lib.saxpy(2.0, xs, ys, 4_000_000)
+        lib.saxpy(2.0, xs, ys, 2**63 - 1)
+        lib.saxpy(2.0, xs, ys, 2**63)
+        vadd.vadd(xs, ys, np.zeros(10, np.float32), 1000)
+    """)
+    assert messages[0] == ("saxpy: argument 'n' is -1, the number of instances of "
+                           "'saxpy_leaf' along a grid dimension; expected a size >= 0")
+    assert messages[1] == ("saxpy: argument 'n' is 4000000, the extent of the grid of "
+                           "'saxpy_leaf' along x, and 'saxpy_leaf' indexes axis 0 of %x "
+                           "(argument 'x', shape (1000,)) at its instance id along x; "
+                           "expected an extent <= 1000 (a larger grid reads or writes outside "
+                           "the array)")
+    assert "argument 'n' is 9223372036854775807" in messages[2]
+    assert "argument 'n' expects a index, found 9223372036854775808" in messages[3]
+    assert "indexes axis 0 of %c (argument 'c', shape (10,))" in messages[4]
+
+
+def test_grids_of_more_than_2_63_instances_are_errors():
+    out = run_isolated("""
+        m = hpvm.Module("grid2")
+        leaf = m.leaf("noop", [("a", "memref<?xf32>", "in")], "")
+        root = m.internal("root", [("a", "memref<?xf32>"), ("n", "index"), ("k", "index")])
+        node = root.create_node(leaf, grid=[root.arg("n"), root.arg("k"), 4])
+        root.bind_in(root.arg("a"), node, 0)
+        m.host("run", root)
+        lib = hpvm.compile(m)
+        a = np.zeros(4, np.float32)
+        for n, k in ((2**32, 2**32), (2**31, 2**30), (3, -2)):
+            try:
+                lib.run(a, n, k)
+                print("ran", n, k)
+            except hpvm.HPVMError as error:
+                print(error)
+    """).splitlines()
+    assert out == [
+        "run: the grid of 'noop' has 4294967296 x 4294967296 x 4 = 73786976294838206464 "
+        "instances; expected at most 2^63 - 1",
+        "run: the grid of 'noop' has 2147483648 x 1073741824 x 4 = 9223372036854775808 "
+        "instances; expected at most 2^63 - 1",
+        "run: argument 'k' is -2, the number of instances of 'noop' along a grid dimension; "
+        "expected a size >= 0"]
+
+
+def test_the_checks_follow_binds_through_internal_nodes():
+    """A tiled graph: the extent reaches the leaf through an internal node's parameter,
+    and its leaf indexes the array at its own instance id; 2-D arrays are checked on the
+    axis the id indexes."""
+    out = run_isolated("""
+        m = hpvm.Module("tiled")
+        leaf = m.leaf("scale", [("x", "memref<?x8xf32>", "inout")], body='''
+            %i = hpvm.instance_id x : index
+            %j = hpvm.instance_id y : index
+            %v = memref.load %x[%i, %j] : memref<?x8xf32>
+            %r = arith.addf %v, %v : f32
+            memref.store %r, %x[%i, %j] : memref<?x8xf32>
+        ''')
+        inner = m.internal("inner", [("x", "memref<?x8xf32>"), ("rows", "index")])
+        child = inner.create_node(leaf, grid=[inner.arg("rows"), 8])
+        inner.bind_in(inner.arg("x"), child, 0)
+        root = m.internal("root", [("x", "memref<?x8xf32>"), ("rows", "index")])
+        node = root.create_node(inner, grid=[1])
+        root.bind_in(root.arg("x"), node, 0)
+        root.bind_in(root.arg("rows"), node, 1)
+        m.host("run", root)
+        lib = hpvm.compile(m)
+        x = np.ones((5, 8), np.float32)
+        lib.run(x, 5)
+        print(x.sum())
+        for rows, shape in ((6, (5, 8)), (-1, (5, 8))):
+            try:
+                lib.run(np.ones(shape, np.float32), rows)
+                print("ran", rows)
+            except hpvm.HPVMError as error:
+                print(error)
+        try:
+            lib.run(np.ones((5, 4), np.float32), 5)
+        except hpvm.HPVMError as error:
+            print(error)
+    """).splitlines()
+    assert out[0] == "80.0"
+    assert out[1].startswith("run: argument 'rows' is 6, the extent of the grid of 'scale' "
+                             "along x, and 'scale' indexes axis 0 of %x (argument 'x', shape "
+                             "(5, 8))")
+    assert out[2].startswith("run: argument 'rows' is -1")
+    assert out[3].startswith("run: argument 'x' expects shape ('?', 8)")
+
+
+def test_correct_calls_still_run():
+    """The rules reject no correct call: a grid smaller than the arrays, an empty grid,
+    a leaf that guards its access (scf.if), an id of a parent level, disjoint views of
+    one array, and arrays only read by a tensor graph given twice."""
+    lib = hpvm.compile(vector_add_module())
+    big = np.arange(16, dtype=np.float32)
+    c = np.zeros(8, np.float32)
+    lib.vadd(big[:8], big[8:], c, 8)
+    np.testing.assert_array_equal(c, big[:8] + big[8:])
+    lib.vadd(big[:8], big[8:], c, 3)
+    lib.vadd(big[:8], big[8:], c, 0)
+    empty = np.zeros(0, np.float32)
+    lib.vadd(empty, empty, empty, 0)  # no memory, nothing shared
+
+    m = hpvm.Module("guarded")
+    leaf = m.leaf("guarded_leaf", [("x", "memref<?xf32>", "inout"), ("len", "index")], body="""
+        %i = hpvm.instance_id x : index
+        %inside = arith.cmpi ult, %i, %len : index
+        scf.if %inside {
+          %v = memref.load %x[%i] : memref<?xf32>
+          %r = arith.addf %v, %v : f32
+          memref.store %r, %x[%i] : memref<?xf32>
+        }
+    """)
+    root = m.internal("root", [("x", "memref<?xf32>"), ("len", "index"), ("n", "index")])
+    node = root.create_node(leaf, grid=[root.arg("n")])
+    root.bind_in(root.arg("x"), node, 0)
+    root.bind_in(root.arg("len"), node, 1)
+    m.host("run", root)
+    x = np.ones(10, np.float32)
+    hpvm.compile(m).run(x, 10, 64)  # 64 instances, the guard keeps them inside
+    np.testing.assert_array_equal(x, np.full(10, 2, np.float32))
+
+    from hpvm import tensor as T
+    g = hpvm.TensorGraph("twice")
+    a, b = g.input("a", (4,)), g.input("b", (4,))
+    g.output(T.add(a, b))
+    v = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(hpvm.compile(g)(v, v), v + v)
+
+
+def test_call_checks_read_only_what_they_understand():
+    """indexed_accesses: loads and stores at the instance id in the entry block only."""
+    from hpvm.graph import indexed_accesses
+    m = hpvm.Module("reads")
+    leaf = m.leaf("l", [("a", "memref<?x?xf32>", "in"), ("b", "memref<?xf32>", "out"),
+                        ("s", "f32")], body="""
+        %i = hpvm.instance_id x : index
+        %j = hpvm.instance_id y : index
+        %g = hpvm.instance_id x level 1 : index
+        %c1 = arith.constant 1 : index
+        %k = arith.addi %i, %c1 : index
+        %v = memref.load %a[%j, %i] : memref<?x?xf32>
+        %w = memref.load %a[%g, %k] : memref<?x?xf32>
+        scf.if %true {
+          memref.store %v, %b[%i] : memref<?xf32>
+        }
+        memref.store %w, %b[%j] : memref<?xf32>
+    """)
+    assert indexed_accesses(leaf) == [("a", 0, 1), ("a", 1, 0), ("b", 0, 1)]
+
+
+def test_scalar_arguments_that_do_not_convert_are_errors():
+    lib = hpvm.compile(vector_add_module())
+    a = np.zeros(4, np.float32)
+    for bad in (2.5, float("nan"), "4", None, [4], 2**64):
+        with pytest.raises(hpvm.HPVMError, match="argument 'n' expects a index"):
+            lib.vadd(a, a.copy(), a.copy(), bad)
+    with pytest.raises(hpvm.HPVMError, match="out= gives arrays for the outputs of a tensor "
+                                             "graph; this function has none"):
+        lib.vadd(a, a.copy(), a.copy(), 4, out=[a.copy()])
