@@ -44,6 +44,8 @@ _descriptor_types: Dict[int, type] = {}
 
 _NOT_FAST = object()  # Function._call_fast: the arguments need the general path
 
+_BYREF = type(ctypes.byref(ctypes.c_int()))  # what ctypes.byref returns
+
 
 def descriptor_type(rank: int) -> type:
     """MLIR's ranked memref descriptor for `rank` as a ctypes structure."""
@@ -95,6 +97,29 @@ class Function:
         except AttributeError:
             raise HPVMError(f"'{library.path}' has no function '{symbol}'") from None
         self._function.restype = None
+        # Its entry point for the runtime's guard (GuardedEntryPoints.cpp), when both exist.
+        self._guarded = None
+        if library.call_guarded is not None:
+            try:
+                entry = getattr(library.handle, f"__hpvm_guarded_{name}")
+                self._guarded = ctypes.cast(entry, ctypes.c_void_p)
+            except AttributeError:
+                pass
+
+    def _invoke(self, arguments) -> None:
+        """Calls the function (the caller holds the library's lock) with `arguments`
+        (ctypes scalars and byref'd descriptors), through the runtime's guard when the
+        library has it: a runtime error raises HPVMError instead of ending the process."""
+        if self._guarded is None:
+            self._function(*arguments)
+            return
+        slots = (ctypes.c_void_p * max(len(arguments), 1))()
+        for index, argument in enumerate(arguments):
+            target = argument._obj if isinstance(argument, _BYREF) else argument
+            slots[index] = ctypes.addressof(target)
+        status = self.library.call_guarded(self._guarded, slots)
+        if status:
+            self.library.raise_status(self.name, status)
 
     def _fast_path(self):
         """For functions of static-shaped arrays only: one descriptor per parameter, made
@@ -138,7 +163,7 @@ class Function:
         with self.library.lock:
             for (d, _, _), array in zip(slots, list(args) + results):
                 d.allocated = d.aligned = array.ctypes.data
-            self._function(*references)
+            self._invoke(references)
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)
@@ -270,7 +295,7 @@ class Function:
         if self.checks is not None:
             self.checks.check(self.name, seen)
         with self.library.lock:
-            self._function(*arguments)
+            self._invoke(arguments)
         if not self.outputs:
             return None
         return results[0] if len(results) == 1 else tuple(results)
@@ -310,6 +335,32 @@ class Library:
         # several Python threads are serialized.
         self.lock = threading.Lock()
         self.functions: Dict[str, Function] = {}
+        # The runtime's guard (linked into the library): an error of the compiled code comes
+        # back as a status, raised as HPVMError, instead of ending the interpreter. Libraries
+        # built before the guard existed are called directly.
+        self.call_guarded = None
+        try:
+            guard = self.handle.hpvm_rt_call_guarded
+        except AttributeError:
+            return
+        guard.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+        guard.restype = ctypes.c_void_p
+        self.handle.hpvm_status_code.argtypes = [ctypes.c_void_p]
+        self.handle.hpvm_status_code.restype = ctypes.c_int
+        self.handle.hpvm_status_code_name.argtypes = [ctypes.c_int]
+        self.handle.hpvm_status_code_name.restype = ctypes.c_char_p
+        self.handle.hpvm_status_message.argtypes = [ctypes.c_void_p]
+        self.handle.hpvm_status_message.restype = ctypes.c_char_p
+        self.handle.hpvm_status_free.argtypes = [ctypes.c_void_p]
+        self.handle.hpvm_status_free.restype = None
+        self.call_guarded = guard
+
+    def raise_status(self, function: str, status: int) -> None:
+        """Raises the error `status` (a runtime status the caller owns) as HPVMError."""
+        code = self.handle.hpvm_status_code_name(self.handle.hpvm_status_code(status))
+        message = self.handle.hpvm_status_message(status)
+        self.handle.hpvm_status_free(status)
+        raise HPVMError(f"{function}: {code.decode()}: {message.decode(errors='replace')}")
 
     def function(self, name: str, params, outputs=(), checks=None) -> Function:
         function = Function(self, name, params, outputs, checks)

@@ -258,3 +258,35 @@ def test_scalar_arguments_that_do_not_convert_are_errors():
     with pytest.raises(hpvm.HPVMError, match="out= gives arrays for the outputs of a tensor "
                                              "graph; this function has none"):
         lib.vadd(a, a.copy(), a.copy(), 4, out=[a.copy()])
+
+
+def test_runtime_errors_come_back_as_hpvm_errors():
+    """What the checks above miss still cannot end the interpreter: compiled calls go through
+    the runtime's guard (hpvm_rt_call_guarded), which returns the error the compiled code
+    would exit for. Here the Python checks are bypassed (Function._invoke) to pass one array
+    as two arguments; the runtime's ALREADY_EXISTS becomes an HPVMError, and the same arrays
+    work in the next call (what the abandoned call tracked was untracked)."""
+    out = run_isolated("""
+        import ctypes
+        from hpvm.compiled import _descriptor
+        from test_graph import vector_add_module
+        vadd = hpvm.compile(vector_add_module())
+        function = vadd.vadd
+        assert function._guarded is not None, "no guarded entry point"
+        xs = np.arange(1000, dtype=np.float32)
+        ys = np.zeros(1000, dtype=np.float32)
+        dx, dy = _descriptor(xs), _descriptor(ys)
+        args = [ctypes.byref(dx), ctypes.byref(dx), ctypes.byref(dy), ctypes.c_int64(1000)]
+        try:
+            with function.library.lock:
+                function._invoke(args)
+            print("no error")
+        except hpvm.HPVMError as error:
+            print("HPVMError:", error)
+        function(xs, xs.copy(), ys, 1000)
+        print("after:", float(ys[999]))
+    """)
+    lines = out.splitlines()
+    assert lines[0].startswith("HPVMError: vadd: ALREADY_EXISTS: "), out
+    assert "hpvm.track" in lines[0] and "is already tracked" in lines[0], out
+    assert lines[1] == "after: 1998.0", out
