@@ -34,9 +34,46 @@ static bool isSmallConstantGrid(ValueRange dims) {
   return true;
 }
 
+/// Children an internal node may have before the single-instance leaves it
+/// calls stay functions of their own. Inlined (leaf functions are
+/// alwaysinline, for the loops of grids), a chain of 1,000 leaves made one
+/// function of 1,000 loops, whose register allocation in clang -O3 grew
+/// quadratically (11 s at 1,000 ONNX Relus, 44 s at 2,000).
+static constexpr unsigned kInlinedSiblings = 64;
+
+/// Leaves instantiated only as single instances by internal nodes of more
+/// than kInlinedSiblings children (and never launched or in a grid).
+static llvm::SmallPtrSet<Operation *, 16> findCalledOutOfLine(ModuleOp module) {
+  llvm::SmallPtrSet<Operation *, 16> outOfLine, inline_;
+  SymbolTable symbols(module);
+  for (auto internal : module.getOps<InternalOp>()) {
+    if (internal.getBody().empty())
+      continue;
+    auto creates = internal.getBodyBlock().getOps<CreateNodeOp>();
+    bool many = std::distance(creates.begin(), creates.end()) > kInlinedSiblings;
+    for (CreateNodeOp create : creates) {
+      auto leaf = symbols.lookup<LeafOp>(create.getNode());
+      if (!leaf)
+        continue;
+      if (many && create.getRank() == 0)
+        outOfLine.insert(leaf);
+      else
+        inline_.insert(leaf);
+    }
+  }
+  module.walk([&](LaunchOp launch) {
+    if (Operation *root = symbols.lookup(launch.getRoot()))
+      inline_.insert(root);
+  });
+  for (Operation *leaf : inline_)
+    outOfLine.erase(leaf);
+  return outOfLine;
+}
+
 LogicalResult CPULowering::createNodeFunctions() {
   OpBuilder b(context);
   Type index = b.getIndexType();
+  llvm::SmallPtrSet<Operation *, 16> outOfLine = findCalledOutOfLine(module);
   for (auto leaf : module.getOps<LeafOp>()) {
     // Outputs that return hpvm.alloc memory are freed by the parent.
     leaf.walk([&](ReturnOp ret) {
@@ -95,7 +132,10 @@ LogicalResult CPULowering::createNodeFunctions() {
     function.walk([](BarrierOp barrier) { barrier.erase(); });
     lowerGridQueries(function, leaf.getNumArguments());
     lowerAllocs(function);
-    markAlwaysInline(function);
+    if (outOfLine.contains(leaf))
+      markNoInline(function);
+    else
+      markAlwaysInline(function);
     nodeFunctions[leaf] = function;
   }
   // Lane variants are leaves too: their node functions exist now.
