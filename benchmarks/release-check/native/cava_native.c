@@ -12,7 +12,6 @@
 
 #include "hpvm_native.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -82,15 +81,6 @@ static void run_cava(void *argsp, void *out) {
                     "conversion of them to uint8_t is undefined behaviour\n", undefined);
 }
 
-void *__hpvm__launch(unsigned isStream, ...) {
-  va_list ap;
-  va_start(ap, isStream);
-  void *root = va_arg(ap, void *);
-  void *args = va_arg(ap, void *);
-  va_end(ap);
-  if (isStream || root != (void *)&CamPipeRoot) {
-    fprintf(stderr, "cava_native: unexpected __hpvm__launch\n");
-    abort();
-  }
-  return hpvm_native_graph_new(0, run_cava, args, 0);
-}
+/* The graph __hpvm__launch runs (hpvm_native.c). */
+const hpvm_native_program hpvm_native_root = {
+    "cava", (const void *)&CamPipeRoot, 0, run_cava, 0};

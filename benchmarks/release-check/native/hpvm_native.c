@@ -4,7 +4,7 @@
  * definitions below have exactly the declared signatures. Graph-building calls
  * (__hpvm__createNodeND, __hpvm__bindIn, __hpvm__bindOut, __hpvm__edge) abort:
  * internal nodes are not run natively, the drivers call the leaves directly.
- * __hpvm__launch is defined by each driver.
+ * __hpvm__launch runs the driver's hpvm_native_root.
  *===----------------------------------------------------------------------===*/
 #include "hpvm_native.h"
 
@@ -130,16 +130,26 @@ typedef struct native_graph {
   size_t num_outputs, next_pop, capacity;
 } native_graph;
 
-void *hpvm_native_graph_new(unsigned is_stream, hpvm_native_run_fn run, void *args,
-                            size_t out_bytes) {
+void *__hpvm__launch(unsigned isStream, ...) {
+  va_list ap;
+  va_start(ap, isStream);
+  void *root = va_arg(ap, void *);
+  void *args = va_arg(ap, void *);
+  va_end(ap);
+  const hpvm_native_program *program = &hpvm_native_root;
+  if (root != program->root || !isStream != !program->is_stream) {
+    fprintf(stderr, "%s: unexpected __hpvm__launch (another root, or %sstreaming)\n",
+            program->name, isStream ? "" : "not ");
+    abort();
+  }
   native_graph *g = (native_graph *)calloc(1, sizeof(native_graph));
   if (!g)
     abort();
-  g->is_stream = is_stream;
-  g->run = run;
-  g->out_bytes = out_bytes;
-  if (!is_stream)
-    run(args, NULL);
+  g->is_stream = program->is_stream;
+  g->run = program->run;
+  g->out_bytes = program->out_bytes;
+  if (!g->is_stream)
+    g->run(args, NULL);
   return g;
 }
 

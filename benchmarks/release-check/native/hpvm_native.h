@@ -4,8 +4,9 @@
  * release's source is compiled by plain clang with the project's hpvm.h, and
  * hpvm_native.c defines the HPVM-C API for a sequential run. A per-program
  * driver (native/<prog>_native.*) includes the release's main source and
- * defines __hpvm__launch, which calls the release's leaf functions over their
- * instance grids in dependence order, mirroring the release's internal nodes.
+ * defines hpvm_native_root: its run function calls the release's leaf
+ * functions over their instance grids in dependence order, mirroring the
+ * release's internal nodes.
  *
  * The "current node" is a thread-local frame of three levels: 0 is the leaf,
  * 1 its parent, 2 the parent's parent. __hpvm__getNode() returns level 0,
@@ -45,8 +46,20 @@ size_t hpvm_native_output(unsigned index);
  * streaming one runs once per __hpvm__push, and __hpvm__pop returns the outputs
  * in push order. __hpvm__wait releases the graph. */
 typedef void (*hpvm_native_run_fn)(void *args, void *out);
-void *hpvm_native_graph_new(unsigned is_stream, hpvm_native_run_fn run, void *args,
-                            size_t out_bytes);
+
+/* What a driver runs natively: the release's root node function (which
+ * __hpvm__launch must be given), whether it is launched streaming, the
+ * function that runs its graph, and the size of its output struct (streaming). */
+typedef struct hpvm_native_program {
+  const char *name;
+  const void *root;
+  unsigned is_stream;
+  hpvm_native_run_fn run;
+  size_t out_bytes;
+} hpvm_native_program;
+
+/* Defined by each driver; hpvm_native.c's __hpvm__launch runs it. */
+extern const hpvm_native_program hpvm_native_root;
 
 /* Print a message and abort: for the parts of the API that are not run natively. */
 void hpvm_native_unsupported(const char *what) __attribute__((noreturn));

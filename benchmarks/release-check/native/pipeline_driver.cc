@@ -6,7 +6,7 @@
 // graph as it does: __hpvm__launch(1, edgeDetection, args) once, then per frame: set the input
 // image, reset *maxG, track the buffers, __hpvm__push, __hpvm__pop, request the results,
 // untrack; then __hpvm__wait. hpvm-cc builds it as it is; the native build (clang, -DRELEASE_
-// CHECK_NATIVE, with hpvm_native.c) gets the __hpvm__launch below, which runs the graph's
+// CHECK_NATIVE, with hpvm_native.c) runs hpvm_native_root below, which runs the graph's
 // leaves one instance after the other, mirroring edgeDetection's bindings and edges.
 //
 // Usage: pipeline SIZE FRAMES OUTPUT.bin
@@ -32,7 +32,6 @@
 #ifdef RELEASE_CHECK_NATIVE
 #include "hpvm_native.h"
 
-#include <cstdarg>
 
 static void set2(long x, long y, long nx, long ny) { hpvm_native_set(0, x, y, 0, nx, ny, 1); }
 
@@ -90,18 +89,10 @@ static void run_edge_detection(void *argsp, void *outp) {
   static_cast<OutStruct *>(outp)->ret = hpvm_native_output(0);
 }
 
-extern "C" void *__hpvm__launch(unsigned isStream, ...) noexcept {
-  va_list ap;
-  va_start(ap, isStream);
-  void *root = va_arg(ap, void *);
-  void *args = va_arg(ap, void *);
-  va_end(ap);
-  if (!isStream || root != reinterpret_cast<void *>(&edgeDetection)) {
-    fprintf(stderr, "pipeline native: unexpected __hpvm__launch\n");
-    abort();
-  }
-  return hpvm_native_graph_new(1, run_edge_detection, args, sizeof(OutStruct));
-}
+/* The graph __hpvm__launch runs (hpvm_native.c). */
+const hpvm_native_program hpvm_native_root = {
+    "pipeline", reinterpret_cast<const void *>(&edgeDetection), 1, run_edge_detection,
+    sizeof(OutStruct)};
 #endif
 
 namespace {

@@ -9,7 +9,6 @@
 
 #include "hpvm_native.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
@@ -27,15 +26,6 @@ static void run_sgemm(void *argsp, void *) {
     }
 }
 
-extern "C" void *__hpvm__launch(unsigned isStream, ...) noexcept {
-  va_list ap;
-  va_start(ap, isStream);
-  void *root = va_arg(ap, void *);
-  void *args = va_arg(ap, void *);
-  va_end(ap);
-  if (isStream || root != reinterpret_cast<void *>(&basicSgemmLvl3)) {
-    fprintf(stderr, "sgemm_native: unexpected __hpvm__launch\n");
-    abort();
-  }
-  return hpvm_native_graph_new(0, run_sgemm, args, 0);
-}
+/* The graph __hpvm__launch runs (hpvm_native.c). */
+const hpvm_native_program hpvm_native_root = {
+    "sgemm", reinterpret_cast<const void *>(&basicSgemmLvl3), 0, run_sgemm, 0};
