@@ -117,12 +117,12 @@ public:
   /// the sizes of tile memory, ancestor grid queries) before the leaves'
   /// bodies move into node functions.
   LogicalResult prepareKernelSites();
-  /// Records the edges that carry one value per instance
-  /// (DataflowGraph::carriesValuePerInstance), while the leaves still have
-  /// their bodies (LowerNodes.cpp).
   /// Fills gridAccesses from every leaf's body (before the bodies move into
   /// the node functions).
   void findGridAccesses();
+  /// Records the edges that carry one value per instance
+  /// (DataflowGraph::carriesValuePerInstance), while the leaves still have
+  /// their bodies (LowerNodes.cpp).
   void findPerInstanceEdges();
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
@@ -211,9 +211,6 @@ public:
   FailureOr<WaitedRoot> getWaitedRoot(WaitOp wait);
 
 private:
-  /// runNode without the kernel version.
-  /// `outputArrays`: the arrays of the outputs in `perInstance.outputs`
-  /// when the caller allocated them (by port), else allocated here.
   /// Before a grid of `leaf` runs: for every input array the leaf indexes,
   /// unconditionally (in its entry block), by an instance id of its own grid,
   /// a check that the grid's extent fits that dimension of the array; an
@@ -223,6 +220,9 @@ private:
   /// (input, axis of the array, grid dimension) of each leaf: what
   /// checkGridFitsInputs checks.
   DenseMap<Operation *, SmallVector<std::tuple<unsigned, unsigned, unsigned>>> gridAccesses;
+  /// runNode without the kernel version.
+  /// `outputArrays`: the arrays of the outputs in `perInstance.outputs`
+  /// when the caller allocated them (by port), else allocated here.
   SmallVector<Value> runNodeOnCPU(OpBuilder &b, Location loc,
                                   NodeOpInterface node, ValueRange dims,
                                   ValueRange inputs, Value parentFrame,

@@ -76,6 +76,7 @@ mlir::hpvm::walkHierarchy(ArrayRef<StringAttr> starts,
   auto enter = [&](StringAttr name) {
     depth[name] = kOnPath;
     NodeOpInterface definition = lookup(name);
+    walk.undefined |= !definition;
     path.push_back({name, definition ? getChildNames(definition)
                                      : SmallVector<StringAttr>(),
                     0, 1});
@@ -128,47 +129,10 @@ SmallVector<StringAttr> NodeHierarchy::findRecursion(StringAttr node) const {
 }
 
 FailureOr<unsigned> NodeHierarchy::getDepth(StringAttr node) const {
-  // Iterative, memoized depth-first search (post-order); a child on the
-  // current path is recursion.
-  DenseMap<StringAttr, unsigned> depth;
-  llvm::SmallDenseSet<StringAttr> active;
-  struct Frame {
-    StringAttr name;
-    SmallVector<StringAttr> children;
-    size_t next = 0;
-    unsigned result = 1;
-  };
-  SmallVector<Frame> path;
-  auto enter = [&](StringAttr name) -> LogicalResult {
-    NodeOpInterface definition = lookup(name);
-    if (!definition || !active.insert(name).second)
-      return failure();
-    path.push_back({name, getChildNames(definition), 0, 1});
-    return success();
-  };
-  if (failed(enter(node)))
+  HierarchyWalk walk = walkHierarchy({node}, [&](StringAttr name) { return lookup(name); });
+  if (!walk.cycle.empty() || walk.undefined)
     return failure();
-  while (true) {
-    Frame &top = path.back();
-    if (top.next < top.children.size()) {
-      StringAttr child = top.children[top.next++];
-      if (auto it = depth.find(child); it != depth.end()) {
-        top.result = std::max(top.result, it->second + 1);
-        continue;
-      }
-      if (failed(enter(child)))
-        return failure();
-      continue;
-    }
-    unsigned result = top.result;
-    StringAttr name = top.name;
-    active.erase(name);
-    depth[name] = result;
-    path.pop_back();
-    if (path.empty())
-      return result;
-    path.back().result = std::max(path.back().result, result + 1);
-  }
+  return walk.maxDepth;
 }
 
 SmallVector<NodeUse>

@@ -36,6 +36,8 @@ struct HierarchyWalk {
   /// a leaf), and a node at which that many levels begin.
   unsigned maxDepth = 0;
   StringAttr deepest;
+  /// Whether a name without a node definition was reached.
+  bool undefined = false;
 };
 
 /// Searches the hierarchy below `starts`, in their order, each name once:
