@@ -65,6 +65,17 @@ static unsigned parse_count(const char *option, const char *text, unsigned low,
   return (unsigned)value;
 }
 
+/* Whether `arg` is -f`name` or -fno-`name`; then `*value` is set to which. */
+static bool parse_switch(const char *arg, const char *name, bool *value) {
+  if (strncmp(arg, "-f", 2) != 0)
+    return false;
+  bool on = strncmp(arg + 2, "no-", 3) != 0;
+  if (strcmp(arg + (on ? 2 : 5), name) != 0)
+    return false;
+  *value = on;
+  return true;
+}
+
 static char *copy(const char *text) {
   char *result = strdup(text);
   if (!result)
@@ -514,22 +525,16 @@ int main(int argc, char **argv) {
         fail("option '%s' expects a value", arg);
       push(&linker, arg);
       push(&linker, argv[++i]);
-    } else if (strcmp(arg, "-fhpvm-lanes") == 0 || strcmp(arg, "-fno-hpvm-lanes") == 0) {
-      vectorize = arg[2] == 'h';
+    } else if (parse_switch(arg, "hpvm-lanes", &vectorize) ||
+               parse_switch(arg, "hpvm-collapse-grids", &collapse_grids) ||
+               parse_switch(arg, "hpvm-inline-leaves", &inline_leaves) ||
+               parse_switch(arg, "hpvm-fuse-nodes", &fuse_nodes)) {
+      /* set */
     } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
       lanes = parse_count(arg, arg + 13, 2, 64);
       vectorize = true;
     } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
       rows = parse_count(arg, arg + 12, 1, 16);
-    } else if (strcmp(arg, "-fhpvm-collapse-grids") == 0 ||
-               strcmp(arg, "-fno-hpvm-collapse-grids") == 0) {
-      collapse_grids = arg[2] == 'h';
-    } else if (strcmp(arg, "-fhpvm-inline-leaves") == 0 ||
-               strcmp(arg, "-fno-hpvm-inline-leaves") == 0) {
-      inline_leaves = arg[2] == 'h';
-    } else if (strcmp(arg, "-fhpvm-fuse-nodes") == 0 ||
-               strcmp(arg, "-fno-hpvm-fuse-nodes") == 0) {
-      fuse_nodes = arg[2] == 'h';
     } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                  strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
       /* Code generation and warning flags go to every clang compile. */
@@ -632,7 +637,7 @@ int main(int argc, char **argv) {
     /* Bitcode, not text: value names need not survive a print and a parse
      * (LLVM cuts local names at 1024 bytes, and the release's resnet50 main has
      * longer ones, which then collide when text is parsed back). */
-    char *ll = format2(base, ".hpvmc.bc");
+    char *bc = format2(base, ".hpvmc.bc");
     list_t command = {0};
     push(&command, HPVM_CC_CLANG);
     /* The user's level, at least -O1 (values in registers: node handles and
@@ -678,12 +683,12 @@ int main(int argc, char **argv) {
     push(&command, "-emit-llvm");
     push(&command, input);
     push(&command, "-o");
-    push(&command, ll);
-    push(&temporaries, ll);
+    push(&command, bc);
+    push(&temporaries, bc);
     ok = run_stage("compile C to LLVM IR", &command);
     if (!ok)
       break;
-    if (!uses_hpvm_c(ll)) {
+    if (!uses_hpvm_c(bc)) {
       if (emit == EMIT_HPVM)
         fail("--emit=hpvm: '%s' does not use the HPVM-C API", input);
       push(&host_inputs, input);
@@ -698,12 +703,12 @@ int main(int argc, char **argv) {
       options.input = HPVMCompileInputHPVMC;
       options.emit = HPVMCompileEmitHPVM;
       options.knobs_file = knobs;
-      ok = run_library_stage("raise HPVM-C", ll, raised, &options);
+      ok = run_library_stage("raise HPVM-C", bc, raised, &options);
       free(raised);
       continue;
     }
     /* Imported, raised and lowered below, in one library call. */
-    push(&programs, ll);
+    push(&programs, bc);
     push(&program_sources, input);
   }
   c_inputs = host_inputs;
