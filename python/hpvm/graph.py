@@ -284,7 +284,7 @@ class Module:
 
     def call_checks(self, name: str) -> "CallChecks":
         """What a call of host function `name` is checked for before it runs (see
-        CallChecks): its grids' extents and the arrays its leaves index with them."""
+        CallChecks): its grids' extents."""
         for host, root, params in self.hosts:
             if host == name:
                 return CallChecks(host, root, params)
@@ -295,43 +295,7 @@ class Module:
 # Checks of a call against the graph's grids
 # --------------------------------------------------------------------------
 
-_INSTANCE_ID = re.compile(r"^(%[\w$.-]+)\s*=\s*hpvm\.instance_id\s+([xyz])(?:\s+level\s+(\d+))?\s*:")
-_LOAD = re.compile(r"^(?:%[\w$.-]+\s*=\s*)?(?:memref|affine)\.load\s+(%[\w$.-]+)\s*\[([^\]]*)\]")
-_STORE = re.compile(r"^(?:memref|affine)\.store\s+[^,\[]+,\s*(%[\w$.-]+)\s*\[([^\]]*)\]")
 _INT64_MAX = 2 ** 63 - 1
-
-
-def indexed_accesses(leaf: Leaf) -> List[Tuple[str, int, int]]:
-    """(parameter, axis, grid dimension) of each load or store of a memref parameter of
-    `leaf` that every instance runs and that indexes `axis` with the instance's own id
-    along the grid dimension (x 0, y 1, z 2): `%i = hpvm.instance_id x : index` then
-    `memref.load %a[%i]` (or memref.store, affine.load, affine.store) in the leaf's entry
-    block, outside any region (an scf.if or a loop may guard it). Anything else (another
-    index expression, a parent level's id, a view of the memref) is not matched: the
-    rule can miss an access, never invent one."""
-    memrefs = {f"%{name}" for name, type_, _ in leaf.params if isinstance(type_, MemRefType)}
-    ids: Dict[str, int] = {}
-    found: List[Tuple[str, int, int]] = []
-    depth = 0
-    for raw in leaf.body.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("//"):
-            continue
-        if line.startswith("^"):
-            break  # a second block: what follows may not run in every instance
-        if depth == 0:
-            match = _INSTANCE_ID.match(line)
-            if match and int(match.group(3) or 0) == 0:
-                ids[match.group(1)] = "xyz".index(match.group(2))
-            match = _LOAD.match(line) or _STORE.match(line)
-            if match and match.group(1) in memrefs:
-                for axis, index in enumerate(match.group(2).split(",")):
-                    if index.strip() in ids:
-                        found.append((match.group(1)[1:], axis, ids[index.strip()]))
-        depth += line.count("{") - line.count("}")
-        if depth < 0:
-            break  # not text this rule understands
-    return found
 
 
 class CallChecks:
@@ -341,11 +305,10 @@ class CallChecks:
     * each grid extent that is an argument (directly, or passed down through bind_in into
       internal nodes) is >= 0;
     * the instances of each leaf, the product of the extents of its grid and of the grids
-      of the internal nodes above it, are at most 2^63 - 1;
-    * for each memref the leaf indexes at its own instance id (see indexed_accesses) and
-      that is an argument (bound down from the root), the grid's extent along that
-      dimension is at most the array's size along the indexed axis: instance i touches
-      element i, so a larger grid writes (or reads) outside the array.
+      of the internal nodes above it, are at most 2^63 - 1.
+
+    Grids larger than the arrays their leaves index are found by the compiled code itself
+    (hpvm_rt_grid_fits, before a grid runs), whose error the runtime's guard returns.
     """
 
     def __init__(self, name: str, root: Internal, params):
@@ -355,8 +318,6 @@ class CallChecks:
         self.extents: Dict[int, List[str]] = {}
         #: (leaf name, [(source, dimension letter)]) of each leaf's grids, root to leaf.
         self.grids: List[Tuple[str, List]] = []
-        #: (leaf, memref argument index, axis, source, dimension letter, leaf parameter).
-        self.accesses: List[Tuple[str, int, int, Tuple, str, str]] = []
         self._walk(root, {i: i for i in range(len(params))}, [], set())
 
     def _walk(self, node: Internal, env: Dict[int, int], above: List, seen: set) -> None:
@@ -377,18 +338,11 @@ class CallChecks:
             ports = {port: env[index] for index, port in child.binds if index in env}
             if isinstance(child.node, Leaf):
                 self.grids.append((child.node.name, path))
-                params = child.node.params
-                for param, axis, dim in indexed_accesses(child.node):
-                    port = next(i for i, (n, _, _) in enumerate(params) if n == param)
-                    if port not in ports or dim >= len(grid) or grid[dim][0] is None:
-                        continue
-                    self.accesses.append((child.node.name, ports[port], axis, grid[dim][0],
-                                          grid[dim][1], param))
             elif isinstance(child.node, Internal):
                 self._walk(child.node, ports, path, seen)
 
     def __bool__(self) -> bool:
-        return bool(self.extents or self.grids or self.accesses)
+        return bool(self.extents or self.grids)
 
     def check(self, function: str, values: Sequence) -> None:
         """Raises HPVMError when the call with `values` (the host arguments: ints for the
@@ -413,15 +367,3 @@ class CallChecks:
                 sizes = " x ".join(str(e) for e, _ in known)
                 raise HPVMError(f"{function}: the grid of '{leaf}' has {sizes} = {total} "
                                 "instances; expected at most 2^63 - 1")
-        for leaf, index, axis, source, dim, param in self.accesses:
-            extent, array = value(source), values[index]
-            size = array.shape[axis] if axis < array.ndim else None
-            if size is None or extent <= size:
-                continue
-            given = (f"argument '{names[source[1]]}' is {extent}, the extent"
-                     if source[0] == "arg" else f"the constant extent {extent} is the extent")
-            raise HPVMError(f"{function}: {given} of the grid of '{leaf}' along {dim}, and "
-                            f"'{leaf}' indexes axis {axis} of %{param} (argument "
-                            f"'{names[index]}', shape {tuple(array.shape)}) at its instance "
-                            f"id along {dim}; expected an extent <= {size} (a larger grid "
-                            "reads or writes outside the array)")

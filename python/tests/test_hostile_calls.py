@@ -1,7 +1,7 @@
 """Calls of compiled Modules with arguments the runtime cannot take (issue 38): one array
 passed twice, overlapping views, negative extents, grids of more than 2^63 instances,
-grids larger than the arrays their leaves index. Each is an HPVMError before the call
-runs; none may end the interpreter (the runtime exits on its errors) or write outside an
+grids larger than the arrays their leaves index. Each is an HPVMError (before the call
+runs, or from the compiled code through the runtime's guard); none may end the interpreter (the runtime exits on its errors) or write outside an
 array. The calls run in a child process, so that a regression fails the test instead of
 ending the test session."""
 
@@ -107,14 +107,16 @@ def test_negative_extents_and_huge_grids_are_errors():
     """)
     assert messages[0] == ("saxpy: argument 'n' is -1, the number of instances of "
                            "'saxpy_leaf' along a grid dimension; expected a size >= 0")
-    assert messages[1] == ("saxpy: argument 'n' is 4000000, the extent of the grid of "
-                           "'saxpy_leaf' along x, and 'saxpy_leaf' indexes axis 0 of %x "
-                           "(argument 'x', shape (1000,)) at its instance id along x; "
-                           "expected an extent <= 1000 (a larger grid reads or writes outside "
-                           "the array)")
-    assert "argument 'n' is 9223372036854775807" in messages[2]
+    # Grids larger than the arrays: found by the compiled code, returned by the guard.
+    assert messages[1].startswith("saxpy: OUT_OF_RANGE: "), messages[1]
+    assert messages[1].endswith("running @saxpy_leaf: node 'saxpy_leaf' runs 4000000 "
+                                "instances along x, and each indexes dimension 0 of input 1 "
+                                "by its x id, which has 1000 elements; expected at most 1000 "
+                                "instances (or an array of at least 4000000)"), messages[1]
+    assert "runs 9223372036854775807 instances along x" in messages[2], messages[2]
     assert "argument 'n' expects a index, found 9223372036854775808" in messages[3]
-    assert "indexes axis 0 of %c (argument 'c', shape (10,))" in messages[4]
+    assert "node 'vadd_leaf' runs 1000 instances along x, and each indexes dimension 0 of " \
+        "input 2 by its x id, which has 10 elements" in messages[4], messages[4]
 
 
 def test_grids_of_more_than_2_63_instances_are_errors():
@@ -144,9 +146,10 @@ def test_grids_of_more_than_2_63_instances_are_errors():
 
 
 def test_the_checks_follow_binds_through_internal_nodes():
-    """A tiled graph: the extent reaches the leaf through an internal node's parameter,
-    and its leaf indexes the array at its own instance id; 2-D arrays are checked on the
-    axis the id indexes."""
+    """A tiled graph: the extent reaches the leaf through an internal node's parameter
+    (negative: refused before the call), and its leaf indexes the array at its own
+    instance id (a collapsed grid: the compiled code checks the tile against the array,
+    on the axis the id indexes)."""
     out = run_isolated("""
         m = hpvm.Module("tiled")
         leaf = m.leaf("scale", [("x", "memref<?x8xf32>", "inout")], body='''
@@ -180,9 +183,11 @@ def test_the_checks_follow_binds_through_internal_nodes():
             print(error)
     """).splitlines()
     assert out[0] == "80.0"
-    assert out[1].startswith("run: argument 'rows' is 6, the extent of the grid of 'scale' "
-                             "along x, and 'scale' indexes axis 0 of %x (argument 'x', shape "
-                             "(5, 8))")
+    # A collapsed grid of tiles: the leaf's ids run over the tile, checked against x.
+    assert out[1].startswith("run: OUT_OF_RANGE: "), out[1]
+    assert out[1].endswith("node 'scale' runs 6 instances along x, and each indexes "
+                           "dimension 0 of input 0 by its x id, which has 5 elements; expected "
+                           "at most 5 instances (or an array of at least 6)"), out[1]
     assert out[2].startswith("run: argument 'rows' is -1")
     assert out[3].startswith("run: argument 'x' expects shape ('?', 8)")
 
@@ -226,27 +231,6 @@ def test_correct_calls_still_run():
     g.output(T.add(a, b))
     v = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(hpvm.compile(g)(v, v), v + v)
-
-
-def test_call_checks_read_only_what_they_understand():
-    """indexed_accesses: loads and stores at the instance id in the entry block only."""
-    from hpvm.graph import indexed_accesses
-    m = hpvm.Module("reads")
-    leaf = m.leaf("l", [("a", "memref<?x?xf32>", "in"), ("b", "memref<?xf32>", "out"),
-                        ("s", "f32")], body="""
-        %i = hpvm.instance_id x : index
-        %j = hpvm.instance_id y : index
-        %g = hpvm.instance_id x level 1 : index
-        %c1 = arith.constant 1 : index
-        %k = arith.addi %i, %c1 : index
-        %v = memref.load %a[%j, %i] : memref<?x?xf32>
-        %w = memref.load %a[%g, %k] : memref<?x?xf32>
-        scf.if %true {
-          memref.store %v, %b[%i] : memref<?xf32>
-        }
-        memref.store %w, %b[%j] : memref<?xf32>
-    """)
-    assert indexed_accesses(leaf) == [("a", 0, 1), ("a", 1, 0), ("b", 0, 1)]
 
 
 def test_scalar_arguments_that_do_not_convert_are_errors():

@@ -85,8 +85,13 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   SmallVector<Value> outer(3, one), inner(3, one);
   for (auto [d, dim] : llvm::enumerate(outerDims))
     outer[d] = toI64(b, loc, dim);
-  for (auto [d, dim] : llvm::enumerate(child.getDims()))
-    inner[d] = toI64(b, loc, mapping.lookup(dim));
+  SmallVector<Value> tileDims;
+  for (auto [d, dim] : llvm::enumerate(child.getDims())) {
+    tileDims.push_back(mapping.lookup(dim));
+    inner[d] = toI64(b, loc, tileDims.back());
+  }
+  // The leaf's own ids run over the tile: its arrays must hold the tile.
+  checkGridFitsInputs(b, loc, leaf, tileDims, leafInputs, /*perInstanceInputs=*/0);
 
   LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
   Value outputs = leaf.getNumResults() ? allocaInEntry(b, loc, outputType)
