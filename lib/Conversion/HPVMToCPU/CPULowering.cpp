@@ -1,4 +1,4 @@
-//===- CPULowering.cpp - Storage types, runtime calls, grid checks ---------===//
+//===- CPULowering.cpp - Storage types, runtime calls, grid checks --------===//
 // The helpers every part of convert-hpvm-to-cpu uses.
 #include "CPULowering.h"
 
