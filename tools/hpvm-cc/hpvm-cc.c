@@ -601,6 +601,9 @@ int main(int argc, char **argv) {
   push(&preprocessor, include);
   push(&preprocessor, "-I");
   push(&preprocessor, format2(include, "/hpvm"));
+  /* ApproxHPVM's host API (tensorUtils.h, config.h, ...) after the program's own headers. */
+  push(&preprocessor, "-idirafter");
+  push(&preprocessor, format2(include, "/hpvm/approxhpvm"));
   if (!device_defined)
     push(&preprocessor, "-DDEVICE=CPU_TARGET");
 

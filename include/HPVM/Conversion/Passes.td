@@ -265,6 +265,7 @@ def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
     "::mlir::hpvm::HPVMDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 

@@ -149,6 +149,10 @@ FailureOr<Value> materialize(OpBuilder &b, Evaluation &eval, Value value, Locati
 LogicalResult Raiser::raiseInternal(Node &node) {
   LLVM::LLVMFuncOp function = node.function;
   StringRef name = function.getName();
+  // Tensors flowing in from the parent (or the host) type `void *` inputs.
+  for (auto [index, type] : node.incoming)
+    if (index < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[index]))
+      node.inputs[index] = type;
   OpBuilder b(function);
   auto internal = InternalOp::create(b, function.getLoc(), name,
                                      FunctionType::get(context, node.inputs, {}));
@@ -166,6 +170,32 @@ LogicalResult Raiser::raiseInternal(Node &node) {
   }
   OpBuilder ib = OpBuilder::atBlockEnd(body);
   DenseMap<unsigned, Type> outputTypes;
+  // The children are raised once the whole graph is known (see below):
+  // what the evaluation records for that.
+  SmallVector<Node *> children; // in creation order, each once
+  SmallVector<Location> createdAt; // where each was first created
+  struct PendingBindIn {
+    unsigned input;
+    Node *child;
+    unsigned port;
+  };
+  struct PendingBindOut {
+    LLVM::CallOp call;
+    Node *child;
+    int64_t childPort, port;
+  };
+  struct PendingEdge {
+    Node *source;
+    unsigned sourcePort;
+    Node *dest;
+    unsigned destPort;
+  };
+  SmallVector<PendingBindIn> bindIns;
+  SmallVector<PendingBindOut> bindOuts;
+  SmallVector<PendingEdge> edges;
+  auto childOf = [&](Value handle) -> Node * {
+    return &nodes[handle.getDefiningOp<CreateNodeOp>().getNodeAttr().getAttr()];
+  };
   auto notConstant = [&](LLVM::CallOp call, StringRef what) {
     return call.emitError() << spelling(call) << " expects " << what
                             << " to be a compile-time constant in '" << name << "'";
@@ -334,9 +364,12 @@ LogicalResult Raiser::raiseInternal(Node &node) {
                                 << ", ...) expects " << *dims << " extents after the "
                                 << "node function, found " << operands.size() - 2;
       FailureOr<Node *> child = nodeOfFunctionOperand(call, 1);
-      if (failed(child) ||
-          failed(raiseNode((*child)->function.getSymNameAttr(), loc)))
+      if (failed(child))
         return failure();
+      if (!llvm::is_contained(children, *child)) {
+        children.push_back(*child);
+        createdAt.push_back(loc);
+      }
       SmallVector<Value> extents;
       for (Value extent : operands.drop_front(2)) {
         FailureOr<Value> value = materialize(ib, eval, extent, loc);
@@ -365,17 +398,10 @@ LogicalResult Raiser::raiseInternal(Node &node) {
                                 << node.inputs.size() << " inputs";
       if (*ic < 0)
         return call.emitError() << "__hpvm__bindIn: negative child input port " << *ic;
-      // A `void *` input bound to a tensor input of a child is that tensor.
-      Node &child = nodes[dest->getDefiningOp<CreateNodeOp>().getNodeAttr().getAttr()];
-      BlockArgument input = body->getArgument(*ip);
-      if (static_cast<size_t>(*ic) < child.inputs.size() &&
-          isa<RankedTensorType>(child.inputs[*ic]) &&
-          isa<LLVM::LLVMPointerType>(input.getType())) {
-        input.setType(child.inputs[*ic]);
-        node.inputs[*ip] = child.inputs[*ic];
-        internal.removeArgAttr(*ip, HPVMDialect::getAccessAttrName());
-      }
-      BindInOp::create(ib, loc, input, *dest, static_cast<uint32_t>(*ic), *stream != 0);
+      bindIns.push_back({static_cast<unsigned>(*ip), childOf(*dest),
+                         static_cast<unsigned>(*ic)});
+      BindInOp::create(ib, loc, body->getArgument(*ip), *dest, static_cast<uint32_t>(*ic),
+                       *stream != 0);
       break;
     }
     case Api::BindOut: {
@@ -386,16 +412,12 @@ LogicalResult Raiser::raiseInternal(Node &node) {
                              stream = constantArg(call, 3);
       if (!oc || !op || !stream)
         return notConstant(call, "the ports and the stream flag");
-      auto create = source->getDefiningOp<CreateNodeOp>();
-      Node &child = nodes[create.getNodeAttr().getAttr()];
-      if (*oc < 0 || static_cast<size_t>(*oc) >= child.outputs.size())
-        return call.emitError() << "__hpvm__bindOut: output port " << *oc << " of '"
-                                << create.getNode() << "' is out of range; it has "
-                                << child.outputs.size() << " outputs";
       if (*op < 0 || *op > 1024)
         return call.emitError() << "__hpvm__bindOut: output port " << *op
                                 << " of '" << name << "' is out of range";
-      outputTypes.try_emplace(*op, child.outputs[*oc]);
+      if (*oc < 0)
+        return call.emitError() << "__hpvm__bindOut: negative child output port " << *oc;
+      bindOuts.push_back({call, childOf(*source), *oc, *op});
       BindOutOp::create(ib, loc, *source, static_cast<uint32_t>(*oc),
                         static_cast<uint32_t>(*op), *stream != 0);
       break;
@@ -410,6 +432,8 @@ LogicalResult Raiser::raiseInternal(Node &node) {
         return notConstant(call, "the edge kind, the ports and the stream flag");
       if (*sp < 0 || *dp < 0)
         return call.emitError("__hpvm__edge: negative port");
+      edges.push_back({childOf(*source), static_cast<unsigned>(*sp), childOf(*dest),
+                       static_cast<unsigned>(*dp)});
       EdgeOp::create(ib, loc, *source, static_cast<uint32_t>(*sp), *dest,
                      static_cast<uint32_t>(*dp),
                      *repl ? Replication::all_to_all : Replication::one_to_one,
@@ -435,6 +459,63 @@ LogicalResult Raiser::raiseInternal(Node &node) {
              << (isHostCall(api.api) ? "host call" : "leaf-node call")
              << " and cannot appear in internal node '" << name << "'";
     }
+  }
+  // The children, producers before consumers, each with the tensor types
+  // that flow into it: from this node's inputs through its bindings, from
+  // the outputs of the children raised before it through the edges (a node
+  // in a cycle of edges is raised in creation order).
+  DenseSet<Node *> raised;
+  while (raised.size() < children.size()) {
+    Node *next = nullptr;
+    for (Node *child : children) {
+      if (raised.contains(child))
+        continue;
+      bool ready = llvm::all_of(edges, [&](const PendingEdge &edge) {
+        return edge.dest != child || edge.source == child || raised.contains(edge.source);
+      });
+      if (ready) {
+        next = child;
+        break;
+      }
+    }
+    if (!next)
+      next = *llvm::find_if(children, [&](Node *child) { return !raised.contains(child); });
+    raised.insert(next);
+    if (next->state != Node::Done) {
+      for (const PendingBindIn &bind : bindIns)
+        if (bind.child == next)
+          if (auto type = dyn_cast<RankedTensorType>(node.inputs[bind.input]))
+            next->incoming.try_emplace(bind.port, type);
+      for (const PendingEdge &edge : edges)
+        if (edge.dest == next && raised.contains(edge.source) &&
+            edge.source->state == Node::Done &&
+            edge.sourcePort < edge.source->outputs.size())
+          if (auto type = dyn_cast<RankedTensorType>(edge.source->outputs[edge.sourcePort]))
+            next->incoming.try_emplace(edge.destPort, type);
+    }
+    Location usedAt = createdAt[llvm::find(children, next) - children.begin()];
+    if (failed(raiseNode(next->function.getSymNameAttr(), usedAt)))
+      return failure();
+  }
+  // Declared shapes flow up: a `void *` input bound to a tensor input of a
+  // child is that tensor.
+  for (const PendingBindIn &bind : bindIns) {
+    BlockArgument input = body->getArgument(bind.input);
+    if (bind.port < bind.child->inputs.size() &&
+        isa<RankedTensorType>(bind.child->inputs[bind.port]) &&
+        isa<LLVM::LLVMPointerType>(input.getType())) {
+      input.setType(bind.child->inputs[bind.port]);
+      node.inputs[bind.input] = bind.child->inputs[bind.port];
+      internal.removeArgAttr(bind.input, HPVMDialect::getAccessAttrName());
+    }
+  }
+  for (PendingBindOut &bind : bindOuts) {
+    if (static_cast<size_t>(bind.childPort) >= bind.child->outputs.size())
+      return bind.call.emitError()
+             << "__hpvm__bindOut: output port " << bind.childPort << " of '"
+             << bind.child->function.getName() << "' is out of range; it has "
+             << bind.child->outputs.size() << " outputs";
+    outputTypes.try_emplace(bind.port, bind.child->outputs[bind.childPort]);
   }
   // The outputs, by __hpvm__bindOut port.
   unsigned numOutputs = 0;

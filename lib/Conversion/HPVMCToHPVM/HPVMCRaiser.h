@@ -120,6 +120,15 @@ struct Node {
   /// __hpvm__tensor_shape (input index -> type).
   bool tensorLeaf = false;
   DenseMap<unsigned, RankedTensorType> tensorInputs;
+  /// The tensor types that flow into `void *` inputs: from the parent's
+  /// bindings and edges, or for a root from the tensor objects its launches
+  /// pass (input index -> type). A leaf's declaration, when it has one, wins
+  /// (and the edge verifier compares the two).
+  DenseMap<unsigned, RankedTensorType> incoming;
+  /// A root whose launches pass tensor objects of the ApproxHPVM tensor API
+  /// (tensorUtils.h) rather than plain data pointers: its tensor outputs are
+  /// tensor objects too.
+  bool tensorObjects = false;
   bool hasTensorPorts() const {
     return llvm::any_of(inputs, llvm::IsaPred<TensorType>) ||
            llvm::any_of(outputs, llvm::IsaPred<TensorType>);
@@ -138,6 +147,12 @@ public:
 
 private:
   LogicalResult collectNodes();
+  /// The shapes of the tensor objects launches pass to their roots
+  /// (InferLaunchShapes.cpp): each root input whose argument-struct field
+  /// only ever receives tensors that the ApproxHPVM tensor API creates with
+  /// constant sizes (readTrainedWeights, readInputBatch, create4DTensor)
+  /// flows in as that tensor type.
+  LogicalResult inferLaunchShapes();
   LogicalResult raiseNode(StringAttr name, Location usedAt);
   LogicalResult raiseLeaf(Node &node);
   /// Tensor leaves (RaiseTensors.cpp): the shapes __hpvm__tensor_shape

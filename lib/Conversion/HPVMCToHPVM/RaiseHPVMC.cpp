@@ -347,10 +347,31 @@ LogicalResult Raiser::run() {
       op->erase();
   });
   splitSelectedLaunches();
-  if (failed(collectNodes()))
+  if (failed(collectNodes()) || failed(inferLaunchShapes()))
     return failure();
+  // Parents before children: tensor shapes flow down the hierarchy, from the
+  // host's tensor objects into the roots launched, from each internal node
+  // into its children. So the roots first, then the nodes no internal node
+  // creates, then (children of unused nodes) the rest.
+  SmallVector<StringAttr> order;
+  DenseSet<StringAttr> children;
+  module.walk([&](LLVM::CallOp call) {
+    Api api = classify(call).api;
+    if (api != Api::CreateNode && api != Api::Launch)
+      return;
+    auto address = call.getArgOperands()[1].getDefiningOp<LLVM::AddressOfOp>();
+    if (api == Api::Launch)
+      order.push_back(address.getGlobalNameAttr().getAttr());
+    else
+      children.insert(address.getGlobalNameAttr().getAttr());
+  });
   for (auto &[name, node] : nodes)
-    if (failed(raiseNode(name, node.function.getLoc())))
+    if (!children.contains(name))
+      order.push_back(name);
+  for (auto &[name, node] : nodes)
+    order.push_back(name);
+  for (StringAttr name : order)
+    if (failed(raiseNode(name, nodes[name].function.getLoc())))
       return failure();
   // An HPVM call inside an auxiliary function called from a node has no node
   // to act on.

@@ -123,6 +123,13 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
                         .wasInterrupted();
   if (node.tensorLeaf && failed(readTensorShapes(node)))
     return failure();
+  // The tensors flowing in type the `void *` inputs it does not declare.
+  if (node.tensorLeaf)
+    for (auto [input, type] : node.incoming)
+      if (input < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[input])) {
+        node.tensorInputs[input] = type;
+        node.inputs[input] = type;
+      }
   unsigned numOutputs = count.value_or(0);
   FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
   if (succeeded(declared)) {

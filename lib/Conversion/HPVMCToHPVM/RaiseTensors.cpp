@@ -11,6 +11,7 @@
 #include "HPVMCRaiser.h"
 
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -79,20 +80,66 @@ LogicalResult Raiser::readTensorShapes(Node &node) {
   return success();
 }
 
+/// ApproxHPVM's fully-connected layer: its tensors are 4-D, and
+/// tensor_mul(x, w) of an NxCxHxW activation by a 1x1xKxM weight with
+/// K = C*H*W multiplies x flattened to N x K by w as K x M, giving NxMx1x1.
+/// Null when the operands are not that (nor a 2-D weight K x M after an
+/// activation of rank > 2), or when they already are an equal-rank batched
+/// product, which hpvm.tensor.mul computes as it is.
+static Value flattenedProduct(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  auto lhsType = dyn_cast<RankedTensorType>(lhs.getType());
+  auto rhsType = dyn_cast<RankedTensorType>(rhs.getType());
+  if (!lhsType || !rhsType || !lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+      lhsType.getRank() < 2)
+    return Value();
+  ArrayRef<int64_t> l = lhsType.getShape(), r = rhsType.getShape();
+  bool batched = lhsType.getRank() == rhsType.getRank() &&
+                 l.drop_back(2) == r.drop_back(2) && l[l.size() - 1] == r[r.size() - 2];
+  bool matrix = rhsType.getRank() == 2 ||
+                (rhsType.getRank() == 4 && r[0] == 1 && r[1] == 1);
+  if (batched || !matrix || (lhsType.getRank() == 2 && rhsType.getRank() == 2))
+    return Value();
+  int64_t k = r[r.size() - 2], m = r.back(), n = l[0];
+  int64_t rest = 1;
+  for (int64_t size : l.drop_front())
+    rest *= size;
+  if (rest != k)
+    return Value();
+  Type f32 = lhsType.getElementType();
+  SmallVector<ReassociationIndices> rows{{0}, {}};
+  for (int64_t d = 1; d < lhsType.getRank(); ++d)
+    rows[1].push_back(d);
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({n, k}, f32), lhs, rows);
+  Value weights = rhs;
+  if (rhsType.getRank() == 4)
+    weights = tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({k, m}, f32),
+                                              rhs, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  Value product = TensorMulOp::create(b, loc, flat, weights, ErrorBudgetAttr()).getResult();
+  if (lhsType.getRank() == 2)
+    return product;
+  SmallVector<int64_t> shape(lhsType.getRank(), 1);
+  shape[0] = n;
+  shape[1] = m;
+  SmallVector<ReassociationIndices> columns{{0}, {}};
+  for (int64_t d = 1; d < lhsType.getRank(); ++d)
+    columns[1].push_back(d);
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, f32), product,
+                                       columns);
+}
+
 FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &entry) {
   StringRef callee = spelling(call);
   StringRef intrinsic = callee;
   intrinsic.consume_front("__hpvm__tensor_");
   StringRef name = node.function.getName();
   OperandRange operands = call.getArgOperands();
-  if (intrinsic == "clipped_relu")
-    return call.emitError() << callee
-                            << " is not supported by the HPVM-C frontend: its clipping "
-                               "bound is not an argument of the call; write "
-                               "hpvm.tensor.clipped_relu (with its 'max') in the hpvm "
-                               "dialect";
+  // __hpvm__tensor_clipped_relu(t) clips at 6 (ReLU6); (t, max) at max.
+  if (intrinsic == "clipped_relu" && operands.size() == 2)
+    intrinsic = "clipped_relu_max";
   std::optional<unsigned> arity = llvm::StringSwitch<std::optional<unsigned>>(intrinsic)
-                                      .Cases({"add", "mul"}, 2)
+                                      .Cases({"add", "mul", "clipped_relu_max"}, 2)
+                                      .Case("clipped_relu", 1)
                                       .Cases({"relu", "tanh", "softmax"}, 1)
                                       .Case("convolution", 6)
                                       .Case("group_convolution", 8)
@@ -102,24 +149,29 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
   if (!arity)
     return call.emitError() << callee
                             << " is not a tensor intrinsic the HPVM-C frontend knows; "
-                               "expected __hpvm__tensor_ add, mul, relu, tanh, softmax, "
-                               "convolution, group_convolution, batchnorm, pool_max or "
-                               "pool_mean";
+                               "expected __hpvm__tensor_ add, mul, relu, clipped_relu, "
+                               "tanh, softmax, convolution, group_convolution, batchnorm, "
+                               "pool_max or pool_mean";
   if (operands.size() != *arity)
     return call.emitError() << callee << " expects " << *arity
                             << " arguments (as hpvm.h declares it), found "
                             << operands.size();
+  if (intrinsic.starts_with("clipped_relu"))
+    intrinsic = "clipped_relu";
   auto tensorArg = [&](unsigned index) -> FailureOr<Value> {
     Value value = operands[index];
     if (isa<RankedTensorType>(value.getType()))
       return value;
     if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner() == &entry)
-      return call.emitError() << callee << ": argument " << index + 1 << " is input "
-                              << arg.getArgNumber() << " of '" << name
-                              << "', whose shape is not declared; expected "
-                                 "__hpvm__tensor_shape(<that parameter>, rank, sizes...) "
-                                 "in '"
-                              << name << "', found none";
+      return call.emitError()
+             << callee << ": argument " << index + 1 << " is input " << arg.getArgNumber()
+             << " of '" << name
+             << "', whose shape is not known; expected __hpvm__tensor_shape(<that "
+                "parameter>, rank, sizes...) in '"
+             << name
+             << "', or a tensor flowing into it (the tensor output of another node, or "
+                "a tensor object the host creates with constant sizes: "
+                "readTrainedWeights, readInputBatch, create4DTensor), found neither";
     return call.emitError() << callee << ": argument " << index + 1
                             << " is not a tensor; expected an input declared by "
                                "__hpvm__tensor_shape or the result of a "
@@ -151,9 +203,25 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
   if (intrinsic == "add") {
     op = TensorAddOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr());
   } else if (intrinsic == "mul") {
+    if (Value product = flattenedProduct(b, loc, tensors[0], tensors[1]))
+      return product;
     op = TensorMulOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr());
   } else if (intrinsic == "relu") {
     op = TensorReluOp::create(b, loc, tensors[0], ErrorBudgetAttr());
+  } else if (intrinsic == "clipped_relu") {
+    double bound = 6.0;
+    if (operands.size() == 2) {
+      auto constant = operands[1].getDefiningOp<LLVM::ConstantOp>();
+      auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+      if (!value)
+        return call.emitError() << callee
+                                << " expects argument 2 (the clipping bound) to be a "
+                                   "compile-time floating-point constant, found "
+                                << describeValue(operands[1]);
+      bound = value.getValueAsDouble();
+    }
+    op = TensorClippedReluOp::create(b, loc, tensors[0], b.getF64FloatAttr(bound),
+                                     ErrorBudgetAttr());
   } else if (intrinsic == "tanh") {
     op = TensorTanhOp::create(b, loc, tensors[0], ErrorBudgetAttr());
   } else if (intrinsic == "softmax") {
@@ -233,8 +301,9 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
 
 LogicalResult Raiser::checkTensorUses(Node &node, Operation *leaf) {
   WalkResult result = leaf->walk([&](Operation *op) {
-    if (isa<TensorAddOp, TensorMulOp, TensorReluOp, TensorTanhOp, TensorSoftmaxOp,
-            TensorConv2DOp, TensorBatchNormOp, TensorPoolOp>(op))
+    if (isa<TensorAddOp, TensorMulOp, TensorReluOp, TensorClippedReluOp, TensorTanhOp,
+            TensorSoftmaxOp, TensorConv2DOp, TensorBatchNormOp, TensorPoolOp,
+            tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       return WalkResult::advance();
     if (auto call = dyn_cast<LLVM::CallOp>(op); call && classify(call).api == Api::Return)
       return WalkResult::advance();
@@ -295,6 +364,7 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
   std::string wrapperName = ("__hpvm_launch_" + rootName).str();
   Location loc = plain(launch.getLoc());
   auto wrapper = module.lookupSymbol<LLVM::LLVMFuncOp>(wrapperName);
+  unsigned shapeGlobals = 0;
   if (!wrapper) {
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     // The graph on memrefs, as a host function in the hpvm dialect writes it:
@@ -353,33 +423,77 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
                                  ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)})
           .getResult();
     };
+    Type i32 = wb.getI32Type(), i64 = wb.getI64Type();
+    // The sizes of a tensor type as a constant global array of i64.
+    auto shapeOf = [&](RankedTensorType type) -> Value {
+      std::string name = (wrapperName + "_shape_" + Twine(shapeGlobals++)).str();
+      auto arrayType = LLVM::LLVMArrayType::get(i64, type.getRank());
+      OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
+      LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/true,
+                             LLVM::Linkage::Private, name,
+                             gb.getI64TensorAttr(type.getShape()));
+      return LLVM::AddressOfOp::create(wb, loc, pointerType, name);
+    };
+    auto constant = [&](Type type, int64_t value) -> Value {
+      return LLVM::ConstantOp::create(wb, loc, type, wb.getIntegerAttr(type, value));
+    };
+    // Each tensor input is a tensor object of the runtime (checked against
+    // the shape compiled for) or a plain data pointer; either way its data.
+    FailureOr<LLVM::LLVMFuncOp> tensorInput = LLVM::lookupOrCreateFn(
+        wb, module, "hpvm_rt_tensor_input", {pointerType, i32, pointerType, i32},
+        pointerType);
+    if (failed(tensorInput))
+      return failure();
     SmallVector<Value> operands;
     uint64_t offset = 0;
-    for (Type type : root.inputs) {
+    for (auto [index, type] : llvm::enumerate(root.inputs)) {
       Value value = LLVM::LoadOp::create(wb, loc, storageType(type), field(offset),
                                          /*alignment=*/1);
-      if (isa<TensorType>(type))
+      if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+        value = LLVM::CallOp::create(
+                    wb, loc, *tensorInput,
+                    ValueRange{value, constant(i32, tensor.getRank()), shapeOf(tensor),
+                               constant(i32, index)})
+                    .getResult();
         value = memrefOver(wb, loc, value, bufferOf(type));
+      }
       operands.push_back(value);
       offset += byteSize(layout, type);
     }
-    // The C library's malloc (the program frees what it returns); the program's
-    // own declaration when it has one.
-    FailureOr<LLVM::LLVMFuncOp> malloc =
-        LLVM::lookupOrCreateMallocFn(wb, module, wb.getI64Type());
-    if (failed(malloc))
+    // A root launched with tensor objects returns tensor objects (freed by
+    // freeBatchMemory when made while memory is tracked, as ApproxHPVM's);
+    // otherwise a buffer from the C library's malloc (the program frees it;
+    // the program's own declaration when it has one).
+    FailureOr<LLVM::LLVMFuncOp> allocate =
+        root.tensorObjects
+            ? LLVM::lookupOrCreateFn(wb, module, "hpvm_rt_tensor_output",
+                                     {i32, pointerType, pointerType}, pointerType)
+            : LLVM::lookupOrCreateMallocFn(wb, module, i64);
+    if (failed(allocate))
       return failure();
     uint64_t base = offset;
     for (auto [index, type] : llvm::enumerate(root.outputs)) {
-      if (!isa<TensorType>(type))
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
         continue;
       MemRefType buffer = bufferOf(type);
-      int64_t bytes = buffer.getNumElements() *
-                      (buffer.getElementType().getIntOrFloatBitWidth() / 8);
-      Value size = LLVM::ConstantOp::create(wb, loc, wb.getI64Type(),
-                                            wb.getI64IntegerAttr(bytes));
-      Value memory = LLVM::CallOp::create(wb, loc, *malloc, ValueRange{size}).getResult();
-      LLVM::StoreOp::create(wb, loc, memory, field(base + root.outputOffsets[index]),
+      Value stored, memory;
+      if (root.tensorObjects) {
+        Value slot = LLVM::AllocaOp::create(wb, loc, pointerType, pointerType,
+                                            constant(i64, 1));
+        stored = LLVM::CallOp::create(
+                     wb, loc, *allocate,
+                     ValueRange{constant(i32, tensor.getRank()), shapeOf(tensor), slot})
+                     .getResult();
+        memory = LLVM::LoadOp::create(wb, loc, pointerType, slot);
+      } else {
+        int64_t bytes = buffer.getNumElements() *
+                        (buffer.getElementType().getIntOrFloatBitWidth() / 8);
+        stored = memory =
+            LLVM::CallOp::create(wb, loc, *allocate, ValueRange{constant(i64, bytes)})
+                .getResult();
+      }
+      LLVM::StoreOp::create(wb, loc, stored, field(base + root.outputOffsets[index]),
                             /*alignment=*/1);
       operands.push_back(memrefOver(wb, loc, memory, buffer));
     }

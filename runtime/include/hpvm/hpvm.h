@@ -140,7 +140,8 @@ void __hpvm__tensor_shape(void *tensor, int rank, ...) HPVM_NOEXCEPT;
 void *__hpvm__tensor_add(void *, void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_mul(void *, void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_relu(void *) HPVM_NOEXCEPT;
-void *__hpvm__tensor_clipped_relu(void *) HPVM_NOEXCEPT;
+/* ReLU clipped at 6 (ReLU6), or at the constant `max` given as a second argument. */
+void *__hpvm__tensor_clipped_relu(void *, ...) HPVM_NOEXCEPT;
 void *__hpvm__tensor_tanh(void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_softmax(void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_convolution(void *input, void *filter, int vpad, int hpad, int vstride,

@@ -604,6 +604,17 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_no_cpu_version(const char 
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_grid_fits(const char *node, int32_t dim,
                                                                 int64_t extent, int32_t input,
                                                                 int32_t axis, int64_t size);
+/* The data of tensor input `input` of a launched tensor graph compiled for a tensor of `rank`
+ * sizes `dims`: `tensor` is a tensor object of ApproxHPVM's host API (approxhpvm/tensor.h),
+ * whose sizes must be `dims` (or, for another rank, hold as many elements), or else a plain
+ * pointer to the data, returned as it is. A NULL tensor or other sizes stop the program with
+ * an error naming the input and both shapes (hpvm_rt_check_at: a guarded call returns it). */
+HPVM_RT_EXPORT void *hpvm_rt_tensor_input(void *tensor, int32_t rank, const int64_t *dims,
+                                          int32_t input);
+/* A new tensor object of `rank` sizes `dims` for a tensor output of a graph launched with
+ * tensor objects; its data (uninitialized) in *out_data. Made after startMemTracking, it is
+ * freed by freeBatchMemory. Out of memory stops the program as hpvm_rt_tensor_input does. */
+HPVM_RT_EXPORT void *hpvm_rt_tensor_output(int32_t rank, const int64_t *dims, void **out_data);
 /* With HPVM_TRACE=1 in the environment (read once), prints "hpvm-trace: <node> on <device>\n"
  * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag). */
 HPVM_RT_EXPORT void hpvm_rt_trace_node(const char *node, const char *device);
