@@ -27,6 +27,8 @@ The variants (docs/CPUBackend.md has what each choice does):
   nested-grids    -fno-hpvm-collapse-grids: one parallel-for per tile level
   no-inline       -fno-hpvm-inline-leaves: leaves stay functions of their own
   fused           -fhpvm-fuse-nodes: every legal pair of sibling leaves fused
+  tensor-unfused  -fno-hpvm-fuse-tensor-nodes: each tensor op a node of its own
+                  (by default chains conv->add->act->pool are one node)
 
 A program compiled with -ffp-contract=off (FMA contraction is a choice of the
 C compiler, not of HPVM) must match in every variant; the programs here need no
@@ -47,6 +49,7 @@ VARIANTS = [
     ("nested-grids", ["-fno-hpvm-collapse-grids"], {}),
     ("no-inline", ["-fno-hpvm-inline-leaves"], {}),
     ("fused", ["-fhpvm-fuse-nodes"], {}),
+    ("tensor-unfused", ["-fno-hpvm-fuse-tensor-nodes"], {}),
 ]
 
 RUNS = [{}, {"HPVM_NUM_THREADS": "1"}, {"HPVM_NUM_THREADS": "3"}]

@@ -118,6 +118,7 @@ struct Compile {
     pipeline.lineTables = options.line_tables;
     pipeline.inlineLeaves = options.inline_leaves;
     pipeline.fuseNodes = options.fuse_nodes;
+    pipeline.fuseTensorNodes = options.fuse_tensor_nodes;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {

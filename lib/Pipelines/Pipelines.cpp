@@ -32,6 +32,11 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
     fuse.greedy = true;
     pm.addPass(createHPVMFuseNodes(fuse));
   }
+  if (options.fuseTensorNodes) {
+    HPVMFuseTensorNodesOptions fuse;
+    fuse.remarks = false;
+    pm.addPass(createHPVMFuseTensorNodes(fuse));
+  }
   // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
   // host lowering, which calls them.
   if (!options.devices.empty()) {

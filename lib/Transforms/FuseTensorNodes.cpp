@@ -35,22 +35,36 @@ namespace {
 struct Chain {
   SmallVector<CreateNodeOp> nodes;
   SmallVector<LeafOp> leaves;
-  SmallVector<EdgeOp> edges;
+  /// Per step: the edge of the tensor, then those of the producer's other
+  /// (constant) outputs into the consumer.
+  SmallVector<SmallVector<EdgeOp>> edges;
+
+  /// The input ports of leaf `index` fed from inside the chain, with the
+  /// previous leaf's output feeding each.
+  DenseMap<unsigned, unsigned> fedPorts(unsigned index) const {
+    DenseMap<unsigned, unsigned> ports;
+    if (index > 0)
+      for (EdgeOp edge : edges[index - 1])
+        ports[edge.getDestPort()] = edge.getSourcePort();
+    return ports;
+  }
 };
 } // namespace
 
-/// Builds the fused leaf: each op in chain order, an input fed by a chain
-/// edge being the previous op's result.
+/// Builds the fused leaf: each leaf's ops in chain order, an input fed from
+/// inside the chain being the previous leaf's output.
 static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
   SmallVector<Type> inputs;
   SmallVector<DictionaryAttr> inputAttrs;
-  for (auto [index, leaf] : llvm::enumerate(chain.leaves))
+  for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
+    DenseMap<unsigned, unsigned> fed = chain.fedPorts(index);
     for (unsigned port = 0; port < leaf.getNumArguments(); ++port) {
-      if (index > 0 && port == chain.edges[index - 1].getDestPort())
+      if (fed.count(port))
         continue;
       inputs.push_back(leaf.getArgumentTypes()[port]);
       inputAttrs.push_back(leaf.getArgAttrDict(port));
     }
+  }
   LeafOp first = chain.leaves.front(), last = chain.leaves.back();
   auto fused = LeafOp::create(b, first.getLoc(), name,
                               b.getFunctionType(inputs, last.getResultTypes()));
@@ -68,22 +82,24 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
   Block &entry = fused.getBodyBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(&entry);
   unsigned next = 0;
-  Value previous;
+  SmallVector<Value> previous; // the outputs of the leaf before
   for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
     IRMapping mapping;
+    DenseMap<unsigned, unsigned> fed = chain.fedPorts(index);
     for (unsigned port = 0; port < leaf.getNumArguments(); ++port) {
       Value arg = leaf.getBodyBlock().getArgument(port);
-      if (index > 0 && port == chain.edges[index - 1].getDestPort())
-        mapping.map(arg, previous);
+      if (auto it = fed.find(port); it != fed.end())
+        mapping.map(arg, previous[it->second]);
       else
         mapping.map(arg, entry.getArgument(next++));
     }
-    // The leaf's constants (weights, biases), then its op.
-    Operation *op = getSingleTensorOp(leaf);
-    for (Operation &other : leaf.getBodyBlock().without_terminator())
-      if (&other != op)
-        fb.clone(other, mapping);
-    previous = fb.clone(*op, mapping)->getResult(0);
+    // The leaf's ops: its tensor op with its constants (weights, sizes) and
+    // reshapes.
+    for (Operation &op : leaf.getBodyBlock().without_terminator())
+      fb.clone(op, mapping);
+    previous.clear();
+    for (Value value : leaf.getBodyBlock().getTerminator()->getOperands())
+      previous.push_back(mapping.lookupOrDefault(value));
   }
   ReturnOp::create(fb, last.getLoc(), previous);
   return fused;
@@ -102,10 +118,12 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
   // Input port of each chain node -> input port of the fused node.
   SmallVector<DenseMap<unsigned, unsigned>> portMaps(chain.nodes.size());
   unsigned next = 0;
-  for (auto [index, leaf] : llvm::enumerate(chain.leaves))
+  for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
+    DenseMap<unsigned, unsigned> fed = chain.fedPorts(index);
     for (unsigned port = 0; port < leaf.getNumArguments(); ++port)
-      if (index == 0 || port != chain.edges[index - 1].getDestPort())
+      if (!fed.count(port))
         portMaps[index][port] = next++;
+  }
   DenseMap<Value, unsigned> position;
   for (auto [index, node] : llvm::enumerate(chain.nodes))
     position[node.getHandle()] = index;
@@ -124,8 +142,9 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
       CreateNodeOp::create(gb, first.getLoc(), first.getHandle().getType(),
                            fused.getSymName(), first.getDims());
 
-  for (EdgeOp edge : chain.edges)
-    edge.erase();
+  for (ArrayRef<EdgeOp> step : chain.edges)
+    for (EdgeOp edge : step)
+      edge.erase();
   for (Operation &op : body) {
     if (auto edge = dyn_cast<EdgeOp>(op)) {
       if (auto it = position.find(edge.getDest()); it != position.end())
@@ -231,6 +250,8 @@ void HPVMFuseTensorNodesPass::explainAcrossParents(
           continue;
         std::string other =
             path.empty() ? grandparent.getSymName().str() : path.back().str();
+        if (!remarks)
+          continue;
         graph.getChild(child).emitRemark()
             << "not fused with @" << leaf.getSymName() << " ("
             << shortName(producerOp) << " -> " << shortName(op)
@@ -262,7 +283,7 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
       continue;
     SmallVector<unsigned> members{head};
     SmallVector<TensorChainKind> kinds{*headKind};
-    SmallVector<EdgeOp> edges;
+    SmallVector<SmallVector<EdgeOp>> edges;
     Operation *currentOp = headOp;
     while (true) {
       unsigned current = members.back();
@@ -271,9 +292,13 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
         explainAcrossParents(graph, current, kinds);
         break;
       }
-      // Pattern leaves have one output; when it fans out, the step check
+      // The edge of the tensor (output 0); when it fans out, the step check
       // refuses the chain beyond it (the value must survive for the others).
-      EdgeOp edge = outgoing.front();
+      auto tensorEdge = llvm::find_if(
+          outgoing, [](EdgeOp edge) { return edge.getSourcePort() == 0; });
+      if (tensorEdge == outgoing.end())
+        break;
+      EdgeOp edge = *tensorEdge;
       unsigned next = *graph.getChildIndex(edge.getDest());
       LeafOp nextLeaf = getLeaf(graph.getDefinition(next));
       if (!nextLeaf)
@@ -282,6 +307,8 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
       Operation *nextOp = getSingleTensorOp(nextLeaf, &why);
       auto refuse = [&](StringRef otherName, Operation *other,
                         const Twine &reason) {
+        if (!remarks)
+          return;
         auto remark = graph.getChild(current).emitRemark();
         remark << "not fused with @" << otherName;
         if (other)
@@ -316,7 +343,11 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
       }
       members.push_back(next);
       kinds.push_back(*getTensorChainKind(nextOp));
-      edges.push_back(edge);
+      SmallVector<EdgeOp> step{edge};
+      for (EdgeOp other : outgoing)
+        if (other != edge)
+          step.push_back(other); // the step check: into the consumer only
+      edges.push_back(std::move(step));
       currentOp = nextOp;
     }
     if (members.size() < 2)

@@ -78,6 +78,7 @@ class _CompileOptions(ctypes.Structure):
         ("line_tables", ctypes.c_bool),
         ("inline_leaves", ctypes.c_bool),
         ("fuse_nodes", ctypes.c_bool),
+        ("fuse_tensor_nodes", ctypes.c_bool),
     ]
 
 

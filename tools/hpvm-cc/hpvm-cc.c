@@ -310,6 +310,9 @@ static void usage(void) {
          "                    a leaf with one caller is inlined into its loop)\n"
          "  -fhpvm-fuse-nodes fuse every legal pair of sibling leaves first\n"
          "                    (hpvm-fuse-nodes{greedy=true}; default off)\n"
+         "  -fno-hpvm-fuse-tensor-nodes  keep each tensor op a node of its own\n"
+         "                    (default: chains conv->add->act->pool, mul->add->act\n"
+         "                    become one node: hpvm-fuse-tensor-nodes)\n"
          "  --knobs=FILE      approximation knobs of the tensor ops, from a JSON\n"
          "                    configuration (see hpvm-apply-knobs in docs/Passes.md)\n"
          "  -shared           make a shared library (position-independent, with the\n"
@@ -441,10 +444,12 @@ int main(int argc, char **argv) {
   int vector_bits = -1;
   /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
   unsigned lanes = 0, rows = 0;
-  /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fhpvm-fuse-nodes: the
+  /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fhpvm-fuse-nodes,
+   * -fno-hpvm-fuse-tensor-nodes: the
    * lowering's other choices, each of which must leave every result unchanged
    * (test/HPVMC/differential checks that they do). */
-  bool collapse_grids = true, inline_leaves = true, fuse_nodes = false;
+  bool collapse_grids = true, inline_leaves = true, fuse_nodes = false,
+       fuse_tensor_nodes = true;
   /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
   const char *knobs = NULL;
 
@@ -528,7 +533,8 @@ int main(int argc, char **argv) {
     } else if (parse_switch(arg, "hpvm-lanes", &vectorize) ||
                parse_switch(arg, "hpvm-collapse-grids", &collapse_grids) ||
                parse_switch(arg, "hpvm-inline-leaves", &inline_leaves) ||
-               parse_switch(arg, "hpvm-fuse-nodes", &fuse_nodes)) {
+               parse_switch(arg, "hpvm-fuse-nodes", &fuse_nodes) ||
+               parse_switch(arg, "hpvm-fuse-tensor-nodes", &fuse_tensor_nodes)) {
       /* set */
     } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
       lanes = parse_count(arg, arg + 13, 2, 64);
@@ -742,6 +748,7 @@ int main(int argc, char **argv) {
     options.collapse_grids = collapse_grids;
     options.inline_leaves = inline_leaves;
     options.fuse_nodes = fuse_nodes;
+    options.fuse_tensor_nodes = fuse_tensor_nodes;
     options.knobs_file = knobs;
     options.line_tables = debug_info;
     if (emit == EMIT_KERNELS) {

@@ -77,6 +77,10 @@ typedef struct HPVMCompileOptions {
   /* Every legal pair of sibling leaves is fused before the lowering
    * (hpvm-fuse-nodes{greedy=true}; default false). */
   bool fuse_nodes;
+  /* Chains of single-tensor-op leaves (conv2d -> add -> activation -> pool,
+   * mul -> add -> activation) are fused before the lowering
+   * (hpvm-fuse-tensor-nodes; default false; hpvm-cc turns it on). */
+  bool fuse_tensor_nodes;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

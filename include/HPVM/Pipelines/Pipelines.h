@@ -60,6 +60,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Fuse every legal pair of sibling leaves first "
                      "(hpvm-fuse-nodes{greedy=true})"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fuseTensorNodes{
+      *this, "fuse-tensor-nodes",
+      llvm::cl::desc("Fuse chains of single-tensor-op leaves first "
+                     "(hpvm-fuse-tensor-nodes)"),
+      llvm::cl::init(false)};
   PassOptions::ListOption<std::string> devices{
       *this, "devices",
       llvm::cl::desc("Devices the GPU-hinted nodes get kernel versions for "

@@ -68,6 +68,11 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
 
     Example: `hpvm-opt --hpvm-fuse-tensor-nodes prog.mlir`.
   }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "Report each refused step as a remark (the compile pipelines turn "
+           "this off)">,
+  ];
 }
 
 def HPVMCheckReplication : Pass<"hpvm-check-replication", "ModuleOp"> {

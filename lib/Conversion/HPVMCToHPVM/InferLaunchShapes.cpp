@@ -224,14 +224,21 @@ LogicalResult Raiser::inferLaunchShapes() {
         entry.at = store;
         continue;
       }
-      if (entry.shape != created->shape)
+      if (entry.shape != created->shape) {
+        std::string where = "another store";
+        if (auto first = dyn_cast<FileLineColLoc>(plain(sourceLoc(entry.at))))
+          where = (first.getFilename().getValue() + ":" + Twine(first.getLine()) + ":" +
+                   Twine(first.getColumn()))
+                      .str();
         return emitError(sourceLoc(store))
-               << "input " << input->second << " of '" << (*root)->function.getName()
+               << "input " << input->second << " of '"
+               << getNodeDisplayName((*root)->function.getName())
                << "' receives a tensor of shape " << shapeString(created->shape)
                << " (from " << created->function << ") here, but one of shape "
-               << shapeString(entry.shape) << " at " << sourceLoc(entry.at)
+               << shapeString(entry.shape) << " at " << where
                << "; a graph is compiled for one shape per input (give "
                   "each shape its own root function)";
+      }
     }
   }
   for (auto &[root, inputs] : roots)

@@ -140,18 +140,18 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
   std::optional<unsigned> arity = llvm::StringSwitch<std::optional<unsigned>>(intrinsic)
                                       .Cases({"add", "mul", "clipped_relu_max"}, 2)
                                       .Case("clipped_relu", 1)
-                                      .Cases({"relu", "tanh", "softmax"}, 1)
+                                      .Cases({"relu", "tanh", "sigmoid", "softmax"}, 1)
                                       .Case("convolution", 6)
                                       .Case("group_convolution", 8)
                                       .Case("batchnorm", 6)
-                                      .Cases({"pool_max", "pool_mean"}, 7)
+                                      .Cases({"pool_max", "pool_mean", "pool_min"}, 7)
                                       .Default(std::nullopt);
   if (!arity)
     return call.emitError() << callee
                             << " is not a tensor intrinsic the HPVM-C frontend knows; "
                                "expected __hpvm__tensor_ add, mul, relu, clipped_relu, "
-                               "tanh, softmax, convolution, group_convolution, batchnorm, "
-                               "pool_max or pool_mean";
+                               "tanh, sigmoid, softmax, convolution, group_convolution, "
+                               "batchnorm, pool_max, pool_mean or pool_min";
   if (operands.size() != *arity)
     return call.emitError() << callee << " expects " << *arity
                             << " arguments (as hpvm.h declares it), found "
@@ -224,6 +224,8 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
                                      ErrorBudgetAttr());
   } else if (intrinsic == "tanh") {
     op = TensorTanhOp::create(b, loc, tensors[0], ErrorBudgetAttr());
+  } else if (intrinsic == "sigmoid") {
+    op = TensorSigmoidOp::create(b, loc, tensors[0], ErrorBudgetAttr());
   } else if (intrinsic == "softmax") {
     // ApproxHPVM's softmax normalizes each row of [N, classes]: axis 1.
     op = TensorSoftmaxOp::create(b, loc, tensors[0], /*axis=*/1, ErrorBudgetAttr());
@@ -267,7 +269,7 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
     op = TensorBatchNormOp::create(b, loc, tensors[0], tensors[1], tensors[2], tensors[3],
                                    tensors[4], b.getF64FloatAttr(value.getValueAsDouble()),
                                    ErrorBudgetAttr());
-  } else { // pool_max, pool_mean
+  } else { // pool_max, pool_mean, pool_min
     SmallVector<int64_t> ints;
     for (auto [index, what] : llvm::enumerate(ArrayRef<StringRef>{
              "window height", "window width", "vertical padding", "horizontal padding",
@@ -278,7 +280,11 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
       ints.push_back(*value);
     }
     op = TensorPoolOp::create(
-        b, loc, intrinsic == "pool_max" ? PoolKind::max : PoolKind::mean, tensors[0],
+        b, loc,
+        intrinsic == "pool_max"   ? PoolKind::max
+        : intrinsic == "pool_min" ? PoolKind::min
+                                  : PoolKind::mean,
+        tensors[0],
         b.getI64ArrayAttr({ints[0], ints[1]}), b.getI64ArrayAttr({ints[4], ints[5]}),
         b.getI64ArrayAttr({ints[2], ints[3]}), ErrorBudgetAttr());
   }
@@ -302,7 +308,7 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
 LogicalResult Raiser::checkTensorUses(Node &node, Operation *leaf) {
   WalkResult result = leaf->walk([&](Operation *op) {
     if (isa<TensorAddOp, TensorMulOp, TensorReluOp, TensorClippedReluOp, TensorTanhOp,
-            TensorSoftmaxOp, TensorConv2DOp, TensorBatchNormOp, TensorPoolOp,
+            TensorSigmoidOp, TensorSoftmaxOp, TensorConv2DOp, TensorBatchNormOp, TensorPoolOp,
             tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       return WalkResult::advance();
     if (auto call = dyn_cast<LLVM::CallOp>(op); call && classify(call).api == Api::Return)

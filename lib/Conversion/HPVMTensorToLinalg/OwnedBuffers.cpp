@@ -1,7 +1,8 @@
 //===- OwnedBuffers.cpp - Free the buffers tensor leaves hand on ----------===//
 // A bufferized tensor leaf returns fresh buffers; the graph hands each along
 // its edges or to the root's output. Ownership follows a buffer with exactly
-// one receiver; a buffer that fans out to several is kept (see OwnedBuffers.h).
+// one receiver; a buffer that fans out to several is freed by the receiver
+// that runs after all the others (see OwnedBuffers.h).
 #include "OwnedBuffers.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -145,6 +146,7 @@ struct Ownership {
             !mayEscape(arg))
           memref::DeallocOp::create(b, leaf.getLoc(), arg);
     }
+    freeFannedOut(owned, consumers);
     // The host frees what the roots it launched hand it.
     module.walk([&](LaunchOp launch) {
       auto root = symbols.lookup<InternalOp>(launch.getRoot());
@@ -166,6 +168,64 @@ struct Ownership {
             freeAfterLastUse(result);
       }
     });
+  }
+
+  /// An owned buffer that goes along several edges (a residual's skip
+  /// connection) is freed by the consumer that every other consumer reaches
+  /// through edges: whatever order the graph runs in, it runs last (once,
+  /// when it receives it on several inputs). Every consumer must take part
+  /// and keep no view of it.
+  void freeFannedOut(const DenseSet<Port> &owned, const DenseMap<Port, unsigned> &consumers) {
+    DenseMap<Port, SmallVector<EdgeOp>> edgesFrom;
+    DenseMap<Value, SmallVector<Value>> successors;
+    module.walk([&](EdgeOp edge) {
+      edgesFrom[{edge.getSource(), unsigned(edge.getSourcePort())}].push_back(edge);
+      successors[edge.getSource()].push_back(edge.getDest());
+    });
+    auto reaches = [&](Value from, Value to) {
+      SmallVector<Value> work{from};
+      DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value node = work.pop_back_val();
+        if (node == to)
+          return true;
+        if (seen.insert(node).second)
+          llvm::append_range(work, successors.lookup(node));
+      }
+      return false;
+    };
+    for (Port from : owned) {
+      auto edges = edgesFrom.find(from);
+      if (edges == edgesFrom.end() || edges->second.size() < 2 ||
+          consumers.lookup(from) != edges->second.size())
+        continue; // one consumer (freed above), or also bound out
+      SmallVector<Value> receivers; // each once, with the first edge into it
+      SmallVector<EdgeOp> firstEdges;
+      bool fine = true;
+      for (EdgeOp edge : edges->second) {
+        LeafOp leaf = takingPart(edge.getDest());
+        fine = fine && leaf &&
+               !mayEscape(leaf.getBodyBlock().getArgument(edge.getDestPort()));
+        if (!llvm::is_contained(receivers, edge.getDest())) {
+          receivers.push_back(edge.getDest());
+          firstEdges.push_back(edge);
+        }
+      }
+      if (!fine)
+        continue;
+      for (auto [last, edge] : llvm::zip(receivers, firstEdges)) {
+        bool runsLast = llvm::all_of(receivers, [&, last = last](Value other) {
+          return other == last || reaches(other, last);
+        });
+        if (!runsLast)
+          continue;
+        LeafOp leaf = takingPart(last);
+        OpBuilder b(leaf.getBodyBlock().getTerminator());
+        memref::DeallocOp::create(b, leaf.getLoc(),
+                                  leaf.getBodyBlock().getArgument(edge.getDestPort()));
+        break;
+      }
+    }
   }
 
   /// Frees a host's buffer after its last use, when every use is in its block

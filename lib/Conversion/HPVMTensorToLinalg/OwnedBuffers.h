@@ -13,7 +13,10 @@ namespace mlir::hpvm {
 /// exactly one edge is owned by the consuming leaf, which frees it before it
 /// returns unless it hands it on as its own output; one bound to an output of
 /// a launched root is freed by the host function after its last use of the
-/// `hpvm.wait` / `hpvm.pop` result. Only leaves instantiated once, without an
+/// `hpvm.wait` / `hpvm.pop` result; one that goes along several edges (a
+/// residual's skip connection) is freed by the consumer every other consumer
+/// reaches through edges (which therefore runs last), when no consumer keeps
+/// a view of it. Only leaves instantiated once, without an
 /// instance grid and without device versions take part; anything else keeps
 /// its buffers (a leak, never a double free). Only the node definitions in
 /// `converted` (those whose tensor interfaces this pass made buffers) and the

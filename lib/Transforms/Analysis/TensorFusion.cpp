@@ -2,6 +2,7 @@
 // Single-tensor-op leaves, the pattern trie and the legality of one chain step.
 #include "HPVM/Transforms/Analysis/TensorFusion.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -19,6 +20,12 @@ std::optional<TensorChainKind> mlir::hpvm::getTensorChainKind(Operation *op) {
   if (isa<TensorPoolOp>(op))
     return TensorChainKind::pool;
   return std::nullopt;
+}
+
+/// A reshape a frontend puts around a tensor op (ApproxHPVM's flattening
+/// product: collapse the operands, expand the result).
+static bool isReshape(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
 }
 
 Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
@@ -42,17 +49,26 @@ Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
   if (!leaf.getBody().hasOneBlock())
     return fail("it has several blocks");
   Block &body = leaf.getBodyBlock();
-  // Constants (a frontend's weights and biases) may come with the op.
+  // Constants (a frontend's weights and biases, ApproxHPVM's byte sizes) and
+  // reshapes may come with the op.
   size_t others = llvm::count_if(body.without_terminator(), [&](Operation &op) {
-    return &op != found && !op.hasTrait<::mlir::OpTrait::ConstantLike>();
+    return &op != found && !op.hasTrait<::mlir::OpTrait::ConstantLike>() && !isReshape(&op);
   });
   if (patternOps != 1 || others != 0)
     return fail("it is not a single-tensor-op leaf (it holds " +
                 Twine(body.getOperations().size() - 1) +
                 " ops besides hpvm.return, not all constants)");
+  // It returns the op's result (reshaped, maybe) first, and constants after.
   auto ret = cast<ReturnOp>(body.getTerminator());
-  if (ret.getNumOperands() != 1 || ret.getOperand(0) != found->getResult(0))
-    return fail("it does not return exactly the result of its tensor op");
+  Value result = ret.getNumOperands() ? ret.getOperand(0) : Value();
+  while (result && result.getDefiningOp() && isReshape(result.getDefiningOp()))
+    result = result.getDefiningOp()->getOperand(0);
+  bool constantsAfter = llvm::all_of(ret.getOperands().drop_front(), [](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && def->hasTrait<::mlir::OpTrait::ConstantLike>();
+  });
+  if (!result || result != found->getResult(0) || !constantsAfter)
+    return fail("it does not return exactly the result of its tensor op (and constants)");
   return found;
 }
 
@@ -87,12 +103,19 @@ std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,
       return "its result is also an output of @" +
              graph.getInternalNode().getSymName().str() +
              " (bind_out), not only an input of the next node";
-  for (EdgeOp other : graph.getOutgoingEdges(producer))
+  for (EdgeOp other : graph.getOutgoingEdges(producer)) {
     if (other != edge && other.getSourcePort() == edge.getSourcePort())
       return "its result also feeds " +
              graph.describeChild(*graph.getChildIndex(other.getDest())) +
              " (input " + std::to_string(other.getDestPort()) +
              "), not only the next node";
+    // Its other outputs (constants: ApproxHPVM's byte sizes) may only go to
+    // the consumer too, which then takes them from inside the fused leaf.
+    if (other.getSourcePort() != edge.getSourcePort() && other.getDest() != edge.getDest())
+      return "its output " + std::to_string(other.getSourcePort()) + " also feeds " +
+             graph.describeChild(*graph.getChildIndex(other.getDest())) +
+             ", not only the next node";
+  }
   if (edge.getStreaming())
     return "a streaming edge joins them";
   CreateNodeOp ca = graph.getChild(producer), cb = graph.getChild(consumer);

@@ -143,6 +143,7 @@ void *__hpvm__tensor_relu(void *) HPVM_NOEXCEPT;
 /* ReLU clipped at 6 (ReLU6), or at the constant `max` given as a second argument. */
 void *__hpvm__tensor_clipped_relu(void *, ...) HPVM_NOEXCEPT;
 void *__hpvm__tensor_tanh(void *) HPVM_NOEXCEPT;
+void *__hpvm__tensor_sigmoid(void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_softmax(void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_convolution(void *input, void *filter, int vpad, int hpad, int vstride,
                                  int hstride) HPVM_NOEXCEPT;
@@ -155,6 +156,8 @@ void *__hpvm__tensor_pool_max(void *input, int winH, int winW, int vpad, int hpa
                               int vstride, int hstride) HPVM_NOEXCEPT;
 void *__hpvm__tensor_pool_mean(void *input, int winH, int winW, int vpad, int hpad,
                                int vstride, int hstride) HPVM_NOEXCEPT;
+void *__hpvm__tensor_pool_min(void *input, int winH, int winW, int vpad, int hpad,
+                              int vstride, int hstride) HPVM_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -14,7 +14,9 @@ namespace mlir::hpvm {
 enum class TensorChainKind { conv2d, mul, add, activation, pool };
 
 /// The only tensor op of a single-tensor-op leaf: one block holding one
-/// `hpvm.tensor.*` op of a pattern kind and an `hpvm.return` of its result.
+/// `hpvm.tensor.*` op of a pattern kind (with constants and reshapes of its
+/// operands or result) and an `hpvm.return` of its result, then of
+/// constants only (ApproxHPVM's leaves return a byte size beside it).
 /// Returns null otherwise; `why` (when given) then says why, or stays empty
 /// when the leaf holds no op of a pattern kind at all.
 Operation *getSingleTensorOp(LeafOp leaf, std::string *why = nullptr);
