@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        check-python python fuzz demo bench bench-gpu device-bundle release-check docs clean
+        check-python python fuzz demo bench bench-gpu device-bundle release-check dnn-check docs clean
 
 all: build
 
@@ -103,6 +103,18 @@ endif
 endif
 release-check: build
 	bash benchmarks/release-check/run.sh "$(RELEASE)" $(if $(QUICK),--quick)
+
+ifneq ($(filter dnn-check,$(MAKECMDGOALS)),)
+ifeq ($(RELEASE),)
+$(error make dnn-check: set RELEASE to the HPVM release's root, the directory that holds \
+hpvm/test/dnn_benchmarks (e.g. make dnn-check RELEASE=/tmp/hpvm-release))
+endif
+endif
+# The release's ApproxHPVM DNN programs compiled unchanged, run on seeded data in the release's
+# file format and compared with onnxruntime (benchmarks/dnn-check/README.md); BENCH=R adds R
+# alternated timing rounds.
+dnn-check: build
+	bash benchmarks/dnn-check/run.sh "$(RELEASE)" $(if $(BENCH),--bench $(BENCH))
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build
