@@ -129,13 +129,14 @@ float __hpvm__cos(float) HPVM_NOEXCEPT;
 
 /* Tensor intrinsics (ApproxHPVM); each returns a tensor handle.
  *
- * A tensor handle is a `void *` to row-major float data. A leaf that calls
- * them declares the shape of each tensor parameter with compile-time
- * constants, e.g. `__hpvm__tensor_shape(t, 4, 1, 3, 32, 32)` for an NCHW
- * image (rank 1 to 8); the shapes of the results are inferred. On the host,
- * the launch's argument struct holds the data pointers of the root's tensor
- * inputs; a tensor output field receives a malloc'd buffer holding the
- * result, which the program owns (docs/HPVM-C.md, "Tensors"). */
+ * A tensor parameter of a leaf takes its shape from what flows into it: a tensor object the
+ * host creates with ApproxHPVM's host API (<tensorUtils.h>: readTrainedWeights,
+ * readInputBatch, create4DTensor) with constant sizes, or another node's tensor output. When
+ * the host passes plain float arrays instead, the leaf declares each shape with compile-time
+ * constants, e.g. `__hpvm__tensor_shape(t, 4, 1, 3, 32, 32)` for an NCHW image (rank 1 to 8).
+ * The shapes of the results are inferred. A tensor output field receives a tensor object when
+ * the launch passed tensor objects, else a malloc'd buffer holding the result, which the
+ * program owns (docs/HPVM-C.md, "Tensors"). */
 void __hpvm__tensor_shape(void *tensor, int rank, ...) HPVM_NOEXCEPT;
 void *__hpvm__tensor_add(void *, void *) HPVM_NOEXCEPT;
 void *__hpvm__tensor_mul(void *, void *) HPVM_NOEXCEPT;
