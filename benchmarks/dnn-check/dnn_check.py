@@ -5,7 +5,7 @@ checked against the same networks run by onnxruntime.
 Usage (normally through run.sh, which finds the build's Python):
   dnn_check.py RELEASE_ROOT [--build BUILD_DIR] [--only name,name] [--batches K]
                [--work DIR] [--bench ROUNDS] [--threads N] [--timeout S]
-               [--reference-only] [--save-onnx]
+               [--reference-only] [--save-onnx] [--float64-check]
 
 RELEASE_ROOT is the directory that holds hpvm/test/dnn_benchmarks (the release is never copied
 into this repository). For each selected program <name> (its source is
@@ -17,19 +17,26 @@ RELEASE_ROOT/hpvm/test/dnn_benchmarks/hpvm-c/benchmarks/<name>/<name>.cpp):
     not fit is reported as an error of that program, and the others go on.
  2. data: seeded weights, inputs and labels in the release's file format (raw little-endian
     float32 without a header; labels uint32) under WORK/params/<dir>/, reused on later runs
-    when a stamp file says they were made by the same generator and their sizes match.
+    when a stamp file says they were made by the same generator and their sizes match. The
+    batchnorms' means and variances are not drawn but measured (calibrate(): those of each
+    batchnorm's input on the first batch, by a NumPy forward pass), and the last layer of every
+    residual branch is scaled down (residual_scales()), so that activations and logits stay
+    O(1) like a trained network's and the softmax is not saturated.
  3. reference: the same network as an ONNX model (checked by onnx.checker and shape inference
     against our own shape propagation), run by onnxruntime on the same batches.
  4. compile: BUILD/bin/hpvm-cc -O3 -DMODEL_PARAMS_DIR=WORK/params SOURCE, unchanged.
  5. run: with HPVM_TENSOR_BATCHES=K (the runtime stops after K batches), HPVM_TENSOR_DUMP (it
     appends every batch's result tensor, raw float32) and HPVM_TENSOR_STATS=1 (one line
     "hpvm-tensor: batch <i>: <ms> ms" per batch on stderr).
- 6. compare: max|hpvm - ref| / max|ref| <= 1e-4 and the same argmax for every image.
+ 6. compare: max|hpvm - ref| / max|ref| <= 1e-4 and the same argmax for every image. With
+    --float64-check, also the first batch by NumPy in float64 (numpy_forward(); slow) and how
+    far onnxruntime and hpvm each are from it: which one is nearer when they disagree.
  7. with --bench R: R alternating rounds of (hpvm run, onnxruntime run), per-batch times
     without each run's first batch, as a Markdown table (also WORK/table.md).
 
---reference-only stops after step 3 (no compiler needed) and prints the output shapes.
-The exit status is 1 when any selected program fails a step, 2 for a bad command line.
+--reference-only stops after step 3 (no compiler needed) and prints the output shapes (and,
+with --float64-check, how far onnxruntime is from float64). The exit status is 1 when any
+selected program fails a step, 2 for a bad command line.
 """
 
 import argparse
@@ -54,7 +61,8 @@ PROGRAMS = ["lenet_mnist", "alexnet_cifar10", "alexnet2_cifar10", "alexnet_image
             "resnet50_imagenet", "mobilenet_cifar10"]
 
 TOLERANCE = 1e-4         # max |hpvm - ref| / max |ref|
-GENERATOR_VERSION = 1    # bump when the data generation changes (invalidates reused files)
+GENERATOR_VERSION = 2    # bump when the data generation changes (invalidates reused files)
+CALIBRATED = ("bn_mean", "bn_var")   # measured on the first input batch (calibrate())
 STAMP_NAME = "dnn-check-stamp.json"
 ONNX_OPSET = 17
 ONNX_IR_VERSION = 8
@@ -570,18 +578,91 @@ def file_seed(prog, file):
 
 
 def weight_values(w, rng):
-    """The float32 values of a weight by its role (scales that keep deep nets' activations sane)."""
+    """The float32 values of a weight by its role (scales that keep deep nets' activations sane).
+    Batchnorm means and variances are not drawn: calibrate() measures them."""
     n = w.count
     if w.role == "filter":       # F x C x KH x KW: He normal
         return rng.standard_normal(n, dtype=np.float32) * np.float32(
             math.sqrt(2.0 / (w.dims[1] * w.dims[2] * w.dims[3])))
     if w.role == "dense":        # 1 x 1 x K x M: He normal, fan-in K
         return rng.standard_normal(n, dtype=np.float32) * np.float32(math.sqrt(2.0 / w.dims[2]))
-    if w.role in ("bn_gamma", "bn_var"):
+    if w.role == "bn_gamma":
         return rng.uniform(0.5, 1.5, n).astype(np.float32)
-    if w.role in ("bn_beta", "bn_mean"):
+    if w.role == "bn_beta":
         return rng.standard_normal(n, dtype=np.float32) * np.float32(0.1)
+    if w.role in CALIBRATED:  # pragma: no cover - write_data does not ask
+        raise CheckError(f"internal: {w.name} ({w.role}) is calibrated, not drawn")
     return rng.standard_normal(n, dtype=np.float32) * np.float32(0.01)   # bias, unused
+
+
+def residual_scales(prog):
+    """{weight name: factor} for the last layer of every residual branch.
+
+    A residual add is an add of two nodes; its branch is the operand farther from the input
+    (the longest path; a projection shortcut is one convolution, the branch two or three). The
+    branch's last layer is scaled by 1/sqrt(number of residual adds): its last batchnorm's gamma
+    and beta when it has one (a calibrated batchnorm undoes any scaling of the convolution before
+    it), else its last convolution's filter and bias. Then the variance of the sum grows by a
+    factor of about (1 + 1/n) per block, at most e-fold in all, like the small or zero last
+    gamma of trained resnets' initializations.
+
+    Without it, He initialization keeps the branch's variance that of its input, so without
+    batchnorm every block doubles the variance (resnet18: 9 blocks, logits of +-25, a saturated
+    softmax), and with calibrated batchnorms each branch amplifies small errors about 1.1-fold
+    per layer (a batchnorm scales by 1/std of its input, a ReLU's output has a large mean):
+    resnet50's float32 results would be 4e-5 from float64, too near the check's tolerance."""
+    nodes = {n.name: n for n in prog.nodes}
+    depth = {}
+    for n in prog.nodes:
+        depth[n.name] = 1 + max([depth[s] for k, s in n.sources if k == "node"], default=0)
+    adds = [n for n in prog.nodes if n.op == "add" and all(k == "node" for k, _ in n.sources)]
+    scales = {}
+    for add in adds:
+        (_, a), (_, b) = add.sources
+        node = nodes[a if depth[a] >= depth[b] else b]
+        names = []
+        while True:
+            wsrc = [s for k, s in node.sources if k == "weight"]
+            nsrc = [s for k, s in node.sources if k == "node"]
+            if node.op == "batchnorm" and all(k == "weight" for k, _ in node.sources[1:]):
+                names = [node.sources[1][1], node.sources[2][1]]   # gamma, beta
+                break
+            if node.op == "add" and len(wsrc) == 1 and len(nsrc) == 1:
+                names.append(wsrc[0])                              # a bias: scale, go on
+                node = nodes[nsrc[0]]
+                continue
+            if node.op in ("convolution", "group_convolution") and node.sources[1][0] == "weight":
+                names.append(node.sources[1][1])
+            else:
+                names = []   # anything else ends the branch: leave it alone
+            break
+        for name in names:
+            if name in scales:
+                raise CheckError(f"weight {name} ends more than one residual branch")
+            scales[name] = 1 / math.sqrt(len(adds))
+    return scales
+
+
+def calibrate(prog, data_dir, input_path):
+    """Each batchnorm's mean and variance: those of its input (per channel, over the batch and
+    the pixels) on the first input batch, the network before it already calibrated, as
+    data-dependent initialization would set them. A float32 NumPy forward pass; -> {weight
+    name: float32 values}."""
+    stats = {}
+
+    def on_batchnorm(node, x):
+        m = x.mean(axis=(0, 2, 3), dtype=np.float64)
+        v = x.var(axis=(0, 2, 3), dtype=np.float64)
+        names = [node.sources[3][1], node.sources[4][1]]
+        for name in names:
+            if name in stats:
+                raise CheckError(f"weight {name} is the mean or variance of more than one "
+                                 "batchnorm; it cannot be calibrated")
+        stats[names[0]], stats[names[1]] = m.astype("<f4"), v.astype("<f4")
+        return stats[names[0]], stats[names[1]]
+    numpy_forward(prog, input_batch(prog, input_path, 0), np.float32,
+                  file_weights(prog, data_dir), on_batchnorm)
+    return stats
 
 
 class DataDir:
@@ -598,12 +679,20 @@ class DataDir:
             self.stamp = {}
         self.made = self.reused = 0
 
-    def ensure(self, file, seed, nbytes, make, extra=None):
-        """Writes FILE from make() unless the stamp says it is already there as asked."""
+    def _want(self, seed, nbytes, extra):
+        return {"version": GENERATOR_VERSION, "seed": seed, "bytes": nbytes, **(extra or {})}
+
+    def current(self, file, seed, nbytes, extra=None):
+        """Whether FILE is there as the stamp says it was made, made the way asked."""
         path = os.path.join(self.dir, file)
-        want = {"version": GENERATOR_VERSION, "seed": seed, "bytes": nbytes, **(extra or {})}
-        if (self.stamp.get(file) == want and os.path.isfile(path)
-                and os.path.getsize(path) == nbytes):
+        return (self.stamp.get(file) == self._want(seed, nbytes, extra) and os.path.isfile(path)
+                and os.path.getsize(path) == nbytes)
+
+    def ensure(self, file, seed, nbytes, make, extra=None, force=False):
+        """Writes FILE from make() unless (not force and) the stamp says it is already there as
+        asked."""
+        path = os.path.join(self.dir, file)
+        if not force and self.current(file, seed, nbytes, extra):
             self.reused += 1
             return path
         tmp = path + ".tmp"
@@ -612,7 +701,7 @@ class DataDir:
             raise CheckError(f"internal: {file} would have {arr.nbytes} bytes, not {nbytes}")
         arr.tofile(tmp)
         os.replace(tmp, path)
-        self.stamp[file] = want
+        self.stamp[file] = self._want(seed, nbytes, extra)
         with open(self.stamp_path + ".tmp", "w") as f:
             json.dump(self.stamp, f, indent=1, sort_keys=True)
         os.replace(self.stamp_path + ".tmp", self.stamp_path)
@@ -621,13 +710,19 @@ class DataDir:
 
 
 def write_data(prog, params_root, batches):
-    """Weights, K batches of inputs and the labels; returns (input path, DataDir)."""
+    """Weights, K batches of inputs, the labels, then the calibrated batchnorm statistics;
+    returns (input path, DataDir, seconds of calibration or None when reused)."""
     d = DataDir(params_root, prog)
-    for w in prog.weights.values():
-        seed = file_seed(prog, w.file)
+    scales = residual_scales(prog)
+    drawn = [w for w in prog.weights.values() if w.role not in CALIBRATED]
+    measured = [w for w in prog.weights.values() if w.role in CALIBRATED]
+    for w in drawn:
+        seed, s = file_seed(prog, w.file), scales.get(w.name, 1.0)
+        extra = {"role": w.role, **({"scale": s} if s != 1.0 else {})}
         d.ensure(w.file, seed, 4 * w.count,
-                 lambda w=w, seed=seed: weight_values(w, np.random.default_rng(seed)).astype("<f4"),
-                 {"role": w.role})
+                 lambda w=w, seed=seed, s=s: (weight_values(w, np.random.default_rng(seed)) *
+                                              np.float32(s)).astype("<f4"), extra)
+    weights_made = d.made
     B, (C, H, W) = prog.batch_size, prog.input_chw
     seed = file_seed(prog, "test_input.bin")
 
@@ -643,13 +738,154 @@ def write_data(prog, params_root, batches):
              lambda: np.random.default_rng(seed).integers(0, prog.classes, nlabels,
                                                          dtype=np.uint32).astype("<u4"),
              {"classes": prog.classes})
-    return input_path, d
+    # The statistics depend on every weight before them and on the first input batch (which
+    # depends only on its seed): measured again when a weight was written or a file is stale.
+    ask = {w.name: (w.file, file_seed(prog, w.file), 4 * w.count,
+                    {"role": w.role, "calibrated": "first input batch"}) for w in measured}
+    secs = None
+    if measured and (weights_made or not all(d.current(*a) for a in ask.values())):
+        t0 = time.monotonic()
+        stats = calibrate(prog, d.dir, input_path)
+        secs = time.monotonic() - t0
+        for w in measured:
+            if w.name not in stats:
+                raise CheckError(f"weight {w.name} ({w.role}) was not calibrated (it feeds no "
+                                 "batchnorm the result depends on)")
+            d.ensure(*ask[w.name][:3], lambda a=stats[w.name]: a, ask[w.name][3], force=True)
+    else:
+        d.reused += len(measured)
+    return input_path, d, secs
 
 
 def input_batch(prog, path, i):
     B, (C, H, W) = prog.batch_size, prog.input_chw
     n = B * C * H * W
     return np.fromfile(path, dtype="<f4", count=n, offset=4 * n * i).reshape(B, C, H, W)
+
+
+# ----------------------------------------------------------------------------------------------
+# The network in NumPy (batchnorm calibration in float32, the --float64-check reference)
+# ----------------------------------------------------------------------------------------------
+
+PATCH_BYTES = 256 << 20   # the im2col matrix of one chunk of images stays under this
+
+
+def np_conv(x, w, pads, strides, groups):
+    """Cross-correlation of x (N, C, H, W) with w (F, C/groups, KH, KW) by im2col and matmul,
+    in x's dtype (images in chunks, so the patch matrices stay small)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+    N, C, H, W = x.shape
+    F, Cg, KH, KW = w.shape
+    (vp, hp), (vs, hs), G = pads, strides, groups
+    if vp or hp:
+        x = np.pad(x, ((0, 0), (0, 0), (vp, vp), (hp, hp)))
+    OH, OW = (H + 2 * vp - KH) // vs + 1, (W + 2 * hp - KW) // hs + 1
+    K, Fg = Cg * KH * KW, F // G
+    wg = w.reshape(G, Fg, K)
+    out = np.empty((N, F, OH, OW), x.dtype)
+    step = max(1, PATCH_BYTES // (C * KH * KW * OH * OW * x.itemsize))
+    for n0 in range(0, N, step):
+        xs = x[n0:n0 + step]
+        n = xs.shape[0]
+        win = sliding_window_view(xs, (KH, KW), axis=(2, 3))[:, :, ::vs, ::hs][:, :, :OH, :OW]
+        # (n, C, OH, OW, KH, KW) -> (n, G, OH*OW, Cg*KH*KW)
+        pat = win.reshape(n, G, Cg, OH, OW, KH, KW).transpose(0, 1, 3, 4, 2, 5, 6).reshape(
+            n, G, OH * OW, K)
+        if G == 1:
+            y = (pat.reshape(n * OH * OW, K) @ wg[0].T).reshape(n, 1, OH * OW, F)
+        elif Fg == 1:   # depthwise
+            y = np.einsum("ngpk,gk->ngp", pat, wg[:, 0, :])[..., None]
+        else:
+            y = np.einsum("ngpk,gfk->ngpf", pat, wg)
+        out[n0:n0 + n] = y.transpose(0, 1, 3, 2).reshape(n, F, OH, OW)
+    return out
+
+
+def np_pool(x, op, c):
+    from numpy.lib.stride_tricks import sliding_window_view
+    wh, ww, vp, hp, vs, hs = c
+    if vp or hp:  # max pooling ignores the padding, mean pooling counts it (as zeros)
+        x = np.pad(x, ((0, 0), (0, 0), (vp, vp), (hp, hp)),
+                   constant_values=-np.inf if op == "pool_max" else 0)
+    win = sliding_window_view(x, (wh, ww), axis=(2, 3))[:, :, ::vs, ::hs]
+    return win.max(axis=(4, 5)) if op == "pool_max" else win.mean(axis=(4, 5))
+
+
+def numpy_forward(prog, x, dtype, weight, on_batchnorm=None, on_node=None):
+    """The network on one batch x, every operation in dtype; weight(name) -> the values of a
+    weight (as in its file). on_batchnorm(node, input) may supply a batchnorm's (mean, variance)
+    instead of its files; on_node(node, output) sees every node's output. Returns (result,
+    logits: the softmax's input or None)."""
+    last_use = {}
+    for i, node in enumerate(prog.nodes):
+        for k, s in node.sources:
+            if k == "node":
+                last_use[s] = i
+    vals, logits = {}, None
+    for i, node in enumerate(prog.nodes):
+        op, c = node.op, node.consts
+
+        def arg(j, shape=None):
+            k, s = node.sources[j]
+            if k == "input":
+                return x.astype(dtype, copy=False)
+            if k == "node":
+                return vals[s]
+            a = np.asarray(weight(s)).astype(dtype, copy=False)
+            return a.reshape(shape or prog.weights[s].dims)
+        if op in ("convolution", "group_convolution"):
+            y = np_conv(arg(0), arg(1), c[0:2], c[2:4], c[5] if op == "group_convolution" else 1)
+        elif op == "add":
+            y = arg(0) + arg(1)
+        elif op == "mul":
+            a, d = arg(0), prog.weights[node.sources[1][1]].dims
+            y = (a.reshape(a.shape[0], -1) @ arg(1, (d[2], d[3]))).reshape(a.shape[0], d[3], 1, 1)
+        elif op == "relu":
+            y = np.maximum(arg(0), 0)
+        elif op == "tanh":
+            y = np.tanh(arg(0))
+        elif op == "clipped_relu":
+            y = np.clip(arg(0), 0, 6)
+        elif op == "softmax":
+            a = arg(0)
+            logits = a.reshape(a.shape[0], -1)
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            y = e / e.sum(axis=1, keepdims=True)
+        elif op == "batchnorm":
+            a = arg(0)
+            ch = (1, a.shape[1], 1, 1)
+            given = on_batchnorm(node, a) if on_batchnorm else None
+            if given is not None:
+                mean, var = (np.asarray(v).astype(dtype).reshape(ch) for v in given)
+            else:
+                mean, var = arg(3, ch), arg(4, ch)
+            y = (a - mean) / np.sqrt(var + dtype(c[0])) * arg(1, ch) + arg(2, ch)
+        elif op in ("pool_max", "pool_mean"):
+            y = np_pool(arg(0), op, c)
+        else:  # pragma: no cover - OPS and this function go together
+            raise CheckError(f"node {node.name}: no NumPy rule for {op}")
+        if y.shape != prog.shapes[node.name] or y.dtype != dtype:
+            raise CheckError(f"internal: NumPy gives node {node.name} ({op}) {y.dtype} "
+                             f"{y.shape}, expected {prog.shapes[node.name]}")
+        vals[node.name] = y
+        if on_node:
+            on_node(node, y)
+        for k, s in node.sources:
+            if k == "node" and last_use[s] == i:
+                vals.pop(s, None)
+    res = vals[prog.result]
+    return res.reshape(res.shape[0], -1), logits
+
+
+def file_weights(prog, data_dir):
+    """weight(name) for numpy_forward: the float32 values of the weight's file."""
+    def weight(name):
+        w = prog.weights[name]
+        arr = np.fromfile(os.path.join(data_dir, w.file), dtype="<f4")
+        if arr.size != w.count:
+            raise CheckError(f"{w.file} has {arr.size} floats, expected {w.count}")
+        return arr
+    return weight
 
 
 # ----------------------------------------------------------------------------------------------
@@ -724,11 +960,18 @@ def build_onnx(prog, data_dir):
     B = prog.batch_size
     onodes.append(helper.make_node("Reshape", [prog.result, init("shape_out", np.array(
         [B, prog.classes], dtype=np.int64))], ["output"], name="output"))
+    outputs = [helper.make_tensor_value_info("output", TensorProto.FLOAT, [B, prog.classes])]
+    last = next(n for n in prog.nodes if n.name == prog.result)
+    if last.op == "softmax" and last.sources[0][0] == "node":
+        # The softmax's input too (output_stats: how saturated the softmax is).
+        onodes.append(helper.make_node("Reshape", [last.sources[0][1], "shape_out"], ["logits"],
+                                       name="logits"))
+        outputs.append(helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                                     [B, prog.classes]))
     graph = helper.make_graph(
         onodes, prog.name,
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [B, *prog.input_chw])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [B, prog.classes])],
-        inits)
+        outputs, inits)
     model = helper.make_model(graph, producer_name="hpvm dnn-check",
                               opset_imports=[helper.make_opsetid("", ONNX_OPSET)])
     model.ir_version = ONNX_IR_VERSION
@@ -760,12 +1003,17 @@ class Reference:
         self.session = ort.InferenceSession(model.SerializeToString(), so,
                                             providers=["CPUExecutionProvider"])
         self.prog, self.input_path = prog, input_path
+        self.names = [o.name for o in self.session.get_outputs()]
+        self.logits = {}   # batch -> the softmax's input, when the model gives it
 
     def run(self, i):
         x = input_batch(self.prog, self.input_path, i)
         t0 = time.perf_counter()
-        (y,) = self.session.run(["output"], {"input": x})
-        return y, time.perf_counter() - t0
+        ys = self.session.run(self.names, {"input": x})
+        secs = time.perf_counter() - t0
+        if len(ys) > 1:
+            self.logits[i] = ys[1]
+        return ys[0], secs
 
 
 # ----------------------------------------------------------------------------------------------
@@ -898,10 +1146,38 @@ def compare(prog, hpvm, ref):
     return rel <= TOLERANCE and same == n, msg
 
 
-def output_stats(ref):
-    """How informative the random network's outputs are (degenerate nets compare weakly)."""
-    return (f"mean top prob {float(ref.max(axis=1).mean()):.3f}, "
-            f"{len(np.unique(ref.argmax(axis=1)))} distinct argmax")
+def float64_check(prog, data_dir, input_path, ref, hpvm):
+    """The first batch in float64 (NumPy, from the same float32 files): how far onnxruntime and
+    hpvm (when given) each are from it, by the same measure as compare()."""
+    t0 = time.monotonic()
+    x = input_batch(prog, input_path, 0).astype(np.float64)
+    exact, _ = numpy_forward(prog, x, np.float64, file_weights(prog, data_dir))
+    secs = time.monotonic() - t0
+    B = prog.batch_size
+    scale = float(np.abs(exact).max())
+    parts = []
+    for what, y in (("onnxruntime", ref), ("hpvm", hpvm)):
+        if y is None:
+            continue
+        if y.size < exact.size or y.size % exact.shape[1]:
+            parts.append(f"{what}: no first batch of {exact.shape[1]} classes")
+            continue
+        y = y.reshape(-1, exact.shape[1])[:B].astype(np.float64)
+        rel = float(np.abs(y - exact).max()) / scale if scale > 0 else float("nan")
+        same = int((y.argmax(axis=1) == exact.argmax(axis=1)).sum())
+        parts.append(f"{what} rel err {rel:.2e} (argmax {same}/{B} equal)")
+    return f"vs float64 NumPy on batch 0 ({secs:.0f} s): " + ", ".join(parts)
+
+
+def output_stats(ref, logits=None):
+    """How informative the random network's outputs are (degenerate nets compare weakly, and a
+    saturated softmax hides its input's errors)."""
+    text = f"mean top prob {float(ref.max(axis=1).mean()):.3f}"
+    if logits is not None:
+        spread = logits.max(axis=1) - logits.min(axis=1)
+        text += (f", logits max abs {float(np.abs(logits).max()):.3g}, "
+                 f"spread (max - min) {float(spread.mean()):.3g} mean")
+    return text + f", {len(np.unique(ref.argmax(axis=1)))} distinct argmax"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -919,7 +1195,8 @@ def fmt_ms(xs):
 def check_program(name, args, work, bench_rows):
     """All steps for one program; returns (ok, summary-table row)."""
     source = os.path.join(args.release, RELEASE_SUBDIR, name, name + ".cpp")
-    row = {"program": name, "result": "", "detail": "", "compile": "-", "rss": "-"}
+    row = {"program": name, "result": "", "detail": "", "compile": "-", "rss": "-",
+           "stats": "-"}
     step = "parse"
     try:
         if not os.path.isfile(source):
@@ -943,9 +1220,10 @@ def check_program(name, args, work, bench_rows):
 
         step = "data"
         t0 = time.monotonic()
-        input_path, ddir = write_data(prog, os.path.join(work, "params"), args.batches)
+        input_path, ddir, csecs = write_data(prog, os.path.join(work, "params"), args.batches)
+        calib = f", batchnorm statistics calibrated in {csecs:.1f} s" if csecs is not None else ""
         print(f"   data: {ddir.dir} ({ddir.made} files written, {ddir.reused} reused, "
-              f"{time.monotonic() - t0:.1f} s)")
+              f"{time.monotonic() - t0:.1f} s{calib})")
 
         step = "reference"
         model = build_onnx(prog, ddir.dir)
@@ -962,11 +1240,18 @@ def check_program(name, args, work, bench_rows):
             rtimes.append(secs * 1000)
         ref = np.concatenate(outs)
         ref.astype("<f4").tofile(os.path.join(work, "out", name + ".ref.f32"))
+        logits = (np.concatenate([ref_sess.logits[i] for i in range(args.batches)])
+                  if ref_sess.logits else None)
+        stats = output_stats(ref, logits)
+        row["stats"] = f"{float(ref.max(axis=1).mean()):.3f}"
         print(f"   reference: onnxruntime output {list(outs[0].shape)} x {args.batches} batches, "
-              f"{statistics.median(rtimes):.1f} ms/batch, {output_stats(ref)}")
+              f"{statistics.median(rtimes):.1f} ms/batch, {stats}")
         if args.reference_only:
             row.update(result="reference ok",
-                       detail=f"output {list(outs[0].shape)} x {args.batches}; {output_stats(ref)}")
+                       detail=f"output {list(outs[0].shape)} x {args.batches}; {stats}")
+            if args.float64_check:
+                step = "float64 check"
+                print(f"   float64: {float64_check(prog, ddir.dir, input_path, ref, None)}")
             return True, row
 
         step = "compile"
@@ -988,9 +1273,15 @@ def check_program(name, args, work, bench_rows):
                   "(HPVM_TENSOR_STATS=1)")
 
         step = "compare"
-        ok, msg = compare(prog, np.fromfile(dump, dtype="<f4"), ref)
+        hpvm = np.fromfile(dump, dtype="<f4")
+        ok, msg = compare(prog, hpvm, ref)
         row.update(result="PASS" if ok else "FAIL", detail=msg)
         print(f"   {'PASS' if ok else 'FAIL'}: {msg}")
+        if args.float64_check:
+            step = "float64 check"
+            f64 = float64_check(prog, ddir.dir, input_path, ref, hpvm)
+            row["detail"] += f"; float64 check: {f64}"
+            print(f"   float64: {f64}")
         if not ok:
             return False, row
 
@@ -1046,6 +1337,9 @@ def main():
     ap.add_argument("--reference-only", action="store_true",
                     help="parse, write the data and run the onnxruntime reference only")
     ap.add_argument("--save-onnx", action="store_true", help="also write WORK/onnx/<name>.onnx")
+    ap.add_argument("--float64-check", action="store_true",
+                    help="also run the first batch in float64 by NumPy (slow) and print how far "
+                         "hpvm and onnxruntime each are from it")
     args = ap.parse_args()
 
     def die(msg):
@@ -1091,11 +1385,12 @@ def main():
         if not ok:
             failed.append(name)
 
-    print("\n| program | result | details | compile | compile peak RSS |")
-    print("|---|---|---|---|---|")
+    print("\n| program | result | details | mean top prob (ref) | compile | compile peak RSS |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         detail = r["detail"].replace("|", "\\|")
-        print(f"| {r['program']} | {r['result']} | {detail} | {r['compile']} | {r['rss']} |")
+        print(f"| {r['program']} | {r['result']} | {detail} | {r['stats']} | {r['compile']} | "
+              f"{r['rss']} |")
     if bench_rows:
         table = [f"DNN programs: hpvm-cc -O3 vs onnxruntime, {args.threads} threads, "
                  f"{args.bench} round(s) of {args.batches} batches (first batch of each run "
