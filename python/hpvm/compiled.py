@@ -558,7 +558,8 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
         return output
     stamps = [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
               for p in toolchain.compiler_files()]
-    key = hashlib.sha256("\0".join([text, *passes, target, opt, *flags, *stamps])
+    key = hashlib.sha256("\0".join([text, *passes, target, opt, *toolchain.SHARED_FLAGS,
+                                     *flags, *stamps])
                          .encode()).hexdigest()[:24]
     output = str(cache_dir() / f"{name}-{key}.so")
     if cache_entry_intact(output):

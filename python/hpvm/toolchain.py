@@ -133,6 +133,12 @@ def verify(text: str, name: str = "graph.mlir") -> None:
 _cache_lock = threading.Lock()
 
 
+# What every `hpvm-cc -shared` of the package gets (part of the cache key): the package
+# runs the tensor-node fusion itself when asked (`fuse`), so the module arrives as it
+# should be compiled.
+SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
+
+
 def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",
                    opt: str = "-O3", flags: Sequence[str] = (), sources: Sequence[str] = (),
                    verbose: bool = False) -> str:
@@ -143,7 +149,7 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
         source = Path(directory) / f"{name}.mlir"
         source.write_text(text)
         command: List[str] = [tool("hpvm-cc"), "-shared", opt, f"--target={target}",
-                              *flags, str(source), *sources, "-o", output]
+                              *SHARED_FLAGS, *flags, str(source), *sources, "-o", output]
         if verbose:
             print(" ".join(command))
         result = subprocess.run(command, capture_output=True, text=True)

@@ -16,6 +16,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -176,6 +179,27 @@ struct ConvertHPVMTensorToLinalgPass
     tensor::registerBufferizableOpInterfaceExternalModels(registry);
   }
 
+  /// The exponentials of the lowered ops (softmax, tanh, sigmoid) as the
+  /// math dialect's f32 polynomial (range reduction, then a polynomial on
+  /// [-ln2/2, ln2/2]; within a few ulp of libm's expf): plain arithmetic
+  /// that vectorizes, where a call of expf per element does not. The leaves'
+  /// own math ops (HPVM-C's, a tensor.map's) are left as they are.
+  void approximateExponentials() {
+    SmallVector<Operation *> created;
+    getOperation().walk([&](LeafOp leaf) {
+      leaf.walk([&](math::ExpOp exp) {
+        if (exp->removeAttr(kLoweredExpAttr))
+          created.push_back(exp);
+      });
+    });
+    if (created.empty())
+      return;
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) { return name == math::ExpOp::getOperationName(); });
+    (void)applyOpPatternsGreedily(created, FrozenRewritePatternSet(std::move(patterns)));
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> tensorOps;
@@ -206,8 +230,11 @@ struct ConvertHPVMTensorToLinalgPass
     for (Operation *op : tensorOps)
       if (!lowered.contains(op))
         ok &= succeeded(lowerTensorOpToLinalg(op, kernels, lowered));
-    if (!ok || !bufferizeGraphs)
-      return ok ? void() : signalPassFailure();
+    if (!ok)
+      return signalPassFailure();
+    approximateExponentials();
+    if (!bufferizeGraphs)
+      return;
 
     // The host's unaliased destinations, seen before bufferization hides them.
     SmallVector<DestinationOutput> destinations = findDestinationOutputs(module);

@@ -25,6 +25,13 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
+/// exp(x), marked as the lowering's own (kLoweredExpAttr).
+Value loweredExp(OpBuilder &b, Location loc, Value x) {
+  auto exp = math::ExpOp::create(b, loc, x);
+  exp->setAttr(kLoweredExpAttr, b.getUnitAttr());
+  return exp;
+}
+
 /// A tensor of `type` filled with `value`.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value value) {
   Value empty =
@@ -296,7 +303,7 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = floatConstant(b, loc, x.getType(), 1.0);
   Value negated = arith::NegFOp::create(b, loc, x);
-  Value e = math::ExpOp::create(b, loc, negated);
+  Value e = loweredExp(b, loc, negated);
   return arith::DivFOp::create(b, loc, one,
                                arith::AddFOp::create(b, loc, one, e));
 }
@@ -305,7 +312,7 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 Value tanhOf(OpBuilder &b, Location loc, Value x) {
   Value one = floatConstant(b, loc, x.getType(), 1.0);
   Value two = floatConstant(b, loc, x.getType(), 2.0);
-  Value e = math::ExpOp::create(b, loc, arith::MulFOp::create(b, loc, two, x));
+  Value e = loweredExp(b, loc, arith::MulFOp::create(b, loc, two, x));
   Value quotient =
       arith::DivFOp::create(b, loc, two, arith::AddFOp::create(b, loc, e, one));
   return arith::SubFOp::create(b, loc, one, quotient);
@@ -379,7 +386,7 @@ Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
               parallel, [](OpBuilder &nb, Location l, ValueRange args) {
                 Value shifted = arith::SubFOp::create(nb, l, args[0], args[1]);
                 linalg::YieldOp::create(
-                    nb, l, math::ExpOp::create(nb, l, shifted).getResult());
+                    nb, l, loweredExp(nb, l, shifted));
               });
   Value zero = floatConstant(b, loc, element, 0.0);
   Value sums =

@@ -20,6 +20,11 @@ namespace mlir::hpvm {
 LogicalResult lowerTensorOpToLinalg(Operation *op, bool useKernels,
                                     llvm::SmallPtrSetImpl<Operation *> &lowered);
 
+/// The unit attribute on the math.exp ops the lowerings of softmax, tanh and
+/// sigmoid create (not those of a map's own region), which the pass then
+/// replaces by the math dialect's polynomial.
+inline constexpr llvm::StringLiteral kLoweredExpAttr = "hpvm_lowered_exp";
+
 /// The value of `op` under reduction sampling (`knob`, a sample_reduction the
 /// verifier accepted on it): linalg ops that visit the kept elements only
 /// (SampledReduce.cpp).
