@@ -28,15 +28,24 @@ enum {
 };
 
 static const hpvm_tensor_kernels_t generic_kernels = {
-    hpvm_tensor_micro_kernel_generic,      hpvm_tensor_depthwise_generic,
-    hpvm_tensor_conv_direct_generic,       hpvm_tensor_conv_filters_generic,
-    hpvm_tensor_conv_taps_filters_generic, hpvm_tensor_conv_taps_direct_generic,
-    hpvm_tensor_pack_half_generic,         hpvm_tensor_narrow_half_generic,
-    hpvm_tensor_widen_half_generic,        hpvm_tensor_contract_fused_generic,
-    hpvm_tensor_contract_unfused_generic};
+    .micro = hpvm_tensor_micro_kernel_generic,
+    .depthwise = hpvm_tensor_depthwise_generic,
+    .direct = hpvm_tensor_conv_direct_generic,
+    .filters = hpvm_tensor_conv_filters_generic,
+    .filters_pb = HPVM_TENSOR_PB,
+    .taps_filters = hpvm_tensor_conv_taps_filters_generic,
+    .taps_direct = hpvm_tensor_conv_taps_direct_generic,
+    .pack_half = hpvm_tensor_pack_half_generic,
+    .narrow_half = hpvm_tensor_narrow_half_generic,
+    .widen_half = hpvm_tensor_widen_half_generic,
+    .contract_fused = hpvm_tensor_contract_fused_generic,
+    .contract_unfused = hpvm_tensor_contract_unfused_generic};
 
 static hpvm_tensor_kernels_t select_kernels(void) {
   hpvm_tensor_kernels_t k = generic_kernels;
+  const char *isa = getenv("HPVM_TENSOR_ISA");
+  if (isa && strcmp(isa, "generic") == 0)
+    return k;
 #ifdef HPVM_TENSOR_HAVE_AVX2
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -54,6 +63,14 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.narrow_half = hpvm_tensor_narrow_half_avx2;
       k.widen_half = hpvm_tensor_widen_half_avx2;
     }
+#ifdef HPVM_TENSOR_HAVE_AVX512
+    if (__builtin_cpu_supports("avx512f") && !(isa && strcmp(isa, "avx2") == 0)) {
+      k.micro = hpvm_tensor_micro_kernel_avx512;
+      k.direct = hpvm_tensor_conv_direct_avx512;
+      k.filters = hpvm_tensor_conv_filters_avx512;
+      k.filters_pb = HPVM_TENSOR_PB_WIDE;
+    }
+#endif
   }
 #endif
   return k;
@@ -573,16 +590,17 @@ static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
 static void direct_flat(const direct_t *d, const hpvm_tensor_kernels_t *k,
                         const float *slab, int64_t slab_h, int64_t plane_w, float *out,
                         int64_t rows, int64_t group) {
-  float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR > HPVM_TENSOR_FB * HPVM_TENSOR_PB
+  float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR > HPVM_TENSOR_FB * HPVM_TENSOR_PB_WIDE
                  ? HPVM_TENSOR_MR * HPVM_TENSOR_NR
-                 : HPVM_TENSOR_FB * HPVM_TENSOR_PB];
+                 : HPVM_TENSOR_FB * HPVM_TENSOR_PB_WIDE];
   int64_t out_plane = d->out_h * d->out_w, window = d->kernel_h * d->kernel_w;
   if (d->narrow) {
     int64_t count = rows * d->out_w; /* output positions y * out_w + x of the task */
-    for (int64_t p = 0; p < count; p += HPVM_TENSOR_PB) {
-      int64_t offset[HPVM_TENSOR_PB];
-      int64_t live_q = count - p < HPVM_TENSOR_PB ? count - p : HPVM_TENSOR_PB;
-      for (int64_t q = 0; q < HPVM_TENSOR_PB; ++q) {
+    int64_t pb = k->filters_pb;
+    for (int64_t p = 0; p < count; p += pb) {
+      int64_t offset[HPVM_TENSOR_PB_WIDE];
+      int64_t live_q = count - p < pb ? count - p : pb;
+      for (int64_t q = 0; q < pb; ++q) {
         int64_t at = p + (q < live_q ? q : 0); /* past the end: position p again */
         offset[q] = at / d->out_w * plane_w + at % d->out_w;
       }

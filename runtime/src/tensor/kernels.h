@@ -14,6 +14,9 @@ enum { HPVM_TENSOR_MR = 6, HPVM_TENSOR_NR = 16 };
 /* Register block of the convolution kernel for narrow outputs: FB filters (vectors) times PB
  * positions. */
 enum { HPVM_TENSOR_FB = 16, HPVM_TENSOR_PB = 6 };
+/* Positions per block of the AVX-512 kernel across filters (12 accumulators of 16 floats); the
+ * most any `filters` kernel takes (hpvm_tensor_kernels_t.filters_pb). */
+enum { HPVM_TENSOR_PB_WIDE = 12 };
 
 /* C[rows x cols] (ldc) = (accumulate ? C : 0) + A_panel * B_panel over k, where the A panel is
  * k x MR (a[p * MR + r]) and the B panel k x NR (b[p * NR + j]); rows <= MR, cols <= NR. */
@@ -188,6 +191,20 @@ HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
 #define HPVM_TENSOR_HAVE_AVX2 1
 HPVM_TENSOR_DECLARE_KERNELS(avx2)
+/* The hottest three for AVX-512F (kernels_avx512.c): one 16-float register where the AVX2
+ * ones have two, the same sums bit for bit. */
+#define HPVM_TENSOR_HAVE_AVX512 1
+void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
+                                     int64_t ldc, int64_t rows, int64_t cols, int accumulate);
+void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64_t plane_h,
+                                    int64_t plane_w, const float *weights, int64_t kh,
+                                    int64_t kw, float *out, int64_t out_plane, int64_t y,
+                                    int64_t x0, int64_t rows, int64_t cols, const float *bias,
+                                    int64_t activation, float activation_max);
+void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
+                                     int64_t plane, int64_t plane_w, const float *weights,
+                                     int64_t kh, int64_t kw, const float *bias,
+                                     int64_t activation, float activation_max, float *tile);
 #endif
 
 /* The kernels of one ISA (gemm.c picks them once per process). */
@@ -196,6 +213,8 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_depthwise_fn depthwise;
   hpvm_tensor_conv_direct_fn direct;
   hpvm_tensor_conv_filters_fn filters;
+  /* The positions per block `filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
+  int64_t filters_pb;
   hpvm_tensor_conv_taps_filters_fn taps_filters;
   hpvm_tensor_conv_taps_direct_fn taps_direct;
   hpvm_tensor_pack_half_fn pack_half;
@@ -205,8 +224,9 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_contract_fn contract_unfused;
 } hpvm_tensor_kernels_t;
 
-/* The kernels to use: AVX2+FMA where the CPU has both, else (or after
- * hpvm_tensor_use_generic_kernels(1)) the baseline. */
+/* The kernels to use: AVX-512F's three where the CPU has it, AVX2+FMA where it has both, else
+ * (or after hpvm_tensor_use_generic_kernels(1)) the baseline. HPVM_TENSOR_ISA=avx2 or generic
+ * in the environment (read once) keeps to that ISA, so that tests cover every path. */
 const hpvm_tensor_kernels_t *hpvm_tensor_kernels(void);
 
 /* hpvm_rt_parallel_for(rank, extents, body, context), or body over everything on the calling

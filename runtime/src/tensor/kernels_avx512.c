@@ -1,0 +1,155 @@
+/* The three hottest tensor loops for AVX-512 (CMake compiles this file with -mavx512f
+ * -mavx512vl -mfma; gemm.c calls them only when the CPU has AVX-512F): the GEMM micro-kernel,
+ * the direct convolution block and the block across filters. Same blocks and packing as
+ * kernels_isa.inc (MR x NR = 6 x 16, FB x PB = 16 x 6), one 16-float register where the AVX2
+ * variant has two 8-float ones, and every sum accumulated in the same order with the same
+ * fused multiply-adds: the results are the AVX2 variant's, bit for bit.
+ * HPVM_TENSOR_ISA=avx2 (or generic) in the environment keeps the narrower kernels. */
+#include "kernels.h"
+
+#include "hpvm/hpvm_rt.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+typedef float v16f __attribute__((vector_size(64)));
+typedef int32_t v16i __attribute__((vector_size(64)));
+
+static inline v16f load16(const float *p) {
+  v16f v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+static inline void store16(float *p, v16f v) { memcpy(p, &v, sizeof(v)); }
+
+/* A broadcast (from memory where x was loaded: a load-port broadcast, not a shuffle on the
+ * port the 512-bit multiply-adds also use). */
+static inline v16f splat16(float x) { return (v16f)_mm512_set1_ps(x); }
+
+/* acc + a * b in one fused multiply-add, as fma8 of the AVX2 variant. */
+static inline v16f fma16(v16f a, v16f b, v16f acc) {
+#if defined(__GNUC__) && !defined(__clang__)
+  return __builtin_ia32_vfmaddps512_mask(a, b, acc, (unsigned short)-1, 4);
+#else
+  return acc + a * b;
+#endif
+}
+
+/* finish8 of kernels_isa.inc on 16 floats: + bias, then the activation. */
+static inline v16f finish16(v16f v, v16f bias, int64_t activation, v16f max) {
+  v += bias;
+  if (activation == HPVM_RT_TENSOR_IDENTITY)
+    return v;
+  v16i positive = v > splat16(0.0f);
+  v = (v16f)((v16i)v & positive);
+  if (activation == HPVM_RT_TENSOR_CLIPPED_RELU) {
+    v16i above = v > max;
+    v = (v16f)(((v16i)max & above) | ((v16i)v & ~above));
+  }
+  return v;
+}
+
+void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
+                                     int64_t ldc, int64_t rows, int64_t cols, int accumulate) {
+  v16f acc[HPVM_TENSOR_MR];
+  for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+    acc[r] = splat16(0.0f);
+  for (int64_t p = 0; p < k; ++p) {
+    v16f b0 = load16(b);
+    for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+      acc[r] = fma16(splat16(a[r]), b0, acc[r]);
+    a += HPVM_TENSOR_MR;
+    b += HPVM_TENSOR_NR;
+  }
+  if (cols == HPVM_TENSOR_NR) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float *row = c + r * ldc;
+      store16(row, accumulate ? load16(row) + acc[r] : acc[r]);
+    }
+    return;
+  }
+  float tile[HPVM_TENSOR_MR][HPVM_TENSOR_NR];
+  for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+    store16(tile[r], acc[r]);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j)
+      c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[r][j] : tile[r][j];
+}
+
+/* acc[r] += w[r] * the NR floats at src, for the MR filters of one tap. */
+static inline __attribute__((always_inline)) void direct_step(const float *src, const float *w,
+                                                              v16f acc[HPVM_TENSOR_MR]) {
+  v16f v = load16(src);
+  for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+    acc[r] = fma16(splat16(w[r]), v, acc[r]);
+}
+
+void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64_t plane_h,
+                                    int64_t plane_w, const float *weights, int64_t kh,
+                                    int64_t kw, float *out, int64_t out_plane, int64_t y,
+                                    int64_t x0, int64_t rows, int64_t cols, const float *bias,
+                                    int64_t activation, float activation_max) {
+  int64_t block_weights = channels * kh * kw * HPVM_TENSOR_MR;
+  int64_t plane = plane_h * plane_w;
+  v16f max = splat16(activation_max);
+  for (int64_t r0 = 0; r0 < rows; r0 += HPVM_TENSOR_MR, weights += block_weights) {
+    int64_t live = rows - r0 < HPVM_TENSOR_MR ? rows - r0 : HPVM_TENSOR_MR;
+    const float *block_bias = bias ? bias + r0 : NULL;
+    float *block_out = out + r0 * out_plane;
+    v16f acc[HPVM_TENSOR_MR];
+    for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+      acc[r] = splat16(0.0f);
+    const float *src = padded + y * plane_w + x0;
+    const float *w = weights;
+    if (kh == 1 && kw == 1) {
+      for (int64_t c = 0; c < channels; ++c, src += plane, w += HPVM_TENSOR_MR)
+        direct_step(src, w, acc);
+    } else {
+      for (int64_t c = 0; c < channels; ++c, src += plane)
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j, w += HPVM_TENSOR_MR)
+            direct_step(src + i * plane_w + j, w, acc);
+    }
+    if (cols == HPVM_TENSOR_NR) {
+      for (int r = 0; r < live; ++r)
+        store16(block_out + r * out_plane,
+                finish16(acc[r], splat16(block_bias ? block_bias[r] : 0.0f), activation, max));
+      continue;
+    }
+    float tile[HPVM_TENSOR_NR];
+    for (int64_t r = 0; r < live; ++r) {
+      store16(tile,
+              finish16(acc[r], splat16(block_bias ? block_bias[r] : 0.0f), activation, max));
+      memcpy(block_out + r * out_plane, tile, sizeof(float) * (size_t)cols);
+    }
+  }
+}
+
+void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
+                                     int64_t plane, int64_t plane_w, const float *weights,
+                                     int64_t kh, int64_t kw, const float *bias,
+                                     int64_t activation, float activation_max, float *tile) {
+  /* HPVM_TENSOR_PB_WIDE positions: 12 accumulators keep both 512-bit multiply-add units busy
+   * through their latency (6 would not); each sum is still the one of the AVX2 kernel. */
+  enum { PB = HPVM_TENSOR_PB_WIDE };
+  v16f acc[PB];
+  const float *at[PB];
+  for (int q = 0; q < PB; ++q) {
+    acc[q] = splat16(0.0f);
+    at[q] = src + offset[q];
+  }
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < kh; ++i) {
+      int64_t row = c * plane + i * plane_w;
+      for (int64_t j = 0; j < kw; ++j, weights += HPVM_TENSOR_FB) {
+        v16f w = load16(weights);
+        for (int q = 0; q < PB; ++q)
+          acc[q] = fma16(splat16(at[q][row + j]), w, acc[q]);
+      }
+    }
+  v16f b = bias ? load16(bias) : splat16(0.0f);
+  v16f max = splat16(activation_max);
+  for (int q = 0; q < PB; ++q)
+    store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
+}

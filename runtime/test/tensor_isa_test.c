@@ -1,0 +1,104 @@
+/* tensor_isa_test.c - the tensor kernels of every ISA the CPU has give the same bits: each
+ * ISA (HPVM_TENSOR_ISA=generic, avx2, or the default, AVX-512 where the CPU has it) runs in a
+ * child process of its own (the choice is made once per process) on the same convolutions
+ * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
+ * wide rows: the direct kernel; a pointwise one) and products (partial micro-tiles), with
+ * bias and activations; the AVX2 and AVX-512 results must be equal bit for bit, and the
+ * baseline's within rounding. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hpvm/hpvm_rt.h"
+#include "test_util.h"
+
+enum { kFloats = 1 << 20 };
+
+/* Every kernel's output, end to end, into out[]; returns the count. */
+static int64_t compute(float *out) {
+  int64_t used = 0;
+  test_seed = 4242;
+  /* Convolutions: narrow rows (5x5 images, 37 filters: partial blocks of filters and of
+   * positions), wide rows (3 images of 40x41), pointwise, each with bias and an activation. */
+  struct {
+    int64_t n, c, h, w, f, kh, kw, pad, activation;
+  } convs[] = {{2, 19, 5, 5, 37, 3, 3, 1, HPVM_RT_TENSOR_RELU},
+               {3, 7, 40, 41, 13, 3, 3, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+               {2, 33, 17, 18, 21, 1, 1, 0, HPVM_RT_TENSOR_IDENTITY}};
+  for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
+    int64_t n = convs[i].n, c = convs[i].c, h = convs[i].h, w = convs[i].w, f = convs[i].f;
+    int64_t kh = convs[i].kh, kw = convs[i].kw, pad = convs[i].pad;
+    int64_t oh = h + 2 * pad - kh + 1, ow = w + 2 * pad - kw + 1;
+    float *input = test_random_array(n * c * h * w);
+    float *filter = test_random_array(f * c * kh * kw);
+    float *bias = test_random_array(f);
+    hpvm_rt_tensor_conv2d_f32(input, filter, bias, out + used, n, c, h, w, f, kh, kw, oh, ow,
+                              pad, pad, 1, 1, 1, convs[i].activation, 0.75);
+    used += n * f * oh * ow;
+    free(input);
+    free(filter);
+    free(bias);
+  }
+  /* Products with partial micro-tiles and a batch. */
+  int64_t batch = 2, m = 37, n = 53, k = 301;
+  float *a = test_random_array(batch * m * k), *b = test_random_array(batch * k * n);
+  float *bias = test_random_array(n);
+  hpvm_rt_tensor_matmul_f32(a, b, bias, out + used, batch, m, n, k, HPVM_RT_TENSOR_RELU, 0);
+  used += batch * m * n;
+  free(a);
+  free(b);
+  free(bias);
+  CHECK(used <= kFloats);
+  return used;
+}
+
+/* The outputs with HPVM_TENSOR_ISA=isa (NULL: the default), from a child process. */
+static float *run_isa(const char *isa, int64_t *count) {
+  char path[] = "/tmp/hpvm-tensor-isa-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    if (isa)
+      setenv("HPVM_TENSOR_ISA", isa, 1);
+    float *out = calloc(kFloats, sizeof(float));
+    int64_t used = compute(out);
+    ssize_t bytes = (ssize_t)(used * (int64_t)sizeof(float));
+    _exit(write(fd, out, (size_t)bytes) == bytes ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  off_t size = lseek(fd, 0, SEEK_END);
+  float *out = malloc((size_t)size);
+  CHECK(pread(fd, out, (size_t)size, 0) == size);
+  close(fd);
+  unlink(path);
+  *count = (int64_t)size / (int64_t)sizeof(float);
+  return out;
+}
+
+int main(void) {
+  int64_t n_default, n_avx2, n_generic;
+  float *wide = run_isa(NULL, &n_default);
+  float *avx2 = run_isa("avx2", &n_avx2);
+  float *generic = run_isa("generic", &n_generic);
+  CHECK_EQ_INT(n_default, n_avx2);
+  CHECK_EQ_INT(n_default, n_generic);
+  CHECK(memcmp(wide, avx2, (size_t)n_default * sizeof(float)) == 0);
+  int64_t far = 0;
+  for (int64_t i = 0; i < n_default; ++i) {
+    float d = wide[i] - generic[i], scale = wide[i] < 0 ? -wide[i] : wide[i];
+    far += (d < 0 ? -d : d) > 1e-4f * (scale > 1 ? scale : 1);
+  }
+  CHECK_EQ_INT(far, 0);
+  printf("tensor_isa_test: %lld outputs, the default ISA%s equal to AVX2 bit for bit\n",
+         (long long)n_default, __builtin_cpu_supports("avx512f") ? " (AVX-512)" : "");
+  free(wide);
+  free(avx2);
+  free(generic);
+  return 0;
+}
