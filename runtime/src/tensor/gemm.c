@@ -543,6 +543,8 @@ typedef struct direct_t {
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
   int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
   int64_t cols_per_task, col_blocks;
+  /* Narrow jobs (run_narrow): the images, and how many one task takes. */
+  int64_t images, images_per_task;
 } direct_t;
 
 /* Plain loops for one task's block when a slab cannot be allocated. */
@@ -648,6 +650,77 @@ static void direct_flat(const direct_t *d, const hpvm_tensor_kernels_t *k,
     }
 }
 
+/* Narrow jobs (outputs narrower than a block, filters enough for the kernel across filters):
+ * a task is a chunk of images of one group, their padded planes end to end in one slab (image
+ * after image, each out_h + kh - 1 rows of the padded width). Each block of filters runs over
+ * every block of positions of the chunk (a block may span rows and images: each position has
+ * its own window offset), so its packed weights are read from the cache, not from memory, for
+ * all of them. Every output is the sum the kernel makes for it alone: what the chunk holds
+ * changes no result. */
+static void run_narrow(void *context, const hpvm_rt_instance_range_t *range) {
+  const direct_t *d = context;
+  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
+  float tile[HPVM_TENSOR_FB * HPVM_TENSOR_PB_WIDE];
+  int64_t out_plane = d->out_h * d->out_w, window = d->kernel_h * d->kernel_w;
+  int64_t plane_w = d->width + 2 * d->pad_w, image_h = d->out_h + d->kernel_h - 1;
+  int64_t pb = k->filters_pb;
+  for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
+    int64_t group = task % d->groups, first = task / d->groups * d->images_per_task;
+    int64_t images = d->images - first < d->images_per_task ? d->images - first
+                                                            : d->images_per_task;
+    int64_t slab_h = images * image_h;
+    float *slab = malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * plane_w));
+    if (!slab) {
+      for (int64_t i = 0; i < images; ++i)
+        direct_unpacked(d, first + i, group, 0, d->out_h, 0, d->out_w);
+      continue;
+    }
+    for (int64_t i = 0; i < images; ++i) {
+      const float *planes =
+          d->input + ((first + i) * d->channels + group * d->per_group_c) * d->height * d->width;
+      for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+        for (int64_t sy = 0; sy < image_h; ++sy) {
+          float *row = slab + (ch * slab_h + i * image_h + sy) * plane_w;
+          int64_t iy = sy - d->pad_h;
+          memset(row, 0, sizeof(float) * (size_t)plane_w);
+          if (iy >= 0 && iy < d->height)
+            memcpy(row + d->pad_w, planes + (ch * d->height + iy) * d->width,
+                   sizeof(float) * (size_t)d->width);
+        }
+    }
+    int64_t count = images * out_plane; /* positions (image, y, x) of the chunk */
+    for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+      int64_t live = d->per_group_f - fb * HPVM_TENSOR_FB;
+      if (live > HPVM_TENSOR_FB)
+        live = HPVM_TENSOR_FB;
+      int64_t at = group * d->filter_blocks + fb;
+      const float *weights = d->packed + at * d->per_group_c * window * HPVM_TENSOR_FB;
+      const float *bias = d->packed_bias ? d->packed_bias + at * HPVM_TENSOR_FB : NULL;
+      for (int64_t p = 0; p < count; p += pb) {
+        int64_t offset[HPVM_TENSOR_PB_WIDE];
+        int64_t live_q = count - p < pb ? count - p : pb;
+        for (int64_t q = 0; q < pb; ++q) {
+          int64_t pos = p + (q < live_q ? q : 0); /* past the end: position p again */
+          int64_t image = pos / out_plane, rest = pos % out_plane;
+          offset[q] = (image * image_h + rest / d->out_w) * plane_w + rest % d->out_w;
+        }
+        k->filters(slab, offset, d->per_group_c, slab_h * plane_w, plane_w, weights,
+                   d->kernel_h, d->kernel_w, bias, d->activation, d->activation_max, tile);
+        for (int64_t q = 0; q < live_q; ++q) {
+          int64_t pos = p + q, image = first + pos / out_plane, rest = pos % out_plane;
+          float *out = d->output +
+                       (image * d->filters + group * d->per_group_f + fb * HPVM_TENSOR_FB) *
+                           out_plane +
+                       rest;
+          for (int64_t r = 0; r < live; ++r)
+            out[r * out_plane] = tile[q * HPVM_TENSOR_FB + r];
+        }
+      }
+    }
+    free(slab);
+  }
+}
+
 static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   const direct_t *d = context;
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
@@ -746,7 +819,8 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   *d = (direct_t){input, filter, bias, NULL, NULL, narrow, output, activation, max,
                   c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
                   c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
-                  ow + kw + HPVM_TENSOR_NR, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1};
+                  ow + kw + HPVM_TENSOR_NR, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1,
+                  0, 1};
   /* Zero past the last filter of a group. */
   int64_t window = kh * kw;
   job.packed = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * d->per_group_c *
@@ -775,8 +849,21 @@ static void conv_direct(const float *input, const float *filter, const float *bi
       job.packed_bias[i] = o < d->per_group_f ? bias[g * d->per_group_f + o] : 0.0f;
     }
   }
-  /* Enough tasks for the pool: fewer rows per task, then narrower column ranges. */
   int64_t threads = hpvm_rt_thread_count();
+  if (narrow && job.packed) {
+    /* Chunks of images of about 96 positions (a block of filters then serves 8 blocks of
+     * positions), smaller while the pool would have fewer than 4 tasks per thread. */
+    d->images = n;
+    d->images_per_task = ceil_div(96, oh * ow);
+    while (d->images_per_task > 1 && ceil_div(n, d->images_per_task) * groups < 4 * threads)
+      d->images_per_task = ceil_div(d->images_per_task, 2);
+    int64_t extents[2] = {ceil_div(n, d->images_per_task) * groups, 1};
+    hpvm_tensor_run_grid(1, extents, run_narrow, &job);
+    free(job.packed);
+    free(job.packed_bias);
+    return;
+  }
+  /* Enough tasks for the pool: fewer rows per task, then narrower column ranges. */
   while (d->rows_per_task > 1 && n * groups * ceil_div(oh, d->rows_per_task) < 4 * threads)
     d->rows_per_task = ceil_div(d->rows_per_task, 2);
   d->row_blocks = ceil_div(oh, d->rows_per_task);
