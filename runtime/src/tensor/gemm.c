@@ -570,18 +570,30 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
       }
 }
 
-/* All filters of the group at one block of `cols` (<= NR) positions, from `src` laid out as
- * the kernel wants it (its row src_y and column src_x being the window's origin). `out` is
- * the block's first output of the group's first filter; filter r's is out[r * out_plane]. */
+/* Filters f0 .. f1 - 1 of the group (f0 a multiple of MR) at one block of `cols` (<= NR)
+ * positions, from `src` laid out as the kernel wants it (its row src_y and column src_x being
+ * the window's origin). `out` is the block's first output of the group's first filter; filter
+ * r's is out[r * out_plane]. */
 static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
                            const float *src, int64_t plane_h, int64_t plane_w, int64_t src_y,
                            int64_t src_x, float *out, int64_t out_plane, int64_t group,
-                           int64_t cols) {
+                           int64_t cols, int64_t f0, int64_t f1) {
   int64_t window = d->kernel_h * d->kernel_w;
   kernel(src, d->per_group_c, plane_h, plane_w,
-         d->packed + group * d->filter_blocks * d->per_group_c * window * HPVM_TENSOR_MR,
-         d->kernel_h, d->kernel_w, out, out_plane, src_y, src_x, d->per_group_f, cols,
-         d->bias ? d->bias + group * d->per_group_f : NULL, d->activation, d->activation_max);
+         d->packed + (group * d->filter_blocks + f0 / HPVM_TENSOR_MR) * d->per_group_c *
+                         window * HPVM_TENSOR_MR,
+         d->kernel_h, d->kernel_w, out + f0 * out_plane, out_plane, src_y, src_x, f1 - f0, cols,
+         d->bias ? d->bias + group * d->per_group_f + f0 : NULL, d->activation,
+         d->activation_max);
+}
+
+/* How many filters the direct kernel takes per pass over a task's positions: their packed
+ * weights stay in the cache (about 512 KiB) through the pass, instead of all the group's
+ * weights streaming from memory for each block of positions. A multiple of MR. */
+static int64_t filters_per_pass(const direct_t *d) {
+  int64_t bytes = d->per_group_c * d->kernel_h * d->kernel_w * (int64_t)sizeof(float);
+  int64_t fit = (512 * 1024 / (bytes > 0 ? bytes : 1)) / HPVM_TENSOR_MR * HPVM_TENSOR_MR;
+  return fit > HPVM_TENSOR_MR ? fit : HPVM_TENSOR_MR;
 }
 
 /* Rows narrower than a block: the task's padded rows lie end to end in the slab (row width
@@ -773,36 +785,40 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
       free(slab);
       continue;
     }
-    for (int64_t y = y0; y < y0 + rows; ++y)
-      for (int64_t x0 = x_begin; x0 < x_end; x0 += HPVM_TENSOR_NR) {
-        /* A last partial block moves back to end at x_end where the range holds a whole one
-         * (its first columns computed twice, the same values): whole blocks keep the kernel's
-         * accumulators in registers. */
-        if (x_end - x0 < HPVM_TENSOR_NR && x_end - x_begin >= HPVM_TENSOR_NR)
-          x0 = x_end - HPVM_TENSOR_NR;
-        int64_t cols = x_end - x0 < HPVM_TENSOR_NR ? x_end - x0 : HPVM_TENSOR_NR;
-        float *block_out = out + (y - y0) * d->out_w + x0;
-        if (padded) {
-          direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, block_out,
-                         out_plane, group, cols);
-        } else if (x0 + tail_w <= d->width) {
-          /* The image itself: every column read lies on the row. */
-          direct_filters(d, kernel, planes, d->height, d->width, y, x0, block_out, out_plane,
-                         group, cols);
-        } else {
-          /* The last block of a row: its window rows copied, zero-filled past the row. */
-          int64_t live = d->width - x0;
-          for (int64_t ch = 0; ch < d->per_group_c; ++ch)
-            for (int64_t i = 0; i < d->kernel_h; ++i) {
-              float *row = slab + (ch * slab_h + i) * tail_w;
-              memcpy(row, planes + (ch * d->height + y + i) * d->width + x0,
-                     sizeof(float) * (size_t)live);
-              memset(row + live, 0, sizeof(float) * (size_t)(tail_w - live));
-            }
-          direct_filters(d, kernel, slab, slab_h, tail_w, 0, 0, block_out, out_plane, group,
-                         cols);
+    int64_t pass = filters_per_pass(d);
+    for (int64_t f0 = 0; f0 < d->per_group_f; f0 += pass) {
+      int64_t f1 = d->per_group_f - f0 < pass ? d->per_group_f : f0 + pass;
+      for (int64_t y = y0; y < y0 + rows; ++y)
+        for (int64_t x0 = x_begin; x0 < x_end; x0 += HPVM_TENSOR_NR) {
+          /* A last partial block moves back to end at x_end where the range holds a whole one
+           * (its first columns computed twice, the same values): whole blocks keep the kernel's
+           * accumulators in registers. */
+          if (x_end - x0 < HPVM_TENSOR_NR && x_end - x_begin >= HPVM_TENSOR_NR)
+            x0 = x_end - HPVM_TENSOR_NR;
+          int64_t cols = x_end - x0 < HPVM_TENSOR_NR ? x_end - x0 : HPVM_TENSOR_NR;
+          float *block_out = out + (y - y0) * d->out_w + x0;
+          if (padded) {
+            direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, block_out,
+                           out_plane, group, cols, f0, f1);
+          } else if (x0 + tail_w <= d->width) {
+            /* The image itself: every column read lies on the row. */
+            direct_filters(d, kernel, planes, d->height, d->width, y, x0, block_out, out_plane,
+                           group, cols, f0, f1);
+          } else {
+            /* The last block of a row: its window rows copied, zero-filled past the row. */
+            int64_t live = d->width - x0;
+            for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+              for (int64_t i = 0; i < d->kernel_h; ++i) {
+                float *row = slab + (ch * slab_h + i) * tail_w;
+                memcpy(row, planes + (ch * d->height + y + i) * d->width + x0,
+                       sizeof(float) * (size_t)live);
+                memset(row + live, 0, sizeof(float) * (size_t)(tail_w - live));
+              }
+            direct_filters(d, kernel, slab, slab_h, tail_w, 0, 0, block_out, out_plane, group,
+                           cols, f0, f1);
+          }
         }
-      }
+    }
     free(slab);
   }
 }
