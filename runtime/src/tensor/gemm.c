@@ -31,6 +31,7 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .micro = hpvm_tensor_micro_kernel_generic,
     .depthwise = hpvm_tensor_depthwise_generic,
     .direct = hpvm_tensor_conv_direct_generic,
+    .direct_nr = HPVM_TENSOR_NR,
     .filters = hpvm_tensor_conv_filters_generic,
     .filters_pb = HPVM_TENSOR_PB,
     .taps_filters = hpvm_tensor_conv_taps_filters_generic,
@@ -67,6 +68,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
     if (__builtin_cpu_supports("avx512f") && !(isa && strcmp(isa, "avx2") == 0)) {
       k.micro = hpvm_tensor_micro_kernel_avx512;
       k.direct = hpvm_tensor_conv_direct_avx512;
+      k.direct_nr = HPVM_TENSOR_NR_WIDE;
       k.filters = hpvm_tensor_conv_filters_avx512;
       k.filters_pb = HPVM_TENSOR_PB_WIDE;
     }
@@ -737,11 +739,13 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   const direct_t *d = context;
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
   hpvm_tensor_conv_direct_fn kernel = k->direct;
-  int64_t tail_w = HPVM_TENSOR_NR + d->kernel_w - 1;
   int64_t out_plane = d->out_h * d->out_w;
   /* In place only where most blocks of a row are (narrow rows: copying each block's window
-   * would cost more than the slab); rows narrower than a block lie end to end. */
+   * would cost more than the slab); rows narrower than a block lie end to end. Wide rows go
+   * in blocks of the kernel's widest (direct_nr), flat ones in blocks of NR. */
   int flat = d->out_w < HPVM_TENSOR_NR;
+  int64_t nr = flat ? HPVM_TENSOR_NR : k->direct_nr;
+  int64_t tail_w = nr + d->kernel_w - 1;
   int padded = flat || d->pad_h > 0 || d->pad_w > 0 || d->width < 4 * tail_w;
   int64_t flat_w = d->width + 2 * d->pad_w;
   for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
@@ -789,13 +793,13 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
     for (int64_t f0 = 0; f0 < d->per_group_f; f0 += pass) {
       int64_t f1 = d->per_group_f - f0 < pass ? d->per_group_f : f0 + pass;
       for (int64_t y = y0; y < y0 + rows; ++y)
-        for (int64_t x0 = x_begin; x0 < x_end; x0 += HPVM_TENSOR_NR) {
+        for (int64_t x0 = x_begin; x0 < x_end; x0 += nr) {
           /* A last partial block moves back to end at x_end where the range holds a whole one
            * (its first columns computed twice, the same values): whole blocks keep the kernel's
            * accumulators in registers. */
-          if (x_end - x0 < HPVM_TENSOR_NR && x_end - x_begin >= HPVM_TENSOR_NR)
-            x0 = x_end - HPVM_TENSOR_NR;
-          int64_t cols = x_end - x0 < HPVM_TENSOR_NR ? x_end - x0 : HPVM_TENSOR_NR;
+          if (x_end - x0 < nr && x_end - x_begin >= nr)
+            x0 = x_end - nr;
+          int64_t cols = x_end - x0 < nr ? x_end - x0 : nr;
           float *block_out = out + (y - y0) * d->out_w + x0;
           if (padded) {
             direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, block_out,
@@ -835,7 +839,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   *d = (direct_t){input, filter, bias, NULL, NULL, narrow, output, activation, max,
                   c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
                   c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
-                  ow + kw + HPVM_TENSOR_NR, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1,
+                  ow + kw + HPVM_TENSOR_NR_WIDE, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1,
                   0, 1};
   /* Zero past the last filter of a group. */
   int64_t window = kh * kw;

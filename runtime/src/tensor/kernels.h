@@ -17,6 +17,9 @@ enum { HPVM_TENSOR_FB = 16, HPVM_TENSOR_PB = 6 };
 /* Positions per block of the AVX-512 kernel across filters (12 accumulators of 16 floats); the
  * most any `filters` kernel takes (hpvm_tensor_kernels_t.filters_pb). */
 enum { HPVM_TENSOR_PB_WIDE = 12 };
+/* Positions per block of the AVX-512 direct kernel (6 filters x 2 vectors of 16: 12
+ * accumulators); the most any `direct` kernel takes (hpvm_tensor_kernels_t.direct_nr). */
+enum { HPVM_TENSOR_NR_WIDE = 32 };
 
 /* C[rows x cols] (ldc) = (accumulate ? C : 0) + A_panel * B_panel over k, where the A panel is
  * k x MR (a[p * MR + r]) and the B panel k x NR (b[p * NR + j]); rows <= MR, cols <= NR. */
@@ -212,6 +215,9 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_micro_kernel_fn micro;
   hpvm_tensor_depthwise_fn depthwise;
   hpvm_tensor_conv_direct_fn direct;
+  /* The most positions per block `direct` computes (its `cols`): HPVM_TENSOR_NR, or
+   * HPVM_TENSOR_NR_WIDE. */
+  int64_t direct_nr;
   hpvm_tensor_conv_filters_fn filters;
   /* The positions per block `filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
   int64_t filters_pb;

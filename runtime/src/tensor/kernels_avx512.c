@@ -3,7 +3,9 @@
  * the direct convolution block and the block across filters. Same blocks and packing as
  * kernels_isa.inc (MR x NR = 6 x 16, FB x PB = 16 x 6), one 16-float register where the AVX2
  * variant has two 8-float ones, and every sum accumulated in the same order with the same
- * fused multiply-adds: the results are the AVX2 variant's, bit for bit.
+ * fused multiply-adds: the results are the AVX2 variant's, bit for bit. The direct kernel also
+ * takes blocks of 2 x NR positions (direct_nr), the kernel across filters 12 positions
+ * (filters_pb), so that 12 accumulators hide the multiply-adds' latency.
  * HPVM_TENSOR_ISA=avx2 (or generic) in the environment keeps the narrower kernels. */
 #include "kernels.h"
 
@@ -85,6 +87,39 @@ static inline __attribute__((always_inline)) void direct_step(const float *src, 
     acc[r] = fma16(splat16(w[r]), v, acc[r]);
 }
 
+/* The same for 2 x NR floats: 12 accumulators keep both 512-bit multiply-add units busy
+ * through their latency. */
+static inline __attribute__((always_inline)) void
+direct_step2(const float *src, const float *w, v16f acc[HPVM_TENSOR_MR][2]) {
+  v16f v0 = load16(src), v1 = load16(src + 16);
+  for (int r = 0; r < HPVM_TENSOR_MR; ++r) {
+    v16f x = splat16(w[r]);
+    acc[r][0] = fma16(x, v0, acc[r][0]);
+    acc[r][1] = fma16(x, v1, acc[r][1]);
+  }
+}
+
+/* The epilogue of a block: + bias, the activation, stored at out[r * out_plane + x] for
+ * r < rows and x < cols (through a tile when cols is not a whole vector). */
+static inline __attribute__((always_inline)) void
+direct_store(const v16f *acc, int64_t vectors, float *out, int64_t out_plane, int64_t rows,
+             int64_t cols, const float *bias, int64_t activation, v16f max) {
+  for (int64_t r = 0; r < rows; ++r) {
+    v16f b = splat16(bias ? bias[r] : 0.0f);
+    for (int64_t v = 0; v < vectors; ++v) {
+      v16f result = finish16(acc[r * vectors + v], b, activation, max);
+      int64_t left = cols - 16 * v;
+      if (left >= 16) {
+        store16(out + r * out_plane + 16 * v, result);
+      } else if (left > 0) {
+        float tile[16];
+        store16(tile, result);
+        memcpy(out + r * out_plane + 16 * v, tile, sizeof(float) * (size_t)left);
+      }
+    }
+  }
+}
+
 void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64_t plane_h,
                                     int64_t plane_w, const float *weights, int64_t kh,
                                     int64_t kw, float *out, int64_t out_plane, int64_t y,
@@ -97,11 +132,29 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
     int64_t live = rows - r0 < HPVM_TENSOR_MR ? rows - r0 : HPVM_TENSOR_MR;
     const float *block_bias = bias ? bias + r0 : NULL;
     float *block_out = out + r0 * out_plane;
+    const float *src = padded + y * plane_w + x0;
+    const float *w = weights;
+    if (cols > HPVM_TENSOR_NR) {
+      /* Up to 2 x NR positions (the caller's blocks of direct_nr). */
+      v16f acc[HPVM_TENSOR_MR][2];
+      for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+        acc[r][0] = acc[r][1] = splat16(0.0f);
+      if (kh == 1 && kw == 1) {
+        for (int64_t c = 0; c < channels; ++c, src += plane, w += HPVM_TENSOR_MR)
+          direct_step2(src, w, acc);
+      } else {
+        for (int64_t c = 0; c < channels; ++c, src += plane)
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j, w += HPVM_TENSOR_MR)
+              direct_step2(src + i * plane_w + j, w, acc);
+      }
+      direct_store(&acc[0][0], 2, block_out, out_plane, live, cols, block_bias, activation,
+                   max);
+      continue;
+    }
     v16f acc[HPVM_TENSOR_MR];
     for (int r = 0; r < HPVM_TENSOR_MR; ++r)
       acc[r] = splat16(0.0f);
-    const float *src = padded + y * plane_w + x0;
-    const float *w = weights;
     if (kh == 1 && kw == 1) {
       for (int64_t c = 0; c < channels; ++c, src += plane, w += HPVM_TENSOR_MR)
         direct_step(src, w, acc);
@@ -111,18 +164,7 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
           for (int64_t j = 0; j < kw; ++j, w += HPVM_TENSOR_MR)
             direct_step(src + i * plane_w + j, w, acc);
     }
-    if (cols == HPVM_TENSOR_NR) {
-      for (int r = 0; r < live; ++r)
-        store16(block_out + r * out_plane,
-                finish16(acc[r], splat16(block_bias ? block_bias[r] : 0.0f), activation, max));
-      continue;
-    }
-    float tile[HPVM_TENSOR_NR];
-    for (int64_t r = 0; r < live; ++r) {
-      store16(tile,
-              finish16(acc[r], splat16(block_bias ? block_bias[r] : 0.0f), activation, max));
-      memcpy(block_out + r * out_plane, tile, sizeof(float) * (size_t)cols);
-    }
+    direct_store(acc, 1, block_out, out_plane, live, cols, block_bias, activation, max);
   }
 }
 
