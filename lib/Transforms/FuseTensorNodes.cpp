@@ -278,8 +278,7 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
     Operation *headOp = headLeaf ? getSingleTensorOp(headLeaf) : nullptr;
     std::optional<TensorChainKind> headKind =
         headOp ? getTensorChainKind(headOp) : std::nullopt;
-    if (!headKind || (*headKind != TensorChainKind::conv2d &&
-                      *headKind != TensorChainKind::mul))
+    if (!headKind || !startsTensorPattern(*headKind))
       continue;
     SmallVector<unsigned> members{head};
     SmallVector<TensorChainKind> kinds{*headKind};

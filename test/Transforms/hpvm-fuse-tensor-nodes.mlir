@@ -1,6 +1,7 @@
 // hpvm-fuse-tensor-nodes: each pattern applied (conv2d->add->act->pool,
 // conv2d->add->act, conv2d->add->pool, conv2d->add, mul->add->act, mul->add,
-// with every activation) and a remark with the reason for each refused rule.
+// with every activation; conv2d->add->batchnorm->act, conv2d->batchnorm->act,
+// add->act, batchnorm->act) and a remark with the reason for each refused rule.
 // RUN: hpvm-opt %s --split-input-file --hpvm-fuse-tensor-nodes --verify-diagnostics | FileCheck %s
 
 // conv2d -> add -> relu -> pool: the longest pattern; binds move to the
@@ -847,4 +848,60 @@ hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor
   hpvm.bind_in %b -> %a[2] : tensor<1x2x1x1xf32>
   hpvm.bind_out %a[0] -> 0
   hpvm.bind_out %n[0] -> 1
+}
+
+// -----
+
+// The layers of ResNet and MobileNet as ApproxHPVM writes them: a batch
+// normalization between the convolution and its activation, and a residual
+// add before an activation (a chain may start at an add).
+// CHECK-LABEL: hpvm.leaf @conv_norm_relu(
+// CHECK: hpvm.tensor.conv2d
+// CHECK-NEXT: hpvm.tensor.batchnorm
+// CHECK-NEXT: hpvm.tensor.relu
+// CHECK-LABEL: hpvm.leaf @skip_relu2(
+// CHECK: hpvm.tensor.add
+// CHECK-NEXT: hpvm.tensor.relu
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.create_node @conv_norm_relu
+// CHECK: %[[B:[^ ]+]] = hpvm.create_node @skip_relu2
+// CHECK-NOT: hpvm.create_node
+hpvm.leaf @conv(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x2x6x6xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1]} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  hpvm.return %c : tensor<1x2x6x6xf32>
+}
+hpvm.leaf @norm(%c: tensor<1x2x6x6xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> (tensor<1x2x6x6xf32>) {
+  %n = hpvm.tensor.batchnorm %c, %g, %b, %m, %v {epsilon = 1.0e-03} : (tensor<1x2x6x6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>
+  hpvm.return %n : tensor<1x2x6x6xf32>
+}
+hpvm.leaf @relu(%a: tensor<1x2x6x6xf32>) -> (tensor<1x2x6x6xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x6x6xf32>
+  hpvm.return %r : tensor<1x2x6x6xf32>
+}
+hpvm.leaf @skip(%a: tensor<1x2x6x6xf32>, %b: tensor<1x2x6x6xf32>) -> (tensor<1x2x6x6xf32>) {
+  %s = hpvm.tensor.add %a, %b : (tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+  hpvm.return %s : tensor<1x2x6x6xf32>
+}
+hpvm.leaf @relu2(%a: tensor<1x2x6x6xf32>) -> (tensor<1x2x6x6xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x6x6xf32>
+  hpvm.return %r : tensor<1x2x6x6xf32>
+}
+hpvm.internal @root(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x3x3xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>, %y: tensor<1x2x6x6xf32>) -> (tensor<1x2x6x6xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %n = hpvm.create_node @norm : !hpvm.node
+  %r = hpvm.create_node @relu : !hpvm.node
+  %s = hpvm.create_node @skip : !hpvm.node
+  %q = hpvm.create_node @relu2 : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x2x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x2x3x3xf32>
+  hpvm.edge %c[0] -> %n[0] one_to_one
+  hpvm.bind_in %g -> %n[1] : tensor<2xf32>
+  hpvm.bind_in %b -> %n[2] : tensor<2xf32>
+  hpvm.bind_in %m -> %n[3] : tensor<2xf32>
+  hpvm.bind_in %v -> %n[4] : tensor<2xf32>
+  hpvm.edge %n[0] -> %r[0] one_to_one
+  hpvm.edge %r[0] -> %s[0] one_to_one
+  hpvm.bind_in %y -> %s[1] : tensor<1x2x6x6xf32>
+  hpvm.edge %s[0] -> %q[0] one_to_one
+  hpvm.bind_out %q[0] -> 0
 }

@@ -35,13 +35,16 @@ def HPVMFuseNodes : Pass<"hpvm-fuse-nodes", "ModuleOp"> {
 def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
   let summary = "Fuse chains of single-tensor-op leaves into one leaf (conv2d→add→act→pool, mul→add→act, …)";
   let description = [{
-    The tensor-node fusion patterns of the HPVM release: a chain of sibling
-    leaves that each hold one tensor op becomes one leaf holding the chain,
-    for the patterns `conv2d→add→act→pool`, `conv2d→add→act`,
-    `conv2d→add→pool`, `conv2d→add`, `mul→add→act` and `mul→add`, where
-    act is `relu`, `clipped_relu`, `tanh` or `sigmoid`. The longest pattern
-    wins: a chain starts at each `conv2d` or `mul` leaf (in topological order)
-    and grows while the next leaf continues a pattern and the step is legal.
+    The tensor-node fusion patterns of the HPVM release, and those of the
+    ResNet and MobileNet layers ApproxHPVM writes: a chain of sibling leaves
+    that each hold one tensor op becomes one leaf holding the chain, for the
+    patterns `conv2d→add→act→pool`, `conv2d→add→act`, `conv2d→add→pool`,
+    `conv2d→add`, `mul→add→act` and `mul→add` (the release's),
+    `conv2d→add→batchnorm→act`, `conv2d→batchnorm→act`, `add→act` and
+    `batchnorm→act` (and their prefixes), where act is `relu`,
+    `clipped_relu`, `tanh` or `sigmoid`. The longest pattern wins: a chain
+    starts at each leaf whose op begins a pattern (in topological order) and
+    grows while the next leaf continues a pattern and the step is legal.
 
     A single-tensor-op leaf has one block holding one `hpvm.tensor.*` op (and
     any constants it uses, e.g. weights a frontend wrote into the leaf; they

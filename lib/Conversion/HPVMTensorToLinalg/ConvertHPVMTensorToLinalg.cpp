@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -200,13 +201,43 @@ struct ConvertHPVMTensorToLinalgPass
     (void)applyOpPatternsGreedily(created, FrozenRewritePatternSet(std::move(patterns)));
   }
 
+  /// Elementwise linalg ops that feed only each other in a leaf (a batch
+  /// normalization and its activation, fused tensor nodes) become one loop
+  /// nest: one pass over the data instead of one per op, each element
+  /// computed by the same operations in the same order.
+  void fuseElementwise(ArrayRef<Operation *> leaves) {
+    if (leaves.empty())
+      return;
+    RewritePatternSet patterns(&getContext());
+    // Only maps into maps: reductions, kernel calls and the knobs' sampled
+    // loops keep the shapes they were lowered to.
+    auto elementwise = [](Operation *op) {
+      auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+      return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+    };
+    linalg::populateElementwiseOpsFusionPatterns(patterns, [&](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      return producer && producer->hasOneUse() && elementwise(producer) &&
+             elementwise(operand->getOwner());
+    });
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    config.enableFolding(false);
+    config.enableConstantCSE(false);
+    for (Operation *leaf : leaves)
+      (void)applyPatternsGreedily(leaf, frozen, config);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> tensorOps;
+    llvm::SetVector<Operation *> tensorLeaves; // the leaves that hold them
     module.walk([&](LeafOp leaf) {
       leaf.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (isa<ApproximableOpInterface>(op)) {
           tensorOps.push_back(op);
+          tensorLeaves.insert(leaf);
           return WalkResult::skip(); // map / reduce bodies go with their op
         }
         return WalkResult::advance();
@@ -233,6 +264,7 @@ struct ConvertHPVMTensorToLinalgPass
     if (!ok)
       return signalPassFailure();
     approximateExponentials();
+    fuseElementwise(tensorLeaves.getArrayRef());
     if (!bufferizeGraphs)
       return;
 

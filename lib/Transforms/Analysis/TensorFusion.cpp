@@ -19,6 +19,8 @@ std::optional<TensorChainKind> mlir::hpvm::getTensorChainKind(Operation *op) {
     return TensorChainKind::activation;
   if (isa<TensorPoolOp>(op))
     return TensorChainKind::pool;
+  if (isa<TensorBatchNormOp>(op))
+    return TensorChainKind::batchnorm;
   return std::nullopt;
 }
 
@@ -72,22 +74,39 @@ Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
   return found;
 }
 
-bool mlir::hpvm::continuesTensorPattern(ArrayRef<TensorChainKind> kinds,
-                                        TensorChainKind next) {
+/// The patterns: the release's three (and their prefixes), then the layers
+/// of ResNet and MobileNet as ApproxHPVM writes them (a batch normalization
+/// after the convolution, a residual add before the activation). They share
+/// prefixes; every prefix of two or more ops is itself a pattern, so growing a
+/// chain step by step finds the longest one.
+static ArrayRef<SmallVector<TensorChainKind>> tensorPatterns() {
   using K = TensorChainKind;
-  // The patterns share prefixes; every prefix of two or more ops is itself a
-  // pattern, so growing a chain step by step finds the longest one.
   static const SmallVector<SmallVector<K>> patterns = {
       {K::conv2d, K::add, K::activation, K::pool},
       {K::conv2d, K::add, K::pool},
       {K::mul, K::add, K::activation},
+      {K::conv2d, K::add, K::batchnorm, K::activation},
+      {K::conv2d, K::batchnorm, K::activation},
+      {K::add, K::activation},
+      {K::batchnorm, K::activation},
   };
-  for (ArrayRef<K> pattern : patterns)
+  return patterns;
+}
+
+bool mlir::hpvm::continuesTensorPattern(ArrayRef<TensorChainKind> kinds,
+                                        TensorChainKind next) {
+  for (ArrayRef<TensorChainKind> pattern : tensorPatterns())
     if (kinds.size() < pattern.size() &&
         pattern.take_front(kinds.size()) == kinds &&
         pattern[kinds.size()] == next)
       return true;
   return false;
+}
+
+bool mlir::hpvm::startsTensorPattern(TensorChainKind kind) {
+  return llvm::any_of(tensorPatterns(), [&](ArrayRef<TensorChainKind> pattern) {
+    return pattern.front() == kind;
+  });
 }
 
 std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,

@@ -108,13 +108,15 @@ hpvm.leaf @depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> (tenso
   hpvm.return %c : tensor<1x4x6x6xf32>
 }
 
+// The bias add and the activation after the product: one elementwise loop nest.
 // CHECK-LABEL: hpvm.leaf @dense(
 // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<2x3xf32>, tensor<3x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
 // CHECK: linalg.generic {indexing_maps = [#[[$MAP0:.*]], #[[$MAP1:.*]], #[[$MAP2:.*]]], iterator_types = ["parallel", "parallel"]}
 // CHECK: arith.addf
-// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
 // CHECK: arith.maximumf
 // CHECK: arith.minimumf
+// CHECK: linalg.yield
 hpvm.leaf @dense(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %b: tensor<1x4xf32>) -> (tensor<2x4xf32>) {
   %y = hpvm.tensor.mul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %a = hpvm.tensor.add %y, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
@@ -216,6 +218,24 @@ hpvm.leaf @regions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %zero: f32) -> (ten
     hpvm.tensor.yield %t : f32
   }
   hpvm.return %r : tensor<4xf32>
+}
+
+// A batch normalization and its activation: one loop nest, one pass.
+// CHECK-LABEL: hpvm.leaf @norm_relu(
+// CHECK: linalg.generic
+// CHECK: math.sqrt
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: hpvm.return
+hpvm.leaf @norm_relu(%x: tensor<1x2x4x4xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>,
+                     %m: tensor<2xf32>, %v: tensor<2xf32>) -> (tensor<1x2x4x4xf32>) {
+  %n = hpvm.tensor.batchnorm %x, %g, %b, %m, %v {epsilon = 1.0e-03}
+      : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %r = hpvm.tensor.relu %n : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
 }
 
 // A map's own exp stays one (only the lowering's exponentials become

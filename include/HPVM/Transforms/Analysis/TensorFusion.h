@@ -11,7 +11,7 @@
 namespace mlir::hpvm {
 
 /// The roles a tensor op plays in the fusion patterns.
-enum class TensorChainKind { conv2d, mul, add, activation, pool };
+enum class TensorChainKind { conv2d, mul, add, activation, pool, batchnorm };
 
 /// The only tensor op of a single-tensor-op leaf: one block holding one
 /// `hpvm.tensor.*` op of a pattern kind (with constants and reshapes of its
@@ -22,14 +22,19 @@ enum class TensorChainKind { conv2d, mul, add, activation, pool };
 Operation *getSingleTensorOp(LeafOp leaf, std::string *why = nullptr);
 
 /// The pattern role of a tensor op (conv2d, mul, add, relu / clipped_relu /
-/// tanh / sigmoid, pool), or none.
+/// tanh / sigmoid, pool, batchnorm), or none.
 std::optional<TensorChainKind> getTensorChainKind(Operation *op);
 
 /// True when a chain whose ops have `kinds` may grow by an op of kind `next`
-/// into (a prefix of) one of conv2d→add→act→pool, conv2d→add→act,
-/// conv2d→add→pool, conv2d→add, mul→add→act, mul→add.
+/// into (a prefix of) one of conv2d→add→act→pool, conv2d→add→pool,
+/// mul→add→act (the release's patterns), conv2d→add→batchnorm→act,
+/// conv2d→batchnorm→act, add→act, batchnorm→act (the layers of ResNet and
+/// MobileNet as ApproxHPVM writes them).
 bool continuesTensorPattern(ArrayRef<TensorChainKind> kinds,
                             TensorChainKind next);
+
+/// True when a chain may start at an op of `kind` (the first op of a pattern).
+bool startsTensorPattern(TensorChainKind kind);
 
 /// Why child `producer` (a single-tensor-op leaf) cannot be fused with child
 /// `consumer` (the next single-tensor-op leaf of a pattern) along `edge`, or
