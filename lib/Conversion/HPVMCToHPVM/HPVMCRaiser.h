@@ -136,7 +136,9 @@ struct Node {
 };
 
 /// Raises one imported module: node functions to hpvm.leaf / hpvm.internal
-/// (children first), then the host functions' HPVM-C calls to host ops.
+/// (parents first, so that tensor shapes flow down: an internal node raises
+/// its children once its graph is evaluated, producers before consumers),
+/// then the host functions' HPVM-C calls to host ops.
 class Raiser {
 public:
   explicit Raiser(ModuleOp module)
