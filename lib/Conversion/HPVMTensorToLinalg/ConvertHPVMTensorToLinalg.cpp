@@ -215,10 +215,15 @@ struct ConvertHPVMTensorToLinalgPass
       auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
       return generic && generic.getNumLoops() == generic.getNumParallelLoops();
     };
+    // Whole results only: a producer read through a broadcast (a per-channel
+    // value) would be computed again for every element.
     linalg::populateElementwiseOpsFusionPatterns(patterns, [&](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
-      return producer && producer->hasOneUse() && elementwise(producer) &&
-             elementwise(operand->getOwner());
+      if (!producer || !producer->hasOneUse() || !elementwise(producer) ||
+          !elementwise(operand->getOwner()))
+        return false;
+      auto consumer = cast<linalg::GenericOp>(operand->getOwner());
+      return consumer.getMatchingIndexingMap(operand).isPermutation();
     });
     FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;

@@ -418,20 +418,33 @@ Value lowerBatchNorm(OpBuilder &b, TensorBatchNormOp op) {
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
   Value epsilon =
       floatConstant(b, loc, element, op.getEpsilon().convertToDouble());
+  // sqrt(variance + epsilon) once per channel (the same correctly rounded
+  // value the element loop would compute for each element).
+  auto varianceType = cast<RankedTensorType>(op.getVariance().getType());
+  AffineMap perChannel = b.getMultiDimIdentityMap(varianceType.getRank());
+  Value deviation = generic(
+      b, loc, varianceType,
+      tensor::EmptyOp::create(b, loc, varianceType.getShape(), element),
+      {op.getVariance()}, {perChannel, perChannel},
+      SmallVector<utils::IteratorType>(varianceType.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, l,
+            math::SqrtOp::create(nb, l, arith::AddFOp::create(nb, l, args[0], epsilon))
+                .getResult());
+      });
   AffineMap id = b.getMultiDimIdentityMap(4);
   SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
   return generic(
       b, loc, type, empty,
-      {op.getInput(), op.getGamma(), op.getBeta(), op.getMean(),
-       op.getVariance()},
+      {op.getInput(), op.getGamma(), op.getBeta(), op.getMean(), deviation},
       {id, channelMap(op.getGamma()), channelMap(op.getBeta()),
        channelMap(op.getMean()), channelMap(op.getVariance()), id},
       parallel, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value centered = arith::SubFOp::create(nb, l, args[0], args[3]);
-        Value deviation = math::SqrtOp::create(
-            nb, l, arith::AddFOp::create(nb, l, args[4], epsilon));
         Value scaled = arith::MulFOp::create(
-            nb, l, args[1], arith::DivFOp::create(nb, l, centered, deviation));
+            nb, l, args[1], arith::DivFOp::create(nb, l, centered, args[4]));
         linalg::YieldOp::create(
             nb, l, arith::AddFOp::create(nb, l, scaled, args[2]).getResult());
       });

@@ -220,10 +220,13 @@ hpvm.leaf @regions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %zero: f32) -> (ten
   hpvm.return %r : tensor<4xf32>
 }
 
-// A batch normalization and its activation: one loop nest, one pass.
+// A batch normalization and its activation: sqrt(variance + epsilon) once per
+// channel, then one loop nest over the image (one pass).
 // CHECK-LABEL: hpvm.leaf @norm_relu(
-// CHECK: linalg.generic
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%arg4 : tensor<2xf32>)
 // CHECK: math.sqrt
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-NOT: math.sqrt
 // CHECK: arith.divf
 // CHECK-NOT: linalg.generic
 // CHECK: arith.maximumf
