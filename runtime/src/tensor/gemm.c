@@ -598,45 +598,16 @@ static int64_t filters_per_pass(const direct_t *d) {
   return fit > HPVM_TENSOR_MR ? fit : HPVM_TENSOR_MR;
 }
 
-/* Rows narrower than a block: the task's padded rows lie end to end in the slab (row width
- * plane_w). Narrow jobs run the kernel across filters over blocks of PB output positions
- * taken in order (a block may span rows: each position has its own window offset); the
- * others run the direct kernel over blocks of NR consecutive slab positions, spanning rows,
- * the positions past out_w on a row computed and dropped. Each block goes through a tile. */
+/* Rows narrower than a block, with too few filters for the kernel across filters (narrow
+ * jobs are run_narrow's): the task's padded rows lie end to end in the slab (row width
+ * plane_w), and the direct kernel runs over blocks of NR consecutive slab positions, spanning
+ * rows, the positions past out_w on a row computed and dropped. Each block goes through a
+ * tile. */
 static void direct_flat(const direct_t *d, const hpvm_tensor_kernels_t *k,
                         const float *slab, int64_t slab_h, int64_t plane_w, float *out,
                         int64_t rows, int64_t group) {
-  float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR > HPVM_TENSOR_FB * HPVM_TENSOR_PB_WIDE
-                 ? HPVM_TENSOR_MR * HPVM_TENSOR_NR
-                 : HPVM_TENSOR_FB * HPVM_TENSOR_PB_WIDE];
+  float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR];
   int64_t out_plane = d->out_h * d->out_w, window = d->kernel_h * d->kernel_w;
-  if (d->narrow) {
-    int64_t count = rows * d->out_w; /* output positions y * out_w + x of the task */
-    int64_t pb = k->filters_pb;
-    for (int64_t p = 0; p < count; p += pb) {
-      int64_t offset[HPVM_TENSOR_PB_WIDE];
-      int64_t live_q = count - p < pb ? count - p : pb;
-      for (int64_t q = 0; q < pb; ++q) {
-        int64_t at = p + (q < live_q ? q : 0); /* past the end: position p again */
-        offset[q] = at / d->out_w * plane_w + at % d->out_w;
-      }
-      for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
-        int64_t live = d->per_group_f - fb * HPVM_TENSOR_FB;
-        if (live > HPVM_TENSOR_FB)
-          live = HPVM_TENSOR_FB;
-        int64_t at = group * d->filter_blocks + fb;
-        k->filters(slab, offset, d->per_group_c, slab_h * plane_w, plane_w,
-                   d->packed + at * d->per_group_c * window * HPVM_TENSOR_FB, d->kernel_h,
-                   d->kernel_w, d->packed_bias ? d->packed_bias + at * HPVM_TENSOR_FB : NULL,
-                   d->activation, d->activation_max, tile);
-        float *filters = out + fb * HPVM_TENSOR_FB * out_plane + p;
-        for (int64_t r = 0; r < live; ++r)
-          for (int64_t q = 0; q < live_q; ++q)
-            filters[r * out_plane + q] = tile[q * HPVM_TENSOR_FB + r];
-      }
-    }
-    return;
-  }
   int64_t end = (rows - 1) * plane_w + d->out_w; /* one past the last position used */
   for (int64_t p = 0; p < end; p += HPVM_TENSOR_NR)
     for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {

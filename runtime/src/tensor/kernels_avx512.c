@@ -29,13 +29,10 @@ static inline void store16(float *p, v16f v) { memcpy(p, &v, sizeof(v)); }
  * port the 512-bit multiply-adds also use). */
 static inline v16f splat16(float x) { return (v16f)_mm512_set1_ps(x); }
 
-/* acc + a * b in one fused multiply-add, as fma8 of the AVX2 variant. */
+/* acc + a * b in one fused multiply-add (whatever the compiler's contraction settings), as
+ * fma8 of the AVX2 variant. */
 static inline v16f fma16(v16f a, v16f b, v16f acc) {
-#if defined(__GNUC__) && !defined(__clang__)
-  return __builtin_ia32_vfmaddps512_mask(a, b, acc, (unsigned short)-1, 4);
-#else
-  return acc + a * b;
-#endif
+  return (v16f)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)acc);
 }
 
 /* finish8 of kernels_isa.inc on 16 floats: + bias, then the activation. */
