@@ -6,6 +6,8 @@
 // node's inputs: that arithmetic is rebuilt in the internal node.
 #include "HPVMCRaiser.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace mlir::hpvm;
 
@@ -464,37 +466,49 @@ LogicalResult Raiser::raiseInternal(Node &node) {
   // that flow into it: from this node's inputs through its bindings, from
   // the outputs of the children raised before it through the edges (a node
   // in a cycle of edges is raised in creation order).
-  DenseSet<Node *> raised;
-  while (raised.size() < children.size()) {
-    Node *next = nullptr;
-    for (Node *child : children) {
-      if (raised.contains(child))
-        continue;
-      bool ready = llvm::all_of(edges, [&](const PendingEdge &edge) {
-        return edge.dest != child || edge.source == child || raised.contains(edge.source);
-      });
-      if (ready) {
-        next = child;
-        break;
-      }
+  // Kahn's algorithm, the lowest creation index first among the ready.
+  DenseMap<Node *, unsigned> indexOf;
+  for (auto [index, child] : llvm::enumerate(children))
+    indexOf[child] = index;
+  SmallVector<SmallVector<const PendingBindIn *>> bindsInto(children.size());
+  SmallVector<SmallVector<const PendingEdge *>> edgesInto(children.size());
+  SmallVector<SmallVector<unsigned>> consumers(children.size());
+  SmallVector<unsigned> waitingFor(children.size(), 0);
+  for (const PendingBindIn &bind : bindIns)
+    bindsInto[indexOf[bind.child]].push_back(&bind);
+  for (const PendingEdge &edge : edges) {
+    unsigned source = indexOf[edge.source], dest = indexOf[edge.dest];
+    edgesInto[dest].push_back(&edge);
+    if (source != dest) {
+      consumers[source].push_back(dest);
+      ++waitingFor[dest];
     }
-    if (!next)
-      next = *llvm::find_if(children, [&](Node *child) { return !raised.contains(child); });
-    raised.insert(next);
+  }
+  std::set<unsigned> ready, left;
+  for (unsigned index = 0; index < children.size(); ++index) {
+    left.insert(index);
+    if (!waitingFor[index])
+      ready.insert(index);
+  }
+  while (!left.empty()) {
+    unsigned index = ready.empty() ? *left.begin() : *ready.begin();
+    ready.erase(index);
+    left.erase(index);
+    for (unsigned consumer : consumers[index])
+      if (--waitingFor[consumer] == 0 && left.count(consumer))
+        ready.insert(consumer);
+    Node *next = children[index];
     if (next->state != Node::Done) {
-      for (const PendingBindIn &bind : bindIns)
-        if (bind.child == next)
-          if (auto type = dyn_cast<RankedTensorType>(node.inputs[bind.input]))
-            next->incoming.try_emplace(bind.port, type);
-      for (const PendingEdge &edge : edges)
-        if (edge.dest == next && raised.contains(edge.source) &&
-            edge.source->state == Node::Done &&
-            edge.sourcePort < edge.source->outputs.size())
-          if (auto type = dyn_cast<RankedTensorType>(edge.source->outputs[edge.sourcePort]))
-            next->incoming.try_emplace(edge.destPort, type);
+      for (const PendingBindIn *bind : bindsInto[index])
+        if (auto type = dyn_cast<RankedTensorType>(node.inputs[bind->input]))
+          next->incoming.try_emplace(bind->port, type);
+      for (const PendingEdge *edge : edgesInto[index])
+        if (!left.count(indexOf[edge->source]) && edge->source->state == Node::Done &&
+            edge->sourcePort < edge->source->outputs.size())
+          if (auto type = dyn_cast<RankedTensorType>(edge->source->outputs[edge->sourcePort]))
+            next->incoming.try_emplace(edge->destPort, type);
     }
-    Location usedAt = createdAt[llvm::find(children, next) - children.begin()];
-    if (failed(raiseNode(next->function.getSymNameAttr(), usedAt)))
+    if (failed(raiseNode(next->function.getSymNameAttr(), createdAt[index])))
       return failure();
   }
   // Declared shapes flow up: a `void *` input bound to a tensor input of a

@@ -173,8 +173,8 @@ std::optional<Created> createdTensor(Value value) {
 
 std::string shapeString(ArrayRef<int64_t> shape) {
   std::string text;
-  for (auto [index, size] : llvm::enumerate(shape))
-    text += (index ? "x" : "") + std::to_string(size);
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
   return text;
 }
 
