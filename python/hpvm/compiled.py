@@ -399,21 +399,29 @@ def _unique_suffix() -> str:
     return f"{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(6)}"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """`path` holds `data` or what it held before, never part of it: the data goes to a
-    temporary file of a unique name first, then replaces the file in one rename."""
+def _replace_atomically(path: Path, produce, what: str) -> None:
+    """`path` holds what `produce(partial)` writes into a temporary file of a unique name, or
+    what it held before, never part of it: the file replaces `path` in one rename. `what`
+    names the file in the error when the cache folder cannot take it."""
     partial = path.with_name(f"{path.name}.{_unique_suffix()}.tmp")
     try:
-        with open(partial, "wb") as stream:
-            stream.write(data)
+        produce(str(partial))
         os.replace(partial, path)
     except OSError as error:
-        raise HPVMError(f"cannot write '{path}' in the cache folder: "
+        raise HPVMError(f"cannot write {what} into the cache folder: "
                         f"{error.strerror or error}; expected a writable folder "
                         "(set HPVM_CACHE_DIR to another)") from None
     finally:
         if os.path.lexists(partial):
             os.unlink(partial)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """`path` holds `data` or what it held before, never part of it."""
+    def produce(partial: str) -> None:
+        with open(partial, "wb") as stream:
+            stream.write(data)
+    _replace_atomically(path, produce, f"'{path}'")
 
 
 def pass_option_value(value: str, what: str) -> str:
@@ -568,19 +576,9 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
         if cache_entry_intact(output):  # built by another process while this one waited
             return output
         _remove_dead_partials(output)
-        partial = f"{output}.{_unique_suffix()}.tmp"
-        try:
-            compile_to(partial)
-            digest = f"{file_digest(partial)}  {os.path.basename(output)}\n"
-            # The library first, then its digest: a reader between the two (or after a
-            # crash between them) finds a digest that does not match, and builds again.
-            os.replace(partial, output)
-            _write_atomically(Path(_digest_path(output)), digest.encode())
-        except OSError as error:
-            raise HPVMError(f"cannot write the compiled graph '{output}' into the cache "
-                            f"folder: {error.strerror or error}; expected a writable folder "
-                            "(set HPVM_CACHE_DIR to another)") from None
-        finally:
-            if os.path.exists(partial):
-                os.unlink(partial)
+        # The library first, then its digest: a reader between the two (or after a crash
+        # between them) finds a digest that does not match, and builds again.
+        _replace_atomically(Path(output), compile_to, f"the compiled graph '{output}'")
+        digest = f"{file_digest(output)}  {os.path.basename(output)}\n"
+        _write_atomically(Path(_digest_path(output)), digest.encode())
     return output
