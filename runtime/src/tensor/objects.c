@@ -314,8 +314,8 @@ static void read_file(const char *where, const char *path, uint64_t offset, void
   if (!file)
     fail(where, "cannot open '%s': %s", path, strerror(errno));
   struct stat info;
-  if (fstat(fileno(file), &info) != 0 || (uint64_t)info.st_size < offset + bytes) {
-    long long size = fstat(fileno(file), &info) == 0 ? (long long)info.st_size : -1;
+  long long size = fstat(fileno(file), &info) == 0 ? (long long)info.st_size : -1;
+  if (size < 0 || (uint64_t)size < offset + bytes) {
     fclose(file);
     fail(where, "'%s' holds %lld bytes; expected at least %llu (%s)", path, size,
          (unsigned long long)(offset + bytes), what);
