@@ -119,6 +119,8 @@ struct Compile {
     pipeline.inlineLeaves = options.inline_leaves;
     pipeline.fuseNodes = options.fuse_nodes;
     pipeline.fuseTensorNodes = options.fuse_tensor_nodes;
+    if (options.constants_asm)
+      pipeline.constantsAsm = options.constants_asm;
   }
 
   LogicalResult emit(ModuleOp module, llvm::raw_ostream &output) {
@@ -139,7 +141,7 @@ struct Compile {
       return success();
     }
     case HPVMCompileEmitLLVMIR:
-      return hpvm::lowerToLLVMIR(module, pipeline, output);
+      return hpvm::lowerToLLVMIR(module, pipeline, output, bitcode);
     }
     return failure(); // hpvmCompileFile refused other kinds
   }
@@ -152,6 +154,8 @@ struct Compile {
   }
 
   HPVMCompileOptions options;
+  /// LLVM IR is written as bitcode (the output path ends in .bc).
+  bool bitcode = false;
   MLIRContext context{MLIRContext::Threading::ENABLED};
 };
 } // namespace
@@ -196,6 +200,7 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
                         "HPVMCompileEmitLLVMIR\n";
   } else {
     Compile compile(options ? *options : defaults);
+    compile.bitcode = StringRef(outputPath).ends_with(".bc");
     llvm::SourceMgr sourceMgr;
     // Diagnostics are printed as the tools print them: into `text`, or, with
     // a callback, one at a time, each handed over at once (handlers

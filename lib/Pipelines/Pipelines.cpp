@@ -132,6 +132,11 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
   pm.addPass(createGuardedEntryPointsPass());
   if (options.lineTables)
     pm.addPass(createLineTablesPass());
+  // Last: the weights leave the module (or archive keys are resolved), so
+  // that no pass before and no LLVM IR after carries them as text.
+  HPVMExternalizeConstantsOptions constants;
+  constants.asmFile = options.constantsAsm;
+  pm.addPass(createHPVMExternalizeConstants(constants));
 }
 
 void mlir::hpvm::registerHPVMPipelines() {

@@ -86,8 +86,14 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
                       + _compiled.pass_option_value(path, "the knob file's path"))
     if fuse:
         passes.append("--hpvm-fuse-tensor-nodes")
-    path = _compiled.build(graph.mlir(), graph.name, target, opt, flags, output, verbose,
-                           passes)
+    if isinstance(graph, TensorGraph):
+        # Weights travel as data: an archive beside the module, never as text.
+        archive = f"{graph.name}.params"
+        text, parameters = graph._module(archive)
+    else:
+        text, parameters = graph.mlir(), {}
+    path = _compiled.build(text, graph.name, target, opt, flags, output, verbose, passes,
+                           parameters)
     library = _compiled.Library(path)
     if isinstance(graph, TensorGraph):
         return CompiledGraph(graph, library)

@@ -21,7 +21,7 @@ import secrets
 import threading
 import warnings
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -546,7 +546,8 @@ def _remove_dead_partials(library: str) -> None:
 
 def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
           flags: Sequence[str] = (), output: Optional[str] = None, verbose: bool = False,
-          passes: Sequence[str] = ()) -> str:
+          passes: Sequence[str] = (), parameters: Optional[Mapping[str, np.ndarray]] = None
+          ) -> str:
     """The shared library of `text`: verified, transformed by the hpvm-opt `passes`, then
     compiled into `output`, or into the cache. A cached library is keyed by the text, the
     passes, the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
@@ -559,16 +560,20 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     def compile_to(path: str) -> None:
         toolchain.verify(text, f"{name}.mlir")
         ready = toolchain.run_opt(text, passes, f"{name}.mlir") if passes else text
-        toolchain.compile_shared(ready, path, name, target, opt, flags, verbose=verbose)
+        toolchain.compile_shared(ready, path, name, target, opt, flags, verbose=verbose,
+                                 parameters=parameters)
 
     if output is not None:
         compile_to(output)
         return output
     stamps = [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
               for p in toolchain.compiler_files()]
-    key = hashlib.sha256("\0".join([text, *passes, target, opt, *toolchain.SHARED_FLAGS,
-                                     *flags, *stamps])
-                         .encode()).hexdigest()[:24]
+    digest = hashlib.sha256("\0".join([text, *passes, target, opt, *toolchain.SHARED_FLAGS,
+                                        *flags, *stamps]).encode())
+    for key_name, array in (parameters or {}).items():
+        digest.update(f"\0{key_name}\0{array.dtype.str}\0{array.shape}\0".encode())
+        digest.update(memoryview(np.ascontiguousarray(array).reshape(-1)).cast("B"))
+    key = digest.hexdigest()[:24]
     output = str(cache_dir() / f"{name}-{key}.so")
     if cache_entry_intact(output):
         return output

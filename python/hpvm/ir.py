@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence, Tuple, Union
+from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -168,10 +168,66 @@ def dense_attr(array: np.ndarray, type_: TensorType) -> str:
     """`dense<...>` of a constant: one splat value, or the raw little-endian bytes
     in hex (what MLIR parses fastest and prints exactly)."""
     data = np.asarray(array, dtype=type_.dtype, order="C")
-    if data.size and np.all(data == data.flat[0]) and not np.isnan(data.flat[0]):
+    if is_splat(data):
         return f"dense<{float_literal(float(data.flat[0]), type_.element)}>"
     little = data.astype(data.dtype.newbyteorder("<"), copy=False)
     return 'dense<"0x' + little.tobytes().hex().upper() + '">'
+
+
+#: Constants of at least this many bytes travel in a parameter archive when a module
+#: has one (as the compiler's hpvm-externalize-constants takes them out of the IR).
+PARAMETER_MIN_BYTES = 4096
+
+_ARCHIVE_MAGIC = b"HPVMPRM1"
+_ARCHIVE_ALIGN = 64
+
+
+def is_splat(array: np.ndarray) -> bool:
+    """Whether every element of `array` is its first one (dense_attr writes it as one
+    value); NaN never is."""
+    return bool(array.size and np.all(array == array.flat[0]) and not np.isnan(array.flat[0]))
+
+
+def write_parameter_archive(path, entries: Mapping[str, np.ndarray]) -> None:
+    """Writes `entries` (key -> array) as a parameter archive, the file a module's
+    `dense_resource<key>` constants name with `hpvm.parameters`: an 8-byte magic
+    "HPVMPRM1", the entry count and the index size (u64 each), the index (per entry:
+    u64 offset, u64 size, u32 key length, the key, zeros to a multiple of 8), then each
+    entry's little-endian bytes at an offset aligned to 64 (docs/Transforms.md,
+    hpvm-externalize-constants)."""
+    index = bytearray()
+    arrays = []
+    for key, array in entries.items():
+        data = np.ascontiguousarray(array)
+        arrays.append(data.astype(data.dtype.newbyteorder("<"), copy=False))
+        name = key.encode()
+        index += b"\0" * 16 + len(name).to_bytes(4, "little") + name
+        index += b"\0" * (-len(index) % 8)
+    offset = 24 + len(index)
+    at = 0
+    for data in arrays:  # the offsets, now that the index size is known
+        offset += -offset % _ARCHIVE_ALIGN
+        name_size = int.from_bytes(index[at + 16:at + 20], "little")
+        index[at:at + 16] = offset.to_bytes(8, "little") + data.nbytes.to_bytes(8, "little")
+        at += 20 + name_size
+        at += -at % 8
+        offset += data.nbytes
+    with open(path, "wb") as stream:
+        stream.write(_ARCHIVE_MAGIC + len(arrays).to_bytes(8, "little")
+                     + len(index).to_bytes(8, "little") + bytes(index))
+        position = 24 + len(index)
+        for data in arrays:
+            stream.write(b"\0" * (-position % _ARCHIVE_ALIGN))
+            position += -position % _ARCHIVE_ALIGN
+            stream.write(memoryview(data.reshape(-1)).cast("B"))
+            position += data.nbytes
+
+
+def string_literal(text: str) -> str:
+    """`text` as an MLIR string literal."""
+    escaped = "".join(c if c not in '"\\' and 32 <= ord(c) < 127 else f"\\{ord(c):02X}"
+                      for c in text)
+    return f'"{escaped}"'
 
 
 def float_literal(value: float, element: str = "f64") -> str:

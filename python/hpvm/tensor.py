@@ -26,13 +26,17 @@ Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to`, `pad`,
 from __future__ import annotations
 
 import math
+import os
+import re
 import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .errors import HPVMError
-from .ir import TensorType, MemRefType, dense_attr, float_literal, format_list, unique, symbol_name
+from .ir import (PARAMETER_MIN_BYTES, TensorType, MemRefType, dense_attr, float_literal,
+                 format_list, is_splat, string_literal, symbol_name, unique,
+                 write_parameter_archive)
 from . import toolchain
 
 
@@ -226,9 +230,40 @@ class TensorGraph:
                         stack.append((operand.op, False))
         return order
 
-    def mlir(self) -> str:
+    def mlir(self, parameters: Optional[str] = None) -> str:
         """The graph in the hpvm dialect: one leaf per op, the root internal
-        node `@<name>_root`, and the host function `@<name>`."""
+        node `@<name>_root`, and the host function `@<name>`. Constants are written in
+        the text; with `parameters` (the path of a parameter archive, relative to the
+        MLIR file's folder), those of at least 4 KiB are `dense_resource<key>` instead,
+        the module naming the archive (`hpvm.parameters`) that `self.parameters()`
+        fills (`save` writes both)."""
+        text, _ = self._module(parameters)
+        return text
+
+    def parameters(self) -> Dict[str, np.ndarray]:
+        """The constants that `mlir(parameters=...)` leaves out of the text: key ->
+        array, as a parameter archive holds them (`hpvm.ir.write_parameter_archive`)."""
+        return self._module("parameters")[1]
+
+    def save(self, path) -> Tuple[str, Optional[str]]:
+        """Writes the graph as MLIR at `path` and, when it has constants of 4 KiB or
+        more, their parameter archive beside it (`<stem>.params`, which the MLIR names);
+        `hpvm-cc path` compiles it. The text is verified first (HPVMError, and nothing
+        written, when it is invalid). Returns both paths (the archive's or None)."""
+        path = os.fspath(path)
+        archive = os.path.splitext(os.path.basename(path))[0] + ".params"
+        text, entries = self._module(archive)
+        toolchain.verify(text, os.path.basename(path))
+        archive_path = None
+        if entries:
+            archive_path = os.path.join(os.path.dirname(path), archive)
+            write_parameter_archive(archive_path, entries)
+        with open(path, "w") as stream:
+            stream.write(text)
+        return path, archive_path
+
+    def _module(self, parameters: Optional[str]) -> Tuple[str, Dict[str, np.ndarray]]:
+        """The text, and the constants it names in the archive `parameters`."""
         if not self.outputs:
             raise HPVMError(f"graph '{self.name}' has no outputs; call output(...) first")
         # Outputs that are inputs or constants (or repeated) are copied by a leaf,
@@ -246,12 +281,17 @@ class TensorGraph:
             ops = self._reachable_ops()
         finally:
             self.outputs = saved
+        archive = _Archive() if parameters is not None else None
         lines: List[str] = [f"// Tensor graph '{self.name}' built by the hpvm Python package."]
         for op in ops:
-            lines.extend(_leaf_text(op))
+            lines.extend(_leaf_text(op, archive))
         lines.extend(self._root_text(ops, outputs))
         lines.extend(self._host_text())
-        return "\n".join(lines) + "\n"
+        if not archive or not archive.entries:
+            return "\n".join(lines) + "\n", {}
+        lines[1:] = [f"module attributes {{hpvm.parameters = {string_literal(parameters)}}} {{",
+                     *lines[1:], "}"]
+        return "\n".join(lines) + "\n", archive.entries
 
     def _root_text(self, ops: List[_Op], outputs: List[Tensor]) -> List[str]:
         args = ", ".join(f"%in{i}: {t.type}" for i, t in enumerate(self.inputs))
@@ -332,7 +372,35 @@ def _budget_attributes(budget: Optional[Tuple[float, float]]) -> str:
             f"l2 = {budget[1]:.9e}>}}")
 
 
-def _leaf_text(op: _Op) -> List[str]:
+class _Archive:
+    """The large constants of a module in the making: each Tensor once, under a key
+    made of its name."""
+
+    def __init__(self):
+        self.entries: Dict[str, np.ndarray] = {}
+        self._keys: Dict[int, str] = {}
+
+    def key(self, constant: Tensor) -> Optional[str]:
+        """The key of `constant` in the archive, or None when it stays in the text
+        (small, or one value repeated)."""
+        if id(constant) in self._keys:
+            return self._keys[id(constant)]
+        data = constant.array
+        if data.nbytes < PARAMETER_MIN_BYTES or is_splat(data):
+            return None
+        base = re.sub(r"[^A-Za-z0-9_]", "_", constant.name) or "w"
+        if not base[0].isalpha():
+            base = "w_" + base
+        key, n = base, 1
+        while key in self.entries:
+            n += 1
+            key = f"{base}_{n}"
+        self.entries[key] = np.asarray(data, dtype=constant.type.dtype)
+        self._keys[id(constant)] = key
+        return key
+
+
+def _leaf_text(op: _Op, archive: Optional[_Archive] = None) -> List[str]:
     body = _Body()
     ports = _leaf_operands(op)
     names: Dict[int, str] = {}
@@ -343,8 +411,10 @@ def _leaf_text(op: _Op) -> List[str]:
     for operand in op.operands:
         if operand.kind == "constant" and id(operand) not in names:
             name = body.fresh("cst")
-            body.emit(f"{name} = arith.constant {dense_attr(operand.array, operand.type)} : "
-                      f"{operand.type}")
+            key = archive.key(operand) if archive else None
+            value = (f"dense_resource<{key}>" if key
+                     else dense_attr(operand.array, operand.type))
+            body.emit(f"{name} = arith.constant {value} : {operand.type}")
             names[id(operand)] = name
     result = op.emit(body, [names[id(o)] for o in op.operands])
     types = str(op.result)

@@ -79,6 +79,7 @@ class _CompileOptions(ctypes.Structure):
         ("inline_leaves", ctypes.c_bool),
         ("fuse_nodes", ctypes.c_bool),
         ("fuse_tensor_nodes", ctypes.c_bool),
+        ("constants_asm", ctypes.c_char_p),
     ]
 
 
@@ -141,13 +142,18 @@ SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
 
 def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",
                    opt: str = "-O3", flags: Sequence[str] = (), sources: Sequence[str] = (),
-                   verbose: bool = False) -> str:
-    """`hpvm-cc -shared` of the module `text` (and C `sources`) into `output`."""
+                   verbose: bool = False, parameters=None) -> str:
+    """`hpvm-cc -shared` of the module `text` (and C `sources`) into `output`;
+    `parameters` (key -> array) is written as the parameter archive `<name>.params`
+    beside the module, which the text names."""
     if target not in ("cpu", "gpu", "opencl"):
         raise HPVMError(f"unknown target '{target}'; expected cpu, gpu or opencl")
     with tempfile.TemporaryDirectory(prefix="hpvm-py-") as directory:
         source = Path(directory) / f"{name}.mlir"
         source.write_text(text)
+        if parameters:
+            from .ir import write_parameter_archive
+            write_parameter_archive(Path(directory) / f"{name}.params", parameters)
         command: List[str] = [tool("hpvm-cc"), "-shared", opt, f"--target={target}",
                               *SHARED_FLAGS, *flags, str(source), *sources, "-o", output]
         if verbose:

@@ -219,6 +219,15 @@ def test_dynamic_dimensions():
     model = helper.make_model(graph_proto, opset_imports=[helper.make_opsetid("", 13)])
     assert hpvm.onnx.load(model).inputs[0].shape == (1, 3)
     assert hpvm.onnx.load(model, batch_size=4).inputs[0].shape == (4, 3)
+    # A static batch that batch_size contradicts is refused (it would return fewer rows).
+    graph_proto = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, 3))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph_proto, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(HPVMError, match=r"batch_size=8, but the ONNX graph input 'x' has the "
+                                        r"static shape 1x3: its batch is fixed to 1.*dynamic_axes"):
+        hpvm.onnx.load(model, batch_size=8)
+    assert hpvm.onnx.load(model, batch_size=1).inputs[0].shape == (1, 3)
 
 
 def test_bad_model_argument():

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistd.h>
 
 #include "HPVM/C/Compiler.h"
 #include "hpvm-cc-config.h"
@@ -784,14 +785,26 @@ int main(int argc, char **argv) {
       free(name);
       continue;
     }
+    /* Compiled here: bitcode (no text to print and parse again), and, when
+     * linked here, the large constants (a model's weights) in an assembly file
+     * of .incbin directives, never in the LLVM IR (-c keeps one object per
+     * input: they stay in its bitcode, as raw data). */
     char *ll = emit == EMIT_LLVM ? (output ? copy(output) : format2(name, ".ll"))
-                                 : format2(temp, format2("/", format2(name, ".ll")));
+                                 : format2(temp, format2("/", format2(name, ".bc")));
+    char *constants = format2(temp, format2("/", format2(name, ".constants.s")));
+    if (emit != EMIT_LLVM && emit != EMIT_OBJECT)
+      options.constants_asm = constants;
     options.emit = HPVMCompileEmitLLVMIR;
     ok = run_library_stage(from_c ? "raise HPVM-C and lower to LLVM IR" : "lower to LLVM IR",
                            input, ll, &options);
     if (emit != EMIT_LLVM) {
       push(&temporaries, ll);
       push(&ll_inputs, ll);
+      if (access(constants, F_OK) == 0) {
+        push(&temporaries, constants);
+        push(&temporaries, format2(constants, ".bin"));
+        push(&ll_inputs, constants);
+      }
     }
     free(name);
   }

@@ -81,13 +81,20 @@ typedef struct HPVMCompileOptions {
    * mul -> add -> activation) are fused before the lowering
    * (hpvm-fuse-tensor-nodes; default false; hpvm-cc turns it on). */
   bool fuse_tensor_nodes;
+  /* An assembly file that receives the module's large constants (a model's
+   * weights) as .incbin directives, their data in a file beside it or in the
+   * module's parameter archive; the LLVM IR then only declares them
+   * (hpvm-externalize-constants; NULL or "": they stay in the IR). The
+   * caller assembles the file and links its object with the program's. */
+  const char *constants_asm;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids
  * collapsed, leaves vectorized and inlined, no fusion. */
 MLIR_CAPI_EXPORTED void hpvmCompileOptionsInit(HPVMCompileOptions *options);
 
-/* Compiles `input_path` into `output_path` ("-": standard output). Returns true
+/* Compiles `input_path` into `output_path` ("-": standard output; LLVM IR as
+ * bitcode when the path ends in ".bc", else as text). Returns true
  * on success. `*diagnostics` (when `diagnostics` is not NULL) receives the
  * diagnostics printed as the tools print them, NUL-terminated, or NULL when
  * there were none; free it with hpvmCompileFreeText. Nothing is written to

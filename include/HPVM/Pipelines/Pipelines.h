@@ -84,6 +84,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "dump-kernels",
       llvm::cl::desc("A directory receiving every device image"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> constantsAsm{
+      *this, "constants-asm",
+      llvm::cl::desc("An assembly file receiving the large constants "
+                     "(hpvm-externalize-constants; empty: they stay in the "
+                     "module, archive keys resolved)"),
+      llvm::cl::init("")};
 };
 
 /// hpvm-lower-to-cpu-pipeline: the graphs and host ops to runtime calls

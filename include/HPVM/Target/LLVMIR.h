@@ -12,8 +12,10 @@ namespace mlir::hpvm {
 /// writes it to `output` as LLVM IR. Errors are reported as diagnostics.
 /// hpvm-translate --hpvm-to-llvmir and the compiler library (HPVM/C/Compiler.h)
 /// both call it.
+/// Lowers `op` with hpvm-lower-to-llvm-pipeline and writes it as LLVM IR:
+/// text, or bitcode when `bitcode` is set.
 LogicalResult lowerToLLVMIR(Operation *op, const CPUPipelineOptions &options,
-                            llvm::raw_ostream &output);
+                            llvm::raw_ostream &output, bool bitcode = false);
 
 void registerToLLVMIRTranslation();
 } // namespace mlir::hpvm

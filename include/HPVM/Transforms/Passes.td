@@ -254,4 +254,55 @@ def HPVMApplyKnobs : Pass<"hpvm-apply-knobs", "ModuleOp"> {
   ];
 }
 
+def HPVMExternalizeConstants : Pass<"hpvm-externalize-constants", "ModuleOp"> {
+  let summary = "Move large constant globals out of the LLVM IR into an assembly file of .incbin directives";
+  let description = [{
+    Runs on the lowered module (the llvm dialect), before it becomes LLVM IR.
+    Weights of a model are constant globals of many megabytes: printed as
+    LLVM IR text, each float becomes ~25 characters that clang must parse
+    again (resnet50's 98 MB of weights made 700 MB of text and minutes of
+    compile). With `asm` set, every constant `llvm.mlir.global` whose
+    initializer is a dense or `dense_resource` elements attribute of integers
+    or floats (whole bytes per element) of at least `min-bytes` bytes, and not
+    all zeros, becomes an external hidden declaration (aligned to 64 bytes)
+    and its bytes are named by an `.incbin` directive in the assembly file
+    `asm`: a `dense_resource` key found in the module's parameter archive
+    (`hpvm.parameters`) names the archive's bytes where they are; any other
+    initializer is written once into `<asm>.bin`. The assembler copies the
+    bytes into the object; nothing parses them. Symbols are
+    `__hpvm_const_<tag>_<n>`, `<tag>` a hash of `asm`, so that several modules
+    can be linked into one program.
+
+    Without `asm`, only `dense_resource` keys that no blob backs are resolved:
+    their bytes are read from the parameter archive into the initializer, so
+    that the module translates to self-contained LLVM IR (hpvm-cc -emit-llvm).
+
+    A key missing from the archive, an archive that cannot be read or is
+    malformed, or an entry whose size differs from the global's type is an
+    error naming the key, the archive and both sizes. The module's
+    `hpvm.parameters` attribute is removed.
+
+    A parameter archive (the Python package writes one beside a module,
+    `model.params` for `model.mlir`; a relative path is taken from the
+    module file's folder) is little-endian:
+
+    | bytes | content |
+    |---|---|
+    | 0..7 | `HPVMPRM1` |
+    | 8..15 | u64: the number of entries N |
+    | 16..23 | u64: the size of the index in bytes |
+    | the index | N entries: u64 offset, u64 size, u32 key length, the key, zeros to a multiple of 8 |
+    | the data | each entry's bytes at its offset, after the index (the writers align offsets to 64) |
+
+    Example: `hpvm-opt --hpvm-externalize-constants="asm=consts.s" lowered.mlir`.
+  }];
+  let options = [
+    Option<"asmFile", "asm", "std::string", /*default=*/"\"\"",
+           "The assembly file that receives the .incbin directives (empty: "
+           "resolve archive keys into the initializers instead)">,
+    Option<"minBytes", "min-bytes", "uint64_t", /*default=*/"4096",
+           "Constants smaller than this stay in the IR">,
+  ];
+}
+
 #endif // HPVM_TRANSFORMS_PASSES_TD

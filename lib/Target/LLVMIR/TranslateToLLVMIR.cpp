@@ -10,6 +10,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -30,7 +31,8 @@ static llvm::cl::opt<std::string> clDumpKernels(
 
 LogicalResult mlir::hpvm::lowerToLLVMIR(Operation *op,
                                         const CPUPipelineOptions &options,
-                                        llvm::raw_ostream &output) {
+                                        llvm::raw_ostream &output,
+                                        bool bitcode) {
   PassManager pm(op->getContext());
   buildHPVMLowerToLLVMPipeline(pm, options);
   if (failed(pm.run(op)))
@@ -41,7 +43,10 @@ LogicalResult mlir::hpvm::lowerToLLVMIR(Operation *op,
   if (!module)
     return emitError(op->getLoc(), "failed to translate the lowered program "
                                    "to LLVM IR (see the errors above)");
-  module->print(output, nullptr);
+  if (bitcode)
+    llvm::WriteBitcodeToFile(*module, output);
+  else
+    module->print(output, nullptr);
   return success();
 }
 

@@ -1,6 +1,8 @@
 """`python -m hpvm.onnx model.onnx -o model.mlir`: an ONNX model as verified MLIR
 of the hpvm dialect (a tensor graph: leaves, the root internal node and the host
-function)."""
+function). Weights of 4 KiB or more go into a parameter archive beside the MLIR file
+(`model.params`, which the module names), unless `--inline-weights` keeps them in the
+text; `hpvm-cc model.mlir` compiles either."""
 
 from __future__ import annotations
 
@@ -54,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
                         metavar="NAME=SHAPE",
                         help="the static shape of an input, e.g. input=1x3x224x224 "
                         "(may be repeated)")
+    parser.add_argument("--inline-weights", action="store_true",
+                        help="write every weight into the MLIR text instead of a parameter "
+                        "archive beside it (always so on standard output)")
     parser.add_argument("--name", default=None,
                         help="the name of the graph's host function (default: the ONNX "
                         "graph's name)")
@@ -70,12 +75,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from . import load
         graph = load(args.model, input_shapes=shapes or None, batch_size=args.batch_size,
                      name=args.name)
-        text = graph.verify()
-        if args.output == "-":
-            sys.stdout.write(text)
+        if args.output != "-" and not args.inline_weights:
+            graph.save(args.output)  # verified first
         else:
-            with open(args.output, "w") as stream:
-                stream.write(text)
+            text = graph.verify()
+            if args.output == "-":
+                sys.stdout.write(text)
+            else:
+                with open(args.output, "w") as stream:
+                    stream.write(text)
     except HPVMError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1

@@ -129,6 +129,7 @@ class Importer:
                                        or isinstance(batch_size, bool) or batch_size <= 0):
             raise HPVMError(f"batch_size: expected a positive integer, found {batch_size!r}")
         self.batch_size = 1 if batch_size is None else int(batch_size)
+        self.batch_given = batch_size is not None
         self.opset = self._opset(model)
         graph_name = name or self.graph_proto.name or "onnx_graph"
         self.graph = TensorGraph(graph_name)
@@ -347,6 +348,16 @@ class Importer:
         shape = []
         for axis, dim in enumerate(dims):
             if dim.HasField("dim_value"):
+                if axis == 0 and self.batch_given and dim.dim_value != self.batch_size:
+                    # Silently returning the model's batch would hand back fewer results.
+                    fixed = "x".join(str(d.dim_value) if d.HasField("dim_value") else "?"
+                                     for d in dims)
+                    raise HPVMError(
+                        f"batch_size={self.batch_size}, but the ONNX graph input '{name}' has "
+                        f"the static shape {fixed}: its batch is fixed to {dim.dim_value}. "
+                        f"Export the model with a dynamic batch dimension (torch.onnx.export"
+                        f"(..., dynamic_axes={{'{name}': {{0: 'batch'}}}})) or with batch "
+                        f"{self.batch_size}")
                 shape.append(int(dim.dim_value))
             elif axis == 0:
                 shape.append(self.batch_size)

@@ -639,9 +639,22 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan' or 'hpvm.rows'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', 'hpvm.error' or 'hpvm.parameters'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.parameters' is only valid on a module, found on 'hpvm.leaf'}}
+hpvm.leaf @leaf() attributes {hpvm.parameters = "w.params"} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.parameters' expects the path of a parameter archive (a non-empty string), found ""}}
+module attributes {hpvm.parameters = ""} {
 }
 
 // -----

@@ -197,6 +197,17 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getParametersAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'hpvm.parameters' is only valid on a module, found on '"
+                             << op->getName() << "'";
+    auto path = dyn_cast<StringAttr>(attribute.getValue());
+    if (!path || path.getValue().empty())
+      return op->emitError() << "'hpvm.parameters' expects the path of a parameter "
+                                "archive (a non-empty string), found "
+                             << attribute.getValue();
+    return success();
+  }
   if (name == getAccessAttrName())
     return op->emitError() << "'hpvm.access' is an argument attribute of node "
                               "definitions, found on the op '"
@@ -207,7 +218,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                             "'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
                             "'hpvm.tile_variant', 'hpvm.contraction_variant', "
-                            "'hpvm.contraction_plan' or 'hpvm.rows'";
+                            "'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', "
+                            "'hpvm.error' or 'hpvm.parameters'";
 }
 
 //===----------------------------------------------------------------------===//

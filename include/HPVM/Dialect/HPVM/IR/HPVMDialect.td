@@ -56,7 +56,10 @@ def HPVM_Dialect : Dialect {
     it declined, run the leaf), and `@s` is the leaf with the loop replaced
     by a load of its sum, with two more inputs: the buffer and its row
     length (the x extent of the whole grid).
-    Arguments of node definitions may carry `hpvm.access`.
+    Arguments of node definitions may carry `hpvm.access`. A module may
+    carry `hpvm.parameters = "file"`, its parameter archive: the weights its
+    `dense_resource` constants name, kept out of the text (a relative path is
+    taken from the directory of the module's file).
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -141,6 +144,12 @@ def HPVM_Dialect : Dialect {
     /// end-to-end target of the whole graph.
     static constexpr ::llvm::StringLiteral getErrorAttrName() {
       return ::llvm::StringLiteral("hpvm.error");
+    }
+    /// Name of the discardable attribute of a module naming its parameter
+    /// archive: the file whose entries back the module's `dense_resource`
+    /// constants (a model's weights), read by hpvm-externalize-constants.
+    static constexpr ::llvm::StringLiteral getParametersAttrName() {
+      return ::llvm::StringLiteral("hpvm.parameters");
     }
     /// Name of the argument attribute giving a node argument's access mode.
     static constexpr ::llvm::StringLiteral getAccessAttrName() {

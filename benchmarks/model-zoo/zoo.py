@@ -1,0 +1,205 @@
+"""Models from the field: torchvision's model definitions (random weights, eval mode),
+exported to ONNX at run time, imported by hpvm.onnx, compiled, checked against
+onnxruntime and timed against it (and IREE when it is installed). No weights are
+committed; nothing here is part of `make check` (torch is large): `make zoo-check`.
+
+    python zoo.py [--only resnet18,vit_b_16] [--batch 1,8] [--rounds R] [--threads N]
+                  [--work DIR] [--no-bench]
+
+For each family and batch: export (torch.onnx.export, dynamo=False, opset 17, fixed
+batch), `hpvm.onnx.load`, `hpvm.compile(fuse=True)` (compile time and the compiler's
+peak memory), one run compared with onnxruntime (max |diff| / max |ref| <= 1e-4 and the
+same top class), then R alternated rounds of hpvm and onnxruntime (min / median / max
+ms). Exit status 1 when a model fails to import, compile or match."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+import traceback
+
+import numpy as np
+
+FAMILIES = {
+    # name: (constructor, input size)
+    "lenet5": (None, 28),
+    "alexnet": ("alexnet", 224),
+    "vgg11": ("vgg11", 224),
+    "vgg16": ("vgg16", 224),
+    "resnet18": ("resnet18", 224),
+    "resnet18_32": ("resnet18", 32),
+    "resnet50": ("resnet50", 224),
+    "squeezenet1_1": ("squeezenet1_1", 224),
+    "googlenet": ("googlenet", 224),
+    "densenet121": ("densenet121", 224),
+    "mobilenet_v2": ("mobilenet_v2", 224),
+    "mobilenet_v3_small": ("mobilenet_v3_small", 224),
+    "shufflenet_v2_x1_0": ("shufflenet_v2_x1_0", 224),
+    "efficientnet_b0": ("efficientnet_b0", 224),
+    "regnet_x_400mf": ("regnet_x_400mf", 224),
+    "mnasnet0_5": ("mnasnet0_5", 224),
+    "convnext_tiny": ("convnext_tiny", 224),
+    "vit_b_16": ("vit_b_16", 224),
+    "transformer_encoder": (None, 0),
+}
+
+RTOL = 1e-4
+
+
+def lenet5(torch):
+    nn = torch.nn
+    return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                         nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                         nn.Linear(84, 10))
+
+
+def transformer_encoder(torch):
+    nn = torch.nn
+    layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+                                       batch_first=True, dropout=0.0)
+    return nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+
+
+def model_and_input(torch, name, batch):
+    ctor, size = FAMILIES[name]
+    torch.manual_seed(0)
+    if name == "lenet5":
+        model, shape = lenet5(torch), (batch, 1, 28, 28)
+    elif name == "transformer_encoder":
+        model, shape = transformer_encoder(torch), (batch, 16, 64)
+    else:
+        import torchvision
+        kwargs = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
+        model, shape = getattr(torchvision.models, ctor)(weights=None, **kwargs), \
+            (batch, 3, size, size)
+    model.eval()
+    x = torch.randn(*shape)
+    return model, x
+
+
+def export(torch, model, x, path):
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), path, dynamo=False, opset_version=17,
+                          input_names=["input"], output_names=["output"])
+
+
+def child_peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def timed(fn, rounds):
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return times
+
+
+def fmt(ts):
+    ts = sorted(ts)
+    return f"{ts[0]:.2f} / {ts[len(ts) // 2]:.2f} / {ts[-1]:.2f}"
+
+
+def check(name, batch, args, torch, rows):
+    import onnx
+    import onnxruntime as ort
+    import hpvm
+    import hpvm.onnx
+
+    path = os.path.join(args.work, f"{name}_b{batch}.onnx")
+    model, x = model_and_input(torch, name, batch)
+    if not os.path.exists(path):
+        export(torch, model, x, path)
+    feeds = x.numpy()
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = args.threads
+    so.inter_op_num_threads = 1
+    session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    ref = session.run(None, {session.get_inputs()[0].name: feeds})[0]
+    row = {"model": name, "batch": batch}
+    try:
+        t0 = time.perf_counter()
+        graph = hpvm.onnx.load(path)
+        t1 = time.perf_counter()
+        before = child_peak_rss_mb()
+        compiled = hpvm.compile(graph, fuse=True)
+        t2 = time.perf_counter()
+        row["import"] = f"{t1 - t0:.1f} s"
+        row["compile"] = f"{t2 - t1:.1f} s"
+        peak = child_peak_rss_mb()
+        row["rss"] = f"{peak:.0f} MB" if peak > before else f"<= {before:.0f} MB"
+    except Exception as error:  # noqa: BLE001 - reported in the table
+        row["result"] = "refused: " + str(error).splitlines()[0][:300]
+        rows.append(row)
+        print(f"   {row['result']}", flush=True)
+        return False
+    got = compiled(feeds)
+    got = got[0] if isinstance(got, tuple) else got
+    err = float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-30))
+    flat_ref, flat_got = ref.reshape(ref.shape[0], -1), got.reshape(got.shape[0], -1)
+    same = bool(np.all(flat_ref.argmax(1) == flat_got.argmax(1)))
+    ok = err <= RTOL and same
+    row["result"] = ("ok" if ok else "MISMATCH") + f" ({err:.1e})"
+    print(f"   {row['result']}, compile {row['compile']}, peak {row['rss']}", flush=True)
+    if ok and args.rounds:
+        os.environ["HPVM_NUM_THREADS"] = str(args.threads)
+        ours, theirs = [], []
+        compiled(feeds)
+        session.run(None, {session.get_inputs()[0].name: feeds})
+        for _ in range(args.rounds):
+            ours += timed(lambda: compiled(feeds), 3)
+            theirs += timed(lambda: session.run(None, {session.get_inputs()[0].name: feeds}), 3)
+        row["hpvm"], row["ort"] = fmt(ours), fmt(theirs)
+        ratio = sorted(theirs)[len(theirs) // 2] / sorted(ours)[len(ours) // 2]
+        row["speed"] = f"{ratio:.2f}"
+        print(f"   hpvm {row['hpvm']} ms, onnxruntime {row['ort']} ms: {ratio:.2f}x", flush=True)
+    rows.append(row)
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated families (default: all)")
+    ap.add_argument("--batch", default="1", help="comma-separated batch sizes (default 1)")
+    ap.add_argument("--rounds", type=int, default=3, help="timing rounds (0: no timing)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--work", default=os.path.join(os.getcwd(), "zoo-work"))
+    args = ap.parse_args()
+    names = [n for n in args.only.split(",") if n] or list(FAMILIES)
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown:
+        sys.exit(f"zoo.py: unknown families {unknown}; known: {', '.join(FAMILIES)}")
+    os.makedirs(args.work, exist_ok=True)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    import torch
+    torch.set_num_threads(args.threads)
+    rows, failed = [], []
+    for name in names:
+        for batch in [int(b) for b in args.batch.split(",")]:
+            print(f"== {name} batch {batch}", flush=True)
+            try:
+                if not check(name, batch, args, torch, rows):
+                    failed.append(f"{name}/{batch}")
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+                rows.append({"model": name, "batch": batch, "result": "error (see log)"})
+                failed.append(f"{name}/{batch}")
+    print("\n| model | batch | result | compile | compiler peak RSS | hpvm ms | "
+          "onnxruntime ms | ort/hpvm |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['model']} | {r['batch']} | {r.get('result', '')} | {r.get('compile', '-')} | "
+              f"{r.get('rss', '-')} | {r.get('hpvm', '-')} | {r.get('ort', '-')} | "
+              f"{r.get('speed', '-')} |")
+    print(f"\nzoo: {len(rows) - len(failed)} of {len(rows)} ok" +
+          (f"; failed: {', '.join(failed)}" if failed else ""))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+//===- ExternalizeConstants.cpp - The hpvm-externalize-constants pass -----===//
+// Large constant globals (a model's weights) leave the LLVM IR: each becomes
+// an external declaration whose bytes an assembly file's .incbin copies into
+// the object, from the module's parameter archive or from a side file.
+#include "HPVM/Transforms/Passes.h"
+
+#include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
+#include "HPVM/Transforms/ParameterArchive.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMEXTERNALIZECONSTANTS
+#include "HPVM/Transforms/Passes.h.inc"
+} // namespace mlir::hpvm
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+
+/// Alignment of every externalized constant: a cache line, and what the
+/// widest vector loads of the kernels prefer.
+constexpr uint64_t kConstantAlign = 64;
+
+/// Bytes of one element of `type` when it is stored as whole bytes (integers
+/// and floats of 8, 16, 32, 64 bits), else nothing (i1 and odd widths).
+std::optional<uint64_t> elementBytes(Type type) {
+  if (!type.isIntOrFloat())
+    return std::nullopt;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits == 0 || bits % 8 != 0)
+    return std::nullopt;
+  return bits / 8;
+}
+
+/// Where a constant's bytes are: in memory (a dense attribute or a blob), or
+/// in the parameter archive.
+struct ConstantBytes {
+  ArrayRef<char> data;                 // when in memory
+  std::string splat;                   // a splat's one element, expanded on write
+  const ParameterEntry *entry = nullptr; // when in the archive
+};
+
+/// `path` as the module names it: a relative path is taken from the directory
+/// of the file the module was parsed from (its location), else from the
+/// current directory.
+std::string resolvedArchivePath(ModuleOp module, StringRef path) {
+  if (llvm::sys::path::is_absolute(path))
+    return path.str();
+  auto file = dyn_cast<FileLineColLoc>(module.getLoc());
+  if (!file)
+    return path.str();
+  SmallString<256> joined(llvm::sys::path::parent_path(file.getFilename().getValue()));
+  llvm::sys::path::append(joined, path);
+  return joined.str().str();
+}
+
+class Externalizer {
+public:
+  Externalizer(ModuleOp module, StringRef asmPath, uint64_t minBytes)
+      : module(module), asmPath(asmPath), minBytes(minBytes) {}
+
+  LogicalResult run();
+
+private:
+  /// The parameter archive of the module (`hpvm.parameters`), opened once.
+  FailureOr<const ParameterArchive *> archive(LLVM::GlobalOp global, StringRef key);
+  /// The bytes of `global`'s initializer when it is to leave the IR; nothing
+  /// when it stays (small, zeros, not elements of whole bytes).
+  FailureOr<std::optional<ConstantBytes>> bytesOf(LLVM::GlobalOp global);
+  /// Resolves a `dense_resource` key no blob backs into a dense initializer.
+  LogicalResult materialize(LLVM::GlobalOp global, DenseResourceElementsAttr attr);
+  LogicalResult writeSideFile();
+  LogicalResult writeAssembly();
+
+  ModuleOp module;
+  StringRef asmPath;
+  uint64_t minBytes;
+  std::optional<ParameterArchive> opened;
+  bool openFailed = false;
+
+  struct Placed {
+    std::string symbol;
+    uint64_t size;
+    const ParameterEntry *entry; // in the archive, else in the side file
+    uint64_t sideOffset;
+  };
+  SmallVector<Placed> placed;
+  SmallVector<ConstantBytes> sideData; // parallel to the side-file entries
+  SmallVector<uint64_t> sideOffsets;
+  uint64_t sideSize = 0;
+};
+
+FailureOr<const ParameterArchive *> Externalizer::archive(LLVM::GlobalOp global,
+                                                          StringRef key) {
+  if (opened)
+    return &*opened;
+  auto path = module->getAttrOfType<StringAttr>(HPVMDialect::getParametersAttrName());
+  if (!path)
+    return global.emitError() << "the constant '" << global.getSymName()
+                              << "' is the dense_resource '" << key
+                              << "', which no blob backs, and the module names no "
+                                 "parameter archive ('hpvm.parameters'); expected the "
+                                 "blob in the module's resources or an archive holding '"
+                              << key << "'";
+  if (openFailed)
+    return failure();
+  std::string error;
+  std::optional<ParameterArchive> read =
+      ParameterArchive::open(resolvedArchivePath(module, path.getValue()), error);
+  if (!read) {
+    openFailed = true;
+    return module.emitError() << error;
+  }
+  opened = std::move(read);
+  return &*opened;
+}
+
+FailureOr<std::optional<ConstantBytes>> Externalizer::bytesOf(LLVM::GlobalOp global) {
+  if (!global.getConstant() || global.getInitializerBlock())
+    return std::optional<ConstantBytes>();
+  auto elements = dyn_cast_or_null<ElementsAttr>(global.getValueOrNull());
+  if (!elements)
+    return std::optional<ConstantBytes>();
+  std::optional<uint64_t> width = elementBytes(elements.getElementType());
+  if (!width)
+    return std::optional<ConstantBytes>();
+  uint64_t size = *width * elements.getNumElements();
+  if (size < minBytes)
+    return std::optional<ConstantBytes>();
+
+  ConstantBytes bytes;
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      // All zeros: LLVM IR says zeroinitializer, which costs nothing.
+      if (llvm::all_of(raw, [](char c) { return c == 0; }))
+        return std::optional<ConstantBytes>();
+      bytes.splat.assign(raw.begin(), raw.end());
+    } else {
+      bytes.data = raw;
+    }
+    return std::optional<ConstantBytes>(std::move(bytes));
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
+  if (!resource)
+    return std::optional<ConstantBytes>();
+  StringRef key = resource.getRawHandle().getKey();
+  if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+    if (blob->getData().size() != size)
+      return global.emitError() << "the resource '" << key << "' holds "
+                                << blob->getData().size() << " bytes; expected " << size
+                                << " for " << elements.getType();
+    bytes.data = blob->getData();
+    return std::optional<ConstantBytes>(std::move(bytes));
+  }
+  FailureOr<const ParameterArchive *> found = archive(global, key);
+  if (failed(found))
+    return failure();
+  const ParameterEntry *entry = (*found)->lookup(key);
+  if (!entry)
+    return global.emitError() << "the parameter '" << key << "' is not in the archive '"
+                              << (*found)->getPath() << "' (" << (*found)->size()
+                              << " entries); expected an entry of " << size
+                              << " bytes for " << elements.getType();
+  if (entry->size != size)
+    return global.emitError() << "the parameter '" << key << "' of the archive '"
+                              << (*found)->getPath() << "' holds " << entry->size
+                              << " bytes; expected " << size << " for "
+                              << elements.getType();
+  bytes.entry = entry;
+  return std::optional<ConstantBytes>(std::move(bytes));
+}
+
+LogicalResult Externalizer::materialize(LLVM::GlobalOp global,
+                                        DenseResourceElementsAttr attr) {
+  FailureOr<std::optional<ConstantBytes>> bytes = bytesOf(global);
+  if (failed(bytes))
+    return failure();
+  const ParameterEntry *entry = *bytes ? (*bytes)->entry : nullptr;
+  if (!entry) {
+    // Below min-bytes: look the key up all the same (nothing else backs it).
+    uint64_t width = elementBytes(attr.getElementType()).value_or(0);
+    if (!width)
+      return global.emitError() << "the dense_resource '" << attr.getRawHandle().getKey()
+                                << "' has elements of " << attr.getElementType()
+                                << "; expected integers or floats of whole bytes";
+    StringRef key = attr.getRawHandle().getKey();
+    FailureOr<const ParameterArchive *> found = archive(global, key);
+    if (failed(found))
+      return failure();
+    entry = (*found)->lookup(key);
+    uint64_t size = width * attr.getNumElements();
+    if (!entry || entry->size != size)
+      return global.emitError() << "the parameter '" << key << "' of the archive '"
+                                << (*found)->getPath() << "' "
+                                << (entry ? "holds " + std::to_string(entry->size) + " bytes"
+                                          : std::string("is missing"))
+                                << "; expected " << size << " bytes for " << attr.getType();
+  }
+  ArrayRef<char> data = opened->bytes(*entry);
+  global.setValueAttr(DenseElementsAttr::getFromRawBuffer(attr.getType(), data));
+  return success();
+}
+
+LogicalResult Externalizer::run() {
+  SmallVector<LLVM::GlobalOp> globals(module.getOps<LLVM::GlobalOp>());
+  if (asmPath.empty()) {
+    for (LLVM::GlobalOp global : globals) {
+      auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(global.getValueOrNull());
+      if (resource && !resource.getRawHandle().getBlob() &&
+          failed(materialize(global, resource)))
+        return failure();
+    }
+    module->removeAttr(HPVMDialect::getParametersAttrName());
+    return success();
+  }
+
+  // A tag that differs between the modules of one program: their symbols
+  // are hidden, but one shared library links them together.
+  std::string tag = llvm::utohexstr(llvm::xxh3_64bits(asmPath) & 0xffffffffu);
+  SymbolTable symbols(module);
+  for (LLVM::GlobalOp global : globals) {
+    FailureOr<std::optional<ConstantBytes>> bytes = bytesOf(global);
+    if (failed(bytes))
+      return failure();
+    if (!*bytes) {
+      // Stays in the IR: a key no blob backs is read from the archive.
+      auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(global.getValueOrNull());
+      if (resource && !resource.getRawHandle().getBlob() &&
+          failed(materialize(global, resource)))
+        return failure();
+      continue;
+    }
+    auto elements = cast<ElementsAttr>(global.getValueOrNull());
+    uint64_t size = *elementBytes(elements.getElementType()) * elements.getNumElements();
+    std::string symbol = "__hpvm_const_" + tag + "_" + std::to_string(placed.size());
+    if (failed(symbols.rename(global, StringAttr::get(module.getContext(), symbol))))
+      return global.emitError() << "cannot rename the constant to '" << symbol << "'";
+    Placed where{symbol, size, (*bytes)->entry, 0};
+    if (!where.entry) {
+      sideSize = llvm::alignTo(sideSize, kConstantAlign);
+      where.sideOffset = sideSize;
+      sideOffsets.push_back(sideSize);
+      sideSize += size;
+      sideData.push_back(std::move(**bytes));
+    }
+    placed.push_back(std::move(where));
+    global.removeValueAttr();
+    global.setLinkage(LLVM::Linkage::External);
+    global.setVisibility_(LLVM::Visibility::Hidden);
+    global.setDsoLocal(true);
+    global.setUnnamedAddr(std::nullopt);
+    global.setAlignment(std::max<uint64_t>(global.getAlignment().value_or(1), kConstantAlign));
+  }
+  module->removeAttr(HPVMDialect::getParametersAttrName());
+  // Nothing left the IR: no files (the caller assembles the file only when
+  // it exists).
+  if (placed.empty())
+    return success();
+  if (failed(writeSideFile()))
+    return failure();
+  return writeAssembly();
+}
+
+/// Writes a file through `write`; one error, naming `what` and the path,
+/// when it cannot be opened or written.
+LogicalResult writeFile(ModuleOp module, StringRef path, StringRef what,
+                        function_ref<void(llvm::raw_ostream &)> write) {
+  std::error_code error;
+  {
+    llvm::raw_fd_ostream out(path, error, llvm::sys::fs::OF_None);
+    if (!error) {
+      write(out);
+      out.close();
+      if (out.has_error()) {
+        error = out.error();
+        out.clear_error();
+      }
+    }
+  }
+  if (error)
+    return module.emitError() << "cannot write " << what << " '" << path
+                              << "': " << error.message();
+  return success();
+}
+
+LogicalResult Externalizer::writeSideFile() {
+  std::string path = (asmPath + ".bin").str();
+  return writeFile(module, path, "the constants file", [&](llvm::raw_ostream &out) {
+    uint64_t at = 0;
+    for (auto [bytes, offset] : llvm::zip_equal(sideData, sideOffsets)) {
+      out.write_zeros(offset - at);
+      at = offset;
+      if (!bytes.splat.empty()) {
+        // A splat: its element repeated (the size is a multiple of it).
+        uint64_t size = 0;
+        for (const Placed &p : placed)
+          if (!p.entry && p.sideOffset == offset)
+            size = p.size;
+        for (uint64_t done = 0; done < size; done += bytes.splat.size())
+          out.write(bytes.splat.data(), bytes.splat.size());
+        at += size;
+      } else {
+        out.write(bytes.data.data(), bytes.data.size());
+        at += bytes.data.size();
+      }
+    }
+  });
+}
+
+/// `path` as a string of the assembler: quotes and backslashes escaped.
+std::string quoted(StringRef path) {
+  std::string text = "\"";
+  for (char c : path) {
+    if (c == '"' || c == '\\')
+      text += '\\';
+    text += c;
+  }
+  return text + "\"";
+}
+
+LogicalResult Externalizer::writeAssembly() {
+  SmallString<256> side(asmPath);
+  side += ".bin";
+  llvm::sys::fs::make_absolute(side);
+  return writeFile(module, asmPath, "the constants' assembly file", [&](llvm::raw_ostream &out) {
+    out << "# The large constants of a module (hpvm-externalize-constants): each\n"
+           "# symbol's bytes are copied from a file by the assembler.\n";
+    out << "\t.section .rodata.hpvm_constants,\"a\",%progbits\n";
+    for (const Placed &p : placed) {
+      StringRef file = p.entry ? StringRef(opened->getPath()) : StringRef(side);
+      uint64_t offset = p.entry ? p.entry->offset : p.sideOffset;
+      out << "\t.p2align " << llvm::Log2_64(kConstantAlign) << "\n"
+          << "\t.globl " << p.symbol << "\n"
+          << "\t.hidden " << p.symbol << "\n"
+          << "\t.type " << p.symbol << ", %object\n"
+          << "\t.size " << p.symbol << ", " << p.size << "\n"
+          << p.symbol << ":\n"
+          << "\t.incbin " << quoted(file) << ", " << offset << ", " << p.size << "\n";
+    }
+    // No executable stack for the object (the linker would otherwise warn).
+    out << "\t.section .note.GNU-stack,\"\",%progbits\n";
+  });
+}
+
+struct HPVMExternalizeConstantsPass
+    : hpvm::impl::HPVMExternalizeConstantsBase<HPVMExternalizeConstantsPass> {
+  using HPVMExternalizeConstantsBase::HPVMExternalizeConstantsBase;
+
+  void runOnOperation() override {
+    Externalizer externalizer(getOperation(), asmFile, minBytes);
+    if (failed(externalizer.run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
