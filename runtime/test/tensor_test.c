@@ -59,6 +59,23 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int wit
   free(a), free(b), free(bias), free(c), free(want), free(scale);
 }
 
+/* Operands of the constant-filter calls: alive until the end of the test. */
+static float *kept[256];
+static size_t kept_count;
+
+static float *keep(float *p) {
+  CHECK(kept_count < sizeof(kept) / sizeof(kept[0]));
+  kept[kept_count++] = p;
+  return p;
+}
+
+static float *copy_of(const float *p, int64_t count) {
+  float *c = malloc(sizeof(float) * (size_t)(count + 1));
+  CHECK(c != NULL);
+  memcpy(c, p, sizeof(float) * (size_t)count);
+  return c;
+}
+
 static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh,
                        int64_t kw, int64_t pad_h, int64_t pad_w, int64_t stride_h,
                        int64_t stride_w, int64_t groups, int with_bias) {
@@ -103,6 +120,21 @@ static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, in
            (long long)pad_h, (long long)pad_w, (long long)stride_h, (long long)stride_w,
            (long long)groups);
   check_close(output, want, scale, count, what);
+  /* The constant-filter entry: its packed weights made on the first call and kept. The same
+   * bytes as the plain call, on the first call and on the second (from the kept packing). Its
+   * operands must never change: copies kept to the end of the test (kept[]), never freed while
+   * calls can still come, since a freed address reused by other weights would be another
+   * constant's. */
+  float *constant_filter = keep(copy_of(filter, f * cg * kh * kw));
+  float *constant_bias = bias ? keep(copy_of(bias, f)) : NULL;
+  for (int round = 0; round < 2; ++round) {
+    float *again = test_random_array(count);
+    hpvm_rt_tensor_conv2d_constant_f32(input, constant_filter, constant_bias, again, n, c, h, w,
+                                       f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w,
+                                       groups, activation_for_case, 0.5);
+    CHECK(count == 0 || memcmp(again, output, sizeof(float) * (size_t)count) == 0);
+    free(again);
+  }
   free(input), free(filter), free(bias), free(output), free(want), free(scale);
 }
 
@@ -235,6 +267,8 @@ int main(void) {
   hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 2, 2, 0, 2, 0, 0, 2, 2);
   for (int i = 0; i < 4; ++i)
     CHECK(out[i] == 7.0f);
+  for (size_t i = 0; i < kept_count; ++i)
+    free(kept[i]);
   printf("tensor kernels: all checks passed\n");
   return 0;
 }

@@ -832,6 +832,9 @@ int main(int argc, char **argv) {
       append(&command, &codegen);
       if (kind == 0) {
         push(&command, "-Wno-override-module");
+        /* The constants' assembly: -O and -march mean nothing to it. */
+        if (ends_with(input, ".s"))
+          push(&command, "-Wno-unused-command-line-argument");
       } else {
         push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
         append(&command, &preprocessor);
@@ -861,12 +864,20 @@ int main(int argc, char **argv) {
     push(&command, opt);
     if (shared)
       push(&command, "-shared");
+    /* lld where it is installed beside clang, unless the command chose a linker. */
+    bool linker_chosen = false;
+    for (size_t f = 0; f < codegen.count; ++f)
+      linker_chosen = linker_chosen || strncmp(codegen.items[f], "-fuse-ld=", 9) == 0;
+    for (size_t f = 0; f < linker.count; ++f)
+      linker_chosen = linker_chosen || strncmp(linker.items[f], "-fuse-ld=", 9) == 0;
+    if (HPVM_CC_USE_LLD && !linker_chosen)
+      push(&command, "-fuse-ld=lld");
     append(&command, &objects);
     append(&command, &link_inputs);
     push(&command, runtime_lib);
     append(&command, &linker);
     for (size_t f = 0; f < codegen.count; ++f)
-      if (is_instrumentation(codegen.items[f]))
+      if (is_instrumentation(codegen.items[f]) || strncmp(codegen.items[f], "-fuse-ld=", 9) == 0)
         push(&command, codegen.items[f]);
     if (cxx)
       push(&command, "-lstdc++");

@@ -294,15 +294,24 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
     SmallVector<int64_t> knobArguments;
     if (knob)
       knobArguments = {runtimeKnobKind(knob.getKind()), knob.getRate(), knob.getOffset()};
+    // A filter (and bias) that are constants of the program: the runtime packs
+    // them once and keeps them, instead of on every call.
+    Epilogue epilogue = findEpilogue(op, perFilter);
+    auto isConstant = [](Value value) {
+      return !value || value.getDefiningOp<arith::ConstantOp>();
+    };
+    bool constant = isConstant(conv.getFilter()) && isConstant(epilogue.bias);
     callWithEpilogue(b, op,
-                     knob ? "hpvm_rt_tensor_conv2d_approx_f32" : "hpvm_rt_tensor_conv2d_f32",
+                     knob       ? "hpvm_rt_tensor_conv2d_approx_f32"
+                     : constant ? "hpvm_rt_tensor_conv2d_constant_f32"
+                                : "hpvm_rt_tensor_conv2d_f32",
                      {conv.getInput(), conv.getFilter()}, result,
                      {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
                       input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
                       filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
                       padding[0], padding[1], strides[0], strides[1],
                       static_cast<int64_t>(conv.getGroups())},
-                     findEpilogue(op, perFilter), lowered, knobArguments);
+                     epilogue, lowered, knobArguments);
     return true;
   }
   auto mul = cast<TensorMulOp>(op);

@@ -234,6 +234,16 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_f32(const float *input, const float *f
                                               int64_t stride_w, int64_t groups,
                                               int64_t activation, double activation_max);
 
+/* hpvm_rt_tensor_conv2d_f32 for a filter and bias that never change while the program runs
+ * (the program's constants; the compiler calls it for convolutions whose filter is one): their
+ * packed forms are made on the first call and kept, keyed by their addresses and the
+ * convolution's shape, so that later calls do not pack the weights again. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_constant_f32(
+    const float *input, const float *filter, const float *bias, float *output, int64_t n,
+    int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+    int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+    int64_t activation, double activation_max);
+
 /* Approximation knobs of hpvm_rt_tensor_conv2d_approx_f32. */
 typedef enum hpvm_rt_tensor_knob_e {
   HPVM_RT_TENSOR_KNOB_EXACT = 0,           /* hpvm_rt_tensor_conv2d_f32 itself */

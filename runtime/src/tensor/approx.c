@@ -64,9 +64,13 @@ typedef struct approx_t {
    * (zero past the last filter, scaled by `scale`); NULL without memory: unpacked loops. */
   int64_t taps;
   int64_t *tap;
-  float *weights;
+  const float *weights;
   /* Across filters with a bias: the bias as [group][filter block][FB] (else NULL). */
-  float *packed_bias;
+  const float *packed_bias;
+  /* The packed weights and bias when this call made them (freed at its end), else NULL. */
+  float *own_weights;
+  /* The filter and bias are constants of the program (packed once, kept). */
+  int constant;
   /* rate / (rate - 1) for filter sampling, else 1. */
   float scale;
 } approx_t;
@@ -422,6 +426,31 @@ static void split_filters(approx_t *a, int64_t problems, int64_t wanted) {
   }
 }
 
+/* The weights packed [group][filter block][kept tap][block] (zero past a group's last filter,
+ * scaled), then, across filters with a bias, the bias as [group][filter block][FB]. */
+static void pack_taps(void *context, float *out) {
+  const approx_t *a = context;
+  int64_t depth = a->per_group_c * a->kernel_h * a->kernel_w;
+  float *dst = out;
+  for (int64_t g = 0; g < a->groups; ++g)
+    for (int64_t fb = 0; fb < a->filter_blocks; ++fb)
+      for (int64_t kk = 0; kk < depth; ++kk) {
+        if (tap_skipped(a, kk))
+          continue;
+        for (int64_t r = 0; r < a->block; ++r) {
+          int64_t o = fb * a->block + r;
+          *dst++ = o < a->per_group_f ? a->filter[(g * a->per_group_f + o) * depth + kk] * a->scale
+                                      : 0.0f;
+        }
+      }
+  int64_t blocks = a->groups * a->filter_blocks;
+  for (int64_t i = 0; a->path == ACROSS_FILTERS && a->bias && i < blocks * HPVM_TENSOR_FB; ++i) {
+    int64_t g = i / (a->filter_blocks * HPVM_TENSOR_FB),
+            o = i % (a->filter_blocks * HPVM_TENSOR_FB);
+    *dst++ = o < a->per_group_f ? a->bias[g * a->per_group_f + o] : 0.0f;
+  }
+}
+
 /* The kept taps' slab offsets and the packed, scaled weights (left NULL without memory). */
 static void pack(approx_t *a) {
   int64_t window = a->kernel_h * a->kernel_w, depth = a->per_group_c * window;
@@ -436,33 +465,22 @@ static void pack(approx_t *a) {
                                         : (ch * a->slab_h + i) * a->slab_w + j;
     }
   int64_t blocks = a->groups * a->filter_blocks;
-  a->weights = malloc(sizeof(float) * (size_t)(blocks * a->taps * a->block + 1));
-  if (a->path == ACROSS_FILTERS && a->bias && a->weights) {
-    a->packed_bias = malloc(sizeof(float) * (size_t)(blocks * HPVM_TENSOR_FB));
-    if (!a->packed_bias) {
-      free(a->weights);
-      a->weights = NULL;
-    }
+  int64_t weight_floats = blocks * a->taps * a->block;
+  int64_t bias_floats = a->path == ACROSS_FILTERS && a->bias ? blocks * HPVM_TENSOR_FB : 0;
+  /* Exact constant filters: packed once (the kept taps of a knob and its scale vary). */
+  if (a->constant && a->knob == HPVM_RT_TENSOR_KNOB_EXACT) {
+    int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {2,         a->channels, a->filters, a->kernel_h,
+                                                a->kernel_w, a->groups, a->block, bias_floats};
+    a->weights = hpvm_tensor_packed_constant(a->filter, bias_floats ? a->bias : NULL, layout,
+                                             (size_t)(weight_floats + bias_floats), pack_taps, a);
   }
-  if (!a->weights)
-    return;
-  float *dst = a->weights;
-  for (int64_t g = 0; g < a->groups; ++g)
-    for (int64_t fb = 0; fb < a->filter_blocks; ++fb)
-      for (int64_t kk = 0; kk < depth; ++kk) {
-        if (tap_skipped(a, kk))
-          continue;
-        for (int64_t r = 0; r < a->block; ++r) {
-          int64_t o = fb * a->block + r;
-          *dst++ = o < a->per_group_f ? a->filter[(g * a->per_group_f + o) * depth + kk] * a->scale
-                                      : 0.0f;
-        }
-      }
-  for (int64_t i = 0; a->packed_bias && i < blocks * HPVM_TENSOR_FB; ++i) {
-    int64_t g = i / (a->filter_blocks * HPVM_TENSOR_FB),
-            o = i % (a->filter_blocks * HPVM_TENSOR_FB);
-    a->packed_bias[i] = o < a->per_group_f ? a->bias[g * a->per_group_f + o] : 0.0f;
+  if (!a->weights) {
+    a->own_weights = malloc(sizeof(float) * (size_t)(weight_floats + bias_floats + 1));
+    if (a->own_weights)
+      pack_taps(a, a->own_weights);
+    a->weights = a->own_weights;
   }
+  a->packed_bias = a->weights && bias_floats ? a->weights + weight_floats : NULL;
 }
 
 void hpvm_rt_tensor_conv2d_approx_f32(const float *input, const float *filter, const float *bias,
@@ -490,7 +508,7 @@ void hpvm_rt_tensor_conv2d_approx_f32(const float *input, const float *filter, c
     return;
   hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
                         stride_h, stride_w, groups, activation, (float)activation_max, knob, rate,
-                        offset);
+                        offset, 0);
 }
 
 void hpvm_tensor_conv_taps(const float *input, const float *filter, const float *bias,
@@ -498,10 +516,11 @@ void hpvm_tensor_conv_taps(const float *input, const float *filter, const float 
                            int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
                            int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
                            int64_t activation, float activation_max, int64_t knob, int64_t rate,
-                           int64_t offset) {
+                           int64_t offset, int constant) {
   if (n == 0 || f == 0 || oh == 0 || ow == 0)
     return;
   approx_t a = {0};
+  a.constant = constant;
   a.input = input, a.filter = filter, a.bias = bias, a.output = output;
   a.activation = activation, a.activation_max = activation_max;
   a.knob = knob, a.rate = rate, a.offset = offset;
@@ -555,6 +574,5 @@ void hpvm_tensor_conv_taps(const float *input, const float *filter, const float 
     hpvm_tensor_run_grid(1, planes, run_fill_rows, &a);
   }
   free(a.tap);
-  free(a.weights);
-  free(a.packed_bias);
+  free(a.own_weights);
 }

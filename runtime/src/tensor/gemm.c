@@ -537,7 +537,7 @@ typedef struct direct_t {
   /* The filters packed as [group][filter block][channel][kh][kw][block] (NULL without memory),
    * blocks of MR filters, or of FB for narrow outputs (then also the bias as [group][filter
    * block][FB], or NULL: none). */
-  float *packed, *packed_bias;
+  const float *packed, *packed_bias;
   int narrow;
   float *output;
   int64_t activation;
@@ -798,10 +798,35 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   }
 }
 
+/* The filters of a direct job in its kernels' layout ([group][filter block][channel][kh][kw]
+ * [block], zeros past a group's last filter), then, for narrow jobs with a bias, the bias as
+ * [group][filter block][FB]. */
+static void pack_direct(void *context, float *out) {
+  const direct_t *d = context;
+  int64_t block = d->narrow ? HPVM_TENSOR_FB : HPVM_TENSOR_MR, window = d->kernel_h * d->kernel_w;
+  float *dst = out;
+  for (int64_t g = 0; g < d->groups; ++g)
+    for (int64_t fb = 0; fb < d->filter_blocks; ++fb)
+      for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+        for (int64_t k = 0; k < window; ++k)
+          for (int64_t r = 0; r < block; ++r) {
+            int64_t o = fb * block + r;
+            *dst++ = o < d->per_group_f
+                         ? d->weights[((g * d->per_group_f + o) * d->per_group_c + ch) * window + k]
+                         : 0.0f;
+          }
+  for (int64_t i = 0; d->narrow && d->bias && i < d->groups * d->filter_blocks * block; ++i) {
+    int64_t g = i / (d->filter_blocks * block), o = i % (d->filter_blocks * block);
+    *dst++ = o < d->per_group_f ? d->bias[g * d->per_group_f + o] : 0.0f;
+  }
+}
+
+/* `constant`: the filter and bias are constants of the program, packed once (constants.c). */
 static void conv_direct(const float *input, const float *filter, const float *bias,
                         float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                         int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
-                        int64_t pad_w, int64_t groups, int64_t activation, float max) {
+                        int64_t pad_w, int64_t groups, int64_t activation, float max,
+                        int constant) {
   direct_t job;
   direct_t *d = &job;
   /* Outputs narrower than NR with enough filters per group: vectors across filters. */
@@ -812,34 +837,22 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                   c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
                   ow + kw + HPVM_TENSOR_NR_WIDE, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1,
                   0, 1};
-  /* Zero past the last filter of a group. */
-  int64_t window = kh * kw;
-  job.packed = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * d->per_group_c *
-                                               window * block));
-  if (job.packed && narrow && bias) {
-    job.packed_bias = malloc(sizeof(float) * (size_t)(groups * d->filter_blocks * block));
-    if (!job.packed_bias) {
-      free(job.packed);
-      job.packed = NULL;
-    }
+  int64_t weight_floats = groups * d->filter_blocks * d->per_group_c * kh * kw * block;
+  int64_t bias_floats = narrow && bias ? groups * d->filter_blocks * block : 0;
+  float *own = NULL;
+  if (constant) {
+    int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {1, c, f, kh, kw, groups, block, bias_floats};
+    job.packed = hpvm_tensor_packed_constant(filter, bias_floats ? bias : NULL, layout,
+                                             (size_t)(weight_floats + bias_floats), pack_direct,
+                                             d);
   }
-  if (job.packed) {
-    float *dst = job.packed;
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t fb = 0; fb < d->filter_blocks; ++fb)
-        for (int64_t ch = 0; ch < d->per_group_c; ++ch)
-          for (int64_t k = 0; k < window; ++k)
-            for (int64_t r = 0; r < block; ++r) {
-              int64_t o = fb * block + r;
-              *dst++ = o < d->per_group_f
-                           ? filter[((g * d->per_group_f + o) * d->per_group_c + ch) * window + k]
-                           : 0.0f;
-            }
-    for (int64_t i = 0; job.packed_bias && i < groups * d->filter_blocks * block; ++i) {
-      int64_t g = i / (d->filter_blocks * block), o = i % (d->filter_blocks * block);
-      job.packed_bias[i] = o < d->per_group_f ? bias[g * d->per_group_f + o] : 0.0f;
-    }
+  if (!job.packed) {
+    own = malloc(sizeof(float) * (size_t)(weight_floats + bias_floats));
+    if (own)
+      pack_direct(d, own);
+    job.packed = own;
   }
+  job.packed_bias = job.packed && bias_floats ? job.packed + weight_floats : NULL;
   int64_t threads = hpvm_rt_thread_count();
   if (narrow && job.packed) {
     /* Chunks of images of about 96 positions (a block of filters then serves 8 blocks of
@@ -850,8 +863,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
       d->images_per_task = ceil_div(d->images_per_task, 2);
     int64_t extents[2] = {ceil_div(n, d->images_per_task) * groups, 1};
     hpvm_tensor_run_grid(1, extents, run_narrow, &job);
-    free(job.packed);
-    free(job.packed_bias);
+    free(own);
     return;
   }
   /* Enough tasks for the pool: fewer rows per task, then narrower column ranges. */
@@ -864,8 +876,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   d->col_blocks = ceil_div(ow, d->cols_per_task);
   int64_t extents[2] = {n * groups * d->row_blocks * d->col_blocks, 1};
   hpvm_tensor_run_grid(1, extents, run_direct, &job);
-  free(job.packed);
-  free(job.packed_bias);
+  free(own);
 }
 
 int hpvm_tensor_conv_args_valid(const char *what, const float *input, const float *filter,
@@ -890,14 +901,13 @@ int hpvm_tensor_conv_args_valid(const char *what, const float *input, const floa
   return 1;
 }
 
-void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const float *bias,
-                               float *output, int64_t n, int64_t c, int64_t h, int64_t w,
-                               int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                               int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
-                               int64_t groups, int64_t activation, double activation_max) {
-  if (!hpvm_tensor_conv_args_valid("hpvm_rt_tensor_conv2d_f32", input, filter, output, n, c, h,
-                                   w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w,
-                                   groups, activation))
+static void conv2d(const char *what, const float *input, const float *filter,
+                   const float *bias, float *output, int64_t n, int64_t c, int64_t h, int64_t w,
+                   int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                   int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                   int64_t activation, double activation_max, int constant) {
+  if (!hpvm_tensor_conv_args_valid(what, input, filter, output, n, c, h, w, f, kh, kw, oh, ow,
+                                   pad_h, pad_w, stride_h, stride_w, groups, activation))
     return;
   float max = (float)activation_max;
   if (groups == c && f == c) {
@@ -914,7 +924,7 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
   }
   if (stride_h == 1 && stride_w == 1 && oh > 0 && ow > 0) {
     conv_direct(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
-                activation, max);
+                activation, max, constant);
     return;
   }
   if (f / groups >= 4) {
@@ -923,7 +933,7 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
      * below. */
     hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
                           pad_w, stride_h, stride_w, groups, activation, max,
-                          HPVM_RT_TENSOR_KNOB_EXACT, 0, 0);
+                          HPVM_RT_TENSOR_KNOB_EXACT, 0, 0, constant);
     return;
   }
   problem_set_t s = {0};
@@ -936,6 +946,25 @@ void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const fl
   s.pack_a = conv_pack_a, s.pack_b = conv_pack_b;
   s.a_at = conv_a_at, s.b_at = conv_b_at, s.c_of = conv_c_of;
   solve(&s);
+}
+
+void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const float *bias,
+                               float *output, int64_t n, int64_t c, int64_t h, int64_t w,
+                               int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                               int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                               int64_t groups, int64_t activation, double activation_max) {
+  conv2d("hpvm_rt_tensor_conv2d_f32", input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow,
+         pad_h, pad_w, stride_h, stride_w, groups, activation, activation_max, 0);
+}
+
+void hpvm_rt_tensor_conv2d_constant_f32(const float *input, const float *filter,
+                                        const float *bias, float *output, int64_t n, int64_t c,
+                                        int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw,
+                                        int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w,
+                                        int64_t stride_h, int64_t stride_w, int64_t groups,
+                                        int64_t activation, double activation_max) {
+  conv2d("hpvm_rt_tensor_conv2d_constant_f32", input, filter, bias, output, n, c, h, w, f, kh,
+         kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups, activation, activation_max, 1);
 }
 
 /* Pooling: one plane per task item; windows read with bounds checks only at the edges. */

@@ -38,6 +38,18 @@ typedef void (*hpvm_tensor_contract_fn)(int64_t k, const float *a, const float *
 
 static inline int64_t hpvm_tensor_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Packed constant operands (constants.c). The layout's parameters, with the address of the
+ * source data and of its bias (or NULL), name a packed form; the first call makes it with
+ * pack(context, out) into `floats` floats (64-byte aligned) and every later call returns the
+ * same buffer, kept for the rest of the process. Only for data that never changes (the
+ * program's constants). NULL without memory (the caller packs a copy of its own). */
+enum { HPVM_TENSOR_LAYOUT_WORDS = 8 };
+typedef void (*hpvm_tensor_pack_fn)(void *context, float *out);
+const float *hpvm_tensor_packed_constant(const void *source, const void *bias,
+                                         const int64_t layout[HPVM_TENSOR_LAYOUT_WORDS],
+                                         size_t floats, hpvm_tensor_pack_fn pack,
+                                         void *context);
+
 /* The rows and columns of a task of a product set (`problems` products of m x n): MB x NB
  * blocks (`*rows`, `*cols` on entry) narrowed, columns first (whole NR panels), then rows (by
  * MR), until the pool has about four tasks per thread. */
@@ -250,13 +262,14 @@ int hpvm_tensor_conv_args_valid(const char *what, const float *input, const floa
 
 /* A convolution through the tap lists of approx.c (arguments as hpvm_rt_tensor_conv2d_approx_f32,
  * already checked): `knob` HPVM_RT_TENSOR_KNOB_EXACT skips nothing (rate and offset unused),
- * which is how exact strided convolutions run. */
+ * which is how exact strided convolutions run. `constant`: the filter and bias are constants of
+ * the program, their packed weights made once (hpvm_tensor_packed_constant). */
 void hpvm_tensor_conv_taps(const float *input, const float *filter, const float *bias,
                            float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                            int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
                            int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
                            int64_t activation, float activation_max, int64_t knob, int64_t rate,
-                           int64_t offset);
+                           int64_t offset, int constant);
 
 /* The scalar epilogue's activation (clipped relu clips at max). */
 static inline float hpvm_tensor_activate(float v, int64_t activation, float max) {

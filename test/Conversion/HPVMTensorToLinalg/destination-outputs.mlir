@@ -11,7 +11,7 @@
 // CHECK-SAME: -> memref<1x4x4x4xf32>
 // CHECK-NOT: memref.alloc() {{.*}}memref<1x4x4x4xf32>
 // CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
-// CHECK: call @hpvm_rt_tensor_conv2d_f32(
+// CHECK: call @hpvm_rt_tensor_conv2d_constant_f32(
 // CHECK-NOT: memref.dealloc %[[D]]
 // CHECK: hpvm.return %[[D]] : memref<1x4x4x4xf32>
 hpvm.leaf @conv(%x: tensor<1x2x6x6xf32>) -> (tensor<1x4x4x4xf32>) {
