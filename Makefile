@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        check-python python fuzz demo bench bench-gpu device-bundle release-check dnn-check docs clean
+        check-python python fuzz demo bench bench-gpu device-bundle release-check dnn-check zoo-check docs clean
 
 all: build
 
@@ -115,6 +115,14 @@ endif
 # alternated timing rounds.
 dnn-check: build
 	bash benchmarks/dnn-check/run.sh "$(RELEASE)" $(if $(BENCH),--bench $(BENCH))
+
+# Models from the field (benchmarks/model-zoo/README.md): torchvision's definitions exported at
+# run time by hpvm.from_torch, compiled, checked against onnxruntime and timed. torch is several
+# GB (installed into BUILD/zoo-venv on first use), so this is not part of `make check`.
+# ONLY=a,b picks families, BATCH=1,8 the batch sizes, ROUNDS=R the timing rounds (0: none).
+zoo-check: build
+	bash benchmarks/model-zoo/run.sh $(if $(ONLY),--only $(ONLY)) $(if $(BATCH),--batch $(BATCH)) \
+	  $(if $(ROUNDS),--rounds $(ROUNDS))
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build

@@ -5,7 +5,8 @@ hpvm-cc and run by the HPVM runtime, with NumPy arrays in and out.
 * `Module`: general graphs (leaf and internal nodes, edges, binds, grids).
 * `compile(graph)`: a shared library (`hpvm-cc -shared`), its host functions
   callable with NumPy arrays; `run(graph, inputs)` compiles (cached) and runs.
-* `hpvm.onnx.load(model)`: an ONNX model as a TensorGraph.
+* `hpvm.onnx.load(model)`: an ONNX model as a TensorGraph; `from_torch(module,
+  example_inputs)`: a PyTorch module, through torch's ONNX exporter.
 
 The tools are found under `$HPVM_HOME` (a build or install tree) or on `PATH`.
 """
@@ -27,7 +28,14 @@ from . import compiled as _compiled
 from . import toolchain
 
 __all__ = ["HPVMError", "Module", "TensorGraph", "Tensor", "tensor", "compile", "run",
-           "verify", "memref", "CompiledGraph"]
+           "verify", "memref", "CompiledGraph", "from_torch"]
+
+
+def from_torch(module, example_inputs, **options):
+    """A PyTorch module as a TensorGraph (hpvm.onnx.from_torch: exported through
+    torch's ONNX exporter at the shapes of `example_inputs`, then imported)."""
+    from .onnx import from_torch as _from_torch
+    return _from_torch(module, example_inputs, **options)
 __version__ = "0.1.0"
 
 
