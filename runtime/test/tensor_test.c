@@ -225,6 +225,13 @@ static void run_all(void) {
       {1, 4, 6, 6, 24, 3, 3, 1, 1, 1, 1, 2},
       {3, 2, 7, 5, 12, 2, 2, 0, 0, 1, 1, 1},
       {1, 3, 8, 9, 8, 3, 3, 0, 1, 1, 1, 1},   /* 8 filters: the direct kernel, rows end to end */
+      /* Small images under wide windows: taps that read only padding are dropped. */
+      {1, 8, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1},   /* 1 x 1, 3 x 3 pad 1: the center tap */
+      {2, 4, 2, 2, 20, 3, 3, 1, 1, 2, 2, 1},   /* 2 x 2 -> 1 x 1, stride 2: 2 x 2 taps */
+      {1, 3, 2, 3, 5, 5, 5, 2, 2, 1, 1, 1},    /* 5 x 5 pad 2 over 2 x 3 */
+      {1, 6, 1, 1, 6, 3, 3, 1, 1, 1, 1, 6},    /* depthwise over 1 x 1 */
+      {1, 4, 1, 5, 13, 3, 3, 1, 1, 1, 1, 1},   /* rows cropped, columns kept */
+      {1, 2, 2, 2, 4, 3, 3, 2, 2, 1, 1, 2},    /* padding wider than the image, groups */
   };
   /* Pools: kind, n, c, h, w, window, strides, padding. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
