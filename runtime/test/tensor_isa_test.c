@@ -2,7 +2,7 @@
  * ISA (HPVM_TENSOR_ISA=generic, avx2, or the default, AVX-512 where the CPU has it) runs in a
  * child process of its own (the choice is made once per process) on the same convolutions
  * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
- * wide rows: the direct kernel; a pointwise one) and products (partial micro-tiles), with
+ * wide rows: the direct kernel; a pointwise one; a strided one: the tap lists) and products (partial micro-tiles), with
  * bias and activations; the AVX2 and AVX-512 results must be equal bit for bit, and the
  * baseline's within rounding. */
 #include <stdio.h>
@@ -23,19 +23,21 @@ static int64_t compute(float *out) {
   /* Convolutions: narrow rows (5x5 images, 37 filters: partial blocks of filters and of
    * positions), wide rows (3 images of 40x41), pointwise, each with bias and an activation. */
   struct {
-    int64_t n, c, h, w, f, kh, kw, pad, activation;
-  } convs[] = {{2, 19, 5, 5, 37, 3, 3, 1, HPVM_RT_TENSOR_RELU},
-               {3, 7, 40, 41, 13, 3, 3, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
-               {2, 33, 17, 18, 21, 1, 1, 0, HPVM_RT_TENSOR_IDENTITY}};
+    int64_t n, c, h, w, f, kh, kw, pad, stride, activation;
+  } convs[] = {{2, 19, 5, 5, 37, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+               {3, 7, 40, 41, 13, 3, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+               {2, 33, 17, 18, 21, 1, 1, 0, 1, HPVM_RT_TENSOR_IDENTITY},
+               /* strided: the tap lists across filters (partial blocks of positions) */
+               {2, 9, 15, 17, 29, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU}};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
     int64_t n = convs[i].n, c = convs[i].c, h = convs[i].h, w = convs[i].w, f = convs[i].f;
-    int64_t kh = convs[i].kh, kw = convs[i].kw, pad = convs[i].pad;
-    int64_t oh = h + 2 * pad - kh + 1, ow = w + 2 * pad - kw + 1;
+    int64_t kh = convs[i].kh, kw = convs[i].kw, pad = convs[i].pad, stride = convs[i].stride;
+    int64_t oh = (h + 2 * pad - kh) / stride + 1, ow = (w + 2 * pad - kw) / stride + 1;
     float *input = test_random_array(n * c * h * w);
     float *filter = test_random_array(f * c * kh * kw);
     float *bias = test_random_array(f);
     hpvm_rt_tensor_conv2d_f32(input, filter, bias, out + used, n, c, h, w, f, kh, kw, oh, ow,
-                              pad, pad, 1, 1, 1, convs[i].activation, 0.75);
+                              pad, pad, stride, stride, 1, convs[i].activation, 0.75);
     used += n * f * oh * ow;
     free(input);
     free(filter);

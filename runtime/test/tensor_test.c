@@ -60,7 +60,7 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int wit
 }
 
 /* Operands of the constant-filter calls: alive until the end of the test. */
-static float *kept[256];
+static float *kept[512];
 static size_t kept_count;
 
 static float *keep(float *p) {
@@ -225,6 +225,10 @@ static void run_all(void) {
       {1, 4, 6, 6, 24, 3, 3, 1, 1, 1, 1, 2},
       {3, 2, 7, 5, 12, 2, 2, 0, 0, 1, 1, 1},
       {1, 3, 8, 9, 8, 3, 3, 0, 1, 1, 1, 1},   /* 8 filters: the direct kernel, rows end to end */
+      /* One image, narrow rows, many filter blocks: tasks split the filter blocks too. */
+      {1, 5, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1},
+      {1, 3, 5, 9, 50, 3, 3, 1, 1, 1, 1, 1},  /* a partial last block */
+      {1, 6, 4, 4, 96, 3, 3, 1, 1, 1, 1, 2},  /* groups */
       /* Small images under wide windows: taps that read only padding are dropped. */
       {1, 8, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1},   /* 1 x 1, 3 x 3 pad 1: the center tap */
       {2, 4, 2, 2, 20, 3, 3, 1, 1, 2, 2, 1},   /* 2 x 2 -> 1 x 1, stride 2: 2 x 2 taps */

@@ -200,13 +200,13 @@ static int64_t list_positions(const approx_t *a, int64_t y0, int64_t rows, int64
 static void across_filters(const approx_t *a, const hpvm_tensor_kernels_t *k, const float *slab,
                            float *out, int64_t group, int64_t fb0, int64_t fb1,
                            const int64_t *offset, const int64_t *position, int64_t count) {
-  int64_t out_plane = a->out_h * a->out_w;
-  float tile[HPVM_TENSOR_FB * HPVM_TENSOR_PB];
-  for (int64_t p = 0; p < count; p += HPVM_TENSOR_PB) {
+  int64_t out_plane = a->out_h * a->out_w, pb = k->taps_pb;
+  float tile[HPVM_TENSOR_FB * HPVM_TENSOR_PB_WIDE];
+  for (int64_t p = 0; p < count; p += pb) {
     /* Past the last position: the block's first again (the same value stored twice, so the
      * loops below have a constant count). */
-    int64_t live_q = min64(count - p, HPVM_TENSOR_PB), at[HPVM_TENSOR_PB], to[HPVM_TENSOR_PB];
-    for (int64_t q = 0; q < HPVM_TENSOR_PB; ++q) {
+    int64_t live_q = min64(count - p, pb), at[HPVM_TENSOR_PB_WIDE], to[HPVM_TENSOR_PB_WIDE];
+    for (int64_t q = 0; q < pb; ++q) {
       at[q] = offset[p + (q < live_q ? q : 0)];
       to[q] = position[p + (q < live_q ? q : 0)];
     }
@@ -218,7 +218,7 @@ static void across_filters(const approx_t *a, const hpvm_tensor_kernels_t *k, co
                       a->activation, a->activation_max, tile);
       float *filters = out + fb * HPVM_TENSOR_FB * out_plane;
       for (int64_t r = 0; r < live; ++r)
-        for (int q = 0; q < HPVM_TENSOR_PB; ++q)
+        for (int64_t q = 0; q < pb; ++q)
           filters[r * out_plane + to[q]] = tile[q * HPVM_TENSOR_FB + r];
     }
   }

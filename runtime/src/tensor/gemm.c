@@ -35,6 +35,7 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .filters = hpvm_tensor_conv_filters_generic,
     .filters_pb = HPVM_TENSOR_PB,
     .taps_filters = hpvm_tensor_conv_taps_filters_generic,
+    .taps_pb = HPVM_TENSOR_PB,
     .taps_direct = hpvm_tensor_conv_taps_direct_generic,
     .pack_half = hpvm_tensor_pack_half_generic,
     .narrow_half = hpvm_tensor_narrow_half_generic,
@@ -71,6 +72,8 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.direct_nr = HPVM_TENSOR_NR_WIDE;
       k.filters = hpvm_tensor_conv_filters_avx512;
       k.filters_pb = HPVM_TENSOR_PB_WIDE;
+      k.taps_filters = hpvm_tensor_conv_taps_filters_avx512;
+      k.taps_pb = HPVM_TENSOR_PB_WIDE;
     }
 #endif
   }
@@ -545,14 +548,17 @@ typedef struct direct_t {
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
   int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
   int64_t cols_per_task, col_blocks;
-  /* Narrow jobs (run_narrow): the images, and how many one task takes. */
-  int64_t images, images_per_task;
+  /* Narrow jobs (run_narrow): the images, and how many one task takes; the filter blocks of
+   * a task, in filter_tasks ranges of blocks_per_task (several per chunk of images when there
+   * are few images: one image alone would otherwise run on one thread). */
+  int64_t images, images_per_task, filter_tasks, blocks_per_task;
 } direct_t;
 
 /* Plain loops for one task's block when a slab cannot be allocated. */
 static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int64_t y0,
-                            int64_t rows, int64_t x_begin, int64_t x_end) {
-  for (int64_t o = group * d->per_group_f; o < (group + 1) * d->per_group_f; ++o)
+                            int64_t rows, int64_t x_begin, int64_t x_end, int64_t o_begin,
+                            int64_t o_end) {
+  for (int64_t o = group * d->per_group_f + o_begin; o < group * d->per_group_f + o_end; ++o)
     for (int64_t y = y0; y < y0 + rows; ++y)
       for (int64_t x = x_begin; x < x_end; ++x) {
         float sum = 0.0f;
@@ -650,14 +656,21 @@ static void run_narrow(void *context, const hpvm_rt_instance_range_t *range) {
   int64_t plane_w = d->width + 2 * d->pad_w, image_h = d->out_h + d->kernel_h - 1;
   int64_t pb = k->filters_pb;
   for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
-    int64_t group = task % d->groups, first = task / d->groups * d->images_per_task;
+    int64_t filter_task = task % d->filter_tasks, chunk = task / d->filter_tasks;
+    int64_t group = chunk % d->groups, first = chunk / d->groups * d->images_per_task;
     int64_t images = d->images - first < d->images_per_task ? d->images - first
                                                             : d->images_per_task;
+    int64_t fb0 = filter_task * d->blocks_per_task;
+    int64_t fb1 = fb0 + d->blocks_per_task < d->filter_blocks ? fb0 + d->blocks_per_task
+                                                              : d->filter_blocks;
     int64_t slab_h = images * image_h;
     float *slab = malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * plane_w));
     if (!slab) {
+      int64_t o_end = fb1 * HPVM_TENSOR_FB < d->per_group_f ? fb1 * HPVM_TENSOR_FB
+                                                              : d->per_group_f;
       for (int64_t i = 0; i < images; ++i)
-        direct_unpacked(d, first + i, group, 0, d->out_h, 0, d->out_w);
+        direct_unpacked(d, first + i, group, 0, d->out_h, 0, d->out_w, fb0 * HPVM_TENSOR_FB,
+                        o_end);
       continue;
     }
     for (int64_t i = 0; i < images; ++i) {
@@ -674,7 +687,7 @@ static void run_narrow(void *context, const hpvm_rt_instance_range_t *range) {
         }
     }
     int64_t count = images * out_plane; /* positions (image, y, x) of the chunk */
-    for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+    for (int64_t fb = fb0; fb < fb1; ++fb) {
       int64_t live = d->per_group_f - fb * HPVM_TENSOR_FB;
       if (live > HPVM_TENSOR_FB)
         live = HPVM_TENSOR_FB;
@@ -735,7 +748,7 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
     float *slab = d->packed ? malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * slab_w))
                             : NULL;
     if (!slab) {
-      direct_unpacked(d, image, group, y0, rows, x_begin, x_end);
+      direct_unpacked(d, image, group, y0, rows, x_begin, x_end, 0, d->per_group_f);
       continue;
     }
     const float *planes =
@@ -836,7 +849,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                   c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
                   c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
                   ow + kw + HPVM_TENSOR_NR_WIDE, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1,
-                  0, 1};
+                  0, 1, 1, ceil_div(f / groups, block)};
   int64_t weight_floats = groups * d->filter_blocks * d->per_group_c * kh * kw * block;
   int64_t bias_floats = narrow && bias ? groups * d->filter_blocks * block : 0;
   float *own = NULL;
@@ -861,7 +874,15 @@ static void conv_direct(const float *input, const float *filter, const float *bi
     d->images_per_task = ceil_div(96, oh * ow);
     while (d->images_per_task > 1 && ceil_div(n, d->images_per_task) * groups < 4 * threads)
       d->images_per_task = ceil_div(d->images_per_task, 2);
-    int64_t extents[2] = {ceil_div(n, d->images_per_task) * groups, 1};
+    /* Still too few tasks (one image: resnet18's last layers at batch 1 ran on one thread):
+     * the filter blocks split over tasks too, each copying the chunk's input. */
+    int64_t chunks = ceil_div(n, d->images_per_task) * groups;
+    d->blocks_per_task = d->filter_blocks;
+    while (d->blocks_per_task > 1 &&
+           chunks * ceil_div(d->filter_blocks, d->blocks_per_task) < 4 * threads)
+      d->blocks_per_task = ceil_div(d->blocks_per_task, 2);
+    d->filter_tasks = ceil_div(d->filter_blocks, d->blocks_per_task);
+    int64_t extents[2] = {chunks * d->filter_tasks, 1};
     hpvm_tensor_run_grid(1, extents, run_narrow, &job);
     free(own);
     return;

@@ -125,7 +125,7 @@ typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *off
  * tap (taps in the list's order). */
 
 /* One block across filters: tile[q * FB + f] = activation(bias[f] + sum over t < taps of
- * weights[t * FB + f] * src[offset[q] + tap[t]]) for the PB positions q (any offsets: any
+ * weights[t * FB + f] * src[offset[q] + tap[t]]) for the taps_pb positions q (any offsets: any
  * stride, any pattern of kept positions); `bias` FB floats (NULL: none). */
 typedef void (*hpvm_tensor_conv_taps_filters_fn)(const float *src, const int64_t *offset,
                                                  const int64_t *tap, int64_t taps,
@@ -206,7 +206,7 @@ HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
 #define HPVM_TENSOR_HAVE_AVX2 1
 HPVM_TENSOR_DECLARE_KERNELS(avx2)
-/* The hottest three for AVX-512F (kernels_avx512.c): one 16-float register where the AVX2
+/* The hottest four for AVX-512F (kernels_avx512.c): one 16-float register where the AVX2
  * ones have two, the same sums bit for bit. */
 #define HPVM_TENSOR_HAVE_AVX512 1
 void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
@@ -220,6 +220,12 @@ void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, in
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,
                                      int64_t activation, float activation_max, float *tile);
+/* hpvm_tensor_conv_taps_filters_fn for HPVM_TENSOR_PB_WIDE positions (strided convolutions). */
+void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offset,
+                                          const int64_t *tap, int64_t taps,
+                                          const float *weights, const float *bias,
+                                          int64_t activation, float activation_max,
+                                          float *tile);
 #endif
 
 /* The kernels of one ISA (gemm.c picks them once per process). */
@@ -234,6 +240,8 @@ typedef struct hpvm_tensor_kernels_t {
   /* The positions per block `filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
   int64_t filters_pb;
   hpvm_tensor_conv_taps_filters_fn taps_filters;
+  /* The positions per block `taps_filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
+  int64_t taps_pb;
   hpvm_tensor_conv_taps_direct_fn taps_direct;
   hpvm_tensor_pack_half_fn pack_half;
   hpvm_tensor_narrow_half_fn narrow_half;

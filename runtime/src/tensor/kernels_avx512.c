@@ -192,3 +192,29 @@ void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, in
   for (int q = 0; q < PB; ++q)
     store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
 }
+
+void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offset,
+                                          const int64_t *tap, int64_t taps,
+                                          const float *weights, const float *bias,
+                                          int64_t activation, float activation_max,
+                                          float *tile) {
+  /* As hpvm_tensor_conv_filters_avx512: 12 positions, one 16-float accumulator each; each
+   * sum the one of the AVX2 kernel (the taps in the list's order). */
+  enum { PB = HPVM_TENSOR_PB_WIDE };
+  v16f acc[PB];
+  const float *at[PB];
+  for (int q = 0; q < PB; ++q) {
+    acc[q] = splat16(0.0f);
+    at[q] = src + offset[q];
+  }
+  for (int64_t t = 0; t < taps; ++t, weights += HPVM_TENSOR_FB) {
+    int64_t o = tap[t];
+    v16f w = load16(weights);
+    for (int q = 0; q < PB; ++q)
+      acc[q] = fma16(splat16(at[q][o]), w, acc[q]);
+  }
+  v16f b = bias ? load16(bias) : splat16(0.0f);
+  v16f max = splat16(activation_max);
+  for (int q = 0; q < PB; ++q)
+    store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
+}
