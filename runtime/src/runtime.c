@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/status.h"
 #include "base/platform.h"
 #include "sched/graph.h"
 #include "stream/pipeline.h"
@@ -308,9 +309,20 @@ hpvm_status_t hpvm_runtime_graph_create(hpvm_runtime_t *runtime, uint32_t node_h
                                  node_hint, out_graph);
 }
 
+/* args: the launch, and where the root's returned status goes. */
+static void call_root(void **args) {
+  hpvm_rt_launch_t *launch = args[0];
+  *(hpvm_status_t *)args[1] = launch->root(launch->args);
+}
+
 static void launch_task_run(hpvm_sched_task_t *task) {
   hpvm_rt_launch_t *launch = (hpvm_rt_launch_t *)task;
-  hpvm_status_t status = launch->root(launch->args);
+  /* The root's errors, returned or raised by its compiled code (hpvm_rt_check_at, which
+   * would end the process on a worker thread), go to the wait. */
+  hpvm_status_t returned = NULL;
+  void *args[2] = {launch, &returned};
+  hpvm_status_t raised = hpvm_status_guarded_call(call_root, args);
+  hpvm_status_t status = raised ? raised : returned;
   pthread_mutex_lock(&launch->mutex);
   launch->status = status;
   launch->done = true;

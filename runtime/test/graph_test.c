@@ -116,8 +116,36 @@ static hpvm_status_t after_node(void *context, hpvm_rt_device_t *device, int64_t
   return NULL;
 }
 
+/* A node whose compiled code raises (hpvm_rt_check_at) instead of returning a status. */
+static hpvm_status_t raising_node(void *context, hpvm_rt_device_t *device, int64_t item) {
+  (void)context;
+  (void)device;
+  (void)item;
+  hpvm_rt_check_at(hpvm_status_create(HPVM_STATUS_OUT_OF_RANGE, "grid too large"), "leaf");
+  return NULL; /* not reached */
+}
+
 static void test_errors(hpvm_runtime_t *runtime) {
   hpvm_rt_graph_t *graph;
+  /* A raised error becomes the graph's, whichever thread ran the node: it neither ends the
+   * process nor skips the graph's bookkeeping. */
+  for (int round = 0; round < 50; ++round) {
+    CHECK_OK(hpvm_runtime_graph_create(runtime, 0, &graph));
+    hpvm_rt_node_version_t raise = {HPVM_RT_DEVICE_CPU, raising_node};
+    hpvm_rt_node_version_t after = {HPVM_RT_DEVICE_CPU, after_node};
+    uint32_t r, a, b;
+    CHECK_OK(hpvm_rt_graph_add_node(graph, "raises", &raise, 1, NULL, &r));
+    CHECK_OK(hpvm_rt_graph_add_node(graph, "other", &after, 1, NULL, &a));
+    CHECK_OK(hpvm_rt_graph_add_node(graph, "later", &after, 1, NULL, &b));
+    CHECK_OK(hpvm_rt_graph_add_edge(graph, r, b));
+    hpvm_status_t raised = hpvm_rt_graph_run(graph);
+    CHECK_EQ_INT(hpvm_status_code(raised), HPVM_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(hpvm_status_message(raised), "grid too large") != NULL);
+    CHECK(strstr(hpvm_status_message(raised), "node 'raises'") != NULL);
+    hpvm_status_free(raised);
+    hpvm_rt_graph_destroy(graph);
+  }
+  atomic_store(&ran_after_failure, 0);
   CHECK_OK(hpvm_runtime_graph_create(runtime, 0, &graph));
   hpvm_rt_node_version_t fail = {HPVM_RT_DEVICE_CPU, failing_node};
   hpvm_rt_node_version_t after = {HPVM_RT_DEVICE_CPU, after_node};

@@ -271,6 +271,43 @@ static void test_caller_load(hpvm_sched_pool_t *pool) {
   hpvm_sched_pool_bind_caller_load(NULL);
 }
 
+/*===--- errors raised inside a body --------------------------------------===*/
+
+/* Compiled code reports an error with hpvm_rt_check_at, on whichever thread runs the chunk:
+ * the parallel-for returns it (the first one), and neither ends the process (a worker has no
+ * caller's guard) nor unwinds the caller past the running job. */
+typedef struct failing_t {
+  int64_t fail_at; /* the instance whose chunk raises */
+  _Atomic int64_t ran;
+} failing_t;
+
+static void failing_body(void *context, const hpvm_rt_instance_range_t *range) {
+  failing_t *f = context;
+  for (int64_t x = range->begin[0]; x < range->end[0]; ++x) {
+    atomic_fetch_add(&f->ran, 1);
+    if (x == f->fail_at)
+      hpvm_rt_check_at(HPVM_STATUS(OUT_OF_RANGE, "instance %lld refused", (long long)x),
+                       "failing_body");
+  }
+}
+
+static void test_body_errors(hpvm_sched_pool_t *pool) {
+  int64_t extents[] = {1, 2, 37, 4096, 1000003};
+  for (size_t i = 0; i < sizeof extents / sizeof extents[0]; ++i)
+    for (int64_t at = 0; at < extents[i]; at += extents[i] / 3 + 1) {
+      failing_t f = {at, 0};
+      hpvm_status_t status =
+          hpvm_sched_pool_parallel_for(pool, 1, &extents[i], failing_body, &f, NULL);
+      CHECK(status != NULL);
+      CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_OUT_OF_RANGE);
+      CHECK(strstr(hpvm_status_message(status), "refused") != NULL);
+      hpvm_status_free(status);
+      CHECK(atomic_load(&f.ran) >= 1 && atomic_load(&f.ran) <= extents[i]);
+    }
+  /* The pool still works afterwards. */
+  check_grid(pool, 1, 1000, 1, 1);
+}
+
 static void run_all(uint32_t workers) {
   test_allocator_t state = {0};
   hpvm_sched_pool_t *pool;
@@ -292,6 +329,7 @@ static void run_all(uint32_t workers) {
   test_concurrent_callers(pool);
   test_tasks(pool);
   test_invalid(pool);
+  test_body_errors(pool);
   hpvm_sched_pool_destroy(pool);
   CHECK_EQ_INT(atomic_load(&state.live), 0);
 }

@@ -56,6 +56,25 @@ static hpvm_status_t root(void *opaque) {
   return status;
 }
 
+/* A root whose compiled code raises its error (hpvm_rt_check_at) where the launch runs it,
+ * often a worker: the wait returns the error, the process goes on. */
+static hpvm_status_t raising_root(void *args) {
+  (void)args;
+  hpvm_rt_check_at(hpvm_status_create(HPVM_STATUS_OUT_OF_RANGE, "root refused"), "root");
+  return NULL; /* not reached */
+}
+
+static void run_raising_launches(void) {
+  for (int round = 0; round < 100; ++round) {
+    hpvm_rt_launch_t *launch;
+    CHECK_OK(hpvm_rt_launch(raising_root, NULL, &launch));
+    hpvm_status_t status = hpvm_rt_wait(launch);
+    CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(hpvm_status_message(status), "root refused") != NULL);
+    hpvm_status_free(status);
+  }
+}
+
 static void run_launches(int count) {
   root_args_t args[8];
   hpvm_rt_launch_t *launches[8];
@@ -198,6 +217,7 @@ int main(void) {
   CHECK_OK(hpvm_rt_device_get(HPVM_RT_DEVICE_CPU, &cpu));
   CHECK(strcmp(hpvm_rt_device_name(cpu), "cpu") == 0);
   run_launches(8);
+  run_raising_launches();
   run_stream();
   run_grid_nodes();
   CHECK_CODE(hpvm_rt_untrack(&total), HPVM_STATUS_NOT_FOUND);

@@ -5,6 +5,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "base/status.h"
+
 typedef struct graph_node_t {
   hpvm_sched_task_t task; /* first: the pool hands us back this pointer */
   struct hpvm_rt_graph_t *graph;
@@ -213,13 +215,29 @@ static hpvm_status_t node_invoke(void *self, uint32_t version, hpvm_rt_device_t 
   return node->versions[version].fn(node->context, device, -1);
 }
 
+typedef struct node_call_t {
+  graph_node_t *node;
+  hpvm_status_t result;
+} node_call_t;
+
+static void call_node(void **args) {
+  node_call_t *call = args[0];
+  hpvm_rt_graph_t *graph = call->node->graph;
+  call->result = graph->runner.run(graph->runner.self, call->node->name,
+                                   call->node->version_devices, call->node->version_count, -1,
+                                   node_invoke, call->node);
+}
+
 static void node_task_run(hpvm_sched_task_t *task) {
   graph_node_t *node = (graph_node_t *)task;
   hpvm_rt_graph_t *graph = node->graph;
   if (!atomic_load(&graph->failed)) {
-    hpvm_status_t status =
-        graph->runner.run(graph->runner.self, node->name, node->version_devices,
-                          node->version_count, -1, node_invoke, node);
+    /* The node's errors, returned or raised by its compiled code (hpvm_rt_check_at, which
+     * would end the process on a worker thread), become the graph's. */
+    node_call_t call = {node, NULL};
+    void *args[1] = {&call};
+    hpvm_status_t raised = hpvm_status_guarded_call(call_node, args);
+    hpvm_status_t status = raised ? raised : call.result;
     if (status) {
       status = hpvm_status_annotate(status, "node '%s'", node->name ? node->name : "?");
       pthread_mutex_lock(&graph->mutex);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/platform.h"
+#include "base/status.h"
 
 /* Concurrent parallel-fors (from different threads or nesting levels) each need a slot; when
  * all are taken a parallel-for simply runs on its caller, which is still correct. */
@@ -45,7 +46,34 @@ typedef struct parallel_for_job_t {
   int64_t extent[3];
   int64_t tile_size[3];
   uint64_t tiles[3];
+  /* The first error a body raised (hpvm_rt_check_at, on whichever thread ran it), which the
+   * parallel-for returns to its caller; the chunks not started after it are skipped. */
+  _Atomic(hpvm_status_t) *error;
 } parallel_for_job_t;
+
+typedef struct body_call_t {
+  const parallel_for_job_t *job;
+  const hpvm_rt_instance_range_t *range;
+} body_call_t;
+
+static void call_body(void **args) {
+  const body_call_t *call = args[0];
+  call->job->body(call->job->context, call->range);
+}
+
+/* Runs the body on one box with this thread's errors caught: compiled code reports an error
+ * with hpvm_rt_check_at, which would otherwise end the process on a worker (no caller's guard
+ * there) or unwind the caller past a job the workers are still running. */
+static void run_body(const parallel_for_job_t *job, const hpvm_rt_instance_range_t *range) {
+  if (atomic_load_explicit(job->error, memory_order_acquire))
+    return;
+  body_call_t call = {job, range};
+  void *args[1] = {&call};
+  hpvm_status_t status = hpvm_status_guarded_call(call_body, args);
+  hpvm_status_t none = NULL;
+  if (status && !atomic_compare_exchange_strong(job->error, &none, status))
+    hpvm_status_free(status);
+}
 
 /* Everything other threads touch lives here, in pool-owned memory, never on the owner's stack:
  * the owner may return as soon as `users` drops to zero. */
@@ -141,7 +169,7 @@ static void chunk_range(const parallel_for_job_t *job, uint64_t chunk, uint32_t 
 static void execute_chunk(const parallel_for_job_t *job, uint64_t chunk, uint32_t worker) {
   hpvm_rt_instance_range_t range;
   chunk_range(job, chunk, worker, &range);
-  job->body(job->context, &range);
+  run_body(job, &range);
 }
 
 /* The probe: runs the first row of chunk 0 in two batches, at most
@@ -168,7 +196,7 @@ static bool run_probe(const parallel_for_job_t *job, uint32_t me, int64_t total,
        batch = HPVM_POOL_PROBE_INSTANCES) {
     probe.begin[0] = probe.end[0];
     probe.end[0] = probe.begin[0] + batch < last ? probe.begin[0] + batch : last;
-    job->body(job->context, &probe);
+    run_body(job, &probe);
     uint64_t probed = (uint64_t)(probe.end[0] - chunk.begin[0]);
     estimate = (hpvm_platform_now_ns() - start) * (uint64_t)total / probed;
     /* A small batch overestimates (the clock read and the call are in it): stop early only
@@ -202,7 +230,7 @@ static bool run_probe(const parallel_for_job_t *job, uint32_t me, int64_t total,
 static void run_boxes(const parallel_for_job_t *job, const hpvm_rt_instance_range_t *boxes,
                       uint32_t count) {
   for (uint32_t i = 0; i < count; ++i)
-    job->body(job->context, &boxes[i]);
+    run_body(job, &boxes[i]);
 }
 
 /* Runs chunks of `job` as participant `me` until no range anywhere has chunks left: first our
@@ -350,6 +378,8 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for needs extents and a body");
   parallel_for_job_t job;
   memset(&job, 0, sizeof(job));
+  _Atomic(hpvm_status_t) error = NULL;
+  job.error = &error;
   job.body = body;
   job.context = context;
   job.rank = rank;
@@ -384,7 +414,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
    * this thread runs the rest of chunk 0 before it joins them: the probe delays them by the
    * instances it ran, about HPVM_POOL_INLINE_NS or the first batch at most. */
   uint64_t first = 0;
-  hpvm_rt_instance_range_t rest[3];
+  hpvm_rt_instance_range_t rest[3] = {0};
   uint32_t rest_count = 0;
   if (chunks > 1 && pool->worker_count > 0 && total <= HPVM_POOL_PROBE_MAX_INSTANCES &&
       total >= (int64_t)pool->participant_count * HPVM_POOL_PROBE_MIN_PER_PARTICIPANT) {
@@ -393,7 +423,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
       run_boxes(&job, rest, rest_count);
       for (uint64_t chunk = 1; chunk < chunks; ++chunk)
         execute_chunk(&job, chunk, me);
-      return NULL;
+      return atomic_load(&error);
     }
   }
 
@@ -402,7 +432,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     run_boxes(&job, rest, rest_count);
     for (uint64_t chunk = first; chunk < chunks; ++chunk)
       execute_chunk(&job, chunk, me);
-    return NULL;
+    return atomic_load(&error);
   }
 
   /* The chunks are shared as if chunk 0 were still to run; the probed chunk 0 is the first
@@ -438,7 +468,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
       sched_yield();
   }
   atomic_store_explicit(&slot->claimed, false, memory_order_release);
-  return NULL;
+  return atomic_load(&error);
 }
 
 /*===------------------------------------------------------------------===*
