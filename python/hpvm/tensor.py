@@ -20,7 +20,9 @@ arguments and constants live in the leaf that uses them. The host function
 
 Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to`, `pad`,
 `global_pool` and the elementwise helpers (`multiply`, `subtract`, `divide`, `maximum`, `minimum`,
-`clip`) build leaves from upstream ops (`tensor`, `linalg`) or `hpvm.tensor.map`.
+`clip`) build leaves from upstream ops (`tensor`, `linalg`) or `hpvm.tensor.map`; so do
+`concat`, `strided_slice`, `take`, `take_axes`, `lerp_axis`, `cast`, `reduce_axes`,
+`layer_norm` and `pad_border` (one leaf of `linalg.generic` ops each).
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 import numpy as np
 
 from .errors import HPVMError
-from .ir import (PARAMETER_MIN_BYTES, TensorType, MemRefType, dense_attr, float_literal,
-                 format_list, is_splat, string_literal, symbol_name, unique,
+from .ir import (FLOAT_TYPES, PARAMETER_MIN_BYTES, TensorType, MemRefType, dense_attr,
+                 float_literal, format_list, is_splat, string_literal, symbol_name, unique,
                  write_parameter_archive)
 from . import toolchain
 
@@ -787,6 +789,37 @@ def _copy(x: Tensor) -> Tensor:
     return map([x], "", name="copy", result="%e0")
 
 
+def _emit_reshape(body: _Body, value: str, type_: TensorType, shape: Sequence[int]) -> str:
+    """Lines that give `value` (of `type_`) the static `shape` (row-major):
+    `tensor.collapse_shape` to one dimension and `tensor.expand_shape` to the new shape."""
+    shape = tuple(shape)
+    result = TensorType(shape, type_.element)
+    flat = TensorType((math.prod(type_.shape),), type_.element)
+    if type_.shape == shape:
+        return value
+    if len(type_.shape) == 0:  # a scalar: expand to one element (no reassociation groups)
+        v = body.fresh()
+        body.emit(f"{v} = tensor.expand_shape {value} [] output_shape [1] : "
+                  f"{type_} into {flat}")
+        value, type_ = v, flat
+    elif len(type_.shape) != 1:
+        grouped = "[" + ", ".join(str(i) for i in range(len(type_.shape))) + "]"
+        v = body.fresh()
+        body.emit(f"{v} = tensor.collapse_shape {value} [{grouped}] : {type_} into {flat}")
+        value, type_ = v, flat
+    if len(shape) == 0:  # one element to a scalar
+        v = body.fresh()
+        body.emit(f"{v} = tensor.collapse_shape {value} [] : {type_} into {result}")
+        value = v
+    elif len(shape) != 1:
+        grouped = "[" + ", ".join(str(i) for i in range(len(shape))) + "]"
+        v = body.fresh()
+        body.emit(f"{v} = tensor.expand_shape {value} [{grouped}] output_shape "
+                  f"{format_list(shape)} : {type_} into {result}")
+        value = v
+    return value
+
+
 def reshape(x: Tensor, shape: Sequence[int], name: Optional[str] = None) -> Tensor:
     """The same elements in a new static shape (row-major): `tensor.collapse_shape` to
     one dimension and `tensor.expand_shape` to the new shape."""
@@ -806,29 +839,7 @@ def reshape(x: Tensor, shape: Sequence[int], name: Optional[str] = None) -> Tens
         return graph.constant(x.array.reshape(shape), element=x.element)
 
     def emit(body, ops):
-        value, type_ = ops[0], x.type
-        flat = TensorType((math.prod(x.shape),), x.element)
-        if x.rank == 0:  # a scalar: expand to one element (no reassociation groups)
-            v = body.fresh()
-            body.emit(f"{v} = tensor.expand_shape {value} [] output_shape [1] : "
-                      f"{type_} into {flat}")
-            value, type_ = v, flat
-        elif x.rank != 1:
-            grouped = "[" + ", ".join(str(i) for i in range(x.rank)) + "]"
-            v = body.fresh()
-            body.emit(f"{v} = tensor.collapse_shape {value} [{grouped}] : {type_} into {flat}")
-            value, type_ = v, flat
-        if len(shape) == 0:  # one element to a scalar
-            v = body.fresh()
-            body.emit(f"{v} = tensor.collapse_shape {value} [] : {type_} into {result}")
-            value = v
-        elif len(shape) != 1:
-            grouped = "[" + ", ".join(str(i) for i in range(len(shape))) + "]"
-            v = body.fresh()
-            body.emit(f"{v} = tensor.expand_shape {value} [{grouped}] output_shape "
-                      f"{format_list(shape)} : {type_} into {result}")
-            value = v
-        return value
+        return _emit_reshape(body, ops[0], x.type, shape)
 
     if x.shape == shape:
         return x
@@ -994,3 +1005,753 @@ def global_pool(x: Tensor, kind: str, name: Optional[str] = None) -> Tensor:
     if x.rank != 4:
         raise HPVMError(f"global_pool: expected a rank-4 (NCHW) input, found {x.type}")
     return pool(x, kind, window=x.shape[2:], strides=(1, 1), name=name)
+
+
+# --------------------------------------------------------------------------
+# Data movement, casts and reductions from `linalg.generic`
+#
+# Each builder below writes one leaf of `linalg.generic` ops whose loops run over the
+# result (and, for reductions, the reduced dimensions). Slices, gathers, concatenations
+# and padding read their inputs with `tensor.extract` or strided affine maps instead of
+# `tensor.extract_slice` / `tensor.insert_slice`: those bufferize to `memref.copy` of
+# strided memrefs, which the CPU lowering turns into calls of `memrefCopy`, a function
+# of MLIR's C runner utilities that compiled graphs do not link.
+# --------------------------------------------------------------------------
+
+def _dim_names(rank: int) -> List[str]:
+    return [f"d{i}" for i in range(rank)]
+
+
+def _affine_map(loops: int, results: Sequence[str]) -> str:
+    return f"affine_map<({', '.join(_dim_names(loops))}) -> ({', '.join(results)})>"
+
+
+def _emit_generic(body: _Body, loops: int, ins: Sequence[Tuple[str, TensorType, Sequence[str]]],
+                  out: Tuple[str, TensorType, Sequence[str]], iterators: Sequence[str],
+                  block: Callable[[List[str], str], Tuple[List[str], str]]) -> str:
+    """A `linalg.generic` of `loops` loops: `ins` are (value, type, map results), `out`
+    (init value, type, map results); `block(input element names, output element name)`
+    returns the body's lines and the yielded value. Returns the result's name."""
+    maps = [_affine_map(loops, results) for _, _, results in ins]
+    maps.append(_affine_map(loops, out[2]))
+    kinds = ", ".join(f'"{k}"' for k in iterators)
+    r = body.fresh()
+    head = (f"{r} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+            f"iterator_types = [{kinds}]}}")
+    if ins:
+        head += (f" ins({', '.join(v for v, _, _ in ins)} : "
+                 f"{', '.join(str(t) for _, t, _ in ins)})")
+    body.emit(head + f" outs({out[0]} : {out[1]}) {{")
+    args = [body.fresh("in") for _ in ins]
+    out_arg = body.fresh("out")
+    params = [f"{a}: {t.element}" for a, (_, t, _) in zip(args, ins)]
+    params.append(f"{out_arg}: {out[1].element}")
+    body.emit(f"^bb0({', '.join(params)}):")
+    lines, yielded = block(args, out_arg)
+    for line in lines:
+        body.emit("  " + line)
+    body.emit(f"  linalg.yield {yielded} : {out[1].element}")
+    body.emit(f"}} -> {out[1]}")
+    return r
+
+
+def _emit_empty(body: _Body, type_: TensorType) -> str:
+    empty = body.fresh("e")
+    body.emit(f"{empty} = tensor.empty() : {type_}")
+    return empty
+
+
+def _emit_indices(body: _Body, lines: List[str], rank: int) -> List[str]:
+    """`linalg.index` of each loop (lines appended to `lines`)."""
+    names = []
+    for d in range(rank):
+        name = body.fresh("i")
+        lines.append(f"{name} = linalg.index {d} : index")
+        names.append(name)
+    return names
+
+
+def _index_constant(body: _Body, lines: List[str], value: int) -> str:
+    name = body.fresh("c")
+    lines.append(f"{name} = arith.constant {int(value)} : index")
+    return name
+
+
+def _int_dense(array: np.ndarray) -> str:
+    """`dense<...>` of an int64 array."""
+    array = np.asarray(array, dtype=np.int64)
+    if array.size and np.all(array == array.flat[0]):
+        return f"dense<{int(array.flat[0])}>"
+    return dense_attr(array, TensorType(array.shape, "i64"))
+
+
+def _check_same(values: Sequence[Tensor], what: str) -> None:
+    elements = {v.element for v in values}
+    if len(elements) > 1:
+        raise HPVMError(f"{what}: expected tensors of one element type, found "
+                        + ", ".join(str(v.type) for v in values))
+
+
+def concat(values: Sequence[Tensor], axis: int, name: Optional[str] = None) -> Tensor:
+    """The tensors joined along `axis` (all other dimensions equal): a `linalg.generic`
+    over the result that reads each element from the input its position falls in."""
+    values = list(values)
+    if not values:
+        raise HPVMError("concat: expected at least one tensor")
+    graph = _graph_of(*values)
+    for value in values:
+        graph._own(value, "concat")
+    _check_same(values, "concat")
+    first = values[0]
+    rank = first.rank
+    if rank == 0:
+        raise HPVMError("concat: expected tensors of rank >= 1, found a scalar")
+    if not -rank <= axis < rank:
+        raise HPVMError(f"concat: axis {axis} is out of range for {first.type}")
+    axis %= rank
+    for value in values:
+        if value.rank != rank or any(a != b for d, (a, b) in
+                                     enumerate(zip(value.shape, first.shape)) if d != axis):
+            raise HPVMError(f"concat: {value.type} does not match {first.type} outside "
+                            f"axis {axis}")
+    if len(values) == 1:
+        return first
+    if all(v.kind == "constant" for v in values):
+        return graph.constant(np.concatenate([v.array for v in values], axis=axis),
+                              element=first.element)
+    offsets = [0]
+    for value in values:
+        offsets.append(offsets[-1] + value.shape[axis])
+    shape = first.shape[:axis] + (offsets[-1],) + first.shape[axis + 1:]
+    result = TensorType(shape, first.element)
+    element = first.element
+
+    def emit(body, ops):
+        def block(args, out):
+            lines: List[str] = []
+            index = _emit_indices(body, lines, rank)
+
+            def pick(lo: int, hi: int) -> Tuple[List[str], str]:
+                """The lines reading the element from inputs lo..hi-1, and its name."""
+                if hi - lo == 1:
+                    part: List[str] = []
+                    position = index[axis]
+                    if offsets[lo]:
+                        offset = _index_constant(body, part, offsets[lo])
+                        position = body.fresh("p")
+                        part.append(f"{position} = arith.subi {index[axis]}, {offset} : index")
+                    where = index[:axis] + [position] + index[axis + 1:]
+                    v = body.fresh("x")
+                    part.append(f"{v} = tensor.extract {ops[lo]}[{', '.join(where)}] : "
+                                f"{values[lo].type}")
+                    return part, v
+                mid = (lo + hi) // 2
+                part = []
+                bound = _index_constant(body, part, offsets[mid])
+                below = body.fresh("b")
+                part.append(f"{below} = arith.cmpi slt, {index[axis]}, {bound} : index")
+                left, left_value = pick(lo, mid)
+                right, right_value = pick(mid, hi)
+                v = body.fresh("x")
+                part.append(f"{v} = scf.if {below} -> ({element}) {{")
+                part += ["  " + line for line in left]
+                part.append(f"  scf.yield {left_value} : {element}")
+                part.append("} else {")
+                part += ["  " + line for line in right]
+                part.append(f"  scf.yield {right_value} : {element}")
+                part.append("}")
+                return part, v
+
+            part, value = pick(0, len(values))
+            return lines + part, value
+
+        empty = _emit_empty(body, result)
+        return _emit_generic(body, rank, [], (empty, result, _dim_names(rank)),
+                             ["parallel"] * rank, block)
+
+    return graph._apply("concat", values, result, emit, name)
+
+
+def strided_slice(x: Tensor, starts: Sequence[int], steps: Sequence[int],
+                  shape: Sequence[int], name: Optional[str] = None) -> Tensor:
+    """The elements `x[starts[d] + steps[d] * i]` for `i < shape[d]` in each dimension d
+    (a step may be negative: the slice runs backwards). Every index must lie inside `x`.
+    A `linalg.generic` over the result that reads `x` at `starts + steps * index`."""
+    graph = _graph_of(x)
+    x = graph._own(x, "strided_slice")
+    starts, steps, shape = ([int(v) for v in values] for values in (starts, steps, shape))
+    if not len(starts) == len(steps) == len(shape) == x.rank:
+        raise HPVMError(f"strided_slice: expected {x.rank} starts, steps and sizes for "
+                        f"{x.type}, found {starts}, {steps}, {shape}")
+    for d, (start, step, size, n) in enumerate(zip(starts, steps, shape, x.shape)):
+        if size < 1 or step == 0:
+            raise HPVMError(f"strided_slice: dimension {d} has size {size} and step {step}; "
+                            "expected a size >= 1 and a nonzero step")
+        last = start + step * (size - 1)
+        if not (0 <= start < n and 0 <= last < n):
+            raise HPVMError(f"strided_slice: dimension {d} reads indices {start} to {last} "
+                            f"of {x.type}; expected indices in [0, {n})")
+    if (all(s == 0 for s in starts) and all(s == 1 for s in steps)
+            and tuple(shape) == x.shape):
+        return x
+    result = TensorType(tuple(shape), x.element)
+    if x.kind == "constant":
+        index = np.ix_(*[start + step * np.arange(size)
+                         for start, step, size in zip(starts, steps, shape)])
+        return graph.constant(x.array[index] if x.rank else x.array, element=x.element)
+    def emit(body, ops):
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, x.rank)
+            where = []
+            for d, (start, step) in enumerate(zip(starts, steps)):
+                position = loop[d]
+                if step != 1:
+                    factor, scaled = _index_constant(body, lines, step), body.fresh("p")
+                    lines.append(f"{scaled} = arith.muli {position}, {factor} : index")
+                    position = scaled
+                if start:
+                    offset, shifted = _index_constant(body, lines, start), body.fresh("p")
+                    lines.append(f"{shifted} = arith.addi {position}, {offset} : index")
+                    position = shifted
+                where.append(position)
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        empty = _emit_empty(body, result)
+        return _emit_generic(body, x.rank, [], (empty, result, _dim_names(x.rank)),
+                             ["parallel"] * x.rank, block)
+
+    return graph._apply("slice", [x], result, emit, name)
+
+
+def take(x: Tensor, indices, axis: int = 0, name: Optional[str] = None) -> Tensor:
+    """`np.take(x, indices, axis)` for constant integer `indices` (negative ones count
+    from the end): the result has the shape `x.shape[:axis] + indices.shape +
+    x.shape[axis + 1:]`. Evenly spaced indices are a strided slice; others a
+    `linalg.generic` that reads the index from a constant."""
+    graph = _graph_of(x)
+    x = graph._own(x, "take")
+    indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise HPVMError(f"take: expected integer indices, found {indices.dtype}")
+    if x.rank == 0:
+        raise HPVMError("take: expected a tensor of rank >= 1, found a scalar")
+    if not -x.rank <= axis < x.rank:
+        raise HPVMError(f"take: axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    n = x.shape[axis]
+    if indices.size == 0:
+        raise HPVMError("take: expected at least one index")
+    if np.any(indices < -n) or np.any(indices >= n):
+        raise HPVMError(f"take: the indices {indices.tolist()} are out of range for the "
+                        f"{n} elements of dimension {axis} of {x.type}")
+    indices = np.where(indices < 0, indices + n, indices).astype(np.int64)
+    shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    if x.kind == "constant":
+        return graph.constant(np.take(x.array, indices, axis=axis), element=x.element)
+    flat = indices.reshape(-1)
+    step = int(flat[1] - flat[0]) if flat.size > 1 else 1
+    evenly_spaced = np.array_equal(flat, flat[0] + step * np.arange(flat.size))
+    if indices.ndim <= 1 and step != 0 and evenly_spaced:
+        starts = [0] * x.rank
+        steps = [1] * x.rank
+        sizes = list(x.shape)
+        starts[axis], steps[axis], sizes[axis] = int(flat[0]), step, int(flat.size)
+        sliced = strided_slice(x, starts, steps, sizes, name=name if indices.ndim else None)
+        return sliced if indices.ndim else reshape(sliced, shape, name=name)
+    result = TensorType(shape, x.element)
+    k = indices.ndim
+    rank = len(shape)
+
+    def emit(body, ops):
+        constant = body.fresh("idx")
+        index_type = f"tensor<{'x'.join(str(d) for d in indices.shape)}xi64>"
+        body.emit(f"{constant} = arith.constant {_int_dense(indices)} : {index_type}")
+        empty = _emit_empty(body, result)
+
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            position = body.fresh("p")
+            lines.append(f"{position} = arith.index_cast {args[0]} : i64 to index")
+            where = loop[:axis] + [position] + loop[axis + k:]
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        index_tensor = TensorType(indices.shape, "i64")
+        return _emit_generic(body, rank, [(constant, index_tensor,
+                                           [f"d{axis + i}" for i in range(k)])],
+                             (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
+
+    return graph._apply("take", [x], result, emit, name)
+
+
+def cast(x: Tensor, element: str, name: Optional[str] = None) -> Tensor:
+    """`x` converted to the float type `element` (`arith.extf` / `arith.truncf`, which
+    rounds to nearest even)."""
+    graph = _graph_of(x)
+    x = graph._own(x, "cast")
+    if element not in FLOAT_TYPES:
+        raise HPVMError(f"cast: expected a float element type (f16, f32, f64), found "
+                        f"'{element}'")
+    if element == x.element:
+        return x
+    if x.kind == "constant":
+        return graph.constant(x.array.astype(FLOAT_TYPES[element]), element=element)
+    result = TensorType(x.shape, element)
+    widen = np.dtype(FLOAT_TYPES[element]).itemsize > np.dtype(FLOAT_TYPES[x.element]).itemsize
+    op = "arith.extf" if widen else "arith.truncf"
+    rank = x.rank
+
+    def emit(body, ops):
+        if rank == 0:  # a generic needs loops: one element
+            one = TensorType((1,), x.element)
+            value = _emit_reshape(body, ops[0], x.type, (1,))
+            converted = _emit_cast_generic(body, value, one, TensorType((1,), element), op)
+            return _emit_reshape(body, converted, TensorType((1,), element), ())
+        return _emit_cast_generic(body, ops[0], x.type, result, op)
+
+    return graph._apply("cast", [x], result, emit, name)
+
+
+def _emit_cast_generic(body: _Body, value: str, type_: TensorType, result: TensorType,
+                       op: str) -> str:
+    empty = _emit_empty(body, result)
+    rank = len(type_.shape)
+
+    def block(args, out):
+        v = body.fresh("x")
+        return [f"{v} = {op} {args[0]} : {type_.element} to {result.element}"], v
+
+    return _emit_generic(body, rank, [(value, type_, _dim_names(rank))],
+                         (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
+
+
+#: The combiner and the initial value of each kind of `reduce_axes`.
+_REDUCTIONS = {"sum": ("arith.addf", 0.0), "mean": ("arith.addf", 0.0),
+               "max": ("arith.maximumf", -np.inf), "min": ("arith.minimumf", np.inf)}
+
+
+def reduce_axes(x: Tensor, axes: Sequence[int], kind: str, keepdims: bool = False,
+                name: Optional[str] = None) -> Tensor:
+    """The sum, mean, max or min of `x` over `axes` (negative ones count from the end),
+    those dimensions dropped, or kept as size 1 with `keepdims`. One leaf: a
+    `linalg.generic` reduction (float16 sums accumulate in float32), the mean's
+    division, the reshape. No axes: `x` itself."""
+    graph = _graph_of(x)
+    x = graph._own(x, "reduce_axes")
+    if kind not in _REDUCTIONS:
+        raise HPVMError(f"reduce_axes: unknown kind '{kind}'; expected one of "
+                        f"{', '.join(_REDUCTIONS)}")
+    rank = x.rank
+    normalized = set()
+    for a in axes:
+        if not -rank <= int(a) < rank:
+            raise HPVMError(f"reduce_axes: axis {a} is out of range for {x.type}")
+        normalized.add(int(a) % rank)
+    if len(normalized) != len(list(axes)):
+        raise HPVMError(f"reduce_axes: the axes {list(axes)} repeat a dimension")
+    if not normalized:
+        return x
+    kept = [d for d in range(rank) if d not in normalized]
+    reduced_shape = tuple(x.shape[d] for d in kept)
+    shape = (tuple(1 if d in normalized else x.shape[d] for d in range(rank)) if keepdims
+             else reduced_shape)
+    count = math.prod(x.shape[d] for d in normalized)
+    if x.kind == "constant":
+        numpy_reduce = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}[kind]
+        folded = numpy_reduce(x.array, axis=tuple(sorted(normalized)), keepdims=keepdims)
+        return graph.constant(np.asarray(folded, dtype=x.type.dtype), element=x.element)
+    result = TensorType(shape, x.element)
+    combiner, init = _REDUCTIONS[kind]
+    accumulate = "f32" if x.element == "f16" and kind in ("sum", "mean") else x.element
+
+    def emit(body, ops):
+        acc_type = TensorType(reduced_shape, accumulate)
+        start = body.fresh("c")
+        body.emit(f"{start} = arith.constant {float_literal(init, accumulate)} : {accumulate}")
+        empty = _emit_empty(body, acc_type)
+        filled = body.fresh("f")
+        body.emit(f"{filled} = linalg.fill ins({start} : {accumulate}) outs({empty} : "
+                  f"{acc_type}) -> {acc_type}")
+
+        def combine(args, out):
+            lines, element = [], args[0]
+            if accumulate != x.element:
+                element = body.fresh("x")
+                lines.append(f"{element} = arith.extf {args[0]} : {x.element} to {accumulate}")
+            v = body.fresh("x")
+            lines.append(f"{v} = {combiner} {out}, {element} : {accumulate}")
+            return lines, v
+
+        iterators = ["reduction" if d in normalized else "parallel" for d in range(rank)]
+        value = _emit_generic(body, rank, [(ops[0], x.type, _dim_names(rank))],
+                              (filled, acc_type, [f"d{d}" for d in kept]), iterators, combine)
+        if kind == "mean" or accumulate != x.element:
+            final = TensorType(reduced_shape, x.element)
+            loops = len(reduced_shape)
+            if loops == 0:  # a generic needs loops: one element
+                value = _emit_reshape(body, value, acc_type, (1,))
+                acc_type, final_loops = TensorType((1,), accumulate), TensorType((1,), x.element)
+            else:
+                final_loops = final
+
+            def finish(args, out):
+                lines, v = [], args[0]
+                if kind == "mean":
+                    n = body.fresh("c")
+                    lines.append(f"{n} = arith.constant {float_literal(float(count))} : "
+                                 f"{accumulate}")
+                    q = body.fresh("x")
+                    lines.append(f"{q} = arith.divf {v}, {n} : {accumulate}")
+                    v = q
+                if accumulate != x.element:
+                    t = body.fresh("x")
+                    lines.append(f"{t} = arith.truncf {v} : {accumulate} to {x.element}")
+                    v = t
+                return lines, v
+
+            n_loops = len(final_loops.shape)
+            empty = _emit_empty(body, final_loops)
+            value = _emit_generic(body, n_loops, [(value, acc_type, _dim_names(n_loops))],
+                                  (empty, final_loops, _dim_names(n_loops)),
+                                  ["parallel"] * n_loops, finish)
+            if loops == 0:
+                value = _emit_reshape(body, value, final_loops, ())
+        return _emit_reshape(body, value, TensorType(reduced_shape, x.element), shape)
+
+    return graph._apply(f"reduce_{kind}", [x], result, emit, name)
+
+
+def layer_norm(x: Tensor, axis: int = -1, epsilon: float = 1e-5,
+               scale: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               name: Optional[str] = None) -> Tensor:
+    """Normalization of `x` over its dimensions from `axis` on:
+    `(x - mean) / sqrt(variance + epsilon) * scale + bias`, the mean and (biased)
+    variance taken over those dimensions (two passes; float16 accumulates in float32).
+    `scale` and `bias` broadcast to `x.shape[axis:]`. One leaf of `linalg.generic` ops."""
+    graph = _graph_of(x)
+    x = graph._own(x, "layer_norm")
+    rank = x.rank
+    if rank == 0:
+        raise HPVMError("layer_norm: expected a tensor of rank >= 1, found a scalar")
+    if not -rank <= axis < rank:
+        raise HPVMError(f"layer_norm: axis {axis} is out of range for {x.type}")
+    axis %= rank
+    normalized = x.shape[axis:]
+    operands = [x]
+    maps = []
+    for what, p in (("scale", scale), ("bias", bias)):
+        if p is None:
+            continue
+        graph._own(p, "layer_norm")
+        if p.element != x.element:
+            raise HPVMError(f"layer_norm: the {what} {p.type} does not have the element "
+                            f"type of {x.type}")
+        lead = rank - p.rank
+        if p.rank > len(normalized) or any(
+                s != 1 and s != normalized[i + len(normalized) - p.rank]
+                for i, s in enumerate(p.shape)):
+            raise HPVMError(f"layer_norm: the {what} {p.type} does not broadcast to the "
+                            f"normalized dimensions {list(normalized)} of {x.type}")
+        maps.append(["0" if s == 1 and x.shape[lead + i] != 1 else f"d{lead + i}"
+                     for i, s in enumerate(p.shape)])
+        operands.append(p)
+    has_scale, has_bias = scale is not None, bias is not None
+    count = float(math.prod(normalized))
+    element = x.element
+    accumulate = "f32" if element == "f16" else element
+    outer = TensorType(x.shape[:axis], accumulate)
+    outer_map = [f"d{d}" for d in range(axis)]
+    identity = _dim_names(rank)
+    iterators = ["parallel"] * axis + ["reduction"] * (rank - axis)
+
+    def emit(body, ops):
+        def widen(lines, value):
+            if accumulate == element:
+                return value
+            v = body.fresh("x")
+            lines.append(f"{v} = arith.extf {value} : {element} to {accumulate}")
+            return v
+
+        zero = body.fresh("c")
+        body.emit(f"{zero} = arith.constant 0.0 : {accumulate}")
+        n = body.fresh("c")
+        body.emit(f"{n} = arith.constant {float_literal(count)} : {accumulate}")
+        eps = body.fresh("c")
+        body.emit(f"{eps} = arith.constant {float_literal(float(epsilon))} : {accumulate}")
+
+        def filled():
+            empty = _emit_empty(body, outer)
+            f = body.fresh("f")
+            body.emit(f"{f} = linalg.fill ins({zero} : {accumulate}) outs({empty} : {outer}) "
+                      f"-> {outer}")
+            return f
+
+        def add(args, out):
+            lines: List[str] = []
+            v = widen(lines, args[0])
+            s = body.fresh("x")
+            lines.append(f"{s} = arith.addf {out}, {v} : {accumulate}")
+            return lines, s
+
+        total = _emit_generic(body, rank, [(ops[0], x.type, identity)],
+                              (filled(), outer, outer_map), iterators, add)
+
+        def centered(lines, args):
+            """x - mean of the element args[0] and its row's sum args[1]."""
+            v = widen(lines, args[0])
+            mean, d = body.fresh("x"), body.fresh("x")
+            lines.append(f"{mean} = arith.divf {args[1]}, {n} : {accumulate}")
+            lines.append(f"{d} = arith.subf {v}, {mean} : {accumulate}")
+            return d
+
+        def square(args, out):
+            lines: List[str] = []
+            d = centered(lines, args)
+            sq, s = body.fresh("x"), body.fresh("x")
+            lines.append(f"{sq} = arith.mulf {d}, {d} : {accumulate}")
+            lines.append(f"{s} = arith.addf {out}, {sq} : {accumulate}")
+            return lines, s
+
+        squares = _emit_generic(body, rank, [(ops[0], x.type, identity),
+                                             (total, outer, outer_map)],
+                                (filled(), outer, outer_map), iterators, square)
+
+        def normalize(args, out):
+            lines: List[str] = []
+            d = centered(lines, args)
+            var, shifted, root, y = (body.fresh("x") for _ in range(4))
+            lines.append(f"{var} = arith.divf {args[2]}, {n} : {accumulate}")
+            lines.append(f"{shifted} = arith.addf {var}, {eps} : {accumulate}")
+            lines.append(f"{root} = math.sqrt {shifted} : {accumulate}")
+            lines.append(f"{y} = arith.divf {d}, {root} : {accumulate}")
+            k = 3
+            for present, op in ((has_scale, "arith.mulf"), (has_bias, "arith.addf")):
+                if present:
+                    p = widen(lines, args[k])
+                    z = body.fresh("x")
+                    lines.append(f"{z} = {op} {y}, {p} : {accumulate}")
+                    y = z
+                    k += 1
+            if accumulate != element:
+                t = body.fresh("x")
+                lines.append(f"{t} = arith.truncf {y} : {accumulate} to {element}")
+                y = t
+            return lines, y
+
+        ins = [(ops[0], x.type, identity), (total, outer, outer_map),
+               (squares, outer, outer_map)]
+        ins += [(ops[1 + i], operands[1 + i].type, m) for i, m in enumerate(maps)]
+        empty = _emit_empty(body, x.type)
+        return _emit_generic(body, rank, ins, (empty, x.type, identity), ["parallel"] * rank,
+                             normalize)
+
+    return graph._apply("layer_norm", operands, x.type, emit, name)
+
+
+def pad_border(x: Tensor, low: Sequence[int], high: Optional[Sequence[int]] = None,
+               mode: str = "edge", name: Optional[str] = None) -> Tensor:
+    """`x` padded with `low[d]` / `high[d]` elements before / after dimension d taken
+    from `x` itself, as `np.pad` does: "edge" repeats the border element, "reflect"
+    mirrors the elements next to it (pads below the dimension's size), "wrap" repeats
+    the other end. A `linalg.generic` that reads `x` at the mapped index."""
+    graph = _graph_of(x)
+    x = graph._own(x, "pad_border")
+    if mode not in ("edge", "reflect", "wrap"):
+        raise HPVMError(f"pad_border: unknown mode '{mode}'; expected edge, reflect or wrap")
+    low = _pads(low, x.rank, "pad_border low")
+    high = _pads(low if high is None else high, x.rank, "pad_border high")
+    if mode == "reflect":
+        for d, (lo, hi, n) in enumerate(zip(low, high, x.shape)):
+            if (lo or hi) and (lo >= n or hi >= n):
+                raise HPVMError(f"pad_border: reflect pads {lo} and {hi} of dimension {d} of "
+                                f"{x.type}; expected pads below its size {n}")
+    if not any(low) and not any(high):
+        return x
+    if x.kind == "constant":
+        numpy_mode = {"edge": "edge", "reflect": "reflect", "wrap": "wrap"}[mode]
+        return graph.constant(np.pad(x.array, list(zip(low, high)), mode=numpy_mode),
+                              element=x.element)
+    shape = tuple(s + lo + hi for s, lo, hi in zip(x.shape, low, high))
+    result = TensorType(shape, x.element)
+    rank = x.rank
+
+    def emit(body, ops):
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            where = []
+            for d in range(rank):
+                n = x.shape[d]
+                if not low[d] and not high[d]:
+                    where.append(loop[d])
+                    continue
+                position = loop[d]
+                if low[d]:
+                    offset = _index_constant(body, lines, low[d])
+                    position = body.fresh("p")
+                    lines.append(f"{position} = arith.subi {loop[d]}, {offset} : index")
+                if mode == "edge":
+                    zero = _index_constant(body, lines, 0)
+                    last = _index_constant(body, lines, n - 1)
+                    a, b = body.fresh("p"), body.fresh("p")
+                    lines.append(f"{a} = arith.maxsi {position}, {zero} : index")
+                    lines.append(f"{b} = arith.minsi {a}, {last} : index")
+                elif mode == "reflect":
+                    # |p|, then 2 (n - 1) - |p| past the end: min of the two.
+                    zero = _index_constant(body, lines, 0)
+                    twice = _index_constant(body, lines, 2 * (n - 1))
+                    negated, magnitude, mirrored, b = (body.fresh("p") for _ in range(4))
+                    lines.append(f"{negated} = arith.subi {zero}, {position} : index")
+                    lines.append(f"{magnitude} = arith.maxsi {position}, {negated} : index")
+                    lines.append(f"{mirrored} = arith.subi {twice}, {magnitude} : index")
+                    lines.append(f"{b} = arith.minsi {magnitude}, {mirrored} : index")
+                else:  # wrap: (p + k n) mod n with k n >= low
+                    shift = _index_constant(body, lines, -(-low[d] // n) * n)
+                    size = _index_constant(body, lines, n)
+                    shifted, b = body.fresh("p"), body.fresh("p")
+                    lines.append(f"{shifted} = arith.addi {position}, {shift} : index")
+                    lines.append(f"{b} = arith.remsi {shifted}, {size} : index")
+                where.append(b)
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        empty = _emit_empty(body, result)
+        return _emit_generic(body, rank, [], (empty, result, _dim_names(rank)),
+                             ["parallel"] * rank, block)
+
+    return graph._apply("pad", [x], result, emit, name)
+
+
+def _axis_indices(x: Tensor, axis: int, indices, what: str) -> np.ndarray:
+    values = np.asarray(indices)
+    if values.ndim != 1 or values.size == 0 or values.dtype.kind not in "iu":
+        raise HPVMError(f"{what}: expected a non-empty 1-D list of integer indices for axis "
+                        f"{axis}, found {values.tolist()!r}")
+    if np.any(values < 0) or np.any(values >= x.shape[axis]):
+        raise HPVMError(f"{what}: the indices {values.tolist()} are out of range for the "
+                        f"{x.shape[axis]} elements of dimension {axis} of {x.type}")
+    return values.astype(np.int64)
+
+
+def take_axes(x: Tensor, indices: Dict[int, Sequence[int]],
+              name: Optional[str] = None) -> Tensor:
+    """Along each axis named in `indices`, the elements at those constant indices (other
+    axes whole): `x[np.ix_(...)]`, e.g. a nearest-neighbour resize. A `linalg.generic`
+    that reads each index from a constant."""
+    graph = _graph_of(x)
+    x = graph._own(x, "take_axes")
+    gathered: Dict[int, np.ndarray] = {}
+    for axis, values in indices.items():
+        if not -x.rank <= int(axis) < x.rank:
+            raise HPVMError(f"take_axes: axis {axis} is out of range for {x.type}")
+        gathered[int(axis) % x.rank] = _axis_indices(x, int(axis) % x.rank, values, "take_axes")
+    shape = tuple(gathered[d].size if d in gathered else n for d, n in enumerate(x.shape))
+    if not gathered or all(np.array_equal(v, np.arange(x.shape[d])) for d, v in gathered.items()):
+        return x
+    if x.kind == "constant":
+        index = np.ix_(*[gathered.get(d, np.arange(n)) for d, n in enumerate(x.shape)])
+        return graph.constant(x.array[index], element=x.element)
+    result = TensorType(shape, x.element)
+    axes = sorted(gathered)
+    rank = x.rank
+
+    def emit(body, ops):
+        ins = []
+        for d in axes:
+            constant = body.fresh("idx")
+            index_type = TensorType((gathered[d].size,), "i64")
+            body.emit(f"{constant} = arith.constant {_int_dense(gathered[d])} : {index_type}")
+            ins.append((constant, index_type, [f"d{d}"]))
+        empty = _emit_empty(body, result)
+
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            where = list(loop)
+            for d, arg in zip(axes, args):
+                position = body.fresh("p")
+                lines.append(f"{position} = arith.index_cast {arg} : i64 to index")
+                where[d] = position
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        return _emit_generic(body, rank, ins, (empty, result, _dim_names(rank)),
+                             ["parallel"] * rank, block)
+
+    return graph._apply("take", [x], result, emit, name)
+
+
+def lerp_axis(x: Tensor, axis: int, lower: Sequence[int], upper: Sequence[int],
+              weights: Sequence[float], name: Optional[str] = None) -> Tensor:
+    """Linear interpolation along `axis`: element i of the result is
+    `x[lower[i]] * (1 - weights[i]) + x[upper[i]] * weights[i]` (the indices and weights
+    constant), e.g. one axis of a bilinear resize. A `linalg.generic` whose inputs are
+    the constants."""
+    graph = _graph_of(x)
+    x = graph._own(x, "lerp_axis")
+    if not -x.rank <= axis < x.rank:
+        raise HPVMError(f"lerp_axis: axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    lower = _axis_indices(x, axis, lower, "lerp_axis")
+    upper = _axis_indices(x, axis, upper, "lerp_axis")
+    weights = np.asarray(weights, dtype=np.float64)
+    if not lower.size == upper.size == weights.size or weights.ndim != 1:
+        raise HPVMError(f"lerp_axis: expected as many lower and upper indices and weights, "
+                        f"found {lower.size}, {upper.size} and {weights.size}")
+    if not np.all(np.isfinite(weights)):
+        raise HPVMError("lerp_axis: expected finite weights")
+    shape = x.shape[:axis] + (lower.size,) + x.shape[axis + 1:]
+    dtype = FLOAT_TYPES[x.element]
+    keep = (1.0 - weights).astype(dtype)
+    take = weights.astype(dtype)
+    if x.kind == "constant":
+        view = (1,) * axis + (lower.size,) + (1,) * (x.rank - axis - 1)
+        y = (np.take(x.array, lower, axis=axis) * keep.reshape(view)
+             + np.take(x.array, upper, axis=axis) * take.reshape(view))
+        return graph.constant(y.astype(dtype), element=x.element)
+    result = TensorType(shape, x.element)
+    rank = x.rank
+
+    def emit(body, ops):
+        ins = []
+        for values in (lower, upper):
+            constant = body.fresh("idx")
+            index_type = TensorType((values.size,), "i64")
+            body.emit(f"{constant} = arith.constant {_int_dense(values)} : {index_type}")
+            ins.append((constant, index_type, [f"d{axis}"]))
+        for values in (keep, take):
+            constant = body.fresh("w")
+            weight_type = TensorType((values.size,), x.element)
+            body.emit(f"{constant} = arith.constant {dense_attr(values, weight_type)} : "
+                      f"{weight_type}")
+            ins.append((constant, weight_type, [f"d{axis}"]))
+        empty = _emit_empty(body, result)
+
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            values = []
+            for arg in args[:2]:
+                position, v = body.fresh("p"), body.fresh("x")
+                lines.append(f"{position} = arith.index_cast {arg} : i64 to index")
+                where = loop[:axis] + [position] + loop[axis + 1:]
+                lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+                values.append(v)
+            a, b, s = body.fresh("x"), body.fresh("x"), body.fresh("x")
+            e = x.element
+            lines.append(f"{a} = arith.mulf {values[0]}, {args[2]} : {e}")
+            lines.append(f"{b} = arith.mulf {values[1]}, {args[3]} : {e}")
+            lines.append(f"{s} = arith.addf {a}, {b} : {e}")
+            return lines, s
+
+        return _emit_generic(body, rank, ins, (empty, result, _dim_names(rank)),
+                             ["parallel"] * rank, block)
+
+    return graph._apply("lerp", [x], result, emit, name)

@@ -4,6 +4,7 @@ for the supported operators, and small model builders."""
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from typing import Dict, List, Sequence, Tuple
 
@@ -19,12 +20,19 @@ from hpvm.onnx.examples import make_model  # noqa: F401  (the tests build models
 #: the node tests bind them to their test values as initializers, since a graph
 #: takes only float tensors (an exported model has them as initializers too).
 PARAMETER_TYPES = (TensorProto.INT64, TensorProto.BOOL)
+#: Float inputs of operators that are parameters too (bound the same way): Resize's roi
+#: and scales, Pad's constant value, Range's start, limit and delta.
+PARAMETER_SLOTS = {"Resize": (1, 2), "Pad": (2,), "Range": (0, 1, 2)}
 
 
 @functools.lru_cache(maxsize=1)
 def node_cases() -> Dict[str, object]:
     """The ONNX backend node test cases (`onnx.backend.test.case.node`) whose
-    nodes all have a supported op type, by name."""
+    nodes all have a supported op type, by name. A case `..._expanded` (a function
+    operator written as its body) counts when the operator itself is supported (its case
+    without the suffix is selected): the expansions of RMSNormalization, FlexAttention,
+    CastLike, ... test operators the importer does not have, and would only slow the
+    suite down."""
     from onnx.backend.test.case.node import collect_testcases
 
     with warnings.catch_warnings():
@@ -37,21 +45,34 @@ def node_cases() -> Dict[str, object]:
             continue
         if all(node.op_type in supported for node in case.model.graph.node):
             selected[case.name] = case
+    for name in list(selected):
+        operator = re.sub(r"_expanded(_ver\d+)?$", "", name)
+        if operator != name and operator not in selected:
+            del selected[name]
     return selected
 
 
+def case_arrays(values: Sequence) -> List:
+    """A case's inputs or outputs as arrays (some cases hold TensorProtos)."""
+    return [numpy_helper.to_array(v) if isinstance(v, TensorProto) else v for v in values]
+
+
 def bind_parameters(model, inputs: Sequence[np.ndarray]) -> Tuple[object, List[np.ndarray]]:
-    """`model` with its int64 / bool graph inputs turned into initializers holding
-    `inputs`' values; the remaining inputs, in order."""
+    """`model` with its int64 / bool graph inputs (and the float parameters of
+    PARAMETER_SLOTS) turned into initializers holding `inputs`' values; the remaining
+    inputs, in order."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
     graph = model.graph
     initialized = {init.name for init in graph.initializer}
     real = [v for v in graph.input if v.name not in initialized]
+    parameters = {node.input[i] for node in graph.node
+                  for i in PARAMETER_SLOTS.get(node.op_type, ()) if i < len(node.input)}
     kept_values, bound = [], set()
     for value_info, value in zip(real, inputs):
         type_ = value_info.type
         if (type_.WhichOneof("value") == "tensor_type"
-                and type_.tensor_type.elem_type in PARAMETER_TYPES
+                and (type_.tensor_type.elem_type in PARAMETER_TYPES
+                     or value_info.name in parameters)
                 and isinstance(value, (np.ndarray, np.generic))):
             graph.initializer.append(numpy_helper.from_array(np.asarray(value), value_info.name))
             bound.add(value_info.name)

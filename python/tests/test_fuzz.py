@@ -580,7 +580,9 @@ def test_random_tensor_graph_calls_are_right_or_errors(data):
 _ATTRIBUTES = ["axis", "perm", "pads", "strides", "kernel_shape", "group", "dilations",
                "auto_pad", "alpha", "beta", "transA", "transB", "epsilon", "ceil_mode",
                "count_include_pad", "allowzero", "min", "max", "value", "value_float",
-               "value_ints", "training_mode", "storage_order", "shape", "unknown"]
+               "value_ints", "training_mode", "storage_order", "shape", "keepdims",
+               "noop_with_empty_axes", "axes", "mode", "to", "split", "num_outputs", "starts",
+               "ends", "start", "end", "fmod", "approximate", "stash_type", "unknown"]
 
 
 @st.composite
@@ -595,7 +597,8 @@ def attribute_values(draw):
     if kind == "floats":
         return draw(st.lists(st.floats(-2, 2, width=32), min_size=1, max_size=3))
     if kind == "string":
-        return draw(st.sampled_from(["SAME_UPPER", "VALID", "NOTSET", "bogus", ""]))
+        return draw(st.sampled_from(["SAME_UPPER", "VALID", "NOTSET", "bogus", "", "reflect",
+                                     "edge", "tanh"]))
     shape = draw(st.lists(st.integers(0, 3), max_size=3))
     dtype = draw(st.sampled_from([np.float32, np.int64, np.float64, np.int32]))
     return numpy_helper.from_array(np.ones(shape, dtype))

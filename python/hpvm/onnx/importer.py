@@ -8,12 +8,16 @@ Identity, ...) or do elementwise arithmetic are folded in NumPy, so weights
 stay constants embedded in the leaf that uses them.
 
 Only float tensors (float16, float32, float64) of static shapes flow through
-the graph; integer tensors are read only where an operation takes them as
-constants (the shape of Reshape). Anything the importer cannot express exactly
-raises `HPVMError` naming the node and its op type, and so does a model onnxruntime
-refuses (a value or a node name defined twice, an initializer unlike the graph input of
-its name, tensor data that does not fill its dims, inputs of two element types). External
-data is read from the model's folder (`base_dir`), never from the current directory.
+the graph; integer and bool tensors are constants only: the shapes, axes, indices
+and pads operations take, and the shape sub-graphs of exported models (Shape of a
+tensor is a constant, since shapes are static, and Gather, Unsqueeze, Concat,
+integer arithmetic, Equal, Where, ... of constants fold in NumPy). Before anything is
+converted, every operator the importer lacks is reported at once. Anything the
+importer cannot express exactly raises `HPVMError` naming the node and its op type, and
+so does a model onnxruntime refuses (a value or a node name defined twice, an
+initializer unlike the graph input of its name, tensor data that does not fill its
+dims, inputs of two element types). External data is read from the model's folder
+(`base_dir`), never from the current directory.
 """
 
 from __future__ import annotations
@@ -142,6 +146,8 @@ class Importer:
         self._readers: Dict[str, List[_Node]] = {}
         # Indices of the BatchNormalization nodes folded into the Conv before them.
         self._folded: set = set()
+        # value name -> the node that computed it (errors about graph outputs name it).
+        self._producers: Dict[str, _Node] = {}
 
     # -- model -------------------------------------------------------------
     @staticmethod
@@ -248,6 +254,7 @@ class Importer:
                 continue  # an initializer: a constant
             self._add_input(value_info)
         nodes = [_Node(proto, index) for index, proto in enumerate(g.node)]
+        _check_operators(nodes)
         for node in nodes:
             for name in node.inputs:
                 if name:
@@ -282,7 +289,10 @@ class Importer:
                 try:
                     value = self._constant_tensor(value, value_info.name, "the graph output")
                 except _NodeError as error:
-                    raise HPVMError(str(error)) from None
+                    producer = self._producers.get(value_info.name)
+                    if producer is None:
+                        raise HPVMError(str(error)) from None
+                    raise HPVMError(f"{producer.label}: {error}") from None
             outputs.append(value)
             names.append(value_info.name)
         if not outputs:
@@ -413,8 +423,11 @@ class Importer:
         return value
 
     def set_output(self, node: _Node, value: Value, i: int = 0) -> None:
+        if isinstance(value, np.generic):  # NumPy folds of 0-d arrays give scalars
+            value = np.asarray(value)
         if i < len(node.outputs) and node.outputs[i]:
             self.values[node.outputs[i]] = value
+            self._producers[node.outputs[i]] = node
 
     def check_float(self, node: _Node, value: Value, i: int) -> Value:
         if isinstance(value, np.ndarray) and value.dtype not in _FLOAT_DTYPES:
@@ -442,6 +455,31 @@ class Importer:
             _fail(f"the operator {node.op_type} is not supported; supported operators: "
                   + ", ".join(sorted(_HANDLERS)))
         handler(self, node)
+
+
+def _check_operators(nodes: Sequence[_Node]) -> None:
+    """Every operator of the default domain that the importer lacks, reported at once
+    before anything is converted: each op type with its number of nodes and its first
+    node (the message of one unsupported node is the per-node one)."""
+    missing: Dict[str, List[_Node]] = {}
+    for node in nodes:
+        if node.proto.domain in ("", "ai.onnx") and node.op_type not in _HANDLERS:
+            missing.setdefault(node.op_type, []).append(node)
+    if not missing:
+        return
+    supported = "supported operators: " + ", ".join(sorted(_HANDLERS))
+    (op, first), *others = missing.items()
+    if not others and len(first) == 1:
+        raise HPVMError(f"{first[0].label}: the operator {op} is not supported; {supported}")
+
+    def count(found: List[_Node]) -> str:
+        return f"{len(found)} node{'s' if len(found) > 1 else ''}"
+
+    parts = [f"{first[0].label}: the operator {op} is not supported ({count(first)}, the "
+             "first is this one)"]
+    parts += [f"the operator {other} is not supported ({count(found)}, the first is "
+              f"{found[0].label})" for other, found in others]
+    raise HPVMError("; ".join(parts) + f"; {supported}")
 
 
 # --------------------------------------------------------------------------
@@ -644,8 +682,13 @@ def _pool_common(im: Importer, node: _Node, kind: str) -> None:
     kernel = node.ints("kernel_shape")
     if kernel is None or len(kernel) != x.rank - 2 or any(k <= 0 for k in kernel):
         _fail(f"kernel_shape {kernel} is not valid; expected {x.rank - 2} positive sizes")
-    if int(node.attr("ceil_mode", 0)) != 0:
-        _fail(f"ceil_mode {node.attr('ceil_mode')} is not supported; expected 0")
+    ceil_mode = int(node.attr("ceil_mode", 0))
+    if ceil_mode not in (0, 1):
+        _fail(f"ceil_mode {ceil_mode} is not valid; expected 0 or 1")
+    auto_pad = node.string("auto_pad", "NOTSET")
+    if ceil_mode and auto_pad not in ("NOTSET", ""):
+        _fail(f"ceil_mode 1 with auto_pad '{auto_pad}' is not supported; expected auto_pad "
+              "NOTSET (explicit pads) with ceil_mode 1")
     strides, begin, end = _window_attributes(node, x, kernel)
     rank = x.rank
     if rank == 3:
@@ -655,6 +698,11 @@ def _pool_common(im: Importer, node: _Node, kind: str) -> None:
         _fail(f"pads {node.ints('pads')} are not smaller than the kernel {node.ints('kernel_shape')}")
     count_include_pad = int(node.attr("count_include_pad", 0))
     name = node.leaf_name if rank == 4 else None
+    extra = _ceil_extra(x2.shape[2:], kernel, strides, begin, end) if ceil_mode else [0, 0]
+    if any(extra):
+        im.set_output(node, _from_2d(_ceil_pool(x2, kind, kernel, strides, begin, end, extra,
+                                                count_include_pad, name), rank))
+        return
     padded = any(begin) or any(end)
     if kind == "max" or count_include_pad or not padded:
         if begin == end:
@@ -680,6 +728,56 @@ def _pool_common(im: Importer, node: _Node, kind: str) -> None:
         scale = (kernel[0] * kernel[1] / counts).astype(y.type.dtype)
         y = T.multiply(y, scale.reshape((1, 1) + scale.shape), name=name)
     im.set_output(node, _from_2d(y, rank))
+
+
+def _ceil_extra(spatial: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+                begin: Sequence[int], end: Sequence[int]) -> List[int]:
+    """The elements past the end padding that the last window of ceil_mode 1 covers, per
+    spatial dimension: the output size rounds up, but (as in ONNX and onnxruntime) a last
+    window that would start past the input and its begin padding is dropped."""
+    extra = []
+    for size, k, s, b, e in zip(spatial, kernel, strides, begin, end):
+        span = size + b + e - k
+        out = -(-span // s) + 1
+        if (out - 1) * s >= size + b:
+            out -= 1
+        extra.append(max((out - 1) * s + k - (size + b + e), 0))
+    return extra
+
+
+def _ceil_pool(x2: Tensor, kind: str, kernel: Sequence[int], strides: Sequence[int],
+               begin: Sequence[int], end: Sequence[int], extra: Sequence[int],
+               count_include_pad: int, name: Optional[str]) -> Tensor:
+    """Pooling whose last windows hang past the padded input (ceil_mode 1): the input is
+    padded by `extra` more elements at the end. Max ignores them (-inf); the average
+    divides by the elements of the window inside the input (count_include_pad 0) or
+    inside the input and its pads (count_include_pad 1), never counting `extra`."""
+    after = [e + x for e, x in zip(end, extra)]
+    if kind == "max":
+        x2 = T.pad(x2, [0, 0] + list(begin), [0, 0] + after, -np.inf)
+        return T.pool(x2, "max", tuple(kernel), tuple(strides), (0, 0), name=name)
+    y = T.pool(T.pad(x2, [0, 0] + list(begin), [0, 0] + after, 0.0), "mean", tuple(kernel),
+               tuple(strides), (0, 0))
+    spatial = x2.shape[2:]
+    if count_include_pad:
+        inside = np.pad(np.ones([s + b + e for s, b, e in zip(spatial, begin, end)]),
+                        [(0, x) for x in extra])
+    else:
+        inside = np.pad(np.ones(spatial), list(zip(begin, after)))
+    counts = _window_counts(inside, y.shape[2:], kernel, strides)
+    scale = (kernel[0] * kernel[1] / counts).astype(y.type.dtype)
+    return T.multiply(y, scale.reshape((1, 1) + scale.shape), name=name)
+
+
+def _window_counts(inside: np.ndarray, shape: Sequence[int], kernel: Sequence[int],
+                   strides: Sequence[int]) -> np.ndarray:
+    """How many elements of `inside` (0 / 1) each window of the output `shape` covers."""
+    summed = np.pad(inside, [(1, 0), (1, 0)]).cumsum(0).cumsum(1)
+    rows = np.arange(shape[0]) * strides[0]
+    cols = np.arange(shape[1]) * strides[1]
+    r0, c0 = rows[:, None], cols[None, :]
+    r1, c1 = r0 + kernel[0], c0 + kernel[1]
+    return summed[r1, c1] - summed[r0, c1] - summed[r1, c0] + summed[r0, c0]
 
 
 def _max_pool(im: Importer, node: _Node) -> None:
@@ -805,6 +903,14 @@ def _matmul(im: Importer, node: _Node) -> None:
     if a.shape[-1] != b.shape[-2]:
         _fail(f"the operands {a.type} and {b.type} do not multiply (K = {a.shape[-1]} and "
               f"{b.shape[-2]})")
+    if a.rank > 2 and b.rank == 2:
+        # A batch of matrices times one matrix: one product of all the rows (the weights
+        # are not repeated per batch).
+        rows = T.reshape(a, (int(math.prod(a.shape[:-1])), a.shape[-1]))
+        y = T.matmul(rows, b)
+        final = a.shape[:-1] + ((b.shape[-1],) if not squeeze_cols else ())
+        im.set_output(node, T.reshape(y, final, name=node.leaf_name))
+        return
     try:
         batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     except ValueError:
@@ -829,10 +935,15 @@ def _binary(im: Importer, node: _Node) -> None:
     if node.attr("axis") is not None:
         _fail("the legacy axis attribute (opset < 7) is not supported; expected NumPy "
               "(trailing) broadcasting")
-    a = im.check_float(node, im.value(node, 0), 0)
-    b = im.check_float(node, im.value(node, 1), 1)
-    _same_element(node, [a, b])
     op = node.op_type
+    a, b = im.value(node, 0), im.value(node, 1)
+    if (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+            and (a.dtype.kind in "iu" or b.dtype.kind in "iu")):
+        im.set_output(node, _integer_binary(node, a, b))  # shape computations
+        return
+    a = im.check_float(node, a, 0)
+    b = im.check_float(node, b, 1)
+    _same_element(node, [a, b])
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         try:
             folded = _NUMPY_BINARY[op](a, b)
@@ -863,6 +974,26 @@ def _binary(im: Importer, node: _Node) -> None:
         builder = {"Sub": T.subtract, "Mul": T.multiply, "Div": T.divide}[op]
         y = builder(ta, tb, name=node.leaf_name)
     im.set_output(node, y)
+
+
+def _integer_binary(node: _Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Add, Sub, Mul or Div of integer constants (shape arithmetic), as onnxruntime: in the
+    type, wrapping around; Div truncates toward zero."""
+    _same_dtype(node, [a, b])
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        _fail(f"the shapes {list(a.shape)} and {list(b.shape)} do not broadcast")
+    with np.errstate(all="ignore"):
+        if node.op_type == "Div":
+            if np.any(b == 0):
+                _fail(f"the divisor '{node.input(1)}' has a zero element")
+            quotient = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
+            negative = (a < 0) != (b < 0)
+            folded = np.where(negative, -quotient, quotient)
+        else:
+            folded = _NUMPY_BINARY[node.op_type](a, b)
+    return np.asarray(np.broadcast_to(folded, shape)).astype(a.dtype)
 
 
 def _unary(builder: Callable) -> Callable[[Importer, _Node], None]:
@@ -1000,10 +1131,7 @@ def _reshape(im: Importer, node: _Node) -> None:
               f"{resolved} with {int(math.prod(resolved))}")
     if 0 in resolved:
         _fail(f"the shape {resolved} has a zero-size dimension; expected sizes >= 1")
-    if isinstance(x, np.ndarray):
-        im.set_output(node, x.reshape(resolved))
-    else:
-        im.set_output(node, T.reshape(x, resolved, name=node.leaf_name))
+    _reshaped(im, node, x, resolved)
 
 
 def _transpose(im: Importer, node: _Node) -> None:
@@ -1058,27 +1186,1084 @@ def _constant(im: Importer, node: _Node) -> None:
     im.set_output(node, array)
 
 
+# --------------------------------------------------------------------------
+# Shapes, indices and constants: folded in NumPy when every input is constant
+# --------------------------------------------------------------------------
+
+#: ONNX element types of constants (the `to` of Cast, ...) and their NumPy types.
+_NUMPY_TYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16,
+                6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64,
+                12: np.uint32, 13: np.uint64}
+_MLIR_FLOATS = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
+                np.dtype(np.float64): "f64"}
+
+
+def _rank(value: Value) -> int:
+    return value.ndim if isinstance(value, np.ndarray) else value.rank
+
+
+def _constant_input(im: Importer, node: _Node, i: int, what: str,
+                    why: str = "only static shapes and indices are supported") -> np.ndarray:
+    """Input `i` as a constant array; a value computed by the graph is an error."""
+    value = im.value(node, i)
+    if not isinstance(value, np.ndarray):
+        _fail(f"{what} (input {i}, '{node.input(i)}') must be a constant (an initializer, a "
+              f"Constant node or a value folded from them); found a value computed by the "
+              f"graph ({why})")
+    return value
+
+
+def _int_input(im: Importer, node: _Node, i: int, what: str) -> np.ndarray:
+    value = _constant_input(im, node, i, what)
+    if value.dtype.kind not in "iu":
+        _fail(f"{what} (input {i}, '{node.input(i)}') is a tensor of {value.dtype}; expected "
+              "int64 (or int32)")
+    return value
+
+
+def _int_list(im: Importer, node: _Node, i: int, what: str) -> List[int]:
+    value = _int_input(im, node, i, what)
+    if value.ndim != 1:
+        _fail(f"{what} (input {i}, '{node.input(i)}') has the shape {list(value.shape)}; "
+              "expected a 1-D tensor")
+    return [int(v) for v in value]
+
+
+def _axes(im: Importer, node: _Node, index: int, since: int) -> Optional[List[int]]:
+    """The axes of a node: an attribute before opset `since`, input `index` from it
+    (None when absent)."""
+    if im.opset >= since:
+        if "axes" in node.attributes:
+            _fail(f"the attribute axes is not valid in opset {im.opset}; expected the axes as "
+                  f"input {index}")
+        return _int_list(im, node, index, "the axes") if node.input(index) else None
+    if node.input(index):
+        _fail(f"input {index} ('{node.input(index)}') is not valid in opset {im.opset}; "
+              "expected the axes as an attribute")
+    return node.ints("axes")
+
+
+def _normalize_axes(axes: Sequence[int], rank: int, what: str = "axes") -> List[int]:
+    normalized = []
+    for a in axes:
+        if not -rank <= a < rank:
+            _fail(f"{what} {list(axes)} are out of range for rank {rank}")
+        normalized.append(a % rank)
+    if len(set(normalized)) != len(normalized):
+        _fail(f"{what} {list(axes)} repeat a dimension")
+    return normalized
+
+
+def _same_dtype(node: _Node, arrays: Sequence[np.ndarray]) -> None:
+    """Constant inputs of one ONNX type T (folded: NumPy would promote silently)."""
+    if len({a.dtype for a in arrays}) > 1:
+        listed = ", ".join(f"input {i} '{node.input(i)}' {a.dtype}" for i, a in enumerate(arrays))
+        _fail(f"the inputs have different element types ({listed}); expected one type for "
+              "all of them (the operator's T)")
+
+
+def _shape(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["start", "end"])
+    shape = list(im.value(node, 0).shape)
+    start, end = node.attr("start"), node.attr("end")
+    rank = len(shape)
+    start = 0 if start is None else int(start)
+    end = rank if end is None else int(end)
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = min(max(end + rank if end < 0 else end, 0), rank)
+    im.set_output(node, np.asarray(shape[start:end], dtype=np.int64).reshape(-1))
+
+
+def _size(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    im.set_output(node, np.asarray(math.prod(im.value(node, 0).shape), dtype=np.int64))
+
+
+def _reshaped(im: Importer, node: _Node, x: Value, shape: Sequence[int]) -> None:
+    if isinstance(x, np.ndarray):
+        im.set_output(node, x.reshape(shape))
+    else:
+        im.set_output(node, T.reshape(x, shape, name=node.leaf_name))
+
+
+def _unsqueeze(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["axes"])
+    x = im.value(node, 0)
+    axes = _axes(im, node, 1, 13)
+    if not axes:
+        _fail("the axes are missing; expected the dimensions to insert")
+    rank = _rank(x) + len(axes)
+    axes = _normalize_axes(axes, rank)
+    dims = iter(x.shape)
+    _reshaped(im, node, x, [1 if d in axes else next(dims) for d in range(rank)])
+
+
+def _squeeze(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["axes"])
+    x = im.value(node, 0)
+    axes = _axes(im, node, 1, 13)
+    shape = list(x.shape)
+    if axes is None:
+        axes = [d for d, n in enumerate(shape) if n == 1]
+    axes = _normalize_axes(axes, len(shape))
+    for a in axes:
+        if shape[a] != 1:
+            _fail(f"dimension {a} of the input {shape} has size {shape[a]}; expected size 1 "
+                  "for each squeezed axis")
+    _reshaped(im, node, x, [n for d, n in enumerate(shape) if d not in axes])
+
+
+def _expand(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    x = im.value(node, 0)
+    target = _int_list(im, node, 1, "the shape")
+    try:
+        shape = tuple(np.broadcast_shapes(tuple(x.shape), tuple(target)))
+    except ValueError:
+        _fail(f"the input shape {list(x.shape)} does not broadcast with the shape {target}")
+    if isinstance(x, np.ndarray):
+        im.set_output(node, np.broadcast_to(x, shape).copy())
+    else:
+        if 0 in shape:
+            _fail(f"the result shape {list(shape)} has a zero-size dimension; expected sizes "
+                  ">= 1")
+        y = T.broadcast_to(x, shape, name=node.leaf_name)
+        im.set_output(node, y)
+
+
+def _cast(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["to", "saturate"])
+    to = node.attr("to")
+    if to is None:
+        _fail("the attribute to is missing")
+    dtype = _NUMPY_TYPES.get(int(to))
+    if dtype is None:
+        _fail(f"casting to {_element_name(int(to))} is not supported; expected a float, "
+              "integer or bool type")
+    dtype = np.dtype(dtype)
+    x = im.value(node, 0)
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "biuf":
+            _fail(f"the input '{node.input(0)}' is a constant tensor of {x.dtype}; expected a "
+                  "number or bool tensor")
+        with np.errstate(all="ignore"):
+            y = (x != 0) if dtype == np.bool_ else x.astype(dtype)
+        im.set_output(node, np.asarray(y, dtype=dtype))
+        return
+    if dtype not in _MLIR_FLOATS:
+        _fail(f"casting a tensor computed by the graph to {dtype} is not supported; only "
+              "float16, float32 and float64 tensors flow through operations (expected a float "
+              "type, or a constant input)")
+    im.set_output(node, T.cast(x, _MLIR_FLOATS[dtype], name=node.leaf_name))
+
+
+def _equal(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    why = "its result is a bool tensor, and only float tensors flow through operations"
+    a, b = (_constant_input(im, node, i, what, why) for i, what in ((0, "A"), (1, "B")))
+    _same_dtype(node, [a, b])
+    try:
+        im.set_output(node, np.asarray(np.equal(a, b)))
+    except ValueError:
+        _fail(f"the shapes {list(a.shape)} and {list(b.shape)} do not broadcast")
+
+
+def _where(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    condition = _constant_input(im, node, 0, "the condition",
+                                "a bool tensor; only float tensors flow through operations")
+    if condition.dtype != np.bool_:
+        _fail(f"the condition '{node.input(0)}' is a tensor of {condition.dtype}; expected bool")
+    a, b = im.value(node, 1), im.value(node, 2)
+    try:
+        shape = tuple(np.broadcast_shapes(condition.shape, a.shape, b.shape))
+    except ValueError:
+        _fail(f"the shapes {list(condition.shape)}, {list(a.shape)} and {list(b.shape)} do not "
+              "broadcast")
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.dtype != b.dtype:
+            _fail(f"X '{node.input(1)}' ({a.dtype}) and Y '{node.input(2)}' ({b.dtype}) have "
+                  "different element types; expected one type")
+        im.set_output(node, np.asarray(np.where(condition, a, b), dtype=a.dtype))
+        return
+    # A constant condition selecting between tensors: a map of the condition (as 0 / 1 in
+    # the tensors' type), X and Y.
+    for i, v in ((1, a), (2, b)):
+        im.check_float(node, v, i)
+    _same_element(node, [None, a, b])
+    x, y = im.tensor(node, 1), im.tensor(node, 2)
+    if 0 in shape:
+        _fail(f"the result shape {list(shape)} has a zero-size dimension; expected sizes >= 1")
+    mask = im._constant_tensor(condition.astype(x.type.dtype), node.input(0), "the condition")
+    operands = [T.broadcast_to(v, shape) for v in (mask, x, y)]
+    e = x.element
+    body = (f"%zero = arith.constant 0.0 : {e}\n%b = arith.cmpf une, %e0, %zero : {e}\n"
+            f"%r = arith.select %b, %e1, %e2 : {e}")
+    im.set_output(node, T.map(operands, body, name=node.leaf_name))
+
+
+def _constant_of_shape(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["value"])
+    shape = _int_list(im, node, 0, "the shape")
+    if any(d < 0 for d in shape):
+        _fail(f"the shape {shape} has a negative size")
+    value = node.attr("value")
+    fill = np.zeros((), np.float32) if value is None else im.array(value, "the value")
+    if fill.size != 1:
+        _fail(f"the value has {fill.size} elements; expected one")
+    im.set_output(node, np.full(shape, fill.reshape(()), dtype=fill.dtype))
+
+
+def _range(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    start, limit, delta = (_constant_input(im, node, i, what) for i, what in
+                           enumerate(("the start", "the limit", "the delta")))
+    for i, v in enumerate((start, limit, delta)):
+        if v.size != 1:
+            _fail(f"input {i} '{node.input(i)}' has the shape {list(v.shape)}; expected a scalar")
+    _same_dtype(node, [start, limit, delta])
+    dtype = start.dtype
+    s, l, d = (v.reshape(()).item() for v in (start, limit, delta))
+    if d == 0:
+        _fail("the delta is 0; expected a nonzero step")
+    count = max(int(math.ceil((l - s) / d)), 0)
+    if count > 1 << 26:
+        _fail(f"the range has {count} elements; expected at most {1 << 26}")
+    # As onnxruntime: each element is the previous one plus delta, in the type.
+    steps = np.full(count, d, dtype=dtype)
+    if count:
+        steps[0] = s
+    with np.errstate(all="ignore"):
+        im.set_output(node, np.add.accumulate(steps, dtype=dtype))
+
+
+def _mod(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["fmod"])
+    fmod = int(node.attr("fmod", 0))
+    if fmod not in (0, 1):
+        _fail(f"fmod {fmod} is not valid; expected 0 or 1")
+    a, b = im.value(node, 0), im.value(node, 1)
+    floats = any(not isinstance(v, np.ndarray) or v.dtype.kind == "f" for v in (a, b))
+    if floats and not fmod and im.opset < 28:
+        _fail(f"fmod 0 with float inputs is not valid in opset {im.opset} (from opset 28: the "
+              "sign of the divisor); expected fmod 1")
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        _same_dtype(node, [a, b])
+        if a.dtype.kind in "iu" and np.any(b == 0):
+            _fail(f"the divisor '{node.input(1)}' has a zero element")
+        with np.errstate(all="ignore"):
+            folded = np.fmod(a, b) if fmod else np.mod(a, b)
+        im.set_output(node, np.asarray(folded, dtype=a.dtype))
+        return
+    for i, v in enumerate((a, b)):
+        im.check_float(node, v, i)
+    _same_element(node, [a, b])
+    ta, tb = im.tensor(node, 0), im.tensor(node, 1)
+    if fmod:  # the sign of the dividend (C's fmod)
+        im.set_output(node, _broadcast_map(node, ta, tb, "arith.remf"))
+        return
+    # fmod 0 (for floats from opset 28): the sign of the divisor, as NumPy's mod: fmod, plus
+    # the divisor when the signs differ.
+    try:
+        shape = tuple(np.broadcast_shapes(ta.shape, tb.shape))
+    except ValueError:
+        _fail(f"the shapes {list(ta.shape)} and {list(tb.shape)} do not broadcast")
+    e = ta.element
+    body = "\n".join([f"%zero = arith.constant 0.0 : {e}",
+                      f"%m = arith.remf %e0, %e1 : {e}",
+                      f"%nonzero = arith.cmpf one, %m, %zero : {e}",
+                      f"%mneg = arith.cmpf olt, %m, %zero : {e}",
+                      f"%dneg = arith.cmpf olt, %e1, %zero : {e}",
+                      "%differ = arith.xori %mneg, %dneg : i1",
+                      "%fix = arith.andi %nonzero, %differ : i1",
+                      f"%shifted = arith.addf %m, %e1 : {e}",
+                      f"%r = arith.select %fix, %shifted, %m : {e}"])
+    operands = [T.broadcast_to(ta, shape), T.broadcast_to(tb, shape)]
+    im.set_output(node, T.map(operands, body, name=node.leaf_name))
+
+
+def _broadcast_map(node: _Node, a: Tensor, b: Tensor, op: str) -> Tensor:
+    """`op` (an arith or math op of two floats) of a and b with NumPy broadcasting."""
+    try:
+        shape = tuple(np.broadcast_shapes(a.shape, b.shape))
+    except ValueError:
+        _fail(f"the shapes {list(a.shape)} and {list(b.shape)} do not broadcast")
+    a, b = T.broadcast_to(a, shape), T.broadcast_to(b, shape)
+    return T.map([a, b], f"%r = {op} %e0, %e1 : {a.element}", name=node.leaf_name)
+
+
+# --------------------------------------------------------------------------
+# Data movement: Concat, Split, Slice, Pad, Gather
+# --------------------------------------------------------------------------
+
+def _concat(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["axis"])
+    if not node.inputs:
+        _fail("expected at least one input")
+    values = [im.value(node, i) for i in range(len(node.inputs))]
+    axis = node.attr("axis")
+    if axis is None:
+        if im.opset >= 4:
+            _fail("the attribute axis is missing")
+        axis = 1
+    axis = int(axis)
+    rank = _rank(values[0])
+    if not -rank <= axis < rank:
+        _fail(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    for i, v in enumerate(values):
+        if _rank(v) != rank or any(a != b for d, (a, b) in enumerate(zip(v.shape, values[0].shape))
+                                   if d != axis):
+            _fail(f"input {i} '{node.input(i)}' has the shape {list(v.shape)}, which does not "
+                  f"match {list(values[0].shape)} outside axis {axis}")
+    if all(isinstance(v, np.ndarray) for v in values):
+        _same_dtype(node, values)
+        im.set_output(node, np.concatenate(values, axis=axis))
+        return
+    # Empty constants add nothing (shape computations concatenate them).
+    kept = [(i, v) for i, v in enumerate(values)
+            if not (isinstance(v, np.ndarray) and v.shape[axis] == 0)]
+    for i, v in kept:
+        im.check_float(node, v, i)
+    _same_element(node, values)
+    tensors = [im.tensor(node, i) for i, _ in kept]
+    im.set_output(node, T.concat(tensors, axis, name=node.leaf_name))
+
+
+def _slice_of(im: Importer, node: _Node, x: Value, starts: Sequence[int],
+              steps: Sequence[int], sizes: Sequence[int], output: int = 0) -> None:
+    """Output `output` of `node`: the strided slice of x (a tensor or a constant)."""
+    if isinstance(x, np.ndarray):
+        index = tuple(slice(start, start + step * size if start + step * size >= 0 else None,
+                            step) if size else slice(0, 0)
+                      for start, step, size in zip(starts, steps, sizes))
+        im.set_output(node, np.ascontiguousarray(x[index]) if x.ndim else x, output)
+        return
+    if 0 in sizes:
+        # An empty slice holds no data: it is the empty constant of its shape (which a
+        # Concat drops, and which a graph output or an operation refuses).
+        im.set_output(node, np.zeros(sizes, dtype=x.type.dtype), output)
+        return
+    im.set_output(node, T.strided_slice(x, starts, steps, sizes,
+                                        name=node.leaf_name if output == 0 else
+                                        f"{node.leaf_name}_{output}"), output)
+
+
+def _slice(im: Importer, node: _Node) -> None:
+    x = im.value(node, 0)
+    rank = _rank(x)
+    if im.opset < 10:
+        _check_unknown_attributes(node, ["starts", "ends", "axes"])
+        starts, ends = node.ints("starts"), node.ints("ends")
+        if starts is None or ends is None:
+            _fail("the attributes starts and ends are required")
+        axes, steps = node.ints("axes"), None
+    else:
+        _check_unknown_attributes(node, [])
+        starts = _int_list(im, node, 1, "the starts")
+        ends = _int_list(im, node, 2, "the ends")
+        axes = _int_list(im, node, 3, "the axes") if node.input(3) else None
+        steps = _int_list(im, node, 4, "the steps") if node.input(4) else None
+    axes = list(range(len(starts))) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        _fail(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ in length")
+    axes = _normalize_axes(axes, rank)
+    first, step_of, sizes = [0] * rank, [1] * rank, list(x.shape)
+    for a, start, end, step in zip(axes, starts, ends, steps):
+        n = x.shape[a]
+        if step == 0:
+            _fail(f"the step of axis {a} is 0; expected a nonzero step")
+        start = start + n if start < 0 else start
+        end = end + n if end < 0 else end
+        if step > 0:
+            start, end = min(max(start, 0), n), min(max(end, 0), n)
+        else:
+            start, end = min(max(start, 0), n - 1), min(max(end, -1), n - 1)
+        count = max(-(-(end - start) // step), 0)
+        first[a], step_of[a], sizes[a] = (start if count else 0), step, count
+    _slice_of(im, node, x, first, step_of, sizes)
+
+
+def _split(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["axis", "split", "num_outputs"])
+    x = im.value(node, 0)
+    rank = _rank(x)
+    axis = int(node.attr("axis", 0))
+    if not -rank <= axis < rank:
+        _fail(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    n = x.shape[axis]
+    outputs = len(node.outputs)
+    if im.opset >= 13:
+        if "split" in node.attributes:
+            _fail(f"the attribute split is not valid in opset {im.opset}; expected the sizes as "
+                  "input 1")
+        split = _int_list(im, node, 1, "the split") if node.input(1) else None
+    else:
+        split = node.ints("split")
+    count = node.attr("num_outputs")
+    if count is not None:
+        if im.opset < 18:
+            _fail(f"the attribute num_outputs is not valid in opset {im.opset}")
+        if split is not None:
+            _fail("both split and num_outputs are given; expected one of them")
+        count = int(count)
+        if count != outputs or count < 1:
+            _fail(f"num_outputs is {count} but the node has {outputs} outputs")
+        chunk = -(-n // count)
+        split = [chunk] * (count - 1) + [n - chunk * (count - 1)]
+        if split[-1] < 0:
+            _fail(f"{count} outputs of {chunk} elements exceed the {n} elements of axis {axis}")
+    elif split is None:
+        if im.opset >= 18:
+            _fail("neither split nor num_outputs is given; expected one of them")
+        if n % outputs:
+            _fail(f"the {n} elements of axis {axis} do not split evenly into {outputs} outputs")
+        split = [n // outputs] * outputs
+    if len(split) != outputs:
+        _fail(f"the split {split} has {len(split)} sizes for {outputs} outputs")
+    if any(s < 0 for s in split) or sum(split) != n:
+        _fail(f"the split {split} does not add up to the {n} elements of axis {axis}")
+    offset = 0
+    for i, size in enumerate(split):
+        starts, steps, sizes = [0] * rank, [1] * rank, list(x.shape)
+        starts[axis], sizes[axis] = offset, size
+        if node.outputs[i]:
+            _slice_of(im, node, x, starts, steps, sizes, output=i)
+        offset += size
+
+
+def _pad(im: Importer, node: _Node) -> None:
+    x = im.value(node, 0)
+    rank = _rank(x)
+    mode = node.string("mode", "constant")
+    if im.opset < 11:
+        _check_unknown_attributes(node, ["mode", "pads", "value", "paddings"])
+        pads = node.ints("pads", node.ints("paddings"))
+        if pads is None:
+            _fail("the attribute pads is missing")
+        value = float(node.attr("value", 0.0))
+        axes = list(range(rank))
+    else:
+        _check_unknown_attributes(node, ["mode"])
+        pads = _int_list(im, node, 1, "the pads")
+        value = 0.0
+        if node.input(2):
+            given = _constant_input(im, node, 2, "the constant value")
+            if given.size != 1:
+                _fail(f"the constant value (input 2, '{node.input(2)}') has the shape "
+                      f"{list(given.shape)}; expected a scalar")
+            value = given.reshape(()).item()
+        axes = _int_list(im, node, 3, "the axes") if node.input(3) else list(range(rank))
+        axes = _normalize_axes(axes, rank)
+    if len(pads) != 2 * len(axes):
+        _fail(f"pads {pads} are not valid; expected {2 * len(axes)} sizes (begin and end of "
+              f"each of the {len(axes)} padded axes)")
+    if mode not in ("constant", "reflect", "edge", "wrap"):
+        _fail(f"mode '{mode}' is not valid; expected constant, reflect, edge or wrap")
+    low, high = [0] * rank, [0] * rank
+    for k, a in enumerate(axes):
+        low[a], high[a] = pads[k], pads[k + len(axes)]
+    if mode != "constant" and any(p < 0 for p in low + high):
+        _fail(f"negative pads {pads} with mode '{mode}' are not supported; expected them with "
+              "mode constant")
+    # Negative pads crop: the slice of the dimensions they remove, then the padding.
+    starts = [-p if p < 0 else 0 for p in low]
+    sizes = [n + min(lo, 0) + min(hi, 0) for n, lo, hi in zip(x.shape, low, high)]
+    if any(s < 0 for s in sizes):
+        _fail(f"pads {pads} remove more than the input {list(x.shape)} has")
+    if any(p < 0 for p in low + high):
+        low, high = [max(p, 0) for p in low], [max(p, 0) for p in high]
+        if isinstance(x, np.ndarray):
+            x = x[tuple(slice(s, s + n) for s, n in zip(starts, sizes))]
+        elif 0 in sizes:
+            # Nothing of the input is left: the result is the constant value throughout.
+            shape = [n + lo + hi for n, lo, hi in zip(sizes, low, high)]
+            im.set_output(node, np.full(shape, value, dtype=x.type.dtype))
+            return
+        else:
+            x = T.strided_slice(x, starts, [1] * rank, sizes)
+    if isinstance(x, np.ndarray):
+        numpy_mode = {"constant": "constant", "reflect": "reflect", "edge": "edge",
+                      "wrap": "wrap"}[mode]
+        extra = {"constant_values": value} if mode == "constant" else {}
+        if mode != "constant" and 0 in x.shape and (any(low) or any(high)):
+            _fail(f"mode '{mode}' pads an empty input {list(x.shape)}")
+        im.set_output(node, np.pad(x, list(zip(low, high)), mode=numpy_mode, **extra)
+                      .astype(x.dtype))
+        return
+    im.check_float(node, x, 0)
+    if mode == "constant":
+        if math.isnan(value):
+            _fail("the constant value is NaN; expected a number")
+        y = T.pad(x, low, high, value, name=node.leaf_name)
+    else:
+        for d, (lo, hi, n) in enumerate(zip(low, high, x.shape)):
+            if mode == "reflect" and (lo or hi) and (lo >= n or hi >= n):
+                _fail(f"the reflect pads {lo} and {hi} of axis {d} are not smaller than its "
+                      f"size {n}")
+        y = T.pad_border(x, low, high, mode, name=node.leaf_name)
+    im.set_output(node, y)
+
+
+def _gather(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["axis"])
+    x = im.value(node, 0)
+    indices = _int_input(im, node, 1, "the indices")
+    rank = _rank(x)
+    if rank == 0:
+        _fail("the data is a scalar; expected rank >= 1")
+    axis = int(node.attr("axis", 0))
+    if not -rank <= axis < rank:
+        _fail(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    n = x.shape[axis]
+    if np.any(indices < -n) or np.any(indices >= n):
+        _fail(f"the indices {indices.tolist()} are out of range for the {n} elements of axis "
+              f"{axis}")
+    indices = np.where(indices < 0, indices + n, indices).astype(np.int64)
+    if isinstance(x, np.ndarray):
+        im.set_output(node, np.take(x, indices, axis=axis))
+        return
+    if indices.size == 0:
+        _fail("the indices are empty; the result would have a zero-size dimension")
+    im.set_output(node, T.take(x, indices, axis, name=node.leaf_name))
+
+
+# --------------------------------------------------------------------------
+# Reductions and normalization
+# --------------------------------------------------------------------------
+
+_NUMPY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+
+
+def _reduce(kind: str) -> Callable[[Importer, _Node], None]:
+    def handler(im: Importer, node: _Node) -> None:
+        _check_unknown_attributes(node, ["axes", "keepdims", "noop_with_empty_axes"])
+        x = im.value(node, 0)
+        rank = _rank(x)
+        axes = _axes(im, node, 1, 13 if kind == "sum" else 18)
+        keepdims = int(node.attr("keepdims", 1))
+        noop = int(node.attr("noop_with_empty_axes", 0))
+        if not axes:
+            if noop:
+                im.set_output(node, x)
+                return
+            axes = list(range(rank))
+        axes = sorted(_normalize_axes(axes, rank))
+        if isinstance(x, np.ndarray):
+            if x.dtype.kind not in "biuf":
+                _fail(f"the input is a constant tensor of {x.dtype}; expected numbers")
+            if x.size == 0 and kind in ("max", "min"):
+                _fail(f"the input {list(x.shape)} is empty; expected elements to reduce")
+            with np.errstate(all="ignore"):
+                folded = _NUMPY_REDUCE[kind](x, axis=tuple(axes), keepdims=bool(keepdims))
+            im.set_output(node, np.asarray(folded).astype(x.dtype))
+            return
+        if kind in ("mean", "max") and rank == 4 and axes == [2, 3]:
+            # Over the image of NCHW: the runtime's global pooling.
+            name = node.leaf_name if keepdims else None
+            y = T.global_pool(x, kind, name=name)
+            im.set_output(node, y if keepdims else T.reshape(y, x.shape[:2], name=node.leaf_name))
+            return
+        im.set_output(node, T.reduce_axes(x, axes, kind, bool(keepdims), name=node.leaf_name))
+    return handler
+
+
+def _layer_norm(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["axis", "epsilon", "stash_type"])
+    x = im.tensor(node, 0)
+    if x.rank == 0:
+        _fail(f"expected an input of rank >= 1, found {x.type}")
+    axis = int(node.attr("axis", -1))
+    if not -x.rank <= axis < x.rank:
+        _fail(f"axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    if int(node.attr("stash_type", 1)) != 1:
+        _fail(f"stash_type {node.attr('stash_type')} is not supported; expected 1 (float)")
+    epsilon = float(node.attr("epsilon", 1e-5))
+    if not math.isfinite(epsilon):
+        _fail(f"epsilon is {epsilon}; expected a finite number")
+    scale = im.check_float(node, im.value(node, 1), 1)
+    bias = im.optional(node, 2)
+    _same_element(node, [x, scale, bias])
+    scale = im.tensor(node, 1)
+    bias = im.tensor(node, 2) if bias is not None else None
+    normalized = x.shape[axis:]
+    for what, p in (("scale", scale), ("bias", bias)):
+        if p is not None and (p.rank > len(normalized) or any(
+                s != 1 and s != normalized[len(normalized) - p.rank + i]
+                for i, s in enumerate(p.shape))):
+            _fail(f"the {what} {p.type} does not broadcast to the normalized dimensions "
+                  f"{list(normalized)} of {x.type}")
+    y = T.layer_norm(x, axis, epsilon, scale, bias, name=node.leaf_name)
+    im.set_output(node, y)
+    if any(node.outputs[1:3]):
+        # Mean and InvStdDev (float32 for float16 inputs, the stash type), keeping dims.
+        axes = list(range(axis, x.rank))
+        stats = T.cast(x, "f32") if x.element == "f16" else x
+        mean = T.reduce_axes(stats, axes, "mean", keepdims=True,
+                             name=f"{node.leaf_name}_mean")
+        if len(node.outputs) > 1 and node.outputs[1]:
+            im.set_output(node, mean, 1)
+        if len(node.outputs) > 2 and node.outputs[2]:
+            centered = T.subtract(stats, mean)
+            squares = T.map([centered], f"%r = arith.mulf %e0, %e0 : {stats.element}")
+            variance = T.reduce_axes(squares, axes, "mean", keepdims=True)
+            e = stats.element
+            inverse = T.map([variance], f"%eps = arith.constant {float_literal(epsilon)} : {e}\n"
+                                        f"%s = arith.addf %e0, %eps : {e}\n"
+                                        f"%q = math.sqrt %s : {e}\n"
+                                        f"%one = arith.constant 1.0 : {e}\n"
+                                        f"%r = arith.divf %one, %q : {e}",
+                            name=f"{node.leaf_name}_inv_std_dev")
+            im.set_output(node, inverse, 2)
+    im.only_outputs(node, 3)
+
+
+# --------------------------------------------------------------------------
+# Elementwise functions
+# --------------------------------------------------------------------------
+
+def _elementwise(numpy_fn: Callable, body: Callable[[_Node, str], str],
+                 attributes: Sequence[str] = (), integers: bool = False
+                 ) -> Callable[[Importer, _Node], None]:
+    """A unary elementwise operator: `numpy_fn(node, array)` folds a constant input,
+    `body(node, element)` is the `hpvm.tensor.map` region of a tensor input."""
+    def handler(im: Importer, node: _Node) -> None:
+        _check_unknown_attributes(node, list(attributes))
+        x = im.value(node, 0)
+        if not (integers and isinstance(x, np.ndarray) and x.dtype.kind in "iu"):
+            im.check_float(node, x, 0)
+        if isinstance(x, np.ndarray):
+            with np.errstate(all="ignore"):
+                folded = numpy_fn(node, x)
+            im.set_output(node, np.asarray(folded).astype(x.dtype))
+            return
+        text = body(node, x.element)
+        text, result = (text, "%r") if isinstance(text, str) else text
+        im.set_output(node, T.map([x], text, name=node.leaf_name, result=result))
+    return handler
+
+
+def _literal(value: float, element: str) -> str:
+    return float_literal(float(value), element)
+
+
+#: erf(x) = 2 / sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n + 1)) for |x| < 1 (13 terms:
+#: below 1e-9), and for |x| >= 1, erf = 1 - erfc with erfc(z) = t exp(-z^2 + P(t)),
+#: t = 1 / (1 + z / 2), P the Chebyshev fit of Numerical Recipes (fractional error
+#: < 1.2e-7 of erfc, which is < 0.16 there). Evaluated in float64: |error| < 1e-8.
+_ERF_SERIES = [(-1) ** n / (math.factorial(n) * (2 * n + 1)) * 2 / math.sqrt(math.pi)
+               for n in range(14)]
+_ERFC_FIT = [-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+             -1.13520398, 1.48851587, -0.82215223, 0.17087277]
+
+
+def _erf_lines(value: str, prefix: str) -> Tuple[List[str], str]:
+    """MLIR lines computing erf of the f64 `value`; names start with `%<prefix>`."""
+    p = f"%{prefix}"
+    lines = [f"{p}abs = math.absf {value} : f64",
+             f"{p}sq = arith.mulf {value}, {value} : f64"]
+    count = [0]
+
+    def const(c: float) -> str:
+        count[0] += 1
+        name = f"{p}k{count[0]}"
+        lines.append(f"{name} = arith.constant {float_literal(c)} : f64")
+        return name
+
+    def fresh() -> str:
+        count[0] += 1
+        return f"{p}v{count[0]}"
+
+    # The series, in x^2 by Horner's rule, times x.
+    acc = const(_ERF_SERIES[-1])
+    for c in reversed(_ERF_SERIES[:-1]):
+        m, a = fresh(), fresh()
+        lines += [f"{m} = arith.mulf {acc}, {p}sq : f64", f"{a} = arith.addf {m}, {const(c)} : f64"]
+        acc = a
+    small = fresh()
+    lines.append(f"{small} = arith.mulf {acc}, {value} : f64")
+    # 1 - erfc(|x|), its sign copied from x.
+    one, half = const(1.0), const(0.5)
+    h, d, t = fresh(), fresh(), fresh()
+    lines += [f"{h} = arith.mulf {p}abs, {half} : f64", f"{d} = arith.addf {h}, {one} : f64",
+              f"{t} = arith.divf {one}, {d} : f64"]
+    acc = const(_ERFC_FIT[-1])
+    for c in reversed(_ERFC_FIT[:-1]):
+        m, a = fresh(), fresh()
+        lines += [f"{m} = arith.mulf {acc}, {t} : f64", f"{a} = arith.addf {m}, {const(c)} : f64"]
+        acc = a
+    exponent, e, erfc, large, signed = fresh(), fresh(), fresh(), fresh(), fresh()
+    lines += [f"{exponent} = arith.subf {acc}, {p}sq : f64",
+              f"{e} = math.exp {exponent} : f64",
+              f"{erfc} = arith.mulf {t}, {e} : f64",
+              f"{large} = arith.subf {one}, {erfc} : f64",
+              f"{signed} = math.copysign {large}, {value} : f64"]
+    below, result = fresh(), fresh()
+    lines += [f"{below} = arith.cmpf olt, {p}abs, {one} : f64",
+              f"{result} = arith.select {below}, {small}, {signed} : f64"]
+    return lines, result
+
+
+def _in_f64(element: str, compute: Callable[[str], Tuple[List[str], str]]) -> Tuple[str, str]:
+    """A map body that computes in float64: %e0 widened, `compute(value)`, narrowed to %r;
+    the body and the name of its result."""
+    lines, value = [], "%e0"
+    if element != "f64":
+        lines.append(f"%w = arith.extf %e0 : {element} to f64")
+        value = "%w"
+    more, result = compute(value)
+    lines += more
+    if element != "f64":
+        lines.append(f"%r = arith.truncf {result} : f64 to {element}")
+        result = "%r"
+    return "\n".join(lines), result
+
+
+def _erf_body(node: _Node, element: str) -> Tuple[str, str]:
+    return _in_f64(element, lambda v: _erf_lines(v, "erf"))
+
+
+def _numpy_erf(node: _Node, x: np.ndarray) -> np.ndarray:
+    flat = [math.erf(v) for v in x.astype(np.float64).reshape(-1)]
+    return np.asarray(flat, dtype=np.float64).reshape(x.shape)
+
+
+def _gelu_body(node: _Node, element: str) -> Tuple[str, str]:
+    approximate = node.string("approximate", "none")
+    if approximate == "tanh":
+        # 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+        def compute(v):
+            return ([f"%c = arith.constant {float_literal(math.sqrt(2 / math.pi))} : f64",
+                     "%k = arith.constant 0.044715 : f64",
+                     "%half = arith.constant 0.5 : f64",
+                     "%one = arith.constant 1.0 : f64",
+                     f"%x2 = arith.mulf {v}, {v} : f64",
+                     f"%x3 = arith.mulf %x2, {v} : f64",
+                     "%kx3 = arith.mulf %x3, %k : f64",
+                     f"%s = arith.addf {v}, %kx3 : f64",
+                     "%u = arith.mulf %s, %c : f64",
+                     "%t = math.tanh %u : f64",
+                     "%t1 = arith.addf %t, %one : f64",
+                     f"%hx = arith.mulf {v}, %half : f64",
+                     "%g = arith.mulf %hx, %t1 : f64"], "%g")
+    else:
+        # 0.5 x (1 + erf(x / sqrt(2)))
+        def compute(v):
+            lines = [f"%c = arith.constant {float_literal(1 / math.sqrt(2))} : f64",
+                     "%half = arith.constant 0.5 : f64",
+                     "%one = arith.constant 1.0 : f64",
+                     f"%s = arith.mulf {v}, %c : f64"]
+            more, erf = _erf_lines("%s", "erf")
+            lines += more
+            lines += [f"%t1 = arith.addf {erf}, %one : f64",
+                      f"%hx = arith.mulf {v}, %half : f64",
+                      "%g = arith.mulf %hx, %t1 : f64"]
+            return lines, "%g"
+    return _in_f64(element, compute)
+
+
+def _numpy_gelu(node: _Node, x: np.ndarray) -> np.ndarray:
+    x64 = x.astype(np.float64)
+    if node.string("approximate", "none") == "tanh":
+        return 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64 ** 3)))
+    return 0.5 * x64 * (1 + _numpy_erf(node, x64 / math.sqrt(2)))
+
+
+def _gelu(im: Importer, node: _Node) -> None:
+    approximate = node.string("approximate", "none")
+    if approximate not in ("none", "tanh"):
+        _fail(f"approximate '{approximate}' is not valid; expected none or tanh")
+    _elementwise(_numpy_gelu, _gelu_body, ["approximate"])(im, node)
+
+
+def _hard_sigmoid_lines(alpha: float, beta: float, element: str, result: str) -> List[str]:
+    e = element
+    return [f"%alpha = arith.constant {_literal(alpha, e)} : {e}",
+            f"%beta = arith.constant {_literal(beta, e)} : {e}",
+            f"%zero = arith.constant 0.0 : {e}",
+            f"%one = arith.constant 1.0 : {e}",
+            f"%ax = arith.mulf %e0, %alpha : {e}",
+            f"%lin = arith.addf %ax, %beta : {e}",
+            f"%low = arith.minimumf %lin, %one : {e}",
+            f"{result} = arith.maximumf %low, %zero : {e}"]
+
+
+def _hard_sigmoid_parameters(node: _Node) -> Tuple[float, float]:
+    alpha, beta = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
+    for what, v in (("alpha", alpha), ("beta", beta)):
+        if not math.isfinite(v):
+            _fail(f"{what} is {v}; expected a finite number")
+    return alpha, beta
+
+
+def _hard_sigmoid_body(node: _Node, element: str) -> str:
+    return "\n".join(_hard_sigmoid_lines(*_hard_sigmoid_parameters(node), element, "%r"))
+
+
+def _numpy_hard_sigmoid(node: _Node, x: np.ndarray) -> np.ndarray:
+    alpha, beta = _hard_sigmoid_parameters(node)
+    return np.maximum(np.minimum(x * x.dtype.type(alpha) + x.dtype.type(beta), 1), 0)
+
+
+def _hard_swish_body(node: _Node, element: str) -> str:
+    lines = _hard_sigmoid_lines(1 / 6, 0.5, element, "%h")
+    return "\n".join(lines + [f"%r = arith.mulf %e0, %h : {element}"])
+
+
+def _numpy_hard_swish(node: _Node, x: np.ndarray) -> np.ndarray:
+    alpha = x.dtype.type(1 / 6)
+    return x * np.maximum(np.minimum(x * alpha + x.dtype.type(0.5), 1), 0)
+
+
+def _simple_body(op: str) -> Callable[[_Node, str], str]:
+    return lambda node, element: f"%r = {op} %e0 : {element}"
+
+
+def _reciprocal_body(node: _Node, element: str) -> str:
+    return f"%one = arith.constant 1.0 : {element}\n%r = arith.divf %one, %e0 : {element}"
+
+
+def _pow(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    x, y = im.value(node, 0), im.value(node, 1)
+    if isinstance(y, np.ndarray) and y.dtype.kind not in "iuf":
+        _fail(f"the exponent '{node.input(1)}' is a tensor of {y.dtype}; expected numbers")
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        if x.dtype.kind not in "iuf":
+            _fail(f"the base '{node.input(0)}' is a tensor of {x.dtype}; expected numbers")
+        try:
+            shape = np.broadcast_shapes(x.shape, y.shape)
+        except ValueError:
+            _fail(f"the shapes {list(x.shape)} and {list(y.shape)} do not broadcast")
+        with np.errstate(all="ignore"):
+            if x.dtype.kind == "f":
+                folded = np.power(x.astype(np.float64), y.astype(np.float64))
+            else:
+                if np.any(y < 0):
+                    _fail("an integer base with a negative exponent")
+                folded = np.power(x.astype(np.int64), y.astype(np.int64))
+        im.set_output(node, np.broadcast_to(folded, shape).astype(x.dtype))
+        return
+    im.check_float(node, x, 0)
+    x = im.tensor(node, 0)
+    e = x.element
+    if isinstance(y, np.ndarray):
+        if y.size == 1 and len(y.shape) <= x.rank:
+            exponent = float(y.reshape(()).item())
+            if exponent == 2.0:
+                body = f"%r = arith.mulf %e0, %e0 : {e}"
+            elif exponent == 3.0:
+                body = f"%s = arith.mulf %e0, %e0 : {e}\n%r = arith.mulf %s, %e0 : {e}"
+            elif exponent == 1.0:
+                body = ""
+            else:
+                if math.isnan(exponent):
+                    _fail("the exponent is NaN; expected a number")
+                body = (f"%k = arith.constant {_literal(exponent, e)} : {e}\n"
+                        f"%r = math.powf %e0, %k : {e}")
+            x = T.broadcast_to(x, tuple(np.broadcast_shapes(x.shape, y.shape)))
+            im.set_output(node, T.map([x], body, name=node.leaf_name,
+                                      result="%r" if body else "%e0"))
+            return
+        y = y.astype(x.type.dtype)
+        exponent_tensor = im._constant_tensor(y, node.input(1), "the exponent")
+    else:
+        if y.element != e:
+            _fail(f"the base {x.type} and the exponent {y.type} have different element types; "
+                  "expected one type (or a constant exponent)")
+        exponent_tensor = y
+    im.set_output(node, _broadcast_map(node, x, exponent_tensor, "math.powf"))
+
+
+# --------------------------------------------------------------------------
+# Resize
+# --------------------------------------------------------------------------
+
+_COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                     "align_corners", "asymmetric", "tf_half_pixel_for_nn")
+
+
+def _optional_constant(im: Importer, node: _Node, i: int, what: str) -> Optional[np.ndarray]:
+    """Input `i` as a constant, or None when it is absent or empty (opset 11 models give
+    the unused one of scales / sizes as an empty tensor)."""
+    if not node.input(i):
+        return None
+    value = _constant_input(im, node, i, what)
+    return value if value.size else None
+
+
+def _source_coordinates(mode: str, size: int, out: int, scale: float) -> np.ndarray:
+    """The coordinate in the input of each output position along one axis, as ONNX's
+    coordinate_transformation_mode defines it (in float64). The output length in these
+    formulas is `scale * size` before rounding, as in ONNX's reference implementation and
+    backend tests; with scales whose product is fractional, onnxruntime's align_corners
+    uses the rounded length instead (the two then differ; with sizes they agree)."""
+    y = np.arange(out, dtype=np.float64)
+    width = scale * size  # the output size before it is rounded down
+    if mode == "align_corners":
+        return np.zeros(out) if width == 1 else y * (size - 1) / (width - 1)
+    if mode == "asymmetric":
+        return y / scale
+    if mode == "tf_half_pixel_for_nn":
+        return (y + 0.5) / scale
+    if mode == "pytorch_half_pixel":
+        return np.full(out, -0.5) if width == 1 else (y + 0.5) / scale - 0.5
+    if mode == "half_pixel_symmetric":
+        offset = size / 2 * (1 - out / width)
+        return offset + (y + 0.5) / scale - 0.5
+    return (y + 0.5) / scale - 0.5  # half_pixel
+
+
+def _nearest_indices(x: np.ndarray, rounding: str, size: int) -> np.ndarray:
+    low = np.floor(x)
+    fraction = x - low
+    if rounding == "floor":
+        up = np.zeros(x.shape, bool)
+    elif rounding == "ceil":
+        up = fraction > 0
+    elif rounding == "round_prefer_ceil":
+        up = fraction >= 0.5
+    else:  # round_prefer_floor
+        up = fraction > 0.5
+    return np.clip(low + up, 0, size - 1).astype(np.int64)
+
+
+def _resize(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["mode", "coordinate_transformation_mode", "nearest_mode",
+                                     "cubic_coeff_a", "exclude_outside", "extrapolation_value",
+                                     "antialias", "axes", "keep_aspect_ratio_policy"])
+    if im.opset < 11:
+        _fail(f"Resize of opset {im.opset} (scales as input 1, its own rounding) is not "
+              "supported; expected opset 11 or later")
+    mode = node.string("mode", "nearest")
+    if mode not in ("nearest", "linear", "cubic"):
+        _fail(f"mode '{mode}' is not valid; expected nearest, linear or cubic")
+    if mode == "cubic":
+        _fail("mode 'cubic' is not supported; expected nearest or linear")
+    transform = node.string("coordinate_transformation_mode", "half_pixel")
+    if transform == "tf_crop_and_resize":
+        _fail("coordinate_transformation_mode 'tf_crop_and_resize' is not supported; expected "
+              + ", ".join(_COORDINATE_MODES))
+    if transform not in _COORDINATE_MODES:
+        _fail(f"coordinate_transformation_mode '{transform}' is not valid; expected "
+              + ", ".join(_COORDINATE_MODES))
+    rounding = node.string("nearest_mode", "round_prefer_floor")
+    if rounding not in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
+        _fail(f"nearest_mode '{rounding}' is not valid; expected round_prefer_floor, "
+              "round_prefer_ceil, floor or ceil")
+    if int(node.attr("antialias", 0)) and mode != "nearest":
+        _fail("antialias 1 is not supported; expected 0")
+    policy = node.string("keep_aspect_ratio_policy", "stretch")
+    if policy not in ("stretch", "not_larger", "not_smaller"):
+        _fail(f"keep_aspect_ratio_policy '{policy}' is not valid; expected stretch, not_larger "
+              "or not_smaller")
+    x = im.tensor(node, 0)
+    axes = node.ints("axes")
+    axes = list(range(x.rank)) if axes is None else _normalize_axes(axes, x.rank)
+    scales = _optional_constant(im, node, 2, "the scales")
+    sizes = _optional_constant(im, node, 3, "the sizes")
+    if (scales is None) == (sizes is None):
+        _fail("expected exactly one of the scales (input 2) and the sizes (input 3)")
+    given = scales if scales is not None else sizes
+    if given.ndim != 1 or given.size != len(axes):
+        _fail(f"the {'scales' if scales is not None else 'sizes'} {given.tolist()} do not "
+              f"give one value for each of the {len(axes)} axes {axes}")
+    factor = [1.0] * x.rank
+    out = list(x.shape)
+    if scales is not None:
+        if scales.dtype.kind != "f" or not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+            _fail(f"the scales {scales.tolist()} are not valid; expected positive numbers")
+        for a, s in zip(axes, scales.astype(np.float64)):
+            factor[a], out[a] = float(s), int(float(s) * x.shape[a])
+    else:
+        if sizes.dtype.kind not in "iu" or np.any(sizes <= 0):
+            _fail(f"the sizes {sizes.tolist()} are not valid; expected positive integers")
+        ratios = [int(n) / x.shape[a] for a, n in zip(axes, sizes)]
+        if policy != "stretch":
+            ratio = min(ratios) if policy == "not_larger" else max(ratios)
+            ratios = [ratio] * len(axes)
+            sizes = [int(math.floor(ratio * x.shape[a] + 0.5)) for a in axes]
+        for a, r, n in zip(axes, ratios, sizes):
+            factor[a], out[a] = r, int(n)
+    if 0 in out:
+        _fail(f"the output shape {out} has a zero-size dimension; expected sizes >= 1")
+    y = x
+    resized = [a for a in range(x.rank) if not (out[a] == x.shape[a] and factor[a] == 1.0)]
+    if mode == "nearest":
+        indices = {a: _nearest_indices(_source_coordinates(transform, x.shape[a], out[a],
+                                                           factor[a]), rounding, x.shape[a])
+                   for a in resized}
+        y = T.take_axes(x, indices, name=node.leaf_name)
+    else:
+        for k, a in enumerate(resized):
+            source = _source_coordinates(transform, x.shape[a], out[a], factor[a])
+            low = np.floor(source)
+            weight = source - low
+            lower = np.clip(low, 0, x.shape[a] - 1).astype(np.int64)
+            upper = np.clip(low + 1, 0, x.shape[a] - 1).astype(np.int64)
+            last = k == len(resized) - 1
+            y = T.lerp_axis(y, a, lower, upper, weight, name=node.leaf_name if last else None)
+    im.set_output(node, y)
+
+
 _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Add": _binary, "Sub": _binary, "Mul": _binary, "Div": _binary,
     "AveragePool": _average_pool,
     "BatchNormalization": _batch_norm,
+    "Cast": _cast,
     "Clip": _clip,
+    "Concat": _concat,
     "Constant": _constant,
+    "ConstantOfShape": _constant_of_shape,
     "Conv": _conv,
     "Dropout": _dropout,
+    "Equal": _equal,
+    "Erf": _elementwise(_numpy_erf, _erf_body),
+    "Exp": _elementwise(lambda node, x: np.exp(x), _simple_body("math.exp")),
+    "Expand": _expand,
     "Flatten": _flatten,
+    "Gather": _gather,
+    "Gelu": _gelu,
     "Gemm": _gemm,
     "GlobalAveragePool": _global_pool("mean"),
     "GlobalMaxPool": _global_pool("max"),
+    "HardSigmoid": _elementwise(_numpy_hard_sigmoid, _hard_sigmoid_body, ["alpha", "beta"]),
+    "HardSwish": _elementwise(_numpy_hard_swish, _hard_swish_body),
     "Identity": _identity,
+    "LayerNormalization": _layer_norm,
+    "Log": _elementwise(lambda node, x: np.log(x), _simple_body("math.log")),
     "MatMul": _matmul,
     "MaxPool": _max_pool,
+    "Mod": _mod,
+    "Neg": _elementwise(lambda node, x: np.negative(x), _simple_body("arith.negf"),
+                        integers=True),
+    "Pad": _pad,
+    "Pow": _pow,
+    "Range": _range,
+    "Reciprocal": _elementwise(lambda node, x: np.reciprocal(x), _reciprocal_body),
+    "ReduceMax": _reduce("max"),
+    "ReduceMean": _reduce("mean"),
+    "ReduceMin": _reduce("min"),
+    "ReduceSum": _reduce("sum"),
     "Relu": _unary(T.relu),
     "Reshape": _reshape,
+    "Resize": _resize,
+    "Shape": _shape,
     "Sigmoid": _unary(T.sigmoid),
+    "Size": _size,
+    "Slice": _slice,
     "Softmax": _softmax,
+    "Split": _split,
+    "Sqrt": _elementwise(lambda node, x: np.sqrt(x), _simple_body("math.sqrt")),
+    "Squeeze": _squeeze,
     "Tanh": _unary(T.tanh),
     "Transpose": _transpose,
+    "Unsqueeze": _unsqueeze,
+    "Where": _where,
 }
 
 #: The ONNX operators `load` converts.
