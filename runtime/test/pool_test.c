@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "base/status.h"
 #include "sched/pool.h"
 #include "test_util.h"
 
@@ -274,8 +275,8 @@ static void test_caller_load(hpvm_sched_pool_t *pool) {
 /*===--- errors raised inside a body --------------------------------------===*/
 
 /* Compiled code reports an error with hpvm_rt_check_at, on whichever thread runs the chunk:
- * the parallel-for returns it (the first one), and neither ends the process (a worker has no
- * caller's guard) nor unwinds the caller past the running job. */
+ * it neither ends the process (a worker has no caller's guard) nor unwinds the caller past a
+ * job the workers still run. */
 typedef struct failing_t {
   int64_t fail_at; /* the instance whose chunk raises */
   _Atomic int64_t ran;
@@ -291,13 +292,30 @@ static void failing_body(void *context, const hpvm_rt_instance_range_t *range) {
   }
 }
 
+typedef struct parallel_call_t {
+  hpvm_sched_pool_t *pool;
+  int64_t extent;
+  failing_t *failing;
+  hpvm_status_t returned;
+} parallel_call_t;
+
+static void call_parallel_for(void **args) {
+  parallel_call_t *call = args[0];
+  call->returned = hpvm_sched_pool_parallel_for(call->pool, 1, &call->extent, failing_body,
+                                                call->failing, NULL);
+}
+
+/* The error reaches the caller's guard, whichever thread raised it: returned by the
+ * parallel-for (a job the workers shared) or raised through it (one only the caller ran). */
 static void test_body_errors(hpvm_sched_pool_t *pool) {
   int64_t extents[] = {1, 2, 37, 4096, 1000003};
   for (size_t i = 0; i < sizeof extents / sizeof extents[0]; ++i)
     for (int64_t at = 0; at < extents[i]; at += extents[i] / 3 + 1) {
       failing_t f = {at, 0};
-      hpvm_status_t status =
-          hpvm_sched_pool_parallel_for(pool, 1, &extents[i], failing_body, &f, NULL);
+      parallel_call_t call = {pool, extents[i], &f, NULL};
+      void *args[1] = {&call};
+      hpvm_status_t raised = hpvm_status_guarded_call(call_parallel_for, args);
+      hpvm_status_t status = raised ? raised : call.returned;
       CHECK(status != NULL);
       CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_OUT_OF_RANGE);
       CHECK(strstr(hpvm_status_message(status), "refused") != NULL);

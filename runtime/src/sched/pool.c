@@ -46,8 +46,12 @@ typedef struct parallel_for_job_t {
   int64_t extent[3];
   int64_t tile_size[3];
   uint64_t tiles[3];
-  /* The first error a body raised (hpvm_rt_check_at, on whichever thread ran it), which the
-   * parallel-for returns to its caller; the chunks not started after it are skipped. */
+  /* Published to the workers (their chunks run under guards of their own); before that, and
+   * for grids that never are, only the calling thread runs the body. */
+  bool shared;
+  /* The first error a body of a shared job raised (hpvm_rt_check_at, on whichever thread ran
+   * it), which the parallel-for returns to its caller; the chunks not started after it are
+   * skipped. */
   _Atomic(hpvm_status_t) *error;
 } parallel_for_job_t;
 
@@ -61,10 +65,16 @@ static void call_body(void **args) {
   call->job->body(call->job->context, call->range);
 }
 
-/* Runs the body on one box with this thread's errors caught: compiled code reports an error
- * with hpvm_rt_check_at, which would otherwise end the process on a worker (no caller's guard
- * there) or unwind the caller past a job the workers are still running. */
+/* Runs the body on one box. Compiled code reports an error with hpvm_rt_check_at, which
+ * returns to the innermost guard of its thread: for a job only this thread runs, the caller's
+ * (nothing of the job is left behind); for a shared one, a guard here, since unwinding the
+ * caller would leave a job the workers are still running (and a worker has no caller's guard
+ * at all). The guard costs a setjmp per box, which the probe of small grids would count. */
 static void run_body(const parallel_for_job_t *job, const hpvm_rt_instance_range_t *range) {
+  if (!job->shared) {
+    job->body(job->context, range);
+    return;
+  }
   if (atomic_load_explicit(job->error, memory_order_acquire))
     return;
   body_call_t call = {job, range};
@@ -449,6 +459,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     atomic_store_explicit(&slot->ranges[p].value, range_pack(begin, end), memory_order_relaxed);
   }
   atomic_store_explicit(&slot->remaining, (int64_t)left, memory_order_relaxed);
+  job.shared = true;
   atomic_store(&slot->job, &job);
   atomic_fetch_add(&pool->active_jobs, 1);
   pool_notify(pool);
