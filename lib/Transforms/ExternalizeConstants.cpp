@@ -53,6 +53,7 @@ struct ConstantBytes {
   ArrayRef<char> data;                 // when in memory
   std::string splat;                   // a splat's one element, expanded on write
   const ParameterEntry *entry = nullptr; // when in the archive
+  uint64_t size = 0;                     // the bytes of the whole constant
 };
 
 /// `path` as the module names it: a relative path is taken from the directory
@@ -84,6 +85,9 @@ private:
   FailureOr<std::optional<ConstantBytes>> bytesOf(LLVM::GlobalOp global);
   /// Resolves a `dense_resource` key no blob backs into a dense initializer.
   LogicalResult materialize(LLVM::GlobalOp global, DenseResourceElementsAttr attr);
+  /// The archive's entry for `key`, checked to hold the `size` bytes of `type`.
+  FailureOr<const ParameterEntry *> archiveEntry(LLVM::GlobalOp global, StringRef key, Type type,
+                                                 uint64_t size);
   LogicalResult writeSideFile();
   LogicalResult writeAssembly();
 
@@ -144,6 +148,7 @@ FailureOr<std::optional<ConstantBytes>> Externalizer::bytesOf(LLVM::GlobalOp glo
     return std::optional<ConstantBytes>();
 
   ConstantBytes bytes;
+  bytes.size = size;
   if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
     ArrayRef<char> raw = dense.getRawData();
     if (dense.isSplat()) {
@@ -168,6 +173,16 @@ FailureOr<std::optional<ConstantBytes>> Externalizer::bytesOf(LLVM::GlobalOp glo
     bytes.data = blob->getData();
     return std::optional<ConstantBytes>(std::move(bytes));
   }
+  FailureOr<const ParameterEntry *> entry = archiveEntry(global, key, elements.getType(), size);
+  if (failed(entry))
+    return failure();
+  bytes.entry = *entry;
+  return std::optional<ConstantBytes>(std::move(bytes));
+}
+
+FailureOr<const ParameterEntry *> Externalizer::archiveEntry(LLVM::GlobalOp global,
+                                                             StringRef key, Type type,
+                                                             uint64_t size) {
   FailureOr<const ParameterArchive *> found = archive(global, key);
   if (failed(found))
     return failure();
@@ -175,45 +190,28 @@ FailureOr<std::optional<ConstantBytes>> Externalizer::bytesOf(LLVM::GlobalOp glo
   if (!entry)
     return global.emitError() << "the parameter '" << key << "' is not in the archive '"
                               << (*found)->getPath() << "' (" << (*found)->size()
-                              << " entries); expected an entry of " << size
-                              << " bytes for " << elements.getType();
+                              << " entries); expected an entry of " << size << " bytes for "
+                              << type;
   if (entry->size != size)
     return global.emitError() << "the parameter '" << key << "' of the archive '"
                               << (*found)->getPath() << "' holds " << entry->size
-                              << " bytes; expected " << size << " for "
-                              << elements.getType();
-  bytes.entry = entry;
-  return std::optional<ConstantBytes>(std::move(bytes));
+                              << " bytes; expected " << size << " for " << type;
+  return entry;
 }
 
 LogicalResult Externalizer::materialize(LLVM::GlobalOp global,
                                         DenseResourceElementsAttr attr) {
-  FailureOr<std::optional<ConstantBytes>> bytes = bytesOf(global);
-  if (failed(bytes))
+  StringRef key = attr.getRawHandle().getKey();
+  std::optional<uint64_t> width = elementBytes(attr.getElementType());
+  if (!width)
+    return global.emitError() << "the dense_resource '" << key << "' has elements of "
+                              << attr.getElementType()
+                              << "; expected integers or floats of whole bytes";
+  FailureOr<const ParameterEntry *> entry =
+      archiveEntry(global, key, attr.getType(), *width * attr.getNumElements());
+  if (failed(entry))
     return failure();
-  const ParameterEntry *entry = *bytes ? (*bytes)->entry : nullptr;
-  if (!entry) {
-    // Below min-bytes: look the key up all the same (nothing else backs it).
-    uint64_t width = elementBytes(attr.getElementType()).value_or(0);
-    if (!width)
-      return global.emitError() << "the dense_resource '" << attr.getRawHandle().getKey()
-                                << "' has elements of " << attr.getElementType()
-                                << "; expected integers or floats of whole bytes";
-    StringRef key = attr.getRawHandle().getKey();
-    FailureOr<const ParameterArchive *> found = archive(global, key);
-    if (failed(found))
-      return failure();
-    entry = (*found)->lookup(key);
-    uint64_t size = width * attr.getNumElements();
-    if (!entry || entry->size != size)
-      return global.emitError() << "the parameter '" << key << "' of the archive '"
-                                << (*found)->getPath() << "' "
-                                << (entry ? "holds " + std::to_string(entry->size) + " bytes"
-                                          : std::string("is missing"))
-                                << "; expected " << size << " bytes for " << attr.getType();
-  }
-  ArrayRef<char> data = opened->bytes(*entry);
-  global.setValueAttr(DenseElementsAttr::getFromRawBuffer(attr.getType(), data));
+  global.setValueAttr(DenseElementsAttr::getFromRawBuffer(attr.getType(), opened->bytes(**entry)));
   return success();
 }
 
@@ -308,17 +306,12 @@ LogicalResult Externalizer::writeSideFile() {
       at = offset;
       if (!bytes.splat.empty()) {
         // A splat: its element repeated (the size is a multiple of it).
-        uint64_t size = 0;
-        for (const Placed &p : placed)
-          if (!p.entry && p.sideOffset == offset)
-            size = p.size;
-        for (uint64_t done = 0; done < size; done += bytes.splat.size())
+        for (uint64_t done = 0; done < bytes.size; done += bytes.splat.size())
           out.write(bytes.splat.data(), bytes.splat.size());
-        at += size;
       } else {
         out.write(bytes.data.data(), bytes.data.size());
-        at += bytes.data.size();
       }
+      at += bytes.size;
     }
   });
 }

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from hpvm.compiled import Library
 from hpvm.errors import HPVMError
 from hpvm.ir import PARAMETER_MIN_BYTES, write_parameter_archive
 from hpvm.onnx.examples import lenet
+from test_onnx_cnn import _cli
 
 
 def _read_archive(path):
@@ -141,14 +141,6 @@ def test_saved_module_compiles_with_hpvm_cc(tmp_path):
     ll = tmp_path / "dense.ll"
     subprocess.run([hpvm_cc, "--emit=llvm", mlir, "-o", ll], check=True)
     assert "__hpvm_const" not in ll.read_text()
-
-
-def _cli(*args):
-    env = dict(os.environ)
-    package_root = str(Path(hpvm.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    return subprocess.run([sys.executable, "-m", "hpvm.onnx", *map(str, args)],
-                          capture_output=True, text=True, env=env)
 
 
 def test_cli_writes_the_archive_beside_the_module(tmp_path):

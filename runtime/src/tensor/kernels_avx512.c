@@ -165,6 +165,17 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
   }
 }
 
+/* The epilogue of a block across filters: tile[q * FB + f] = finish(acc[q][f] + bias[f]) for
+ * the HPVM_TENSOR_PB_WIDE positions q (bias NULL: none). */
+static inline __attribute__((always_inline)) void
+store_filter_tile(const v16f acc[HPVM_TENSOR_PB_WIDE], const float *bias, int64_t activation,
+                  float activation_max, float *tile) {
+  v16f b = bias ? load16(bias) : splat16(0.0f);
+  v16f max = splat16(activation_max);
+  for (int q = 0; q < HPVM_TENSOR_PB_WIDE; ++q)
+    store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
+}
+
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,
@@ -187,10 +198,7 @@ void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, in
           acc[q] = fma16(splat16(at[q][row + j]), w, acc[q]);
       }
     }
-  v16f b = bias ? load16(bias) : splat16(0.0f);
-  v16f max = splat16(activation_max);
-  for (int q = 0; q < PB; ++q)
-    store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
+  store_filter_tile(acc, bias, activation, activation_max, tile);
 }
 
 void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offset,
@@ -213,8 +221,5 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
     for (int q = 0; q < PB; ++q)
       acc[q] = fma16(splat16(at[q][o]), w, acc[q]);
   }
-  v16f b = bias ? load16(bias) : splat16(0.0f);
-  v16f max = splat16(activation_max);
-  for (int q = 0; q < PB; ++q)
-    store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
+  store_filter_tile(acc, bias, activation, activation_max, tile);
 }
