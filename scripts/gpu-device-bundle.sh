@@ -5,8 +5,13 @@
 #              with --target=gpu, and what its CPU build printed (scripts/device-programs.py
 #              --bundle); on the GPU each must print the same, with its kernels on cuda:0
 #              (the lines of test/Integration/Devices/gpu-device.test)
-#   bench/     benchmarks/gpu, built (HPVM vs hand-written CUDA and cuBLAS; the edge pipeline)
-#   run.sh     runs both, the programs first, and copies the reports to $OUT when it is set
+#   runtime/   the runtime's CUDA suite against the real driver (runtime/test/cuda_device_test.c,
+#              its PTX and cubin)
+#   examples/  the .mlir examples with their C hosts, built --target=gpu (scripts/device-examples.sh)
+#   bench/     benchmarks/gpu, built (HPVM vs hand-written CUDA and cuBLAS; the edge pipeline;
+#              the work-group sweep) and benchmarks/gpu/tensor_baseline.py (cuDNN through PyTorch)
+#   run.sh     runs the runtime suite, the benchmarks, the programs and the examples, and copies
+#              the reports to $OUT when it is set
 # Usage: bash scripts/gpu-device-bundle.sh [DIR] [--quick]   (DIR: build/device-bundle)
 # Then, on the GPU machine, from the repository root: bash DIR/run.sh
 # (with the device tool: carry DIR, a path under the ignored build/; docs/GPUBackend.md).
@@ -34,19 +39,36 @@ if grep -q FAILED "$DIR/bundle.log"; then
   cat "$DIR/bundle.log" >&2
   exit 1
 fi
+# The runtime's suite for a real driver, from the runtime's own build (it links the runtime
+# statically and needs nothing but libc and the driver there).
+RT_BUILD="$ROOT/build/runtime-tests"
+cmake -S "$ROOT/runtime" -B "$RT_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C "$RT_BUILD" hpvm_rt_cuda_device_test >/dev/null
+mkdir -p "$DIR/runtime"
+cp "$RT_BUILD/test/hpvm_rt_cuda_device_test" "$RT_BUILD/test/kernels_nvptx.ptx" "$DIR/runtime/"
+[[ -f "$RT_BUILD/test/kernels_nvptx.cubin" ]] && cp "$RT_BUILD/test/kernels_nvptx.cubin" "$DIR/runtime/"
+HPVM_BIN="$BIN" HPVM_BUNDLE_MARCH="$MARCH" bash "$ROOT/scripts/device-examples.sh" build "$DIR/examples" \
+  >"$DIR/examples.log"
 HPVM_BENCH_OUT="$DIR/bench" HPVM_BIN="$BIN" HPVM_BENCH_MARCH="$MARCH" \
   bash "$ROOT/benchmarks/gpu/run.sh" build "${QUICK[@]}"
+cp "$ROOT/benchmarks/gpu/tensor_baseline.py" "$DIR/bench/"
 cat >"$DIR/run.sh" <<RUN
 #!/usr/bin/env bash
 # Runs the bundle built by scripts/gpu-device-bundle.sh on this machine's GPU.
 HERE="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 report=\${OUT:-\$HERE}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "\$report/device.txt"
-python3 "\$HERE/programs/device-programs.py" --run-bundle "\$HERE/programs" 2>&1 | tee "\$report/programs.txt"
-programs=\${PIPESTATUS[0]}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv 2>&1 | tee "\$report/device.txt"
+(cd "\$HERE/runtime" && ./hpvm_rt_cuda_device_test kernels_nvptx.ptx \$(ls kernels_nvptx.cubin 2>/dev/null)) 2>&1 | tee "\$report/runtime.txt"
+runtime=\${PIPESTATUS[0]}
 bash "\$HERE/bench/run.sh" run ${QUICK[*]} 2>&1 | tee "\$report/bench.txt"
 bench=\${PIPESTATUS[0]}
-echo "programs: exit \$programs; benchmarks: exit \$bench"
-exit \$((programs || bench))
+timeout 120 python3 "\$HERE/bench/tensor_baseline.py" 2>&1 | tee "\$report/tensor.txt"
+tensor=\${PIPESTATUS[0]}
+python3 "\$HERE/programs/device-programs.py" --run-bundle "\$HERE/programs" 2>&1 | tee "\$report/programs.txt"
+programs=\${PIPESTATUS[0]}
+bash "\$HERE/examples/run.sh" run 2>&1 | tee "\$report/examples.txt"
+examples=\${PIPESTATUS[0]}
+echo "runtime: exit \$runtime; programs: exit \$programs; examples: exit \$examples; benchmarks: exit \$bench; tensor baseline: exit \$tensor"
+exit \$((runtime || programs || examples || bench || tensor))
 RUN
 echo "# bundle in $DIR ($(du -sh "$DIR" | cut -f1)): $(grep -c bundled "$DIR/bundle.log") programs, the benchmarks"

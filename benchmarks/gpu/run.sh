@@ -128,7 +128,8 @@ run() {
   # Each HPVM program's kernels must have run on the GPU, not on the CPU fallback.
   check_device() {
     local trace
-    trace=$(HPVM_TRACE=1 "$OUT/${1}_hpvm" "${@:2}" 2>&1 >/dev/null | grep 'hpvm-trace:' | sort -u)
+    # (A kernel that hangs on the device stops the check, not the session: timeout.)
+    trace=$(HPVM_TRACE=1 timeout 60 "$OUT/${1}_hpvm" "${@:2}" 2>&1 >/dev/null | grep 'hpvm-trace:' | sort -u)
     if ! grep -q ' on cuda:' <<<"$trace"; then
       echo "$1: no node ran on the GPU:" >&2
       echo "$trace" >&2
@@ -158,8 +159,8 @@ run() {
     [[ -x "$OUT/$baseline" ]] || { TABLE+=("$(printf '%-15s %-16s %s' "$name" "$size" "(no $baseline)")"); return; }
     local h="" c="" sum="" round line hpvm base
     for ((round = 0; round < ROUNDS; ++round)); do
-      hpvm=$("$OUT/${name}_hpvm" "$@" "$RUNS")
-      base=$("$OUT/$baseline" "$@" "$RUNS")
+      hpvm=$(timeout 300 "$OUT/${name}_hpvm" "$@" "$RUNS")
+      base=$(timeout 300 "$OUT/$baseline" "$@" "$RUNS")
       printf '%s\n%s\n' "$hpvm" "$base"
       for line in "$hpvm" "$base"; do
         [[ -z "$sum" ]] && sum=$(checksum "$line")
@@ -205,7 +206,45 @@ run() {
   awk -v g="$gpu" -v c="$cpu" -v f="${EDGE[2]}" -v w="${EDGE[0]}" -v h="${EDGE[1]}" \
     'BEGIN { printf "edge %dx%d: GPU %.1f frames/s, CPU (%s threads) %.1f frames/s: %.2fx\n",
              w, h, f * 1e3 / g, "'"$(nproc)"'", f * 1e3 / c, c / g }'
+  sweep
   return "$FAILED"
+}
+
+# The work-group shapes the runtime can pick (HPVM_WORKGROUP, docs/Runtime.md) for the
+# programs that leave the choice to it: each shape's median of RUNS, the default's, the best.
+# The space is small enough to measure whole: the best found is the optimum here.
+sweep() {
+  local entry program shapes args shape line ms best best_ms default_ms sum
+  echo
+  echo "# work-group sweep (HPVM_WORKGROUP): median of $RUNS per shape"
+  for entry in "vadd|64 128 256 512 1024|${VADD[*]}" \
+               "sgemm|8x8 16x8 8x16 16x16 32x4 32x8 32x16 32x32 64x2 64x4 64x8 128x1 128x2 256x1|${SGEMM[*]}" \
+               "stencil|8x8x4 8x8x8 16x8x2 16x8x4 16x4x4 16x16x1 16x16x2 32x4x2 32x8x1 32x8x2 32x2x4 64x2x2 64x4x1 128x2x1|${STENCIL[*]}"; do
+    IFS='|' read -r program shapes args <<<"$entry"
+    best="" best_ms="" default_ms="" sum=""
+    for shape in default $shapes; do
+      # A shape the device refuses would run the CPU version (traced): not a measurement.
+      line=$(HPVM_TRACE=1 HPVM_WORKGROUP="${shape#default}" timeout 120 \
+        "$OUT/${program}_hpvm" $args "$RUNS" 2>"$OUT/sweep.trace") ||
+        { echo "$program $shape: failed: $(tail -3 "$OUT/sweep.trace")" >&2; FAILED=1; continue; }
+      if grep -q 'falls back' "$OUT/sweep.trace"; then
+        echo "$program $shape: not run on the device: $(grep -m1 'falls back' "$OUT/sweep.trace")"
+        continue
+      fi
+      [[ -z "$sum" ]] && sum=$(checksum "$line")
+      [[ "$(checksum "$line")" == "$sum" ]] ||
+        { echo "$program $shape: checksum $(checksum "$line"), expected $sum" >&2; FAILED=1; }
+      ms=$(median "$line")
+      printf '%-8s %-9s %10.3f ms\n' "$program" "$shape" "$ms"
+      [[ "$shape" == default ]] && default_ms="$ms"
+      if [[ -z "$best_ms" ]] || awk -v a="$ms" -v b="$best_ms" 'BEGIN { exit !(a < b) }'; then
+        best="$shape" best_ms="$ms"
+      fi
+    done
+    rm -f "$OUT/sweep.trace"
+    awk -v p="$program" -v d="$default_ms" -v b="$best" -v m="$best_ms" \
+      'BEGIN { printf "sweep %s: default %.3f ms, best %s %.3f ms (%.2fx)\n", p, d, b, m, d / m }'
+  done
 }
 
 case "$STEP" in

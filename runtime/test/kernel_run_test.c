@@ -453,6 +453,49 @@ static void test_device_variable(void) {
   restart_with_device(NULL);
 }
 
+/* HPVM_WORKGROUP replaces the runtime's picks per rank; a malformed value is an error. */
+static void test_workgroup_variable(void) {
+  int64_t picks[3][3];
+  CHECK_OK(hpvm_kernel_workgroup_parse("64,32x4,4x4x16", picks));
+  CHECK(picks[0][0] == 64 && picks[0][1] == 1 && picks[1][0] == 32 && picks[1][1] == 4 &&
+        picks[2][0] == 4 && picks[2][1] == 4 && picks[2][2] == 16);
+  CHECK_OK(hpvm_kernel_workgroup_parse("", picks));
+  CHECK(picks[0][0] == 256 && picks[1][0] == 16 && picks[1][1] == 16 && picks[2][2] == 4);
+  CHECK_OK(hpvm_kernel_workgroup_parse("8x2", picks)); /* only rank 2 replaced */
+  CHECK(picks[0][0] == 256 && picks[1][0] == 8 && picks[1][1] == 2 && picks[2][0] == 8);
+  static const char *bad[] = {"0", "2048", "16x", "x16", "16,,8", "16;8", "-4", "4x4x4x4", "abc",
+                              "16 "};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    hpvm_status_t status = hpvm_kernel_workgroup_parse(bad[i], picks);
+    CHECK_EQ_INT(hpvm_status_code(status), HPVM_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(hpvm_status_message(status), "HPVM_WORKGROUP") != NULL);
+    hpvm_status_free(status);
+  }
+
+  static int out[40 * 23 * 5];
+  long nx = 37, ny = 23, nz = 1;
+  hpvm_rt_kernel_param_t params[4] = {OUT(out, sizeof(out)), VALUE(nx), VALUE(ny), VALUE(nz)};
+  hpvm_rt_shutdown();
+  setenv("HPVM_WORKGROUP", "32x4,128", 1);
+  CHECK_EQ_INT(run_site(&fill_site, nx, ny, nz, params, 4), 1);
+  check_last_launch(2, 6, 1, 32, 4, 1);
+  check_fill(out, nx, ny, nz);
+  nz = 5; /* rank 3 keeps the default 8x8x4 */
+  CHECK_EQ_INT(run_site(&fill_site, nx, ny, nz, params, 4), 1);
+  check_last_launch(5, 3, 2, 8, 8, 4);
+  check_fill(out, nx, ny, nz);
+  /* A shape larger than CUDA allows falls back to the CPU version with the reason. */
+  hpvm_rt_shutdown();
+  setenv("HPVM_WORKGROUP", "64x32", 1);
+  nz = 1;
+  CHECK_EQ_INT(run_site(&fill_site, 64, 32, 1, params, 4), 0);
+  hpvm_rt_shutdown();
+  setenv("HPVM_WORKGROUP", "16x", 1);
+  CHECK_CODE(hpvm_rt_init(), HPVM_STATUS_INVALID_ARGUMENT);
+  hpvm_rt_shutdown();
+  unsetenv("HPVM_WORKGROUP");
+}
+
 static hpvm_status_t cpu_node(void *context, hpvm_rt_device_t *device, int64_t item) {
   (void)device;
   (void)item;
@@ -695,6 +738,7 @@ int main(int argc, char **argv) {
   test_threads();
   test_shutdown();
   test_device_variable();
+  test_workgroup_variable();
   test_trace();
   hpvm_rt_shutdown();
   test_fault_sweep();

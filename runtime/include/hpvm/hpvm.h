@@ -52,6 +52,19 @@ enum Target {
 #define HPVM_NONSTREAMING 0
 #define HPVM_STREAMING 1
 
+/* A barrier is convergent: the optimizer must not make it depend on more values than the
+ * source does. clang compiles leaves as plain C before hpvm-cc raises them, and without the
+ * attribute it may unswitch a loop holding a barrier on a per-instance condition, so that the
+ * instances of a work-group wait at different barriers: a hang on GPUs. */
+#if defined(__has_attribute)
+#if __has_attribute(convergent)
+#define HPVM_CONVERGENT __attribute__((convergent))
+#endif
+#endif
+#ifndef HPVM_CONVERGENT
+#define HPVM_CONVERGENT
+#endif
+
 #ifdef __cplusplus
 #include <cstddef>
 #define HPVM_NOEXCEPT noexcept
@@ -97,7 +110,7 @@ long __hpvm__getNodeInstanceID_z(void *node) HPVM_NOEXCEPT;
 long __hpvm__getNumNodeInstances_x(void *node) HPVM_NOEXCEPT;
 long __hpvm__getNumNodeInstances_y(void *node) HPVM_NOEXCEPT;
 long __hpvm__getNumNodeInstances_z(void *node) HPVM_NOEXCEPT;
-void __hpvm__barrier(void) HPVM_NOEXCEPT;
+HPVM_CONVERGENT void __hpvm__barrier(void) HPVM_NOEXCEPT;
 void *__hpvm__malloc(long bytes) HPVM_NOEXCEPT;
 void __hpvm__isNonZeroLoop(long, ...) HPVM_NOEXCEPT;
 

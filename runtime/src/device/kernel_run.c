@@ -2,10 +2,12 @@
  * (tracked objects through the tracker, untracked memory through temporaries) and the launch. */
 #include "device/kernel_run.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/trace.h"
@@ -41,6 +43,7 @@ struct hpvm_kernel_cache_t {
   hpvm_kernel_device_get_fn_t device_get;
   void *device_get_self;
   hpvm_kernel_device_choice_t choice;
+  int64_t picks[3][3]; /* the work-group picked for grids of rank 1, 2, 3 (HPVM_WORKGROUP) */
   pthread_mutex_t mutex; /* guards `sites`, `modules` and every module load / kernel lookup */
   site_state_t *sites;
   loaded_module_t *modules;
@@ -130,10 +133,53 @@ hpvm_status_t hpvm_kernel_device_choice_parse(const char *text,
   return NULL;
 }
 
+/* HPVM_WORKGROUP: the work-groups the runtime picks when the program leaves the choice to it,
+ * as a comma-separated list of shapes "X", "XxY", "XxYxZ", each replacing the pick for grids
+ * of its rank (default 256, 16x16, 8x8x4). Unset or empty keeps the defaults; anything else
+ * that is not such a list is an error, so that a typo does not silently change the launch. */
+hpvm_status_t hpvm_kernel_workgroup_parse(const char *text, int64_t picks[3][3]) {
+  static const int64_t defaults[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
+  memcpy(picks, defaults, sizeof(defaults));
+  if (!text || !*text)
+    return NULL;
+  const char *cursor = text;
+  for (;;) {
+    int64_t shape[3] = {1, 1, 1};
+    int rank = 0;
+    for (;;) {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long value = strtoull(cursor, &end, 10);
+      if (rank == 3 || errno || end == cursor || *cursor == '-' || *cursor == '+' || value == 0 ||
+          value > 1024)
+        return HPVM_STATUS(INVALID_ARGUMENT,
+                           "HPVM_WORKGROUP='%s': expected comma-separated shapes X, XxY or XxYxZ "
+                           "of integers in 1..1024 (at offset %d)",
+                           text, (int)(cursor - text));
+      shape[rank++] = (int64_t)value;
+      cursor = end;
+      if (*cursor != 'x')
+        break;
+      ++cursor;
+    }
+    memcpy(picks[rank - 1], shape, sizeof(shape));
+    if (*cursor == '\0')
+      return NULL;
+    if (*cursor != ',')
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "HPVM_WORKGROUP='%s': expected ',' or the end after a shape, found '%c' "
+                         "(at offset %d)",
+                         text, *cursor, (int)(cursor - text));
+    ++cursor;
+  }
+}
+
 hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_tracker_t *tracker,
                                        hpvm_kernel_device_get_fn_t device_get,
                                        void *device_get_self, hpvm_kernel_device_choice_t choice,
                                        hpvm_kernel_cache_t **out_cache) {
+  int64_t picks[3][3];
+  HPVM_RETURN_IF_ERROR(hpvm_kernel_workgroup_parse(getenv("HPVM_WORKGROUP"), picks));
   hpvm_kernel_cache_t *cache;
   HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*cache), (void **)&cache));
   cache->allocator = allocator;
@@ -141,6 +187,7 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
   cache->device_get = device_get;
   cache->device_get_self = device_get_self;
   cache->choice = choice;
+  memcpy(cache->picks, picks, sizeof(picks));
   pthread_mutex_init(&cache->mutex, NULL);
   *out_cache = cache;
   return NULL;
@@ -391,9 +438,8 @@ static hpvm_status_t check_dims(const int64_t grid[3], const int64_t block[3], b
 /* Work-groups and their size for a non-empty grid; false (with the reason) when they exceed
  * what `device` can launch. */
 static bool launch_dims(const int64_t grid[3], const int64_t block[3], bool pick,
-                        const hpvm_device_t *device, hpvm_rt_launch_dims_t *dims,
-                        reason_t *reason) {
-  static const int64_t picks[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
+                        const int64_t picks[3][3], const hpvm_device_t *device,
+                        hpvm_rt_launch_dims_t *dims, reason_t *reason) {
   int64_t sizes[3], groups[3];
   int rank = grid[2] != 1 ? 3 : grid[1] != 1 ? 2 : 1;
   for (int d = 0; d < 3; ++d) {
@@ -814,7 +860,7 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
   if (!device)
     return fall_back(site, &reason);
   hpvm_rt_launch_dims_t dims;
-  if (!launch_dims(grid, block, pick, device, &dims, &reason))
+  if (!launch_dims(grid, block, pick, cache->picks, device, &dims, &reason))
     return fall_back_warned(state, device, &reason);
 
   run_t run;

@@ -17,6 +17,11 @@ typedef enum hpvm_kernel_device_choice_e {
 hpvm_status_t hpvm_kernel_device_choice_parse(const char *text,
                                               hpvm_kernel_device_choice_t *out_choice);
 
+/* Parses an HPVM_WORKGROUP value ("" = the defaults) into picks[rank - 1], the work-group the
+ * runtime picks for grids of that rank; INVALID_ARGUMENT for anything but a comma-separated
+ * list of shapes X, XxY, XxYxZ with extents in 1..1024. */
+hpvm_status_t hpvm_kernel_workgroup_parse(const char *text, int64_t picks[3][3]);
+
 /* How the cache obtains a device (the runtime's lazily opened devices). */
 typedef hpvm_status_t (*hpvm_kernel_device_get_fn_t)(void *self, hpvm_rt_device_kind_t kind,
                                                     hpvm_device_t **out_device);
