@@ -148,34 +148,32 @@ FailureOr<Value> materialize(OpBuilder &b, Evaluation &eval, Value value, Locati
 
 } // namespace
 
-LogicalResult Raiser::raiseInternal(Node &node) {
-  LLVM::LLVMFuncOp function = node.function;
-  StringRef name = function.getName();
-  // Tensors flowing in from the parent (or the host) type `void *` inputs.
-  for (auto [index, type] : node.incoming)
-    if (index < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[index]))
-      node.inputs[index] = type;
-  OpBuilder b(function);
-  auto internal = InternalOp::create(b, function.getLoc(), name,
-                                     FunctionType::get(context, node.inputs, {}));
-  internal.setPrivate();
-  node.definition = internal;
-  Block *body = &internal.getBody().front();
-  Block &cEntry = function.getBody().front();
-  Evaluation eval;
-  for (BlockArgument arg : cEntry.getArguments()) {
-    if (node.sret && arg.getArgNumber() == 0)
-      continue;
-    BlockArgument input = body->getArgument(arg.getArgNumber() - (node.sret ? 1 : 0));
-    input.setLoc(arg.getLoc());
-    eval.arguments[arg] = input;
+/// One internal node's graph-describing function, run at compile time: the
+/// hpvm.internal it becomes, the evaluation of its body, and what is recorded
+/// to raise its children once the whole graph is known.
+class InternalNodeRaiser {
+public:
+  InternalNodeRaiser(Raiser &raiser, Node &node)
+      : raiser(raiser), node(node), function(node.function), name(function.getName()),
+        context(raiser.context), ib(raiser.context) {}
+
+  LogicalResult run() {
+    createInternal();
+    if (failed(evaluate()) || failed(raiseChildren()))
+      return failure();
+    typeInputsFromChildren();
+    if (failed(collectOutputs()))
+      return failure();
+    for (auto [index, type] : llvm::enumerate(node.inputs))
+      if (isa<TensorType>(type))
+        internal.removeArgAttr(index, HPVMDialect::getAccessAttrName());
+    internal.setFunctionTypeAttr(
+        TypeAttr::get(FunctionType::get(context, node.inputs, node.outputs)));
+    raiser.setOutputLayout(node);
+    return success();
   }
-  OpBuilder ib = OpBuilder::atBlockEnd(body);
-  DenseMap<unsigned, Type> outputTypes;
-  // The children are raised once the whole graph is known (see below):
-  // what the evaluation records for that.
-  SmallVector<Node *> children; // in creation order, each once
-  SmallVector<Location> createdAt; // where each was first created
+
+private:
   struct PendingBindIn {
     unsigned input;
     Node *child;
@@ -192,58 +190,69 @@ LogicalResult Raiser::raiseInternal(Node &node) {
     Node *dest;
     unsigned destPort;
   };
-  SmallVector<PendingBindIn> bindIns;
-  SmallVector<PendingBindOut> bindOuts;
-  SmallVector<PendingEdge> edges;
-  auto childOf = [&](Value handle) -> Node * {
-    return &nodes[handle.getDefiningOp<CreateNodeOp>().getNodeAttr().getAttr()];
-  };
-  auto notConstant = [&](LLVM::CallOp call, StringRef what) {
-    return call.emitError() << spelling(call) << " expects " << what
-                            << " to be a compile-time constant in '" << name << "'";
-  };
-  auto handleOf = [&](LLVM::CallOp call, unsigned operand) -> FailureOr<Value> {
-    Value handle = eval.handles.lookup(eval.resolve(call.getArgOperands()[operand]));
-    if (!handle)
-      return call.emitError() << spelling(call) << " expects a node handle returned by "
-                                 "__hpvm__createNodeND in '" << name << "'";
-    return handle;
-  };
-  auto constantArg = [&](LLVM::CallOp call, unsigned operand) -> std::optional<int64_t> {
-    if (call.getArgOperands().size() <= operand)
-      return std::nullopt;
-    std::optional<APInt> value = eval.constant(call.getArgOperands()[operand]);
-    if (!value)
-      return std::nullopt;
-    return value->getSExtValue();
-  };
-  auto bindSuccessor = [&](Block *dest, OperandRange operands) {
-    for (auto [arg, value] : llvm::zip(dest->getArguments(), operands)) {
-      Value resolved = eval.resolve(value);
-      eval.aliases.erase(arg);
-      eval.constants.erase(arg);
-      if (std::optional<APInt> constant = eval.constant(resolved))
-        eval.constants[arg] = *constant;
-      else if (Value handle = eval.handles.lookup(resolved))
-        eval.handles[arg] = handle;
-      else
-        eval.aliases[arg] = resolved;
-    }
-  };
 
-  Block *block = &cEntry;
-  Block::iterator it = block->begin();
-  for (uint64_t steps = 0;; ++steps) {
-    if (steps > 1000000)
-      return function.emitError() << "evaluating the graph of '" << name
-                                  << "' takes more than 1000000 steps; is a loop "
-                                     "bound not constant?";
-    Operation &op = *it++;
-    Location loc = op.getLoc();
+  /// The hpvm.internal, its arguments standing for the C parameters.
+  void createInternal() {
+    // Tensors flowing in from the parent (or the host) type `void *` inputs.
+    for (auto [index, type] : node.incoming)
+      if (index < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[index]))
+        node.inputs[index] = type;
+    OpBuilder b(function);
+    internal = InternalOp::create(b, function.getLoc(), name,
+                                  FunctionType::get(context, node.inputs, {}));
+    internal.setPrivate();
+    node.definition = internal;
+    body = &internal.getBody().front();
+    cEntry = &function.getBody().front();
+    for (BlockArgument arg : cEntry->getArguments()) {
+      if (node.sret && arg.getArgNumber() == 0)
+        continue;
+      BlockArgument input = body->getArgument(arg.getArgNumber() - (node.sret ? 1 : 0));
+      input.setLoc(arg.getLoc());
+      eval.arguments[arg] = input;
+    }
+    ib = OpBuilder::atBlockEnd(body);
+  }
+
+  /// Runs the C body: folds integer arithmetic, follows branches on
+  /// constants, and turns each graph call reached into an op.
+  LogicalResult evaluate() {
+    Block *block = cEntry;
+    Block::iterator it = block->begin();
+    for (uint64_t steps = 0;; ++steps) {
+      if (steps > 1000000)
+        return function.emitError() << "evaluating the graph of '" << name
+                                    << "' takes more than 1000000 steps; is a loop "
+                                       "bound not constant?";
+      Operation &op = *it++;
+      if (foldValue(op))
+        continue;
+      if (isa<LLVM::BrOp, LLVM::CondBrOp, LLVM::SwitchOp>(op)) {
+        FailureOr<Block *> next = follow(op);
+        if (failed(next))
+          return failure();
+        block = *next;
+        it = block->begin();
+        continue;
+      }
+      if (isa<LLVM::ReturnOp>(op))
+        return success();
+      if (isa<LLVM::UnreachableOp>(op))
+        return op.emitError() << "'" << name << "' reaches unreachable code while its "
+                                 "graph is evaluated";
+      auto call = dyn_cast<LLVM::CallOp>(op);
+      if (failed(call ? graphCall(call) : otherOp(op)))
+        return failure();
+    }
+  }
+
+  /// Records what a constant, a foldable integer op or a select makes known;
+  /// false for ops that are not values of the evaluation.
+  bool foldValue(Operation &op) {
     if (auto constant = dyn_cast<LLVM::ConstantOp>(op)) {
       if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
         eval.constants[constant.getResult()] = integer.getValue();
-      continue;
+      return true;
     }
     if (isFoldable(&op)) {
       SmallVector<APInt> operands;
@@ -259,28 +268,46 @@ LogicalResult Raiser::raiseInternal(Node &node) {
         if (std::optional<APInt> folded =
                 fold(&op, operands, result.getType().getIntOrFloatBitWidth()))
           eval.constants[result] = *folded;
-      continue;
+      return true;
     }
     if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
       if (std::optional<APInt> cond = eval.constant(select.getCondition())) {
-        Value chosen = eval.resolve(cond->isOne() ? select.getTrueValue()
-                                                  : select.getFalseValue());
         eval.constants.erase(select.getResult());
         eval.aliases.erase(select.getResult());
-        if (std::optional<APInt> constant = eval.constant(chosen))
-          eval.constants[select.getResult()] = *constant;
-        else if (Value handle = eval.handles.lookup(chosen))
-          eval.handles[select.getResult()] = handle;
-        else
-          eval.aliases[select.getResult()] = chosen;
+        bind(select.getResult(),
+             cond->isOne() ? select.getTrueValue() : select.getFalseValue());
       }
-      continue;
+      return true;
     }
+    return false;
+  }
+
+  /// `target` now stands for what `value` is: a constant, a node handle or
+  /// (otherwise) the value itself.
+  void bind(Value target, Value value) {
+    Value resolved = eval.resolve(value);
+    if (std::optional<APInt> constant = eval.constant(resolved))
+      eval.constants[target] = *constant;
+    else if (Value handle = eval.handles.lookup(resolved))
+      eval.handles[target] = handle;
+    else
+      eval.aliases[target] = resolved;
+  }
+
+  void bindSuccessor(Block *dest, OperandRange operands) {
+    for (auto [arg, value] : llvm::zip(dest->getArguments(), operands)) {
+      Value resolved = eval.resolve(value);
+      eval.aliases.erase(arg);
+      eval.constants.erase(arg);
+      bind(arg, resolved);
+    }
+  }
+
+  /// The block a branch on constants goes to, its arguments bound.
+  FailureOr<Block *> follow(Operation &op) {
     if (auto br = dyn_cast<LLVM::BrOp>(op)) {
       bindSuccessor(br.getDest(), br.getDestOperands());
-      block = br.getDest();
-      it = block->begin();
-      continue;
+      return br.getDest();
     }
     if (auto condBr = dyn_cast<LLVM::CondBrOp>(op)) {
       std::optional<APInt> cond = eval.constant(condBr.getCondition());
@@ -293,159 +320,65 @@ LogicalResult Raiser::raiseInternal(Node &node) {
       Block *dest = taken ? condBr.getTrueDest() : condBr.getFalseDest();
       bindSuccessor(dest, taken ? condBr.getTrueDestOperands()
                                 : condBr.getFalseDestOperands());
-      block = dest;
-      it = block->begin();
-      continue;
+      return dest;
     }
-    if (auto sw = dyn_cast<LLVM::SwitchOp>(op)) {
-      std::optional<APInt> value = eval.constant(sw.getValue());
-      if (!value)
-        return op.emitError() << "the graph described by '" << name
-                              << "' depends on a value that is not a compile-time "
-                                 "constant (switch); internal nodes are static graphs";
-      Block *dest = sw.getDefaultDestination();
-      OperandRange destOperands = sw.getDefaultOperands();
-      if (auto caseValues = sw.getCaseValues())
-        for (auto [index, caseValue] : llvm::enumerate(caseValues->getValues<APInt>()))
-          if (caseValue == *value) {
-            dest = sw.getCaseDestinations()[index];
-            destOperands = sw.getCaseOperands(index);
-          }
-      bindSuccessor(dest, destOperands);
-      block = dest;
-      it = block->begin();
-      continue;
-    }
-    if (isa<LLVM::ReturnOp>(op))
-      break;
-    if (isa<LLVM::UnreachableOp>(op))
-      return op.emitError() << "'" << name << "' reaches unreachable code while its "
-                               "graph is evaluated";
-    auto call = dyn_cast<LLVM::CallOp>(op);
-    if (!call) {
-      // Values nobody needs (addresses, undef, float constants, lifetime
-      // markers) are fine; memory accesses and other work are not.
-      // Allocas alone are harmless too: what is stored in them is not.
-      if (isMemoryEffectFree(&op) ||
-          isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp, LLVM::AssumeOp,
-              LLVM::AllocaOp>(op))
-        continue;
-      if (auto store = dyn_cast<LLVM::StoreOp>(op);
-          store && eval.handles.count(eval.resolve(store.getValue())))
-        return emitError(sourceLoc(&op))
-               << "internal node '" << name << "' stores a node handle of "
-               << "__hpvm__createNodeND in memory; node handles may only be "
-                  "passed (directly, as values) to __hpvm__bindIn, __hpvm__bindOut "
-                  "and __hpvm__edge";
+    auto sw = cast<LLVM::SwitchOp>(op);
+    std::optional<APInt> value = eval.constant(sw.getValue());
+    if (!value)
+      return op.emitError() << "the graph described by '" << name
+                            << "' depends on a value that is not a compile-time "
+                               "constant (switch); internal nodes are static graphs";
+    Block *dest = sw.getDefaultDestination();
+    OperandRange destOperands = sw.getDefaultOperands();
+    if (auto caseValues = sw.getCaseValues())
+      for (auto [index, caseValue] : llvm::enumerate(caseValues->getValues<APInt>()))
+        if (caseValue == *value) {
+          dest = sw.getCaseDestinations()[index];
+          destOperands = sw.getCaseOperands(index);
+        }
+    bindSuccessor(dest, destOperands);
+    return dest;
+  }
+
+  /// An op that is neither a value, nor control flow, nor a call: harmless
+  /// values nobody needs (addresses, undef, float constants, lifetime
+  /// markers, allocas) are skipped; memory accesses and other work are not.
+  LogicalResult otherOp(Operation &op) {
+    if (isMemoryEffectFree(&op) ||
+        isa<LLVM::LifetimeStartOp, LLVM::LifetimeEndOp, LLVM::AssumeOp, LLVM::AllocaOp>(op))
+      return success();
+    if (auto store = dyn_cast<LLVM::StoreOp>(op);
+        store && eval.handles.count(eval.resolve(store.getValue())))
       return emitError(sourceLoc(&op))
-             << "internal node '" << name
-             << "' may only describe its graph (HPVM graph calls and "
-                               "integer arithmetic for extents); found computation ('"
-                            << op.getName() << "')";
-    }
+             << "internal node '" << name << "' stores a node handle of "
+             << "__hpvm__createNodeND in memory; node handles may only be "
+                "passed (directly, as values) to __hpvm__bindIn, __hpvm__bindOut "
+                "and __hpvm__edge";
+    return emitError(sourceLoc(&op))
+           << "internal node '" << name
+           << "' may only describe its graph (HPVM graph calls and "
+              "integer arithmetic for extents); found computation ('"
+           << op.getName() << "')";
+  }
+
+  /// A call reached by the evaluation: an HPVM-C graph call becomes an op.
+  LogicalResult graphCall(LLVM::CallOp call) {
     ApiCall api = classify(call);
-    OperandRange operands = call.getArgOperands();
     switch (api.api) {
     case Api::Hint:
-      if (failed(applyHint(node, call, internal)))
-        return failure();
-      break;
+      return raiser.applyHint(node, call, internal);
     case Api::Attributes:
-      if (failed(applyAttributes(node, call, internal, cEntry, node.sret ? 1 : 0)))
-        return failure();
-      break;
-    case Api::CreateNode: {
-      std::optional<int64_t> dims = constantArg(call, 0);
-      if (!dims)
-        return notConstant(call, "the number of dimensions");
-      if (*dims < 0 || *dims > 3)
-        return call.emitError() << "__hpvm__createNodeND with " << *dims
-                                << " dimensions; HPVM nodes have 0 to 3";
-      if (operands.size() != static_cast<size_t>(*dims) + 2)
-        return call.emitError() << "__hpvm__createNodeND(" << *dims
-                                << ", ...) expects " << *dims << " extents after the "
-                                << "node function, found " << operands.size() - 2;
-      FailureOr<Node *> child = nodeOfFunctionOperand(call, 1);
-      if (failed(child))
-        return failure();
-      if (!llvm::is_contained(children, *child)) {
-        children.push_back(*child);
-        createdAt.push_back(loc);
-      }
-      SmallVector<Value> extents;
-      for (Value extent : operands.drop_front(2)) {
-        FailureOr<Value> value = materialize(ib, eval, extent, loc);
-        if (failed(value))
-          return failure();
-        extents.push_back(
-            arith::IndexCastOp::create(ib, loc, ib.getIndexType(), *value));
-      }
-      auto create = CreateNodeOp::create(
-          ib, loc, mlir::hpvm::NodeType::get(context),
-          FlatSymbolRefAttr::get((*child)->function.getSymNameAttr()), extents);
-      eval.handles[call.getResult()] = create.getHandle();
-      break;
-    }
-    case Api::BindIn: {
-      FailureOr<Value> dest = handleOf(call, 0);
-      if (failed(dest))
-        return failure();
-      std::optional<int64_t> ip = constantArg(call, 1), ic = constantArg(call, 2),
-                             stream = constantArg(call, 3);
-      if (!ip || !ic || !stream)
-        return notConstant(call, "the ports and the stream flag");
-      if (*ip < 0 || static_cast<size_t>(*ip) >= node.inputs.size())
-        return call.emitError() << "__hpvm__bindIn: input port " << *ip
-                                << " of '" << name << "' is out of range; it has "
-                                << node.inputs.size() << " inputs";
-      if (*ic < 0)
-        return call.emitError() << "__hpvm__bindIn: negative child input port " << *ic;
-      bindIns.push_back({static_cast<unsigned>(*ip), childOf(*dest),
-                         static_cast<unsigned>(*ic)});
-      BindInOp::create(ib, loc, body->getArgument(*ip), *dest, static_cast<uint32_t>(*ic),
-                       *stream != 0);
-      break;
-    }
-    case Api::BindOut: {
-      FailureOr<Value> source = handleOf(call, 0);
-      if (failed(source))
-        return failure();
-      std::optional<int64_t> oc = constantArg(call, 1), op = constantArg(call, 2),
-                             stream = constantArg(call, 3);
-      if (!oc || !op || !stream)
-        return notConstant(call, "the ports and the stream flag");
-      if (*op < 0 || *op > 1024)
-        return call.emitError() << "__hpvm__bindOut: output port " << *op
-                                << " of '" << name << "' is out of range";
-      if (*oc < 0)
-        return call.emitError() << "__hpvm__bindOut: negative child output port " << *oc;
-      bindOuts.push_back({call, childOf(*source), *oc, *op});
-      BindOutOp::create(ib, loc, *source, static_cast<uint32_t>(*oc),
-                        static_cast<uint32_t>(*op), *stream != 0);
-      break;
-    }
-    case Api::Edge: {
-      FailureOr<Value> source = handleOf(call, 0), dest = handleOf(call, 1);
-      if (failed(source) || failed(dest))
-        return failure();
-      std::optional<int64_t> repl = constantArg(call, 2), sp = constantArg(call, 3),
-                             dp = constantArg(call, 4), stream = constantArg(call, 5);
-      if (!repl || !sp || !dp || !stream)
-        return notConstant(call, "the edge kind, the ports and the stream flag");
-      if (*sp < 0 || *dp < 0)
-        return call.emitError("__hpvm__edge: negative port");
-      edges.push_back({childOf(*source), static_cast<unsigned>(*sp), childOf(*dest),
-                       static_cast<unsigned>(*dp)});
-      EdgeOp::create(ib, loc, *source, static_cast<uint32_t>(*sp), *dest,
-                     static_cast<uint32_t>(*dp),
-                     *repl ? Replication::all_to_all : Replication::one_to_one,
-                     *stream != 0);
-      break;
-    }
+      return raiser.applyAttributes(node, call, internal, *cEntry, node.sret ? 1 : 0);
+    case Api::CreateNode:
+      return createNode(call);
+    case Api::BindIn:
+      return bindIn(call);
+    case Api::BindOut:
+      return bindOut(call);
+    case Api::Edge:
+      return edge(call);
     case Api::NodeId:
-      if (failed(checkNodeIdUnused(call)))
-        return failure();
-      break;
+      return checkNodeIdUnused(call);
     case Api::Return:
       return call.emitError() << "__hpvm__return in internal node '" << name
                               << "'; the outputs of an internal node are its "
@@ -462,89 +395,221 @@ LogicalResult Raiser::raiseInternal(Node &node) {
              << " and cannot appear in internal node '" << name << "'";
     }
   }
-  // The children, producers before consumers, each with the tensor types
-  // that flow into it: from this node's inputs through its bindings, from
-  // the outputs of the children raised before it through the edges (a node
-  // in a cycle of edges is raised in creation order).
-  // Kahn's algorithm, the lowest creation index first among the ready.
-  DenseMap<Node *, unsigned> indexOf;
-  for (auto [index, child] : llvm::enumerate(children))
-    indexOf[child] = index;
-  SmallVector<SmallVector<const PendingBindIn *>> bindsInto(children.size());
-  SmallVector<SmallVector<const PendingEdge *>> edgesInto(children.size());
-  SmallVector<SmallVector<unsigned>> consumers(children.size());
-  SmallVector<unsigned> waitingFor(children.size(), 0);
-  for (const PendingBindIn &bind : bindIns)
-    bindsInto[indexOf[bind.child]].push_back(&bind);
-  for (const PendingEdge &edge : edges) {
-    unsigned source = indexOf[edge.source], dest = indexOf[edge.dest];
-    edgesInto[dest].push_back(&edge);
-    if (source != dest) {
-      consumers[source].push_back(dest);
-      ++waitingFor[dest];
-    }
+
+  InFlightDiagnostic notConstant(LLVM::CallOp call, StringRef what) {
+    return call.emitError() << spelling(call) << " expects " << what
+                            << " to be a compile-time constant in '" << name << "'";
   }
-  std::set<unsigned> ready, left;
-  for (unsigned index = 0; index < children.size(); ++index) {
-    left.insert(index);
-    if (!waitingFor[index])
-      ready.insert(index);
+
+  FailureOr<Value> handleOf(LLVM::CallOp call, unsigned operand) {
+    Value handle = eval.handles.lookup(eval.resolve(call.getArgOperands()[operand]));
+    if (!handle)
+      return call.emitError() << spelling(call) << " expects a node handle returned by "
+                                 "__hpvm__createNodeND in '" << name << "'";
+    return handle;
   }
-  while (!left.empty()) {
-    unsigned index = ready.empty() ? *left.begin() : *ready.begin();
-    ready.erase(index);
-    left.erase(index);
-    for (unsigned consumer : consumers[index])
-      if (--waitingFor[consumer] == 0 && left.count(consumer))
-        ready.insert(consumer);
-    Node *next = children[index];
-    if (next->state != Node::Done) {
-      for (const PendingBindIn *bind : bindsInto[index])
-        if (auto type = dyn_cast<RankedTensorType>(node.inputs[bind->input]))
-          next->incoming.try_emplace(bind->port, type);
-      for (const PendingEdge *edge : edgesInto[index])
-        if (!left.count(indexOf[edge->source]) && edge->source->state == Node::Done &&
-            edge->sourcePort < edge->source->outputs.size())
-          if (auto type = dyn_cast<RankedTensorType>(edge->source->outputs[edge->sourcePort]))
-            next->incoming.try_emplace(edge->destPort, type);
-    }
-    if (failed(raiseNode(next->function.getSymNameAttr(), createdAt[index])))
+
+  std::optional<int64_t> constantArg(LLVM::CallOp call, unsigned operand) {
+    if (call.getArgOperands().size() <= operand)
+      return std::nullopt;
+    std::optional<APInt> value = eval.constant(call.getArgOperands()[operand]);
+    if (!value)
+      return std::nullopt;
+    return value->getSExtValue();
+  }
+
+  Node *childOf(Value handle) {
+    return &raiser.nodes[handle.getDefiningOp<CreateNodeOp>().getNodeAttr().getAttr()];
+  }
+
+  LogicalResult createNode(LLVM::CallOp call) {
+    Location loc = call.getLoc();
+    OperandRange operands = call.getArgOperands();
+    std::optional<int64_t> dims = constantArg(call, 0);
+    if (!dims)
+      return notConstant(call, "the number of dimensions");
+    if (*dims < 0 || *dims > 3)
+      return call.emitError() << "__hpvm__createNodeND with " << *dims
+                              << " dimensions; HPVM nodes have 0 to 3";
+    if (operands.size() != static_cast<size_t>(*dims) + 2)
+      return call.emitError() << "__hpvm__createNodeND(" << *dims
+                              << ", ...) expects " << *dims << " extents after the "
+                              << "node function, found " << operands.size() - 2;
+    FailureOr<Node *> child = raiser.nodeOfFunctionOperand(call, 1);
+    if (failed(child))
       return failure();
+    if (!llvm::is_contained(children, *child)) {
+      children.push_back(*child);
+      createdAt.push_back(loc);
+    }
+    SmallVector<Value> extents;
+    for (Value extent : operands.drop_front(2)) {
+      FailureOr<Value> value = materialize(ib, eval, extent, loc);
+      if (failed(value))
+        return failure();
+      extents.push_back(arith::IndexCastOp::create(ib, loc, ib.getIndexType(), *value));
+    }
+    auto create = CreateNodeOp::create(
+        ib, loc, mlir::hpvm::NodeType::get(context),
+        FlatSymbolRefAttr::get((*child)->function.getSymNameAttr()), extents);
+    eval.handles[call.getResult()] = create.getHandle();
+    return success();
   }
-  // Declared shapes flow up: a `void *` input bound to a tensor input of a
-  // child is that tensor.
-  for (const PendingBindIn &bind : bindIns) {
-    BlockArgument input = body->getArgument(bind.input);
-    if (bind.port < bind.child->inputs.size() &&
-        isa<RankedTensorType>(bind.child->inputs[bind.port]) &&
-        isa<LLVM::LLVMPointerType>(input.getType())) {
-      input.setType(bind.child->inputs[bind.port]);
-      node.inputs[bind.input] = bind.child->inputs[bind.port];
-      internal.removeArgAttr(bind.input, HPVMDialect::getAccessAttrName());
+
+  LogicalResult bindIn(LLVM::CallOp call) {
+    FailureOr<Value> dest = handleOf(call, 0);
+    if (failed(dest))
+      return failure();
+    std::optional<int64_t> ip = constantArg(call, 1), ic = constantArg(call, 2),
+                           stream = constantArg(call, 3);
+    if (!ip || !ic || !stream)
+      return notConstant(call, "the ports and the stream flag");
+    if (*ip < 0 || static_cast<size_t>(*ip) >= node.inputs.size())
+      return call.emitError() << "__hpvm__bindIn: input port " << *ip << " of '" << name
+                              << "' is out of range; it has " << node.inputs.size()
+                              << " inputs";
+    if (*ic < 0)
+      return call.emitError() << "__hpvm__bindIn: negative child input port " << *ic;
+    bindIns.push_back(
+        {static_cast<unsigned>(*ip), childOf(*dest), static_cast<unsigned>(*ic)});
+    BindInOp::create(ib, call.getLoc(), body->getArgument(*ip), *dest,
+                     static_cast<uint32_t>(*ic), *stream != 0);
+    return success();
+  }
+
+  LogicalResult bindOut(LLVM::CallOp call) {
+    FailureOr<Value> source = handleOf(call, 0);
+    if (failed(source))
+      return failure();
+    std::optional<int64_t> oc = constantArg(call, 1), op = constantArg(call, 2),
+                           stream = constantArg(call, 3);
+    if (!oc || !op || !stream)
+      return notConstant(call, "the ports and the stream flag");
+    if (*op < 0 || *op > 1024)
+      return call.emitError() << "__hpvm__bindOut: output port " << *op << " of '" << name
+                              << "' is out of range";
+    if (*oc < 0)
+      return call.emitError() << "__hpvm__bindOut: negative child output port " << *oc;
+    bindOuts.push_back({call, childOf(*source), *oc, *op});
+    BindOutOp::create(ib, call.getLoc(), *source, static_cast<uint32_t>(*oc),
+                      static_cast<uint32_t>(*op), *stream != 0);
+    return success();
+  }
+
+  LogicalResult edge(LLVM::CallOp call) {
+    FailureOr<Value> source = handleOf(call, 0), dest = handleOf(call, 1);
+    if (failed(source) || failed(dest))
+      return failure();
+    std::optional<int64_t> repl = constantArg(call, 2), sp = constantArg(call, 3),
+                           dp = constantArg(call, 4), stream = constantArg(call, 5);
+    if (!repl || !sp || !dp || !stream)
+      return notConstant(call, "the edge kind, the ports and the stream flag");
+    if (*sp < 0 || *dp < 0)
+      return call.emitError("__hpvm__edge: negative port");
+    edges.push_back({childOf(*source), static_cast<unsigned>(*sp), childOf(*dest),
+                     static_cast<unsigned>(*dp)});
+    EdgeOp::create(ib, call.getLoc(), *source, static_cast<uint32_t>(*sp), *dest,
+                   static_cast<uint32_t>(*dp),
+                   *repl ? Replication::all_to_all : Replication::one_to_one, *stream != 0);
+    return success();
+  }
+
+  /// The children, producers before consumers, each with the tensor types
+  /// that flow into it: from this node's inputs through its bindings, from
+  /// the outputs of the children raised before it through the edges (a node
+  /// in a cycle of edges is raised in creation order). Kahn's algorithm, the
+  /// lowest creation index first among the ready.
+  LogicalResult raiseChildren() {
+    DenseMap<Node *, unsigned> indexOf;
+    for (auto [index, child] : llvm::enumerate(children))
+      indexOf[child] = index;
+    SmallVector<SmallVector<const PendingBindIn *>> bindsInto(children.size());
+    SmallVector<SmallVector<const PendingEdge *>> edgesInto(children.size());
+    SmallVector<SmallVector<unsigned>> consumers(children.size());
+    SmallVector<unsigned> waitingFor(children.size(), 0);
+    for (const PendingBindIn &bind : bindIns)
+      bindsInto[indexOf[bind.child]].push_back(&bind);
+    for (const PendingEdge &edge : edges) {
+      unsigned source = indexOf[edge.source], dest = indexOf[edge.dest];
+      edgesInto[dest].push_back(&edge);
+      if (source != dest) {
+        consumers[source].push_back(dest);
+        ++waitingFor[dest];
+      }
+    }
+    std::set<unsigned> ready, left;
+    for (unsigned index = 0; index < children.size(); ++index) {
+      left.insert(index);
+      if (!waitingFor[index])
+        ready.insert(index);
+    }
+    while (!left.empty()) {
+      unsigned index = ready.empty() ? *left.begin() : *ready.begin();
+      ready.erase(index);
+      left.erase(index);
+      for (unsigned consumer : consumers[index])
+        if (--waitingFor[consumer] == 0 && left.count(consumer))
+          ready.insert(consumer);
+      Node *next = children[index];
+      if (next->state != Node::Done) {
+        for (const PendingBindIn *bind : bindsInto[index])
+          if (auto type = dyn_cast<RankedTensorType>(node.inputs[bind->input]))
+            next->incoming.try_emplace(bind->port, type);
+        for (const PendingEdge *edge : edgesInto[index])
+          if (!left.count(indexOf[edge->source]) && edge->source->state == Node::Done &&
+              edge->sourcePort < edge->source->outputs.size())
+            if (auto type =
+                    dyn_cast<RankedTensorType>(edge->source->outputs[edge->sourcePort]))
+              next->incoming.try_emplace(edge->destPort, type);
+      }
+      if (failed(raiser.raiseNode(next->function.getSymNameAttr(), createdAt[index])))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Declared shapes flow up: a `void *` input bound to a tensor input of a
+  /// child is that tensor.
+  void typeInputsFromChildren() {
+    for (const PendingBindIn &bind : bindIns) {
+      BlockArgument input = body->getArgument(bind.input);
+      if (bind.port < bind.child->inputs.size() &&
+          isa<RankedTensorType>(bind.child->inputs[bind.port]) &&
+          isa<LLVM::LLVMPointerType>(input.getType())) {
+        input.setType(bind.child->inputs[bind.port]);
+        node.inputs[bind.input] = bind.child->inputs[bind.port];
+        internal.removeArgAttr(bind.input, HPVMDialect::getAccessAttrName());
+      }
     }
   }
-  for (PendingBindOut &bind : bindOuts) {
-    if (static_cast<size_t>(bind.childPort) >= bind.child->outputs.size())
-      return bind.call.emitError()
-             << "__hpvm__bindOut: output port " << bind.childPort << " of '"
-             << bind.child->function.getName() << "' is out of range; it has "
-             << bind.child->outputs.size() << " outputs";
-    outputTypes.try_emplace(bind.port, bind.child->outputs[bind.childPort]);
-  }
-  // The outputs, by __hpvm__bindOut port.
-  unsigned numOutputs = 0;
-  for (auto &[port, type] : outputTypes)
-    numOutputs = std::max(numOutputs, port + 1);
-  for (unsigned port = 0; port < numOutputs; ++port) {
-    auto found = outputTypes.find(port);
-    if (found == outputTypes.end())
-      return function.emitError() << "output " << port << " of internal node '" << name
-                                  << "' is never bound (__hpvm__bindOut), but output "
-                                  << numOutputs - 1 << " is";
-    node.outputs.push_back(found->second);
-  }
-  FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
-  if (succeeded(declared) && *declared != ArrayRef<Type>(node.outputs))
+
+  /// The outputs, by __hpvm__bindOut port, checked against the C return
+  /// struct when there is one.
+  LogicalResult collectOutputs() {
+    DenseMap<unsigned, Type> outputTypes;
+    for (PendingBindOut &bind : bindOuts) {
+      if (static_cast<size_t>(bind.childPort) >= bind.child->outputs.size())
+        return bind.call.emitError()
+               << "__hpvm__bindOut: output port " << bind.childPort << " of '"
+               << bind.child->function.getName() << "' is out of range; it has "
+               << bind.child->outputs.size() << " outputs";
+      outputTypes.try_emplace(bind.port, bind.child->outputs[bind.childPort]);
+    }
+    unsigned numOutputs = 0;
+    for (auto &[port, type] : outputTypes)
+      numOutputs = std::max(numOutputs, port + 1);
+    for (unsigned port = 0; port < numOutputs; ++port) {
+      auto found = outputTypes.find(port);
+      if (found == outputTypes.end())
+        return function.emitError() << "output " << port << " of internal node '" << name
+                                    << "' is never bound (__hpvm__bindOut), but output "
+                                    << numOutputs - 1 << " is";
+      node.outputs.push_back(found->second);
+    }
+    FailureOr<SmallVector<Type>> declared =
+        raiser.outputTypesFromDeclaration(node, numOutputs);
+    if (failed(declared) || *declared == ArrayRef<Type>(node.outputs))
+      return success();
     for (auto [index, pair] : llvm::enumerate(llvm::zip(*declared, node.outputs)))
       if (std::get<0>(pair) != std::get<1>(pair) &&
           !(isa<RankedTensorType>(std::get<1>(pair)) &&
@@ -553,13 +618,31 @@ LogicalResult Raiser::raiseInternal(Node &node) {
                << "the return struct of '" << name << "' declares output " << index
                << " as " << std::get<0>(pair) << ", but the child output bound to "
                << "it is a " << std::get<1>(pair);
-  for (auto [index, type] : llvm::enumerate(node.inputs))
-    if (isa<TensorType>(type))
-      internal.removeArgAttr(index, HPVMDialect::getAccessAttrName());
-  internal.setFunctionTypeAttr(
-      TypeAttr::get(FunctionType::get(context, node.inputs, node.outputs)));
-  setOutputLayout(node);
-  return success();
+    return success();
+  }
+
+  Raiser &raiser;
+  Node &node;
+  LLVM::LLVMFuncOp function;
+  StringRef name;
+  MLIRContext *context;
+  InternalOp internal;
+  Block *body = nullptr;
+  Block *cEntry = nullptr;
+  OpBuilder ib;
+  Evaluation eval;
+  // What the evaluation records to raise the children once the whole graph
+  // is known: each child once, in creation order, with where it was first
+  // created; the bindings and edges between them.
+  SmallVector<Node *> children;
+  SmallVector<Location> createdAt;
+  SmallVector<PendingBindIn> bindIns;
+  SmallVector<PendingBindOut> bindOuts;
+  SmallVector<PendingEdge> edges;
+};
+
+LogicalResult Raiser::raiseInternal(Node &node) {
+  return InternalNodeRaiser(*this, node).run();
 }
 
 } // namespace mlir::hpvm::hpvmc

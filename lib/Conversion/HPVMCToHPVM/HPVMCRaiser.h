@@ -135,6 +135,8 @@ struct Node {
   }
 };
 
+class InternalNodeRaiser;
+
 /// Raises one imported module: node functions to hpvm.leaf / hpvm.internal
 /// (parents first, so that tensor shapes flow down: an internal node raises
 /// its children once its graph is evaluated, producers before consumers),
@@ -148,6 +150,7 @@ public:
   LogicalResult run();
 
 private:
+  friend class InternalNodeRaiser; // EvaluateGraph.cpp
   LogicalResult collectNodes();
   /// The shapes of the tensor objects launches pass to their roots
   /// (InferLaunchShapes.cpp): each root input whose argument-struct field
