@@ -136,6 +136,7 @@ struct Node {
 };
 
 class InternalNodeRaiser;
+class LeafRaiser;
 
 /// Raises one imported module: node functions to hpvm.leaf / hpvm.internal
 /// (parents first, so that tensor shapes flow down: an internal node raises
@@ -151,6 +152,7 @@ public:
 
 private:
   friend class InternalNodeRaiser; // EvaluateGraph.cpp
+  friend class LeafRaiser;         // RaiseLeaves.cpp
   LogicalResult collectNodes();
   /// The shapes of the tensor objects launches pass to their roots
   /// (InferLaunchShapes.cpp): each root input whose argument-struct field

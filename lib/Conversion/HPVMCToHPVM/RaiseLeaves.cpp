@@ -88,89 +88,175 @@ static void convertNarrowIntegersThroughWide(LeafOp leaf) {
   }
 }
 
-LogicalResult Raiser::raiseLeaf(Node &node) {
-  LLVM::LLVMFuncOp function = node.function;
-  StringRef name = function.getName();
-  // The outputs: every __hpvm__return agrees on their number.
-  SmallVector<LLVM::CallOp> returns;
-  function.walk([&](LLVM::CallOp call) {
-    if (classify(call).api == Api::Return)
-      returns.push_back(call);
-  });
-  std::optional<unsigned> count;
-  for (LLVM::CallOp call : returns) {
-    OperandRange operands = call.getArgOperands();
-    std::optional<int64_t> n = operands.empty() ? std::nullopt : constantInt(operands[0]);
-    if (!n || *n < 0)
-      return call.emitError("__hpvm__return expects a constant count of outputs first");
-    if (static_cast<size_t>(*n) + 1 != operands.size())
-      return call.emitError() << "__hpvm__return(" << *n << ", ...) expects " << *n
-                              << " outputs, found " << operands.size() - 1;
-    if (count && *count != *n)
-      return call.emitError() << "__hpvm__return gives " << *n
-                              << " outputs, but another __hpvm__return of '" << name
-                              << "' gives " << *count;
-    count = *n;
+/// The atomic the call of __hpvm__atomic_<kind> stands for, with its result.
+static Value raiseAtomic(OpBuilder &b, Location loc, const ApiCall &api, LLVM::CallOp call) {
+  OperandRange operands = call.getArgOperands();
+  if (api.atomic == "cmpxchg") {
+    // As in the release: store the new value when the old one equals the
+    // expected one, and return the old value either way.
+    auto exchange = LLVM::AtomicCmpXchgOp::create(
+        b, loc, operands[0], operands[1], operands[2], LLVM::AtomicOrdering::seq_cst,
+        LLVM::AtomicOrdering::seq_cst);
+    return LLVM::ExtractValueOp::create(b, loc, exchange.getResult(), ArrayRef<int64_t>{0});
   }
-  // A tensor leaf: the inputs __hpvm__tensor_shape declares are tensors.
-  node.tensorLeaf = function
-                        .walk([](LLVM::CallOp call) {
-                          Api api = classify(call).api;
-                          return api == Api::Tensor || api == Api::TensorShape
-                                     ? WalkResult::interrupt()
-                                     : WalkResult::advance();
-                        })
-                        .wasInterrupted();
-  if (node.tensorLeaf && failed(readTensorShapes(node)))
-    return failure();
-  // The tensors flowing in type the `void *` inputs it does not declare.
-  if (node.tensorLeaf)
-    for (auto [input, type] : node.incoming)
-      if (input < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[input])) {
-        node.tensorInputs[input] = type;
-        node.inputs[input] = type;
-      }
-  unsigned numOutputs = count.value_or(0);
-  FailureOr<SmallVector<Type>> declared = outputTypesFromDeclaration(node, numOutputs);
-  if (succeeded(declared)) {
-    node.outputs = *declared;
-  } else if (!returns.empty()) {
-    for (Value value : returns.front().getArgOperands().drop_front())
-      node.outputs.push_back(value.getType());
+  Type i32 = b.getI32Type();
+  Value operand =
+      operands.size() > 1
+          ? operands[1]
+          : LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1)).getResult();
+  auto kind = llvm::StringSwitch<LLVM::AtomicBinOp>(api.atomic)
+                  .Cases({"add", "inc"}, LLVM::AtomicBinOp::add)
+                  .Cases({"sub", "dec"}, LLVM::AtomicBinOp::sub)
+                  .Case("xchg", LLVM::AtomicBinOp::xchg)
+                  .Case("min", LLVM::AtomicBinOp::min)
+                  .Case("max", LLVM::AtomicBinOp::max)
+                  .Case("umin", LLVM::AtomicBinOp::umin)
+                  .Case("umax", LLVM::AtomicBinOp::umax)
+                  .Case("and", LLVM::AtomicBinOp::_and)
+                  .Case("or", LLVM::AtomicBinOp::_or)
+                  .Default(LLVM::AtomicBinOp::_xor);
+  return LLVM::AtomicRMWOp::create(b, loc, kind, operands[0], operand,
+                                   LLVM::AtomicOrdering::seq_cst);
+}
+
+/// The math dialect rather than libm calls: the CPU backend widens these in
+/// lock-step tiles, and each backend lowers them its own way.
+static Value raiseMath(OpBuilder &b, Location loc, const ApiCall &api, LLVM::CallOp call) {
+  Value x = call.getArgOperands()[0];
+  if (api.math == "floor")
+    return math::FloorOp::create(b, loc, x);
+  if (api.math == "rsqrt")
+    return math::RsqrtOp::create(b, loc, x);
+  if (api.math == "sqrt")
+    return math::SqrtOp::create(b, loc, x);
+  if (api.math == "sin")
+    return math::SinOp::create(b, loc, x);
+  return math::CosOp::create(b, loc, x);
+}
+
+/// The last __hpvm__return before `end` in `block`, if any.
+static Operation *lastReturnBefore(Block *block, Block::iterator end) {
+  for (auto it = end; it != block->begin();) {
+    --it;
+    if (auto call = dyn_cast<LLVM::CallOp>(*it); call && classify(call).api == Api::Return)
+      return call;
   }
-  setOutputLayout(node);
+  return nullptr;
+}
 
-  OpBuilder b(function);
-  auto leaf = LeafOp::create(b, function.getLoc(), name,
-                             FunctionType::get(context, node.inputs, node.outputs));
-  leaf.setPrivate();
-  node.definition = leaf;
-  leaf.getBody().takeBody(function.getBody());
-  Block &entry = leaf.getBody().front();
-  if (node.sret) {
-    // The (unused) return slot becomes a local.
-    OpBuilder eb = OpBuilder::atBlockBegin(&entry);
-    auto sretType = function.getArgAttrOfType<TypeAttr>(0, "llvm.sret");
-    Value one = LLVM::ConstantOp::create(eb, function.getLoc(), eb.getI64Type(),
-                                         eb.getI64IntegerAttr(1));
-    Value slot = LLVM::AllocaOp::create(eb, function.getLoc(), pointerType,
-                                        sretType ? sretType.getValue() : eb.getI8Type(), one);
-    entry.getArgument(0).replaceAllUsesWith(slot);
-    entry.eraseArgument(0);
+/// One leaf function raised: its outputs from the __hpvm__return calls, the
+/// hpvm.leaf that takes its body, each HPVM-C call of the body as an op, and
+/// each llvm.return as the hpvm.return of the outputs reaching it.
+class LeafRaiser {
+public:
+  LeafRaiser(Raiser &raiser, Node &node)
+      : raiser(raiser), node(node), function(node.function), name(function.getName()) {}
+
+  LogicalResult run() {
+    if (failed(collectReturns()) || failed(typeNode()))
+      return failure();
+    createLeaf();
+    if (failed(raiseCalls()) || failed(checkHandleUses()))
+      return failure();
+    if (node.tensorLeaf && failed(typeTensorOutputs()))
+      return failure();
+    if (failed(lowerReturns()))
+      return failure();
+    // A tensor leaf is straight-line code: what the intrinsics' constant
+    // arguments left behind goes.
+    if (node.tensorLeaf)
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry->getOperations())))
+        if (op.use_empty() && !op.hasTrait<::mlir::OpTrait::IsTerminator>() &&
+            isMemoryEffectFree(&op))
+          op.erase();
+    eraseHandles();
+    return success();
   }
 
-  for (auto [input, type] : node.tensorInputs)
-    entry.getArgument(input).setType(type);
-  convertNarrowIntegersThroughWide(leaf);
+private:
+  /// The outputs: every __hpvm__return agrees on their number.
+  LogicalResult collectReturns() {
+    function.walk([&](LLVM::CallOp call) {
+      if (classify(call).api == Api::Return)
+        returns.push_back(call);
+    });
+    for (LLVM::CallOp call : returns) {
+      OperandRange operands = call.getArgOperands();
+      std::optional<int64_t> n = operands.empty() ? std::nullopt : constantInt(operands[0]);
+      if (!n || *n < 0)
+        return call.emitError("__hpvm__return expects a constant count of outputs first");
+      if (static_cast<size_t>(*n) + 1 != operands.size())
+        return call.emitError() << "__hpvm__return(" << *n << ", ...) expects " << *n
+                                << " outputs, found " << operands.size() - 1;
+      if (count && *count != *n)
+        return call.emitError() << "__hpvm__return gives " << *n
+                                << " outputs, but another __hpvm__return of '" << name
+                                << "' gives " << *count;
+      count = *n;
+    }
+    return success();
+  }
 
-  // Node handles: the level of the node each handle designates.
-  DenseMap<Value, unsigned> levels;
-  SmallVector<LLVM::CallOp> calls;
-  leaf.walk([&](LLVM::CallOp call) {
-    if (classify(call).api != Api::None)
-      calls.push_back(call);
-  });
-  auto handleLevel = [&](LLVM::CallOp call) -> FailureOr<unsigned> {
+  /// The node's inputs (tensors for a tensor leaf) and outputs.
+  LogicalResult typeNode() {
+    // A tensor leaf: the inputs __hpvm__tensor_shape declares are tensors.
+    node.tensorLeaf = function
+                          .walk([](LLVM::CallOp call) {
+                            Api api = classify(call).api;
+                            return api == Api::Tensor || api == Api::TensorShape
+                                       ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+                          })
+                          .wasInterrupted();
+    if (node.tensorLeaf && failed(raiser.readTensorShapes(node)))
+      return failure();
+    // The tensors flowing in type the `void *` inputs it does not declare.
+    if (node.tensorLeaf)
+      for (auto [input, type] : node.incoming)
+        if (input < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[input])) {
+          node.tensorInputs[input] = type;
+          node.inputs[input] = type;
+        }
+    FailureOr<SmallVector<Type>> declared =
+        raiser.outputTypesFromDeclaration(node, count.value_or(0));
+    if (succeeded(declared)) {
+      node.outputs = *declared;
+    } else if (!returns.empty()) {
+      for (Value value : returns.front().getArgOperands().drop_front())
+        node.outputs.push_back(value.getType());
+    }
+    raiser.setOutputLayout(node);
+    return success();
+  }
+
+  /// The hpvm.leaf, with the function's body; an sret slot becomes a local.
+  void createLeaf() {
+    OpBuilder b(function);
+    leaf = LeafOp::create(b, function.getLoc(), name,
+                          FunctionType::get(raiser.context, node.inputs, node.outputs));
+    leaf.setPrivate();
+    node.definition = leaf;
+    leaf.getBody().takeBody(function.getBody());
+    entry = &leaf.getBody().front();
+    if (node.sret) {
+      // The (unused) return slot becomes a local.
+      OpBuilder eb = OpBuilder::atBlockBegin(entry);
+      auto sretType = function.getArgAttrOfType<TypeAttr>(0, "llvm.sret");
+      Value one = LLVM::ConstantOp::create(eb, function.getLoc(), eb.getI64Type(),
+                                           eb.getI64IntegerAttr(1));
+      Value slot =
+          LLVM::AllocaOp::create(eb, function.getLoc(), raiser.pointerType,
+                                 sretType ? sretType.getValue() : eb.getI8Type(), one);
+      entry->getArgument(0).replaceAllUsesWith(slot);
+      entry->eraseArgument(0);
+    }
+    for (auto [input, type] : node.tensorInputs)
+      entry->getArgument(input).setType(type);
+    convertNarrowIntegersThroughWide(leaf);
+  }
+
+  /// Node handles: the level of the node each handle designates.
+  FailureOr<unsigned> handleLevel(LLVM::CallOp call) {
     Value handle = call.getArgOperands().empty() ? Value() : call.getArgOperands()[0];
     auto it = levels.find(handle);
     if (it == levels.end())
@@ -178,117 +264,79 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
                               << " expects a node handle from __hpvm__getNode() or "
                                  "__hpvm__getParentNode(...) in the same function";
     return it->second;
-  };
-  for (LLVM::CallOp call : calls) {
-    ApiCall api = classify(call);
+  }
+
+  LogicalResult raiseCalls() {
+    SmallVector<LLVM::CallOp> calls;
+    leaf.walk([&](LLVM::CallOp call) {
+      if (classify(call).api != Api::None)
+        calls.push_back(call);
+    });
+    for (LLVM::CallOp call : calls) {
+      ApiCall api = classify(call);
+      // Kept for now: __hpvm__return (at the llvm.return), node handles
+      // (erased once their uses are).
+      if (api.api == Api::Return)
+        continue;
+      if (api.api == Api::GetNode || api.api == Api::GetParentNode) {
+        FailureOr<unsigned> level = api.api == Api::GetNode ? 0u : handleLevel(call);
+        if (failed(level))
+          return failure();
+        levels[call.getResult()] = api.api == Api::GetNode ? 0 : *level + 1;
+        continue;
+      }
+      FailureOr<Value> replacement = raiseCall(call, api);
+      if (failed(replacement))
+        return failure();
+      if (*replacement)
+        call.getResult().replaceAllUsesWith(*replacement);
+      call.erase();
+    }
+    return success();
+  }
+
+  /// The op an HPVM-C call of the leaf becomes; its result's replacement, or
+  /// a null value when it has none.
+  FailureOr<Value> raiseCall(LLVM::CallOp call, const ApiCall &api) {
     OpBuilder cb(call);
     Location loc = call.getLoc();
-    Value replacement;
     switch (api.api) {
     case Api::Hint:
-      if (failed(applyHint(node, call, leaf)))
-        return failure();
-      break;
+      return failed(raiser.applyHint(node, call, leaf)) ? FailureOr<Value>() : Value();
     case Api::Attributes:
-      if (failed(applyAttributes(node, call, leaf, entry, /*firstInput=*/0)))
-        return failure();
-      break;
-    case Api::Return:
-      continue; // At the llvm.return.
-    case Api::GetNode:
-      levels[call.getResult()] = 0;
-      continue; // Erased once its uses are.
-    case Api::GetParentNode: {
-      FailureOr<unsigned> level = handleLevel(call);
-      if (failed(level))
-        return failure();
-      levels[call.getResult()] = *level + 1;
-      continue;
-    }
+      return failed(raiser.applyAttributes(node, call, leaf, *entry, /*firstInput=*/0))
+                 ? FailureOr<Value>()
+                 : Value();
     case Api::InstanceId:
     case Api::NumInstances: {
       FailureOr<unsigned> level = handleLevel(call);
       if (failed(level))
         return failure();
-      Value index =
-          api.api == Api::InstanceId
-              ? InstanceIdOp::create(cb, loc, api.dim, *level).getResult()
-              : NumInstancesOp::create(cb, loc, api.dim, *level).getResult();
-      replacement = arith::IndexCastOp::create(cb, loc, call.getResult().getType(), index);
-      break;
+      Value index = api.api == Api::InstanceId
+                        ? InstanceIdOp::create(cb, loc, api.dim, *level).getResult()
+                        : NumInstancesOp::create(cb, loc, api.dim, *level).getResult();
+      return arith::IndexCastOp::create(cb, loc, call.getResult().getType(), index)
+          .getResult();
     }
     case Api::Barrier:
       BarrierOp::create(cb, loc);
-      break;
+      return Value();
     case Api::Malloc: {
       Value bytes = arith::IndexCastOp::create(cb, loc, cb.getIndexType(),
                                                call.getArgOperands()[0]);
-      replacement = AllocOp::create(cb, loc, pointerType, ValueRange{bytes});
-      break;
+      return AllocOp::create(cb, loc, raiser.pointerType, ValueRange{bytes}).getResult();
     }
     case Api::IsNonZeroLoop:
-      break;
+    case Api::TensorShape: // read by readTensorShapes
+      return Value();
     case Api::NodeId:
-      if (failed(checkNodeIdUnused(call)))
-        return failure();
-      break;
-    case Api::Atomic: {
-      OperandRange operands = call.getArgOperands();
-      if (api.atomic == "cmpxchg") {
-        // As in the release: store the new value when the old one equals the
-        // expected one, and return the old value either way.
-        auto exchange = LLVM::AtomicCmpXchgOp::create(
-            cb, loc, operands[0], operands[1], operands[2], LLVM::AtomicOrdering::seq_cst,
-            LLVM::AtomicOrdering::seq_cst);
-        replacement = LLVM::ExtractValueOp::create(cb, loc, exchange.getResult(),
-                                                   ArrayRef<int64_t>{0});
-        break;
-      }
-      Type i32 = cb.getI32Type();
-      Value operand =
-          operands.size() > 1
-              ? operands[1]
-              : LLVM::ConstantOp::create(cb, loc, i32, cb.getI32IntegerAttr(1)).getResult();
-      auto kind = llvm::StringSwitch<LLVM::AtomicBinOp>(api.atomic)
-                      .Cases({"add", "inc"}, LLVM::AtomicBinOp::add)
-                      .Cases({"sub", "dec"}, LLVM::AtomicBinOp::sub)
-                      .Case("xchg", LLVM::AtomicBinOp::xchg)
-                      .Case("min", LLVM::AtomicBinOp::min)
-                      .Case("max", LLVM::AtomicBinOp::max)
-                      .Case("umin", LLVM::AtomicBinOp::umin)
-                      .Case("umax", LLVM::AtomicBinOp::umax)
-                      .Case("and", LLVM::AtomicBinOp::_and)
-                      .Case("or", LLVM::AtomicBinOp::_or)
-                      .Default(LLVM::AtomicBinOp::_xor);
-      replacement = LLVM::AtomicRMWOp::create(cb, loc, kind, operands[0], operand,
-                                              LLVM::AtomicOrdering::seq_cst);
-      break;
-    }
-    case Api::Math: {
-      // The math dialect rather than libm calls: the CPU backend widens these
-      // in lock-step tiles, and each backend lowers them its own way.
-      Value x = call.getArgOperands()[0];
-      if (api.math == "floor")
-        replacement = math::FloorOp::create(cb, loc, x);
-      else if (api.math == "rsqrt")
-        replacement = math::RsqrtOp::create(cb, loc, x);
-      else if (api.math == "sqrt")
-        replacement = math::SqrtOp::create(cb, loc, x);
-      else if (api.math == "sin")
-        replacement = math::SinOp::create(cb, loc, x);
-      else
-        replacement = math::CosOp::create(cb, loc, x);
-      break;
-    }
-    case Api::TensorShape:
-      break; // Read by readTensorShapes.
-    case Api::Tensor: {
-      FailureOr<Value> result = raiseTensorCall(node, call, entry);
-      if (failed(result))
-        return failure();
-      replacement = *result;
-      break;
-    }
+      return failed(checkNodeIdUnused(call)) ? FailureOr<Value>() : Value();
+    case Api::Atomic:
+      return raiseAtomic(cb, loc, api, call);
+    case Api::Math:
+      return raiseMath(cb, loc, api, call);
+    case Api::Tensor:
+      return raiser.raiseTensorCall(node, call, *entry);
     default:
       return call.emitError()
              << spelling(call) << " is a "
@@ -296,55 +344,47 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
              << " and cannot appear in leaf node '" << name << "'"
              << (isHostCall(api.api) ? "; host calls belong to host code" : "");
     }
-    if (replacement)
-      call.getResult().replaceAllUsesWith(replacement);
-    call.erase();
   }
-  // Handles may only feed the queries above.
-  for (auto &[handle, level] : levels) {
-    for (Operation *user : handle.getUsers()) {
-      auto call = dyn_cast<LLVM::CallOp>(user);
-      if (!call || classify(call).api != Api::GetParentNode)
-        return emitError(sourceLoc(user))
-               << "a node handle (__hpvm__getNode / __hpvm__getParentNode) may "
-                  "only be passed to the HPVM query functions";
-    }
+
+  /// Handles may only feed the queries above.
+  LogicalResult checkHandleUses() {
+    for (auto &[handle, level] : levels)
+      for (Operation *user : handle.getUsers()) {
+        auto call = dyn_cast<LLVM::CallOp>(user);
+        if (!call || classify(call).api != Api::GetParentNode)
+          return emitError(sourceLoc(user))
+                 << "a node handle (__hpvm__getNode / __hpvm__getParentNode) may "
+                    "only be passed to the HPVM query functions";
+      }
+    return success();
   }
-  if (node.tensorLeaf) {
-    if (failed(checkTensorUses(node, leaf)))
+
+  /// Tensors returned are tensor outputs (the C return struct declares them
+  /// `void *`).
+  LogicalResult typeTensorOutputs() {
+    if (failed(raiser.checkTensorUses(node, leaf)))
       return failure();
-    // Tensors returned are tensor outputs (the C return struct declares
-    // them `void *`).
     for (LLVM::CallOp call : returns)
       for (auto [index, value] : llvm::enumerate(call.getArgOperands().drop_front()))
         if (isa<TensorType>(value.getType()) && index < node.outputs.size())
           node.outputs[index] = value.getType();
     leaf.setFunctionTypeAttr(
-        TypeAttr::get(FunctionType::get(context, node.inputs, node.outputs)));
-    setOutputLayout(node);
+        TypeAttr::get(FunctionType::get(raiser.context, node.inputs, node.outputs)));
+    raiser.setOutputLayout(node);
+    return success();
   }
-  // Each llvm.return becomes hpvm.return with the outputs of the last
-  // __hpvm__return on the paths reaching it. clang merges the returns of a
-  // function into one block, so several __hpvm__return calls (early returns,
-  // switch cases) may reach one llvm.return: their outputs then go through
-  // a stack slot per output, which LLVM promotes back to registers.
+
+  /// Which __hpvm__return calls reach a point, and whether a path from the
+  /// entry reaches it without one.
   struct Reaching {
     llvm::SmallSetVector<Operation *, 2> calls;
-    bool none = false; // a path from the entry without __hpvm__return
+    bool none = false;
     bool operator!=(const Reaching &other) const {
       return none != other.none || calls.getArrayRef() != other.calls.getArrayRef();
     }
   };
-  auto lastReturnBefore = [](Block *block, Block::iterator end) -> Operation * {
-    for (auto it = end; it != block->begin();) {
-      --it;
-      if (auto call = dyn_cast<LLVM::CallOp>(*it); call && classify(call).api == Api::Return)
-        return call;
-    }
-    return nullptr;
-  };
-  DenseMap<Block *, Reaching> atEnd;
-  auto atStart = [&](Block *block) {
+
+  Reaching atStart(Block *block) {
     Reaching reaching;
     reaching.none = block->isEntryBlock();
     for (Block *pred : block->getPredecessors()) {
@@ -353,43 +393,57 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
       reaching.calls.insert(from.calls.begin(), from.calls.end());
     }
     return reaching;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Block &block : leaf.getBody()) {
-      Reaching reaching;
-      if (Operation *last = lastReturnBefore(&block, block.end()))
-        reaching.calls.insert(last);
-      else
-        reaching = atStart(&block);
-      Reaching &old = atEnd[&block];
-      if (old != reaching) {
-        old = std::move(reaching);
-        changed = true;
-      }
-    }
   }
-  SmallVector<LLVM::ReturnOp> llvmReturns;
-  leaf.walk([&](LLVM::ReturnOp ret) { llvmReturns.push_back(ret); });
-  // The values each __hpvm__return gives, at their declared types.
-  DenseMap<Operation *, SmallVector<Value>> given;
-  for (LLVM::CallOp call : returns) {
-    OpBuilder rb(call);
-    SmallVector<Value> &values = given[call];
-    for (auto [index, value] : llvm::enumerate(call.getArgOperands().drop_front())) {
-      FailureOr<Value> fitted = fitOutput(rb, call, index, value, node.outputs[index]);
-      if (failed(fitted))
-        return failure();
-      values.push_back(*fitted);
-    }
-  }
-  SmallVector<Value> slots; // created when a return is reached by several
-  for (LLVM::ReturnOp ret : llvmReturns) {
+
+  Reaching reachingBefore(Block *block, Block::iterator point) {
     Reaching reaching;
-    if (Operation *last = lastReturnBefore(ret->getBlock(), ret->getIterator()))
+    if (Operation *last = lastReturnBefore(block, point))
       reaching.calls.insert(last);
     else
-      reaching = atStart(ret->getBlock());
+      reaching = atStart(block);
+    return reaching;
+  }
+
+  /// Each llvm.return becomes hpvm.return with the outputs of the last
+  /// __hpvm__return on the paths reaching it. clang merges the returns of a
+  /// function into one block, so several __hpvm__return calls (early returns,
+  /// switch cases) may reach one llvm.return: their outputs then go through
+  /// a stack slot per output, which LLVM promotes back to registers.
+  LogicalResult lowerReturns() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Block &block : leaf.getBody()) {
+        Reaching reaching = reachingBefore(&block, block.end());
+        Reaching &old = atEnd[&block];
+        if (old != reaching) {
+          old = std::move(reaching);
+          changed = true;
+        }
+      }
+    }
+    // The values each __hpvm__return gives, at their declared types.
+    for (LLVM::CallOp call : returns) {
+      OpBuilder rb(call);
+      SmallVector<Value> &values = given[call];
+      for (auto [index, value] : llvm::enumerate(call.getArgOperands().drop_front())) {
+        FailureOr<Value> fitted = fitOutput(rb, call, index, value, node.outputs[index]);
+        if (failed(fitted))
+          return failure();
+        values.push_back(*fitted);
+      }
+    }
+    SmallVector<LLVM::ReturnOp> llvmReturns;
+    leaf.walk([&](LLVM::ReturnOp ret) { llvmReturns.push_back(ret); });
+    for (LLVM::ReturnOp ret : llvmReturns)
+      if (failed(lowerReturn(ret)))
+        return failure();
+    for (LLVM::CallOp call : returns)
+      call.erase();
+    return success();
+  }
+
+  LogicalResult lowerReturn(LLVM::ReturnOp ret) {
+    Reaching reaching = reachingBefore(ret->getBlock(), ret->getIterator());
     if (reaching.none && !node.outputs.empty()) {
       InFlightDiagnostic diag = ret.emitError()
                                 << "leaf node '" << name << "' has " << node.outputs.size()
@@ -404,19 +458,7 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
     if (reaching.calls.size() == 1) {
       values = given[reaching.calls.front()];
     } else if (reaching.calls.size() > 1) {
-      if (slots.empty()) {
-        OpBuilder eb = OpBuilder::atBlockBegin(&entry);
-        Value one = LLVM::ConstantOp::create(eb, leaf.getLoc(), eb.getI64Type(),
-                                             eb.getI64IntegerAttr(1));
-        for (Type type : node.outputs)
-          slots.push_back(
-              LLVM::AllocaOp::create(eb, leaf.getLoc(), pointerType, type, one));
-        for (LLVM::CallOp call : returns) {
-          OpBuilder sb(call);
-          for (auto [slot, value] : llvm::zip(slots, given[call]))
-            LLVM::StoreOp::create(sb, call.getLoc(), value, slot);
-        }
-      }
+      createSlots();
       for (auto [slot, type] : llvm::zip(slots, node.outputs))
         values.push_back(LLVM::LoadOp::create(rb, ret.getLoc(), type, slot));
     } else {
@@ -426,33 +468,59 @@ LogicalResult Raiser::raiseLeaf(Node &node) {
     }
     mlir::hpvm::ReturnOp::create(rb, ret.getLoc(), values);
     ret.erase();
+    return success();
   }
-  for (LLVM::CallOp call : returns)
-    call.erase();
-  // A tensor leaf is straight-line code: what the intrinsics' constant
-  // arguments left behind goes.
-  if (node.tensorLeaf)
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry.getOperations())))
-      if (op.use_empty() && !op.hasTrait<::mlir::OpTrait::IsTerminator>() && isMemoryEffectFree(&op))
-        op.erase();
-  // Handles last: their users are gone.
-  SmallVector<Value> handles;
-  for (auto &[handle, level] : levels)
-    handles.push_back(handle);
-  while (!handles.empty()) {
-    bool progress = false;
-    for (Value &handle : handles)
-      if (handle && handle.use_empty()) {
-        handle.getDefiningOp()->erase();
-        handle = Value();
-        progress = true;
-      }
-    llvm::erase_if(handles, [](Value v) { return !v; });
-    if (!progress)
-      break;
+
+  /// A stack slot per output, stored by every __hpvm__return (once).
+  void createSlots() {
+    if (!slots.empty())
+      return;
+    OpBuilder eb = OpBuilder::atBlockBegin(entry);
+    Value one = LLVM::ConstantOp::create(eb, leaf.getLoc(), eb.getI64Type(),
+                                         eb.getI64IntegerAttr(1));
+    for (Type type : node.outputs)
+      slots.push_back(LLVM::AllocaOp::create(eb, leaf.getLoc(), raiser.pointerType, type, one));
+    for (LLVM::CallOp call : returns) {
+      OpBuilder sb(call);
+      for (auto [slot, value] : llvm::zip(slots, given[call]))
+        LLVM::StoreOp::create(sb, call.getLoc(), value, slot);
+    }
   }
-  return success();
-}
+
+  /// Handles last: their users are gone.
+  void eraseHandles() {
+    SmallVector<Value> handles;
+    for (auto &[handle, level] : levels)
+      handles.push_back(handle);
+    while (!handles.empty()) {
+      bool progress = false;
+      for (Value &handle : handles)
+        if (handle && handle.use_empty()) {
+          handle.getDefiningOp()->erase();
+          handle = Value();
+          progress = true;
+        }
+      llvm::erase_if(handles, [](Value v) { return !v; });
+      if (!progress)
+        break;
+    }
+  }
+
+  Raiser &raiser;
+  Node &node;
+  LLVM::LLVMFuncOp function;
+  StringRef name;
+  LeafOp leaf;
+  Block *entry = nullptr;
+  SmallVector<LLVM::CallOp> returns;
+  std::optional<unsigned> count; // of outputs, as every __hpvm__return gives
+  DenseMap<Value, unsigned> levels;
+  DenseMap<Block *, Reaching> atEnd;
+  DenseMap<Operation *, SmallVector<Value>> given;
+  SmallVector<Value> slots; // created when a return is reached by several
+};
+
+LogicalResult Raiser::raiseLeaf(Node &node) { return LeafRaiser(*this, node).run(); }
 
 LogicalResult Raiser::raiseNode(StringAttr name, Location usedAt) {
   Node &node = nodes[name];
