@@ -137,6 +137,7 @@ struct Node {
 
 class InternalNodeRaiser;
 class LeafRaiser;
+class HostRaiser;
 
 /// Raises one imported module: node functions to hpvm.leaf / hpvm.internal
 /// (parents first, so that tensor shapes flow down: an internal node raises
@@ -153,6 +154,7 @@ public:
 private:
   friend class InternalNodeRaiser; // EvaluateGraph.cpp
   friend class LeafRaiser;         // RaiseLeaves.cpp
+  friend class HostRaiser;         // RaiseHost.cpp
   LogicalResult collectNodes();
   /// The shapes of the tensor objects launches pass to their roots
   /// (InferLaunchShapes.cpp): each root input whose argument-struct field

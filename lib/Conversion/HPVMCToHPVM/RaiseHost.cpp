@@ -228,24 +228,47 @@ static void branchWithGraphs(Operation *branch) {
   branch->erase();
 }
 
-LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
+/// One host function's HPVM-C calls as host ops: each launch first (the
+/// other calls refer to them), the handles' ways through branches, then the
+/// waits, pushes, pops and memory calls, one handler each.
+class HostRaiser {
+public:
+  HostRaiser(Raiser &raiser, LLVM::LLVMFuncOp function)
+      : raiser(raiser), function(function), context(raiser.context) {}
+
+  LogicalResult run() {
+    function.walk([&](LLVM::CallOp call) {
+      if (classify(call).api != Api::None)
+        calls.push_back(call);
+    });
+    for (LLVM::CallOp call : calls)
+      if (classify(call).api == Api::Launch && failed(raiseLaunch(call)))
+        return failure();
+    if (failed(followHandles()) || failed(passArgumentsBeside()) ||
+        failed(retypeBranches()))
+      return failure();
+    for (LLVM::CallOp call : calls) {
+      ApiCall api = classify(call);
+      if (api.api == Api::Launch)
+        continue;
+      if (failed(raiseCall(call, api)))
+        return failure();
+      call.erase();
+    }
+    for (auto &[handle, launched] : graphs)
+      handle.getDefiningOp()->erase();
+    return success();
+  }
+
+private:
   struct Launched {
     LaunchOp launch; // the first of several for a handle through branches
     Node *root;
     Value args;
     Value handle; // what waits, pushes and pops take
   };
-  DenseMap<Value, Launched> graphs;
-  SmallVector<Value> launchHandles; // the keys of `graphs`, in program order
-  SmallVector<LLVM::CallOp> calls;
-  function.walk([&](LLVM::CallOp call) {
-    if (classify(call).api != Api::None)
-      calls.push_back(call);
-  });
-  // Launches first: waits, pushes and pops refer to them.
-  for (LLVM::CallOp call : calls) {
-    if (classify(call).api != Api::Launch)
-      continue;
+
+  LogicalResult raiseLaunch(LLVM::CallOp call) {
     OperandRange operands = call.getArgOperands();
     std::optional<int64_t> streaming = constantInt(operands[0]);
     if (!streaming)
@@ -254,123 +277,144 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       return call.emitError() << "__hpvm__launch(isStream, root, args) expects 3 "
                                  "arguments, found "
                               << operands.size();
-    FailureOr<Node *> root = nodeOfFunctionOperand(call, 1);
-    if (failed(root) || failed(raiseNode((*root)->function.getSymNameAttr(), call.getLoc())))
+    FailureOr<Node *> root = raiser.nodeOfFunctionOperand(call, 1);
+    if (failed(root) ||
+        failed(raiser.raiseNode((*root)->function.getSymNameAttr(), call.getLoc())))
       return failure();
     if (!*streaming &&
-        failed(checkArgumentStruct(call, **root, operands[2], /*withOutputs=*/true)))
+        failed(raiser.checkArgumentStruct(call, **root, operands[2], /*withOutputs=*/true)))
       return failure();
+    launchHandles.push_back(call.getResult());
     if ((*root)->hasTensorPorts()) {
       // Tensor graphs run on memrefs over the struct's data pointers.
       if (*streaming)
         return call.emitError() << "__hpvm__launch(1, ...): '" << (*root)->function.getName()
                                 << "' has tensor inputs or outputs, and streaming tensor "
                                    "graphs are not supported; launch it with 0";
-      if (failed(launchTensorGraph(call, **root)))
+      if (failed(raiser.launchTensorGraph(call, **root)))
         return failure();
       graphs[call.getResult()] = {LaunchOp(), *root, operands[2], Value()};
-      launchHandles.push_back(call.getResult());
-      continue;
+      return success();
     }
     OpBuilder b(call);
     Location loc = plain(call.getLoc());
     SmallVector<Value> args;
     if (!*streaming)
-      args = loadInputs(b, loc, **root, operands[2]);
+      args = raiser.loadInputs(b, loc, **root, operands[2]);
     auto launch = LaunchOp::create(b, loc, mlir::hpvm::GraphType::get(context),
                                    FlatSymbolRefAttr::get((*root)->function.getSymNameAttr()),
                                    args, *streaming ? b.getUnitAttr() : UnitAttr(),
                                    *streaming ? b.getUnitAttr() : UnitAttr());
     graphs[call.getResult()] = {launch, *root, operands[2], launch.getGraph()};
-    launchHandles.push_back(call.getResult());
+    return success();
   }
-  // Where the handles go: to waits, pushes and pops, or through branches to
-  // block arguments (a launch of one of several roots chosen at run time).
-  llvm::SetVector<BlockArgument> passedOn;
-  SmallVector<Value> handles(llvm::reverse(launchHandles)); // the first error met first
-  while (!handles.empty()) {
-    Value handle = handles.pop_back_val();
-    for (OpOperand &use : handle.getUses()) {
-      Operation *user = use.getOwner();
-      auto call = dyn_cast<LLVM::CallOp>(user);
-      Api api = call ? classify(call).api : Api::None;
-      if (api == Api::Wait || api == Api::Push || api == Api::Pop)
-        continue;
-      SmallVector<BlockArgument> arguments = receivers(user, use);
-      if (arguments.empty() || !isa<LLVM::BrOp, LLVM::CondBrOp>(user))
-        return user->emitError()
-               << "the graph handle of __hpvm__launch may only be passed to "
-                  "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function "
-                  "(directly or through branches)";
-      for (BlockArgument argument : arguments)
-        if (passedOn.insert(argument))
-          handles.push_back(argument);
-    }
-  }
-  // The argument struct of the launch a handle comes from travels beside it (a block argument
-  // of its own), so that the wait stores the root's outputs where that launch's caller reads
-  // them. Each of those block arguments must receive handles only (not a null pointer, say).
-  DenseMap<BlockArgument, BlockArgument> argsBeside;
-  for (BlockArgument argument : passedOn)
-    argsBeside[argument] = argument.getOwner()->addArgument(pointerType, argument.getLoc());
-  for (BlockArgument argument : passedOn)
-    for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
-         it != end; ++it) {
-      Operation *branch = (*it)->getTerminator();
-      auto interface = dyn_cast<BranchOpInterface>(branch);
-      std::optional<SuccessorOperands> operands;
-      if (interface)
-        operands = interface.getSuccessorOperands(it.getSuccessorIndex());
-      Value incoming = operands ? (*operands)[argument.getArgNumber()] : Value();
-      auto launched = incoming ? graphs.find(incoming) : graphs.end();
-      auto incomingArgument = dyn_cast_or_null<BlockArgument>(incoming);
-      if (launched == graphs.end() && !(incomingArgument && passedOn.contains(incomingArgument)))
-        return branch->emitError()
-               << "the graph handle of __hpvm__launch meets another value here (a "
-                  "pointer that is not a handle, or a handle from elsewhere); a handle "
-                  "may only be merged with the handles of other launches in the same "
-                  "function";
-      operands->append(launched != graphs.end() ? launched->second.args
-                                                : Value(argsBeside.lookup(incomingArgument)));
-    }
-  // Those block arguments hold graph handles; the branches pass the launches'.
-  Type graphType = mlir::hpvm::GraphType::get(context);
-  llvm::SetVector<Operation *> branches;
-  for (BlockArgument argument : passedOn) {
-    argument.setType(graphType);
-    for (Block *predecessor : argument.getOwner()->getPredecessors())
-      branches.insert(predecessor->getTerminator());
-  }
-  for (auto &[handle, launched] : graphs)
-    for (OpOperand &use : llvm::make_early_inc_range(handle.getUses()))
-      if (isa<LLVM::BrOp, LLVM::CondBrOp>(use.getOwner())) {
-        if (!launched.launch)
-          return use.getOwner()->emitError()
-                 << "the handle of a tensor graph launch ('" << launched.root->function.getName()
-                 << "') may not pass through a branch: wait where it is launched";
-        use.set(launched.handle);
-      }
-  for (Operation *branch : branches)
-    branchWithGraphs(branch);
 
-  auto graphOf = [&](LLVM::CallOp call) -> FailureOr<Launched> {
+  /// Where the handles go: to waits, pushes and pops, or through branches to
+  /// block arguments (a launch of one of several roots chosen at run time).
+  LogicalResult followHandles() {
+    SmallVector<Value> handles(llvm::reverse(launchHandles)); // the first error met first
+    while (!handles.empty()) {
+      Value handle = handles.pop_back_val();
+      for (OpOperand &use : handle.getUses()) {
+        Operation *user = use.getOwner();
+        auto call = dyn_cast<LLVM::CallOp>(user);
+        Api api = call ? classify(call).api : Api::None;
+        if (api == Api::Wait || api == Api::Push || api == Api::Pop)
+          continue;
+        SmallVector<BlockArgument> arguments = receivers(user, use);
+        if (arguments.empty() || !isa<LLVM::BrOp, LLVM::CondBrOp>(user))
+          return user->emitError()
+                 << "the graph handle of __hpvm__launch may only be passed to "
+                    "__hpvm__wait, __hpvm__push and __hpvm__pop in the same function "
+                    "(directly or through branches)";
+        for (BlockArgument argument : arguments)
+          if (passedOn.insert(argument))
+            handles.push_back(argument);
+      }
+    }
+    return success();
+  }
+
+  /// The argument struct of the launch a handle comes from travels beside it
+  /// (a block argument of its own), so that the wait stores the root's
+  /// outputs where that launch's caller reads them. Each of those block
+  /// arguments must receive handles only (not a null pointer, say).
+  LogicalResult passArgumentsBeside() {
+    for (BlockArgument argument : passedOn)
+      argsBeside[argument] =
+          argument.getOwner()->addArgument(raiser.pointerType, argument.getLoc());
+    for (BlockArgument argument : passedOn)
+      for (auto it = argument.getOwner()->pred_begin(), end = argument.getOwner()->pred_end();
+           it != end; ++it) {
+        Operation *branch = (*it)->getTerminator();
+        auto interface = dyn_cast<BranchOpInterface>(branch);
+        std::optional<SuccessorOperands> operands;
+        if (interface)
+          operands = interface.getSuccessorOperands(it.getSuccessorIndex());
+        Value incoming = operands ? (*operands)[argument.getArgNumber()] : Value();
+        auto launched = incoming ? graphs.find(incoming) : graphs.end();
+        auto incomingArgument = dyn_cast_or_null<BlockArgument>(incoming);
+        if (launched == graphs.end() &&
+            !(incomingArgument && passedOn.contains(incomingArgument)))
+          return branch->emitError()
+                 << "the graph handle of __hpvm__launch meets another value here (a "
+                    "pointer that is not a handle, or a handle from elsewhere); a handle "
+                    "may only be merged with the handles of other launches in the same "
+                    "function";
+        operands->append(launched != graphs.end()
+                             ? launched->second.args
+                             : Value(argsBeside.lookup(incomingArgument)));
+      }
+    return success();
+  }
+
+  /// Those block arguments hold graph handles; the branches pass the launches'.
+  LogicalResult retypeBranches() {
+    Type graphType = mlir::hpvm::GraphType::get(context);
+    llvm::SetVector<Operation *> branches;
+    for (BlockArgument argument : passedOn) {
+      argument.setType(graphType);
+      for (Block *predecessor : argument.getOwner()->getPredecessors())
+        branches.insert(predecessor->getTerminator());
+    }
+    for (auto &[handle, launched] : graphs)
+      for (OpOperand &use : llvm::make_early_inc_range(handle.getUses()))
+        if (isa<LLVM::BrOp, LLVM::CondBrOp>(use.getOwner())) {
+          if (!launched.launch)
+            return use.getOwner()->emitError()
+                   << "the handle of a tensor graph launch ('"
+                   << launched.root->function.getName()
+                   << "') may not pass through a branch: wait where it is launched";
+          use.set(launched.handle);
+        }
+    for (Operation *branch : branches)
+      branchWithGraphs(branch);
+    return success();
+  }
+
+  /// The launch a wait, push or pop refers to.
+  FailureOr<Launched> graphOf(LLVM::CallOp call) {
     Value handle = call.getArgOperands()[0];
     auto it = graphs.find(handle);
     if (it != graphs.end())
       return it->second;
     auto argument = dyn_cast<BlockArgument>(handle);
-    if (!argument || !passedOn.contains(argument))
-      return call.emitError() << spelling(call)
-                              << " expects the handle returned by __hpvm__launch in "
-                                 "the same function";
-    // One of several launches: they must leave their results alike.
-    FailureOr<SmallVector<LaunchOp>> launches = getLaunchesOf(handle);
+    FailureOr<SmallVector<LaunchOp>> launches = failure();
+    if (argument && passedOn.contains(argument))
+      launches = getLaunchesOf(handle);
     if (failed(launches))
       return call.emitError() << spelling(call)
                               << " expects the handle returned by __hpvm__launch in "
                                  "the same function";
+    return mergedLaunch(call, argument, *launches);
+  }
+
+  /// One of several launches reaching a handle through branches: they must
+  /// leave their results alike.
+  FailureOr<Launched> mergedLaunch(LLVM::CallOp call, BlockArgument handle,
+                                   ArrayRef<LaunchOp> launches) {
     llvm::SmallPtrSet<Operation *, 4> reaching;
-    for (LaunchOp launch : *launches)
+    for (LaunchOp launch : launches)
       reaching.insert(launch);
     std::optional<Launched> first;
     for (Value launchHandle : launchHandles) {
@@ -390,7 +434,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       if (!first) {
         first = *other;
         first->handle = handle;
-        first->args = argsBeside.lookup(argument);
+        first->args = argsBeside.lookup(handle);
         continue;
       }
       Node &a = *first->root, &b = *other->root;
@@ -405,9 +449,9 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
     }
     assert(first && "every launch of this function is in `graphs`");
     return *first;
-  };
-  for (LLVM::CallOp call : calls) {
-    ApiCall api = classify(call);
+  }
+
+  LogicalResult raiseCall(LLVM::CallOp call, const ApiCall &api) {
     OpBuilder b(call);
     Location loc = plain(call.getLoc());
     OperandRange operands = call.getArgOperands();
@@ -415,115 +459,132 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       return arith::IndexCastOp::create(b, loc, b.getIndexType(), value).getResult();
     };
     switch (api.api) {
-    case Api::Launch:
-      continue;
     case Api::Init:
     case Api::Cleanup:
-      break; // The runtime starts on first use and cleans up at exit.
+      return success(); // The runtime starts on first use and cleans up at exit.
     case Api::Track:
       TrackOp::create(b, loc, operands[0], bytes(operands[1]));
-      break;
+      return success();
     case Api::Untrack:
       UntrackOp::create(b, loc, operands[0], Value());
-      break;
+      return success();
     case Api::Request:
       RequestOp::create(b, loc, operands[0], bytes(operands[1]));
-      break;
-    case Api::Wait: {
-      FailureOr<Launched> graph = graphOf(call);
-      if (failed(graph))
-        return failure();
-      if (!graph->launch)
-        break; // A tensor graph: done when its launch returns.
-      bool streaming = graph->launch.getStreaming();
-      auto wait = WaitOp::create(b, loc, streaming ? TypeRange() : TypeRange(graph->root->outputs),
-                                 graph->handle);
-      // The root's outputs go to the field after the inputs.
-      uint64_t base = 0;
-      for (Type type : graph->root->inputs)
-        base += byteSize(layout, type);
-      for (auto [index, result] : llvm::enumerate(wait.getResults())) {
-        Value address = LLVM::GEPOp::create(
-            b, loc, pointerType, b.getI8Type(), graph->args,
-            ArrayRef<LLVM::GEPArg>{
-                static_cast<int32_t>(base + graph->root->outputOffsets[index])});
-        LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
-      }
-      break;
+      return success();
+    case Api::Wait:
+      return wait(call, b, loc);
+    case Api::Push:
+      return push(call, b, loc);
+    case Api::Pop:
+      return pop(call, b, loc);
+    default:
+      return misplaced(call, api);
     }
-    case Api::Push: {
-      FailureOr<Launched> graph = graphOf(call);
-      if (failed(graph))
-        return failure();
-      if (!graph->launch || !graph->launch.getStreaming())
-        return call.emitError("__hpvm__push needs a graph launched with streaming "
-                              "(__hpvm__launch(1, ...))");
-      if (failed(checkArgumentStruct(call, *graph->root, operands[1],
-                                     /*withOutputs=*/false)))
-        return failure();
-      PushOp::create(b, loc, graph->handle,
-                     loadInputs(b, loc, *graph->root, operands[1]));
-      break;
-    }
-    case Api::Pop: {
-      FailureOr<Launched> graph = graphOf(call);
-      if (failed(graph))
-        return failure();
-      if (!graph->launch || !graph->launch.getStreaming())
-        return call.emitError("__hpvm__pop needs a graph launched with streaming "
-                              "(__hpvm__launch(1, ...))");
-      auto pop = PopOp::create(b, loc, graph->root->outputs, graph->handle);
-      // A fresh struct of the outputs, which the program owns (and may free).
-      Node *root = graph->root;
-      Value size = LLVM::ConstantOp::create(
-          b, loc, b.getI64Type(),
-          b.getI64IntegerAttr(std::max<uint64_t>(root->outputSize, 1)));
-      // The C library's malloc (the program frees what it returns); the program's
-      // own declaration when it has one.
-      FailureOr<LLVM::LLVMFuncOp> malloc =
-          LLVM::lookupOrCreateMallocFn(b, module, b.getI64Type());
-      if (failed(malloc))
-        return failure();
-      Value memory = LLVM::CallOp::create(b, loc, *malloc, ValueRange{size}).getResult();
-      for (auto [index, result] : llvm::enumerate(pop.getResults())) {
-        Value address = LLVM::GEPOp::create(
-            b, loc, pointerType, b.getI8Type(), memory,
-            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(root->outputOffsets[index])});
-        LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
-      }
-      call.getResult().replaceAllUsesWith(memory);
-      break;
-    }
-    default: {
-      // Why the function is not a node: called by one, or named by no graph.
-      bool calledByNode = false;
-      if (std::optional<SymbolTable::UseRange> uses =
-              SymbolTable::getSymbolUses(function.getSymNameAttr(), module))
-        for (const SymbolTable::SymbolUse &use : *uses)
-          calledByNode |= use.getUser()->getParentOfType<LeafOp>() != nullptr;
-      InFlightDiagnostic diag =
-          call.emitError()
-          << spelling(call) << " is only valid inside "
-          << (isGraphCall(api.api) || api.api == Api::Hint ||
-                      api.api == Api::Attributes || api.api == Api::Return
-                  ? "a node function"
-                  : "a leaf node function");
-      if (calledByNode)
-        diag << ", not in '" << function.getName()
-             << "', a function that a node calls; HPVM-C calls must be in the "
-                "node function itself (make '"
-             << function.getName() << "' static inline, or pass it the values)";
-      else
-        diag << ", not in host function '" << function.getName()
-             << "' (no __hpvm__createNodeND or __hpvm__launch names it as a node)";
-      return diag;
-    }
-    }
-    call.erase();
   }
-  for (auto &[handle, launched] : graphs)
-    handle.getDefiningOp()->erase();
-  return success();
+
+  LogicalResult wait(LLVM::CallOp call, OpBuilder &b, Location loc) {
+    FailureOr<Launched> graph = graphOf(call);
+    if (failed(graph))
+      return failure();
+    if (!graph->launch)
+      return success(); // A tensor graph: done when its launch returns.
+    bool streaming = graph->launch.getStreaming();
+    auto wait = WaitOp::create(b, loc, streaming ? TypeRange() : TypeRange(graph->root->outputs),
+                               graph->handle);
+    // The root's outputs go to the field after the inputs.
+    uint64_t base = 0;
+    for (Type type : graph->root->inputs)
+      base += byteSize(raiser.layout, type);
+    for (auto [index, result] : llvm::enumerate(wait.getResults())) {
+      Value address = LLVM::GEPOp::create(
+          b, loc, raiser.pointerType, b.getI8Type(), graph->args,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(base + graph->root->outputOffsets[index])});
+      LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
+    }
+    return success();
+  }
+
+  LogicalResult push(LLVM::CallOp call, OpBuilder &b, Location loc) {
+    FailureOr<Launched> graph = graphOf(call);
+    if (failed(graph))
+      return failure();
+    if (!graph->launch || !graph->launch.getStreaming())
+      return call.emitError("__hpvm__push needs a graph launched with streaming "
+                            "(__hpvm__launch(1, ...))");
+    Value args = call.getArgOperands()[1];
+    if (failed(raiser.checkArgumentStruct(call, *graph->root, args, /*withOutputs=*/false)))
+      return failure();
+    PushOp::create(b, loc, graph->handle, raiser.loadInputs(b, loc, *graph->root, args));
+    return success();
+  }
+
+  LogicalResult pop(LLVM::CallOp call, OpBuilder &b, Location loc) {
+    FailureOr<Launched> graph = graphOf(call);
+    if (failed(graph))
+      return failure();
+    if (!graph->launch || !graph->launch.getStreaming())
+      return call.emitError("__hpvm__pop needs a graph launched with streaming "
+                            "(__hpvm__launch(1, ...))");
+    auto pop = PopOp::create(b, loc, graph->root->outputs, graph->handle);
+    // A fresh struct of the outputs, which the program owns (and may free).
+    Node *root = graph->root;
+    Value size = LLVM::ConstantOp::create(
+        b, loc, b.getI64Type(), b.getI64IntegerAttr(std::max<uint64_t>(root->outputSize, 1)));
+    // The C library's malloc (the program frees what it returns); the program's
+    // own declaration when it has one.
+    FailureOr<LLVM::LLVMFuncOp> malloc =
+        LLVM::lookupOrCreateMallocFn(b, raiser.module, b.getI64Type());
+    if (failed(malloc))
+      return failure();
+    Value memory = LLVM::CallOp::create(b, loc, *malloc, ValueRange{size}).getResult();
+    for (auto [index, result] : llvm::enumerate(pop.getResults())) {
+      Value address = LLVM::GEPOp::create(
+          b, loc, raiser.pointerType, b.getI8Type(), memory,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(root->outputOffsets[index])});
+      LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
+    }
+    call.getResult().replaceAllUsesWith(memory);
+    return success();
+  }
+
+  /// A node's call in host code: why the function is not a node (called by
+  /// one, or named by no graph).
+  LogicalResult misplaced(LLVM::CallOp call, const ApiCall &api) {
+    bool calledByNode = false;
+    if (std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(function.getSymNameAttr(), raiser.module))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        calledByNode |= use.getUser()->getParentOfType<LeafOp>() != nullptr;
+    InFlightDiagnostic diag = call.emitError()
+                              << spelling(call) << " is only valid inside "
+                              << (isGraphCall(api.api) || api.api == Api::Hint ||
+                                          api.api == Api::Attributes ||
+                                          api.api == Api::Return
+                                      ? "a node function"
+                                      : "a leaf node function");
+    if (calledByNode)
+      diag << ", not in '" << function.getName()
+           << "', a function that a node calls; HPVM-C calls must be in the "
+              "node function itself (make '"
+           << function.getName() << "' static inline, or pass it the values)";
+    else
+      diag << ", not in host function '" << function.getName()
+           << "' (no __hpvm__createNodeND or __hpvm__launch names it as a node)";
+    return diag;
+  }
+
+  Raiser &raiser;
+  LLVM::LLVMFuncOp function;
+  MLIRContext *context;
+  SmallVector<LLVM::CallOp> calls;
+  DenseMap<Value, Launched> graphs;
+  SmallVector<Value> launchHandles; // the keys of `graphs`, in program order
+  llvm::SetVector<BlockArgument> passedOn;
+  DenseMap<BlockArgument, BlockArgument> argsBeside;
+};
+
+LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
+  return HostRaiser(*this, function).run();
 }
 
 } // namespace mlir::hpvm::hpvmc
