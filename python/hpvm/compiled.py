@@ -1,4 +1,5 @@
-"""Compiled graphs: a shared library made by `hpvm-cc -shared`, called with NumPy.
+"""Compiled graphs: a shared library made as `hpvm-cc -shared` makes it (toolchain), called
+with NumPy.
 
 A host function `@f` of the module is called through its C interface
 `_mlir_ciface_f`: memrefs are passed as pointers to MLIR's memref descriptor
