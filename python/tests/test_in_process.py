@@ -4,7 +4,9 @@ the only processes started are clang's, for the objects and the link, as hpvm-cc
 them. No hpvm-opt, no hpvm-cc."""
 
 import os
+import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -62,5 +64,37 @@ def test_errors_of_the_library_come_back_as_diagnostics():
         toolchain.run_opt(text, ["--hpvm-fuse-tensor-nodes=bogus=1"])
     with pytest.raises(hpvm.HPVMError, match=r"graph.mlir:1:1: error"):
         toolchain.verify("hpvm.nonsense\n")
-    with pytest.raises(hpvm.HPVMError, match="unknown option '-fhpvm-nonsense=1'|expects a count"):
+    with pytest.raises(hpvm.HPVMError, match="'-fhpvm-lanes=99' expects a count from 2 to 64"):
         toolchain.compile_shared(text, "/dev/null", flags=["-fhpvm-lanes=99"])
+    with pytest.raises(hpvm.HPVMError, match="unknown option '--emit=llvm'"):
+        toolchain.compile_shared(text, "/dev/null", flags=["--emit=llvm"])
+
+
+def _clang_commands(printed: str) -> list:
+    """The clang command lines in `printed` (hpvm-cc -v's or compile_shared's), the
+    temporary folders' names made one."""
+    commands = []
+    for line in printed.splitlines():
+        line = re.sub(r"^hpvm-cc: \[[^]]*\] ", "", line)
+        if line.startswith(toolchain.clang()):
+            line = re.sub(r"/[^ ]*/hpvm-(cc|py)-[^/ ]+/", "TMP/", line)
+            # The probe of the named CPU's vector width: into a file, or read from a pipe.
+            commands.append(re.sub(r" -dM -E -x c /dev/null -o .*", " -dM -E ...", line))
+    return commands
+
+
+def test_the_objects_and_the_link_are_hpvm_cc_s(tmp_path, capsys):
+    # The same clang commands as `hpvm-cc -shared` with the same flags (a CPU named, so that
+    # -march=native is not added, line tables, a linker flag).
+    source = Path(__file__).parents[2] / "examples" / "vector_add.mlir"
+    flags = ["-march=x86-64-v2", "-g", "-Wl,-z,now", "-fno-hpvm-inline-leaves"]
+    output = str(tmp_path / "vector_add.so")
+    done = subprocess.run([toolchain.tool("hpvm-cc"), "-v", "-shared", "-O2", "--target=cpu",
+                           *toolchain.SHARED_FLAGS, *flags, str(source), "-o", output],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = _clang_commands(done.stderr)
+    toolchain.compile_shared(source.read_text(), output, "vector_add", opt="-O2", flags=flags,
+                             verbose=True)
+    assert _clang_commands(capsys.readouterr().out) == expected
+    assert len(expected) == 3 and "-dM" in expected[0] and "-march=native" not in expected[1]
