@@ -301,7 +301,7 @@ class SharedBuild:
             return 0
         command = [clang(), *[f for f in self.codegen if f.startswith("-m")],
                    "-dM", "-E", "-x", "c", os.devnull, "-o", "-"]
-        done = self._run(command, "find the target's vector width", check=False)
+        done = self.run(command, "find the target's vector width", check=False)
         if done.returncode != 0:
             return 0
         lines = done.stdout.splitlines()
@@ -330,7 +330,8 @@ class SharedBuild:
                     if _is_instrumentation(f) or f.startswith("-fuse-ld=")]
         return command + ["-lpthread", "-ldl", "-lm", "-o", output]
 
-    def _run(self, command: List[str], stage: str, check: bool = True):
+    def run(self, command: List[str], stage: str, check: bool = True):
+        """Runs one clang stage (printed with -v); HPVMError when it fails."""
         if self.verbose:
             print(" ".join(command))
         done = subprocess.run(command, capture_output=True, text=True)
@@ -394,7 +395,7 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
         objects = []
         for source in [bitcode, constants] if constants.exists() else [bitcode]:
             obj = source.with_suffix(".o")
-            build._run(build.object_command(source, obj), "compile LLVM IR")
+            build.run(build.object_command(source, obj), "compile LLVM IR")
             objects.append(obj)
-        build._run(build.link_command(objects, _runtime_library(home), output), "link")
+        build.run(build.link_command(objects, _runtime_library(home), output), "link")
     return output
