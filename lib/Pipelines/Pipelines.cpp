@@ -22,9 +22,20 @@
 using namespace mlir;
 using namespace mlir::hpvm;
 
+void mlir::hpvm::addHPVMApplyKnobs(OpPassManager &pm,
+                                   const CPUPipelineOptions &options) {
+  if (options.knobs.empty())
+    return;
+  HPVMApplyKnobsOptions knobs;
+  knobs.file = options.knobs;
+  pm.addPass(createHPVMApplyKnobs(knobs));
+}
+
 /// The graphs and host ops to runtime calls: afterwards, host code imported
 /// from C is entirely in the LLVM dialect again and bypasses what follows.
 static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &options) {
+  // The knobs name the leaves as written: before any fusion renames them.
+  addHPVMApplyKnobs(pm, options);
   // Warnings about the program as written come before anything changes it.
   pm.addPass(createHPVMCheckReplication());
   if (options.fuseNodes) {

@@ -1,9 +1,10 @@
-"""HPVM from Python: dataflow and tensor graphs in the hpvm dialect, compiled by
-hpvm-cc and run by the HPVM runtime, with NumPy arrays in and out.
+"""HPVM from Python: dataflow and tensor graphs in the hpvm dialect, compiled in this
+process by the compiler library (clang makes the shared library, as hpvm-cc does) and run by
+the HPVM runtime, with NumPy arrays in and out.
 
 * `TensorGraph` and `hpvm.tensor`: graphs of `hpvm.tensor.*` operations.
 * `Module`: general graphs (leaf and internal nodes, edges, binds, grids).
-* `compile(graph)`: a shared library (`hpvm-cc -shared`), its host functions
+* `compile(graph)`: a shared library (as `hpvm-cc -shared`, in process), its host functions
   callable with NumPy arrays; `run(graph, inputs)` compiles (cached) and runs.
 * `hpvm.onnx.load(model)`: an ONNX model as a TensorGraph; `from_torch(module,
   example_inputs)`: a PyTorch module, through torch's ONNX exporter.
@@ -71,7 +72,7 @@ class CompiledGraph:
 def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "-O3",
             flags: Sequence[str] = (), output: Optional[str] = None, fuse: bool = False,
             verbose: bool = False, knobs: Union[None, str, os.PathLike, dict] = None):
-    """Compiles a graph with `hpvm-cc -shared` (`target`: cpu, gpu or opencl; CPU
+    """Compiles a graph as `hpvm-cc -shared` does (`target`: cpu, gpu or opencl; CPU
     versions are always kept). `knobs` sets approximation knobs of tensor ops, as a
     configuration file or its content as a dict (`{"knobs": [{"node": ..., "knob": ...,
     "rate": ..., "offset": ...}]}`, see hpvm-apply-knobs), naming the leaves of the graph

@@ -1,4 +1,5 @@
-"""Compiled graphs: a shared library made by `hpvm-cc -shared`, called with NumPy.
+"""Compiled graphs: a shared library made as `hpvm-cc -shared` makes it (toolchain), called
+with NumPy.
 
 A host function `@f` of the module is called through its C interface
 `_mlir_ciface_f`: memrefs are passed as pointers to MLIR's memref descriptor
@@ -425,15 +426,9 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 
 def pass_option_value(value: str, what: str) -> str:
-    """`value` quoted for a textual pass option (`--pass=key=VALUE`): MLIR's option parser
-    ends a value at a space unless it is quoted, and a quote ends at the same quote."""
-    if '"' not in value:
-        return f'"{value}"'
-    if "'" not in value:
-        return f"'{value}'"
-    raise HPVMError(f"{what} '{value}' holds both kinds of quote (' and \"), which a pass "
-                    "option cannot carry; expected a path without one of them (set "
-                    "HPVM_CACHE_DIR to another folder)")
+    """`value` quoted for a textual pass option (toolchain.pass_option_value), a path in
+    the cache."""
+    return toolchain.pass_option_value(value, what, " (set HPVM_CACHE_DIR to another folder)")
 
 
 def knob_file(knobs) -> str:

@@ -1,26 +1,34 @@
 """Where the project's tools and libraries are, and the calls into them.
 
-* `verify(text)`: parses and verifies MLIR text in this process through the
-  compiler library `libHPVMCompiler.so` (ctypes); the dialect's verifier
-  reports, and its diagnostics come back in an `HPVMError`.
-* `compile_shared(text, ...)`: `hpvm-cc -shared` makes a shared library of a
-  module (the runtime linked in).
+Everything the HPVM compiler does for the package runs in this process, through the
+compiler library `libHPVMCompiler.so` (ctypes, include/HPVM/C/Compiler.h); only clang
+runs as a process, to make objects and the shared library, as `hpvm-cc` runs it.
 
-The tools are found, in this order, under `$HPVM_HOME` (a build or install
-tree: `bin/hpvm-cc`, `lib/libHPVMCompiler.so`), next to `hpvm-cc` on `PATH`.
+* `verify(text)`: parses and verifies MLIR text (hpvmRunPassPipeline, no passes); the
+  dialect's verifier reports, and its diagnostics come back in an `HPVMError`.
+* `run_opt(text, passes)`: hpvm-opt-style pass arguments (`--hpvm-fuse-tensor-nodes`,
+  `--hpvm-apply-knobs=file=...`) as one textual pass pipeline (hpvmRunPassPipeline).
+* `compile_shared(text, ...)`: what `hpvm-cc -shared` makes of a module: the module
+  compiled to LLVM bitcode (hpvmCompileBuffer, its options hpvm-lower-to-llvm-pipeline's
+  string), then clang's objects, linked with the runtime into a shared library.
+
+The tools are found, in this order, under `$HPVM_HOME` (a build or install tree:
+`bin/hpvm-cc`, `lib/libHPVMCompiler.so`), next to `hpvm-cc` on `PATH`; clang as the
+build found it (`clang-22`, else `clang`, on `PATH`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import subprocess
 import tempfile
-import threading
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from .errors import HPVMError
 
@@ -48,6 +56,14 @@ def tool(name: str) -> str:
     return str(path)
 
 
+def _runtime_library(home: Path) -> Path:
+    """The runtime `hpvm-cc` links: an install tree's (beside its installed header), else
+    the build tree's."""
+    if (home / "include" / "hpvm" / "hpvm.h").exists():
+        return home / "lib" / "libhpvm_rt.a"
+    return home / "runtime" / "libhpvm_rt.a"
+
+
 def compiler_files() -> List[Path]:
     """The files whose change changes what a compile gives: hpvm-cc, the compiler
     library and the runtime library (build tree or install tree)."""
@@ -57,34 +73,25 @@ def compiler_files() -> List[Path]:
     return [p for p in candidates if p.exists()]
 
 
-class _CompileOptions(ctypes.Structure):
-    """HPVMCompileOptions of include/HPVM/C/Compiler.h, field for field."""
-
-    _fields_ = [
-        ("input", ctypes.c_int),
-        ("emit", ctypes.c_int),
-        ("devices", ctypes.c_char_p),
-        ("dump_kernels_dir", ctypes.c_char_p),
-        ("collapse_grids", ctypes.c_bool),
-        ("print_locations", ctypes.c_bool),
-        ("on_diagnostic", ctypes.c_void_p),
-        ("user_data", ctypes.c_void_p),
-        ("vectorize", ctypes.c_bool),
-        ("vectorize_remarks", ctypes.c_bool),
-        ("vector_bits", ctypes.c_uint),
-        ("lanes", ctypes.c_uint),
-        ("rows", ctypes.c_uint),
-        ("knobs_file", ctypes.c_char_p),
-        ("line_tables", ctypes.c_bool),
-        ("inline_leaves", ctypes.c_bool),
-        ("fuse_nodes", ctypes.c_bool),
-        ("fuse_tensor_nodes", ctypes.c_bool),
-        ("constants_asm", ctypes.c_char_p),
-    ]
+@lru_cache(maxsize=1)
+def clang() -> str:
+    """The clang `hpvm-cc` runs: the one CMake found (clang-22, else clang)."""
+    found = shutil.which("clang-22") or shutil.which("clang")
+    if found is None:
+        raise HPVMError("cannot find clang (clang-22 or clang) on PATH; the compiled module's "
+                        "objects and shared library are made by clang")
+    return found
 
 
-_EMIT_HPVM = 0
+@lru_cache(maxsize=1)
+def _use_lld() -> bool:
+    """Links use lld when it is installed beside clang, as hpvm-cc's build decided."""
+    return (Path(os.path.realpath(clang())).parent / "ld.lld").exists()
+
+
 _INPUT_MLIR = 0
+_EMIT_LLVM_BITCODE = 3
+_TEXT = ctypes.POINTER(ctypes.c_void_p)
 
 
 @lru_cache(maxsize=1)
@@ -98,83 +105,297 @@ def _compiler_library():
         library = ctypes.CDLL(str(path))
     except OSError as error:
         raise HPVMError(f"cannot load the compiler library '{path}': {error}") from None
-    library.hpvmCompileOptionsInit.argtypes = [ctypes.POINTER(_CompileOptions)]
-    library.hpvmCompileOptionsInit.restype = None
-    library.hpvmCompileFile.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                        ctypes.POINTER(_CompileOptions),
-                                        ctypes.POINTER(ctypes.c_void_p)]
-    library.hpvmCompileFile.restype = ctypes.c_bool
+    library.hpvmRunPassPipeline.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                            ctypes.c_char_p, _TEXT, _TEXT]
+    library.hpvmRunPassPipeline.restype = ctypes.c_bool
+    library.hpvmCompileBuffer.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                          ctypes.c_int, ctypes.c_int, ctypes.c_char_p, _TEXT,
+                                          ctypes.POINTER(ctypes.c_size_t), _TEXT]
+    library.hpvmCompileBuffer.restype = ctypes.c_bool
     library.hpvmCompileFreeText.argtypes = [ctypes.c_void_p]
     library.hpvmCompileFreeText.restype = None
     return library
 
 
+def _take(library, text: ctypes.c_void_p, size: Optional[int] = None) -> bytes:
+    """The library's text (`size` bytes, else up to its NUL), freed."""
+    if not text.value:
+        return b""
+    data = ctypes.string_at(text.value, size) if size is not None else ctypes.string_at(text.value)
+    library.hpvmCompileFreeText(text)
+    return data
+
+
+def _run_pipeline(text: str, pipeline: str, name: str, failure: str) -> str:
+    """hpvmRunPassPipeline: `text` parsed (as the buffer `name`), verified and transformed
+    by `pipeline` ("": none); the printed module, or HPVMError(`failure`, diagnostics)."""
+    library = _compiler_library()
+    data = text.encode()
+    output, diagnostics = ctypes.c_void_p(), ctypes.c_void_p()
+    ok = library.hpvmRunPassPipeline(data, len(data), name.encode(), pipeline.encode(),
+                                     ctypes.byref(output), ctypes.byref(diagnostics))
+    report = _take(library, diagnostics).decode(errors="replace")
+    result = _take(library, output).decode()
+    if not ok:
+        raise HPVMError(failure, report)
+    return result
+
+
 def verify(text: str, name: str = "graph.mlir") -> None:
     """Parses and verifies `text` with the dialect's verifier; raises HPVMError
     carrying the diagnostics when it is not a valid program."""
-    library = _compiler_library()
-    options = _CompileOptions()
-    library.hpvmCompileOptionsInit(ctypes.byref(options))
-    options.input = _INPUT_MLIR
-    options.emit = _EMIT_HPVM
-    with tempfile.TemporaryDirectory(prefix="hpvm-py-") as directory:
-        source = Path(directory) / name
-        source.write_text(text)
-        diagnostics = ctypes.c_void_p()
-        ok = library.hpvmCompileFile(str(source).encode(), os.devnull.encode(),
-                                     ctypes.byref(options), ctypes.byref(diagnostics))
-        report = ""
-        if diagnostics.value:
-            report = ctypes.string_at(diagnostics.value).decode(errors="replace")
-            library.hpvmCompileFreeText(diagnostics)
-    if not ok:
-        raise HPVMError("the hpvm dialect's verifier rejected the graph", report)
+    _run_pipeline(text, "", name, "the hpvm dialect's verifier rejected the graph")
 
 
-_cache_lock = threading.Lock()
+def pass_option_value(value: str, what: str, hint: str = "") -> str:
+    """`value` quoted for a textual pass option (`--pass=key=VALUE`, `pass{key=VALUE}`):
+    MLIR's option parser ends a value at a space unless it is quoted, and a quote ends at
+    the same quote."""
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    raise HPVMError(f"{what} '{value}' holds both kinds of quote (' and \"), which a pass "
+                    f"option cannot carry; expected a path without one of them{hint}")
 
 
-# What every `hpvm-cc -shared` of the package gets (part of the cache key): the package
-# runs the tensor-node fusion itself when asked (`fuse`), so the module arrives as it
-# should be compiled.
-SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
+_PASS_ARGUMENT = re.compile(r"--([A-Za-z0-9][\w.-]*)(?:=(.*))?", re.S)
 
 
-def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",
-                   opt: str = "-O3", flags: Sequence[str] = (), sources: Sequence[str] = (),
-                   verbose: bool = False, parameters=None) -> str:
-    """`hpvm-cc -shared` of the module `text` (and C `sources`) into `output`;
-    `parameters` (key -> array) is written as the parameter archive `<name>.params`
-    beside the module, which the text names."""
-    if target not in ("cpu", "gpu", "opencl"):
-        raise HPVMError(f"unknown target '{target}'; expected cpu, gpu or opencl")
-    with tempfile.TemporaryDirectory(prefix="hpvm-py-") as directory:
-        source = Path(directory) / f"{name}.mlir"
-        source.write_text(text)
-        if parameters:
-            from .ir import write_parameter_archive
-            write_parameter_archive(Path(directory) / f"{name}.params", parameters)
-        command: List[str] = [tool("hpvm-cc"), "-shared", opt, f"--target={target}",
-                              *SHARED_FLAGS, *flags, str(source), *sources, "-o", output]
-        if verbose:
-            print(" ".join(command))
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise HPVMError(f"hpvm-cc failed (exit status {result.returncode})",
-                            result.stderr)
-        if verbose and result.stderr:
-            print(result.stderr, end="")
-    return output
+def pass_pipeline(passes: Sequence[str]) -> str:
+    """hpvm-opt pass arguments (`--NAME`, `--NAME=OPTIONS`) as the textual pipeline hpvm-opt
+    runs for them: `builtin.module(NAME,NAME{OPTIONS})`."""
+    elements = []
+    for argument in passes:
+        match = _PASS_ARGUMENT.fullmatch(argument)
+        if match is None:
+            raise HPVMError(f"'{argument}' is not a pass argument; expected --NAME or "
+                            "--NAME=OPTIONS, as hpvm-opt takes them")
+        name, options = match.groups()
+        elements.append(name if options is None else f"{name}{{{options}}}")
+    return f"builtin.module({','.join(elements)})"
 
 
 def run_opt(text: str, passes: Sequence[str], name: str = "graph.mlir") -> str:
-    """`hpvm-opt <passes>` on `text`; returns the transformed module."""
+    """What `hpvm-opt <passes>` makes of `text`, in this process; returns the module."""
+    return _run_pipeline(text, pass_pipeline(passes) if passes else "", name,
+                         f"the passes {' '.join(passes)} failed on '{name}'")
+
+
+# What every compile of the package gets (part of the cache key), as `hpvm-cc -shared`
+# flags: the package runs the tensor-node fusion itself when asked (`fuse`), so the
+# module arrives as it should be compiled.
+SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
+
+# -f[no-]NAME switches of hpvm-cc and the pipeline options they set.
+_SWITCHES = {"hpvm-lanes": "vectorize", "hpvm-collapse-grids": "collapse-grids",
+             "hpvm-inline-leaves": "inline-leaves", "hpvm-fuse-nodes": "fuse-nodes",
+             "hpvm-fuse-tensor-nodes": "fuse-tensor-nodes"}
+_DEVICES = {"cpu": "", "gpu": "cuda", "cuda": "cuda", "opencl": "opencl", "spirv": "opencl"}
+
+
+def _is_instrumentation(flag: str) -> bool:
+    """Flags that instrument code and must also be given to the link (as hpvm-cc's)."""
+    return flag.startswith(("-fsanitize", "-fprofile", "-fcoverage", "-fno-sanitize"))
+
+
+@dataclass
+class SharedBuild:
+    """An `hpvm-cc -shared` command line for one module, taken apart as hpvm-cc takes it
+    apart: the pipeline options of the compiler library, and clang's flags."""
+
+    opt: str = "-O2"
+    verbose: bool = False
+    # hpvm-cc's defaults for the lowering (its -f[no-]hpvm-* switches change them).
+    switches: Dict[str, bool] = field(default_factory=lambda: {
+        "vectorize": True, "collapse-grids": True, "inline-leaves": True,
+        "fuse-nodes": False, "fuse-tensor-nodes": True})
+    device: str = ""
+    lanes: int = 0
+    rows: int = 0
+    knobs: str = ""
+    debug_info: bool = False
+    cpu_chosen: bool = False
+    codegen: List[str] = field(default_factory=list)
+    linker: List[str] = field(default_factory=list)
+    link_inputs: List[str] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, arguments: Sequence[str]) -> "SharedBuild":
+        build = cls()
+        rest = list(arguments)
+        while rest:
+            build._take(rest.pop(0), rest)
+        return build
+
+    def _take(self, arg: str, rest: List[str]) -> None:
+        """One argument of the command line (the value of `-L DIR` and the like from `rest`)."""
+        if arg in ("-L", "-l", "-Xlinker", "-I", "-D"):
+            if not rest:
+                raise HPVMError(f"option '{arg}' expects a value")
+            value = rest.pop(0)
+            if arg == "-Xlinker":
+                self.linker += [arg, value]
+            elif arg != "-I" and arg != "-D":  # preprocessor options: no C source here
+                self._take(arg + value, rest)
+            return
+        switch = re.fullmatch(r"-f(no-)?(hpvm-[\w-]+)", arg)
+        if arg == "-v":
+            self.verbose = True
+        elif re.fullmatch(r"-O.*", arg):
+            if arg not in ("-O0", "-O1", "-O2", "-O3"):
+                raise HPVMError(f"unknown optimization level '{arg}'; expected -O0, -O1, -O2 "
+                                "or -O3")
+            self.opt = arg
+        elif arg.startswith("--target="):
+            if arg[9:] not in _DEVICES:
+                raise HPVMError(f"unknown target '{arg[9:]}'; expected cpu, gpu or opencl")
+            self.device = _DEVICES[arg[9:]]
+        elif arg.startswith("--knobs="):
+            self.knobs = arg[8:]
+            if not self.knobs or not os.path.exists(self.knobs):
+                raise HPVMError(f"--knobs: no such configuration file: '{self.knobs}'")
+        elif arg.startswith("-L") or arg.startswith("-l") or arg.startswith("-Wl,"):
+            self.linker += ["-L", arg[2:]] if arg.startswith("-L") else [arg]
+        elif switch and switch.group(2) in _SWITCHES:
+            self.switches[_SWITCHES[switch.group(2)]] = switch.group(1) is None
+        elif arg.startswith("-fhpvm-lanes="):
+            self.lanes = _count(arg, arg[13:], 2, 64)
+            self.switches["vectorize"] = True
+        elif arg.startswith("-fhpvm-rows="):
+            self.rows = _count(arg, arg[12:], 1, 16)
+        elif arg.startswith(("-f", "-W", "-m")) or arg in ("-g", "-w"):
+            self.cpu_chosen = self.cpu_chosen or arg.startswith(("-march=", "-mcpu="))
+            self.debug_info = self.debug_info or arg == "-g"
+            self.codegen.append(arg)
+        elif arg.startswith("-"):
+            raise HPVMError(f"unknown option '{arg}' (see hpvm-cc --help; a shared library of "
+                            "the package takes its code generation and link options)")
+        elif re.search(r"\.(mlir|c|cc|cpp|ll|bc)$", arg):
+            raise HPVMError(f"'{arg}': a shared library of the package is made of its module "
+                            "alone; expected objects or libraries as further inputs")
+        else:
+            if not os.path.exists(arg):
+                raise HPVMError(f"no such file: '{arg}'")
+            self.link_inputs.append(arg)
+
+    def pipeline_options(self, constants_asm: str, vector_bits: int) -> str:
+        """The options string of hpvm-lower-to-llvm-pipeline hpvm-cc gives the library."""
+        options = {key: "true" if on else "false" for key, on in self.switches.items()}
+        options.update({"vector-bits": str(vector_bits), "lanes": str(self.lanes),
+                        "rows": str(self.rows), "line-tables": str(self.debug_info).lower(),
+                        "vectorize-remarks": str(self.verbose).lower(),
+                        "constants-asm": pass_option_value(constants_asm, "the temporary "
+                                                           "folder", " (set TMPDIR)")})
+        if self.device:
+            options["devices"] = self.device
+        if self.knobs:
+            options["knobs"] = pass_option_value(self.knobs, "the knob file's path")
+        return " ".join(f"{key}={value}" for key, value in options.items())
+
+    def vector_bits(self) -> int:
+        """Lanes as wide as the registers of the CPU the code is for: the host's (0) unless
+        -march= or -mcpu= names another, then from the macros clang predefines for it
+        (512 with AVX-512, 256 with AVX, else 128; 0 when clang cannot say)."""
+        if not (self.switches["vectorize"] and self.cpu_chosen):
+            return 0
+        command = [clang(), *[f for f in self.codegen if f.startswith("-m")],
+                   "-dM", "-E", "-x", "c", os.devnull, "-o", "-"]
+        done = self.run(command, "find the target's vector width", check=False)
+        if done.returncode != 0:
+            return 0
+        lines = done.stdout.splitlines()
+        if any(line.startswith("#define __AVX512F__ ") for line in lines):
+            return 512
+        return 256 if any(line.startswith("#define __AVX__ ") for line in lines) else 128
+
+    def object_command(self, source: Path, obj: Path) -> List[str]:
+        """clang's compile of the LLVM IR (or the constants' assembly) into an object."""
+        command = [clang(), self.opt]
+        if not self.cpu_chosen:
+            command.append("-march=native")
+        command += ["-fPIC", *self.codegen, "-Wno-override-module"]
+        if source.suffix == ".s":  # -O and -march mean nothing to it
+            command.append("-Wno-unused-command-line-argument")
+        return command + ["-c", str(source), "-o", str(obj)]
+
+    def link_command(self, objects: Sequence[Path], runtime: Path, output: str) -> List[str]:
+        """The link with the runtime into a shared library: lld where it is installed beside
+        clang, unless the command chose a linker."""
+        command = [clang(), self.opt, "-shared"]
+        if _use_lld() and not any(f.startswith("-fuse-ld=") for f in self.codegen + self.linker):
+            command.append("-fuse-ld=lld")
+        command += [*map(str, objects), *self.link_inputs, str(runtime), *self.linker]
+        command += [f for f in self.codegen
+                    if _is_instrumentation(f) or f.startswith("-fuse-ld=")]
+        return command + ["-lpthread", "-ldl", "-lm", "-o", output]
+
+    def run(self, command: List[str], stage: str, check: bool = True):
+        """Runs one clang stage (printed with -v); HPVMError when it fails."""
+        if self.verbose:
+            print(" ".join(command))
+        done = subprocess.run(command, capture_output=True, text=True)
+        if check and done.returncode != 0:
+            raise HPVMError(f"{stage} failed (exit status {done.returncode}): "
+                            f"{' '.join(command)}", done.stderr)
+        if self.verbose and done.stderr:
+            print(done.stderr, end="")
+        return done
+
+
+def _count(option: str, text: str, low: int, high: int) -> int:
+    if not re.fullmatch(r"[0-9]+", text) or not low <= int(text) <= high:
+        raise HPVMError(f"'{option}' expects a count from {low} to {high}, found '{text}'")
+    return int(text)
+
+
+def _compile_bitcode(text: str, source: Path, options: str, verbose: bool) -> bytes:
+    """hpvmCompileBuffer: the module (named `source` in diagnostics and for the parameter
+    archive beside it) lowered and exported as LLVM bitcode."""
+    library = _compiler_library()
+    data = text.encode()
+    output, diagnostics, size = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_size_t()
+    if verbose:
+        print(f"libHPVMCompiler: {source} -> LLVM bitcode ({options})")
+    ok = library.hpvmCompileBuffer(data, len(data), str(source).encode(), _INPUT_MLIR,
+                                   _EMIT_LLVM_BITCODE, options.encode(), ctypes.byref(output),
+                                   ctypes.byref(size), ctypes.byref(diagnostics))
+    report = _take(library, diagnostics).decode(errors="replace")
+    bitcode = _take(library, output, size.value)
+    if not ok:
+        raise HPVMError(f"the compile of '{source.name}' failed", report)
+    if verbose and report:
+        print(report, end="")
+    return bitcode
+
+
+def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",
+                   opt: str = "-O3", flags: Sequence[str] = (), verbose: bool = False,
+                   parameters=None) -> str:
+    """What `hpvm-cc -shared <opt> --target=<target> <SHARED_FLAGS> <flags>` makes of the
+    module `text`, into `output`: compiled in this process (the compiler library), then
+    clang's objects linked with the runtime. `parameters` (key -> array) is written as the
+    parameter archive `<name>.params` beside the module, which the text names."""
+    if target not in ("cpu", "gpu", "opencl"):
+        raise HPVMError(f"unknown target '{target}'; expected cpu, gpu or opencl")
+    build = SharedBuild.parse([opt, f"--target={target}", *SHARED_FLAGS, *flags])
+    build.verbose = build.verbose or verbose
+    home = _home()
     with tempfile.TemporaryDirectory(prefix="hpvm-py-") as directory:
-        source = Path(directory) / name
-        source.write_text(text)
-        result = subprocess.run([tool("hpvm-opt"), *passes, str(source)],
-                                capture_output=True, text=True)
-    if result.returncode != 0:
-        raise HPVMError(f"hpvm-opt {' '.join(passes)} failed (exit status {result.returncode})",
-                        result.stderr)
-    return result.stdout
+        folder = Path(directory)
+        if parameters:
+            from .ir import write_parameter_archive
+            write_parameter_archive(folder / f"{name}.params", parameters)
+        # As hpvm-cc: the large constants (a model's weights) in an assembly file of
+        # .incbin directives, never in the LLVM IR.
+        bitcode, constants = folder / f"{name}.bc", folder / f"{name}.constants.s"
+        options = build.pipeline_options(str(constants), build.vector_bits())
+        bitcode.write_bytes(_compile_bitcode(text, folder / f"{name}.mlir", options,
+                                             build.verbose))
+        objects = []
+        for source in [bitcode, constants] if constants.exists() else [bitcode]:
+            obj = source.with_suffix(".o")
+            build.run(build.object_command(source, obj), "compile LLVM IR")
+            objects.append(obj)
+        build.run(build.link_command(objects, _runtime_library(home), output), "link")
+    return output

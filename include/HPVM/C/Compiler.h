@@ -1,10 +1,20 @@
 /*===- Compiler.h - The HPVM compiler as a C library ---------------*- C -*-===//
- * Compiles one input in this process, from text to text: an HPVM program in
- * MLIR (.mlir), or clang's LLVM IR of an HPVM-C source (imported into MLIR and
- * raised to the hpvm dialect), to the raised hpvm dialect, the llvm dialect or
- * LLVM IR. Clang stays outside: it makes the LLVM IR of C sources before, and
- * objects from the LLVM IR after. Diagnostics come back as text, each with its
- * location (file:line:col of the C or MLIR source).
+ * Compiles one input in this process: an HPVM program in MLIR (.mlir), or
+ * clang's LLVM IR of an HPVM-C source (imported into MLIR and raised to the
+ * hpvm dialect), to the raised hpvm dialect, the llvm dialect or LLVM IR
+ * (hpvmCompileBuffer: memory to memory; hpvmCompileFile: file to file); or
+ * runs any textual pass pipeline over an MLIR module (hpvmRunPassPipeline, as
+ * hpvm-opt --pass-pipeline). Clang stays outside: it makes the LLVM IR of C
+ * sources before, and objects from the LLVM IR after. Diagnostics come back as
+ * text, each with its location (file:line:col of the C or MLIR source).
+ *
+ * The compile's options are one string, the options of
+ * hpvm-lower-to-llvm-pipeline as hpvm-opt takes them
+ * (`--hpvm-lower-to-llvm-pipeline="devices=cuda collapse-grids=false"`), read
+ * by that pipeline's own parser (CPUPipelineOptions, HPVM/Pipelines/
+ * Pipelines.h), plus `print-locations` (print the operations' locations in the
+ * hpvm and mlir outputs); a new compiler option is a new pipeline option,
+ * with no change here.
  *
  * Library: libHPVMCompiler.so (CMake: HPVM::HPVMCompiler). Thread-safe: each
  * call has its own MLIR context.
@@ -29,9 +39,12 @@ typedef enum HPVMCompileInput {
 typedef enum HPVMCompileEmit {
   HPVMCompileEmitHPVM = 0,   /* the hpvm dialect (HPVM-C input: raised) */
   HPVMCompileEmitMLIR = 1,   /* lowered to the llvm dialect */
-  HPVMCompileEmitLLVMIR = 2, /* lowered and exported as LLVM IR */
+  HPVMCompileEmitLLVMIR = 2, /* lowered and exported as LLVM IR (text) */
+  HPVMCompileEmitLLVMBitcode = 3, /* ... as LLVM bitcode */
 } HPVMCompileEmit;
 
+/* hpvmCompileFile's options, one field per option (kept for the programs
+ * written against it, hpvm-cc among them; they become an options string). */
 typedef struct HPVMCompileOptions {
   HPVMCompileInput input;
   HPVMCompileEmit emit;
@@ -98,10 +111,41 @@ MLIR_CAPI_EXPORTED void hpvmCompileOptionsInit(HPVMCompileOptions *options);
  * on success. `*diagnostics` (when `diagnostics` is not NULL) receives the
  * diagnostics printed as the tools print them, NUL-terminated, or NULL when
  * there were none; free it with hpvmCompileFreeText. Nothing is written to
- * `output_path` on failure. */
+ * `output_path` on failure. The options become an options string and the
+ * compile is hpvmCompileBuffer's. */
 MLIR_CAPI_EXPORTED bool hpvmCompileFile(const char *input_path, const char *output_path,
                                         const HPVMCompileOptions *options,
                                         char **diagnostics);
+
+/* Compiles the `size` bytes at `input` (an HPVMCompileInput; `buffer_name`
+ * names it in locations and diagnostics, NULL: "<buffer>") to an
+ * HPVMCompileEmit. `pipeline_options` (NULL or "": the defaults) is a string
+ * of `key=value` options of hpvm-lower-to-llvm-pipeline, separated by spaces,
+ * values with spaces quoted ("devices=cuda collapse-grids=false
+ * constants-asm='/tmp/a b/x.s' knobs=k.json"), and print-locations=true|false;
+ * an unknown key or a bad value fails the call with a diagnostic naming it.
+ * On success `*output` receives the result (NUL-terminated after its
+ * `*output_size` bytes; bitcode may hold NULs), to be freed with
+ * hpvmCompileFreeText; on failure it is NULL. `*diagnostics` as
+ * hpvmCompileFile's. */
+MLIR_CAPI_EXPORTED bool hpvmCompileBuffer(const char *input, size_t size,
+                                          const char *buffer_name, int input_kind,
+                                          int emit, const char *pipeline_options,
+                                          char **output, size_t *output_size,
+                                          char **diagnostics);
+
+/* Parses the MLIR module of the `size` bytes at `input` (`buffer_name` as
+ * above), verifies it and runs the textual pass pipeline `pipeline` on it, as
+ * hpvm-opt --pass-pipeline does ("builtin.module(hpvm-fuse-nodes{greedy=true},
+ * canonicalize)"; NULL or "": none, the module is only verified), with every
+ * pass hpvm-opt registers (upstream MLIR's and the project's) but its test
+ * passes. On success `*output` receives the module as hpvm-opt prints it,
+ * NUL-terminated, to be freed with hpvmCompileFreeText; on failure it is NULL.
+ * A pipeline that does not parse fails the call with a diagnostic quoting it.
+ * `*diagnostics` as hpvmCompileFile's. */
+MLIR_CAPI_EXPORTED bool hpvmRunPassPipeline(const char *input, size_t size,
+                                            const char *buffer_name, const char *pipeline,
+                                            char **output, char **diagnostics);
 
 MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
 

@@ -55,6 +55,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Inline each leaf function with one caller into it "
                      "(convert-hpvm-to-cpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> knobs{
+      *this, "knobs",
+      llvm::cl::desc("A configuration of approximation knobs (JSON) applied "
+                     "to the tensor ops first (hpvm-apply-knobs; hpvm-cc "
+                     "--knobs; empty: none)"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> fuseNodes{
       *this, "fuse-nodes",
       llvm::cl::desc("Fuse every legal pair of sibling leaves first "
@@ -91,6 +97,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "module, archive keys resolved)"),
       llvm::cl::init("")};
 };
+
+/// hpvm-apply-knobs with `options.knobs`, when it names a configuration: the
+/// pipelines' first pass, and all the compiler library runs when it emits the
+/// hpvm dialect.
+void addHPVMApplyKnobs(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// hpvm-lower-to-cpu-pipeline: the graphs and host ops to runtime calls
 /// (func, scf, arith, memref and llvm dialects remain).

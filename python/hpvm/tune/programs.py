@@ -30,8 +30,9 @@ from .search import Parameter, Space
 
 
 class Program:
-    """A program whose knobs are build steps (hpvm-opt transforms, hpvm-cc flags), run-time
-    arguments and environment variables. Builds are cached in `workdir` by everything that
+    """A program whose knobs are build steps (hpvm-opt-style transforms, run in this process
+    by the compiler library; hpvm-cc flags), run-time arguments and environment variables.
+    Builds are cached in `workdir` by everything that
     goes into them (the knobs, the sources, the compiler); the cost is the median time the
     program prints for its HPVM version."""
 
@@ -108,9 +109,14 @@ class Program:
             return binary
         source = self.root / self.source
         if transforms:
+            # In this process (the compiler library), kept next to the build.
             transformed = self.workdir / f"{self.name}-{key}.mlir"
-            self._run([toolchain.tool("hpvm-opt"), *transforms, source, "-o", transformed],
-                      f"hpvm-opt for {values}")
+            try:
+                text = toolchain.run_opt(source.read_text(), transforms, source.name)
+            except HPVMError as error:
+                raise HPVMError(f"{self.name}: the transforms for {values} failed: {error}",
+                                error.diagnostics) from None
+            transformed.write_text(text)
             source = transformed
         self._run([toolchain.tool("hpvm-cc"), "-O3", *flags, source, *self.sources(),
                    "-o", binary], f"hpvm-cc for {values}")

@@ -1,0 +1,100 @@
+"""The package compiles in its own process (issue 39): verifying, transforming and
+compiling a graph go through the compiler library (hpvmRunPassPipeline, hpvmCompileBuffer);
+the only processes started are clang's, for the objects and the link, as hpvm-cc starts
+them. No hpvm-opt, no hpvm-cc."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hpvm
+from hpvm import toolchain
+
+from test_knobs import X, exact_output, graph
+
+
+@pytest.fixture
+def commands(monkeypatch):
+    """Every command the test starts (subprocess.run starts them through Popen)."""
+    started = []
+
+    class Recording(subprocess.Popen):
+        def __init__(self, args, *rest, **options):
+            started.append([str(a) for a in ([args] if isinstance(args, (str, bytes))
+                                             else args)])
+            super().__init__(args, *rest, **options)
+    monkeypatch.setattr(subprocess, "Popen", Recording)
+    return started
+
+
+def test_verify_transform_compile_and_call_start_no_hpvm_tool(tmp_path, commands):
+    g = graph()
+    text = hpvm.verify(g)
+    fused = toolchain.run_opt(text, ["--hpvm-fuse-tensor-nodes"], "knobbed.mlir")
+    assert "hpvm.create_node @conv_bias_act" in fused
+    # A new library (output=): verified, transformed by the knobs and the fusion, compiled.
+    compiled = hpvm.compile(g, fuse=True, output=str(tmp_path / "knobbed.so"),
+                            knobs={"knobs": [{"node": "conv", "knob": "exact"}]})
+    np.testing.assert_allclose(compiled(X), exact_output(), rtol=1e-4, atol=1e-4)
+    programs = {os.path.basename(c[0]) for c in commands}
+    assert programs and all(p.startswith("clang") for p in programs), commands
+    assert not [c for c in commands
+                if any(os.path.basename(a) in ("hpvm-opt", "hpvm-cc") for a in c)], commands
+
+
+def test_pass_arguments_become_one_pipeline():
+    assert toolchain.pass_pipeline(["--hpvm-fuse-tensor-nodes",
+                                    '--hpvm-apply-knobs=file="/a b/k.json"',
+                                    "--hpvm-tile-nodes=nodes=p sizes=4,4,1"]) == (
+        'builtin.module(hpvm-fuse-tensor-nodes,hpvm-apply-knobs{file="/a b/k.json"},'
+        "hpvm-tile-nodes{nodes=p sizes=4,4,1})")
+    with pytest.raises(hpvm.HPVMError, match="'fuse' is not a pass argument"):
+        toolchain.pass_pipeline(["fuse"])
+
+
+def test_errors_of_the_library_come_back_as_diagnostics():
+    text = hpvm.verify(graph())
+    with pytest.raises(hpvm.HPVMError, match="no-such-pass' does not refer to a registered"):
+        toolchain.run_opt(text, ["--no-such-pass"])
+    with pytest.raises(hpvm.HPVMError, match="no such option bogus"):
+        toolchain.run_opt(text, ["--hpvm-fuse-tensor-nodes=bogus=1"])
+    with pytest.raises(hpvm.HPVMError, match=r"graph.mlir:1:1: error"):
+        toolchain.verify("hpvm.nonsense\n")
+    with pytest.raises(hpvm.HPVMError, match="'-fhpvm-lanes=99' expects a count from 2 to 64"):
+        toolchain.compile_shared(text, "/dev/null", flags=["-fhpvm-lanes=99"])
+    with pytest.raises(hpvm.HPVMError, match="unknown option '--emit=llvm'"):
+        toolchain.compile_shared(text, "/dev/null", flags=["--emit=llvm"])
+
+
+def _clang_commands(printed: str) -> list:
+    """The clang command lines in `printed` (hpvm-cc -v's or compile_shared's), the
+    temporary folders' names made one."""
+    commands = []
+    for line in printed.splitlines():
+        line = re.sub(r"^hpvm-cc: \[[^]]*\] ", "", line)
+        if line.startswith(toolchain.clang()):
+            line = re.sub(r"/[^ ]*/hpvm-(cc|py)-[^/ ]+/", "TMP/", line)
+            # The probe of the named CPU's vector width: into a file, or read from a pipe.
+            commands.append(re.sub(r" -dM -E -x c /dev/null -o .*", " -dM -E ...", line))
+    return commands
+
+
+def test_the_objects_and_the_link_are_hpvm_cc_s(tmp_path, capsys):
+    # The same clang commands as `hpvm-cc -shared` with the same flags (a CPU named, so that
+    # -march=native is not added, line tables, a linker flag).
+    source = Path(__file__).parents[2] / "examples" / "vector_add.mlir"
+    flags = ["-march=x86-64-v2", "-g", "-Wl,-z,now", "-fno-hpvm-inline-leaves"]
+    output = str(tmp_path / "vector_add.so")
+    done = subprocess.run([toolchain.tool("hpvm-cc"), "-v", "-shared", "-O2", "--target=cpu",
+                           *toolchain.SHARED_FLAGS, *flags, str(source), "-o", output],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = _clang_commands(done.stderr)
+    toolchain.compile_shared(source.read_text(), output, "vector_add", opt="-O2", flags=flags,
+                             verbose=True)
+    assert _clang_commands(capsys.readouterr().out) == expected
+    assert len(expected) == 3 and "-dM" in expected[0] and "-march=native" not in expected[1]
