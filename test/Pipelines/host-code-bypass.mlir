@@ -7,6 +7,10 @@
 // goes.
 // RUN: hpvm-opt %s --pass-pipeline='builtin.module(hpvm-host-code-bypass{lowering=builtin.module(canonicalize,func.func(cse))})' | FileCheck %s
 // RUN: hpvm-opt %s --pass-pipeline='builtin.module(hpvm-host-code-bypass{lowering=builtin.module(canonicalize,func.func(cse))})' --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=NESTED
+// The lowering is an option of the pass, printed with it (crash reproducers
+// rerun the pipeline from that text).
+// RUN: hpvm-opt %s --hpvm-lower-to-cpu-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINTED
+// PRINTED: hpvm-host-code-bypass{lowering={builtin.module(hpvm-linalg-to-loops-where-used,
 // Without a lowering, the functions are set aside and put back.
 // RUN: hpvm-opt %s --hpvm-host-code-bypass | FileCheck %s --check-prefix=NONE
 
