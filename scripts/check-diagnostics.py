@@ -4,9 +4,13 @@
 A diagnostic site is a call of emitError / emitOpError / emitWarning / emitOptionalError, or
 of a helper that words a diagnostic for its callers (MESSAGE_HELPERS). Its text is the string
 literals of the statement (adjacent literals joined, split at formatv placeholders); the longest of them is its distinctive
-part. A site counts as tested when some file under test/ contains the first WINDOW
-characters of that part (all of it when shorter), or of the opening literal: tests often
-check a message only up to a value it prints.
+part. A site counts as tested when a line of a test under test/ that checks output holds the
+first WINDOW characters of that part (all of it when shorter), or of the opening literal: tests
+often check a message only up to a value it prints. The lines that check output are FileCheck's
+positive directives (CHECK, -NEXT, -SAME, -DAG, -LABEL, -COUNT-n, under every prefix the file
+names with --check-prefix / --check-prefixes) and the expected-error / -warning / -remark /
+-note annotations of --verify-diagnostics tests; a message that appears only in a test's input,
+in a comment or in a CHECK-NOT is not tested.
 
 Sites whose text is not a literal (a helper forwarding its caller's message) and sites that
 no input can reach are listed in ALLOWLIST with the reason. The script exits 1 and prints
@@ -82,7 +86,7 @@ ALLOWLIST = {
     ("EmbedKernels.cpp", "could not compile the kernels to PTX"):
         "NVVM serialization of a module convert-gpu-to-nvvm accepted; no input reaches it",
     ("SerializeSPIRV.cpp", "LLVM's SPIR-V backend is missing:"):
-        "libLLVM is built with the SPIR-V target (TOOLCHAIN.md); a broken install only",
+        "the LLVM 22 packages scripts/bootstrap.sh installs have the SPIR-V target; a broken install only",
     ("SerializeSPIRV.cpp", "could not translate the OpenCL kernels to LLVM IR"):
         "the module is entirely in the llvm dialect after the lowering, which translates",
     ("SerializeSPIRV.cpp", "could not create a SPIR-V target machine"):
@@ -179,22 +183,46 @@ def sites(source_root):
 
 
 def tested(key, corpus):
-    """Whether a test contains the key's first WINDOW characters (all of a shorter key).
-    A prefix, not any window: sibling messages often share their endings."""
+    """Whether a checked line contains the key's first WINDOW characters (all of a shorter
+    key). A prefix, not any window: sibling messages often share their endings."""
     key = key.lstrip("'\":,; ")
     return key[:WINDOW] in corpus
 
 
+PREFIX_OPTION = re.compile(r"--?check-prefix(?:es)?[= ]([\w,-]+)")
+VERIFY_ANNOTATION = re.compile(r"expected-(?:error|warning|remark|note)\b[^{\n]*\{\{(.*?)\}\}")
+
+
+def checked_lines(text):
+    """The parts of a test file that check output: the text after each positive FileCheck
+    directive of the file's prefixes, and the message of each -verify-diagnostics
+    annotation."""
+    prefixes = {"CHECK"}
+    for match in PREFIX_OPTION.finditer(text):
+        prefixes.update(p for p in match.group(1).split(",") if p)
+    directive = re.compile(
+        r"(?<![\w-])(?:%s)(?:-NEXT|-SAME|-DAG|-LABEL|-COUNT-\d+)?:(.*)"
+        % "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True)))
+    for line in text.splitlines():
+        match = directive.search(line)
+        if match:
+            yield match.group(1)
+        for annotation in VERIFY_ANNOTATION.finditer(line):
+            yield annotation.group(1)
+
+
 def test_corpus(source_root):
+    """The checked lines of every test under test/, one per line."""
     texts = []
     for directory, _, files in os.walk(os.path.join(source_root, "test")):
         if "Output" in directory.split(os.sep):
             continue
         for name in files:
             try:
-                texts.append(open(os.path.join(directory, name), encoding="utf-8").read())
+                text = open(os.path.join(directory, name), encoding="utf-8").read()
             except (UnicodeDecodeError, OSError):
                 continue
+            texts.extend(checked_lines(text))
     return "\n".join(texts)
 
 

@@ -1,12 +1,17 @@
 //===- GuardedEntryPoints.cpp - Entry points for hpvm_rt_call_guarded ------===//
-// See GuardedEntryPoints.h. A C caller cannot catch an error that compiled
+// hpvm-guarded-entry-points (Passes.td). A C caller cannot catch an error that compiled
 // code reports by ending the process; the runtime's guard can, but it calls
 // one signature only, which these entry points give every host function.
-#include "GuardedEntryPoints.h"
+#include "HPVM/Pipelines/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMGUARDEDENTRYPOINTS
+#include "HPVM/Pipelines/Passes.h.inc"
+} // namespace mlir::hpvm
 
 using namespace mlir;
 
@@ -16,12 +21,7 @@ constexpr llvm::StringLiteral kInterfacePrefix = "_mlir_ciface_";
 constexpr llvm::StringLiteral kGuardedPrefix = "__hpvm_guarded_";
 
 struct GuardedEntryPointsPass
-    : public PassWrapper<GuardedEntryPointsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GuardedEntryPointsPass)
-  StringRef getArgument() const final { return "hpvm-guarded-entry-points"; }
-  StringRef getDescription() const final {
-    return "Give each C interface function an entry point for hpvm_rt_call_guarded";
-  }
+    : public hpvm::impl::HPVMGuardedEntryPointsBase<GuardedEntryPointsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -71,7 +71,3 @@ struct GuardedEntryPointsPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> mlir::hpvm::createGuardedEntryPointsPass() {
-  return std::make_unique<GuardedEntryPointsPass>();
-}

@@ -1,6 +1,7 @@
 //===- HostCodeBypass.cpp - Host code around the LLVM lowering ------------===//
-// See HostCodeBypass.h for why LLVM-dialect functions skip the lowering.
-#include "HostCodeBypass.h"
+// hpvm-host-code-bypass (Passes.td): why LLVM-dialect functions skip the
+// lowering is in its description.
+#include "HPVM/Pipelines/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -17,6 +18,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMHOSTCODEBYPASS
+#include "HPVM/Pipelines/Passes.h.inc"
+} // namespace mlir::hpvm
 
 using namespace mlir;
 
@@ -79,35 +85,51 @@ static LogicalResult lowerHostGlue(LLVM::LLVMFuncOp function) {
   return applyPartialConversion(function, target, std::move(patterns));
 }
 
-struct SetAsideHostCodePass
-    : public PassWrapper<SetAsideHostCodePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SetAsideHostCodePass)
-  explicit SetAsideHostCodePass(std::shared_ptr<Stash> stash)
-      : stash(std::move(stash)) {}
-  StringRef getArgument() const final { return "hpvm-set-aside-host-code"; }
-  StringRef getDescription() const final {
-    return "Set aside functions entirely in the LLVM dialect";
-  }
+/// hpvm-host-code-bypass: sets aside the functions entirely in the LLVM
+/// dialect, runs the lowering, and restores them.
+struct HostCodeBypassPass
+    : public hpvm::impl::HPVMHostCodeBypassBase<HostCodeBypassPass> {
+  using Base::Base;
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect, cf::ControlFlowDialect>();
+    Base::getDependentDialects(registry);
+    for (const OpPassManager &pipeline : lowering)
+      pipeline.getDependentDialects(registry);
   }
 
   void runOnOperation() override {
+    Stash stash;
+    bool changed = setAside(stash);
+    // The lowering is a nested pipeline: --mlir-print-ir-after-all and
+    // --mlir-timing show its passes.
+    LogicalResult lowered = success();
+    for (OpPassManager &pipeline : lowering)
+      if (failed(lowered = runPipeline(pipeline, getOperation())))
+        break;
+    // Back even after a failure, so that the module printed is whole.
+    changed |= restore(stash);
+    if (failed(lowered))
+      return signalPassFailure();
+    // Without a function set aside, glue lowered or a lowering, the module is
+    // unchanged (and the pass manager need not verify it again).
+    if (!changed && lowering.empty())
+      markAllAnalysesPreserved();
+  }
+
+  /// Moves the functions entirely in the LLVM dialect (after lowering the
+  /// glue of host code) and the structors into `stash`; whether anything
+  /// changed.
+  bool setAside(Stash &stash) {
     ModuleOp module = getOperation();
-    if (!stash->holder)
-      stash->holder = ModuleOp::create(UnknownLoc::get(&getContext()));
-    OpBuilder holderBuilder =
-        OpBuilder::atBlockEnd(stash->holder->getBody());
-    // Whether a function was set aside or had its glue lowered: without
-    // either, the module is unchanged (and the pass manager need not verify it).
+    stash.holder = ModuleOp::create(UnknownLoc::get(&getContext()));
+    OpBuilder holderBuilder = OpBuilder::atBlockEnd(stash.holder->getBody());
     bool changed = false;
     for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
       if (!isa<LLVM::GlobalCtorsOp, LLVM::GlobalDtorsOp>(op))
         continue;
       op.remove();
       holderBuilder.insert(&op);
-      stash->structors.push_back(&op);
+      stash.structors.push_back(&op);
       changed = true;
     }
     for (auto function :
@@ -130,32 +152,19 @@ struct SetAsideHostCodePass
       standIn->setAttr(kStandInAttr, b.getUnitAttr());
       function->remove();
       holderBuilder.insert(function);
-      stash->functions.push_back(function);
+      stash.functions.push_back(function);
       changed = true;
     }
-    if (!changed)
-      markAllAnalysesPreserved();
+    return changed;
   }
 
-  std::shared_ptr<Stash> stash;
-};
-
-struct RestoreHostCodePass
-    : public PassWrapper<RestoreHostCodePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RestoreHostCodePass)
-  explicit RestoreHostCodePass(std::shared_ptr<Stash> stash)
-      : stash(std::move(stash)) {}
-  StringRef getArgument() const final { return "hpvm-restore-host-code"; }
-  StringRef getDescription() const final {
-    return "Restore the functions hpvm-set-aside-host-code set aside";
-  }
-
-  void runOnOperation() override {
+  /// Puts the functions and structors of `stash` back; whether there were any.
+  bool restore(Stash &stash) {
     ModuleOp module = getOperation();
-    if (stash->functions.empty() && stash->structors.empty())
-      return markAllAnalysesPreserved();
+    if (stash.functions.empty() && stash.structors.empty())
+      return false;
     SymbolTable symbols(module);
-    for (LLVM::LLVMFuncOp function : stash->functions) {
+    for (LLVM::LLVMFuncOp function : stash.functions) {
       function->remove();
       auto standIn = symbols.lookup<LLVM::LLVMFuncOp>(function.getSymName());
       if (standIn && standIn->hasAttr(kStandInAttr)) {
@@ -170,24 +179,13 @@ struct RestoreHostCodePass
         symbols.insert(function);
       }
     }
-    stash->functions.clear();
     // After the functions they name, so that the module verifies.
-    for (Operation *op : stash->structors) {
+    for (Operation *op : stash.structors) {
       op->remove();
       module.getBody()->push_back(op);
     }
-    stash->structors.clear();
+    return true;
   }
-
-  std::shared_ptr<Stash> stash;
 };
 
 } // namespace
-
-void mlir::hpvm::addHostCodeBypass(
-    OpPassManager &pm, const std::function<void(OpPassManager &)> &addLowering) {
-  auto stash = std::make_shared<Stash>();
-  pm.addPass(std::make_unique<SetAsideHostCodePass>(stash));
-  addLowering(pm);
-  pm.addPass(std::make_unique<RestoreHostCodePass>(stash));
-}

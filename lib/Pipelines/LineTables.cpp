@@ -1,5 +1,6 @@
 //===- LineTables.cpp - Line tables for generated functions --------------===//
-#include "LineTables.h"
+// hpvm-line-tables (Passes.td).
+#include "HPVM/Pipelines/Passes.h"
 
 #include "HPVM/Target/DebugScopes.h"
 
@@ -8,19 +9,26 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMLINETABLES
+#include "HPVM/Pipelines/Passes.h.inc"
+} // namespace mlir::hpvm
+
 using namespace mlir;
 
 namespace {
-struct LineTablesPass
-    : public PassWrapper<LineTablesPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LineTablesPass)
-
-  StringRef getArgument() const final { return "hpvm-line-tables"; }
-  StringRef getDescription() const final {
-    return "Give generated functions subprograms and line tables";
+struct LineTablesPass : public hpvm::impl::HPVMLineTablesBase<LineTablesPass> {
+  LineTablesPass() {
+    LLVM::DIScopeForLLVMFuncOpPassOptions options;
+    options.emissionKind = LLVM::DIEmissionKind::LineTablesOnly;
+    lines.addPass(LLVM::createDIScopeForLLVMFuncOpPass(options));
   }
+  LineTablesPass(const LineTablesPass &other)
+      : HPVMLineTablesBase(other), lines(other.lines) {}
+
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect>();
+    HPVMLineTablesBase::getDependentDialects(registry);
+    lines.getDependentDialects(registry);
   }
 
   void runOnOperation() override {
@@ -31,16 +39,12 @@ struct LineTablesPass
                  !hpvm::hasSubprogram(function);
         },
         /*globals=*/false);
-    OpPassManager lines(ModuleOp::getOperationName());
-    LLVM::DIScopeForLLVMFuncOpPassOptions options;
-    options.emissionKind = LLVM::DIEmissionKind::LineTablesOnly;
-    lines.addPass(LLVM::createDIScopeForLLVMFuncOpPass(options));
+    // A nested pipeline: --mlir-print-ir-after-all and --mlir-timing show it.
     if (failed(runPipeline(lines, getOperation())))
       signalPassFailure();
   }
+
+  /// ensure-debug-info-scope-on-llvm-func, of line tables only.
+  OpPassManager lines{ModuleOp::getOperationName()};
 };
 } // namespace
-
-std::unique_ptr<Pass> mlir::hpvm::createLineTablesPass() {
-  return std::make_unique<LineTablesPass>();
-}

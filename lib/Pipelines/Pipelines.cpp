@@ -1,15 +1,11 @@
 //===- Pipelines.cpp - hpvm-lower-to-<target>-pipeline --------------------===//
 // The CPU pipeline and the full pipeline to the llvm dialect; functions
-// already in the LLVM dialect bypass the lowering (HostCodeBypass.h).
+// already in the LLVM dialect bypass the lowering (hpvm-host-code-bypass).
 #include "HPVM/Pipelines/Pipelines.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Pipelines/Passes.h"
 #include "HPVM/Transforms/Passes.h"
-#include "ControlFlowPerFunction.h"
-#include "GuardedEntryPoints.h"
-#include "HostCodeBypass.h"
-#include "LineTables.h"
-#include "WhereUsed.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -90,6 +86,15 @@ static void addPerFunction(OpPassManager &pm,
   addPasses(pm.nest<LLVM::LLVMFuncOp>());
 }
 
+/// hpvm-host-code-bypass around the passes `addLowering` adds: functions
+/// already in the LLVM dialect are out of the module while they run.
+static void addHostCodeBypass(OpPassManager &pm,
+                              function_ref<void(OpPassManager &)> addLowering) {
+  HPVMHostCodeBypassOptions bypass;
+  addLowering(bypass.lowering.emplace_back(ModuleOp::getOperationName()));
+  pm.addPass(createHPVMHostCodeBypass(std::move(bypass)));
+}
+
 static void addCleanup(OpPassManager &pm, const CPUPipelineOptions &options) {
   if (options.cleanup)
     addPerFunction(pm, [](OpPassManager &nested) {
@@ -102,7 +107,7 @@ void mlir::hpvm::buildHPVMLowerToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   addGraphLowering(pm, options);
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
-    lowering.addPass(createLinalgToLoopsWhereUsed());
+    lowering.addPass(createHPVMLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
   });
 }
@@ -111,7 +116,7 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   addGraphLowering(pm, options);
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
-    lowering.addPass(createLinalgToLoopsWhereUsed());
+    lowering.addPass(createHPVMLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
     addPerFunction(lowering, [](OpPassManager &nested) {
       nested.addPass(createLowerAffinePass());
@@ -125,24 +130,24 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     lowering.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
     // Module-wide: some vector ops lower to calls it declares in the module;
     // and only when there are vector ops (most graphs have none).
-    lowering.addPass(createVectorToLLVMWhereUsed());
+    lowering.addPass(createHPVMVectorToLLVMWhereUsed());
     addPerFunction(lowering, [](OpPassManager &nested) {
       nested.addPass(createConvertMathToLLVMPass());
       nested.addPass(createArithToLLVMConversionPass());
       nested.addPass(createConvertIndexToLLVMPass());
     });
-    lowering.addPass(createAssertsToLLVM());
+    lowering.addPass(createHPVMAssertsToLLVM());
     addPerFunction(lowering, [](OpPassManager &nested) {
-      nested.addPass(createControlFlowToLLVMInFunction());
+      nested.addPass(createHPVMControlFlowToLLVMInFunction());
     });
     lowering.addPass(createConvertFuncToLLVMPass());
     lowering.addNestedPass<LLVM::LLVMFuncOp>(createReconcileUnrealizedCastsPass());
     addCleanup(lowering, options);
   });
   // After the bypass: the C interface functions are made by func-to-llvm.
-  pm.addPass(createGuardedEntryPointsPass());
+  pm.addPass(createHPVMGuardedEntryPoints());
   if (options.lineTables)
-    pm.addPass(createLineTablesPass());
+    pm.addPass(createHPVMLineTables());
   // Last: the weights leave the module (or archive keys are resolved), so
   // that no pass before and no LLVM IR after carries them as text.
   HPVMExternalizeConstantsOptions constants;
@@ -151,6 +156,7 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
 }
 
 void mlir::hpvm::registerHPVMPipelines() {
+  registerHPVMPipelinesPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
       "hpvm-lower-to-cpu-pipeline",
       "Lower HPVM graphs and host ops to calls of the HPVM runtime on the CPU",

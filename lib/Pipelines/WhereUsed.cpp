@@ -1,6 +1,11 @@
 //===- WhereUsed.cpp - Lowerings run only where their dialect is ----------===//
-// See WhereUsed.h.
-#include "WhereUsed.h"
+// hpvm-linalg-to-loops-where-used and hpvm-vector-to-llvm-where-used
+// (Passes.td): some upstream lowerings cost a walk or a pattern driver over all
+// the IR they are given even when it holds none of the ops they lower. These
+// passes run such a lowering, as a nested pipeline, only on the IR that holds
+// an op of its dialect, and otherwise change nothing (the pass manager then
+// skips verifying the module again).
+#include "HPVM/Pipelines/Passes.h"
 
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -8,33 +13,30 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
-#include <string>
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMLINALGTOLOOPSWHEREUSED
+#define GEN_PASS_DEF_HPVMVECTORTOLLVMWHEREUSED
+#include "HPVM/Pipelines/Passes.h.inc"
+} // namespace mlir::hpvm
 
 using namespace mlir;
 
 namespace {
 
-/// Runs `lowering` (anchored on `anchor`: the module itself, or func.func) on
-/// each op of that kind that holds an op of the dialect `dialect`.
-struct WhereUsed : public PassWrapper<WhereUsed, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(WhereUsed)
-
-  WhereUsed(StringRef argument, StringRef dialect, StringRef anchor,
-            std::unique_ptr<Pass> pass)
-      : argument(argument), dialect(dialect), lowering(anchor) {
+/// Runs `lowering` (anchored on the module itself, or on func.func) on each op
+/// of that kind that holds an op of the dialect `dialect`. `Base` is the
+/// TableGen'd base of the pass `Derived`.
+template <typename Derived, template <typename> class Base>
+struct WhereUsed : public Base<Derived> {
+  WhereUsed(StringRef dialect, StringRef anchor, std::unique_ptr<Pass> pass)
+      : dialect(dialect), lowering(anchor) {
     lowering.addPass(std::move(pass));
   }
   WhereUsed(const WhereUsed &other)
-      : PassWrapper(other), argument(other.argument), dialect(other.dialect),
-        lowering(other.lowering) {}
+      : Base<Derived>(other), dialect(other.dialect), lowering(other.lowering) {}
 
-  StringRef getArgument() const final { return argument; }
-  // Timings and crash reproducers name which lowering this is.
-  StringRef getName() const final { return argument; }
-  StringRef getDescription() const final {
-    return "a lowering run only on the IR that holds ops of its dialect";
-  }
   void getDependentDialects(DialectRegistry &registry) const override {
+    Base<Derived>::getDependentDialects(registry);
     lowering.getDependentDialects(registry);
   }
 
@@ -49,7 +51,7 @@ struct WhereUsed : public PassWrapper<WhereUsed, OperationPass<ModuleOp>> {
   }
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
+    ModuleOp module = this->getOperation();
     SmallVector<Operation *> targets;
     if (lowering.getOpName() == ModuleOp::getOperationName()) {
       if (holdsDialect(module))
@@ -62,26 +64,30 @@ struct WhereUsed : public PassWrapper<WhereUsed, OperationPass<ModuleOp>> {
     // Nothing to lower: the module is unchanged, and the pass manager need
     // not verify it again.
     if (targets.empty())
-      return markAllAnalysesPreserved();
+      return this->markAllAnalysesPreserved();
     for (Operation *target : targets)
-      if (failed(runPipeline(lowering, target)))
-        return signalPassFailure();
+      if (failed(this->runPipeline(lowering, target)))
+        return this->signalPassFailure();
   }
 
-  std::string argument, dialect;
+  StringRef dialect;
   OpPassManager lowering;
 };
 
+struct LinalgToLoopsWhereUsed
+    : public WhereUsed<LinalgToLoopsWhereUsed,
+                       hpvm::impl::HPVMLinalgToLoopsWhereUsedBase> {
+  LinalgToLoopsWhereUsed()
+      : WhereUsed("linalg", func::FuncOp::getOperationName(),
+                  createConvertLinalgToLoopsPass()) {}
+};
+
+struct VectorToLLVMWhereUsed
+    : public WhereUsed<VectorToLLVMWhereUsed,
+                       hpvm::impl::HPVMVectorToLLVMWhereUsedBase> {
+  VectorToLLVMWhereUsed()
+      : WhereUsed("vector", ModuleOp::getOperationName(),
+                  createConvertVectorToLLVMPass()) {}
+};
+
 } // namespace
-
-std::unique_ptr<Pass> mlir::hpvm::createLinalgToLoopsWhereUsed() {
-  return std::make_unique<WhereUsed>("hpvm-linalg-to-loops-where-used", "linalg",
-                                     func::FuncOp::getOperationName(),
-                                     createConvertLinalgToLoopsPass());
-}
-
-std::unique_ptr<Pass> mlir::hpvm::createVectorToLLVMWhereUsed() {
-  return std::make_unique<WhereUsed>("hpvm-vector-to-llvm-where-used", "vector",
-                                     ModuleOp::getOperationName(),
-                                     createConvertVectorToLLVMPass());
-}

@@ -38,6 +38,6 @@ func.func @checked(%c: i1) {
   return
 }
 
-// PASSES: AssertsToLLVM
-// PASSES: ControlFlowInFunction
+// PASSES: HPVMAssertsToLLVM
+// PASSES: HPVMControlFlowToLLVMInFunction
 // PASSES-NOT: ConvertControlFlowToLLVMPass

@@ -113,7 +113,8 @@ void buildHPVMLowerToCPUPipeline(OpPassManager &pm,
 void buildHPVMLowerToLLVMPipeline(OpPassManager &pm,
                                   const CPUPipelineOptions &options);
 
-/// Registers both pipelines with the pass registry.
+/// Registers both pipelines and the passes they add around the conversions
+/// (HPVM/Pipelines/Passes.h) with the pass registry.
 void registerHPVMPipelines();
 
 } // namespace mlir::hpvm

@@ -8,8 +8,7 @@ def HPVMFuseNodes : Pass<"hpvm-fuse-nodes", "ModuleOp"> {
   let summary = "Fuse sibling leaves that are independent or joined by one-to-one edges";
   let description = [{
     Replaces two children of an internal node by one leaf running both bodies,
-    when that keeps the graph's meaning (the HPVM paper's legality, DESIGN.md
-    §3): both are leaves, have the same targets and the same grid (rank and
+    when that keeps the graph's meaning (the HPVM paper's legality): both are leaves, have the same targets and the same grid (rank and
     extents: the same values or equal constants), and are either independent
     (no path between them) or joined only by direct one_to_one edges (no path
     through a third node). Edges between them become SSA values; the fused
@@ -111,7 +110,9 @@ def HPVMAssignTargets : Pass<"hpvm-assign-targets", "ModuleOp"> {
     `hpvm.dispatch` (the runtime picks one each time the node runs).
 
     1. **Available hints.** A node's hints are filtered to the backends in
-       `available` (default: `cpu`, the only lowering this build has today).
+       `available` (default: `cpu`; the pipelines do not run this pass: the GPU
+       and OpenCL backends add kernel versions to the hinted nodes and keep
+       their CPU versions).
        Names are those of `#hpvm.target` (`cpu`, `vector`, `gpu`, `spirv`,
        `tensor`); `opencl` is accepted for `spirv`.
     2. **Internal nodes follow their children.** An internal node compiled for

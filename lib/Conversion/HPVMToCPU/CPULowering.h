@@ -347,7 +347,7 @@ private:
   unsigned getBlockRows(LeafOp leaf);
   /// Stores `results` into the storage struct of `types` at `outputs` when
   /// `isFirst` holds: outputs that leave a replicated node are equal in
-  /// every instance (DESIGN.md §2), and the first instance publishes them.
+  /// every instance (docs/Rationale.md §3.2), and the first instance publishes them.
   void publishOutputs(OpBuilder &b, Location loc, Value isFirst,
                       Value outputs, TypeRange types, ValueRange results);
   /// Whether all of `ids` are zero (true when there are none).

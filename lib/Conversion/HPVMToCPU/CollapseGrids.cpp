@@ -47,8 +47,8 @@ LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
   auto leaf = symbolTables.lookupNearestSymbolFrom<LeafOp>(internal,
                                                            child.getNodeAttr());
   // Barriers and lock-step tiles need the tile as a unit; hpvm.alloc memory
-  // is the tile's to free. Outputs are equal in every instance (DESIGN.md
-  // §2): the first instance of the first tile publishes them.
+  // is the tile's to free. Outputs are equal in every instance
+  // (docs/Rationale.md §3.2): the first instance of the first tile publishes them.
   if (!leaf || phaseFunctions.count(leaf) || laneFunctions.count(leaf) ||
       allocatedOutputs.count(leaf))
     return {};

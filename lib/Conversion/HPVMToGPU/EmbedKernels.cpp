@@ -97,6 +97,43 @@ void useDynamicSharedMemory(gpu::GPUModuleOp kernels) {
   }
 }
 
+/// The lowering of a kernel module for `device` to the llvm dialect (and
+/// NVVM), on the module holding it: a nested pipeline of hpvm-embed-kernels,
+/// so that --mlir-print-ir-after-all and --mlir-timing show its steps.
+OpPassManager buildKernelLowering(Device device) {
+  OpPassManager pm(ModuleOp::getOperationName());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  if (device == Device::CUDA) {
+    ConvertGpuOpsToNVVMOpsOptions options;
+    options.indexBitwidth = 64;
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(options));
+    // What libdevice has no function for (integer math: math.absi, ctlz, ...)
+    // is left for LLVM's own intrinsics, which the NVPTX backend lowers.
+    pm.addPass(createConvertMathToLLVMPass());
+  } else {
+    // Branches first: the kernel conversion rewrites the signatures of all
+    // blocks, so their operands must already be in LLVM types.
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    ConvertGpuOpsToLLVMSPVOpsOptions options;
+    options.use64bitIndex = true;
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToLLVMSPVOps(options));
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  }
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (device == Device::CUDA) {
+    // Line directives (.loc) from the ops' source locations, as `nvcc
+    // -lineinfo` gives them: profilers show a kernel's time by source line.
+    LLVM::DIScopeForLLVMFuncOpPassOptions lines;
+    lines.emissionKind = LLVM::DIEmissionKind::DebugDirectivesOnly;
+    pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(lines));
+  }
+  return pm;
+}
+
 struct EmbedKernelsPass
     : public hpvm::impl::HPVMEmbedKernelsBase<EmbedKernelsPass> {
   using Base::Base;
@@ -109,6 +146,8 @@ struct EmbedKernelsPass
     registerLLVMDialectTranslation(registry);
     registerNVVMDialectTranslation(registry);
     NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+    cudaLowering.getDependentDialects(registry);
+    openclLowering.getDependentDialects(registry);
   }
 
   void runOnOperation() override;
@@ -132,6 +171,8 @@ private:
   std::string uniqueName(const Twine &base);
 
   SymbolTable *symbolTable = nullptr;
+  OpPassManager cudaLowering = buildKernelLowering(Device::CUDA);
+  OpPassManager openclLowering = buildKernelLowering(Device::OpenCL);
 };
 
 std::string EmbedKernelsPass::uniqueName(const Twine &base) {
@@ -212,6 +253,9 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
                                                  Device device) {
   MLIRContext *context = &getContext();
   Location loc = kernels.getLoc();
+  // The copy is lowered in a module of its own, nested in this one while the
+  // lowering runs (a nested pipeline runs on ops under the pass's), then taken
+  // out again before it is serialized.
   OwningOpRef<ModuleOp> holder = ModuleOp::create(loc);
   (*holder)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                      UnitAttr::get(context));
@@ -222,46 +266,22 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
     useOpenCLBuiltins(copy);
   if (device == Device::CUDA) {
     useDynamicSharedMemory(copy);
-    // Line information comes afresh (DIScopeForLLVMFuncOp, below): the debug
-    // scopes of imported HPVM-C code are the leaf's original function's, which
-    // the kernel is not, in a compile unit of full debug information, for
-    // which the NVPTX backend writes `.target sm_80, debug`, which ptxas
-    // refuses to optimize ("Optimized debugging not supported").
+    // Line information comes afresh (DIScopeForLLVMFuncOp, in the lowering):
+    // the debug scopes of imported HPVM-C code are the leaf's original
+    // function's, which the kernel is not, in a compile unit of full debug
+    // information, for which the NVPTX backend writes `.target sm_80, debug`,
+    // which ptxas refuses to optimize ("Optimized debugging not supported").
     hpvm::dropDebugScopes(
         copy, [](FunctionOpInterface) { return true; }, /*globals=*/true);
   }
 
-  PassManager pm(context, ModuleOp::getOperationName());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  if (device == Device::CUDA) {
-    ConvertGpuOpsToNVVMOpsOptions options;
-    options.indexBitwidth = 64;
-    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(options));
-    // What libdevice has no function for (integer math: math.absi, ctlz, ...)
-    // is left for LLVM's own intrinsics, which the NVPTX backend lowers.
-    pm.addPass(createConvertMathToLLVMPass());
-  } else {
-    // Branches first: the kernel conversion rewrites the signatures of all
-    // blocks, so their operands must already be in LLVM types.
-    pm.addPass(createArithToLLVMConversionPass());
-    pm.addPass(createConvertIndexToLLVMPass());
-    pm.addPass(createConvertMathToLLVMPass());
-    pm.addPass(createConvertControlFlowToLLVMPass());
-    ConvertGpuOpsToLLVMSPVOpsOptions options;
-    options.use64bitIndex = true;
-    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToLLVMSPVOps(options));
-    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  }
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  if (device == Device::CUDA) {
-    // Line directives (.loc) from the ops' source locations, as `nvcc
-    // -lineinfo` gives them: profilers show a kernel's time by source line.
-    LLVM::DIScopeForLLVMFuncOpPassOptions lines;
-    lines.emissionKind = LLVM::DIEmissionKind::DebugDirectivesOnly;
-    pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(lines));
-  }
-  if (failed(pm.run(*holder)))
+  ModuleOp nested = holder.release();
+  getOperation().getBody()->push_back(nested);
+  LogicalResult lowered = runPipeline(
+      device == Device::CUDA ? cudaLowering : openclLowering, nested);
+  nested->remove();
+  holder = OwningOpRef<ModuleOp>(nested);
+  if (failed(lowered))
     return kernels.emitError()
            << "could not lower the kernels for " << getDeviceName(device);
 

@@ -22,8 +22,6 @@
 #include <mutex>
 #include <vector>
 
-#include "device/opencl/spirv_scalar_nulls.h"
-
 extern "C" {
 void LLVMInitializeSPIRVTargetInfo();
 void LLVMInitializeSPIRVTarget();
@@ -209,6 +207,60 @@ static const llvm::Target *getSPIRVTarget(std::string &error) {
   return llvm::TargetRegistry::lookupTarget(llvm::Triple(kTriple), error);
 }
 
+/// Zero scalars as constants: LLVM's SPIR-V backend writes every zero as
+/// OpConstantNull, which llvm-spirv 15 (the route to SPIR 1.2) rejects for
+/// bool, integer and float types (an assertion). Each of those becomes
+/// OpConstantFalse or OpConstant 0, the same value; the part after a malformed
+/// instruction is copied as it is. (The runtime rewrites the modules it
+/// translates itself the same way, with a C copy of its own.)
+static std::string zeroScalarsAsConstants(const std::string &binary) {
+  enum : uint32_t {
+    kTypeBool = 20,
+    kTypeInt = 21,
+    kTypeFloat = 22,
+    kConstantFalse = 42,
+    kConstant = 43,
+    kConstantNull = 46,
+  };
+  size_t count = binary.size() / 4;
+  std::vector<uint32_t> in(count);
+  std::memcpy(in.data(), binary.data(), count * 4);
+  if (count < 5 || in[0] != 0x07230203u)
+    return binary;
+  // Per type id (below the module's id bound): the words of a zero of that
+  // scalar type (0 for bool), or -1 when it is not a scalar type.
+  std::vector<int8_t> zeroWords(in[3], -1);
+  auto zeroOf = [&](uint32_t type) -> int8_t {
+    return type < zeroWords.size() ? zeroWords[type] : -1;
+  };
+  std::vector<uint32_t> out(in.begin(), in.begin() + 5);
+  size_t at = 5;
+  while (at < count) {
+    uint32_t length = in[at] >> 16, opcode = in[at] & 0xFFFFu;
+    if (length == 0 || length > count - at)
+      break;
+    const uint32_t *words = &in[at];
+    if ((opcode == kTypeInt || opcode == kTypeFloat) && length >= 3 &&
+        words[1] < zeroWords.size())
+      zeroWords[words[1]] = words[2] > 32 ? 2 : 1;
+    else if (opcode == kTypeBool && length >= 2 && words[1] < zeroWords.size())
+      zeroWords[words[1]] = 0;
+    int8_t zero = opcode == kConstantNull && length == 3 ? zeroOf(words[1]) : -1;
+    if (zero >= 0) {
+      // Result type, result id, then the value's words (none for false).
+      out.push_back(((3u + zero) << 16) | (zero ? kConstant : kConstantFalse));
+      out.push_back(words[1]);
+      out.push_back(words[2]);
+      out.insert(out.end(), static_cast<size_t>(zero), 0u);
+    } else {
+      out.insert(out.end(), words, words + length);
+    }
+    at += length;
+  }
+  out.insert(out.end(), in.begin() + at, in.end());
+  return std::string(reinterpret_cast<const char *>(out.data()), out.size() * 4);
+}
+
 FailureOr<std::string>
 mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
   std::string error;
@@ -261,14 +313,5 @@ mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
   if (binary.size() < 20 || binary.size() % 4)
     return kernels.emitError() << "LLVM's SPIR-V backend produced "
                                << binary.size() << " bytes, not a module";
-  // Zero scalars as constants: llvm-spirv 15 (the route to SPIR 1.2) asserts
-  // on scalar OpConstantNull. The runtime's own translation does the same.
-  size_t count = binary.size() / 4;
-  std::vector<uint32_t> in(count), out(2 * count + 1);
-  std::memcpy(in.data(), binary.data(), count * 4);
-  size_t bound = hpvm_spirv_id_bound(in.data(), count);
-  std::vector<uint8_t> scratch(bound);
-  size_t length = hpvm_spirv_scalar_nulls_rewrite(in.data(), count, out.data(),
-                                                  scratch.data(), bound);
-  return std::string(reinterpret_cast<const char *>(out.data()), length * 4);
+  return zeroScalarsAsConstants(binary);
 }

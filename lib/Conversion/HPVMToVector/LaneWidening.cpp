@@ -669,7 +669,7 @@ void LaneEmitter::emitOp(Operation &op) {
 void LaneEmitter::emitTerminator(Operation &op) {
   Location loc = op.getLoc();
   if (isa<ReturnOp>(op)) {
-    // Outputs are equal in every instance (DESIGN.md §2): lane 0 gives them.
+    // Outputs are equal in every instance (docs/Rationale.md §3.2): lane 0 gives them.
     SmallVector<Value> results{
         arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true))};
     for (Value output : op.getOperands())

@@ -10,6 +10,17 @@
 // RUN: spirv-val --target-env opencl2.1 %t.dump/hpvm_kernels.spv
 // RUN: FileCheck %s --check-prefix=PTX < %t.dump/hpvm_kernels.ptx
 // PTX: .visible .entry scale(
+// The lowering of each device's copy of the kernel module is a nested pipeline
+// of the pass: --mlir-print-ir-after-all shows its steps.
+// RUN: hpvm-opt %s --convert-hpvm-to-gpu --hpvm-embed-kernels="devices=opencl,cuda cubins=" --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEPS
+// STEPS: IR Dump After ConvertHPVMToGPU
+// STEPS: IR Dump After SCFToControlFlowPass
+// STEPS: IR Dump After ConvertGpuOpsToLLVMSPVOps (convert-gpu-to-llvm-spv)
+// STEPS-NEXT: gpu.module @hpvm_kernels
+// STEPS: IR Dump After ReconcileUnrealizedCastsPass
+// STEPS: IR Dump After ConvertGpuOpsToNVVMOps (convert-gpu-to-nvvm)
+// STEPS: IR Dump After DIScopeForLLVMFuncOpPass
+// STEPS: IR Dump After HPVMEmbedKernels (hpvm-embed-kernels)
 // DUMP: cannot write '{{.*}}missing/dir/hpvm_kernels.spv': No such file or directory
 
 // The PTX text and the SPIR-V module (magic 0x07230203, little-endian).

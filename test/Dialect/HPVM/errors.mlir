@@ -1,4 +1,4 @@
-// One case per verifier rule of the hpvm dialect (DESIGN.md §2); each checks
+// One case per verifier rule of the hpvm dialect (docs/Dialect/HPVM.md); each checks
 // the diagnostic says what was expected and what was found.
 // RUN: hpvm-opt %s --split-input-file --verify-diagnostics
 

@@ -26,7 +26,8 @@ using namespace mlir::hpvm::verifier;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Checks the child graph of one internal node against DESIGN.md §2.
+/// Checks the child graph of one internal node against the rules in
+/// hpvm.internal's description (docs/Dialect/HPVM.md).
 class GraphVerifier {
 public:
   GraphVerifier(InternalOp internal, SymbolTableCollection &symbolTable)
@@ -187,7 +188,7 @@ LogicalResult GraphVerifier::verifyInputsFedOnce() {
                   "to it";
       if (feeders.size() == 1)
         continue;
-      // The three ways to feed an input twice: DESIGN.md's "(dst, dp) unique
+      // The three ways to feed an input twice: the design's "(dst, dp) unique
       // among edges", "(dst, ic) unique among binds" and "fed exactly once".
       bool firstIsEdge = isa<EdgeOp>(feeders[0]);
       bool secondIsEdge = isa<EdgeOp>(feeders[1]);

@@ -3,8 +3,9 @@
  * LLVM's SPIR-V backend (clang-22, llc-22, the compiler's own serialization) writes every zero
  * constant as OpConstantNull, which llvm-spirv 15 rejects for scalars (an assertion).  The
  * rewrite turns the OpConstantNull of bool, integer and float types into OpConstantFalse /
- * OpConstant 0 (the same values).  Header-only and allocation-free: the runtime (before it
- * translates a module itself) and the compiler (before it embeds one) both use it. */
+ * OpConstant 0 (the same values).  Header-only and allocation-free: the runtime uses it before
+ * it translates a module itself.  The compiler, which includes no private runtime header, has
+ * its own C++ copy for the modules it embeds (lib/Conversion/HPVMToGPU/SerializeSPIRV.cpp). */
 #ifndef HPVM_DEVICE_OPENCL_SPIRV_SCALAR_NULLS_H
 #define HPVM_DEVICE_OPENCL_SPIRV_SCALAR_NULLS_H
 
