@@ -5,7 +5,8 @@
 // of its C type when there is some).
 #include "HPVMCRaiser.h"
 
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "HPVM/Conversion/RuntimeABI.h"
+
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -481,7 +482,7 @@ LogicalResult Raiser::raiseHost(LLVM::LLVMFuncOp function) {
       // The C library's malloc (the program frees what it returns); the program's
       // own declaration when it has one.
       FailureOr<LLVM::LLVMFuncOp> malloc =
-          LLVM::lookupOrCreateMallocFn(b, module, b.getI64Type());
+          abi::lookupOrCreate(b, module, abi::RuntimeFn::Malloc);
       if (failed(malloc))
         return failure();
       Value memory = LLVM::CallOp::create(b, loc, *malloc, ValueRange{size}).getResult();

@@ -48,8 +48,7 @@ void CPULowering::lowerAllocs(func::FuncOp function) {
     // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
     Value memory =
         isa<LLVM::LLVMPointerType>(alloc.getType())
-            ? callRuntime(b, loc, "malloc", pointerType,
-                          {toI64(b, loc, alloc.getDynamicSizes().front())})
+            ? callRuntime(b, loc, RuntimeFn::Malloc, {toI64(b, loc, alloc.getDynamicSizes().front())})
             : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
                                       alloc.getDynamicSizes())
                   .getResult();
@@ -228,9 +227,9 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
   };
   for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    begin[d] = rangeField(RangeBegin, d);
-    end[d] = rangeField(RangeEnd, d);
-    extent[d] = rangeField(RangeExtent, d);
+    begin[d] = rangeField(InstanceRange::Begin, d);
+    end[d] = rangeField(InstanceRange::End, d);
+    extent[d] = rangeField(InstanceRange::Extent, d);
   }
   bool isLeaf = isa<LeafOp>(node.getOperation());
   Value frame;

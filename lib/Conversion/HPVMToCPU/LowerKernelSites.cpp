@@ -2,7 +2,7 @@
 // A node that hpvm-embed-kernels gave a kernel site runs through
 // hpvm_rt_kernel_run first; its CPU version runs when no device did.
 #include "CPULowering.h"
-#include "RuntimeABI.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 
@@ -88,8 +88,7 @@ LogicalResult CPULowering::prepareKernelSites() {
 }
 
 void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
-  callRuntime(b, loc, "hpvm_rt_trace_node", Type(),
-              {nodeNameString(b, loc, node), nullPointer(b, loc)});
+  callRuntime(b, loc, RuntimeFn::TraceNode, {nodeNameString(b, loc, node), nullPointer(b, loc)});
 }
 
 bool CPULowering::hasKernelSite(NodeOpInterface node,
@@ -160,19 +159,19 @@ Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
 /// arguments); memory the tracker does not know (NOT_FOUND) is only ever on
 /// the host, and any other failure stops the program with `what`.
 void CPULowering::callTrackerIfTracked(OpBuilder &b, Location loc,
-                                       StringRef function, Value pointer,
+                                       RuntimeFn function, Value pointer,
                                        ValueRange extra, StringRef what) {
   SmallVector<Value> operands{pointer};
   operands.append(extra.begin(), extra.end());
-  Value status = callRuntime(b, loc, function, pointerType, operands);
-  Value code = callRuntime(b, loc, "hpvm_status_code", b.getI32Type(), {status});
+  Value status = callRuntime(b, loc, function, operands);
+  Value code = callRuntime(b, loc, RuntimeFn::StatusCode, {status});
   Value untracked = LLVM::ICmpOp::create(
       b, loc, LLVM::ICmpPredicate::eq, code,
       i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
   auto choice = scf::IfOp::create(b, loc, untracked, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(choice.thenBlock()->getTerminator());
-  callRuntime(b, loc, "hpvm_status_free", Type(), {status});
+  callRuntime(b, loc, RuntimeFn::StatusFree, {status});
   b.setInsertionPoint(choice.elseBlock()->getTerminator());
   checkStatus(b, loc, status, what.str());
 }
@@ -205,7 +204,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
     } else {
       continue;
     }
-    callTrackerIfTracked(b, loc, "hpvm_rt_request_host", pointer,
+    callTrackerIfTracked(b, loc, RuntimeFn::RequestHost, pointer,
                          {bytes, i32Constant(b, loc, access)}, what);
   }
 }
@@ -227,9 +226,7 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
   auto i64 = b.getI64Type();
-  // { i32 kind, i32 access, i64 size, ptr value, ptr host }
-  auto paramType = LLVM::LLVMStructType::getLiteral(
-      context, {i32, i32, i64, pointerType, pointerType});
+  auto paramType = KernelParam::get(context);
 
   // Grid and work-group of instances.
   Value one = i64Constant(b, loc, 1);
@@ -349,17 +346,19 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       return LLVM::GEPOp::create(b, loc, pointerType, arrayType, array,
                                  ArrayRef<LLVM::GEPArg>{0, position, member});
     };
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind), field(0));
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access), field(1));
-    LLVM::StoreOp::create(b, loc, param.size, field(2));
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind),
+                          field(KernelParam::Kind));
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access),
+                          field(KernelParam::Access));
+    LLVM::StoreOp::create(b, loc, param.size, field(KernelParam::Size));
     if (param.kind == kParamValue) {
       Value slot = allocaInEntry(b, loc, param.value.getType());
       LLVM::StoreOp::create(b, loc, param.value, slot);
-      LLVM::StoreOp::create(b, loc, slot, field(3));
-      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(4));
+      LLVM::StoreOp::create(b, loc, slot, field(KernelParam::Value));
+      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(KernelParam::Host));
     } else {
-      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(3));
-      LLVM::StoreOp::create(b, loc, param.value, field(4));
+      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(KernelParam::Value));
+      LLVM::StoreOp::create(b, loc, param.value, field(KernelParam::Host));
     }
   }
   auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
@@ -377,8 +376,7 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   Value ranSlot = allocaInEntry(b, loc, i32);
   Value site = LLVM::AddressOfOp::create(b, loc, pointerType, siteName.getValue());
   Value status = callRuntime(
-      b, loc, "hpvm_rt_kernel_run", pointerType,
-      {site, gridSlot, blockSlot, array,
+      b, loc, RuntimeFn::KernelRun, {site, gridSlot, blockSlot, array,
        i32Constant(b, loc, static_cast<int32_t>(params.size())), ranSlot});
   checkStatus(b, loc, status,
               ("running the kernel of @" +
