@@ -101,6 +101,39 @@ struct KernelSite {
 };
 
 //===----------------------------------------------------------------------===//
+// The parameters of a node's kernel
+//===----------------------------------------------------------------------===//
+
+/// The groups of parameters of a node's kernel, in order: the gpu.func that
+/// convert-hpvm-to-gpu builds (KernelBuilder::build) takes them, and the host
+/// passes them to hpvm_rt_kernel_run as its hpvm_rt_kernel_param_t array
+/// (convert-hpvm-to-cpu, CPULowering::runKernel). Both walk
+/// getKernelParamGroups. A memref input is one parameter of the gpu.func and
+/// the fields of its descriptor on the host (allocated and aligned pointer,
+/// offset, sizes, strides), as the kernel's LLVM lowering expands it.
+enum class KernelParamGroup {
+  /// The node's inputs (always first): a boolean as a byte, an input in
+  /// PerInstancePorts::inputs as the array of its values (a buffer).
+  Inputs,
+  /// The grid, three i64 (a kernel without a tile level only: a tile's
+  /// kernel reads its work-groups).
+  GridExtents,
+  /// One i64 per grid query above the kernel's own levels.
+  AncestorQueries,
+  /// The struct of the outputs (a buffer the host copies back), when the
+  /// node has outputs.
+  Outputs,
+  /// One array (buffer) per output in PerInstancePorts::outputs, by port.
+  PerInstanceOutputs,
+  /// The tile's work-group memory, one parameter per allocation.
+  WorkgroupMemory,
+};
+
+/// The groups of a kernel's parameters in order, for a kernel with a tile
+/// level (`tiled`) or without.
+SmallVector<KernelParamGroup, 6> getKernelParamGroups(bool tiled);
+
+//===----------------------------------------------------------------------===//
 // Functions
 //===----------------------------------------------------------------------===//
 

@@ -4,6 +4,7 @@
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 
 #include "HPVM/Conversion/RuntimeABI.h"
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -35,15 +36,6 @@ enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
 // The runtime's structs, functions and constants (hpvm_rt_instance_range_t is
 // InstanceRange, its fields InstanceRange::Begin, ...).
 using namespace mlir::hpvm::abi;
-
-/// Ports that carry one value per instance (one_to_one edges between
-/// replicated nodes), as bit masks: such an input arrives, and such an output
-/// leaves, as an array indexed by the linear instance id.
-struct PerInstancePorts {
-  uint64_t inputs = 0;
-  uint64_t outputs = 0;
-  bool any() const { return inputs || outputs; }
-};
 
 /// The lowering of one module. Values cross runtime calls (parallel-for
 /// contexts, launch blocks) in "storage" form: memrefs as their LLVM

@@ -266,75 +266,91 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
     return LLVM::MulOp::create(b, loc, instances,
                                sizeOf(b, loc, getStorageType(type)));
   };
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    Type type = inputTypes[index];
-    int32_t access = getAccess(node, index);
-    if ((perInstance.inputs >> index) & 1) {
-      params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, arrayBytes(type), input});
-      continue;
+  // The parameters in the kernel's order (RuntimeABI.h).
+  for (KernelParamGroup group : getKernelParamGroups(tiled)) {
+    switch (group) {
+    case KernelParamGroup::Inputs:
+      for (auto [index, input] : llvm::enumerate(inputs)) {
+        Type type = inputTypes[index];
+        int32_t access = getAccess(node, index);
+        if ((perInstance.inputs >> index) & 1) {
+          params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, arrayBytes(type), input});
+          continue;
+        }
+        if (auto memref = dyn_cast<MemRefType>(type)) {
+          // The descriptor's fields, as the kernel's lowering expands them; the
+          // buffer is the aligned pointer's data, as far as the view reaches.
+          Value descriptor = toStorage(b, loc, input);
+          Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+          Value bytes = viewBytes(b, loc, memref, descriptor);
+          params.push_back({kParamBuffer, access, bytes, aligned});
+          params.push_back({kParamBuffer, access, bytes, aligned});
+          addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
+          for (int64_t field : {3, 4})
+            for (int64_t d = 0; d < memref.getRank(); ++d)
+              addValue(LLVM::ExtractValueOp::create(
+                  b, loc, descriptor, ArrayRef<int64_t>{field, d}));
+        } else if (isa<LLVM::LLVMPointerType>(type)) {
+          // HPVM-C passes each buffer with its size in bytes next to it.
+          params.push_back(
+              {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
+        } else if (type.isInteger(1)) {
+          // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
+          addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
+        } else {
+          addValue(toStorage(b, loc, input));
+        }
+      }
+      break;
+    case KernelParamGroup::GridExtents:
+      for (Value extent : grid)
+        addValue(extent);
+      break;
+    case KernelParamGroup::AncestorQueries: {
+      // The grids above the kernel's levels: the first ancestor's instance is
+      // the one running this launch (`parentFrame`), each further level one hop.
+      unsigned firstAncestor = tiled ? 2 : 1;
+      for (AncestorQuery query : ancestorQueries.lookup(node.getOperation())) {
+        Value frame = parentFrame;
+        for (unsigned hop = firstAncestor; hop < query.level; ++hop)
+          frame = LLVM::LoadOp::create(
+              b, loc, pointerType,
+              fieldAddress(b, loc, frameType, frame, {FrameParent}));
+        Value address = fieldAddress(
+            b, loc, frameType, frame,
+            {query.isId ? FrameIds : FrameExtents, static_cast<int32_t>(query.dim)});
+        addValue(LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+      }
+      break;
     }
-    if (auto memref = dyn_cast<MemRefType>(type)) {
-      // The descriptor's fields, as the kernel's lowering expands them; the
-      // buffer is the aligned pointer's data, as far as the view reaches.
-      Value descriptor = toStorage(b, loc, input);
-      Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
-      Value bytes = viewBytes(b, loc, memref, descriptor);
-      params.push_back({kParamBuffer, access, bytes, aligned});
-      params.push_back({kParamBuffer, access, bytes, aligned});
-      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
-      for (int64_t field : {3, 4})
-        for (int64_t d = 0; d < memref.getRank(); ++d)
-          addValue(LLVM::ExtractValueOp::create(
-              b, loc, descriptor, ArrayRef<int64_t>{field, d}));
-    } else if (isa<LLVM::LLVMPointerType>(type)) {
-      // HPVM-C passes each buffer with its size in bytes next to it.
-      params.push_back(
-          {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
-    } else if (type.isInteger(1)) {
-      // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
-      addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
-    } else {
-      addValue(toStorage(b, loc, input));
+    case KernelParamGroup::Outputs:
+      // Host memory the runtime copies to the device and back.
+      if (outputs)
+        params.push_back(
+            {kParamBuffer, HPVM_RT_ACCESS_OUT,
+             sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
+      break;
+    case KernelParamGroup::PerInstanceOutputs:
+      // In port order: every instance writes its element, so their device
+      // copies need no copy in.
+      for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
+        if ((perInstance.outputs >> port) & 1)
+          params.push_back({kParamBuffer,
+                            static_cast<int32_t>(HPVM_RT_ACCESS_OUT |
+                                                 HPVM_RT_PARAM_WRITES_ALL),
+                            arrayBytes(type), outputArrays[port]});
+      break;
+    case KernelParamGroup::WorkgroupMemory:
+      // Its bytes per work-group, as its allocation nodes compute them from
+      // the tile's inputs.
+      if (tileKernel && tileKernel->memoryBytes) {
+        auto call = func::CallOp::create(b, loc, tileKernel->memoryBytes, inputs);
+        for (Value bytes : call.getResults())
+          params.push_back(
+              {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
+      }
+      break;
     }
-  }
-  if (!tiled)
-    for (Value extent : grid)
-      addValue(extent);
-  // The grids above the kernel's levels: the first ancestor's instance is
-  // the one running this launch (`parentFrame`), each further level one hop.
-  unsigned firstAncestor = tiled ? 2 : 1;
-  for (AncestorQuery query : ancestorQueries.lookup(node.getOperation())) {
-    Value frame = parentFrame;
-    for (unsigned hop = firstAncestor; hop < query.level; ++hop)
-      frame = LLVM::LoadOp::create(
-          b, loc, pointerType,
-          fieldAddress(b, loc, frameType, frame, {FrameParent}));
-    Value address = fieldAddress(
-        b, loc, frameType, frame,
-        {query.isId ? FrameIds : FrameExtents, static_cast<int32_t>(query.dim)});
-    addValue(LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
-  }
-  // The outputs: host memory the runtime copies to the device and back.
-  if (outputs)
-    params.push_back(
-        {kParamBuffer, HPVM_RT_ACCESS_OUT,
-         sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
-  // Then the arrays of the outputs per instance, in port order: every
-  // instance writes its element, so their device copies need no copy in.
-  for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
-    if ((perInstance.outputs >> port) & 1)
-      params.push_back({kParamBuffer,
-                        static_cast<int32_t>(HPVM_RT_ACCESS_OUT |
-                                             HPVM_RT_PARAM_WRITES_ALL),
-                        arrayBytes(type), outputArrays[port]});
-
-  // The tile's memory: its bytes per work-group, as its allocation nodes
-  // compute them from the tile's inputs.
-  if (tileKernel && tileKernel->memoryBytes) {
-    auto call = func::CallOp::create(b, loc, tileKernel->memoryBytes, inputs);
-    for (Value bytes : call.getResults())
-      params.push_back(
-          {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
   }
 
   // The parameter array, the grid, the work-group and the answer.

@@ -311,8 +311,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     unsigned dest = *graph.getChildIndex(edge.getDest());
     if (!perInstanceEdges.contains(edge))
       continue;
-    perInstance[source].outputs |= 1ull << edge.getSourcePort();
-    perInstance[dest].inputs |= 1ull << edge.getDestPort();
+    PerInstancePorts::markEdge(edge, perInstance[source], perInstance[dest]);
   }
   // Children level by level: a level's children depend only on earlier
   // levels, so they can run concurrently.

@@ -57,6 +57,16 @@ LLVM::LLVMStructType KernelSite::get(MLIRContext *context) {
   return LLVM::LLVMStructType::getLiteral(context, {p, p, p, p, p});
 }
 
+SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(bool tiled) {
+  SmallVector<KernelParamGroup, 6> groups{KernelParamGroup::Inputs};
+  if (!tiled)
+    groups.push_back(KernelParamGroup::GridExtents);
+  groups.append({KernelParamGroup::AncestorQueries, KernelParamGroup::Outputs,
+                 KernelParamGroup::PerInstanceOutputs,
+                 KernelParamGroup::WorkgroupMemory});
+  return groups;
+}
+
 StringRef abi::getName(RuntimeFn fn) {
   return kFunctions[static_cast<unsigned>(fn)].name;
 }
