@@ -11,7 +11,8 @@
 //    that a field added to the C struct fails even where it fits in padding;
 //  * each function of HPVM_RUNTIME_FUNCTIONS (HPVM_LIBC_FUNCTIONS): that
 //    hpvm_rt.h (<stdlib.h>) declares it (else this file does not compile),
-//    with the parameter count and the types the ABI's signature says.
+//    with the parameter count and the types the ABI's signature says; and
+//    each function pointer type of HPVM_RUNTIME_CALLBACKS the same way.
 //
 // Prints one line per struct and function and exits 1 on a mismatch.
 //
@@ -240,6 +241,25 @@ void checkFunctions() {
 #undef HPVM_CHECK_FUNCTION
 }
 
+void checkCallback(abi::RuntimeCallback callback, StringRef cName,
+                   const std::string &cSignature) {
+  StringRef name = abi::getName(callback), signature = abi::getSignature(callback);
+  if (name != cName)
+    fail("callback " + name + ": the table's name differs from " + cName);
+  else if (signature != cSignature)
+    fail("callback " + name + ": the ABI's signature " + signature +
+         " differs from the C typedef's " + cSignature);
+  else
+    llvm::outs() << "callback " << name << " " << signature << ": ok\n";
+}
+
+void checkCallbacks() {
+#define HPVM_CHECK_CALLBACK(id, name, signature)                               \
+  checkCallback(abi::RuntimeCallback::id, #name, signatureOf(static_cast<name>(nullptr)));
+  HPVM_RUNTIME_CALLBACKS(HPVM_CHECK_CALLBACK)
+#undef HPVM_CHECK_CALLBACK
+}
+
 } // namespace
 
 int main() {
@@ -261,12 +281,13 @@ int main() {
   llvm::LLVMContext llvmContext;
   Checker{context, llvmContext, layout}.checkStructs();
   checkFunctions();
+  checkCallbacks();
 
   if (failures) {
     llvm::outs() << "runtime ABI: " << failures << " mismatches with hpvm_rt.h\n";
     return 1;
   }
-  llvm::outs() << "runtime ABI: 6 structs and " << abi::kNumRuntimeFunctions
-               << " functions match hpvm_rt.h\n";
+  llvm::outs() << "runtime ABI: 6 structs, " << abi::kNumRuntimeFunctions
+               << " functions and 4 callbacks match hpvm_rt.h\n";
   return 0;
 }

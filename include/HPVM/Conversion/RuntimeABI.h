@@ -220,12 +220,36 @@ inline constexpr unsigned kNumRuntimeFunctions = 0
 #undef HPVM_RUNTIME_FN_COUNT
     ;
 
+/// The functions generated code defines for the runtime to call (the
+/// runtime's function pointer types), in the same form: X(enumerator, C
+/// typedef, signature).
+// clang-format off
+#define HPVM_RUNTIME_CALLBACKS(X)                                              \
+  X(ParallelForFn,       hpvm_rt_parallel_for_fn_t,    "v(pp)")                \
+  X(NodeFn,              hpvm_rt_node_fn_t,            "p(ppl)")               \
+  X(StageFn,             hpvm_rt_stage_fn_t,           "p(pplpp)")             \
+  X(RootFn,              hpvm_rt_root_fn_t,            "p(p)")
+// clang-format on
+
+enum class RuntimeCallback : unsigned {
+#define HPVM_RUNTIME_CALLBACK_ENUM(id, name, signature) id,
+  HPVM_RUNTIME_CALLBACKS(HPVM_RUNTIME_CALLBACK_ENUM)
+#undef HPVM_RUNTIME_CALLBACK_ENUM
+};
+
 /// The C name of `fn`.
 StringRef getName(RuntimeFn fn);
 /// The signature code of `fn` (HPVM_RUNTIME_FUNCTIONS).
 StringRef getSignature(RuntimeFn fn);
 /// The LLVM function type of `fn`.
 LLVM::LLVMFunctionType getFunctionType(MLIRContext *context, RuntimeFn fn);
+/// The C typedef of `callback`.
+StringRef getName(RuntimeCallback callback);
+/// The signature code of `callback` (HPVM_RUNTIME_CALLBACKS).
+StringRef getSignature(RuntimeCallback callback);
+/// The LLVM function type of the functions generated code passes as
+/// `callback`.
+LLVM::LLVMFunctionType getFunctionType(MLIRContext *context, RuntimeCallback callback);
 /// The LLVM type of signature code `code` (v is the LLVM void type).
 Type getTypeOfCode(MLIRContext *context, char code);
 

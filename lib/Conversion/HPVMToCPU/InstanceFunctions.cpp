@@ -120,8 +120,7 @@ LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
   // void (ptr context, ptr hpvm_rt_instance_range_t)
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                          {pointerType, pointerType});
+  auto type = abi::getFunctionType(context, RuntimeCallback::ParallelForFn);
   auto body = LLVM::LLVMFuncOp::create(b, loc, uniqueName(name.str()), type,
                                        LLVM::Linkage::Internal);
   body.addEntryBlock(b);

@@ -27,8 +27,7 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
   // hpvm_rt_node_fn_t: status (*)(void *context, device *, int64_t data_item)
-  auto type = LLVM::LLVMFunctionType::get(
-      pointerType, {pointerType, pointerType, b.getI64Type()});
+  auto type = abi::getFunctionType(context, RuntimeCallback::NodeFn);
   StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
   auto task = LLVM::LLVMFuncOp::create(
       b, loc, uniqueName(("__hpvm_task_" + name + "_" + Twine(rank)).str()),

@@ -767,7 +767,8 @@ LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
   Location loc = root.getLoc();
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
-  auto type = LLVM::LLVMFunctionType::get(pointerType, {pointerType});
+  // hpvm_rt_root_fn_t: status (*)(void *args)
+  auto type = abi::getFunctionType(context, RuntimeCallback::RootFn);
   auto entryFunction = LLVM::LLVMFuncOp::create(
       b, loc, uniqueName(("__hpvm_entry_" + nodeName(root)).str()), type,
       LLVM::Linkage::Internal);

@@ -80,9 +80,7 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
   // One stage function per child:
   // status (*)(ctx, device, item, const void *const *in, void *const *out).
   OpBuilder b(context);
-  auto stageType = LLVM::LLVMFunctionType::get(
-      pointerType,
-      {pointerType, pointerType, b.getI64Type(), pointerType, pointerType});
+  auto stageType = abi::getFunctionType(context, RuntimeCallback::StageFn);
   SmallVector<LLVM::LLVMFuncOp> stageFunctions;
   for (auto [index, stage] : llvm::enumerate(stages)) {
     b.setInsertionPointToEnd(module.getBody());

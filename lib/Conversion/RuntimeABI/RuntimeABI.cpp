@@ -19,6 +19,22 @@ constexpr FunctionInfo kFunctions[] = {
 #undef HPVM_RUNTIME_FN_INFO
 };
 static_assert(std::size(kFunctions) == kNumRuntimeFunctions);
+constexpr FunctionInfo kCallbacks[] = {
+#define HPVM_RUNTIME_FN_INFO(id, name, signature) {#name, signature},
+    HPVM_RUNTIME_CALLBACKS(HPVM_RUNTIME_FN_INFO)
+#undef HPVM_RUNTIME_FN_INFO
+};
+
+/// The LLVM function type of a signature code: "r(ab...)", the result's code
+/// then the parameters' in parentheses.
+LLVM::LLVMFunctionType parseSignature(MLIRContext *context, StringRef signature) {
+  assert(signature.size() >= 3 && signature[1] == '(' && signature.back() == ')' &&
+         "malformed runtime signature");
+  SmallVector<Type> params;
+  for (char code : signature.drop_front(2).drop_back())
+    params.push_back(abi::getTypeOfCode(context, code));
+  return LLVM::LLVMFunctionType::get(abi::getTypeOfCode(context, signature[0]), params);
+}
 
 Type pointer(MLIRContext *context) { return LLVM::LLVMPointerType::get(context); }
 Type i32(MLIRContext *context) { return IntegerType::get(context, 32); }
@@ -94,14 +110,20 @@ Type abi::getTypeOfCode(MLIRContext *context, char code) {
 }
 
 LLVM::LLVMFunctionType abi::getFunctionType(MLIRContext *context, RuntimeFn fn) {
-  // "r(ab...)": the result's code, then the parameters' in parentheses.
-  StringRef signature = getSignature(fn);
-  assert(signature.size() >= 3 && signature[1] == '(' && signature.back() == ')' &&
-         "malformed runtime signature");
-  SmallVector<Type> params;
-  for (char code : signature.drop_front(2).drop_back())
-    params.push_back(getTypeOfCode(context, code));
-  return LLVM::LLVMFunctionType::get(getTypeOfCode(context, signature[0]), params);
+  return parseSignature(context, getSignature(fn));
+}
+
+StringRef abi::getName(RuntimeCallback callback) {
+  return kCallbacks[static_cast<unsigned>(callback)].name;
+}
+
+StringRef abi::getSignature(RuntimeCallback callback) {
+  return kCallbacks[static_cast<unsigned>(callback)].signature;
+}
+
+LLVM::LLVMFunctionType abi::getFunctionType(MLIRContext *context,
+                                            RuntimeCallback callback) {
+  return parseSignature(context, getSignature(callback));
 }
 
 FailureOr<LLVM::LLVMFuncOp> abi::lookupOrCreate(OpBuilder &b, Operation *module,
