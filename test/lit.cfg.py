@@ -31,7 +31,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.hpvm_tools_dir, config.llvm_tools_dir]
-tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test", "hpvm-compile-test", "hpvm-cc"]
+tools = ["hpvm-opt", "hpvm-translate", "hpvm-capi-test", "hpvm-compile-test", "hpvm-cc",
+         "hpvm-runtime-abi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.hpvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

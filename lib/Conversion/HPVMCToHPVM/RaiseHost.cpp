@@ -5,7 +5,7 @@
 // of its C type when there is some).
 #include "HPVMCRaiser.h"
 
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -533,7 +533,7 @@ private:
     // The C library's malloc (the program frees what it returns); the program's
     // own declaration when it has one.
     FailureOr<LLVM::LLVMFuncOp> malloc =
-        LLVM::lookupOrCreateMallocFn(b, raiser.module, b.getI64Type());
+        abi::lookupOrCreate(b, raiser.module, abi::RuntimeFn::Malloc);
     if (failed(malloc))
       return failure();
     Value memory = LLVM::CallOp::create(b, loc, *malloc, ValueRange{size}).getResult();

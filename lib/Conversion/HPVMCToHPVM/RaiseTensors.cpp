@@ -10,7 +10,8 @@
 // (docs/HPVM-C.md, "Tensors"; docs/Rationale.md).
 #include "HPVMCRaiser.h"
 
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "HPVM/Conversion/RuntimeABI.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -445,9 +446,8 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
     };
     // Each tensor input is a tensor object of the runtime (checked against
     // the shape compiled for) or a plain data pointer; either way its data.
-    FailureOr<LLVM::LLVMFuncOp> tensorInput = LLVM::lookupOrCreateFn(
-        wb, module, "hpvm_rt_tensor_input", {pointerType, i32, pointerType, i32},
-        pointerType);
+    FailureOr<LLVM::LLVMFuncOp> tensorInput =
+        abi::lookupOrCreate(wb, module, abi::RuntimeFn::TensorInput);
     if (failed(tensorInput))
       return failure();
     SmallVector<Value> operands;
@@ -470,11 +470,9 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
     // freeBatchMemory when made while memory is tracked, as ApproxHPVM's);
     // otherwise a buffer from the C library's malloc (the program frees it;
     // the program's own declaration when it has one).
-    FailureOr<LLVM::LLVMFuncOp> allocate =
-        root.tensorObjects
-            ? LLVM::lookupOrCreateFn(wb, module, "hpvm_rt_tensor_output",
-                                     {i32, pointerType, pointerType}, pointerType)
-            : LLVM::lookupOrCreateMallocFn(wb, module, i64);
+    FailureOr<LLVM::LLVMFuncOp> allocate = abi::lookupOrCreate(
+        wb, module,
+        root.tensorObjects ? abi::RuntimeFn::TensorOutput : abi::RuntimeFn::Malloc);
     if (failed(allocate))
       return failure();
     uint64_t base = offset;

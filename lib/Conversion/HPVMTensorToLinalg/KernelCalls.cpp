@@ -19,25 +19,12 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "hpvm/hpvm_rt.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
 
 namespace {
-/// The external declaration of `name` with `inputs`, created at the end of the
-/// module when missing.
-func::FuncOp declareKernel(Operation *from, StringRef name, TypeRange inputs) {
-  auto module = from->getParentOfType<ModuleOp>();
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto function = func::FuncOp::create(b, from->getLoc(), name,
-                                       b.getFunctionType(inputs, {}));
-  function.setPrivate();
-  return function;
-}
-
 /// The aligned pointer of `buffer` as an !llvm.ptr.
 Value pointerOf(OpBuilder &b, Location loc, Value buffer) {
   Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
@@ -121,10 +108,10 @@ Epilogue findEpilogue(Operation *op, ArrayRef<int64_t> biasShape) {
   return epilogue;
 }
 
-/// Calls the kernel `name` at `op` with `pointers`, the pointer of a fresh
-/// buffer of `resultType` and then `trailing` (the declaration follows the
-/// argument types); returns that buffer read back as a tensor.
-Value callKernel(OpBuilder &b, Operation *op, StringRef name, ValueRange pointers,
+/// Calls the kernel `kernel` at `op` with `pointers`, the pointer of a fresh
+/// buffer of `resultType` and then `trailing` (declared as RuntimeABI.h says);
+/// returns that buffer read back as a tensor.
+Value callKernel(OpBuilder &b, Operation *op, abi::RuntimeFn kernel, ValueRange pointers,
                  RankedTensorType resultType, ValueRange trailing) {
   Location loc = op->getLoc();
   Value result = memref::AllocOp::create(
@@ -132,9 +119,7 @@ Value callKernel(OpBuilder &b, Operation *op, StringRef name, ValueRange pointer
   SmallVector<Value> arguments(pointers);
   arguments.push_back(pointerOf(b, loc, result));
   llvm::append_range(arguments, trailing);
-  func::FuncOp kernel =
-      declareKernel(op, name, ValueRange(arguments).getTypes());
-  func::CallOp::create(b, loc, kernel, arguments);
+  abi::call(b, loc, op->getParentOfType<ModuleOp>(), kernel, arguments);
   return bufferization::ToTensorOp::create(b, loc, resultType, result,
                                            /*restrict=*/true, /*writable=*/true);
 }
@@ -157,7 +142,7 @@ void replaceLowered(Value from, Value to, ArrayRef<Operation *> ops,
 /// A convolution or product with its epilogue: the kernel `name` on the
 /// pointers of `inputs` and of the bias (or null), the result buffer, then
 /// `integers`, the activation and its bound, then `after`.
-void callWithEpilogue(OpBuilder &b, Operation *op, StringRef name, ValueRange inputs,
+void callWithEpilogue(OpBuilder &b, Operation *op, abi::RuntimeFn kernel, ValueRange inputs,
                       RankedTensorType resultType, ArrayRef<int64_t> integers,
                       const Epilogue &epilogue,
                       llvm::SmallPtrSetImpl<Operation *> &lowered,
@@ -172,7 +157,7 @@ void callWithEpilogue(OpBuilder &b, Operation *op, StringRef name, ValueRange in
   trailing.push_back(i64(b, loc, epilogue.activation));
   trailing.push_back(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(epilogue.max)));
   llvm::append_range(trailing, i64s(b, loc, after));
-  Value tensor = callKernel(b, op, name, pointers, resultType, trailing);
+  Value tensor = callKernel(b, op, kernel, pointers, resultType, trailing);
   SmallVector<Operation *> ops = {op};
   llvm::append_range(ops, epilogue.absorbed);
   replaceLowered(epilogue.result, tensor, ops, lowered);
@@ -246,7 +231,7 @@ Value toHalfStorage(OpBuilder &b, Operation *op, Value tensor, KnobKind format) 
     return arith::ConstantOp::create(b, loc, halfType, cast<TypedAttr>(narrowed));
   }
   int64_t count = type.getNumElements();
-  return callKernel(b, op, "hpvm_rt_tensor_narrow_f32", {readPointer(b, loc, tensor)},
+  return callKernel(b, op, abi::RuntimeFn::TensorNarrowF32, {readPointer(b, loc, tensor)},
                     halfType,
                     i64s(b, loc, {count, runtimeHalfFormat(format)}));
 }
@@ -262,7 +247,7 @@ void callPoolKernel(OpBuilder &b, TensorPoolOp pool,
   SmallVector<int64_t> strides = getInts(pool.getStrides());
   SmallVector<int64_t> padding = getInts(pool.getPadding());
   Value tensor = callKernel(
-      b, pool, "hpvm_rt_tensor_pool_f32", {readPointer(b, loc, pool.getInput())},
+      b, pool, abi::RuntimeFn::TensorPoolF32, {readPointer(b, loc, pool.getInput())},
       resultType,
       i64s(b, loc,
            {runtimePoolKind(pool.getKind()), input.getDimSize(0), input.getDimSize(1),
@@ -302,9 +287,9 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
     };
     bool constant = isConstant(conv.getFilter()) && isConstant(epilogue.bias);
     callWithEpilogue(b, op,
-                     knob       ? "hpvm_rt_tensor_conv2d_approx_f32"
-                     : constant ? "hpvm_rt_tensor_conv2d_constant_f32"
-                                : "hpvm_rt_tensor_conv2d_f32",
+                     knob       ? abi::RuntimeFn::TensorConv2DApproxF32
+                     : constant ? abi::RuntimeFn::TensorConv2DConstantF32
+                                : abi::RuntimeFn::TensorConv2DF32,
                      {conv.getInput(), conv.getFilter()}, result,
                      {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
                       input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
@@ -331,7 +316,7 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
     Value operands[] = {toHalfStorage(b, op, mul.getLhs(), knob.getKind()),
                         toHalfStorage(b, op, mul.getRhs(), knob.getKind())};
     Value stored[] = {mul.getLhs(), mul.getRhs()};
-    callWithEpilogue(b, op, "hpvm_rt_tensor_matmul_half", operands, result, sizes, epilogue,
+    callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulHalf, operands, result, sizes, epilogue,
                      lowered, {runtimeHalfFormat(knob.getKind())});
     // A constant now only in 16 bits is not kept in f32 too.
     for (Value value : stored)
@@ -340,7 +325,7 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
         constant->erase();
     return true;
   }
-  callWithEpilogue(b, op, "hpvm_rt_tensor_matmul_f32", {mul.getLhs(), mul.getRhs()}, result,
+  callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulF32, {mul.getLhs(), mul.getRhs()}, result,
                    sizes, epilogue, lowered);
   return true;
 }

@@ -11,17 +11,20 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
+// #hpvm.access values are hpvm_rt_access_t values (and the C API's
+// MlirHPVMAccess): an access mode crosses every layer as the same number.
+static_assert(static_cast<int>(Access::in) == HPVM_RT_ACCESS_IN);
+static_assert(static_cast<int>(Access::out) == HPVM_RT_ACCESS_OUT);
+static_assert(static_cast<int>(Access::inout) == HPVM_RT_ACCESS_INOUT);
+
 CPULowering::CPULowering(ModuleOp module)
     : module(module), context(module.getContext()), typeConverter(context),
       pointerType(LLVM::LLVMPointerType::get(context)) {
   Type i64 = IntegerType::get(context, 64);
-  Type i32 = IntegerType::get(context, 32);
   Type triple = LLVM::LLVMArrayType::get(i64, 3);
   frameType =
       LLVM::LLVMStructType::getLiteral(context, {triple, triple, pointerType});
-  // hpvm_rt_instance_range_t: begin[3], end[3], extent[3], rank, worker_index.
-  rangeType = LLVM::LLVMStructType::getLiteral(
-      context, {triple, triple, triple, i32, i32});
+  rangeType = InstanceRange::get(context);
   for (Operation &op : module.getOps())
     if (op.getNumRegions() && !isa<NodeOpInterface>(op))
       hostCode.push_back(&op);
@@ -153,24 +156,21 @@ Value CPULowering::toIndex(OpBuilder &b, Location loc, Value i64) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
 }
 
-Value CPULowering::callRuntime(OpBuilder &b, Location loc, StringRef name,
-                               Type resultType, ValueRange args) {
-  // Declared once per module: lookupOrCreateFn scans the module each time.
-  LLVM::LLVMFuncOp &declaration = runtimeFunctions[name];
+Value CPULowering::callRuntime(OpBuilder &b, Location loc, RuntimeFn fn,
+                               ValueRange args) {
+  // Declared once per module: lookupOrCreate scans the module each time.
+  LLVM::LLVMFuncOp &declaration = runtimeFunctions[static_cast<unsigned>(fn)];
   if (!declaration) {
-    SmallVector<Type> params(args.getTypes());
-    FailureOr<LLVM::LLVMFuncOp> function = LLVM::lookupOrCreateFn(
-        b, module, name, params,
-        resultType ? resultType : LLVM::LLVMVoidType::get(context));
+    FailureOr<LLVM::LLVMFuncOp> function = abi::lookupOrCreate(b, module, fn);
     // The declarations are ours; a clash with a user symbol is a user error
-    // that lookupOrCreateFn reports.
+    // that lookupOrCreate reports.
     if (failed(function))
       return {};
     declaration = *function;
-    usedNames.insert(name);
+    usedNames.insert(abi::getName(fn));
   }
   auto call = LLVM::CallOp::create(b, loc, declaration, args);
-  return resultType ? call.getResult() : Value();
+  return call.getNumResults() ? call.getResult() : Value();
 }
 
 std::string CPULowering::uniqueName(StringRef base) {
@@ -229,8 +229,7 @@ Value CPULowering::whereString(OpBuilder &b, Location loc, StringRef what) {
 
 void CPULowering::checkStatus(OpBuilder &b, Location loc, Value status,
                               StringRef what) {
-  callRuntime(b, loc, "hpvm_rt_check_at", Type(),
-              {status, whereString(b, loc, what)});
+  callRuntime(b, loc, RuntimeFn::CheckAt, {status, whereString(b, loc, what)});
 }
 
 //===----------------------------------------------------------------------===//
@@ -291,8 +290,7 @@ void CPULowering::checkGridFitsInputs(OpBuilder &b, Location loc, LeafOp leaf,
     auto i32Constant = [&](unsigned value) {
       return arith::ConstantIntOp::create(b, loc, i32, value).getResult();
     };
-    Value status = callRuntime(b, loc, "hpvm_rt_grid_fits", pointerType,
-                               {nodeNameString(b, loc, leaf), i32Constant(dim), extent,
+    Value status = callRuntime(b, loc, RuntimeFn::GridFits, {nodeNameString(b, loc, leaf), i32Constant(dim), extent,
                                 i32Constant(input), i32Constant(axis), size});
     checkStatus(b, loc, status, ("running @" + leaf.getSymName()).str());
   }

@@ -3,6 +3,8 @@
 #ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 
+#include "HPVM/Conversion/RuntimeABI.h"
+#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -31,23 +33,9 @@ using RunNodeFn = function_ref<SmallVector<Value>(
 
 /// Index of the fields of a frame ({ i64 ids[3], i64 extents[3], ptr parent }).
 enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
-/// Index of the hpvm_rt_instance_range_t fields.
-enum RangeField : int32_t {
-  RangeBegin = 0,
-  RangeEnd = 1,
-  RangeExtent = 2,
-  RangeRank = 3,
-  RangeWorker = 4
-};
-
-/// Ports that carry one value per instance (one_to_one edges between
-/// replicated nodes), as bit masks: such an input arrives, and such an output
-/// leaves, as an array indexed by the linear instance id.
-struct PerInstancePorts {
-  uint64_t inputs = 0;
-  uint64_t outputs = 0;
-  bool any() const { return inputs || outputs; }
-};
+// The runtime's structs, functions and constants (hpvm_rt_instance_range_t is
+// InstanceRange, its fields InstanceRange::Begin, ...).
+using namespace mlir::hpvm::abi;
 
 /// The lowering of one module. Values cross runtime calls (parallel-for
 /// contexts, launch blocks) in "storage" form: memrefs as their LLVM
@@ -94,10 +82,10 @@ public:
   // The runtime
   //===--------------------------------------------------------------------===//
 
-  /// Calls the runtime function `name` (declared on first use) and returns
-  /// its result, or null for void functions.
-  Value callRuntime(OpBuilder &b, Location loc, StringRef name,
-                    Type resultType, ValueRange args);
+  /// Calls the runtime function `fn` (declared on first use, with its
+  /// signature in RuntimeABI.h) and returns its result, or null for void
+  /// functions.
+  Value callRuntime(OpBuilder &b, Location loc, RuntimeFn fn, ValueRange args);
   /// Exits the program with the status's message (and `loc`) if it is an error.
   void checkStatus(OpBuilder &b, Location loc, Value status, StringRef what);
   /// The address of a global holding "file:line:col: what" (NUL-terminated),
@@ -178,7 +166,7 @@ public:
   /// Calls tracker function `function` (pointer first, then `extra`),
   /// ignoring memory the tracker does not know; other failures stop the
   /// program with `what`.
-  void callTrackerIfTracked(OpBuilder &b, Location loc, StringRef function,
+  void callTrackerIfTracked(OpBuilder &b, Location loc, RuntimeFn function,
                             Value pointer, ValueRange extra, StringRef what);
   /// Whether any node of the module has a kernel site (then CPU runs make
   /// host copies valid first).
@@ -398,8 +386,8 @@ private:
   /// Symbol names taken in the module (uniqueName), collected on first use.
   llvm::StringSet<> usedNames;
   bool namesCollected = false;
-  /// Runtime functions declared so far (callRuntime).
-  llvm::StringMap<LLVM::LLVMFuncOp> runtimeFunctions;
+  /// Runtime functions declared so far (callRuntime), by RuntimeFn.
+  DenseMap<unsigned, LLVM::LLVMFuncOp> runtimeFunctions;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
   /// What the host needs of a tile kernel (LowerKernelSites.cpp).
   struct TileKernel {

@@ -123,8 +123,7 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     Value body = LLVM::AddressOfOp::create(
         b, loc, getCollapsedRangeFunction(internal, runs, rank));
     Value status =
-        callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
-                    {i32Constant(b, loc, rank), extents, body, context});
+        callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, context});
     checkStatus(b, loc, status,
                 ("running the instances of @" + runs.getSymName() + " in @" +
                  internal.getSymName())
@@ -170,7 +169,7 @@ void CPULowering::runContracted(OpBuilder &b, Location loc, Value buffer,
   runLeaf(leafBuilder);
   OpBuilder sumsBuilder = choice.getElseBodyBuilder();
   runSums(sumsBuilder, buffer);
-  callRuntime(sumsBuilder, loc, "_mlir_memref_to_llvm_free", Type(), {buffer});
+  callRuntime(sumsBuilder, loc, RuntimeFn::MemrefFree, {buffer});
 }
 
 LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
@@ -224,11 +223,11 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
     begin[d] = toIndex(b, loc, LLVM::LoadOp::create(
                                    b, loc, b.getI64Type(),
                                    fieldAddress(b, loc, rangeType, instances,
-                                                {RangeBegin, d})));
+                                                {InstanceRange::Begin, d})));
     end[d] = toIndex(b, loc, LLVM::LoadOp::create(
                                  b, loc, b.getI64Type(),
                                  fieldAddress(b, loc, rangeType, instances,
-                                              {RangeEnd, d})));
+                                              {InstanceRange::End, d})));
   }
   auto storeTileId = [&](OpBuilder &builder, int32_t d, Value tile) {
     LLVM::StoreOp::create(builder, loc, toI64(builder, loc, tile),

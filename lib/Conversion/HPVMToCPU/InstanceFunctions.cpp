@@ -48,8 +48,7 @@ void CPULowering::lowerAllocs(func::FuncOp function) {
     // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
     Value memory =
         isa<LLVM::LLVMPointerType>(alloc.getType())
-            ? callRuntime(b, loc, "malloc", pointerType,
-                          {toI64(b, loc, alloc.getDynamicSizes().front())})
+            ? callRuntime(b, loc, RuntimeFn::Malloc, {toI64(b, loc, alloc.getDynamicSizes().front())})
             : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
                                       alloc.getDynamicSizes())
                   .getResult();
@@ -121,8 +120,7 @@ LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
   // void (ptr context, ptr hpvm_rt_instance_range_t)
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                          {pointerType, pointerType});
+  auto type = abi::getFunctionType(context, RuntimeCallback::ParallelForFn);
   auto body = LLVM::LLVMFuncOp::create(b, loc, uniqueName(name.str()), type,
                                        LLVM::Linkage::Internal);
   body.addEntryBlock(b);
@@ -228,9 +226,9 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
     return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
   };
   for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    begin[d] = rangeField(RangeBegin, d);
-    end[d] = rangeField(RangeEnd, d);
-    extent[d] = rangeField(RangeExtent, d);
+    begin[d] = rangeField(InstanceRange::Begin, d);
+    end[d] = rangeField(InstanceRange::End, d);
+    extent[d] = rangeField(InstanceRange::Extent, d);
   }
   bool isLeaf = isa<LeafOp>(node.getOperation());
   Value frame;

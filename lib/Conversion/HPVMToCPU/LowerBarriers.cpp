@@ -220,19 +220,18 @@ void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
   if (!spillType.getBody().empty()) {
     Value bytes = LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
                                       sizeOf(b, loc, spillType));
-    spill = callRuntime(b, loc, "malloc", pointerType, {bytes});
+    spill = callRuntime(b, loc, RuntimeFn::Malloc, {bytes});
   }
   LLVM::LLVMStructType contextType = getRangeContextType(leaf);
   storeField(b, loc, contextType, context, leaf.getNumArguments() + 2, spill);
   for (unsigned phase = 0, e = phaseFunctions.lookup(leaf).size(); phase < e;
        ++phase) {
     Value body = LLVM::AddressOfOp::create(b, loc, getRangeFunction(leaf, rank, phase));
-    Value status = callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
-                               {i32Constant(b, loc, rank), extents, body, context});
+    Value status = callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, context});
     checkStatus(b, loc, status,
                 ("running phase " + Twine(phase) + " of @" + leaf.getSymName())
                     .str());
   }
   if (!spillType.getBody().empty())
-    callRuntime(b, loc, "free", Type(), {spill});
+    callRuntime(b, loc, RuntimeFn::Free, {spill});
 }

@@ -2,7 +2,7 @@
 // Children at the same DFG level have no path between them: they run as the
 // nodes of one hpvm_rt_graph, concurrently on the worker pool.
 #include "CPULowering.h"
-#include "RuntimeABI.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 #include <map>
 
@@ -27,8 +27,7 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
   // hpvm_rt_node_fn_t: status (*)(void *context, device *, int64_t data_item)
-  auto type = LLVM::LLVMFunctionType::get(
-      pointerType, {pointerType, pointerType, b.getI64Type()});
+  auto type = abi::getFunctionType(context, RuntimeCallback::NodeFn);
   StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
   auto task = LLVM::LLVMFuncOp::create(
       b, loc, uniqueName(("__hpvm_task_" + name + "_" + Twine(rank)).str()),
@@ -65,12 +64,10 @@ void CPULowering::runConcurrently(
     Value parentFrame, SmallVectorImpl<SmallVector<Value>> &outputs,
     RunNodeFn runChild) {
   Value graphSlot = allocaInEntry(b, loc, pointerType);
-  Value status = callRuntime(b, loc, "hpvm_rt_graph_create", pointerType,
-                             {i32Constant(b, loc, nodes.size()), graphSlot});
+  Value status = callRuntime(b, loc, RuntimeFn::GraphCreate, {i32Constant(b, loc, nodes.size()), graphSlot});
   checkStatus(b, loc, status, "creating the task graph of independent nodes");
   Value graph = LLVM::LoadOp::create(b, loc, pointerType, graphSlot);
-  auto versionType = LLVM::LLVMStructType::getLiteral(
-      context, {b.getI32Type(), pointerType});
+  auto versionType = NodeVersion::get(context);
   Value nodeIndex = allocaInEntry(b, loc, b.getI32Type());
   SmallVector<Value> outputSlots;
   // Grid nodes without outputs that read the same values share one range
@@ -118,8 +115,7 @@ void CPULowering::runConcurrently(
       }
       Location nodeLoc = node.getLoc();
       Value added = callRuntime(
-          b, loc, "hpvm_rt_graph_add_grid", pointerType,
-          {graph, LLVM::AddressOfOp::create(b, loc, body),
+          b, loc, RuntimeFn::GraphAddGrid, {graph, LLVM::AddressOfOp::create(b, loc, body),
            nodeNameString(b, nodeLoc, node),
            whereString(b, nodeLoc,
                        ("running the instances of @" + nodeName(node)).str()),
@@ -145,18 +141,18 @@ void CPULowering::runConcurrently(
     outputSlots.push_back(slots);
 
     Value version = allocaInEntry(b, loc, versionType);
-    storeField(b, loc, versionType, version, 0, i32Constant(b, loc, kDeviceCPU));
-    storeField(b, loc, versionType, version, 1,
+    storeField(b, loc, versionType, version, NodeVersion::Device,
+               i32Constant(b, loc, kDeviceCPU));
+    storeField(b, loc, versionType, version, NodeVersion::Fn,
                LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank, runChild)));
     Value added = callRuntime(
-        b, loc, "hpvm_rt_graph_add_node", pointerType,
-        {graph, nullPointer(b, loc), version, i32Constant(b, loc, 1),
+        b, loc, RuntimeFn::GraphAddNode, {graph, nullPointer(b, loc), version, i32Constant(b, loc, 1),
          taskContext, nodeIndex});
     checkStatus(b, loc, added, "adding a node to the task graph");
   }
-  Value ran = callRuntime(b, loc, "hpvm_rt_graph_run", pointerType, {graph});
+  Value ran = callRuntime(b, loc, RuntimeFn::GraphRun, {graph});
   checkStatus(b, loc, ran, "running independent nodes concurrently");
-  callRuntime(b, loc, "hpvm_rt_graph_destroy", Type(), {graph});
+  callRuntime(b, loc, RuntimeFn::GraphDestroy, {graph});
   for (auto [index, constNode] : llvm::enumerate(nodes)) {
     NodeOpInterface node = constNode;
     SmallVector<Value> results;

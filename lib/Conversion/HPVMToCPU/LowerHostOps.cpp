@@ -2,7 +2,7 @@
 // A launch allocates a block { launch, inputs, outputs } that the entry function
 // reads; wait joins the launch, reads the outputs and frees the block.
 #include "CPULowering.h"
-#include "RuntimeABI.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -144,14 +144,12 @@ LogicalResult CPULowering::lowerHostOps() {
     Location loc = launch.getLoc();
     OpBuilder b(launch);
     LLVM::LLVMStructType blockType = getLaunchBlockType(root);
-    Value block = callRuntime(b, loc, "malloc", pointerType,
-                              {sizeOf(b, loc, blockType)});
+    Value block = callRuntime(b, loc, RuntimeFn::Malloc, {sizeOf(b, loc, blockType)});
     for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
       storeField(b, loc, blockType, block, index + 1, toStorage(b, loc, arg));
     Value entry = LLVM::AddressOfOp::create(b, loc, getEntryFunction(root));
     Value handleSlot = fieldAddress(b, loc, blockType, block, {0});
-    Value status = callRuntime(b, loc, "hpvm_rt_launch", pointerType,
-                               {entry, block, handleSlot});
+    Value status = callRuntime(b, loc, RuntimeFn::Launch, {entry, block, handleSlot});
     checkStatus(b, loc, status,
                 ("launching @" + launch.getRoot()).str());
     launched[launch.getGraph()] = {block, root};
@@ -193,7 +191,7 @@ LogicalResult CPULowering::lowerHostOps() {
     OpBuilder b(wait);
     LLVM::LLVMStructType blockType = getLaunchBlockType(root);
     Value handle = loadField(b, loc, blockType, block, 0);
-    Value status = callRuntime(b, loc, "hpvm_rt_wait", pointerType, {handle});
+    Value status = callRuntime(b, loc, RuntimeFn::Wait, {handle});
     std::string name = rootNames.lookup(wait.getGraph());
     if (name.empty())
       name = ("@" + cast<SymbolOpInterface>(root.getOperation()).getName()).str();
@@ -204,7 +202,7 @@ LogicalResult CPULowering::lowerHostOps() {
       results.push_back(fromStorage(
           b, loc, loadField(b, loc, blockType, block, firstOutput + index),
           type));
-    callRuntime(b, loc, "free", Type(), {block});
+    callRuntime(b, loc, RuntimeFn::Free, {block});
     wait.replaceAllUsesWith(results);
     wait.erase();
   }
@@ -229,14 +227,11 @@ LogicalResult CPULowering::lowerHostOps() {
     ifNotEmpty(*this, b, loc, *extent, [&](OpBuilder &then) {
       Value status;
       if (isa<TrackOp>(op))
-        status = callRuntime(then, loc, "hpvm_rt_track", pointerType,
-                             {extent->pointer, extent->bytes});
+        status = callRuntime(then, loc, RuntimeFn::Track, {extent->pointer, extent->bytes});
       else if (isa<UntrackOp>(op))
-        status = callRuntime(then, loc, "hpvm_rt_untrack", pointerType,
-                             {extent->pointer});
+        status = callRuntime(then, loc, RuntimeFn::Untrack, {extent->pointer});
       else
-        status = callRuntime(then, loc, "hpvm_rt_request_host", pointerType,
-                             {extent->pointer, extent->bytes,
+        status = callRuntime(then, loc, RuntimeFn::RequestHost, {extent->pointer, extent->bytes,
                               i32Constant(then, loc, kAccessInOut)});
       checkStatus(then, loc, status,
                   (op->getName().getStringRef() + " of a buffer").str());

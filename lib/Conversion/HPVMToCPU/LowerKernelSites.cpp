@@ -2,7 +2,7 @@
 // A node that hpvm-embed-kernels gave a kernel site runs through
 // hpvm_rt_kernel_run first; its CPU version runs when no device did.
 #include "CPULowering.h"
-#include "RuntimeABI.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 
@@ -88,8 +88,7 @@ LogicalResult CPULowering::prepareKernelSites() {
 }
 
 void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
-  callRuntime(b, loc, "hpvm_rt_trace_node", Type(),
-              {nodeNameString(b, loc, node), nullPointer(b, loc)});
+  callRuntime(b, loc, RuntimeFn::TraceNode, {nodeNameString(b, loc, node), nullPointer(b, loc)});
 }
 
 bool CPULowering::hasKernelSite(NodeOpInterface node,
@@ -160,19 +159,19 @@ Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
 /// arguments); memory the tracker does not know (NOT_FOUND) is only ever on
 /// the host, and any other failure stops the program with `what`.
 void CPULowering::callTrackerIfTracked(OpBuilder &b, Location loc,
-                                       StringRef function, Value pointer,
+                                       RuntimeFn function, Value pointer,
                                        ValueRange extra, StringRef what) {
   SmallVector<Value> operands{pointer};
   operands.append(extra.begin(), extra.end());
-  Value status = callRuntime(b, loc, function, pointerType, operands);
-  Value code = callRuntime(b, loc, "hpvm_status_code", b.getI32Type(), {status});
+  Value status = callRuntime(b, loc, function, operands);
+  Value code = callRuntime(b, loc, RuntimeFn::StatusCode, {status});
   Value untracked = LLVM::ICmpOp::create(
       b, loc, LLVM::ICmpPredicate::eq, code,
       i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
   auto choice = scf::IfOp::create(b, loc, untracked, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(choice.thenBlock()->getTerminator());
-  callRuntime(b, loc, "hpvm_status_free", Type(), {status});
+  callRuntime(b, loc, RuntimeFn::StatusFree, {status});
   b.setInsertionPoint(choice.elseBlock()->getTerminator());
   checkStatus(b, loc, status, what.str());
 }
@@ -205,7 +204,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
     } else {
       continue;
     }
-    callTrackerIfTracked(b, loc, "hpvm_rt_request_host", pointer,
+    callTrackerIfTracked(b, loc, RuntimeFn::RequestHost, pointer,
                          {bytes, i32Constant(b, loc, access)}, what);
   }
 }
@@ -227,9 +226,7 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
   auto i64 = b.getI64Type();
-  // { i32 kind, i32 access, i64 size, ptr value, ptr host }
-  auto paramType = LLVM::LLVMStructType::getLiteral(
-      context, {i32, i32, i64, pointerType, pointerType});
+  auto paramType = KernelParam::get(context);
 
   // Grid and work-group of instances.
   Value one = i64Constant(b, loc, 1);
@@ -269,75 +266,91 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
     return LLVM::MulOp::create(b, loc, instances,
                                sizeOf(b, loc, getStorageType(type)));
   };
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    Type type = inputTypes[index];
-    int32_t access = getAccess(node, index);
-    if ((perInstance.inputs >> index) & 1) {
-      params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, arrayBytes(type), input});
-      continue;
+  // The parameters in the kernel's order (RuntimeABI.h).
+  for (KernelParamGroup group : getKernelParamGroups(tiled)) {
+    switch (group) {
+    case KernelParamGroup::Inputs:
+      for (auto [index, input] : llvm::enumerate(inputs)) {
+        Type type = inputTypes[index];
+        int32_t access = getAccess(node, index);
+        if ((perInstance.inputs >> index) & 1) {
+          params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, arrayBytes(type), input});
+          continue;
+        }
+        if (auto memref = dyn_cast<MemRefType>(type)) {
+          // The descriptor's fields, as the kernel's lowering expands them; the
+          // buffer is the aligned pointer's data, as far as the view reaches.
+          Value descriptor = toStorage(b, loc, input);
+          Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+          Value bytes = viewBytes(b, loc, memref, descriptor);
+          params.push_back({kParamBuffer, access, bytes, aligned});
+          params.push_back({kParamBuffer, access, bytes, aligned});
+          addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
+          for (int64_t field : {3, 4})
+            for (int64_t d = 0; d < memref.getRank(); ++d)
+              addValue(LLVM::ExtractValueOp::create(
+                  b, loc, descriptor, ArrayRef<int64_t>{field, d}));
+        } else if (isa<LLVM::LLVMPointerType>(type)) {
+          // HPVM-C passes each buffer with its size in bytes next to it.
+          params.push_back(
+              {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
+        } else if (type.isInteger(1)) {
+          // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
+          addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
+        } else {
+          addValue(toStorage(b, loc, input));
+        }
+      }
+      break;
+    case KernelParamGroup::GridExtents:
+      for (Value extent : grid)
+        addValue(extent);
+      break;
+    case KernelParamGroup::AncestorQueries: {
+      // The grids above the kernel's levels: the first ancestor's instance is
+      // the one running this launch (`parentFrame`), each further level one hop.
+      unsigned firstAncestor = tiled ? 2 : 1;
+      for (AncestorQuery query : ancestorQueries.lookup(node.getOperation())) {
+        Value frame = parentFrame;
+        for (unsigned hop = firstAncestor; hop < query.level; ++hop)
+          frame = LLVM::LoadOp::create(
+              b, loc, pointerType,
+              fieldAddress(b, loc, frameType, frame, {FrameParent}));
+        Value address = fieldAddress(
+            b, loc, frameType, frame,
+            {query.isId ? FrameIds : FrameExtents, static_cast<int32_t>(query.dim)});
+        addValue(LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+      }
+      break;
     }
-    if (auto memref = dyn_cast<MemRefType>(type)) {
-      // The descriptor's fields, as the kernel's lowering expands them; the
-      // buffer is the aligned pointer's data, as far as the view reaches.
-      Value descriptor = toStorage(b, loc, input);
-      Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
-      Value bytes = viewBytes(b, loc, memref, descriptor);
-      params.push_back({kParamBuffer, access, bytes, aligned});
-      params.push_back({kParamBuffer, access, bytes, aligned});
-      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
-      for (int64_t field : {3, 4})
-        for (int64_t d = 0; d < memref.getRank(); ++d)
-          addValue(LLVM::ExtractValueOp::create(
-              b, loc, descriptor, ArrayRef<int64_t>{field, d}));
-    } else if (isa<LLVM::LLVMPointerType>(type)) {
-      // HPVM-C passes each buffer with its size in bytes next to it.
-      params.push_back(
-          {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
-    } else if (type.isInteger(1)) {
-      // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
-      addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
-    } else {
-      addValue(toStorage(b, loc, input));
+    case KernelParamGroup::Outputs:
+      // Host memory the runtime copies to the device and back.
+      if (outputs)
+        params.push_back(
+            {kParamBuffer, HPVM_RT_ACCESS_OUT,
+             sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
+      break;
+    case KernelParamGroup::PerInstanceOutputs:
+      // In port order: every instance writes its element, so their device
+      // copies need no copy in.
+      for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
+        if ((perInstance.outputs >> port) & 1)
+          params.push_back({kParamBuffer,
+                            static_cast<int32_t>(HPVM_RT_ACCESS_OUT |
+                                                 HPVM_RT_PARAM_WRITES_ALL),
+                            arrayBytes(type), outputArrays[port]});
+      break;
+    case KernelParamGroup::WorkgroupMemory:
+      // Its bytes per work-group, as its allocation nodes compute them from
+      // the tile's inputs.
+      if (tileKernel && tileKernel->memoryBytes) {
+        auto call = func::CallOp::create(b, loc, tileKernel->memoryBytes, inputs);
+        for (Value bytes : call.getResults())
+          params.push_back(
+              {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
+      }
+      break;
     }
-  }
-  if (!tiled)
-    for (Value extent : grid)
-      addValue(extent);
-  // The grids above the kernel's levels: the first ancestor's instance is
-  // the one running this launch (`parentFrame`), each further level one hop.
-  unsigned firstAncestor = tiled ? 2 : 1;
-  for (AncestorQuery query : ancestorQueries.lookup(node.getOperation())) {
-    Value frame = parentFrame;
-    for (unsigned hop = firstAncestor; hop < query.level; ++hop)
-      frame = LLVM::LoadOp::create(
-          b, loc, pointerType,
-          fieldAddress(b, loc, frameType, frame, {FrameParent}));
-    Value address = fieldAddress(
-        b, loc, frameType, frame,
-        {query.isId ? FrameIds : FrameExtents, static_cast<int32_t>(query.dim)});
-    addValue(LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
-  }
-  // The outputs: host memory the runtime copies to the device and back.
-  if (outputs)
-    params.push_back(
-        {kParamBuffer, HPVM_RT_ACCESS_OUT,
-         sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
-  // Then the arrays of the outputs per instance, in port order: every
-  // instance writes its element, so their device copies need no copy in.
-  for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
-    if ((perInstance.outputs >> port) & 1)
-      params.push_back({kParamBuffer,
-                        static_cast<int32_t>(HPVM_RT_ACCESS_OUT |
-                                             HPVM_RT_PARAM_WRITES_ALL),
-                        arrayBytes(type), outputArrays[port]});
-
-  // The tile's memory: its bytes per work-group, as its allocation nodes
-  // compute them from the tile's inputs.
-  if (tileKernel && tileKernel->memoryBytes) {
-    auto call = func::CallOp::create(b, loc, tileKernel->memoryBytes, inputs);
-    for (Value bytes : call.getResults())
-      params.push_back(
-          {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
   }
 
   // The parameter array, the grid, the work-group and the answer.
@@ -349,17 +362,19 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       return LLVM::GEPOp::create(b, loc, pointerType, arrayType, array,
                                  ArrayRef<LLVM::GEPArg>{0, position, member});
     };
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind), field(0));
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access), field(1));
-    LLVM::StoreOp::create(b, loc, param.size, field(2));
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind),
+                          field(KernelParam::Kind));
+    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access),
+                          field(KernelParam::Access));
+    LLVM::StoreOp::create(b, loc, param.size, field(KernelParam::Size));
     if (param.kind == kParamValue) {
       Value slot = allocaInEntry(b, loc, param.value.getType());
       LLVM::StoreOp::create(b, loc, param.value, slot);
-      LLVM::StoreOp::create(b, loc, slot, field(3));
-      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(4));
+      LLVM::StoreOp::create(b, loc, slot, field(KernelParam::Value));
+      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(KernelParam::Host));
     } else {
-      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(3));
-      LLVM::StoreOp::create(b, loc, param.value, field(4));
+      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(KernelParam::Value));
+      LLVM::StoreOp::create(b, loc, param.value, field(KernelParam::Host));
     }
   }
   auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
@@ -377,8 +392,7 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   Value ranSlot = allocaInEntry(b, loc, i32);
   Value site = LLVM::AddressOfOp::create(b, loc, pointerType, siteName.getValue());
   Value status = callRuntime(
-      b, loc, "hpvm_rt_kernel_run", pointerType,
-      {site, gridSlot, blockSlot, array,
+      b, loc, RuntimeFn::KernelRun, {site, gridSlot, blockSlot, array,
        i32Constant(b, loc, static_cast<int32_t>(params.size())), ranSlot});
   checkStatus(b, loc, status,
               ("running the kernel of @" +

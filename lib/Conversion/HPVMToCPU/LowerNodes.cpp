@@ -2,7 +2,7 @@
 // Leaves become instance functions, internal nodes run functions, replicated
 // children runtime parallel-fors over outlined range bodies.
 #include "CPULowering.h"
-#include "RuntimeABI.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
@@ -311,8 +311,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     unsigned dest = *graph.getChildIndex(edge.getDest());
     if (!perInstanceEdges.contains(edge))
       continue;
-    perInstance[source].outputs |= 1ull << edge.getSourcePort();
-    perInstance[dest].inputs |= 1ull << edge.getDestPort();
+    PerInstancePorts::markEdge(edge, perInstance[source], perInstance[dest]);
   }
   // Children level by level: a level's children depend only on earlier
   // levels, so they can run concurrently.
@@ -382,7 +381,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child))) {
       Value memory = produced.lookup({child, port});
       if (isa<LLVM::LLVMPointerType>(memory.getType()))
-        callRuntime(b, internal.getLoc(), "free", Type(), {memory});
+        callRuntime(b, internal.getLoc(), RuntimeFn::Free, {memory});
       else
         memref::DeallocOp::create(b, internal.getLoc(), memory);
     }
@@ -394,10 +393,9 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
       // go, unread.
       if (hasKernelSite(graph.getDefinition(child), perInstance[child]))
         checkStatus(b, internal.getLoc(),
-                    callRuntime(b, internal.getLoc(), "hpvm_rt_discard",
-                                pointerType, {array}),
+                    callRuntime(b, internal.getLoc(), RuntimeFn::Discard, {array}),
                     "freeing values per instance");
-      callRuntime(b, internal.getLoc(), "free", Type(), {array});
+      callRuntime(b, internal.getLoc(), RuntimeFn::Free, {array});
     }
   }
   func::ReturnOp::create(b, internal.getLoc(), results);
@@ -470,8 +468,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
         resultTypes[port] = pointerType;
         // Tracked, so that a kernel reading it next finds it on its device.
         Value status = callRuntime(
-            b, loc, "hpvm_rt_track", pointerType,
-            {array, instanceArrayBytes(b, loc, dims, outputTypes[port])});
+            b, loc, RuntimeFn::Track, {array, instanceArrayBytes(b, loc, dims, outputTypes[port])});
         checkStatus(b, loc, status,
                     ("tracking the values per instance of @" + nodeName(node))
                         .str());
@@ -557,8 +554,7 @@ SmallVector<Value> CPULowering::allocateOutputArrays(
   for (auto [port, type] : llvm::enumerate(outputTypes)) {
     if (!((perInstance.outputs >> port) & 1))
       continue;
-    arrays[port] = callRuntime(b, loc, "malloc", pointerType,
-                               {instanceArrayBytes(b, loc, dims, type)});
+    arrays[port] = callRuntime(b, loc, RuntimeFn::Malloc, {instanceArrayBytes(b, loc, dims, type)});
   }
   return arrays;
 }
@@ -592,8 +588,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     Value text = LLVM::createGlobalString(
         loc, b, uniqueName("__hpvm_no_cpu_version"), reason,
         LLVM::Linkage::Internal);
-    Value status = callRuntime(b, loc, "hpvm_rt_no_cpu_version", pointerType,
-                               {nodeNameString(b, loc, node), text});
+    Value status = callRuntime(b, loc, RuntimeFn::NoCPUVersion, {nodeNameString(b, loc, node), text});
     checkStatus(b, loc, status,
                 ("running @" +
                  cast<SymbolOpInterface>(node.getOperation()).getName())
@@ -655,8 +650,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       if (!givenArrays.empty())
         checkStatus(
             b, loc,
-            callRuntime(b, loc, "hpvm_rt_request_host", pointerType,
-                        {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
+            callRuntime(b, loc, RuntimeFn::RequestHost, {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
                          i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
             ("writing the outputs of @" + nodeName(node) + " on the host").str());
     }
@@ -683,16 +677,16 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       Value extent = d < static_cast<int32_t>(rank) ? toI64(b, loc, dims[d])
                                                     : i64Constant(b, loc, 1);
       LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                            fieldAddress(b, loc, rangeType, range, {RangeBegin, d}));
+                            fieldAddress(b, loc, rangeType, range, {InstanceRange::Begin, d}));
       LLVM::StoreOp::create(b, loc, extent,
-                            fieldAddress(b, loc, rangeType, range, {RangeEnd, d}));
+                            fieldAddress(b, loc, rangeType, range, {InstanceRange::End, d}));
       LLVM::StoreOp::create(b, loc, extent,
-                            fieldAddress(b, loc, rangeType, range, {RangeExtent, d}));
+                            fieldAddress(b, loc, rangeType, range, {InstanceRange::Extent, d}));
     }
     LLVM::StoreOp::create(b, loc, i32Constant(b, loc, rank),
-                          fieldAddress(b, loc, rangeType, range, {RangeRank}));
+                          fieldAddress(b, loc, rangeType, range, {InstanceRange::Rank}));
     LLVM::StoreOp::create(b, loc, i32Constant(b, loc, 0),
-                          fieldAddress(b, loc, rangeType, range, {RangeWorker}));
+                          fieldAddress(b, loc, rangeType, range, {InstanceRange::WorkerIndex}));
     LLVM::CallOp::create(b, loc, getRangeFunction(node, rank, std::nullopt, perInstance),
                          ValueRange{context, range});
   } else {
@@ -702,8 +696,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       Value body = LLVM::AddressOfOp::create(
           b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
       Value status =
-          callRuntime(b, loc, "hpvm_rt_parallel_for", pointerType,
-                      {i32Constant(b, loc, rank), extents, body, runContext});
+          callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, runContext});
       checkStatus(b, loc, status,
                   ("running the instances of @" + nodeName(runs)).str());
     };
@@ -774,7 +767,8 @@ LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
   Location loc = root.getLoc();
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
-  auto type = LLVM::LLVMFunctionType::get(pointerType, {pointerType});
+  // hpvm_rt_root_fn_t: status (*)(void *args)
+  auto type = abi::getFunctionType(context, RuntimeCallback::RootFn);
   auto entryFunction = LLVM::LLVMFuncOp::create(
       b, loc, uniqueName(("__hpvm_entry_" + nodeName(root)).str()), type,
       LLVM::Linkage::Internal);

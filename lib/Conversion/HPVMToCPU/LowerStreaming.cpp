@@ -5,7 +5,7 @@
 // edges; its outputs are its outgoing edges and, for the child that defines
 // the root's outputs, the packed outputs the host pops.
 #include "CPULowering.h"
-#include "RuntimeABI.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
@@ -80,9 +80,7 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
   // One stage function per child:
   // status (*)(ctx, device, item, const void *const *in, void *const *out).
   OpBuilder b(context);
-  auto stageType = LLVM::LLVMFunctionType::get(
-      pointerType,
-      {pointerType, pointerType, b.getI64Type(), pointerType, pointerType});
+  auto stageType = abi::getFunctionType(context, RuntimeCallback::StageFn);
   SmallVector<LLVM::LLVMFuncOp> stageFunctions;
   for (auto [index, stage] : llvm::enumerate(stages)) {
     b.setInsertionPointToEnd(module.getBody());
@@ -167,12 +165,10 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
                           ? i64Constant(b, loc, 0)
                           : sizeOf(b, loc, rootOutputsType);
   Value slot = allocaInEntry(b, loc, pointerType);
-  Value status = callRuntime(b, loc, "hpvm_rt_pipeline_create", pointerType,
-                             {argsSize, outputsSize, i32Constant(b, loc, 0), slot});
+  Value status = callRuntime(b, loc, RuntimeFn::PipelineCreate, {argsSize, outputsSize, i32Constant(b, loc, 0), slot});
   checkStatus(b, loc, status, ("creating the pipeline of @" + rootName).str());
   Value pipeline = LLVM::LoadOp::create(b, loc, pointerType, slot);
-  auto versionType =
-      LLVM::LLVMStructType::getLiteral(context, {b.getI32Type(), pointerType});
+  auto versionType = StageVersion::get(context);
   Value stageIndexSlot = allocaInEntry(b, loc, b.getI32Type());
   SmallVector<Value> stageIndices;
   auto sizeArray = [&](ArrayRef<Value> sizes) {
@@ -197,12 +193,12 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
     if (stage.producesRootOutputs)
       outSizes.push_back(outputsSize);
     Value version = allocaInEntry(b, loc, versionType);
-    storeField(b, loc, versionType, version, 0, i32Constant(b, loc, kDeviceCPU));
-    storeField(b, loc, versionType, version, 1,
+    storeField(b, loc, versionType, version, StageVersion::Device,
+               i32Constant(b, loc, kDeviceCPU));
+    storeField(b, loc, versionType, version, StageVersion::Fn,
                LLVM::AddressOfOp::create(b, loc, stageFunctions[index]));
     Value added = callRuntime(
-        b, loc, "hpvm_rt_pipeline_add_stage", pointerType,
-        {pipeline, nullPointer(b, loc), version, i32Constant(b, loc, 1),
+        b, loc, RuntimeFn::PipelineAddStage, {pipeline, nullPointer(b, loc), version, i32Constant(b, loc, 1),
          nullPointer(b, loc), i32Constant(b, loc, inSizes.size()),
          sizeArray(inSizes), i32Constant(b, loc, outSizes.size()),
          sizeArray(outSizes), stageIndexSlot});
@@ -211,8 +207,7 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
   }
   auto connect = [&](Value src, int32_t srcPort, Value dst, int32_t dstPort) {
     Value connected = callRuntime(
-        b, loc, "hpvm_rt_pipeline_connect", pointerType,
-        {pipeline, src, i32Constant(b, loc, srcPort), dst, i32Constant(b, loc, dstPort)});
+        b, loc, RuntimeFn::PipelineConnect, {pipeline, src, i32Constant(b, loc, srcPort), dst, i32Constant(b, loc, dstPort)});
     checkStatus(b, loc, connected, ("connecting the pipeline of @" + rootName).str());
   };
   Value host = i32Constant(b, loc, kPipelineHost);
@@ -228,10 +223,9 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
           if (sinkEdge == edge)
             connect(stageIndices[from], port, stageIndices[to], sinkPort + 1);
   Value streamSlot = allocaInEntry(b, loc, pointerType);
-  Value launched = callRuntime(b, loc, "hpvm_rt_stream_launch", pointerType,
-                               {pipeline, streamSlot});
+  Value launched = callRuntime(b, loc, RuntimeFn::StreamLaunch, {pipeline, streamSlot});
   checkStatus(b, loc, launched, ("launching the pipeline of @" + rootName).str());
-  callRuntime(b, loc, "hpvm_rt_pipeline_destroy", Type(), {pipeline});
+  callRuntime(b, loc, RuntimeFn::PipelineDestroy, {pipeline});
   LLVM::ReturnOp::create(b, loc,
                          LLVM::LoadOp::create(b, loc, pointerType, streamSlot));
   return pipelineFunction;
@@ -256,7 +250,7 @@ LogicalResult CPULowering::lowerStreamingGraphs() {
       for (auto [field, value] : llvm::enumerate(values))
         storeField(b, at, argsType, item, field, toStorage(b, at, value));
       Value status =
-          callRuntime(b, at, "hpvm_rt_stream_push", pointerType, {stream, item});
+          callRuntime(b, at, RuntimeFn::StreamPush, {stream, item});
       checkStatus(b, at, status, (verb + " " + what).str());
     };
     OpBuilder b(launch);
@@ -274,7 +268,7 @@ LogicalResult CPULowering::lowerStreamingGraphs() {
       } else if (auto pop = dyn_cast<PopOp>(user)) {
         Value item = allocaInEntry(ub, at, outputsType);
         Value status =
-            callRuntime(ub, at, "hpvm_rt_stream_pop", pointerType, {stream, item});
+            callRuntime(ub, at, RuntimeFn::StreamPop, {stream, item});
         checkStatus(ub, at, status, "popping from " + what);
         SmallVector<Value> results;
         for (auto [field, type] : llvm::enumerate(pop.getResultTypes()))
@@ -283,7 +277,7 @@ LogicalResult CPULowering::lowerStreamingGraphs() {
         pop.replaceAllUsesWith(results);
       } else {
         Value status =
-            callRuntime(ub, at, "hpvm_rt_stream_wait", pointerType, {stream});
+            callRuntime(ub, at, RuntimeFn::StreamWait, {stream});
         checkStatus(ub, at, status, "waiting for " + what);
       }
       user->erase();

@@ -5,6 +5,7 @@
 #include "PointerOutputs.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -266,24 +267,12 @@ private:
 };
 
 /// One node that becomes a kernel.
-/// Ports whose values are one per instance: arrays indexed by the linear
-/// instance id, exchanged with siblings over one_to_one edges out of
-/// replicated nodes (bit masks, as the CPU backend's PerInstancePorts).
-struct PerInstanceMasks {
-  uint64_t inputs = 0;
-  uint64_t outputs = 0;
-  bool operator==(const PerInstanceMasks &other) const {
-    return inputs == other.inputs && outputs == other.outputs;
-  }
-  bool any() const { return inputs || outputs; }
-};
-
 struct KernelSite {
   NodeOpInterface node; // what the host runs: the leaf, or the tile's parent
   LeafOp leaf;          // the kernel's body
   /// The 3-level shape: the tile (`node`) around `leaf`.
   std::optional<TileShape> tile;
-  PerInstanceMasks perInstance = {};
+  PerInstancePorts perInstance = {};
 };
 
 /// The per-instance ports of every use (create_node) of every node.
@@ -301,20 +290,19 @@ public:
       for (EdgeOp edge : graph.getEdges()) {
         if (!graph.carriesValuePerInstance(edge))
           continue;
-        masks[edge.getSource().getDefiningOp()].outputs |=
-            1ull << edge.getSourcePort();
-        masks[edge.getDest().getDefiningOp()].inputs |= 1ull
-                                                        << edge.getDestPort();
+        // Every create_node has its entry already: no insertion moves them.
+        PerInstancePorts::markEdge(edge, masks.find(edge.getSource().getDefiningOp())->second,
+                                   masks.find(edge.getDest().getDefiningOp())->second);
       }
     });
   }
 
   /// The masks every use of `node` has, or the reason they differ.
-  FailureOr<PerInstanceMasks> get(NodeOpInterface node, std::string &reason) {
+  FailureOr<PerInstancePorts> get(NodeOpInterface node, std::string &reason) {
     auto symbol = cast<SymbolOpInterface>(node.getOperation()).getNameAttr();
-    std::optional<PerInstanceMasks> common;
+    std::optional<PerInstancePorts> common;
     for (CreateNodeOp create : uses.lookup(symbol)) {
-      PerInstanceMasks mine = masks.lookup(create);
+      PerInstancePorts mine = masks.lookup(create);
       if (common && !(*common == mine)) {
         reason = "its uses exchange different values per instance with "
                  "their siblings (one kernel serves them all)";
@@ -322,12 +310,12 @@ public:
       }
       common = mine;
     }
-    return common.value_or(PerInstanceMasks{});
+    return common.value_or(PerInstancePorts{});
   }
 
 private:
   llvm::DenseMap<StringAttr, SmallVector<CreateNodeOp>> uses;
-  llvm::DenseMap<Operation *, PerInstanceMasks> masks;
+  llvm::DenseMap<Operation *, PerInstancePorts> masks;
 };
 
 /// Why a value of `type` cannot travel per instance between kernels, or "".
@@ -462,26 +450,12 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
   OpBuilder b(context);
   b.setInsertionPointToEnd(kernels.getBody());
   unsigned inputCount = site.node.getInputTypes().size();
-  SmallVector<Type> parameters(site.node.getInputTypes());
   auto i64 = b.getI64Type();
   auto pointer = LLVM::LLVMPointerType::get(context);
-  // A boolean input is a byte parameter (OpenCL kernels take no bool; the
-  // host passes 0 or 1).
-  for (Type &parameter : parameters)
-    if (parameter.isInteger(1))
-      parameter = b.getI8Type();
-  // Inputs that are one per instance arrive as the array of them.
-  for (unsigned index = 0; index < inputCount; ++index)
-    if ((site.perInstance.inputs >> index) & 1)
-      parameters[index] = pointer;
-  if (!tiled)
-    parameters.append(3, i64);
   // The grids above the kernel's own levels, from the host.
   unsigned firstAncestor = tiled ? 2 : 1;
   SmallVector<AncestorQuery> ancestors =
       collectAncestorQueries(leaf, firstAncestor);
-  unsigned ancestorParameter = parameters.size();
-  parameters.append(ancestors.size(), i64);
   // Outputs: a pointer to { outputs... } (index as i64, a pointer or a
   // memref as the i64 code of the input it is).
   SmallVector<Type> outputFields;
@@ -489,24 +463,60 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     outputFields.push_back(
         isa<IndexType, LLVM::LLVMPointerType, MemRefType>(type) ? Type(i64)
                                                                : type);
-  unsigned outputsParameter = parameters.size();
-  if (!outputFields.empty())
-    parameters.push_back(pointer);
-  // Then one array per output that is one per instance, in port order.
-  unsigned perInstanceOutputParameter = parameters.size();
   SmallVector<unsigned> perInstanceOutputs;
   for (unsigned port = 0; port < outputFields.size(); ++port)
     if ((site.perInstance.outputs >> port) & 1)
       perInstanceOutputs.push_back(port);
-  parameters.append(perInstanceOutputs.size(), pointer);
-  // Then the tile's memory, one work-group pointer per allocation.
   SmallVector<AllocOp> allocations;
   if (tiled)
     allocations = site.tile->getAllocations();
-  unsigned memoryParameter = parameters.size();
-  parameters.append(
-      allocations.size(),
-      LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
+  // The parameters in the order the host passes them (RuntimeABI.h), and
+  // where each group starts.
+  SmallVector<Type> parameters;
+  unsigned gridParameter = 0, ancestorParameter = 0, outputsParameter = 0,
+           perInstanceOutputParameter = 0, memoryParameter = 0;
+  for (abi::KernelParamGroup group : abi::getKernelParamGroups(tiled)) {
+    switch (group) {
+    case abi::KernelParamGroup::Inputs:
+      for (auto [index, type] : llvm::enumerate(site.node.getInputTypes())) {
+        if ((site.perInstance.inputs >> index) & 1)
+          // Inputs that are one per instance arrive as the array of them.
+          parameters.push_back(pointer);
+        else if (type.isInteger(1))
+          // A boolean input is a byte parameter (OpenCL kernels take no bool;
+          // the host passes 0 or 1).
+          parameters.push_back(b.getI8Type());
+        else
+          parameters.push_back(type);
+      }
+      break;
+    case abi::KernelParamGroup::GridExtents:
+      gridParameter = parameters.size();
+      parameters.append(3, i64);
+      break;
+    case abi::KernelParamGroup::AncestorQueries:
+      ancestorParameter = parameters.size();
+      parameters.append(ancestors.size(), i64);
+      break;
+    case abi::KernelParamGroup::Outputs:
+      outputsParameter = parameters.size();
+      if (!outputFields.empty())
+        parameters.push_back(pointer);
+      break;
+    case abi::KernelParamGroup::PerInstanceOutputs:
+      // One array per output that is one per instance, in port order.
+      perInstanceOutputParameter = parameters.size();
+      parameters.append(perInstanceOutputs.size(), pointer);
+      break;
+    case abi::KernelParamGroup::WorkgroupMemory:
+      // The tile's memory, one work-group pointer per allocation.
+      memoryParameter = parameters.size();
+      parameters.append(
+          allocations.size(),
+          LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
+      break;
+    }
+  }
   auto outputStruct = LLVM::LLVMStructType::getLiteral(context, outputFields);
   auto type = FunctionType::get(context, parameters, {});
   auto kernel = gpu::GPUFuncOp::create(b, loc, SymbolTable::getSymbolName(site.node).getValue(), type);
@@ -588,7 +598,7 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     ids[0][d] = arith::AddIOp::create(b, loc, first, thread);
     extents[0][d] = arith::IndexCastOp::create(
         b, loc, b.getIndexType(),
-        entry->getArgument(inputCount + d));
+        entry->getArgument(gridParameter + d));
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          ids[0][d], extents[0][d]);
     inGrid = inGrid ? arith::AndIOp::create(b, loc, inGrid, inside) : inside;
@@ -782,7 +792,7 @@ struct ConvertHPVMToGPUPass
       if (succeeded(shape))
         reason = checkInputs(internal);
       if (reason.empty()) {
-        FailureOr<PerInstanceMasks> masks = perInstanceUses.get(internal, reason);
+        FailureOr<PerInstancePorts> masks = perInstanceUses.get(internal, reason);
         if (succeeded(masks) && masks->any())
           reason = "it exchanges values per instance with its siblings "
                    "(tile kernels take none)";
@@ -811,7 +821,7 @@ struct ConvertHPVMToGPUPass
       if (!hasGPUTarget(leaf) || tileLeaves.contains(leaf))
         continue;
       std::string reason = checkInputs(leaf);
-      FailureOr<PerInstanceMasks> masks = PerInstanceMasks{};
+      FailureOr<PerInstancePorts> masks = PerInstancePorts{};
       if (reason.empty())
         masks = perInstanceUses.get(leaf, reason);
       if (reason.empty())
@@ -848,7 +858,7 @@ struct ConvertHPVMToGPUPass
   }
 
   static std::string checkPerInstancePorts(NodeOpInterface node,
-                                           PerInstanceMasks masks) {
+                                           PerInstancePorts masks) {
     for (auto [index, type] : llvm::enumerate(node.getInputTypes()))
       if ((masks.inputs >> index) & 1) {
         std::string reason = checkPerInstanceType(type);

@@ -6,6 +6,7 @@
 #include "KernelSerialization.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 #include "HPVM/Target/DebugScopes.h"
 #include "hpvm/hpvm_rt.h"
@@ -338,8 +339,7 @@ LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
   MLIRContext *context = &getContext();
   auto pointer = LLVM::LLVMPointerType::get(context);
   auto i64 = b.getI64Type();
-  auto type = LLVM::LLVMStructType::getLiteral(
-      context, {b.getI32Type(), pointer, i64, pointer, i64});
+  auto type = abi::ModuleImage::get(context);
   auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
                                        LLVM::Linkage::Internal,
                                        uniqueName(name), Attribute());
@@ -350,15 +350,17 @@ LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
   auto insert = [&](Value field, int64_t index) {
     value = LLVM::InsertValueOp::create(b, loc, value, field, index);
   };
-  insert(LLVM::ConstantOp::create(b, loc, b.getI32Type(), format), 0);
-  insert(LLVM::AddressOfOp::create(b, loc, data), 1);
-  insert(LLVM::ConstantOp::create(b, loc, i64, static_cast<int64_t>(size)), 2);
+  insert(LLVM::ConstantOp::create(b, loc, b.getI32Type(), format),
+         abi::ModuleImage::Format);
+  insert(LLVM::AddressOfOp::create(b, loc, data), abi::ModuleImage::Data);
+  insert(LLVM::ConstantOp::create(b, loc, i64, static_cast<int64_t>(size)),
+         abi::ModuleImage::Size);
   insert(fallback ? Value(LLVM::AddressOfOp::create(b, loc, fallback))
                   : Value(LLVM::ZeroOp::create(b, loc, pointer)),
-         3);
+         abi::ModuleImage::FallbackData);
   insert(LLVM::ConstantOp::create(b, loc, i64,
                                   static_cast<int64_t>(fallbackSize)),
-         4);
+         abi::ModuleImage::FallbackSize);
   LLVM::ReturnOp::create(b, loc, value);
   return global;
 }
@@ -376,8 +378,7 @@ LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
   LLVM::GlobalOp kernelName =
       kernel == display ? nodeName
                         : createBytes(b, loc, ("__hpvm_kernel_" + kernel).str(), kernel);
-  auto type = LLVM::LLVMStructType::getLiteral(
-      context, {pointer, pointer, pointer, pointer, pointer});
+  auto type = abi::KernelSite::get(context);
   // The runtime writes its state into the site: not constant.
   auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
                                        LLVM::Linkage::Internal,
@@ -392,11 +393,11 @@ LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
                           : Value(LLVM::ZeroOp::create(b, loc, pointer));
     value = LLVM::InsertValueOp::create(b, loc, value, address, index);
   };
-  insert(nodeName, 0);
-  insert(kernelName, 1);
-  insert(cuda, 2);
-  insert(opencl, 3);
-  insert({}, 4);
+  insert(nodeName, abi::KernelSite::Node);
+  insert(kernelName, abi::KernelSite::Kernel);
+  insert(cuda, abi::KernelSite::Cuda);
+  insert(opencl, abi::KernelSite::OpenCL);
+  insert({}, abi::KernelSite::State); // runtime-owned, zero-initialized
   LLVM::ReturnOp::create(b, loc, value);
   return global;
 }

@@ -27,7 +27,8 @@
 #include "LaneAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "HPVM/Conversion/RuntimeABI.h"
+
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -764,7 +765,7 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   LeafOp leaf = a.leaf;
   Location loc = leaf.getLoc();
   auto ptr = LLVM::LLVMPointerType::get(context);
-  Type i64 = b.getI64Type(), f32 = b.getF32Type(), i32 = b.getI32Type();
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
   SmallVector<Type> inputs(leaf.getArgumentTypes());
   inputs.append(4, i64);
   auto type = LLVM::LLVMFunctionType::get(ptr, inputs);
@@ -862,20 +863,17 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   LLVM::ReturnOp::create(pb, loc, null);
 
   ModuleOp module = leaf->getParentOfType<ModuleOp>();
-  auto declare = [&](StringRef name, ArrayRef<Type> params, Type result) {
+  auto declare = [&](abi::RuntimeFn fn) {
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    return LLVM::lookupOrCreateFn(mb, module, name, params, result);
+    return abi::lookupOrCreate(mb, module, fn);
   };
   // The runtime's buffer cache (the memref lowering's allocation functions):
   // a grid launched again reuses the sums' pages instead of faulting in new
   // ones.
-  auto mallocFn = declare("_mlir_memref_to_llvm_alloc", {i64}, ptr);
-  auto freeFn = declare("_mlir_memref_to_llvm_free", {ptr},
-                        LLVM::LLVMVoidType::get(context));
-  auto contract = declare(
-      "hpvm_rt_contract_f32",
-      {ptr, i64, i64, ptr, i64, i64, i64, i64, i64, f32, ptr, ptr, i64}, i32);
-  auto pays = declare("hpvm_rt_contract_pays", {i64, i64, i64}, i32);
+  auto mallocFn = declare(abi::RuntimeFn::MemrefAlloc);
+  auto freeFn = declare(abi::RuntimeFn::MemrefFree);
+  auto contract = declare(abi::RuntimeFn::ContractF32);
+  auto pays = declare(abi::RuntimeFn::ContractPays);
   if (failed(mallocFn) || failed(freeFn) || failed(contract) || failed(pays))
     return {};
   // Whether the runtime's contraction beats the leaf's own loops at this size

@@ -7,6 +7,9 @@
 // RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg=kernels=false | FileCheck %s --check-prefix=BUF
 // RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg --cse | FileCheck %s --check-prefix=KERN
 
+// The kernels are declared once, at the start of the module, as RuntimeABI.h says.
+// KERN-DAG: llvm.func @hpvm_rt_tensor_conv2d_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64)
+// KERN-DAG: llvm.func @hpvm_rt_tensor_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, f64)
 // KERN-LABEL: hpvm.leaf @conv(
 // KERN-SAME: %[[X:.*]]: memref<1x2x8x8xf32> {hpvm.access = #hpvm.access<in>}, %[[W:.*]]: memref<3x2x3x3xf32>
 // KERN: memref.extract_aligned_pointer_as_index %[[X]]
@@ -54,8 +57,6 @@
 // KERN-LABEL: hpvm.leaf @double_product(
 // KERN-NOT: call @hpvm_rt
 // KERN: linalg.matmul
-// KERN: func.func private @hpvm_rt_tensor_conv2d_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64)
-// KERN: func.func private @hpvm_rt_tensor_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, f64)
 
 // The maps of the grouped and depthwise convolutions (@grouped, @depthwise).
 // CHECK-DAG: #[[$GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 2) * 2 + d4, d2 * 2 + d5, d3 + d6)>

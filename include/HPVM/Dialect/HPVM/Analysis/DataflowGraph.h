@@ -10,6 +10,25 @@
 
 namespace mlir::hpvm {
 
+/// The ports of a node that carry one value per instance (edges for which
+/// DataflowGraph::carriesValuePerInstance holds), as bit masks: such an input
+/// arrives, and such an output leaves, as an array indexed by the linear
+/// instance id. Both backends (the CPU's runs, the GPU's kernels) use it.
+struct PerInstancePorts {
+  uint64_t inputs = 0;
+  uint64_t outputs = 0;
+  bool any() const { return inputs || outputs; }
+  bool operator==(const PerInstancePorts &other) const {
+    return inputs == other.inputs && outputs == other.outputs;
+  }
+  /// Marks `edge`, which carries one value per instance, on the ports of its
+  /// source and destination.
+  static void markEdge(EdgeOp edge, PerInstancePorts &source, PerInstancePorts &dest) {
+    source.outputs |= 1ull << edge.getSourcePort();
+    dest.inputs |= 1ull << edge.getDestPort();
+  }
+};
+
 /// The child graph of one internal node: its children (in program order), the
 /// edges between them and the binds to the parent's inputs and outputs.
 ///

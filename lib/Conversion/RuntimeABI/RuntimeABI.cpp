@@ -1,0 +1,147 @@
+//===- RuntimeABI.cpp - The compiler <-> runtime ABI, defined once --------===//
+#include "HPVM/Conversion/RuntimeABI.h"
+
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+
+using namespace mlir;
+using namespace mlir::hpvm;
+using namespace mlir::hpvm::abi;
+
+namespace {
+struct FunctionInfo {
+  llvm::StringLiteral name;
+  llvm::StringLiteral signature;
+};
+constexpr FunctionInfo kFunctions[] = {
+#define HPVM_RUNTIME_FN_INFO(id, name, signature) {#name, signature},
+    HPVM_RUNTIME_FUNCTIONS(HPVM_RUNTIME_FN_INFO)
+    HPVM_LIBC_FUNCTIONS(HPVM_RUNTIME_FN_INFO)
+#undef HPVM_RUNTIME_FN_INFO
+};
+static_assert(std::size(kFunctions) == kNumRuntimeFunctions);
+constexpr FunctionInfo kCallbacks[] = {
+#define HPVM_RUNTIME_FN_INFO(id, name, signature) {#name, signature},
+    HPVM_RUNTIME_CALLBACKS(HPVM_RUNTIME_FN_INFO)
+#undef HPVM_RUNTIME_FN_INFO
+};
+
+/// The LLVM function type of a signature code: "r(ab...)", the result's code
+/// then the parameters' in parentheses.
+LLVM::LLVMFunctionType parseSignature(MLIRContext *context, StringRef signature) {
+  assert(signature.size() >= 3 && signature[1] == '(' && signature.back() == ')' &&
+         "malformed runtime signature");
+  SmallVector<Type> params;
+  for (char code : signature.drop_front(2).drop_back())
+    params.push_back(abi::getTypeOfCode(context, code));
+  return LLVM::LLVMFunctionType::get(abi::getTypeOfCode(context, signature[0]), params);
+}
+
+Type pointer(MLIRContext *context) { return LLVM::LLVMPointerType::get(context); }
+Type i32(MLIRContext *context) { return IntegerType::get(context, 32); }
+Type i64(MLIRContext *context) { return IntegerType::get(context, 64); }
+Type triple(MLIRContext *context) { return LLVM::LLVMArrayType::get(i64(context), 3); }
+
+/// The versions of graph nodes and of pipeline stages: { i32 device, ptr fn }.
+LLVM::LLVMStructType versionType(MLIRContext *context) {
+  return LLVM::LLVMStructType::getLiteral(context, {i32(context), pointer(context)});
+}
+} // namespace
+
+LLVM::LLVMStructType InstanceRange::get(MLIRContext *context) {
+  Type t = triple(context);
+  return LLVM::LLVMStructType::getLiteral(context, {t, t, t, i32(context), i32(context)});
+}
+
+LLVM::LLVMStructType NodeVersion::get(MLIRContext *context) { return versionType(context); }
+
+LLVM::LLVMStructType StageVersion::get(MLIRContext *context) { return versionType(context); }
+
+LLVM::LLVMStructType KernelParam::get(MLIRContext *context) {
+  Type p = pointer(context);
+  return LLVM::LLVMStructType::getLiteral(
+      context, {i32(context), i32(context), i64(context), p, p});
+}
+
+LLVM::LLVMStructType ModuleImage::get(MLIRContext *context) {
+  Type p = pointer(context);
+  return LLVM::LLVMStructType::getLiteral(
+      context, {i32(context), p, i64(context), p, i64(context)});
+}
+
+LLVM::LLVMStructType KernelSite::get(MLIRContext *context) {
+  Type p = pointer(context);
+  return LLVM::LLVMStructType::getLiteral(context, {p, p, p, p, p});
+}
+
+SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(bool tiled) {
+  SmallVector<KernelParamGroup, 6> groups{KernelParamGroup::Inputs};
+  if (!tiled)
+    groups.push_back(KernelParamGroup::GridExtents);
+  groups.append({KernelParamGroup::AncestorQueries, KernelParamGroup::Outputs,
+                 KernelParamGroup::PerInstanceOutputs,
+                 KernelParamGroup::WorkgroupMemory});
+  return groups;
+}
+
+StringRef abi::getName(RuntimeFn fn) {
+  return kFunctions[static_cast<unsigned>(fn)].name;
+}
+
+StringRef abi::getSignature(RuntimeFn fn) {
+  return kFunctions[static_cast<unsigned>(fn)].signature;
+}
+
+Type abi::getTypeOfCode(MLIRContext *context, char code) {
+  switch (code) {
+  case 'v':
+    return LLVM::LLVMVoidType::get(context);
+  case 'p':
+    return pointer(context);
+  case 'i':
+    return i32(context);
+  case 'l':
+    return i64(context);
+  case 'f':
+    return Float32Type::get(context);
+  case 'd':
+    return Float64Type::get(context);
+  }
+  llvm_unreachable("unknown runtime signature code");
+}
+
+LLVM::LLVMFunctionType abi::getFunctionType(MLIRContext *context, RuntimeFn fn) {
+  return parseSignature(context, getSignature(fn));
+}
+
+StringRef abi::getName(RuntimeCallback callback) {
+  return kCallbacks[static_cast<unsigned>(callback)].name;
+}
+
+StringRef abi::getSignature(RuntimeCallback callback) {
+  return kCallbacks[static_cast<unsigned>(callback)].signature;
+}
+
+LLVM::LLVMFunctionType abi::getFunctionType(MLIRContext *context,
+                                            RuntimeCallback callback) {
+  return parseSignature(context, getSignature(callback));
+}
+
+FailureOr<LLVM::LLVMFuncOp> abi::lookupOrCreate(OpBuilder &b, Operation *module,
+                                               RuntimeFn fn,
+                                               SymbolTableCollection *symbolTables) {
+  LLVM::LLVMFunctionType type = getFunctionType(b.getContext(), fn);
+  // The C library's names are reserved (upstream's lookupOrCreateMallocFn).
+  bool reserved = fn == RuntimeFn::Malloc || fn == RuntimeFn::Free;
+  return LLVM::lookupOrCreateFn(b, module, getName(fn), type.getParams(),
+                                type.getReturnType(), /*isVarArg=*/false,
+                                reserved, symbolTables);
+}
+
+Value abi::call(OpBuilder &b, Location loc, Operation *module, RuntimeFn fn,
+                ValueRange args, SymbolTableCollection *symbolTables) {
+  FailureOr<LLVM::LLVMFuncOp> function = lookupOrCreate(b, module, fn, symbolTables);
+  if (failed(function))
+    return {};
+  auto result = LLVM::CallOp::create(b, loc, *function, args);
+  return result.getNumResults() ? result.getResult() : Value();
+}
