@@ -265,6 +265,8 @@ int main(int argc, char **argv) {
   int code = test_run_child(fault_body, NULL, text, sizeof(text));
   if (code == TEST_SKIP_CODE) {
     printf("SKIPPED: no CUDA device\n");
+    free(ptx);
+    free(cubin);
     return TEST_SKIP_CODE;
   }
   fputs(text, stdout);
