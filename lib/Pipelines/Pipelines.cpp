@@ -107,6 +107,9 @@ void mlir::hpvm::buildHPVMLowerToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   addGraphLowering(pm, options);
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
+    addPerFunction(lowering, [](OpPassManager &nested) {
+      nested.addPass(createHPVMExpandStridedCopies());
+    });
     lowering.addPass(createHPVMLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
   });
@@ -116,12 +119,17 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
   addGraphLowering(pm, options);
   addHostCodeBypass(pm, [&](OpPassManager &lowering) {
+    addPerFunction(lowering, [](OpPassManager &nested) {
+      nested.addPass(createHPVMExpandStridedCopies());
+    });
     lowering.addPass(createHPVMLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
     addPerFunction(lowering, [](OpPassManager &nested) {
+      // Views (memref.subview) first: their offsets and strides come out as
+      // affine.apply, which lower-affine then lowers.
+      nested.addPass(memref::createExpandStridedMetadataPass());
       nested.addPass(createLowerAffinePass());
       nested.addPass(createSCFToControlFlowPass());
-      nested.addPass(memref::createExpandStridedMetadataPass());
     });
     // Buffers come from the runtime's _mlir_memref_to_llvm_alloc / _free, which
     // keep large blocks for reuse (runtime/src/mem/buffer_cache.c).

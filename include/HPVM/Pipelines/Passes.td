@@ -72,6 +72,25 @@ def HPVMVectorToLLVMWhereUsed
   }];
 }
 
+def HPVMExpandStridedCopies : Pass<"hpvm-expand-strided-copies"> {
+  let summary = "memref.copy between strided views as loops of loads and stores";
+  let description = [{
+    Rewrites each `memref.copy` whose source or target has a layout other
+    than the identity (a `memref.subview`, what bufferization makes of
+    `tensor.extract_slice` / `insert_slice`) into a nest of `scf.for` over the
+    copy's extents with one `memref.load` and `memref.store` each. Upstream's
+    memref-to-llvm lowers such copies to a call of `memrefCopy`, a function of
+    MLIR's C runner utilities that compiled programs do not link, and fails
+    outright on some; contiguous copies between identity layouts keep their
+    lowering to `llvm.intr.memcpy`. Copies of unranked memrefs are left as
+    they are. Nested on `func.func` and `llvm.func` (the CPU lowering's range
+    functions hold leaf code) in both lowering pipelines, before the loops
+    are lowered.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "memref::MemRefDialect",
+                           "arith::ArithDialect"];
+}
+
 def HPVMAssertsToLLVM : Pass<"hpvm-asserts-to-llvm", "ModuleOp"> {
   let summary = "cf.assert to the llvm dialect, the rest of the IR untouched";
   let description = [{
