@@ -10,7 +10,7 @@
 // The lowering is an option of the pass, printed with it (crash reproducers
 // rerun the pipeline from that text).
 // RUN: hpvm-opt %s --hpvm-lower-to-cpu-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINTED
-// PRINTED: hpvm-host-code-bypass{lowering={builtin.module(hpvm-linalg-to-loops-where-used,
+// PRINTED: hpvm-host-code-bypass{lowering={builtin.module(func.func(hpvm-expand-strided-copies),llvm.func(hpvm-expand-strided-copies),hpvm-linalg-to-loops-where-used,
 // Without a lowering, the functions are set aside and put back.
 // RUN: hpvm-opt %s --hpvm-host-code-bypass | FileCheck %s --check-prefix=NONE
 
