@@ -154,13 +154,11 @@ static LogicalResult compile(Session &session, std::unique_ptr<llvm::MemoryBuffe
   PassManager pm(&session.context);
   switch (emit) {
   case HPVMCompileEmitHPVM:
-    hpvm::addHPVMApplyKnobs(pm, options);
-    if (failed(pm.run(*module)))
-      return failure();
-    printModule(*module, output, options.printLocations);
-    return success();
   case HPVMCompileEmitMLIR:
-    hpvm::buildHPVMLowerToLLVMPipeline(pm, options);
+    if (emit == HPVMCompileEmitHPVM)
+      hpvm::addHPVMApplyKnobs(pm, options);
+    else
+      hpvm::buildHPVMLowerToLLVMPipeline(pm, options);
     if (failed(pm.run(*module)))
       return failure();
     printModule(*module, output, options.printLocations);

@@ -495,22 +495,38 @@ private:
     uint64_t base = 0;
     for (Type type : graph->root->inputs)
       base += byteSize(raiser.layout, type);
-    for (auto [index, result] : llvm::enumerate(wait.getResults())) {
-      Value address = LLVM::GEPOp::create(
-          b, loc, raiser.pointerType, b.getI8Type(), graph->args,
-          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(base + graph->root->outputOffsets[index])});
-      LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
-    }
+    storeOutputs(b, loc, *graph->root, wait.getResults(), graph->args, base);
     return success();
   }
 
-  LogicalResult push(LLVM::CallOp call, OpBuilder &b, Location loc) {
+  /// The streaming launch a push or pop refers to.
+  FailureOr<Launched> streamOf(LLVM::CallOp call) {
     FailureOr<Launched> graph = graphOf(call);
     if (failed(graph))
       return failure();
     if (!graph->launch || !graph->launch.getStreaming())
-      return call.emitError("__hpvm__push needs a graph launched with streaming "
-                            "(__hpvm__launch(1, ...))");
+      return call.emitError() << spelling(call)
+                              << " needs a graph launched with streaming "
+                                 "(__hpvm__launch(1, ...))";
+    return graph;
+  }
+
+  /// Stores a root's outputs `results` at `base` + their offsets in the C
+  /// return struct at `address`.
+  void storeOutputs(OpBuilder &b, Location loc, Node &root, ValueRange results,
+                    Value address, uint64_t base) {
+    for (auto [index, result] : llvm::enumerate(results)) {
+      Value field = LLVM::GEPOp::create(
+          b, loc, raiser.pointerType, b.getI8Type(), address,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(base + root.outputOffsets[index])});
+      LLVM::StoreOp::create(b, loc, result, field, /*alignment=*/1);
+    }
+  }
+
+  LogicalResult push(LLVM::CallOp call, OpBuilder &b, Location loc) {
+    FailureOr<Launched> graph = streamOf(call);
+    if (failed(graph))
+      return failure();
     Value args = call.getArgOperands()[1];
     if (failed(raiser.checkArgumentStruct(call, *graph->root, args, /*withOutputs=*/false)))
       return failure();
@@ -519,12 +535,9 @@ private:
   }
 
   LogicalResult pop(LLVM::CallOp call, OpBuilder &b, Location loc) {
-    FailureOr<Launched> graph = graphOf(call);
+    FailureOr<Launched> graph = streamOf(call);
     if (failed(graph))
       return failure();
-    if (!graph->launch || !graph->launch.getStreaming())
-      return call.emitError("__hpvm__pop needs a graph launched with streaming "
-                            "(__hpvm__launch(1, ...))");
     auto pop = PopOp::create(b, loc, graph->root->outputs, graph->handle);
     // A fresh struct of the outputs, which the program owns (and may free).
     Node *root = graph->root;
@@ -537,12 +550,7 @@ private:
     if (failed(malloc))
       return failure();
     Value memory = LLVM::CallOp::create(b, loc, *malloc, ValueRange{size}).getResult();
-    for (auto [index, result] : llvm::enumerate(pop.getResults())) {
-      Value address = LLVM::GEPOp::create(
-          b, loc, raiser.pointerType, b.getI8Type(), memory,
-          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(root->outputOffsets[index])});
-      LLVM::StoreOp::create(b, loc, result, address, /*alignment=*/1);
-    }
+    storeOutputs(b, loc, *root, pop.getResults(), memory, /*base=*/0);
     call.getResult().replaceAllUsesWith(memory);
     return success();
   }
