@@ -1,9 +1,12 @@
 /* contract_test.c - the exact contractions (hpvm_rt_contract_f32) against the sequential fold,
  * bit for bit: fused (fmaf) and unfused (rounded product, rounded sum) steps; sizes around the
- * micro-kernel's 6 x 16 block, the task blocks and KC = 256; contiguous, transposed, negative
- * and zero strides; a nonzero init; s rows wider than cols (the padding stays untouched); a
- * step of neither kind and invalid arguments compute nothing; rows or cols 0 do nothing. Every
- * case runs with the CPU's kernels, the baseline ones, and as without memory for packing. The
+ * micro-kernels' blocks (6 x 16; 12 x 32 for AVX-512), the task blocks and KC = 256;
+ * contiguous, transposed, negative and zero strides; a nonzero init; s rows wider than cols
+ * (the padding stays untouched); a step of neither kind and invalid arguments compute nothing;
+ * rows or cols 0 do nothing. Every case runs with the CPU's kernels (operands packed whole
+ * first, and packed by each task), with AVX2's (HPVM_TENSOR_ISA=avx2, in a child process: the
+ * choice is made once per process) where the CPU has it, with the baseline ones, and as without
+ * memory for packing. The
  * inputs are random in [-1, 1], where fused and unfused folds differ: a driver that ran the
  * wrong kind fails. hpvm_rt_contract_pays: the size from which contractions are worth it. */
 #include "tensor/kernels.h"
@@ -12,6 +15,8 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static atomic_long step_calls;
 
@@ -165,8 +170,8 @@ static void check_case(int64_t rows, int64_t cols, int64_t depth, int which, int
 }
 
 static void run_all(int without_memory) {
-  static const int64_t rows[] = {1, 5, 7, 13, 97};
-  static const int64_t cols[] = {1, 15, 17, 33, 100};
+  static const int64_t rows[] = {1, 5, 7, 12, 13, 97};
+  static const int64_t cols[] = {1, 15, 17, 32, 33, 100};
   static const int64_t depths[] = {0, 1, 255, 256, 257, 600};
   int n = 0;
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); ++i)
@@ -230,10 +235,32 @@ static void check_pays(void) {
   CHECK(hpvm_rt_contract_pays(1 << 30, 1 << 30, 1 << 30) == 0);
 }
 
+/* run_all(0) with HPVM_TENSOR_ISA=avx2, in a child process forked before anything chose the
+ * kernels of this one (and before the pool's threads start). Where the CPU lacks AVX2 the
+ * runtime keeps to the baseline: the same checks, on those kernels. */
+static void run_avx2_child(void) {
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    setenv("HPVM_TENSOR_ISA", "avx2", 1);
+    run_all(0);
+    hpvm_rt_shutdown();
+    _exit(0);
+  }
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
   check_pays();
   check_refused();
-  run_all(0); /* on the runtime's pool, with the CPU's kernels */
+  if (!getenv("HPVM_TENSOR_ISA"))
+    run_avx2_child();
+  run_all(0); /* on the runtime's pool, with the CPU's kernels, operands packed whole first */
+  hpvm_tensor_contract_pack_whole(0);
+  run_all(0); /* each task packing its own blocks */
+  hpvm_tensor_contract_pack_whole(1);
   hpvm_tensor_use_generic_kernels(1);
   run_all(0); /* with the baseline ones */
   hpvm_tensor_use_generic_kernels(0);

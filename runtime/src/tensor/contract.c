@@ -4,7 +4,8 @@
  * The driver of gemm.c, changed where exactness needs it: p is packed into panels of MR rows (y)
  * and q into panels of NR columns (x, the contiguous direction of s), KC deep at a time, from
  * any element strides (contiguous copies where the stride along the panel is 1). Tasks of (MB
- * rows, NB columns) run over the runtime's pool. The micro-kernel (kernels_isa.inc) keeps one
+ * rows, NB columns) run over the runtime's pool; MR x NR is the ISA's register block (6 x 16
+ * for AVX2 and the baseline, 12 x 32 for AVX-512). The micro-kernel (kernels_isa.inc) keeps one
  * accumulator per element: it starts from init on the first KC chunk and from the partial
  * accumulator it loads from s on the next ones, so that every element sees the sequential
  * fold's rounded operations in its order (never a partial sum from 0 added afterwards). Which
@@ -27,11 +28,47 @@
 
 enum {
   KC = 256, /* depth of a packed block, as gemm.c's */
-  MB = 8 * HPVM_TENSOR_MR,
-  NB = 16 * HPVM_TENSOR_NR,
+  /* A task's block: MB_PANELS x NB_PANELS register blocks (narrowed for small products), so
+   * that q's packed block (KC x NB) is packed once for many rows of p. */
+  MB_PANELS = 16,
+  NB_PANELS = 8,
 };
 
+/* How many runs ahead pack() prefetches a strided operand. */
+enum { PREFETCH = 8 };
+
+/* Packing everything first: at most this many bytes for both packed operands (beyond, or
+ * without the memory, tasks pack their own blocks), in jobs of PACK_PANELS panels of one
+ * chunk. */
+enum { PACK_ALL_MAX = 64 << 20, PACK_PANELS = 8 };
+
 static int without_memory; /* tests: hpvm_tensor_contract_without_memory */
+static int per_task_packing; /* tests: hpvm_tensor_contract_pack_whole(0) */
+
+/* The buffer of the last whole packing, kept for the next call: a fresh one of megabytes is
+ * fresh pages from the kernel, each faulted in and zeroed on first touch (a tenth of a 1024^3
+ * product's time). One buffer, taken by one call at a time (a concurrent call allocates its
+ * own); its size (floats) in the first 64 bytes. */
+static _Atomic(float *) spare;
+
+static float *take_buffer(int64_t floats) {
+  float *buffer = atomic_exchange_explicit(&spare, NULL, memory_order_acquire);
+  if (buffer && *(int64_t *)buffer >= floats)
+    return buffer + 16;
+  free(buffer);
+  buffer = malloc(sizeof(float) * (size_t)(floats + 16));
+  if (!buffer)
+    return NULL;
+  *(int64_t *)buffer = floats;
+  return buffer + 16;
+}
+
+static void give_back(float *data) {
+  if (!data)
+    return;
+  float *old = atomic_exchange_explicit(&spare, data - 16, memory_order_acq_rel);
+  free(old);
+}
 
 /* HPVM_CONTRACT_MIN, read by the first hpvm_rt_contract_pays (0: not read yet). Racing first
  * readers compute the same value. */
@@ -56,6 +93,8 @@ int32_t hpvm_rt_contract_pays(int64_t rows, int64_t cols, int64_t depth) {
 }
 
 void hpvm_tensor_contract_without_memory(int on) { without_memory = on; }
+
+void hpvm_tensor_contract_pack_whole(int on) { per_task_packing = !on; }
 
 #define ceil_div hpvm_tensor_ceil_div
 
@@ -89,10 +128,28 @@ typedef struct contract_t {
   float init;
   hpvm_rt_contract_step_fn step;
   hpvm_tensor_contract_fn kernel;
+  int64_t mr, nr; /* the kernel's register block */
+  /* Both operands packed whole before any block is computed (NULL: each task packs its own):
+   * chunk k0 of p (rows_padded x kc) at p_all + k0 * rows_padded, of q at q_all + k0 *
+   * cols_padded, each chunk's panels one after another (as a task's p_pack, q_pack). */
+  float *p_all, *q_all;
+  int64_t rows_padded, cols_padded;
+  int64_t p_groups, q_groups; /* packing jobs per chunk: groups of PACK_PANELS panels */
   float *s;
   int64_t lds;
   int64_t row_blocks, col_blocks, rows_per_task, cols_per_task;
 } contract_t;
+
+/* n floats from src to dst: a constant-size copy (inlined: a few vector moves) for the panel
+ * widths of the kernels, memcpy otherwise. */
+static inline void copy_run(float *dst, const float *src, int64_t n) {
+  if (n == HPVM_TENSOR_CONTRACT_NR_WIDE)
+    memcpy(dst, src, sizeof(float) * HPVM_TENSOR_CONTRACT_NR_WIDE);
+  else if (n == HPVM_TENSOR_NR)
+    memcpy(dst, src, sizeof(float) * HPVM_TENSOR_NR);
+  else
+    memcpy(dst, src, sizeof(float) * (size_t)n);
+}
 
 /* Elements [i0, i0 + count) x depth [k0, k0 + kc) of an operand (element i at depth kk is
  * src[i * along + kk * deep]) into panels of `width` elements, dst[panel][kk][e]; elements past
@@ -106,14 +163,37 @@ static void pack(const float *src, int64_t along, int64_t deep, int64_t i0, int6
       for (int64_t kk = 0; kk < kc; ++kk)
         memset(dst + kk * width + live, 0, sizeof(float) * (size_t)(width - live));
     if (along == 1) {
-      /* Consecutive elements: a run of `live` floats per kk. */
-      for (int64_t kk = 0; kk < kc; ++kk)
-        memcpy(dst + kk * width, src + first + kk * deep, sizeof(float) * (size_t)live);
+      /* Consecutive elements: a run of `live` floats per kk. The runs are `deep` apart (a row
+       * of a matrix: often a multiple of 4 KiB, which no hardware prefetcher follows), so each
+       * is prefetched PREFETCH runs ahead. */
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        if (kk + PREFETCH < kc) {
+          const float *ahead = src + first + (kk + PREFETCH) * deep;
+          __builtin_prefetch(ahead);
+          __builtin_prefetch(ahead + live - 1);
+        }
+        copy_run(dst + kk * width, src + first + kk * deep, live);
+      }
     } else if (deep == 1) {
-      /* Each element's depth is consecutive: read along it. */
-      for (int64_t e = 0; e < live; ++e)
-        for (int64_t kk = 0; kk < kc; ++kk)
-          dst[kk * width + e] = src[first + e * along + kk];
+      /* Each element's depth is consecutive: a cache line's worth of depth (16 floats) of
+       * every element of the panel into a tile, then out along the panel. The panel's rows are
+       * read side by side (their misses overlap) rather than one short run after another. */
+      enum { RUN = 16 };
+      float tile[HPVM_TENSOR_CONTRACT_NR_WIDE][RUN];
+      for (int64_t k = 0; k < kc; k += RUN) {
+        int64_t n = min64(kc - k, RUN);
+        if (k + RUN < kc)
+          for (int64_t e = 0; e < live; ++e)
+            __builtin_prefetch(src + first + e * along + k + RUN);
+        for (int64_t e = 0; e < live; ++e)
+          if (n == RUN)
+            memcpy(tile[e], src + first + e * along + k, sizeof(tile[e]));
+          else
+            memcpy(tile[e], src + first + e * along + k, sizeof(float) * (size_t)n);
+        for (int64_t kk = 0; kk < n; ++kk)
+          for (int64_t e = 0; e < live; ++e)
+            dst[(k + kk) * width + e] = tile[e][kk];
+      }
     } else {
       for (int64_t kk = 0; kk < kc; ++kk)
         for (int64_t e = 0; e < live; ++e)
@@ -142,16 +222,44 @@ static void block(const contract_t *c, int64_t y0, int64_t rows, int64_t x0, int
                   float *p_pack, float *q_pack) {
   for (int64_t k0 = 0; k0 < c->depth; k0 += KC) {
     int64_t kc = min64(c->depth - k0, KC);
-    pack(c->p, c->p_row, c->p_depth, y0, rows, k0, kc, HPVM_TENSOR_MR, p_pack);
-    pack(c->q, c->q_col, c->q_depth, x0, cols, k0, kc, HPVM_TENSOR_NR, q_pack);
-    for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR) {
-      const float *q_panel = q_pack + (j / HPVM_TENSOR_NR) * HPVM_TENSOR_NR * kc;
-      int64_t live_cols = min64(cols - j, HPVM_TENSOR_NR);
-      for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR) {
-        const float *p_panel = p_pack + (i / HPVM_TENSOR_MR) * HPVM_TENSOR_MR * kc;
-        int64_t live_rows = min64(rows - i, HPVM_TENSOR_MR);
+    const float *p_chunk, *q_chunk;
+    if (c->p_all) {
+      p_chunk = c->p_all + k0 * c->rows_padded + y0 * kc;
+      q_chunk = c->q_all + k0 * c->cols_padded + x0 * kc;
+    } else {
+      pack(c->p, c->p_row, c->p_depth, y0, rows, k0, kc, c->mr, p_pack);
+      pack(c->q, c->q_col, c->q_depth, x0, cols, k0, kc, c->nr, q_pack);
+      p_chunk = p_pack, q_chunk = q_pack;
+    }
+    for (int64_t i = 0; i < rows; i += c->mr) {
+      const float *p_panel = p_chunk + i * kc;
+      int64_t live_rows = min64(rows - i, c->mr);
+      for (int64_t j = 0; j < cols; j += c->nr) {
+        const float *q_panel = q_chunk + j * kc;
+        int64_t live_cols = min64(cols - j, c->nr);
         c->kernel(kc, p_panel, q_panel, c->s + (y0 + i) * c->lds + x0 + j, c->lds, live_rows,
                   live_cols, k0 > 0, c->init);
+      }
+    }
+  }
+}
+
+/* Packing everything first. x: jobs of a chunk (p's groups of PACK_PANELS panels, then q's);
+ * y: chunks of KC. */
+static void pack_jobs(void *context, const hpvm_rt_instance_range_t *range) {
+  const contract_t *c = context;
+  for (int64_t chunk = range->begin[1]; chunk < range->end[1]; ++chunk) {
+    int64_t k0 = chunk * KC, kc = min64(c->depth - k0, KC);
+    for (int64_t job = range->begin[0]; job < range->end[0]; ++job) {
+      if (job < c->p_groups) {
+        int64_t y0 = job * PACK_PANELS * c->mr, count = min64(c->rows - y0, PACK_PANELS * c->mr);
+        pack(c->p, c->p_row, c->p_depth, y0, count, k0, kc, c->mr,
+             c->p_all + k0 * c->rows_padded + y0 * kc);
+      } else {
+        int64_t x0 = (job - c->p_groups) * PACK_PANELS * c->nr;
+        int64_t count = min64(c->cols - x0, PACK_PANELS * c->nr);
+        pack(c->q, c->q_col, c->q_depth, x0, count, k0, kc, c->nr,
+             c->q_all + k0 * c->cols_padded + x0 * kc);
       }
     }
   }
@@ -162,11 +270,22 @@ static void run_tasks(void *context, const hpvm_rt_instance_range_t *range) {
   const contract_t *c = context;
   int64_t kc_max = min64(c->depth, KC);
   float *p_pack = NULL, *q_pack = NULL;
+  if (c->p_all) {
+    /* Packed already: blocks read the packed operands. */
+    for (int64_t by = range->begin[1]; by < range->end[1]; ++by) {
+      int64_t y0 = by * c->rows_per_task, rows = min64(c->rows - y0, c->rows_per_task);
+      for (int64_t bx = range->begin[0]; bx < range->end[0]; ++bx) {
+        int64_t x0 = bx * c->cols_per_task, cols = min64(c->cols - x0, c->cols_per_task);
+        block(c, y0, rows, x0, cols, NULL, NULL);
+      }
+    }
+    return;
+  }
   if (!without_memory) {
     p_pack = malloc(sizeof(float) *
-                    (size_t)(ceil_div(c->rows_per_task, HPVM_TENSOR_MR) * HPVM_TENSOR_MR * kc_max));
+                    (size_t)(ceil_div(c->rows_per_task, c->mr) * c->mr * kc_max));
     q_pack = malloc(sizeof(float) *
-                    (size_t)(ceil_div(c->cols_per_task, HPVM_TENSOR_NR) * HPVM_TENSOR_NR * kc_max));
+                    (size_t)(ceil_div(c->cols_per_task, c->nr) * c->nr * kc_max));
   }
   for (int64_t by = range->begin[1]; by < range->end[1]; ++by) {
     int64_t y0 = by * c->rows_per_task, rows = min64(c->rows - y0, c->rows_per_task);
@@ -207,14 +326,34 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   c.rows = rows, c.cols = cols, c.depth = depth, c.init = init, c.step = step;
   c.kernel = kind == 1 ? kernels->contract_fused : kernels->contract_unfused;
   c.s = s, c.lds = lds;
-  c.rows_per_task = MB, c.cols_per_task = NB;
-  hpvm_tensor_task_shape(1, rows, cols, &c.rows_per_task, &c.cols_per_task);
+  c.mr = kernels->contract_mr, c.nr = kernels->contract_nr;
+  c.rows_per_task = MB_PANELS * c.mr, c.cols_per_task = NB_PANELS * c.nr;
+  hpvm_tensor_task_shape(1, rows, cols, c.mr, c.nr, &c.rows_per_task, &c.cols_per_task);
   c.row_blocks = ceil_div(rows, c.rows_per_task);
   c.col_blocks = ceil_div(cols, c.cols_per_task);
   if (hpvm_trace_enabled())
     hpvm_trace_line("contract %lldx%lldx%lld (%s) on cpu", (long long)rows, (long long)cols,
                     (long long)depth, kind == 1 ? "fused" : "unfused");
+  /* Each task packing its own blocks packs p once per column block and q once per row block;
+   * packing both whole first packs each once (the packing is then a fifth of the work of a
+   * 1024^3 product rather than a quarter). Where it fits PACK_ALL_MAX. */
+  c.rows_padded = ceil_div(rows, c.mr) * c.mr;
+  c.cols_padded = ceil_div(cols, c.nr) * c.nr;
+  int64_t packed = (c.rows_padded + c.cols_padded) * depth;
+  float *packs = NULL;
+  if (!without_memory && !per_task_packing && (c.row_blocks > 1 || c.col_blocks > 1) &&
+      packed <= PACK_ALL_MAX / (int64_t)sizeof(float) && (packs = take_buffer(packed))) {
+    c.p_all = packs;
+    c.q_all = packs + c.rows_padded * depth;
+  }
+  if (c.p_all) {
+    c.p_groups = ceil_div(c.rows_padded / c.mr, PACK_PANELS);
+    c.q_groups = ceil_div(c.cols_padded / c.nr, PACK_PANELS);
+    int64_t jobs[2] = {c.p_groups + c.q_groups, ceil_div(depth, KC)};
+    hpvm_tensor_run_grid(2, jobs, pack_jobs, &c);
+  }
   int64_t extents[2] = {c.col_blocks, c.row_blocks};
   hpvm_tensor_run_grid(2, extents, run_tasks, &c);
+  give_back(packs);
   return 0;
 }

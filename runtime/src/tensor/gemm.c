@@ -41,7 +41,9 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .narrow_half = hpvm_tensor_narrow_half_generic,
     .widen_half = hpvm_tensor_widen_half_generic,
     .contract_fused = hpvm_tensor_contract_fused_generic,
-    .contract_unfused = hpvm_tensor_contract_unfused_generic};
+    .contract_unfused = hpvm_tensor_contract_unfused_generic,
+    .contract_mr = HPVM_TENSOR_MR,
+    .contract_nr = HPVM_TENSOR_NR};
 
 static hpvm_tensor_kernels_t select_kernels(void) {
   hpvm_tensor_kernels_t k = generic_kernels;
@@ -74,6 +76,10 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.filters_pb = HPVM_TENSOR_PB_WIDE;
       k.taps_filters = hpvm_tensor_conv_taps_filters_avx512;
       k.taps_pb = HPVM_TENSOR_PB_WIDE;
+      k.contract_fused = hpvm_tensor_contract_fused_avx512;
+      k.contract_unfused = hpvm_tensor_contract_unfused_avx512;
+      k.contract_mr = HPVM_TENSOR_CONTRACT_MR_WIDE;
+      k.contract_nr = HPVM_TENSOR_CONTRACT_NR_WIDE;
     }
 #endif
   }
@@ -332,15 +338,13 @@ static void block_epilogue(const problem_set_t *s, int64_t p, int64_t i0, int64_
 
 #define ceil_div hpvm_tensor_ceil_div
 
-void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t *rows,
-                            int64_t *cols) {
+void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t mr, int64_t nr,
+                            int64_t *rows, int64_t *cols) {
   int64_t threads = hpvm_rt_thread_count();
-  while (*cols > HPVM_TENSOR_NR &&
-         problems * ceil_div(m, *rows) * ceil_div(n, *cols) < 4 * threads)
-    *cols /= 2;
-  while (*rows > HPVM_TENSOR_MR &&
-         problems * ceil_div(m, *rows) * ceil_div(n, *cols) < 4 * threads)
-    *rows -= HPVM_TENSOR_MR;
+  while (*cols > nr && problems * ceil_div(m, *rows) * ceil_div(n, *cols) < 4 * threads)
+    *cols = ceil_div(*cols / nr, 2) * nr;
+  while (*rows > mr && problems * ceil_div(m, *rows) * ceil_div(n, *cols) < 4 * threads)
+    *rows -= mr;
 }
 
 /* C block rows [i0, i0 + rows) x columns [j0, j0 + cols) of problem p, unpacked (the
@@ -436,7 +440,8 @@ static void solve(const problem_set_t *s) {
     return;
   tasks_t t = {s, 0, 0, MB, NB};
   /* Enough tasks for the pool when there are few problems. */
-  hpvm_tensor_task_shape(s->count, s->m, s->n, &t.rows_per_task, &t.cols_per_task);
+  hpvm_tensor_task_shape(s->count, s->m, s->n, HPVM_TENSOR_MR, HPVM_TENSOR_NR, &t.rows_per_task,
+                         &t.cols_per_task);
   t.row_blocks = ceil_div(s->m, t.rows_per_task);
   t.col_blocks = ceil_div(s->n, t.cols_per_task);
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};

@@ -11,6 +11,10 @@
 /* Register block of the micro-kernel: MR rows of A times NR columns of B. */
 enum { HPVM_TENSOR_MR = 6, HPVM_TENSOR_NR = 16 };
 
+/* Register block of the AVX-512 exact contraction kernels (24 accumulators of 16 floats); the
+ * most any contraction kernel takes (hpvm_tensor_kernels_t.contract_mr, contract_nr). */
+enum { HPVM_TENSOR_CONTRACT_MR_WIDE = 12, HPVM_TENSOR_CONTRACT_NR_WIDE = 32 };
+
 /* Register block of the convolution kernel for narrow outputs: FB filters (vectors) times PB
  * positions. */
 enum { HPVM_TENSOR_FB = 16, HPVM_TENSOR_PB = 6 };
@@ -27,7 +31,7 @@ typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const flo
                                             int64_t ldc, int64_t rows, int64_t cols,
                                             int accumulate);
 
-/* The exact contractions (contract.c): c[r * ldc + j] for r < rows (<= MR), j < cols (<= NR)
+/* The exact contractions (contract.c): c[r * ldc + j] for r < rows (<= mr), j < cols (<= nr)
  * = the fold over p < k, in ascending p, of acc = step(a[p * MR + r], b[p * NR + j], acc) from
  * acc = (load ? c[r * ldc + j] : init), one vector lane per element, with the step of the
  * variant: _fused one fused multiply-add (fmaf), _unfused a rounded product, then a rounded
@@ -50,11 +54,12 @@ const float *hpvm_tensor_packed_constant(const void *source, const void *bias,
                                          size_t floats, hpvm_tensor_pack_fn pack,
                                          void *context);
 
-/* The rows and columns of a task of a product set (`problems` products of m x n): MB x NB
- * blocks (`*rows`, `*cols` on entry) narrowed, columns first (whole NR panels), then rows (by
- * MR), until the pool has about four tasks per thread. */
-void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t *rows,
-                            int64_t *cols);
+/* The rows and columns of a task of a product set (`problems` products of m x n): the blocks
+ * `*rows` x `*cols` on entry (multiples of the kernel's register block mr x nr) narrowed,
+ * columns first (halved, in whole nr panels), then rows (by mr), until the pool has about four
+ * tasks per thread. */
+void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t mr, int64_t nr,
+                            int64_t *rows, int64_t *cols);
 
 /* The most taps (kh * kw) a depthwise window may have for the vector path. */
 enum { HPVM_TENSOR_DEPTHWISE_MAX_TAPS = 64 };
@@ -226,6 +231,14 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
                                           const float *weights, const float *bias,
                                           int64_t activation, float activation_max,
                                           float *tile);
+/* hpvm_tensor_contract_fn on blocks of HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE (a panel of p is
+ * k x 12, one of q k x 32). */
+void hpvm_tensor_contract_fused_avx512(int64_t k, const float *a, const float *b, float *c,
+                                       int64_t ldc, int64_t rows, int64_t cols, int load,
+                                       float init);
+void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float *b, float *c,
+                                         int64_t ldc, int64_t rows, int64_t cols, int load,
+                                         float init);
 #endif
 
 /* The kernels of one ISA (gemm.c picks them once per process). */
@@ -248,6 +261,9 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_widen_half_fn widen_half;
   hpvm_tensor_contract_fn contract_fused;
   hpvm_tensor_contract_fn contract_unfused;
+  /* The register block of the contraction kernels (their panels' widths): rows of p (mr) and
+   * columns of q (nr); HPVM_TENSOR_MR x NR, or HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE. */
+  int64_t contract_mr, contract_nr;
 } hpvm_tensor_kernels_t;
 
 /* The kernels to use: AVX-512F's three where the CPU has it, AVX2+FMA where it has both, else
@@ -295,6 +311,11 @@ void hpvm_tensor_use_generic_kernels(int on);
  * for packing (each block folded through the caller's step, unpacked; call it while no
  * contraction runs). */
 void hpvm_tensor_contract_without_memory(int on);
+
+/* Tests: zero makes later exact contractions have each task pack its own blocks (the path of
+ * products whose packed operands pass 64 MiB); nonzero (the default) packs both operands whole
+ * first where they fit. Call it while no contraction runs. */
+void hpvm_tensor_contract_pack_whole(int on);
 
 /* Tests: nonzero makes later approximate convolutions run as without memory for packing (the
  * plain loops over the unpacked filters; call it while no tensor kernel runs). */

@@ -223,3 +223,87 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
   }
   store_filter_tile(acc, bias, activation, activation_max, tile);
 }
+
+/* ---- Exact contractions (hpvm_rt_contract_f32, contract.c) ------------------------------
+ * A register block of HPVM_TENSOR_CONTRACT_MR_WIDE x HPVM_TENSOR_CONTRACT_NR_WIDE = 12 x 32
+ * elements: 24 accumulators (of the 32 zmm registers), two loads of q and 12 broadcasts of p
+ * per step of the depth for 24 multiply-adds, where the AVX2 block's 6 x 16 gives 12 (and the
+ * 512-bit units would wait on their latency). Each lane is one element of s going through the
+ * sequential fold's rounded operations in its order, as in kernels_isa.inc's contract_block:
+ * the same bits whatever the block. */
+
+/* A product rounded before the sum that follows (an empty asm the compiler cannot see into:
+ * never contracted into a fused multiply-add, whatever -ffp-contract says). */
+static inline __attribute__((always_inline)) v16f opaque16(v16f v) {
+  __asm__("" : "+v"(v));
+  return v;
+}
+
+enum { CMR = HPVM_TENSOR_CONTRACT_MR_WIDE, CNR = HPVM_TENSOR_CONTRACT_NR_WIDE };
+
+static inline __attribute__((always_inline)) void
+contract_block16(int fused, int64_t k, const float *a, const float *b, float *c, int64_t ldc,
+                 int64_t rows, int64_t cols, int load, float init) {
+  v16f acc[CMR][2];
+  int whole = rows == CMR && cols == CNR;
+  /* Partial blocks go through a tile: lanes past rows or cols run on zeros and are dropped. */
+  float tile[CMR][CNR];
+  if (!load) {
+    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) acc[r][0] = acc[r][1] = splat16(init);
+  } else if (whole) {
+    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
+      acc[r][0] = load16(c + r * ldc);
+      acc[r][1] = load16(c + r * ldc + 16);
+    }
+  } else {
+    memset(tile, 0, sizeof(tile));
+    for (int64_t r = 0; r < rows; ++r)
+      memcpy(tile[r], c + r * ldc, sizeof(float) * (size_t)cols);
+    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
+      acc[r][0] = load16(tile[r]);
+      acc[r][1] = load16(tile[r] + 16);
+    }
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    v16f b0 = load16(b), b1 = load16(b + 16);
+    __builtin_prefetch(b + 8 * CNR);
+    __builtin_prefetch(b + 8 * CNR + 16);
+    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
+      v16f x = splat16(a[r]);
+      if (fused) {
+        acc[r][0] = fma16(x, b0, acc[r][0]);
+        acc[r][1] = fma16(x, b1, acc[r][1]);
+      } else {
+        acc[r][0] = acc[r][0] + opaque16(x * b0);
+        acc[r][1] = acc[r][1] + opaque16(x * b1);
+      }
+    }
+    a += CMR;
+    b += CNR;
+  }
+  if (whole) {
+    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
+      store16(c + r * ldc, acc[r][0]);
+      store16(c + r * ldc + 16, acc[r][1]);
+    }
+    return;
+  }
+  _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
+    store16(tile[r], acc[r][0]);
+    store16(tile[r] + 16, acc[r][1]);
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    memcpy(c + r * ldc, tile[r], sizeof(float) * (size_t)cols);
+}
+
+void hpvm_tensor_contract_fused_avx512(int64_t k, const float *a, const float *b, float *c,
+                                       int64_t ldc, int64_t rows, int64_t cols, int load,
+                                       float init) {
+  contract_block16(1, k, a, b, c, ldc, rows, cols, load, init);
+}
+
+void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float *b, float *c,
+                                         int64_t ldc, int64_t rows, int64_t cols, int load,
+                                         float init) {
+  contract_block16(0, k, a, b, c, ldc, rows, cols, load, init);
+}
