@@ -2,7 +2,8 @@
 # run.sh - the CPU at its limit (issue-tracked in docs/Performance.md, "At the machine's limit"):
 # this machine's peaks (f32 multiply-adds on every thread, triad bandwidth), then the runtime's
 # products (the exact contraction a compiled HPVM-C sgemm calls, and the tensor nodes' matmul)
-# against OpenBLAS on every ISA the CPU has (HPVM_TENSOR_ISA), rounds alternated in one process.
+# against OpenBLAS on every ISA the CPU has (HPVM_TENSOR_ISA): each version in a process of its
+# own, the versions alternated, ROUNDS rounds.
 # Usage: bash benchmarks/kernels/run.sh [--quick]     (ROUNDS=R RUNS=N SIZE=S; defaults 3 5 1024)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,11 +28,45 @@ echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 isas=(avx2)
 grep -qw avx512f /proc/cpuinfo && isas=(avx512 avx2)
 grep -qw avx2 /proc/cpuinfo || isas=(generic)
+log="$OUT/products.txt"
+: >"$log"
 for isa in "${isas[@]}"; do
   # OpenBLAS at the same ISA as the runtime's kernels, for the ratio at each.
-  core=$OPENBLAS_CORETYPE
+  core=${OPENBLAS_CORETYPE:-}
   [[ $isa == avx2 && -n "$core" ]] && core=Haswell
-  HPVM_TENSOR_ISA=$isa OPENBLAS_CORETYPE=$core "$OUT/gemm_bench" products "$SIZE" "$SIZE" "$SIZE" \
-    "$ROUNDS" "$RUNS" | sed "s/^/[$isa] /"
+  for round in $(seq "$ROUNDS"); do
+    for version in contract matmul openblas; do
+      # OpenBLAS starts its threads when it is loaded, and they spin a while: in the processes
+      # of the runtime's versions it gets one thread (none started), or they slow the first call.
+      threads=$(nproc)
+      [[ $version == openblas ]] || threads=1
+      HPVM_TENSOR_ISA=$isa OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$threads \
+        "$OUT/gemm_bench" product $version "$SIZE" "$SIZE" "$SIZE" "$RUNS" |
+        sed "s/^/[$isa] round $round: /" | tee -a "$log"
+    done
+  done
 done
+# Per ISA and version: the range over rounds of each round's median, and the ratio of the
+# median of medians to OpenBLAS's (the goal: >= 0.90).
+awk '{
+  isa = $1; v = $4; for (i = 1; i <= NF; ++i) if ($i == "median") md = $(i + 1)
+  key = isa " " v; n[key]++; m[key, n[key]] = md; isas[isa] = 1
+} END {
+  for (isa in isas) {
+    for (vi = 1; vi <= 3; ++vi) {
+      v = vi == 1 ? "contract" : vi == 2 ? "matmul" : "openblas"; key = isa " " v
+      if (!n[key]) continue
+      cnt = n[key]; for (i = 1; i <= cnt; ++i) a[i] = m[key, i]
+      for (i = 1; i <= cnt; ++i) for (j = i + 1; j <= cnt; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      med[key] = a[int((cnt + 1) / 2)]
+      printf "%s %s: medians %.2f / %.2f / %.2f ms (min / median / max of %d rounds)\n", isa, v, a[1], med[key], a[cnt], cnt
+    }
+    ob = med[isa " openblas"]
+    for (vi = 1; vi <= 2; ++vi) {
+      v = vi == 1 ? "contract" : "matmul"
+      if (ob > 0 && med[isa " " v] > 0)
+        printf "%s %s: %.2f of OpenBLAS (time ratio %.2f)\n", isa, v, ob / med[isa " " v], med[isa " " v] / ob
+    }
+  }
+}' "$log"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -112,14 +112,22 @@ static void check_packing(void) {
     state = state * 1664525u + 1013904223u;
     b[i] = (uint16_t)(state >> 16); /* every pattern: NaNs, infinities, subnormals */
   }
+  /* Panels of both micro-kernel widths (16 and AVX-512's 32). */
+  static const int64_t widths[] = {HPVM_TENSOR_NR, HPVM_TENSOR_CONTRACT_NR_WIDE};
   for (size_t f = 0; f < 2; ++f)
-    for (int64_t cols = 1; cols <= LDB; cols += 13) {
-      float fast[4 * HPVM_TENSOR_NR * K], plain[4 * HPVM_TENSOR_NR * K];
-      chosen->pack_half(b, LDB, K, cols, fast, formats[f]);
-      hpvm_tensor_pack_half_generic(b, LDB, K, cols, plain, formats[f]);
-      int64_t panels = (cols + HPVM_TENSOR_NR - 1) / HPVM_TENSOR_NR;
-      CHECK(memcmp(fast, plain, sizeof(float) * (size_t)(panels * HPVM_TENSOR_NR * K)) == 0);
-    }
+    for (size_t w = 0; w < 2; ++w)
+      for (int64_t cols = 1; cols <= LDB; cols += 13) {
+        int64_t width = widths[w];
+        float fast[4 * HPVM_TENSOR_NR * K], plain[4 * HPVM_TENSOR_NR * K];
+        chosen->pack_half(b, LDB, K, cols, width, fast, formats[f]);
+        hpvm_tensor_pack_half_generic(b, LDB, K, cols, width, plain, formats[f]);
+        int64_t panels = (cols + width - 1) / width;
+        CHECK(memcmp(fast, plain, sizeof(float) * (size_t)(panels * width * K)) == 0);
+        /* Columns past cols are zero. */
+        for (int64_t kk = 0; kk < K; ++kk)
+          for (int64_t x = cols % width ? cols % width : width; x < width; ++x)
+            CHECK(plain[(panels - 1) * width * K + kk * width + x] == 0.0f);
+      }
   /* Widening a span, every length around the vectors. */
   for (size_t f = 0; f < 2; ++f)
     for (int64_t count = 0; count <= 40; ++count) {

@@ -23,12 +23,18 @@
 
 enum {
   KC = 256, /* depth of a packed block: A (MB x KC) and B (KC x NB) stay in L2 */
-  MB = 8 * HPVM_TENSOR_MR,
-  NB = 16 * HPVM_TENSOR_NR,
+  /* A task's block: MB_PANELS x NB_PANELS register blocks of the micro-kernel (narrowed for
+   * small products): 48 x 256 with AVX2's 6 x 16, 96 x 512 with AVX-512's 12 x 32. */
+  MB_PANELS = 16,
+  NB_PANELS = 16,
+  /* Results rounded to a 16-bit format go through a buffer of this many. */
+  NARROW_CHUNK = 256,
 };
 
 static const hpvm_tensor_kernels_t generic_kernels = {
     .micro = hpvm_tensor_micro_kernel_generic,
+    .micro_mr = HPVM_TENSOR_MR,
+    .micro_nr = HPVM_TENSOR_NR,
     .depthwise = hpvm_tensor_depthwise_generic,
     .direct = hpvm_tensor_conv_direct_generic,
     .direct_nr = HPVM_TENSOR_NR,
@@ -70,6 +76,8 @@ static hpvm_tensor_kernels_t select_kernels(void) {
 #ifdef HPVM_TENSOR_HAVE_AVX512
     if (__builtin_cpu_supports("avx512f") && !(isa && strcmp(isa, "avx2") == 0)) {
       k.micro = hpvm_tensor_micro_kernel_avx512;
+      k.micro_mr = HPVM_TENSOR_CONTRACT_MR_WIDE;
+      k.micro_nr = HPVM_TENSOR_CONTRACT_NR_WIDE;
       k.direct = hpvm_tensor_conv_direct_avx512;
       k.direct_nr = HPVM_TENSOR_NR_WIDE;
       k.filters = hpvm_tensor_conv_filters_avx512;
@@ -109,6 +117,9 @@ void hpvm_tensor_use_generic_kernels(int on) { generic_only = on; }
 typedef struct problem_set_t problem_set_t;
 struct problem_set_t {
   int64_t count, m, n, k;
+  /* The micro-kernel and its register block (the panels' widths). */
+  hpvm_tensor_micro_kernel_fn micro;
+  int64_t mr, nr;
   /* Packs rows [i0, i0 + rows) x depth [k0, k0 + kc) of A(p) into MR-row panels. */
   void (*pack_a)(const problem_set_t *set, int64_t p, int64_t i0, int64_t rows, int64_t k0,
                  int64_t kc, float *dst);
@@ -139,33 +150,47 @@ struct problem_set_t {
   int64_t pad_h, pad_w, stride_h, stride_w, groups;
 };
 
-/* Row-major A (m x k) panels: dst[panel][kk][r]. Rows past the end are zero. */
-static void pack_rows(const float *a, int64_t lda, int64_t rows, int64_t kc, float *dst) {
-  for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR) {
-    int64_t live = rows - i < HPVM_TENSOR_MR ? rows - i : HPVM_TENSOR_MR;
-    for (int64_t kk = 0; kk < kc; ++kk) {
+/* Row-major A (m x k) panels of mr rows: dst[panel][kk][r]. Rows past the end are zero. The
+ * panel's rows are read side by side, a cache line (16 floats) of each at a time through a
+ * tile: their misses overlap, and the writes go along the panel. */
+static void pack_rows(const float *a, int64_t lda, int64_t rows, int64_t kc, int64_t mr,
+                      float *dst) {
+  enum { RUN = 16 };
+  float tile[HPVM_TENSOR_CONTRACT_MR_WIDE][RUN];
+  for (int64_t i = 0; i < rows; i += mr, dst += mr * kc) {
+    int64_t live = rows - i < mr ? rows - i : mr;
+    for (int64_t k0 = 0; k0 < kc; k0 += RUN) {
+      int64_t n = kc - k0 < RUN ? kc - k0 : RUN;
       for (int64_t r = 0; r < live; ++r)
-        dst[r] = a[(i + r) * lda + kk];
-      for (int64_t r = live; r < HPVM_TENSOR_MR; ++r)
-        dst[r] = 0.0f;
-      dst += HPVM_TENSOR_MR;
+        memcpy(tile[r], a + (i + r) * lda + k0, sizeof(float) * (size_t)n);
+      for (int64_t kk = 0; kk < n; ++kk) {
+        float *out = dst + (k0 + kk) * mr;
+        for (int64_t r = 0; r < live; ++r)
+          out[r] = tile[r][kk];
+        for (int64_t r = live; r < mr; ++r)
+          out[r] = 0.0f;
+      }
     }
   }
 }
 
-/* Row-major B (k x n) panels: dst[panel][kk][j]. Columns past the end are zero. */
-static void pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols, float *dst) {
-  for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR) {
-    int64_t live = cols - j < HPVM_TENSOR_NR ? cols - j : HPVM_TENSOR_NR;
+/* Row-major B (k x n) panels of nr columns: dst[panel][kk][j]. Columns past the end are zero. */
+static void pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols, int64_t nr,
+                         float *dst) {
+  for (int64_t j = 0; j < cols; j += nr) {
+    int64_t live = cols - j < nr ? cols - j : nr;
     for (int64_t kk = 0; kk < kc; ++kk) {
       const float *src = b + kk * ldb + j;
-      if (live == HPVM_TENSOR_NR) {
+      if (live == HPVM_TENSOR_CONTRACT_NR_WIDE) {
+        memcpy(dst, src, sizeof(float) * HPVM_TENSOR_CONTRACT_NR_WIDE);
+      } else if (live == HPVM_TENSOR_NR) {
         memcpy(dst, src, sizeof(float) * HPVM_TENSOR_NR);
       } else {
         memcpy(dst, src, sizeof(float) * (size_t)live);
-        memset(dst + live, 0, sizeof(float) * (size_t)(HPVM_TENSOR_NR - live));
       }
-      dst += HPVM_TENSOR_NR;
+      if (live < nr)
+        memset(dst + live, 0, sizeof(float) * (size_t)(nr - live));
+      dst += nr;
     }
   }
 }
@@ -173,11 +198,11 @@ static void pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols, 
 /* Matrix products. */
 static void matmul_pack_a(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
                           int64_t k0, int64_t kc, float *dst) {
-  pack_rows(s->a + p * s->m * s->k + i0 * s->k + k0, s->k, rows, kc, dst);
+  pack_rows(s->a + p * s->m * s->k + i0 * s->k + k0, s->k, rows, kc, s->mr, dst);
 }
 static void matmul_pack_b(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc,
                           int64_t j0, int64_t cols, float *dst) {
-  pack_columns(s->b + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols, dst);
+  pack_columns(s->b + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols, s->nr, dst);
 }
 static float matmul_a_at(const problem_set_t *s, int64_t p, int64_t i, int64_t kk) {
   return s->a[p * s->m * s->k + i * s->k + kk];
@@ -190,24 +215,24 @@ static float *matmul_c_of(const problem_set_t *s, int64_t p, int64_t *ldc) {
   return s->c + p * s->m * s->n;
 }
 
-/* Matrix products of 16-bit operands: widened to f32 as they are packed (A one panel of MR
+/* Matrix products of 16-bit operands: widened to f32 as they are packed (A one panel of mr
  * rows at a time through a small buffer, B by the kernels' pack_half). */
 static void matmul_pack_a_half(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
                                int64_t k0, int64_t kc, float *dst) {
   const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
   const uint16_t *a = s->a16 + p * s->m * s->k + i0 * s->k + k0;
-  float panel[HPVM_TENSOR_MR * KC];
-  for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR, dst += HPVM_TENSOR_MR * kc) {
-    int64_t live = rows - i < HPVM_TENSOR_MR ? rows - i : HPVM_TENSOR_MR;
+  float panel[HPVM_TENSOR_CONTRACT_MR_WIDE * KC];
+  for (int64_t i = 0; i < rows; i += s->mr, dst += s->mr * kc) {
+    int64_t live = rows - i < s->mr ? rows - i : s->mr;
     for (int64_t r = 0; r < live; ++r)
       kernels->widen_half(a + (i + r) * s->k, panel + r * kc, kc, s->format);
-    pack_rows(panel, kc, live, kc, dst);
+    pack_rows(panel, kc, live, kc, s->mr, dst);
   }
 }
 static void matmul_pack_b_half(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc,
                                int64_t j0, int64_t cols, float *dst) {
   hpvm_tensor_kernels()->pack_half(s->b16 + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols,
-                                   dst, s->format);
+                                   s->nr, dst, s->format);
 }
 static float matmul_a_at_half(const problem_set_t *s, int64_t p, int64_t i, int64_t kk) {
   return hpvm_tensor_widen(s->a16[p * s->m * s->k + i * s->k + kk], s->format);
@@ -221,7 +246,7 @@ static float matmul_b_at_half(const problem_set_t *s, int64_t p, int64_t kk, int
 static void conv_pack_a(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t k0,
                         int64_t kc, float *dst) {
   int64_t group = p % s->groups;
-  pack_rows(s->weights + (group * s->m + i0) * s->k + k0, s->k, rows, kc, dst);
+  pack_rows(s->weights + (group * s->m + i0) * s->k + k0, s->k, rows, kc, s->mr, dst);
 }
 
 static const float *conv_image(const problem_set_t *s, int64_t p) {
@@ -244,23 +269,23 @@ static void conv_pack_b(const problem_set_t *s, int64_t p, int64_t k0, int64_t k
                         int64_t cols, float *dst) {
   const float *image = conv_image(s, p);
   int64_t window = s->kernel_h * s->kernel_w, positions = s->out_h * s->out_w;
-  for (int64_t j = j0; j < j0 + cols; j += HPVM_TENSOR_NR) {
+  for (int64_t j = j0; j < j0 + cols; j += s->nr) {
     for (int64_t kk = k0; kk < k0 + kc; ++kk) {
       int64_t c = kk / window, i = kk % window / s->kernel_w, jj = kk % s->kernel_w;
       const float *plane = image + c * s->height * s->width;
       int64_t t = 0;
-      while (t < HPVM_TENSOR_NR) {
+      while (t < s->nr) {
         int64_t position = j + t;
         if (position >= j0 + cols || position >= positions) {
-          for (; t < HPVM_TENSOR_NR; ++t)
+          for (; t < s->nr; ++t)
             dst[t] = 0.0f;
           break;
         }
         /* A run of output columns on one output row. */
         int64_t y = position / s->out_w, x = position % s->out_w;
         int64_t run = s->out_w - x;
-        if (run > HPVM_TENSOR_NR - t)
-          run = HPVM_TENSOR_NR - t;
+        if (run > s->nr - t)
+          run = s->nr - t;
         if (run > j0 + cols - position)
           run = j0 + cols - position;
         int64_t iy = y * s->stride_h + i - s->pad_h;
@@ -274,7 +299,7 @@ static void conv_pack_b(const problem_set_t *s, int64_t p, int64_t k0, int64_t k
         }
         t += run;
       }
-      dst += HPVM_TENSOR_NR;
+      dst += s->nr;
     }
   }
 }
@@ -322,10 +347,10 @@ static void block_epilogue(const problem_set_t *s, int64_t p, int64_t i0, int64_
   if (s->format) {
     /* The results stored in the format: rounded, a row segment at a time. */
     const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
-    uint16_t stored[NB];
+    uint16_t stored[NARROW_CHUNK];
     for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; j += NB) {
-        int64_t count = cols - j < NB ? cols - j : NB;
+      for (int64_t j = 0; j < cols; j += NARROW_CHUNK) {
+        int64_t count = cols - j < NARROW_CHUNK ? cols - j : NARROW_CHUNK;
         kernels->narrow_half(c + i * ldc + j, stored, count, s->format);
         kernels->widen_half(stored, c + i * ldc + j, count, s->format);
       }
@@ -366,18 +391,16 @@ static void block_unpacked(const problem_set_t *s, int64_t p, int64_t i0, int64_
 static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t j0,
                   int64_t cols) {
   int64_t kc_max = s->k < KC ? s->k : KC;
-  float *a_pack = malloc(sizeof(float) * (size_t)(ceil_div(rows, HPVM_TENSOR_MR) *
-                                                  HPVM_TENSOR_MR * kc_max));
-  float *b_pack = malloc(sizeof(float) * (size_t)(ceil_div(cols, HPVM_TENSOR_NR) *
-                                                  HPVM_TENSOR_NR * kc_max));
+  float *a_pack = malloc(sizeof(float) * (size_t)(ceil_div(rows, s->mr) * s->mr * kc_max));
+  float *b_pack = malloc(sizeof(float) * (size_t)(ceil_div(cols, s->nr) * s->nr * kc_max));
   if (!a_pack || !b_pack) {
     free(a_pack);
     free(b_pack);
     block_unpacked(s, p, i0, rows, j0, cols);
     return;
   }
-  hpvm_tensor_micro_kernel_fn micro = hpvm_tensor_kernels()->micro;
-  int64_t ldc;
+  hpvm_tensor_micro_kernel_fn micro = s->micro;
+  int64_t mr = s->mr, nr = s->nr, ldc;
   float *c = s->c_of(s, p, &ldc);
   if (s->k == 0) {
     for (int64_t i = i0; i < i0 + rows; ++i)
@@ -387,12 +410,12 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
     int64_t kc = s->k - k0 < KC ? s->k - k0 : KC;
     s->pack_a(s, p, i0, rows, k0, kc, a_pack);
     s->pack_b(s, p, k0, kc, j0, cols, b_pack);
-    for (int64_t j = 0; j < cols; j += HPVM_TENSOR_NR) {
-      const float *b_panel = b_pack + (j / HPVM_TENSOR_NR) * HPVM_TENSOR_NR * kc;
-      int64_t live_cols = cols - j < HPVM_TENSOR_NR ? cols - j : HPVM_TENSOR_NR;
-      for (int64_t i = 0; i < rows; i += HPVM_TENSOR_MR) {
-        const float *a_panel = a_pack + (i / HPVM_TENSOR_MR) * HPVM_TENSOR_MR * kc;
-        int64_t live_rows = rows - i < HPVM_TENSOR_MR ? rows - i : HPVM_TENSOR_MR;
+    for (int64_t i = 0; i < rows; i += mr) {
+      const float *a_panel = a_pack + i * kc;
+      int64_t live_rows = rows - i < mr ? rows - i : mr;
+      for (int64_t j = 0; j < cols; j += nr) {
+        const float *b_panel = b_pack + j * kc;
+        int64_t live_cols = cols - j < nr ? cols - j : nr;
         micro(kc, a_panel, b_panel, c + (i0 + i) * ldc + j0 + j, ldc, live_rows, live_cols,
               k0 > 0);
       }
@@ -435,13 +458,17 @@ void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
   }
 }
 
-static void solve(const problem_set_t *s) {
+static void solve(problem_set_t *s) {
   if (s->count <= 0 || s->m <= 0 || s->n <= 0)
     return;
-  tasks_t t = {s, 0, 0, MB, NB};
+  /* One ISA's kernel for the whole call: its block decides how everything is packed. */
+  const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
+  s->micro = kernels->micro;
+  s->mr = kernels->micro_mr;
+  s->nr = kernels->micro_nr;
+  tasks_t t = {s, 0, 0, MB_PANELS * s->mr, NB_PANELS * s->nr};
   /* Enough tasks for the pool when there are few problems. */
-  hpvm_tensor_task_shape(s->count, s->m, s->n, HPVM_TENSOR_MR, HPVM_TENSOR_NR, &t.rows_per_task,
-                         &t.cols_per_task);
+  hpvm_tensor_task_shape(s->count, s->m, s->n, s->mr, s->nr, &t.rows_per_task, &t.cols_per_task);
   t.row_blocks = ceil_div(s->m, t.rows_per_task);
   t.col_blocks = ceil_div(s->n, t.cols_per_task);
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};

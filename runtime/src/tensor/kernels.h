@@ -11,8 +11,9 @@
 /* Register block of the micro-kernel: MR rows of A times NR columns of B. */
 enum { HPVM_TENSOR_MR = 6, HPVM_TENSOR_NR = 16 };
 
-/* Register block of the AVX-512 exact contraction kernels (24 accumulators of 16 floats); the
- * most any contraction kernel takes (hpvm_tensor_kernels_t.contract_mr, contract_nr). */
+/* Register block of the AVX-512 GEMM micro-kernel and exact contraction kernels (24
+ * accumulators of 16 floats); the most any of them takes (hpvm_tensor_kernels_t.micro_mr,
+ * micro_nr, contract_mr, contract_nr). */
 enum { HPVM_TENSOR_CONTRACT_MR_WIDE = 12, HPVM_TENSOR_CONTRACT_NR_WIDE = 32 };
 
 /* Register block of the convolution kernel for narrow outputs: FB filters (vectors) times PB
@@ -26,7 +27,9 @@ enum { HPVM_TENSOR_PB_WIDE = 12 };
 enum { HPVM_TENSOR_NR_WIDE = 32 };
 
 /* C[rows x cols] (ldc) = (accumulate ? C : 0) + A_panel * B_panel over k, where the A panel is
- * k x MR (a[p * MR + r]) and the B panel k x NR (b[p * NR + j]); rows <= MR, cols <= NR. */
+ * k x mr (a[p * mr + r]) and the B panel k x nr (b[p * nr + j]); rows <= mr, cols <= nr, the
+ * kernel's register block (hpvm_tensor_kernels_t.micro_mr, micro_nr). Each element sums its
+ * products from 0 in ascending p with fused multiply-adds: the same bits whatever the block. */
 typedef void (*hpvm_tensor_micro_kernel_fn)(int64_t k, const float *a, const float *b, float *c,
                                             int64_t ldc, int64_t rows, int64_t cols,
                                             int accumulate);
@@ -149,10 +152,11 @@ typedef void (*hpvm_tensor_conv_taps_direct_fn)(const float *src, const int64_t 
                                                 float activation_max);
 
 /* Half-precision products (hpvm_rt_tensor_matmul_half): depth [0, kc) x columns [0, cols) of
- * a row-major B of 16-bit values in `format` (ldb apart) widened to f32 into NR-column panels
- * dst[panel][kk][j], columns past cols zero (as gemm.c's pack_columns). */
+ * a row-major B of 16-bit values in `format` (ldb apart) widened to f32 into panels of `width`
+ * columns dst[panel][kk][j], columns past cols zero (as gemm.c's pack_columns). */
 typedef void (*hpvm_tensor_pack_half_fn)(const uint16_t *b, int64_t ldb, int64_t kc,
-                                         int64_t cols, float *dst, int64_t format);
+                                         int64_t cols, int64_t width, float *dst,
+                                         int64_t format);
 
 /* dst[i] = src[i] rounded to `format` (as hpvm_tensor_narrow) for i < count. */
 typedef void (*hpvm_tensor_narrow_half_fn)(const float *src, uint16_t *dst, int64_t count,
@@ -195,7 +199,7 @@ uint16_t hpvm_tensor_narrow(float x, int64_t format);
                                           int64_t rows, int64_t cols, const float *bias,       \
                                           int64_t activation, float activation_max);   \
   void hpvm_tensor_pack_half_##isa(const uint16_t *b, int64_t ldb, int64_t kc, int64_t cols,   \
-                                   float *dst, int64_t format);                               \
+                                   int64_t width, float *dst, int64_t format);                \
   void hpvm_tensor_narrow_half_##isa(const float *src, uint16_t *dst, int64_t count,          \
                                      int64_t format);                                          \
   void hpvm_tensor_widen_half_##isa(const uint16_t *src, float *dst, int64_t count,           \
@@ -211,8 +215,9 @@ HPVM_TENSOR_DECLARE_KERNELS(generic)
 #if defined(__x86_64__)
 #define HPVM_TENSOR_HAVE_AVX2 1
 HPVM_TENSOR_DECLARE_KERNELS(avx2)
-/* The hottest four for AVX-512F (kernels_avx512.c): one 16-float register where the AVX2
- * ones have two, the same sums bit for bit. */
+/* The hottest ones for AVX-512F (kernels_avx512.c): one 16-float register where the AVX2
+ * ones have two, the same sums bit for bit. The GEMM micro-kernel's block is
+ * HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE. */
 #define HPVM_TENSOR_HAVE_AVX512 1
 void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate);
@@ -244,6 +249,9 @@ void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float 
 /* The kernels of one ISA (gemm.c picks them once per process). */
 typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_micro_kernel_fn micro;
+  /* The micro-kernel's register block (its panels' widths): HPVM_TENSOR_MR x NR, or
+   * HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE. */
+  int64_t micro_mr, micro_nr;
   hpvm_tensor_depthwise_fn depthwise;
   hpvm_tensor_conv_direct_fn direct;
   /* The most positions per block `direct` computes (its `cols`): HPVM_TENSOR_NR, or

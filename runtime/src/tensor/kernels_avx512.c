@@ -49,28 +49,39 @@ static inline v16f finish16(v16f v, v16f bias, int64_t activation, v16f max) {
   return v;
 }
 
+/* A block of 12 x 32 (HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE): 24 accumulators, where the AVX2
+ * kernel's 6 x 16 in 512-bit registers would be 6 (and the multiply-add units would wait on
+ * their latency). Each element's sum as the AVX2 kernel's, bit for bit. */
 void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate) {
-  v16f acc[HPVM_TENSOR_MR];
-  for (int r = 0; r < HPVM_TENSOR_MR; ++r)
-    acc[r] = splat16(0.0f);
-  for (int64_t p = 0; p < k; ++p) {
-    v16f b0 = load16(b);
-    for (int r = 0; r < HPVM_TENSOR_MR; ++r)
-      acc[r] = fma16(splat16(a[r]), b0, acc[r]);
-    a += HPVM_TENSOR_MR;
-    b += HPVM_TENSOR_NR;
+  enum { R = HPVM_TENSOR_CONTRACT_MR_WIDE, N = HPVM_TENSOR_CONTRACT_NR_WIDE };
+  v16f acc[R][2];
+  _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = splat16(0.0f);
+  _Pragma("GCC unroll 4") for (int64_t p = 0; p < k; ++p) {
+    v16f b0 = load16(b), b1 = load16(b + 16);
+    __builtin_prefetch(b + 8 * N);
+    __builtin_prefetch(b + 8 * N + 16);
+    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {
+      v16f x = splat16(a[r]);
+      acc[r][0] = fma16(x, b0, acc[r][0]);
+      acc[r][1] = fma16(x, b1, acc[r][1]);
+    }
+    a += R;
+    b += N;
   }
-  if (cols == HPVM_TENSOR_NR) {
-    for (int64_t r = 0; r < rows; ++r) {
+  if (rows == R && cols == N) {
+    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {
       float *row = c + r * ldc;
-      store16(row, accumulate ? load16(row) + acc[r] : acc[r]);
+      store16(row, accumulate ? load16(row) + acc[r][0] : acc[r][0]);
+      store16(row + 16, accumulate ? load16(row + 16) + acc[r][1] : acc[r][1]);
     }
     return;
   }
-  float tile[HPVM_TENSOR_MR][HPVM_TENSOR_NR];
-  for (int r = 0; r < HPVM_TENSOR_MR; ++r)
-    store16(tile[r], acc[r]);
+  float tile[R][N];
+  _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {
+    store16(tile[r], acc[r][0]);
+    store16(tile[r] + 16, acc[r][1]);
+  }
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j)
       c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[r][j] : tile[r][j];
@@ -264,7 +275,7 @@ contract_block16(int fused, int64_t k, const float *a, const float *b, float *c,
       acc[r][1] = load16(tile[r] + 16);
     }
   }
-  for (int64_t p = 0; p < k; ++p) {
+  _Pragma("GCC unroll 4") for (int64_t p = 0; p < k; ++p) {
     v16f b0 = load16(b), b1 = load16(b + 16);
     __builtin_prefetch(b + 8 * CNR);
     __builtin_prefetch(b + 8 * CNR + 16);
