@@ -76,6 +76,7 @@ bench: build
 	bash benchmarks/hpvm/run_streaming.sh
 	bash benchmarks/release/run.sh
 	bash benchmarks/lanes/run.sh
+	bash benchmarks/kernels/run.sh
 	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
 	bash benchmarks/tune/run.sh $(BUILD_DIR)

@@ -23,7 +23,8 @@ echo "# CPU limits: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
      "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //');" \
      "OpenBLAS core ${OPENBLAS_CORETYPE:-as detected}"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$OUT/gemm_bench" peak
+peaks=$("$OUT/gemm_bench" peak)
+echo "$peaks"
 "$OUT/gemm_bench" bandwidth
 isas=(avx2)
 grep -qw avx512f /proc/cpuinfo && isas=(avx512 avx2)
@@ -48,7 +49,12 @@ for isa in "${isas[@]}"; do
 done
 # Per ISA and version: the range over rounds of each round's median, and the ratio of the
 # median of medians to OpenBLAS's (the goal: >= 0.90).
-awk '{
+awk -v peaks="$peaks" 'BEGIN {
+  # "peak f32 multiply-add avx512: 290.0 GFLOP/s ..." lines: the roofline of each ISA.
+  np = split(peaks, pl, "\n")
+  for (i = 1; i <= np; ++i) if (split(pl[i], w, " ") >= 5) { isa = w[4]; sub(":", "", isa); peak["[" isa "]"] = w[5] }
+}
+{
   isa = $1; v = $4; for (i = 1; i <= NF; ++i) if ($i == "median") md = $(i + 1)
   key = isa " " v; n[key]++; m[key, n[key]] = md; isas[isa] = 1
 } END {
@@ -59,7 +65,8 @@ awk '{
       cnt = n[key]; for (i = 1; i <= cnt; ++i) a[i] = m[key, i]
       for (i = 1; i <= cnt; ++i) for (j = i + 1; j <= cnt; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
       med[key] = a[int((cnt + 1) / 2)]
-      printf "%s %s: medians %.2f / %.2f / %.2f ms (min / median / max of %d rounds)\n", isa, v, a[1], med[key], a[cnt], cnt
+      gf = 2 * size * size * size / med[key] * 1e-6
+      printf "%s %s: medians %.2f / %.2f / %.2f ms (min / median / max of %d rounds), %.1f GFLOP/s = %.0f%% of the measured peak (%.1f)\n", isa, v, a[1], med[key], a[cnt], cnt, gf, (peak[isa] > 0 ? 100 * gf / peak[isa] : 0), peak[isa]
     }
     ob = med[isa " openblas"]
     for (vi = 1; vi <= 2; ++vi) {
@@ -68,5 +75,5 @@ awk '{
         printf "%s %s: %.2f of OpenBLAS (time ratio %.2f)\n", isa, v, ob / med[isa " " v], med[isa " " v] / ob
     }
   }
-}' "$log"
+}' size="$SIZE" "$log"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,6 +16,7 @@ RUNS="${RUNS:-5}"
 SIZE="${SIZE:-1024}"
 [[ "${1:-}" == "--quick" ]] && SIZE=128 RUNS=1
 bash "$ROOT/scripts/bootstrap-bench.sh"
+source "$ROOT/scripts/openblas-coretype.sh"
 mkdir -p "$OUT"
 
 "$BIN/hpvm-cc" -O3 "$ROOT/examples/hpvm-c/sgemm.c" -o "$OUT/sgemm_lanes"

@@ -5,13 +5,14 @@
 # not collapsed (convert-hpvm-to-cpu{collapse-grids=false}: one runtime parallel-for per tile),
 # and against hpvm-cc -fno-hpvm-lanes (each instance on its own, no SIMD across instances).
 # Each binary prints min / median / max of RUNS runs; the ratios printed use the medians.
-# Usage: bash benchmarks/release/run.sh [--quick]     (RUNS=N, default 7)
+# Usage: bash benchmarks/release/run.sh [--quick]     (RUNS=N, default 7; ROUNDS=N, default 3)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/benchmarks/release"
 OUT="${HPVM_BENCH_OUT:-$ROOT/build/benchmarks/release}"
 BIN="${HPVM_BIN:-$ROOT/build/bin}"
 RUNS="${RUNS:-7}"
+ROUNDS="${ROUNDS:-3}"
 FLAGS=(-O3 -ffp-contract=off -I "$HERE")
 mkdir -p "$OUT"
 
@@ -37,6 +38,7 @@ if [[ "${1:-}" == "--quick" ]]; then
   SPMV=(1000 2 1)
   LBM=(18 10 6 2 1)
   CAVA=(37 45 1 1)
+  ROUNDS=1
 else
   STENCIL=(258 258 66 20 "$RUNS")
   SGEMM=(1024 1024 512 "$RUNS")
@@ -47,25 +49,45 @@ fi
 echo "# release-style programs: $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs:" \
      "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-# compare NAME ARGS...: runs the four versions in turn and prints the ratios of the medians.
+# compare NAME ARGS...: runs the four versions in turn, ROUNDS times (the versions alternate,
+# so that a slow spell of this shared machine falls on all of them), and prints per round each
+# version's line, then the ratios to OpenMP of the medians of the rounds' medians, with the
+# range (min / max) of the per-round ratios of HPVM to OpenMP.
 compare() {
   local name="$1"
   shift
-  local omp hpvm nested scalar
-  omp=$("$OUT/${name}_omp" "$@")
-  hpvm=$("$OUT/${name}_hpvm" "$@")
-  nested=$("$OUT/${name}_nested" "$@")
-  scalar=$("$OUT/${name}_scalar" "$@")
-  printf '%s\n%s\n%s\n%s\n' "$omp" "$hpvm" "$(sed 's/ hpvm:/ hpvm-nested:/' <<<"$nested")" \
-    "$(sed 's/ hpvm:/ hpvm-no-lanes:/' <<<"$scalar")"
-  local checksums
-  checksums=$(printf '%s\n%s\n%s\n%s\n' "$omp" "$hpvm" "$nested" "$scalar" | sed 's/.*checksum //' |
-    sort -u | wc -l)
-  [[ "$checksums" == 1 ]] || { echo "$name: the versions disagree" >&2; exit 1; }
-  median() { sed 's/.*median \([0-9.]*\) ms.*/\1/' <<<"$1"; }
-  awk -v n="$name" -v o="$(median "$omp")" -v h="$(median "$hpvm")" -v s="$(median "$nested")" \
-    -v l="$(median "$scalar")" \
-    'BEGIN { printf "%s: hpvm / openmp = %.2f, nested grids / openmp = %.2f, no lanes / openmp = %.2f (medians; results equal)\n", n, h / o, s / o, l / o }'
+  local round omp hpvm nested scalar lines=""
+  for round in $(seq "$ROUNDS"); do
+    omp=$("$OUT/${name}_omp" "$@")
+    hpvm=$("$OUT/${name}_hpvm" "$@")
+    nested=$("$OUT/${name}_nested" "$@")
+    scalar=$("$OUT/${name}_scalar" "$@")
+    local checksums
+    checksums=$(printf '%s\n%s\n%s\n%s\n' "$omp" "$hpvm" "$nested" "$scalar" |
+      sed 's/.*checksum //' | sort -u | wc -l)
+    [[ "$checksums" == 1 ]] || { echo "$name: the versions disagree" >&2; exit 1; }
+    local block
+    block=$(printf '%s\n%s\n%s\n%s\n' "$omp" "$hpvm" "$(sed 's/ hpvm:/ hpvm-nested:/' <<<"$nested")" \
+      "$(sed 's/ hpvm:/ hpvm-no-lanes:/' <<<"$scalar")" | sed "s/^/[round $round] /")
+    echo "$block"
+    lines+="$block"$'\n'
+  done
+  awk -v n="$name" '
+    { for (i = 1; i <= NF; ++i) if ($i == "median") m = $(i + 1)
+      v = $4; sub(":", "", v); r = $2; sub("]", "", r)
+      t[v, r] = m; rounds = r > rounds ? r : rounds }
+    function med(v,   i, j, k, a, x) {
+      for (i = 1; i <= rounds; ++i) a[i] = t[v, i]
+      for (i = 1; i <= rounds; ++i) for (j = i + 1; j <= rounds; ++j) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+      return a[int((rounds + 1) / 2)]
+    }
+    END {
+      lo = 1e30; hi = 0
+      for (i = 1; i <= rounds; ++i) { q = t["hpvm", i] / t["openmp", i]; lo = q < lo ? q : lo; hi = q > hi ? q : hi }
+      o = med("openmp")
+      printf "%s: hpvm / openmp = %.2f (rounds %.2f to %.2f), nested grids / openmp = %.2f, no lanes / openmp = %.2f (medians of %d alternated rounds; results equal)\n",
+             n, med("hpvm") / o, lo, hi, med("hpvm-nested") / o, med("hpvm-no-lanes") / o, rounds
+    }' <<<"$lines"
 }
 compare stencil "${STENCIL[@]}"
 compare sgemm "${SGEMM[@]}"
