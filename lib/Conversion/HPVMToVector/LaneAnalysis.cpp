@@ -259,6 +259,22 @@ Shape LaneAnalysis::transfer(Operation *op) {
         return Shape::strided(operandShape(i).stride * *factor);
     return Shape::varying();
   }
+  if (isa<LLVM::AndOp, arith::AndIOp>(op)) {
+    // x & (2^k - 1): x's lanes, as long as they do not cross a multiple of
+    // 2^k (checked on the first lane).
+    std::optional<int64_t> mask = constantInt(op->getOperand(1));
+    if (!mask || *mask <= 0 || (*mask & (*mask + 1)) != 0)
+      return Shape::varying();
+    unsigned bits = llvm::countr_one(static_cast<uint64_t>(*mask));
+    int64_t stride = operandShape(0).stride, spread;
+    if (__builtin_mul_overflow(stride, static_cast<int64_t>(lanes - 1), &spread) ||
+        std::abs(spread) > *mask || !isClean(op))
+      return Shape::varying();
+    if (bits < 8 || bits > 63)
+      return Shape::varying();
+    wrapChecks[op] = WrapCheck::LowBits;
+    return Shape::strided(stride);
+  }
   if (isa<LLVM::ShlOp, arith::ShLIOp>(op)) {
     std::optional<int64_t> amount = constantInt(op->getOperand(1));
     if (amount && *amount >= 0 && *amount < 63 && operandShape(1).isUniform())

@@ -52,7 +52,12 @@ inline Shape join(Shape a, Shape b) { return a == b ? a : Shape::varying(); }
 
 /// The casts and shifts whose strided result is exact only when no lane
 /// wraps: the base is checked at run time.
-enum class WrapCheck { None, Signed, Unsigned };
+/// What keeps a strided value's lanes linear, checked at run time on the
+/// first lane: its operand's lanes must not wrap in the operand's width
+/// (Signed, Unsigned), or must not cross a multiple of 2^k (LowBits: the op
+/// keeps the k low bits, `and x, 2^k - 1`, as clang writes a non-negative int
+/// widened to 64 bits).
+enum class WrapCheck { None, Signed, Unsigned, LowBits };
 
 inline bool isStorableScalar(Type type) {
   return type.isIntOrIndexOrFloat() || isa<LLVM::LLVMPointerType>(type);

@@ -255,6 +255,22 @@ void LaneEmitter::emitWrapCheck(Operation &op, WrapCheck kind) {
   Type type = base.getType();
   unsigned width = bitWidth(type);
   int64_t spread = shapeOf(operand).stride * static_cast<int64_t>(lanes - 1);
+  if (kind == WrapCheck::LowBits) {
+    // x & mask: the first lane's low bits leave room for the spread below
+    // the mask (above 0 for negative strides).
+    Value mask = scalar(op.getOperand(1));
+    Value low = arith::AndIOp::create(builder, loc, base, mask);
+    APInt maskBits(width, static_cast<uint64_t>(*constantInt(op.getOperand(1))));
+    APInt bound = spread > 0 ? maskBits - APInt(width, spread)
+                             : APInt(width, -spread);
+    Value limit = arith::ConstantOp::create(builder, loc, type,
+                                            IntegerAttr::get(type, bound));
+    bailUnless(loc, arith::CmpIOp::create(builder, loc,
+                                          spread > 0 ? arith::CmpIPredicate::ule
+                                                     : arith::CmpIPredicate::uge,
+                                          low, limit));
+    return;
+  }
   bool isSigned = kind == WrapCheck::Signed;
   APInt bound;
   if (isSigned)
