@@ -2,7 +2,9 @@
  * ISA (HPVM_TENSOR_ISA=generic, avx2, or the default, AVX-512 where the CPU has it) runs in a
  * child process of its own (the choice is made once per process) on the same convolutions
  * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
- * wide rows: the direct kernel; a pointwise one; a strided one: the tap lists) and products (partial micro-tiles), with
+ * wide rows: the direct kernel; a pointwise one; a strided one: the tap lists; a strided one of
+ * 3 filters: the im2col product) and products (partial micro-tiles of 6 x 16 and 12 x 32, a
+ * depth past one packed block), with
  * bias and activations; the AVX2 and AVX-512 results must be equal bit for bit, and the
  * baseline's within rounding. */
 #include <stdio.h>
@@ -28,7 +30,10 @@ static int64_t compute(float *out) {
                {3, 7, 40, 41, 13, 3, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                {2, 33, 17, 18, 21, 1, 1, 0, 1, HPVM_RT_TENSOR_IDENTITY},
                /* strided: the tap lists across filters (partial blocks of positions) */
-               {2, 9, 15, 17, 29, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU}};
+               {2, 9, 15, 17, 29, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
+               /* strided with 3 filters: a product on the im2col matrix, packed into the
+                * micro-kernel's panels (16 or 32 columns) straight from the image */
+               {2, 5, 23, 29, 3, 3, 3, 1, 2, HPVM_RT_TENSOR_CLIPPED_RELU}};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
     int64_t n = convs[i].n, c = convs[i].c, h = convs[i].h, w = convs[i].w, f = convs[i].f;
     int64_t kh = convs[i].kh, kw = convs[i].kw, pad = convs[i].pad, stride = convs[i].stride;
