@@ -423,158 +423,219 @@ static unsigned target_vector_bits(const list_t *codegen, const char *temp) {
 
 static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
-int main(int argc, char **argv) {
-  const char *output = NULL, *opt = "-O2";
+/* The driver's state: what the command line asks for, then the files each phase makes. */
+typedef struct {
+  /* -o FILE (NULL: the default name), the -O level. */
+  const char *output, *opt;
   /* The device kernels are built for: NULL (CPU only), "cuda" or "opencl". */
-  const char *device = NULL;
-  emit_t emit = EMIT_EXECUTABLE;
-  const char *emit_kind = NULL;
-  list_t mlir_inputs = {0}, c_inputs = {0}, ll_inputs = {0}, link_inputs = {0};
-  list_t preprocessor = {0}, linker = {0}, codegen = {0};
-  bool device_defined = false, cxx = false;
+  const char *device;
+  emit_t emit;
+  /* With EMIT_KERNELS: "ptx" or "spirv". */
+  const char *emit_kind;
+  list_t mlir_inputs, c_inputs, ll_inputs, link_inputs;
+  list_t preprocessor, linker, codegen;
+  /* -DDEVICE given; some input is C++ (the link adds libstdc++). */
+  bool device_defined, cxx;
   /* -shared: a shared library (position-independent code, the runtime linked in) that a
    * program or Python (the hpvm package) loads; its functions keep their C interface. */
-  bool shared = false;
+  bool shared;
   /* -march=native unless the command line names a CPU, so that a portable build
    * (-march=x86-64) can be compared with one for this machine. */
-  bool cpu_chosen = false;
+  bool cpu_chosen;
   /* -g: line tables for the code the lowering makes of the nodes too. */
-  bool debug_info = false;
+  bool debug_info;
   /* Imported-C leaves run consecutive instances as vector lanes; -1: width not asked yet. */
-  bool vectorize = true;
-  int vector_bits = -1;
+  bool vectorize;
+  int vector_bits;
   /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
-  unsigned lanes = 0, rows = 0;
+  unsigned lanes, rows;
   /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fhpvm-fuse-nodes,
-   * -fno-hpvm-fuse-tensor-nodes: the
-   * lowering's other choices, each of which must leave every result unchanged
-   * (test/HPVMC/differential checks that they do). */
-  bool collapse_grids = true, inline_leaves = true, fuse_nodes = false,
-       fuse_tensor_nodes = true;
+   * -fno-hpvm-fuse-tensor-nodes: the lowering's other choices, each of which must leave
+   * every result unchanged (test/HPVMC/differential checks that they do). */
+  bool collapse_grids, inline_leaves, fuse_nodes, fuse_tensor_nodes;
   /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
-  const char *knobs = NULL;
+  const char *knobs;
+  /* The runtime library the link adds. */
+  const char *runtime_lib;
+  /* The temporary directory, the files to remove from it, and the objects to link. */
+  char *temp;
+  list_t temporaries, objects;
+  /* The HPVM programs the library compiles: .mlir inputs, and clang's LLVM IR
+   * of HPVM-C sources, each with the source it came from (which names its
+   * outputs and its diagnostics). */
+  list_t programs, program_sources;
+} driver_t;
 
+/* The value of an option that takes one (-o, -I, -D, -L, -l): attached (-Ifoo) or the next
+ * argument, which `*i` then moves past; NULL for other arguments (and for -oFILE). */
+static const char *option_value(int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  if ((arg[0] == '-' && strchr("oIDLl", arg[1]) && arg[1] != '\0') && arg[2] == '\0') {
+    if (*i + 1 >= argc)
+      fail("option '%s' expects a value", arg);
+    return argv[++*i];
+  }
+  if (arg[0] == '-' && strchr("IDLl", arg[1]) && arg[1] != '\0')
+    return arg + 2;
+  return NULL;
+}
+
+/* The driver's own options (-v, -shared, -c, -o, -O, --target=, --knobs=, --emit=);
+ * false when `arg` is none of them. */
+static bool parse_driver_option(driver_t *d, const char *arg, const char *value) {
+  if (strcmp(arg, "-v") == 0) {
+    verbose = true;
+  } else if (strcmp(arg, "-shared") == 0) {
+    d->shared = true;
+  } else if (strcmp(arg, "-c") == 0) {
+    d->emit = EMIT_OBJECT; /* as --emit=obj, the way build systems ask for objects */
+  } else if (arg[0] == '-' && arg[1] == 'o') {
+    d->output = value ? value : arg + 2;
+  } else if (arg[0] == '-' && arg[1] == 'O') {
+    if (strlen(arg) != 3 || arg[2] < '0' || arg[2] > '3')
+      fail("unknown optimization level '%s'; expected -O0, -O1, -O2 or -O3", arg);
+    d->opt = arg;
+  } else if (strncmp(arg, "--target=", 9) == 0) {
+    const char *kind = arg + 9;
+    if (strcmp(kind, "cpu") == 0)
+      d->device = NULL;
+    else if (strcmp(kind, "gpu") == 0 || strcmp(kind, "cuda") == 0)
+      d->device = "cuda";
+    else if (strcmp(kind, "opencl") == 0 || strcmp(kind, "spirv") == 0)
+      d->device = "opencl";
+    else
+      fail("unknown target '%s'; expected cpu, gpu or opencl", kind);
+  } else if (strncmp(arg, "--knobs=", 8) == 0) {
+    struct stat info;
+    d->knobs = arg + 8;
+    if (!*d->knobs || stat(d->knobs, &info) != 0)
+      fail("--knobs: no such configuration file: '%s'", d->knobs);
+  } else if (strncmp(arg, "--emit=", 7) == 0) {
+    const char *kind = arg + 7;
+    if (strcmp(kind, "hpvm") == 0)
+      d->emit = EMIT_HPVM;
+    else if (strcmp(kind, "mlir") == 0)
+      d->emit = EMIT_MLIR;
+    else if (strcmp(kind, "llvm") == 0)
+      d->emit = EMIT_LLVM;
+    else if (strcmp(kind, "obj") == 0)
+      d->emit = EMIT_OBJECT;
+    else if (strcmp(kind, "ptx") == 0 || strcmp(kind, "spirv") == 0)
+      d->emit = EMIT_KERNELS, d->emit_kind = kind;
+    else
+      fail("unknown --emit kind '%s'; expected hpvm, mlir, llvm, obj, ptx or spirv", kind);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* The options of the preprocessor (-I, -D) and of the linker (-L, -l, -Wl,..., -Xlinker ARG,
+ * whose ARG `*i` moves past); false when `arg` is none of them. */
+static bool parse_tool_option(driver_t *d, const char *arg, const char *value, int argc,
+                              char **argv, int *i) {
+  if (arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D')) {
+    if (arg[1] == 'D' && strncmp(value, "DEVICE", 6) == 0 &&
+        (value[6] == '\0' || value[6] == '='))
+      d->device_defined = true;
+    push(&d->preprocessor, arg[1] == 'I' ? "-I" : "-D");
+    push(&d->preprocessor, value);
+  } else if (arg[0] == '-' && arg[1] == 'L') {
+    push(&d->linker, "-L");
+    push(&d->linker, value);
+  } else if (arg[0] == '-' && arg[1] == 'l') {
+    char *flag = format2("-l", value);
+    push(&d->linker, flag);
+    free(flag);
+  } else if (strncmp(arg, "-Wl,", 4) == 0) {
+    /* For the link only (it is not a warning flag: clang's compiles would warn that the
+     * linker input is unused, and the link would never see it). */
+    push(&d->linker, arg);
+  } else if (strcmp(arg, "-Xlinker") == 0) {
+    if (*i + 1 >= argc)
+      fail("option '%s' expects a value", arg);
+    push(&d->linker, arg);
+    push(&d->linker, argv[++*i]);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* The lowering's switches (-f[no-]hpvm-..., -fhpvm-lanes=N, -fhpvm-rows=N), then the code
+ * generation and warning flags (-f..., -W..., -m..., -g, -w); false when `arg` is none. */
+static bool parse_codegen_option(driver_t *d, const char *arg) {
+  if (parse_switch(arg, "hpvm-lanes", &d->vectorize) ||
+      parse_switch(arg, "hpvm-collapse-grids", &d->collapse_grids) ||
+      parse_switch(arg, "hpvm-inline-leaves", &d->inline_leaves) ||
+      parse_switch(arg, "hpvm-fuse-nodes", &d->fuse_nodes) ||
+      parse_switch(arg, "hpvm-fuse-tensor-nodes", &d->fuse_tensor_nodes)) {
+    /* set */
+  } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
+    d->lanes = parse_count(arg, arg + 13, 2, 64);
+    d->vectorize = true;
+  } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
+    d->rows = parse_count(arg, arg + 12, 1, 16);
+  } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
+                               strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
+    /* Code generation and warning flags go to every clang compile. */
+    if (strncmp(arg, "-march=", 7) == 0 || strncmp(arg, "-mcpu=", 6) == 0)
+      d->cpu_chosen = true;
+    d->debug_info = d->debug_info || strcmp(arg, "-g") == 0;
+    push(&d->codegen, arg);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* An input file, sorted by its kind: .mlir, C or C++, LLVM IR, or else for the linker. */
+static void add_input(driver_t *d, const char *arg) {
+  struct stat info;
+  if (stat(arg, &info) != 0)
+    fail("no such file: '%s'", arg);
+  if (ends_with(arg, ".mlir"))
+    push(&d->mlir_inputs, arg);
+  else if (ends_with(arg, ".c") || ends_with(arg, ".cc") || ends_with(arg, ".cpp"))
+    push(&d->c_inputs, arg);
+  else if (ends_with(arg, ".ll") || ends_with(arg, ".bc"))
+    push(&d->ll_inputs, arg);
+  else
+    push(&d->link_inputs, arg);
+}
+
+/* Reads the command line into `d`; false when it asked for the help text (then printed). */
+static bool parse_command_line(driver_t *d, int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     /* Options taking a value accept it attached (-Ifoo) or as the next argument. */
-    const char *value = NULL;
-    if ((arg[0] == '-' && strchr("oIDLl", arg[1]) && arg[1] != '\0') && arg[2] == '\0') {
-      if (i + 1 >= argc)
-        fail("option '%s' expects a value", arg);
-      value = argv[++i];
-    } else if (arg[0] == '-' && strchr("IDLl", arg[1]) && arg[1] != '\0') {
-      value = arg + 2;
-    }
+    const char *value = option_value(argc, argv, &i);
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
       usage();
-      return 0;
-    } else if (strcmp(arg, "-v") == 0) {
-      verbose = true;
-    } else if (strcmp(arg, "-shared") == 0) {
-      shared = true;
-    } else if (strcmp(arg, "-c") == 0) {
-      emit = EMIT_OBJECT; /* as --emit=obj, the way build systems ask for objects */
-    } else if (arg[0] == '-' && arg[1] == 'o') {
-      output = value ? value : arg + 2;
-    } else if (arg[0] == '-' && arg[1] == 'O') {
-      if (strlen(arg) != 3 || arg[2] < '0' || arg[2] > '3')
-        fail("unknown optimization level '%s'; expected -O0, -O1, -O2 or -O3", arg);
-      opt = arg;
-    } else if (strncmp(arg, "--target=", 9) == 0) {
-      const char *kind = arg + 9;
-      if (strcmp(kind, "cpu") == 0)
-        device = NULL;
-      else if (strcmp(kind, "gpu") == 0 || strcmp(kind, "cuda") == 0)
-        device = "cuda";
-      else if (strcmp(kind, "opencl") == 0 || strcmp(kind, "spirv") == 0)
-        device = "opencl";
-      else
-        fail("unknown target '%s'; expected cpu, gpu or opencl", kind);
-    } else if (strncmp(arg, "--knobs=", 8) == 0) {
-      struct stat info;
-      knobs = arg + 8;
-      if (!*knobs || stat(knobs, &info) != 0)
-        fail("--knobs: no such configuration file: '%s'", knobs);
-    } else if (strncmp(arg, "--emit=", 7) == 0) {
-      const char *kind = arg + 7;
-      if (strcmp(kind, "hpvm") == 0)
-        emit = EMIT_HPVM;
-      else if (strcmp(kind, "mlir") == 0)
-        emit = EMIT_MLIR;
-      else if (strcmp(kind, "llvm") == 0)
-        emit = EMIT_LLVM;
-      else if (strcmp(kind, "obj") == 0)
-        emit = EMIT_OBJECT;
-      else if (strcmp(kind, "ptx") == 0 || strcmp(kind, "spirv") == 0)
-        emit = EMIT_KERNELS, emit_kind = kind;
-      else
-        fail("unknown --emit kind '%s'; expected hpvm, mlir, llvm, obj, ptx or spirv", kind);
-    } else if (arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D')) {
-      if (arg[1] == 'D' && strncmp(value, "DEVICE", 6) == 0 &&
-          (value[6] == '\0' || value[6] == '='))
-        device_defined = true;
-      push(&preprocessor, arg[1] == 'I' ? "-I" : "-D");
-      push(&preprocessor, value);
-    } else if (arg[0] == '-' && arg[1] == 'L') {
-      push(&linker, "-L");
-      push(&linker, value);
-    } else if (arg[0] == '-' && arg[1] == 'l') {
-      char *flag = format2("-l", value);
-      push(&linker, flag);
-      free(flag);
-    } else if (strncmp(arg, "-Wl,", 4) == 0) {
-      /* For the link only (it is not a warning flag: clang's compiles would warn that the
-       * linker input is unused, and the link would never see it). */
-      push(&linker, arg);
-    } else if (strcmp(arg, "-Xlinker") == 0) {
-      if (i + 1 >= argc)
-        fail("option '%s' expects a value", arg);
-      push(&linker, arg);
-      push(&linker, argv[++i]);
-    } else if (parse_switch(arg, "hpvm-lanes", &vectorize) ||
-               parse_switch(arg, "hpvm-collapse-grids", &collapse_grids) ||
-               parse_switch(arg, "hpvm-inline-leaves", &inline_leaves) ||
-               parse_switch(arg, "hpvm-fuse-nodes", &fuse_nodes) ||
-               parse_switch(arg, "hpvm-fuse-tensor-nodes", &fuse_tensor_nodes)) {
-      /* set */
-    } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
-      lanes = parse_count(arg, arg + 13, 2, 64);
-      vectorize = true;
-    } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
-      rows = parse_count(arg, arg + 12, 1, 16);
-    } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
-                                 strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
-      /* Code generation and warning flags go to every clang compile. */
-      if (strncmp(arg, "-march=", 7) == 0 || strncmp(arg, "-mcpu=", 6) == 0)
-        cpu_chosen = true;
-      debug_info = debug_info || strcmp(arg, "-g") == 0;
-      push(&codegen, arg);
-    } else if (arg[0] == '-') {
-      fail("unknown option '%s' (see hpvm-cc --help)", arg);
-    } else {
-      struct stat info;
-      if (stat(arg, &info) != 0)
-        fail("no such file: '%s'", arg);
-      if (ends_with(arg, ".mlir"))
-        push(&mlir_inputs, arg);
-      else if (ends_with(arg, ".c") || ends_with(arg, ".cc") || ends_with(arg, ".cpp"))
-        push(&c_inputs, arg);
-      else if (ends_with(arg, ".ll") || ends_with(arg, ".bc"))
-        push(&ll_inputs, arg);
-      else
-        push(&link_inputs, arg);
+      return false;
     }
+    if (arg[0] != '-')
+      add_input(d, arg);
+    else if (!parse_driver_option(d, arg, value) &&
+             !parse_tool_option(d, arg, value, argc, argv, &i) &&
+             !parse_codegen_option(d, arg))
+      fail("unknown option '%s' (see hpvm-cc --help)", arg);
   }
-  size_t sources = mlir_inputs.count + c_inputs.count + ll_inputs.count;
-  if (sources + link_inputs.count == 0)
+  return true;
+}
+
+/* The checks of the command line as a whole: inputs, the output, --emit against them. */
+static void check_command_line(const driver_t *d) {
+  size_t sources = d->mlir_inputs.count + d->c_inputs.count + d->ll_inputs.count;
+  if (sources + d->link_inputs.count == 0)
     fail("no input files%s", "");
-  if (emit != EMIT_EXECUTABLE && output && sources != 1)
+  if (d->emit != EMIT_EXECUTABLE && d->output && sources != 1)
     fail("-o with -c or --emit needs exactly one source input, found %s",
          sources == 0 ? "none" : "several");
   /* As gcc: an output that is one of the inputs would be overwritten. */
   struct stat out_info;
-  if (output && stat(output, &out_info) == 0) {
-    const list_t *lists[] = {&mlir_inputs, &c_inputs, &ll_inputs, &link_inputs};
+  if (d->output && stat(d->output, &out_info) == 0) {
+    const list_t *lists[] = {&d->mlir_inputs, &d->c_inputs, &d->ll_inputs, &d->link_inputs};
     for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); ++l)
       for (size_t i = 0; i < lists[l]->count; ++i) {
         struct stat in_info;
@@ -584,16 +645,21 @@ int main(int argc, char **argv) {
                lists[l]->items[i]);
       }
   }
-  if (emit == EMIT_KERNELS) {
-    const char *wanted = strcmp(emit_kind, "ptx") == 0 ? "cuda" : "opencl";
-    if (!device || strcmp(device, wanted) != 0)
-      fail("--emit=%s needs --target=gpu (ptx) or --target=opencl (spirv) to match", emit_kind);
-    if (sources != 1 || ll_inputs.count)
-      fail("--emit=%s needs exactly one .mlir or HPVM-C input", emit_kind);
+  if (d->emit == EMIT_KERNELS) {
+    const char *wanted = strcmp(d->emit_kind, "ptx") == 0 ? "cuda" : "opencl";
+    if (!d->device || strcmp(d->device, wanted) != 0)
+      fail("--emit=%s needs --target=gpu (ptx) or --target=opencl (spirv) to match",
+           d->emit_kind);
+    if (sources != 1 || d->ll_inputs.count)
+      fail("--emit=%s needs exactly one .mlir or HPVM-C input", d->emit_kind);
   }
-  if (emit == EMIT_HPVM && (mlir_inputs.count || ll_inputs.count))
+  if (d->emit == EMIT_HPVM && (d->mlir_inputs.count || d->ll_inputs.count))
     fail("--emit=hpvm applies to HPVM-C inputs; drop '%s'",
-         mlir_inputs.count ? mlir_inputs.items[0] : ll_inputs.items[0]);
+         d->mlir_inputs.count ? d->mlir_inputs.items[0] : d->ll_inputs.items[0]);
+}
+
+/* Finds the runtime: its headers for the preprocessor, and its library for the link. */
+static void find_runtime(driver_t *d) {
   /* hpvm.h (with the runtime's headers): <hpvm/hpvm.h> as in this project, "hpvm.h" as in
    * the release; from an installed tree (bin/../include) or else the source tree. */
   char *tools = tools_dir();
@@ -602,300 +668,353 @@ int main(int argc, char **argv) {
   bool is_installed = access(installed_header, R_OK) == 0;
   const char *include = is_installed ? installed : HPVM_CC_INCLUDE;
   /* The runtime library likewise: the installed one next to the installed header. */
-  const char *runtime_lib =
-      is_installed ? format2(tools, "/../lib/libhpvm_rt.a") : HPVM_CC_RUNTIME_LIB;
-  push(&preprocessor, "-I");
-  push(&preprocessor, include);
-  push(&preprocessor, "-I");
-  push(&preprocessor, format2(include, "/hpvm"));
+  d->runtime_lib = is_installed ? format2(tools, "/../lib/libhpvm_rt.a") : HPVM_CC_RUNTIME_LIB;
+  push(&d->preprocessor, "-I");
+  push(&d->preprocessor, include);
+  push(&d->preprocessor, "-I");
+  push(&d->preprocessor, format2(include, "/hpvm"));
   /* ApproxHPVM's host API (tensorUtils.h, config.h, ...) after the program's own headers. */
-  push(&preprocessor, "-idirafter");
-  push(&preprocessor, format2(include, "/hpvm/approxhpvm"));
-  if (!device_defined)
-    push(&preprocessor, "-DDEVICE=CPU_TARGET");
+  push(&d->preprocessor, "-idirafter");
+  push(&d->preprocessor, format2(include, "/hpvm/approxhpvm"));
+  if (!d->device_defined)
+    push(&d->preprocessor, "-DDEVICE=CPU_TARGET");
+}
 
+/* Creates the temporary directory and installs the crash handlers that remove it. */
+static void make_temp_dir(driver_t *d) {
   const char *temp_root = getenv("TMPDIR");
   char *temp_template =
       format2(temp_root && *temp_root ? temp_root : "/tmp", "/hpvm-cc-XXXXXX");
-  char *temp = mkdtemp(temp_template);
-  if (!temp)
+  d->temp = mkdtemp(temp_template);
+  if (!d->temp)
     fail_internal("cannot create a temporary directory: %s", strerror(errno));
-  list_t temporaries = {0}, objects = {0};
-  bool ok = true;
-  temp_dir = temp;
-  temp_files = &temporaries;
+  temp_dir = d->temp;
+  temp_files = &d->temporaries;
   install_crash_handlers();
+}
 
-  /* The HPVM programs the library compiles: .mlir inputs, and clang's LLVM IR
-   * of HPVM-C sources, each with the source it came from (which names its
-   * outputs and its diagnostics). */
-  list_t programs = {0}, program_sources = {0};
-  for (size_t i = 0; i < mlir_inputs.count; ++i) {
-    push(&programs, mlir_inputs.items[i]);
-    push(&program_sources, mlir_inputs.items[i]);
+/* The clang command that compiles HPVM-C source `input` to LLVM IR (bitcode `bc`) for the
+ * library to import. */
+static list_t hpvm_c_command(const driver_t *d, const char *input, const char *bc) {
+  list_t command = {0};
+  push(&command, HPVM_CC_CLANG);
+  /* The user's level, at least -O1 (values in registers: node handles and
+   * ports are SSA values for the raising). At a lower level than the final
+   * compile's, the leaf arrives there half-optimized (arrays SROA could not
+   * split after late unrolling, ...) and the final -O3 never recovers it: a
+   * D3Q19 lbm leaf ran 1.6x slower than the same C compiled once at -O3. */
+  push(&command, strcmp(d->opt, "-O0") == 0 ? "-O1" : d->opt);
+  /* No -march here: the compiler library drops the CPU clang pins on each
+   * function, and the final compile chooses it. (With -march=native here too,
+   * the release-style D3Q19 lbm ran 1.3-1.5x slower; not investigated.) */
+  /* No vectorizing yet: a leaf's instances become a loop only when the graph
+   * is lowered, and the final compile vectorizes that loop (or the leaf's
+   * own loops) knowing the target; vector code made here would be packed
+   * before the instance loop exists. */
+  push(&command, "-fno-vectorize");
+  push(&command, "-fno-slp-vectorize");
+  /* Without it, clang -O1 marks every loop llvm.loop.unroll.disable, and the
+   * mark would outlive this step: the final compile could never unroll a
+   * leaf's loops. Unrolling is the final compile's decision. */
+  push(&command, "-funroll-loops");
+  push(&command, "-mllvm");
+  push(&command, "-unroll-runtime=false");
+  push(&command, "-g");
+  push(&command, "-fno-discard-value-names");
+  push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
+  push(&command, "-Wno-return-type");
+  if (is_cxx(input)) {
+    push(&command, "-fno-strict-return"); /* node functions end without return */
+    /* DWARF 5 describes static data members (std::integral_constant::value in
+     * <vector>, ...) as DW_TAG_variable, whose static-member flag the MLIR
+     * import drops, and the LLVM verifier then rejects the exported module;
+     * DWARF 4 describes them as members. */
+    push(&command, "-gdwarf-4");
   }
+  append(&command, &d->preprocessor);
+  /* Instrumentation (sanitizers, profiling) applies when the lowered program
+   * is compiled, not to the IR the frontend imports. */
+  for (size_t f = 0; f < d->codegen.count; ++f)
+    if (!is_instrumentation(d->codegen.items[f]))
+      push(&command, d->codegen.items[f]);
+  push(&command, "-c");
+  push(&command, "-emit-llvm");
+  push(&command, input);
+  push(&command, "-o");
+  push(&command, bc);
+  return command;
+}
 
-  /* C: HPVM-C sources are compiled by clang (the -O level, at least -O1, and
-   * debug locations); the library imports their LLVM IR into MLIR and raises
-   * it to the hpvm dialect (--emit=hpvm stops there), then lowers it as it
-   * lowers .mlir inputs. Other C sources are compiled as they are, below. */
+/* The frontend. The HPVM programs: .mlir inputs as they are. C: HPVM-C sources are compiled
+ * by clang (the -O level, at least -O1, and debug locations); the library imports their LLVM
+ * IR into MLIR and raises it to the hpvm dialect (--emit=hpvm stops there), then lowers it as
+ * it lowers .mlir inputs. Other C sources are compiled as they are, by compile_objects. */
+static bool run_frontend(driver_t *d) {
+  for (size_t i = 0; i < d->mlir_inputs.count; ++i) {
+    push(&d->programs, d->mlir_inputs.items[i]);
+    push(&d->program_sources, d->mlir_inputs.items[i]);
+  }
   list_t host_inputs = {0};
-  for (size_t i = 0; ok && i < c_inputs.count; ++i) {
-    const char *input = c_inputs.items[i];
+  bool ok = true;
+  for (size_t i = 0; ok && i < d->c_inputs.count; ++i) {
+    const char *input = d->c_inputs.items[i];
     char *name = stem(input);
-    char *base = format2(temp, format2("/", name));
+    char *base = format2(d->temp, format2("/", name));
     /* Bitcode, not text: value names need not survive a print and a parse
      * (LLVM cuts local names at 1024 bytes, and the release's resnet50 main has
      * longer ones, which then collide when text is parsed back). */
     char *bc = format2(base, ".hpvmc.bc");
-    list_t command = {0};
-    push(&command, HPVM_CC_CLANG);
-    /* The user's level, at least -O1 (values in registers: node handles and
-     * ports are SSA values for the raising). At a lower level than the final
-     * compile's, the leaf arrives there half-optimized (arrays SROA could not
-     * split after late unrolling, ...) and the final -O3 never recovers it: a
-     * D3Q19 lbm leaf ran 1.6x slower than the same C compiled once at -O3. */
-    push(&command, strcmp(opt, "-O0") == 0 ? "-O1" : opt);
-    /* No -march here: the compiler library drops the CPU clang pins on each
-     * function, and the final compile chooses it. (With -march=native here too,
-     * the release-style D3Q19 lbm ran 1.3-1.5x slower; not investigated.) */
-    /* No vectorizing yet: a leaf's instances become a loop only when the graph
-     * is lowered, and the final compile vectorizes that loop (or the leaf's
-     * own loops) knowing the target; vector code made here would be packed
-     * before the instance loop exists. */
-    push(&command, "-fno-vectorize");
-    push(&command, "-fno-slp-vectorize");
-    /* Without it, clang -O1 marks every loop llvm.loop.unroll.disable, and the
-     * mark would outlive this step: the final compile could never unroll a
-     * leaf's loops. Unrolling is the final compile's decision. */
-    push(&command, "-funroll-loops");
-    push(&command, "-mllvm");
-    push(&command, "-unroll-runtime=false");
-    push(&command, "-g");
-    push(&command, "-fno-discard-value-names");
-    push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
-    push(&command, "-Wno-return-type");
-    if (is_cxx(input)) {
-      push(&command, "-fno-strict-return"); /* node functions end without return */
-      /* DWARF 5 describes static data members (std::integral_constant::value in
-       * <vector>, ...) as DW_TAG_variable, whose static-member flag the MLIR
-       * import drops, and the LLVM verifier then rejects the exported module;
-       * DWARF 4 describes them as members. */
-      push(&command, "-gdwarf-4");
-    }
-    append(&command, &preprocessor);
-    /* Instrumentation (sanitizers, profiling) applies when the lowered program
-     * is compiled, not to the IR the frontend imports. */
-    for (size_t f = 0; f < codegen.count; ++f)
-      if (!is_instrumentation(codegen.items[f]))
-        push(&command, codegen.items[f]);
-    push(&command, "-c");
-    push(&command, "-emit-llvm");
-    push(&command, input);
-    push(&command, "-o");
-    push(&command, bc);
-    push(&temporaries, bc);
+    list_t command = hpvm_c_command(d, input, bc);
+    push(&d->temporaries, bc);
     ok = run_stage("compile C to LLVM IR", &command);
     if (!ok)
       break;
     if (!uses_hpvm_c(bc)) {
-      if (emit == EMIT_HPVM)
+      if (d->emit == EMIT_HPVM)
         fail("--emit=hpvm: '%s' does not use the HPVM-C API", input);
       push(&host_inputs, input);
-      cxx = cxx || is_cxx(input);
+      d->cxx = d->cxx || is_cxx(input);
       continue;
     }
-    cxx = cxx || is_cxx(input);
-    if (emit == EMIT_HPVM) {
-      char *raised = output ? copy(output) : format2(name, ".hpvm.mlir");
+    d->cxx = d->cxx || is_cxx(input);
+    if (d->emit == EMIT_HPVM) {
+      char *raised = d->output ? copy(d->output) : format2(name, ".hpvm.mlir");
       HPVMCompileOptions options;
       hpvmCompileOptionsInit(&options);
       options.input = HPVMCompileInputHPVMC;
       options.emit = HPVMCompileEmitHPVM;
-      options.knobs_file = knobs;
+      options.knobs_file = d->knobs;
       ok = run_library_stage("raise HPVM-C", bc, raised, &options);
       free(raised);
       continue;
     }
-    /* Imported, raised and lowered below, in one library call. */
-    push(&programs, bc);
-    push(&program_sources, input);
+    /* Imported, raised and lowered by run_lowering, in one library call. */
+    push(&d->programs, bc);
+    push(&d->program_sources, input);
   }
-  c_inputs = host_inputs;
-  if (ok && (emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS) && c_inputs.count)
+  d->c_inputs = host_inputs;
+  if (ok && (d->emit == EMIT_MLIR || d->emit == EMIT_LLVM || d->emit == EMIT_KERNELS) &&
+      d->c_inputs.count)
     fail("--emit=mlir, llvm, ptx and spirv apply to .mlir and HPVM-C inputs; drop '%s'",
-         c_inputs.items[0]);
-  if (!ok || emit == EMIT_HPVM)
-    goto done;
+         d->c_inputs.items[0]);
+  return ok;
+}
 
-  /* The lowering, with kernel versions for `device` when one was asked for:
-   * to the llvm dialect or LLVM IR, then compiled below. */
-  for (size_t i = 0; ok && i < programs.count; ++i) {
-    const char *input = programs.items[i];
-    char *name = stem(program_sources.items[i]);
-    bool from_c = !ends_with(program_sources.items[i], ".mlir");
-    HPVMCompileOptions options;
-    hpvmCompileOptionsInit(&options);
-    options.input = from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR;
-    options.devices = device;
-    options.vectorize = vectorize;
-    options.vectorize_remarks = verbose;
-    /* Lanes as wide as the registers of the CPU the code is for (the host's by default). */
-    if (vectorize && cpu_chosen && vector_bits < 0)
-      vector_bits = (int)target_vector_bits(&codegen, temp);
-    options.vector_bits = vector_bits > 0 ? (unsigned)vector_bits : 0;
-    options.lanes = lanes;
-    options.rows = rows;
-    options.collapse_grids = collapse_grids;
-    options.inline_leaves = inline_leaves;
-    options.fuse_nodes = fuse_nodes;
-    options.fuse_tensor_nodes = fuse_tensor_nodes;
-    options.knobs_file = knobs;
-    options.line_tables = debug_info;
-    if (emit == EMIT_KERNELS) {
-      /* The pipeline writes every image into the temporary directory. */
-      bool ptx = strcmp(emit_kind, "ptx") == 0;
-      char *target = output ? copy(output) : format2(name, ptx ? ".ptx" : ".spv");
-      options.emit = HPVMCompileEmitMLIR;
-      options.dump_kernels_dir = temp;
-      ok = run_library_stage("compile the kernels", input, "/dev/null", &options);
-      char *image = format2(temp, ptx ? "/hpvm_kernels.ptx" : "/hpvm_kernels.spv");
-      if (ok && access(image, R_OK) != 0) {
-        fprintf(stderr,
-                "hpvm-cc: error: no node of '%s' became a kernel: hint nodes with "
-                "GPU_TARGET (HPVM-C) or #hpvm.target<gpu> (.mlir)\n",
-                program_sources.items[i]);
-        ok = false;
-      }
-      if (ok)
-        ok = copy_file(image, target);
-      remove(image);
-      free(image);
-      free(target);
-      free(name);
-      continue;
+/* The library's options for lowering one program (HPVM-C's LLVM IR when `from_c`). */
+static HPVMCompileOptions lowering_options(driver_t *d, bool from_c) {
+  HPVMCompileOptions options;
+  hpvmCompileOptionsInit(&options);
+  options.input = from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR;
+  options.devices = d->device;
+  options.vectorize = d->vectorize;
+  options.vectorize_remarks = verbose;
+  /* Lanes as wide as the registers of the CPU the code is for (the host's by default). */
+  if (d->vectorize && d->cpu_chosen && d->vector_bits < 0)
+    d->vector_bits = (int)target_vector_bits(&d->codegen, d->temp);
+  options.vector_bits = d->vector_bits > 0 ? (unsigned)d->vector_bits : 0;
+  options.lanes = d->lanes;
+  options.rows = d->rows;
+  options.collapse_grids = d->collapse_grids;
+  options.inline_leaves = d->inline_leaves;
+  options.fuse_nodes = d->fuse_nodes;
+  options.fuse_tensor_nodes = d->fuse_tensor_nodes;
+  options.knobs_file = d->knobs;
+  options.line_tables = d->debug_info;
+  return options;
+}
+
+/* --emit=ptx or spirv: the kernels of program `input` (from `source`) into the output. */
+static bool emit_kernels(const driver_t *d, const char *input, const char *source,
+                         const char *name, HPVMCompileOptions *options) {
+  /* The pipeline writes every image into the temporary directory. */
+  bool ptx = strcmp(d->emit_kind, "ptx") == 0;
+  char *target = d->output ? copy(d->output) : format2(name, ptx ? ".ptx" : ".spv");
+  options->emit = HPVMCompileEmitMLIR;
+  options->dump_kernels_dir = d->temp;
+  bool ok = run_library_stage("compile the kernels", input, "/dev/null", options);
+  char *image = format2(d->temp, ptx ? "/hpvm_kernels.ptx" : "/hpvm_kernels.spv");
+  if (ok && access(image, R_OK) != 0) {
+    fprintf(stderr,
+            "hpvm-cc: error: no node of '%s' became a kernel: hint nodes with "
+            "GPU_TARGET (HPVM-C) or #hpvm.target<gpu> (.mlir)\n",
+            source);
+    ok = false;
+  }
+  if (ok)
+    ok = copy_file(image, target);
+  remove(image);
+  free(image);
+  free(target);
+  return ok;
+}
+
+/* --emit=mlir: program `input` lowered to the llvm dialect, into the output. */
+static bool emit_mlir(const driver_t *d, const char *input, bool from_c, const char *name,
+                      HPVMCompileOptions *options) {
+  char *target = d->output ? copy(d->output) : format2(name, ".mlir");
+  options->emit = HPVMCompileEmitMLIR;
+  bool ok = run_library_stage(from_c ? "raise HPVM-C and lower to the llvm dialect"
+                                     : "lower to the llvm dialect",
+                              input, target, options);
+  free(target);
+  return ok;
+}
+
+/* Program `input` lowered to LLVM IR: the output with --emit=llvm, else an input of
+ * compile_objects. Compiled here: bitcode (no text to print and parse again), and, when
+ * linked here, the large constants (a model's weights) in an assembly file of .incbin
+ * directives, never in the LLVM IR (-c keeps one object per input: they stay in its
+ * bitcode, as raw data). */
+static bool lower_to_llvm_ir(driver_t *d, const char *input, bool from_c, const char *name,
+                             HPVMCompileOptions *options) {
+  char *ll = d->emit == EMIT_LLVM ? (d->output ? copy(d->output) : format2(name, ".ll"))
+                                  : format2(d->temp, format2("/", format2(name, ".bc")));
+  char *constants = format2(d->temp, format2("/", format2(name, ".constants.s")));
+  if (d->emit != EMIT_LLVM && d->emit != EMIT_OBJECT)
+    options->constants_asm = constants;
+  options->emit = HPVMCompileEmitLLVMIR;
+  bool ok = run_library_stage(from_c ? "raise HPVM-C and lower to LLVM IR" : "lower to LLVM IR",
+                              input, ll, options);
+  if (d->emit != EMIT_LLVM) {
+    push(&d->temporaries, ll);
+    push(&d->ll_inputs, ll);
+    if (access(constants, F_OK) == 0) {
+      push(&d->temporaries, constants);
+      push(&d->temporaries, format2(constants, ".bin"));
+      push(&d->ll_inputs, constants);
     }
-    if (emit == EMIT_MLIR) {
-      char *target = output ? copy(output) : format2(name, ".mlir");
-      options.emit = HPVMCompileEmitMLIR;
-      ok = run_library_stage(from_c ? "raise HPVM-C and lower to the llvm dialect"
-                                    : "lower to the llvm dialect",
-                             input, target, &options);
-      free(target);
-      free(name);
-      continue;
-    }
-    /* Compiled here: bitcode (no text to print and parse again), and, when
-     * linked here, the large constants (a model's weights) in an assembly file
-     * of .incbin directives, never in the LLVM IR (-c keeps one object per
-     * input: they stay in its bitcode, as raw data). */
-    char *ll = emit == EMIT_LLVM ? (output ? copy(output) : format2(name, ".ll"))
-                                 : format2(temp, format2("/", format2(name, ".bc")));
-    char *constants = format2(temp, format2("/", format2(name, ".constants.s")));
-    if (emit != EMIT_LLVM && emit != EMIT_OBJECT)
-      options.constants_asm = constants;
-    options.emit = HPVMCompileEmitLLVMIR;
-    ok = run_library_stage(from_c ? "raise HPVM-C and lower to LLVM IR" : "lower to LLVM IR",
-                           input, ll, &options);
-    if (emit != EMIT_LLVM) {
-      push(&temporaries, ll);
-      push(&ll_inputs, ll);
-      if (access(constants, F_OK) == 0) {
-        push(&temporaries, constants);
-        push(&temporaries, format2(constants, ".bin"));
-        push(&ll_inputs, constants);
-      }
-    }
+  }
+  return ok;
+}
+
+/* The lowering, with kernel versions for `device` when one was asked for:
+ * to the llvm dialect or LLVM IR, then compiled by compile_objects. */
+static bool run_lowering(driver_t *d) {
+  bool ok = true;
+  for (size_t i = 0; ok && i < d->programs.count; ++i) {
+    const char *input = d->programs.items[i];
+    const char *source = d->program_sources.items[i];
+    char *name = stem(source);
+    bool from_c = !ends_with(source, ".mlir");
+    HPVMCompileOptions options = lowering_options(d, from_c);
+    if (d->emit == EMIT_KERNELS)
+      ok = emit_kernels(d, input, source, name, &options);
+    else if (d->emit == EMIT_MLIR)
+      ok = emit_mlir(d, input, from_c, name, &options);
+    else
+      ok = lower_to_llvm_ir(d, input, from_c, name, &options);
     free(name);
   }
-  if (!ok || emit == EMIT_MLIR || emit == EMIT_LLVM || emit == EMIT_KERNELS)
-    goto done;
+  return ok;
+}
 
-  /* LLVM IR and C: compile to objects. */
-  list_t *compile_lists[] = {&ll_inputs, &c_inputs};
-  for (int kind = 0; ok && kind < 2; ++kind) {
-    list_t *list = compile_lists[kind];
-    for (size_t i = 0; ok && i < list->count; ++i) {
-      const char *input = list->items[i];
-      char *name = stem(input);
-      char *object = emit == EMIT_OBJECT && output
-                         ? copy(output)
-                         : emit == EMIT_OBJECT ? format2(name, ".o")
-                                               : format2(temp, format2("/", format2(name, kind ? ".host.o" : ".o")));
-      list_t command = {0};
-      push(&command, HPVM_CC_CLANG);
-      push(&command, opt);
-      if (!cpu_chosen)
-        push(&command, "-march=native");
-      if (shared)
-        push(&command, "-fPIC");
-      append(&command, &codegen);
-      if (kind == 0) {
-        push(&command, "-Wno-override-module");
-        /* The constants' assembly: -O and -march mean nothing to it. */
-        if (ends_with(input, ".s"))
-          push(&command, "-Wno-unused-command-line-argument");
-      } else {
-        push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
-        append(&command, &preprocessor);
-        /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
-         * API, and printed its warnings then: printing them again is noise. */
-        push(&command, "-w");
-      }
-      push(&command, "-c");
-      push(&command, input);
-      push(&command, "-o");
-      push(&command, object);
-      ok = run_stage(kind ? "compile C" : "compile LLVM IR", &command);
-      if (emit != EMIT_OBJECT) {
-        push(&temporaries, object);
-        push(&objects, object);
-      }
-      free(name);
-    }
-  }
-  if (!ok || emit == EMIT_OBJECT)
-    goto done;
-
-  /* Link with the runtime. */
-  {
-    list_t command = {0};
-    push(&command, HPVM_CC_CLANG);
-    push(&command, opt);
-    if (shared)
-      push(&command, "-shared");
-    /* lld where it is installed beside clang, unless the command chose a linker. */
-    bool linker_chosen = false;
-    for (size_t f = 0; f < codegen.count; ++f)
-      linker_chosen = linker_chosen || strncmp(codegen.items[f], "-fuse-ld=", 9) == 0;
-    for (size_t f = 0; f < linker.count; ++f)
-      linker_chosen = linker_chosen || strncmp(linker.items[f], "-fuse-ld=", 9) == 0;
-    if (HPVM_CC_USE_LLD && !linker_chosen)
-      push(&command, "-fuse-ld=lld");
-    append(&command, &objects);
-    append(&command, &link_inputs);
-    push(&command, runtime_lib);
-    append(&command, &linker);
-    for (size_t f = 0; f < codegen.count; ++f)
-      if (is_instrumentation(codegen.items[f]) || strncmp(codegen.items[f], "-fuse-ld=", 9) == 0)
-        push(&command, codegen.items[f]);
-    if (cxx)
-      push(&command, "-lstdc++");
-    push(&command, "-lpthread");
-    push(&command, "-ldl");
-    push(&command, "-lm");
-    push(&command, "-o");
-    push(&command, output ? output : "a.out");
-    ok = run_stage("link", &command);
-  }
-
-done:
-  if (!getenv("HPVM_CC_KEEP_TEMPS")) {
-    for (size_t i = 0; i < temporaries.count; ++i)
-      unlink(temporaries.items[i]);
-    rmdir(temp);
+/* Compiles `input`, LLVM IR (`host` false) or C host code (`host` true), to an object: the
+ * output with -c, else one to link. */
+static bool compile_object(driver_t *d, bool host, const char *input) {
+  char *name = stem(input);
+  char *object = d->emit == EMIT_OBJECT && d->output ? copy(d->output)
+                 : d->emit == EMIT_OBJECT
+                     ? format2(name, ".o")
+                     : format2(d->temp, format2("/", format2(name, host ? ".host.o" : ".o")));
+  list_t command = {0};
+  push(&command, HPVM_CC_CLANG);
+  push(&command, d->opt);
+  if (!d->cpu_chosen)
+    push(&command, "-march=native");
+  if (d->shared)
+    push(&command, "-fPIC");
+  append(&command, &d->codegen);
+  if (!host) {
+    push(&command, "-Wno-override-module");
+    /* The constants' assembly: -O and -march mean nothing to it. */
+    if (ends_with(input, ".s"))
+      push(&command, "-Wno-unused-command-line-argument");
   } else {
-    fprintf(stderr, "hpvm-cc: temporaries kept in %s\n", temp);
+    push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
+    append(&command, &d->preprocessor);
+    /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
+     * API, and printed its warnings then: printing them again is noise. */
+    push(&command, "-w");
+  }
+  push(&command, "-c");
+  push(&command, input);
+  push(&command, "-o");
+  push(&command, object);
+  bool ok = run_stage(host ? "compile C" : "compile LLVM IR", &command);
+  if (d->emit != EMIT_OBJECT) {
+    push(&d->temporaries, object);
+    push(&d->objects, object);
+  }
+  free(name);
+  return ok;
+}
+
+/* LLVM IR and C: compile to objects. */
+static bool compile_objects(driver_t *d) {
+  bool ok = true;
+  for (size_t i = 0; ok && i < d->ll_inputs.count; ++i)
+    ok = compile_object(d, false, d->ll_inputs.items[i]);
+  for (size_t i = 0; ok && i < d->c_inputs.count; ++i)
+    ok = compile_object(d, true, d->c_inputs.items[i]);
+  return ok;
+}
+
+/* Link with the runtime. */
+static bool link_program(const driver_t *d) {
+  list_t command = {0};
+  push(&command, HPVM_CC_CLANG);
+  push(&command, d->opt);
+  if (d->shared)
+    push(&command, "-shared");
+  /* lld where it is installed beside clang, unless the command chose a linker. */
+  bool linker_chosen = false;
+  for (size_t f = 0; f < d->codegen.count; ++f)
+    linker_chosen = linker_chosen || strncmp(d->codegen.items[f], "-fuse-ld=", 9) == 0;
+  for (size_t f = 0; f < d->linker.count; ++f)
+    linker_chosen = linker_chosen || strncmp(d->linker.items[f], "-fuse-ld=", 9) == 0;
+  if (HPVM_CC_USE_LLD && !linker_chosen)
+    push(&command, "-fuse-ld=lld");
+  append(&command, &d->objects);
+  append(&command, &d->link_inputs);
+  push(&command, d->runtime_lib);
+  append(&command, &d->linker);
+  for (size_t f = 0; f < d->codegen.count; ++f)
+    if (is_instrumentation(d->codegen.items[f]) ||
+        strncmp(d->codegen.items[f], "-fuse-ld=", 9) == 0)
+      push(&command, d->codegen.items[f]);
+  if (d->cxx)
+    push(&command, "-lstdc++");
+  push(&command, "-lpthread");
+  push(&command, "-ldl");
+  push(&command, "-lm");
+  push(&command, "-o");
+  push(&command, d->output ? d->output : "a.out");
+  return run_stage("link", &command);
+}
+
+/* The phases in order, up to the one where -c or --emit stops; false when one failed. */
+static bool run_phases(driver_t *d) {
+  bool ok = run_frontend(d);
+  if (!ok || d->emit == EMIT_HPVM)
+    return ok;
+  ok = run_lowering(d);
+  if (!ok || d->emit == EMIT_MLIR || d->emit == EMIT_LLVM || d->emit == EMIT_KERNELS)
+    return ok;
+  ok = compile_objects(d);
+  if (!ok || d->emit == EMIT_OBJECT)
+    return ok;
+  return link_program(d);
+}
+
+/* Removes the temporaries (unless HPVM_CC_KEEP_TEMPS is set) and reports a failure; the
+ * exit status. */
+static int finish(const driver_t *d, bool ok) {
+  if (!getenv("HPVM_CC_KEEP_TEMPS")) {
+    for (size_t i = 0; i < d->temporaries.count; ++i)
+      unlink(d->temporaries.items[i]);
+    rmdir(d->temp);
+  } else {
+    fprintf(stderr, "hpvm-cc: temporaries kept in %s\n", d->temp);
   }
   if (!ok && internal_failure) {
     fprintf(stderr, "hpvm-cc: internal error: compilation failed (exit status %d)\n",
@@ -907,4 +1026,20 @@ done:
     return EXIT_USER_ERROR;
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  driver_t d = {.opt = "-O2",
+                .emit = EMIT_EXECUTABLE,
+                .vectorize = true,
+                .vector_bits = -1,
+                .collapse_grids = true,
+                .inline_leaves = true,
+                .fuse_tensor_nodes = true};
+  if (!parse_command_line(&d, argc, argv))
+    return 0;
+  check_command_line(&d);
+  find_runtime(&d);
+  make_temp_dir(&d);
+  return finish(&d, run_phases(&d));
 }

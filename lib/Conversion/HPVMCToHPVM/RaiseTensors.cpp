@@ -129,36 +129,29 @@ static Value flattenedProduct(OpBuilder &b, Location loc, Value lhs, Value rhs) 
                                        columns);
 }
 
-FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &entry) {
-  StringRef callee = spelling(call);
-  StringRef intrinsic = callee;
-  intrinsic.consume_front("__hpvm__tensor_");
-  StringRef name = node.function.getName();
+/// The number of arguments of tensor intrinsic `intrinsic` (as hpvm.h declares
+/// it; "clipped_relu_max" is clipped_relu with a bound), or none when the
+/// HPVM-C frontend does not know it.
+static std::optional<unsigned> tensorArity(StringRef intrinsic) {
+  return llvm::StringSwitch<std::optional<unsigned>>(intrinsic)
+      .Cases({"add", "mul", "clipped_relu_max"}, 2)
+      .Case("clipped_relu", 1)
+      .Cases({"relu", "tanh", "sigmoid", "softmax"}, 1)
+      .Case("convolution", 6)
+      .Case("group_convolution", 8)
+      .Case("batchnorm", 6)
+      .Cases({"pool_max", "pool_mean", "pool_min"}, 7)
+      .Default(std::nullopt);
+}
+
+/// The tensor arguments of `call` to `intrinsic` (its leading ones), each a
+/// tensor already: an input declared by __hpvm__tensor_shape or the result of
+/// a __hpvm__tensor_* call; else an error that says why (`entry` is the entry
+/// block of the leaf named `name`).
+static FailureOr<SmallVector<Value>> tensorArguments(LLVM::CallOp call, StringRef callee,
+                                                     StringRef intrinsic, StringRef name,
+                                                     Block &entry) {
   OperandRange operands = call.getArgOperands();
-  // __hpvm__tensor_clipped_relu(t) clips at 6 (ReLU6); (t, max) at max.
-  if (intrinsic == "clipped_relu" && operands.size() == 2)
-    intrinsic = "clipped_relu_max";
-  std::optional<unsigned> arity = llvm::StringSwitch<std::optional<unsigned>>(intrinsic)
-                                      .Cases({"add", "mul", "clipped_relu_max"}, 2)
-                                      .Case("clipped_relu", 1)
-                                      .Cases({"relu", "tanh", "sigmoid", "softmax"}, 1)
-                                      .Case("convolution", 6)
-                                      .Case("group_convolution", 8)
-                                      .Case("batchnorm", 6)
-                                      .Cases({"pool_max", "pool_mean", "pool_min"}, 7)
-                                      .Default(std::nullopt);
-  if (!arity)
-    return call.emitError() << callee
-                            << " is not a tensor intrinsic the HPVM-C frontend knows; "
-                               "expected __hpvm__tensor_ add, mul, relu, clipped_relu, "
-                               "tanh, sigmoid, softmax, convolution, group_convolution, "
-                               "batchnorm, pool_max, pool_mean or pool_min";
-  if (operands.size() != *arity)
-    return call.emitError() << callee << " expects " << *arity
-                            << " arguments (as hpvm.h declares it), found "
-                            << operands.size();
-  if (intrinsic.starts_with("clipped_relu"))
-    intrinsic = "clipped_relu";
   auto tensorArg = [&](unsigned index) -> FailureOr<Value> {
     Value value = operands[index];
     if (isa<RankedTensorType>(value.getType()))
@@ -179,13 +172,6 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
                                "__hpvm__tensor_* call, found "
                             << describeValue(value);
   };
-  auto intArg = [&](unsigned index, StringRef what) -> FailureOr<int64_t> {
-    if (std::optional<int64_t> value = constantInt(operands[index]))
-      return *value;
-    return call.emitError() << callee << " expects argument " << index + 1 << " ("
-                            << what << ") to be a compile-time constant, found "
-                            << describeValue(operands[index]);
-  };
   SmallVector<Value> tensors;
   unsigned numTensors = intrinsic == "batchnorm"     ? 5
                         : intrinsic == "add" || intrinsic == "mul" ||
@@ -198,22 +184,109 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
       return failure();
     tensors.push_back(*tensor);
   }
-  OpBuilder b(call);
+  return tensors;
+}
+
+/// The integer arguments of `call` from argument `first` on, one per entry of
+/// `meanings` (what each is, for the diagnostic) as far as the call has them,
+/// each a compile-time constant; else an error.
+static FailureOr<SmallVector<int64_t>> constantArguments(LLVM::CallOp call, StringRef callee,
+                                                         unsigned first,
+                                                         ArrayRef<StringRef> meanings) {
+  OperandRange operands = call.getArgOperands();
+  SmallVector<int64_t> ints;
+  for (auto [offset, what] : llvm::enumerate(meanings)) {
+    unsigned index = first + offset;
+    if (index >= operands.size())
+      break;
+    std::optional<int64_t> value = constantInt(operands[index]);
+    if (!value)
+      return call.emitError() << callee << " expects argument " << index + 1 << " ("
+                              << what << ") to be a compile-time constant, found "
+                              << describeValue(operands[index]);
+    ints.push_back(*value);
+  }
+  return ints;
+}
+
+/// `value` as a compile-time floating-point constant, or null.
+static FloatAttr floatConstant(Value value) {
+  auto constant = value.getDefiningOp<LLVM::ConstantOp>();
+  return constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+}
+
+/// hpvm.tensor.conv2d of __hpvm__tensor_convolution or
+/// __hpvm__tensor_group_convolution: paddings, strides, conv_mode and groups
+/// from its constant arguments.
+static FailureOr<Operation *> buildConvolution(OpBuilder &b, LLVM::CallOp call,
+                                               StringRef callee, StringRef intrinsic,
+                                               ArrayRef<Value> tensors) {
+  FailureOr<SmallVector<int64_t>> ints =
+      constantArguments(call, callee, 2,
+                        {"vertical padding", "horizontal padding", "vertical stride",
+                         "horizontal stride", "conv_mode", "groups"});
+  if (failed(ints))
+    return failure();
+  int64_t groups = 1;
+  if (intrinsic == "group_convolution") {
+    // ApproxHPVM's conv_mode 1 is cross-correlation (what DNN frameworks
+    // call convolution, and what hpvm.tensor.conv2d computes).
+    if ((*ints)[4] != 1)
+      return call.emitError() << callee << ": conv_mode " << (*ints)[4]
+                              << " is not supported; expected 1 (cross-correlation, "
+                                 "what hpvm.tensor.conv2d computes)";
+    groups = (*ints)[5];
+    if (groups < 1)
+      return call.emitError() << callee << " expects groups > 0, found " << groups;
+  }
+  return TensorConv2DOp::create(b, call.getLoc(), tensors[0], tensors[1],
+                                b.getI64ArrayAttr({(*ints)[0], (*ints)[1]}),
+                                b.getI64ArrayAttr({(*ints)[2], (*ints)[3]}),
+                                static_cast<uint64_t>(groups), ErrorBudgetAttr())
+      .getOperation();
+}
+
+/// hpvm.tensor.pool of __hpvm__tensor_pool_max, pool_mean or pool_min: the
+/// window, paddings and strides from its constant arguments.
+static FailureOr<Operation *> buildPool(OpBuilder &b, LLVM::CallOp call, StringRef callee,
+                                        StringRef intrinsic, ArrayRef<Value> tensors) {
+  FailureOr<SmallVector<int64_t>> ints =
+      constantArguments(call, callee, 1,
+                        {"window height", "window width", "vertical padding",
+                         "horizontal padding", "vertical stride", "horizontal stride"});
+  if (failed(ints))
+    return failure();
+  return TensorPoolOp::create(
+             b, call.getLoc(),
+             intrinsic == "pool_max"   ? PoolKind::max
+             : intrinsic == "pool_min" ? PoolKind::min
+                                       : PoolKind::mean,
+             tensors[0], b.getI64ArrayAttr({(*ints)[0], (*ints)[1]}),
+             b.getI64ArrayAttr({(*ints)[4], (*ints)[5]}),
+             b.getI64ArrayAttr({(*ints)[2], (*ints)[3]}), ErrorBudgetAttr())
+      .getOperation();
+}
+
+/// The hpvm.tensor op of `call` to `intrinsic` (one the frontend knows, with
+/// its arity checked) on `tensors`, its tensor arguments; else an error about
+/// an argument that must be a constant.
+static FailureOr<Operation *> buildTensorOp(OpBuilder &b, LLVM::CallOp call,
+                                            StringRef callee, StringRef intrinsic,
+                                            ArrayRef<Value> tensors) {
   Location loc = call.getLoc();
-  Operation *op = nullptr;
-  if (intrinsic == "add") {
-    op = TensorAddOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr());
-  } else if (intrinsic == "mul") {
-    if (Value product = flattenedProduct(b, loc, tensors[0], tensors[1]))
-      return product;
-    op = TensorMulOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr());
-  } else if (intrinsic == "relu") {
-    op = TensorReluOp::create(b, loc, tensors[0], ErrorBudgetAttr());
-  } else if (intrinsic == "clipped_relu") {
+  OperandRange operands = call.getArgOperands();
+  if (intrinsic == "add")
+    return TensorAddOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr())
+        .getOperation();
+  if (intrinsic == "mul")
+    return TensorMulOp::create(b, loc, tensors[0], tensors[1], ErrorBudgetAttr())
+        .getOperation();
+  if (intrinsic == "relu")
+    return TensorReluOp::create(b, loc, tensors[0], ErrorBudgetAttr()).getOperation();
+  if (intrinsic == "clipped_relu") {
     double bound = 6.0;
     if (operands.size() == 2) {
-      auto constant = operands[1].getDefiningOp<LLVM::ConstantOp>();
-      auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+      FloatAttr value = floatConstant(operands[1]);
       if (!value)
         return call.emitError() << callee
                                 << " expects argument 2 (the clipping bound) to be a "
@@ -221,77 +294,40 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
                                 << describeValue(operands[1]);
       bound = value.getValueAsDouble();
     }
-    op = TensorClippedReluOp::create(b, loc, tensors[0], b.getF64FloatAttr(bound),
-                                     ErrorBudgetAttr());
-  } else if (intrinsic == "tanh") {
-    op = TensorTanhOp::create(b, loc, tensors[0], ErrorBudgetAttr());
-  } else if (intrinsic == "sigmoid") {
-    op = TensorSigmoidOp::create(b, loc, tensors[0], ErrorBudgetAttr());
-  } else if (intrinsic == "softmax") {
+    return TensorClippedReluOp::create(b, loc, tensors[0], b.getF64FloatAttr(bound),
+                                       ErrorBudgetAttr())
+        .getOperation();
+  }
+  if (intrinsic == "tanh")
+    return TensorTanhOp::create(b, loc, tensors[0], ErrorBudgetAttr()).getOperation();
+  if (intrinsic == "sigmoid")
+    return TensorSigmoidOp::create(b, loc, tensors[0], ErrorBudgetAttr()).getOperation();
+  if (intrinsic == "softmax")
     // ApproxHPVM's softmax normalizes each row of [N, classes]: axis 1.
-    op = TensorSoftmaxOp::create(b, loc, tensors[0], /*axis=*/1, ErrorBudgetAttr());
-  } else if (intrinsic.contains("convolution")) {
-    SmallVector<int64_t> ints;
-    for (auto [index, what] : llvm::enumerate(ArrayRef<StringRef>{
-             "vertical padding", "horizontal padding", "vertical stride",
-             "horizontal stride", "conv_mode", "groups"})) {
-      if (index + 2 >= operands.size())
-        break;
-      FailureOr<int64_t> value = intArg(index + 2, what);
-      if (failed(value))
-        return failure();
-      ints.push_back(*value);
-    }
-    int64_t groups = 1;
-    if (intrinsic == "group_convolution") {
-      // ApproxHPVM's conv_mode 1 is cross-correlation (what DNN frameworks
-      // call convolution, and what hpvm.tensor.conv2d computes).
-      if (ints[4] != 1)
-        return call.emitError() << callee << ": conv_mode " << ints[4]
-                                << " is not supported; expected 1 (cross-correlation, "
-                                   "what hpvm.tensor.conv2d computes)";
-      groups = ints[5];
-      if (groups < 1)
-        return call.emitError() << callee << " expects groups > 0, found " << groups;
-    }
-    op = TensorConv2DOp::create(b, loc, tensors[0], tensors[1],
-                                b.getI64ArrayAttr({ints[0], ints[1]}),
-                                b.getI64ArrayAttr({ints[2], ints[3]}),
-                                static_cast<uint64_t>(groups), ErrorBudgetAttr());
-  } else if (intrinsic == "batchnorm") {
+    return TensorSoftmaxOp::create(b, loc, tensors[0], /*axis=*/1, ErrorBudgetAttr())
+        .getOperation();
+  if (intrinsic.contains("convolution"))
+    return buildConvolution(b, call, callee, intrinsic, tensors);
+  if (intrinsic == "batchnorm") {
     Value epsilon = operands[5];
-    auto constant = epsilon.getDefiningOp<LLVM::ConstantOp>();
-    auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+    FloatAttr value = floatConstant(epsilon);
     if (!value)
       return call.emitError() << callee
                               << " expects argument 6 (epsilon) to be a compile-time "
                                  "floating-point constant, found "
                               << describeValue(epsilon);
-    op = TensorBatchNormOp::create(b, loc, tensors[0], tensors[1], tensors[2], tensors[3],
-                                   tensors[4], b.getF64FloatAttr(value.getValueAsDouble()),
-                                   ErrorBudgetAttr());
-  } else { // pool_max, pool_mean, pool_min
-    SmallVector<int64_t> ints;
-    for (auto [index, what] : llvm::enumerate(ArrayRef<StringRef>{
-             "window height", "window width", "vertical padding", "horizontal padding",
-             "vertical stride", "horizontal stride"})) {
-      FailureOr<int64_t> value = intArg(index + 1, what);
-      if (failed(value))
-        return failure();
-      ints.push_back(*value);
-    }
-    op = TensorPoolOp::create(
-        b, loc,
-        intrinsic == "pool_max"   ? PoolKind::max
-        : intrinsic == "pool_min" ? PoolKind::min
-                                  : PoolKind::mean,
-        tensors[0],
-        b.getI64ArrayAttr({ints[0], ints[1]}), b.getI64ArrayAttr({ints[4], ints[5]}),
-        b.getI64ArrayAttr({ints[2], ints[3]}), ErrorBudgetAttr());
+    return TensorBatchNormOp::create(b, loc, tensors[0], tensors[1], tensors[2], tensors[3],
+                                     tensors[4], b.getF64FloatAttr(value.getValueAsDouble()),
+                                     ErrorBudgetAttr())
+        .getOperation();
   }
-  // The builders infer an unranked result when the operands do not fit; the
-  // op's own verifier then says why, at the C line (before the generic
-  // check of the result type would).
+  return buildPool(b, call, callee, intrinsic, tensors); // pool_max, pool_mean, pool_min
+}
+
+/// Verifies tensor op `op` as built. The builders infer an unranked result
+/// when the operands do not fit; the op's own verifier then says why, at the
+/// C line (before the generic check of the result type would).
+static LogicalResult verifyTensorOp(Operation *op) {
   if (!isa<RankedTensorType>(op->getResult(0).getType())) {
     LogicalResult verified =
         llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -301,9 +337,43 @@ FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &e
     if (failed(verified))
       return failure();
   }
-  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+  return mlir::verify(op, /*verifyRecursively=*/false);
+}
+
+FailureOr<Value> Raiser::raiseTensorCall(Node &node, LLVM::CallOp call, Block &entry) {
+  StringRef callee = spelling(call);
+  StringRef intrinsic = callee;
+  intrinsic.consume_front("__hpvm__tensor_");
+  StringRef name = node.function.getName();
+  OperandRange operands = call.getArgOperands();
+  // __hpvm__tensor_clipped_relu(t) clips at 6 (ReLU6); (t, max) at max.
+  if (intrinsic == "clipped_relu" && operands.size() == 2)
+    intrinsic = "clipped_relu_max";
+  std::optional<unsigned> arity = tensorArity(intrinsic);
+  if (!arity)
+    return call.emitError() << callee
+                            << " is not a tensor intrinsic the HPVM-C frontend knows; "
+                               "expected __hpvm__tensor_ add, mul, relu, clipped_relu, "
+                               "tanh, sigmoid, softmax, convolution, group_convolution, "
+                               "batchnorm, pool_max, pool_mean or pool_min";
+  if (operands.size() != *arity)
+    return call.emitError() << callee << " expects " << *arity
+                            << " arguments (as hpvm.h declares it), found "
+                            << operands.size();
+  if (intrinsic.starts_with("clipped_relu"))
+    intrinsic = "clipped_relu";
+  FailureOr<SmallVector<Value>> tensors =
+      tensorArguments(call, callee, intrinsic, name, entry);
+  if (failed(tensors))
     return failure();
-  return op->getResult(0);
+  OpBuilder b(call);
+  if (intrinsic == "mul")
+    if (Value product = flattenedProduct(b, call.getLoc(), (*tensors)[0], (*tensors)[1]))
+      return product;
+  FailureOr<Operation *> op = buildTensorOp(b, call, callee, intrinsic, *tensors);
+  if (failed(op) || failed(verifyTensorOp(*op)))
+    return failure();
+  return (*op)->getResult(0);
 }
 
 LogicalResult Raiser::checkTensorUses(Node &node, Operation *leaf) {

@@ -64,6 +64,122 @@ static LogicalResult verifyTargetList(Operation *op, Attribute value) {
   return success();
 }
 
+/// 'hpvm.dispatch' on `op`: a unit attribute on a node with at least two
+/// targets.
+static LogicalResult verifyDispatch(Operation *op, Attribute value) {
+  if (!isa<NodeOpInterface>(op))
+    return op->emitError()
+           << "'hpvm.dispatch' is only valid on node definitions "
+              "(hpvm.leaf, hpvm.internal), found on '"
+           << op->getName() << "'";
+  if (!isa<UnitAttr>(value))
+    return op->emitError() << "'hpvm.dispatch' is a unit attribute, found "
+                           << value;
+  // Dispatch chooses among the node's targets at run time: it needs at
+  // least two of them.
+  auto list = op->getAttrOfType<ArrayAttr>(HPVMDialect::getTargetsAttrName());
+  size_t count = list ? list.size() : 0;
+  if (count < 2)
+    return op->emitError()
+           << "'hpvm.dispatch' expects a node with at least two targets in "
+              "'hpvm.targets', found "
+           << count;
+  return success();
+}
+
+/// 'hpvm.kernel_per_instance' on `op`: a leaf's two port masks (inputs,
+/// outputs), each naming only ports the leaf has.
+static LogicalResult verifyKernelPerInstance(Operation *op, Attribute value) {
+  auto leaf = dyn_cast<LeafOp>(op);
+  if (!leaf)
+    return op->emitError()
+           << "'hpvm.kernel_per_instance' is only valid on hpvm.leaf, found "
+              "on '"
+           << op->getName() << "'";
+  auto masks = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!masks || masks.size() != 2)
+    return op->emitError()
+           << "'hpvm.kernel_per_instance' expects array<i64: inputs, "
+              "outputs> (two port masks), found "
+           << value;
+  size_t ports[2] = {leaf.getInputTypes().size(),
+                     leaf.getOutputTypes().size()};
+  const char *kinds[2] = {"inputs", "outputs"};
+  for (int i = 0; i < 2; ++i) {
+    uint64_t mask = static_cast<uint64_t>(masks[i]);
+    if (ports[i] < 64 && (mask >> ports[i]) != 0)
+      return op->emitError()
+             << "'hpvm.kernel_per_instance' names " << kinds[i]
+             << " beyond the node's " << ports[i] << ": mask " << mask;
+  }
+  return success();
+}
+
+/// Whether `name` is an attribute of a leaf that names its variant leaf (or,
+/// for 'hpvm.contraction_plan', its plan function).
+static bool isVariantAttribute(StringRef name) {
+  return name == HPVMDialect::getVectorVariantAttrName() ||
+         name == HPVMDialect::getBlockVariantAttrName() ||
+         name == HPVMDialect::getRemainderVariantAttrName() ||
+         name == HPVMDialect::getTileVariantAttrName() ||
+         name == HPVMDialect::getContractionVariantAttrName() ||
+         name == HPVMDialect::getContractionPlanAttrName();
+}
+
+/// A variant attribute `name` on `op` (see isVariantAttribute): a symbol
+/// reference on a leaf.
+static LogicalResult verifyVariant(Operation *op, StringRef name,
+                                   Attribute value) {
+  if (!isa<LeafOp>(op))
+    return op->emitError()
+           << "'" << name << "' is only valid on hpvm.leaf, found on '"
+           << op->getName() << "'";
+  if (!isa<FlatSymbolRefAttr>(value))
+    return op->emitError() << "'" << name
+                           << "' expects a symbol reference (the "
+                           << (name == HPVMDialect::getContractionPlanAttrName()
+                                   ? "plan function"
+                                   : "variant leaf")
+                           << "), found " << value;
+  return success();
+}
+
+/// 'hpvm.rows' on `op`: the row count (at least 2) of a block variant, which
+/// is also a lane variant.
+static LogicalResult verifyRows(Operation *op, Attribute value) {
+  auto rows = dyn_cast<IntegerAttr>(value);
+  if (!rows || !rows.getType().isInteger(64) || rows.getInt() < 2)
+    return op->emitError()
+           << "'hpvm.rows' expects an i64 row count of at least 2, found "
+           << value;
+  if (!op->hasAttr(HPVMDialect::getLanesAttrName()))
+    return op->emitError() << "'hpvm.rows' marks a block variant, which "
+                              "is a lane variant: 'hpvm.lanes' is missing";
+  return success();
+}
+
+/// 'hpvm.lanes' on `op`: the lane count (at least 2) of a lane variant leaf,
+/// whose first output is the i1 'ran all lanes'.
+static LogicalResult verifyLanes(Operation *op, Attribute value) {
+  auto leaf = dyn_cast<LeafOp>(op);
+  if (!leaf)
+    return op->emitError()
+           << "'hpvm.lanes' is only valid on hpvm.leaf, found on '"
+           << op->getName() << "'";
+  auto lanes = dyn_cast<IntegerAttr>(value);
+  if (!lanes || !lanes.getType().isInteger(64) || lanes.getInt() < 2)
+    return op->emitError()
+           << "'hpvm.lanes' expects an i64 lane count of at least 2, found "
+           << value;
+  ArrayRef<Type> results = leaf.getResultTypes();
+  if (results.empty() || !results.front().isInteger(1))
+    return op->emitError() << "'hpvm.lanes' marks a lane variant, whose "
+                              "first output is the i1 'ran all lanes'; "
+                              "found outputs ("
+                           << results << ")";
+  return success();
+}
+
 LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
@@ -75,26 +191,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
              << op->getName() << "'";
     return verifyTargetList(op, attribute.getValue());
   }
-  if (name == getDispatchAttrName()) {
-    if (!isa<NodeOpInterface>(op))
-      return op->emitError()
-             << "'hpvm.dispatch' is only valid on node definitions "
-                "(hpvm.leaf, hpvm.internal), found on '"
-             << op->getName() << "'";
-    if (!isa<UnitAttr>(attribute.getValue()))
-      return op->emitError() << "'hpvm.dispatch' is a unit attribute, found "
-                             << attribute.getValue();
-    // Dispatch chooses among the node's targets at run time: it needs at
-    // least two of them.
-    auto list = op->getAttrOfType<ArrayAttr>(getTargetsAttrName());
-    size_t count = list ? list.size() : 0;
-    if (count < 2)
-      return op->emitError()
-             << "'hpvm.dispatch' expects a node with at least two targets in "
-                "'hpvm.targets', found "
-             << count;
-    return success();
-  }
+  if (name == getDispatchAttrName())
+    return verifyDispatch(op, attribute.getValue());
   if (name == getKernelAttrName()) {
     if (!isa<NodeOpInterface>(op))
       return op->emitError()
@@ -107,77 +205,14 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
-  if (name == getKernelPerInstanceAttrName()) {
-    auto leaf = dyn_cast<LeafOp>(op);
-    if (!leaf)
-      return op->emitError()
-             << "'hpvm.kernel_per_instance' is only valid on hpvm.leaf, found "
-                "on '"
-             << op->getName() << "'";
-    auto masks = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
-    if (!masks || masks.size() != 2)
-      return op->emitError()
-             << "'hpvm.kernel_per_instance' expects array<i64: inputs, "
-                "outputs> (two port masks), found "
-             << attribute.getValue();
-    size_t ports[2] = {leaf.getInputTypes().size(),
-                       leaf.getOutputTypes().size()};
-    const char *kinds[2] = {"inputs", "outputs"};
-    for (int i = 0; i < 2; ++i) {
-      uint64_t mask = static_cast<uint64_t>(masks[i]);
-      if (ports[i] < 64 && (mask >> ports[i]) != 0)
-        return op->emitError()
-               << "'hpvm.kernel_per_instance' names " << kinds[i]
-               << " beyond the node's " << ports[i] << ": mask " << mask;
-    }
-    return success();
-  }
-  if (name == getVectorVariantAttrName() || name == getBlockVariantAttrName() ||
-      name == getRemainderVariantAttrName() || name == getTileVariantAttrName() ||
-      name == getContractionVariantAttrName() || name == getContractionPlanAttrName()) {
-    if (!isa<LeafOp>(op))
-      return op->emitError()
-             << "'" << name << "' is only valid on hpvm.leaf, found on '"
-             << op->getName() << "'";
-    if (!isa<FlatSymbolRefAttr>(attribute.getValue()))
-      return op->emitError() << "'" << name
-                             << "' expects a symbol reference (the "
-                             << (name == getContractionPlanAttrName() ? "plan function"
-                                                                      : "variant leaf")
-                             << "), found "
-                             << attribute.getValue();
-    return success();
-  }
-  if (name == getRowsAttrName()) {
-    auto rows = dyn_cast<IntegerAttr>(attribute.getValue());
-    if (!rows || !rows.getType().isInteger(64) || rows.getInt() < 2)
-      return op->emitError()
-             << "'hpvm.rows' expects an i64 row count of at least 2, found "
-             << attribute.getValue();
-    if (!op->hasAttr(getLanesAttrName()))
-      return op->emitError() << "'hpvm.rows' marks a block variant, which "
-                                "is a lane variant: 'hpvm.lanes' is missing";
-    return success();
-  }
-  if (name == getLanesAttrName()) {
-    auto leaf = dyn_cast<LeafOp>(op);
-    if (!leaf)
-      return op->emitError()
-             << "'hpvm.lanes' is only valid on hpvm.leaf, found on '"
-             << op->getName() << "'";
-    auto lanes = dyn_cast<IntegerAttr>(attribute.getValue());
-    if (!lanes || !lanes.getType().isInteger(64) || lanes.getInt() < 2)
-      return op->emitError()
-             << "'hpvm.lanes' expects an i64 lane count of at least 2, found "
-             << attribute.getValue();
-    ArrayRef<Type> results = leaf.getResultTypes();
-    if (results.empty() || !results.front().isInteger(1))
-      return op->emitError() << "'hpvm.lanes' marks a lane variant, whose "
-                                "first output is the i1 'ran all lanes'; "
-                                "found outputs ("
-                             << results << ")";
-    return success();
-  }
+  if (name == getKernelPerInstanceAttrName())
+    return verifyKernelPerInstance(op, attribute.getValue());
+  if (isVariantAttribute(name))
+    return verifyVariant(op, name, attribute.getValue());
+  if (name == getRowsAttrName())
+    return verifyRows(op, attribute.getValue());
+  if (name == getLanesAttrName())
+    return verifyLanes(op, attribute.getValue());
   if (name == getKnobAttrName()) {
     if (!isa<KnobAttr>(attribute.getValue()))
       return op->emitError() << "'hpvm.knob' expects a #hpvm.knob, found "
