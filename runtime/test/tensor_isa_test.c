@@ -89,8 +89,17 @@ static float *run_isa(const char *isa, int64_t *count) {
 }
 
 int main(void) {
-  int64_t n_default, n_avx2, n_generic;
+  int64_t n_default, n_avx2, n_generic, n_named, n_typo;
   float *wide = run_isa(NULL, &n_default);
+  /* avx512 names the default; an unknown name warns (on stderr) and means the default too. */
+  float *named = run_isa("avx512", &n_named);
+  float *typo = run_isa("avx-512", &n_typo);
+  CHECK_EQ_INT(n_named, n_default);
+  CHECK_EQ_INT(n_typo, n_default);
+  CHECK(memcmp(wide, named, (size_t)n_default * sizeof(float)) == 0);
+  CHECK(memcmp(wide, typo, (size_t)n_default * sizeof(float)) == 0);
+  free(named);
+  free(typo);
   float *avx2 = run_isa("avx2", &n_avx2);
   float *generic = run_isa("generic", &n_generic);
   CHECK_EQ_INT(n_default, n_avx2);

@@ -54,6 +54,12 @@ static const hpvm_tensor_kernels_t generic_kernels = {
 static hpvm_tensor_kernels_t select_kernels(void) {
   hpvm_tensor_kernels_t k = generic_kernels;
   const char *isa = getenv("HPVM_TENSOR_ISA");
+  if (isa && *isa && strcmp(isa, "generic") && strcmp(isa, "avx2") && strcmp(isa, "avx512")) {
+    hpvm_warning("HPVM_TENSOR_ISA=%s: expected generic, avx2 or avx512; using the CPU's best "
+                 "kernels",
+                 isa);
+    isa = NULL;
+  }
   if (isa && strcmp(isa, "generic") == 0)
     return k;
 #ifdef HPVM_TENSOR_HAVE_AVX2
