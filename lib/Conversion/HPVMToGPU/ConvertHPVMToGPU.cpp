@@ -385,6 +385,58 @@ public:
   void copyDependencies(ArrayRef<Operation *> dependencies);
 
 private:
+  /// The kernel of one site while it is built: what the steps share.
+  struct KernelState {
+    explicit KernelState(KernelSite site)
+        : site(site), tiled(site.tile.has_value()), loc(site.node->getLoc()),
+          firstAncestor(tiled ? 2 : 1),
+          ancestors(collectAncestorQueries(site.leaf, firstAncestor)) {}
+
+    KernelSite site;
+    bool tiled;
+    Location loc;
+    /// The grids above the kernel's own levels, from the host.
+    unsigned firstAncestor;
+    SmallVector<AncestorQuery> ancestors;
+    /// Outputs: a pointer to { outputs... } (index as i64, a pointer or a
+    /// memref as the i64 code of the input it is).
+    SmallVector<Type> outputFields;
+    SmallVector<unsigned> perInstanceOutputs;
+    SmallVector<AllocOp> allocations;
+    /// Where each group of parameters starts.
+    unsigned gridParameter = 0, ancestorParameter = 0, outputsParameter = 0,
+             perInstanceOutputParameter = 0, memoryParameter = 0;
+    gpu::GPUFuncOp func;
+    Block *entry = nullptr;
+    /// Ids and extents per level and dimension.
+    Value ids[2][3], extents[2][3];
+    /// The instance's linear id (i64), where values travel per instance.
+    Value linear;
+  };
+  /// An input that is one per instance, and the placeholder that stands in
+  /// for the value loaded from its array.
+  using PerInstanceInput = std::pair<unsigned, Value>;
+
+  /// Lays out the outputs and the parameters (RuntimeABI.h); returns the
+  /// parameter types.
+  SmallVector<Type> layoutParameters(KernelState &kernel, OpBuilder &b);
+  /// Maps the leaf's arguments to the kernel's inputs (and, in a tile, to
+  /// the allocation nodes' outputs); returns the per-instance inputs.
+  SmallVector<PerInstanceInput> mapInputs(KernelState &kernel, OpBuilder &b,
+                                          IRMapping &mapping);
+  /// Builds the ids and extents; returns whether the thread lies in the grid
+  /// (leaf kernels), or null.
+  Value buildIds(KernelState &kernel, OpBuilder &b);
+  /// Computes the linear id and loads the per-instance inputs where the
+  /// leaf's copy `body` starts.
+  void loadPerInstanceInputs(KernelState &kernel, OpBuilder &b, Block *body,
+                             ArrayRef<PerInstanceInput> perInstanceInputs);
+  /// Replaces the HPVM intrinsics of the copied body.
+  void lowerIntrinsics(KernelState &kernel);
+  /// Replaces the copied `ret` with the stores of the outputs.
+  void lowerReturn(KernelState &kernel, Operation *ret,
+                   PointerCodeBuilder &pointerCodes);
+
   ModuleOp module;
   gpu::GPUModuleOp kernels;
 };
@@ -443,39 +495,72 @@ static Value materializeTileMemory(OpBuilder &b, Location loc, AllocOp alloc,
 }
 
 SymbolRefAttr KernelBuilder::build(KernelSite site) {
+  KernelState kernel(site);
   LeafOp leaf = site.leaf;
-  bool tiled = site.tile.has_value();
-  Location loc = site.node->getLoc();
+  Location loc = kernel.loc;
   MLIRContext *context = module.getContext();
   OpBuilder b(context);
   b.setInsertionPointToEnd(kernels.getBody());
-  unsigned inputCount = site.node.getInputTypes().size();
+  // The function, with the parameters in the order the host passes them.
+  SmallVector<Type> parameters = layoutParameters(kernel, b);
+  auto type = FunctionType::get(context, parameters, {});
+  kernel.func = gpu::GPUFuncOp::create(
+      b, loc, SymbolTable::getSymbolName(site.node).getValue(), type);
+  kernel.func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                       b.getUnitAttr());
+  SymbolTable(kernels).insert(kernel.func);
+
+  kernel.entry = &kernel.func.getBody().front();
+  b.setInsertionPointToStart(kernel.entry);
+  // The leaf's arguments as the kernel's values; the ids and extents.
+  IRMapping mapping;
+  SmallVector<PerInstanceInput> perInstanceInputs =
+      mapInputs(kernel, b, mapping);
+  Value inGrid = buildIds(kernel, b);
+
+  // The leaf's blocks follow the entry; threads past the grid return.
+  Region &region = kernel.func.getBody();
+  leaf.getBody().cloneInto(&region, mapping);
+  Block *body = mapping.lookup(&leaf.getBody().front());
+  b.setInsertionPointToEnd(kernel.entry);
+  if (inGrid) {
+    Block *exit = b.createBlock(&region);
+    gpu::ReturnOp::create(b, loc);
+    b.setInsertionPointToEnd(kernel.entry);
+    cf::CondBranchOp::create(b, loc, inGrid, body, ValueRange{}, exit,
+                             ValueRange{});
+  } else {
+    cf::BranchOp::create(b, loc, body);
+  }
+
+  // The values per instance from their arrays; the intrinsics and returns.
+  if (site.perInstance.any())
+    loadPerInstanceInputs(kernel, b, body, perInstanceInputs);
+  lowerIntrinsics(kernel);
+  return SymbolRefAttr::get(
+      kernels.getSymNameAttr(),
+      {FlatSymbolRefAttr::get(kernel.func.getNameAttr())});
+}
+
+SmallVector<Type> KernelBuilder::layoutParameters(KernelState &kernel,
+                                                  OpBuilder &b) {
+  KernelSite &site = kernel.site;
+  MLIRContext *context = b.getContext();
   auto i64 = b.getI64Type();
   auto pointer = LLVM::LLVMPointerType::get(context);
-  // The grids above the kernel's own levels, from the host.
-  unsigned firstAncestor = tiled ? 2 : 1;
-  SmallVector<AncestorQuery> ancestors =
-      collectAncestorQueries(leaf, firstAncestor);
-  // Outputs: a pointer to { outputs... } (index as i64, a pointer or a
-  // memref as the i64 code of the input it is).
-  SmallVector<Type> outputFields;
   for (Type type : site.node.getOutputTypes())
-    outputFields.push_back(
+    kernel.outputFields.push_back(
         isa<IndexType, LLVM::LLVMPointerType, MemRefType>(type) ? Type(i64)
                                                                : type);
-  SmallVector<unsigned> perInstanceOutputs;
-  for (unsigned port = 0; port < outputFields.size(); ++port)
+  for (unsigned port = 0; port < kernel.outputFields.size(); ++port)
     if ((site.perInstance.outputs >> port) & 1)
-      perInstanceOutputs.push_back(port);
-  SmallVector<AllocOp> allocations;
-  if (tiled)
-    allocations = site.tile->getAllocations();
+      kernel.perInstanceOutputs.push_back(port);
+  if (kernel.tiled)
+    kernel.allocations = site.tile->getAllocations();
   // The parameters in the order the host passes them (RuntimeABI.h), and
   // where each group starts.
   SmallVector<Type> parameters;
-  unsigned gridParameter = 0, ancestorParameter = 0, outputsParameter = 0,
-           perInstanceOutputParameter = 0, memoryParameter = 0;
-  for (abi::KernelParamGroup group : abi::getKernelParamGroups(tiled)) {
+  for (abi::KernelParamGroup group : abi::getKernelParamGroups(kernel.tiled)) {
     switch (group) {
     case abi::KernelParamGroup::Inputs:
       for (auto [index, type] : llvm::enumerate(site.node.getInputTypes())) {
@@ -491,51 +576,52 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       }
       break;
     case abi::KernelParamGroup::GridExtents:
-      gridParameter = parameters.size();
+      kernel.gridParameter = parameters.size();
       parameters.append(3, i64);
       break;
     case abi::KernelParamGroup::AncestorQueries:
-      ancestorParameter = parameters.size();
-      parameters.append(ancestors.size(), i64);
+      kernel.ancestorParameter = parameters.size();
+      parameters.append(kernel.ancestors.size(), i64);
       break;
     case abi::KernelParamGroup::Outputs:
-      outputsParameter = parameters.size();
-      if (!outputFields.empty())
+      kernel.outputsParameter = parameters.size();
+      if (!kernel.outputFields.empty())
         parameters.push_back(pointer);
       break;
     case abi::KernelParamGroup::PerInstanceOutputs:
       // One array per output that is one per instance, in port order.
-      perInstanceOutputParameter = parameters.size();
-      parameters.append(perInstanceOutputs.size(), pointer);
+      kernel.perInstanceOutputParameter = parameters.size();
+      parameters.append(kernel.perInstanceOutputs.size(), pointer);
       break;
     case abi::KernelParamGroup::WorkgroupMemory:
       // The tile's memory, one work-group pointer per allocation.
-      memoryParameter = parameters.size();
+      kernel.memoryParameter = parameters.size();
       parameters.append(
-          allocations.size(),
+          kernel.allocations.size(),
           LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
       break;
     }
   }
-  auto outputStruct = LLVM::LLVMStructType::getLiteral(context, outputFields);
-  auto type = FunctionType::get(context, parameters, {});
-  auto kernel = gpu::GPUFuncOp::create(b, loc, SymbolTable::getSymbolName(site.node).getValue(), type);
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  SymbolTable(kernels).insert(kernel);
+  return parameters;
+}
 
-  Block *entry = &kernel.getBody().front();
-  b.setInsertionPointToStart(entry);
+SmallVector<KernelBuilder::PerInstanceInput>
+KernelBuilder::mapInputs(KernelState &kernel, OpBuilder &b,
+                         IRMapping &mapping) {
+  KernelSite &site = kernel.site;
+  Location loc = kernel.loc;
+  Block *entry = kernel.entry;
+  unsigned inputCount = site.node.getInputTypes().size();
   // The node's inputs as the body sees them: booleans back from their bytes.
   SmallVector<Value> inputs(entry->getArguments().take_front(inputCount));
   for (auto [value, type] : llvm::zip(inputs, site.node.getInputTypes()))
     if (type.isInteger(1))
       value = arith::TruncIOp::create(b, loc, type, value);
-  IRMapping mapping;
-  Block &leafEntry = leaf.getBody().front();
+  Block &leafEntry = site.leaf.getBody().front();
   // Inputs that are one per instance stand in for the value loaded from
-  // their array, once the instance's linear id is known (below).
-  SmallVector<std::pair<unsigned, Value>> perInstanceInputs;
-  if (!tiled) {
+  // their array, once the instance's linear id is known.
+  SmallVector<PerInstanceInput> perInstanceInputs;
+  if (!kernel.tiled) {
     for (auto [index, argument] : llvm::enumerate(leafEntry.getArguments())) {
       if ((site.perInstance.inputs >> index) & 1) {
         Value placeholder = UnrealizedConversionCastOp::create(
@@ -547,39 +633,41 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
       }
       mapping.map(argument, inputs[index]);
     }
-  } else {
-    // The allocation nodes' bodies run in every thread, with their memory
-    // in the work-group's.
-    ValueRange tileInputs = inputs;
-    SmallVector<SmallVector<Value>> allocatorOutputs;
-    unsigned next = memoryParameter;
-    for (const TileAllocator &allocator : site.tile->allocators) {
-      IRMapping allocatorMapping;
-      for (AllocOp alloc : allocator.allocations) {
-        SmallVector<Value> sizes =
-            cloneFromAllocator(b, allocator, tileInputs,
-                               alloc.getDynamicSizes(), allocatorMapping);
-        allocatorMapping.map(
-            alloc.getMemory(),
-            materializeTileMemory(b, alloc.getLoc(), alloc,
-                                  entry->getArgument(next++), sizes));
-      }
-      Operation *terminator =
-          LeafOp(allocator.leaf).getBody().front().getTerminator();
-      allocatorOutputs.push_back(
-          cloneFromAllocator(b, allocator, tileInputs,
-                             terminator->getOperands(), allocatorMapping));
-    }
-    for (auto [argument, source] :
-         llvm::zip(leafEntry.getArguments(), site.tile->inputSources))
-      mapping.map(argument,
-                  source.tileInput >= 0
-                      ? inputs[source.tileInput]
-                      : allocatorOutputs[source.allocator][source.output]);
+    return perInstanceInputs;
   }
+  // The allocation nodes' bodies run in every thread, with their memory
+  // in the work-group's.
+  ValueRange tileInputs = inputs;
+  SmallVector<SmallVector<Value>> allocatorOutputs;
+  unsigned next = kernel.memoryParameter;
+  for (const TileAllocator &allocator : site.tile->allocators) {
+    IRMapping allocatorMapping;
+    for (AllocOp alloc : allocator.allocations) {
+      SmallVector<Value> sizes =
+          cloneFromAllocator(b, allocator, tileInputs,
+                             alloc.getDynamicSizes(), allocatorMapping);
+      allocatorMapping.map(
+          alloc.getMemory(),
+          materializeTileMemory(b, alloc.getLoc(), alloc,
+                                entry->getArgument(next++), sizes));
+    }
+    Operation *terminator =
+        LeafOp(allocator.leaf).getBody().front().getTerminator();
+    allocatorOutputs.push_back(
+        cloneFromAllocator(b, allocator, tileInputs,
+                           terminator->getOperands(), allocatorMapping));
+  }
+  for (auto [argument, source] :
+       llvm::zip(leafEntry.getArguments(), site.tile->inputSources))
+    mapping.map(argument,
+                source.tileInput >= 0
+                    ? inputs[source.tileInput]
+                    : allocatorOutputs[source.allocator][source.output]);
+  return perInstanceInputs;
+}
 
-  // Ids and extents per dimension and level.
-  Value ids[2][3], extents[2][3];
+Value KernelBuilder::buildIds(KernelState &kernel, OpBuilder &b) {
+  Location loc = kernel.loc;
   gpu::Dimension dims[3] = {gpu::Dimension::x, gpu::Dimension::y,
                             gpu::Dimension::z};
   Value inGrid;
@@ -587,155 +675,161 @@ SymbolRefAttr KernelBuilder::build(KernelSite site) {
     Value thread = gpu::ThreadIdOp::create(b, loc, dims[d]);
     Value block = gpu::BlockIdOp::create(b, loc, dims[d]);
     Value blockDim = gpu::BlockDimOp::create(b, loc, dims[d]);
-    if (tiled) {
-      ids[0][d] = thread;
-      extents[0][d] = blockDim;
-      ids[1][d] = block;
-      extents[1][d] = gpu::GridDimOp::create(b, loc, dims[d]);
+    if (kernel.tiled) {
+      kernel.ids[0][d] = thread;
+      kernel.extents[0][d] = blockDim;
+      kernel.ids[1][d] = block;
+      kernel.extents[1][d] = gpu::GridDimOp::create(b, loc, dims[d]);
       continue;
     }
     Value first = arith::MulIOp::create(b, loc, block, blockDim);
-    ids[0][d] = arith::AddIOp::create(b, loc, first, thread);
-    extents[0][d] = arith::IndexCastOp::create(
+    kernel.ids[0][d] = arith::AddIOp::create(b, loc, first, thread);
+    kernel.extents[0][d] = arith::IndexCastOp::create(
         b, loc, b.getIndexType(),
-        entry->getArgument(gridParameter + d));
+        kernel.entry->getArgument(kernel.gridParameter + d));
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         ids[0][d], extents[0][d]);
+                                         kernel.ids[0][d],
+                                         kernel.extents[0][d]);
     inGrid = inGrid ? arith::AndIOp::create(b, loc, inGrid, inside) : inside;
   }
+  return inGrid;
+}
 
-  // The leaf's blocks follow the entry; threads past the grid return.
-  Region &region = kernel.getBody();
-  leaf.getBody().cloneInto(&region, mapping);
-  Block *body = mapping.lookup(&leafEntry);
-  b.setInsertionPointToEnd(entry);
-  if (inGrid) {
-    Block *exit = b.createBlock(&region);
-    gpu::ReturnOp::create(b, loc);
-    b.setInsertionPointToEnd(entry);
-    cf::CondBranchOp::create(b, loc, inGrid, body, ValueRange{}, exit,
-                             ValueRange{});
-  } else {
-    cf::BranchOp::create(b, loc, body);
-  }
-
+void KernelBuilder::loadPerInstanceInputs(
+    KernelState &kernel, OpBuilder &b, Block *body,
+    ArrayRef<PerInstanceInput> perInstanceInputs) {
+  Location loc = kernel.loc;
+  auto i64 = b.getI64Type();
+  auto pointer = LLVM::LLVMPointerType::get(b.getContext());
+  auto &ids = kernel.ids;
+  auto &extents = kernel.extents;
   // Values per instance: element x + nx * (y + ny * z) of their arrays (x
   // fastest, as the CPU backend lays them out), read where the leaf starts.
-  Value linear;
-  if (site.perInstance.any()) {
-    b.setInsertionPointToStart(body);
-    Value index = arith::AddIOp::create(
-        b, loc, ids[0][0],
-        arith::MulIOp::create(
-            b, loc, extents[0][0],
-            arith::AddIOp::create(
-                b, loc, ids[0][1],
-                arith::MulIOp::create(b, loc, extents[0][1], ids[0][2]))));
-    linear = arith::IndexCastOp::create(b, loc, i64, index);
-    for (auto [input, placeholder] : perInstanceInputs) {
-      Type type = placeholder.getType();
-      Type storage = isa<IndexType>(type) ? Type(i64) : type;
-      Value element = LLVM::GEPOp::create(b, loc, pointer, storage,
-                                          entry->getArgument(input),
-                                          ArrayRef<LLVM::GEPArg>{linear});
-      Value value = LLVM::LoadOp::create(b, loc, storage, element);
-      if (storage != type)
-        value = arith::IndexCastOp::create(b, loc, type, value);
-      Operation *cast = placeholder.getDefiningOp();
-      placeholder.replaceAllUsesWith(value);
-      cast->erase();
-    }
+  b.setInsertionPointToStart(body);
+  Value index = arith::AddIOp::create(
+      b, loc, ids[0][0],
+      arith::MulIOp::create(
+          b, loc, extents[0][0],
+          arith::AddIOp::create(
+              b, loc, ids[0][1],
+              arith::MulIOp::create(b, loc, extents[0][1], ids[0][2]))));
+  kernel.linear = arith::IndexCastOp::create(b, loc, i64, index);
+  for (auto [input, placeholder] : perInstanceInputs) {
+    Type type = placeholder.getType();
+    Type storage = isa<IndexType>(type) ? Type(i64) : type;
+    Value element = LLVM::GEPOp::create(b, loc, pointer, storage,
+                                        kernel.entry->getArgument(input),
+                                        ArrayRef<LLVM::GEPArg>{kernel.linear});
+    Value value = LLVM::LoadOp::create(b, loc, storage, element);
+    if (storage != type)
+      value = arith::IndexCastOp::create(b, loc, type, value);
+    Operation *cast = placeholder.getDefiningOp();
+    placeholder.replaceAllUsesWith(value);
+    cast->erase();
   }
+}
 
-  // The HPVM intrinsics of the copied body.
+void KernelBuilder::lowerIntrinsics(KernelState &kernel) {
   auto ancestorValue = [&](OpBuilder &rewriter, Operation *op,
                            AncestorQuery query) -> Value {
-    auto found = llvm::find(ancestors, query);
-    Value parameter = entry->getArgument(
-        ancestorParameter + static_cast<unsigned>(found - ancestors.begin()));
+    auto found = llvm::find(kernel.ancestors, query);
+    Value parameter = kernel.entry->getArgument(
+        kernel.ancestorParameter +
+        static_cast<unsigned>(found - kernel.ancestors.begin()));
     return arith::IndexCastOp::create(rewriter, op->getLoc(),
                                       rewriter.getIndexType(), parameter);
   };
-  PointerCodeBuilder pointerCodes(entry);
-  kernel.walk([&](Operation *op) {
+  PointerCodeBuilder pointerCodes(kernel.entry);
+  kernel.func.walk([&](Operation *op) {
     OpBuilder rewriter(op);
     if (auto id = dyn_cast<InstanceIdOp>(op)) {
       unsigned dim = static_cast<unsigned>(id.getDim());
       op->getResult(0).replaceAllUsesWith(
-          id.getLevel() >= firstAncestor
+          id.getLevel() >= kernel.firstAncestor
               ? ancestorValue(rewriter, op, {id.getLevel(), dim, true})
-              : ids[id.getLevel()][dim]);
+              : kernel.ids[id.getLevel()][dim]);
       op->erase();
     } else if (auto count = dyn_cast<NumInstancesOp>(op)) {
       unsigned dim = static_cast<unsigned>(count.getDim());
       op->getResult(0).replaceAllUsesWith(
-          count.getLevel() >= firstAncestor
+          count.getLevel() >= kernel.firstAncestor
               ? ancestorValue(rewriter, op, {count.getLevel(), dim, false})
-              : extents[count.getLevel()][dim]);
+              : kernel.extents[count.getLevel()][dim]);
       op->erase();
     } else if (isa<BarrierOp>(op)) {
       gpu::BarrierOp::create(rewriter, op->getLoc());
       op->erase();
     } else if (isa<ReturnOp>(op)) {
-      Location returnLoc = op->getLoc();
-      // Pointer and memref outputs as the codes of the inputs they are.
-      SmallVector<Value> returned(op->getOperands());
-      for (Value &value : returned) {
-        if (isa<LLVM::LLVMPointerType>(value.getType()))
-          value = pointerCodes.build(rewriter, value);
-        else if (isa<MemRefType>(value.getType()))
-          // The checker made it an input of the leaf that is the kernel's
-          // own input: an argument of the entry block, at the input's index.
-          value = LLVM::ConstantOp::create(
-              rewriter, returnLoc, i64,
-              cast<BlockArgument>(value).getArgNumber());
-      }
-      // Every instance stores its values per instance into their arrays.
-      for (auto [position, port] : llvm::enumerate(perInstanceOutputs)) {
-        Value value = returned[port];
-        if (isa<IndexType>(value.getType()))
-          value = arith::IndexCastOp::create(rewriter, returnLoc, i64, value);
-        Value element = LLVM::GEPOp::create(
-            rewriter, returnLoc, pointer, value.getType(),
-            entry->getArgument(perInstanceOutputParameter + position),
-            ArrayRef<LLVM::GEPArg>{linear});
-        LLVM::StoreOp::create(rewriter, returnLoc, value, element);
-      }
-      if (!outputFields.empty()) {
-        // The first instance stores the outputs.
-        Value zero = arith::ConstantIndexOp::create(rewriter, returnLoc, 0);
-        Value first;
-        for (int level = 0; level < (tiled ? 2 : 1); ++level)
-          for (int d = 0; d < 3; ++d) {
-            Value isZero = arith::CmpIOp::create(rewriter, returnLoc,
-                                                 arith::CmpIPredicate::eq,
-                                                 ids[level][d], zero);
-            first = first ? arith::AndIOp::create(rewriter, returnLoc, first,
-                                                  isZero)
-                          : isZero;
-          }
-        auto store = scf::IfOp::create(rewriter, returnLoc, first,
-                                       /*withElseRegion=*/false);
-        OpBuilder inner = store.getThenBodyBuilder();
-        Value base = entry->getArgument(outputsParameter);
-        for (unsigned index = 0, e = outputFields.size(); index < e; ++index) {
-          Value value = returned[tiled ? site.tile->boundOutputs[index]
-                                       : index];
-          Value stored = value;
-          if (isa<IndexType>(value.getType()))
-            stored = arith::IndexCastOp::create(inner, returnLoc, i64, value);
-          Value field = LLVM::GEPOp::create(
-              inner, returnLoc, pointer, outputStruct, base,
-              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
-          LLVM::StoreOp::create(inner, returnLoc, stored, field);
-        }
-      }
-      gpu::ReturnOp::create(rewriter, returnLoc);
-      op->erase();
+      lowerReturn(kernel, op, pointerCodes);
     }
   });
-  return SymbolRefAttr::get(kernels.getSymNameAttr(),
-                            {FlatSymbolRefAttr::get(kernel.getNameAttr())});
+}
+
+void KernelBuilder::lowerReturn(KernelState &kernel, Operation *ret,
+                                PointerCodeBuilder &pointerCodes) {
+  OpBuilder rewriter(ret);
+  Location returnLoc = ret->getLoc();
+  auto i64 = rewriter.getI64Type();
+  auto pointer = LLVM::LLVMPointerType::get(rewriter.getContext());
+  // Pointer and memref outputs as the codes of the inputs they are.
+  SmallVector<Value> returned(ret->getOperands());
+  for (Value &value : returned) {
+    if (isa<LLVM::LLVMPointerType>(value.getType()))
+      value = pointerCodes.build(rewriter, value);
+    else if (isa<MemRefType>(value.getType()))
+      // The checker made it an input of the leaf that is the kernel's
+      // own input: an argument of the entry block, at the input's index.
+      value = LLVM::ConstantOp::create(
+          rewriter, returnLoc, i64,
+          cast<BlockArgument>(value).getArgNumber());
+  }
+  // Every instance stores its values per instance into their arrays.
+  for (auto [position, port] : llvm::enumerate(kernel.perInstanceOutputs)) {
+    Value value = returned[port];
+    if (isa<IndexType>(value.getType()))
+      value = arith::IndexCastOp::create(rewriter, returnLoc, i64, value);
+    Value element = LLVM::GEPOp::create(
+        rewriter, returnLoc, pointer, value.getType(),
+        kernel.entry->getArgument(kernel.perInstanceOutputParameter +
+                                  position),
+        ArrayRef<LLVM::GEPArg>{kernel.linear});
+    LLVM::StoreOp::create(rewriter, returnLoc, value, element);
+  }
+  if (!kernel.outputFields.empty()) {
+    // The first instance stores the outputs.
+    auto outputStruct = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                         kernel.outputFields);
+    Value zero = arith::ConstantIndexOp::create(rewriter, returnLoc, 0);
+    Value first;
+    for (int level = 0; level < (kernel.tiled ? 2 : 1); ++level)
+      for (int d = 0; d < 3; ++d) {
+        Value isZero = arith::CmpIOp::create(rewriter, returnLoc,
+                                             arith::CmpIPredicate::eq,
+                                             kernel.ids[level][d], zero);
+        first = first ? arith::AndIOp::create(rewriter, returnLoc, first,
+                                              isZero)
+                      : isZero;
+      }
+    auto store = scf::IfOp::create(rewriter, returnLoc, first,
+                                   /*withElseRegion=*/false);
+    OpBuilder inner = store.getThenBodyBuilder();
+    Value base = kernel.entry->getArgument(kernel.outputsParameter);
+    for (unsigned index = 0, e = kernel.outputFields.size(); index < e;
+         ++index) {
+      Value value =
+          returned[kernel.tiled ? kernel.site.tile->boundOutputs[index]
+                                : index];
+      Value stored = value;
+      if (isa<IndexType>(value.getType()))
+        stored = arith::IndexCastOp::create(inner, returnLoc, i64, value);
+      Value field = LLVM::GEPOp::create(
+          inner, returnLoc, pointer, outputStruct, base,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+      LLVM::StoreOp::create(inner, returnLoc, stored, field);
+    }
+  }
+  gpu::ReturnOp::create(rewriter, returnLoc);
+  ret->erase();
 }
 
 void KernelBuilder::copyDependencies(ArrayRef<Operation *> dependencies) {

@@ -223,6 +223,19 @@ private:
     return false;
   }
   bool matchLoop(Block *candidate);
+  /// The counter, which steps by 1, and the trip count where the loop exits.
+  bool matchCounter(LLVM::CondBrOp branch, OperandRange again,
+                    bool exitOnTrue);
+  /// The sum's step: a multiply-add of two plain loads in the loop.
+  bool matchStep(OperandRange again);
+  /// Nothing else happens in the loop, and only the sum leaves it (`out`).
+  bool matchBody(LLVM::CondBrOp branch, OperandRange out);
+  /// The guard (and preheader) that enters the loop.
+  bool matchEntry();
+  /// The counter starts at 0 and the sum from a constant or an input.
+  bool matchStart();
+  /// The factors' addresses as affine forms.
+  bool matchAddresses();
   std::optional<std::pair<Value, Form>> addressOf(Value pointer);
   bool oblige(const Form &form, Type type, bool isSigned);
   DenseMap<Value, bool> invariant;
@@ -428,9 +441,16 @@ bool Analysis::matchLoop(Block *l) {
       exitOnTrue ? branch.getFalseDestOperands() : branch.getTrueDestOperands();
   OperandRange out =
       exitOnTrue ? branch.getTrueDestOperands() : branch.getFalseDestOperands();
+  return matchCounter(branch, again, exitOnTrue) && matchStep(again) &&
+         matchBody(branch, out) && matchEntry() && matchStart() &&
+         matchAddresses();
+}
+
+bool Analysis::matchCounter(LLVM::CondBrOp branch, OperandRange again,
+                            bool exitOnTrue) {
   // The counter and the accumulator.
   for (unsigned i = 0; i < 2; ++i) {
-    BlockArgument arg = l->getArgument(i);
+    BlockArgument arg = loop->getArgument(i);
     if (arg.getType().isF32())
       acc = arg;
     else if (arg.getType().isInteger())
@@ -440,7 +460,7 @@ bool Analysis::matchLoop(Block *l) {
     return fail("the loop does not carry an f32 sum and an integer counter");
   Value next = again[kk.getArgNumber()];
   auto increment = next.getDefiningOp<LLVM::AddOp>();
-  if (!increment || increment->getBlock() != l ||
+  if (!increment || increment->getBlock() != loop ||
       !((increment.getLhs() == kk && constantOf(increment.getRhs()) == 1) ||
         (increment.getRhs() == kk && constantOf(increment.getLhs()) == 1)))
     return fail("the loop counter does not step by 1");
@@ -459,10 +479,13 @@ bool Analysis::matchLoop(Block *l) {
       !((eq && exitOnTrue) || (ne && !exitOnTrue)))
     return fail("the loop's trip count is not a value equal in every instance");
   tripCount = bound;
-  // The step.
+  return true;
+}
+
+bool Analysis::matchStep(OperandRange again) {
   stepped = again[acc.getArgNumber()];
   stepOp = stepped.getDefiningOp();
-  if (!stepOp || stepOp->getBlock() != l)
+  if (!stepOp || stepOp->getBlock() != loop)
     return fail("the sum is not updated in the loop");
   Value factors[2];
   if (isa<LLVM::FMulAddOp, LLVM::FMAOp>(stepOp)) {
@@ -477,7 +500,7 @@ bool Analysis::matchLoop(Block *l) {
         (stepOp->getOperand(0) != acc && stepOp->getOperand(1) != acc))
       return fail("the sum is not one of the addition's operands");
     productOp = other.getDefiningOp<LLVM::FMulOp>();
-    if (!productOp || productOp->getBlock() != l || !other.hasOneUse())
+    if (!productOp || productOp->getBlock() != loop || !other.hasOneUse())
       return fail("the sum does not add a product");
     factors[0] = productOp->getOperand(0);
     factors[1] = productOp->getOperand(1);
@@ -488,33 +511,41 @@ bool Analysis::matchLoop(Block *l) {
     return fail("the sum is used otherwise in the loop");
   for (unsigned i = 0; i < 2; ++i) {
     loads[i] = factors[i].getDefiningOp<LLVM::LoadOp>();
-    if (!loads[i] || loads[i]->getBlock() != l || loads[i].getVolatile_() ||
+    if (!loads[i] || loads[i]->getBlock() != loop || loads[i].getVolatile_() ||
         loads[i].getOrdering() != LLVM::AtomicOrdering::not_atomic ||
         !factors[i].hasOneUse())
       return fail("a factor is not a plain load in the loop");
   }
+  return true;
+}
+
+bool Analysis::matchBody(LLVM::CondBrOp branch, OperandRange out) {
   // Nothing else happens in the loop, and only the sum leaves it.
-  for (Operation &op : *l) {
+  for (Operation &op : *loop) {
     if (&op == loads[0] || &op == loads[1] || &op == branch)
       continue;
     if (!isMemoryEffectFree(&op) || op.getNumRegions())
       return fail("the loop does more than sum products");
     for (Value result : op.getResults())
       for (Operation *user : result.getUsers())
-        if (user->getBlock() != l && result != stepped)
+        if (user->getBlock() != loop && result != stepped)
           return fail(
               "a value of the loop other than its sum is used after it");
   }
   // What leaves the loop: its sum, and values from before the loop. (Other uses
   // of the sum are in blocks the loop dominates: after its one exit edge.)
   for (Value v : out)
-    if (v != stepped && v.getParentBlock() == l)
+    if (v != stepped && v.getParentBlock() == loop)
       return fail("a value of the loop other than its sum is used after it");
   exitOperands.assign(out.begin(), out.end());
+  return true;
+}
+
+bool Analysis::matchEntry() {
   // Entry: G -> (P ->) L, G choosing between the loop and something else.
   SmallVector<Block *> entries;
-  for (Block *pred : l->getPredecessors())
-    if (pred != l && !llvm::is_contained(entries, pred))
+  for (Block *pred : loop->getPredecessors())
+    if (pred != loop && !llvm::is_contained(entries, pred))
       entries.push_back(pred);
   if (entries.size() != 1)
     return fail("the loop is not entered from one place");
@@ -537,7 +568,7 @@ bool Analysis::matchLoop(Block *l) {
   auto guardBranch = dyn_cast<LLVM::CondBrOp>(guard->getTerminator());
   if (!guardBranch)
     return fail("the loop has no guard");
-  Block *enters = preheader ? preheader : l;
+  Block *enters = preheader ? preheader : loop;
   if (guardBranch.getTrueDest() == enters &&
       guardBranch.getFalseDest() != enters)
     guardTrueEnters = true;
@@ -548,12 +579,17 @@ bool Analysis::matchLoop(Block *l) {
     return fail(
         "the guard does not choose between the loop and something else");
   guardCondition = guardBranch.getCondition();
+  return true;
+}
+
+bool Analysis::matchStart() {
   Value start[2];
   if (preheader) {
     auto br = cast<LLVM::BrOp>(preheader->getTerminator());
     start[0] = br.getDestOperands()[0];
     start[1] = br.getDestOperands()[1];
   } else {
+    auto guardBranch = cast<LLVM::CondBrOp>(guard->getTerminator());
     OperandRange enter = guardTrueEnters ? guardBranch.getTrueDestOperands()
                                          : guardBranch.getFalseDestOperands();
     start[0] = enter[0];
@@ -567,7 +603,10 @@ bool Analysis::matchLoop(Block *l) {
     return fail("the sum does not start from a constant or an input");
   if (!isInvariant(guardCondition))
     return fail("the guard differs between instances");
-  // The addresses.
+  return true;
+}
+
+bool Analysis::matchAddresses() {
   for (unsigned i = 0; i < 2; ++i) {
     std::optional<std::pair<Value, Form>> address =
         addressOf(loads[i].getAddr());
@@ -759,26 +798,25 @@ LLVM::LLVMFuncOp buildStep(Analysis &a, OpBuilder &b, SymbolTable &symbols) {
   return step;
 }
 
-LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
-                           SymbolTable &symbols) {
-  MLIRContext *context = b.getContext();
-  LeafOp leaf = a.leaf;
-  Location loc = leaf.getLoc();
-  auto ptr = LLVM::LLVMPointerType::get(context);
-  Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  SmallVector<Type> inputs(leaf.getArgumentTypes());
-  inputs.append(4, i64);
-  auto type = LLVM::LLVMFunctionType::get(ptr, inputs);
-  auto plan = LLVM::LLVMFuncOp::create(
-      b, loc, (leaf.getSymName() + "__sums_plan").str(), type,
-      LLVM::Linkage::Private);
-  symbols.insert(plan);
-  Block *entry = plan.addEntryBlock(b);
-  OpBuilder pb = OpBuilder::atBlockBegin(entry);
-  PlanEmitter e(a, pb, loc, entry);
+/// What the plan's checks give: whether they all pass, and the runtime
+/// contraction's operands (the one running along y, p, and the one along x,
+/// q, with their strides in elements; the sums' shape and size in bytes).
+struct CheckedOperands {
+  Value ok;
+  Value p, pRow, pDepth, q, qCol, qDepth, rows, cols, bytes;
+};
+
+/// Checks that the loop runs and that its addresses are the affine forms the
+/// runtime takes; computes the contraction's operands.
+CheckedOperands emitChecks(Analysis &a, PlanEmitter &e) {
+  OpBuilder &pb = e.b;
+  Location loc = e.loc;
+  auto ptr = LLVM::LLVMPointerType::get(e.context);
+  Type i64 = e.i64;
+  CheckedOperands result;
   Value zero = e.constant(0), one = e.constant(1);
-  Value ok =
-      LLVM::ConstantOp::create(pb, loc, b.getI1Type(), pb.getBoolAttr(true));
+  Value &ok = result.ok;
+  ok = LLVM::ConstantOp::create(pb, loc, pb.getI1Type(), pb.getBoolAttr(true));
   auto require = [&](Value condition) { ok = e.both(ok, condition); };
   for (unsigned d = 0; d < 4; ++d)
     require(e.cmp(LLVM::ICmpPredicate::sge, e.extents[d], one));
@@ -843,26 +881,39 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   auto elements = [&](Value bytes) {
     return LLVM::SDivOp::create(pb, loc, bytes, four);
   };
-  Value q = LLVM::SelectOp::create(pb, loc, firstIsQ, base[0], base[1]);
-  Value p = LLVM::SelectOp::create(pb, loc, firstIsQ, base[1], base[0]);
-  Value qCol = elements(pick(c[0].atom[AtomX], c[1].atom[AtomX], true));
-  Value qDepth = elements(pick(c[0].atom[AtomK], c[1].atom[AtomK], true));
-  Value pRow = elements(pick(c[0].atom[AtomY], c[1].atom[AtomY], false));
-  Value pDepth = elements(pick(c[0].atom[AtomK], c[1].atom[AtomK], false));
-  Value cols = e.mul(e.extents[AtomX], e.extents[AtomTileX]);
-  Value rows = e.mul(e.extents[AtomY], e.extents[AtomTileY]);
-  Value bytes = e.mul(e.mul(cols, rows), four);
+  result.q = LLVM::SelectOp::create(pb, loc, firstIsQ, base[0], base[1]);
+  result.p = LLVM::SelectOp::create(pb, loc, firstIsQ, base[1], base[0]);
+  result.qCol = elements(pick(c[0].atom[AtomX], c[1].atom[AtomX], true));
+  result.qDepth = elements(pick(c[0].atom[AtomK], c[1].atom[AtomK], true));
+  result.pRow = elements(pick(c[0].atom[AtomY], c[1].atom[AtomY], false));
+  result.pDepth = elements(pick(c[0].atom[AtomK], c[1].atom[AtomK], false));
+  result.cols = e.mul(e.extents[AtomX], e.extents[AtomTileX]);
+  result.rows = e.mul(e.extents[AtomY], e.extents[AtomTileY]);
+  result.bytes = e.mul(e.mul(result.cols, result.rows), four);
   require(LLVM::XOrOp::create(
       pb, loc, e.overflow,
       LLVM::ConstantOp::create(pb, loc, pb.getI1Type(), pb.getBoolAttr(true))));
+  return result;
+}
+
+/// Goes on where the checks pass and the runtime's contraction pays: the
+/// sums' buffer, filled by the runtime, or null (the leaf runs as it is).
+LogicalResult emitContraction(Analysis &a, PlanEmitter &e,
+                              LLVM::LLVMFuncOp plan, LLVM::LLVMFuncOp step,
+                              const CheckedOperands &operands) {
+  OpBuilder &pb = e.b;
+  Location loc = e.loc;
+  auto ptr = LLVM::LLVMPointerType::get(e.context);
+  Type i32 = pb.getI32Type();
+  Value trip = e.extents[AtomK];
   // Checks done: go or decline.
   Block *run = plan.addBlock(), *decline = plan.addBlock();
-  LLVM::CondBrOp::create(pb, loc, ok, run, decline);
+  LLVM::CondBrOp::create(pb, loc, operands.ok, run, decline);
   pb.setInsertionPointToStart(decline);
   Value null = LLVM::ZeroOp::create(pb, loc, ptr);
   LLVM::ReturnOp::create(pb, loc, null);
 
-  ModuleOp module = leaf->getParentOfType<ModuleOp>();
+  ModuleOp module = a.leaf->getParentOfType<ModuleOp>();
   auto declare = [&](abi::RuntimeFn fn) {
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     return abi::lookupOrCreate(mb, module, fn);
@@ -875,7 +926,7 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   auto contract = declare(abi::RuntimeFn::ContractF32);
   auto pays = declare(abi::RuntimeFn::ContractPays);
   if (failed(mallocFn) || failed(freeFn) || failed(contract) || failed(pays))
-    return {};
+    return failure();
   // Whether the runtime's contraction beats the leaf's own loops at this size
   // (it costs a pass over the operands and a second launch).
   pb.setInsertionPointToStart(run);
@@ -884,13 +935,16 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
       pb, loc,
       LLVM::ICmpOp::create(
           pb, loc, LLVM::ICmpPredicate::eq,
-          LLVM::CallOp::create(pb, loc, *pays, ValueRange{rows, cols, e.extents[AtomK]})
+          LLVM::CallOp::create(
+              pb, loc, *pays,
+              ValueRange{operands.rows, operands.cols, e.extents[AtomK]})
               .getResult(),
           LLVM::ConstantOp::create(pb, loc, i32, pb.getI32IntegerAttr(0))),
       decline, allocate);
   pb.setInsertionPointToStart(allocate);
-  Value sums =
-      LLVM::CallOp::create(pb, loc, *mallocFn, ValueRange{bytes}).getResult();
+  Value sums = LLVM::CallOp::create(pb, loc, *mallocFn,
+                                    ValueRange{operands.bytes})
+                   .getResult();
   Block *compute = plan.addBlock(), *failed = plan.addBlock(),
         *done = plan.addBlock();
   LLVM::CondBrOp::create(
@@ -901,11 +955,14 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   pb.setInsertionPointToStart(compute);
   Value initial = e.clone(a.init);
   Value stepAddress = LLVM::AddressOfOp::create(pb, loc, step);
-  Value status = LLVM::CallOp::create(
-                     pb, loc, *contract,
-                     ValueRange{p, pRow, pDepth, q, qCol, qDepth, rows, cols,
-                                trip, initial, stepAddress, sums, cols})
-                     .getResult();
+  Value status =
+      LLVM::CallOp::create(
+          pb, loc, *contract,
+          ValueRange{operands.p, operands.pRow, operands.pDepth, operands.q,
+                     operands.qCol, operands.qDepth, operands.rows,
+                     operands.cols, trip, initial, stepAddress, sums,
+                     operands.cols})
+          .getResult();
   LLVM::CondBrOp::create(
       pb, loc,
       LLVM::ICmpOp::create(
@@ -917,6 +974,30 @@ LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
   LLVM::BrOp::create(pb, loc, decline);
   pb.setInsertionPointToStart(done);
   LLVM::ReturnOp::create(pb, loc, sums);
+  return success();
+}
+
+/// The plan: the checks, then the runtime's contraction into the sums.
+LLVM::LLVMFuncOp buildPlan(Analysis &a, OpBuilder &b, LLVM::LLVMFuncOp step,
+                           SymbolTable &symbols) {
+  MLIRContext *context = b.getContext();
+  LeafOp leaf = a.leaf;
+  Location loc = leaf.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  Type i64 = b.getI64Type();
+  SmallVector<Type> inputs(leaf.getArgumentTypes());
+  inputs.append(4, i64);
+  auto type = LLVM::LLVMFunctionType::get(ptr, inputs);
+  auto plan = LLVM::LLVMFuncOp::create(
+      b, loc, (leaf.getSymName() + "__sums_plan").str(), type,
+      LLVM::Linkage::Private);
+  symbols.insert(plan);
+  Block *entry = plan.addEntryBlock(b);
+  OpBuilder pb = OpBuilder::atBlockBegin(entry);
+  PlanEmitter e(a, pb, loc, entry);
+  CheckedOperands operands = emitChecks(a, e);
+  if (failed(emitContraction(a, e, plan, step, operands)))
+    return {};
   return plan;
 }
 

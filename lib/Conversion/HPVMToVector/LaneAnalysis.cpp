@@ -317,6 +317,46 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
     order.push_back(block);
 
   // What the lanes cannot run: refused before anything is computed.
+  if (failed(checkSupportedOps(reason, where)))
+    return failure();
+  where = nullptr;
+  if (failed(collectPrivateMemory(reason, where)))
+    return failure();
+  // Where side effects may have happened, then the shapes and the masked
+  // regions of the divergent branches.
+  markDirtyBlocks();
+  computeMaskedRegions();
+
+  // Not worth it: a loop whose trip count differs between lanes (a check
+  // that they agree at every step) around gathers, which cost about what
+  // the scalar loads cost (spmv's row loop).
+  Block *divergentLatch = nullptr;
+  if (findInLoops(
+          [&](Block *latch) {
+            auto branch = dyn_cast<LLVM::CondBrOp>(latch->getTerminator());
+            divergentLatch = latch;
+            return branch && !shapeOf(branch.getCondition()).isUniform();
+          },
+          [&](Operation &op) {
+            auto load = dyn_cast<LLVM::LoadOp>(op);
+            return load && shapeOf(load.getAddr()).isVarying();
+          })) {
+    where = divergentLatch->getTerminator();
+    reason = "not profitable: a loop whose trip count differs between "
+             "instances gathers (about the cost of the scalar loads, plus a "
+             "check per step)";
+    return failure();
+  }
+
+  // What the lanes must agree on, and values that must fit a vector.
+  if (failed(checkLanesAgree(reason, where)))
+    return failure();
+  where = nullptr;
+  return success();
+}
+
+LogicalResult LaneAnalysis::checkSupportedOps(std::string &reason,
+                                              Operation *&where) {
   for (Block *block : order) {
     for (Operation &op : *block) {
       where = &op;
@@ -357,12 +397,11 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
       }
     }
   }
-  where = nullptr;
-  if (failed(collectPrivateMemory(reason, where)))
-    return failure();
+  return success();
+}
 
-  // Where side effects may have happened: dirty at entry of a block when
-  // some predecessor is dirty at its end.
+void LaneAnalysis::markDirtyBlocks() {
+  // Dirty at entry of a block when some predecessor is dirty at its end.
   for (Block *block : order)
     for (Operation &op : *block)
       if (hasSideEffect(&op)) {
@@ -381,9 +420,11 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
           dirtyAtEntry[successor] = changed = true;
     }
   }
+}
 
-  // Shapes, then the masked regions of the divergent branches, whose joins
-  // make values varying: again until no branch is newly divergent.
+void LaneAnalysis::computeMaskedRegions() {
+  // The masked regions' joins make values varying: again until no branch is
+  // newly divergent.
   for (auto [index, block] : llvm::enumerate(order))
     orderIndex[block] = index;
   PostDominanceInfo postDominance(leaf);
@@ -417,29 +458,10 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
     wrapChecks.clear();
     offsetShapes.clear();
   }
+}
 
-  // Not worth it: a loop whose trip count differs between lanes (a check
-  // that they agree at every step) around gathers, which cost about what
-  // the scalar loads cost (spmv's row loop).
-  Block *divergentLatch = nullptr;
-  if (findInLoops(
-          [&](Block *latch) {
-            auto branch = dyn_cast<LLVM::CondBrOp>(latch->getTerminator());
-            divergentLatch = latch;
-            return branch && !shapeOf(branch.getCondition()).isUniform();
-          },
-          [&](Operation &op) {
-            auto load = dyn_cast<LLVM::LoadOp>(op);
-            return load && shapeOf(load.getAddr()).isVarying();
-          })) {
-    where = divergentLatch->getTerminator();
-    reason = "not profitable: a loop whose trip count differs between "
-             "instances gathers (about the cost of the scalar loads, plus a "
-             "check per step)";
-    return failure();
-  }
-
-  // What the lanes must agree on, and values that must fit a vector.
+LogicalResult LaneAnalysis::checkLanesAgree(std::string &reason,
+                                            Operation *&where) {
   for (Block *block : order) {
     for (Operation &op : *block) {
       where = &op;
@@ -467,7 +489,6 @@ LogicalResult LaneAnalysis::run(std::string &reason, Operation *&where) {
       }
     }
   }
-  where = nullptr;
   return success();
 }
 

@@ -180,6 +180,15 @@ public:
   }
 
 private:
+  /// Refuses what the lanes cannot run, before anything is computed.
+  LogicalResult checkSupportedOps(std::string &reason, Operation *&where);
+  /// Where side effects may have happened (dirtyAtEntry, firstSideEffect).
+  void markDirtyBlocks();
+  /// The shapes, then the masked regions of the divergent branches.
+  void computeMaskedRegions();
+  /// Checks what the lanes must agree on, and that the values that differ
+  /// between them fit a vector.
+  LogicalResult checkLanesAgree(std::string &reason, Operation *&where);
   /// The shapes, to a fixed point over the loops' back edges.
   void computeShapes();
   /// The masked region of the divergent `branch`, if it has one.
