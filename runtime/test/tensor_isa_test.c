@@ -3,7 +3,8 @@
  * child process of its own (the choice is made once per process) on the same convolutions
  * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
  * wide rows: the direct kernel; a pointwise one; a strided one: the tap lists; a strided one of
- * 3 filters: the im2col product) and products (partial micro-tiles of 6 x 16 and 12 x 32, a
+ * 3 filters: the im2col product), pools (2 x 2 at stride 2 with NaNs, 3 x 3 padded; max, min
+ * and mean) and products (partial micro-tiles of 6 x 16 and 12 x 32, a
  * depth past one packed block), with
  * bias and activations; the AVX2 and AVX-512 results must be equal bit for bit, and the
  * baseline's within rounding. */
@@ -47,6 +48,19 @@ static int64_t compute(float *out) {
     free(input);
     free(filter);
     free(bias);
+  }
+  /* Pools: 2 x 2 at stride 2 (8 outputs at a time, a tail; NaNs that max and min keep), and
+   * 3 x 3 at stride 2 with padding; each kind. */
+  for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
+    int64_t n = 2, c = 3, h = 14, w = 38;
+    float *input = test_random_array(n * c * h * w);
+    input[5] = input[w * 3 + 17] = __builtin_nanf("");
+    hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, 2, 2, 2, 2, 0, 0, h / 2, w / 2);
+    used += n * c * (h / 2) * (w / 2);
+    int64_t oh = (h + 2 - 3) / 2 + 1, ow = (w + 2 - 3) / 2 + 1;
+    hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, 3, 3, 2, 2, 1, 1, oh, ow);
+    used += n * c * oh * ow;
+    free(input);
   }
   /* Products with partial micro-tiles and a batch. */
   int64_t batch = 2, m = 37, n = 53, k = 301;
@@ -107,6 +121,10 @@ int main(void) {
   CHECK(memcmp(wide, avx2, (size_t)n_default * sizeof(float)) == 0);
   int64_t far = 0;
   for (int64_t i = 0; i < n_default; ++i) {
+    if (wide[i] != wide[i] || generic[i] != generic[i]) {
+      far += (wide[i] != wide[i]) != (generic[i] != generic[i]); /* NaN in both or neither */
+      continue;
+    }
     float d = wide[i] - generic[i], scale = wide[i] < 0 ? -wide[i] : wide[i];
     far += (d < 0 ? -d : d) > 1e-4f * (scale > 1 ? scale : 1);
   }

@@ -241,6 +241,7 @@ static void run_all(void) {
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
     check_pool(kind, 2, 3, 8, 8, 2, 2, 2, 2, 0, 0);
     check_pool(kind, 1, 2, 7, 9, 2, 2, 2, 2, 0, 0); /* odd sizes: the last row and column unread */
+    check_pool(kind, 1, 2, 6, 41, 2, 2, 2, 2, 0, 0); /* 20 outputs a row: 8 at a time, a tail */
     check_pool(kind, 1, 2, 7, 9, 3, 3, 2, 2, 1, 1);
     check_pool(kind, 1, 1, 5, 6, 3, 2, 1, 2, 1, 0);
   }
@@ -254,10 +255,32 @@ static void run_all(void) {
   }
 }
 
+/* NaN propagates through max and min pools (as arith.maximumf / minimumf), in the vector
+ * path of 2 x 2 windows (8 outputs at a time) as in its tail: a NaN in any of the four taps
+ * of a window, first or last in the order of the reduction. */
+static void check_pool_nan(void) {
+  enum { W = 36, OW = W / 2 };
+  float in[2 * W], out[OW];
+  for (int kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MIN; ++kind) {
+    for (int i = 0; i < 2 * W; ++i)
+      in[i] = (float)(i % 7) - 3.0f;
+    int taps[] = {0, 3, 2 * 5 + 1, W + 2 * 9, W + 2 * 17 + 1};
+    for (size_t t = 0; t < sizeof taps / sizeof taps[0]; ++t)
+      in[taps[t]] = __builtin_nanf("");
+    hpvm_rt_tensor_pool_f32(in, out, kind, 1, 1, 2, W, 2, 2, 2, 2, 0, 0, 1, OW);
+    for (int x = 0; x < OW; ++x) {
+      int nan = x == 0 || x == 1 || x == 5 || x == 9 || x == 17;
+      CHECK((out[x] != out[x]) == nan);
+    }
+  }
+}
+
 int main(void) {
   run_all(); /* on the runtime's pool, with the CPU's kernels */
+  check_pool_nan();
   hpvm_tensor_use_generic_kernels(1);
   run_all(); /* with the baseline ones */
+  check_pool_nan();
   hpvm_tensor_use_generic_kernels(0);
   hpvm_rt_shutdown();
   /* Inconsistent arguments: nothing is written, a warning is printed, nothing crashes. */

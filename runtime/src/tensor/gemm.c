@@ -46,6 +46,7 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .pack_half = hpvm_tensor_pack_half_generic,
     .narrow_half = hpvm_tensor_narrow_half_generic,
     .widen_half = hpvm_tensor_widen_half_generic,
+    .pool_plane = hpvm_tensor_pool_plane_generic,
     .contract_fused = hpvm_tensor_contract_fused_generic,
     .contract_unfused = hpvm_tensor_contract_unfused_generic,
     .contract_mr = HPVM_TENSOR_MR,
@@ -71,6 +72,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
     k.filters = hpvm_tensor_conv_filters_avx2;
     k.taps_filters = hpvm_tensor_conv_taps_filters_avx2;
     k.taps_direct = hpvm_tensor_conv_taps_direct_avx2;
+    k.pool_plane = hpvm_tensor_pool_plane_avx2;
     k.contract_fused = hpvm_tensor_contract_fused_avx2;
     k.contract_unfused = hpvm_tensor_contract_unfused_avx2;
     /* vcvtph2ps: every AVX2 CPU has F16C, but ask. */
@@ -1084,7 +1086,7 @@ void hpvm_rt_tensor_conv2d_constant_f32(const float *input, const float *filter,
          kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups, activation, activation_max, 1);
 }
 
-/* Pooling: one plane per task item; windows read with bounds checks only at the edges. */
+/* Pooling: one plane per task item, by the ISA's pool_plane kernel. */
 typedef struct pool_t {
   const float *input;
   float *output;
@@ -1092,84 +1094,14 @@ typedef struct pool_t {
   int64_t out_h, out_w;
 } pool_t;
 
-/* One step of a pool's reduction: NaN propagates through max and min (as arith.maximumf). */
-static inline float pool_step(int64_t kind, float acc, float v) {
-  if (kind == HPVM_RT_TENSOR_POOL_MAX)
-    return v > acc || v != v ? v : acc;
-  if (kind == HPVM_RT_TENSOR_POOL_MIN)
-    return v < acc || v != v ? v : acc;
-  return acc + v;
-}
-
-/* Output row y of one plane: the window rows [i0, i1) are inside the image; columns
- * [first, last) have their whole window inside, the others are checked. */
-static void pool_row(const pool_t *p, const float *in, float *out, int64_t y, float start,
-                     float scale, int64_t first, int64_t last) {
-  int64_t top = y * p->stride_h - p->pad_h;
-  int64_t i0 = top < 0 ? -top : 0;
-  int64_t i1 = p->height - top < p->window_h ? p->height - top : p->window_h;
-  for (int64_t x = 0; x < p->out_w; ++x) {
-    int64_t left = x * p->stride_w - p->pad_w;
-    float acc = start;
-    if (x >= first && x < last) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const float *row = in + (top + i) * p->width + left;
-        for (int64_t j = 0; j < p->window_w; ++j)
-          acc = pool_step(p->kind, acc, row[j]);
-      }
-    } else {
-      for (int64_t i = i0; i < i1; ++i)
-        for (int64_t j = 0; j < p->window_w; ++j)
-          if (left + j >= 0 && left + j < p->width)
-            acc = pool_step(p->kind, acc, in[(top + i) * p->width + left + j]);
-    }
-    out[y * p->out_w + x] = p->kind == HPVM_RT_TENSOR_POOL_MEAN ? acc * scale : acc;
-  }
-}
-
-/* 2 x 2 windows, stride 2, no padding (the common case): two rows at a time, no checks. */
-static void pool_2x2(const pool_t *p, const float *in, float *out) {
-  for (int64_t y = 0; y < p->out_h; ++y) {
-    const float *r0 = in + 2 * y * p->width, *r1 = r0 + p->width;
-    float *o = out + y * p->out_w;
-    if (p->kind == HPVM_RT_TENSOR_POOL_MEAN) {
-      for (int64_t x = 0; x < p->out_w; ++x)
-        o[x] = (r0[2 * x] + r0[2 * x + 1] + r1[2 * x] + r1[2 * x + 1]) * 0.25f;
-    } else {
-      for (int64_t x = 0; x < p->out_w; ++x) {
-        float a = pool_step(p->kind, r0[2 * x], r0[2 * x + 1]);
-        float b = pool_step(p->kind, r1[2 * x], r1[2 * x + 1]);
-        o[x] = pool_step(p->kind, a, b);
-      }
-    }
-  }
-}
-
 static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
   const pool_t *p = context;
-  float start = p->kind == HPVM_RT_TENSOR_POOL_MAX   ? -__builtin_inff()
-                : p->kind == HPVM_RT_TENSOR_POOL_MIN ? __builtin_inff()
-                                                     : 0.0f;
-  float scale = 1.0f / (float)(p->window_h * p->window_w);
-  int simple = p->window_h == 2 && p->window_w == 2 && p->stride_h == 2 && p->stride_w == 2 &&
-               p->pad_h == 0 && p->pad_w == 0;
-  /* Columns whose window lies inside the image: left >= 0 and left + window_w <= width. */
-  int64_t first = (p->pad_w + p->stride_w - 1) / p->stride_w;
-  int64_t last = p->width - p->window_w + p->pad_w >= 0
-                     ? (p->width - p->window_w + p->pad_w) / p->stride_w + 1
-                     : 0;
-  if (last > p->out_w)
-    last = p->out_w;
-  for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane) {
-    const float *in = p->input + plane * p->height * p->width;
-    float *out = p->output + plane * p->out_h * p->out_w;
-    if (simple) {
-      pool_2x2(p, in, out);
-      continue;
-    }
-    for (int64_t y = 0; y < p->out_h; ++y)
-      pool_row(p, in, out, y, start, scale, first, last);
-  }
+  hpvm_tensor_pool_plane_fn plane_kernel = hpvm_tensor_kernels()->pool_plane;
+  for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane)
+    plane_kernel(p->input + plane * p->height * p->width,
+                 p->output + plane * p->out_h * p->out_w, p->kind, p->height, p->width,
+                 p->window_h, p->window_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
+                 p->out_h, p->out_w);
 }
 
 void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind, int64_t n,

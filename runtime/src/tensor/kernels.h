@@ -158,6 +158,15 @@ typedef void (*hpvm_tensor_pack_half_fn)(const uint16_t *b, int64_t ldb, int64_t
                                          int64_t cols, int64_t width, float *dst,
                                          int64_t format);
 
+/* One plane of a pool (hpvm_rt_tensor_pool_f32's arguments, checked): out[oh x ow] = the
+ * reduction (`kind`: max, min or mean; NaN propagates through max and min) of each window of
+ * in[h x w], padding excluded (the mean divides by the whole window). The same bits on every
+ * ISA: 2 x 2 windows at stride 2 run 8 outputs at a time in the scalar order. */
+typedef void (*hpvm_tensor_pool_plane_fn)(const float *in, float *out, int64_t kind, int64_t h,
+                                          int64_t w, int64_t window_h, int64_t window_w,
+                                          int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                          int64_t pad_w, int64_t oh, int64_t ow);
+
 /* dst[i] = src[i] rounded to `format` (as hpvm_tensor_narrow) for i < count. */
 typedef void (*hpvm_tensor_narrow_half_fn)(const float *src, uint16_t *dst, int64_t count,
                                            int64_t format);
@@ -204,6 +213,10 @@ uint16_t hpvm_tensor_narrow(float x, int64_t format);
                                      int64_t format);                                          \
   void hpvm_tensor_widen_half_##isa(const uint16_t *src, float *dst, int64_t count,           \
                                     int64_t format);                                          \
+  void hpvm_tensor_pool_plane_##isa(const float *in, float *out, int64_t kind, int64_t h,      \
+                                    int64_t w, int64_t window_h, int64_t window_w,             \
+                                    int64_t stride_h, int64_t stride_w, int64_t pad_h,         \
+                                    int64_t pad_w, int64_t oh, int64_t ow);                    \
   void hpvm_tensor_contract_fused_##isa(int64_t k, const float *a, const float *b, float *c,   \
                                         int64_t ldc, int64_t rows, int64_t cols, int load,     \
                                         float init);                                           \
@@ -267,6 +280,7 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_pack_half_fn pack_half;
   hpvm_tensor_narrow_half_fn narrow_half;
   hpvm_tensor_widen_half_fn widen_half;
+  hpvm_tensor_pool_plane_fn pool_plane;
   hpvm_tensor_contract_fn contract_fused;
   hpvm_tensor_contract_fn contract_unfused;
   /* The register block of the contraction kernels (their panels' widths): rows of p (mr) and
