@@ -176,7 +176,10 @@ static void run_all(void) {
    * depths); k = 0 gives zeros. */
   int64_t sizes[][4] = {{1, 1, 1, 1},   {1, 6, 16, 8},   {1, 7, 17, 3},    {1, 5, 15, 300},
                         {3, 13, 33, 9}, {1, 48, 256, 4}, {1, 49, 257, 257}, {2, 64, 120, 400},
-                        {1, 1, 1000, 5}, {1, 100, 1, 7}, {1, 4, 4, 0},     {4, 0, 3, 2}};
+                        {1, 1, 1000, 5}, {1, 100, 1, 7}, {1, 4, 4, 0},     {4, 0, 3, 2},
+                        /* one and two rows (unpacked): column blocks of 256 and a tail,
+                         * depths past one chunk, a batch */
+                        {2, 1, 600, 700}, {1, 2, 257, 513}, {3, 2, 9, 1}, {1, 1, 0, 3}};
   /* Every case once plain, once with a bias and an activation (cycling through them). */
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i)
     for (int with_bias = 0; with_bias < 2; ++with_bias) {
@@ -255,6 +258,21 @@ static void run_all(void) {
   }
 }
 
+/* A product of one or two rows (unpacked: the skinny kernel) gives the bits of the same rows
+ * in a product of many (packed: the micro-kernel), with a bias and an activation. */
+static void check_skinny_bits(void) {
+  enum { M = 9, N = 300, K = 600 };
+  float *a = test_random_array(M * K), *b = test_random_array(K * N);
+  float *bias = test_random_array(N);
+  float *all = malloc(sizeof(float) * M * N), *few = malloc(sizeof(float) * 2 * N);
+  hpvm_rt_tensor_matmul_f32(a, b, bias, all, 1, M, N, K, HPVM_RT_TENSOR_RELU, 0);
+  for (int64_t rows = 1; rows <= 2; ++rows) {
+    hpvm_rt_tensor_matmul_f32(a + 3 * K, b, bias, few, 1, rows, N, K, HPVM_RT_TENSOR_RELU, 0);
+    CHECK(memcmp(few, all + 3 * N, sizeof(float) * (size_t)(rows * N)) == 0);
+  }
+  free(a), free(b), free(bias), free(all), free(few);
+}
+
 /* NaN propagates through max and min pools (as arith.maximumf / minimumf), in the vector
  * path of 2 x 2 windows (8 outputs at a time) as in its tail: a NaN in any of the four taps
  * of a window, first or last in the order of the reduction. */
@@ -278,9 +296,11 @@ static void check_pool_nan(void) {
 int main(void) {
   run_all(); /* on the runtime's pool, with the CPU's kernels */
   check_pool_nan();
+  check_skinny_bits();
   hpvm_tensor_use_generic_kernels(1);
   run_all(); /* with the baseline ones */
   check_pool_nan();
+  check_skinny_bits();
   hpvm_tensor_use_generic_kernels(0);
   hpvm_rt_shutdown();
   /* Inconsistent arguments: nothing is written, a warning is printed, nothing crashes. */

@@ -43,6 +43,15 @@ typedef void (*hpvm_tensor_contract_fn)(int64_t k, const float *a, const float *
                                         int64_t ldc, int64_t rows, int64_t cols, int load,
                                         float init);
 
+/* Products of few rows (rows <= HPVM_TENSOR_MR, cols <= HPVM_TENSOR_SKINNY_COLS), unpacked:
+ * c[r * ldc + j] = sum over p < k of a[r * lda + p] * b[p * ldb + j], summed in chunks of kc
+ * deep exactly as the micro-kernel sums them (the same bits as a packed product), row-major
+ * A and B read where they lie. */
+enum { HPVM_TENSOR_SKINNY_COLS = 256 };
+typedef void (*hpvm_tensor_skinny_fn)(int64_t rows, int64_t k, int64_t kc, const float *a,
+                                      int64_t lda, const float *b, int64_t ldb, float *c,
+                                      int64_t ldc, int64_t cols);
+
 static inline int64_t hpvm_tensor_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Packed constant operands (constants.c). The layout's parameters, with the address of the
@@ -213,6 +222,9 @@ uint16_t hpvm_tensor_narrow(float x, int64_t format);
                                      int64_t format);                                          \
   void hpvm_tensor_widen_half_##isa(const uint16_t *src, float *dst, int64_t count,           \
                                     int64_t format);                                          \
+  void hpvm_tensor_skinny_##isa(int64_t rows, int64_t k, int64_t kc, const float *a,          \
+                                int64_t lda, const float *b, int64_t ldb, float *c,            \
+                                int64_t ldc, int64_t cols);                                    \
   void hpvm_tensor_pool_plane_##isa(const float *in, float *out, int64_t kind, int64_t h,      \
                                     int64_t w, int64_t window_h, int64_t window_w,             \
                                     int64_t stride_h, int64_t stride_w, int64_t pad_h,         \
@@ -281,6 +293,7 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_narrow_half_fn narrow_half;
   hpvm_tensor_widen_half_fn widen_half;
   hpvm_tensor_pool_plane_fn pool_plane;
+  hpvm_tensor_skinny_fn skinny;
   hpvm_tensor_contract_fn contract_fused;
   hpvm_tensor_contract_fn contract_unfused;
   /* The register block of the contraction kernels (their panels' widths): rows of p (mr) and
