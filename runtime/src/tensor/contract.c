@@ -327,6 +327,11 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   c.kernel = kind == 1 ? kernels->contract_fused : kernels->contract_unfused;
   c.s = s, c.lds = lds;
   c.mr = kernels->contract_mr, c.nr = kernels->contract_nr;
+  if ((rows <= HPVM_TENSOR_MR || cols <= HPVM_TENSOR_NR) && c.mr > HPVM_TENSOR_MR) {
+    /* Few rows or columns: the narrow block computes less padding (the same bits). */
+    c.kernel = kind == 1 ? kernels->contract_fused_narrow : kernels->contract_unfused_narrow;
+    c.mr = HPVM_TENSOR_MR, c.nr = HPVM_TENSOR_NR;
+  }
   c.rows_per_task = MB_PANELS * c.mr, c.cols_per_task = NB_PANELS * c.nr;
   hpvm_tensor_task_shape(1, rows, cols, c.mr, c.nr, &c.rows_per_task, &c.cols_per_task);
   c.row_blocks = ceil_div(rows, c.rows_per_task);

@@ -53,6 +53,8 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .skinny = hpvm_tensor_skinny_generic,
     .contract_fused = hpvm_tensor_contract_fused_generic,
     .contract_unfused = hpvm_tensor_contract_unfused_generic,
+    .contract_fused_narrow = hpvm_tensor_contract_fused_generic,
+    .contract_unfused_narrow = hpvm_tensor_contract_unfused_generic,
     .contract_mr = HPVM_TENSOR_MR,
     .contract_nr = HPVM_TENSOR_NR};
 
@@ -80,6 +82,8 @@ static hpvm_tensor_kernels_t select_kernels(void) {
     k.skinny = hpvm_tensor_skinny_avx2;
     k.contract_fused = hpvm_tensor_contract_fused_avx2;
     k.contract_unfused = hpvm_tensor_contract_unfused_avx2;
+    k.contract_fused_narrow = hpvm_tensor_contract_fused_avx2;
+    k.contract_unfused_narrow = hpvm_tensor_contract_unfused_avx2;
     /* vcvtph2ps: every AVX2 CPU has F16C, but ask. */
     if (__builtin_cpu_supports("f16c")) {
       k.pack_half = hpvm_tensor_pack_half_avx2;

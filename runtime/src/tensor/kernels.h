@@ -299,6 +299,9 @@ typedef struct hpvm_tensor_kernels_t {
   /* The register block of the contraction kernels (their panels' widths): rows of p (mr) and
    * columns of q (nr); HPVM_TENSOR_MR x NR, or HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE. */
   int64_t contract_mr, contract_nr;
+  /* Contraction kernels on blocks of HPVM_TENSOR_MR x NR, for contractions of at most MR rows
+   * or NR columns (where a wide block would compute mostly padding): the same bits. */
+  hpvm_tensor_contract_fn contract_fused_narrow, contract_unfused_narrow;
 } hpvm_tensor_kernels_t;
 
 /* The kernels to use: AVX-512F's three where the CPU has it, AVX2+FMA where it has both, else
