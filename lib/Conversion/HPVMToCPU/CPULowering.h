@@ -199,6 +199,29 @@ public:
   FailureOr<WaitedRoot> getWaitedRoot(WaitOp wait);
 
 private:
+  /// One parameter of hpvm_rt_kernel_run (LowerKernelSites.cpp).
+  struct KernelArg {
+    int32_t kind;
+    int32_t access;
+    Value size;  // i64
+    Value value; // VALUE: the value itself; BUFFER: the host pointer
+  };
+  /// Appends the kernel parameters of `inputs` of `node`: arrays of
+  /// `instances` elements for those in `perInstanceInputs`, a memref's
+  /// buffer and descriptor fields, a pointer with its paired size, values.
+  void addKernelInputParams(OpBuilder &b, Location loc, NodeOpInterface node,
+                            ValueRange inputs, uint64_t perInstanceInputs,
+                            Value instances, SmallVectorImpl<KernelArg> &params);
+  /// The parameters of the kernel of `node` in the kernel's order
+  /// (RuntimeABI.h): inputs, `grid`, ancestor queries, outputs, per-instance
+  /// output arrays and the work-group memory `memoryBytes` computes.
+  SmallVector<KernelArg> getKernelParams(
+      OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
+      ValueRange inputs, Value parentFrame, Value outputs,
+      PerInstancePorts perInstance, ArrayRef<Value> outputArrays,
+      ArrayRef<Value> grid, bool tiled, func::FuncOp memoryBytes);
+  /// The array of hpvm_rt_kernel_param_t holding `params`, on the stack.
+  Value storeKernelParams(OpBuilder &b, Location loc, ArrayRef<KernelArg> params);
   /// Before a grid of `leaf` runs: for every input array the leaf indexes,
   /// unconditionally (in its entry block), by an instance id of its own grid,
   /// a check that the grid's extent fits that dimension of the array; an
@@ -216,6 +239,31 @@ private:
                                   ValueRange inputs, Value parentFrame,
                                   PerInstancePorts perInstance,
                                   ArrayRef<Value> outputArrays = {});
+  /// Stops the program: no device ran `node`, which has no CPU version
+  /// (`why`). Returns poison for its outputs.
+  SmallVector<Value> failWithoutCPUVersion(OpBuilder &b, Location loc,
+                                           NodeOpInterface node, StringRef why);
+  /// The arrays of the per-instance outputs of `node` (`givenArrays`, made
+  /// writable on the host, or allocated here), stored in the range context.
+  SmallVector<Value> storeOutputArrays(OpBuilder &b, Location loc,
+                                       NodeOpInterface node, ValueRange dims,
+                                       PerInstancePorts perInstance,
+                                       ArrayRef<Value> givenArrays,
+                                       Value context);
+  /// Runs the grid `dims` of a lock-step tile by calling its range function
+  /// once, on this thread, over the whole grid.
+  void runTileInLockStep(OpBuilder &b, Location loc, NodeOpInterface node,
+                         ValueRange dims, Value context);
+  /// One parallel-for over the grid `extents` of `rank`, running `runs` with
+  /// `runContext`.
+  void launchRange(OpBuilder &b, Location loc, NodeOpInterface runs,
+                   unsigned rank, PerInstancePorts perInstance, Value extents,
+                   Value runContext);
+  /// Runs the 2-D grid of `leaf`, whose instances sum products: its plan
+  /// and sums variant below a parent of one instance, else the leaf.
+  void runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
+                          ValueRange dims, ValueRange inputs, Value parentFrame,
+                          Value outputs, Value extents, Value context);
   /// malloc'ed arrays (by port; null where not per instance) for the outputs
   /// of `node` in `perInstance.outputs`, one element per instance.
   SmallVector<Value> allocateOutputArrays(OpBuilder &b, Location loc,
@@ -226,6 +274,33 @@ private:
   LLVM::LLVMFuncOp getRangeFunction(NodeOpInterface node, unsigned rank,
                                     std::optional<unsigned> phase = {},
                                     PerInstancePorts perInstance = {});
+  /// What a range function reads on entry (InstanceFunctions.cpp).
+  struct RangeBody;
+  /// Loads the context fields and the box of instances of a range function
+  /// of `node` over a grid of `rank`, and allocates an internal node's frame.
+  RangeBody loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
+                          unsigned rank, Value context, Value instances,
+                          PerInstancePorts perInstance);
+  /// Stores the index `id` as the id of dimension `d` in `frame`.
+  void storeFrameId(OpBuilder &b, Location loc, Value frame, int32_t d,
+                    Value id);
+  /// Field `field` (InstanceRange::Begin, End or Extent) of dimension `d` of
+  /// the instance range at `instances`, as an index.
+  Value loadRangeBound(OpBuilder &b, Location loc, Value instances,
+                       int32_t field, int32_t d);
+  /// Calls the lock-step function `lanes` (tile width `width`) for each whole
+  /// tile row of the box; leaves `b` where any other box runs.
+  void runLockStepRows(OpBuilder &b, Location loc, const RangeBody &body,
+                       unsigned rank, func::FuncOp lanes, unsigned width);
+  /// Runs the box of `leaf` (a leaf with a lane variant) row by row in lanes.
+  void runRangeInLanes(OpBuilder &b, Location loc, LeafOp leaf,
+                       const RangeBody &body, unsigned rank);
+  /// Runs the box of `node` instance by instance (phase `phase` of a split
+  /// leaf when given), with per-instance inputs and outputs in arrays.
+  void runRangeByInstance(OpBuilder &b, Location loc, NodeOpInterface node,
+                          const RangeBody &body, unsigned rank,
+                          std::optional<unsigned> phase,
+                          PerInstancePorts perInstance);
   /// { inputs... (arrays for per-instance ones), ptr parent frame,
   ///   ptr outputs, ptr spill, ptr per-instance output arrays }.
   LLVM::LLVMStructType getRangeContextType(NodeOpInterface node,
@@ -243,6 +318,14 @@ private:
   LLVM::LLVMFuncOp getSiblingGridBody(NodeOpInterface node, unsigned rank);
   /// Splits a leaf with barriers into phase functions (LowerBarriers.cpp).
   LogicalResult splitAtBarriers(LeafOp leaf);
+  /// The function of phase `phase` of `leaf`, split at `barriers`: the body
+  /// from barrier phase - 1 to barrier `phase`, the values of `spilled`
+  /// defined in earlier phases (by `valuePhase`) read from the spill slot,
+  /// those defined in this one stored there.
+  func::FuncOp createPhaseFunction(LeafOp leaf, unsigned phase,
+                                   ArrayRef<Operation *> barriers,
+                                   ArrayRef<Value> spilled,
+                                   const DenseMap<Value, unsigned> &valuePhase);
   /// Runs the phases of a split leaf over the grid `dims`, one parallel-for
   /// each: every instance ends a phase before any starts the next.
   void runPhases(OpBuilder &b, Location loc, LeafOp leaf, ValueRange dims,
@@ -265,6 +348,36 @@ private:
                        RunNodeFn runChild);
   /// The function that builds a streaming root's pipeline and starts it.
   LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
+  /// One stage of a streaming root's pipeline: a child of the root (or the
+  /// root itself when it is a leaf) (LowerStreaming.cpp).
+  struct PipelineStage {
+    NodeOpInterface node;
+    CreateNodeOp create;         // null when the root is a leaf
+    SmallVector<EdgeOp> inputs;  // input port k + 1
+    SmallVector<EdgeOp> outputs; // output port k
+    bool producesRootOutputs = false;
+  };
+  /// The stages of a streaming root, in the order of its children.
+  SmallVector<PipelineStage> planStages(NodeOpInterface root);
+  /// The stage function of `stage` (the `index`th of `root`): runs the stage
+  /// on one item, status (*)(ctx, device, item, const void *const *in,
+  /// void *const *out).
+  LLVM::LLVMFuncOp createStageFunction(NodeOpInterface root,
+                                       PipelineStage &stage,
+                                       unsigned index);
+  /// The inputs of `stage`, a child of `internal`, for one item: the binds
+  /// recomputed from `rootArgs`, the streaming edges loaded from `inItems`;
+  /// its grid in `dims`.
+  SmallVector<Value> getStageInputs(OpBuilder &b, Location loc,
+                                    InternalOp internal,
+                                    PipelineStage &stage,
+                                    ValueRange rootArgs, Value inItems,
+                                    SmallVectorImpl<Value> &dims);
+  /// Adds `stage` (run by `function`) to `pipeline`; returns its index.
+  Value addPipelineStage(OpBuilder &b, Location loc, Value pipeline,
+                         PipelineStage &stage, LLVM::LLVMFuncOp function,
+                         Value argsSize, Value outputsSize,
+                         Value stageIndexSlot, StringRef rootName);
   /// The size in bytes of `type` as an i64 value.
   Value sizeOf(OpBuilder &b, Location loc, Type type);
   /// A frame with ids 0 and the i64 `extents` (3) below `parentFrame`.
@@ -363,6 +476,21 @@ private:
   /// The parallel-for body over the combined space of `rank` dimensions.
   LLVM::LLVMFuncOp getCollapsedRangeFunction(InternalOp internal, LeafOp leaf,
                                              unsigned rank);
+  /// What the body of a collapsed grid reads on entry (CollapseGrids.cpp).
+  struct CollapsedBody;
+  /// Loads the collapsed context of `leaf` and the box of the combined space
+  /// of `rank` dimensions, and allocates the tile's frame.
+  CollapsedBody loadCollapsedBody(OpBuilder &b, Location loc, LeafOp leaf,
+                                  unsigned rank, Value contextPtr,
+                                  Value instances);
+  /// Runs the tiles the box touches along x, each over the part of its row
+  /// (or of `rows` rows from the y the loops reached) inside.
+  void emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
+                         CollapsedBody &body, unsigned rows);
+  /// Walks y a block of `blockRows` rows at a time where it fits in the tile
+  /// and the box, else row by row (a leaf with a block variant).
+  void emitCollapsedBlockRows(OpBuilder &b, Location loc, LeafOp leaf,
+                              CollapsedBody &body, unsigned blockRows);
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
   void lowerAllocs(func::FuncOp function);
   std::string uniqueName(StringRef base);

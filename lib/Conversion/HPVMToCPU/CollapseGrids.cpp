@@ -184,6 +184,151 @@ LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
+/// What the body of a collapsed grid reads on entry, and the ids its loops
+/// reach (getCollapsedRangeFunction).
+struct CPULowering::CollapsedBody {
+  /// The leaf's inputs, the tile's frame and the leaf's outputs (null
+  /// without).
+  SmallVector<Value> args;
+  Value frame, outputs;
+  /// Index constants 0 and 1.
+  Value zero, unit;
+  /// The grid of one tile, and the box [begin, end) of the combined space.
+  Value inner[3], begin[3], end[3];
+  /// The leaf's instance ids within the tile (0 where no loop set them).
+  Value ids[3];
+  /// The combined indices of z and y the loops reached.
+  SmallVector<Value> combinedIds;
+};
+
+CPULowering::CollapsedBody
+CPULowering::loadCollapsedBody(OpBuilder &b, Location loc, LeafOp leaf,
+                               unsigned rank, Value contextPtr,
+                               Value instances) {
+  CollapsedBody body;
+  LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
+  for (auto [index, inputType] : llvm::enumerate(leaf.getArgumentTypes()))
+    body.args.push_back(fromStorage(
+        b, loc, loadField(b, loc, contextType, contextPtr, index), inputType));
+  unsigned first = leaf.getNumArguments();
+  Value parentFrame =
+      loadField(b, loc, contextType, contextPtr, first + CollapsedParent);
+  Value tileGrid[3];
+  for (int32_t d = 0; d < 3; ++d) {
+    tileGrid[d] = loadField(b, loc, contextType, contextPtr, first + CollapsedTiles + d);
+    body.inner[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
+                                              first + CollapsedTile + d));
+  }
+  // The tile's frame, seen by the leaf as its parent (level 1).
+  body.frame = allocateFrame(b, loc, tileGrid, parentFrame);
+
+  body.zero = arith::ConstantIndexOp::create(b, loc, 0);
+  body.unit = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int32_t d = 0; d < 3; ++d) {
+    body.begin[d] = body.ids[d] = body.zero;
+    body.end[d] = body.unit;
+  }
+  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+    body.begin[d] = loadRangeBound(b, loc, instances, InstanceRange::Begin, d);
+    body.end[d] = loadRangeBound(b, loc, instances, InstanceRange::End, d);
+  }
+  return body;
+}
+
+void CPULowering::emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
+                                    CollapsedBody &body, unsigned rows) {
+  const Value *begin = body.begin, *end = body.end, *inner = body.inner;
+  Value firstTile = arith::DivUIOp::create(rb, loc, begin[0], inner[0]);
+  Value lastTile = arith::CeilDivUIOp::create(rb, loc, end[0], inner[0]);
+  auto tiles = scf::ForOp::create(rb, loc, firstTile, lastTile, body.unit);
+  OpBuilder tb(tiles.getBody()->getTerminator());
+  Value tile = tiles.getInductionVar();
+  storeFrameId(tb, loc, body.frame, 0, tile);
+  Value base = arith::MulIOp::create(tb, loc, tile, inner[0]);
+  Value from = arith::MaxSIOp::create(
+      tb, loc, arith::SubIOp::create(tb, loc, begin[0], base), body.zero);
+  Value to = arith::MinSIOp::create(
+      tb, loc, arith::SubIOp::create(tb, loc, end[0], base), inner[0]);
+  auto argsForXY = [&](OpBuilder &, Value x, Value y) {
+    SmallVector<Value> rowArgs(body.args);
+    rowArgs.append(
+        {x, y, body.ids[2], inner[0], inner[1], inner[2], body.frame});
+    return rowArgs;
+  };
+  if (rows > 1) {
+    runInstanceBlockInLanes(tb, loc, leaf, from, to, body.ids[1], argsForXY);
+    return;
+  }
+  auto argsFor = [&](OpBuilder &ab, Value x) {
+    return argsForXY(ab, x, body.ids[1]);
+  };
+  auto useResults = [&](OpBuilder &ub, Value x, ValueRange results) {
+    if (results.empty())
+      return;
+    SmallVector<Value> combined(body.combinedIds);
+    combined.push_back(arith::AddIOp::create(ub, loc, base, x));
+    publishOutputs(ub, loc, allZero(ub, loc, combined), body.outputs,
+                   leaf.getResultTypes(), results);
+  };
+  // A leaf with a lane variant runs the row in groups of lanes.
+  if (!runInstanceRowInLanes(tb, loc, leaf, from, to, argsFor, useResults)) {
+    auto row = scf::ForOp::create(tb, loc, from, to, body.unit);
+    OpBuilder ib(row.getBody()->getTerminator());
+    Value x = row.getInductionVar();
+    auto call = func::CallOp::create(ib, loc, nodeFunctions.lookup(leaf),
+                                     argsFor(ib, x));
+    useResults(ib, x, call.getResults());
+  }
+}
+
+void CPULowering::emitCollapsedBlockRows(OpBuilder &b, Location loc,
+                                         LeafOp leaf, CollapsedBody &body,
+                                         unsigned blockRows) {
+  // while (c < end) { a block of rows from c if it fits in the tile and
+  // the range, else the row c }
+  Type index = b.getIndexType();
+  auto loop =
+      scf::WhileOp::create(b, loc, TypeRange{index}, ValueRange{body.begin[1]});
+  {
+    Block *before = b.createBlock(&loop.getBefore(), {}, {index}, {loc});
+    Value c = before->getArgument(0);
+    scf::ConditionOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, c, body.end[1]),
+        ValueRange{c});
+  }
+  Block *after = b.createBlock(&loop.getAfter(), {}, {index}, {loc});
+  Value c = after->getArgument(0);
+  body.combinedIds.push_back(c);
+  Value inner = body.inner[1];
+  Value tile = arith::DivUIOp::create(b, loc, c, inner);
+  body.ids[1] = arith::SubIOp::create(b, loc, c,
+                                      arith::MulIOp::create(b, loc, tile, inner));
+  storeFrameId(b, loc, body.frame, 1, tile);
+  Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+  Value fits = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                            arith::AddIOp::create(b, loc, body.ids[1], rows),
+                            inner),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                            arith::AddIOp::create(b, loc, c, rows),
+                            body.end[1]));
+  auto choice = scf::IfOp::create(
+      b, loc, fits,
+      [&](OpBuilder &tb, Location) {
+        emitCollapsedRows(tb, loc, leaf, body, blockRows);
+        scf::YieldOp::create(tb, loc,
+                             ValueRange{arith::AddIOp::create(tb, loc, c, rows)});
+      },
+      [&](OpBuilder &eb, Location) {
+        emitCollapsedRows(eb, loc, leaf, body, 1);
+        scf::YieldOp::create(
+            eb, loc, ValueRange{arith::AddIOp::create(eb, loc, c, body.unit)});
+      });
+  scf::YieldOp::create(b, loc, choice.getResults());
+}
+
 LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
                                                         LeafOp leaf,
                                                         unsigned rank) {
@@ -197,147 +342,35 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
   collapsedFunctions[key] = range;
   Block *entry = &range.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
-  Value contextPtr = entry->getArgument(0), instances = entry->getArgument(1);
+  Value contextPtr = entry->getArgument(0);
+  CollapsedBody body = loadCollapsedBody(b, loc, leaf, rank, contextPtr,
+                                         entry->getArgument(1));
 
-  LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
-  SmallVector<Value> args;
-  for (auto [index, inputType] : llvm::enumerate(leaf.getArgumentTypes()))
-    args.push_back(fromStorage(
-        b, loc, loadField(b, loc, contextType, contextPtr, index), inputType));
-  unsigned first = leaf.getNumArguments();
-  Value parentFrame =
-      loadField(b, loc, contextType, contextPtr, first + CollapsedParent);
-  Value tileGrid[3], inner[3];
-  for (int32_t d = 0; d < 3; ++d) {
-    tileGrid[d] = loadField(b, loc, contextType, contextPtr, first + CollapsedTiles + d);
-    inner[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
-                                         first + CollapsedTile + d));
-  }
-  // The tile's frame, seen by the leaf as its parent (level 1).
-  Value frame = allocateFrame(b, loc, tileGrid, parentFrame);
-
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value unit = arith::ConstantIndexOp::create(b, loc, 1);
-  Value begin[3] = {zero, zero, zero}, end[3] = {unit, unit, unit};
-  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    begin[d] = toIndex(b, loc, LLVM::LoadOp::create(
-                                   b, loc, b.getI64Type(),
-                                   fieldAddress(b, loc, rangeType, instances,
-                                                {InstanceRange::Begin, d})));
-    end[d] = toIndex(b, loc, LLVM::LoadOp::create(
-                                 b, loc, b.getI64Type(),
-                                 fieldAddress(b, loc, rangeType, instances,
-                                              {InstanceRange::End, d})));
-  }
-  auto storeTileId = [&](OpBuilder &builder, int32_t d, Value tile) {
-    LLVM::StoreOp::create(builder, loc, toI64(builder, loc, tile),
-                          fieldAddress(builder, loc, frameType, frame, {FrameIds, d}));
-  };
   // z and y: one combined index at a time, split into tile and instance.
   // With a block variant, y advances by whole blocks of rows of one tile
   // where they fit.
   unsigned blockRows = rank >= 2 ? getBlockRows(leaf) : 0;
-  Value ids[3] = {zero, zero, zero};
-  SmallVector<Value> combinedIds; // z and y
   for (int32_t d = 2; d >= (blockRows ? 2 : 1); --d) {
-    auto loop = scf::ForOp::create(b, loc, begin[d], end[d], unit);
+    auto loop = scf::ForOp::create(b, loc, body.begin[d], body.end[d], body.unit);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value combined = loop.getInductionVar();
-    combinedIds.push_back(combined);
-    Value tile = arith::DivUIOp::create(b, loc, combined, inner[d]);
-    ids[d] = arith::SubIOp::create(b, loc, combined,
-                                   arith::MulIOp::create(b, loc, tile, inner[d]));
-    storeTileId(b, d, tile);
+    body.combinedIds.push_back(combined);
+    Value tile = arith::DivUIOp::create(b, loc, combined, body.inner[d]);
+    body.ids[d] = arith::SubIOp::create(
+        b, loc, combined, arith::MulIOp::create(b, loc, tile, body.inner[d]));
+    storeFrameId(b, loc, body.frame, d, tile);
   }
   // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
   // dimension, publishes the outputs.
-  Value outputs = leaf.getNumResults()
-                      ? loadField(b, loc, contextType, contextPtr,
-                                  first + CollapsedOutputs)
-                      : Value();
+  if (leaf.getNumResults())
+    body.outputs = loadField(b, loc, getCollapsedContextType(leaf), contextPtr,
+                             leaf.getNumArguments() + CollapsedOutputs);
   // x: the tiles the range touches, each over the part of its row (or of
   // `rows` rows from y) inside.
-  auto emitRows = [&](OpBuilder &rb, unsigned rows) {
-    Value firstTile = arith::DivUIOp::create(rb, loc, begin[0], inner[0]);
-    Value lastTile = arith::CeilDivUIOp::create(rb, loc, end[0], inner[0]);
-    auto tiles = scf::ForOp::create(rb, loc, firstTile, lastTile, unit);
-    OpBuilder tb(tiles.getBody()->getTerminator());
-    Value tile = tiles.getInductionVar();
-    storeTileId(tb, 0, tile);
-    Value base = arith::MulIOp::create(tb, loc, tile, inner[0]);
-    Value from = arith::MaxSIOp::create(
-        tb, loc, arith::SubIOp::create(tb, loc, begin[0], base), zero);
-    Value to = arith::MinSIOp::create(
-        tb, loc, arith::SubIOp::create(tb, loc, end[0], base), inner[0]);
-    auto argsForXY = [&](OpBuilder &, Value x, Value y) {
-      SmallVector<Value> rowArgs(args);
-      rowArgs.append({x, y, ids[2], inner[0], inner[1], inner[2], frame});
-      return rowArgs;
-    };
-    if (rows > 1) {
-      runInstanceBlockInLanes(tb, loc, leaf, from, to, ids[1], argsForXY);
-      return;
-    }
-    auto argsFor = [&](OpBuilder &ab, Value x) { return argsForXY(ab, x, ids[1]); };
-    auto useResults = [&](OpBuilder &ub, Value x, ValueRange results) {
-      if (results.empty())
-        return;
-      SmallVector<Value> combined(combinedIds);
-      combined.push_back(arith::AddIOp::create(ub, loc, base, x));
-      publishOutputs(ub, loc, allZero(ub, loc, combined), outputs,
-                     leaf.getResultTypes(), results);
-    };
-    // A leaf with a lane variant runs the row in groups of lanes.
-    if (!runInstanceRowInLanes(tb, loc, leaf, from, to, argsFor, useResults)) {
-      auto row = scf::ForOp::create(tb, loc, from, to, unit);
-      OpBuilder ib(row.getBody()->getTerminator());
-      Value x = row.getInductionVar();
-      auto call = func::CallOp::create(ib, loc, nodeFunctions.lookup(leaf),
-                                       argsFor(ib, x));
-      useResults(ib, x, call.getResults());
-    }
-  };
-  if (!blockRows) {
-    emitRows(b, 1);
-  } else {
-    // while (c < end) { a block of rows from c if it fits in the tile and
-    // the range, else the row c }
-    Type index = b.getIndexType();
-    auto loop = scf::WhileOp::create(b, loc, TypeRange{index}, ValueRange{begin[1]});
-    {
-      Block *before = b.createBlock(&loop.getBefore(), {}, {index}, {loc});
-      Value c = before->getArgument(0);
-      scf::ConditionOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, c, end[1]),
-          ValueRange{c});
-    }
-    Block *after = b.createBlock(&loop.getAfter(), {}, {index}, {loc});
-    Value c = after->getArgument(0);
-    combinedIds.push_back(c);
-    Value tile = arith::DivUIOp::create(b, loc, c, inner[1]);
-    ids[1] = arith::SubIOp::create(b, loc, c, arith::MulIOp::create(b, loc, tile, inner[1]));
-    storeTileId(b, 1, tile);
-    Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
-    Value fits = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                              arith::AddIOp::create(b, loc, ids[1], rows), inner[1]),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                              arith::AddIOp::create(b, loc, c, rows), end[1]));
-    auto choice = scf::IfOp::create(
-        b, loc, fits,
-        [&](OpBuilder &tb, Location) {
-          emitRows(tb, blockRows);
-          scf::YieldOp::create(tb, loc,
-                               ValueRange{arith::AddIOp::create(tb, loc, c, rows)});
-        },
-        [&](OpBuilder &eb, Location) {
-          emitRows(eb, 1);
-          scf::YieldOp::create(eb, loc,
-                               ValueRange{arith::AddIOp::create(eb, loc, c, unit)});
-        });
-    scf::YieldOp::create(b, loc, choice.getResults());
-  }
+  if (!blockRows)
+    emitCollapsedRows(b, loc, leaf, body, 1);
+  else
+    emitCollapsedBlockRows(b, loc, leaf, body, blockRows);
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return range;

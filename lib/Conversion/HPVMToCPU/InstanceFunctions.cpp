@@ -181,6 +181,228 @@ static Value wholeStepsEnd(OpBuilder &b, Location loc, Value from, Value to,
                             step));
 }
 
+/// What a range function reads on entry (getRangeFunction): the fields of
+/// its context and the box of instances it runs.
+struct CPULowering::RangeBody {
+  /// The inputs (arrays where per instance), parent frame, outputs, spill
+  /// and per-instance output arrays of the context.
+  SmallVector<Value> inputs;
+  Value parentFrame, outputs, spill, outputArrays;
+  /// Index constants 0 and 1.
+  Value zero, one;
+  /// The box [begin, end) of a grid of `extent` (0, 1 and 1 beyond the rank).
+  Value begin[3], end[3], extent[3];
+  /// An internal node's frame, which each instance gives its ids.
+  Value frame;
+};
+
+void CPULowering::storeFrameId(OpBuilder &b, Location loc, Value frame,
+                               int32_t d, Value id) {
+  LLVM::StoreOp::create(b, loc, toI64(b, loc, id),
+                        fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+}
+
+Value CPULowering::loadRangeBound(OpBuilder &b, Location loc, Value instances,
+                                  int32_t field, int32_t d) {
+  Value address = fieldAddress(b, loc, rangeType, instances, {field, d});
+  return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+}
+
+/// Loops from dimension `rank` - 1 down to `lowest` over [begin, end) (x is
+/// the fastest dimension: it gets the innermost loop); leaves `b` in the
+/// innermost body and sets `ids` of those dimensions to their induction
+/// variables.
+static void buildInstanceLoops(OpBuilder &b, Location loc, unsigned rank,
+                               int32_t lowest, ArrayRef<Value> begin,
+                               ArrayRef<Value> end, Value step,
+                               MutableArrayRef<Value> ids) {
+  for (int32_t d = static_cast<int32_t>(rank) - 1; d >= lowest; --d) {
+    auto loop = scf::ForOp::create(b, loc, begin[d], end[d], step);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    ids[d] = loop.getInductionVar();
+  }
+}
+
+CPULowering::RangeBody
+CPULowering::loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
+                           unsigned rank, Value context, Value instances,
+                           PerInstancePorts perInstance) {
+  RangeBody body;
+  ArrayRef<Type> inputTypes = node.getInputTypes();
+  LLVM::LLVMStructType contextType =
+      getRangeContextType(node, perInstance.inputs);
+  // Per-instance inputs stay arrays here; each instance loads its element.
+  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
+    Value field = loadField(b, loc, contextType, context, index);
+    body.inputs.push_back((perInstance.inputs >> index) & 1
+                              ? field
+                              : fromStorage(b, loc, field, inputType));
+  }
+  unsigned numInputs = inputTypes.size();
+  body.parentFrame = loadField(b, loc, contextType, context, numInputs);
+  body.outputs = loadField(b, loc, contextType, context, numInputs + 1);
+  body.spill = loadField(b, loc, contextType, context, numInputs + 2);
+  body.outputArrays = loadField(b, loc, contextType, context, numInputs + 3);
+
+  body.zero = arith::ConstantIndexOp::create(b, loc, 0);
+  body.one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int32_t d = 0; d < 3; ++d) {
+    body.begin[d] = body.zero;
+    body.end[d] = body.extent[d] = body.one;
+  }
+  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+    body.begin[d] = loadRangeBound(b, loc, instances, InstanceRange::Begin, d);
+    body.end[d] = loadRangeBound(b, loc, instances, InstanceRange::End, d);
+    body.extent[d] = loadRangeBound(b, loc, instances, InstanceRange::Extent, d);
+  }
+  if (!isa<LeafOp>(node.getOperation())) {
+    // One frame per call: each instance overwrites its ids before running.
+    body.frame = allocateFrame(b, loc,
+                               {toI64(b, loc, body.extent[0]),
+                                toI64(b, loc, body.extent[1]),
+                                toI64(b, loc, body.extent[2])},
+                               body.parentFrame);
+  }
+  return body;
+}
+
+void CPULowering::runLockStepRows(OpBuilder &b, Location loc,
+                                  const RangeBody &body, unsigned rank,
+                                  func::FuncOp lanes, unsigned width) {
+  Value zero = body.zero;
+  Value fromStart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          body.begin[0], zero);
+  Value toEnd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, body.end[0],
+      arith::ConstantIndexOp::create(b, loc, width));
+  auto wholeRows = scf::IfOp::create(
+      b, loc, arith::AndIOp::create(b, loc, fromStart, toEnd),
+      /*withElseRegion=*/true);
+  OpBuilder rb = wholeRows.getThenBodyBuilder();
+  Value rowIds[3] = {zero, zero, zero};
+  buildInstanceLoops(rb, loc, rank, 1, body.begin, body.end, body.one, rowIds);
+  SmallVector<Value> laneArgs(body.inputs);
+  laneArgs.append({zero, rowIds[1], rowIds[2], body.extent[0], body.extent[1],
+                   body.extent[2], body.parentFrame});
+  func::CallOp::create(rb, loc, lanes, laneArgs);
+  b.setInsertionPoint(wholeRows.elseBlock()->getTerminator());
+}
+
+void CPULowering::runRangeInLanes(OpBuilder &b, Location loc, LeafOp leaf,
+                                  const RangeBody &body, unsigned rank) {
+  const Value *begin = body.begin, *end = body.end, *extent = body.extent;
+  Value zero = body.zero, one = body.one;
+  Value rowIds[3] = {zero, zero, zero};
+  unsigned blockRows = rank >= 2 ? getBlockRows(leaf) : 0;
+  buildInstanceLoops(b, loc, rank, blockRows ? 2 : 1, body.begin, body.end, one,
+                     rowIds);
+  if (blockRows) {
+    // Whole blocks of rows, then the rows left one by one.
+    Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+    Value full = wholeStepsEnd(b, loc, begin[1], end[1], rows);
+    auto blocks = scf::ForOp::create(b, loc, begin[1], full, rows);
+    {
+      OpBuilder bb(blocks.getBody()->getTerminator());
+      runInstanceBlockInLanes(
+          bb, loc, leaf, begin[0], end[0], blocks.getInductionVar(),
+          [&](OpBuilder &, Value x, Value y) {
+            SmallVector<Value> args(body.inputs);
+            args.append({x, y, rowIds[2], extent[0], extent[1], extent[2],
+                         body.parentFrame});
+            return args;
+          });
+    }
+    auto left = scf::ForOp::create(b, loc, full, end[1], one);
+    b.setInsertionPoint(left.getBody()->getTerminator());
+    rowIds[1] = left.getInductionVar();
+  }
+  runInstanceRowInLanes(
+      b, loc, leaf, begin[0], end[0],
+      [&](OpBuilder &, Value x) {
+        SmallVector<Value> args(body.inputs);
+        args.append({x, rowIds[1], rowIds[2], extent[0], extent[1], extent[2],
+                     body.parentFrame});
+        return args;
+      },
+      [&](OpBuilder &rb, Value x, ValueRange results) {
+        if (results.empty())
+          return;
+        SmallVector<Value> ids{x};
+        for (int32_t d = 1; d < static_cast<int32_t>(rank); ++d)
+          ids.push_back(rowIds[d]);
+        publishOutputs(rb, loc, allZero(rb, loc, ids), body.outputs,
+                       leaf.getResultTypes(), results);
+      });
+}
+
+void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
+                                     NodeOpInterface node,
+                                     const RangeBody &body, unsigned rank,
+                                     std::optional<unsigned> phase,
+                                     PerInstancePorts perInstance) {
+  const Value *extent = body.extent;
+  Value zero = body.zero;
+  Value ids[3] = {zero, zero, zero};
+  buildInstanceLoops(b, loc, rank, 0, body.begin, body.end, body.one, ids);
+  // The linear instance id, x fastest: spill slots and per-instance values.
+  Value linear;
+  if (phase || perInstance.any())
+    linear = toI64(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, ids[0],
+            arith::MulIOp::create(
+                b, loc, extent[0],
+                arith::AddIOp::create(
+                    b, loc, ids[1],
+                    arith::MulIOp::create(b, loc, extent[1], ids[2])))));
+  SmallVector<Value> args(body.inputs);
+  for (auto [index, inputType] : llvm::enumerate(node.getInputTypes())) {
+    if (!((perInstance.inputs >> index) & 1))
+      continue;
+    Type storage = getStorageType(inputType);
+    Value element = LLVM::GEPOp::create(b, loc, pointerType, storage,
+                                        body.inputs[index],
+                                        ArrayRef<LLVM::GEPArg>{linear});
+    args[index] = fromStorage(
+        b, loc, LLVM::LoadOp::create(b, loc, storage, element), inputType);
+  }
+  func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
+  if (isa<LeafOp>(node.getOperation())) {
+    args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
+                 body.parentFrame});
+    if (phase) {
+      // This instance's spill slot: spill[x + nx * (y + ny * z)].
+      callee = phaseFunctions.lookup(node.getOperation())[*phase];
+      LLVM::LLVMStructType spillType = spillTypes.lookup(node.getOperation());
+      args.push_back(LLVM::GEPOp::create(b, loc, pointerType, spillType,
+                                         body.spill,
+                                         ArrayRef<LLVM::GEPArg>{linear}));
+    }
+  } else {
+    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d)
+      storeFrameId(b, loc, body.frame, d, ids[d]);
+    args.push_back(body.frame);
+  }
+  auto call = func::CallOp::create(b, loc, callee, args);
+  if (perInstance.outputs) {
+    LLVM::LLVMStructType arraysType = getOutputArraysType(node);
+    for (auto [port, result] : llvm::enumerate(call.getResults())) {
+      if (!((perInstance.outputs >> port) & 1))
+        continue;
+      Value array = loadField(b, loc, arraysType, body.outputArrays, port);
+      Type storage = getStorageType(result.getType());
+      Value element = LLVM::GEPOp::create(b, loc, pointerType, storage, array,
+                                          ArrayRef<LLVM::GEPArg>{linear});
+      LLVM::StoreOp::create(b, loc, toStorage(b, loc, result), element);
+    }
+  }
+  if (call.getNumResults() != 0 &&
+      perInstance.outputs != (1ull << call.getNumResults()) - 1)
+    publishOutputs(b, loc, allZero(b, loc, ArrayRef<Value>(ids, rank)),
+                   body.outputs, node.getOutputTypes(), call.getResults());
+}
+
 LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
                                                unsigned rank,
                                                std::optional<unsigned> phase,
@@ -197,195 +419,23 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   rangeFunctions[key] = range;
   Block *entry = &range.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
-  Value context = entry->getArgument(0), instances = entry->getArgument(1);
-
-  ArrayRef<Type> inputTypes = node.getInputTypes();
-  TypeRange outputTypes = node.getOutputTypes();
-  LLVM::LLVMStructType contextType =
-      getRangeContextType(node, perInstance.inputs);
-  // Per-instance inputs stay arrays here; each instance loads its element.
-  SmallVector<Value> inputs;
-  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
-    Value field = loadField(b, loc, contextType, context, index);
-    inputs.push_back((perInstance.inputs >> index) & 1
-                         ? field
-                         : fromStorage(b, loc, field, inputType));
-  }
-  Value parentFrame = loadField(b, loc, contextType, context, inputTypes.size());
-  Value outputs = loadField(b, loc, contextType, context, inputTypes.size() + 1);
-  Value spill = loadField(b, loc, contextType, context, inputTypes.size() + 2);
-  Value outputArrays =
-      loadField(b, loc, contextType, context, inputTypes.size() + 3);
-
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value begin[3] = {zero, zero, zero}, end[3] = {one, one, one};
-  Value extent[3] = {one, one, one};
-  auto rangeField = [&](int32_t field, int32_t d) {
-    Value address = fieldAddress(b, loc, rangeType, instances, {field, d});
-    return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
-  };
-  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    begin[d] = rangeField(InstanceRange::Begin, d);
-    end[d] = rangeField(InstanceRange::End, d);
-    extent[d] = rangeField(InstanceRange::Extent, d);
-  }
-  bool isLeaf = isa<LeafOp>(node.getOperation());
-  Value frame;
-  if (!isLeaf) {
-    // One frame per call: each instance overwrites its ids before running.
-    frame = allocateFrame(b, loc,
-                          {toI64(b, loc, extent[0]), toI64(b, loc, extent[1]),
-                           toI64(b, loc, extent[2])},
-                          parentFrame);
-  }
+  RangeBody body = loadRangeBody(b, loc, node, rank, entry->getArgument(0),
+                                 entry->getArgument(1), perInstance);
 
   // A leaf whose tile rows run in lock-step: whole rows (the x range is the
   // full tile width, as the runtime cuts grids outermost dimension first) go
   // to the lane function; any other box runs instance by instance below.
   if (auto found = laneFunctions.find(node.getOperation());
-      found != laneFunctions.end() && !phase && !perInstance.any()) {
-    auto [lanes, width] = found->second;
-    Value fromStart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            begin[0], zero);
-    Value toEnd = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, end[0],
-        arith::ConstantIndexOp::create(b, loc, width));
-    auto wholeRows = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, fromStart, toEnd),
-        /*withElseRegion=*/true);
-    OpBuilder rb = wholeRows.getThenBodyBuilder();
-    Value rowIds[3] = {zero, zero, zero};
-    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 1; --d) {
-      auto loop = scf::ForOp::create(rb, loc, begin[d], end[d], one);
-      rb.setInsertionPoint(loop.getBody()->getTerminator());
-      rowIds[d] = loop.getInductionVar();
-    }
-    SmallVector<Value> laneArgs(inputs);
-    laneArgs.append({zero, rowIds[1], rowIds[2], extent[0], extent[1],
-                     extent[2], parentFrame});
-    func::CallOp::create(rb, loc, lanes, laneArgs);
-    b.setInsertionPoint(wholeRows.elseBlock()->getTerminator());
-  }
+      found != laneFunctions.end() && !phase && !perInstance.any())
+    runLockStepRows(b, loc, body, rank, found->second.first,
+                    found->second.second);
 
   // A leaf with a lane variant: y and z loops, then the x row in lanes.
-  if (isLeaf && !phase && !perInstance.any() &&
-      laneVariants.count(node.getOperation())) {
-    Value rowIds[3] = {zero, zero, zero};
-    auto leaf = cast<LeafOp>(node.getOperation());
-    unsigned blockRows = rank >= 2 ? getBlockRows(leaf) : 0;
-    for (int32_t d = static_cast<int32_t>(rank) - 1; d >= (blockRows ? 2 : 1);
-         --d) {
-      auto loop = scf::ForOp::create(b, loc, begin[d], end[d], one);
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-      rowIds[d] = loop.getInductionVar();
-    }
-    if (blockRows) {
-      // Whole blocks of rows, then the rows left one by one.
-      Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
-      Value full = wholeStepsEnd(b, loc, begin[1], end[1], rows);
-      auto blocks = scf::ForOp::create(b, loc, begin[1], full, rows);
-      {
-        OpBuilder bb(blocks.getBody()->getTerminator());
-        runInstanceBlockInLanes(
-            bb, loc, leaf, begin[0], end[0], blocks.getInductionVar(),
-            [&](OpBuilder &, Value x, Value y) {
-              SmallVector<Value> args(inputs);
-              args.append({x, y, rowIds[2], extent[0], extent[1], extent[2],
-                           parentFrame});
-              return args;
-            });
-      }
-      auto left = scf::ForOp::create(b, loc, full, end[1], one);
-      b.setInsertionPoint(left.getBody()->getTerminator());
-      rowIds[1] = left.getInductionVar();
-    }
-    runInstanceRowInLanes(
-        b, loc, cast<LeafOp>(node.getOperation()), begin[0], end[0],
-        [&](OpBuilder &, Value x) {
-          SmallVector<Value> args(inputs);
-          args.append({x, rowIds[1], rowIds[2], extent[0], extent[1],
-                       extent[2], parentFrame});
-          return args;
-        },
-        [&](OpBuilder &rb, Value x, ValueRange results) {
-          if (results.empty())
-            return;
-          SmallVector<Value> ids{x};
-          for (int32_t d = 1; d < static_cast<int32_t>(rank); ++d)
-            ids.push_back(rowIds[d]);
-          publishOutputs(rb, loc, allZero(rb, loc, ids), outputs, outputTypes,
-                         results);
-        });
-    b.setInsertionPointToEnd(entry);
-    LLVM::ReturnOp::create(b, loc, ValueRange{});
-    return range;
-  }
-
-  // x is the fastest dimension: it gets the innermost loop.
-  Value ids[3] = {zero, zero, zero};
-  for (int32_t d = static_cast<int32_t>(rank) - 1; d >= 0; --d) {
-    auto loop = scf::ForOp::create(b, loc, begin[d], end[d], one);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    ids[d] = loop.getInductionVar();
-  }
-  // The linear instance id, x fastest: spill slots and per-instance values.
-  Value linear;
-  if (phase || perInstance.any())
-    linear = toI64(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, ids[0],
-            arith::MulIOp::create(
-                b, loc, extent[0],
-                arith::AddIOp::create(
-                    b, loc, ids[1],
-                    arith::MulIOp::create(b, loc, extent[1], ids[2])))));
-  SmallVector<Value> args(inputs);
-  for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
-    if (!((perInstance.inputs >> index) & 1))
-      continue;
-    Type storage = getStorageType(inputType);
-    Value element = LLVM::GEPOp::create(b, loc, pointerType, storage,
-                                        inputs[index],
-                                        ArrayRef<LLVM::GEPArg>{linear});
-    args[index] = fromStorage(
-        b, loc, LLVM::LoadOp::create(b, loc, storage, element), inputType);
-  }
-  func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
-  if (isLeaf) {
-    args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
-                 parentFrame});
-    if (phase) {
-      // This instance's spill slot: spill[x + nx * (y + ny * z)].
-      callee = phaseFunctions.lookup(node.getOperation())[*phase];
-      LLVM::LLVMStructType spillType = spillTypes.lookup(node.getOperation());
-      args.push_back(LLVM::GEPOp::create(b, loc, pointerType, spillType, spill,
-                                         ArrayRef<LLVM::GEPArg>{linear}));
-    }
-  } else {
-    for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d)
-      LLVM::StoreOp::create(b, loc, toI64(b, loc, ids[d]),
-                            fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-    args.push_back(frame);
-  }
-  auto call = func::CallOp::create(b, loc, callee, args);
-  if (perInstance.outputs) {
-    LLVM::LLVMStructType arraysType = getOutputArraysType(node);
-    for (auto [port, result] : llvm::enumerate(call.getResults())) {
-      if (!((perInstance.outputs >> port) & 1))
-        continue;
-      Value array = loadField(b, loc, arraysType, outputArrays, port);
-      Type storage = getStorageType(result.getType());
-      Value element = LLVM::GEPOp::create(b, loc, pointerType, storage, array,
-                                          ArrayRef<LLVM::GEPArg>{linear});
-      LLVM::StoreOp::create(b, loc, toStorage(b, loc, result), element);
-    }
-  }
-  if (call.getNumResults() != 0 &&
-      perInstance.outputs != (1ull << call.getNumResults()) - 1)
-    publishOutputs(b, loc, allZero(b, loc, ArrayRef<Value>(ids, rank)), outputs,
-                   outputTypes, call.getResults());
+  auto leaf = dyn_cast<LeafOp>(node.getOperation());
+  if (leaf && !phase && !perInstance.any() && laneVariants.count(leaf))
+    runRangeInLanes(b, loc, leaf, body, rank);
+  else
+    runRangeByInstance(b, loc, node, body, rank, phase, perInstance);
   b.setInsertionPointToEnd(entry);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return range;

@@ -30,7 +30,8 @@ static Location blockLocation(Block *block, Location fallback) {
   return fallback;
 }
 
-LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
+/// Refuses barriers inside nested regions of the leaf's body.
+static LogicalResult checkBarriersAtTopLevel(LeafOp leaf) {
   Region &body = leaf.getBody();
   WalkResult nested = leaf.walk([&](BarrierOp barrier) {
     if (barrier->getParentRegion() == &body)
@@ -40,12 +41,31 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
                              "level of the leaf's body (not in a nested region)";
     return WalkResult::interrupt();
   });
-  if (nested.wasInterrupted())
-    return failure();
+  return failure(nested.wasInterrupted());
+}
 
-  // The phase each block starts in, and the barrier that ends each phase.
+namespace {
+/// How the body of a leaf divides into phases at its barriers.
+struct BarrierPhases {
+  /// The phase each reachable block starts in.
   DenseMap<Block *, unsigned> blockPhase;
-  SmallVector<Operation *> barriers; // barriers[p] ends phase p
+  /// barriers[p] ends phase p.
+  SmallVector<Operation *> barriers;
+  /// The phase of each top-level op.
+  DenseMap<Operation *, unsigned> phaseOf;
+  /// Values that cross a barrier: defined in one phase (op results and block
+  /// arguments at the top level), used in a later one; and that phase.
+  llvm::SetVector<Value> spilled;
+  DenseMap<Value, unsigned> valuePhase;
+};
+} // namespace
+
+/// Finds the phase each block starts in and the barrier that ends each
+/// phase; refuses phases that differ between paths.
+static LogicalResult findBlockPhases(LeafOp leaf, BarrierPhases &phases) {
+  Region &body = leaf.getBody();
+  DenseMap<Block *, unsigned> &blockPhase = phases.blockPhase;
+  SmallVector<Operation *> &barriers = phases.barriers;
   SmallVector<Block *> worklist{&body.front()};
   blockPhase[&body.front()] = 0;
   while (!worklist.empty()) {
@@ -76,62 +96,83 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
       }
     }
   }
-  unsigned lastPhase = barriers.size();
-  // The phase of each top-level op.
-  DenseMap<Operation *, unsigned> phaseOf;
+  return success();
+}
+
+/// Finds the phase of each top-level op; refuses a return before the last
+/// barrier.
+static LogicalResult findOpPhases(Region &body, BarrierPhases &phases) {
+  unsigned lastPhase = phases.barriers.size();
   for (Block &block : body) {
-    unsigned phase = blockPhase.lookup(&block);
+    unsigned phase = phases.blockPhase.lookup(&block);
     for (Operation &op : block) {
       if (isa<BarrierOp>(op))
         ++phase;
       else
-        phaseOf[&op] = phase;
+        phases.phaseOf[&op] = phase;
     }
   }
   for (Block &block : body)
-    if (blockPhase.count(&block))
+    if (phases.blockPhase.count(&block))
       if (auto ret = dyn_cast<ReturnOp>(block.getTerminator());
-          ret && phaseOf.lookup(ret) != lastPhase)
+          ret && phases.phaseOf.lookup(ret) != lastPhase)
         return ret.emitOpError()
-               << "is reached after " << phaseOf.lookup(ret) << " of the "
+               << "is reached after " << phases.phaseOf.lookup(ret) << " of the "
                << lastPhase << " barriers of its leaf; convert-hpvm-to-cpu "
                << "needs every instance to pass every barrier";
-  auto phaseOfUser = [&](Operation *user) {
-    return phaseOf.lookup(body.findAncestorOpInRegion(*user));
-  };
+  return success();
+}
 
-  // Values that cross a barrier: defined in one phase (op results and block
-  // arguments at the top level), used in a later one.
-  llvm::SetVector<Value> spilled;
-  DenseMap<Value, unsigned> valuePhase;
+/// Finds the values that cross a barrier (BarrierPhases::spilled).
+static void findSpilledValues(Region &body, BarrierPhases &phases) {
+  auto phaseOfUser = [&](Operation *user) {
+    return phases.phaseOf.lookup(body.findAncestorOpInRegion(*user));
+  };
   auto consider = [&](Value value, unsigned phase) {
     for (Operation *user : value.getUsers())
       if (phaseOfUser(user) > phase) {
-        spilled.insert(value);
-        valuePhase[value] = phase;
+        phases.spilled.insert(value);
+        phases.valuePhase[value] = phase;
       }
   };
   for (Block &block : body) {
-    if (!blockPhase.count(&block))
+    if (!phases.blockPhase.count(&block))
       continue;
     if (!block.isEntryBlock())
       for (BlockArgument arg : block.getArguments())
-        consider(arg, blockPhase.lookup(&block));
+        consider(arg, phases.blockPhase.lookup(&block));
     for (Operation &op : block)
       for (Value result : op.getResults())
-        consider(result, phaseOf.lookup(&op));
+        consider(result, phases.phaseOf.lookup(&op));
   }
-  SmallVector<Type> spilledTypes;
-  for (Value value : spilled) {
-    if (!getStorageType(value.getType()))
-      return emitError(value.getLoc())
-             << "a value of type " << value.getType()
-             << " lives across 'hpvm.barrier', which the CPU backend cannot keep";
-    spilledTypes.push_back(value.getType());
-  }
-  LLVM::LLVMStructType spillType = getStorageStruct(spilledTypes);
-  spillTypes[leaf] = spillType;
+}
 
+/// Erases the blocks of `region` other than `entry` that `start` does not
+/// reach (the blocks of other phases).
+static void eraseOtherPhases(Region &region, Block *entry, Block *start) {
+  llvm::SetVector<Block *> reachable;
+  reachable.insert(start);
+  for (unsigned i = 0; i < reachable.size(); ++i)
+    for (Block *successor : reachable[i]->getSuccessors())
+      reachable.insert(successor);
+  SmallVector<Block *> dead;
+  for (Block &block : region)
+    if (&block != entry && !reachable.contains(&block))
+      dead.push_back(&block);
+  for (Block *block : dead)
+    for (Operation &op : *block)
+      op.dropAllReferences();
+  for (Block *block : dead)
+    block->dropAllDefinedValueUses();
+  for (Block *block : dead)
+    block->erase();
+}
+
+func::FuncOp CPULowering::createPhaseFunction(
+    LeafOp leaf, unsigned phase, ArrayRef<Operation *> barriers,
+    ArrayRef<Value> spilled, const DenseMap<Value, unsigned> &valuePhase) {
+  Region &body = leaf.getBody();
+  LLVM::LLVMStructType spillType = spillTypes.lookup(leaf);
   // (inputs..., x, y, z, extent x, extent y, extent z, parent frame, spill)
   unsigned numInputs = leaf.getNumArguments();
   SmallVector<Type> inputs(leaf.getArgumentTypes());
@@ -139,79 +180,91 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
   inputs.append({pointerType, pointerType});
   OpBuilder b(leaf);
   Location loc = leaf.getLoc();
-  for (unsigned phase = 0; phase <= lastPhase; ++phase) {
-    bool last = phase == lastPhase;
-    auto function = func::FuncOp::create(
-        b, loc,
-        uniqueName(("__hpvm_leaf_" + leaf.getSymName() + "_phase" + Twine(phase))
-                       .str()),
-        b.getFunctionType(inputs, last ? leaf.getResultTypes() : TypeRange()));
-    markInternal(function);
-    Block *entry = function.addEntryBlock();
-    OpBuilder fb = OpBuilder::atBlockEnd(entry);
-    Value slot = entry->getArguments().back();
+  bool last = phase == barriers.size();
+  auto function = func::FuncOp::create(
+      b, loc,
+      uniqueName(("__hpvm_leaf_" + leaf.getSymName() + "_phase" + Twine(phase))
+                     .str()),
+      b.getFunctionType(inputs, last ? leaf.getResultTypes() : TypeRange()));
+  markInternal(function);
+  Block *entry = function.addEntryBlock();
+  OpBuilder fb = OpBuilder::atBlockEnd(entry);
+  Value slot = entry->getArguments().back();
 
-    // A copy of the whole body after the entry block, its entry block's
-    // arguments the inputs.
-    IRMapping mapping;
-    for (unsigned i = 0; i < numInputs; ++i)
-      mapping.map(body.getArgument(i), entry->getArgument(i));
-    Region &copy = function.getBody();
-    body.cloneInto(&copy, mapping);
-    // Values of earlier phases come from the spill slot.
+  // A copy of the whole body after the entry block, its entry block's
+  // arguments the inputs.
+  IRMapping mapping;
+  for (unsigned i = 0; i < numInputs; ++i)
+    mapping.map(body.getArgument(i), entry->getArgument(i));
+  Region &copy = function.getBody();
+  body.cloneInto(&copy, mapping);
+  // Values of earlier phases come from the spill slot.
+  for (auto [field, value] : llvm::enumerate(spilled))
+    if (valuePhase.lookup(value) < phase)
+      mapping.lookup(value).replaceAllUsesWith(fromStorage(
+          fb, loc, loadField(fb, loc, spillType, slot, field), value.getType()));
+  // Enter right after barrier phase - 1.
+  Block *start = entry->getNextNode();
+  if (phase > 0) {
+    Operation *after = mapping.lookup(barriers[phase - 1]);
+    start = after->getBlock()->splitBlock(after->getNextNode());
+  }
+  // Leave at barrier phase, after spilling the values later phases use.
+  if (!last) {
+    Operation *end = mapping.lookup(barriers[phase]);
+    Block *tail = end->getBlock()->splitBlock(end);
+    OpBuilder eb = OpBuilder::atBlockEnd(tail->getPrevNode());
     for (auto [field, value] : llvm::enumerate(spilled))
-      if (valuePhase.lookup(value) < phase)
-        mapping.lookup(value).replaceAllUsesWith(fromStorage(
-            fb, loc, loadField(fb, loc, spillType, slot, field), value.getType()));
-    // Enter right after barrier phase - 1.
-    Block *start = entry->getNextNode();
-    if (phase > 0) {
-      Operation *after = mapping.lookup(barriers[phase - 1]);
-      start = after->getBlock()->splitBlock(after->getNextNode());
-    }
-    // Leave at barrier phase, after spilling the values later phases use.
-    if (!last) {
-      Operation *end = mapping.lookup(barriers[phase]);
-      Block *tail = end->getBlock()->splitBlock(end);
-      OpBuilder eb = OpBuilder::atBlockEnd(tail->getPrevNode());
-      for (auto [field, value] : llvm::enumerate(spilled))
-        if (valuePhase.lookup(value) == phase)
-          storeField(eb, loc, spillType, slot, field,
-                     toStorage(eb, loc, mapping.lookup(value)));
-      func::ReturnOp::create(eb, loc);
-    }
-    // The blocks of this phase: those reachable from its start.
-    llvm::SetVector<Block *> reachable;
-    reachable.insert(start);
-    for (unsigned i = 0; i < reachable.size(); ++i)
-      for (Block *successor : reachable[i]->getSuccessors())
-        reachable.insert(successor);
-    SmallVector<Block *> dead;
-    for (Block &block : copy)
-      if (&block != entry && !reachable.contains(&block))
-        dead.push_back(&block);
-    for (Block *block : dead)
-      for (Operation &op : *block)
-        op.dropAllReferences();
-    for (Block *block : dead)
-      block->dropAllDefinedValueUses();
-    for (Block *block : dead)
-      block->erase();
-    // The start block's ops join the entry block (it has no predecessors).
-    entry->getOperations().splice(entry->end(), start->getOperations());
-    start->erase();
-    function.walk([&](ReturnOp ret) {
-      OpBuilder rb(ret);
-      func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
-      ret.erase();
-    });
-    lowerGridQueries(function, numInputs);
-    lowerAllocs(function);
-    markAlwaysInline(function);
+      if (valuePhase.lookup(value) == phase)
+        storeField(eb, loc, spillType, slot, field,
+                   toStorage(eb, loc, mapping.lookup(value)));
+    func::ReturnOp::create(eb, loc);
+  }
+  // The blocks of this phase: those reachable from its start.
+  eraseOtherPhases(copy, entry, start);
+  // The start block's ops join the entry block (it has no predecessors).
+  entry->getOperations().splice(entry->end(), start->getOperations());
+  start->erase();
+  function.walk([&](ReturnOp ret) {
+    OpBuilder rb(ret);
+    func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
+    ret.erase();
+  });
+  lowerGridQueries(function, numInputs);
+  lowerAllocs(function);
+  markAlwaysInline(function);
+  return function;
+}
+
+LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
+  if (failed(checkBarriersAtTopLevel(leaf)))
+    return failure();
+  Region &body = leaf.getBody();
+  BarrierPhases phases;
+  if (failed(findBlockPhases(leaf, phases)) ||
+      failed(findOpPhases(body, phases)))
+    return failure();
+  findSpilledValues(body, phases);
+  SmallVector<Type> spilledTypes;
+  for (Value value : phases.spilled) {
+    if (!getStorageType(value.getType()))
+      return emitError(value.getLoc())
+             << "a value of type " << value.getType()
+             << " lives across 'hpvm.barrier', which the CPU backend cannot keep";
+    spilledTypes.push_back(value.getType());
+  }
+  spillTypes[leaf] = getStorageStruct(spilledTypes);
+
+  for (unsigned phase = 0, lastPhase = phases.barriers.size();
+       phase <= lastPhase; ++phase) {
+    func::FuncOp function =
+        createPhaseFunction(leaf, phase, phases.barriers,
+                            phases.spilled.getArrayRef(), phases.valuePhase);
     phaseFunctions[leaf].push_back(function);
   }
   return success();
 }
+
 void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
                             ValueRange dims, Value extents, Value context) {
   LLVM::LLVMStructType spillType = spillTypes.lookup(leaf);

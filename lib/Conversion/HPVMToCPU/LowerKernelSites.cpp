@@ -217,90 +217,68 @@ LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
-Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
-                             ValueRange dims, ValueRange inputs,
-                             Value parentFrame, Value outputs,
-                             PerInstancePorts perInstance,
-                             ArrayRef<Value> outputArrays) {
-  auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
-      HPVMDialect::getKernelAttrName());
-  auto i32 = b.getI32Type();
-  auto i64 = b.getI64Type();
-  auto paramType = KernelParam::get(context);
-
-  // Grid and work-group of instances.
-  Value one = i64Constant(b, loc, 1);
-  SmallVector<Value> grid(3, one), block(3, i64Constant(b, loc, 0));
-  bool tiled = isa<InternalOp>(node.getOperation());
-  SmallVector<Value> leafDims;
-  const TileKernel *tileKernel = nullptr;
-  if (tiled) {
-    tileKernel = &tileKernels.find(node.getOperation())->second;
-    leafDims = getTileExtents(b, cast<InternalOp>(node.getOperation()),
-                              tileKernel->instances, inputs);
-    for (unsigned d = 0; d < 3; ++d) {
-      Value tiles = d < dims.size() ? toI64(b, loc, dims[d]) : one;
-      Value tile = d < leafDims.size() ? toI64(b, loc, leafDims[d]) : one;
-      block[d] = tile;
-      grid[d] = LLVM::MulOp::create(b, loc, tiles, tile);
-    }
-  } else {
-    for (unsigned d = 0; d < dims.size(); ++d)
-      grid[d] = toI64(b, loc, dims[d]);
-  }
-
-  struct Param {
-    int32_t kind;
-    int32_t access;
-    Value size;  // i64
-    Value value; // VALUE: the value itself; BUFFER: the host pointer
-  };
-  SmallVector<Param> params;
+void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
+                                       NodeOpInterface node, ValueRange inputs,
+                                       uint64_t perInstanceInputs,
+                                       Value instances,
+                                       SmallVectorImpl<KernelArg> &params) {
   auto addValue = [&](Value value) {
     params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
   };
   TypeRange inputTypes = node.getInputTypes();
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    Type type = inputTypes[index];
+    int32_t access = getAccess(node, index);
+    if ((perInstanceInputs >> index) & 1) {
+      // An array of values per instance: one element per instance.
+      Value bytes = LLVM::MulOp::create(b, loc, instances,
+                                        sizeOf(b, loc, getStorageType(type)));
+      params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, bytes, input});
+      continue;
+    }
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      // The descriptor's fields, as the kernel's lowering expands them; the
+      // buffer is the aligned pointer's data, as far as the view reaches.
+      Value descriptor = toStorage(b, loc, input);
+      Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+      Value bytes = viewBytes(b, loc, memref, descriptor);
+      params.push_back({kParamBuffer, access, bytes, aligned});
+      params.push_back({kParamBuffer, access, bytes, aligned});
+      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
+      for (int64_t field : {3, 4})
+        for (int64_t d = 0; d < memref.getRank(); ++d)
+          addValue(LLVM::ExtractValueOp::create(
+              b, loc, descriptor, ArrayRef<int64_t>{field, d}));
+    } else if (isa<LLVM::LLVMPointerType>(type)) {
+      // HPVM-C passes each buffer with its size in bytes next to it.
+      params.push_back(
+          {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
+    } else if (type.isInteger(1)) {
+      // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
+      addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
+    } else {
+      addValue(toStorage(b, loc, input));
+    }
+  }
+}
+
+SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
+    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
+    ValueRange inputs, Value parentFrame, Value outputs,
+    PerInstancePorts perInstance, ArrayRef<Value> outputArrays,
+    ArrayRef<Value> grid, bool tiled, func::FuncOp memoryBytes) {
+  SmallVector<KernelArg> params;
+  auto addValue = [&](Value value) {
+    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
+  };
   // Arrays of values per instance: one element per instance of this grid.
   Value instances = perInstance.any() ? instanceCount(b, loc, dims) : Value();
-  auto arrayBytes = [&](Type type) {
-    return LLVM::MulOp::create(b, loc, instances,
-                               sizeOf(b, loc, getStorageType(type)));
-  };
   // The parameters in the kernel's order (RuntimeABI.h).
   for (KernelParamGroup group : getKernelParamGroups(tiled)) {
     switch (group) {
     case KernelParamGroup::Inputs:
-      for (auto [index, input] : llvm::enumerate(inputs)) {
-        Type type = inputTypes[index];
-        int32_t access = getAccess(node, index);
-        if ((perInstance.inputs >> index) & 1) {
-          params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, arrayBytes(type), input});
-          continue;
-        }
-        if (auto memref = dyn_cast<MemRefType>(type)) {
-          // The descriptor's fields, as the kernel's lowering expands them; the
-          // buffer is the aligned pointer's data, as far as the view reaches.
-          Value descriptor = toStorage(b, loc, input);
-          Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
-          Value bytes = viewBytes(b, loc, memref, descriptor);
-          params.push_back({kParamBuffer, access, bytes, aligned});
-          params.push_back({kParamBuffer, access, bytes, aligned});
-          addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
-          for (int64_t field : {3, 4})
-            for (int64_t d = 0; d < memref.getRank(); ++d)
-              addValue(LLVM::ExtractValueOp::create(
-                  b, loc, descriptor, ArrayRef<int64_t>{field, d}));
-        } else if (isa<LLVM::LLVMPointerType>(type)) {
-          // HPVM-C passes each buffer with its size in bytes next to it.
-          params.push_back(
-              {kParamBuffer, access, pairedBytes(b, loc, node, inputs, index), input});
-        } else if (type.isInteger(1)) {
-          // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
-          addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
-        } else {
-          addValue(toStorage(b, loc, input));
-        }
-      }
+      addKernelInputParams(b, loc, node, inputs, perInstance.inputs, instances,
+                           params);
       break;
     case KernelParamGroup::GridExtents:
       for (Value extent : grid)
@@ -338,13 +316,16 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
           params.push_back({kParamBuffer,
                             static_cast<int32_t>(HPVM_RT_ACCESS_OUT |
                                                  HPVM_RT_PARAM_WRITES_ALL),
-                            arrayBytes(type), outputArrays[port]});
+                            LLVM::MulOp::create(
+                                b, loc, instances,
+                                sizeOf(b, loc, getStorageType(type))),
+                            outputArrays[port]});
       break;
     case KernelParamGroup::WorkgroupMemory:
       // Its bytes per work-group, as its allocation nodes compute them from
       // the tile's inputs.
-      if (tileKernel && tileKernel->memoryBytes) {
-        auto call = func::CallOp::create(b, loc, tileKernel->memoryBytes, inputs);
+      if (memoryBytes) {
+        auto call = func::CallOp::create(b, loc, memoryBytes, inputs);
         for (Value bytes : call.getResults())
           params.push_back(
               {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
@@ -352,9 +333,13 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       break;
     }
   }
+  return params;
+}
 
-  // The parameter array, the grid, the work-group and the answer.
-  auto arrayType = LLVM::LLVMArrayType::get(paramType, params.size());
+Value CPULowering::storeKernelParams(OpBuilder &b, Location loc,
+                                     ArrayRef<KernelArg> params) {
+  auto arrayType =
+      LLVM::LLVMArrayType::get(KernelParam::get(context), params.size());
   Value array = allocaInEntry(b, loc, arrayType);
   for (auto [index, param] : llvm::enumerate(params)) {
     int32_t position = static_cast<int32_t>(index);
@@ -377,6 +362,45 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       LLVM::StoreOp::create(b, loc, param.value, field(KernelParam::Host));
     }
   }
+  return array;
+}
+
+Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+                             ValueRange dims, ValueRange inputs,
+                             Value parentFrame, Value outputs,
+                             PerInstancePorts perInstance,
+                             ArrayRef<Value> outputArrays) {
+  auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
+      HPVMDialect::getKernelAttrName());
+  auto i32 = b.getI32Type();
+  auto i64 = b.getI64Type();
+
+  // Grid and work-group of instances.
+  Value one = i64Constant(b, loc, 1);
+  SmallVector<Value> grid(3, one), block(3, i64Constant(b, loc, 0));
+  const TileKernel *tileKernel = nullptr;
+  if (isa<InternalOp>(node.getOperation())) {
+    tileKernel = &tileKernels.find(node.getOperation())->second;
+    SmallVector<Value> leafDims =
+        getTileExtents(b, cast<InternalOp>(node.getOperation()),
+                       tileKernel->instances, inputs);
+    for (unsigned d = 0; d < 3; ++d) {
+      Value tiles = d < dims.size() ? toI64(b, loc, dims[d]) : one;
+      Value tile = d < leafDims.size() ? toI64(b, loc, leafDims[d]) : one;
+      block[d] = tile;
+      grid[d] = LLVM::MulOp::create(b, loc, tiles, tile);
+    }
+  } else {
+    for (unsigned d = 0; d < dims.size(); ++d)
+      grid[d] = toI64(b, loc, dims[d]);
+  }
+
+  // The parameter array, the grid, the work-group and the answer.
+  SmallVector<KernelArg> params =
+      getKernelParams(b, loc, node, dims, inputs, parentFrame, outputs,
+                      perInstance, outputArrays, grid, tileKernel != nullptr,
+                      tileKernel ? tileKernel->memoryBytes : func::FuncOp());
+  Value array = storeKernelParams(b, loc, params);
   auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
   auto storeExtents = [&](ArrayRef<Value> values) {
     Value slot = allocaInEntry(b, loc, extentsType);

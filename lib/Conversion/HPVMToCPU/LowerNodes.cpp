@@ -573,6 +573,125 @@ LLVM::LLVMFuncOp CPULowering::getSiblingGridBody(NodeOpInterface node,
   return getRangeFunction(node, rank);
 }
 
+SmallVector<Value> CPULowering::failWithoutCPUVersion(OpBuilder &b,
+                                                      Location loc,
+                                                      NodeOpInterface node,
+                                                      StringRef why) {
+  std::string reason = why.str() + '\0';
+  Value text = LLVM::createGlobalString(
+      loc, b, uniqueName("__hpvm_no_cpu_version"), reason,
+      LLVM::Linkage::Internal);
+  Value status = callRuntime(b, loc, RuntimeFn::NoCPUVersion, {nodeNameString(b, loc, node), text});
+  checkStatus(b, loc, status,
+              ("running @" +
+               cast<SymbolOpInterface>(node.getOperation()).getName())
+                  .str());
+  return llvm::map_to_vector(node.getOutputTypes(), [&](Type type) {
+    return fromStorage(
+        b, loc, LLVM::PoisonOp::create(b, loc, getStorageType(type)), type);
+  });
+}
+
+SmallVector<Value> CPULowering::storeOutputArrays(
+    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
+    PerInstancePorts perInstance, ArrayRef<Value> givenArrays, Value context) {
+  TypeRange outputTypes = node.getOutputTypes();
+  LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
+  LLVM::LLVMStructType arraysType = getOutputArraysType(node);
+  SmallVector<Value> outputArrays(givenArrays);
+  if (outputArrays.empty())
+    outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
+  Value arrays = allocaInEntry(b, loc, arraysType);
+  for (auto [port, array] : llvm::enumerate(outputArrays)) {
+    if (!array)
+      continue;
+    storeField(b, loc, arraysType, arrays, port, array);
+    // Arrays from runNode are tracked (a kernel could have filled them):
+    // the host writes them now.
+    if (!givenArrays.empty())
+      checkStatus(
+          b, loc,
+          callRuntime(b, loc, RuntimeFn::RequestHost, {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
+                       i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
+          ("writing the outputs of @" + nodeName(node) + " on the host").str());
+  }
+  storeField(b, loc, contextType, context, node.getInputTypes().size() + 3,
+             arrays);
+  return outputArrays;
+}
+
+void CPULowering::runTileInLockStep(OpBuilder &b, Location loc,
+                                    NodeOpInterface node, ValueRange dims,
+                                    Value context) {
+  unsigned rank = dims.size();
+  Value range = allocaInEntry(b, loc, rangeType);
+  for (int32_t d = 0; d < 3; ++d) {
+    Value extent = d < static_cast<int32_t>(rank) ? toI64(b, loc, dims[d])
+                                                  : i64Constant(b, loc, 1);
+    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                          fieldAddress(b, loc, rangeType, range, {InstanceRange::Begin, d}));
+    LLVM::StoreOp::create(b, loc, extent,
+                          fieldAddress(b, loc, rangeType, range, {InstanceRange::End, d}));
+    LLVM::StoreOp::create(b, loc, extent,
+                          fieldAddress(b, loc, rangeType, range, {InstanceRange::Extent, d}));
+  }
+  LLVM::StoreOp::create(b, loc, i32Constant(b, loc, rank),
+                        fieldAddress(b, loc, rangeType, range, {InstanceRange::Rank}));
+  LLVM::StoreOp::create(b, loc, i32Constant(b, loc, 0),
+                        fieldAddress(b, loc, rangeType, range, {InstanceRange::WorkerIndex}));
+  LLVM::CallOp::create(b, loc, getRangeFunction(node, rank),
+                       ValueRange{context, range});
+}
+
+void CPULowering::launchRange(OpBuilder &b, Location loc, NodeOpInterface runs,
+                              unsigned rank, PerInstancePorts perInstance,
+                              Value extents, Value runContext) {
+  Value body = LLVM::AddressOfOp::create(
+      b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
+  Value status =
+      callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, runContext});
+  checkStatus(b, loc, status,
+              ("running the instances of @" + nodeName(runs)).str());
+}
+
+void CPULowering::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
+                                     ValueRange dims, ValueRange inputs,
+                                     Value parentFrame, Value outputs,
+                                     Value extents, Value context) {
+  LeafOp sums = contractions.lookup(leaf).first;
+  LLVM::LLVMFuncOp plan = contractions.lookup(leaf).second;
+  Value one = i64Constant(b, loc, 1);
+  auto parentExtentIsOne = [&](int32_t d) {
+    Value extent = LLVM::LoadOp::create(
+        b, loc, b.getI64Type(),
+        fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, extent, one);
+  };
+  Value single = LLVM::AndOp::create(b, loc, parentExtentIsOne(0),
+                                     parentExtentIsOne(1));
+  auto planned = scf::IfOp::create(b, loc, TypeRange{pointerType}, single,
+                                   /*withElseRegion=*/true);
+  OpBuilder tb = planned.getThenBodyBuilder();
+  SmallVector<Value> planArgs(inputs);
+  planArgs.append({toI64(tb, loc, dims[0]), toI64(tb, loc, dims[1]), one, one});
+  scf::YieldOp::create(
+      tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
+  OpBuilder eb = planned.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, nullPointer(eb, loc));
+  runContracted(
+      b, loc, planned.getResult(0),
+      [&](OpBuilder &lb) {
+        launchRange(lb, loc, leaf, /*rank=*/2, {}, extents, context);
+      },
+      [&](OpBuilder &sb, Value buffer) {
+        SmallVector<Value> sumsInputs(inputs);
+        sumsInputs.append({buffer, toI64(sb, loc, dims[0])});
+        launchRange(sb, loc, sums, /*rank=*/2, {}, extents,
+                    allocateRangeContext(sb, loc, sums, sumsInputs, parentFrame,
+                                         outputs, /*perInstanceInputs=*/0));
+      });
+}
+
 SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
                                              NodeOpInterface node,
                                              ValueRange dims, ValueRange inputs,
@@ -584,19 +703,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   if (auto missing = noCPUVersion.find(node.getOperation());
       missing != noCPUVersion.end()) {
     // No device ran the tile: an error, since nothing else can run it.
-    std::string reason = missing->second + '\0';
-    Value text = LLVM::createGlobalString(
-        loc, b, uniqueName("__hpvm_no_cpu_version"), reason,
-        LLVM::Linkage::Internal);
-    Value status = callRuntime(b, loc, RuntimeFn::NoCPUVersion, {nodeNameString(b, loc, node), text});
-    checkStatus(b, loc, status,
-                ("running @" +
-                 cast<SymbolOpInterface>(node.getOperation()).getName())
-                    .str());
-    return llvm::map_to_vector(outputTypes, [&](Type type) {
-      return fromStorage(
-          b, loc, LLVM::PoisonOp::create(b, loc, getStorageType(type)), type);
-    });
+    return failWithoutCPUVersion(b, loc, node, missing->second);
   }
   if (auto leaf = dyn_cast<LeafOp>(node.getOperation())) {
     traceNode(b, loc, node);
@@ -627,35 +734,16 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   }
 
   unsigned rank = dims.size();
-  LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
   LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
-  unsigned numInputs = inputs.size();
   Value outputs = outputTypes.empty() ? nullPointer(b, loc)
                                       : allocaInEntry(b, loc, outputType);
   Value context = allocateRangeContext(b, loc, node, inputs, parentFrame, outputs,
                                        perInstance.inputs);
   // Per-instance outputs: one array each, indexed by the linear instance id.
-  LLVM::LLVMStructType arraysType = getOutputArraysType(node);
   SmallVector<Value> outputArrays(givenArrays);
-  if (perInstance.outputs) {
-    if (outputArrays.empty())
-      outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
-    Value arrays = allocaInEntry(b, loc, arraysType);
-    for (auto [port, array] : llvm::enumerate(outputArrays)) {
-      if (!array)
-        continue;
-      storeField(b, loc, arraysType, arrays, port, array);
-      // Arrays from runNode are tracked (a kernel could have filled them):
-      // the host writes them now.
-      if (!givenArrays.empty())
-        checkStatus(
-            b, loc,
-            callRuntime(b, loc, RuntimeFn::RequestHost, {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
-                         i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
-            ("writing the outputs of @" + nodeName(node) + " on the host").str());
-    }
-    storeField(b, loc, contextType, context, numInputs + 3, arrays);
-  }
+  if (perInstance.outputs)
+    outputArrays = storeOutputArrays(b, loc, node, dims, perInstance,
+                                     givenArrays, context);
 
   auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
   Value extents = allocaInEntry(b, loc, extentsType);
@@ -672,74 +760,19 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     // A tile: its instances run in lock-step on the thread that runs the
     // tile, as a GPU thread block runs on one multiprocessor; the grid of
     // tiles around it is what runs in parallel.
-    Value range = allocaInEntry(b, loc, rangeType);
-    for (int32_t d = 0; d < 3; ++d) {
-      Value extent = d < static_cast<int32_t>(rank) ? toI64(b, loc, dims[d])
-                                                    : i64Constant(b, loc, 1);
-      LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                            fieldAddress(b, loc, rangeType, range, {InstanceRange::Begin, d}));
-      LLVM::StoreOp::create(b, loc, extent,
-                            fieldAddress(b, loc, rangeType, range, {InstanceRange::End, d}));
-      LLVM::StoreOp::create(b, loc, extent,
-                            fieldAddress(b, loc, rangeType, range, {InstanceRange::Extent, d}));
-    }
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, rank),
-                          fieldAddress(b, loc, rangeType, range, {InstanceRange::Rank}));
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, 0),
-                          fieldAddress(b, loc, rangeType, range, {InstanceRange::WorkerIndex}));
-    LLVM::CallOp::create(b, loc, getRangeFunction(node, rank, std::nullopt, perInstance),
-                         ValueRange{context, range});
+    runTileInLockStep(b, loc, node, dims, context);
+  } else if (!leaf || !contractions.count(leaf) || rank != 2 ||
+             perInstance.any()) {
+    // One parallel-for over the grid.
+    launchRange(b, loc, node, rank, perInstance, extents, context);
   } else {
-    // One parallel-for over the grid, running `runs` (the node or its sums
-    // variant) with `runContext`.
-    auto launch = [&](OpBuilder &b, NodeOpInterface runs, Value runContext) {
-      Value body = LLVM::AddressOfOp::create(
-          b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
-      Value status =
-          callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, runContext});
-      checkStatus(b, loc, status,
-                  ("running the instances of @" + nodeName(runs)).str());
-    };
-    auto contraction = leaf ? contractions.find(leaf) : contractions.end();
-    if (contraction == contractions.end() || rank != 2 || perInstance.any()) {
-      launch(b, node, context);
-    } else {
-      // A leaf whose instances sum products, as one grid (not tiles): the
-      // plan's tile ids are the parent's instance ids, which it takes to run
-      // over the whole tiles x tiles grid from 0. A parent of one instance
-      // (the usual root) is that grid with tiles 1 x 1; any other runs the
-      // leaf as it is.
-      LeafOp sums = contraction->second.first;
-      LLVM::LLVMFuncOp plan = contraction->second.second;
-      Value one = i64Constant(b, loc, 1);
-      auto parentExtentIsOne = [&](int32_t d) {
-        Value extent = LLVM::LoadOp::create(
-            b, loc, b.getI64Type(),
-            fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
-        return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, extent, one);
-      };
-      Value single = LLVM::AndOp::create(b, loc, parentExtentIsOne(0),
-                                         parentExtentIsOne(1));
-      auto planned = scf::IfOp::create(b, loc, TypeRange{pointerType}, single,
-                                       /*withElseRegion=*/true);
-      OpBuilder tb = planned.getThenBodyBuilder();
-      SmallVector<Value> planArgs(inputs);
-      planArgs.append({toI64(tb, loc, dims[0]), toI64(tb, loc, dims[1]), one, one});
-      scf::YieldOp::create(
-          tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
-      OpBuilder eb = planned.getElseBodyBuilder();
-      scf::YieldOp::create(eb, loc, nullPointer(eb, loc));
-      runContracted(
-          b, loc, planned.getResult(0),
-          [&](OpBuilder &lb) { launch(lb, node, context); },
-          [&](OpBuilder &sb, Value buffer) {
-            SmallVector<Value> sumsInputs(inputs);
-            sumsInputs.append({buffer, toI64(sb, loc, dims[0])});
-            launch(sb, sums,
-                   allocateRangeContext(sb, loc, sums, sumsInputs, parentFrame,
-                                        outputs, /*perInstanceInputs=*/0));
-          });
-    }
+    // A leaf whose instances sum products, as one grid (not tiles): the
+    // plan's tile ids are the parent's instance ids, which it takes to run
+    // over the whole tiles x tiles grid from 0. A parent of one instance
+    // (the usual root) is that grid with tiles 1 x 1; any other runs the
+    // leaf as it is.
+    runContractionGrid(b, loc, leaf, dims, inputs, parentFrame, outputs,
+                       extents, context);
   }
   SmallVector<Value> results;
   for (auto [index, type] : llvm::enumerate(outputTypes))

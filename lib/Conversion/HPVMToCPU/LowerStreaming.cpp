@@ -16,33 +16,20 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-
-namespace {
-/// One stage: a child of the root (or the root itself when it is a leaf).
-struct Stage {
-  NodeOpInterface node;
-  CreateNodeOp create; // null when the root is a leaf
-  SmallVector<EdgeOp> inputs;  // input port k + 1
-  SmallVector<EdgeOp> outputs; // output port k
-  bool producesRootOutputs = false;
-};
-} // namespace
-
-/// The stages of a streaming root, in the order of its children.
-static SmallVector<Stage> planStages(NodeOpInterface root,
-                                     SymbolTableCollection &symbols) {
-  SmallVector<Stage> stages;
+SmallVector<CPULowering::PipelineStage>
+CPULowering::planStages(NodeOpInterface root) {
+  SmallVector<PipelineStage> stages;
   auto internal = dyn_cast<InternalOp>(root.getOperation());
   if (!internal) {
-    Stage stage;
+    PipelineStage stage;
     stage.node = root;
     stage.producesRootOutputs = !root.getOutputTypes().empty();
     stages.push_back(stage);
     return stages;
   }
-  DataflowGraph graph(internal, &symbols);
+  DataflowGraph graph(internal, &symbolTables);
   for (unsigned child = 0; child < graph.getNumChildren(); ++child) {
-    Stage stage;
+    PipelineStage stage;
     stage.node = graph.getDefinition(child);
     stage.create = graph.getChild(child);
     stage.inputs.assign(graph.getIncomingEdges(child).begin(),
@@ -67,92 +54,152 @@ static Value itemPointer(CPULowering &lowering, OpBuilder &b, Location loc,
   return LLVM::LoadOp::create(b, loc, pointer, address);
 }
 
+SmallVector<Value> CPULowering::getStageInputs(OpBuilder &b, Location loc,
+                                               InternalOp internal,
+                                               PipelineStage &stage,
+                                               ValueRange rootArgs,
+                                               Value inItems,
+                                               SmallVectorImpl<Value> &dims) {
+  // Recompute the root's extent arithmetic from this item's arguments.
+  IRMapping mapping;
+  for (auto [from, to] :
+       llvm::zip(internal.getBodyBlock().getArguments(), rootArgs))
+    mapping.map(from, to);
+  for (Operation &op : internal.getBodyBlock())
+    if (!isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op))
+      b.clone(op, mapping);
+  SmallVector<Value> inputs;
+  for (unsigned port = 0, e = stage.node.getInputTypes().size(); port < e;
+       ++port) {
+    Value value;
+    for (BindInOp bind : internal.getBodyBlock().getOps<BindInOp>())
+      if (bind.getDest() == stage.create.getHandle() &&
+          bind.getDestPort() == port)
+        value = mapping.lookup(bind.getInput());
+    for (auto [k, edge] : llvm::enumerate(stage.inputs))
+      if (edge.getDestPort() == port) {
+        Type type = stage.node.getInputTypes()[port];
+        Value item = itemPointer(*this, b, loc, inItems, k + 1);
+        value = fromStorage(
+            b, loc, LLVM::LoadOp::create(b, loc, getStorageType(type), item),
+            type);
+      }
+    inputs.push_back(value);
+  }
+  for (Value dim : stage.create.getDims())
+    dims.push_back(mapping.lookup(dim));
+  return inputs;
+}
+
+LLVM::LLVMFuncOp CPULowering::createStageFunction(NodeOpInterface root,
+                                                  PipelineStage &stage,
+                                                  unsigned index) {
+  Location loc = root.getLoc();
+  StringRef rootName = cast<SymbolOpInterface>(root.getOperation()).getName();
+  LLVM::LLVMStructType argsType = getStorageStruct(root.getInputTypes());
+  LLVM::LLVMStructType rootOutputsType = getStorageStruct(root.getOutputTypes());
+  auto internal = dyn_cast<InternalOp>(root.getOperation());
+  OpBuilder b(context);
+  b.setInsertionPointToEnd(module.getBody());
+  auto function = LLVM::LLVMFuncOp::create(
+      b, loc,
+      uniqueName(("__hpvm_stage_" + rootName + "_" + Twine(index)).str()),
+      abi::getFunctionType(context, RuntimeCallback::StageFn),
+      LLVM::Linkage::Internal);
+  Block *entry = function.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value inItems = entry->getArgument(3), outItems = entry->getArgument(4);
+  Value args = itemPointer(*this, b, loc, inItems, 0);
+  SmallVector<Value> rootArgs;
+  for (auto [field, type] : llvm::enumerate(root.getInputTypes()))
+    rootArgs.push_back(
+        fromStorage(b, loc, loadField(b, loc, argsType, args, field), type));
+  // The root is one instance without ancestors.
+  Value frame = allocateSingleInstanceFrame(b, loc, nullPointer(b, loc));
+
+  SmallVector<Value> inputs, dims;
+  if (!internal)
+    inputs = rootArgs;
+  else
+    inputs = getStageInputs(b, loc, internal, stage, rootArgs, inItems, dims);
+  SmallVector<Value> results = runNode(b, loc, stage.node, dims, inputs, frame);
+  for (auto [k, edge] : llvm::enumerate(stage.outputs))
+    LLVM::StoreOp::create(
+        b, loc, toStorage(b, loc, results[edge.getSourcePort()]),
+        itemPointer(*this, b, loc, outItems, k));
+  if (stage.producesRootOutputs) {
+    Value packed = itemPointer(*this, b, loc, outItems, stage.outputs.size());
+    if (!internal) {
+      for (auto [field, result] : llvm::enumerate(results))
+        storeField(b, loc, rootOutputsType, packed, field,
+                   toStorage(b, loc, result));
+    } else {
+      for (BindOutOp bind : internal.getBodyBlock().getOps<BindOutOp>())
+        storeField(b, loc, rootOutputsType, packed, bind.getOutput(),
+                   toStorage(b, loc, results[bind.getSourcePort()]));
+    }
+  }
+  LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
+  return function;
+}
+
+Value CPULowering::addPipelineStage(OpBuilder &b, Location loc, Value pipeline,
+                                    PipelineStage &stage,
+                                    LLVM::LLVMFuncOp function, Value argsSize,
+                                    Value outputsSize, Value stageIndexSlot,
+                                    StringRef rootName) {
+  auto sizeArray = [&](ArrayRef<Value> sizes) {
+    auto type = LLVM::LLVMArrayType::get(b.getI64Type(), std::max<size_t>(sizes.size(), 1));
+    Value array = allocaInEntry(b, loc, type);
+    for (auto [i, size] : llvm::enumerate(sizes))
+      LLVM::StoreOp::create(
+          b, loc, size,
+          LLVM::GEPOp::create(b, loc, pointerType, type, array,
+                              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)}));
+    return array;
+  };
+  SmallVector<Value> inSizes{argsSize}, outSizes;
+  for (EdgeOp edge : stage.inputs)
+    inSizes.push_back(sizeOf(
+        b, loc, getStorageType(stage.node.getInputTypes()[edge.getDestPort()])));
+  for (EdgeOp edge : stage.outputs)
+    outSizes.push_back(sizeOf(
+        b, loc,
+        getStorageType(stage.node.getOutputTypes()[edge.getSourcePort()])));
+  if (stage.producesRootOutputs)
+    outSizes.push_back(outputsSize);
+  auto versionType = StageVersion::get(context);
+  Value version = allocaInEntry(b, loc, versionType);
+  storeField(b, loc, versionType, version, StageVersion::Device,
+             i32Constant(b, loc, kDeviceCPU));
+  storeField(b, loc, versionType, version, StageVersion::Fn,
+             LLVM::AddressOfOp::create(b, loc, function));
+  Value added = callRuntime(
+      b, loc, RuntimeFn::PipelineAddStage, {pipeline, nullPointer(b, loc), version, i32Constant(b, loc, 1),
+       nullPointer(b, loc), i32Constant(b, loc, inSizes.size()),
+       sizeArray(inSizes), i32Constant(b, loc, outSizes.size()),
+       sizeArray(outSizes), stageIndexSlot});
+  checkStatus(b, loc, added, ("adding a stage to the pipeline of @" + rootName).str());
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), stageIndexSlot);
+}
+
 LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
   if (LLVM::LLVMFuncOp existing = pipelineFunctions.lookup(root.getOperation()))
     return existing;
   Location loc = root.getLoc();
   StringRef rootName = cast<SymbolOpInterface>(root.getOperation()).getName();
-  SmallVector<Stage> stages = planStages(root, symbolTables);
+  SmallVector<PipelineStage> stages = planStages(root);
   LLVM::LLVMStructType argsType = getStorageStruct(root.getInputTypes());
   LLVM::LLVMStructType rootOutputsType = getStorageStruct(root.getOutputTypes());
-  auto internal = dyn_cast<InternalOp>(root.getOperation());
 
   // One stage function per child:
   // status (*)(ctx, device, item, const void *const *in, void *const *out).
-  OpBuilder b(context);
-  auto stageType = abi::getFunctionType(context, RuntimeCallback::StageFn);
   SmallVector<LLVM::LLVMFuncOp> stageFunctions;
-  for (auto [index, stage] : llvm::enumerate(stages)) {
-    b.setInsertionPointToEnd(module.getBody());
-    auto function = LLVM::LLVMFuncOp::create(
-        b, loc,
-        uniqueName(("__hpvm_stage_" + rootName + "_" + Twine(index)).str()),
-        stageType, LLVM::Linkage::Internal);
-    stageFunctions.push_back(function);
-    Block *entry = function.addEntryBlock(b);
-    b.setInsertionPointToStart(entry);
-    Value inItems = entry->getArgument(3), outItems = entry->getArgument(4);
-    Value args = itemPointer(*this, b, loc, inItems, 0);
-    SmallVector<Value> rootArgs;
-    for (auto [field, type] : llvm::enumerate(root.getInputTypes()))
-      rootArgs.push_back(
-          fromStorage(b, loc, loadField(b, loc, argsType, args, field), type));
-    // The root is one instance without ancestors.
-    Value frame = allocateSingleInstanceFrame(b, loc, nullPointer(b, loc));
-
-    SmallVector<Value> inputs, dims;
-    if (!internal) {
-      inputs = rootArgs;
-    } else {
-      // Recompute the root's extent arithmetic from this item's arguments.
-      IRMapping mapping;
-      for (auto [from, to] :
-           llvm::zip(internal.getBodyBlock().getArguments(), rootArgs))
-        mapping.map(from, to);
-      for (Operation &op : internal.getBodyBlock())
-        if (!isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op))
-          b.clone(op, mapping);
-      for (unsigned port = 0, e = stage.node.getInputTypes().size(); port < e;
-           ++port) {
-        Value value;
-        for (BindInOp bind : internal.getBodyBlock().getOps<BindInOp>())
-          if (bind.getDest() == stage.create.getHandle() &&
-              bind.getDestPort() == port)
-            value = mapping.lookup(bind.getInput());
-        for (auto [k, edge] : llvm::enumerate(stage.inputs))
-          if (edge.getDestPort() == port) {
-            Type type = stage.node.getInputTypes()[port];
-            Value item = itemPointer(*this, b, loc, inItems, k + 1);
-            value = fromStorage(
-                b, loc, LLVM::LoadOp::create(b, loc, getStorageType(type), item),
-                type);
-          }
-        inputs.push_back(value);
-      }
-      for (Value dim : stage.create.getDims())
-        dims.push_back(mapping.lookup(dim));
-    }
-    SmallVector<Value> results = runNode(b, loc, stage.node, dims, inputs, frame);
-    for (auto [k, edge] : llvm::enumerate(stage.outputs))
-      LLVM::StoreOp::create(
-          b, loc, toStorage(b, loc, results[edge.getSourcePort()]),
-          itemPointer(*this, b, loc, outItems, k));
-    if (stage.producesRootOutputs) {
-      Value packed = itemPointer(*this, b, loc, outItems, stage.outputs.size());
-      if (!internal) {
-        for (auto [field, result] : llvm::enumerate(results))
-          storeField(b, loc, rootOutputsType, packed, field,
-                     toStorage(b, loc, result));
-      } else {
-        for (BindOutOp bind : internal.getBodyBlock().getOps<BindOutOp>())
-          storeField(b, loc, rootOutputsType, packed, bind.getOutput(),
-                     toStorage(b, loc, results[bind.getSourcePort()]));
-      }
-    }
-    LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
-  }
+  for (auto [index, stage] : llvm::enumerate(stages))
+    stageFunctions.push_back(createStageFunction(root, stage, index));
 
   // The pipeline: create, add the stages, connect, launch.
+  OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
   auto pipelineFunction = LLVM::LLVMFuncOp::create(
       b, loc, uniqueName(("__hpvm_pipeline_" + rootName).str()),
@@ -168,43 +215,13 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
   Value status = callRuntime(b, loc, RuntimeFn::PipelineCreate, {argsSize, outputsSize, i32Constant(b, loc, 0), slot});
   checkStatus(b, loc, status, ("creating the pipeline of @" + rootName).str());
   Value pipeline = LLVM::LoadOp::create(b, loc, pointerType, slot);
-  auto versionType = StageVersion::get(context);
   Value stageIndexSlot = allocaInEntry(b, loc, b.getI32Type());
   SmallVector<Value> stageIndices;
-  auto sizeArray = [&](ArrayRef<Value> sizes) {
-    auto type = LLVM::LLVMArrayType::get(b.getI64Type(), std::max<size_t>(sizes.size(), 1));
-    Value array = allocaInEntry(b, loc, type);
-    for (auto [i, size] : llvm::enumerate(sizes))
-      LLVM::StoreOp::create(
-          b, loc, size,
-          LLVM::GEPOp::create(b, loc, pointerType, type, array,
-                              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)}));
-    return array;
-  };
-  for (auto [index, stage] : llvm::enumerate(stages)) {
-    SmallVector<Value> inSizes{argsSize}, outSizes;
-    for (EdgeOp edge : stage.inputs)
-      inSizes.push_back(sizeOf(
-          b, loc, getStorageType(stage.node.getInputTypes()[edge.getDestPort()])));
-    for (EdgeOp edge : stage.outputs)
-      outSizes.push_back(sizeOf(
-          b, loc,
-          getStorageType(stage.node.getOutputTypes()[edge.getSourcePort()])));
-    if (stage.producesRootOutputs)
-      outSizes.push_back(outputsSize);
-    Value version = allocaInEntry(b, loc, versionType);
-    storeField(b, loc, versionType, version, StageVersion::Device,
-               i32Constant(b, loc, kDeviceCPU));
-    storeField(b, loc, versionType, version, StageVersion::Fn,
-               LLVM::AddressOfOp::create(b, loc, stageFunctions[index]));
-    Value added = callRuntime(
-        b, loc, RuntimeFn::PipelineAddStage, {pipeline, nullPointer(b, loc), version, i32Constant(b, loc, 1),
-         nullPointer(b, loc), i32Constant(b, loc, inSizes.size()),
-         sizeArray(inSizes), i32Constant(b, loc, outSizes.size()),
-         sizeArray(outSizes), stageIndexSlot});
-    checkStatus(b, loc, added, ("adding a stage to the pipeline of @" + rootName).str());
-    stageIndices.push_back(LLVM::LoadOp::create(b, loc, b.getI32Type(), stageIndexSlot));
-  }
+  for (auto [index, stage] : llvm::enumerate(stages))
+    stageIndices.push_back(addPipelineStage(b, loc, pipeline, stage,
+                                            stageFunctions[index], argsSize,
+                                            outputsSize, stageIndexSlot,
+                                            rootName));
   auto connect = [&](Value src, int32_t srcPort, Value dst, int32_t dstPort) {
     Value connected = callRuntime(
         b, loc, RuntimeFn::PipelineConnect, {pipeline, src, i32Constant(b, loc, srcPort), dst, i32Constant(b, loc, dstPort)});
