@@ -40,18 +40,18 @@ enum { PREFETCH = 8 };
 /* Packing everything first: at most this many bytes for both packed operands (beyond, or
  * without the memory, tasks pack their own blocks), in jobs of PACK_PANELS panels of one
  * chunk. */
-enum { PACK_ALL_MAX = 64 << 20, PACK_PANELS = 8 };
+enum { PACK_ALL_MAX = HPVM_TENSOR_PACK_ALL_MAX, PACK_PANELS = 8 };
 
 static int without_memory; /* tests: hpvm_tensor_contract_without_memory */
 static int per_task_packing; /* tests: hpvm_tensor_contract_pack_whole(0) */
 
-/* The buffer of the last whole packing, kept for the next call: a fresh one of megabytes is
- * fresh pages from the kernel, each faulted in and zeroed on first touch (a tenth of a 1024^3
- * product's time). One buffer, taken by one call at a time (a concurrent call allocates its
- * own); its size (floats) in the first 64 bytes. */
+/* The buffer of the last whole packing (hpvm_tensor_take_buffer), kept for the next call: a
+ * fresh one of megabytes is fresh pages from the kernel, each faulted in and zeroed on first
+ * touch (a tenth of a 1024^3 product's time). One buffer, taken by one call at a time (a
+ * concurrent call allocates its own); its size (floats) in the first 64 bytes. */
 static _Atomic(float *) spare;
 
-static float *take_buffer(int64_t floats) {
+float *hpvm_tensor_take_buffer(int64_t floats) {
   float *buffer = atomic_exchange_explicit(&spare, NULL, memory_order_acquire);
   if (buffer && *(int64_t *)buffer >= floats)
     return buffer + 16;
@@ -63,7 +63,7 @@ static float *take_buffer(int64_t floats) {
   return buffer + 16;
 }
 
-static void give_back(float *data) {
+void hpvm_tensor_give_back(float *data) {
   if (!data)
     return;
   float *old = atomic_exchange_explicit(&spare, data - 16, memory_order_acq_rel);
@@ -347,7 +347,7 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   int64_t packed = (c.rows_padded + c.cols_padded) * depth;
   float *packs = NULL;
   if (!without_memory && !per_task_packing && (c.row_blocks > 1 || c.col_blocks > 1) &&
-      packed <= PACK_ALL_MAX / (int64_t)sizeof(float) && (packs = take_buffer(packed))) {
+      packed <= PACK_ALL_MAX / (int64_t)sizeof(float) && (packs = hpvm_tensor_take_buffer(packed))) {
     c.p_all = packs;
     c.q_all = packs + c.rows_padded * depth;
   }
@@ -359,6 +359,6 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   }
   int64_t extents[2] = {c.col_blocks, c.row_blocks};
   hpvm_tensor_run_grid(2, extents, run_tasks, &c);
-  give_back(packs);
+  hpvm_tensor_give_back(packs);
   return 0;
 }

@@ -4,11 +4,13 @@
  * One driver serves products and strided convolutions: a problem is C[M x N] = A[M x K] *
  * B[K x N] where packers copy A into panels of MR rows and B into panels of NR columns (for
  * a convolution B is the im2col matrix of one image, packed straight from the image: no
- * im2col buffer). Work is split into tasks of (problem, MB rows, NB columns) over the
- * runtime's thread pool; each task packs its blocks (KC deep at a time) and runs the
- * micro-kernel over them. Stride-1 convolutions run a direct kernel, depthwise convolutions
- * (one input channel per group) one per plane, pools one plane per task. The inner loops are
- * the AVX2+FMA ones when the CPU has both, else the baseline ones (chosen once).
+ * im2col buffer). Both operands are packed whole first, each once, by parallel jobs (where
+ * they fit HPVM_TENSOR_PACK_ALL_MAX; else each task packs its own blocks), then tasks of
+ * (problem, MB rows, NB columns) run the micro-kernel over them on the runtime's thread pool.
+ * Products of one or two rows skip the packing (the skinny kernel). Stride-1 convolutions run a
+ * direct kernel, depthwise convolutions (one input channel per group) one per plane, pools one
+ * plane per task. The inner loops are the AVX-512 ones where the CPU has them, the AVX2+FMA
+ * ones when it has both, else the baseline ones (chosen once).
  *
  * These calls cannot fail: without memory for packing a task computes its block unpacked,
  * and without the thread pool the tasks run on the calling thread. */
@@ -23,9 +25,10 @@
 
 enum {
   KC = 256, /* depth of a packed block: A (MB x KC) and B (KC x NB) stay in L2 */
-  /* A task's block: MB_PANELS x NB_PANELS register blocks of the micro-kernel (narrowed for
-   * small products): 48 x 256 with AVX2's 6 x 16, 96 x 512 with AVX-512's 12 x 32. */
-  MB_PANELS = 16,
+  /* A task's block: MB_ROWS rows (a multiple of the micro-kernel's) x NB_PANELS of its column
+   * panels, narrowed for small products: 192 x 256 with AVX2's 6 x 16, 192 x 512 with
+   * AVX-512's 12 x 32. */
+  MB_ROWS = 192,
   NB_PANELS = 16,
   /* Results rounded to a 16-bit format go through a buffer of this many. */
   NARROW_CHUNK = 256,
@@ -137,6 +140,11 @@ struct problem_set_t {
   /* The micro-kernel and its register block (the panels' widths). */
   hpvm_tensor_micro_kernel_fn micro;
   int64_t mr, nr;
+  /* Both operands packed whole before the blocks run (NULL: each task packs its own): chunk k0
+   * of problem p's A at a_all + (p * k + k0) * rows_padded (its panels one after another, as a
+   * task's a_pack), of its B at b_all + (p * k + k0) * cols_padded. */
+  float *a_all, *b_all;
+  int64_t rows_padded, cols_padded, a_groups, b_groups;
   /* Packs rows [i0, i0 + rows) x depth [k0, k0 + kc) of A(p) into MR-row panels. */
   void (*pack_a)(const problem_set_t *set, int64_t p, int64_t i0, int64_t rows, int64_t k0,
                  int64_t kc, float *dst);
@@ -408,9 +416,12 @@ static void block_unpacked(const problem_set_t *s, int64_t p, int64_t i0, int64_
 static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t j0,
                   int64_t cols) {
   int64_t kc_max = s->k < KC ? s->k : KC;
-  float *a_pack = malloc(sizeof(float) * (size_t)(ceil_div(rows, s->mr) * s->mr * kc_max));
-  float *b_pack = malloc(sizeof(float) * (size_t)(ceil_div(cols, s->nr) * s->nr * kc_max));
-  if (!a_pack || !b_pack) {
+  float *a_pack = NULL, *b_pack = NULL;
+  if (!s->a_all) {
+    a_pack = malloc(sizeof(float) * (size_t)(ceil_div(rows, s->mr) * s->mr * kc_max));
+    b_pack = malloc(sizeof(float) * (size_t)(ceil_div(cols, s->nr) * s->nr * kc_max));
+  }
+  if (!s->a_all && (!a_pack || !b_pack)) {
     free(a_pack);
     free(b_pack);
     block_unpacked(s, p, i0, rows, j0, cols);
@@ -425,13 +436,20 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
   }
   for (int64_t k0 = 0; k0 < s->k; k0 += KC) {
     int64_t kc = s->k - k0 < KC ? s->k - k0 : KC;
-    s->pack_a(s, p, i0, rows, k0, kc, a_pack);
-    s->pack_b(s, p, k0, kc, j0, cols, b_pack);
+    const float *a_chunk, *b_chunk;
+    if (s->a_all) {
+      a_chunk = s->a_all + (p * s->k + k0) * s->rows_padded + i0 * kc;
+      b_chunk = s->b_all + (p * s->k + k0) * s->cols_padded + j0 * kc;
+    } else {
+      s->pack_a(s, p, i0, rows, k0, kc, a_pack);
+      s->pack_b(s, p, k0, kc, j0, cols, b_pack);
+      a_chunk = a_pack, b_chunk = b_pack;
+    }
     for (int64_t i = 0; i < rows; i += mr) {
-      const float *a_panel = a_pack + i * kc;
+      const float *a_panel = a_chunk + i * kc;
       int64_t live_rows = rows - i < mr ? rows - i : mr;
       for (int64_t j = 0; j < cols; j += nr) {
-        const float *b_panel = b_pack + j * kc;
+        const float *b_panel = b_chunk + j * kc;
         int64_t live_cols = cols - j < nr ? cols - j : nr;
         micro(kc, a_panel, b_panel, c + (i0 + i) * ldc + j0 + j, ldc, live_rows, live_cols,
               k0 > 0);
@@ -441,6 +459,28 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
   block_epilogue(s, p, i0, rows, j0, cols);
   free(a_pack);
   free(b_pack);
+}
+
+/* Packing both operands whole first: jobs of PACK_PANELS panels of one chunk of one problem.
+ * x: A's groups of panels, then B's; y: (problem, chunk of KC). */
+enum { PACK_PANELS = 8 };
+static void pack_jobs(void *context, const hpvm_rt_instance_range_t *range) {
+  const problem_set_t *s = context;
+  int64_t chunks = ceil_div(s->k, KC);
+  for (int64_t y = range->begin[1]; y < range->end[1]; ++y) {
+    int64_t p = y / chunks, k0 = (y % chunks) * KC, kc = s->k - k0 < KC ? s->k - k0 : KC;
+    for (int64_t job = range->begin[0]; job < range->end[0]; ++job) {
+      if (job < s->a_groups) {
+        int64_t i0 = job * PACK_PANELS * s->mr;
+        int64_t rows = s->m - i0 < PACK_PANELS * s->mr ? s->m - i0 : PACK_PANELS * s->mr;
+        s->pack_a(s, p, i0, rows, k0, kc, s->a_all + (p * s->k + k0) * s->rows_padded + i0 * kc);
+      } else {
+        int64_t j0 = (job - s->a_groups) * PACK_PANELS * s->nr;
+        int64_t cols = s->n - j0 < PACK_PANELS * s->nr ? s->n - j0 : PACK_PANELS * s->nr;
+        s->pack_b(s, p, k0, kc, j0, cols, s->b_all + (p * s->k + k0) * s->cols_padded + j0 * kc);
+      }
+    }
+  }
 }
 
 typedef struct tasks_t {
@@ -483,13 +523,31 @@ static void solve(problem_set_t *s) {
   s->micro = kernels->micro;
   s->mr = kernels->micro_mr;
   s->nr = kernels->micro_nr;
-  tasks_t t = {s, 0, 0, MB_PANELS * s->mr, NB_PANELS * s->nr};
+  tasks_t t = {s, 0, 0, ceil_div(MB_ROWS, s->mr) * s->mr, NB_PANELS * s->nr};
   /* Enough tasks for the pool when there are few problems. */
   hpvm_tensor_task_shape(s->count, s->m, s->n, s->mr, s->nr, &t.rows_per_task, &t.cols_per_task);
   t.row_blocks = ceil_div(s->m, t.rows_per_task);
   t.col_blocks = ceil_div(s->n, t.cols_per_task);
+  /* Tasks packing their own blocks pack A once per column block and B once per row block;
+   * where both fit HPVM_TENSOR_PACK_ALL_MAX, they are packed whole first, each once. */
+  s->rows_padded = ceil_div(s->m, s->mr) * s->mr;
+  s->cols_padded = ceil_div(s->n, s->nr) * s->nr;
+  int64_t packed = s->count * (s->rows_padded + s->cols_padded) * s->k;
+  float *packs = NULL;
+  if (s->k > 0 && t.row_blocks * t.col_blocks > 1 &&
+      packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
+      (packs = hpvm_tensor_take_buffer(packed))) {
+    s->a_all = packs;
+    s->b_all = packs + s->count * s->rows_padded * s->k;
+    s->a_groups = ceil_div(s->rows_padded / s->mr, PACK_PANELS);
+    s->b_groups = ceil_div(s->cols_padded / s->nr, PACK_PANELS);
+    int64_t jobs[2] = {s->a_groups + s->b_groups, s->count * ceil_div(s->k, KC)};
+    hpvm_tensor_run_grid(2, jobs, pack_jobs, s);
+  }
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
   hpvm_tensor_run_grid(2, extents, run_tasks, &t);
+  hpvm_tensor_give_back(packs);
+  s->a_all = s->b_all = NULL;
 }
 
 static int valid_counts(const char *what, int count, const int64_t *values) {

@@ -54,6 +54,17 @@ typedef void (*hpvm_tensor_skinny_fn)(int64_t rows, int64_t k, int64_t kc, const
 
 static inline int64_t hpvm_tensor_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* A buffer of at least `floats` floats (64-byte aligned offset not guaranteed) for packing
+ * both operands of a product whole, NULL without memory; hpvm_tensor_give_back returns it to be
+ * kept for the next product (one is kept per process: fresh pages of megabytes cost their
+ * zeroing on every call). contract.c. */
+float *hpvm_tensor_take_buffer(int64_t floats);
+void hpvm_tensor_give_back(float *data);
+
+/* At most this many bytes for both operands of a product packed whole before its blocks run;
+ * beyond, each task packs its own blocks. */
+enum { HPVM_TENSOR_PACK_ALL_MAX = 64 << 20 };
+
 /* Packed constant operands (constants.c). The layout's parameters, with the address of the
  * source data and of its bias (or NULL), name a packed form; the first call makes it with
  * pack(context, out) into `floats` floats (64-byte aligned) and every later call returns the
