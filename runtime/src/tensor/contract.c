@@ -34,9 +34,6 @@ enum {
   NB_PANELS = 8,
 };
 
-/* How many runs ahead pack() prefetches a strided operand. */
-enum { PREFETCH = 8 };
-
 /* Packing everything first: at most this many bytes for both packed operands (beyond, or
  * without the memory, tasks pack their own blocks), in jobs of PACK_PANELS panels of one
  * chunk. */
@@ -156,25 +153,29 @@ static inline void copy_run(float *dst, const float *src, int64_t n) {
  * the end are zero. p's rows pack in panels of MR, q's columns in panels of NR. */
 static void pack(const float *src, int64_t along, int64_t deep, int64_t i0, int64_t count,
                  int64_t k0, int64_t kc, int64_t width, float *dst) {
+  if (along == 1) {
+    /* Consecutive elements: each depth's run of `count` floats read once, start to end, and
+     * cut into the panels (the runs are `deep` apart, often a multiple of 4 KiB: read whole,
+     * each is what the prefetchers follow). */
+    const float *row = src + i0 + k0 * deep;
+    for (int64_t kk = 0; kk < kc; ++kk, row += deep) {
+      float *out = dst + kk * width;
+      for (int64_t i = 0; i < count; i += width, out += width * kc) {
+        int64_t live = min64(count - i, width);
+        copy_run(out, row + i, live);
+        if (live < width)
+          memset(out + live, 0, sizeof(float) * (size_t)(width - live));
+      }
+    }
+    return;
+  }
   for (int64_t i = 0; i < count; i += width, dst += width * kc) {
     int64_t live = min64(count - i, width);
     int64_t first = (i0 + i) * along + k0 * deep;
     if (live < width)
       for (int64_t kk = 0; kk < kc; ++kk)
         memset(dst + kk * width + live, 0, sizeof(float) * (size_t)(width - live));
-    if (along == 1) {
-      /* Consecutive elements: a run of `live` floats per kk. The runs are `deep` apart (a row
-       * of a matrix: often a multiple of 4 KiB, which no hardware prefetcher follows), so each
-       * is prefetched PREFETCH runs ahead. */
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        if (kk + PREFETCH < kc) {
-          const float *ahead = src + first + (kk + PREFETCH) * deep;
-          __builtin_prefetch(ahead);
-          __builtin_prefetch(ahead + live - 1);
-        }
-        copy_run(dst + kk * width, src + first + kk * deep, live);
-      }
-    } else if (deep == 1) {
+    if (deep == 1) {
       /* Each element's depth is consecutive: a cache line's worth of depth (16 floats) of
        * every element of the panel into a tile, then out along the panel. The panel's rows are
        * read side by side (their misses overlap) rather than one short run after another. */
