@@ -28,10 +28,10 @@
 
 enum {
   KC = 256, /* depth of a packed block, as gemm.c's */
-  /* A task's block: MB_PANELS x NB_PANELS register blocks (narrowed for small products), so
-   * that q's packed block (KC x NB) is packed once for many rows of p. */
-  MB_PANELS = 16,
-  NB_PANELS = 8,
+  /* A task's block: MB_ROWS rows (a multiple of the kernel's) x NB_PANELS of its column
+   * panels, narrowed for small products (as gemm.c's). */
+  MB_ROWS = 192,
+  NB_PANELS = 16,
 };
 
 /* Packing everything first: at most this many bytes for both packed operands (beyond, or
@@ -333,7 +333,7 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
     c.kernel = kind == 1 ? kernels->contract_fused_narrow : kernels->contract_unfused_narrow;
     c.mr = HPVM_TENSOR_MR, c.nr = HPVM_TENSOR_NR;
   }
-  c.rows_per_task = MB_PANELS * c.mr, c.cols_per_task = NB_PANELS * c.nr;
+  c.rows_per_task = ceil_div(MB_ROWS, c.mr) * c.mr, c.cols_per_task = NB_PANELS * c.nr;
   hpvm_tensor_task_shape(1, rows, cols, c.mr, c.nr, &c.rows_per_task, &c.cols_per_task);
   c.row_blocks = ceil_div(rows, c.rows_per_task);
   c.col_blocks = ceil_div(cols, c.cols_per_task);
