@@ -45,7 +45,8 @@ static int per_task_packing; /* tests: hpvm_tensor_contract_pack_whole(0) */
 /* The buffer of the last whole packing (hpvm_tensor_take_buffer), kept for the next call: a
  * fresh one of megabytes is fresh pages from the kernel, each faulted in and zeroed on first
  * touch (a tenth of a 1024^3 product's time). One buffer, taken by one call at a time (a
- * concurrent call allocates its own); its size (floats) in the first 64 bytes. */
+ * concurrent call allocates its own), 64-byte aligned; its size (floats) in the first 64
+ * bytes. */
 static _Atomic(float *) spare;
 
 float *hpvm_tensor_take_buffer(int64_t floats) {
@@ -53,7 +54,8 @@ float *hpvm_tensor_take_buffer(int64_t floats) {
   if (buffer && *(int64_t *)buffer >= floats)
     return buffer + 16;
   free(buffer);
-  buffer = malloc(sizeof(float) * (size_t)(floats + 16));
+  /* 64-byte aligned panels (the header is 64 bytes). */
+  buffer = hpvm_tensor_alloc_panels(floats + 16);
   if (!buffer)
     return NULL;
   *(int64_t *)buffer = floats;
@@ -283,10 +285,8 @@ static void run_tasks(void *context, const hpvm_rt_instance_range_t *range) {
     return;
   }
   if (!without_memory) {
-    p_pack = malloc(sizeof(float) *
-                    (size_t)(ceil_div(c->rows_per_task, c->mr) * c->mr * kc_max));
-    q_pack = malloc(sizeof(float) *
-                    (size_t)(ceil_div(c->cols_per_task, c->nr) * c->nr * kc_max));
+    p_pack = hpvm_tensor_alloc_panels(ceil_div(c->rows_per_task, c->mr) * c->mr * kc_max);
+    q_pack = hpvm_tensor_alloc_panels(ceil_div(c->cols_per_task, c->nr) * c->nr * kc_max);
   }
   for (int64_t by = range->begin[1]; by < range->end[1]; ++by) {
     int64_t y0 = by * c->rows_per_task, rows = min64(c->rows - y0, c->rows_per_task);

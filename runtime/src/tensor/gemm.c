@@ -418,8 +418,8 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
   int64_t kc_max = s->k < KC ? s->k : KC;
   float *a_pack = NULL, *b_pack = NULL;
   if (!s->a_all) {
-    a_pack = malloc(sizeof(float) * (size_t)(ceil_div(rows, s->mr) * s->mr * kc_max));
-    b_pack = malloc(sizeof(float) * (size_t)(ceil_div(cols, s->nr) * s->nr * kc_max));
+    a_pack = hpvm_tensor_alloc_panels(ceil_div(rows, s->mr) * s->mr * kc_max);
+    b_pack = hpvm_tensor_alloc_panels(ceil_div(cols, s->nr) * s->nr * kc_max);
   }
   if (!s->a_all && (!a_pack || !b_pack)) {
     free(a_pack);
