@@ -42,33 +42,6 @@ enum { PACK_ALL_MAX = HPVM_TENSOR_PACK_ALL_MAX, PACK_PANELS = 8 };
 static int without_memory; /* tests: hpvm_tensor_contract_without_memory */
 static int per_task_packing; /* tests: hpvm_tensor_contract_pack_whole(0) */
 
-/* The buffer of the last whole packing (hpvm_tensor_take_buffer), kept for the next call: a
- * fresh one of megabytes is fresh pages from the kernel, each faulted in and zeroed on first
- * touch (a tenth of a 1024^3 product's time). One buffer, taken by one call at a time (a
- * concurrent call allocates its own), 64-byte aligned; its size (floats) in the first 64
- * bytes. */
-static _Atomic(float *) spare;
-
-float *hpvm_tensor_take_buffer(int64_t floats) {
-  float *buffer = atomic_exchange_explicit(&spare, NULL, memory_order_acquire);
-  if (buffer && *(int64_t *)buffer >= floats)
-    return buffer + 16;
-  free(buffer);
-  /* 64-byte aligned panels (the header is 64 bytes). */
-  buffer = hpvm_tensor_alloc_panels(floats + 16);
-  if (!buffer)
-    return NULL;
-  *(int64_t *)buffer = floats;
-  return buffer + 16;
-}
-
-void hpvm_tensor_give_back(float *data) {
-  if (!data)
-    return;
-  float *old = atomic_exchange_explicit(&spare, data - 16, memory_order_acq_rel);
-  free(old);
-}
-
 /* HPVM_CONTRACT_MIN, read by the first hpvm_rt_contract_pays (0: not read yet). Racing first
  * readers compute the same value. */
 static _Atomic int64_t min_work;
@@ -139,68 +112,25 @@ typedef struct contract_t {
   int64_t row_blocks, col_blocks, rows_per_task, cols_per_task;
 } contract_t;
 
-/* n floats from src to dst: a constant-size copy (inlined: a few vector moves) for the panel
- * widths of the kernels, memcpy otherwise. */
-static inline void copy_run(float *dst, const float *src, int64_t n) {
-  if (n == HPVM_TENSOR_CONTRACT_NR_WIDE)
-    memcpy(dst, src, sizeof(float) * HPVM_TENSOR_CONTRACT_NR_WIDE);
-  else if (n == HPVM_TENSOR_NR)
-    memcpy(dst, src, sizeof(float) * HPVM_TENSOR_NR);
-  else
-    memcpy(dst, src, sizeof(float) * (size_t)n);
-}
-
 /* Elements [i0, i0 + count) x depth [k0, k0 + kc) of an operand (element i at depth kk is
  * src[i * along + kk * deep]) into panels of `width` elements, dst[panel][kk][e]; elements past
  * the end are zero. p's rows pack in panels of MR, q's columns in panels of NR. */
 static void pack(const float *src, int64_t along, int64_t deep, int64_t i0, int64_t count,
                  int64_t k0, int64_t kc, int64_t width, float *dst) {
+  const float *first = src + i0 * along + k0 * deep;
   if (along == 1) {
-    /* Consecutive elements: each depth's run of `count` floats read once, start to end, and
-     * cut into the panels (the runs are `deep` apart, often a multiple of 4 KiB: read whole,
-     * each is what the prefetchers follow). */
-    const float *row = src + i0 + k0 * deep;
-    for (int64_t kk = 0; kk < kc; ++kk, row += deep) {
-      float *out = dst + kk * width;
-      for (int64_t i = 0; i < count; i += width, out += width * kc) {
-        int64_t live = min64(count - i, width);
-        copy_run(out, row + i, live);
-        if (live < width)
-          memset(out + live, 0, sizeof(float) * (size_t)(width - live));
-      }
-    }
-    return;
-  }
-  for (int64_t i = 0; i < count; i += width, dst += width * kc) {
-    int64_t live = min64(count - i, width);
-    int64_t first = (i0 + i) * along + k0 * deep;
-    if (live < width)
-      for (int64_t kk = 0; kk < kc; ++kk)
-        memset(dst + kk * width + live, 0, sizeof(float) * (size_t)(width - live));
-    if (deep == 1) {
-      /* Each element's depth is consecutive: a cache line's worth of depth (16 floats) of
-       * every element of the panel into a tile, then out along the panel. The panel's rows are
-       * read side by side (their misses overlap) rather than one short run after another. */
-      enum { RUN = 16 };
-      float tile[HPVM_TENSOR_CONTRACT_NR_WIDE][RUN];
-      for (int64_t k = 0; k < kc; k += RUN) {
-        int64_t n = min64(kc - k, RUN);
-        if (k + RUN < kc)
-          for (int64_t e = 0; e < live; ++e)
-            __builtin_prefetch(src + first + e * along + k + RUN);
+    hpvm_tensor_pack_columns(first, deep, kc, count, width, dst);
+  } else if (deep == 1) {
+    hpvm_tensor_pack_rows(first, along, count, kc, width, dst);
+  } else {
+    for (int64_t i = 0; i < count; i += width, dst += width * kc) {
+      int64_t live = min64(count - i, width);
+      for (int64_t kk = 0; kk < kc; ++kk) {
         for (int64_t e = 0; e < live; ++e)
-          if (n == RUN)
-            memcpy(tile[e], src + first + e * along + k, sizeof(tile[e]));
-          else
-            memcpy(tile[e], src + first + e * along + k, sizeof(float) * (size_t)n);
-        for (int64_t kk = 0; kk < n; ++kk)
-          for (int64_t e = 0; e < live; ++e)
-            dst[(k + kk) * width + e] = tile[e][kk];
+          dst[kk * width + e] = first[(i + e) * along + kk * deep];
+        for (int64_t e = live; e < width; ++e)
+          dst[kk * width + e] = 0.0f;
       }
-    } else {
-      for (int64_t kk = 0; kk < kc; ++kk)
-        for (int64_t e = 0; e < live; ++e)
-          dst[kk * width + e] = src[first + e * along + kk * deep];
     }
   }
 }

@@ -175,59 +175,14 @@ struct problem_set_t {
   int64_t pad_h, pad_w, stride_h, stride_w, groups;
 };
 
-/* Row-major A (m x k) panels of mr rows: dst[panel][kk][r]. Rows past the end are zero. The
- * panel's rows are read side by side, a cache line (16 floats) of each at a time through a
- * tile: their misses overlap, and the writes go along the panel. */
-static void pack_rows(const float *a, int64_t lda, int64_t rows, int64_t kc, int64_t mr,
-                      float *dst) {
-  enum { RUN = 16 };
-  float tile[HPVM_TENSOR_CONTRACT_MR_WIDE][RUN];
-  for (int64_t i = 0; i < rows; i += mr, dst += mr * kc) {
-    int64_t live = rows - i < mr ? rows - i : mr;
-    for (int64_t k0 = 0; k0 < kc; k0 += RUN) {
-      int64_t n = kc - k0 < RUN ? kc - k0 : RUN;
-      for (int64_t r = 0; r < live; ++r)
-        memcpy(tile[r], a + (i + r) * lda + k0, sizeof(float) * (size_t)n);
-      for (int64_t kk = 0; kk < n; ++kk) {
-        float *out = dst + (k0 + kk) * mr;
-        for (int64_t r = 0; r < live; ++r)
-          out[r] = tile[r][kk];
-        for (int64_t r = live; r < mr; ++r)
-          out[r] = 0.0f;
-      }
-    }
-  }
-}
-
-/* Row-major B (k x n) panels of nr columns: dst[panel][kk][j]. Columns past the end are zero. */
-static void pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols, int64_t nr,
-                         float *dst) {
-  for (int64_t j = 0; j < cols; j += nr) {
-    int64_t live = cols - j < nr ? cols - j : nr;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      const float *src = b + kk * ldb + j;
-      if (live == HPVM_TENSOR_CONTRACT_NR_WIDE) {
-        memcpy(dst, src, sizeof(float) * HPVM_TENSOR_CONTRACT_NR_WIDE);
-      } else if (live == HPVM_TENSOR_NR) {
-        memcpy(dst, src, sizeof(float) * HPVM_TENSOR_NR);
-      } else {
-        memcpy(dst, src, sizeof(float) * (size_t)live);
-      }
-      if (live < nr)
-        memset(dst + live, 0, sizeof(float) * (size_t)(nr - live));
-      dst += nr;
-    }
-  }
-}
-
 /* Matrix products. */
 static void matmul_pack_a(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows,
                           int64_t k0, int64_t kc, float *dst) {
-  pack_rows(s->a + p * s->m * s->k + i0 * s->k + k0, s->k, rows, kc, s->mr, dst);
+  hpvm_tensor_pack_rows(s->a + p * s->m * s->k + i0 * s->k + k0, s->k, rows, kc, s->mr, dst);
 }
 static void matmul_pack_b(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc,
                           int64_t j0, int64_t cols, float *dst) {
-  pack_columns(s->b + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols, s->nr, dst);
+  hpvm_tensor_pack_columns(s->b + p * s->k * s->n + k0 * s->n + j0, s->n, kc, cols, s->nr, dst);
 }
 static float matmul_a_at(const problem_set_t *s, int64_t p, int64_t i, int64_t kk) {
   return s->a[p * s->m * s->k + i * s->k + kk];
@@ -251,7 +206,7 @@ static void matmul_pack_a_half(const problem_set_t *s, int64_t p, int64_t i0, in
     int64_t live = rows - i < s->mr ? rows - i : s->mr;
     for (int64_t r = 0; r < live; ++r)
       kernels->widen_half(a + (i + r) * s->k, panel + r * kc, kc, s->format);
-    pack_rows(panel, kc, live, kc, s->mr, dst);
+    hpvm_tensor_pack_rows(panel, kc, live, kc, s->mr, dst);
   }
 }
 static void matmul_pack_b_half(const problem_set_t *s, int64_t p, int64_t k0, int64_t kc,
@@ -271,7 +226,7 @@ static float matmul_b_at_half(const problem_set_t *s, int64_t p, int64_t kk, int
 static void conv_pack_a(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, int64_t k0,
                         int64_t kc, float *dst) {
   int64_t group = p % s->groups;
-  pack_rows(s->weights + (group * s->m + i0) * s->k + k0, s->k, rows, kc, s->mr, dst);
+  hpvm_tensor_pack_rows(s->weights + (group * s->m + i0) * s->k + k0, s->k, rows, kc, s->mr, dst);
 }
 
 static const float *conv_image(const problem_set_t *s, int64_t p) {

@@ -62,10 +62,19 @@ static inline float *hpvm_tensor_alloc_panels(int64_t floats) {
   return (float *)aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
 
-/* A buffer of at least `floats` floats (64-byte aligned offset not guaranteed) for packing
- * both operands of a product whole, NULL without memory; hpvm_tensor_give_back returns it to be
- * kept for the next product (one is kept per process: fresh pages of megabytes cost their
- * zeroing on every call). contract.c. */
+/* Packing (pack.c), into panels of `width` elements (<= HPVM_TENSOR_CONTRACT_NR_WIDE)
+ * dst[panel][kk][e], elements past the last zero. _rows: `rows` row-major rows of a (lda
+ * apart, each's depth consecutive), depth [0, kc); _columns: depth [0, kc) of `cols`
+ * consecutive columns of a row-major b (ldb apart). */
+void hpvm_tensor_pack_rows(const float *a, int64_t lda, int64_t rows, int64_t kc, int64_t width,
+                           float *dst);
+void hpvm_tensor_pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols,
+                              int64_t width, float *dst);
+
+/* A buffer of at least `floats` floats (64-byte aligned) for packing both operands of a
+ * product whole, NULL without memory; hpvm_tensor_give_back returns it to be kept for the
+ * next product (one is kept per process: fresh pages of megabytes cost their zeroing on every
+ * call). pack.c. */
 float *hpvm_tensor_take_buffer(int64_t floats);
 void hpvm_tensor_give_back(float *data);
 
