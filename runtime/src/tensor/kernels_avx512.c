@@ -49,26 +49,48 @@ static inline v16f finish16(v16f v, v16f bias, int64_t activation, v16f max) {
   return v;
 }
 
+/* A product rounded before the sum that follows (an empty asm the compiler cannot see into:
+ * never contracted into a fused multiply-add, whatever -ffp-contract says). */
+static inline __attribute__((always_inline)) v16f opaque16(v16f v) {
+  __asm__("" : "+v"(v));
+  return v;
+}
+
+enum { CMR = HPVM_TENSOR_CONTRACT_MR_WIDE, CNR = HPVM_TENSOR_CONTRACT_NR_WIDE };
+
+/* k steps of a 12 x 32 block: acc[r] += a[p * CMR + r] * the 32 floats at b + p * CNR, one fused
+ * multiply-add (fused) or a rounded product then a rounded sum per lane. Unrolled: the loop's
+ * own instructions otherwise take issue slots of the multiply-add ports. */
+static inline __attribute__((always_inline)) void
+block_steps16(int fused, int64_t k, const float *a, const float *b, v16f acc[CMR][2]) {
+  _Pragma("GCC unroll 4") for (int64_t p = 0; p < k; ++p) {
+    v16f b0 = load16(b), b1 = load16(b + 16);
+    __builtin_prefetch(b + 8 * CNR);
+    __builtin_prefetch(b + 8 * CNR + 16);
+    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
+      v16f x = splat16(a[r]);
+      if (fused) {
+        acc[r][0] = fma16(x, b0, acc[r][0]);
+        acc[r][1] = fma16(x, b1, acc[r][1]);
+      } else {
+        acc[r][0] = acc[r][0] + opaque16(x * b0);
+        acc[r][1] = acc[r][1] + opaque16(x * b1);
+      }
+    }
+    a += CMR;
+    b += CNR;
+  }
+}
+
 /* A block of 12 x 32 (HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE): 24 accumulators, where the AVX2
  * kernel's 6 x 16 in 512-bit registers would be 6 (and the multiply-add units would wait on
  * their latency). Each element's sum as the AVX2 kernel's, bit for bit. */
 void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate) {
-  enum { R = HPVM_TENSOR_CONTRACT_MR_WIDE, N = HPVM_TENSOR_CONTRACT_NR_WIDE };
+  enum { R = CMR, N = CNR };
   v16f acc[R][2];
   _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = splat16(0.0f);
-  _Pragma("GCC unroll 4") for (int64_t p = 0; p < k; ++p) {
-    v16f b0 = load16(b), b1 = load16(b + 16);
-    __builtin_prefetch(b + 8 * N);
-    __builtin_prefetch(b + 8 * N + 16);
-    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {
-      v16f x = splat16(a[r]);
-      acc[r][0] = fma16(x, b0, acc[r][0]);
-      acc[r][1] = fma16(x, b1, acc[r][1]);
-    }
-    a += R;
-    b += N;
-  }
+  block_steps16(1, k, a, b, acc);
   if (rows == R && cols == N) {
     _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {
       float *row = c + r * ldc;
@@ -243,15 +265,6 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
  * sequential fold's rounded operations in its order, as in kernels_isa.inc's contract_block:
  * the same bits whatever the block. */
 
-/* A product rounded before the sum that follows (an empty asm the compiler cannot see into:
- * never contracted into a fused multiply-add, whatever -ffp-contract says). */
-static inline __attribute__((always_inline)) v16f opaque16(v16f v) {
-  __asm__("" : "+v"(v));
-  return v;
-}
-
-enum { CMR = HPVM_TENSOR_CONTRACT_MR_WIDE, CNR = HPVM_TENSOR_CONTRACT_NR_WIDE };
-
 static inline __attribute__((always_inline)) void
 contract_block16(int fused, int64_t k, const float *a, const float *b, float *c, int64_t ldc,
                  int64_t rows, int64_t cols, int load, float init) {
@@ -275,23 +288,7 @@ contract_block16(int fused, int64_t k, const float *a, const float *b, float *c,
       acc[r][1] = load16(tile[r] + 16);
     }
   }
-  _Pragma("GCC unroll 4") for (int64_t p = 0; p < k; ++p) {
-    v16f b0 = load16(b), b1 = load16(b + 16);
-    __builtin_prefetch(b + 8 * CNR);
-    __builtin_prefetch(b + 8 * CNR + 16);
-    _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
-      v16f x = splat16(a[r]);
-      if (fused) {
-        acc[r][0] = fma16(x, b0, acc[r][0]);
-        acc[r][1] = fma16(x, b1, acc[r][1]);
-      } else {
-        acc[r][0] = acc[r][0] + opaque16(x * b0);
-        acc[r][1] = acc[r][1] + opaque16(x * b1);
-      }
-    }
-    a += CMR;
-    b += CNR;
-  }
+  block_steps16(fused, k, a, b, acc);
   if (whole) {
     _Pragma("GCC unroll 12") for (int r = 0; r < CMR; ++r) {
       store16(c + r * ldc, acc[r][0]);
