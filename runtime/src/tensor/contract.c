@@ -34,10 +34,8 @@ enum {
   NB_PANELS = 16,
 };
 
-/* Packing everything first: at most this many bytes for both packed operands (beyond, or
- * without the memory, tasks pack their own blocks), in jobs of PACK_PANELS panels of one
- * chunk. */
-enum { PACK_ALL_MAX = HPVM_TENSOR_PACK_ALL_MAX, PACK_PANELS = 8 };
+/* Packing everything first: jobs of PACK_PANELS panels of one chunk. */
+enum { PACK_PANELS = 8 };
 
 static int without_memory; /* tests: hpvm_tensor_contract_without_memory */
 static int per_task_packing; /* tests: hpvm_tensor_contract_pack_whole(0) */
@@ -202,27 +200,18 @@ static void pack_jobs(void *context, const hpvm_rt_instance_range_t *range) {
 static void run_tasks(void *context, const hpvm_rt_instance_range_t *range) {
   const contract_t *c = context;
   int64_t kc_max = min64(c->depth, KC);
+  /* Without the operands packed whole, the range's own packing buffers. */
   float *p_pack = NULL, *q_pack = NULL;
-  if (c->p_all) {
-    /* Packed already: blocks read the packed operands. */
-    for (int64_t by = range->begin[1]; by < range->end[1]; ++by) {
-      int64_t y0 = by * c->rows_per_task, rows = min64(c->rows - y0, c->rows_per_task);
-      for (int64_t bx = range->begin[0]; bx < range->end[0]; ++bx) {
-        int64_t x0 = bx * c->cols_per_task, cols = min64(c->cols - x0, c->cols_per_task);
-        block(c, y0, rows, x0, cols, NULL, NULL);
-      }
-    }
-    return;
-  }
-  if (!without_memory) {
+  if (!c->p_all && !without_memory) {
     p_pack = hpvm_tensor_alloc_panels(ceil_div(c->rows_per_task, c->mr) * c->mr * kc_max);
     q_pack = hpvm_tensor_alloc_panels(ceil_div(c->cols_per_task, c->nr) * c->nr * kc_max);
   }
+  int packed = c->p_all || (p_pack && q_pack);
   for (int64_t by = range->begin[1]; by < range->end[1]; ++by) {
     int64_t y0 = by * c->rows_per_task, rows = min64(c->rows - y0, c->rows_per_task);
     for (int64_t bx = range->begin[0]; bx < range->end[0]; ++bx) {
       int64_t x0 = bx * c->cols_per_task, cols = min64(c->cols - x0, c->cols_per_task);
-      if (p_pack && q_pack)
+      if (packed)
         block(c, y0, rows, x0, cols, p_pack, q_pack);
       else
         block_unpacked(c, y0, rows, x0, cols);
@@ -270,15 +259,16 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   if (hpvm_trace_enabled())
     hpvm_trace_line("contract %lldx%lldx%lld (%s) on cpu", (long long)rows, (long long)cols,
                     (long long)depth, kind == 1 ? "fused" : "unfused");
-  /* Each task packing its own blocks packs p once per column block and q once per row block;
-   * packing both whole first packs each once (the packing is then a fifth of the work of a
-   * 1024^3 product rather than a quarter). Where it fits PACK_ALL_MAX. */
+  /* Each task packing its own blocks packs p once per column block and q once per row block
+   * (a quarter of a 1024^3 product's time); packing both whole first packs each once. Where
+   * they fit HPVM_TENSOR_PACK_ALL_MAX (and there is memory). */
   c.rows_padded = ceil_div(rows, c.mr) * c.mr;
   c.cols_padded = ceil_div(cols, c.nr) * c.nr;
   int64_t packed = (c.rows_padded + c.cols_padded) * depth;
   float *packs = NULL;
   if (!without_memory && !per_task_packing && (c.row_blocks > 1 || c.col_blocks > 1) &&
-      packed <= PACK_ALL_MAX / (int64_t)sizeof(float) && (packs = hpvm_tensor_take_buffer(packed))) {
+      packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
+      (packs = hpvm_tensor_take_buffer(packed))) {
     c.p_all = packs;
     c.q_all = packs + c.rows_padded * depth;
   }
