@@ -135,22 +135,22 @@ typedef struct {
 
 // CHAINS independent multiply-add chains per thread (16 in the 32 zmm registers, 12 in the 16
 // ymm ones: no spill): FMA latency x ports <= CHAINS on every x86 CPU of the last decade, so
-// the chains measure throughput. One function per ISA (target
-// attributes), so that one binary measures each vector width the CPU has.
-#define PEAK_BODY(vec, set1, fmadd, add, storeu, lanes, CHAINS)                                     \
-  vec acc[CHAINS], x = set1(0.999999f), y = set1(1e-7f);                                      \
-  for (int i = 0; i < CHAINS; ++i)                                                            \
-    acc[i] = set1((float)i);                                                                  \
-  for (long it = 0; it < t->iterations; ++it) {                                               \
-    _Pragma("GCC unroll 16") for (int i = 0; i < CHAINS; ++i) acc[i] = fmadd(acc[i], x, y);   \
-  }                                                                                           \
-  float out[lanes];                                                                           \
-  vec sum = acc[0];                                                                           \
-  for (int i = 1; i < CHAINS; ++i)                                                            \
-    sum = add(sum, acc[i]);                                                                   \
-  storeu(out, sum);                                                                           \
-  t->flops = 2.0 * lanes * CHAINS * t->iterations;                                            \
-  t->sink = out[0];                                                                           \
+// the chains measure throughput. One function per ISA (target attributes), so that one binary
+// measures each vector width the CPU has.
+#define PEAK_BODY(vec, set1, fmadd, add, storeu, lanes, CHAINS)                                  \
+  vec acc[CHAINS], x = set1(0.999999f), y = set1(1e-7f);                                         \
+  for (int i = 0; i < CHAINS; ++i)                                                               \
+    acc[i] = set1((float)i);                                                                     \
+  for (long it = 0; it < t->iterations; ++it) {                                                  \
+    _Pragma("GCC unroll 16") for (int i = 0; i < CHAINS; ++i) acc[i] = fmadd(acc[i], x, y);      \
+  }                                                                                              \
+  float out[lanes];                                                                              \
+  vec sum = acc[0];                                                                              \
+  for (int i = 1; i < CHAINS; ++i)                                                               \
+    sum = add(sum, acc[i]);                                                                      \
+  storeu(out, sum);                                                                              \
+  t->flops = 2.0 * lanes * CHAINS * t->iterations;                                               \
+  t->sink = out[0];                                                                              \
   return NULL;
 
 #if defined(__x86_64__)
@@ -182,25 +182,30 @@ static int threads_online(void) {
   return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
+// Runs body(&args[i]) (args: `threads` elements of `size` bytes) on `threads` threads at once;
+// the milliseconds from the first start to the last join.
+static double on_threads(void *(*body)(void *), void *args, size_t size, int threads) {
+  pthread_t ids[256];
+  double start = bench_now_ms();
+  for (int i = 0; i < threads; ++i)
+    pthread_create(&ids[i], NULL, body, (char *)args + i * size);
+  for (int i = 0; i < threads; ++i)
+    pthread_join(ids[i], NULL);
+  return bench_now_ms() - start;
+}
+
 static double peak_of(void *(*body)(void *), long iterations) {
   int threads = threads_online();
   double best = 0;
   for (int trial = 0; trial < 5; ++trial) {
-    pthread_t ids[256];
     peak_arg_t args[256];
-    double start = bench_now_ms();
-    for (int i = 0; i < threads; ++i) {
+    for (int i = 0; i < threads; ++i)
       args[i] = (peak_arg_t){iterations, 0, 0};
-      pthread_create(&ids[i], NULL, body, &args[i]);
-    }
-    double flops = 0;
-    for (int i = 0; i < threads; ++i) {
-      pthread_join(ids[i], NULL);
+    double ms = on_threads(body, args, sizeof(args[0]), threads), flops = 0;
+    for (int i = 0; i < threads; ++i)
       flops += args[i].flops;
-    }
-    double gflops = flops / (bench_now_ms() - start) * 1e-6;
-    if (gflops > best)
-      best = gflops;
+    if (flops / ms * 1e-6 > best)
+      best = flops / ms * 1e-6;
   }
   return best;
 }
@@ -245,16 +250,11 @@ static int bandwidth(void) {
   int threads = threads_online();
   double best = 0;
   for (int trial = 0; trial < 5; ++trial) {
-    pthread_t ids[256];
     triad_arg_t args[256];
-    double start = bench_now_ms();
-    for (int i = 0; i < threads; ++i) {
-      args[i] = (triad_arg_t){a, b, c, n * i / threads, n * (i + 1) / threads};
-      pthread_create(&ids[i], NULL, triad_thread, &args[i]);
-    }
     for (int i = 0; i < threads; ++i)
-      pthread_join(ids[i], NULL);
-    double gbs = 3.0 * sizeof(float) * n / (bench_now_ms() - start) * 1e-6;
+      args[i] = (triad_arg_t){a, b, c, n * i / threads, n * (i + 1) / threads};
+    double ms = on_threads(triad_thread, args, sizeof(args[0]), threads);
+    double gbs = 3.0 * sizeof(float) * n / ms * 1e-6;
     if (gbs > best)
       best = gbs;
   }
