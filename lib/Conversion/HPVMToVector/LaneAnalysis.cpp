@@ -265,15 +265,10 @@ Shape LaneAnalysis::transfer(Operation *op) {
     std::optional<int64_t> mask = constantInt(op->getOperand(1));
     if (!mask || *mask <= 0 || (*mask & (*mask + 1)) != 0)
       return Shape::varying();
+    // The spread must stay below 2^k: the check of a (k + 1)-bit width.
     unsigned bits = llvm::countr_one(static_cast<uint64_t>(*mask));
-    int64_t stride = operandShape(0).stride, spread;
-    if (__builtin_mul_overflow(stride, static_cast<int64_t>(lanes - 1), &spread) ||
-        std::abs(spread) > *mask || !isClean(op))
-      return Shape::varying();
-    if (bits < 8 || bits > 63)
-      return Shape::varying();
-    wrapChecks[op] = WrapCheck::LowBits;
-    return Shape::strided(stride);
+    int64_t stride = operandShape(0).stride;
+    return checked(op, stride, stride, bits + 1, WrapCheck::LowBits);
   }
   if (isa<LLVM::ShlOp, arith::ShLIOp>(op)) {
     std::optional<int64_t> amount = constantInt(op->getOperand(1));
