@@ -4,6 +4,8 @@
 #include "LowerTensorOps.h"
 #include "KernelCalls.h"
 
+#include "HPVM/Conversion/TensorScalars.h"
+
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,15 +23,11 @@ using namespace mlir::hpvm;
 namespace {
 using BodyBuilder = function_ref<void(OpBuilder &, Location, ValueRange)>;
 
-Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
+using scalars::floatConstant;
 
 /// exp(x), marked as the lowering's own (kLoweredExpAttr).
 Value loweredExp(OpBuilder &b, Location loc, Value x) {
-  auto exp = math::ExpOp::create(b, loc, x);
-  exp->setAttr(kLoweredExpAttr, b.getUnitAttr());
-  return exp;
+  return scalars::exp(b, loc, x, /*marked=*/true);
 }
 
 /// A tensor of `type` filled with `value`.
@@ -256,11 +254,7 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
   SmallVector<int64_t> strides = getInts(op.getStrides());
   SmallVector<int64_t> padding = getInts(op.getPadding());
   auto floatType = cast<FloatType>(element);
-  double identity = 0.0;
-  if (op.getKind() == PoolKind::max)
-    identity = -std::numeric_limits<double>::infinity();
-  else if (op.getKind() == PoolKind::min)
-    identity = std::numeric_limits<double>::infinity();
+  double identity = scalars::poolIdentity(op.getKind());
   Value start = arith::ConstantOp::create(b, loc, element,
                                           b.getFloatAttr(floatType, identity));
   // Padding never wins a max or min; a mean counts padded elements (the
@@ -282,13 +276,7 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
   Value reduced = generic(
       b, loc, type, init, {input, windowShape}, {inputMap, windowMap, outMap},
       iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value result;
-        if (kind == PoolKind::max)
-          result = arith::MaximumFOp::create(nb, l, args[2], args[0]);
-        else if (kind == PoolKind::min)
-          result = arith::MinimumFOp::create(nb, l, args[2], args[0]);
-        else
-          result = arith::AddFOp::create(nb, l, args[2], args[0]);
+        Value result = scalars::poolCombine(nb, l, kind, args[2], args[0]);
         linalg::YieldOp::create(nb, l, result);
       });
   if (kind != PoolKind::mean)
@@ -299,43 +287,12 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
   });
 }
 
-/// 1 / (1 + exp(-x)).
-Value sigmoid(OpBuilder &b, Location loc, Value x) {
-  Value one = floatConstant(b, loc, x.getType(), 1.0);
-  Value negated = arith::NegFOp::create(b, loc, x);
-  Value e = loweredExp(b, loc, negated);
-  return arith::DivFOp::create(b, loc, one,
-                               arith::AddFOp::create(b, loc, one, e));
-}
-
-/// 1 - 2 / (exp(2x) + 1): exact limits ±1 where exp overflows or vanishes.
-Value tanhOf(OpBuilder &b, Location loc, Value x) {
-  Value one = floatConstant(b, loc, x.getType(), 1.0);
-  Value two = floatConstant(b, loc, x.getType(), 2.0);
-  Value e = loweredExp(b, loc, arith::MulFOp::create(b, loc, two, x));
-  Value quotient =
-      arith::DivFOp::create(b, loc, two, arith::AddFOp::create(b, loc, e, one));
-  return arith::SubFOp::create(b, loc, one, quotient);
-}
-
 Value lowerActivation(OpBuilder &b, Operation *op) {
-  Location loc = op->getLoc();
-  Value input = op->getOperand(0);
-  return elementwise(
-      b, loc, input, [&](OpBuilder &nb, Location l, Value x) -> Value {
-        Value zero = floatConstant(nb, l, x.getType(), 0.0);
-        if (isa<TensorReluOp>(op))
-          return arith::MaximumFOp::create(nb, l, x, zero);
-        if (auto clipped = dyn_cast<TensorClippedReluOp>(op)) {
-          Value max = floatConstant(nb, l, x.getType(),
-                                    clipped.getMax().convertToDouble());
-          return arith::MinimumFOp::create(
-              nb, l, arith::MaximumFOp::create(nb, l, x, zero), max);
-        }
-        if (isa<TensorTanhOp>(op))
-          return tanhOf(nb, l, x);
-        return sigmoid(nb, l, x);
-      });
+  return elementwise(b, op->getLoc(), op->getOperand(0),
+                     [&](OpBuilder &nb, Location l, Value x) -> Value {
+                       return scalars::activation(nb, l, op, x,
+                                                  /*markedExp=*/true);
+                     });
 }
 
 /// Reduces `input` along `axis` into a tensor without that dimension,
