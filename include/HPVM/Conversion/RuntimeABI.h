@@ -121,17 +121,28 @@ enum class KernelParamGroup {
   /// One i64 per grid query above the kernel's own levels.
   AncestorQueries,
   /// The struct of the outputs (a buffer the host copies back), when the
-  /// node has outputs.
+  /// node has outputs (a tensor kernel's scalar outputs only, when it has
+  /// any).
   Outputs,
   /// One array (buffer) per output in PerInstancePorts::outputs, by port.
   PerInstanceOutputs,
   /// The tile's work-group memory, one parameter per allocation.
   WorkgroupMemory,
+  /// A tensor kernel's constant tensors (weights), one memref each, in the
+  /// order of the node's `hpvm.tensor_kernel` attribute.
+  Constants,
+  /// A tensor kernel's outputs: one memref per output, allocated by the host
+  /// before the launch; every element is written.
+  OutputBuffers,
 };
 
-/// The groups of a kernel's parameters in order, for a kernel with a tile
-/// level (`tiled`) or without.
-SmallVector<KernelParamGroup, 6> getKernelParamGroups(bool tiled);
+/// What a kernel runs: a leaf's grid of instances, a tile (a grid of
+/// work-groups, each a grid of instances) or a tensor node (one thread per
+/// element of its outputs).
+enum class KernelShape { Leaf, Tile, Tensor };
+
+/// The groups of a kernel's parameters in order, for a kernel of `shape`.
+SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
 
 //===----------------------------------------------------------------------===//
 // Functions

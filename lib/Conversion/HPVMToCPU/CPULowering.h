@@ -158,6 +158,13 @@ public:
                   ValueRange dims, ValueRange inputs, Value parentFrame,
                   Value outputs, PerInstancePorts perInstance = {},
                   ArrayRef<Value> outputArrays = {});
+  /// Runs the tensor kernel of `node` (convert-hpvm-to-gpu's
+  /// `hpvm.tensor_kernel`: one thread per output element) on outputs
+  /// allocated first, or its CPU version where no device ran it; returns the
+  /// outputs.
+  SmallVector<Value> runTensorKernel(OpBuilder &b, Location loc,
+                                     NodeOpInterface node, ValueRange inputs,
+                                     Value parentFrame);
   /// Makes the host copies of the buffers among `inputs` valid before a CPU
   /// run of `node` (a kernel may have left them on a device).
   void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,
@@ -212,6 +219,18 @@ private:
   void addKernelInputParams(OpBuilder &b, Location loc, NodeOpInterface node,
                             ValueRange inputs, uint64_t perInstanceInputs,
                             Value instances, SmallVectorImpl<KernelArg> &params);
+  /// Appends the parameters of a memref: its buffer (the aligned pointer's
+  /// data as far as the view reaches, with `access`) and its descriptor's
+  /// fields, as the kernel's lowering expands them.
+  void addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
+                       Value memref, int32_t access,
+                       SmallVectorImpl<KernelArg> &params);
+  /// Calls hpvm_rt_kernel_run for the kernel site of `node` with `params`
+  /// over `grid` (work-groups of `block`, zeros: the runtime's choice);
+  /// returns an i1 that is true when a device ran it.
+  Value launchKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+                     ArrayRef<Value> grid, ArrayRef<Value> block,
+                     ArrayRef<KernelArg> params);
   /// The parameters of the kernel of `node` in the kernel's order
   /// (RuntimeABI.h): inputs, `grid`, ancestor queries, outputs, per-instance
   /// output arrays and the work-group memory `memoryBytes` computes.

@@ -6,6 +6,7 @@
 
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -217,6 +218,26 @@ LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
+void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
+                                  Value memref, int32_t access,
+                                  SmallVectorImpl<KernelArg> &params) {
+  // The descriptor's fields, as the kernel's lowering expands them; the
+  // buffer is the aligned pointer's data, as far as the view reaches.
+  Value descriptor = toStorage(b, loc, memref);
+  Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+  Value bytes = viewBytes(b, loc, type, descriptor);
+  params.push_back({kParamBuffer, access, bytes, aligned});
+  params.push_back({kParamBuffer, access, bytes, aligned});
+  auto addValue = [&](Value value) {
+    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
+  };
+  addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
+  for (int64_t field : {3, 4})
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor,
+                                            ArrayRef<int64_t>{field, d}));
+}
+
 void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
                                        NodeOpInterface node, ValueRange inputs,
                                        uint64_t perInstanceInputs,
@@ -237,18 +258,7 @@ void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
       continue;
     }
     if (auto memref = dyn_cast<MemRefType>(type)) {
-      // The descriptor's fields, as the kernel's lowering expands them; the
-      // buffer is the aligned pointer's data, as far as the view reaches.
-      Value descriptor = toStorage(b, loc, input);
-      Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
-      Value bytes = viewBytes(b, loc, memref, descriptor);
-      params.push_back({kParamBuffer, access, bytes, aligned});
-      params.push_back({kParamBuffer, access, bytes, aligned});
-      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
-      for (int64_t field : {3, 4})
-        for (int64_t d = 0; d < memref.getRank(); ++d)
-          addValue(LLVM::ExtractValueOp::create(
-              b, loc, descriptor, ArrayRef<int64_t>{field, d}));
+      addMemRefParams(b, loc, memref, input, access, params);
     } else if (isa<LLVM::LLVMPointerType>(type)) {
       // HPVM-C passes each buffer with its size in bytes next to it.
       params.push_back(
@@ -274,7 +284,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
   // Arrays of values per instance: one element per instance of this grid.
   Value instances = perInstance.any() ? instanceCount(b, loc, dims) : Value();
   // The parameters in the kernel's order (RuntimeABI.h).
-  for (KernelParamGroup group : getKernelParamGroups(tiled)) {
+  for (KernelParamGroup group : getKernelParamGroups(tiled ? KernelShape::Tile : KernelShape::Leaf)) {
     switch (group) {
     case KernelParamGroup::Inputs:
       addKernelInputParams(b, loc, node, inputs, perInstance.inputs, instances,
@@ -331,6 +341,9 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
               {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
       }
       break;
+    case KernelParamGroup::Constants:
+    case KernelParamGroup::OutputBuffers:
+      break; // tensor kernels only (runTensorKernel)
     }
   }
   return params;
@@ -370,11 +383,6 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                              Value parentFrame, Value outputs,
                              PerInstancePorts perInstance,
                              ArrayRef<Value> outputArrays) {
-  auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
-      HPVMDialect::getKernelAttrName());
-  auto i32 = b.getI32Type();
-  auto i64 = b.getI64Type();
-
   // Grid and work-group of instances.
   Value one = i64Constant(b, loc, 1);
   SmallVector<Value> grid(3, one), block(3, i64Constant(b, loc, 0));
@@ -395,11 +403,21 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       grid[d] = toI64(b, loc, dims[d]);
   }
 
-  // The parameter array, the grid, the work-group and the answer.
   SmallVector<KernelArg> params =
       getKernelParams(b, loc, node, dims, inputs, parentFrame, outputs,
                       perInstance, outputArrays, grid, tileKernel != nullptr,
                       tileKernel ? tileKernel->memoryBytes : func::FuncOp());
+  return launchKernel(b, loc, node, grid, block, params);
+}
+
+Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+                                ArrayRef<Value> grid, ArrayRef<Value> block,
+                                ArrayRef<KernelArg> params) {
+  auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
+      HPVMDialect::getKernelAttrName());
+  auto i32 = b.getI32Type();
+  auto i64 = b.getI64Type();
+  // The parameter array, the grid, the work-group and the answer.
   Value array = storeKernelParams(b, loc, params);
   auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
   auto storeExtents = [&](ArrayRef<Value> values) {
@@ -425,4 +443,95 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   Value ran = LLVM::LoadOp::create(b, loc, i32, ranSlot);
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, ran,
                               i32Constant(b, loc, 0));
+}
+
+SmallVector<Value> CPULowering::runTensorKernel(OpBuilder &b, Location loc,
+                                                NodeOpInterface node,
+                                                ValueRange inputs,
+                                                Value parentFrame) {
+  // The tensor outputs are allocated here, as the CPU version would (freed
+  // by their receiver), so that the kernel has somewhere to write them; the
+  // scalar outputs come back in a struct.
+  TypeRange outputTypes = node.getOutputTypes();
+  SmallVector<Value> buffers;
+  SmallVector<Type> scalarTypes;
+  int64_t elements = 0;
+  for (Type type : outputTypes) {
+    if (auto buffer = dyn_cast<MemRefType>(type)) {
+      buffers.push_back(memref::AllocOp::create(b, loc, buffer));
+      elements = buffer.getNumElements();
+    } else {
+      scalarTypes.push_back(type);
+    }
+  }
+  LLVM::LLVMStructType scalarStruct = getKernelOutputStruct(scalarTypes);
+  Value scalars =
+      scalarTypes.empty() ? Value() : allocaInEntry(b, loc, scalarStruct);
+  // Parameters (RuntimeABI.h, KernelShape::Tensor): inputs, constant
+  // tensors, output buffers, the grid, the scalar outputs.
+  SmallVector<KernelArg> params;
+  auto addValue = [&](Value value) {
+    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
+  };
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    if (auto type = dyn_cast<MemRefType>(input.getType()))
+      addMemRefParams(b, loc, type, input, getAccess(node, index), params);
+    else
+      addValue(toStorage(b, loc, input));
+  }
+  auto tables = node->getAttrOfType<ArrayAttr>(
+      HPVMDialect::getTensorKernelAttrName());
+  for (auto name : tables.getAsRange<FlatSymbolRefAttr>()) {
+    auto global = symbolTables.lookupNearestSymbolFrom<memref::GlobalOp>(
+        module, name);
+    Value table =
+        memref::GetGlobalOp::create(b, loc, global.getType(), name.getValue());
+    addMemRefParams(b, loc, global.getType(), table, HPVM_RT_ACCESS_IN, params);
+  }
+  for (Value buffer : buffers)
+    addMemRefParams(b, loc, cast<MemRefType>(buffer.getType()), buffer,
+                    HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL, params);
+  Value one = i64Constant(b, loc, 1);
+  SmallVector<Value> grid{i64Constant(b, loc, elements), one, one};
+  for (Value extent : grid)
+    addValue(extent);
+  if (scalars)
+    params.push_back({kParamBuffer, HPVM_RT_ACCESS_OUT,
+                      sizeOf(b, loc, scalarStruct), scalars});
+  Value zero = i64Constant(b, loc, 0);
+  Value ran = launchKernel(b, loc, node, grid, {zero, zero, zero}, params);
+
+  // The CPU version where no device ran it, with outputs of its own.
+  Value notRan = LLVM::XOrOp::create(
+      b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
+  auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  auto fill = [&](Region &region, function_ref<SmallVector<Value>()> body) {
+    Block &block = region.front();
+    if (!block.empty() &&
+        block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
+      block.back().erase();
+    b.setInsertionPointToEnd(&block);
+    scf::YieldOp::create(b, loc, body());
+  };
+  fill(fallback.getThenRegion(), [&] {
+    for (Value buffer : buffers)
+      memref::DeallocOp::create(b, loc, buffer);
+    return runNodeOnCPU(b, loc, node, {}, inputs, parentFrame, {});
+  });
+  fill(fallback.getElseRegion(), [&] {
+    SmallVector<Value> results;
+    unsigned buffer = 0, scalar = 0;
+    for (Type type : outputTypes) {
+      if (isa<MemRefType>(type)) {
+        results.push_back(buffers[buffer++]);
+        continue;
+      }
+      results.push_back(fromStorage(
+          b, loc, loadField(b, loc, scalarStruct, scalars, scalar++), type));
+    }
+    return results;
+  });
+  return fallback.getResults();
 }

@@ -449,6 +449,9 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
+  if (hasKernelSite(node, perInstance) &&
+      node->hasAttr(HPVMDialect::getTensorKernelAttrName()))
+    return runTensorKernel(b, loc, node, inputs, parentFrame);
   if (hasKernelSite(node, perInstance)) {
     // The kernel version first; the CPU version when no device ran it. The
     // kernel's first instance writes the outputs into `outputs`.

@@ -3,6 +3,7 @@
 // nodes of the two kernel shapes become gpu.func kernels in
 // gpu.module @hpvm_kernels, and the nodes name them in `hpvm.kernel`.
 #include "PointerOutputs.h"
+#include "TensorKernels.h"
 
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Conversion/RuntimeABI.h"
@@ -560,7 +561,8 @@ SmallVector<Type> KernelBuilder::layoutParameters(KernelState &kernel,
   // The parameters in the order the host passes them (RuntimeABI.h), and
   // where each group starts.
   SmallVector<Type> parameters;
-  for (abi::KernelParamGroup group : abi::getKernelParamGroups(kernel.tiled)) {
+  for (abi::KernelParamGroup group : abi::getKernelParamGroups(
+           kernel.tiled ? abi::KernelShape::Tile : abi::KernelShape::Leaf)) {
     switch (group) {
     case abi::KernelParamGroup::Inputs:
       for (auto [index, type] : llvm::enumerate(site.node.getInputTypes())) {
@@ -600,6 +602,9 @@ SmallVector<Type> KernelBuilder::layoutParameters(KernelState &kernel,
           kernel.allocations.size(),
           LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
       break;
+    case abi::KernelParamGroup::Constants:
+    case abi::KernelParamGroup::OutputBuffers:
+      break; // tensor kernels only (TensorKernels.cpp)
     }
   }
   return parameters;
@@ -911,7 +916,21 @@ struct ConvertHPVMToGPUPass
         tileLeaves.insert(allocator.leaf);
       sites.push_back({internal, shape->instances, std::move(*shape)});
     }
+    SmallVector<LeafOp> tensorLeaves;
     for (LeafOp leaf : module.getOps<LeafOp>()) {
+      if (isTensorLeaf(leaf)) {
+        // Tensor nodes hinted for a device or for the tensor runtime
+        // (ApproxHPVM's CUDNN_TARGET / TENSOR_TARGET).
+        if (!hasGPUTarget(leaf) &&
+            !llvm::is_contained(leaf.getTargets(), Target::tensor))
+          continue;
+        if (std::string reason = checkTensorLeaf(leaf, module); !reason.empty())
+          leaf.emitWarning() << "runs on the CPU: no GPU kernel, because "
+                             << reason;
+        else
+          tensorLeaves.push_back(leaf);
+        continue;
+      }
       if (!hasGPUTarget(leaf) || tileLeaves.contains(leaf))
         continue;
       std::string reason = checkInputs(leaf);
@@ -935,7 +954,7 @@ struct ConvertHPVMToGPUPass
                            static_cast<int64_t>(masks->outputs)}));
       sites.push_back({leaf, leaf, std::nullopt, *masks});
     }
-    if (sites.empty())
+    if (sites.empty() && tensorLeaves.empty())
       return;
 
     OpBuilder b(module.getContext());
@@ -947,6 +966,9 @@ struct ConvertHPVMToGPUPass
     KernelBuilder builder(module, kernels);
     for (KernelSite &site : sites)
       site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
+    for (LeafOp leaf : tensorLeaves)
+      leaf->setAttr(HPVMDialect::getKernelAttrName(),
+                    buildTensorKernel(leaf, module, kernels));
     builder.copyDependencies(checker.getDependencies());
     rewriteMathCalls(kernels);
   }

@@ -73,9 +73,14 @@ LLVM::LLVMStructType KernelSite::get(MLIRContext *context) {
   return LLVM::LLVMStructType::getLiteral(context, {p, p, p, p, p});
 }
 
-SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(bool tiled) {
+SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(KernelShape shape) {
   SmallVector<KernelParamGroup, 6> groups{KernelParamGroup::Inputs};
-  if (!tiled)
+  if (shape == KernelShape::Tensor) {
+    groups.append({KernelParamGroup::Constants, KernelParamGroup::OutputBuffers,
+                   KernelParamGroup::GridExtents, KernelParamGroup::Outputs});
+    return groups;
+  }
+  if (shape == KernelShape::Leaf)
     groups.push_back(KernelParamGroup::GridExtents);
   groups.append({KernelParamGroup::AncestorQueries, KernelParamGroup::Outputs,
                  KernelParamGroup::PerInstanceOutputs,

@@ -115,6 +115,22 @@ static LogicalResult verifyKernelPerInstance(Operation *op, Attribute value) {
   return success();
 }
 
+/// 'hpvm.tensor_kernel' on `op`: a leaf's array of the globals its tensor
+/// kernel takes (flat symbol references), possibly empty.
+static LogicalResult verifyTensorKernel(Operation *op, Attribute value) {
+  if (!isa<LeafOp>(op))
+    return op->emitError()
+           << "'hpvm.tensor_kernel' is only valid on hpvm.leaf, found on '"
+           << op->getName() << "'";
+  auto globals = dyn_cast<ArrayAttr>(value);
+  if (!globals || !llvm::all_of(globals, llvm::IsaPred<FlatSymbolRefAttr>))
+    return op->emitError() << "'hpvm.tensor_kernel' expects an array of "
+                              "symbol references (the kernel's constant "
+                              "tensors), found "
+                           << value;
+  return success();
+}
+
 /// Whether `name` is an attribute of a leaf that names its variant leaf (or,
 /// for 'hpvm.contraction_plan', its plan function).
 static bool isVariantAttribute(StringRef name) {
@@ -207,6 +223,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getKernelPerInstanceAttrName())
     return verifyKernelPerInstance(op, attribute.getValue());
+  if (name == getTensorKernelAttrName())
+    return verifyTensorKernel(op, attribute.getValue());
   if (isVariantAttribute(name))
     return verifyVariant(op, name, attribute.getValue());
   if (name == getRowsAttrName())
@@ -250,7 +268,7 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown hpvm attribute '" << name
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
-                            "'hpvm.vector_variant', 'hpvm.lanes', "
+                            "'hpvm.tensor_kernel', 'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
                             "'hpvm.tile_variant', 'hpvm.contraction_variant', "
                             "'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', "

@@ -93,6 +93,13 @@ def HPVM_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getKernelPerInstanceAttrName() {
       return ::llvm::StringLiteral("hpvm.kernel_per_instance");
     }
+    /// Name of the discardable attribute of a tensor leaf whose kernel
+    /// (convert-hpvm-to-gpu) computes one element of its outputs per thread:
+    /// an array of the `memref.global`s of its constant tensors, which the
+    /// host passes after the inputs (KernelParamGroup::Constants).
+    static constexpr ::llvm::StringLiteral getTensorKernelAttrName() {
+      return ::llvm::StringLiteral("hpvm.tensor_kernel");
+    }
     /// Name of the discardable attribute naming the lane variant of a leaf
     /// (convert-hpvm-to-vector): a leaf running W consecutive x instances.
     static constexpr ::llvm::StringLiteral getVectorVariantAttrName() {

@@ -1,0 +1,663 @@
+//===- TensorKernels.cpp - Tensor nodes as device kernels -----------------===//
+// One thread per element of a tensor leaf's outputs; each tensor op's element
+// is built from its operands' elements where it is needed (TensorKernels.h).
+#include "TensorKernels.h"
+
+#include "HPVM/Conversion/TensorScalars.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::hpvm;
+
+namespace {
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+SmallVector<int64_t> getInts(ArrayAttr attr) {
+  return llvm::map_to_vector(
+      attr, [](Attribute a) { return cast<IntegerAttr>(a).getInt(); });
+}
+
+std::string describe(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// A constant tensor the kernel reads from memory (its weights), rather than
+/// a splat it folds into a scalar.
+bool isTableConstant(arith::ConstantOp constant) {
+  if (!isa<RankedTensorType>(constant.getType()))
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return !dense || !dense.isSplat();
+}
+
+/// Whether each element of `value` (a tensor of the leaf) costs a few
+/// operations: no reduction computes it.
+bool isElementwise(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || isa<arith::ConstantOp>(def))
+    return true;
+  if (!isa<TensorAddOp, TensorBatchNormOp, TensorMapOp>(def) &&
+      !scalars::isActivation(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [](Value operand) {
+    return !isa<RankedTensorType>(operand.getType()) || isElementwise(operand);
+  });
+}
+
+/// Why the region of a map or reduce has no element form, or "".
+std::string checkScalarRegion(Region &region) {
+  for (Operation &op : region.front()) {
+    if (isa<TensorYieldOp>(op))
+      continue;
+    Dialect *dialect = op.getDialect();
+    if (op.getNumRegions() || !dialect ||
+        !isa<arith::ArithDialect, math::MathDialect>(dialect))
+      return "its region computes with '" + op.getName().getStringRef().str() +
+             "' (arith and math only)";
+    for (Value operand : op.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (operand.getParentRegion() != &region &&
+          !(def && def->hasTrait<::mlir::OpTrait::ConstantLike>()))
+        return "its region reads a value defined outside it";
+    }
+  }
+  return "";
+}
+
+/// Why the tensor op `op` has no element form in a kernel, or "".
+std::string checkTensorOp(Operation *op) {
+  std::string name = op->getName().getStringRef().str();
+  if (auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName()))
+    return "its '" + name +
+           "' has an approximation knob (the runtime's CPU kernels implement "
+           "knobs)";
+  auto elementwiseOperands = [&](ValueRange operands) -> std::string {
+    for (Value operand : operands)
+      if (isa<RankedTensorType>(operand.getType()) && !isElementwise(operand))
+        return "its '" + name +
+               "' reads the result of a reduction (a kernel would compute it "
+               "again for every use)";
+    return "";
+  };
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case<TensorConv2DOp, TensorMulOp, TensorSoftmaxOp>(
+          [&](Operation *reducing) {
+            return elementwiseOperands(reducing->getOperands());
+          })
+      .Case([&](TensorReduceOp reduce) {
+        std::string reason = elementwiseOperands(reduce.getInput());
+        Operation *init = reduce.getInit().getDefiningOp();
+        if (reason.empty() &&
+            !(init && init->hasTrait<::mlir::OpTrait::ConstantLike>()))
+          reason = "its 'hpvm.tensor.reduce' starts from a value that is not "
+                   "a constant";
+        return reason.empty() ? checkScalarRegion(reduce.getCombiner()) : reason;
+      })
+      .Case([&](TensorPoolOp pool) -> std::string {
+        // A pool of a reduction computes each element of it once when its
+        // windows do not overlap.
+        SmallVector<int64_t> window = getInts(pool.getWindow());
+        SmallVector<int64_t> strides = getInts(pool.getStrides());
+        if (isElementwise(pool.getInput()) ||
+            (window[0] <= strides[0] && window[1] <= strides[1]))
+          return "";
+        return "its 'hpvm.tensor.pool' has overlapping windows over the "
+               "result of a reduction (a kernel would compute it again for "
+               "every window)";
+      })
+      .Case([&](TensorMapOp map) { return checkScalarRegion(map.getMapper()); })
+      .Case<TensorAddOp, TensorBatchNormOp>([](Operation *) { return ""; })
+      .Default([&](Operation *other) -> std::string {
+        if (scalars::isActivation(other))
+          return "";
+        return "it computes with '" + name + "' (no element form on devices)";
+      });
+}
+
+/// Builds the element of a leaf's tensor values at given indices.
+class ElementEmitter {
+public:
+  /// `memory` maps the leaf's inputs and table constants to the kernel's
+  /// memrefs.
+  ElementEmitter(OpBuilder &b, Location loc, const IRMapping &memory)
+      : b(b), loc(loc), memory(memory) {}
+
+  /// The element of the tensor `value` at `indices`.
+  Value emit(Value value, ValueRange indices);
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value addIndex(Value lhs, Value rhs) {
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  }
+  Value mulIndex(Value lhs, int64_t rhs) {
+    return rhs == 1 ? lhs : Value(arith::MulIOp::create(b, loc, lhs, index(rhs)));
+  }
+  /// Folds `count` steps of `step(i, accumulator)` into `init` (an scf.for).
+  Value fold(int64_t count, Value init,
+             function_ref<Value(Value, Value)> step);
+  /// `inside()` where `condition` holds, else `outside`.
+  Value select(Value condition, Value outside, function_ref<Value()> inside);
+  /// The element of the NCHW image `image` at (n, c, h, w), which lie
+  /// `padding` outside it at most; `outside` there.
+  Value padded(Value image, ArrayRef<Value> nchw, ArrayRef<int64_t> padding,
+               Value outside);
+  /// The indices of an operand of `type` broadcast to the result's indices.
+  SmallVector<Value> broadcast(RankedTensorType type, ValueRange indices);
+  /// The region of a map or reduce applied to `arguments`.
+  Value applyRegion(Region &region, ValueRange arguments);
+
+  Value conv(TensorConv2DOp op, ValueRange indices);
+  Value mul(TensorMulOp op, ValueRange indices);
+  Value pool(TensorPoolOp op, ValueRange indices);
+  Value softmax(TensorSoftmaxOp op, ValueRange indices);
+  Value batchNorm(TensorBatchNormOp op, ValueRange indices);
+  Value reduce(TensorReduceOp op, ValueRange indices);
+
+  OpBuilder &b;
+  Location loc;
+  const IRMapping &memory;
+};
+
+Value ElementEmitter::fold(int64_t count, Value init,
+                           function_ref<Value(Value, Value)> step) {
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(count), index(1), ValueRange{init},
+      [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        scf::YieldOp::create(b, loc, step(iv, carried.front()));
+      });
+  return loop.getResult(0);
+}
+
+Value ElementEmitter::select(Value condition, Value outside,
+                             function_ref<Value()> inside) {
+  auto branch = scf::IfOp::create(b, loc, TypeRange{outside.getType()},
+                                  condition, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  auto fill = [&](Region &region, function_ref<Value()> value) {
+    Block &block = region.front();
+    if (!block.empty() && block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
+      block.back().erase();
+    b.setInsertionPointToEnd(&block);
+    scf::YieldOp::create(b, loc, value());
+  };
+  fill(branch.getThenRegion(), inside);
+  fill(branch.getElseRegion(), [&] { return outside; });
+  return branch.getResult(0);
+}
+
+Value ElementEmitter::padded(Value image, ArrayRef<Value> nchw,
+                             ArrayRef<int64_t> padding, Value outside) {
+  if (padding[0] == 0 && padding[1] == 0)
+    return emit(image, nchw);
+  RankedTensorType type = tensorType(image);
+  Value inside;
+  for (unsigned d = 0; d < 2; ++d) {
+    Value at = nchw[2 + d];
+    Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at,
+                                      index(0));
+    Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at,
+                                       index(type.getDimSize(2 + d)));
+    Value both = arith::AndIOp::create(b, loc, low, high);
+    inside = inside ? Value(arith::AndIOp::create(b, loc, inside, both)) : both;
+  }
+  return select(inside, outside, [&] { return emit(image, nchw); });
+}
+
+SmallVector<Value> ElementEmitter::broadcast(RankedTensorType type,
+                                             ValueRange indices) {
+  SmallVector<Value> result;
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    result.push_back(size == 1 ? index(0) : indices[d]);
+  return result;
+}
+
+Value ElementEmitter::applyRegion(Region &region, ValueRange arguments) {
+  IRMapping mapping;
+  Block &block = region.front();
+  for (auto [from, to] : llvm::zip(block.getArguments(), arguments))
+    mapping.map(from, to);
+  for (Operation &op : block) {
+    if (auto yield = dyn_cast<TensorYieldOp>(op))
+      return mapping.lookup(yield.getValue());
+    // Constants from outside the region are copied in (checkScalarRegion).
+    for (Value operand : op.getOperands())
+      if (!mapping.contains(operand) && operand.getParentRegion() != &region)
+        b.clone(*operand.getDefiningOp(), mapping);
+    b.clone(op, mapping);
+  }
+  llvm_unreachable("a map or reduce region ends with hpvm.tensor.yield");
+}
+
+Value ElementEmitter::emit(Value value, ValueRange indices) {
+  if (Value table = memory.lookupOrNull(value))
+    return memref::LoadOp::create(b, loc, table, indices);
+  Operation *def = value.getDefiningOp();
+  if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+    // A splat (a table constant is in `memory`).
+    auto dense = cast<DenseElementsAttr>(constant.getValue());
+    return arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
+  }
+  return llvm::TypeSwitch<Operation *, Value>(def)
+      .Case([&](TensorAddOp add) -> Value {
+        Value lhs = emit(add.getLhs(), broadcast(tensorType(add.getLhs()), indices));
+        Value rhs = emit(add.getRhs(), broadcast(tensorType(add.getRhs()), indices));
+        return arith::AddFOp::create(b, loc, lhs, rhs);
+      })
+      .Case([&](TensorConv2DOp op) { return conv(op, indices); })
+      .Case([&](TensorMulOp op) { return mul(op, indices); })
+      .Case([&](TensorPoolOp op) { return pool(op, indices); })
+      .Case([&](TensorSoftmaxOp op) { return softmax(op, indices); })
+      .Case([&](TensorBatchNormOp op) { return batchNorm(op, indices); })
+      .Case([&](TensorReduceOp op) { return reduce(op, indices); })
+      .Case([&](TensorMapOp map) {
+        SmallVector<Value> elements = llvm::map_to_vector(
+            map.getInputs(), [&](Value input) { return emit(input, indices); });
+        return applyRegion(map.getMapper(), elements);
+      })
+      .Default([&](Operation *activation) {
+        return scalars::activation(b, loc, activation,
+                                   emit(activation->getOperand(0), indices),
+                                   /*markedExp=*/false);
+      });
+}
+
+Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
+  RankedTensorType filter = tensorType(op.getFilter());
+  int64_t channels = filter.getDimSize(1), height = filter.getDimSize(2),
+          width = filter.getDimSize(3);
+  int64_t filtersPerGroup = tensorType(op.getResult()).getDimSize(1) / op.getGroups();
+  SmallVector<int64_t> padding = getInts(op.getPadding());
+  SmallVector<int64_t> strides = getInts(op.getStrides());
+  Value n = indices[0], f = indices[1];
+  // Group g = f / filtersPerGroup reads input channels g * channels + c.
+  Value firstChannel;
+  if (op.getGroups() != 1)
+    firstChannel = mulIndex(
+        arith::DivUIOp::create(b, loc, f, index(filtersPerGroup)), channels);
+  Value zero = scalars::floatConstant(b, loc, filter.getElementType(), 0.0);
+  auto at = [&](Value out, int64_t stride, int64_t pad, Value tap) {
+    Value position = addIndex(mulIndex(out, stride), tap);
+    return pad ? Value(arith::SubIOp::create(b, loc, position, index(pad)))
+               : position;
+  };
+  return fold(channels, zero, [&](Value c, Value sum) {
+    Value channel = firstChannel ? addIndex(firstChannel, c) : c;
+    return fold(height, sum, [&](Value r, Value sum) {
+      Value h = at(indices[2], strides[0], padding[0], r);
+      return fold(width, sum, [&](Value s, Value sum) {
+        Value w = at(indices[3], strides[1], padding[1], s);
+        Value x = padded(op.getInput(), {n, channel, h, w}, padding, zero);
+        Value weight = emit(op.getFilter(), ValueRange{f, c, r, s});
+        return arith::AddFOp::create(b, loc, sum,
+                                     arith::MulFOp::create(b, loc, x, weight));
+      });
+    });
+  });
+}
+
+Value ElementEmitter::mul(TensorMulOp op, ValueRange indices) {
+  // [..., M, K] x [..., K, N]: lhs at (..., i, k), rhs at (..., k, j).
+  RankedTensorType lhs = tensorType(op.getLhs());
+  Value zero = scalars::floatConstant(b, loc, lhs.getElementType(), 0.0);
+  return fold(lhs.getShape().back(), zero, [&](Value k, Value sum) {
+    SmallVector<Value> lhsIndices(indices.drop_back());
+    lhsIndices.push_back(k);
+    SmallVector<Value> rhsIndices(indices.drop_back(2));
+    rhsIndices.append({k, indices.back()});
+    Value product = arith::MulFOp::create(b, loc, emit(op.getLhs(), lhsIndices),
+                                          emit(op.getRhs(), rhsIndices));
+    return arith::AddFOp::create(b, loc, sum, product);
+  });
+}
+
+Value ElementEmitter::pool(TensorPoolOp op, ValueRange indices) {
+  Type element = tensorType(op.getResult()).getElementType();
+  SmallVector<int64_t> window = getInts(op.getWindow());
+  SmallVector<int64_t> strides = getInts(op.getStrides());
+  SmallVector<int64_t> padding = getInts(op.getPadding());
+  PoolKind kind = op.getKind();
+  Value start = scalars::floatConstant(b, loc, element, scalars::poolIdentity(kind));
+  auto at = [&](Value out, int64_t stride, int64_t pad, Value tap) {
+    Value position = addIndex(mulIndex(out, stride), tap);
+    return pad ? Value(arith::SubIOp::create(b, loc, position, index(pad)))
+               : position;
+  };
+  Value reduced = fold(window[0], start, [&](Value r, Value acc) {
+    Value h = at(indices[2], strides[0], padding[0], r);
+    return fold(window[1], acc, [&](Value s, Value acc) {
+      Value w = at(indices[3], strides[1], padding[1], s);
+      Value x = padded(op.getInput(), {indices[0], indices[1], h, w}, padding,
+                       start);
+      return scalars::poolCombine(b, loc, kind, acc, x);
+    });
+  });
+  if (kind != PoolKind::mean)
+    return reduced;
+  Value count = scalars::floatConstant(b, loc, element, double(window[0] * window[1]));
+  return arith::DivFOp::create(b, loc, reduced, count);
+}
+
+Value ElementEmitter::softmax(TensorSoftmaxOp op, ValueRange indices) {
+  RankedTensorType type = tensorType(op.getResult());
+  Type element = type.getElementType();
+  unsigned axis = op.getAxis();
+  int64_t extent = type.getDimSize(axis);
+  SmallVector<Value> along(indices);
+  auto elementAt = [&](Value j) {
+    along[axis] = j;
+    return emit(op.getInput(), along);
+  };
+  Value lowest = scalars::floatConstant(
+      b, loc, element, -std::numeric_limits<double>::infinity());
+  Value max = fold(extent, lowest, [&](Value j, Value acc) {
+    return arith::MaximumFOp::create(b, loc, acc, elementAt(j));
+  });
+  auto shiftedExp = [&](Value x) {
+    return scalars::exp(b, loc, arith::SubFOp::create(b, loc, x, max),
+                        /*marked=*/false);
+  };
+  Value zero = scalars::floatConstant(b, loc, element, 0.0);
+  Value sum = fold(extent, zero, [&](Value j, Value acc) {
+    return arith::AddFOp::create(b, loc, acc, shiftedExp(elementAt(j)));
+  });
+  return arith::DivFOp::create(b, loc, shiftedExp(emit(op.getInput(), indices)),
+                               sum);
+}
+
+Value ElementEmitter::batchNorm(TensorBatchNormOp op, ValueRange indices) {
+  auto parameter = [&](Value tensor) {
+    RankedTensorType type = tensorType(tensor);
+    if (type.getRank() == 1)
+      return emit(tensor, ValueRange{indices[1]});
+    return emit(tensor, broadcast(type, indices));
+  };
+  Type element = tensorType(op.getResult()).getElementType();
+  Value epsilon =
+      scalars::floatConstant(b, loc, element, op.getEpsilon().convertToDouble());
+  Value deviation = math::SqrtOp::create(
+      b, loc, arith::AddFOp::create(b, loc, parameter(op.getVariance()), epsilon));
+  Value centered = arith::SubFOp::create(b, loc, emit(op.getInput(), indices),
+                                         parameter(op.getMean()));
+  Value scaled = arith::MulFOp::create(
+      b, loc, parameter(op.getGamma()),
+      arith::DivFOp::create(b, loc, centered, deviation));
+  return arith::AddFOp::create(b, loc, scaled, parameter(op.getBeta()));
+}
+
+Value ElementEmitter::reduce(TensorReduceOp op, ValueRange indices) {
+  unsigned axis = op.getAxis();
+  int64_t extent = tensorType(op.getInput()).getDimSize(axis);
+  IRMapping mapping;
+  Value init = b.clone(*op.getInit().getDefiningOp(), mapping)->getResult(0);
+  return fold(extent, init, [&](Value j, Value acc) {
+    SmallVector<Value> along(indices);
+    along.insert(along.begin() + axis, j);
+    // The combiner takes (accumulator, element).
+    return applyRegion(op.getCombiner(), {acc, emit(op.getInput(), along)});
+  });
+}
+
+/// Whether `type` is a scalar a tensor kernel takes or returns as itself:
+/// integers of whole bytes and floats.
+bool isKernelScalar(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.getWidth() % 8 == 0;
+  return isa<FloatType>(type);
+}
+
+/// Why the interface of `leaf` does not suit a tensor kernel, or "". Tensors
+/// are statically shaped, of one float type, the outputs of one shape;
+/// scalars (HPVM-C passes each tensor with its size in bytes) are inputs the
+/// tensor ops do not read and outputs that are constants or inputs.
+std::string checkInterface(LeafOp leaf, Type &element) {
+  auto check = [&](Type type, const std::string &where) -> std::string {
+    if (!isa<TensorType>(type)) {
+      if (!isKernelScalar(type))
+        return "its " + where + " is a " + describe(type) +
+               " (tensor kernels take float tensors, integers of whole bytes "
+               "and floats)";
+      return "";
+    }
+    auto tensor = cast<TensorType>(type);
+    if (!tensor.hasStaticShape() || !isa<FloatType>(tensor.getElementType()))
+      return "its " + where + " is a " + describe(type) +
+             " (tensor kernels take statically shaped float tensors)";
+    if (!element)
+      element = tensor.getElementType();
+    if (tensor.getElementType() != element)
+      return "its tensors have elements of more than one type (" +
+             describe(element) + " and " + describe(tensor.getElementType()) +
+             ")";
+    return "";
+  };
+  Block &body = leaf.getBody().front();
+  for (auto [index, type] : llvm::enumerate(leaf.getInputTypes())) {
+    std::string where = "input " + std::to_string(index);
+    if (std::string reason = check(type, where); !reason.empty())
+      return reason;
+    if (!isa<TensorType>(type) &&
+        llvm::any_of(body.getArgument(index).getUsers(),
+                     [](Operation *user) { return !isa<ReturnOp>(user); }))
+      return "its tensor ops read its scalar " + where;
+  }
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  ArrayRef<int64_t> shape;
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    std::string where = "output " + std::to_string(index);
+    if (std::string reason = check(value.getType(), where); !reason.empty())
+      return reason;
+    if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
+      if (!shape.empty() && tensor.getShape() != shape)
+        return "its outputs differ in shape (one thread per element of all)";
+      shape = tensor.getShape();
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def && !(def->hasTrait<::mlir::OpTrait::ConstantLike>() &&
+                 def->getNumOperands() == 0))
+      return "its scalar " + where +
+             " is computed (tensor kernels return constants and inputs)";
+  }
+  if (shape.empty() && !llvm::any_of(ret.getOperandTypes(), llvm::IsaPred<TensorType>))
+    return "it has no tensor output";
+  return "";
+}
+
+} // namespace
+
+bool mlir::hpvm::isTensorLeaf(LeafOp leaf) {
+  return llvm::any_of(
+      llvm::concat<const Type>(leaf.getInputTypes(), leaf.getOutputTypes()),
+      [](Type type) { return isa<TensorType>(type); });
+}
+
+std::string mlir::hpvm::checkTensorLeaf(LeafOp leaf, ModuleOp module) {
+  Type element;
+  if (std::string reason = checkInterface(leaf, element); !reason.empty())
+    return reason;
+  if (!leaf.getBody().hasOneBlock())
+    return "its body has more than one block";
+  std::string reason;
+  module.walk([&](CreateNodeOp create) {
+    if (reason.empty() && create.getNodeAttr().getAttr() == leaf.getSymNameAttr() &&
+        create.getRank() != 0)
+      reason = "it is created with a grid (a tensor node runs as one instance)";
+  });
+  if (!reason.empty())
+    return reason;
+  for (Operation &op : leaf.getBody().front()) {
+    if (isa<ReturnOp>(op))
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op);
+        constant && isa<RankedTensorType>(constant.getType())) {
+      if (cast<RankedTensorType>(constant.getType()).getElementType() != element)
+        return "it has a constant of " + describe(constant.getType());
+      continue;
+    }
+    // Scalar constants: a reduction's start, a returned size.
+    if (op.hasTrait<::mlir::OpTrait::ConstantLike>() && op.getNumOperands() == 0 &&
+        op.getNumResults() == 1 && isKernelScalar(op.getResult(0).getType()))
+      continue;
+    if (!isa<HPVMDialect>(op.getDialect()) ||
+        !op.getName().getStringRef().starts_with("hpvm.tensor."))
+      return "it computes with '" + op.getName().getStringRef().str() +
+             "' (tensor ops only)";
+    for (Type type : llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (auto tensor = dyn_cast<RankedTensorType>(type);
+          tensor && tensor.getElementType() != element)
+        return "its '" + op.getName().getStringRef().str() +
+               "' mixes element types";
+    if (std::string why = checkTensorOp(&op); !why.empty())
+      return why;
+  }
+  return "";
+}
+
+SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
+                                            gpu::GPUModuleOp kernels) {
+  MLIRContext *context = module.getContext();
+  Location loc = leaf.getLoc();
+  Block &body = leaf.getBody().front();
+  auto memrefOf = [](Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  };
+
+  // Constant tables (weights) become globals the host passes to the kernel.
+  OpBuilder b(context);
+  b.setInsertionPoint(leaf);
+  SymbolTable symbols(module);
+  SmallVector<Value> tables;
+  SmallVector<Attribute> globals;
+  for (auto constant : body.getOps<arith::ConstantOp>()) {
+    if (!isTableConstant(constant))
+      continue;
+    auto global = memref::GlobalOp::create(
+        b, loc,
+        ("__hpvm_tensor_constant_" + leaf.getSymName() + "_" +
+         Twine(globals.size()))
+            .str(),
+        b.getStringAttr("private"), memrefOf(constant.getType()),
+        constant.getValue(), /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(global);
+    tables.push_back(constant);
+    globals.push_back(FlatSymbolRefAttr::get(global.getSymNameAttr()));
+  }
+  leaf->setAttr(HPVMDialect::getTensorKernelAttrName(), b.getArrayAttr(globals));
+
+  // Parameters (RuntimeABI.h, KernelShape::Tensor): the inputs, the
+  // constants and the outputs as memrefs, then the grid.
+  // Scalars as themselves; after the grid, a pointer to the struct of the
+  // scalar outputs, which the first thread stores.
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  SmallVector<Type> parameters;
+  for (Value input : body.getArguments())
+    parameters.push_back(isa<TensorType>(input.getType())
+                             ? Type(memrefOf(input.getType()))
+                             : input.getType());
+  for (Value table : tables)
+    parameters.push_back(memrefOf(table.getType()));
+  SmallVector<Value> tensorOutputs, scalarOutputs;
+  for (Value value : ret.getOperands())
+    (isa<TensorType>(value.getType()) ? tensorOutputs : scalarOutputs)
+        .push_back(value);
+  for (Value output : tensorOutputs)
+    parameters.push_back(memrefOf(output.getType()));
+  parameters.append(3, b.getI64Type());
+  if (!scalarOutputs.empty())
+    parameters.push_back(LLVM::LLVMPointerType::get(context));
+  b.setInsertionPointToEnd(kernels.getBody());
+  auto func = gpu::GPUFuncOp::create(b, loc, leaf.getSymName(),
+                                     FunctionType::get(context, parameters, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  SymbolTable(kernels).insert(func);
+  Block *entry = &func.getBody().front();
+  IRMapping memory;
+  unsigned next = 0;
+  IRMapping scalars;
+  for (Value input : body.getArguments()) {
+    Value parameter = entry->getArgument(next++);
+    if (isa<TensorType>(input.getType()))
+      memory.map(input, parameter);
+    else
+      scalars.map(input, parameter);
+  }
+  for (Value table : tables)
+    memory.map(table, entry->getArgument(next++));
+  ValueRange outputs = entry->getArguments().slice(next, tensorOutputs.size());
+  Value elements = entry->getArgument(next + outputs.size());
+
+  // One thread per element; threads past the last return.
+  b.setInsertionPointToStart(entry);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  Value id = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, blockDim), thread);
+  Value count = arith::IndexCastOp::create(b, loc, b.getIndexType(), elements);
+  Value inside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id, count);
+  auto branch = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  // The element's indices, row-major.
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(tensorOutputs.front().getType()).getShape();
+  SmallVector<Value> indices(shape.size());
+  Value rest = id;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    Value size = arith::ConstantIndexOp::create(b, loc, shape[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  ElementEmitter emitter(b, loc, memory);
+  for (auto [value, output] : llvm::zip(tensorOutputs, outputs))
+    memref::StoreOp::create(b, loc, emitter.emit(value, indices), output,
+                            indices);
+  b.setInsertionPointToEnd(entry);
+  if (!scalarOutputs.empty()) {
+    // The first thread stores the scalar outputs (inputs or constants).
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, id,
+                                        arith::ConstantIndexOp::create(b, loc, 0));
+    auto store = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    auto fields = LLVM::LLVMStructType::getLiteral(
+        context, llvm::map_to_vector(scalarOutputs,
+                                     [](Value v) { return v.getType(); }));
+    Value base = entry->getArguments().back();
+    for (auto [index, value] : llvm::enumerate(scalarOutputs)) {
+      Value stored = scalars.lookupOrNull(value);
+      if (!stored)
+        stored = b.clone(*value.getDefiningOp())->getResult(0);
+      Value field = LLVM::GEPOp::create(
+          b, loc, LLVM::LLVMPointerType::get(context), fields, base,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+      LLVM::StoreOp::create(b, loc, stored, field);
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+  return SymbolRefAttr::get(kernels.getSymNameAttr(),
+                            {FlatSymbolRefAttr::get(func.getNameAttr())});
+}
