@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh - SIMD across instances (convert-hpvm-to-vector): the naive HPVM-C sgemm of
+# run.sh - SIMD across instances (hpvm-vectorize): the naive HPVM-C sgemm of
 # examples/hpvm-c (one instance per element of C, 16x8 tiles), compiled by hpvm-cc -O3 with its
 # instances run as vector lanes (the default) and one by one (-fno-hpvm-lanes), against
 # OpenBLAS's cblas_sgemm and the same naive loop nest written by hand with OpenMP threads and

@@ -2,7 +2,7 @@
 // hpvm-line-tables (Passes.td).
 #include "HPVM/Pipelines/Passes.h"
 
-#include "HPVM/Target/DebugScopes.h"
+#include "HPVM/Conversion/DebugScopes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"

@@ -60,14 +60,14 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   // structured ones, which the CPU lowering runs groups of instances through
   // (after the kernels: devices run the scalar leaves).
   if (options.vectorize || options.vectorizeTiles) {
-    ConvertHPVMToVectorOptions vectorOptions;
+    HPVMVectorizeOptions vectorOptions;
     vectorOptions.importedC = options.vectorize;
     vectorOptions.tiles = options.vectorizeTiles;
     vectorOptions.remarks = options.vectorizeRemarks;
     vectorOptions.vectorBits = options.vectorBits;
     vectorOptions.lanes = options.lanes;
     vectorOptions.rows = options.rows;
-    pm.addPass(createConvertHPVMToVector(vectorOptions));
+    pm.addPass(createHPVMVectorize(vectorOptions));
   }
   ConvertHPVMToCPUOptions cpuOptions;
   cpuOptions.collapseGrids = options.collapseGrids;

@@ -299,7 +299,7 @@ static void usage(void) {
          "  -fno-hpvm-lanes   run each instance of a leaf on its own (by default,\n"
          "                    consecutive x instances of HPVM-C leaves run as the\n"
          "                    lanes of vectors, and tiled leaves that sum products\n"
-         "                    get their sums from the runtime: convert-hpvm-to-vector)\n"
+         "                    get their sums from the runtime: hpvm-vectorize)\n"
          "  -fhpvm-lanes=N    N lanes per group (2 to 64; default a 64-byte cache\n"
          "                    line of the leaf's narrowest float type, or one\n"
          "                    register when wider)\n"

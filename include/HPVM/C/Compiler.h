@@ -66,7 +66,7 @@ typedef struct HPVMCompileOptions {
   void (*on_diagnostic)(const char *text, void *user_data);
   void *user_data;
   /* Consecutive x instances of imported-C leaves run as vector lanes
-   * (convert-hpvm-to-vector; default true). */
+   * (hpvm-vectorize; default true). */
   bool vectorize;
   /* Report, as remarks, which leaves were vectorized at which width and why
    * the others were not (default false). */

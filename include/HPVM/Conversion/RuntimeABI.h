@@ -202,7 +202,7 @@ SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
   X(TensorConv2DApproxF32, hpvm_rt_tensor_conv2d_approx_f32,                   \
     "v(ppppllllllllllllllldlll)")                                              \
   X(TensorPoolF32,       hpvm_rt_tensor_pool_f32,      "v(pplllllllllllll)")   \
-  /* Contractions (convert-hpvm-to-vector's plans) */                          \
+  /* Contractions (hpvm-vectorize's plans) */                                  \
   X(ContractF32,         hpvm_rt_contract_f32,         "i(pllplllllfppl)")     \
   X(ContractPays,        hpvm_rt_contract_pays,        "i(lll)")               \
   /* The buffer cache (the memref lowering's allocation functions) */          \

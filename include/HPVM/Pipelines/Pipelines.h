@@ -17,32 +17,32 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> vectorizeTiles{
       *this, "vectorize-tiles",
       llvm::cl::desc("Run the instances of a tile row of structured leaves "
-                     "in lock-step as vector code (convert-hpvm-to-vector)"),
+                     "in lock-step as vector code (hpvm-vectorize)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Run consecutive x instances of imported-C leaves as "
-                     "vector lanes (convert-hpvm-to-vector)"),
+                     "vector lanes (hpvm-vectorize)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> vectorizeRemarks{
       *this, "vectorize-remarks",
-      llvm::cl::desc("Report which leaves convert-hpvm-to-vector vectorized "
+      llvm::cl::desc("Report which leaves hpvm-vectorize vectorized "
                      "and why the others were not"),
       llvm::cl::init(false)};
   PassOptions::Option<unsigned> vectorBits{
       *this, "vector-bits",
       llvm::cl::desc("Bits of the target's vector registers for "
-                     "convert-hpvm-to-vector (0: the host CPU's)"),
+                     "hpvm-vectorize (0: the host CPU's)"),
       llvm::cl::init(0)};
   PassOptions::Option<unsigned> lanes{
       *this, "lanes",
       llvm::cl::desc("Lanes of the lane variants of imported-C leaves "
-                     "(convert-hpvm-to-vector; 0: a cache line, or one "
+                     "(hpvm-vectorize; 0: a cache line, or one "
                      "register when wider)"),
       llvm::cl::init(0)};
   PassOptions::Option<unsigned> rows{
       *this, "rows",
-      llvm::cl::desc("Rows of their block variants (convert-hpvm-to-vector; "
+      llvm::cl::desc("Rows of their block variants (hpvm-vectorize; "
                      "0: from the register file, 1: none)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> collapseGrids{

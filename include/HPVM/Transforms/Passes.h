@@ -1,5 +1,5 @@
 //===- Passes.h - Graph transforms of the hpvm dialect ----------*- C++ -*-===//
-// Declares and registers hpvm-<verb>-<noun> passes.
+// Declares and registers hpvm-<verb>[-<noun>] passes.
 #ifndef HPVM_TRANSFORMS_PASSES_H
 #define HPVM_TRANSFORMS_PASSES_H
 

@@ -1,4 +1,5 @@
-// Graph transforms of the hpvm dialect: hpvm-<verb>-<noun>.
+// Transforms of the hpvm dialect (hpvm-<verb>[-<noun>]): graph transforms, and
+// hpvm-vectorize, which builds variants of leaves for the CPU backend to run.
 #ifndef HPVM_TRANSFORMS_PASSES_TD
 #define HPVM_TRANSFORMS_PASSES_TD
 
@@ -303,6 +304,131 @@ def HPVMExternalizeConstants : Pass<"hpvm-externalize-constants", "ModuleOp"> {
            "resolve archive keys into the initializers instead)">,
     Option<"minBytes", "min-bytes", "uint64_t", /*default=*/"4096",
            "Constants smaller than this stay in the IR">,
+  ];
+}
+
+def HPVMVectorize : Pass<"hpvm-vectorize", "ModuleOp"> {
+  let summary = "Run consecutive x instances of imported-C leaves as vector lanes";
+  let description = [{
+    For each leaf replicated along x whose body is imported C (the `llvm`
+    dialect in blocks, as `hpvm-raise-c` leaves it), builds a lane variant:
+    a leaf `@<leaf>__lanes<W>` with `hpvm.lanes = W` that runs instances
+    x .. x + W - 1 at once, and names it in the leaf's
+    `hpvm.vector_variant`. `convert-hpvm-to-cpu` then runs each row of a
+    grid as whole groups of W through the variant and the rest one instance
+    at a time.
+
+    In the variant, values equal in every instance stay scalars; indices and
+    addresses that step by a constant from lane to lane (the x id, and what
+    add, sub, mul, shifts, casts and GEPs make of it) keep only their first
+    lane; other values become `vector<W x T>`. An access whose address steps
+    by its own size is one vector load or store; other varying addresses are
+    gathers and scatters (lanes written in order), uniform ones scalar
+    accesses. Calls with side effects and atomics run once per lane, in lane
+    order. Loops whose trip count is equal in every lane stay loops.
+
+    Outputs (equal in every instance) come from lane 0. A local array
+    (`llvm.alloca`) gets one copy per lane, interleaved element by element,
+    so that a constant index is a vector access.
+
+    A branch that some lanes take and others do not (divergent) is checked at
+    run time: when all lanes agree the variant goes on. Otherwise, before
+    anything was stored, it returns false and the caller runs those W
+    instances one by one; after a store or a call with side effects, both
+    sides run under masks (masked loads and stores, per-lane ops in active
+    lanes only, divisors of 1 in inactive lanes, selects where the paths
+    meet), which needs a region whose paths meet again without a loop. Casts
+    and shifts that could wrap between lanes (the sign extension of a 32-bit
+    index) get a run-time check of their first lane before any store, or
+    stay vectors after one.
+
+    Imported-C leaves are left scalar, with a reason under `remarks`, when
+    they have regions or ops of other dialects than llvm, arith and math
+    (structured leaves, which get tile variants when in tiles: below), hpvm ops other than the grid queries, volatile or
+    atomic loads and stores, a local array whose address escapes, values with
+    no vector form that differ between lanes, a divergent branch after a
+    store around a loop, or a divergent switch; when a loop whose trip count
+    differs between lanes gathers (not profitable); when their instances do
+    not read their x id; and when they are never replicated along x. Each
+    instance computes what it computed before, in the same order, so results
+    are bitwise those of the scalar code.
+
+    Instance coarsening: for a leaf replicated in two or more dimensions, a
+    block variant (`@<leaf>__lanes<W>x<U>`, `hpvm.rows = U`, named by the
+    leaf's `hpvm.block_variant`) also covers rows y .. y + U - 1: ops whose
+    values differ between rows run once per row, one
+    after the other, the others once, so that a load that does not depend
+    on y (a row of A in sgemm) feeds U rows. It is built where a loop loads
+    a value that every row needs (otherwise the rows share nothing), and
+    needs branches on values equal in every row, no masked region, no
+    outputs and a leaf that reads its y id.
+
+    Contractions (`contractions`, on by default): a leaf replicated in x
+    and y, without outputs, whose instances each fold a loop
+    `acc = acc + P[..] * Q[..]` (a multiply-add, or a product then a sum),
+    one factor's address an affine function of the y ids (this leaf's and
+    its parent's) and the loop counter, the other's of the x ids and the
+    counter (a matrix product, as a naive sgemm is written), gets a plan,
+    `@<leaf>__sums_plan`, named by `hpvm.contraction_plan`, and a sums
+    variant, `@<leaf>__sums`, named by `hpvm.contraction_variant`. Where a
+    tile grid runs as one parallel-for (`convert-hpvm-to-cpu`), the plan
+    runs first: it checks that no index of the loop wraps over the grid and
+    that both operands are indexed as required, then has the runtime
+    (`hpvm_rt_contract_f32`) compute every instance's sum into a buffer at
+    once, with packed, cache-blocked panels, each sum through the same
+    rounded steps in the same order (fused or not, as the leaf's step), so
+    results are bitwise those of the scalar code; the grid then runs the
+    sums variant, the loop replaced by a load of its sum. When a check
+    fails the plan declines and the grid runs the leaf as before.
+
+    Structured leaves (memref, scf and arith in one block) whose grids all
+    have one constant x extent W from 2 to 128 (tiles, as after
+    `hpvm-tile-nodes`) get a tile variant instead (`tiles`, on by default):
+    `@<leaf>__tile<W>`, named by `hpvm.tile_variant`, runs a whole tile row in
+    lock-step, values that differ between instances as `vector<W x T>`,
+    contiguous `memref` accesses as vector loads and stores, other accesses
+    lane by lane, divergent `scf.if`s under masks; `convert-hpvm-to-cpu` runs
+    whole tile rows through it and a small tile on the thread that runs its
+    parent. `imported-c=false` builds only those.
+
+    W is `lanes` when given, else a 64-byte cache line, or one vector
+    register when wider (`vector-bits`, 0: the host CPU's widest: 512 with
+    AVX-512, 256 with AVX, else 128), over the narrowest floating-point type
+    the leaf loads or stores (32 bits when none): 16 floats, two AVX2
+    registers, so that a contiguous access uses the whole line it fetches
+    and each row keeps independent chains. U is `rows` when given, else
+    what the register file holds: the registers (32 with 512-bit vectors,
+    else 16) over the registers a row of W lanes takes, at most 8.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"lanes", "lanes", "unsigned", /*default=*/"0",
+           "Lanes per variant (0: a cache line of the narrowest type, at "
+           "least one vector register)">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
+           "Bits of a vector register (0: the host CPU's)">,
+    Option<"rows", "rows", "unsigned", /*default=*/"0",
+           "Rows (consecutive y instances) of a block variant for leaves "
+           "replicated in two or more dimensions (0: from the register "
+           "file, 1: none)">,
+    Option<"importedC", "imported-c", "bool", /*default=*/"true",
+           "Lane variants of imported-C leaves replicated along x">,
+    Option<"tiles", "tiles", "bool", /*default=*/"true",
+           "Tile variants of structured leaves whose grids all have one "
+           "constant x extent from 2 to 128: tile rows in lock-step">,
+    Option<"contractions", "contractions", "bool", /*default=*/"true",
+           "Sums variants and plans of imported-C leaves replicated in x "
+           "and y whose instances each sum products in a loop (a matrix "
+           "product): every sum at once, packed, in the runtime">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Report, as remarks, which leaves were vectorized at which "
+           "width, and why the others were not">,
   ];
 }
 

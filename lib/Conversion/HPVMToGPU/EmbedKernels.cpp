@@ -8,7 +8,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
-#include "HPVM/Target/DebugScopes.h"
+#include "HPVM/Conversion/DebugScopes.h"
 #include "hpvm/hpvm_rt.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"

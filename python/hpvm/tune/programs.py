@@ -3,7 +3,7 @@ measured time of the program built and run with those knobs.
 
 * `sgemm`: the naive HPVM-C sgemm of examples/hpvm-c (one instance per element of C, one
   internal-node instance per tile): the tile (TILE_M x TILE_N, compile-time), the vector
-  lanes and rows of convert-hpvm-to-vector (`-fhpvm-lanes`, `-fhpvm-rows`; 0: the pass
+  lanes and rows of hpvm-vectorize (`-fhpvm-lanes`, `-fhpvm-rows`; 0: the pass
   chooses) and the runtime's threads (`HPVM_NUM_THREADS`).
 * `stencil`: the 7-point 3-D stencil of examples/stencil.mlir (a 3-D grid of instances, one
   launch per step) driven by benchmarks/hpvm/stencil_bench.c: the tile of

@@ -3,7 +3,7 @@
 // the rest of each row of a block through the remainder variant, the rows
 // left one by one through the lane variant; in collapsed grids a block is
 // taken where it fits in the tile and the range.
-// RUN: hpvm-opt %s --convert-hpvm-to-vector="lanes=4 rows=2" --convert-hpvm-to-cpu | FileCheck %s
+// RUN: hpvm-opt %s --hpvm-vectorize="lanes=4 rows=2" --convert-hpvm-to-cpu | FileCheck %s
 
 // CHECK-LABEL: llvm.func internal @__hpvm_range_fill_2(
 // CHECK: scf.for %[[Y:.*]] = %{{.*}} to %[[YFULL:.*]] step %c2 {

@@ -1,10 +1,10 @@
-// convert-hpvm-to-cpu runs a contraction (convert-hpvm-to-vector's plan and sums variant)
+// convert-hpvm-to-cpu runs a contraction (hpvm-vectorize's plan and sums variant)
 // for a 2-D leaf grid that is not tiled: when the parent runs as one instance (its frame's x
 // and y extents are 1), the plan gets the grid with tiles 1 x 1; a buffer back means the
 // sums variant runs over the grid (with the buffer and the row length) and the buffer is
 // freed; null (declined, or a parent of several instances) runs the leaf as it is.
-// RUN: hpvm-opt %s --convert-hpvm-to-vector="lanes=4 rows=1" --convert-hpvm-to-cpu | FileCheck %s
-// RUN: hpvm-opt %s --convert-hpvm-to-vector="lanes=4 contractions=false" --convert-hpvm-to-cpu | FileCheck %s --check-prefix=OFF
+// RUN: hpvm-opt %s --hpvm-vectorize="lanes=4 rows=1" --convert-hpvm-to-cpu | FileCheck %s
+// RUN: hpvm-opt %s --hpvm-vectorize="lanes=4 contractions=false" --convert-hpvm-to-cpu | FileCheck %s --check-prefix=OFF
 
 // CHECK-LABEL: func.func private @__hpvm_internal_root(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: !llvm.ptr, %[[B:[a-z0-9]+]]: !llvm.ptr, %[[C:[a-z0-9]+]]: !llvm.ptr, %[[K:[a-z0-9]+]]: i32, %[[N:[a-z0-9]+]]: i32, %[[COLS:[a-z0-9]+]]: index, %[[ROWS:[a-z0-9]+]]: index, %[[FRAME:[a-z0-9]+]]: !llvm.ptr)

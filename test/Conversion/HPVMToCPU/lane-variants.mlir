@@ -1,11 +1,11 @@
-// convert-hpvm-to-cpu with lane variants (convert-hpvm-to-vector): a row of
+// convert-hpvm-to-cpu with lane variants (hpvm-vectorize): a row of
 // instances runs in whole groups through the variant, a group the variant
 // declines instance by instance, the rest of the row (fewer than W) as one
 // group through the remainder variant (a call: it runs once per row), with
 // the count after the leaf's inputs, instance by instance when it declines;
 // in a plain grid and in a collapsed grid of tiles.
-// RUN: hpvm-opt %s --convert-hpvm-to-vector=lanes=4 --convert-hpvm-to-cpu | FileCheck %s
-// RUN: hpvm-opt %s --convert-hpvm-to-vector=lanes=4 --convert-hpvm-to-cpu | FileCheck %s --check-prefix=FUNC
+// RUN: hpvm-opt %s --hpvm-vectorize=lanes=4 --convert-hpvm-to-cpu | FileCheck %s
+// RUN: hpvm-opt %s --hpvm-vectorize=lanes=4 --convert-hpvm-to-cpu | FileCheck %s --check-prefix=FUNC
 // RUN: hpvm-opt %s --convert-hpvm-to-cpu | FileCheck %s --check-prefix=NONE
 // NONE-NOT: __lanes
 

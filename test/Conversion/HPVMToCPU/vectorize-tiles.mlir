@@ -1,12 +1,12 @@
-// convert-hpvm-to-vector tiles: which leaves get a tile variant
+// hpvm-vectorize tiles: which leaves get a tile variant
 // (every grid with the same constant x extent, 2..128, supported ops), what
 // each kind of access becomes, and tiles run on the thread running the tile.
 // The variants stay functions of their own (inline-leaves=false) so that each
 // can be checked apart from the range function that calls it.
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector --convert-hpvm-to-cpu=inline-leaves=false | FileCheck %s
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector=tiles=false --convert-hpvm-to-cpu | FileCheck %s --check-prefix=OFF
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize --convert-hpvm-to-cpu=inline-leaves=false | FileCheck %s
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize=tiles=false --convert-hpvm-to-cpu | FileCheck %s --check-prefix=OFF
 // OFF-NOT: __tile
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: vectorized: tile rows of 16 instances run in lock-step (@contiguous__tile16)
 // REMARK: remark: vectorized: tile rows of 4 instances run in lock-step (@divergent__tile4)
 // REMARK: remark: vectorized: tile rows of 2 instances run in lock-step (@strided__tile2)

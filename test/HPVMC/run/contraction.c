@@ -1,4 +1,4 @@
-// Leaves whose instances each sum products in a loop (convert-hpvm-to-vector's
+// Leaves whose instances each sum products in a loop (hpvm-vectorize's
 // contractions): every instance's sum computed at once by the runtime, then the rest of
 // the leaf. Grids of 8x4 tiles of a 2-D leaf, each leaf a different shape of the loop:
 //   nn        C[r][c] = sum_i A[r][i] * B[i][c], 32-bit int indices (checked for wrapping)

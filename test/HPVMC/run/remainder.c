@@ -1,5 +1,5 @@
 // The last group of a row, fewer instances than vector lanes, runs as lanes
-// under a mask (the remainder variant of convert-hpvm-to-vector): rows of 37
+// under a mask (the remainder variant of hpvm-vectorize): rows of 37
 // and of 5 instances, a branch that splits the lanes after a store (a masked
 // region: the integer division of the lanes that do not take it must not
 // trap), and an atomic per running lane. Prints the same with and without

@@ -4,9 +4,9 @@
 // fed once, outputs bound once, no cycles, no recursion).
 #include "VerifierSupport.h"
 
-#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
-#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
+#include "HPVM/Dialect/HPVM/IR/ChildGraph.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "HPVM/Dialect/HPVM/IR/NodeUses.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -65,7 +65,7 @@ private:
   }
 
   InternalOp internal;
-  DataflowGraph graph;
+  ChildGraph graph;
 };
 } // namespace
 

@@ -3,8 +3,6 @@
 // request.
 #include "VerifierSupport.h"
 
-#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
-#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/IR/Builders.h"

@@ -5,9 +5,8 @@
 // HPVMGraphOps.cpp, host code in HPVMHostOps.cpp.
 #include "VerifierSupport.h"
 
-#include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
-#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "HPVM/Dialect/HPVM/IR/NodeUses.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -269,7 +268,7 @@ static InFlightDiagnostic emitRootTooLowError(Operation *query, unsigned level,
 
 /// Grid queries of levels up to this are checked from the uses down
 /// (verifyGridQueriesBelow), which costs each use only the few levels below
-/// it; deeper ones, from the leaf up through a module-wide NodeHierarchy.
+/// it; deeper ones, from the leaf up through a module-wide NodeUses.
 static constexpr unsigned kTopDownQueryLevels = 8;
 
 /// The dimension and level of a grid query, if `op` is one.
@@ -346,7 +345,7 @@ LogicalResult LeafOp::verifySymbolUses(SymbolTableCollection &) {
   });
   if (queries.empty())
     return success();
-  NodeHierarchy hierarchy(module);
+  NodeUses hierarchy(module);
   for (Operation *op : queries) {
     auto [dim, level] = *getGridQuery(op);
     Operation *rootTooLow = nullptr;

@@ -6,7 +6,7 @@
 #ifndef HPVM_LIB_DIALECT_HPVM_IR_VERIFIERSUPPORT_H
 #define HPVM_LIB_DIALECT_HPVM_IR_VERIFIERSUPPORT_H
 
-#include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
+#include "HPVM/Dialect/HPVM/IR/NodeUses.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

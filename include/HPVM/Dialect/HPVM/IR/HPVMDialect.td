@@ -35,7 +35,7 @@ def HPVM_Dialect : Dialect {
     instances exchange one value per instance with siblings,
     `hpvm.kernel_per_instance = array<i64: inputs, outputs>`: bit masks of
     the ports that the kernel takes as arrays indexed by the linear instance
-    id. `convert-hpvm-to-vector` adds `hpvm.vector_variant = @v` to a leaf
+    id. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
     whose consecutive x instances also run as vector lanes, and
     `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
     same inputs and one i1 output, true when it ran instances x .. x + W - 1
@@ -101,7 +101,7 @@ def HPVM_Dialect : Dialect {
       return ::llvm::StringLiteral("hpvm.tensor_kernel");
     }
     /// Name of the discardable attribute naming the lane variant of a leaf
-    /// (convert-hpvm-to-vector): a leaf running W consecutive x instances.
+    /// (hpvm-vectorize): a leaf running W consecutive x instances.
     static constexpr ::llvm::StringLiteral getVectorVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.vector_variant");
     }
@@ -110,24 +110,24 @@ def HPVM_Dialect : Dialect {
       return ::llvm::StringLiteral("hpvm.lanes");
     }
     /// Name of the discardable attribute naming the block variant of a leaf
-    /// (convert-hpvm-to-vector): W x instances of U consecutive y rows.
+    /// (hpvm-vectorize): W x instances of U consecutive y rows.
     static constexpr ::llvm::StringLiteral getBlockVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.block_variant");
     }
     /// Name of the discardable attribute naming the remainder variant of a
-    /// leaf (convert-hpvm-to-vector): its lane variant under a mask of the
+    /// leaf (hpvm-vectorize): its lane variant under a mask of the
     /// first n lanes, n a trailing i64 input.
     static constexpr ::llvm::StringLiteral getRemainderVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.remainder_variant");
     }
     /// Name of the discardable attribute naming the tile variant of a
-    /// structured leaf (convert-hpvm-to-vector): a whole tile row of W
+    /// structured leaf (hpvm-vectorize): a whole tile row of W
     /// instances in lock-step.
     static constexpr ::llvm::StringLiteral getTileVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.tile_variant");
     }
     /// Name of the discardable attribute naming the sums variant of a leaf
-    /// whose instances each sum products in a loop (convert-hpvm-to-vector):
+    /// whose instances each sum products in a loop (hpvm-vectorize):
     /// the leaf reading its sum from a buffer its plan filled.
     static constexpr ::llvm::StringLiteral getContractionVariantAttrName() {
       return ::llvm::StringLiteral("hpvm.contraction_variant");

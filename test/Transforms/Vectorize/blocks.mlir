@@ -1,9 +1,9 @@
-// convert-hpvm-to-vector rows=N: block variants (instance coarsening) for
+// hpvm-vectorize rows=N: block variants (instance coarsening) for
 // leaves replicated in two or more dimensions: W lanes of x times N rows of y,
 // ops that differ between rows once per row, the others once.
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 rows=2 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize="lanes=4 rows=2 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 rows=1" | FileCheck %s --check-prefix=NOROWS
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize="lanes=4 rows=1" | FileCheck %s --check-prefix=NOROWS
 // NOROWS-NOT: hpvm.block_variant
 // NOROWS-NOT: hpvm.rows
 

@@ -1,5 +1,5 @@
 //===- TileLanes.h - Tile rows of structured leaves in lock-step ----------===//
-// The structured half of convert-hpvm-to-vector: a leaf whose body is
+// The structured half of hpvm-vectorize: a leaf whose body is
 // memref/scf/arith in one block, replicated in grids whose x extent is one
 // constant W (a tile, as after hpvm-tile-nodes), gets a variant that runs a
 // whole row of the tile at once, like the threads of a GPU thread block.

@@ -1,5 +1,5 @@
 //===- DebugScopes.cpp - Source locations fit for LLVM's debug info -------===//
-#include "HPVM/Target/DebugScopes.h"
+#include "HPVM/Conversion/DebugScopes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AttrTypeSubElements.h"

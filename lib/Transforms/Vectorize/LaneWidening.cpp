@@ -1,5 +1,5 @@
 //===- LaneWidening.cpp - Consecutive instances of a leaf as vector lanes -===//
-// The emitter half of convert-hpvm-to-vector's lane variants: from the shapes
+// The emitter half of hpvm-vectorize's lane variants: from the shapes
 // of LaneAnalysis, lane l of the variant being instance x + l of the leaf. An
 // access at a strided address whose stride is the accessed size is one vector
 // load or store; other varying addresses gather and scatter; uniform ones

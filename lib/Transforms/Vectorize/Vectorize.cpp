@@ -1,22 +1,26 @@
-//===- ConvertHPVMToVector.cpp - Lane variants of replicated leaves -------===//
+//===- Vectorize.cpp - Lane variants of replicated leaves -----------------===//
 // Chooses the leaves worth a lane variant (replicated along x) and the lane
 // count, builds the variants (LaneWidening.cpp for imported C, TileLanes.cpp
 // for tile rows of structured leaves) and says what it did.
-#include "HPVM/Conversion/Passes.h"
+#include "HPVM/Transforms/Passes.h"
 
 #include "Contraction.h"
 #include "LaneWidening.h"
 #include "TileLanes.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/TargetParser/Host.h"
 
 namespace mlir::hpvm {
-#define GEN_PASS_DEF_CONVERTHPVMTOVECTOR
-#include "HPVM/Conversion/Passes.h.inc"
+#define GEN_PASS_DEF_HPVMVECTORIZE
+#include "HPVM/Transforms/Passes.h.inc"
 } // namespace mlir::hpvm
 
 using namespace mlir;
@@ -59,9 +63,9 @@ static DenseMap<StringAttr, int64_t> getTileWidths(ModuleOp module) {
 }
 
 namespace {
-struct ConvertHPVMToVectorPass
-    : public hpvm::impl::ConvertHPVMToVectorBase<ConvertHPVMToVectorPass> {
-  using ConvertHPVMToVectorBase::ConvertHPVMToVectorBase;
+struct HPVMVectorizePass
+    : public hpvm::impl::HPVMVectorizeBase<HPVMVectorizePass> {
+  using HPVMVectorizeBase::HPVMVectorizeBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -1,6 +1,6 @@
-// convert-hpvm-to-vector: the lane variants of imported-C leaves (the llvm
+// hpvm-vectorize: the lane variants of imported-C leaves (the llvm
 // dialect in blocks), one rule per case, with 8 lanes.
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=8 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize="lanes=8 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 
 // Consecutive accesses (the x id, widened to i64, as the GEP index) are

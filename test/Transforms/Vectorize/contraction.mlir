@@ -1,9 +1,9 @@
-// convert-hpvm-to-vector's contractions: a leaf replicated in x and y whose instances each
+// hpvm-vectorize's contractions: a leaf replicated in x and y whose instances each
 // sum products in a loop gets a plan (checks, then the runtime's packed contraction into a
 // buffer) and a sums variant (the loop replaced by a load of its sum).
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 rows=1 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize="lanes=4 rows=1 remarks=true" --mlir-print-op-on-diagnostic=false 2>%t.remarks | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=4 contractions=false" | FileCheck %s --check-prefix=OFF
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize="lanes=4 contractions=false" | FileCheck %s --check-prefix=OFF
 
 // C[y][x] = sum_i A[y * k + i] * B[i * n + x] with int indices, as clang -O2 gives it
 // (rotated, guarded loop; the x index sign-extended through shl 32 / ashr exact 30).

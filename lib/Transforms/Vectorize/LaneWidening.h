@@ -1,5 +1,5 @@
 //===- LaneWidening.h - Consecutive instances of a leaf as vector lanes ---===//
-// The core of convert-hpvm-to-vector: builds, next to a leaf, a leaf that runs
+// The core of hpvm-vectorize: builds, next to a leaf, a leaf that runs
 // W consecutive x instances of it at once, lane l being instance x + l.
 #ifndef HPVM_LIB_CONVERSION_HPVMTOVECTOR_LANEWIDENING_H
 #define HPVM_LIB_CONVERSION_HPVMTOVECTOR_LANEWIDENING_H

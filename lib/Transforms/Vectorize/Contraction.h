@@ -1,5 +1,5 @@
 //===- Contraction.h - Reduction leaves as one packed contraction ---------===//
-// The contraction half of convert-hpvm-to-vector: an imported-C leaf
+// The contraction half of hpvm-vectorize: an imported-C leaf
 // replicated in x and y whose instances each fold a loop of products,
 //   acc = init; for (kk = 0; kk < n; ++kk) acc = acc + P[.., kk] * Q[.., kk];
 // with one operand indexed by the y instance and kk only and the other by the

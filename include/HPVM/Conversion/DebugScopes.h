@@ -9,8 +9,8 @@
 // These helpers drop such scopes, so that a pass like upstream's
 // ensure-debug-info-scope-on-llvm-func can give each function line tables of
 // its own.
-#ifndef HPVM_TARGET_DEBUGSCOPES_H
-#define HPVM_TARGET_DEBUGSCOPES_H
+#ifndef HPVM_CONVERSION_DEBUGSCOPES_H
+#define HPVM_CONVERSION_DEBUGSCOPES_H
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -30,4 +30,4 @@ bool hasSubprogram(FunctionOpInterface function);
 
 } // namespace mlir::hpvm
 
-#endif // HPVM_TARGET_DEBUGSCOPES_H
+#endif // HPVM_CONVERSION_DEBUGSCOPES_H

@@ -1,5 +1,5 @@
 //===- LaneAnalysis.h - Shapes of a leaf's values across vector lanes -----===//
-// The analysis half of convert-hpvm-to-vector's lane variants (the emitter is
+// The analysis half of hpvm-vectorize's lane variants (the emitter is
 // LaneWidening.cpp): for W consecutive x instances of an imported-C leaf, lane
 // l being instance x + l, the shape of every value across the lanes, where
 // the lanes may still be sent back to the scalar code, the masked regions of

@@ -1,8 +1,8 @@
-// convert-hpvm-to-vector: the remainder variant of a leaf (the last group of
+// hpvm-vectorize: the remainder variant of a leaf (the last group of
 // a row, n < W instances, n its trailing i64 input) runs the lane variant's
 // code with lanes n and up masked off, so that a row or a tile narrower than
 // the vectors still runs as lanes.
-// RUN: hpvm-opt %s --split-input-file --convert-hpvm-to-vector="lanes=8" | FileCheck %s
+// RUN: hpvm-opt %s --split-input-file --hpvm-vectorize="lanes=8" | FileCheck %s
 
 // Consecutive accesses are masked loads and stores; a uniform value is one
 // scalar load, which lane 0 (always running) needs anyway.
