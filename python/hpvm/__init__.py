@@ -73,7 +73,8 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
             flags: Sequence[str] = (), output: Optional[str] = None, fuse: bool = False,
             verbose: bool = False, knobs: Union[None, str, os.PathLike, dict] = None):
     """Compiles a graph as `hpvm-cc -shared` does (`target`: cpu, gpu or opencl; CPU
-    versions are always kept). `knobs` sets approximation knobs of tensor ops, as a
+    versions are always kept: a TensorGraph's nodes become device kernels for gpu and
+    opencl, and run on the CPU where no device is found). `knobs` sets approximation knobs of tensor ops, as a
     configuration file or its content as a dict (`{"knobs": [{"node": ..., "knob": ...,
     "rate": ..., "offset": ...}]}`, see hpvm-apply-knobs), naming the leaves of the graph
     as built. `fuse` joins tensor-op chains then (hpvm-fuse-tensor-nodes). Returns a
@@ -98,7 +99,7 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
     if isinstance(graph, TensorGraph):
         # Weights travel as data: an archive beside the module, never as text.
         archive = f"{graph.name}.params"
-        text, parameters = graph._module(archive)
+        text, parameters = graph._module(archive, device=target != "cpu")
     else:
         text, parameters = graph.mlir(), {}
     path = _compiled.build(text, graph.name, target, opt, flags, output, verbose, passes,

@@ -264,8 +264,11 @@ class TensorGraph:
             stream.write(text)
         return path, archive_path
 
-    def _module(self, parameters: Optional[str]) -> Tuple[str, Dict[str, np.ndarray]]:
-        """The text, and the constants it names in the archive `parameters`."""
+    def _module(self, parameters: Optional[str],
+                device: bool = False) -> Tuple[str, Dict[str, np.ndarray]]:
+        """The text, and the constants it names in the archive `parameters`. With
+        `device`, every leaf is hinted for a device (`#hpvm.target<gpu>`): compiled
+        for one, each becomes a kernel that keeps its CPU version."""
         if not self.outputs:
             raise HPVMError(f"graph '{self.name}' has no outputs; call output(...) first")
         # Outputs that are inputs or constants (or repeated) are copied by a leaf,
@@ -286,7 +289,7 @@ class TensorGraph:
         archive = _Archive() if parameters is not None else None
         lines: List[str] = [f"// Tensor graph '{self.name}' built by the hpvm Python package."]
         for op in ops:
-            lines.extend(_leaf_text(op, archive))
+            lines.extend(_leaf_text(op, archive, device))
         lines.extend(self._root_text(ops, outputs))
         lines.extend(self._host_text())
         if not archive or not archive.entries:
@@ -366,12 +369,16 @@ def _leaf_operands(op: _Op) -> List[Tensor]:
     return ports
 
 
-def _budget_attributes(budget: Optional[Tuple[float, float]]) -> str:
-    """` attributes {hpvm.error = ...}` of a node with an error budget, else nothing."""
-    if budget is None:
-        return ""
-    return (f" attributes {{hpvm.error = #hpvm.error<l1 = {budget[0]:.9e}, "
-            f"l2 = {budget[1]:.9e}>}}")
+def _budget_attributes(budget: Optional[Tuple[float, float]], device: bool = False) -> str:
+    """` attributes {...}` of a node: its error budget, if any, and with `device` the
+    device hint; else nothing."""
+    entries = []
+    if budget is not None:
+        entries.append(f"hpvm.error = #hpvm.error<l1 = {budget[0]:.9e}, "
+                       f"l2 = {budget[1]:.9e}>")
+    if device:
+        entries.append("hpvm.targets = [#hpvm.target<gpu>]")
+    return f" attributes {{{', '.join(entries)}}}" if entries else ""
 
 
 class _Archive:
@@ -402,7 +409,7 @@ class _Archive:
         return key
 
 
-def _leaf_text(op: _Op, archive: Optional[_Archive] = None) -> List[str]:
+def _leaf_text(op: _Op, archive: Optional[_Archive] = None, device: bool = False) -> List[str]:
     body = _Body()
     ports = _leaf_operands(op)
     names: Dict[int, str] = {}
@@ -422,7 +429,7 @@ def _leaf_text(op: _Op, archive: Optional[_Archive] = None) -> List[str]:
     types = str(op.result)
     values = result
     lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types})"
-             f"{_budget_attributes(op.error)} {{"]
+             f"{_budget_attributes(op.error, device)} {{"]
     lines += ["  " + line for line in body.lines]
     lines.append(f"  hpvm.return {values} : {types}")
     lines.append("}")

@@ -1,5 +1,6 @@
 """Small models built with onnx.helper, for the tests, the demo and the benchmarks:
-a LeNet-like CNN and a MobileNet-style block (float32, random weights from a seed).
+a LeNet-like CNN, a MobileNet-style block and a ResNet-18 (float32, random weights from
+a seed).
 
     from hpvm.onnx.examples import lenet
     model = lenet(batch=8)              # an onnx.ModelProto
@@ -95,3 +96,62 @@ def mobilenet_block(batch: int = 2, channels: int = 8, out_channels: int = 16,
     return make_model(nodes, [("input", (batch, channels, size, size))],
                       [("output", (batch, out_channels, half, half))], initializers,
                       name="mobilenet_block")
+
+
+def resnet18(batch: int = 1, size: int = 224, classes: int = 1000, seed: int = 2):
+    """ResNet-18 as torchvision defines it (7x7 stem, max pool, four stages of two
+    basic blocks with 1x1 downsampling, global average pool, fully connected), with
+    BatchNormalization after every convolution; any `size` that is a multiple of 32."""
+    rng = np.random.default_rng(seed)
+    initializers, nodes = [], []
+
+    def conv_bn(x, name, cin, cout, kernel, stride, relu):
+        w = (rng.standard_normal((cout, cin, kernel, kernel))
+             * np.sqrt(2.0 / (cin * kernel * kernel))).astype(np.float32)
+        initializers.extend([
+            (f"{name}.w", w),
+            (f"{name}.gamma", rng.uniform(0.5, 1.0, cout).astype(np.float32)),
+            (f"{name}.beta", rng.normal(0, 0.1, cout).astype(np.float32)),
+            (f"{name}.mean", rng.normal(0, 0.1, cout).astype(np.float32)),
+            (f"{name}.var", rng.uniform(0.5, 1.5, cout).astype(np.float32))])
+        pad = kernel // 2
+        nodes.append(helper.make_node("Conv", [x, f"{name}.w"], [f"{name}.c"], name=name,
+                                      kernel_shape=[kernel, kernel], strides=[stride, stride],
+                                      pads=[pad] * 4))
+        nodes.append(helper.make_node(
+            "BatchNormalization", [f"{name}.c", f"{name}.gamma", f"{name}.beta",
+                                   f"{name}.mean", f"{name}.var"], [f"{name}.bn"],
+            name=f"{name}_bn"))
+        if not relu:
+            return f"{name}.bn"
+        nodes.append(helper.make_node("Relu", [f"{name}.bn"], [f"{name}.r"],
+                                      name=f"{name}_relu"))
+        return f"{name}.r"
+
+    x = conv_bn("input", "stem", 3, 64, 7, 2, relu=True)
+    nodes.append(helper.make_node("MaxPool", [x], ["stem.pool"], name="stem_pool",
+                                  kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+    x, channels = "stem.pool", 64
+    for stage, width in enumerate((64, 128, 256, 512)):
+        for block in range(2):
+            name = f"layer{stage + 1}.{block}"
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = conv_bn(x, f"{name}.conv1", channels, width, 3, stride, relu=True)
+            y = conv_bn(y, f"{name}.conv2", width, width, 3, 1, relu=False)
+            shortcut = x
+            if stride != 1 or channels != width:
+                shortcut = conv_bn(x, f"{name}.down", channels, width, 1, stride, relu=False)
+            nodes.append(helper.make_node("Add", [y, shortcut], [f"{name}.sum"],
+                                          name=f"{name}_add"))
+            nodes.append(helper.make_node("Relu", [f"{name}.sum"], [f"{name}.out"],
+                                          name=f"{name}_relu"))
+            x, channels = f"{name}.out", width
+    nodes.append(helper.make_node("GlobalAveragePool", [x], ["pooled"], name="avgpool"))
+    nodes.append(helper.make_node("Flatten", ["pooled"], ["flat"], name="flatten", axis=1))
+    initializers.extend([
+        ("fc.w", (rng.standard_normal((classes, 512)) / np.sqrt(512)).astype(np.float32)),
+        ("fc.b", rng.normal(0, 0.1, classes).astype(np.float32))])
+    nodes.append(helper.make_node("Gemm", ["flat", "fc.w", "fc.b"], ["logits"], name="fc",
+                                  transB=1))
+    return make_model(nodes, [("input", (batch, 3, size, size))],
+                      [("logits", (batch, classes))], initializers, name="resnet18")
