@@ -5,6 +5,7 @@
 #include "DestinationOutputs.h"
 #include "OwnedBuffers.h"
 
+#include "HPVM/Conversion/HPVMTensorToLinalg.h"
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -24,6 +25,8 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Rewrite/PatternApplicator.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::hpvm {
 #define GEN_PASS_DEF_CONVERTHPVMTENSORTOLINALG
@@ -157,6 +160,39 @@ static void freeTemporaries(LeafOp leaf,
       memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
 }
 
+/// Applies `patterns` to each of `ops` once, in program order: the kernel
+/// patterns erase the bias add and activation after their root, which must
+/// still be tensor ops when the root is lowered, and which are then skipped.
+/// (The greedy driver would visit them in its worklist's order and erase
+/// unused tensor ops instead of lowering them; no pattern here needs a second
+/// visit.) An op no pattern lowers gets a diagnostic saying why.
+static LogicalResult applyOncePerOp(ArrayRef<Operation *> ops,
+                                    const FrozenRewritePatternSet &patterns,
+                                    bool useKernels) {
+  if (ops.empty())
+    return success();
+  // Ops erased so far: compared by address only, never dereferenced.
+  struct ErasedOps : RewriterBase::Listener {
+    llvm::SmallPtrSet<Operation *, 16> erased;
+    void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  } listener;
+  PatternRewriter rewriter(ops.front()->getContext());
+  rewriter.setListener(&listener);
+  PatternApplicator applicator(patterns);
+  applicator.applyDefaultCostModel();
+  bool ok = true;
+  for (Operation *op : ops) {
+    if (listener.erased.contains(op))
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (failed(applicator.matchAndRewrite(op, rewriter))) {
+      emitUnloweredTensorOpError(op, useKernels);
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
 static LogicalResult bufferize(Operation *op) {
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = false;
@@ -236,11 +272,13 @@ struct ConvertHPVMTensorToLinalgPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    ConversionTarget target(getContext());
+    configureHPVMTensorToLinalgTarget(target);
     SmallVector<Operation *> tensorOps;
     llvm::SetVector<Operation *> tensorLeaves; // the leaves that hold them
     module.walk([&](LeafOp leaf) {
       leaf.walk<WalkOrder::PreOrder>([&](Operation *op) {
-        if (isa<ApproximableOpInterface>(op)) {
+        if (target.isIllegal(op)) {
           tensorOps.push_back(op);
           tensorLeaves.insert(leaf);
           return WalkResult::skip(); // map / reduce bodies go with their op
@@ -259,15 +297,12 @@ struct ConvertHPVMTensorToLinalgPass
     // (kernel results), which are temporaries like bufferization's.
     llvm::SmallPtrSet<Operation *, 4> userAllocations;
     module.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
-    bool ok = true;
-    // Ops already lowered (a kernel call absorbs the add and activation after
-    // it): compared by address only, never dereferenced.
-    llvm::SmallPtrSet<Operation *, 16> lowered;
-    for (Operation *op : tensorOps)
-      if (!lowered.contains(op))
-        ok &= succeeded(lowerTensorOpToLinalg(op, kernels, lowered));
-    if (!ok)
+    RewritePatternSet patterns(&getContext());
+    populateHPVMTensorToLinalgPatterns(patterns, kernels);
+    if (failed(applyOncePerOp(tensorOps, FrozenRewritePatternSet(std::move(patterns)),
+                              kernels)))
       return signalPassFailure();
+    bool ok = true;
     approximateExponentials();
     fuseElementwise(tensorLeaves.getArrayRef());
     if (!bufferizeGraphs)
