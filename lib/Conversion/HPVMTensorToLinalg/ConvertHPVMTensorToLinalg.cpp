@@ -5,6 +5,7 @@
 #include "DestinationOutputs.h"
 #include "OwnedBuffers.h"
 
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
 #include "HPVM/Conversion/HPVMTensorToLinalg.h"
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -25,7 +26,6 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/Rewrite/PatternApplicator.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::hpvm {
@@ -160,39 +160,6 @@ static void freeTemporaries(LeafOp leaf,
       memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
 }
 
-/// Applies `patterns` to each of `ops` once, in program order: the kernel
-/// patterns erase the bias add and activation after their root, which must
-/// still be tensor ops when the root is lowered, and which are then skipped.
-/// (The greedy driver would visit them in its worklist's order and erase
-/// unused tensor ops instead of lowering them; no pattern here needs a second
-/// visit.) An op no pattern lowers gets a diagnostic saying why.
-static LogicalResult applyOncePerOp(ArrayRef<Operation *> ops,
-                                    const FrozenRewritePatternSet &patterns,
-                                    bool useKernels) {
-  if (ops.empty())
-    return success();
-  // Ops erased so far: compared by address only, never dereferenced.
-  struct ErasedOps : RewriterBase::Listener {
-    llvm::SmallPtrSet<Operation *, 16> erased;
-    void notifyOperationErased(Operation *op) override { erased.insert(op); }
-  } listener;
-  PatternRewriter rewriter(ops.front()->getContext());
-  rewriter.setListener(&listener);
-  PatternApplicator applicator(patterns);
-  applicator.applyDefaultCostModel();
-  bool ok = true;
-  for (Operation *op : ops) {
-    if (listener.erased.contains(op))
-      continue;
-    rewriter.setInsertionPoint(op);
-    if (failed(applicator.matchAndRewrite(op, rewriter))) {
-      emitUnloweredTensorOpError(op, useKernels);
-      ok = false;
-    }
-  }
-  return success(ok);
-}
-
 static LogicalResult bufferize(Operation *op) {
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = false;
@@ -299,8 +266,12 @@ struct ConvertHPVMTensorToLinalgPass
     module.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
     RewritePatternSet patterns(&getContext());
     populateHPVMTensorToLinalgPatterns(patterns, kernels);
-    if (failed(applyOncePerOp(tensorOps, FrozenRewritePatternSet(std::move(patterns)),
-                              kernels)))
+    // Once per op, in program order: a kernel pattern absorbs the bias add
+    // and activation after its root, which must still be tensor ops then.
+    auto refuse = [&](Operation *op) { emitUnloweredTensorOpError(op, kernels); };
+    if (failed(applyPatternsOncePerOp(tensorOps,
+                                      FrozenRewritePatternSet(std::move(patterns)),
+                                      refuse, /*stopAtFailure=*/false)))
       return signalPassFailure();
     bool ok = true;
     approximateExponentials();

@@ -4,12 +4,12 @@
 // is lowered by a rewrite pattern (populateHPVMHostOpsToRuntimePatterns), after
 // the launches a wait may read through branches are resolved.
 #include "CPULowering.h"
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Rewrite/PatternApplicator.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -266,27 +266,6 @@ void mlir::hpvm::cpu::populateHPVMHostOpsToRuntimePatterns(
                TrackerOpToRuntime<RequestOp>>(context, lowering);
 }
 
-/// Applies `patterns` to each of `ops` once, in order (the order of the
-/// phases: waits read the blocks of launches lowered before), until one is
-/// not lowered, which `refuse` then reports.
-static LogicalResult applyOncePerOp(ArrayRef<Operation *> ops,
-                                    const FrozenRewritePatternSet &patterns,
-                                    function_ref<void(Operation *)> refuse) {
-  if (ops.empty())
-    return success();
-  PatternRewriter rewriter(ops.front()->getContext());
-  PatternApplicator applicator(patterns);
-  applicator.applyDefaultCostModel();
-  for (Operation *op : ops) {
-    rewriter.setInsertionPoint(op);
-    if (failed(applicator.matchAndRewrite(op, rewriter))) {
-      refuse(op);
-      return failure();
-    }
-  }
-  return success();
-}
-
 /// The launches a wait on a handle merged through branches reads, resolved
 /// before any launch is lowered; those handles become the launch block
 /// pointers themselves (block arguments take pointers).
@@ -331,23 +310,30 @@ LogicalResult CPULowering::lowerHostOps() {
   RewritePatternSet patternList(module.getContext());
   populateHPVMHostOpsToRuntimePatterns(patternList, *this, blocks);
   FrozenRewritePatternSet patterns(std::move(patternList));
-  auto never = [](Operation *) {};
+  auto noDiagnostic = [](Operation *) {}; // a launch always lowers
   // Launches first: waits read the block their launch allocated.
-  if (failed(applyOncePerOp(launches, patterns, never)) ||
-      failed(applyOncePerOp(waits, patterns, [](Operation *wait) {
-        wait->emitOpError("expects a graph handle produced by "
-                          "'hpvm.launch' in the same function");
-      })))
+  if (failed(applyPatternsOncePerOp(launches, patterns, noDiagnostic,
+                                    /*stopAtFailure=*/true)) ||
+      failed(applyPatternsOncePerOp(
+          waits, patterns,
+          [](Operation *wait) {
+            wait->emitOpError("expects a graph handle produced by "
+                              "'hpvm.launch' in the same function");
+          },
+          /*stopAtFailure=*/true)))
     return failure();
   // A launch kept has a handle used by something other than a wait.
   for (LaunchOp launch : blocks.kept)
     return launch.emitOpError("has a graph handle used by something other "
                               "than 'hpvm.wait'; the CPU backend needs the "
                               "wait in the same function");
-  return applyOncePerOp(trackerOps, patterns, [](Operation *op) {
-    op->emitOpError() << "cannot track a memref of "
-                      << cast<MemRefType>(op->getOperand(0).getType()).getElementType()
-                      << " on the CPU backend; expected integer, "
-                         "float or index elements";
-  });
+  return applyPatternsOncePerOp(
+      trackerOps, patterns,
+      [](Operation *op) {
+        op->emitOpError()
+            << "cannot track a memref of "
+            << cast<MemRefType>(op->getOperand(0).getType()).getElementType()
+            << " on the CPU backend; expected integer, float or index elements";
+      },
+      /*stopAtFailure=*/true);
 }
