@@ -323,10 +323,10 @@ LogicalResult CPULowering::lowerHostOps() {
           /*stopAtFailure=*/true)))
     return failure();
   // A launch kept has a handle used by something other than a wait.
-  for (LaunchOp launch : blocks.kept)
-    return launch.emitOpError("has a graph handle used by something other "
-                              "than 'hpvm.wait'; the CPU backend needs the "
-                              "wait in the same function");
+  if (!blocks.kept.empty())
+    return blocks.kept.front().emitOpError(
+        "has a graph handle used by something other than 'hpvm.wait'; the "
+        "CPU backend needs the wait in the same function");
   return applyPatternsOncePerOp(
       trackerOps, patterns,
       [](Operation *op) {
