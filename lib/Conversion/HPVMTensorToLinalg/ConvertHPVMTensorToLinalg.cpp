@@ -5,6 +5,8 @@
 #include "DestinationOutputs.h"
 #include "OwnedBuffers.h"
 
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
+#include "HPVM/Conversion/HPVMTensorToLinalg.h"
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -24,6 +26,7 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::hpvm {
 #define GEN_PASS_DEF_CONVERTHPVMTENSORTOLINALG
@@ -236,11 +239,13 @@ struct ConvertHPVMTensorToLinalgPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    ConversionTarget target(getContext());
+    configureHPVMTensorToLinalgTarget(target);
     SmallVector<Operation *> tensorOps;
     llvm::SetVector<Operation *> tensorLeaves; // the leaves that hold them
     module.walk([&](LeafOp leaf) {
       leaf.walk<WalkOrder::PreOrder>([&](Operation *op) {
-        if (isa<ApproximableOpInterface>(op)) {
+        if (target.isIllegal(op)) {
           tensorOps.push_back(op);
           tensorLeaves.insert(leaf);
           return WalkResult::skip(); // map / reduce bodies go with their op
@@ -259,15 +264,16 @@ struct ConvertHPVMTensorToLinalgPass
     // (kernel results), which are temporaries like bufferization's.
     llvm::SmallPtrSet<Operation *, 4> userAllocations;
     module.walk([&](memref::AllocOp alloc) { userAllocations.insert(alloc); });
-    bool ok = true;
-    // Ops already lowered (a kernel call absorbs the add and activation after
-    // it): compared by address only, never dereferenced.
-    llvm::SmallPtrSet<Operation *, 16> lowered;
-    for (Operation *op : tensorOps)
-      if (!lowered.contains(op))
-        ok &= succeeded(lowerTensorOpToLinalg(op, kernels, lowered));
-    if (!ok)
+    RewritePatternSet patterns(&getContext());
+    populateHPVMTensorToLinalgPatterns(patterns, kernels);
+    // Once per op, in program order: a kernel pattern absorbs the bias add
+    // and activation after its root, which must still be tensor ops then.
+    auto refuse = [&](Operation *op) { emitUnloweredTensorOpError(op, kernels); };
+    if (failed(applyPatternsOncePerOp(tensorOps,
+                                      FrozenRewritePatternSet(std::move(patterns)),
+                                      refuse, /*stopAtFailure=*/false)))
       return signalPassFailure();
+    bool ok = true;
     approximateExponentials();
     fuseElementwise(tensorLeaves.getArrayRef());
     if (!bufferizeGraphs)

@@ -7,6 +7,7 @@
 // pointers (identity layout, offset 0) and shapes as i64 constants. The
 // activation and pool kinds are hpvm_rt.h's own constants.
 #include "KernelCalls.h"
+#include "LowerTensorOps.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -60,7 +61,7 @@ struct Epilogue {
 /// True when `value` is available at `op` (an argument of its block or
 /// defined before it in the block), or made so: a constant defined later in
 /// the block (a fused leaf's bias comes after the convolution) moves up.
-bool makeAvailableAt(Value value, Operation *op) {
+bool makeAvailableAt(RewriterBase &rewriter, Value value, Operation *op) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return arg.getOwner() == op->getBlock();
   Operation *def = value.getDefiningOp();
@@ -70,14 +71,15 @@ bool makeAvailableAt(Value value, Operation *op) {
     return true;
   if (!def->hasTrait<::mlir::OpTrait::ConstantLike>() || def->getNumOperands() != 0)
     return false;
-  def->moveBefore(op);
+  rewriter.moveOpBefore(def, op);
   return true;
 }
 
 /// The bias add and activation that consume `op`'s result alone. A bias must
 /// have the shape `biasShape` (a per-filter [1, F, 1, 1] or a per-column
 /// [1, ..., N]) and be available where the call goes.
-Epilogue findEpilogue(Operation *op, ArrayRef<int64_t> biasShape) {
+Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
+                      ArrayRef<int64_t> biasShape) {
   Epilogue epilogue;
   epilogue.result = op->getResult(0);
   auto single = [](Value v) -> Operation * {
@@ -88,7 +90,8 @@ Epilogue findEpilogue(Operation *op, ArrayRef<int64_t> biasShape) {
     auto otherType = cast<RankedTensorType>(other.getType());
     if (other != epilogue.result && otherType.getElementType().isF32() &&
         otherType.getShape() == biasShape &&
-        add.getType() == epilogue.result.getType() && makeAvailableAt(other, op)) {
+        add.getType() == epilogue.result.getType() &&
+        makeAvailableAt(rewriter, other, op)) {
       epilogue.bias = other;
       epilogue.absorbed.push_back(add);
       epilogue.result = add.getResult();
@@ -128,24 +131,20 @@ SmallVector<Value> i64s(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
   return llvm::map_to_vector(values, [&](int64_t v) { return i64(b, loc, v); });
 }
 
-/// Replaces `from` by `to` and erases the ops that computed it (last first),
-/// recording them in `lowered`.
-void replaceLowered(Value from, Value to, ArrayRef<Operation *> ops,
-                    llvm::SmallPtrSetImpl<Operation *> &lowered) {
-  from.replaceAllUsesWith(to);
-  for (Operation *op : llvm::reverse(ops)) {
-    lowered.insert(op);
-    op->erase();
-  }
+/// Replaces `from` by `to` and erases the ops that computed it (last first).
+void replaceLowered(RewriterBase &rewriter, Value from, Value to,
+                    ArrayRef<Operation *> ops) {
+  rewriter.replaceAllUsesWith(from, to);
+  for (Operation *op : llvm::reverse(ops))
+    rewriter.eraseOp(op);
 }
 
 /// A convolution or product with its epilogue: the kernel `name` on the
 /// pointers of `inputs` and of the bias (or null), the result buffer, then
 /// `integers`, the activation and its bound, then `after`.
-void callWithEpilogue(OpBuilder &b, Operation *op, abi::RuntimeFn kernel, ValueRange inputs,
-                      RankedTensorType resultType, ArrayRef<int64_t> integers,
-                      const Epilogue &epilogue,
-                      llvm::SmallPtrSetImpl<Operation *> &lowered,
+void callWithEpilogue(RewriterBase &b, Operation *op, abi::RuntimeFn kernel,
+                      ValueRange inputs, RankedTensorType resultType,
+                      ArrayRef<int64_t> integers, const Epilogue &epilogue,
                       ArrayRef<int64_t> after = {}) {
   Location loc = op->getLoc();
   Type pointer = LLVM::LLVMPointerType::get(b.getContext());
@@ -160,7 +159,7 @@ void callWithEpilogue(OpBuilder &b, Operation *op, abi::RuntimeFn kernel, ValueR
   Value tensor = callKernel(b, op, kernel, pointers, resultType, trailing);
   SmallVector<Operation *> ops = {op};
   llvm::append_range(ops, epilogue.absorbed);
-  replaceLowered(epilogue.result, tensor, ops, lowered);
+  replaceLowered(b, epilogue.result, tensor, ops);
 }
 
 SmallVector<int64_t> getInts(ArrayAttr attr) {
@@ -214,7 +213,7 @@ int64_t runtimeHalfFormat(KnobKind kind) {
 /// `tensor` (f32) stored in the 16-bit `format` of a precision knob: a
 /// constant converted here (to nearest, ties to even, as the runtime rounds),
 /// anything else by hpvm_rt_tensor_narrow_f32 where the product runs.
-Value toHalfStorage(OpBuilder &b, Operation *op, Value tensor, KnobKind format) {
+Value toHalfStorage(RewriterBase &b, Operation *op, Value tensor, KnobKind format) {
   Location loc = op->getLoc();
   auto type = cast<RankedTensorType>(tensor.getType());
   Type element = format == KnobKind::fp16 ? Type(b.getF16Type()) : Type(b.getBF16Type());
@@ -238,8 +237,7 @@ Value toHalfStorage(OpBuilder &b, Operation *op, Value tensor, KnobKind format) 
 
 /// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
 /// window, strides, padding, oh, ow).
-void callPoolKernel(OpBuilder &b, TensorPoolOp pool,
-                    llvm::SmallPtrSetImpl<Operation *> &lowered) {
+void callPoolKernel(RewriterBase &b, TensorPoolOp pool) {
   Location loc = pool.getLoc();
   auto input = cast<RankedTensorType>(pool.getInput().getType());
   auto resultType = cast<RankedTensorType>(pool.getType());
@@ -254,52 +252,48 @@ void callPoolKernel(OpBuilder &b, TensorPoolOp pool,
             input.getDimSize(2), input.getDimSize(3), window[0], window[1], strides[0],
             strides[1], padding[0], padding[1], resultType.getDimSize(2),
             resultType.getDimSize(3)}));
-  replaceLowered(pool.getResult(), tensor, {pool.getOperation()}, lowered);
+  replaceLowered(b, pool.getResult(), tensor, {pool.getOperation()});
 }
-} // namespace
 
-bool mlir::hpvm::lowerToKernelCall(Operation *op,
-                                   llvm::SmallPtrSetImpl<Operation *> &lowered) {
-  if (!isa<TensorPoolOp, TensorConv2DOp, TensorMulOp>(op) || !allF32(op))
-    return false;
-  OpBuilder b(op);
-  if (auto pool = dyn_cast<TensorPoolOp>(op)) {
-    callPoolKernel(b, pool, lowered);
-    return true;
-  }
-  if (auto conv = dyn_cast<TensorConv2DOp>(op)) {
-    auto input = cast<RankedTensorType>(conv.getInput().getType());
-    auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-    auto result = cast<RankedTensorType>(conv.getType());
-    SmallVector<int64_t> padding = getInts(conv.getPadding());
-    SmallVector<int64_t> strides = getInts(conv.getStrides());
-    int64_t perFilter[] = {1, result.getDimSize(1), 1, 1};
-    // An approximation knob: the approximate kernel, told which and how.
-    auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
-    SmallVector<int64_t> knobArguments;
-    if (knob)
-      knobArguments = {runtimeKnobKind(knob.getKind()), knob.getRate(), knob.getOffset()};
-    // A filter (and bias) that are constants of the program: the runtime packs
-    // them once and keeps them, instead of on every call.
-    Epilogue epilogue = findEpilogue(op, perFilter);
-    auto isConstant = [](Value value) {
-      return !value || value.getDefiningOp<arith::ConstantOp>();
-    };
-    bool constant = isConstant(conv.getFilter()) && isConstant(epilogue.bias);
-    callWithEpilogue(b, op,
-                     knob       ? abi::RuntimeFn::TensorConv2DApproxF32
-                     : constant ? abi::RuntimeFn::TensorConv2DConstantF32
-                                : abi::RuntimeFn::TensorConv2DF32,
-                     {conv.getInput(), conv.getFilter()}, result,
-                     {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
-                      input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
-                      filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
-                      padding[0], padding[1], strides[0], strides[1],
-                      static_cast<int64_t>(conv.getGroups())},
-                     epilogue, lowered, knobArguments);
-    return true;
-  }
-  auto mul = cast<TensorMulOp>(op);
+/// An f32 convolution (with its epilogue) as hpvm_rt_tensor_conv2d_f32, its
+/// constant-filter variant, or the approximate kernel its knob asks for.
+void callConvKernel(RewriterBase &b, TensorConv2DOp conv) {
+  Operation *op = conv;
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+  auto result = cast<RankedTensorType>(conv.getType());
+  SmallVector<int64_t> padding = getInts(conv.getPadding());
+  SmallVector<int64_t> strides = getInts(conv.getStrides());
+  int64_t perFilter[] = {1, result.getDimSize(1), 1, 1};
+  // An approximation knob: the approximate kernel, told which and how.
+  auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+  SmallVector<int64_t> knobArguments;
+  if (knob)
+    knobArguments = {runtimeKnobKind(knob.getKind()), knob.getRate(), knob.getOffset()};
+  // A filter (and bias) that are constants of the program: the runtime packs
+  // them once and keeps them, instead of on every call.
+  Epilogue epilogue = findEpilogue(b, op, perFilter);
+  auto isConstant = [](Value value) {
+    return !value || value.getDefiningOp<arith::ConstantOp>();
+  };
+  bool constant = isConstant(conv.getFilter()) && isConstant(epilogue.bias);
+  callWithEpilogue(b, op,
+                   knob       ? abi::RuntimeFn::TensorConv2DApproxF32
+                   : constant ? abi::RuntimeFn::TensorConv2DConstantF32
+                              : abi::RuntimeFn::TensorConv2DF32,
+                   {conv.getInput(), conv.getFilter()}, result,
+                   {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
+                    input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
+                    filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
+                    padding[0], padding[1], strides[0], strides[1],
+                    static_cast<int64_t>(conv.getGroups())},
+                   epilogue, knobArguments);
+}
+
+/// An f32 product (with its epilogue) as hpvm_rt_tensor_matmul_f32, or in 16
+/// bits (hpvm_rt_tensor_matmul_half) under a precision knob.
+void callMatmulKernel(RewriterBase &b, TensorMulOp mul) {
+  Operation *op = mul;
   auto lhs = cast<RankedTensorType>(mul.getLhs().getType());
   auto result = cast<RankedTensorType>(mul.getType());
   int64_t rank = result.getRank(), batch = 1;
@@ -307,25 +301,47 @@ bool mlir::hpvm::lowerToKernelCall(Operation *op,
     batch *= result.getDimSize(d);
   SmallVector<int64_t> perColumn(rank, 1);
   perColumn.back() = result.getDimSize(rank - 1);
-  Epilogue epilogue = findEpilogue(op, perColumn);
+  Epilogue epilogue = findEpilogue(b, op, perColumn);
   SmallVector<int64_t> sizes = {batch, result.getDimSize(rank - 2),
                                 result.getDimSize(rank - 1), lhs.getDimSize(rank - 1)};
   // A precision knob: the operands in 16 bits, the result rounded by the kernel.
   auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
-  if (knob && knob.isPrecision()) {
-    Value operands[] = {toHalfStorage(b, op, mul.getLhs(), knob.getKind()),
-                        toHalfStorage(b, op, mul.getRhs(), knob.getKind())};
-    Value stored[] = {mul.getLhs(), mul.getRhs()};
-    callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulHalf, operands, result, sizes, epilogue,
-                     lowered, {runtimeHalfFormat(knob.getKind())});
-    // A constant now only in 16 bits is not kept in f32 too.
-    for (Value value : stored)
-      if (auto constant = value.getDefiningOp<arith::ConstantOp>();
-          constant && constant->use_empty())
-        constant->erase();
-    return true;
+  if (!knob || !knob.isPrecision()) {
+    callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulF32,
+                     {mul.getLhs(), mul.getRhs()}, result, sizes, epilogue);
+    return;
   }
-  callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulF32, {mul.getLhs(), mul.getRhs()}, result,
-                   sizes, epilogue, lowered);
-  return true;
+  Value operands[] = {toHalfStorage(b, op, mul.getLhs(), knob.getKind()),
+                      toHalfStorage(b, op, mul.getRhs(), knob.getKind())};
+  Value stored[] = {mul.getLhs(), mul.getRhs()};
+  callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulHalf, operands, result,
+                   sizes, epilogue, {runtimeHalfFormat(knob.getKind())});
+  // A constant now only in 16 bits is not kept in f32 too.
+  for (Value value : stored)
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>();
+        constant && constant->use_empty())
+      b.eraseOp(constant);
+}
+
+/// The kernel call `call` of an f32 op with static shapes, as a pattern.
+template <typename OpTy, void (*call)(RewriterBase &, OpTy)>
+struct KernelCallLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!allF32(op) || !hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "not f32 with static shapes");
+    call(rewriter, op);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::hpvm::populateKernelCallPatterns(RewritePatternSet &patterns,
+                                            PatternBenefit benefit) {
+  patterns.add<KernelCallLowering<TensorConv2DOp, callConvKernel>,
+               KernelCallLowering<TensorMulOp, callMatmulKernel>,
+               KernelCallLowering<TensorPoolOp, callPoolKernel>>(
+      patterns.getContext(), benefit);
 }

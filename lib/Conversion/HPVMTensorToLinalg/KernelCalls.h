@@ -2,22 +2,22 @@
 #ifndef HPVM_CONVERSION_HPVMTENSORTOLINALG_KERNELCALLS_H
 #define HPVM_CONVERSION_HPVMTENSORTOLINALG_KERNELCALLS_H
 
-#include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallPtrSet.h"
-#include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::hpvm {
 
-/// When `op` is an f32 `hpvm.tensor.conv2d`, `hpvm.tensor.mul` or
-/// `hpvm.tensor.pool`, replaces it by a call of the runtime's kernel
-/// (hpvm_rt_tensor_conv2d_f32, hpvm_rt_tensor_matmul_f32,
-/// hpvm_rt_tensor_pool_f32; declared in the module when missing) on the
+/// Adds, with `benefit`, the patterns that replace an f32
+/// `hpvm.tensor.conv2d`, `hpvm.tensor.mul` or `hpvm.tensor.pool` (static
+/// shapes) by a call of the runtime's kernel (hpvm_rt_tensor_conv2d_f32,
+/// hpvm_rt_tensor_matmul_f32, hpvm_rt_tensor_pool_f32 and their approximate
+/// and constant-filter variants; declared in the module when missing) on the
 /// buffers of its operands and a fresh buffer for the result, read back as a
 /// tensor. A bias add (one value per filter or per column) and a relu or
 /// clipped_relu that consume the result alone are applied by the kernel too
-/// (fused epilogue) and erased. Every op erased is added to `lowered`. Returns
-/// false, changing nothing, for every other op.
-bool lowerToKernelCall(Operation *op, llvm::SmallPtrSetImpl<Operation *> &lowered);
+/// (fused epilogue) and erased with the root: the ops after the root, so a
+/// driver visits ops in program order.
+void populateKernelCallPatterns(RewritePatternSet &patterns,
+                                PatternBenefit benefit);
 
 } // namespace mlir::hpvm
 

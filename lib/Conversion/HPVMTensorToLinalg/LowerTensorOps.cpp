@@ -1,9 +1,11 @@
 //===- LowerTensorOps.cpp - hpvm.tensor.* to linalg on tensors ------------===//
 // One lowering per tensor op: named linalg ops where upstream has them
-// (matmul, conv_2d_nchw_fchw), linalg.generic elsewhere.
+// (matmul, conv_2d_nchw_fchw), linalg.generic elsewhere; each a rewrite
+// pattern (populateHPVMTensorToLinalgPatterns).
 #include "LowerTensorOps.h"
 #include "KernelCalls.h"
 
+#include "HPVM/Conversion/HPVMTensorToLinalg.h"
 #include "HPVM/Conversion/TensorScalars.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -13,7 +15,11 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
 
@@ -287,7 +293,8 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
   });
 }
 
-Value lowerActivation(OpBuilder &b, Operation *op) {
+template <typename ActivationOp>
+Value lowerActivation(OpBuilder &b, ActivationOp op) {
   return elementwise(b, op->getLoc(), op->getOperand(0),
                      [&](OpBuilder &nb, Location l, Value x) -> Value {
                        return scalars::activation(nb, l, op, x,
@@ -458,11 +465,84 @@ Value lowerReduce(OpBuilder &b, TensorReduceOp op) {
         cloneElementBody(nb, l, op.getCombiner(), {args[1], args[0]});
       });
 }
+
+/// The lowering `lower` of one tensor op as a pattern: it replaces the op by
+/// the value `lower` computes. It refuses dynamic shapes and, as the knobs
+/// other than reduction sampling are the kernels' (KernelCalls.cpp), an op
+/// with a knob.
+template <typename OpTy, Value (*lower)(OpBuilder &, OpTy)>
+struct LinalgLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamically shaped tensors");
+    if (op->hasAttr(HPVMDialect::getKnobAttrName()))
+      return rewriter.notifyMatchFailure(op, "a knob needs the kernels");
+    rewriter.replaceOp(op, lower(rewriter, op));
+    return success();
+  }
+};
+
+/// A reduction with a sample_reduction knob (SampledReduce.cpp).
+struct SampledReduceLowering : OpRewritePattern<TensorReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TensorReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+    if (!knob || !hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "no knob, or dynamic shapes");
+    rewriter.replaceOp(op, lowerSampledReduce(rewriter, op, knob));
+    return success();
+  }
+};
 } // namespace
 
-LogicalResult
-mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
-                                  llvm::SmallPtrSetImpl<Operation *> &lowered) {
+bool mlir::hpvm::hasStaticShapes(Operation *op) {
+  return llvm::all_of(
+      llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
+      [](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        return !tensor || tensor.hasStaticShape();
+      });
+}
+
+void mlir::hpvm::populateHPVMTensorToLinalgPatterns(RewritePatternSet &patterns,
+                                                    bool useKernels) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LinalgLowering<TensorAddOp, lowerAdd>,
+               LinalgLowering<TensorMulOp, lowerMul>,
+               LinalgLowering<TensorConv2DOp, lowerConv>,
+               LinalgLowering<TensorPoolOp, lowerPool>,
+               LinalgLowering<TensorReluOp, lowerActivation<TensorReluOp>>,
+               LinalgLowering<TensorClippedReluOp,
+                              lowerActivation<TensorClippedReluOp>>,
+               LinalgLowering<TensorTanhOp, lowerActivation<TensorTanhOp>>,
+               LinalgLowering<TensorSigmoidOp, lowerActivation<TensorSigmoidOp>>,
+               LinalgLowering<TensorSoftmaxOp, lowerSoftmax>,
+               LinalgLowering<TensorBatchNormOp, lowerBatchNorm>,
+               LinalgLowering<TensorMapOp, lowerMap>,
+               LinalgLowering<TensorReduceOp, lowerReduce>,
+               SampledReduceLowering>(context);
+  if (useKernels)
+    populateKernelCallPatterns(patterns, /*benefit=*/2);
+}
+
+void mlir::hpvm::configureHPVMTensorToLinalgTarget(ConversionTarget &target) {
+  target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                         linalg::LinalgDialect, LLVM::LLVMDialect,
+                         math::MathDialect, memref::MemRefDialect,
+                         tensor::TensorDialect>();
+  target.addIllegalOp<TensorAddOp, TensorMulOp, TensorConv2DOp, TensorPoolOp,
+                      TensorReluOp, TensorClippedReluOp, TensorTanhOp,
+                      TensorSigmoidOp, TensorSoftmaxOp, TensorBatchNormOp,
+                      TensorMapOp, TensorReduceOp>();
+}
+
+InFlightDiagnostic mlir::hpvm::emitUnloweredTensorOpError(Operation *op,
+                                                          bool useKernels) {
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto tensor = dyn_cast<RankedTensorType>(type);
@@ -472,43 +552,14 @@ mlir::hpvm::lowerTensorOpToLinalg(Operation *op, bool useKernels,
                 "convert-hpvm-tensor-to-linalg yet (expected static shapes, "
                 "found "
              << type << ")";
-  if (useKernels && lowerToKernelCall(op, lowered))
-    return success();
-  // The convolution and precision knobs are implemented by the runtime's kernels only;
-  // reduction sampling by this lowering (lowerSampledReduce).
-  auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
-  if (knob && !isa<TensorReduceOp>(op))
+  // The convolution and precision knobs are implemented by the runtime's
+  // kernels only; reduction sampling by SampledReduceLowering.
+  if (auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName()))
     return op->emitOpError()
            << "with " << knob
            << " needs the runtime's kernels (f32 operands, "
               "convert-hpvm-tensor-to-linalg kernels=true); found "
            << (useKernels ? "non-f32 operands" : "kernels=false");
-  OpBuilder b(op);
-  FailureOr<Value> result =
-      llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-          .Case([&](TensorAddOp add) { return lowerAdd(b, add); })
-          .Case([&](TensorMulOp mul) { return lowerMul(b, mul); })
-          .Case([&](TensorConv2DOp conv) { return lowerConv(b, conv); })
-          .Case([&](TensorPoolOp pool) { return lowerPool(b, pool); })
-          .Case<TensorReluOp, TensorClippedReluOp, TensorTanhOp,
-                TensorSigmoidOp>(
-              [&](Operation *act) { return lowerActivation(b, act); })
-          .Case(
-              [&](TensorSoftmaxOp softmax) { return lowerSoftmax(b, softmax); })
-          .Case([&](TensorBatchNormOp norm) { return lowerBatchNorm(b, norm); })
-          .Case([&](TensorMapOp map) { return lowerMap(b, map); })
-          .Case([&](TensorReduceOp reduce) {
-            return knob ? lowerSampledReduce(b, reduce, knob) : lowerReduce(b, reduce);
-          })
-          .Default([&](Operation *other) -> FailureOr<Value> {
-            other->emitOpError()
-                << "is not supported by convert-hpvm-tensor-to-linalg yet";
-            return failure();
-          });
-  if (failed(result))
-    return failure();
-  op->getResult(0).replaceAllUsesWith(*result);
-  lowered.insert(op);
-  op->erase();
-  return success();
+  return op->emitOpError()
+         << "is not supported by convert-hpvm-tensor-to-linalg yet";
 }

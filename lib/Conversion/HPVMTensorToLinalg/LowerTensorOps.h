@@ -1,24 +1,24 @@
 //===- LowerTensorOps.h - hpvm.tensor.* to linalg on tensors ----*- C++ -*-===//
-// Private interface between the tensor-op lowerings and the pass.
+// Private interface between the tensor-op patterns and the pass.
 #ifndef HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
 #define HPVM_CONVERSION_HPVMTENSORTOLINALG_LOWERTENSOROPS_H
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::hpvm {
 
-/// Replaces one hpvm.tensor op by linalg/tensor/arith/math ops on tensors
-/// computing the same value (with `useKernels`, f32 convolutions and matrix
-/// products by calls of the runtime's kernels, which may absorb the bias add
-/// and activation after them: KernelCalls.h); every op erased is added to
-/// `lowered`. Failure, after a diagnostic at the op saying what is not
-/// supported yet, otherwise.
-LogicalResult lowerTensorOpToLinalg(Operation *op, bool useKernels,
-                                    llvm::SmallPtrSetImpl<Operation *> &lowered);
+/// True when no operand or result of `op` is a dynamically shaped tensor
+/// (the patterns of populateHPVMTensorToLinalgPatterns refuse those).
+bool hasStaticShapes(Operation *op);
+
+/// The diagnostic for a tensor op no pattern lowered, saying why: dynamic
+/// shapes, a knob that needs the kernels (`useKernels`: they were on, so the
+/// operands were not f32), or an op this lowering does not know.
+InFlightDiagnostic emitUnloweredTensorOpError(Operation *op, bool useKernels);
 
 /// The unit attribute on the math.exp ops the lowerings of softmax, tanh and
 /// sigmoid create (not those of a map's own region), which the pass then

@@ -52,7 +52,7 @@ Value mlir::hpvm::lowerSampledReduce(OpBuilder &b, TensorReduceOp op, KnobAttr k
   auto type = cast<RankedTensorType>(op.getType());
   Type element = type.getElementType();
   unsigned rank = inputType.getRank(), outRank = type.getRank(), axis = op.getAxis();
-  // Static shapes (lowerTensorOpToLinalg refuses others): what is kept is
+  // Static shapes (SampledReduceLowering refuses others): what is kept is
   // known here.
   int64_t extent = inputType.getDimSize(axis), rate = knob.getRate(),
           offset = knob.getOffset();

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -115,8 +116,22 @@ public:
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
   LogicalResult lowerInternalNodes();
-  /// Lowers launch, wait and the tracker ops in host code.
+  /// Lowers launch, wait and the tracker ops in host code: resolves the
+  /// launches a wait may read, then applies the patterns of
+  /// populateHPVMHostOpsToRuntimePatterns to the launches, the waits and the
+  /// tracker ops, in that order.
   LogicalResult lowerHostOps();
+  /// The root `launch` starts.
+  NodeOpInterface getLaunchedRoot(LaunchOp launch);
+  /// The runtime calls of `launch` of `root`: a block { launch, inputs,
+  /// outputs } filled with its arguments and handed to hpvm_rt_launch;
+  /// returns the block.
+  Value emitLaunch(OpBuilder &b, LaunchOp launch, NodeOpInterface root);
+  /// The runtime calls of `wait` on the launch block `block` of `root`
+  /// (`name` in the status check): joins the launch, reads the outputs and
+  /// frees the block; returns the outputs.
+  SmallVector<Value> emitWait(OpBuilder &b, WaitOp wait, Value block,
+                              NodeOpInterface root, StringRef name);
   /// Lowers streaming launches and their push, pop and wait to runtime
   /// pipelines: one stage per child of the root (LowerStreaming.cpp).
   LogicalResult lowerStreamingGraphs();
@@ -429,7 +444,7 @@ private:
   /// remainder_variant, block_variant) and records their node functions.
   LogicalResult collectVariants(LeafOp leaf);
   /// Runs the instances [from, to) along x of `leaf`: whole groups through
-  /// its lane variant (convert-hpvm-to-vector), each group instance by
+  /// its lane variant (hpvm-vectorize), each group instance by
   /// instance where the variant declines, the rest through its remainder
   /// variant when it has one (else instance by instance).
   /// `argsFor(b, x)` gives the node function's arguments for instance x.
@@ -599,6 +614,27 @@ private:
   /// For each leaf, the output ports that return memory of an hpvm.alloc.
   DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
 };
+
+/// What the host-op patterns share: the launch block and root behind each
+/// graph handle a wait may read (a launch's block, which replaces its handle,
+/// or a handle merged through branches, resolved before the launches are
+/// lowered), and the names of the roots a merged handle may come from.
+struct LaunchBlocks {
+  DenseMap<Value, std::pair<Value, NodeOpInterface>> launched;
+  DenseMap<Value, std::string> rootNames; // "@a or @b"
+  /// Launches lowered whose handle has uses other than waits and branches
+  /// (kept for lowerHostOps to refuse).
+  SmallVector<LaunchOp> kept;
+};
+
+/// Adds the patterns that lower host ops to runtime calls: `hpvm.launch`
+/// (recording its block in `blocks`), `hpvm.wait` (on a handle `blocks`
+/// knows) and `hpvm.track` / `untrack` / `request` (of integer, float or
+/// index memrefs, or pointers). Streaming launches and push / pop are
+/// lowered with their pipelines (lowerStreamingGraphs) before.
+void populateHPVMHostOpsToRuntimePatterns(RewritePatternSet &patterns,
+                                          CPULowering &lowering,
+                                          LaunchBlocks &blocks);
 
 } // namespace mlir::hpvm::cpu
 

@@ -7,6 +7,8 @@
 // call into it, never the other way.
 
 #include "CPULowering.h"
+#include "HPVM/Conversion/GridQueries.h"
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -57,42 +59,57 @@ void CPULowering::lowerAllocs(func::FuncOp function) {
   });
 }
 
-void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
-  Block &entry = function.front();
-  Value ids[3] = {entry.getArgument(first), entry.getArgument(first + 1),
-                  entry.getArgument(first + 2)};
-  Value extents[3] = {entry.getArgument(first + 3),
-                      entry.getArgument(first + 4),
-                      entry.getArgument(first + 5)};
-  Value parentFrame = entry.getArgument(first + 6);
-  function.walk([&](Operation *op) {
-    bool isId = isa<InstanceIdOp>(op);
-    if (!isId && !isa<NumInstancesOp>(op))
-      return;
-    auto dim = static_cast<int32_t>(
-        isId ? cast<InstanceIdOp>(op).getDim() : cast<NumInstancesOp>(op).getDim());
-    unsigned level = isId ? cast<InstanceIdOp>(op).getLevel()
-                          : cast<NumInstancesOp>(op).getLevel();
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Value value;
-    if (level == 0) {
-      value = isId ? ids[dim] : extents[dim];
-    } else {
-      // Level 1 is the parent's frame; each further level one more hop.
-      Value frame = parentFrame;
-      for (unsigned k = 1; k < level; ++k)
-        frame = LLVM::LoadOp::create(
-            b, loc, pointerType,
-            fieldAddress(b, loc, frameType, frame, {FrameParent}));
-      Value address = fieldAddress(b, loc, frameType, frame,
-                                   {isId ? FrameIds : FrameExtents, dim});
-      value = toIndex(b, loc,
-                      LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+namespace {
+/// The CPU's grid: the leaf's own ids and extents are arguments of its
+/// instance function; an ancestor's are in its frame, `level` - 1 parent hops
+/// from the function's parent frame argument.
+struct FrameGridQueries : GridQueryStrategy {
+  FrameGridQueries(CPULowering &lowering, Block &entry, unsigned first)
+      : lowering(lowering) {
+    for (unsigned d = 0; d < 3; ++d) {
+      ids[d] = entry.getArgument(first + d);
+      extents[d] = entry.getArgument(first + 3 + d);
     }
-    op->getResult(0).replaceAllUsesWith(value);
-    op->erase();
+    parentFrame = entry.getArgument(first + 6);
+  }
+
+  Value lowerGridQuery(OpBuilder &b, Operation *query, bool isId, unsigned dim,
+                       unsigned level) override {
+    if (level == 0)
+      return isId ? ids[dim] : extents[dim];
+    Location loc = query->getLoc();
+    LLVM::LLVMStructType frameType = lowering.getFrameType();
+    // Level 1 is the parent's frame; each further level one more hop.
+    Value frame = parentFrame;
+    for (unsigned k = 1; k < level; ++k)
+      frame = LLVM::LoadOp::create(
+          b, loc, lowering.getPointerType(),
+          lowering.fieldAddress(b, loc, frameType, frame, {FrameParent}));
+    Value address =
+        lowering.fieldAddress(b, loc, frameType, frame,
+                              {isId ? FrameIds : FrameExtents, static_cast<int32_t>(dim)});
+    return lowering.toIndex(b, loc,
+                            LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+  }
+
+  CPULowering &lowering;
+  Value ids[3], extents[3], parentFrame;
+};
+} // namespace
+
+void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
+  SmallVector<Operation *> queries;
+  function.walk([&](Operation *op) {
+    if (isa<InstanceIdOp, NumInstancesOp>(op))
+      queries.push_back(op);
   });
+  if (queries.empty())
+    return;
+  FrameGridQueries strategy(*this, function.front(), first);
+  RewritePatternSet patterns(context);
+  populateGridQueryPatterns(patterns, strategy);
+  (void)applyPatternsOncePerOp(queries, FrozenRewritePatternSet(std::move(patterns)),
+                               [](Operation *) {}, /*stopAtFailure=*/false);
 }
 
 Value CPULowering::allocateFrame(OpBuilder &b, Location loc,

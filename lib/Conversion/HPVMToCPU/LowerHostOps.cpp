@@ -1,7 +1,10 @@
 //===- LowerHostOps.cpp - launch, wait and the tracker ops to runtime calls ===//
 // A launch allocates a block { launch, inputs, outputs } that the entry function
-// reads; wait joins the launch, reads the outputs and frees the block.
+// reads; wait joins the launch, reads the outputs and frees the block. Each op
+// is lowered by a rewrite pattern (populateHPVMHostOpsToRuntimePatterns), after
+// the launches a wait may read through branches are resolved.
 #include "CPULowering.h"
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,26 +24,33 @@ struct BufferExtent {
 };
 } // namespace
 
-static FailureOr<BufferExtent> getBufferExtent(CPULowering &lowering,
-                                               OpBuilder &b, Location loc,
-                                               Operation *op, Value memory,
-                                               Value size) {
+/// The bytes of an element of the memref type `type` a tracker op names: 8
+/// for index, whole bytes for integers and floats, 0 (not trackable) for
+/// anything else.
+static int64_t getTrackedElementBytes(Type type) {
+  Type element = cast<MemRefType>(type).getElementType();
+  return element.isIndex()         ? 8
+         : element.isIntOrFloat() ? llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)
+                                  : 0;
+}
+
+/// Whether the CPU backend can track `memory` (a pointer, or a memref of
+/// integers, floats or indices).
+static bool isTrackable(Value memory) {
+  return isa<LLVM::LLVMPointerType>(memory.getType()) ||
+         getTrackedElementBytes(memory.getType()) != 0;
+}
+
+/// The extent of `memory` (isTrackable), `size` bytes from a pointer.
+static BufferExtent getBufferExtent(CPULowering &lowering, OpBuilder &b,
+                                    Location loc, Value memory, Value size) {
   if (isa<LLVM::LLVMPointerType>(memory.getType())) {
     // untrack names a pointer without a size: the object is found by address.
     Value bytes = size ? lowering.toI64(b, loc, size)
                        : lowering.i64Constant(b, loc, 1);
     return BufferExtent{memory, bytes};
   }
-  auto type = cast<MemRefType>(memory.getType());
-  Type element = type.getElementType();
-  int64_t elementBytes = element.isIndex() ? 8
-                         : element.isIntOrFloat()
-                             ? llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)
-                             : 0;
-  if (elementBytes == 0)
-    return op->emitOpError() << "cannot track a memref of " << element
-                             << " on the CPU backend; expected integer, "
-                                "float or index elements";
+  int64_t elementBytes = getTrackedElementBytes(memory.getType());
   // Strided memrefs track the span from their first to their last element.
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memory);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -122,121 +132,208 @@ FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
   return WaitedRoot{first, "@" + llvm::join(names, " or @")};
 }
 
-LogicalResult CPULowering::lowerHostOps() {
-  // Separate lists: each loop erases what it lowers.
-  SmallVector<LaunchOp> launches;
-  SmallVector<WaitOp> waits;
-  SmallVector<Operation *> trackerOps;
-  walkHostCode([&](Operation *op) {
-    if (auto launch = dyn_cast<LaunchOp>(op))
-      launches.push_back(launch);
-    else if (auto wait = dyn_cast<WaitOp>(op))
-      waits.push_back(wait);
-    else if (isa<TrackOp, UntrackOp, RequestOp>(op))
-      trackerOps.push_back(op);
-  });
+NodeOpInterface CPULowering::getLaunchedRoot(LaunchOp launch) {
+  return symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
+      launch, launch.getRootAttr());
+}
 
-  // Launches first: waits read the block their launch allocated.
-  DenseMap<Value, std::pair<Value, NodeOpInterface>> launched;
-  for (LaunchOp launch : launches) {
-    auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
-        launch, launch.getRootAttr());
-    Location loc = launch.getLoc();
-    OpBuilder b(launch);
-    LLVM::LLVMStructType blockType = getLaunchBlockType(root);
-    Value block = callRuntime(b, loc, RuntimeFn::Malloc, {sizeOf(b, loc, blockType)});
-    for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
-      storeField(b, loc, blockType, block, index + 1, toStorage(b, loc, arg));
-    Value entry = LLVM::AddressOfOp::create(b, loc, getEntryFunction(root));
-    Value handleSlot = fieldAddress(b, loc, blockType, block, {0});
-    Value status = callRuntime(b, loc, RuntimeFn::Launch, {entry, block, handleSlot});
-    checkStatus(b, loc, status,
-                ("launching @" + launch.getRoot()).str());
-    launched[launch.getGraph()] = {block, root};
+Value CPULowering::emitLaunch(OpBuilder &b, LaunchOp launch,
+                              NodeOpInterface root) {
+  Location loc = launch.getLoc();
+  LLVM::LLVMStructType blockType = getLaunchBlockType(root);
+  Value block = callRuntime(b, loc, RuntimeFn::Malloc, {sizeOf(b, loc, blockType)});
+  for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
+    storeField(b, loc, blockType, block, index + 1, toStorage(b, loc, arg));
+  Value entry = LLVM::AddressOfOp::create(b, loc, getEntryFunction(root));
+  Value handleSlot = fieldAddress(b, loc, blockType, block, {0});
+  Value status = callRuntime(b, loc, RuntimeFn::Launch, {entry, block, handleSlot});
+  checkStatus(b, loc, status,
+              ("launching @" + launch.getRoot()).str());
+  return block;
+}
+
+SmallVector<Value> CPULowering::emitWait(OpBuilder &b, WaitOp wait, Value block,
+                                         NodeOpInterface root, StringRef name) {
+  Location loc = wait.getLoc();
+  LLVM::LLVMStructType blockType = getLaunchBlockType(root);
+  Value handle = loadField(b, loc, blockType, block, 0);
+  Value status = callRuntime(b, loc, RuntimeFn::Wait, {handle});
+  checkStatus(b, loc, status, ("running " + name).str());
+  unsigned firstOutput = 1 + root.getInputTypes().size();
+  SmallVector<Value> results;
+  for (auto [index, type] : llvm::enumerate(wait.getResultTypes()))
+    results.push_back(fromStorage(
+        b, loc, loadField(b, loc, blockType, block, firstOutput + index),
+        type));
+  callRuntime(b, loc, RuntimeFn::Free, {block});
+  return results;
+}
+
+namespace {
+/// A launch as runtime calls; its block replaces the handle in waits and
+/// branches (a handle merged through branches is the block pointer too). A
+/// launch whose handle has other uses stays, and lowerHostOps refuses it.
+struct LaunchToRuntime : OpRewritePattern<LaunchOp> {
+  LaunchToRuntime(MLIRContext *context, CPULowering &lowering,
+                  LaunchBlocks &blocks)
+      : OpRewritePattern(context), lowering(lowering), blocks(blocks) {}
+
+  LogicalResult matchAndRewrite(LaunchOp launch,
+                                PatternRewriter &rewriter) const override {
+    NodeOpInterface root = lowering.getLaunchedRoot(launch);
+    Value block = lowering.emitLaunch(rewriter, launch, root);
+    blocks.launched[block] = {block, root};
+    rewriter.replaceUsesWithIf(launch.getGraph(), block, [](OpOperand &use) {
+      return isa<WaitOp, BranchOpInterface>(use.getOwner());
+    });
+    if (launch.getGraph().use_empty())
+      rewriter.eraseOp(launch);
+    else
+      blocks.kept.push_back(launch);
+    return success();
   }
 
-  // A handle that reaches its wait through branches becomes the launch block
-  // pointer itself: block arguments take pointers, branches pass the blocks.
-  SmallVector<BlockArgument> mergedHandles;
-  DenseMap<Value, std::string> rootNames; // "@a or @b", for the error text
-  for (WaitOp wait : waits) {
+  CPULowering &lowering;
+  LaunchBlocks &blocks;
+};
+
+/// A wait on a handle whose launch block is known, as runtime calls.
+struct WaitToRuntime : OpRewritePattern<WaitOp> {
+  WaitToRuntime(MLIRContext *context, CPULowering &lowering,
+                LaunchBlocks &blocks)
+      : OpRewritePattern(context), lowering(lowering), blocks(blocks) {}
+
+  LogicalResult matchAndRewrite(WaitOp wait,
+                                PatternRewriter &rewriter) const override {
+    auto it = blocks.launched.find(wait.getGraph());
+    if (it == blocks.launched.end())
+      return rewriter.notifyMatchFailure(wait, "no launch block known");
+    auto [block, root] = it->second;
+    std::string name = blocks.rootNames.lookup(wait.getGraph());
+    if (name.empty())
+      name = ("@" + nodeName(root)).str();
+    rewriter.replaceOp(wait, lowering.emitWait(rewriter, wait, block, root, name));
+    return success();
+  }
+
+  CPULowering &lowering;
+  LaunchBlocks &blocks;
+};
+
+/// hpvm.track, untrack or request of a buffer: the runtime call, skipped for
+/// an empty buffer.
+template <typename OpTy>
+struct TrackerOpToRuntime : OpRewritePattern<OpTy> {
+  TrackerOpToRuntime(MLIRContext *context, CPULowering &lowering)
+      : OpRewritePattern<OpTy>(context), lowering(lowering) {}
+
+  LogicalResult matchAndRewrite(OpTy tracker,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = tracker;
+    Value memory = op->getOperand(0);
+    if (!isTrackable(memory))
+      return rewriter.notifyMatchFailure(op, "elements of no fixed size");
+    Location loc = op->getLoc();
+    Value size = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
+    BufferExtent extent = getBufferExtent(lowering, rewriter, loc, memory, size);
+    ifNotEmpty(lowering, rewriter, loc, extent, [&](OpBuilder &then) {
+      Value status;
+      if (isa<TrackOp>(op))
+        status = lowering.callRuntime(then, loc, RuntimeFn::Track,
+                                      {extent.pointer, extent.bytes});
+      else if (isa<UntrackOp>(op))
+        status = lowering.callRuntime(then, loc, RuntimeFn::Untrack, {extent.pointer});
+      else
+        status = lowering.callRuntime(
+            then, loc, RuntimeFn::RequestHost,
+            {extent.pointer, extent.bytes, lowering.i32Constant(then, loc, kAccessInOut)});
+      lowering.checkStatus(then, loc, status,
+                           (op->getName().getStringRef() + " of a buffer").str());
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  CPULowering &lowering;
+};
+} // namespace
+
+void mlir::hpvm::cpu::populateHPVMHostOpsToRuntimePatterns(
+    RewritePatternSet &patterns, CPULowering &lowering, LaunchBlocks &blocks) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LaunchToRuntime, WaitToRuntime>(context, lowering, blocks);
+  patterns.add<TrackerOpToRuntime<TrackOp>, TrackerOpToRuntime<UntrackOp>,
+               TrackerOpToRuntime<RequestOp>>(context, lowering);
+}
+
+/// The launches a wait on a handle merged through branches reads, resolved
+/// before any launch is lowered; those handles become the launch block
+/// pointers themselves (block arguments take pointers).
+static LogicalResult resolveMergedHandles(CPULowering &lowering,
+                                         ArrayRef<Operation *> waits,
+                                         LaunchBlocks &blocks) {
+  for (Operation *op : waits) {
+    auto wait = cast<WaitOp>(op);
     auto argument = dyn_cast<BlockArgument>(wait.getGraph());
-    if (!argument || launched.count(argument))
+    if (!argument || blocks.launched.count(argument))
       continue;
-    FailureOr<WaitedRoot> waited = getWaitedRoot(wait);
+    FailureOr<CPULowering::WaitedRoot> waited = lowering.getWaitedRoot(wait);
     if (failed(waited))
       return failure();
-    launched[argument] = {argument, waited->root};
-    rootNames[argument] = waited->name;
+    blocks.launched[argument] = {argument, waited->root};
+    blocks.rootNames[argument] = waited->name;
   }
-  walkHostCode([&](Block *block) {
+  SmallVector<BlockArgument> mergedHandles;
+  lowering.walkHostCode([&](Block *block) {
     for (BlockArgument argument : block->getArguments())
       if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
         mergedHandles.push_back(argument);
   });
   for (BlockArgument argument : mergedHandles)
-    argument.setType(pointerType);
-  for (LaunchOp launch : launches)
-    for (OpOperand &use : llvm::make_early_inc_range(launch.getGraph().getUses()))
-      if (isa<BranchOpInterface>(use.getOwner()))
-        use.set(launched[launch.getGraph()].first);
-
-  for (WaitOp wait : waits) {
-    auto it = launched.find(wait.getGraph());
-    if (it == launched.end())
-      return wait.emitOpError("expects a graph handle produced by "
-                              "'hpvm.launch' in the same function");
-    auto [block, root] = it->second;
-    Location loc = wait.getLoc();
-    OpBuilder b(wait);
-    LLVM::LLVMStructType blockType = getLaunchBlockType(root);
-    Value handle = loadField(b, loc, blockType, block, 0);
-    Value status = callRuntime(b, loc, RuntimeFn::Wait, {handle});
-    std::string name = rootNames.lookup(wait.getGraph());
-    if (name.empty())
-      name = ("@" + cast<SymbolOpInterface>(root.getOperation()).getName()).str();
-    checkStatus(b, loc, status, "running " + name);
-    unsigned firstOutput = 1 + root.getInputTypes().size();
-    SmallVector<Value> results;
-    for (auto [index, type] : llvm::enumerate(wait.getResultTypes()))
-      results.push_back(fromStorage(
-          b, loc, loadField(b, loc, blockType, block, firstOutput + index),
-          type));
-    callRuntime(b, loc, RuntimeFn::Free, {block});
-    wait.replaceAllUsesWith(results);
-    wait.erase();
-  }
-
-  for (LaunchOp launch : launches) {
-    if (!launch.getGraph().use_empty())
-      return launch.emitOpError("has a graph handle used by something other "
-                                "than 'hpvm.wait'; the CPU backend needs the "
-                                "wait in the same function");
-    launch.erase();
-  }
-
-  for (Operation *op : trackerOps) {
-    Location loc = op->getLoc();
-    OpBuilder b(op);
-    Value memory = op->getOperand(0);
-    Value size = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
-    FailureOr<BufferExtent> extent =
-        getBufferExtent(*this, b, loc, op, memory, size);
-    if (failed(extent))
-      return failure();
-    ifNotEmpty(*this, b, loc, *extent, [&](OpBuilder &then) {
-      Value status;
-      if (isa<TrackOp>(op))
-        status = callRuntime(then, loc, RuntimeFn::Track, {extent->pointer, extent->bytes});
-      else if (isa<UntrackOp>(op))
-        status = callRuntime(then, loc, RuntimeFn::Untrack, {extent->pointer});
-      else
-        status = callRuntime(then, loc, RuntimeFn::RequestHost, {extent->pointer, extent->bytes,
-                              i32Constant(then, loc, kAccessInOut)});
-      checkStatus(then, loc, status,
-                  (op->getName().getStringRef() + " of a buffer").str());
-    });
-    op->erase();
-  }
+    argument.setType(lowering.getPointerType());
   return success();
+}
+
+LogicalResult CPULowering::lowerHostOps() {
+  SmallVector<Operation *> launches, waits, trackerOps;
+  walkHostCode([&](Operation *op) {
+    if (isa<LaunchOp>(op))
+      launches.push_back(op);
+    else if (isa<WaitOp>(op))
+      waits.push_back(op);
+    else if (isa<TrackOp, UntrackOp, RequestOp>(op))
+      trackerOps.push_back(op);
+  });
+  LaunchBlocks blocks;
+  if (failed(resolveMergedHandles(*this, waits, blocks)))
+    return failure();
+  RewritePatternSet patternList(module.getContext());
+  populateHPVMHostOpsToRuntimePatterns(patternList, *this, blocks);
+  FrozenRewritePatternSet patterns(std::move(patternList));
+  auto noDiagnostic = [](Operation *) {}; // a launch always lowers
+  // Launches first: waits read the block their launch allocated.
+  if (failed(applyPatternsOncePerOp(launches, patterns, noDiagnostic,
+                                    /*stopAtFailure=*/true)) ||
+      failed(applyPatternsOncePerOp(
+          waits, patterns,
+          [](Operation *wait) {
+            wait->emitOpError("expects a graph handle produced by "
+                              "'hpvm.launch' in the same function");
+          },
+          /*stopAtFailure=*/true)))
+    return failure();
+  // A launch kept has a handle used by something other than a wait.
+  if (!blocks.kept.empty())
+    return blocks.kept.front().emitOpError(
+        "has a graph handle used by something other than 'hpvm.wait'; the "
+        "CPU backend needs the wait in the same function");
+  return applyPatternsOncePerOp(
+      trackerOps, patterns,
+      [](Operation *op) {
+        op->emitOpError()
+            << "cannot track a memref of "
+            << cast<MemRefType>(op->getOperand(0).getType()).getElementType()
+            << " on the CPU backend; expected integer, float or index elements";
+      },
+      /*stopAtFailure=*/true);
 }

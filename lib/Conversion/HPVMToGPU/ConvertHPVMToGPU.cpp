@@ -5,6 +5,8 @@
 #include "PointerOutputs.h"
 #include "TensorKernels.h"
 
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
+#include "HPVM/Conversion/GridQueries.h"
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
@@ -735,33 +737,37 @@ void KernelBuilder::loadPerInstanceInputs(
 }
 
 void KernelBuilder::lowerIntrinsics(KernelState &kernel) {
-  auto ancestorValue = [&](OpBuilder &rewriter, Operation *op,
-                           AncestorQuery query) -> Value {
-    auto found = llvm::find(kernel.ancestors, query);
-    Value parameter = kernel.entry->getArgument(
-        kernel.ancestorParameter +
-        static_cast<unsigned>(found - kernel.ancestors.begin()));
-    return arith::IndexCastOp::create(rewriter, op->getLoc(),
-                                      rewriter.getIndexType(), parameter);
-  };
+  /// A kernel's grid: the ids and extents of the levels it runs (its
+  /// instances, and a tile's work-groups) are values the kernel computed
+  /// first; an ancestor's are parameters.
+  struct KernelGridQueries : GridQueryStrategy {
+    explicit KernelGridQueries(KernelState &kernel) : kernel(kernel) {}
+    Value lowerGridQuery(OpBuilder &b, Operation *query, bool isId, unsigned dim,
+                         unsigned level) override {
+      if (level < kernel.firstAncestor)
+        return isId ? kernel.ids[level][dim] : kernel.extents[level][dim];
+      auto found = llvm::find(kernel.ancestors, AncestorQuery{level, dim, isId});
+      Value parameter = kernel.entry->getArgument(
+          kernel.ancestorParameter +
+          static_cast<unsigned>(found - kernel.ancestors.begin()));
+      return arith::IndexCastOp::create(b, query->getLoc(), b.getIndexType(),
+                                        parameter);
+    }
+    KernelState &kernel;
+  } strategy(kernel);
+  SmallVector<Operation *> queries;
+  kernel.func.walk([&](Operation *op) {
+    if (isa<InstanceIdOp, NumInstancesOp>(op))
+      queries.push_back(op);
+  });
+  RewritePatternSet patterns(kernel.func.getContext());
+  populateGridQueryPatterns(patterns, strategy);
+  (void)applyPatternsOncePerOp(queries, FrozenRewritePatternSet(std::move(patterns)),
+                               [](Operation *) {}, /*stopAtFailure=*/false);
   PointerCodeBuilder pointerCodes(kernel.entry);
   kernel.func.walk([&](Operation *op) {
     OpBuilder rewriter(op);
-    if (auto id = dyn_cast<InstanceIdOp>(op)) {
-      unsigned dim = static_cast<unsigned>(id.getDim());
-      op->getResult(0).replaceAllUsesWith(
-          id.getLevel() >= kernel.firstAncestor
-              ? ancestorValue(rewriter, op, {id.getLevel(), dim, true})
-              : kernel.ids[id.getLevel()][dim]);
-      op->erase();
-    } else if (auto count = dyn_cast<NumInstancesOp>(op)) {
-      unsigned dim = static_cast<unsigned>(count.getDim());
-      op->getResult(0).replaceAllUsesWith(
-          count.getLevel() >= kernel.firstAncestor
-              ? ancestorValue(rewriter, op, {count.getLevel(), dim, false})
-              : kernel.extents[count.getLevel()][dim]);
-      op->erase();
-    } else if (isa<BarrierOp>(op)) {
+    if (isa<BarrierOp>(op)) {
       gpu::BarrierOp::create(rewriter, op->getLoc());
       op->erase();
     } else if (isa<ReturnOp>(op)) {
