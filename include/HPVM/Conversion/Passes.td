@@ -239,7 +239,16 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       one work-group per instance of the internal node, one thread per
       instance of the leaf; level 0 of the grid queries becomes the thread id
       and block size, level 1 the block id and grid size, and `hpvm.barrier`
-      becomes `gpu.barrier`.
+      becomes `gpu.barrier`;
+    * a tensor leaf (hinted as above or `#hpvm.target<tensor>`, ApproxHPVM's
+      CUDNN_TARGET): one thread per element of its outputs, each op's element
+      built from its operands' where it is read (a fused conv + bias +
+      activation + pool is one kernel); constant tensors become
+      `memref.global`s named in the leaf's `hpvm.tensor_kernel`, which the
+      host passes with output buffers it allocates. A convolution, product,
+      softmax or reduce of another reduction's result, a pool of one with
+      windows wider than two strides, a knob or an op with no element form
+      keeps the node on the CPU with the reason.
 
     A kernel may have outputs that are numbers (HPVM-C leaves return sizes),
     memrefs that are one of its memref inputs passed on (a pipeline stage

@@ -173,13 +173,25 @@ public:
                   ValueRange dims, ValueRange inputs, Value parentFrame,
                   Value outputs, PerInstancePorts perInstance = {},
                   ArrayRef<Value> outputArrays = {});
-  /// Runs the tensor kernel of `node` (convert-hpvm-to-gpu's
-  /// `hpvm.tensor_kernel`: one thread per output element) on outputs
-  /// allocated first, or its CPU version where no device ran it; returns the
-  /// outputs.
-  SmallVector<Value> runTensorKernel(OpBuilder &b, Location loc,
-                                     NodeOpInterface node, ValueRange inputs,
-                                     Value parentFrame);
+  /// A launch of a tensor kernel: whether a device ran it (i1), the tensor
+  /// outputs' buffers it was given (by output, scalars skipped), and the
+  /// struct its first thread stored the scalar outputs into (or null).
+  struct TensorKernelRun {
+    Value ran;
+    SmallVector<Value> buffers;
+    Value scalars;
+    LLVM::LLVMStructType scalarStruct;
+  };
+  /// Launches the tensor kernel of `node` (convert-hpvm-to-gpu's
+  /// `hpvm.tensor_kernel`: one thread per output element) on output buffers
+  /// allocated first (LowerKernelSites.cpp).
+  TensorKernelRun launchTensorKernel(OpBuilder &b, Location loc,
+                                     NodeOpInterface node, ValueRange inputs);
+  /// Runs the tensor kernel of `node`, or its CPU version where no device
+  /// ran it (after freeing the buffers); returns the outputs.
+  SmallVector<Value> runTensorNode(OpBuilder &b, Location loc,
+                                   NodeOpInterface node, ValueRange inputs,
+                                   Value parentFrame);
   /// Makes the host copies of the buffers among `inputs` valid before a CPU
   /// run of `node` (a kernel may have left them on a device).
   void requestHostCopies(OpBuilder &b, Location loc, NodeOpInterface node,

@@ -445,28 +445,26 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
                               i32Constant(b, loc, 0));
 }
 
-SmallVector<Value> CPULowering::runTensorKernel(OpBuilder &b, Location loc,
-                                                NodeOpInterface node,
-                                                ValueRange inputs,
-                                                Value parentFrame) {
+CPULowering::TensorKernelRun
+CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+                                ValueRange inputs) {
   // The tensor outputs are allocated here, as the CPU version would (freed
   // by their receiver), so that the kernel has somewhere to write them; the
   // scalar outputs come back in a struct.
-  TypeRange outputTypes = node.getOutputTypes();
-  SmallVector<Value> buffers;
+  TensorKernelRun run;
   SmallVector<Type> scalarTypes;
   int64_t elements = 0;
-  for (Type type : outputTypes) {
+  for (Type type : node.getOutputTypes()) {
     if (auto buffer = dyn_cast<MemRefType>(type)) {
-      buffers.push_back(memref::AllocOp::create(b, loc, buffer));
+      run.buffers.push_back(memref::AllocOp::create(b, loc, buffer));
       elements = buffer.getNumElements();
     } else {
       scalarTypes.push_back(type);
     }
   }
-  LLVM::LLVMStructType scalarStruct = getKernelOutputStruct(scalarTypes);
-  Value scalars =
-      scalarTypes.empty() ? Value() : allocaInEntry(b, loc, scalarStruct);
+  run.scalarStruct = getKernelOutputStruct(scalarTypes);
+  if (!scalarTypes.empty())
+    run.scalars = allocaInEntry(b, loc, run.scalarStruct);
   // Parameters (RuntimeABI.h, KernelShape::Tensor): inputs, constant
   // tensors, output buffers, the grid, the scalar outputs.
   SmallVector<KernelArg> params;
@@ -488,50 +486,17 @@ SmallVector<Value> CPULowering::runTensorKernel(OpBuilder &b, Location loc,
         memref::GetGlobalOp::create(b, loc, global.getType(), name.getValue());
     addMemRefParams(b, loc, global.getType(), table, HPVM_RT_ACCESS_IN, params);
   }
-  for (Value buffer : buffers)
+  for (Value buffer : run.buffers)
     addMemRefParams(b, loc, cast<MemRefType>(buffer.getType()), buffer,
                     HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL, params);
   Value one = i64Constant(b, loc, 1);
   SmallVector<Value> grid{i64Constant(b, loc, elements), one, one};
   for (Value extent : grid)
     addValue(extent);
-  if (scalars)
+  if (run.scalars)
     params.push_back({kParamBuffer, HPVM_RT_ACCESS_OUT,
-                      sizeOf(b, loc, scalarStruct), scalars});
+                      sizeOf(b, loc, run.scalarStruct), run.scalars});
   Value zero = i64Constant(b, loc, 0);
-  Value ran = launchKernel(b, loc, node, grid, {zero, zero, zero}, params);
-
-  // The CPU version where no device ran it, with outputs of its own.
-  Value notRan = LLVM::XOrOp::create(
-      b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
-  auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
-                                    /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  auto fill = [&](Region &region, function_ref<SmallVector<Value>()> body) {
-    Block &block = region.front();
-    if (!block.empty() &&
-        block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
-      block.back().erase();
-    b.setInsertionPointToEnd(&block);
-    scf::YieldOp::create(b, loc, body());
-  };
-  fill(fallback.getThenRegion(), [&] {
-    for (Value buffer : buffers)
-      memref::DeallocOp::create(b, loc, buffer);
-    return runNodeOnCPU(b, loc, node, {}, inputs, parentFrame, {});
-  });
-  fill(fallback.getElseRegion(), [&] {
-    SmallVector<Value> results;
-    unsigned buffer = 0, scalar = 0;
-    for (Type type : outputTypes) {
-      if (isa<MemRefType>(type)) {
-        results.push_back(buffers[buffer++]);
-        continue;
-      }
-      results.push_back(fromStorage(
-          b, loc, loadField(b, loc, scalarStruct, scalars, scalar++), type));
-    }
-    return results;
-  });
-  return fallback.getResults();
+  run.ran = launchKernel(b, loc, node, grid, {zero, zero, zero}, params);
+  return run;
 }

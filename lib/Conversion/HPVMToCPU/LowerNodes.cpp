@@ -445,13 +445,55 @@ Value CPULowering::decodePointerOutput(OpBuilder &b, Location loc,
   return pointer;
 }
 
+SmallVector<Value> CPULowering::runTensorNode(OpBuilder &b, Location loc,
+                                              NodeOpInterface node,
+                                              ValueRange inputs,
+                                              Value parentFrame) {
+  TensorKernelRun run = launchTensorKernel(b, loc, node, inputs);
+  TypeRange outputTypes = node.getOutputTypes();
+  Value notRan = LLVM::XOrOp::create(
+      b, loc, run.ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
+  auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  auto fill = [&](Region &region, function_ref<SmallVector<Value>()> body) {
+    Block &block = region.front();
+    if (!block.empty() &&
+        block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
+      block.back().erase();
+    b.setInsertionPointToEnd(&block);
+    scf::YieldOp::create(b, loc, body());
+  };
+  // No device: the CPU version, with outputs of its own.
+  fill(fallback.getThenRegion(), [&] {
+    for (Value buffer : run.buffers)
+      memref::DeallocOp::create(b, loc, buffer);
+    return runNodeOnCPU(b, loc, node, {}, inputs, parentFrame, {});
+  });
+  fill(fallback.getElseRegion(), [&] {
+    SmallVector<Value> results;
+    unsigned buffer = 0, scalar = 0;
+    for (Type type : outputTypes) {
+      if (isa<MemRefType>(type)) {
+        results.push_back(run.buffers[buffer++]);
+        continue;
+      }
+      results.push_back(fromStorage(
+          b, loc, loadField(b, loc, run.scalarStruct, run.scalars, scalar++),
+          type));
+    }
+    return results;
+  });
+  return fallback.getResults();
+}
+
 SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
   if (hasKernelSite(node, perInstance) &&
       node->hasAttr(HPVMDialect::getTensorKernelAttrName()))
-    return runTensorKernel(b, loc, node, inputs, parentFrame);
+    return runTensorNode(b, loc, node, inputs, parentFrame);
   if (hasKernelSite(node, perInstance)) {
     // The kernel version first; the CPU version when no device ran it. The
     // kernel's first instance writes the outputs into `outputs`.

@@ -543,6 +543,19 @@ hpvm.leaf @leaf(%a: f32) -> (f32) attributes {hpvm.kernel_per_instance = array<i
 
 // -----
 
+// expected-error @+1 {{'hpvm.tensor_kernel' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.tensor_kernel = []} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.tensor_kernel' expects an array of symbol references (the kernel's constant tensors), found ["w"]}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_kernel = ["w"]} {
+  hpvm.return
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.kernel' expects a symbol reference (the node's kernel), found "k"}}
 hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
   hpvm.return

@@ -1,0 +1,99 @@
+// Tensor leaves hinted for a device that cannot become kernels of one thread
+// per output element say why and keep their CPU version (no hpvm.kernel).
+// RUN: hpvm-opt %s --convert-hpvm-to-gpu --split-input-file -verify-diagnostics | FileCheck %s
+// CHECK-NOT: hpvm.kernel
+
+// A convolution of a convolution: every tap would compute the inner one again.
+// expected-warning @+1 {{runs on the CPU: no GPU kernel, because its 'hpvm.tensor.conv2d' reads the result of a reduction (a kernel would compute it again for every use)}}
+hpvm.leaf @twice(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %a = hpvm.tensor.conv2d %x, %w : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x6x6xf32>
+  %b = hpvm.tensor.conv2d %a, %w : (tensor<1x1x6x6xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
+  hpvm.return %b : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// A softmax of a product reads the whole row of it for each element.
+// expected-warning @+1 {{because its 'hpvm.tensor.softmax' reads the result of a reduction}}
+hpvm.leaf @head(%x: tensor<2x16xf32>, %m: tensor<16x10xf32>) -> (tensor<2x10xf32>) attributes {hpvm.targets = [#hpvm.target<spirv>]} {
+  %y = hpvm.tensor.mul %x, %m : (tensor<2x16xf32>, tensor<16x10xf32>) -> tensor<2x10xf32>
+  %s = hpvm.tensor.softmax %y : tensor<2x10xf32>
+  hpvm.return %s : tensor<2x10xf32>
+}
+
+// -----
+
+// Pool windows wider than two strides over a convolution.
+// expected-warning @+1 {{because its 'hpvm.tensor.pool' has windows wider than two strides over the result of a reduction (a kernel would compute it again for every window)}}
+hpvm.leaf @wide(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1x2x2xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %a = hpvm.tensor.conv2d %x, %w : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x6x6xf32>
+  %p = hpvm.tensor.pool max %a {window = [5, 5], strides = [1, 1]} : tensor<1x1x6x6xf32> -> tensor<1x1x2x2xf32>
+  hpvm.return %p : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// Approximation knobs are the runtime's CPU kernels' business.
+// expected-warning @+1 {{because its 'hpvm.tensor.mul' has an approximation knob (the runtime's CPU kernels implement knobs)}}
+hpvm.leaf @knob(%x: tensor<2x16xf32>, %m: tensor<16x10xf32>) -> (tensor<2x10xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %y = hpvm.tensor.mul %x, %m {hpvm.knob = #hpvm.knob<fp16>} : (tensor<2x16xf32>, tensor<16x10xf32>) -> tensor<2x10xf32>
+  hpvm.return %y : tensor<2x10xf32>
+}
+
+// -----
+
+// A tensor node runs as one instance.
+// expected-warning @+1 {{because it is created with a grid (a tensor node runs as one instance)}}
+hpvm.leaf @replicated(%x: tensor<4xf32>) -> (tensor<4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
+// The grid around it is no tile kernel either.
+// expected-warning @+1 {{runs on the CPU: no GPU kernel, because an input of type that kernels do not take (input 0)}}
+hpvm.internal @grid(%x: tensor<4xf32>, %n: index) -> () {
+  %node = hpvm.create_node @replicated [%n] : !hpvm.node
+  hpvm.bind_in %x -> %node[0] : tensor<4xf32>
+}
+
+// -----
+
+// Ops other than tensor ops, reshapes and constants.
+// expected-warning @+1 {{because it computes with 'tensor.extract_slice' (tensor ops only)}}
+hpvm.leaf @slice(%x: tensor<8xf32>) -> (tensor<4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %s = tensor.extract_slice %x[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  %r = hpvm.tensor.relu %s : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
+
+// -----
+
+// A scalar input a tensor op reads (a reduction's start).
+// expected-warning @+1 {{because its tensor ops read its scalar input 1}}
+hpvm.leaf @start(%x: tensor<4x8xf32>, %init: f32) -> (tensor<4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %s = hpvm.tensor.reduce %x, %init axis 1 : (tensor<4x8xf32>, f32) -> tensor<4xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %t = arith.addf %acc, %e : f32
+    hpvm.tensor.yield %t : f32
+  }
+  hpvm.return %s : tensor<4xf32>
+}
+
+// -----
+
+// A scalar output computed from an input.
+// expected-warning @+1 {{because its scalar output 1 is computed (tensor kernels return constants and inputs)}}
+hpvm.leaf @bytes(%x: tensor<4xf32>, %n: i64) -> (tensor<4xf32>, i64) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %two = arith.constant 2 : i64
+  %m = arith.muli %two, %two : i64
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r, %m : tensor<4xf32>, i64
+}
+
+// -----
+
+// Dynamically shaped tensors.
+// expected-warning @+1 {{because its input 0 is a tensor<?xf32> (tensor kernels take statically shaped float tensors)}}
+hpvm.leaf @dynamic(%x: tensor<?xf32>) -> (tensor<?xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %r = hpvm.tensor.relu %x : tensor<?xf32>
+  hpvm.return %r : tensor<?xf32>
+}
