@@ -1063,8 +1063,8 @@ def compile_program(prog, args, work):
         os.remove(exe)
     log = os.path.join(work, "logs", prog.name + ".compile.log")
     timefile = os.path.join(work, "logs", prog.name + ".compile.time")
-    cmd = [args.hpvm_cc, "-O3", "-DMODEL_PARAMS_DIR=" + os.path.join(work, "params"),
-           prog.source, "-o", exe]
+    cmd = [args.hpvm_cc, "-O3", f"--target={args.target}",
+           "-DMODEL_PARAMS_DIR=" + os.path.join(work, "params"), prog.source, "-o", exe]
     timev = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
     full = ([timev, "-v", "-o", timefile] + cmd) if timev else cmd
     rc, secs = run_cmd(full, log, log, timeout=args.timeout)
@@ -1090,6 +1090,8 @@ def run_program(prog, exe, args, work, dump):
     env = dict(os.environ, HPVM_TENSOR_BATCHES=str(args.batches), HPVM_TENSOR_STATS="1",
                OMP_NUM_THREADS=str(args.threads), HPVM_NUM_THREADS=str(args.threads))
     env.pop("HPVM_TENSOR_DUMP", None)
+    if args.target != "cpu":
+        env["HPVM_TRACE"] = "1"  # where each node ran (placement())
     if dump:
         if os.path.exists(dump):
             os.remove(dump)  # the runtime appends
@@ -1112,6 +1114,21 @@ def run_program(prog, exe, args, work, dump):
         stats = {int(i): float(ms) for i, ms in STATS_RE.findall(f.read())}
     times = [stats.get(i) for i in range(args.batches)]
     return times, secs
+
+
+TRACE_RE = re.compile(r"^hpvm-trace: (\S+) on (\w+)", re.M)
+
+
+def placement(prog, work):
+    """Where the last run's nodes ran (HPVM_TRACE): 'N of M node runs on DEVICE'."""
+    with open(os.path.join(work, "logs", prog.name + ".run.err"), errors="replace") as f:
+        runs = TRACE_RE.findall(f.read())
+    devices = sorted({device for _, device in runs if device != "cpu"})
+    on_device = sum(1 for _, device in runs if device != "cpu")
+    where = ", ".join(devices) or "a device"
+    cpu = sorted({node for node, device in runs if device == "cpu"})
+    text = f"{on_device} of {len(runs)} node runs on {where}"
+    return text + (f" (on the CPU: {', '.join(cpu[:6])})" if cpu else "")
 
 
 def compare(prog, hpvm, ref):
@@ -1268,6 +1285,9 @@ def check_program(name, args, work, bench_rows):
                              "HPVM_TENSOR_DUMP?)")
         print(f"   run: {rsecs:.1f} s, batches " +
               ", ".join("?" if t is None else f"{t:.1f} ms" for t in times))
+        if args.target != "cpu":
+            row["placement"] = placement(prog, work)
+            print(f"   placement: {row['placement']}")
         if None in times:
             print("   note: not every batch printed 'hpvm-tensor: batch <i>: <ms> ms' "
                   "(HPVM_TENSOR_STATS=1)")
@@ -1326,6 +1346,9 @@ def main():
     ap.add_argument("--only", default="",
                     help="comma-separated programs (default: all: " + ",".join(PROGRAMS) + ")")
     ap.add_argument("--batches", type=int, default=2, help="batches per run (default 2)")
+    ap.add_argument("--target", default="cpu", choices=("cpu", "opencl", "gpu"),
+                    help="hpvm-cc --target (default cpu); with a device, the run is traced "
+                         "and the placement of the node runs reported")
     ap.add_argument("--work", default=None,
                     help="data, binaries, logs and outputs (default BUILD/dnn-check)")
     ap.add_argument("--bench", type=int, default=0, metavar="ROUNDS",
