@@ -59,3 +59,51 @@ def test_tensor_kernels_fall_back_to_the_cpu_without_a_device():
             if line.startswith("hpvm-trace:") and " on " in line]
     assert runs and all(line.endswith(" on cpu") for line in runs), runs
     assert "falls back to cpu: HPVM_DEVICE=cpu" in device_trace
+
+
+KNOB_SCRIPT = """
+import sys
+import numpy as np, hpvm
+from hpvm import tensor as T
+sys.path.insert(0, {tests!r})
+from test_precision_knobs import ROUND
+knob, (m, k, n) = {knob!r}, {shape!r}
+rng = np.random.default_rng(11)
+g = hpvm.TensorGraph("dense")
+x = g.input("x", (m, k))
+w = rng.standard_normal((k, n)).astype(np.float32)
+b = rng.standard_normal((1, n)).astype(np.float32)
+h = T.relu(T.add(T.matmul(x, g.constant(w, "w"), name="fc"), g.constant(b, "b"), name="fc_bias"),
+           name="fc_relu")
+g.output(h)
+xv = (rng.standard_normal((m, k)) * 3).astype(np.float32)
+xv[0, 0] = 7e4  # beyond fp16's range: infinity there
+got = hpvm.compile(g, knobs={{"knobs": [{{"node": "fc", "knob": knob}}]}}, fuse=True,
+                   target="opencl")(xv)
+round_ = ROUND[knob]
+assert np.array_equal(round_(got), got), "a result that is not a value of the format"
+with np.errstate(over="ignore", invalid="ignore"):
+    exact = np.maximum(round_(xv).astype(np.float64) @ round_(w).astype(np.float64) + b, 0.0)
+    terms = np.abs(round_(xv)).astype(np.float64) @ np.abs(round_(w)).astype(np.float64)
+half_ulp = 2.0 ** -11 if knob == "fp16" else 2.0 ** -8
+finite = np.isfinite(exact)
+bound = k * 2.0 ** -23 * (terms + abs(b)) * 2 + half_ulp * np.abs(exact)
+assert np.all(np.abs(got - exact)[finite] <= bound[finite] + 1e-30)
+if knob == "fp16":
+    assert np.all(np.isinf(got[0]) | (got[0] == 0) | ~np.isfinite(exact[0]))
+print("within", knob)
+"""
+
+
+@pytest.mark.parametrize("knob", ["fp16", "bf16"])
+@pytest.mark.parametrize("shape", [(3, 37, 21), (1, 1024, 300)])
+def test_precision_knobs_on_the_opencl_device(knob, shape):
+    """The fp16 / bf16 knobs in a tensor kernel: operands stored in the format, f32 sums,
+    the result (after bias and relu) rounded once; within the documented bound of the
+    exact product of the rounded operands (docs/Approximation.md), on the device."""
+    script = KNOB_SCRIPT.format(tests=str(Path(__file__).parent), knob=knob, shape=shape)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.strip() == f"within {knob}"
+    assert "hpvm-trace: fc_fc_bias_fc_relu on opencl:" in result.stderr, result.stderr[-2000:]

@@ -62,6 +62,29 @@ bool isElementwise(Value value) {
   });
 }
 
+/// The storage format of a precision knob (fp16, bf16) on `op`, if any.
+std::optional<KnobKind> getPrecision(Operation *op) {
+  auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+  if (knob && (knob.getKind() == KnobKind::fp16 || knob.getKind() == KnobKind::bf16))
+    return knob.getKind();
+  return std::nullopt;
+}
+
+/// The product whose precision knob rounds `value`, a leaf's output: the
+/// runtime's kernels round a product's result after the bias add and the
+/// activation they absorb, so the kernel does where the output is stored.
+TensorMulOp getRoundedProduct(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (def && scalars::isActivation(def))
+    def = def->getOperand(0).getDefiningOp();
+  if (auto add = dyn_cast_or_null<TensorAddOp>(def)) {
+    auto lhs = add.getLhs().getDefiningOp<TensorMulOp>();
+    def = lhs ? lhs.getOperation() : add.getRhs().getDefiningOp();
+  }
+  auto mul = dyn_cast_or_null<TensorMulOp>(def);
+  return mul && getPrecision(mul) ? mul : TensorMulOp();
+}
+
 /// Why the region of a map or reduce has no element form, or "".
 std::string checkScalarRegion(Region &region) {
   for (Operation &op : region.front()) {
@@ -85,10 +108,12 @@ std::string checkScalarRegion(Region &region) {
 /// Why the tensor op `op` has no element form in a kernel, or "".
 std::string checkTensorOp(Operation *op) {
   std::string name = op->getName().getStringRef().str();
-  if (auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName()))
-    return "its '" + name +
-           "' has an approximation knob (the runtime's CPU kernels implement "
-           "knobs)";
+  if (auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+      knob && !getPrecision(op))
+    return "its '" + name + "' has the approximation knob " +
+           stringifyKnobKind(knob.getKind()).str() +
+           " (tensor kernels implement the precision knobs only; the "
+           "runtime's CPU kernels the others)";
   auto elementwiseOperands = [&](ValueRange operands) -> std::string {
     for (Value operand : operands)
       if (isa<RankedTensorType>(operand.getType()) && !isElementwise(operand))
@@ -144,6 +169,12 @@ public:
 
   /// The element of the tensor `value` at `indices`.
   Value emit(Value value, ValueRange indices);
+  /// `x` (f32) rounded to `format` (fp16 or bf16, to nearest, ties to even)
+  /// and widened back, in f32 integer arithmetic (devices need no half
+  /// types): what the runtime's half-precision products store.
+  Value roundTo(KnobKind format, Value x);
+  /// The product whose result the caller rounds itself (at the store).
+  TensorMulOp roundedAtStore;
 
 private:
   Value index(int64_t value) {
@@ -327,18 +358,64 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
 }
 
 Value ElementEmitter::mul(TensorMulOp op, ValueRange indices) {
-  // [..., M, K] x [..., K, N]: lhs at (..., i, k), rhs at (..., k, j).
+  // [..., M, K] x [..., K, N]: lhs at (..., i, k), rhs at (..., k, j). A
+  // precision knob stores the operands in its format; the sum is f32.
+  std::optional<KnobKind> precision = getPrecision(op);
+  auto stored = [&](Value x) { return precision ? roundTo(*precision, x) : x; };
   RankedTensorType lhs = tensorType(op.getLhs());
   Value zero = scalars::floatConstant(b, loc, lhs.getElementType(), 0.0);
-  return fold(lhs.getShape().back(), zero, [&](Value k, Value sum) {
+  Value sum = fold(lhs.getShape().back(), zero, [&](Value k, Value sum) {
     SmallVector<Value> lhsIndices(indices.drop_back());
     lhsIndices.push_back(k);
     SmallVector<Value> rhsIndices(indices.drop_back(2));
     rhsIndices.append({k, indices.back()});
-    Value product = arith::MulFOp::create(b, loc, emit(op.getLhs(), lhsIndices),
-                                          emit(op.getRhs(), rhsIndices));
+    Value product =
+        arith::MulFOp::create(b, loc, stored(emit(op.getLhs(), lhsIndices)),
+                              stored(emit(op.getRhs(), rhsIndices)));
     return arith::AddFOp::create(b, loc, sum, product);
   });
+  return op == roundedAtStore ? sum : stored(sum);
+}
+
+Value ElementEmitter::roundTo(KnobKind format, Value x) {
+  auto i32 = b.getI32Type();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  // Round the f32 fraction to `kept` bits, to nearest with ties to even.
+  auto roundBits = [&](Value bits, unsigned dropped) -> Value {
+    Value lsb = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, constant(dropped)),
+        constant(1));
+    Value bias = arith::AddIOp::create(b, loc, constant((1 << (dropped - 1)) - 1), lsb);
+    Value sum = arith::AddIOp::create(b, loc, bits, bias);
+    return arith::AndIOp::create(b, loc, sum, constant(~((1 << dropped) - 1)));
+  };
+  if (format == KnobKind::bf16)
+    return arith::BitcastOp::create(b, loc, x.getType(), roundBits(bits, 16));
+  // fp16: 10 fraction bits in its normal range; below 2^-14 multiples of
+  // 2^-24 (its subnormals: adding and taking away 0.5, whose f32 ulp is
+  // 2^-24, rounds there); from 65520 (half-way to 2^16) on, infinity.
+  Value magnitude = math::AbsFOp::create(b, loc, x);
+  Value normal = arith::BitcastOp::create(b, loc, x.getType(), roundBits(bits, 13));
+  Value half = scalars::floatConstant(b, loc, x.getType(), 0.5);
+  Value tiny = arith::SubFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, magnitude, half), half);
+  Value subnormal = math::CopySignOp::create(b, loc, tiny, x);
+  Value isSubnormal = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, magnitude,
+      scalars::floatConstant(b, loc, x.getType(), 0x1p-14));
+  Value rounded = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  Value overflows = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGE, magnitude,
+      scalars::floatConstant(b, loc, x.getType(), 65520.0));
+  Value infinity = math::CopySignOp::create(
+      b, loc,
+      scalars::floatConstant(b, loc, x.getType(),
+                             std::numeric_limits<double>::infinity()),
+      x);
+  return arith::SelectOp::create(b, loc, overflows, infinity, rounded);
 }
 
 Value ElementEmitter::pool(TensorPoolOp op, ValueRange indices) {
@@ -668,9 +745,15 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
     rest = arith::DivUIOp::create(b, loc, rest, size);
   }
   ElementEmitter emitter(b, loc, memory);
-  for (auto [value, output] : llvm::zip(tensorOutputs, outputs))
-    memref::StoreOp::create(b, loc, emitter.emit(value, indices), output,
-                            indices);
+  for (auto [value, output] : llvm::zip(tensorOutputs, outputs)) {
+    // A product with a precision knob, its bias and activation: the result
+    // rounded to the format once, as the runtime's kernels round it.
+    emitter.roundedAtStore = getRoundedProduct(value);
+    Value element = emitter.emit(value, indices);
+    if (emitter.roundedAtStore)
+      element = emitter.roundTo(*getPrecision(emitter.roundedAtStore), element);
+    memref::StoreOp::create(b, loc, element, output, indices);
+  }
   b.setInsertionPointToEnd(entry);
   if (!scalarOutputs.empty()) {
     // The first thread stores the scalar outputs (inputs or constants).

@@ -33,11 +33,11 @@ hpvm.leaf @wide(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1
 
 // -----
 
-// Approximation knobs are the runtime's CPU kernels' business.
-// expected-warning @+1 {{because its 'hpvm.tensor.mul' has an approximation knob (the runtime's CPU kernels implement knobs)}}
-hpvm.leaf @knob(%x: tensor<2x16xf32>, %m: tensor<16x10xf32>) -> (tensor<2x10xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
-  %y = hpvm.tensor.mul %x, %m {hpvm.knob = #hpvm.knob<fp16>} : (tensor<2x16xf32>, tensor<16x10xf32>) -> tensor<2x10xf32>
-  hpvm.return %y : tensor<2x10xf32>
+// Perforation and sampling are the runtime's CPU kernels' business.
+// expected-warning @+1 {{because its 'hpvm.tensor.conv2d' has the approximation knob perforate_rows (tensor kernels implement the precision knobs only; the runtime's CPU kernels the others)}}
+hpvm.leaf @knob(%x: tensor<1x1x8x8xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x6x6xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<1x1x8x8xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x6x6xf32>
+  hpvm.return %c : tensor<1x2x6x6xf32>
 }
 
 // -----

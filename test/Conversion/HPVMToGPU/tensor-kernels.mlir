@@ -34,6 +34,19 @@ hpvm.leaf @head(%f: tensor<2x16xf32>, %bytes: i64, %m: tensor<16x10xf32>, %mb: t
   hpvm.return %s, %zero : tensor<2x10xf32>, i64
 }
 
+// A product with the fp16 knob, its bias and relu: operands rounded to half
+// precision as they are read (in f32 integer arithmetic: 10 fraction bits to
+// nearest even, multiples of 2^-24 below 2^-14, infinity from 65520), summed
+// in f32, the result rounded once where it is stored.
+// CHECK-LABEL: hpvm.leaf @half(
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@half
+hpvm.leaf @half(%f: tensor<2x16xf32>, %m: tensor<16x10xf32>, %mb: tensor<1x10xf32>) -> (tensor<2x10xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %y = hpvm.tensor.mul %f, %m {hpvm.knob = #hpvm.knob<fp16>} : (tensor<2x16xf32>, tensor<16x10xf32>) -> tensor<2x10xf32>
+  %a = hpvm.tensor.add %y, %mb : (tensor<2x10xf32>, tensor<1x10xf32>) -> tensor<2x10xf32>
+  %r = hpvm.tensor.relu %a : tensor<2x10xf32>
+  hpvm.return %r : tensor<2x10xf32>
+}
+
 // Not hinted: no kernel.
 // CHECK-LABEL: hpvm.leaf @host_only(
 // CHECK-NOT: hpvm.kernel
@@ -109,6 +122,23 @@ func.func @run(%x: memref<1x1x6x6xf32>, %b: memref<1x2x1x1xf32>, %f: memref<2x16
 // CHECK: arith.cmpi eq
 // CHECK: llvm.getelementptr %[[SCALARS]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(i64)>
 // CHECK: llvm.store
+
+// CHECK-LABEL: gpu.func @half(
+// CHECK: scf.for
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.constant 4095 : i32
+// CHECK: arith.constant -8192 : i32
+// CHECK: arith.constant 5.000000e-01 : f32
+// CHECK: arith.constant 6.10351563E-5 : f32
+// CHECK: arith.constant 6.552000e+04 : f32
+// CHECK: arith.constant 0x7F800000 : f32
+// CHECK: arith.mulf
+// CHECK: scf.yield
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: arith.constant -8192 : i32
+// CHECK: arith.constant 6.552000e+04 : f32
+// CHECK: memref.store
 
 // The host: the output allocated before the launch (the kernel writes every
 // element), the weights' global passed in, and where no device ran, the
