@@ -231,6 +231,16 @@ public:
     std::string name;
   };
   FailureOr<WaitedRoot> getWaitedRoot(WaitOp wait);
+  /// A streaming launch's started pipeline: the stream (a pointer) its push,
+  /// pop and wait use, and the root it runs (LowerStreaming.cpp).
+  struct StartedStream {
+    Value stream;
+    NodeOpInterface root;
+  };
+  /// The runtime calls that start `launch`'s pipeline: a call of its root's
+  /// pipeline function (getPipelineFunction, built on the first launch of
+  /// the root). The first item is not pushed here.
+  StartedStream emitStreamingLaunch(OpBuilder &b, LaunchOp launch);
 
 private:
   /// One parameter of hpvm_rt_kernel_run (LowerKernelSites.cpp).
@@ -647,6 +657,29 @@ struct LaunchBlocks {
 void populateHPVMHostOpsToRuntimePatterns(RewritePatternSet &patterns,
                                           CPULowering &lowering,
                                           LaunchBlocks &blocks);
+
+/// What the streaming patterns share: the stream behind each streaming
+/// launch's handle, until the last push, pop or wait on it is lowered.
+struct StreamingLaunches {
+  struct Stream {
+    Value stream; // the runtime stream (a pointer)
+    NodeOpInterface root;
+    LaunchOp launch;  // erased with the last op on its handle
+    std::string what; // "@root", in the status checks
+  };
+  DenseMap<Value, Stream> started; // by graph handle
+};
+
+/// Adds the patterns that lower streaming host ops to runtime pipeline calls:
+/// a streaming `hpvm.launch` (building its root's pipeline, once per root,
+/// and pushing the launch operands unless `pushed`; recorded in `streams`),
+/// and `hpvm.push`, `hpvm.pop` and `hpvm.wait` on a handle `streams` knows
+/// (the last of them erases the launch). Applied by lowerStreamingGraphs to
+/// each streaming launch and then the users of its handle, before the
+/// patterns of populateHPVMHostOpsToRuntimePatterns.
+void populateHPVMStreamingToRuntimePatterns(RewritePatternSet &patterns,
+                                            CPULowering &lowering,
+                                            StreamingLaunches &streams);
 
 } // namespace mlir::hpvm::cpu
 

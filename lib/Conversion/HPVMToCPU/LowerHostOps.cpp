@@ -180,6 +180,8 @@ struct LaunchToRuntime : OpRewritePattern<LaunchOp> {
 
   LogicalResult matchAndRewrite(LaunchOp launch,
                                 PatternRewriter &rewriter) const override {
+    if (launch.getStreaming()) // populateHPVMStreamingToRuntimePatterns
+      return rewriter.notifyMatchFailure(launch, "a streaming launch");
     NodeOpInterface root = lowering.getLaunchedRoot(launch);
     Value block = lowering.emitLaunch(rewriter, launch, root);
     blocks.launched[block] = {block, root};

@@ -4,7 +4,11 @@
 // extents are recomputed); the other inputs are the stage's incoming streaming
 // edges; its outputs are its outgoing edges and, for the child that defines
 // the root's outputs, the packed outputs the host pops.
+// The host ops are rewrite patterns (populateHPVMStreamingToRuntimePatterns):
+// a streaming launch calls its root's pipeline function, planned and built on
+// the root's first launch; push, pop and wait call the runtime on its stream.
 #include "CPULowering.h"
+#include "HPVM/Conversion/ApplyPatternsOnce.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
@@ -248,58 +252,166 @@ LLVM::LLVMFuncOp CPULowering::getPipelineFunction(NodeOpInterface root) {
   return pipelineFunction;
 }
 
-LogicalResult CPULowering::lowerStreamingGraphs() {
-  SmallVector<LaunchOp> launches;
-  walkHostCode([&](LaunchOp launch) {
-    if (launch.getStreaming())
-      launches.push_back(launch);
-  });
-  for (LaunchOp launch : launches) {
-    auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
-        launch, launch.getRootAttr());
-    Location loc = launch.getLoc();
-    std::string what = ("@" + launch.getRoot()).str();
-    LLVM::LLVMStructType argsType = getStorageStruct(root.getInputTypes());
-    LLVM::LLVMStructType outputsType = getStorageStruct(root.getOutputTypes());
-    auto packAndPush = [&](OpBuilder &b, Location at, Value stream,
-                           ValueRange values, StringRef verb) {
-      Value item = allocaInEntry(b, at, argsType);
-      for (auto [field, value] : llvm::enumerate(values))
-        storeField(b, at, argsType, item, field, toStorage(b, at, value));
-      Value status =
-          callRuntime(b, at, RuntimeFn::StreamPush, {stream, item});
-      checkStatus(b, at, status, (verb + " " + what).str());
-    };
-    OpBuilder b(launch);
-    Value stream = LLVM::CallOp::create(b, loc, getPipelineFunction(root),
-                                        ValueRange{})
-                       .getResult();
-    // The launch operands are the first item, unless every item is pushed.
+CPULowering::StartedStream
+CPULowering::emitStreamingLaunch(OpBuilder &b, LaunchOp launch) {
+  auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
+      launch, launch.getRootAttr());
+  Value stream = LLVM::CallOp::create(b, launch.getLoc(),
+                                      getPipelineFunction(root), ValueRange{})
+                     .getResult();
+  return StartedStream{stream, root};
+}
+
+/// Packs `values` (the root's inputs) into an item and pushes it into the
+/// stream of `started`; `verb` and the root's name say what failed in the
+/// status check.
+static void emitPushItem(CPULowering &lowering, OpBuilder &b, Location loc,
+                         StreamingLaunches::Stream &started,
+                         ValueRange values, StringRef verb) {
+  LLVM::LLVMStructType argsType =
+      lowering.getStorageStruct(started.root.getInputTypes());
+  Value item = lowering.allocaInEntry(b, loc, argsType);
+  for (auto [field, value] : llvm::enumerate(values))
+    lowering.storeField(b, loc, argsType, item, field,
+                        lowering.toStorage(b, loc, value));
+  Value status = lowering.callRuntime(b, loc, RuntimeFn::StreamPush,
+                                      {started.stream, item});
+  lowering.checkStatus(b, loc, status, (verb + " " + started.what).str());
+}
+
+namespace {
+/// A streaming launch: builds its root's pipeline (once per root), starts it
+/// and, unless every item is pushed, pushes the launch operands as the first
+/// item. The stream is recorded for the push, pop and wait on its handle; the
+/// last of them erases the launch.
+struct StreamingLaunchToRuntime : OpRewritePattern<LaunchOp> {
+  StreamingLaunchToRuntime(MLIRContext *context, CPULowering &lowering,
+                           StreamingLaunches &streams)
+      : OpRewritePattern(context), lowering(lowering), streams(streams) {}
+
+  LogicalResult matchAndRewrite(LaunchOp launch,
+                                PatternRewriter &rewriter) const override {
+    if (!launch.getStreaming())
+      return rewriter.notifyMatchFailure(launch, "not a streaming launch");
+    CPULowering::StartedStream started =
+        lowering.emitStreamingLaunch(rewriter, launch);
+    StreamingLaunches::Stream stream{started.stream, started.root, launch,
+                                     ("@" + launch.getRoot()).str()};
     if (!launch.getPushed())
-      packAndPush(b, loc, stream, launch.getArgs(), "pushing the first item into");
-    for (Operation *user : llvm::make_early_inc_range(launch.getGraph().getUsers())) {
-      OpBuilder ub(user);
-      Location at = user->getLoc();
-      if (auto push = dyn_cast<PushOp>(user)) {
-        packAndPush(ub, at, stream, push.getArgs(), "pushing into");
-      } else if (auto pop = dyn_cast<PopOp>(user)) {
-        Value item = allocaInEntry(ub, at, outputsType);
-        Value status =
-            callRuntime(ub, at, RuntimeFn::StreamPop, {stream, item});
-        checkStatus(ub, at, status, "popping from " + what);
-        SmallVector<Value> results;
-        for (auto [field, type] : llvm::enumerate(pop.getResultTypes()))
-          results.push_back(fromStorage(
-              ub, at, loadField(ub, at, outputsType, item, field), type));
-        pop.replaceAllUsesWith(results);
-      } else {
-        Value status =
-            callRuntime(ub, at, RuntimeFn::StreamWait, {stream});
-        checkStatus(ub, at, status, "waiting for " + what);
-      }
-      user->erase();
-    }
-    launch.erase();
+      emitPushItem(lowering, rewriter, launch.getLoc(), stream,
+                   launch.getArgs(), "pushing the first item into");
+    if (launch.getGraph().use_empty())
+      rewriter.eraseOp(launch);
+    else
+      streams.started[launch.getGraph()] = std::move(stream);
+    return success();
   }
-  return success();
+
+  CPULowering &lowering;
+  StreamingLaunches &streams;
+};
+
+/// The base of the patterns of the ops on a started stream's handle: finds
+/// the stream, and erases the op (and the launch after its last user).
+template <typename OpTy>
+struct StreamOpToRuntime : OpRewritePattern<OpTy> {
+  StreamOpToRuntime(MLIRContext *context, CPULowering &lowering,
+                    StreamingLaunches &streams)
+      : OpRewritePattern<OpTy>(context), lowering(lowering), streams(streams) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value graph = op.getGraph();
+    auto it = streams.started.find(graph);
+    if (it == streams.started.end())
+      return rewriter.notifyMatchFailure(op, "not a started stream's handle");
+    StreamingLaunches::Stream stream = it->second;
+    rewriter.replaceOp(op, lower(op, stream, rewriter));
+    if (graph.use_empty()) {
+      streams.started.erase(graph);
+      rewriter.eraseOp(stream.launch);
+    }
+    return success();
+  }
+
+  /// The runtime calls of `op` on `stream`; returns its results.
+  virtual SmallVector<Value> lower(OpTy op,
+                                   StreamingLaunches::Stream &stream,
+                                   OpBuilder &b) const = 0;
+
+  CPULowering &lowering;
+  StreamingLaunches &streams;
+};
+
+/// hpvm.push: the item packed and pushed.
+struct PushToRuntime : StreamOpToRuntime<PushOp> {
+  using StreamOpToRuntime::StreamOpToRuntime;
+  SmallVector<Value> lower(PushOp push, StreamingLaunches::Stream &stream,
+                           OpBuilder &b) const override {
+    emitPushItem(lowering, b, push.getLoc(), stream, push.getArgs(),
+                 "pushing into");
+    return {};
+  }
+};
+
+/// hpvm.pop: an item popped and unpacked into the root's outputs.
+struct PopToRuntime : StreamOpToRuntime<PopOp> {
+  using StreamOpToRuntime::StreamOpToRuntime;
+  SmallVector<Value> lower(PopOp pop, StreamingLaunches::Stream &stream,
+                           OpBuilder &b) const override {
+    Location loc = pop.getLoc();
+    LLVM::LLVMStructType outputsType =
+        lowering.getStorageStruct(stream.root.getOutputTypes());
+    Value item = lowering.allocaInEntry(b, loc, outputsType);
+    Value status = lowering.callRuntime(b, loc, RuntimeFn::StreamPop,
+                                        {stream.stream, item});
+    lowering.checkStatus(b, loc, status, "popping from " + stream.what);
+    SmallVector<Value> results;
+    for (auto [field, type] : llvm::enumerate(pop.getResultTypes()))
+      results.push_back(lowering.fromStorage(
+          b, loc, lowering.loadField(b, loc, outputsType, item, field), type));
+    return results;
+  }
+};
+
+/// hpvm.wait on a stream: waits until every item has gone through.
+struct StreamWaitToRuntime : StreamOpToRuntime<WaitOp> {
+  using StreamOpToRuntime::StreamOpToRuntime;
+  SmallVector<Value> lower(WaitOp wait, StreamingLaunches::Stream &stream,
+                           OpBuilder &b) const override {
+    Location loc = wait.getLoc();
+    Value status =
+        lowering.callRuntime(b, loc, RuntimeFn::StreamWait, {stream.stream});
+    lowering.checkStatus(b, loc, status, "waiting for " + stream.what);
+    return {};
+  }
+};
+} // namespace
+
+void mlir::hpvm::cpu::populateHPVMStreamingToRuntimePatterns(
+    RewritePatternSet &patterns, CPULowering &lowering,
+    StreamingLaunches &streams) {
+  patterns.add<StreamingLaunchToRuntime, PushToRuntime, PopToRuntime,
+               StreamWaitToRuntime>(patterns.getContext(), lowering, streams);
+}
+
+LogicalResult CPULowering::lowerStreamingGraphs() {
+  // Each streaming launch, then the users of its handle (in the order of its
+  // uses), as they were lowered before they were patterns.
+  SmallVector<Operation *> ops;
+  walkHostCode([&](LaunchOp launch) {
+    if (!launch.getStreaming())
+      return;
+    ops.push_back(launch);
+    llvm::append_range(ops, launch.getGraph().getUsers());
+  });
+  StreamingLaunches streams;
+  RewritePatternSet patternList(module.getContext());
+  populateHPVMStreamingToRuntimePatterns(patternList, *this, streams);
+  FrozenRewritePatternSet patterns(std::move(patternList));
+  // Every op lowers: the support check leaves only push, pop and wait on a
+  // streaming handle.
+  auto noDiagnostic = [](Operation *) {};
+  return applyPatternsOncePerOp(ops, patterns, noDiagnostic,
+                                /*stopAtFailure=*/true);
 }
