@@ -35,7 +35,9 @@ def HPVM_Dialect : Dialect {
     instances exchange one value per instance with siblings,
     `hpvm.kernel_per_instance = array<i64: inputs, outputs>`: bit masks of
     the ports that the kernel takes as arrays indexed by the linear instance
-    id. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
+    id; on a tensor leaf whose kernel computes one element of its outputs per
+    thread, `hpvm.tensor_kernel = [@g, ...]`: the `memref.global`s of its
+    constant tensors, which the host passes to the kernel after the inputs. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
     whose consecutive x instances also run as vector lanes, and
     `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
     same inputs and one i1 output, true when it ran instances x .. x + W - 1
