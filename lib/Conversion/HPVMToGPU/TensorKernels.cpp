@@ -529,6 +529,24 @@ bool isKernelScalar(Type type) {
   return isa<FloatType>(type);
 }
 
+/// The most ops the element expression of one output may take.
+constexpr uint64_t kMaxEmitted = 4096;
+
+/// How many tensor ops the element of `value` takes, each use of a value
+/// counted (as the emitter builds it again), at most kMaxEmitted + 1.
+uint64_t emittedSize(Value value, DenseMap<Value, uint64_t> &sizes) {
+  if (auto it = sizes.find(value); it != sizes.end())
+    return it->second;
+  uint64_t size = 1;
+  Operation *def = value.getDefiningOp();
+  if (def && !isa<arith::ConstantOp>(def))
+    for (Value operand : def->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        size = std::min(size + emittedSize(operand, sizes), kMaxEmitted + 1);
+  sizes[value] = size;
+  return size;
+}
+
 /// Whether `op` is a reshape a kernel reads through: tensor.collapse_shape
 /// or tensor.expand_shape of static shapes.
 bool isStaticReshape(Operation *op) {
@@ -605,11 +623,11 @@ bool mlir::hpvm::isTensorLeaf(LeafOp leaf) {
 }
 
 std::string mlir::hpvm::checkTensorLeaf(LeafOp leaf, ModuleOp module) {
+  if (!leaf.getBody().hasOneBlock())
+    return "its body has more than one block";
   Type element;
   if (std::string reason = checkInterface(leaf, element); !reason.empty())
     return reason;
-  if (!leaf.getBody().hasOneBlock())
-    return "its body has more than one block";
   std::string reason;
   module.walk([&](CreateNodeOp create) {
     if (reason.empty() && create.getNodeAttr().getAttr() == leaf.getSymNameAttr() &&
@@ -645,6 +663,17 @@ std::string mlir::hpvm::checkTensorLeaf(LeafOp leaf, ModuleOp module) {
     if (std::string why = checkTensorOp(&op); !why.empty())
       return why;
   }
+  // A value used twice is built twice: a kernel whose element takes more
+  // than kMaxEmitted ops (2^n of them after n ops that each use the last
+  // twice) is not built.
+  DenseMap<Value, uint64_t> sizes;
+  auto ret = cast<ReturnOp>(leaf.getBody().front().getTerminator());
+  for (Value value : ret.getOperands())
+    if (isa<TensorType>(value.getType()) &&
+        emittedSize(value, sizes) > kMaxEmitted)
+      return "its element would take more than " + std::to_string(kMaxEmitted) +
+             " ops (values used more than once are computed again for each "
+             "use)";
   return "";
 }
 

@@ -97,3 +97,35 @@ hpvm.leaf @dynamic(%x: tensor<?xf32>) -> (tensor<?xf32>) attributes {hpvm.target
   %r = hpvm.tensor.relu %x : tensor<?xf32>
   hpvm.return %r : tensor<?xf32>
 }
+
+// -----
+
+// Each add uses the last value twice: its element would be built 2^13 times.
+// expected-warning @+1 {{because its element would take more than 4096 ops (values used more than once are computed again for each use)}}
+hpvm.leaf @doubling(%v0: tensor<4xf32>) -> (tensor<4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v1 = hpvm.tensor.add %v0, %v0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v2 = hpvm.tensor.add %v1, %v1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v3 = hpvm.tensor.add %v2, %v2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v4 = hpvm.tensor.add %v3, %v3 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v5 = hpvm.tensor.add %v4, %v4 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v6 = hpvm.tensor.add %v5, %v5 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v7 = hpvm.tensor.add %v6, %v6 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v8 = hpvm.tensor.add %v7, %v7 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v9 = hpvm.tensor.add %v8, %v8 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v10 = hpvm.tensor.add %v9, %v9 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v11 = hpvm.tensor.add %v10, %v10 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v12 = hpvm.tensor.add %v11, %v11 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v13 = hpvm.tensor.add %v12, %v12 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  hpvm.return %v13 : tensor<4xf32>
+}
+
+// -----
+
+// A body of several blocks.
+// expected-warning @+1 {{because its body has more than one block}}
+hpvm.leaf @blocks(%x: tensor<4xf32>) -> (tensor<4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  cf.br ^next
+^next:
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
