@@ -107,3 +107,47 @@ def test_precision_knobs_on_the_opencl_device(knob, shape):
     assert result.returncode == 0, result.stderr[-4000:]
     assert result.stdout.strip() == f"within {knob}"
     assert "hpvm-trace: fc_fc_bias_fc_relu on opencl:" in result.stderr, result.stderr[-2000:]
+
+
+SAMPLING_SCRIPT = """
+import sys
+import numpy as np, hpvm
+from hpvm import tensor as T
+sys.path.insert(0, {tests!r})
+import test_knobs
+from test_reduction_sampling import compiled, sampled_reduction
+knob, rate, offset = {knob!r}, {rate!r}, {offset!r}
+if knob == "sample_filter":
+    knobs = {{"knobs": [{{"node": "conv", "knob": knob, "rate": rate, "offset": offset}}]}}
+    for fuse in (False, True):
+        cpu = hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse)(test_knobs.X)
+        device = hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse,
+                              target="opencl")(test_knobs.X)
+        np.testing.assert_allclose(device, cpu, rtol=1e-4, atol=1e-5)
+else:
+    x = np.random.default_rng(4).standard_normal((3, 11, 5)).astype(np.float32)
+    for combiner, init in (("add", 0.5), ("max", -1.0)):
+        g = hpvm.TensorGraph("reduction")
+        g.output(T.reduce(g.input("x", x.shape), init, 1, combiner, name="fold"))
+        g_knobs = {{"knobs": [{{"node": "fold", "knob": knob, "rate": rate, "offset": offset}}]}}
+        device = hpvm.compile(g, knobs=g_knobs, target="opencl")(x)
+        expected = sampled_reduction(x, init, 1, combiner, rate, offset)
+        np.testing.assert_allclose(device, expected, rtol=1e-5, atol=1e-5)
+print("close", knob)
+"""
+
+
+@pytest.mark.parametrize("knob,rate,offset", [("sample_filter", 2, 1), ("sample_filter", 4, 3),
+                                              ("sample_reduction", 2, 0),
+                                              ("sample_reduction", 3, 2)])
+def test_sampling_knobs_on_the_opencl_device(knob, rate, offset):
+    """Filter and reduction sampling in a tensor kernel: the same taps and elements skipped,
+    the same rescaling as the CPU's kernels (docs/Approximation.md), on the device."""
+    script = SAMPLING_SCRIPT.format(tests=str(Path(__file__).parent), knob=knob, rate=rate,
+                                    offset=offset)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.strip() == f"close {knob}"
+    node = "conv" if knob == "sample_filter" else "fold"
+    assert f"hpvm-trace: {node} on opencl:" in result.stderr, result.stderr[-2000:]

@@ -70,6 +70,12 @@ std::optional<KnobKind> getPrecision(Operation *op) {
   return std::nullopt;
 }
 
+/// The sampling knob of `kind` on `op`, if any.
+KnobAttr getSampling(Operation *op, KnobKind kind) {
+  auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+  return knob && knob.getKind() == kind ? knob : KnobAttr();
+}
+
 /// The product whose precision knob rounds `value`, a leaf's output: the
 /// runtime's kernels round a product's result after the bias add and the
 /// activation they absorb, so the kernel does where the output is stored.
@@ -109,11 +115,12 @@ std::string checkScalarRegion(Region &region) {
 std::string checkTensorOp(Operation *op) {
   std::string name = op->getName().getStringRef().str();
   if (auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
-      knob && !getPrecision(op))
+      knob && !getPrecision(op) && knob.getKind() != KnobKind::sample_filter &&
+      knob.getKind() != KnobKind::sample_reduction)
     return "its '" + name + "' has the approximation knob " +
            stringifyKnobKind(knob.getKind()).str() +
-           " (tensor kernels implement the precision knobs only; the "
-           "runtime's CPU kernels the others)";
+           " (tensor kernels implement the precision and sampling knobs; the "
+           "runtime's CPU kernels perforation)";
   auto elementwiseOperands = [&](ValueRange operands) -> std::string {
     for (Value operand : operands)
       if (isa<RankedTensorType>(operand.getType()) && !isElementwise(operand))
@@ -342,6 +349,14 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
     return pad ? Value(arith::SubIOp::create(b, loc, position, index(pad)))
                : position;
   };
+  // sample_filter: the taps k = (c * height + r) * width + s with k mod rate
+  // = offset are skipped, the kept weights scaled by rate / (rate - 1).
+  KnobAttr sampling = getSampling(op, KnobKind::sample_filter);
+  Value scale;
+  if (sampling)
+    scale = scalars::floatConstant(
+        b, loc, filter.getElementType(),
+        double(sampling.getRate()) / double(sampling.getRate() - 1));
   return fold(channels, zero, [&](Value c, Value sum) {
     Value channel = firstChannel ? addIndex(firstChannel, c) : c;
     return fold(height, sum, [&](Value r, Value sum) {
@@ -350,8 +365,18 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
         Value w = at(indices[3], strides[1], padding[1], s);
         Value x = padded(op.getInput(), {n, channel, h, w}, padding, zero);
         Value weight = emit(op.getFilter(), ValueRange{f, c, r, s});
-        return arith::AddFOp::create(b, loc, sum,
-                                     arith::MulFOp::create(b, loc, x, weight));
+        if (sampling)
+          weight = arith::MulFOp::create(b, loc, weight, scale);
+        Value product = arith::MulFOp::create(b, loc, x, weight);
+        if (sampling) {
+          Value tap = addIndex(mulIndex(addIndex(mulIndex(c, height), r), width), s);
+          Value skipped = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(b, loc, tap, index(sampling.getRate())),
+              index(sampling.getOffset()));
+          product = arith::SelectOp::create(b, loc, skipped, zero, product);
+        }
+        return arith::AddFOp::create(b, loc, sum, product);
       });
     });
   });
@@ -513,12 +538,40 @@ Value ElementEmitter::reduce(TensorReduceOp op, ValueRange indices) {
   int64_t extent = tensorType(op.getInput()).getDimSize(axis);
   IRMapping mapping;
   Value init = b.clone(*op.getInit().getDefiningOp(), mapping)->getResult(0);
-  return fold(extent, init, [&](Value j, Value acc) {
+  // sample_reduction: the elements j with j mod rate = offset are skipped; a
+  // sum (the verifier allows one addf, or a max or min) is init + (the sum
+  // of the kept) * extent / kept, init when nothing is kept.
+  KnobAttr sampling = getSampling(op, KnobKind::sample_reduction);
+  bool sum = sampling && llvm::any_of(op.getCombiner().front(), [](Operation &inner) {
+               return isa<arith::AddFOp>(inner);
+             });
+  Value start = init;
+  if (sum)
+    start = scalars::floatConstant(b, loc, init.getType(), 0.0);
+  Value reduced = fold(extent, start, [&](Value j, Value acc) {
     SmallVector<Value> along(indices);
     along.insert(along.begin() + axis, j);
     // The combiner takes (accumulator, element).
-    return applyRegion(op.getCombiner(), {acc, emit(op.getInput(), along)});
+    Value next = applyRegion(op.getCombiner(), {acc, emit(op.getInput(), along)});
+    if (!sampling)
+      return next;
+    Value skipped = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, j, index(sampling.getRate())),
+        index(sampling.getOffset()));
+    return Value(arith::SelectOp::create(b, loc, skipped, acc, next));
   });
+  if (!sum)
+    return reduced;
+  int64_t rate = sampling.getRate(), offset = sampling.getOffset();
+  int64_t skipped = offset < extent ? (extent - offset + rate - 1) / rate : 0;
+  int64_t kept = extent - skipped;
+  if (kept == 0)
+    return init;
+  Value scale = scalars::floatConstant(b, loc, init.getType(),
+                                       double(extent) / double(kept));
+  return arith::AddFOp::create(b, loc, init,
+                               arith::MulFOp::create(b, loc, reduced, scale));
 }
 
 /// Whether `type` is a scalar a tensor kernel takes or returns as itself:

@@ -33,8 +33,8 @@ hpvm.leaf @wide(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1
 
 // -----
 
-// Perforation and sampling are the runtime's CPU kernels' business.
-// expected-warning @+1 {{because its 'hpvm.tensor.conv2d' has the approximation knob perforate_rows (tensor kernels implement the precision knobs only; the runtime's CPU kernels the others)}}
+// Perforation is the runtime's CPU kernels' business.
+// expected-warning @+1 {{because its 'hpvm.tensor.conv2d' has the approximation knob perforate_rows (tensor kernels implement the precision and sampling knobs; the runtime's CPU kernels perforation)}}
 hpvm.leaf @knob(%x: tensor<1x1x8x8xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x6x6xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<1x1x8x8xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x6x6xf32>
   hpvm.return %c : tensor<1x2x6x6xf32>

@@ -47,6 +47,15 @@ hpvm.leaf @half(%f: tensor<2x16xf32>, %m: tensor<16x10xf32>, %mb: tensor<1x10xf3
   hpvm.return %r : tensor<2x10xf32>
 }
 
+// Filter sampling: the taps k = (c * 3 + r) * 3 + s with k mod 2 = 1 add
+// nothing, the kept weights are scaled by 2 / (2 - 1).
+// CHECK-LABEL: hpvm.leaf @sampled(
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@sampled
+hpvm.leaf @sampled(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x2x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<sample_filter, rate = 2, offset = 1>} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+
 // Not hinted: no kernel.
 // CHECK-LABEL: hpvm.leaf @host_only(
 // CHECK-NOT: hpvm.kernel
@@ -139,6 +148,17 @@ func.func @run(%x: memref<1x1x6x6xf32>, %b: memref<1x2x1x1xf32>, %f: memref<2x16
 // CHECK: arith.constant -8192 : i32
 // CHECK: arith.constant 6.552000e+04 : f32
 // CHECK: memref.store
+
+// CHECK-LABEL: gpu.func @sampled(
+// CHECK: %[[SCALE:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: memref.load %arg0
+// CHECK: %[[W:.*]] = memref.load %arg1
+// CHECK: arith.mulf %[[W]], %[[SCALE]]
+// CHECK: %[[PRODUCT:.*]] = arith.mulf
+// CHECK: %[[M:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: %[[SKIP:.*]] = arith.cmpi eq, %[[M]]
+// CHECK: %[[KEPT:.*]] = arith.select %[[SKIP]], %{{.*}}, %[[PRODUCT]] : f32
+// CHECK: arith.addf %{{.*}}, %[[KEPT]] : f32
 
 // The host: the output allocated before the launch (the kernel writes every
 // element), the weights' global passed in, and where no device ran, the
