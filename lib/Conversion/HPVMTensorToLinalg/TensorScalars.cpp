@@ -30,15 +30,16 @@ bool scalars::isActivation(Operation *op) {
 Value scalars::activation(OpBuilder &b, Location loc, Operation *op, Value x,
                           bool markedExp) {
   Type type = x.getType();
-  Value zero = floatConstant(b, loc, type, 0.0);
-  Value one = floatConstant(b, loc, type, 1.0);
-  if (isa<TensorReluOp>(op))
-    return arith::MaximumFOp::create(b, loc, x, zero);
-  if (auto clipped = dyn_cast<TensorClippedReluOp>(op)) {
+  if (isa<TensorReluOp, TensorClippedReluOp>(op)) {
+    Value relu = arith::MaximumFOp::create(b, loc, x,
+                                           floatConstant(b, loc, type, 0.0));
+    auto clipped = dyn_cast<TensorClippedReluOp>(op);
+    if (!clipped)
+      return relu;
     Value max = floatConstant(b, loc, type, clipped.getMax().convertToDouble());
-    return arith::MinimumFOp::create(
-        b, loc, arith::MaximumFOp::create(b, loc, x, zero), max);
+    return arith::MinimumFOp::create(b, loc, relu, max);
   }
+  Value one = floatConstant(b, loc, type, 1.0);
   if (isa<TensorTanhOp>(op)) {
     Value two = floatConstant(b, loc, type, 2.0);
     Value e = exp(b, loc, arith::MulFOp::create(b, loc, two, x), markedExp);

@@ -47,19 +47,27 @@ bool isTableConstant(arith::ConstantOp constant) {
   return !dense || !dense.isSplat();
 }
 
+/// What is known of the leaf's values: whether each element costs a few
+/// operations (no reduction computes it), each value decided once.
+using ElementwiseValues = DenseMap<Value, bool>;
+
 /// Whether each element of `value` (a tensor of the leaf) costs a few
 /// operations: no reduction computes it.
-bool isElementwise(Value value) {
+bool isElementwise(Value value, ElementwiseValues &known) {
+  if (auto it = known.find(value); it != known.end())
+    return it->second;
   Operation *def = value.getDefiningOp();
-  if (!def || isa<arith::ConstantOp>(def))
-    return true;
-  if (!isa<TensorAddOp, TensorBatchNormOp, TensorMapOp, tensor::CollapseShapeOp,
-           tensor::ExpandShapeOp>(def) &&
-      !scalars::isActivation(def))
-    return false;
-  return llvm::all_of(def->getOperands(), [](Value operand) {
-    return !isa<RankedTensorType>(operand.getType()) || isElementwise(operand);
-  });
+  bool elementwise = true;
+  if (def && !isa<arith::ConstantOp>(def)) {
+    elementwise = isa<TensorAddOp, TensorBatchNormOp, TensorMapOp,
+                      tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) ||
+                  scalars::isActivation(def);
+    for (Value operand : def->getOperands())
+      if (elementwise && isa<RankedTensorType>(operand.getType()))
+        elementwise = isElementwise(operand, known);
+  }
+  known[value] = elementwise;
+  return elementwise;
 }
 
 /// The storage format of a precision knob (fp16, bf16) on `op`, if any.
@@ -112,7 +120,7 @@ std::string checkScalarRegion(Region &region) {
 }
 
 /// Why the tensor op `op` has no element form in a kernel, or "".
-std::string checkTensorOp(Operation *op) {
+std::string checkTensorOp(Operation *op, ElementwiseValues &known) {
   std::string name = op->getName().getStringRef().str();
   if (auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
       knob && !getPrecision(op) && knob.getKind() != KnobKind::sample_filter &&
@@ -123,7 +131,7 @@ std::string checkTensorOp(Operation *op) {
            "runtime's CPU kernels perforation)";
   auto elementwiseOperands = [&](ValueRange operands) -> std::string {
     for (Value operand : operands)
-      if (isa<RankedTensorType>(operand.getType()) && !isElementwise(operand))
+      if (isa<RankedTensorType>(operand.getType()) && !isElementwise(operand, known))
         return "its '" + name +
                "' reads the result of a reduction (a kernel would compute it "
                "again for every use)";
@@ -150,7 +158,7 @@ std::string checkTensorOp(Operation *op) {
         // on average).
         SmallVector<int64_t> window = getInts(pool.getWindow());
         SmallVector<int64_t> strides = getInts(pool.getStrides());
-        if (isElementwise(pool.getInput()) ||
+        if (isElementwise(pool.getInput(), known) ||
             (window[0] <= 2 * strides[0] && window[1] <= 2 * strides[1]))
           return "";
         return "its 'hpvm.tensor.pool' has windows wider than two strides "
@@ -182,6 +190,8 @@ public:
   Value roundTo(KnobKind format, Value x);
   /// The product whose result the caller rounds itself (at the store).
   TensorMulOp roundedAtStore;
+  /// The row-major indices in `shape` of the element at `position`.
+  SmallVector<Value> delinearize(Value position, ArrayRef<int64_t> shape);
 
 private:
   Value index(int64_t value) {
@@ -192,6 +202,20 @@ private:
   }
   Value mulIndex(Value lhs, int64_t rhs) {
     return rhs == 1 ? lhs : Value(arith::MulIOp::create(b, loc, lhs, index(rhs)));
+  }
+  /// The input position of tap `tap` of a window at output position `out`
+  /// (a convolution's or a pool's), before padding `pad` is taken away.
+  Value windowPosition(Value out, int64_t stride, int64_t pad, Value tap) {
+    Value position = addIndex(mulIndex(out, stride), tap);
+    return pad ? Value(arith::SubIOp::create(b, loc, position, index(pad)))
+               : position;
+  }
+  /// Whether a sampling knob skips element `k` (k mod rate = offset).
+  Value isSkipped(Value k, KnobAttr sampling) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, k, index(sampling.getRate())),
+        index(sampling.getOffset()));
   }
   /// Folds `count` steps of `step(i, accumulator)` into `init` (an scf.for).
   Value fold(int64_t count, Value init,
@@ -344,11 +368,6 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
     firstChannel = mulIndex(
         arith::DivUIOp::create(b, loc, f, index(filtersPerGroup)), channels);
   Value zero = scalars::floatConstant(b, loc, filter.getElementType(), 0.0);
-  auto at = [&](Value out, int64_t stride, int64_t pad, Value tap) {
-    Value position = addIndex(mulIndex(out, stride), tap);
-    return pad ? Value(arith::SubIOp::create(b, loc, position, index(pad)))
-               : position;
-  };
   // sample_filter: the taps k = (c * height + r) * width + s with k mod rate
   // = offset are skipped, the kept weights scaled by rate / (rate - 1).
   KnobAttr sampling = getSampling(op, KnobKind::sample_filter);
@@ -360,9 +379,9 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
   return fold(channels, zero, [&](Value c, Value sum) {
     Value channel = firstChannel ? addIndex(firstChannel, c) : c;
     return fold(height, sum, [&](Value r, Value sum) {
-      Value h = at(indices[2], strides[0], padding[0], r);
+      Value h = windowPosition(indices[2], strides[0], padding[0], r);
       return fold(width, sum, [&](Value s, Value sum) {
-        Value w = at(indices[3], strides[1], padding[1], s);
+        Value w = windowPosition(indices[3], strides[1], padding[1], s);
         Value x = padded(op.getInput(), {n, channel, h, w}, padding, zero);
         Value weight = emit(op.getFilter(), ValueRange{f, c, r, s});
         if (sampling)
@@ -370,11 +389,8 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
         Value product = arith::MulFOp::create(b, loc, x, weight);
         if (sampling) {
           Value tap = addIndex(mulIndex(addIndex(mulIndex(c, height), r), width), s);
-          Value skipped = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq,
-              arith::RemUIOp::create(b, loc, tap, index(sampling.getRate())),
-              index(sampling.getOffset()));
-          product = arith::SelectOp::create(b, loc, skipped, zero, product);
+          product = arith::SelectOp::create(b, loc, isSkipped(tap, sampling),
+                                            zero, product);
         }
         return arith::AddFOp::create(b, loc, sum, product);
       });
@@ -450,15 +466,10 @@ Value ElementEmitter::pool(TensorPoolOp op, ValueRange indices) {
   SmallVector<int64_t> padding = getInts(op.getPadding());
   PoolKind kind = op.getKind();
   Value start = scalars::floatConstant(b, loc, element, scalars::poolIdentity(kind));
-  auto at = [&](Value out, int64_t stride, int64_t pad, Value tap) {
-    Value position = addIndex(mulIndex(out, stride), tap);
-    return pad ? Value(arith::SubIOp::create(b, loc, position, index(pad)))
-               : position;
-  };
   Value reduced = fold(window[0], start, [&](Value r, Value acc) {
-    Value h = at(indices[2], strides[0], padding[0], r);
+    Value h = windowPosition(indices[2], strides[0], padding[0], r);
     return fold(window[1], acc, [&](Value s, Value acc) {
-      Value w = at(indices[3], strides[1], padding[1], s);
+      Value w = windowPosition(indices[3], strides[1], padding[1], s);
       Value x = padded(op.getInput(), {indices[0], indices[1], h, w}, padding,
                        start);
       return scalars::poolCombine(b, loc, kind, acc, x);
@@ -523,14 +534,18 @@ Value ElementEmitter::reshape(Value source, RankedTensorType type,
   Value position = index(0);
   for (auto [d, size] : llvm::enumerate(type.getShape()))
     position = addIndex(mulIndex(position, size), indices[d]);
-  ArrayRef<int64_t> shape = tensorType(source).getShape();
-  SmallVector<Value> at(shape.size());
+  return emit(source, delinearize(position, tensorType(source).getShape()));
+}
+
+SmallVector<Value> ElementEmitter::delinearize(Value position,
+                                               ArrayRef<int64_t> shape) {
+  SmallVector<Value> indices(shape.size());
   for (int64_t d = shape.size() - 1; d >= 0; --d) {
     Value size = index(shape[d]);
-    at[d] = arith::RemUIOp::create(b, loc, position, size);
+    indices[d] = arith::RemUIOp::create(b, loc, position, size);
     position = arith::DivUIOp::create(b, loc, position, size);
   }
-  return emit(source, at);
+  return indices;
 }
 
 Value ElementEmitter::reduce(TensorReduceOp op, ValueRange indices) {
@@ -555,11 +570,8 @@ Value ElementEmitter::reduce(TensorReduceOp op, ValueRange indices) {
     Value next = applyRegion(op.getCombiner(), {acc, emit(op.getInput(), along)});
     if (!sampling)
       return next;
-    Value skipped = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, j, index(sampling.getRate())),
-        index(sampling.getOffset()));
-    return Value(arith::SelectOp::create(b, loc, skipped, acc, next));
+    return Value(
+        arith::SelectOp::create(b, loc, isSkipped(j, sampling), acc, next));
   });
   if (!sum)
     return reduced;
@@ -689,6 +701,7 @@ std::string mlir::hpvm::checkTensorLeaf(LeafOp leaf, ModuleOp module) {
   });
   if (!reason.empty())
     return reason;
+  ElementwiseValues known;
   for (Operation &op : leaf.getBody().front()) {
     if (isa<ReturnOp>(op))
       continue;
@@ -713,7 +726,7 @@ std::string mlir::hpvm::checkTensorLeaf(LeafOp leaf, ModuleOp module) {
           tensor && tensor.getElementType() != element)
         return "its '" + op.getName().getStringRef().str() +
                "' mixes element types";
-    if (std::string why = checkTensorOp(&op); !why.empty())
+    if (std::string why = checkTensorOp(&op, known); !why.empty())
       return why;
   }
   // A value used twice is built twice: a kernel whose element takes more
@@ -817,16 +830,9 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
   auto branch = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&branch.getThenRegion().front());
   // The element's indices, row-major.
-  ArrayRef<int64_t> shape =
-      cast<RankedTensorType>(tensorOutputs.front().getType()).getShape();
-  SmallVector<Value> indices(shape.size());
-  Value rest = id;
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    Value size = arith::ConstantIndexOp::create(b, loc, shape[d]);
-    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
   ElementEmitter emitter(b, loc, memory);
+  SmallVector<Value> indices = emitter.delinearize(
+      id, cast<RankedTensorType>(tensorOutputs.front().getType()).getShape());
   for (auto [value, output] : llvm::zip(tensorOutputs, outputs)) {
     // A product with a precision knob, its bias and activation: the result
     // rounded to the format once, as the runtime's kernels round it.

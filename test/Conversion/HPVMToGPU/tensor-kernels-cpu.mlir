@@ -129,3 +129,53 @@ hpvm.leaf @blocks(%x: tensor<4xf32>) -> (tensor<4xf32>) attributes {hpvm.targets
   %r = hpvm.tensor.relu %x : tensor<4xf32>
   hpvm.return %r : tensor<4xf32>
 }
+
+// -----
+
+// The same doubling under a convolution, 40 deep: each value is judged once
+// (elementwise or not), and the element's size is counted, not built.
+// expected-warning @+1 {{because its element would take more than 4096 ops}}
+hpvm.leaf @deep(%v0: tensor<1x1x6x6xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %v1 = hpvm.tensor.add %v0, %v0 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v2 = hpvm.tensor.add %v1, %v1 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v3 = hpvm.tensor.add %v2, %v2 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v4 = hpvm.tensor.add %v3, %v3 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v5 = hpvm.tensor.add %v4, %v4 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v6 = hpvm.tensor.add %v5, %v5 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v7 = hpvm.tensor.add %v6, %v6 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v8 = hpvm.tensor.add %v7, %v7 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v9 = hpvm.tensor.add %v8, %v8 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v10 = hpvm.tensor.add %v9, %v9 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v11 = hpvm.tensor.add %v10, %v10 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v12 = hpvm.tensor.add %v11, %v11 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v13 = hpvm.tensor.add %v12, %v12 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v14 = hpvm.tensor.add %v13, %v13 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v15 = hpvm.tensor.add %v14, %v14 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v16 = hpvm.tensor.add %v15, %v15 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v17 = hpvm.tensor.add %v16, %v16 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v18 = hpvm.tensor.add %v17, %v17 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v19 = hpvm.tensor.add %v18, %v18 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v20 = hpvm.tensor.add %v19, %v19 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v21 = hpvm.tensor.add %v20, %v20 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v22 = hpvm.tensor.add %v21, %v21 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v23 = hpvm.tensor.add %v22, %v22 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v24 = hpvm.tensor.add %v23, %v23 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v25 = hpvm.tensor.add %v24, %v24 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v26 = hpvm.tensor.add %v25, %v25 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v27 = hpvm.tensor.add %v26, %v26 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v28 = hpvm.tensor.add %v27, %v27 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v29 = hpvm.tensor.add %v28, %v28 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v30 = hpvm.tensor.add %v29, %v29 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v31 = hpvm.tensor.add %v30, %v30 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v32 = hpvm.tensor.add %v31, %v31 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v33 = hpvm.tensor.add %v32, %v32 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v34 = hpvm.tensor.add %v33, %v33 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v35 = hpvm.tensor.add %v34, %v34 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v36 = hpvm.tensor.add %v35, %v35 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v37 = hpvm.tensor.add %v36, %v36 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v38 = hpvm.tensor.add %v37, %v37 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v39 = hpvm.tensor.add %v38, %v38 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %v40 = hpvm.tensor.add %v39, %v39 : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  %c = hpvm.tensor.conv2d %v40, %w : (tensor<1x1x6x6xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
+  hpvm.return %c : tensor<1x1x4x4xf32>
+}
