@@ -187,6 +187,12 @@ public:
   /// allocated first (LowerKernelSites.cpp).
   TensorKernelRun launchTensorKernel(OpBuilder &b, Location loc,
                                      NodeOpInterface node, ValueRange inputs);
+  /// An scf.if of `resultTypes`: `onCPU()` where `ran` (i1, a kernel ran)
+  /// is false, `fromKernel()` where it is true; returns its results.
+  SmallVector<Value> unlessKernelRan(OpBuilder &b, Location loc, Value ran,
+                                     TypeRange resultTypes,
+                                     function_ref<SmallVector<Value>()> onCPU,
+                                     function_ref<SmallVector<Value>()> fromKernel);
   /// Runs the tensor kernel of `node`, or its CPU version where no device
   /// ran it (after freeing the buffers); returns the outputs.
   SmallVector<Value> runTensorNode(OpBuilder &b, Location loc,
@@ -256,6 +262,8 @@ private:
   void addKernelInputParams(OpBuilder &b, Location loc, NodeOpInterface node,
                             ValueRange inputs, uint64_t perInstanceInputs,
                             Value instances, SmallVectorImpl<KernelArg> &params);
+  /// A parameter passed by value (its bytes copied), of `value`'s size.
+  KernelArg valueParam(OpBuilder &b, Location loc, Value value);
   /// Appends the parameters of a memref: its buffer (the aligned pointer's
   /// data as far as the view reaches, with `access`) and its descriptor's
   /// fields, as the kernel's lowering expands them.

@@ -218,6 +218,11 @@ LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
+CPULowering::KernelArg CPULowering::valueParam(OpBuilder &b, Location loc,
+                                               Value value) {
+  return {kParamValue, 0, sizeOf(b, loc, value.getType()), value};
+}
+
 void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
                                   Value memref, int32_t access,
                                   SmallVectorImpl<KernelArg> &params) {
@@ -228,9 +233,7 @@ void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
   Value bytes = viewBytes(b, loc, type, descriptor);
   params.push_back({kParamBuffer, access, bytes, aligned});
   params.push_back({kParamBuffer, access, bytes, aligned});
-  auto addValue = [&](Value value) {
-    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
-  };
+  auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
   addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
   for (int64_t field : {3, 4})
     for (int64_t d = 0; d < type.getRank(); ++d)
@@ -243,9 +246,7 @@ void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
                                        uint64_t perInstanceInputs,
                                        Value instances,
                                        SmallVectorImpl<KernelArg> &params) {
-  auto addValue = [&](Value value) {
-    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
-  };
+  auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
   TypeRange inputTypes = node.getInputTypes();
   for (auto [index, input] : llvm::enumerate(inputs)) {
     Type type = inputTypes[index];
@@ -278,9 +279,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
     PerInstancePorts perInstance, ArrayRef<Value> outputArrays,
     ArrayRef<Value> grid, bool tiled, func::FuncOp memoryBytes) {
   SmallVector<KernelArg> params;
-  auto addValue = [&](Value value) {
-    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
-  };
+  auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
   // Arrays of values per instance: one element per instance of this grid.
   Value instances = perInstance.any() ? instanceCount(b, loc, dims) : Value();
   // The parameters in the kernel's order (RuntimeABI.h).
@@ -468,9 +467,7 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
   // Parameters (RuntimeABI.h, KernelShape::Tensor): inputs, constant
   // tensors, output buffers, the grid, the scalar outputs.
   SmallVector<KernelArg> params;
-  auto addValue = [&](Value value) {
-    params.push_back({kParamValue, 0, sizeOf(b, loc, value.getType()), value});
-  };
+  auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
   for (auto [index, input] : llvm::enumerate(inputs)) {
     if (auto type = dyn_cast<MemRefType>(input.getType()))
       addMemRefParams(b, loc, type, input, getAccess(node, index), params);

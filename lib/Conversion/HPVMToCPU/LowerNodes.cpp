@@ -451,11 +451,41 @@ SmallVector<Value> CPULowering::runTensorNode(OpBuilder &b, Location loc,
                                               Value parentFrame) {
   TensorKernelRun run = launchTensorKernel(b, loc, node, inputs);
   TypeRange outputTypes = node.getOutputTypes();
+  return unlessKernelRan(
+      b, loc, run.ran, outputTypes,
+      [&] {
+        // The CPU version, with outputs of its own.
+        for (Value buffer : run.buffers)
+          memref::DeallocOp::create(b, loc, buffer);
+        return runNodeOnCPU(b, loc, node, {}, inputs, parentFrame, {});
+      },
+      [&] {
+        SmallVector<Value> results;
+        unsigned buffer = 0, scalar = 0;
+        for (Type type : outputTypes) {
+          if (isa<MemRefType>(type)) {
+            results.push_back(run.buffers[buffer++]);
+            continue;
+          }
+          results.push_back(fromStorage(
+              b, loc,
+              loadField(b, loc, run.scalarStruct, run.scalars, scalar++),
+              type));
+        }
+        return results;
+      });
+}
+
+SmallVector<Value> CPULowering::unlessKernelRan(
+    OpBuilder &b, Location loc, Value ran, TypeRange resultTypes,
+    function_ref<SmallVector<Value>()> onCPU,
+    function_ref<SmallVector<Value>()> fromKernel) {
   Value notRan = LLVM::XOrOp::create(
-      b, loc, run.ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
-  auto fallback = scf::IfOp::create(b, loc, outputTypes, notRan,
+      b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
+  auto fallback = scf::IfOp::create(b, loc, resultTypes, notRan,
                                     /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
+  // Without results the builder made the yields already.
   auto fill = [&](Region &region, function_ref<SmallVector<Value>()> body) {
     Block &block = region.front();
     if (!block.empty() &&
@@ -464,26 +494,8 @@ SmallVector<Value> CPULowering::runTensorNode(OpBuilder &b, Location loc,
     b.setInsertionPointToEnd(&block);
     scf::YieldOp::create(b, loc, body());
   };
-  // No device: the CPU version, with outputs of its own.
-  fill(fallback.getThenRegion(), [&] {
-    for (Value buffer : run.buffers)
-      memref::DeallocOp::create(b, loc, buffer);
-    return runNodeOnCPU(b, loc, node, {}, inputs, parentFrame, {});
-  });
-  fill(fallback.getElseRegion(), [&] {
-    SmallVector<Value> results;
-    unsigned buffer = 0, scalar = 0;
-    for (Type type : outputTypes) {
-      if (isa<MemRefType>(type)) {
-        results.push_back(run.buffers[buffer++]);
-        continue;
-      }
-      results.push_back(fromStorage(
-          b, loc, loadField(b, loc, run.scalarStruct, run.scalars, scalar++),
-          type));
-    }
-    return results;
-  });
+  fill(fallback.getThenRegion(), onCPU);
+  fill(fallback.getElseRegion(), fromKernel);
   return fallback.getResults();
 }
 
@@ -491,10 +503,9 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
-  if (hasKernelSite(node, perInstance) &&
-      node->hasAttr(HPVMDialect::getTensorKernelAttrName()))
-    return runTensorNode(b, loc, node, inputs, parentFrame);
   if (hasKernelSite(node, perInstance)) {
+    if (node->hasAttr(HPVMDialect::getTensorKernelAttrName()))
+      return runTensorNode(b, loc, node, inputs, parentFrame);
     // The kernel version first; the CPU version when no device ran it. The
     // kernel's first instance writes the outputs into `outputs`.
     TypeRange outputTypes = node.getOutputTypes();
@@ -526,43 +537,31 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
       kernelDims.push_back(arith::ConstantIndexOp::create(b, loc, 1));
     Value ran = runKernel(b, loc, node, kernelDims, inputs, parentFrame, outputs,
                           perInstance, outputArrays);
-    Value notRan = LLVM::XOrOp::create(
-        b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
-    auto fallback = scf::IfOp::create(b, loc, resultTypes, notRan,
-                                      /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    // Without results the builder made the yields already.
-    auto fill = [&](Region &region, auto body) {
-      Block &block = region.front();
-      if (!block.empty() && block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
-        block.back().erase();
-      b.setInsertionPointToEnd(&block);
-      scf::YieldOp::create(b, loc, body());
-    };
-    fill(fallback.getThenRegion(), [&] {
-      return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance,
-                          outputArrays);
-    });
-    fill(fallback.getElseRegion(), [&] {
-      SmallVector<Value> kernelResults;
-      for (auto [index, type] : llvm::enumerate(outputTypes)) {
-        if ((perInstance.outputs >> index) & 1) {
-          kernelResults.push_back(outputArrays[index]);
-          continue;
-        }
-        Value field = loadField(b, loc, outputType, outputs, index);
-        if (isa<MemRefType>(type))
-          kernelResults.push_back(
-              decodeMemRefOutput(b, loc, node, inputs, field, type));
-        else if (isa<LLVM::LLVMPointerType>(type))
-          kernelResults.push_back(
-              decodePointerOutput(b, loc, node, inputs, field));
-        else
-          kernelResults.push_back(fromStorage(b, loc, field, type));
-      }
-      return kernelResults;
-    });
-    return fallback.getResults();
+    return unlessKernelRan(
+        b, loc, ran, resultTypes,
+        [&] {
+          return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame,
+                              perInstance, outputArrays);
+        },
+        [&] {
+          SmallVector<Value> kernelResults;
+          for (auto [index, type] : llvm::enumerate(outputTypes)) {
+            if ((perInstance.outputs >> index) & 1) {
+              kernelResults.push_back(outputArrays[index]);
+              continue;
+            }
+            Value field = loadField(b, loc, outputType, outputs, index);
+            if (isa<MemRefType>(type))
+              kernelResults.push_back(
+                  decodeMemRefOutput(b, loc, node, inputs, field, type));
+            else if (isa<LLVM::LLVMPointerType>(type))
+              kernelResults.push_back(
+                  decodePointerOutput(b, loc, node, inputs, field));
+            else
+              kernelResults.push_back(fromStorage(b, loc, field, type));
+          }
+          return kernelResults;
+        });
   }
   return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
 }
