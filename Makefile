@@ -82,7 +82,7 @@ bench: build
 	bash benchmarks/tune/run.sh $(BUILD_DIR)
 	bash benchmarks/tensor/run.sh $(BUILD_DIR)
 	bash benchmarks/tensor/run_approx.sh $(BUILD_DIR)
-	bash benchmarks/tensor/run_devices.sh $(BUILD_DIR)
+	bash benchmarks/tensor/run.sh $(BUILD_DIR) devices.py
 
 # HPVM on an NVIDIA GPU against hand-written CUDA and cuBLAS, and the edge pipeline on the
 # GPU against the CPU (benchmarks/gpu/run.sh; built anyway, run only where a GPU is).

@@ -302,7 +302,7 @@ class TensorGraph:
         args = ", ".join(f"%in{i}: {t.type}" for i, t in enumerate(self.inputs))
         results = ", ".join(str(t.type) for t in outputs)
         lines = [f"hpvm.internal @{self.name}_root({args}) -> ({results})"
-                 f"{_budget_attributes(self.error)} {{"]
+                 f"{_node_attributes(self.error)} {{"]
         handles = {}
         for op in ops:
             handles[id(op)] = f"%{op.name}"
@@ -369,7 +369,7 @@ def _leaf_operands(op: _Op) -> List[Tensor]:
     return ports
 
 
-def _budget_attributes(budget: Optional[Tuple[float, float]], device: bool = False) -> str:
+def _node_attributes(budget: Optional[Tuple[float, float]], device: bool = False) -> str:
     """` attributes {...}` of a node: its error budget, if any, and with `device` the
     device hint; else nothing."""
     entries = []
@@ -429,7 +429,7 @@ def _leaf_text(op: _Op, archive: Optional[_Archive] = None, device: bool = False
     types = str(op.result)
     values = result
     lines = [f"hpvm.leaf @{op.name}({', '.join(params)}) -> ({types})"
-             f"{_budget_attributes(op.error, device)} {{"]
+             f"{_node_attributes(op.error, device)} {{"]
     lines += ["  " + line for line in body.lines]
     lines.append(f"  hpvm.return {values} : {types}")
     lines.append("}")

@@ -87,15 +87,18 @@ static LogicalResult verifyDispatch(Operation *op, Attribute value) {
   return success();
 }
 
+/// The error for attribute `name` found on `op`, which is not a leaf.
+static LogicalResult emitNotOnLeaf(Operation *op, StringRef name) {
+  return op->emitError() << "'" << name << "' is only valid on hpvm.leaf, found on '"
+                         << op->getName() << "'";
+}
+
 /// 'hpvm.kernel_per_instance' on `op`: a leaf's two port masks (inputs,
 /// outputs), each naming only ports the leaf has.
 static LogicalResult verifyKernelPerInstance(Operation *op, Attribute value) {
   auto leaf = dyn_cast<LeafOp>(op);
   if (!leaf)
-    return op->emitError()
-           << "'hpvm.kernel_per_instance' is only valid on hpvm.leaf, found "
-              "on '"
-           << op->getName() << "'";
+    return emitNotOnLeaf(op, HPVMDialect::getKernelPerInstanceAttrName());
   auto masks = dyn_cast<DenseI64ArrayAttr>(value);
   if (!masks || masks.size() != 2)
     return op->emitError()
@@ -119,9 +122,7 @@ static LogicalResult verifyKernelPerInstance(Operation *op, Attribute value) {
 /// kernel takes (flat symbol references), possibly empty.
 static LogicalResult verifyTensorKernel(Operation *op, Attribute value) {
   if (!isa<LeafOp>(op))
-    return op->emitError()
-           << "'hpvm.tensor_kernel' is only valid on hpvm.leaf, found on '"
-           << op->getName() << "'";
+    return emitNotOnLeaf(op, HPVMDialect::getTensorKernelAttrName());
   auto globals = dyn_cast<ArrayAttr>(value);
   if (!globals || !llvm::all_of(globals, llvm::IsaPred<FlatSymbolRefAttr>))
     return op->emitError() << "'hpvm.tensor_kernel' expects an array of "
@@ -147,9 +148,7 @@ static bool isVariantAttribute(StringRef name) {
 static LogicalResult verifyVariant(Operation *op, StringRef name,
                                    Attribute value) {
   if (!isa<LeafOp>(op))
-    return op->emitError()
-           << "'" << name << "' is only valid on hpvm.leaf, found on '"
-           << op->getName() << "'";
+    return emitNotOnLeaf(op, name);
   if (!isa<FlatSymbolRefAttr>(value))
     return op->emitError() << "'" << name
                            << "' expects a symbol reference (the "
@@ -179,9 +178,7 @@ static LogicalResult verifyRows(Operation *op, Attribute value) {
 static LogicalResult verifyLanes(Operation *op, Attribute value) {
   auto leaf = dyn_cast<LeafOp>(op);
   if (!leaf)
-    return op->emitError()
-           << "'hpvm.lanes' is only valid on hpvm.leaf, found on '"
-           << op->getName() << "'";
+    return emitNotOnLeaf(op, HPVMDialect::getLanesAttrName());
   auto lanes = dyn_cast<IntegerAttr>(value);
   if (!lanes || !lanes.getType().isInteger(64) || lanes.getInt() < 2)
     return op->emitError()
