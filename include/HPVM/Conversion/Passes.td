@@ -246,8 +246,8 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       activation + pool is one kernel); constant tensors become
       `memref.global`s named in the leaf's `hpvm.tensor_kernel`, which the
       host passes with output buffers it allocates. A convolution, product,
-      softmax or reduce of another reduction's result, a pool of one with
-      windows wider than two strides, a perforation knob (the precision and
+      softmax or reduce of another reduction's result, a pool of one whose
+      windows hold an element more than 4 times, a perforation knob (the precision and
       sampling knobs are kernel arithmetic) or an op with no element form
       keeps the node on the CPU with the reason.
 

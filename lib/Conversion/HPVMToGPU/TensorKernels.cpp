@@ -152,18 +152,25 @@ std::string checkTensorOp(Operation *op, ElementwiseValues &known) {
         return reason.empty() ? checkScalarRegion(reduce.getCombiner()) : reason;
       })
       .Case([&](TensorPoolOp pool) -> std::string {
-        // A pool of a reduction computes each element of it once per window
-        // that holds it: at most 4 times where no window is wider than two
-        // strides (a 3x3 stride-2 max pool after a convolution: 2.25 times
-        // on average).
+        // A pool of a reduction computes an element of it once per window
+        // that holds it: per dimension ceil(window / stride), or fewer when
+        // there are fewer windows (a global pool: one). At most 4 in all
+        // (a 3x3 stride-2 max pool after a convolution: 2.25 on average).
+        if (isElementwise(pool.getInput(), known))
+          return "";
         SmallVector<int64_t> window = getInts(pool.getWindow());
         SmallVector<int64_t> strides = getInts(pool.getStrides());
-        if (isElementwise(pool.getInput(), known) ||
-            (window[0] <= 2 * strides[0] && window[1] <= 2 * strides[1]))
+        ArrayRef<int64_t> out = tensorType(pool.getResult()).getShape();
+        int64_t windows = 1;
+        for (unsigned d = 0; d < 2; ++d)
+          windows *= std::min<int64_t>(
+              llvm::divideCeilSigned(window[d], strides[d]), out[2 + d]);
+        if (windows <= 4)
           return "";
-        return "its 'hpvm.tensor.pool' has windows wider than two strides "
-               "over the result of a reduction (a kernel would compute it "
-               "again for every window)";
+        return "its 'hpvm.tensor.pool' reads the result of a reduction in up "
+               "to " + std::to_string(windows) +
+               " overlapping windows (a kernel would compute it again for "
+               "every window; at most 4)";
       })
       .Case([&](TensorMapOp map) { return checkScalarRegion(map.getMapper()); })
       .Case<TensorAddOp, TensorBatchNormOp>([](Operation *) { return ""; })

@@ -56,6 +56,15 @@ hpvm.leaf @sampled(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<
   hpvm.return %c : tensor<1x2x4x4xf32>
 }
 
+// A global average pool of a convolution: one window, each element read once.
+// CHECK-LABEL: hpvm.leaf @global(
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@global
+hpvm.leaf @global(%x: tensor<1x2x7x7xf32>, %w: tensor<4x2x1x1xf32>) -> (tensor<1x4x1x1xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c = hpvm.tensor.conv2d %x, %w : (tensor<1x2x7x7xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x7x7xf32>
+  %p = hpvm.tensor.pool mean %c {window = [7, 7], strides = [1, 1]} : tensor<1x4x7x7xf32> -> tensor<1x4x1x1xf32>
+  hpvm.return %p : tensor<1x4x1x1xf32>
+}
+
 // Not hinted: no kernel.
 // CHECK-LABEL: hpvm.leaf @host_only(
 // CHECK-NOT: hpvm.kernel
