@@ -285,6 +285,7 @@ static void usage(void) {
          "                    CPU versions are kept: without the device the\n"
          "                    program runs on the CPU\n"
          "  --emit=KIND       stop after: hpvm (HPVM-C raised to the hpvm dialect),\n"
+         "                    hpvmc (a Hetero-C++ source lowered to HPVM-C, LLVM IR),\n"
          "                    ptx (--target=gpu) or spirv (--target=opencl): the\n"
          "                    kernels of the one input,\n"
          "                    mlir (llvm dialect), llvm (LLVM IR), obj\n"
@@ -330,21 +331,21 @@ static void usage(void) {
 typedef enum {
   EMIT_EXECUTABLE,
   EMIT_HPVM,
+  EMIT_HPVMC,
   EMIT_MLIR,
   EMIT_LLVM,
   EMIT_OBJECT,
   EMIT_KERNELS
 } emit_t;
 
-/* True when the LLVM IR clang made of a C input calls the HPVM-C API. */
-static bool uses_hpvm_c(const char *bc) {
-  /* Bitcode keeps symbol names as raw bytes in its string table: a name of the
-   * API there means the module declares (calls) it. A false positive only costs
-   * the library's import of a plain file, which is then lowered as it is. */
+/* True when the bitcode `bc` holds `name` or `other` (NULL: none). Bitcode keeps symbol names
+ * as raw bytes in its string table: a name of an API there means the module declares (calls)
+ * it. */
+static bool mentions_either(const char *bc, const char *name, const char *other) {
   FILE *file = fopen(bc, "rb");
   if (!file)
     return false;
-  static const char *const names[] = {"__hpvm__", "llvm_hpvm_"};
+  const char *const names[] = {name, other ? other : name};
   char buffer[65536 + 16];
   size_t kept = 0, got;
   bool found = false;
@@ -359,6 +360,12 @@ static bool uses_hpvm_c(const char *bc) {
   fclose(file);
   return found;
 }
+
+static bool mentions(const char *bc, const char *name) { return mentions_either(bc, name, NULL); }
+
+/* True when the LLVM IR clang made of a C input calls the HPVM-C API. A false positive only
+ * costs the library's import of a plain file, which is then lowered as it is. */
+static bool uses_hpvm_c(const char *bc) { return mentions_either(bc, "__hpvm__", "llvm_hpvm_"); }
 
 /* Flags that instrument code and must also be given to the link. */
 static bool is_instrumentation(const char *flag) {
@@ -514,6 +521,8 @@ static bool parse_driver_option(driver_t *d, const char *arg, const char *value)
     const char *kind = arg + 7;
     if (strcmp(kind, "hpvm") == 0)
       d->emit = EMIT_HPVM;
+    else if (strcmp(kind, "hpvmc") == 0)
+      d->emit = EMIT_HPVMC;
     else if (strcmp(kind, "mlir") == 0)
       d->emit = EMIT_MLIR;
     else if (strcmp(kind, "llvm") == 0)
@@ -523,7 +532,8 @@ static bool parse_driver_option(driver_t *d, const char *arg, const char *value)
     else if (strcmp(kind, "ptx") == 0 || strcmp(kind, "spirv") == 0)
       d->emit = EMIT_KERNELS, d->emit_kind = kind;
     else
-      fail("unknown --emit kind '%s'; expected hpvm, mlir, llvm, obj, ptx or spirv", kind);
+      fail("unknown --emit kind '%s'; expected hpvm, hpvmc, mlir, llvm, obj, ptx or spirv",
+           kind);
   } else {
     return false;
   }
@@ -653,8 +663,9 @@ static void check_command_line(const driver_t *d) {
     if (sources != 1 || d->ll_inputs.count)
       fail("--emit=%s needs exactly one .mlir or HPVM-C input", d->emit_kind);
   }
-  if (d->emit == EMIT_HPVM && (d->mlir_inputs.count || d->ll_inputs.count))
-    fail("--emit=hpvm applies to HPVM-C inputs; drop '%s'",
+  if ((d->emit == EMIT_HPVM || d->emit == EMIT_HPVMC) &&
+      (d->mlir_inputs.count || d->ll_inputs.count))
+    fail("--emit=hpvm and hpvmc apply to C and C++ sources; drop '%s'",
          d->mlir_inputs.count ? d->mlir_inputs.items[0] : d->ll_inputs.items[0]);
 }
 
@@ -676,8 +687,13 @@ static void find_runtime(driver_t *d) {
   /* ApproxHPVM's host API (tensorUtils.h, config.h, ...) after the program's own headers. */
   push(&d->preprocessor, "-idirafter");
   push(&d->preprocessor, format2(include, "/hpvm/approxhpvm"));
+}
+
+/* DEVICE, unless the command line defines it: the CPU target, spelled for the language (C++
+ * programs name it hpvm::CPU_TARGET, or hetero::CPU_TARGET, the same enumerator). */
+static void push_device(const driver_t *d, list_t *command, const char *input) {
   if (!d->device_defined)
-    push(&d->preprocessor, "-DDEVICE=CPU_TARGET");
+    push(command, is_cxx(input) ? "-DDEVICE=hpvm::CPU_TARGET" : "-DDEVICE=CPU_TARGET");
 }
 
 /* Creates the temporary directory and installs the crash handlers that remove it. */
@@ -693,11 +709,10 @@ static void make_temp_dir(driver_t *d) {
   install_crash_handlers();
 }
 
-/* The clang command that compiles HPVM-C source `input` to LLVM IR (bitcode `bc`) for the
- * library to import. */
-static list_t hpvm_c_command(const driver_t *d, const char *input, const char *bc) {
-  list_t command = {0};
-  push(&command, HPVM_CC_CLANG);
+/* The optimization of the LLVM IR the library imports: clang's at the user's level, at least
+ * -O1, without vectorizing or unrolling (the final compile's decisions). */
+static void push_optimization(const driver_t *d, list_t *list) {
+  list_t command = *list;
   /* The user's level, at least -O1 (values in registers: node handles and
    * ports are SSA values for the raising). At a lower level than the final
    * compile's, the leaf arrives there half-optimized (arrays SROA could not
@@ -719,6 +734,15 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
   push(&command, "-funroll-loops");
   push(&command, "-mllvm");
   push(&command, "-unroll-runtime=false");
+  *list = command;
+}
+
+/* The clang command that compiles HPVM-C source `input` to LLVM IR (bitcode `bc`) for the
+ * library to import. */
+static list_t hpvm_c_command(const driver_t *d, const char *input, const char *bc) {
+  list_t command = {0};
+  push(&command, HPVM_CC_CLANG);
+  push_optimization(d, &command);
   push(&command, "-g");
   push(&command, "-fno-discard-value-names");
   push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
@@ -732,6 +756,7 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
     push(&command, "-gdwarf-4");
   }
   append(&command, &d->preprocessor);
+  push_device(d, &command, input);
   /* Instrumentation (sanitizers, profiling) applies when the lowered program
    * is compiled, not to the IR the frontend imports. */
   for (size_t f = 0; f < d->codegen.count; ++f)
@@ -743,6 +768,48 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
   push(&command, "-o");
   push(&command, bc);
   return command;
+}
+
+/* Hetero-C++ source `input`, which clang compiled to `bc`: compiled again without optimization
+ * (the marked regions still where the source put them), lowered to HPVM-C by the library, and
+ * optimized by clang into `bc`, as if the source had been HPVM-C. --emit=hpvmc stops after the
+ * lowering, writing LLVM IR text. */
+static bool lower_hetero_cxx(driver_t *d, const char *input, const char *base, const char *bc) {
+  char *raw = format2(base, ".hetero.bc");
+  list_t command = hpvm_c_command(d, input, raw);
+  push(&command, "-Xclang");
+  push(&command, "-disable-llvm-passes");
+  push(&d->temporaries, raw);
+  if (!run_stage("compile Hetero-C++ to LLVM IR", &command))
+    return false;
+  char *lowered = d->emit != EMIT_HPVMC ? format2(base, ".hpvmc0.bc")
+                  : d->output           ? copy(d->output)
+                                        : format2(stem(input), ".hpvmc.ll");
+  double start = seconds();
+  char *diagnostics = NULL;
+  current_stage = "lower Hetero-C++";
+  bool ok = hpvmLowerHeteroCxxFile(raw, lowered, &diagnostics);
+  current_stage = NULL;
+  if (diagnostics) {
+    fputs(diagnostics, stderr);
+    hpvmCompileFreeText(diagnostics);
+  }
+  if (verbose)
+    fprintf(stderr, "hpvm-cc: [lower Hetero-C++ %.3f s] libHPVMCompiler: %s -> %s\n",
+            seconds() - start, raw, lowered);
+  if (!ok || d->emit == EMIT_HPVMC)
+    return ok;
+  push(&d->temporaries, lowered);
+  list_t optimize = {0};
+  push(&optimize, HPVM_CC_CLANG);
+  push_optimization(d, &optimize);
+  push(&optimize, "-Wno-unused-command-line-argument");
+  push(&optimize, "-c");
+  push(&optimize, "-emit-llvm");
+  push(&optimize, lowered);
+  push(&optimize, "-o");
+  push(&optimize, bc);
+  return run_stage("optimize HPVM-C", &optimize);
 }
 
 /* The frontend. The HPVM programs: .mlir inputs as they are. C: HPVM-C sources are compiled
@@ -769,6 +836,13 @@ static bool run_frontend(driver_t *d) {
     ok = run_stage("compile C to LLVM IR", &command);
     if (!ok)
       break;
+    if (mentions(bc, "__hetero_")) {
+      ok = lower_hetero_cxx(d, input, base, bc);
+      if (!ok || d->emit == EMIT_HPVMC)
+        continue;
+    } else if (d->emit == EMIT_HPVMC) {
+      fail("--emit=hpvmc: '%s' does not use Hetero-C++", input);
+    }
     if (!uses_hpvm_c(bc)) {
       if (d->emit == EMIT_HPVM)
         fail("--emit=hpvm: '%s' does not use the HPVM-C API", input);
@@ -932,6 +1006,7 @@ static bool compile_object(driver_t *d, bool host, const char *input) {
   } else {
     push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
     append(&command, &d->preprocessor);
+    push_device(d, &command, input);
     /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
      * API, and printed its warnings then: printing them again is noise. */
     push(&command, "-w");
@@ -995,7 +1070,7 @@ static bool link_program(const driver_t *d) {
 /* The phases in order, up to the one where -c or --emit stops; false when one failed. */
 static bool run_phases(driver_t *d) {
   bool ok = run_frontend(d);
-  if (!ok || d->emit == EMIT_HPVM)
+  if (!ok || d->emit == EMIT_HPVM || d->emit == EMIT_HPVMC)
     return ok;
   ok = run_lowering(d);
   if (!ok || d->emit == EMIT_MLIR || d->emit == EMIT_LLVM || d->emit == EMIT_KERNELS)

@@ -147,6 +147,18 @@ MLIR_CAPI_EXPORTED bool hpvmRunPassPipeline(const char *input, size_t size,
                                             const char *buffer_name, const char *pipeline,
                                             char **output, char **diagnostics);
 
+/* Lowers clang's LLVM IR (bitcode or text) of a Hetero-C++ source, made
+ * without optimization (clang -O1 -Xclang -disable-llvm-passes: the regions
+ * are still where the source put them), to HPVM-C: each section, task and
+ * parallel loop outlined into a node function, the markers rewritten as
+ * HPVM-C calls (docs/HeteroCxx.md). A module without markers passes through.
+ * Writes bitcode to `output_path`, text when it is "-" or ends in ".ll";
+ * nothing on failure. `*diagnostics` as hpvmCompileFile's: each error at its
+ * C++ line. The caller optimizes the result (hpvm-cc runs clang on it) and
+ * compiles it as HPVM-C. */
+MLIR_CAPI_EXPORTED bool hpvmLowerHeteroCxxFile(const char *input_path, const char *output_path,
+                                               char **diagnostics);
+
 MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
 
 #ifdef __cplusplus

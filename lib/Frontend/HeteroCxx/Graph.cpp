@@ -1,0 +1,738 @@
+//===- Graph.cpp - Hetero-C++ regions to HPVM-C node functions ------------===//
+// A function holding a section becomes an internal node: each task and each
+// parallel loop nest of the section is outlined (LLVM's CodeExtractor) into
+// a node function whose parameters are what the marker declares, and the
+// section's function is rebuilt as HPVM-C graph calls: createNodeND (the
+// loop nest's trip counts as extents), bindIn for the parent's own inputs,
+// an edge where an earlier sibling declared the value as an output, bindOut
+// for the parent's outputs. A task's own section makes it an internal node in
+// turn. The leaves get __hpvm__hint, __hpvm__attributes and __hpvm__return.
+#include "Graph.h"
+
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/CodeExtractor.h"
+
+using namespace llvm;
+
+namespace hpvm::hetero {
+
+HPVMCApi::HPVMCApi(Module &module) {
+  LLVMContext &c = module.getContext();
+  Type *i32 = Type::getInt32Ty(c), *i64 = Type::getInt64Ty(c), *ptr = PointerType::get(c, 0);
+  Type *voidType = Type::getVoidTy(c);
+  auto get = [&](StringRef name, Type *result, ArrayRef<Type *> params, bool varargs = false) {
+    return module.getOrInsertFunction(name, FunctionType::get(result, params, varargs));
+  };
+  hint = get("__hpvm__hint", voidType, {i32});
+  attributes = get("__hpvm__attributes", voidType, {i32}, true);
+  ret = get("__hpvm__return", voidType, {i32}, true);
+  createNode = get("__hpvm__createNodeND", ptr, {i32}, true);
+  bindIn = get("__hpvm__bindIn", voidType, {ptr, i32, i32, i32});
+  bindOut = get("__hpvm__bindOut", voidType, {ptr, i32, i32, i32});
+  edge = get("__hpvm__edge", ptr, {ptr, ptr, i32, i32, i32, i32});
+  getNode = get("__hpvm__getNode", ptr, {});
+  instanceId[0] = get("__hpvm__getNodeInstanceID_x", i64, {ptr});
+  instanceId[1] = get("__hpvm__getNodeInstanceID_y", i64, {ptr});
+  instanceId[2] = get("__hpvm__getNodeInstanceID_z", i64, {ptr});
+  launch = get("__hpvm__launch", ptr, {i32}, true);
+  wait = get("__hpvm__wait", voidType, {ptr});
+  track = get("llvm_hpvm_track_mem", voidType, {ptr, i64});
+  untrack = get("llvm_hpvm_untrack_mem", voidType, {ptr});
+  request = get("llvm_hpvm_request_mem", voidType, {ptr, i64});
+}
+
+bool isPure(const Instruction *instruction) {
+  return isa<BinaryOperator, UnaryOperator, CastInst, GetElementPtrInst, CmpInst, SelectInst,
+             ExtractValueInst, InsertValueInst, FreezeInst>(instruction);
+}
+
+Value *Rematerializer::get(Value *value) {
+  if (auto known = map.find(value); known != map.end())
+    return known->second;
+  if (isa<Constant>(value))
+    return value; // constants, globals and functions are everyone's
+  auto *instruction = dyn_cast<Instruction>(value);
+  if (!instruction || !isPure(instruction)) {
+    failedOn = value;
+    return nullptr;
+  }
+  Instruction *clone = instruction->clone();
+  for (Use &operand : clone->operands()) {
+    Value *mapped = get(operand.get());
+    if (!mapped) {
+      clone->deleteValue();
+      return nullptr;
+    }
+    operand.set(mapped);
+  }
+  // The line belongs to the other function's subprogram.
+  clone->setDebugLoc(DebugLoc());
+  b.Insert(clone, instruction->getName());
+  map[value] = clone;
+  return clone;
+}
+
+CallInst *findMarker(Function &function, std::initializer_list<Marker> markers) {
+  for (BasicBlock &block : function)
+    for (Instruction &instruction : block)
+      if (auto *call = dyn_cast<CallInst>(&instruction))
+        if (llvm::is_contained(markers, classify(*call)))
+          return call;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Regions
+//===----------------------------------------------------------------------===//
+
+bool Lowering::taskRegion(CallInst *begin, SmallVectorImpl<BasicBlock *> &blocks) {
+  CallInst *end = nullptr;
+  for (User *user : begin->users())
+    if (auto *call = dyn_cast<CallInst>(user); call && classify(*call) == Marker::TaskEnd)
+      end = end ? end : call;
+  if (!end) {
+    reporter.error(begin, "this task has no __hetero_task_end (it takes the value "
+                          "__hetero_task_begin returns)");
+    return false;
+  }
+  BasicBlock *before = begin->getParent();
+  BasicBlock *start = SplitBlock(before, begin->getNextNode());
+  BasicBlock *after = SplitBlock(end->getParent(), end);
+  SmallVector<BasicBlock *> work{start};
+  SmallPtrSet<BasicBlock *, 16> seen{start};
+  while (!work.empty()) {
+    BasicBlock *block = work.pop_back_val();
+    if (isa<ReturnInst>(block->getTerminator())) {
+      reporter.error(block->getTerminator(), "a return leaves the task that begins at line " +
+                                                 Twine(begin->getDebugLoc().getLine()) +
+                                                 "; a task ends at its __hetero_task_end");
+      return false;
+    }
+    for (BasicBlock *next : successors(block))
+      if (next != after && seen.insert(next).second)
+        work.push_back(next);
+  }
+  for (BasicBlock &block : *begin->getFunction())
+    if (seen.contains(&block))
+      blocks.push_back(&block);
+  for (BasicBlock *block : blocks)
+    for (BasicBlock *pred : predecessors(block))
+      if (!seen.contains(pred) && !(block == start && pred == before)) {
+        reporter.error(pred->getTerminator(), "a jump enters the task that begins at line " +
+                                                  Twine(begin->getDebugLoc().getLine()) +
+                                                  " from outside it");
+        return false;
+      }
+  return true;
+}
+
+static bool isOne(Value *value) {
+  auto *constant = dyn_cast<ConstantInt>(value);
+  return constant && constant->isOne();
+}
+
+/// The IV, start, bound and compare of a loop in clang's shape (`for.cond`
+/// tests, `for.inc` adds one); fails with the reason.
+static bool analyzeLoop(Loop *loop, LoopLevel &level, std::string &why) {
+  BasicBlock *header = loop->getHeader(), *latch = loop->getLoopLatch();
+  BasicBlock *entry = loop->getLoopPredecessor();
+  auto *branch = dyn_cast<BranchInst>(header->getTerminator());
+  if (!latch || !entry || !branch || !branch->isConditional()) {
+    why = "its condition is not tested before each iteration (a for loop `for (i = a; i < b; "
+          "++i)` is expected)";
+    return false;
+  }
+  bool continueOnTrue = loop->contains(branch->getSuccessor(0));
+  auto *compare = dyn_cast<ICmpInst>(branch->getCondition());
+  level.iv = nullptr;
+  for (PHINode &phi : header->phis()) {
+    auto *step = dyn_cast<BinaryOperator>(phi.getIncomingValueForBlock(latch));
+    bool isIncrement = step && step->getOpcode() == Instruction::Add &&
+                       ((step->getOperand(0) == &phi && isOne(step->getOperand(1))) ||
+                        (step->getOperand(1) == &phi && isOne(step->getOperand(0))));
+    if (isIncrement && !level.iv) {
+      level.iv = &phi;
+      level.start = phi.getIncomingValueForBlock(entry);
+      continue;
+    }
+    why = describe(&phi) + " carries a value from one iteration to the next; the "
+          "iterations of a parallel loop must be independent";
+    return false;
+  }
+  if (!level.iv || !compare) {
+    why = "no loop variable that starts at a value, goes up by one and is compared with a "
+          "bound was found";
+    return false;
+  }
+  ICmpInst::Predicate predicate = compare->getPredicate();
+  Value *lhs = compare->getOperand(0), *rhs = compare->getOperand(1);
+  auto isIV = [&](Value *value, Instruction::CastOps &cast) {
+    cast = Instruction::CastOpsEnd;
+    if (auto *c = dyn_cast<CastInst>(value); c && c->getOperand(0) == level.iv) {
+      cast = c->getOpcode();
+      return true;
+    }
+    return value == level.iv;
+  };
+  if (isIV(rhs, level.ivCast)) {
+    std::swap(lhs, rhs);
+    predicate = ICmpInst::getSwappedPredicate(predicate);
+  } else if (!isIV(lhs, level.ivCast)) {
+    why = "its condition does not compare the loop variable with a bound";
+    return false;
+  }
+  if (!continueOnTrue)
+    predicate = ICmpInst::getInversePredicate(predicate);
+  level.bound = rhs;
+  switch (predicate) {
+  case ICmpInst::ICMP_SLT: case ICmpInst::ICMP_NE:
+    level.inclusive = false; level.isSigned = true; return true;
+  case ICmpInst::ICMP_ULT:
+    level.inclusive = false; level.isSigned = false; return true;
+  case ICmpInst::ICMP_SLE:
+    level.inclusive = true; level.isSigned = true; return true;
+  case ICmpInst::ICMP_ULE:
+    level.inclusive = true; level.isSigned = false; return true;
+  default:
+    why = "its condition is not `i < bound`, `i <= bound` or `i != bound`";
+    return false;
+  }
+}
+
+bool Lowering::loopRegion(CallInst *marker, unsigned loops, SmallVectorImpl<BasicBlock *> &blocks,
+                          SmallVectorImpl<LoopLevel> &levels) {
+  Function &function = *marker->getFunction();
+  DominatorTree tree(function);
+  LoopInfo info(tree);
+  Loop *inner = info.getLoopFor(marker->getParent());
+  Loop *loop = inner;
+  for (unsigned k = 0; k < loops; ++k, loop = loop->getParentLoop()) {
+    if (!loop) {
+      reporter.error(marker, "__hetero_parallel_loop: declares " + Twine(loops) +
+                                 " enclosing loops, but it is inside only " + Twine(k));
+      return false;
+    }
+    LoopLevel level;
+    std::string why;
+    if (!analyzeLoop(loop, level, why)) {
+      reporter.error(marker, "__hetero_parallel_loop: enclosing loop " + Twine(k + 1) +
+                                 " (from the innermost) cannot run as parallel instances: " +
+                                 why);
+      return false;
+    }
+    levels.push_back(level);
+  }
+  BasicBlock *header = inner->getHeader(), *latch = inner->getLoopLatch();
+  if (marker->getParent() == header || marker->getParent() == latch) {
+    reporter.error(marker, "__hetero_parallel_loop must be in the body of the loop");
+    return false;
+  }
+  for (BasicBlock *block : inner->blocks())
+    if (block != header && block != latch)
+      blocks.push_back(block);
+  for (BasicBlock *block : blocks)
+    for (BasicBlock *next : successors(block))
+      if (next != latch && !llvm::is_contained(blocks, next)) {
+        reporter.error(block->getTerminator(),
+                       "a break or return leaves the parallel loop; its iterations run as "
+                       "independent instances");
+        return false;
+      }
+  return true;
+}
+
+Function *Lowering::extract(ArrayRef<BasicBlock *> blocks, CallInst *marker, StringRef what,
+                            CallInst *&call) {
+  Function &parent = *blocks.front()->getParent();
+  CodeExtractor extractor(blocks, /*DT=*/nullptr, /*AggregateArgs=*/false, nullptr, nullptr,
+                          nullptr, /*AllowVarArgs=*/false, /*AllowAlloca=*/true, nullptr,
+                          "hetero");
+  if (!extractor.isEligible()) {
+    reporter.error(marker, "this " + what + " cannot be outlined into a node function (its "
+                           "code has more than one entry, or calls va_start)");
+    return nullptr;
+  }
+  CodeExtractorAnalysisCache cache(parent);
+  SetVector<Value *> inputs, outputs, sinks, hoists;
+  BasicBlock *commonExit = nullptr;
+  extractor.findAllocas(cache, sinks, hoists, commonExit);
+  extractor.findInputsOutputs(inputs, outputs, sinks);
+  if (!outputs.empty()) {
+    Instruction *user = nullptr;
+    for (User *u : outputs.front()->users())
+      if (auto *i = dyn_cast<Instruction>(u); i && !llvm::is_contained(blocks, i->getParent()))
+        user = user ? user : i;
+    reporter.error(user ? user : marker,
+                   describe(outputs.front()) + " is computed in the " + what +
+                       " and used after it; nodes pass values on through their declared "
+                       "outputs (buffers)");
+    return nullptr;
+  }
+  Function *extracted = extractor.extractCodeRegion(cache);
+  if (!extracted) {
+    reporter.error(marker, "this " + what + " could not be outlined");
+    return nullptr;
+  }
+  call = cast<CallInst>(*extracted->user_begin());
+  return extracted;
+}
+
+//===----------------------------------------------------------------------===//
+// Node functions
+//===----------------------------------------------------------------------===//
+
+/// The first instruction of `function` that uses `value`, for diagnostics.
+static Instruction *firstUse(Value *value) {
+  Instruction *first = nullptr;
+  for (User *user : value->users())
+    if (auto *instruction = dyn_cast<Instruction>(user))
+      if (!first || instruction->getDebugLoc())
+        first = instruction;
+  return first;
+}
+
+/// The parameters a node needs for `value` of its parent: itself when the
+/// parent can pass it (`bindable`), else the leaves of its pure computation.
+static bool addPorts(Value *value, function_ref<bool(Value *)> bindable,
+                     SmallVectorImpl<Value *> &ports, DenseMap<Value *, unsigned> &portOf,
+                     Value *&failedOn) {
+  if (portOf.count(value) || isa<Constant>(value))
+    return true;
+  if (bindable(value)) {
+    portOf[value] = ports.size();
+    ports.push_back(value);
+    return true;
+  }
+  auto *instruction = dyn_cast<Instruction>(value);
+  if (!instruction || !isPure(instruction)) {
+    failedOn = value;
+    return false;
+  }
+  for (Value *operand : instruction->operands())
+    if (!addPorts(operand, bindable, ports, portOf, failedOn))
+      return false;
+  return true;
+}
+
+bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &declared,
+                        ArrayRef<LoopLevel> levels, bool host, StringRef name,
+                        CallInst *marker, Child &child) {
+  Function *parent = call->getFunction();
+  // Where errors point: the marker, or for a loop the call of its body.
+  Instruction *at = marker ? static_cast<Instruction *>(marker) : call;
+  auto bindable = [&](Value *value) {
+    if (host)
+      return !isa<Constant>(value);
+    auto *arg = dyn_cast<Argument>(value);
+    return arg && arg->getParent() == parent;
+  };
+  // Each declared input is a parameter when the parent can pass it (pairs
+  // stay pointer then size, even when two share a size).
+  DenseMap<Value *, unsigned> portOf;
+  for (Value *value : declared.flatInputs()) {
+    if (!bindable(value))
+      continue;
+    portOf.try_emplace(value, child.ports.size());
+    child.ports.push_back(value);
+  }
+  Value *failedOn = nullptr;
+  SmallVector<Value *> needed(declared.flatInputs());
+  for (const LoopLevel &level : levels)
+    needed.push_back(level.start);
+  for (Value *value : needed)
+    if (!addPorts(value, bindable, child.ports, portOf, failedOn)) {
+      reporter.error(at, "input " + describe(value) + " of '" + name +
+                                 "' is computed in the section outside any task from " +
+                                 describe(failedOn) +
+                                 "; a section passes on only its own inputs");
+      return false;
+    }
+  SmallVector<Type *> params;
+  for (Value *port : child.ports)
+    params.push_back(port->getType());
+  child.levels.assign(levels.begin(), levels.end());
+  for (const Item &item : declared.outputs) {
+    child.outputs.push_back(item.value);
+    child.outputs.push_back(item.size);
+  }
+  SmallVector<Type *> outputTypes;
+  for (Value *output : child.outputs)
+    outputTypes.push_back(output->getType());
+  Type *result = outputTypes.empty() ? Type::getVoidTy(context)
+                                     : StructType::get(context, outputTypes, /*isPacked=*/true);
+  Function *node = Function::Create(FunctionType::get(result, params, false),
+                                    GlobalValue::InternalLinkage, name, module);
+  node->setSubprogram(extracted->getSubprogram());
+  extracted->setSubprogram(nullptr);
+  for (auto [arg, port] : llvm::zip(node->args(), child.ports))
+    arg.setName(port->getName());
+
+  BasicBlock *prelude = BasicBlock::Create(context, "entry", node);
+  IRBuilder<> b(prelude);
+  DenseMap<Value *, Value *> map;
+  for (auto [arg, port] : llvm::zip(node->args(), child.ports))
+    map.try_emplace(port, &arg);
+  Rematerializer remat{map, b};
+  // The loop variables of a parallel loop: start + the instance's id.
+  if (!levels.empty()) {
+    Value *self = b.CreateCall(api.getNode, {}, "self");
+    for (auto [dim, level] : llvm::enumerate(levels)) {
+      Value *id = b.CreateCall(api.instanceId[dim], {self}, "id");
+      Value *start = remat.get(level.start);
+      map[level.iv] = b.CreateAdd(b.CreateSExtOrTrunc(id, level.iv->getType()), start,
+                                  level.iv->getName());
+    }
+  }
+  // The extracted code's arguments, from the node's.
+  SmallVector<Value *> args;
+  for (unsigned index = 0; index < call->arg_size(); ++index) {
+    Value *mapped = remat.get(call->getArgOperand(index));
+    if (!mapped) {
+      Value *culprit = remat.failedOn;
+      Instruction *use = firstUse(extracted->getArg(index));
+      std::string what = isa<AllocaInst>(culprit) ? "local variable " : "";
+      reporter.error(use ? use : at,
+                     "'" + name + "' uses " + what + describe(culprit) +
+                         ", which is not among its declared inputs; list it in the " +
+                         (levels.empty() ? "__hetero_task_begin" : "__hetero_parallel_loop") +
+                         (isa<PointerType>(culprit->getType()) ? " as a buffer pair" : ""));
+      return false;
+    }
+    args.push_back(mapped);
+  }
+  SmallVector<Value *> outputs;
+  for (Value *output : child.outputs) {
+    Value *mapped = remat.get(output);
+    if (!mapped) {
+      reporter.error(at, "output " + describe(output) + " of '" + name +
+                                 "' is not among its inputs");
+      return false;
+    }
+    outputs.push_back(mapped);
+  }
+  // A section makes an internal node, rebuilt by lowerSection: no return calls.
+  bool internal = findMarker(*extracted, {Marker::SectionBegin}) != nullptr;
+  // The extracted body follows the prelude; its allocas move to the entry.
+  BasicBlock *body = &extracted->getEntryBlock();
+  node->splice(node->end(), extracted);
+  for (Instruction &instruction : llvm::make_early_inc_range(*body))
+    if (auto *alloca = dyn_cast<AllocaInst>(&instruction); alloca && alloca->isStaticAlloca())
+      alloca->moveBefore(prelude->end());
+  b.CreateBr(body);
+  for (auto [arg, value] : llvm::zip(extracted->args(), args))
+    arg.replaceAllUsesWith(value);
+  for (BasicBlock &block : *node) {
+    auto *ret = dyn_cast<ReturnInst>(block.getTerminator());
+    if (!ret)
+      continue;
+    IRBuilder<> rb(ret);
+    SmallVector<Value *> operands{rb.getInt32(outputs.size())};
+    llvm::append_range(operands, outputs);
+    if (!internal)
+      rb.CreateCall(api.ret, operands);
+    if (result->isVoidTy())
+      rb.CreateRetVoid();
+    else
+      rb.CreateRet(PoisonValue::get(result));
+    ret->eraseFromParent();
+  }
+  call->eraseFromParent();
+  extracted->eraseFromParent();
+  child.node = node;
+  if (internal) {
+    child.node = lowerSection(node, outputs);
+    return child.node != nullptr;
+  }
+  finishLeaf(node, &declared, outputs);
+  return true;
+}
+
+void Lowering::finishLeaf(Function *node, const Declared *declared, ArrayRef<Value *> outputs) {
+  IRBuilder<> b(&*node->getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+  Value *hint = nullptr;
+  for (BasicBlock &block : *node)
+    for (Instruction &instruction : llvm::make_early_inc_range(block))
+      if (auto *call = dyn_cast<CallInst>(&instruction); call && classify(*call) == Marker::Hint) {
+        hint = call->getArgOperand(0);
+        call->eraseFromParent();
+      }
+  if (hint)
+    b.CreateCall(api.hint, {b.CreateZExtOrTrunc(hint, b.getInt32Ty())});
+  // Which pointer parameters the leaf reads and writes.
+  SmallVector<Value *> ins, outs;
+  for (Argument &arg : node->args()) {
+    if (!arg.getType()->isPointerTy())
+      continue;
+    ins.push_back(&arg);
+    if (llvm::is_contained(outputs, &arg))
+      outs.push_back(&arg);
+  }
+  SmallVector<Value *> operands{b.getInt32(ins.size())};
+  llvm::append_range(operands, ins);
+  operands.push_back(b.getInt32(outs.size()));
+  llvm::append_range(operands, outs);
+  b.CreateCall(api.attributes, operands);
+}
+
+//===----------------------------------------------------------------------===//
+// Sections
+//===----------------------------------------------------------------------===//
+
+bool Lowering::extractChild(Function *parent, CallInst *marker, Child &child) {
+  bool loop = classify(*marker) == Marker::ParallelLoop;
+  Declared declared;
+  if (!parseDeclared(*marker, loop ? 1 : 0, reporter, declared))
+    return false;
+  std::string name = declared.name.empty()
+                         ? (parent->getName() + (loop ? ".loop" : ".task")).str()
+                         : declared.name;
+  SmallVector<BasicBlock *> blocks;
+  SmallVector<LoopLevel> levels;
+  if (loop) {
+    auto *count = dyn_cast<ConstantInt>(marker->getArgOperand(0));
+    if (!count || count->getSExtValue() < 1 || count->getSExtValue() > 3) {
+      reporter.error(marker, "__hetero_parallel_loop: expects a constant count of 1 to 3 "
+                             "enclosing loops first");
+      return false;
+    }
+    if (!loopRegion(marker, count->getZExtValue(), blocks, levels))
+      return false;
+  } else if (!taskRegion(marker, blocks)) {
+    return false;
+  }
+  // The markers go before the code moves: the task's end marker stays behind.
+  CallInst *end = nullptr;
+  if (!loop)
+    for (User *user : marker->users())
+      end = cast<CallInst>(user);
+  CallInst *call = nullptr;
+  Function *extracted = extract(blocks, marker, loop ? "parallel loop" : "task", call);
+  if (!extracted)
+    return false;
+  if (end)
+    end->eraseFromParent();
+  // A loop's marker moved with the body: the call of the body answers for it.
+  if (loop) {
+    call->setDebugLoc(marker->getDebugLoc());
+    marker->eraseFromParent();
+    marker = call;
+  }
+  bool ok = makeNode(extracted, call, declared, levels, /*host=*/false, name,
+                     loop ? nullptr : marker, child);
+  if (!loop)
+    marker->eraseFromParent();
+  return ok;
+}
+
+bool Lowering::checkSectionCode(Function *function, CallInst *begin) {
+  for (BasicBlock &block : *function)
+    for (Instruction &instruction : block) {
+      if (instruction.isTerminator() || isPure(&instruction) || isa<PHINode>(instruction) ||
+          isa<AllocaInst, DbgInfoIntrinsic>(instruction) || instruction.isLifetimeStartOrEnd())
+        continue;
+      if (auto *call = dyn_cast<CallInst>(&instruction)) {
+        Marker marker = classify(*call);
+        if (marker == Marker::SectionBegin || marker == Marker::SectionEnd ||
+            marker == Marker::Hint)
+          continue;
+      }
+      if (!instruction.mayHaveSideEffects() && instruction.use_empty())
+        continue;
+      reporter.error(&instruction,
+                     "this code is in the section that begins at line " +
+                         Twine(begin->getDebugLoc().getLine()) +
+                         " but in none of its tasks; a section holds tasks and parallel "
+                         "loops only");
+      return false;
+    }
+  return true;
+}
+
+Function *Lowering::lowerSection(Function *function, ArrayRef<Value *> outputs) {
+  CallInst *begin = findMarker(*function, {Marker::SectionBegin});
+  SmallVector<Child> children;
+  while (CallInst *marker = findMarker(*function, {Marker::TaskBegin, Marker::ParallelLoop})) {
+    Child child;
+    if (!extractChild(function, marker, child))
+      return nullptr;
+    children.push_back(std::move(child));
+  }
+  if (!checkSectionCode(function, begin))
+    return nullptr;
+  for (BasicBlock &block : *function)
+    for (Instruction &instruction : block)
+      if (auto *call = dyn_cast<CallInst>(&instruction);
+          call && classify(*call) == Marker::SectionBegin && call != begin) {
+        reporter.error(call, "a second section in '" + function->getName() +
+                                 "'; a node holds one (nest sections in tasks)");
+        return nullptr;
+      }
+  Value *hint = nullptr;
+  for (BasicBlock &block : *function)
+    for (Instruction &instruction : block)
+      if (auto *call = dyn_cast<CallInst>(&instruction); call && classify(*call) == Marker::Hint)
+        hint = call->getArgOperand(0);
+  return buildInternal(function, children, outputs, hint);
+}
+
+/// The trip count of `level` as a 64-bit extent, cloned by `remat`.
+static Value *tripCount(IRBuilder<> &b, Rematerializer &remat, const LoopLevel &level) {
+  Value *bound = remat.get(level.bound);
+  Value *start = remat.get(level.start);
+  if (!bound || !start)
+    return nullptr;
+  if (level.ivCast != Instruction::CastOpsEnd)
+    start = b.CreateCast(level.ivCast, start, bound->getType());
+  Value *count = b.CreateSub(bound, start, "count");
+  if (level.inclusive)
+    count = b.CreateAdd(count, ConstantInt::get(count->getType(), 1));
+  if (level.isSigned) {
+    count = b.CreateSExtOrTrunc(count, b.getInt64Ty());
+    Value *negative = b.CreateICmpSLT(count, b.getInt64(0));
+    return b.CreateSelect(negative, b.getInt64(0), count, "extent");
+  }
+  return b.CreateZExtOrTrunc(count, b.getInt64Ty());
+}
+
+Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
+                                  ArrayRef<Value *> outputs, Value *hint) {
+  SmallVector<Type *> outputTypes;
+  for (Value *output : outputs)
+    outputTypes.push_back(output->getType());
+  Type *result = outputTypes.empty() ? Type::getVoidTy(context)
+                                     : StructType::get(context, outputTypes, true);
+  Function *node = Function::Create(
+      FunctionType::get(result, function->getFunctionType()->params(), false),
+      function->getLinkage(), "", module);
+  node->takeName(function);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", node);
+  IRBuilder<> b(entry);
+  DenseMap<Value *, Value *> map;
+  for (auto [from, to] : llvm::zip(function->args(), node->args())) {
+    to.setName(from.getName());
+    map[&from] = &to;
+  }
+  Rematerializer remat{map, b};
+  if (hint)
+    b.CreateCall(api.hint, {b.CreateZExtOrTrunc(remat.get(hint), b.getInt32Ty())});
+  SmallVector<Value *> handles;
+  for (const Child &child : children) {
+    SmallVector<Value *> operands{b.getInt32(child.levels.size()), child.node};
+    for (const LoopLevel &level : child.levels) {
+      Value *extent = tripCount(b, remat, level);
+      if (!extent) {
+        reporter.error(function, "a bound of parallel loop '" + child.node->getName() +
+                                     "' depends on " + describe(remat.failedOn) +
+                                     ", known only inside the loop nest; the loops must be "
+                                     "rectangular, their bounds inputs of the section");
+        return nullptr;
+      }
+      operands.push_back(extent);
+    }
+    Value *handle = b.CreateCall(api.createNode, operands, child.node->getName());
+    // Each port: the latest earlier sibling that outputs the value, else the
+    // parent's own input.
+    for (auto [port, value] : llvm::enumerate(child.ports)) {
+      bool fed = false;
+      for (size_t s = handles.size(); s-- > 0 && !fed;)
+        for (auto [out, produced] : llvm::enumerate(children[s].outputs))
+          if (produced == value && !fed) {
+            b.CreateCall(api.edge, {handles[s], handle, b.getInt32(1), b.getInt32(out),
+                                    b.getInt32(port), b.getInt32(0)});
+            fed = true;
+          }
+      if (!fed)
+        b.CreateCall(api.bindIn, {handle, b.getInt32(cast<Argument>(value)->getArgNo()),
+                                  b.getInt32(port), b.getInt32(0)});
+    }
+    handles.push_back(handle);
+  }
+  for (auto [index, value] : llvm::enumerate(outputs)) {
+    bool bound = false;
+    for (size_t s = handles.size(); s-- > 0 && !bound;)
+      for (auto [out, produced] : llvm::enumerate(children[s].outputs))
+        if (produced == value && !bound) {
+          b.CreateCall(api.bindOut,
+                       {handles[s], b.getInt32(out), b.getInt32(index), b.getInt32(0)});
+          bound = true;
+        }
+    if (!bound) {
+      reporter.error(function, "output " + Twine(index / 2 + 1) + " (" + describe(value) +
+                                   ") of '" + node->getName() +
+                                   "' is not an output of any of its tasks");
+      return nullptr;
+    }
+  }
+  if (result->isVoidTy())
+    b.CreateRetVoid();
+  else
+    b.CreateRet(PoisonValue::get(result));
+  function->replaceAllUsesWith(node);
+  function->eraseFromParent();
+  return node;
+}
+
+Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
+                              Instruction *launchedAt) {
+  auto key = std::make_pair(root, std::vector<unsigned>(outputs.begin(), outputs.end()));
+  if (auto known = roots.find(key); known != roots.end())
+    return known->second;
+  for (auto &[other, node] : roots)
+    if (other.first == root) {
+      reporter.error(launchedAt, "'" + node->getName() +
+                                     "' is launched with other outputs elsewhere; a root "
+                                     "declares the same outputs at every launch");
+      return nullptr;
+    }
+  SmallVector<Value *> values;
+  for (unsigned index : outputs)
+    values.push_back(root->getArg(index));
+  Function *node = nullptr;
+  if (findMarker(*root, {Marker::SectionBegin})) {
+    node = lowerSection(root, values);
+  } else {
+    // A root without a section is one leaf: its code, returning the outputs.
+    SmallVector<Type *> types;
+    for (Value *value : values)
+      types.push_back(value->getType());
+    Type *result =
+        types.empty() ? Type::getVoidTy(context) : StructType::get(context, types, true);
+    node = Function::Create(FunctionType::get(result, root->getFunctionType()->params(), false),
+                            root->getLinkage(), "", module);
+    node->takeName(root);
+    node->setSubprogram(root->getSubprogram());
+    root->setSubprogram(nullptr);
+    node->splice(node->end(), root);
+    SmallVector<Value *> mapped;
+    for (auto [from, to] : llvm::zip(root->args(), node->args())) {
+      to.setName(from.getName());
+      from.replaceAllUsesWith(&to);
+    }
+    for (unsigned index : outputs)
+      mapped.push_back(node->getArg(index));
+    for (BasicBlock &block : *node)
+      if (auto *ret = dyn_cast<ReturnInst>(block.getTerminator())) {
+        IRBuilder<> rb(ret);
+        SmallVector<Value *> operands{rb.getInt32(mapped.size())};
+        llvm::append_range(operands, mapped);
+        rb.CreateCall(api.ret, operands);
+        if (result->isVoidTy())
+          rb.CreateRetVoid();
+        else
+          rb.CreateRet(PoisonValue::get(result));
+        ret->eraseFromParent();
+      }
+    root->replaceAllUsesWith(node);
+    root->eraseFromParent();
+    finishLeaf(node, nullptr, mapped);
+  }
+  if (node)
+    roots[key] = node;
+  return node;
+}
+
+} // namespace hpvm::hetero

@@ -1,0 +1,118 @@
+//===- Graph.h - Hetero-C++ regions to HPVM-C node functions -------*- C++ -*-===//
+// The lowering's state: the HPVM-C functions it calls, and the steps that
+// turn a function holding a section (or a leaf's code) into HPVM-C node
+// functions (Graph.cpp), and launches into HPVM-C host calls (Host.cpp).
+#ifndef LIB_FRONTEND_HETEROCXX_GRAPH_H
+#define LIB_FRONTEND_HETEROCXX_GRAPH_H
+
+#include "Markers.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+
+namespace hpvm::hetero {
+
+/// The HPVM-C functions (runtime/include/hpvm/hpvm.h) the lowering calls.
+struct HPVMCApi {
+  explicit HPVMCApi(llvm::Module &module);
+  llvm::FunctionCallee hint, attributes, ret, createNode, bindIn, bindOut, edge;
+  llvm::FunctionCallee getNode, instanceId[3];
+  llvm::FunctionCallee launch, wait, track, untrack, request;
+};
+
+/// One level of a parallel loop nest: `for (iv = start; iv < bound; ++iv)`
+/// (`<=` when inclusive), in the terms of the function holding the loop.
+struct LoopLevel {
+  llvm::PHINode *iv;
+  llvm::Value *start;
+  llvm::Value *bound;
+  llvm::Instruction::CastOps ivCast; // how the compare widened iv (or CastOpsEnd)
+  bool inclusive;
+  bool isSigned;
+};
+
+/// A node made of a task or a parallel loop, seen from its parent.
+struct Child {
+  llvm::Function *node = nullptr;
+  /// Per parameter of `node`: the parent's value it receives.
+  llvm::SmallVector<llvm::Value *> ports;
+  /// Per output of `node`: the parent's value it passes on (pointer, size, ...).
+  llvm::SmallVector<llvm::Value *> outputs;
+  /// Innermost first (x, y, z); empty for a task.
+  llvm::SmallVector<LoopLevel> levels;
+};
+
+class Lowering {
+public:
+  Lowering(llvm::Module &module, Reporter &reporter)
+      : module(module), context(module.getContext()), reporter(reporter), api(module) {}
+
+  /// Rewrites every marker of the module.
+  bool run();
+
+private:
+  // Graph.cpp: sections, tasks and parallel loops.
+  /// The node function of `root` launched with outputs `outputs` (argument
+  /// numbers of `root`, pointer then size), made once per root.
+  llvm::Function *lowerRoot(llvm::Function *root, llvm::ArrayRef<unsigned> outputs,
+                            llvm::Instruction *launchedAt);
+  /// `function` holds a section: its children become nodes, and it becomes
+  /// an internal node returning `outputs` (values of `function`).
+  llvm::Function *lowerSection(llvm::Function *function, llvm::ArrayRef<llvm::Value *> outputs);
+  bool extractChild(llvm::Function *parent, llvm::CallInst *marker, Child &child);
+  bool taskRegion(llvm::CallInst *begin, llvm::SmallVectorImpl<llvm::BasicBlock *> &blocks);
+  bool loopRegion(llvm::CallInst *marker, unsigned loops,
+                  llvm::SmallVectorImpl<llvm::BasicBlock *> &blocks,
+                  llvm::SmallVectorImpl<LoopLevel> &levels);
+  llvm::Function *extract(llvm::ArrayRef<llvm::BasicBlock *> blocks, llvm::CallInst *marker,
+                          llvm::StringRef what, llvm::CallInst *&call);
+  /// The node of the code `extracted` (called by `call` in the parent) that
+  /// declares `declared`; `host` when the parent is host code (a launch).
+  bool makeNode(llvm::Function *extracted, llvm::CallInst *call, const Declared &declared,
+                llvm::ArrayRef<LoopLevel> levels, bool host, llvm::StringRef name,
+                llvm::CallInst *marker, Child &child);
+  /// A leaf's hint and attributes, from the hints left in its code.
+  void finishLeaf(llvm::Function *node, const Declared *declared,
+                  llvm::ArrayRef<llvm::Value *> outputs);
+  bool checkSectionCode(llvm::Function *function, llvm::CallInst *begin);
+  llvm::Function *buildInternal(llvm::Function *function, llvm::ArrayRef<Child> children,
+                                llvm::ArrayRef<llvm::Value *> outputs, llvm::Value *hint);
+
+  // Host.cpp: launches and the other markers.
+  bool lowerLaunch(llvm::CallInst *launch);
+  bool lowerLaunchRegion(llvm::CallInst *begin);
+  llvm::Value *emitLaunch(llvm::IRBuilder<> &b, llvm::Function *node,
+                          llvm::ArrayRef<llvm::Value *> values, const Declared &declared);
+  void emitWait(llvm::IRBuilder<> &b, llvm::Value *handle);
+  bool lowerRemaining();
+
+  llvm::Module &module;
+  llvm::LLVMContext &context;
+  Reporter &reporter;
+  HPVMCApi api;
+  std::map<std::pair<llvm::Function *, std::vector<unsigned>>, llvm::Function *> roots;
+  /// The declarations of each launch, by its handle, for its wait.
+  llvm::DenseMap<llvm::Value *, Declared> launched;
+};
+
+/// Values of one function cloned into another: known values (`map`), and the
+/// pure computation (arithmetic, casts, address arithmetic, compares) that
+/// leads to others, cloned at `b`. Anything else fails, naming the value.
+struct Rematerializer {
+  llvm::DenseMap<llvm::Value *, llvm::Value *> &map;
+  llvm::IRBuilder<> &b;
+  llvm::Value *failedOn = nullptr;
+  llvm::Value *get(llvm::Value *value);
+};
+
+/// Pure computation that may be cloned into another function.
+bool isPure(const llvm::Instruction *instruction);
+/// The first instruction of `function` (layout order) that calls one of `markers`.
+llvm::CallInst *findMarker(llvm::Function &function, std::initializer_list<Marker> markers);
+
+} // namespace hpvm::hetero
+
+#endif // LIB_FRONTEND_HETEROCXX_GRAPH_H

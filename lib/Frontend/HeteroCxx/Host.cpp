@@ -1,0 +1,260 @@
+//===- Host.cpp - Hetero-C++ launches as HPVM-C host calls ----------------===//
+// __hetero_launch(root, inputs..., outputs...) fills a packed struct with the
+// root's parameters (a buffer pair is its pointer and its size), tracks the
+// buffers and calls __hpvm__launch; __hetero_wait waits, requests the output
+// buffers back from wherever the graph left them, and untracks the buffers.
+// __hetero_launch_begin/end outlines the code between them as the root and
+// launches and waits in its place. The memory markers become the runtime's
+// calls (or libc's); a section or task that no launch reaches is an error.
+#include "Graph.h"
+
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace hpvm::hetero {
+
+/// `value` converted to `type` as C converts an argument (variadic calls
+/// promote int to int, float to double).
+static Value *convert(IRBuilder<> &b, Value *value, Type *type) {
+  Type *from = value->getType();
+  if (from == type)
+    return value;
+  if (from->isIntegerTy() && type->isIntegerTy())
+    return b.CreateSExtOrTrunc(value, type);
+  if (from->isFloatingPointTy() && type->isFloatingPointTy())
+    return b.CreateFPCast(value, type);
+  if (from->isIntegerTy() && type->isFloatingPointTy())
+    return b.CreateSIToFP(value, type);
+  if (from->isPointerTy() && type->isPointerTy())
+    return value;
+  return nullptr;
+}
+
+Value *Lowering::emitLaunch(IRBuilder<> &b, Function *node, ArrayRef<Value *> values,
+                            const Declared &declared) {
+  SmallVector<Type *> fields(node->getFunctionType()->params());
+  if (!node->getReturnType()->isVoidTy())
+    fields.push_back(node->getReturnType());
+  StructType *type = StructType::get(context, fields, /*isPacked=*/true);
+  Function *host = b.GetInsertBlock()->getParent();
+  IRBuilder<> entry(&*host->getEntryBlock().getFirstInsertionPt());
+  AllocaInst *args = entry.CreateAlloca(type, nullptr, "hetero.args");
+  for (auto [index, value] : llvm::enumerate(values)) {
+    Value *converted = convert(b, value, node->getArg(index)->getType());
+    b.CreateStore(converted, b.CreateStructGEP(type, args, index));
+  }
+  SmallPtrSet<Value *, 8> tracked;
+  for (const Item &item : declared.inputs)
+    if (item.isPair() && tracked.insert(item.value).second)
+      b.CreateCall(api.track, {item.value, b.CreateSExtOrTrunc(item.size, b.getInt64Ty())});
+  return b.CreateCall(api.launch, {b.getInt32(0), node, args}, "graph");
+}
+
+void Lowering::emitWait(IRBuilder<> &b, Value *handle) {
+  b.CreateCall(api.wait, {handle});
+  auto known = launched.find(handle);
+  if (known == launched.end())
+    return;
+  for (const Item &item : known->second.outputs)
+    b.CreateCall(api.request, {item.value, b.CreateSExtOrTrunc(item.size, b.getInt64Ty())});
+  SmallPtrSet<Value *, 8> untracked;
+  for (const Item &item : known->second.inputs)
+    if (item.isPair() && untracked.insert(item.value).second)
+      b.CreateCall(api.untrack, {item.value});
+}
+
+/// The root's argument numbers of the declared outputs (pointer, size, ...).
+static bool outputArguments(const Declared &declared, ArrayRef<Value *> values,
+                            SmallVectorImpl<unsigned> &outputs, Reporter &reporter,
+                            Instruction *at) {
+  for (const Item &item : declared.outputs) {
+    auto pointer = llvm::find(values, item.value);
+    if (pointer == values.end()) {
+      reporter.error(at, "output buffer " + describe(item.value) +
+                             " is not among the launch's inputs; the root writes only what "
+                             "it is given");
+      return false;
+    }
+    unsigned index = pointer - values.begin();
+    unsigned size = index + 1 < values.size() && values[index + 1] == item.size
+                        ? index + 1
+                        : llvm::find(values, item.size) - values.begin();
+    if (size == values.size()) {
+      reporter.error(at, "the size of output buffer " + describe(item.value) +
+                             " is not among the launch's inputs");
+      return false;
+    }
+    outputs.push_back(index);
+    outputs.push_back(size);
+  }
+  return true;
+}
+
+bool Lowering::lowerLaunch(CallInst *launch) {
+  auto *root = dyn_cast<Function>(launch->getArgOperand(0)->stripPointerCasts());
+  if (!root || root->isDeclaration()) {
+    reporter.error(launch, "__hetero_launch expects the root function (defined in this "
+                           "file) as its first argument");
+    return false;
+  }
+  Declared declared;
+  if (!parseDeclared(*launch, 1, reporter, declared))
+    return false;
+  SmallVector<Value *> values = declared.flatInputs();
+  if (values.size() != root->arg_size()) {
+    reporter.error(launch, "the launch passes " + Twine(values.size()) + " values ('" +
+                               root->getName() + "' has " + Twine(root->arg_size()) +
+                               " parameters; a buffer pair passes two)");
+    return false;
+  }
+  SmallVector<unsigned> outputs;
+  if (!outputArguments(declared, values, outputs, reporter, launch))
+    return false;
+  for (auto [value, arg] : llvm::zip(values, root->args()))
+    if (!convert(*std::make_unique<IRBuilder<>>(launch), value, arg.getType())) {
+      reporter.error(launch, "the launch passes " + describe(value) + " for parameter '" +
+                                 arg.getName() + "' of another kind");
+      return false;
+    }
+  Function *node = lowerRoot(root, outputs, launch);
+  if (!node)
+    return false;
+  IRBuilder<> b(launch);
+  Value *handle = emitLaunch(b, node, values, declared);
+  launched[handle] = declared;
+  launch->replaceAllUsesWith(handle);
+  launch->eraseFromParent();
+  return true;
+}
+
+bool Lowering::lowerLaunchRegion(CallInst *begin) {
+  Declared declared;
+  if (!parseDeclared(*begin, 0, reporter, declared))
+    return false;
+  CallInst *end = nullptr;
+  for (User *user : begin->users())
+    if (auto *call = dyn_cast<CallInst>(user); call && classify(*call) == Marker::LaunchEnd)
+      end = call;
+  if (!end) {
+    reporter.error(begin, "this launch has no __hetero_launch_end (it takes the value "
+                          "__hetero_launch_begin returns)");
+    return false;
+  }
+  // The region is a task of the host: outline it the same way.
+  SmallVector<BasicBlock *> blocks;
+  BasicBlock *before = begin->getParent();
+  BasicBlock *start = SplitBlock(before, begin->getNextNode());
+  BasicBlock *after = SplitBlock(end->getParent(), end);
+  SmallVector<BasicBlock *> work{start};
+  SmallPtrSet<BasicBlock *, 16> seen{start};
+  while (!work.empty()) {
+    BasicBlock *block = work.pop_back_val();
+    if (isa<ReturnInst>(block->getTerminator())) {
+      reporter.error(block->getTerminator(), "a return leaves the launched region");
+      return false;
+    }
+    for (BasicBlock *next : successors(block))
+      if (next != after && seen.insert(next).second)
+        work.push_back(next);
+  }
+  for (BasicBlock &block : *begin->getFunction())
+    if (seen.contains(&block))
+      blocks.push_back(&block);
+  CallInst *call = nullptr;
+  Function *extracted = extract(blocks, begin, "launched region", call);
+  if (!extracted)
+    return false;
+  std::string name = declared.name.empty() ? (begin->getFunction()->getName() + ".root").str()
+                                           : declared.name;
+  Child child;
+  IRBuilder<> b(call);
+  // The call's position survives the outlining into a node: launch there.
+  Instruction *marker = b.CreateCall(api.wait, {PoisonValue::get(b.getPtrTy())});
+  if (!makeNode(extracted, call, declared, {}, /*host=*/true, name, begin, child))
+    return false;
+  b.SetInsertPoint(marker);
+  Value *handle = emitLaunch(b, child.node, child.ports, declared);
+  launched[handle] = declared;
+  emitWait(b, handle);
+  marker->eraseFromParent();
+  end->eraseFromParent();
+  begin->eraseFromParent();
+  return true;
+}
+
+bool Lowering::lowerRemaining() {
+  bool ok = true;
+  for (Function &function : module)
+    for (BasicBlock &block : function)
+      for (Instruction &instruction : llvm::make_early_inc_range(block)) {
+        auto *call = dyn_cast<CallInst>(&instruction);
+        Marker marker = call ? classify(*call) : Marker::None;
+        if (marker == Marker::None)
+          continue;
+        IRBuilder<> b(call);
+        Value *replacement = nullptr;
+        switch (marker) {
+        case Marker::Wait:
+          emitWait(b, call->getArgOperand(0));
+          break;
+        case Marker::Malloc: {
+          FunctionCallee malloc = module.getOrInsertFunction(
+              "malloc", FunctionType::get(b.getPtrTy(), {b.getInt64Ty()}, false));
+          replacement = b.CreateCall(malloc, {b.CreateZExtOrTrunc(call->getArgOperand(0),
+                                                                  b.getInt64Ty())});
+          break;
+        }
+        case Marker::Free: {
+          FunctionCallee free = module.getOrInsertFunction(
+              "free", FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false));
+          b.CreateCall(free, {call->getArgOperand(0)});
+          break;
+        }
+        case Marker::RequestMem:
+          b.CreateCall(api.request, {call->getArgOperand(0),
+                                     b.CreateZExtOrTrunc(call->getArgOperand(1), b.getInt64Ty())});
+          break;
+        case Marker::CopyMem:
+          b.CreateMemCpy(call->getArgOperand(0), MaybeAlign(), call->getArgOperand(1),
+                         MaybeAlign(), call->getArgOperand(2));
+          break;
+        default:
+          reporter.error(call, spelling(marker) +
+                                   (marker == Marker::SectionBegin || marker == Marker::TaskBegin
+                                        ? Twine(": no __hetero_launch reaches this function "
+                                                "(a launch names the root function)")
+                                        : Twine(" is not supported here (docs/HeteroCxx.md "
+                                                "lists what is)")));
+          ok = false;
+          continue;
+        }
+        if (replacement)
+          call->replaceAllUsesWith(replacement);
+        call->eraseFromParent();
+      }
+  return ok;
+}
+
+bool Lowering::run() {
+  SmallVector<CallInst *> regions, launches;
+  for (Function &function : module)
+    for (BasicBlock &block : function)
+      for (Instruction &instruction : block)
+        if (auto *call = dyn_cast<CallInst>(&instruction)) {
+          if (classify(*call) == Marker::LaunchBegin)
+            regions.push_back(call);
+          else if (classify(*call) == Marker::Launch)
+            launches.push_back(call);
+        }
+  for (CallInst *begin : regions)
+    if (!lowerLaunchRegion(begin))
+      return false;
+  for (CallInst *launch : launches)
+    if (!lowerLaunch(launch))
+      return false;
+  return lowerRemaining();
+}
+
+} // namespace hpvm::hetero

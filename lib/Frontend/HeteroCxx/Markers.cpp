@@ -1,0 +1,252 @@
+//===- Markers.cpp - Hetero-C++ marker calls and their argument lists -----===//
+#include "Markers.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace hpvm::hetero {
+
+Marker classify(const CallBase &call) {
+  const Function *callee = call.getCalledFunction();
+  if (!callee || !callee->getName().contains("__hetero_"))
+    return Marker::None;
+  // C linkage is the name itself; a header that declares the markers without
+  // extern "C" gives mangled names, whose base name is the marker's.
+  std::string base = callee->getName().str();
+  if (StringRef(base).starts_with("_Z")) {
+    std::string demangled = llvm::demangle(base);
+    base = StringRef(demangled).split('(').first.str();
+  }
+  return StringSwitch<Marker>(base)
+      .Case("__hetero_launch", Marker::Launch)
+      .Case("__hetero_wait", Marker::Wait)
+      .Case("__hetero_launch_begin", Marker::LaunchBegin)
+      .Case("__hetero_launch_end", Marker::LaunchEnd)
+      .Case("__hetero_section_begin", Marker::SectionBegin)
+      .Case("__hetero_section_end", Marker::SectionEnd)
+      .Case("__hetero_task_begin", Marker::TaskBegin)
+      .Case("__hetero_task_end", Marker::TaskEnd)
+      .Case("__hetero_parallel_loop", Marker::ParallelLoop)
+      .Case("__hetero_hint", Marker::Hint)
+      .Case("__hetero_priv", Marker::Priv)
+      .Case("__hetero_malloc", Marker::Malloc)
+      .Case("__hetero_free", Marker::Free)
+      .Case("__hetero_request_mem", Marker::RequestMem)
+      .Case("__hetero_copy_mem", Marker::CopyMem)
+      .Case("__hetero_isNonZeroLoop", Marker::IsNonZeroLoop)
+      .Default(Marker::None);
+}
+
+StringRef spelling(Marker marker) {
+  switch (marker) {
+  case Marker::None: return "?";
+  case Marker::Launch: return "__hetero_launch";
+  case Marker::Wait: return "__hetero_wait";
+  case Marker::LaunchBegin: return "__hetero_launch_begin";
+  case Marker::LaunchEnd: return "__hetero_launch_end";
+  case Marker::SectionBegin: return "__hetero_section_begin";
+  case Marker::SectionEnd: return "__hetero_section_end";
+  case Marker::TaskBegin: return "__hetero_task_begin";
+  case Marker::TaskEnd: return "__hetero_task_end";
+  case Marker::ParallelLoop: return "__hetero_parallel_loop";
+  case Marker::Hint: return "__hetero_hint";
+  case Marker::Priv: return "__hetero_priv";
+  case Marker::Malloc: return "__hetero_malloc";
+  case Marker::Free: return "__hetero_free";
+  case Marker::RequestMem: return "__hetero_request_mem";
+  case Marker::CopyMem: return "__hetero_copy_mem";
+  case Marker::IsNonZeroLoop: return "__hetero_isNonZeroLoop";
+  }
+  return "?";
+}
+
+SmallVector<Value *> Declared::flatInputs() const {
+  SmallVector<Value *> values;
+  for (const Item &item : inputs) {
+    values.push_back(item.value);
+    if (item.isPair())
+      values.push_back(item.size);
+  }
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+static std::string position(const DILocation *location) {
+  if (!location)
+    return "";
+  return (location->getFilename() + ":" + Twine(location->getLine()) + ":" +
+          Twine(location->getColumn()))
+      .str();
+}
+
+void Reporter::error(const Instruction *at, const Twine &message) {
+  std::string where = position(at->getDebugLoc().get());
+  if (where.empty()) {
+    // Clang gives some instructions no line: the next one with a line.
+    for (const Instruction *next = at->getNextNode(); next && where.empty();
+         next = next->getNextNode())
+      where = position(next->getDebugLoc().get());
+  }
+  if (where.empty()) {
+    error(at->getFunction(), message);
+    return;
+  }
+  emit(where, message);
+}
+
+void Reporter::error(const Function *at, const Twine &message) {
+  std::string where;
+  if (const DISubprogram *program = at->getSubprogram())
+    where = (program->getFilename() + ":" + Twine(program->getLine()) + ":1").str();
+  else
+    where = ("'" + llvm::demangle(at->getName().str()) + "'");
+  emit(where, message);
+}
+
+void Reporter::emit(const std::string &where, const Twine &message) {
+  anyError = true;
+  report((where + ": error: " + message + "\n").str());
+}
+
+std::string describe(const Value *value) {
+  if (isa<Constant>(value) && !isa<GlobalValue>(value))
+    return "a constant";
+  StringRef name = value->getName();
+  // Clang's names: "x.addr", "x.0" (promoted), "conv" (no C name).
+  name = name.split('.').first;
+  if (name.empty() || llvm::is_contained({"call", "conv", "add", "mul", "sub", "idx", "arrayidx",
+                                          "idxprom", "tmp", "cmp"},
+                                         name))
+    return "a value computed in the code";
+  return ("'" + name + "'").str();
+}
+
+//===----------------------------------------------------------------------===//
+// Argument lists
+//===----------------------------------------------------------------------===//
+
+static std::optional<int64_t> constantCount(Value *value) {
+  if (auto *constant = dyn_cast<ConstantInt>(value))
+    return constant->getSExtValue();
+  return std::nullopt;
+}
+
+/// A bool written after a pair: `false` / `true`, promoted to int.
+static bool isFlag(Value *value) {
+  auto *constant = dyn_cast<ConstantInt>(value);
+  return constant && constant->getValue().ule(1);
+}
+
+static std::optional<std::string> stringConstant(Value *value) {
+  auto *global = dyn_cast<GlobalVariable>(value->stripPointerCasts());
+  if (!global || !global->hasInitializer())
+    return std::nullopt;
+  auto *data = dyn_cast<ConstantDataArray>(global->getInitializer());
+  if (!data || !data->isCString())
+    return std::nullopt;
+  return data->getAsCString().str();
+}
+
+namespace {
+/// One reading of a marker's lists, with or without a flag after each pair.
+struct ListReader {
+  CallBase &call;
+  bool flags;
+  unsigned next;
+  std::string problem;
+
+  Value *at(unsigned index) {
+    return index < call.arg_size() ? call.getArgOperand(index) : nullptr;
+  }
+  bool fail(const Twine &what) {
+    problem = what.str();
+    return false;
+  }
+  /// `count` items; outputs must be pairs.
+  bool readItems(int64_t count, bool outputs, SmallVectorImpl<Item> &items) {
+    for (int64_t k = 0; k < count; ++k) {
+      Value *value = at(next);
+      if (!value)
+        return fail("expected " + Twine(count) + (outputs ? " output" : " input") +
+                    " items, found only " + Twine(k));
+      if (!value->getType()->isPointerTy()) {
+        if (outputs)
+          return fail("output " + Twine(k + 1) + " is not a buffer pair (a pointer and its "
+                      "size in bytes)");
+        items.push_back({value});
+        ++next;
+        continue;
+      }
+      Value *size = at(next + 1);
+      if (!size || !size->getType()->isIntegerTy())
+        return fail(Twine(outputs ? "output " : "input ") + Twine(k + 1) + " (" +
+                    describe(value) + ") is a pointer without its size in bytes after it");
+      items.push_back({value, size});
+      next += 2;
+      if (flags) {
+        if (!at(next) || !isFlag(at(next)))
+          return fail("expected a bool after the size of buffer " + describe(value));
+        ++next;
+      }
+    }
+    return true;
+  }
+  bool read(Declared &out) {
+    std::optional<int64_t> numIn = at(next) ? constantCount(at(next)) : std::nullopt;
+    if (!numIn || *numIn < 0)
+      return fail("expected a constant count of inputs first");
+    ++next;
+    if (!readItems(*numIn, false, out.inputs))
+      return false;
+    std::optional<int64_t> numOut = at(next) ? constantCount(at(next)) : std::nullopt;
+    if (!numOut || *numOut < 0)
+      return fail("expected a constant count of outputs after the " + Twine(*numIn) +
+                  " inputs");
+    ++next;
+    if (!readItems(*numOut, true, out.outputs))
+      return false;
+    if (next + 1 == call.arg_size()) {
+      std::optional<std::string> name = stringConstant(at(next));
+      if (!name)
+        return fail("expected the node's name (a string literal) after the outputs");
+      out.name = *name;
+      ++next;
+    }
+    if (next != call.arg_size())
+      return fail("found " + Twine(call.arg_size() - next) +
+                  " arguments more than the counts of inputs and outputs declare");
+    return true;
+  }
+};
+} // namespace
+
+bool parseDeclared(CallBase &call, unsigned first, Reporter &reporter, Declared &out) {
+  std::string problem;
+  for (bool flags : {false, true}) {
+    Declared attempt;
+    ListReader reader{call, flags, first, ""};
+    if (reader.read(attempt)) {
+      out = std::move(attempt);
+      return true;
+    }
+    if (!flags)
+      problem = reader.problem;
+  }
+  reporter.error(&call, spelling(classify(call)) + ": " + problem);
+  return false;
+}
+
+} // namespace hpvm::hetero
