@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-bool hpvmLowerHeteroCxxFile(const char *inputPath, const char *outputPath,
+bool hpvmLowerHeteroCxxFile(const char *inputPath, const char *outputPath, bool sequential,
                             char **diagnostics) {
   std::string text;
   auto report = [&](llvm::StringRef diagnostic) { text += diagnostic; };
@@ -30,7 +30,7 @@ bool hpvmLowerHeteroCxxFile(const char *inputPath, const char *outputPath,
     llvm::raw_string_ostream stream(message);
     error.print("hpvmLowerHeteroCxxFile", stream, /*ShowColors=*/false);
     report(message);
-  } else if (hpvm::lowerHeteroCxx(*module, report)) {
+  } else if (hpvm::lowerHeteroCxx(*module, report, sequential)) {
     std::error_code code;
     llvm::ToolOutputFile file(outputPath, code, llvm::sys::fs::OF_None);
     if (code) {

@@ -301,6 +301,8 @@ static void usage(void) {
          "                    consecutive x instances of HPVM-C leaves run as the\n"
          "                    lanes of vectors, and tiled leaves that sum products\n"
          "                    get their sums from the runtime: hpvm-vectorize)\n"
+         "  -fhetero-sequential   Hetero-C++: remove the markers and call the root where\n"
+         "                    it is launched (the program as sequential C++)\n"
          "  -fhpvm-lanes=N    N lanes per group (2 to 64; default a 64-byte cache\n"
          "                    line of the leaf's narrowest float type, or one\n"
          "                    register when wider)\n"
@@ -460,6 +462,9 @@ typedef struct {
    * -fno-hpvm-fuse-tensor-nodes: the lowering's other choices, each of which must leave
    * every result unchanged (test/HPVMC/differential checks that they do). */
   bool collapse_grids, inline_leaves, fuse_nodes, fuse_tensor_nodes;
+  /* -fhetero-sequential: Hetero-C++ markers removed, launches plain calls of the root (the
+   * program as sequential C++: its native build). */
+  bool hetero_sequential;
   /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
   const char *knobs;
   /* The runtime library the link adds. */
@@ -579,7 +584,8 @@ static bool parse_codegen_option(driver_t *d, const char *arg) {
       parse_switch(arg, "hpvm-collapse-grids", &d->collapse_grids) ||
       parse_switch(arg, "hpvm-inline-leaves", &d->inline_leaves) ||
       parse_switch(arg, "hpvm-fuse-nodes", &d->fuse_nodes) ||
-      parse_switch(arg, "hpvm-fuse-tensor-nodes", &d->fuse_tensor_nodes)) {
+      parse_switch(arg, "hpvm-fuse-tensor-nodes", &d->fuse_tensor_nodes) ||
+      parse_switch(arg, "hetero-sequential", &d->hetero_sequential)) {
     /* set */
   } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
     d->lanes = parse_count(arg, arg + 13, 2, 64);
@@ -788,7 +794,7 @@ static bool lower_hetero_cxx(driver_t *d, const char *input, const char *base, c
   double start = seconds();
   char *diagnostics = NULL;
   current_stage = "lower Hetero-C++";
-  bool ok = hpvmLowerHeteroCxxFile(raw, lowered, &diagnostics);
+  bool ok = hpvmLowerHeteroCxxFile(raw, lowered, d->hetero_sequential, &diagnostics);
   current_stage = NULL;
   if (diagnostics) {
     fputs(diagnostics, stderr);
@@ -836,12 +842,19 @@ static bool run_frontend(driver_t *d) {
     ok = run_stage("compile C to LLVM IR", &command);
     if (!ok)
       break;
-    if (mentions(bc, "__hetero_")) {
+    bool hetero = mentions(bc, "__hetero_");
+    if (hetero) {
       ok = lower_hetero_cxx(d, input, base, bc);
       if (!ok || d->emit == EMIT_HPVMC)
         continue;
     } else if (d->emit == EMIT_HPVMC) {
       fail("--emit=hpvmc: '%s' does not use Hetero-C++", input);
+    }
+    if (hetero && !uses_hpvm_c(bc) && d->emit != EMIT_HPVM) {
+      /* Sequential (-fhetero-sequential): plain LLVM IR, compiled as it is. */
+      push(&d->ll_inputs, bc);
+      d->cxx = d->cxx || is_cxx(input);
+      continue;
     }
     if (!uses_hpvm_c(bc)) {
       if (d->emit == EMIT_HPVM)

@@ -155,9 +155,10 @@ MLIR_CAPI_EXPORTED bool hpvmRunPassPipeline(const char *input, size_t size,
  * Writes bitcode to `output_path`, text when it is "-" or ends in ".ll";
  * nothing on failure. `*diagnostics` as hpvmCompileFile's: each error at its
  * C++ line. The caller optimizes the result (hpvm-cc runs clang on it) and
- * compiles it as HPVM-C. */
+ * compiles it as HPVM-C. With `sequential`, the markers are removed instead
+ * and each launch calls its root: the program as plain sequential C++. */
 MLIR_CAPI_EXPORTED bool hpvmLowerHeteroCxxFile(const char *input_path, const char *output_path,
-                                               char **diagnostics);
+                                               bool sequential, char **diagnostics);
 
 MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
 

@@ -28,8 +28,11 @@ bool usesHeteroCxx(const llvm::Module &module);
 
 /// Rewrites the Hetero-C++ markers of `module` as HPVM-C. Each error is handed
 /// to `report` as the tools print it ("file:line:col: error: ..."); returns
-/// false when there was one (the module is then in no defined state).
-bool lowerHeteroCxx(llvm::Module &module, llvm::function_ref<void(llvm::StringRef)> report);
+/// false when there was one (the module is then in no defined state). With
+/// `sequential`, the markers are removed instead and each launch calls its
+/// root: the program as the sequential C++ it also is.
+bool lowerHeteroCxx(llvm::Module &module, llvm::function_ref<void(llvm::StringRef)> report,
+                    bool sequential = false);
 
 } // namespace hpvm
 

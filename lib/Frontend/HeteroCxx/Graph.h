@@ -52,6 +52,8 @@ public:
 
   /// Rewrites every marker of the module.
   bool run();
+  /// Removes every marker; a launch calls its root (Sequential.cpp).
+  bool runSequential();
 
 private:
   // Graph.cpp: sections, tasks and parallel loops.
@@ -88,6 +90,8 @@ private:
                           llvm::ArrayRef<llvm::Value *> values, const Declared &declared);
   void emitWait(llvm::IRBuilder<> &b, llvm::Value *handle);
   bool lowerRemaining();
+  /// The memory markers, as libc's and the runtime's calls; false for others.
+  bool lowerMemoryMarker(llvm::CallInst *call, Marker marker);
 
   llvm::Module &module;
   llvm::LLVMContext &context;

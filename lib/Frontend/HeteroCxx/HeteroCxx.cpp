@@ -39,7 +39,7 @@ static void promoteLocals(Function &function) {
   PromoteMemToReg(promotable, tree, &assumptions);
 }
 
-bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report) {
+bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report, bool sequential) {
   hetero::Reporter reporter(report);
   for (Function &function : module) {
     if (function.isDeclaration())
@@ -53,7 +53,7 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report) {
       promoteLocals(function);
   }
   hetero::Lowering lowering(module, reporter);
-  if (!lowering.run() || reporter.failed())
+  if (!(sequential ? lowering.runSequential() : lowering.run()) || reporter.failed())
     return false;
   // The markers' declarations go with their last calls.
   for (Function &function : llvm::make_early_inc_range(module))

@@ -32,6 +32,19 @@ static Value *convert(IRBuilder<> &b, Value *value, Type *type) {
   return nullptr;
 }
 
+/// `call(b)` where `pointer` is not null (a program may name a null buffer:
+/// there is no memory to track or move).
+static void unlessNull(IRBuilder<> &b, Value *pointer, function_ref<void(IRBuilder<> &)> call) {
+  if (isa<ConstantPointerNull>(pointer))
+    return;
+  Instruction *then = SplitBlockAndInsertIfThen(b.CreateIsNotNull(pointer),
+                                                b.GetInsertPoint(), /*Unreachable=*/false);
+  IRBuilder<> tb(then);
+  call(tb);
+  b.SetInsertPoint(then->getParent()->getSingleSuccessor(),
+                   then->getParent()->getSingleSuccessor()->getFirstInsertionPt());
+}
+
 Value *Lowering::emitLaunch(IRBuilder<> &b, Function *node, ArrayRef<Value *> values,
                             const Declared &declared) {
   SmallVector<Type *> fields(node->getFunctionType()->params());
@@ -48,7 +61,9 @@ Value *Lowering::emitLaunch(IRBuilder<> &b, Function *node, ArrayRef<Value *> va
   SmallPtrSet<Value *, 8> tracked;
   for (const Item &item : declared.inputs)
     if (item.isPair() && tracked.insert(item.value).second)
-      b.CreateCall(api.track, {item.value, b.CreateSExtOrTrunc(item.size, b.getInt64Ty())});
+      unlessNull(b, item.value, [&](IRBuilder<> &tb) {
+        tb.CreateCall(api.track, {item.value, tb.CreateSExtOrTrunc(item.size, tb.getInt64Ty())});
+      });
   return b.CreateCall(api.launch, {b.getInt32(0), node, args}, "graph");
 }
 
@@ -58,11 +73,13 @@ void Lowering::emitWait(IRBuilder<> &b, Value *handle) {
   if (known == launched.end())
     return;
   for (const Item &item : known->second.outputs)
-    b.CreateCall(api.request, {item.value, b.CreateSExtOrTrunc(item.size, b.getInt64Ty())});
+    unlessNull(b, item.value, [&](IRBuilder<> &tb) {
+      tb.CreateCall(api.request, {item.value, tb.CreateSExtOrTrunc(item.size, tb.getInt64Ty())});
+    });
   SmallPtrSet<Value *, 8> untracked;
   for (const Item &item : known->second.inputs)
     if (item.isPair() && untracked.insert(item.value).second)
-      b.CreateCall(api.untrack, {item.value});
+      unlessNull(b, item.value, [&](IRBuilder<> &tb) { tb.CreateCall(api.untrack, {item.value}); });
 }
 
 /// The root's argument numbers of the declared outputs (pointer, size, ...).
@@ -184,56 +201,67 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   return true;
 }
 
+bool Lowering::lowerMemoryMarker(CallInst *call, Marker marker) {
+  IRBuilder<> b(call);
+  Value *replacement = nullptr;
+  switch (marker) {
+  case Marker::Malloc: {
+    FunctionCallee malloc = module.getOrInsertFunction(
+        "malloc", FunctionType::get(b.getPtrTy(), {b.getInt64Ty()}, false));
+    replacement =
+        b.CreateCall(malloc, {b.CreateZExtOrTrunc(call->getArgOperand(0), b.getInt64Ty())});
+    break;
+  }
+  case Marker::Free: {
+    FunctionCallee free =
+        module.getOrInsertFunction("free", FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false));
+    b.CreateCall(free, {call->getArgOperand(0)});
+    break;
+  }
+  case Marker::RequestMem:
+    b.CreateCall(api.request, {call->getArgOperand(0),
+                               b.CreateZExtOrTrunc(call->getArgOperand(1), b.getInt64Ty())});
+    break;
+  case Marker::CopyMem:
+    b.CreateMemCpy(call->getArgOperand(0), MaybeAlign(), call->getArgOperand(1), MaybeAlign(),
+                   call->getArgOperand(2));
+    break;
+  default:
+    return false;
+  }
+  if (replacement)
+    call->replaceAllUsesWith(replacement);
+  call->eraseFromParent();
+  return true;
+}
+
 bool Lowering::lowerRemaining() {
   bool ok = true;
+  // Collected first: a wait's buffer checks split its block.
+  SmallVector<std::pair<CallInst *, Marker>> calls;
   for (Function &function : module)
     for (BasicBlock &block : function)
-      for (Instruction &instruction : llvm::make_early_inc_range(block)) {
-        auto *call = dyn_cast<CallInst>(&instruction);
-        Marker marker = call ? classify(*call) : Marker::None;
-        if (marker == Marker::None)
-          continue;
-        IRBuilder<> b(call);
-        Value *replacement = nullptr;
-        switch (marker) {
-        case Marker::Wait:
-          emitWait(b, call->getArgOperand(0));
-          break;
-        case Marker::Malloc: {
-          FunctionCallee malloc = module.getOrInsertFunction(
-              "malloc", FunctionType::get(b.getPtrTy(), {b.getInt64Ty()}, false));
-          replacement = b.CreateCall(malloc, {b.CreateZExtOrTrunc(call->getArgOperand(0),
-                                                                  b.getInt64Ty())});
-          break;
-        }
-        case Marker::Free: {
-          FunctionCallee free = module.getOrInsertFunction(
-              "free", FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false));
-          b.CreateCall(free, {call->getArgOperand(0)});
-          break;
-        }
-        case Marker::RequestMem:
-          b.CreateCall(api.request, {call->getArgOperand(0),
-                                     b.CreateZExtOrTrunc(call->getArgOperand(1), b.getInt64Ty())});
-          break;
-        case Marker::CopyMem:
-          b.CreateMemCpy(call->getArgOperand(0), MaybeAlign(), call->getArgOperand(1),
-                         MaybeAlign(), call->getArgOperand(2));
-          break;
-        default:
-          reporter.error(call, spelling(marker) +
-                                   (marker == Marker::SectionBegin || marker == Marker::TaskBegin
-                                        ? Twine(": no __hetero_launch reaches this function "
-                                                "(a launch names the root function)")
-                                        : Twine(" is not supported here (docs/HeteroCxx.md "
-                                                "lists what is)")));
-          ok = false;
-          continue;
-        }
-        if (replacement)
-          call->replaceAllUsesWith(replacement);
-        call->eraseFromParent();
-      }
+      for (Instruction &instruction : block)
+        if (auto *call = dyn_cast<CallInst>(&instruction))
+          if (Marker marker = classify(*call); marker != Marker::None)
+            calls.push_back({call, marker});
+  for (auto [call, marker] : calls) {
+    if (marker == Marker::Wait) {
+      IRBuilder<> b(call);
+      emitWait(b, call->getArgOperand(0));
+      call->eraseFromParent();
+      continue;
+    }
+    if (lowerMemoryMarker(call, marker))
+      continue;
+    reporter.error(call, spelling(marker) +
+                             (marker == Marker::SectionBegin || marker == Marker::TaskBegin
+                                  ? Twine(": no __hetero_launch reaches this function (a "
+                                          "launch names the root function)")
+                                  : Twine(" is not supported here (docs/HeteroCxx.md lists "
+                                          "what is)")));
+    ok = false;
+  }
   return ok;
 }
 

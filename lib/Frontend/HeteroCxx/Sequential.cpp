@@ -1,0 +1,73 @@
+//===- Sequential.cpp - Hetero-C++ as sequential C++ ----------------------===//
+// hpvm-cc -fhetero-sequential: the markers go, each __hetero_launch calls its
+// root with the arguments it lists (a buffer pair passes two), waits do
+// nothing, and the memory markers are libc's. What is left is the sequential
+// program the markers annotate: the native build a Hetero-C++ program's
+// results are compared with.
+#include "Graph.h"
+
+#include "llvm/IR/Instructions.h"
+
+using namespace llvm;
+
+namespace hpvm::hetero {
+
+/// `value` converted to `type` as C converts an argument.
+static Value *asParameter(IRBuilder<> &b, Value *value, Type *type) {
+  Type *from = value->getType();
+  if (from == type || (from->isPointerTy() && type->isPointerTy()))
+    return value;
+  if (from->isIntegerTy() && type->isIntegerTy())
+    return b.CreateSExtOrTrunc(value, type);
+  if (from->isFloatingPointTy() && type->isFloatingPointTy())
+    return b.CreateFPCast(value, type);
+  return nullptr;
+}
+
+bool Lowering::runSequential() {
+  SmallVector<std::pair<CallInst *, Marker>> calls;
+  for (Function &function : module)
+    for (BasicBlock &block : function)
+      for (Instruction &instruction : block)
+        if (auto *call = dyn_cast<CallInst>(&instruction))
+          if (Marker marker = classify(*call); marker != Marker::None)
+            calls.push_back({call, marker});
+  for (auto [call, marker] : calls) {
+    if (marker == Marker::Launch) {
+      auto *root = dyn_cast<Function>(call->getArgOperand(0)->stripPointerCasts());
+      Declared declared;
+      if (!root) {
+        reporter.error(call, "__hetero_launch expects the root function first");
+        return false;
+      }
+      if (!parseDeclared(*call, 1, reporter, declared))
+        return false;
+      SmallVector<Value *> values = declared.flatInputs();
+      if (values.size() != root->arg_size()) {
+        reporter.error(call, "the launch passes " + Twine(values.size()) + " values ('" +
+                                 root->getName() + "' has " + Twine(root->arg_size()) +
+                                 " parameters)");
+        return false;
+      }
+      IRBuilder<> b(call);
+      SmallVector<Value *> args;
+      for (auto [value, arg] : llvm::zip(values, root->args()))
+        args.push_back(asParameter(b, value, arg.getType()));
+      if (llvm::is_contained(args, nullptr)) {
+        reporter.error(call, "the launch passes a value of another kind than a parameter");
+        return false;
+      }
+      b.CreateCall(root, args);
+    } else if (marker == Marker::Malloc || marker == Marker::Free ||
+               marker == Marker::CopyMem) {
+      lowerMemoryMarker(call, marker);
+      continue;
+    }
+    if (!call->getType()->isVoidTy())
+      call->replaceAllUsesWith(PoisonValue::get(call->getType()));
+    call->eraseFromParent();
+  }
+  return true;
+}
+
+} // namespace hpvm::hetero
