@@ -295,6 +295,30 @@ static Instruction *firstUse(Value *value) {
   return first;
 }
 
+/// A loop's marker is in the loop's body: what it computes for its arguments
+/// (a float promoted to double) moved into the node's code with it.
+static bool isComputedIn(Value *value, Function *function) {
+  auto *instruction = dyn_cast<Instruction>(value);
+  return instruction && instruction->getFunction() == function;
+}
+
+/// The values of the parent that `value` stands for: itself, or when the node's
+/// code computes it (a loop's marker argument), what that computation reads
+/// from the parent (the call's operands of the arguments it uses).
+static void parentSources(Value *value, Function *extracted, CallInst *call,
+                          SmallVectorImpl<Value *> &sources) {
+  if (auto *arg = dyn_cast<Argument>(value); arg && arg->getParent() == extracted) {
+    sources.push_back(call->getArgOperand(arg->getArgNo()));
+    return;
+  }
+  if (!isComputedIn(value, extracted)) {
+    sources.push_back(value);
+    return;
+  }
+  for (Value *operand : cast<Instruction>(value)->operands())
+    parentSources(operand, extracted, call, sources);
+}
+
 /// The parameters a node needs for `value` of its parent: itself when the
 /// parent can pass it (`bindable`), else the leaves of its pure computation.
 static bool addPorts(Value *value, function_ref<bool(Value *)> bindable,
@@ -334,7 +358,7 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   // stay pointer then size, even when two share a size).
   DenseMap<Value *, unsigned> portOf;
   for (Value *value : declared.flatInputs()) {
-    if (!bindable(value))
+    if (!bindable(value) || isComputedIn(value, extracted))
       continue;
     portOf.try_emplace(value, child.ports.size());
     child.ports.push_back(value);
@@ -343,7 +367,11 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   SmallVector<Value *> needed(declared.flatInputs());
   for (const LoopLevel &level : levels)
     needed.push_back(level.start);
+  // What the loop's body computes for its marker comes from the parent's values.
+  SmallVector<Value *> sources;
   for (Value *value : needed)
+    parentSources(value, extracted, call, sources);
+  for (Value *value : sources)
     if (!addPorts(value, bindable, child.ports, portOf, failedOn)) {
       reporter.error(at, "input " + describe(value) + " of '" + name +
                                  "' is computed in the section outside any task from " +
