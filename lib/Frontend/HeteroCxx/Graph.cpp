@@ -10,6 +10,7 @@
 #include "Graph.h"
 
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -55,6 +56,10 @@ Value *Rematerializer::get(Value *value) {
     return known->second;
   if (isa<Constant>(value))
     return value; // constants, globals and functions are everyone's
+  // The same buffer or number computed again (`a` of an array at each mention).
+  for (auto [known, mapped] : map)
+    if (sameValue(known, value))
+      return map[value] = mapped;
   auto *instruction = dyn_cast<Instruction>(value);
   if (!instruction || !isPure(instruction)) {
     failedOn = value;
@@ -245,6 +250,13 @@ bool Lowering::loopRegion(CallInst *marker, unsigned loops, SmallVectorImpl<Basi
   return true;
 }
 
+Argument *Lowering::constantInput(Function *function, Constant *value) {
+  for (Argument &arg : function->args())
+    if (knownConstants.lookup(&arg) == value)
+      return &arg;
+  return nullptr;
+}
+
 Function *Lowering::extract(ArrayRef<BasicBlock *> blocks, CallInst *marker, StringRef what,
                             CallInst *&call) {
   Function &parent = *blocks.front()->getParent();
@@ -355,13 +367,22 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
     return arg && arg->getParent() == parent;
   };
   // Each declared input is a parameter when the parent can pass it (pairs
-  // stay pointer then size, even when two share a size).
+  // stay pointer then size, even when two share a size): the host passes
+  // anything; a section its own inputs, among them the constants it was given
+  // (`sizeof(int)` declared all the way down keeps the pair whole).
   DenseMap<Value *, unsigned> portOf;
   for (Value *value : declared.flatInputs()) {
-    if (!bindable(value) || isComputedIn(value, extracted))
+    if (isComputedIn(value, extracted))
+      continue;
+    Value *source = value;
+    if (isa<Constant>(value) && !host)
+      source = constantInput(parent, cast<Constant>(value));
+    else if (!bindable(value) && !(host && isa<Constant>(value)))
+      source = nullptr;
+    if (!source)
       continue;
     portOf.try_emplace(value, child.ports.size());
-    child.ports.push_back(value);
+    child.ports.push_back(source);
   }
   Value *failedOn = nullptr;
   SmallVector<Value *> needed(declared.flatInputs());
@@ -383,6 +404,7 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   for (Value *port : child.ports)
     params.push_back(port->getType());
   child.levels.assign(levels.begin(), levels.end());
+  child.line = at->getDebugLoc();
   for (const Item &item : declared.outputs) {
     child.outputs.push_back(item.value);
     child.outputs.push_back(item.size);
@@ -396,8 +418,16 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
                                     GlobalValue::InternalLinkage, name, module);
   node->setSubprogram(extracted->getSubprogram());
   extracted->setSubprogram(nullptr);
-  for (auto [arg, port] : llvm::zip(node->args(), child.ports))
-    arg.setName(port->getName());
+  for (auto [arg, port] : llvm::zip(node->args(), child.ports)) {
+    // The C variable's name where the debug information has it.
+    std::string variable = describe(port);
+    arg.setName(StringRef(variable).starts_with("'") ? StringRef(variable).drop_front().drop_back()
+                                                     : port->getName());
+    if (auto *constant = dyn_cast<Constant>(port))
+      knownConstants[&arg] = constant;
+    else if (auto *from = dyn_cast<Argument>(port); from && knownConstants.count(from))
+      knownConstants[&arg] = knownConstants[from];
+  }
 
   BasicBlock *prelude = BasicBlock::Create(context, "entry", node);
   IRBuilder<> b(prelude);
@@ -515,9 +545,15 @@ bool Lowering::extractChild(Function *parent, CallInst *marker, Child &child) {
   Declared declared;
   if (!parseDeclared(*marker, loop ? 1 : 0, reporter, declared))
     return false;
-  std::string name = declared.name.empty()
-                         ? (parent->getName() + (loop ? ".loop" : ".task")).str()
-                         : declared.name;
+  // Unnamed nodes are named after the function they are in (its C++ name).
+  std::string name = declared.name;
+  if (name.empty()) {
+    std::string demangled = llvm::demangle(parent->getName().str());
+    name = StringRef(demangled).split('(').first.rsplit("::").second.str();
+    if (name.empty())
+      name = StringRef(demangled).split('(').first.str();
+    name += loop ? "_loop" : "_task";
+  }
   SmallVector<BasicBlock *> blocks;
   SmallVector<LoopLevel> levels;
   if (loop) {
@@ -647,13 +683,23 @@ Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
   Rematerializer remat{map, b};
   if (hint)
     b.CreateCall(api.hint, {b.CreateZExtOrTrunc(remat.get(hint), b.getInt32Ty())});
+  // Values compare as what they are: a parameter always given a constant is it.
+  auto same = [&](Value *a, Value *b) {
+    auto resolve = [&](Value *v) -> Value * {
+      auto *arg = dyn_cast<Argument>(v);
+      Constant *constant = arg ? knownConstants.lookup(arg) : nullptr;
+      return constant ? constant : v;
+    };
+    return sameValue(resolve(a), resolve(b));
+  };
   SmallVector<Value *> handles;
   for (const Child &child : children) {
     SmallVector<Value *> operands{b.getInt32(child.levels.size()), child.node};
     for (const LoopLevel &level : child.levels) {
       Value *extent = tripCount(b, remat, level);
       if (!extent) {
-        reporter.error(function, "a bound of parallel loop '" + child.node->getName() +
+        reporter.error(child.line.get(), function,
+                       "a bound of parallel loop '" + child.node->getName() +
                                      "' depends on " + describe(remat.failedOn) +
                                      ", known only inside the loop nest; the loops must be "
                                      "rectangular, their bounds inputs of the section");
@@ -668,7 +714,7 @@ Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
       bool fed = false;
       for (size_t s = handles.size(); s-- > 0 && !fed;)
         for (auto [out, produced] : llvm::enumerate(children[s].outputs))
-          if (produced == value && !fed) {
+          if (same(produced, value) && !fed) {
             b.CreateCall(api.edge, {handles[s], handle, b.getInt32(1), b.getInt32(out),
                                     b.getInt32(port), b.getInt32(0)});
             fed = true;
@@ -683,7 +729,7 @@ Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
     bool bound = false;
     for (size_t s = handles.size(); s-- > 0 && !bound;)
       for (auto [out, produced] : llvm::enumerate(children[s].outputs))
-        if (produced == value && !bound) {
+        if (same(produced, value) && !bound) {
           b.CreateCall(api.bindOut,
                        {handles[s], b.getInt32(out), b.getInt32(index), b.getInt32(0)});
           bound = true;

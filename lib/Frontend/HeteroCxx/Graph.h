@@ -43,6 +43,8 @@ struct Child {
   llvm::SmallVector<llvm::Value *> outputs;
   /// Innermost first (x, y, z); empty for a task.
   llvm::SmallVector<LoopLevel> levels;
+  /// The marker's line, for errors found when the parent is built.
+  llvm::DebugLoc line;
 };
 
 class Lowering {
@@ -79,6 +81,8 @@ private:
   /// A leaf's hint and attributes, from the hints left in its code.
   void finishLeaf(llvm::Function *node, const Declared *declared,
                   llvm::ArrayRef<llvm::Value *> outputs);
+  /// A parameter of `function` that always receives `value` (from the host).
+  llvm::Argument *constantInput(llvm::Function *function, llvm::Constant *value);
   bool checkSectionCode(llvm::Function *function, llvm::CallInst *begin);
   llvm::Function *buildInternal(llvm::Function *function, llvm::ArrayRef<Child> children,
                                 llvm::ArrayRef<llvm::Value *> outputs, llvm::Value *hint);
@@ -98,6 +102,8 @@ private:
   Reporter &reporter;
   HPVMCApi api;
   std::map<std::pair<llvm::Function *, std::vector<unsigned>>, llvm::Function *> roots;
+  /// Parameters of node functions that always receive a constant.
+  llvm::DenseMap<const llvm::Argument *, llvm::Constant *> knownConstants;
   /// The declarations of each launch, by its handle, for its wait.
   llvm::DenseMap<llvm::Value *, Declared> launched;
 };

@@ -87,7 +87,7 @@ static bool outputArguments(const Declared &declared, ArrayRef<Value *> values,
                             SmallVectorImpl<unsigned> &outputs, Reporter &reporter,
                             Instruction *at) {
   for (const Item &item : declared.outputs) {
-    auto pointer = llvm::find(values, item.value);
+    auto pointer = llvm::find_if(values, [&](Value *v) { return sameValue(v, item.value); });
     if (pointer == values.end()) {
       reporter.error(at, "output buffer " + describe(item.value) +
                              " is not among the launch's inputs; the root writes only what "
@@ -95,9 +95,11 @@ static bool outputArguments(const Declared &declared, ArrayRef<Value *> values,
       return false;
     }
     unsigned index = pointer - values.begin();
-    unsigned size = index + 1 < values.size() && values[index + 1] == item.size
-                        ? index + 1
-                        : llvm::find(values, item.size) - values.begin();
+    unsigned size =
+        index + 1 < values.size() && sameValue(values[index + 1], item.size)
+            ? index + 1
+            : llvm::find_if(values, [&](Value *v) { return sameValue(v, item.size); }) -
+                  values.begin();
     if (size == values.size()) {
       reporter.error(at, "the size of output buffer " + describe(item.value) +
                              " is not among the launch's inputs");
@@ -122,7 +124,7 @@ bool Lowering::lowerLaunch(CallInst *launch) {
   SmallVector<Value *> values = declared.flatInputs();
   if (values.size() != root->arg_size()) {
     reporter.error(launch, "the launch passes " + Twine(values.size()) + " values ('" +
-                               root->getName() + "' has " + Twine(root->arg_size()) +
+                               cName(root) + "' has " + Twine(root->arg_size()) +
                                " parameters; a buffer pair passes two)");
     return false;
   }
@@ -183,7 +185,7 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   Function *extracted = extract(blocks, begin, "launched region", call);
   if (!extracted)
     return false;
-  std::string name = declared.name.empty() ? (begin->getFunction()->getName() + ".root").str()
+  std::string name = declared.name.empty() ? cName(begin->getFunction()) + "_root"
                                            : declared.name;
   Child child;
   IRBuilder<> b(call);
@@ -245,7 +247,11 @@ bool Lowering::lowerRemaining() {
         if (auto *call = dyn_cast<CallInst>(&instruction))
           if (Marker marker = classify(*call); marker != Marker::None)
             calls.push_back({call, marker});
+  // A function whose section no launch reached: one error, at its first marker.
+  SmallPtrSet<Function *, 4> unlaunched;
   for (auto [call, marker] : calls) {
+    if (unlaunched.contains(call->getFunction()))
+      continue;
     if (marker == Marker::Wait) {
       IRBuilder<> b(call);
       emitWait(b, call->getArgOperand(0));
@@ -254,13 +260,18 @@ bool Lowering::lowerRemaining() {
     }
     if (lowerMemoryMarker(call, marker))
       continue;
-    reporter.error(call, spelling(marker) +
-                             (marker == Marker::SectionBegin || marker == Marker::TaskBegin
-                                  ? Twine(": no __hetero_launch reaches this function (a "
-                                          "launch names the root function)")
-                                  : Twine(" is not supported here (docs/HeteroCxx.md lists "
-                                          "what is)")));
     ok = false;
+    if (llvm::is_contained({Marker::SectionBegin, Marker::SectionEnd, Marker::TaskBegin,
+                            Marker::TaskEnd, Marker::ParallelLoop, Marker::Hint},
+                           marker)) {
+      unlaunched.insert(call->getFunction());
+      reporter.error(call, spelling(marker) + ": no __hetero_launch or __hetero_launch_begin "
+                                              "reaches this code (a launch names the root "
+                                              "function)");
+      continue;
+    }
+    reporter.error(call, spelling(marker) +
+                             " is not supported (docs/HeteroCxx.md lists what is)");
   }
   return ok;
 }

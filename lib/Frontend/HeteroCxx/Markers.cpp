@@ -4,7 +4,9 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Instructions.h"
@@ -107,6 +109,14 @@ void Reporter::error(const Instruction *at, const Twine &message) {
   emit(where, message);
 }
 
+void Reporter::error(const DILocation *at, const Function *fallback, const Twine &message) {
+  std::string where = position(at);
+  if (where.empty())
+    error(fallback, message);
+  else
+    emit(where, message);
+}
+
 void Reporter::error(const Function *at, const Twine &message) {
   std::string where;
   if (const DISubprogram *program = at->getSubprogram())
@@ -121,14 +131,46 @@ void Reporter::emit(const std::string &where, const Twine &message) {
   report((where + ": error: " + message + "\n").str());
 }
 
+std::string cName(const Function *function) {
+  std::string demangled = llvm::demangle(function->getName().str());
+  return StringRef(demangled).split('(').first.str();
+}
+
+bool sameValue(const Value *a, const Value *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->getType() != b->getType())
+    return false;
+  if (a->getType()->isPointerTy() && a->stripPointerCasts() == b->stripPointerCasts())
+    return true;
+  // Computation only: two locals (allocas) or two loads are different values.
+  const auto *x = dyn_cast<Instruction>(a), *y = dyn_cast<Instruction>(b);
+  if (!x || !y || !x->isSameOperationAs(y) ||
+      !isa<BinaryOperator, UnaryOperator, CastInst, GetElementPtrInst, CmpInst, SelectInst>(x) ||
+      x->getNumOperands() != y->getNumOperands())
+    return false;
+  for (unsigned i = 0; i < x->getNumOperands(); ++i)
+    if (!sameValue(x->getOperand(i), y->getOperand(i)))
+      return false;
+  return true;
+}
+
 std::string describe(const Value *value) {
   if (isa<Constant>(value) && !isa<GlobalValue>(value))
     return "a constant";
+  if (value->getType()->isPointerTy())
+    value = value->stripPointerCasts();
+  // The C variable the debug information says the value is.
+  SmallVector<DbgVariableRecord *> records;
+  findDbgValues(const_cast<Value *>(value), records);
+  for (DbgVariableRecord *record : records)
+    if (DILocalVariable *variable = record->getVariable(); variable && !variable->getName().empty())
+      return ("'" + variable->getName() + "'").str();
   StringRef name = value->getName();
   // Clang's names: "x.addr", "x.0" (promoted), "conv" (no C name).
   name = name.split('.').first;
   if (name.empty() || llvm::is_contained({"call", "conv", "add", "mul", "sub", "idx", "arrayidx",
-                                          "idxprom", "tmp", "cmp"},
+                                          "idxprom", "tmp", "cmp", "arraydecay"},
                                          name))
     return "a value computed in the code";
   return ("'" + name + "'").str();
@@ -160,6 +202,18 @@ static std::optional<std::string> stringConstant(Value *value) {
   return data->getAsCString().str();
 }
 
+/// The C variable behind a variadic argument: a float is passed as a double,
+/// a char or short as an int; the variable is what the code reads.
+static Value *unpromoted(Value *value) {
+  if (auto *extend = dyn_cast<FPExtInst>(value); extend && extend->getSrcTy()->isFloatTy())
+    return extend->getOperand(0);
+  if (auto *extend = dyn_cast<CastInst>(value);
+      extend && (isa<SExtInst>(extend) || isa<ZExtInst>(extend)) &&
+      extend->getSrcTy()->getIntegerBitWidth() < 32)
+    return extend->getOperand(0);
+  return value;
+}
+
 namespace {
 /// One reading of a marker's lists, with or without a flag after each pair.
 struct ListReader {
@@ -186,7 +240,7 @@ struct ListReader {
         if (outputs)
           return fail("output " + Twine(k + 1) + " is not a buffer pair (a pointer and its "
                       "size in bytes)");
-        items.push_back({value});
+        items.push_back({unpromoted(value)});
         ++next;
         continue;
       }

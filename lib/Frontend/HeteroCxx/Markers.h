@@ -49,6 +49,8 @@ public:
   explicit Reporter(llvm::function_ref<void(llvm::StringRef)> report) : report(report) {}
   void error(const llvm::Instruction *at, const llvm::Twine &message);
   void error(const llvm::Function *at, const llvm::Twine &message);
+  void error(const llvm::DILocation *at, const llvm::Function *fallback,
+             const llvm::Twine &message);
   bool failed() const { return anyError; }
 
 private:
@@ -64,6 +66,14 @@ bool parseDeclared(llvm::CallBase &call, unsigned first, Reporter &reporter, Dec
 
 /// A C name for a value, for diagnostics ("'Res'", "a value").
 std::string describe(const llvm::Value *value);
+
+/// The C++ name of a function, without its parameters ("root", "ns::f").
+std::string cName(const llvm::Function *function);
+
+/// Whether two values of the code are the same buffer or number: clang's
+/// unoptimized code computes `a` again at each mention of an array `a` (an
+/// array-to-pointer GEP), and `n * 4` at each `n * 4`.
+bool sameValue(const llvm::Value *a, const llvm::Value *b);
 
 } // namespace hpvm::hetero
 

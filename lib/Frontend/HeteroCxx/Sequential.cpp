@@ -45,7 +45,7 @@ bool Lowering::runSequential() {
       SmallVector<Value *> values = declared.flatInputs();
       if (values.size() != root->arg_size()) {
         reporter.error(call, "the launch passes " + Twine(values.size()) + " values ('" +
-                                 root->getName() + "' has " + Twine(root->arg_size()) +
+                                 cName(root) + "' has " + Twine(root->arg_size()) +
                                  " parameters)");
         return false;
       }
