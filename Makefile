@@ -5,7 +5,8 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        check-python python fuzz demo bench bench-gpu device-bundle release-check dnn-check zoo-check docs clean
+        check-python python fuzz demo bench bench-gpu device-bundle release-check hetero-check \
+        dnn-check zoo-check docs clean
 
 all: build
 
@@ -105,6 +106,20 @@ endif
 endif
 release-check: build
 	bash benchmarks/release-check/run.sh "$(RELEASE)" $(if $(QUICK),--quick)
+
+# Public Hetero-C++ programs (HPVM's matmul test, IBM/era's tmpRun.c, hpvm-ONNX's pipeline with a
+# stand-in for its onnxruntime model), unchanged, built by hpvm-cc as dataflow graphs and with
+# -fhetero-sequential, and their outputs compared: make hetero-check PROGRAMS=DIR [ERA_FULL=1],
+# DIR holding the programs (benchmarks/hetero-check/README.md); ERA_FULL=1 also compiles IBM/era's
+# sources. Not part of make check.
+ifneq ($(filter hetero-check,$(MAKECMDGOALS)),)
+ifeq ($(strip $(PROGRAMS)),)
+$(error make hetero-check: set PROGRAMS to the directory that holds the public Hetero-C++ \
+programs (e.g. make hetero-check PROGRAMS=/tmp/hetero-programs))
+endif
+endif
+hetero-check: build
+	bash benchmarks/hetero-check/run.sh "$(PROGRAMS)" $(if $(ERA_FULL),--era-full)
 
 ifneq ($(filter dnn-check,$(MAKECMDGOALS)),)
 ifeq ($(RELEASE),)

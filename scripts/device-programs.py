@@ -70,6 +70,9 @@ def check_c(args, path, name, out):
         text = source.read()
     hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(GPU_TARGET)").replace(
         "__hpvm__hint(hpvm::CPU_TARGET)", "__hpvm__hint(hpvm::GPU_TARGET)")
+    # Hetero-C++ hints name DEVICE, which hpvm-cc defines as the CPU target.
+    gpu = "hpvm::GPU_TARGET" if path.endswith((".cpp", ".cc")) else "GPU_TARGET"
+    hinted = hinted.replace("__hetero_hint(DEVICE)", "__hetero_hint(%s)" % gpu)
     suffix = os.path.splitext(path)[1]
     hinted_path = os.path.join(out, name + ".gpu" + suffix)
     with open(hinted_path, "w") as copy:

@@ -94,6 +94,16 @@ CallInst *findMarker(Function &function, std::initializer_list<Marker> markers) 
 // Regions
 //===----------------------------------------------------------------------===//
 
+static bool isExceptionCleanup(BasicBlock *block) {
+  return block->isEHPad() || isa<ResumeInst>(block->getTerminator());
+}
+
+static void reportExceptionCleanup(Reporter &reporter, Instruction *marker, StringRef what) {
+  reporter.error(marker, "this " + what + " has exception cleanup code (a call that may throw "
+                         "with an object to destroy); a node cannot throw to its caller: "
+                         "compile with -fno-exceptions, or mark the callees noexcept");
+}
+
 bool Lowering::taskRegion(CallInst *begin, SmallVectorImpl<BasicBlock *> &blocks) {
   CallInst *end = nullptr;
   for (User *user : begin->users())
@@ -124,6 +134,10 @@ bool Lowering::taskRegion(CallInst *begin, SmallVectorImpl<BasicBlock *> &blocks
   for (BasicBlock &block : *begin->getFunction())
     if (seen.contains(&block))
       blocks.push_back(&block);
+  if (llvm::any_of(blocks, isExceptionCleanup)) {
+    reportExceptionCleanup(reporter, begin, "task");
+    return false;
+  }
   for (BasicBlock *block : blocks)
     for (BasicBlock *pred : predecessors(block))
       if (!seen.contains(pred) && !(block == start && pred == before)) {
@@ -260,6 +274,13 @@ Argument *Lowering::constantInput(Function *function, Constant *value) {
 Function *Lowering::extract(ArrayRef<BasicBlock *> blocks, CallInst *marker, StringRef what,
                             CallInst *&call) {
   Function &parent = *blocks.front()->getParent();
+  // A node's code cannot throw to its caller: exception cleanups (a temporary
+  // with a destructor passed to a call that may throw) have nowhere to go.
+  for (BasicBlock *block : blocks)
+    if (isExceptionCleanup(block)) {
+      reportExceptionCleanup(reporter, marker, what);
+      return nullptr;
+    }
   CodeExtractor extractor(blocks, /*DT=*/nullptr, /*AggregateArgs=*/false, nullptr, nullptr,
                           nullptr, /*AllowVarArgs=*/false, /*AllowAlloca=*/true, nullptr,
                           "hetero");
@@ -371,7 +392,14 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   // anything; a section its own inputs, among them the constants it was given
   // (`sizeof(int)` declared all the way down keeps the pair whole).
   DenseMap<Value *, unsigned> portOf;
-  for (Value *value : declared.flatInputs()) {
+  // An output buffer need not be listed among the inputs: it is one too.
+  SmallVector<Value *> declaredValues = declared.flatInputs();
+  for (const Item &item : declared.outputs)
+    if (llvm::none_of(declaredValues, [&](Value *v) { return sameValue(v, item.value); })) {
+      declaredValues.push_back(item.value);
+      declaredValues.push_back(item.size);
+    }
+  for (Value *value : declaredValues) {
     if (isComputedIn(value, extracted))
       continue;
     Value *source = value;
@@ -385,7 +413,7 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
     child.ports.push_back(source);
   }
   Value *failedOn = nullptr;
-  SmallVector<Value *> needed(declared.flatInputs());
+  SmallVector<Value *> needed(declaredValues);
   for (const LoopLevel &level : levels)
     needed.push_back(level.start);
   // What the loop's body computes for its marker comes from the parent's values.

@@ -11,6 +11,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llvm;
@@ -39,8 +40,42 @@ static void promoteLocals(Function &function) {
   PromoteMemToReg(promotable, tree, &assumptions);
 }
 
+/// A function holding a section called from another node's code (a task that
+/// calls it): the section is that task's graph, so the call is inlined. A
+/// function that reaches itself that way is an error.
+static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
+  for (unsigned round = 0;; ++round) {
+    SmallVector<CallBase *> calls;
+    for (Function &function : module) {
+      if (function.isDeclaration() || !hetero::findMarker(function, {hetero::Marker::SectionBegin}))
+        continue;
+      for (User *user : function.users())
+        if (auto *call = dyn_cast<CallBase>(user); call && call->getCalledFunction() == &function)
+          calls.push_back(call);
+    }
+    if (calls.empty())
+      return true;
+    if (round == 16) {
+      reporter.error(calls.front(), "'" + hetero::cName(calls.front()->getCalledFunction()) +
+                                        "' holds a section and calls itself (directly or not); "
+                                        "a graph cannot contain itself");
+      return false;
+    }
+    for (CallBase *call : calls) {
+      InlineFunctionInfo info;
+      if (!InlineFunction(*call, info).isSuccess()) {
+        reporter.error(call, "'" + hetero::cName(call->getCalledFunction()) +
+                                 "' holds a section and cannot be inlined where it is called");
+        return false;
+      }
+    }
+  }
+}
+
 bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report, bool sequential) {
   hetero::Reporter reporter(report);
+  if (!sequential && !inlineCalledSections(module, reporter))
+    return false;
   for (Function &function : module) {
     if (function.isDeclaration())
       continue;

@@ -10,6 +10,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -86,11 +87,21 @@ SmallVector<Value *> Declared::flatInputs() const {
 // Diagnostics
 //===----------------------------------------------------------------------===//
 
+/// The source file of a location as the command named it: clang records a
+/// path relative to its working directory, which is not the user's.
+static std::string sourcePath(StringRef directory, StringRef file) {
+  if (file.empty() || sys::path::is_absolute(file) || directory.empty())
+    return file.str();
+  SmallString<256> path(directory);
+  sys::path::append(path, file);
+  return path.str().str();
+}
+
 static std::string position(const DILocation *location) {
   if (!location)
     return "";
-  return (location->getFilename() + ":" + Twine(location->getLine()) + ":" +
-          Twine(location->getColumn()))
+  return (sourcePath(location->getDirectory(), location->getFilename()) + ":" +
+          Twine(location->getLine()) + ":" + Twine(location->getColumn()))
       .str();
 }
 
@@ -120,7 +131,8 @@ void Reporter::error(const DILocation *at, const Function *fallback, const Twine
 void Reporter::error(const Function *at, const Twine &message) {
   std::string where;
   if (const DISubprogram *program = at->getSubprogram())
-    where = (program->getFilename() + ":" + Twine(program->getLine()) + ":1").str();
+    where = sourcePath(program->getDirectory(), program->getFilename()) + ":" +
+            std::to_string(program->getLine()) + ":1";
   else
     where = ("'" + llvm::demangle(at->getName().str()) + "'");
   emit(where, message);
@@ -143,8 +155,22 @@ bool sameValue(const Value *a, const Value *b) {
     return false;
   if (a->getType()->isPointerTy() && a->stripPointerCasts() == b->stripPointerCasts())
     return true;
-  // Computation only: two locals (allocas) or two loads are different values.
   const auto *x = dyn_cast<Instruction>(a), *y = dyn_cast<Instruction>(b);
+  // Two loads of one address with nothing written between them (`&a[i]` twice
+  // in one launch, `i` a global).
+  if (const auto *first = dyn_cast_or_null<LoadInst>(x)) {
+    const auto *second = dyn_cast_or_null<LoadInst>(y);
+    if (!second || first->getParent() != second->getParent() ||
+        !sameValue(first->getPointerOperand(), second->getPointerOperand()))
+      return false;
+    if (second->comesBefore(first))
+      std::swap(first, second);
+    for (const Instruction *i = first->getNextNode(); i != second; i = i->getNextNode())
+      if (i->mayWriteToMemory())
+        return false;
+    return true;
+  }
+  // Computation only: two locals (allocas) or two calls are different values.
   if (!x || !y || !x->isSameOperationAs(y) ||
       !isa<BinaryOperator, UnaryOperator, CastInst, GetElementPtrInst, CmpInst, SelectInst>(x) ||
       x->getNumOperands() != y->getNumOperands())

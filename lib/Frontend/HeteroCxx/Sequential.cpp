@@ -32,6 +32,17 @@ bool Lowering::runSequential() {
         if (auto *call = dyn_cast<CallInst>(&instruction))
           if (Marker marker = classify(*call); marker != Marker::None)
             calls.push_back({call, marker});
+  // HPVM-C hints in the regions of the markers hint nodes that are not made.
+  SmallPtrSet<Function *, 8> marked;
+  for (auto [call, marker] : calls)
+    marked.insert(call->getFunction());
+  for (Function *function : marked)
+    for (BasicBlock &block : *function)
+      for (Instruction &instruction : llvm::make_early_inc_range(block))
+        if (auto *call = dyn_cast<CallInst>(&instruction))
+          if (Function *callee = call->getCalledFunction();
+              callee && callee->getName() == "__hpvm__hint")
+            call->eraseFromParent();
   for (auto [call, marker] : calls) {
     if (marker == Marker::Launch) {
       auto *root = dyn_cast<Function>(call->getArgOperand(0)->stripPointerCasts());
