@@ -228,6 +228,21 @@ bool Lowering::loopRegion(CallInst *marker, unsigned loops, SmallVectorImpl<Basi
   DominatorTree tree(function);
   LoopInfo info(tree);
   Loop *inner = info.getLoopFor(marker->getParent());
+  // A body that is also the latch (inlining merged `for.inc` into it): the
+  // increment of the loop variable starts a latch of its own.
+  if (inner && marker->getParent() == inner->getLoopLatch()) {
+    BasicBlock *latch = inner->getLoopLatch();
+    for (PHINode &phi : inner->getHeader()->phis())
+      if (auto *step = dyn_cast<Instruction>(phi.getIncomingValueForBlock(latch));
+          step && step->getParent() == latch && marker->comesBefore(step)) {
+        SplitBlock(latch, step);
+        tree.recalculate(function);
+        info.releaseMemory();
+        info.analyze(tree);
+        inner = info.getLoopFor(marker->getParent());
+        break;
+      }
+  }
   Loop *loop = inner;
   for (unsigned k = 0; k < loops; ++k, loop = loop->getParentLoop()) {
     if (!loop) {
@@ -484,7 +499,9 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
       reporter.error(use ? use : at,
                      "'" + name + "' uses " + what + describe(culprit) +
                          ", which is not among its declared inputs; list it in the " +
-                         (levels.empty() ? "__hetero_task_begin" : "__hetero_parallel_loop") +
+                         (host              ? "__hetero_launch_begin"
+                          : levels.empty() ? "__hetero_task_begin"
+                                           : "__hetero_parallel_loop") +
                          (isa<PointerType>(culprit->getType()) ? " as a buffer pair" : ""));
       return false;
     }

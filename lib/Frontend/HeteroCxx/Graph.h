@@ -118,6 +118,10 @@ struct Rematerializer {
   llvm::Value *get(llvm::Value *value);
 };
 
+/// Removes the section, task, loop and hint markers of `function`: its code as
+/// sequential C (Sequential.cpp).
+void stripSectionMarkers(llvm::Function &function);
+
 /// Pure computation that may be cloned into another function.
 bool isPure(const llvm::Instruction *instruction);
 /// The first instruction of `function` (layout order) that calls one of `markers`.

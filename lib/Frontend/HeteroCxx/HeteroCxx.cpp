@@ -44,17 +44,21 @@ static void promoteLocals(Function &function) {
 /// calls it): the section is that task's graph, so the call is inlined. A
 /// function that reaches itself that way is an error.
 static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
+  SmallPtrSet<Function *, 8> inlined;
   for (unsigned round = 0;; ++round) {
     SmallVector<CallBase *> calls;
     for (Function &function : module) {
-      if (function.isDeclaration() || !hetero::findMarker(function, {hetero::Marker::SectionBegin}))
+      // A section inside a launch region is the host's graph, not the function's.
+      if (function.isDeclaration() ||
+          !hetero::findMarker(function, {hetero::Marker::SectionBegin}) ||
+          hetero::findMarker(function, {hetero::Marker::LaunchBegin}))
         continue;
       for (User *user : function.users())
         if (auto *call = dyn_cast<CallBase>(user); call && call->getCalledFunction() == &function)
           calls.push_back(call);
     }
     if (calls.empty())
-      return true;
+      break;
     if (round == 16) {
       reporter.error(calls.front(), "'" + hetero::cName(calls.front()->getCalledFunction()) +
                                         "' holds a section and calls itself (directly or not); "
@@ -63,13 +67,26 @@ static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
     }
     for (CallBase *call : calls) {
       InlineFunctionInfo info;
+      Function *callee = call->getCalledFunction();
       if (!InlineFunction(*call, info).isSuccess()) {
-        reporter.error(call, "'" + hetero::cName(call->getCalledFunction()) +
+        reporter.error(call, "'" + hetero::cName(callee) +
                                  "' holds a section and cannot be inlined where it is called");
         return false;
       }
+      inlined.insert(callee);
     }
   }
+  // What was inlined everywhere: gone when local, else plain code for callers
+  // elsewhere (which call it as a function, not as a graph).
+  for (Function *function : inlined) {
+    if (!function->use_empty())
+      continue;
+    if (function->hasLocalLinkage())
+      function->eraseFromParent();
+    else
+      hetero::stripSectionMarkers(*function);
+  }
+  return true;
 }
 
 bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report, bool sequential) {

@@ -24,6 +24,22 @@ static Value *asParameter(IRBuilder<> &b, Value *value, Type *type) {
   return nullptr;
 }
 
+void stripSectionMarkers(Function &function) {
+  SmallVector<CallInst *> calls;
+  for (BasicBlock &block : function)
+    for (Instruction &instruction : block)
+      if (auto *call = dyn_cast<CallInst>(&instruction))
+        if (llvm::is_contained({Marker::SectionBegin, Marker::SectionEnd, Marker::TaskBegin,
+                                Marker::TaskEnd, Marker::ParallelLoop, Marker::Hint},
+                               classify(*call)))
+          calls.push_back(call);
+  for (CallInst *call : calls) {
+    if (!call->getType()->isVoidTy())
+      call->replaceAllUsesWith(PoisonValue::get(call->getType()));
+    call->eraseFromParent();
+  }
+}
+
 bool Lowering::runSequential() {
   SmallVector<std::pair<CallInst *, Marker>> calls;
   for (Function &function : module)
