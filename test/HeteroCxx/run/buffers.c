@@ -16,6 +16,7 @@ static void square_all(Row *row, size_t row_bytes, int n) {
   void *section = __hetero_section_begin();
   for (int i = 0; i < n; ++i) {
     __hetero_parallel_loop(1, 2, row, row_bytes, n, 1, row, row_bytes, "square");
+    __hetero_hint(DEVICE);
     row->values[i] = row->values[i] * row->values[i];
   }
   __hetero_section_end(section);

@@ -33,6 +33,7 @@ void offset_root(float *data, size_t bytes, float offset, long n) {
   void *section = __hetero_section_begin();
   for (long i = 0; i < n; ++i) {
     __hetero_parallel_loop(1, 3, data, bytes, offset, n, 1, data, bytes, "offset");
+    __hetero_hint(DEVICE);
     data[i] += offset + (float)(i % 3);
   }
   __hetero_section_end(section);
