@@ -390,12 +390,37 @@ static bool addPorts(Value *value, function_ref<bool(Value *)> bindable,
   return true;
 }
 
-bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &declared,
-                        ArrayRef<LoopLevel> levels, bool host, StringRef name,
-                        CallInst *marker, Child &child) {
+/// Each return of `node` returns its outputs: __hpvm__return(outputs) when
+/// `withOutputs` (a leaf; an internal node is rebuilt), then a return of the
+/// node's type (its value is __hpvm__return's, never read).
+static void rewriteReturns(Function *node, ArrayRef<Value *> outputs, bool withOutputs,
+                           FunctionCallee hpvmReturn) {
+  Type *result = node->getReturnType();
+  for (BasicBlock &block : *node) {
+    auto *ret = dyn_cast<ReturnInst>(block.getTerminator());
+    if (!ret)
+      continue;
+    IRBuilder<> b(ret);
+    if (withOutputs) {
+      SmallVector<Value *> operands{b.getInt32(outputs.size())};
+      llvm::append_range(operands, outputs);
+      b.CreateCall(hpvmReturn, operands);
+    }
+    if (result->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(PoisonValue::get(result));
+    ret->eraseFromParent();
+  }
+}
+
+/// The node's parameters: the parent's values it receives (`ports`), and for
+/// each declared value the parameter that holds it (`portOf`).
+bool Lowering::collectPorts(Function *extracted, CallInst *call, const Declared &declared,
+                            ArrayRef<LoopLevel> levels, bool host, StringRef name,
+                            Instruction *at, SmallVectorImpl<Value *> &ports,
+                            DenseMap<Value *, unsigned> &portOf) {
   Function *parent = call->getFunction();
-  // Where errors point: the marker, or for a loop the call of its body.
-  Instruction *at = marker ? static_cast<Instruction *>(marker) : call;
   auto bindable = [&](Value *value) {
     if (host)
       return !isa<Constant>(value);
@@ -406,7 +431,6 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   // stay pointer then size, even when two share a size): the host passes
   // anything; a section its own inputs, among them the constants it was given
   // (`sizeof(int)` declared all the way down keeps the pair whole).
-  DenseMap<Value *, unsigned> portOf;
   // An output buffer need not be listed among the inputs: it is one too.
   SmallVector<Value *> declaredValues = declared.flatInputs();
   for (const Item &item : declared.outputs)
@@ -424,8 +448,8 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
       source = nullptr;
     if (!source)
       continue;
-    portOf.try_emplace(value, child.ports.size());
-    child.ports.push_back(source);
+    portOf.try_emplace(value, ports.size());
+    ports.push_back(source);
   }
   Value *failedOn = nullptr;
   SmallVector<Value *> needed(declaredValues);
@@ -436,13 +460,24 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   for (Value *value : needed)
     parentSources(value, extracted, call, sources);
   for (Value *value : sources)
-    if (!addPorts(value, bindable, child.ports, portOf, failedOn)) {
+    if (!addPorts(value, bindable, ports, portOf, failedOn)) {
       reporter.error(at, "input " + describe(value) + " of '" + name +
-                                 "' is computed in the section outside any task from " +
-                                 describe(failedOn) +
-                                 "; a section passes on only its own inputs");
+                             "' is computed in the section outside any task from " +
+                             describe(failedOn) +
+                             "; a section passes on only its own inputs");
       return false;
     }
+  return true;
+}
+
+bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &declared,
+                        ArrayRef<LoopLevel> levels, bool host, StringRef name,
+                        CallInst *marker, Child &child) {
+  // Where errors point: the marker, or for a loop the call of its body.
+  Instruction *at = marker ? static_cast<Instruction *>(marker) : call;
+  DenseMap<Value *, unsigned> portOf;
+  if (!collectPorts(extracted, call, declared, levels, host, name, at, child.ports, portOf))
+    return false;
   SmallVector<Type *> params;
   for (Value *port : child.ports)
     params.push_back(port->getType());
@@ -528,21 +563,7 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   b.CreateBr(body);
   for (auto [arg, value] : llvm::zip(extracted->args(), args))
     arg.replaceAllUsesWith(value);
-  for (BasicBlock &block : *node) {
-    auto *ret = dyn_cast<ReturnInst>(block.getTerminator());
-    if (!ret)
-      continue;
-    IRBuilder<> rb(ret);
-    SmallVector<Value *> operands{rb.getInt32(outputs.size())};
-    llvm::append_range(operands, outputs);
-    if (!internal)
-      rb.CreateCall(api.ret, operands);
-    if (result->isVoidTy())
-      rb.CreateRetVoid();
-    else
-      rb.CreateRet(PoisonValue::get(result));
-    ret->eraseFromParent();
-  }
+  rewriteReturns(node, outputs, /*withOutputs=*/!internal, api.ret);
   call->eraseFromParent();
   extracted->eraseFromParent();
   child.node = node;
@@ -833,18 +854,7 @@ Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
     }
     for (unsigned index : outputs)
       mapped.push_back(node->getArg(index));
-    for (BasicBlock &block : *node)
-      if (auto *ret = dyn_cast<ReturnInst>(block.getTerminator())) {
-        IRBuilder<> rb(ret);
-        SmallVector<Value *> operands{rb.getInt32(mapped.size())};
-        llvm::append_range(operands, mapped);
-        rb.CreateCall(api.ret, operands);
-        if (result->isVoidTy())
-          rb.CreateRetVoid();
-        else
-          rb.CreateRet(PoisonValue::get(result));
-        ret->eraseFromParent();
-      }
+    rewriteReturns(node, mapped, /*withOutputs=*/true, api.ret);
     root->replaceAllUsesWith(node);
     root->eraseFromParent();
     finishLeaf(node, nullptr, mapped);

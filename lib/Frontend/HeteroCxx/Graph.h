@@ -78,6 +78,10 @@ private:
   bool makeNode(llvm::Function *extracted, llvm::CallInst *call, const Declared &declared,
                 llvm::ArrayRef<LoopLevel> levels, bool host, llvm::StringRef name,
                 llvm::CallInst *marker, Child &child);
+  bool collectPorts(llvm::Function *extracted, llvm::CallInst *call, const Declared &declared,
+                    llvm::ArrayRef<LoopLevel> levels, bool host, llvm::StringRef name,
+                    llvm::Instruction *at, llvm::SmallVectorImpl<llvm::Value *> &ports,
+                    llvm::DenseMap<llvm::Value *, unsigned> &portOf);
   /// A leaf's hint and attributes, from the hints left in its code.
   void finishLeaf(llvm::Function *node, const Declared *declared,
                   llvm::ArrayRef<llvm::Value *> outputs);
