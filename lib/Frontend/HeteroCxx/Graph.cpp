@@ -777,7 +777,12 @@ Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
     // Each port: the latest earlier sibling that outputs the value, else the
     // parent's own input.
     for (auto [port, value] : llvm::enumerate(child.ports)) {
-      bool fed = false;
+      // Only buffers order siblings: a size or scalar the parent has is bound
+      // (two buffers of one size are not a dependence).
+      bool fed = !value->getType()->isPointerTy() && isa<Argument>(value);
+      if (fed)
+        b.CreateCall(api.bindIn, {handle, b.getInt32(cast<Argument>(value)->getArgNo()),
+                                  b.getInt32(port), b.getInt32(0)});
       for (size_t s = handles.size(); s-- > 0 && !fed;)
         for (auto [out, produced] : llvm::enumerate(children[s].outputs))
           if (same(produced, value) && !fed) {
