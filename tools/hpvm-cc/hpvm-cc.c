@@ -693,13 +693,10 @@ static void find_runtime(driver_t *d) {
   /* ApproxHPVM's host API (tensorUtils.h, config.h, ...) after the program's own headers. */
   push(&d->preprocessor, "-idirafter");
   push(&d->preprocessor, format2(include, "/hpvm/approxhpvm"));
-}
-
-/* DEVICE, unless the command line defines it: the CPU target, spelled for the language (C++
- * programs name it hpvm::CPU_TARGET, or hetero::CPU_TARGET, the same enumerator). */
-static void push_device(const driver_t *d, list_t *command, const char *input) {
+  /* Unqualified in C++ too: the release's tensor.h declares `enum { HOST, DEVICE }`, which
+   * must stay an enumerator's name (hetero.h brings the targets into the global scope). */
   if (!d->device_defined)
-    push(command, is_cxx(input) ? "-DDEVICE=hpvm::CPU_TARGET" : "-DDEVICE=CPU_TARGET");
+    push(&d->preprocessor, "-DDEVICE=CPU_TARGET");
 }
 
 /* Creates the temporary directory and installs the crash handlers that remove it. */
@@ -762,7 +759,6 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
     push(&command, "-gdwarf-4");
   }
   append(&command, &d->preprocessor);
-  push_device(d, &command, input);
   /* Instrumentation (sanitizers, profiling) applies when the lowered program
    * is compiled, not to the IR the frontend imports. */
   for (size_t f = 0; f < d->codegen.count; ++f)
@@ -1019,7 +1015,6 @@ static bool compile_object(driver_t *d, bool host, const char *input) {
   } else {
     push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
     append(&command, &d->preprocessor);
-    push_device(d, &command, input);
     /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
      * API, and printed its warnings then: printing them again is noise. */
     push(&command, "-w");

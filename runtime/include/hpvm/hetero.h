@@ -30,6 +30,17 @@
 
 #ifdef __cplusplus
 namespace hetero = hpvm;
+/* `__hetero_hint(DEVICE)` with hpvm-cc's -DDEVICE=CPU_TARGET: the targets by their plain
+ * names, as in C (the same enumerators as hpvm::CPU_TARGET, ...). */
+using hpvm::CPU_TARGET;
+using hpvm::GPU_TARGET;
+using hpvm::SPIR_TARGET;
+using hpvm::CUDNN_TARGET;
+using hpvm::PROMISE_TARGET;
+using hpvm::CPU_OR_GPU_TARGET;
+using hpvm::CPU_OR_SPIR_TARGET;
+using hpvm::FPGA_TARGET;
+using hpvm::TENSOR_TARGET;
 extern "C" {
 #endif
 
