@@ -572,6 +572,64 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
     return child.node != nullptr;
   }
   finishLeaf(node, &declared, outputs);
+  return privatize(node);
+}
+
+bool Lowering::privatize(Function *node) {
+  SmallVector<CallInst *> calls;
+  for (BasicBlock &block : *node)
+    for (Instruction &instruction : block)
+      if (auto *call = dyn_cast<CallInst>(&instruction); call && classify(*call) == Marker::Priv)
+        calls.push_back(call);
+  if (calls.empty())
+    return true;
+  LLVMContext &c = node->getContext();
+  FunctionCallee malloc = module.getOrInsertFunction(
+      "malloc", FunctionType::get(PointerType::get(c, 0), {Type::getInt64Ty(c)}, false));
+  FunctionCallee free = module.getOrInsertFunction(
+      "free", FunctionType::get(Type::getVoidTy(c), {PointerType::get(c, 0)}, false));
+  IRBuilder<> b(&*node->getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+  SmallVector<Value *> copies;
+  for (CallInst *call : calls) {
+    auto *count = dyn_cast<ConstantInt>(call->getArgOperand(0));
+    if (!count || call->arg_size() != 1 + 2 * count->getZExtValue()) {
+      reporter.error(call, "__hetero_priv expects a constant count of buffer pairs, then "
+                           "that many pointers each followed by its size");
+      return false;
+    }
+    for (unsigned k = 0; k < count->getZExtValue(); ++k) {
+      Value *buffer = call->getArgOperand(1 + 2 * k), *size = call->getArgOperand(2 + 2 * k);
+      if (!isa<Argument, Constant>(buffer) || !isa<Argument, Constant>(size) ||
+          !buffer->getType()->isPointerTy()) {
+        reporter.error(call, "__hetero_priv: buffer " + Twine(k + 1) + " (" + describe(buffer) +
+                                 ") must be an input of the parallel loop, with its size");
+        return false;
+      }
+      // The instance's own copy, made from the shared buffer as the instance
+      // begins and dropped as it ends; the node's output stays the shared one.
+      Value *bytes = b.CreateZExtOrTrunc(size, b.getInt64Ty());
+      CallInst *copy = b.CreateCall(malloc, {bytes}, "private");
+      b.CreateMemCpy(copy, MaybeAlign(), buffer, MaybeAlign(), bytes);
+      buffer->replaceUsesWithIf(copy, [&](Use &use) {
+        auto *user = dyn_cast<Instruction>(use.getUser());
+        if (!user || user->getFunction() != node || user == copy)
+          return false;
+        if (auto *memcpy = dyn_cast<MemCpyInst>(user); memcpy && memcpy->getDest() == copy)
+          return false;
+        // The node's declarations (__hpvm__attributes, __hpvm__return) keep naming
+        // the shared buffer.
+        auto *other = dyn_cast<CallInst>(user);
+        return !(other && other->getCalledFunction() &&
+                 other->getCalledFunction()->getName().starts_with("__hpvm__"));
+      });
+      copies.push_back(copy);
+    }
+    call->eraseFromParent();
+  }
+  for (BasicBlock &block : *node)
+    if (auto *ret = dyn_cast<ReturnInst>(block.getTerminator()))
+      for (Value *copy : copies)
+        CallInst::Create(free, {copy}, "", ret->getIterator());
   return true;
 }
 

@@ -82,6 +82,9 @@ private:
                     llvm::ArrayRef<LoopLevel> levels, bool host, llvm::StringRef name,
                     llvm::Instruction *at, llvm::SmallVectorImpl<llvm::Value *> &ports,
                     llvm::DenseMap<llvm::Value *, unsigned> &portOf);
+  /// __hetero_priv in a leaf: each instance works on its own copy of the
+  /// buffers it names.
+  bool privatize(llvm::Function *node);
   /// A leaf's hint and attributes, from the hints left in its code.
   void finishLeaf(llvm::Function *node, const Declared *declared,
                   llvm::ArrayRef<llvm::Value *> outputs);

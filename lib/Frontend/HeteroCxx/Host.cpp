@@ -260,6 +260,11 @@ bool Lowering::lowerRemaining() {
     }
     if (lowerMemoryMarker(call, marker))
       continue;
+    if (marker == Marker::IsNonZeroLoop) {
+      // A promise that a loop runs at least once: nothing to compile.
+      call->eraseFromParent();
+      continue;
+    }
     ok = false;
     if (llvm::is_contained({Marker::SectionBegin, Marker::SectionEnd, Marker::TaskBegin,
                             Marker::TaskEnd, Marker::ParallelLoop, Marker::Hint},
