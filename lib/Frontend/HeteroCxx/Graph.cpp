@@ -571,6 +571,8 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
     child.node = lowerSection(node, outputs);
     return child.node != nullptr;
   }
+  if (!checkLeafMarkers(node))
+    return false;
   finishLeaf(node, &declared, outputs);
   return privatize(node);
 }
@@ -633,6 +635,17 @@ bool Lowering::privatize(Function *node) {
   return true;
 }
 
+bool Lowering::checkLeafMarkers(Function *node) {
+  CallInst *stray = findMarker(*node, {Marker::TaskBegin, Marker::ParallelLoop,
+                                       Marker::SectionEnd, Marker::LaunchBegin});
+  if (!stray)
+    return true;
+  reporter.error(stray, spelling(classify(*stray)) +
+                            " outside a section: tasks and parallel loops are the children of "
+                            "the __hetero_section_begin / __hetero_section_end around them");
+  return false;
+}
+
 void Lowering::finishLeaf(Function *node, const Declared *declared, ArrayRef<Value *> outputs) {
   IRBuilder<> b(&*node->getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
   Value *hint = nullptr;
@@ -664,6 +677,25 @@ void Lowering::finishLeaf(Function *node, const Declared *declared, ArrayRef<Val
 // Sections
 //===----------------------------------------------------------------------===//
 
+/// The count of loops a parallel loop marker declares.
+static unsigned count(CallInst *marker) {
+  return cast<ConstantInt>(marker->getArgOperand(0))->getZExtValue();
+}
+
+/// A task (or a loop nest) inside a loop of its section would run once per
+/// iteration as C, once as a node: refused.
+bool Lowering::checkNotRepeated(CallInst *marker, unsigned loops) {
+  DominatorTree tree(*marker->getFunction());
+  LoopInfo info(tree);
+  if (info.getLoopDepth(marker->getParent()) <= loops)
+    return true;
+  reporter.error(marker, (loops ? "this parallel loop nest" : "this task") +
+                             Twine(" is inside a loop of its section: as C it runs once per "
+                                   "iteration, as a node once; make the loop a "
+                                   "__hetero_parallel_loop, or move it into a task"));
+  return false;
+}
+
 bool Lowering::extractChild(Function *parent, CallInst *marker, Child &child) {
   bool loop = classify(*marker) == Marker::ParallelLoop;
   Declared declared;
@@ -692,6 +724,8 @@ bool Lowering::extractChild(Function *parent, CallInst *marker, Child &child) {
   } else if (!taskRegion(marker, blocks)) {
     return false;
   }
+  if (!checkNotRepeated(marker, loop ? count(marker) : 0))
+    return false;
   // The markers go before the code moves: the task's end marker stays behind.
   CallInst *end = nullptr;
   if (!loop)
@@ -755,7 +789,7 @@ Function *Lowering::lowerSection(Function *function, ArrayRef<Value *> outputs) 
     for (Instruction &instruction : block)
       if (auto *call = dyn_cast<CallInst>(&instruction);
           call && classify(*call) == Marker::SectionBegin && call != begin) {
-        reporter.error(call, "a second section in '" + function->getName() +
+        reporter.error(call, "a second section in '" + cName(function) +
                                  "'; a node holds one (nest sections in tasks)");
         return nullptr;
       }
@@ -884,8 +918,13 @@ Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
   auto key = std::make_pair(root, std::vector<unsigned>(outputs.begin(), outputs.end()));
   if (auto known = roots.find(key); known != roots.end())
     return known->second;
+  // Launched again after the first launch made it a node (the launch now
+  // names the node function).
   for (auto &[other, node] : roots)
-    if (other.first == root) {
+    if (node == root && other.second == key.second)
+      return node;
+  for (auto &[other, node] : roots)
+    if (other.first == root || node == root) {
       reporter.error(launchedAt, "'" + node->getName() +
                                      "' is launched with other outputs elsewhere; a root "
                                      "declares the same outputs at every launch");
@@ -920,6 +959,8 @@ Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
     rewriteReturns(node, mapped, /*withOutputs=*/true, api.ret);
     root->replaceAllUsesWith(node);
     root->eraseFromParent();
+    if (!checkLeafMarkers(node))
+      return nullptr;
     finishLeaf(node, nullptr, mapped);
   }
   if (node)

@@ -85,6 +85,9 @@ private:
   /// __hetero_priv in a leaf: each instance works on its own copy of the
   /// buffers it names.
   bool privatize(llvm::Function *node);
+  bool checkNotRepeated(llvm::CallInst *marker, unsigned loops);
+  /// A task or loop marker left in a leaf's code: it is outside any section.
+  bool checkLeafMarkers(llvm::Function *node);
   /// A leaf's hint and attributes, from the hints left in its code.
   void finishLeaf(llvm::Function *node, const Declared *declared,
                   llvm::ArrayRef<llvm::Value *> outputs);
