@@ -46,6 +46,28 @@ HPVMCApi::HPVMCApi(Module &module) {
   request = get("llvm_hpvm_request_mem", voidType, {ptr, i64});
 }
 
+bool passableAs(Type *from, Type *type) {
+  return from == type || (from->isPointerTy() && type->isPointerTy()) ||
+         ((from->isIntegerTy() || from->isFloatingPointTy()) &&
+          (type->isIntegerTy() || type->isFloatingPointTy()) &&
+          !(from->isFloatingPointTy() && type->isIntegerTy()));
+}
+
+Value *asParameter(IRBuilder<> &b, Value *value, Type *type) {
+  Type *from = value->getType();
+  if (!passableAs(from, type))
+    return nullptr;
+  if (from == type || (from->isPointerTy() && type->isPointerTy()))
+    return value;
+  if (from->isIntegerTy() && type->isIntegerTy())
+    return b.CreateSExtOrTrunc(value, type);
+  if (from->isFloatingPointTy() && type->isFloatingPointTy())
+    return b.CreateFPCast(value, type);
+  if (from->isIntegerTy() && type->isFloatingPointTy())
+    return b.CreateSIToFP(value, type);
+  return nullptr;
+}
+
 bool isPure(const Instruction *instruction) {
   return isa<BinaryOperator, UnaryOperator, CastInst, GetElementPtrInst, CmpInst, SelectInst,
              ExtractValueInst, InsertValueInst, FreezeInst>(instruction);

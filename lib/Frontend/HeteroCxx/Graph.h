@@ -132,6 +132,11 @@ struct Rematerializer {
 /// sequential C (Sequential.cpp).
 void stripSectionMarkers(llvm::Function &function);
 
+/// `value` converted to the parameter type `type` as C converts an argument
+/// (variadic calls promote int to int, float to double); null when C would not.
+llvm::Value *asParameter(llvm::IRBuilder<> &b, llvm::Value *value, llvm::Type *type);
+bool passableAs(llvm::Type *from, llvm::Type *type);
+
 /// Pure computation that may be cloned into another function.
 bool isPure(const llvm::Instruction *instruction);
 /// The first instruction of `function` (layout order) that calls one of `markers`.

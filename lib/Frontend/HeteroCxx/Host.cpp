@@ -15,23 +15,6 @@ using namespace llvm;
 
 namespace hpvm::hetero {
 
-/// `value` converted to `type` as C converts an argument (variadic calls
-/// promote int to int, float to double).
-static Value *convert(IRBuilder<> &b, Value *value, Type *type) {
-  Type *from = value->getType();
-  if (from == type)
-    return value;
-  if (from->isIntegerTy() && type->isIntegerTy())
-    return b.CreateSExtOrTrunc(value, type);
-  if (from->isFloatingPointTy() && type->isFloatingPointTy())
-    return b.CreateFPCast(value, type);
-  if (from->isIntegerTy() && type->isFloatingPointTy())
-    return b.CreateSIToFP(value, type);
-  if (from->isPointerTy() && type->isPointerTy())
-    return value;
-  return nullptr;
-}
-
 /// `call(b)` where `pointer` is not null (a program may name a null buffer:
 /// there is no memory to track or move).
 static void unlessNull(IRBuilder<> &b, Value *pointer, function_ref<void(IRBuilder<> &)> call) {
@@ -55,7 +38,7 @@ Value *Lowering::emitLaunch(IRBuilder<> &b, Function *node, ArrayRef<Value *> va
   IRBuilder<> entry(&*host->getEntryBlock().getFirstInsertionPt());
   AllocaInst *args = entry.CreateAlloca(type, nullptr, "hetero.args");
   for (auto [index, value] : llvm::enumerate(values)) {
-    Value *converted = convert(b, value, node->getArg(index)->getType());
+    Value *converted = asParameter(b, value, node->getArg(index)->getType());
     b.CreateStore(converted, b.CreateStructGEP(type, args, index));
   }
   SmallPtrSet<Value *, 8> tracked;
@@ -132,7 +115,7 @@ bool Lowering::lowerLaunch(CallInst *launch) {
   if (!outputArguments(declared, values, outputs, reporter, launch))
     return false;
   for (auto [value, arg] : llvm::zip(values, root->args()))
-    if (!convert(*std::make_unique<IRBuilder<>>(launch), value, arg.getType())) {
+    if (!passableAs(value->getType(), arg.getType())) {
       reporter.error(launch, "the launch passes " + describe(value) + " for parameter '" +
                                  arg.getName() + "' of another kind");
       return false;

@@ -12,18 +12,6 @@ using namespace llvm;
 
 namespace hpvm::hetero {
 
-/// `value` converted to `type` as C converts an argument.
-static Value *asParameter(IRBuilder<> &b, Value *value, Type *type) {
-  Type *from = value->getType();
-  if (from == type || (from->isPointerTy() && type->isPointerTy()))
-    return value;
-  if (from->isIntegerTy() && type->isIntegerTy())
-    return b.CreateSExtOrTrunc(value, type);
-  if (from->isFloatingPointTy() && type->isFloatingPointTy())
-    return b.CreateFPCast(value, type);
-  return nullptr;
-}
-
 void stripSectionMarkers(Function &function) {
   SmallVector<CallInst *> calls;
   for (BasicBlock &block : function)
