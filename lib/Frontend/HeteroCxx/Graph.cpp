@@ -932,7 +932,75 @@ Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
     b.CreateRet(PoisonValue::get(result));
   function->replaceAllUsesWith(node);
   function->eraseFromParent();
+  // Children whose outputs no sibling and no output of this node reads.
+  for (Value *handle : handles)
+    pruneUnreadOutputs(cast<CallInst>(handle));
   return node;
+}
+
+/// Whether a child's outputs are read: an edge from it or a bindOut of it.
+static bool outputsRead(CallInst *handle, HPVMCApi &api) {
+  return llvm::any_of(handle->users(), [&](User *user) {
+    auto *call = dyn_cast<CallInst>(user);
+    if (!call)
+      return true;
+    Function *callee = call->getCalledFunction();
+    return !callee || callee == api.bindOut.getCallee() ||
+           (callee == api.edge.getCallee() && call->getArgOperand(0) == handle);
+  });
+}
+
+void Lowering::pruneUnreadOutputs(CallInst *handle) {
+  auto *child = dyn_cast<Function>(handle->getArgOperand(1));
+  if (!child || outputsRead(handle, api) || child->getReturnType()->isVoidTy() ||
+      llvm::count_if(child->users(), [](User *) { return true; }) != 1)
+    return;
+  dropOutputs(child);
+}
+
+Function *Lowering::dropOutputs(Function *node) {
+  if (node->getReturnType()->isVoidTy())
+    return node;
+  // Outputs exist to order siblings and to pass buffers up; unread, they only
+  // keep a leaf from lanes, blocks and contractions (which take leaves with
+  // none), so the node returns nothing instead.
+  Function *pruned = Function::Create(
+      FunctionType::get(Type::getVoidTy(context), node->getFunctionType()->params(), false),
+      node->getLinkage(), "");
+  module.getFunctionList().insert(node->getIterator(), pruned); // where the node was
+  pruned->takeName(node);
+  pruned->setSubprogram(node->getSubprogram());
+  node->setSubprogram(nullptr);
+  pruned->splice(pruned->end(), node);
+  for (auto [from, to] : llvm::zip(node->args(), pruned->args())) {
+    to.setName(from.getName());
+    from.replaceAllUsesWith(&to);
+    if (Constant *constant = knownConstants.lookup(&from))
+      knownConstants[&to] = constant;
+  }
+  SmallVector<CallInst *> children;
+  for (BasicBlock &block : *pruned)
+    for (Instruction &instruction : llvm::make_early_inc_range(block)) {
+      if (auto *ret = dyn_cast<ReturnInst>(&instruction)) {
+        ReturnInst::Create(context, nullptr, ret->getIterator());
+        ret->eraseFromParent();
+        continue;
+      }
+      auto *call = dyn_cast<CallInst>(&instruction);
+      Function *callee = call ? call->getCalledFunction() : nullptr;
+      if (callee == api.ret.getCallee() || callee == api.bindOut.getCallee())
+        call->eraseFromParent();
+      else if (callee == api.createNode.getCallee())
+        children.push_back(call);
+    }
+  node->replaceAllUsesWith(pruned);
+  for (auto &[key, root] : roots)
+    if (root == node)
+      root = pruned;
+  node->eraseFromParent();
+  for (CallInst *handle : children)
+    pruneUnreadOutputs(handle);
+  return pruned;
 }
 
 Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
@@ -985,6 +1053,10 @@ Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
       return nullptr;
     finishLeaf(node, nullptr, mapped);
   }
+  // The host reads the buffers, not the root's outputs (the wait requests
+  // them by the launch's declarations).
+  if (node)
+    node = dropOutputs(node);
   if (node)
     roots[key] = node;
   return node;

@@ -85,6 +85,7 @@ private:
   /// __hetero_priv in a leaf: each instance works on its own copy of the
   /// buffers it names.
   bool privatize(llvm::Function *node);
+  /// A child whose outputs nothing reads returns none (dropOutputs).
   bool checkNotRepeated(llvm::CallInst *marker, unsigned loops);
   /// A task or loop marker left in a leaf's code: it is outside any section.
   bool checkLeafMarkers(llvm::Function *node);
@@ -96,6 +97,11 @@ private:
   bool checkSectionCode(llvm::Function *function, llvm::CallInst *begin);
   llvm::Function *buildInternal(llvm::Function *function, llvm::ArrayRef<Child> children,
                                 llvm::ArrayRef<llvm::Value *> outputs, llvm::Value *hint);
+
+  /// A child whose outputs nothing reads returns none (dropOutputs).
+  void pruneUnreadOutputs(llvm::CallInst *handle);
+  /// `node` returning nothing; its children's outputs pruned in turn.
+  llvm::Function *dropOutputs(llvm::Function *node);
 
   // Host.cpp: launches and the other markers.
   bool lowerLaunch(llvm::CallInst *launch);

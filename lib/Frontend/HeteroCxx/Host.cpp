@@ -176,6 +176,8 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   Instruction *marker = b.CreateCall(api.wait, {PoisonValue::get(b.getPtrTy())});
   if (!makeNode(extracted, call, declared, {}, /*host=*/true, name, begin, child))
     return false;
+  // The host reads the buffers, not the root's outputs.
+  child.node = dropOutputs(child.node);
   b.SetInsertPoint(marker);
   Value *handle = emitLaunch(b, child.node, child.ports, declared);
   launched[handle] = declared;
