@@ -198,7 +198,7 @@ private:
       if (index < node.inputs.size() && isa<LLVM::LLVMPointerType>(node.inputs[index]))
         node.inputs[index] = type;
     OpBuilder b(function);
-    internal = InternalOp::create(b, function.getLoc(), name,
+    internal = InternalOp::create(b, definitionLoc(function), name,
                                   FunctionType::get(context, node.inputs, {}));
     internal.setPrivate();
     node.definition = internal;

@@ -191,6 +191,25 @@ Location plain(Location loc) {
   return loc;
 }
 
+/// Where a node function's definition is: the function's line, or where it
+/// has none (line 0: functions outlined from Hetero-C++ regions), its first
+/// operation's.
+Location definitionLoc(LLVM::LLVMFuncOp function) {
+  auto line = dyn_cast<FileLineColLoc>(plain(function.getLoc()));
+  if (line && line.getLine() != 0)
+    return function.getLoc();
+  Location found = function.getLoc();
+  function.walk([&](Operation *op) {
+    auto position = dyn_cast<FileLineColLoc>(plain(op->getLoc()));
+    if (position && position.getLine() != 0) {
+      found = op->getLoc();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
 /// Where a diagnostic about `op` points: its own source position, else its
 /// first user's (clang gives allocas and some constants no line), else its
 /// function's.

@@ -87,6 +87,8 @@ std::optional<SmallVector<Field>> declaredReturnFields(LLVM::LLVMFuncOp function
 Location plain(Location loc);
 /// Where a diagnostic about `op` points (its own line, a user's, its function's).
 Location sourceLoc(Operation *op);
+/// Where a node function is defined (its line, else its first line of code).
+Location definitionLoc(LLVM::LLVMFuncOp function);
 
 /// The bytes a value of `type` takes in C (a tensor is a `void *` handle).
 uint64_t byteSize(const DataLayout &layout, Type type);

@@ -232,7 +232,7 @@ private:
   /// The hpvm.leaf, with the function's body; an sret slot becomes a local.
   void createLeaf() {
     OpBuilder b(function);
-    leaf = LeafOp::create(b, function.getLoc(), name,
+    leaf = LeafOp::create(b, definitionLoc(function), name,
                           FunctionType::get(raiser.context, node.inputs, node.outputs));
     leaf.setPrivate();
     node.definition = leaf;
