@@ -41,6 +41,7 @@ HPVMCApi::HPVMCApi(Module &module) {
   instanceId[2] = get("__hpvm__getNodeInstanceID_z", i64, {ptr});
   launch = get("__hpvm__launch", ptr, {i32}, true);
   wait = get("__hpvm__wait", voidType, {ptr});
+  push = get("__hpvm__push", voidType, {ptr, ptr});
   track = get("llvm_hpvm_track_mem", voidType, {ptr, i64});
   untrack = get("llvm_hpvm_untrack_mem", voidType, {ptr});
   request = get("llvm_hpvm_request_mem", voidType, {ptr, i64});

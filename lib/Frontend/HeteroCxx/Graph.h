@@ -20,7 +20,7 @@ struct HPVMCApi {
   explicit HPVMCApi(llvm::Module &module);
   llvm::FunctionCallee hint, attributes, ret, createNode, bindIn, bindOut, edge;
   llvm::FunctionCallee getNode, instanceId[3];
-  llvm::FunctionCallee launch, wait, track, untrack, request;
+  llvm::FunctionCallee launch, wait, push, track, untrack, request;
 };
 
 /// One level of a parallel loop nest: `for (iv = start; iv < bound; ++iv)`
@@ -109,6 +109,11 @@ private:
   llvm::Value *emitLaunch(llvm::IRBuilder<> &b, llvm::Function *node,
                           llvm::ArrayRef<llvm::Value *> values, const Declared &declared);
   void emitWait(llvm::IRBuilder<> &b, llvm::Value *handle);
+  /// The launch region at `region`, in a loop, as one streaming launch with a
+  /// push per iteration, where iterations provably touch disjoint buffers
+  /// (Streaming.cpp); false (nothing emitted) otherwise.
+  bool streamLaunch(llvm::Instruction *region, llvm::Function *root,
+                    llvm::ArrayRef<llvm::Value *> values, const Declared &declared);
   bool lowerRemaining();
   /// The memory markers, as libc's and the runtime's calls; false for others.
   bool lowerMemoryMarker(llvm::CallInst *call, Marker marker);

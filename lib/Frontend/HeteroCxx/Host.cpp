@@ -179,9 +179,11 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   // The host reads the buffers, not the root's outputs.
   child.node = dropOutputs(child.node);
   b.SetInsertPoint(marker);
-  Value *handle = emitLaunch(b, child.node, child.ports, declared);
-  launched[handle] = declared;
-  emitWait(b, handle);
+  if (!streamLaunch(marker, child.node, child.ports, declared)) {
+    Value *handle = emitLaunch(b, child.node, child.ports, declared);
+    launched[handle] = declared;
+    emitWait(b, handle);
+  }
   marker->eraseFromParent();
   end->eraseFromParent();
   begin->eraseFromParent();
