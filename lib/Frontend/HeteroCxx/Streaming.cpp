@@ -7,15 +7,17 @@
 // sequential loop computes only when no iteration touches another's written
 // buffers, so the launch streams only when this can be shown:
 //  * every buffer the graph writes (an output) is, per iteration, a pointer
-//    that moves by at least its size each iteration (SCEV: {start,+,step}
-//    with step >= size), so iterations write disjoint memory;
+//    that moves up by at least its size each iteration (SCEV: {start,+,step}
+//    with step >= size > 0), one per identified object (a local, a global, a
+//    malloc, a `restrict` parameter), so iterations write disjoint memory;
 //  * every buffer it only reads is either that same iteration's written
-//    buffer or in an object the graph does not write;
+//    buffer or in another identified object;
 //  * the host code of the loop has no side effects, and its loads read
 //    objects the graph does not write.
 // Otherwise the region stays a launch and a wait per iteration.
 #include "Graph.h"
 
+#include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -47,6 +49,8 @@ struct HostAnalyses {
 } // namespace
 
 /// Whether the buffers of `declared` are disjoint between iterations of `loop`.
+/// Objects must be identified (a local, a global, a malloc, a `restrict`
+/// parameter): two plain pointer parameters may be the same memory.
 static bool buffersPerIteration(const Declared &declared, Loop *loop, ScalarEvolution &se,
                                 SmallVectorImpl<const Value *> &writtenObjects) {
   SmallVector<const SCEV *> written;
@@ -59,10 +63,17 @@ static bool buffersPerIteration(const Declared &declared, Loop *loop, ScalarEvol
     if (!se.isLoopInvariant(size, loop))
       return false;
     size = se.getTruncateOrZeroExtend(size, step->getType());
-    if (!se.isKnownPredicate(ICmpInst::ICMP_UGE, step, size))
+    // Adjacent (the step is the size) or known to move up by at least it.
+    if (step != size &&
+        (!se.isKnownPositive(step) || !se.isKnownPredicate(ICmpInst::ICMP_UGE, step, size)))
+      return false;
+    // One written buffer per object: two in one object could overlap across
+    // iterations (`base + f * n` and `base + f * n + n / 2`).
+    const Value *object = getUnderlyingObject(item.value);
+    if (!isIdentifiedObject(object) || llvm::is_contained(writtenObjects, object))
       return false;
     written.push_back(pointer);
-    writtenObjects.push_back(getUnderlyingObject(item.value));
+    writtenObjects.push_back(object);
   }
   for (const Item &item : declared.inputs) {
     if (!item.isPair())
@@ -71,7 +82,7 @@ static bool buffersPerIteration(const Declared &declared, Loop *loop, ScalarEvol
     if (llvm::is_contained(written, pointer))
       continue; // the iteration's own written buffer
     const Value *object = getUnderlyingObject(item.value);
-    if (llvm::is_contained(writtenObjects, object))
+    if (!isIdentifiedObject(object) || llvm::is_contained(writtenObjects, object))
       return false;
   }
   return true;

@@ -1,14 +1,16 @@
 // A launch region in a frame loop: each frame's buffers are its own slices
-// (in + f*n, mid + f*n, out + f*n), so the loop runs as one streaming launch
-// with a push per frame (frames overlap: frame f+1 scales while frame f
-// smooths). The same pipeline over one shared scratch buffer per stage must
-// not overlap, and stays a launch and a wait per frame. Both against a plain C
+// (in + f*n, mid + f*n, out + f*n) of arrays the `restrict` parameters say are
+// distinct, so the loop runs as one streaming launch with a push per frame
+// (frames overlap: frame f+1 scales while frame f smooths). The same pipeline
+// over one shared scratch buffer must not overlap, and stays a launch and a
+// wait per frame. Both against a plain C
 // reference (exact), and the same output with -fhetero-sequential.
 #include <hetero.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static void frames_sliced(const float *in, float *mid, float *out, int frames, long n) {
+static void frames_sliced(const float *restrict in, float *restrict mid, float *restrict out,
+                          int frames, long n) {
   size_t bytes = (size_t)n * sizeof(float);
   for (int f = 0; f < frames; ++f) {
     const float *in_f = in + (size_t)f * n;
@@ -35,7 +37,8 @@ static void frames_sliced(const float *in, float *mid, float *out, int frames, l
 }
 
 // One scratch buffer for every frame: the frames must run one after another.
-static void frames_shared(const float *in, float *scratch, float *out, int frames, long n) {
+static void frames_shared(const float *restrict in, float *restrict scratch,
+                          float *restrict out, int frames, long n) {
   size_t bytes = (size_t)n * sizeof(float);
   for (int f = 0; f < frames; ++f) {
     const float *in_f = in + (size_t)f * n;
