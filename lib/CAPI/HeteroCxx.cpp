@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-bool hpvmLowerHeteroCxxFile(const char *inputPath, const char *outputPath, bool sequential,
+bool hpvmLowerHeteroCxxFile(const char *inputPath, const char *outputPath, unsigned flags,
                             char **diagnostics) {
   std::string text;
   auto report = [&](llvm::StringRef diagnostic) { text += diagnostic; };
@@ -30,7 +30,9 @@ bool hpvmLowerHeteroCxxFile(const char *inputPath, const char *outputPath, bool 
     llvm::raw_string_ostream stream(message);
     error.print("hpvmLowerHeteroCxxFile", stream, /*ShowColors=*/false);
     report(message);
-  } else if (hpvm::lowerHeteroCxx(*module, report, sequential)) {
+  } else if (hpvm::lowerHeteroCxx(*module, report,
+                                     {(flags & HPVMHeteroCxxSequential) != 0,
+                                      (flags & HPVMHeteroCxxNoStreaming) == 0})) {
     std::error_code code;
     llvm::ToolOutputFile file(outputPath, code, llvm::sys::fs::OF_None);
     if (code) {

@@ -303,6 +303,8 @@ static void usage(void) {
          "                    get their sums from the runtime: hpvm-vectorize)\n"
          "  -fhetero-sequential   Hetero-C++: remove the markers and call the root where\n"
          "                    it is launched (the program as sequential C++)\n"
+         "  -fno-hetero-streaming   Hetero-C++: a launch region in a loop is a launch per\n"
+         "                    iteration, never one streaming launch\n"
          "  -fhpvm-lanes=N    N lanes per group (2 to 64; default a 64-byte cache\n"
          "                    line of the leaf's narrowest float type, or one\n"
          "                    register when wider)\n"
@@ -465,6 +467,8 @@ typedef struct {
   /* -fhetero-sequential: Hetero-C++ markers removed, launches plain calls of the root (the
    * program as sequential C++: its native build). */
   bool hetero_sequential;
+  /* -fno-hetero-streaming: a launch region in a loop stays a launch per iteration. */
+  bool hetero_streaming;
   /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
   const char *knobs;
   /* The runtime library the link adds. */
@@ -585,7 +589,8 @@ static bool parse_codegen_option(driver_t *d, const char *arg) {
       parse_switch(arg, "hpvm-inline-leaves", &d->inline_leaves) ||
       parse_switch(arg, "hpvm-fuse-nodes", &d->fuse_nodes) ||
       parse_switch(arg, "hpvm-fuse-tensor-nodes", &d->fuse_tensor_nodes) ||
-      parse_switch(arg, "hetero-sequential", &d->hetero_sequential)) {
+      parse_switch(arg, "hetero-sequential", &d->hetero_sequential) ||
+      parse_switch(arg, "hetero-streaming", &d->hetero_streaming)) {
     /* set */
   } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
     d->lanes = parse_count(arg, arg + 13, 2, 64);
@@ -790,7 +795,9 @@ static bool lower_hetero_cxx(driver_t *d, const char *input, const char *base, c
   double start = seconds();
   char *diagnostics = NULL;
   current_stage = "lower Hetero-C++";
-  bool ok = hpvmLowerHeteroCxxFile(raw, lowered, d->hetero_sequential, &diagnostics);
+  unsigned flags = (d->hetero_sequential ? HPVMHeteroCxxSequential : 0) |
+                   (d->hetero_streaming ? 0 : HPVMHeteroCxxNoStreaming);
+  bool ok = hpvmLowerHeteroCxxFile(raw, lowered, flags, &diagnostics);
   current_stage = NULL;
   if (diagnostics) {
     fputs(diagnostics, stderr);
@@ -1118,7 +1125,8 @@ int main(int argc, char **argv) {
                 .vector_bits = -1,
                 .collapse_grids = true,
                 .inline_leaves = true,
-                .fuse_tensor_nodes = true};
+                .fuse_tensor_nodes = true,
+                .hetero_streaming = true};
   if (!parse_command_line(&d, argc, argv))
     return 0;
   check_command_line(&d);

@@ -155,10 +155,17 @@ MLIR_CAPI_EXPORTED bool hpvmRunPassPipeline(const char *input, size_t size,
  * Writes bitcode to `output_path`, text when it is "-" or ends in ".ll";
  * nothing on failure. `*diagnostics` as hpvmCompileFile's: each error at its
  * C++ line. The caller optimizes the result (hpvm-cc runs clang on it) and
- * compiles it as HPVM-C. With `sequential`, the markers are removed instead
- * and each launch calls its root: the program as plain sequential C++. */
+ * compiles it as HPVM-C. `flags` is a set of HPVMHeteroCxxFlags. */
+typedef enum HPVMHeteroCxxFlags {
+  /* The markers are removed instead and each launch calls its root: the
+   * program as plain sequential C++ (hpvm-cc -fhetero-sequential). */
+  HPVMHeteroCxxSequential = 1,
+  /* A launch region in a loop stays a launch per iteration even where its
+   * iterations could overlap as a stream (hpvm-cc -fno-hetero-streaming). */
+  HPVMHeteroCxxNoStreaming = 2,
+} HPVMHeteroCxxFlags;
 MLIR_CAPI_EXPORTED bool hpvmLowerHeteroCxxFile(const char *input_path, const char *output_path,
-                                               bool sequential, char **diagnostics);
+                                               unsigned flags, char **diagnostics);
 
 MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
 

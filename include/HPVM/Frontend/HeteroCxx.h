@@ -28,11 +28,17 @@ bool usesHeteroCxx(const llvm::Module &module);
 
 /// Rewrites the Hetero-C++ markers of `module` as HPVM-C. Each error is handed
 /// to `report` as the tools print it ("file:line:col: error: ..."); returns
-/// false when there was one (the module is then in no defined state). With
-/// `sequential`, the markers are removed instead and each launch calls its
-/// root: the program as the sequential C++ it also is.
+/// false when there was one (the module is then in no defined state).
+struct HeteroCxxOptions {
+  /// The markers are removed instead and each launch calls its root: the
+  /// program as the sequential C++ it also is.
+  bool sequential = false;
+  /// A launch region in a loop whose iterations provably write disjoint
+  /// buffers becomes one streaming launch (else a launch per iteration).
+  bool streaming = true;
+};
 bool lowerHeteroCxx(llvm::Module &module, llvm::function_ref<void(llvm::StringRef)> report,
-                    bool sequential = false);
+                    HeteroCxxOptions options = {});
 
 } // namespace hpvm
 

@@ -49,8 +49,9 @@ struct Child {
 
 class Lowering {
 public:
-  Lowering(llvm::Module &module, Reporter &reporter)
-      : module(module), context(module.getContext()), reporter(reporter), api(module) {}
+  Lowering(llvm::Module &module, Reporter &reporter, bool streaming)
+      : module(module), context(module.getContext()), reporter(reporter), api(module),
+        streaming(streaming) {}
 
   /// Rewrites every marker of the module.
   bool run();
@@ -122,6 +123,8 @@ private:
   llvm::LLVMContext &context;
   Reporter &reporter;
   HPVMCApi api;
+  /// Launch regions in loops may become streaming launches.
+  bool streaming;
   std::map<std::pair<llvm::Function *, std::vector<unsigned>>, llvm::Function *> roots;
   /// Parameters of node functions that always receive a constant.
   llvm::DenseMap<const llvm::Argument *, llvm::Constant *> knownConstants;

@@ -89,7 +89,9 @@ static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
   return true;
 }
 
-bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report, bool sequential) {
+bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
+                    HeteroCxxOptions options) {
+  bool sequential = options.sequential;
   hetero::Reporter reporter(report);
   if (!sequential && !inlineCalledSections(module, reporter))
     return false;
@@ -104,7 +106,7 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report, bool s
     if (marked)
       promoteLocals(function);
   }
-  hetero::Lowering lowering(module, reporter);
+  hetero::Lowering lowering(module, reporter, options.streaming);
   if (!(sequential ? lowering.runSequential() : lowering.run()) || reporter.failed())
     return false;
   // The markers' declarations go with their last calls.

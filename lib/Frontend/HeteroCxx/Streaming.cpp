@@ -114,7 +114,7 @@ static bool hostCodeRunsAhead(Loop *loop, Instruction *region,
 
 bool Lowering::streamLaunch(Instruction *region, Function *root, ArrayRef<Value *> values,
                             const Declared &declared) {
-  if (declared.outputs.empty())
+  if (!streaming || declared.outputs.empty())
     return false; // nothing written: nothing to overlap that a wait would not
   Function &host = *region->getFunction();
   HostAnalyses analyses(host);
