@@ -127,14 +127,15 @@ static void reportExceptionCleanup(Reporter &reporter, Instruction *marker, Stri
                          "compile with -fno-exceptions, or mark the callees noexcept");
 }
 
-bool Lowering::taskRegion(CallInst *begin, SmallVectorImpl<BasicBlock *> &blocks) {
-  CallInst *end = nullptr;
+bool Lowering::markedRegion(CallInst *begin, Marker endMarker, StringRef what,
+                            SmallVectorImpl<BasicBlock *> &blocks, CallInst *&end) {
+  end = nullptr;
   for (User *user : begin->users())
-    if (auto *call = dyn_cast<CallInst>(user); call && classify(*call) == Marker::TaskEnd)
+    if (auto *call = dyn_cast<CallInst>(user); call && classify(*call) == endMarker)
       end = end ? end : call;
   if (!end) {
-    reporter.error(begin, "this task has no __hetero_task_end (it takes the value "
-                          "__hetero_task_begin returns)");
+    reporter.error(begin, "this " + what + " has no " + spelling(endMarker) + " (it takes the "
+                          "value " + spelling(classify(*begin)) + " returns)");
     return false;
   }
   BasicBlock *before = begin->getParent();
@@ -145,9 +146,11 @@ bool Lowering::taskRegion(CallInst *begin, SmallVectorImpl<BasicBlock *> &blocks
   while (!work.empty()) {
     BasicBlock *block = work.pop_back_val();
     if (isa<ReturnInst>(block->getTerminator())) {
-      reporter.error(block->getTerminator(), "a return leaves the task that begins at line " +
+      reporter.error(block->getTerminator(), "a return leaves the " + what +
+                                                 " that begins at line " +
                                                  Twine(begin->getDebugLoc().getLine()) +
-                                                 "; a task ends at its __hetero_task_end");
+                                                 "; a " + what + " ends at its " +
+                                                 spelling(endMarker));
       return false;
     }
     for (BasicBlock *next : successors(block))
@@ -158,13 +161,14 @@ bool Lowering::taskRegion(CallInst *begin, SmallVectorImpl<BasicBlock *> &blocks
     if (seen.contains(&block))
       blocks.push_back(&block);
   if (llvm::any_of(blocks, isExceptionCleanup)) {
-    reportExceptionCleanup(reporter, begin, "task");
+    reportExceptionCleanup(reporter, begin, what);
     return false;
   }
   for (BasicBlock *block : blocks)
     for (BasicBlock *pred : predecessors(block))
       if (!seen.contains(pred) && !(block == start && pred == before)) {
-        reporter.error(pred->getTerminator(), "a jump enters the task that begins at line " +
+        reporter.error(pred->getTerminator(), "a jump enters the " + what +
+                                                  " that begins at line " +
                                                   Twine(begin->getDebugLoc().getLine()) +
                                                   " from outside it");
         return false;
@@ -735,6 +739,7 @@ bool Lowering::extractChild(Function *parent, CallInst *marker, Child &child) {
   }
   SmallVector<BasicBlock *> blocks;
   SmallVector<LoopLevel> levels;
+  CallInst *end = nullptr; // the task's end marker, which stays behind
   if (loop) {
     auto *count = dyn_cast<ConstantInt>(marker->getArgOperand(0));
     if (!count || count->getSExtValue() < 1 || count->getSExtValue() > 3) {
@@ -744,16 +749,11 @@ bool Lowering::extractChild(Function *parent, CallInst *marker, Child &child) {
     }
     if (!loopRegion(marker, count->getZExtValue(), blocks, levels))
       return false;
-  } else if (!taskRegion(marker, blocks)) {
+  } else if (!markedRegion(marker, Marker::TaskEnd, "task", blocks, end)) {
     return false;
   }
   if (!checkNotRepeated(marker, loop ? count(marker) : 0))
     return false;
-  // The markers go before the code moves: the task's end marker stays behind.
-  CallInst *end = nullptr;
-  if (!loop)
-    for (User *user : marker->users())
-      end = cast<CallInst>(user);
   CallInst *call = nullptr;
   Function *extracted = extract(blocks, marker, loop ? "parallel loop" : "task", call);
   if (!extracted)

@@ -68,7 +68,11 @@ private:
   /// an internal node returning `outputs` (values of `function`).
   llvm::Function *lowerSection(llvm::Function *function, llvm::ArrayRef<llvm::Value *> outputs);
   bool extractChild(llvm::Function *parent, llvm::CallInst *marker, Child &child);
-  bool taskRegion(llvm::CallInst *begin, llvm::SmallVectorImpl<llvm::BasicBlock *> &blocks);
+  /// The blocks between `begin` and the `endMarker` call that takes its value
+  /// (a task, a launch region); errors for a return out of it, a jump into
+  /// it, exception cleanups in it.
+  bool markedRegion(llvm::CallInst *begin, Marker endMarker, llvm::StringRef what,
+                    llvm::SmallVectorImpl<llvm::BasicBlock *> &blocks, llvm::CallInst *&end);
   bool loopRegion(llvm::CallInst *marker, unsigned loops,
                   llvm::SmallVectorImpl<llvm::BasicBlock *> &blocks,
                   llvm::SmallVectorImpl<LoopLevel> &levels);
@@ -105,6 +109,10 @@ private:
   llvm::Function *dropOutputs(llvm::Function *node);
 
   // Host.cpp: launches and the other markers.
+  /// The root and arguments of a __hetero_launch, checked against the root's
+  /// parameters (one value per parameter, of a kind C converts).
+  bool parseLaunch(llvm::CallInst *launch, llvm::Function *&root, Declared &declared,
+                   llvm::SmallVectorImpl<llvm::Value *> &values);
   bool lowerLaunch(llvm::CallInst *launch);
   bool lowerLaunchRegion(llvm::CallInst *begin);
   llvm::Value *emitLaunch(llvm::IRBuilder<> &b, llvm::Function *node,

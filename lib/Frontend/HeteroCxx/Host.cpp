@@ -94,32 +94,45 @@ static bool outputArguments(const Declared &declared, ArrayRef<Value *> values,
   return true;
 }
 
-bool Lowering::lowerLaunch(CallInst *launch) {
-  auto *root = dyn_cast<Function>(launch->getArgOperand(0)->stripPointerCasts());
-  if (!root || root->isDeclaration()) {
-    reporter.error(launch, "__hetero_launch expects the root function (defined in this "
-                           "file) as its first argument");
+bool Lowering::parseLaunch(CallInst *launch, Function *&root, Declared &declared,
+                           SmallVectorImpl<Value *> &values) {
+  root = dyn_cast<Function>(launch->getArgOperand(0)->stripPointerCasts());
+  if (!root) {
+    reporter.error(launch, "__hetero_launch expects the root function as its first argument");
     return false;
   }
-  Declared declared;
   if (!parseDeclared(*launch, 1, reporter, declared))
     return false;
-  SmallVector<Value *> values = declared.flatInputs();
+  values.assign(declared.flatInputs());
   if (values.size() != root->arg_size()) {
     reporter.error(launch, "the launch passes " + Twine(values.size()) + " values ('" +
                                cName(root) + "' has " + Twine(root->arg_size()) +
                                " parameters; a buffer pair passes two)");
     return false;
   }
-  SmallVector<unsigned> outputs;
-  if (!outputArguments(declared, values, outputs, reporter, launch))
-    return false;
   for (auto [value, arg] : llvm::zip(values, root->args()))
     if (!passableAs(value->getType(), arg.getType())) {
       reporter.error(launch, "the launch passes " + describe(value) + " for parameter '" +
                                  arg.getName() + "' of another kind");
       return false;
     }
+  return true;
+}
+
+bool Lowering::lowerLaunch(CallInst *launch) {
+  Function *root = nullptr;
+  Declared declared;
+  SmallVector<Value *> values;
+  if (!parseLaunch(launch, root, declared, values))
+    return false;
+  if (root->isDeclaration()) {
+    reporter.error(launch, "the root '" + cName(root) + "' of this launch is not defined in "
+                           "this file; a graph is compiled with its launch");
+    return false;
+  }
+  SmallVector<unsigned> outputs;
+  if (!outputArguments(declared, values, outputs, reporter, launch))
+    return false;
   Function *node = lowerRoot(root, outputs, launch);
   if (!node)
     return false;
@@ -135,35 +148,11 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   Declared declared;
   if (!parseDeclared(*begin, 0, reporter, declared))
     return false;
-  CallInst *end = nullptr;
-  for (User *user : begin->users())
-    if (auto *call = dyn_cast<CallInst>(user); call && classify(*call) == Marker::LaunchEnd)
-      end = call;
-  if (!end) {
-    reporter.error(begin, "this launch has no __hetero_launch_end (it takes the value "
-                          "__hetero_launch_begin returns)");
-    return false;
-  }
-  // The region is a task of the host: outline it the same way.
+  // The region is a task of the host: outlined the same way.
   SmallVector<BasicBlock *> blocks;
-  BasicBlock *before = begin->getParent();
-  BasicBlock *start = SplitBlock(before, begin->getNextNode());
-  BasicBlock *after = SplitBlock(end->getParent(), end);
-  SmallVector<BasicBlock *> work{start};
-  SmallPtrSet<BasicBlock *, 16> seen{start};
-  while (!work.empty()) {
-    BasicBlock *block = work.pop_back_val();
-    if (isa<ReturnInst>(block->getTerminator())) {
-      reporter.error(block->getTerminator(), "a return leaves the launched region");
-      return false;
-    }
-    for (BasicBlock *next : successors(block))
-      if (next != after && seen.insert(next).second)
-        work.push_back(next);
-  }
-  for (BasicBlock &block : *begin->getFunction())
-    if (seen.contains(&block))
-      blocks.push_back(&block);
+  CallInst *end = nullptr;
+  if (!markedRegion(begin, Marker::LaunchEnd, "launched region", blocks, end))
+    return false;
   CallInst *call = nullptr;
   Function *extracted = extract(blocks, begin, "launched region", call);
   if (!extracted)

@@ -49,29 +49,15 @@ bool Lowering::runSequential() {
             call->eraseFromParent();
   for (auto [call, marker] : calls) {
     if (marker == Marker::Launch) {
-      auto *root = dyn_cast<Function>(call->getArgOperand(0)->stripPointerCasts());
+      Function *root = nullptr;
       Declared declared;
-      if (!root) {
-        reporter.error(call, "__hetero_launch expects the root function first");
+      SmallVector<Value *> values;
+      if (!parseLaunch(call, root, declared, values))
         return false;
-      }
-      if (!parseDeclared(*call, 1, reporter, declared))
-        return false;
-      SmallVector<Value *> values = declared.flatInputs();
-      if (values.size() != root->arg_size()) {
-        reporter.error(call, "the launch passes " + Twine(values.size()) + " values ('" +
-                                 cName(root) + "' has " + Twine(root->arg_size()) +
-                                 " parameters)");
-        return false;
-      }
       IRBuilder<> b(call);
       SmallVector<Value *> args;
       for (auto [value, arg] : llvm::zip(values, root->args()))
         args.push_back(asParameter(b, value, arg.getType()));
-      if (llvm::is_contained(args, nullptr)) {
-        reporter.error(call, "the launch passes a value of another kind than a parameter");
-        return false;
-      }
       b.CreateCall(root, args);
     } else if (marker == Marker::Malloc || marker == Marker::Free ||
                marker == Marker::CopyMem) {
