@@ -2,6 +2,7 @@
 #include "Markers.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfo.h"
@@ -10,6 +11,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -148,6 +150,34 @@ std::string cName(const Function *function) {
   return StringRef(demangled).split('(').first.str();
 }
 
+/// Whether `function` writes no memory but its own locals (unoptimized code
+/// stores its parameters to allocas), looking `depth` calls deep.
+static bool writesOnlyLocals(const Function &function, unsigned depth) {
+  if (function.onlyReadsMemory())
+    return true;
+  if (function.isDeclaration() || depth == 0 || function.isVarArg())
+    return false;
+  for (const BasicBlock &block : function)
+    for (const Instruction &instruction : block) {
+      if (auto *store = dyn_cast<StoreInst>(&instruction)) {
+        if (store->isVolatile() || !isa<AllocaInst>(getUnderlyingObject(store->getPointerOperand())))
+          return false;
+        continue;
+      }
+      if (auto *call = dyn_cast<CallBase>(&instruction)) {
+        if (isa<DbgInfoIntrinsic>(call) || call->isLifetimeStartOrEnd())
+          continue;
+        const Function *callee = call->getCalledFunction();
+        if (!callee || !writesOnlyLocals(*callee, depth - 1))
+          return false;
+        continue;
+      }
+      if (instruction.mayWriteToMemory() || instruction.mayThrow())
+        return false;
+    }
+  return true;
+}
+
 bool sameValue(const Value *a, const Value *b) {
   if (a == b)
     return true;
@@ -156,18 +186,31 @@ bool sameValue(const Value *a, const Value *b) {
   if (a->getType()->isPointerTy() && a->stripPointerCasts() == b->stripPointerCasts())
     return true;
   const auto *x = dyn_cast<Instruction>(a), *y = dyn_cast<Instruction>(b);
-  // Two loads of one address with nothing written between them (`&a[i]` twice
-  // in one launch, `i` a global).
-  if (const auto *first = dyn_cast_or_null<LoadInst>(x)) {
-    const auto *second = dyn_cast_or_null<LoadInst>(y);
-    if (!second || first->getParent() != second->getParent() ||
-        !sameValue(first->getPointerOperand(), second->getPointerOperand()))
+  // Two reads of the same memory with nothing written between them: loads of
+  // one address (`&a[i]` twice in one launch, `i` a global), or calls of one
+  // function that writes nothing but its locals (`v.data()` twice).
+  auto *xl = dyn_cast_or_null<LoadInst>(x), *yl = dyn_cast_or_null<LoadInst>(y);
+  auto *xc = dyn_cast_or_null<CallInst>(x), *yc = dyn_cast_or_null<CallInst>(y);
+  bool reads = xl && yl && sameValue(xl->getPointerOperand(), yl->getPointerOperand());
+  if (xc && yc && xc->getCalledFunction() && xc->getCalledFunction() == yc->getCalledFunction() &&
+      xc->arg_size() == yc->arg_size() && writesOnlyLocals(*xc->getCalledFunction(), 4)) {
+    reads = true;
+    for (unsigned i = 0; i < xc->arg_size() && reads; ++i)
+      reads = sameValue(xc->getArgOperand(i), yc->getArgOperand(i));
+  }
+  if (xl || xc) {
+    if (!reads || x->getParent() != y->getParent())
       return false;
+    const Instruction *first = x, *second = y;
     if (second->comesBefore(first))
       std::swap(first, second);
-    for (const Instruction *i = first->getNextNode(); i != second; i = i->getNextNode())
-      if (i->mayWriteToMemory())
+    for (const Instruction *i = first->getNextNode(); i != second; i = i->getNextNode()) {
+      auto *call = dyn_cast<CallInst>(i);
+      bool reader = call && call->getCalledFunction() &&
+                    writesOnlyLocals(*call->getCalledFunction(), 4);
+      if (!reader && i->mayWriteToMemory())
         return false;
+    }
     return true;
   }
   // Computation only: two locals (allocas) or two calls are different values.
