@@ -268,6 +268,7 @@ static std::string optionsString(const HPVMCompileOptions &options) {
   path("dump-kernels", options.dump_kernels_dir);
   path("knobs", options.knobs_file);
   path("constants-asm", options.constants_asm);
+  path("tensor-tiles", options.tensor_tiles);
   return text;
 }
 

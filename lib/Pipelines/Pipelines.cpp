@@ -47,7 +47,9 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
   // host lowering, which calls them.
   if (!options.devices.empty()) {
-    pm.addPass(createConvertHPVMToGPU());
+    ConvertHPVMToGPUOptions gpu;
+    gpu.tensorTiles = options.tensorTiles;
+    pm.addPass(createConvertHPVMToGPU(gpu));
     HPVMEmbedKernelsOptions embed;
     embed.devices.assign(options.devices.begin(), options.devices.end());
     embed.chip = options.cudaChip;

@@ -213,6 +213,7 @@ class SharedBuild:
     device: str = ""
     lanes: int = 0
     rows: int = 0
+    tensor_tiles: str = ""
     knobs: str = ""
     debug_info: bool = False
     cpu_chosen: bool = False
@@ -264,6 +265,10 @@ class SharedBuild:
             self.switches["vectorize"] = True
         elif arg.startswith("-fhpvm-rows="):
             self.rows = _count(arg, arg[12:], 1, 16)
+        elif arg.startswith("-fhpvm-tensor-tiles="):
+            self.tensor_tiles = arg[20:]
+            if self.tensor_tiles not in ("auto", "always", "never"):
+                raise HPVMError(f"option '{arg}' expects auto, always or never")
         elif arg.startswith(("-f", "-W", "-m")) or arg in ("-g", "-w"):
             self.cpu_chosen = self.cpu_chosen or arg.startswith(("-march=", "-mcpu="))
             self.debug_info = self.debug_info or arg == "-g"
@@ -289,6 +294,8 @@ class SharedBuild:
                                                            "folder", " (set TMPDIR)")})
         if self.device:
             options["devices"] = self.device
+        if self.tensor_tiles:
+            options["tensor-tiles"] = self.tensor_tiles
         if self.knobs:
             options["knobs"] = pass_option_value(self.knobs, "the knob file's path")
         return " ".join(f"{key}={value}" for key, value in options.items())

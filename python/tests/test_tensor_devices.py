@@ -1,7 +1,8 @@
 """Tensor graphs compiled with target="opencl": every tensor node becomes an OpenCL
-kernel (one thread per output element, fused chains in one kernel) and runs on the
-device (PoCL in make check), with results within 1e-4 (relative) of the CPU build;
-where no device runs it, the node's CPU version does."""
+kernel (one thread per output element, fused chains in one kernel; convolutions and
+products in work-group tiles) and runs on the device (PoCL in make check), with results
+within 1e-4 (relative) of the CPU build; where no device runs it, the node's CPU version
+does."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ g.output(h)
 xv = (rng.standard_normal((m, k)) * 3).astype(np.float32)
 xv[0, 0] = 7e4  # beyond fp16's range: infinity there
 got = hpvm.compile(g, knobs={{"knobs": [{{"node": "fc", "knob": knob}}]}}, fuse=True,
-                   target="opencl")(xv)
+                   target="opencl", flags=["-fhpvm-tensor-tiles=" + {tiles!r}])(xv)
 round_ = ROUND[knob]
 assert np.array_equal(round_(got), got), "a result that is not a value of the format"
 with np.errstate(over="ignore", invalid="ignore"):
@@ -97,11 +98,14 @@ print("within", knob)
 
 @pytest.mark.parametrize("knob", ["fp16", "bf16"])
 @pytest.mark.parametrize("shape", [(3, 37, 21), (1, 1024, 300)])
-def test_precision_knobs_on_the_opencl_device(knob, shape):
+@pytest.mark.parametrize("tiles", ["auto", "always"])
+def test_precision_knobs_on_the_opencl_device(knob, shape, tiles):
     """The fp16 / bf16 knobs in a tensor kernel: operands stored in the format, f32 sums,
     the result (after bias and relu) rounded once; within the documented bound of the
-    exact product of the rounded operands (docs/Approximation.md), on the device."""
-    script = KNOB_SCRIPT.format(tests=str(Path(__file__).parent), knob=knob, shape=shape)
+    exact product of the rounded operands (docs/Approximation.md), on the device; the
+    same in a tiled product (rounded as they enter work-group memory)."""
+    script = KNOB_SCRIPT.format(tests=str(Path(__file__).parent), knob=knob, shape=shape,
+                                tiles=tiles)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             env=dict(os.environ, HPVM_TRACE="1"))
     assert result.returncode == 0, result.stderr[-4000:]
@@ -119,10 +123,10 @@ from test_reduction_sampling import compiled, sampled_reduction
 knob, rate, offset = {knob!r}, {rate!r}, {offset!r}
 if knob == "sample_filter":
     knobs = {{"knobs": [{{"node": "conv", "knob": knob, "rate": rate, "offset": offset}}]}}
-    for fuse in (False, True):
+    for fuse, tiles in ((False, "auto"), (True, "auto"), (True, "always")):
         cpu = hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse)(test_knobs.X)
-        device = hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse,
-                              target="opencl")(test_knobs.X)
+        device = hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse, target="opencl",
+                              flags=["-fhpvm-tensor-tiles=" + tiles])(test_knobs.X)
         np.testing.assert_allclose(device, cpu, rtol=1e-4, atol=1e-5)
 else:
     x = np.random.default_rng(4).standard_normal((3, 11, 5)).astype(np.float32)
@@ -151,3 +155,85 @@ def test_sampling_knobs_on_the_opencl_device(knob, rate, offset):
     assert result.stdout.strip() == f"close {knob}"
     node = "conv" if knob == "sample_filter" else "fold"
     assert f"hpvm-trace: {node} on opencl:" in result.stderr, result.stderr[-2000:]
+
+
+TILES_SCRIPT = """
+import sys
+import numpy as np, hpvm
+from hpvm import tensor as T
+rng = np.random.default_rng(9)
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+g = hpvm.TensorGraph("tiles")
+x = g.input("x", (2, 5, 23, 19))
+# Sizes that are no multiples of the tiles (64 x 64, 16 deep): the edges of every tile.
+c = T.conv2d(x, g.constant(rand(70, 5, 3, 3), "w1"), padding=(1, 1), name="conv")
+h = T.relu(T.add(c, g.constant(rand(1, 70, 1, 1), "b1"), name="bias"), name="act")
+d = T.conv2d(h, g.constant(rand(33, 70, 3, 2), "w2"), padding=(2, 0), strides=(2, 3),
+             name="strided")
+f = T.reshape(d, (2, 33 * 13 * 6), name="flat")
+y = T.tanh(T.add(T.matmul(f, g.constant(rand(33 * 13 * 6, 67), "m"), name="fc"),
+                 g.constant(rand(1, 67), "mb"), name="fc_bias"), name="fc_tanh")
+b = g.input("b", (3, 70, 37))
+z = T.matmul(b, g.constant(rand(3, 37, 65), "bm"), name="batched")
+g.output(d, y, z)
+xv, bv = rand(2, 5, 23, 19), rand(3, 70, 37)
+cpu = hpvm.compile(g, fuse=True)(xv, bv)
+for tiles in ("always", "never"):
+    print("device run", tiles, file=sys.stderr, flush=True)
+    device = hpvm.compile(g, fuse=True, target="opencl",
+                          flags=["-fhpvm-tensor-tiles=" + tiles])(xv, bv)
+    for got, want in zip(device, cpu):
+        # Sums of hundreds of terms of magnitude ~10 in another order: elements that
+        # cancel to near zero differ by a few ulps of the terms.
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
+print("close")
+"""
+
+
+def test_tiled_products_on_the_opencl_device():
+    """Convolutions (padded, strided, odd sizes) and products (with bias and activation,
+    batched) in work-group tiles and one thread per element: both within 1e-4 of the CPU
+    build, every node on the device."""
+    result = subprocess.run([sys.executable, "-c", TILES_SCRIPT], capture_output=True,
+                            text=True, env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.strip() == "close", result.stdout
+    for run in result.stderr.split("device run")[1:]:
+        lines = [line for line in run.splitlines() if line.startswith("hpvm-trace:")]
+        assert lines and all(" on opencl:" in line for line in lines), lines
+
+
+PERFORATION_SCRIPT = """
+import sys
+import numpy as np, hpvm
+sys.path.insert(0, {tests!r})
+import test_knobs
+knobs = {{"knobs": [{{"node": "conv", "knob": {knob!r}, "rate": {rate!r},
+                     "offset": {offset!r}}}]}}
+cpu = {{fuse: hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse)(test_knobs.X)
+        for fuse in (False, True)}}
+for fuse in (False, True):
+    print("device run", fuse, file=sys.stderr, flush=True)
+    device = hpvm.compile(test_knobs.graph(), knobs=knobs, fuse=fuse,
+                          target="opencl")(test_knobs.X)
+    np.testing.assert_allclose(device, cpu[fuse], rtol=1e-4, atol=1e-5)
+print("close")
+"""
+
+
+@pytest.mark.parametrize("knob,rate,offset", [("perforate_rows", 2, 1), ("perforate_rows", 3, 0),
+                                              ("perforate_cols", 2, 0), ("perforate_cols", 3, 2)])
+def test_perforation_knobs_on_the_opencl_device(knob, rate, offset):
+    """Row and column perforation in a tensor kernel: the kept outputs computed, the skipped
+    ones the mean of their neighbours (a copy at an edge) after the bias and activation, as
+    the CPU's kernels do (docs/Approximation.md); every node on the device."""
+    script = PERFORATION_SCRIPT.format(tests=str(Path(__file__).parent), knob=knob, rate=rate,
+                                       offset=offset)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.strip() == "close", result.stdout
+    for run in result.stderr.split("device run")[1:]:
+        lines = [line for line in run.splitlines() if line.startswith("hpvm-trace:")]
+        assert lines and all(" on opencl:" in line for line in lines), lines

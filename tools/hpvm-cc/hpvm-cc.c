@@ -319,6 +319,10 @@ static void usage(void) {
          "  -fno-hpvm-fuse-tensor-nodes  keep each tensor op a node of its own\n"
          "                    (default: chains conv->add->act->pool, mul->add->act\n"
          "                    become one node: hpvm-fuse-tensor-nodes)\n"
+         "  -fhpvm-tensor-tiles=auto|always|never  which convolutions and products of\n"
+         "                    tensor nodes on devices run in work-group tiles (default\n"
+         "                    auto: 32+ rows, 64+ columns, 32+ terms; else a thread\n"
+         "                    per output element)\n"
          "  --knobs=FILE      approximation knobs of the tensor ops, from a JSON\n"
          "                    configuration (see hpvm-apply-knobs in docs/Passes.md)\n"
          "  -shared           make a shared library (position-independent, with the\n"
@@ -460,6 +464,9 @@ typedef struct {
   int vector_bits;
   /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
   unsigned lanes, rows;
+  /* -fhpvm-tensor-tiles=auto|always|never: which products of tensor kernels run in
+   * work-group tiles (NULL: auto). */
+  const char *tensor_tiles;
   /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fhpvm-fuse-nodes,
    * -fno-hpvm-fuse-tensor-nodes: the lowering's other choices, each of which must leave
    * every result unchanged (test/HPVMC/differential checks that they do). */
@@ -597,6 +604,11 @@ static bool parse_codegen_option(driver_t *d, const char *arg) {
     d->vectorize = true;
   } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
     d->rows = parse_count(arg, arg + 12, 1, 16);
+  } else if (strncmp(arg, "-fhpvm-tensor-tiles=", 20) == 0) {
+    d->tensor_tiles = arg + 20;
+    if (strcmp(d->tensor_tiles, "auto") != 0 && strcmp(d->tensor_tiles, "always") != 0 &&
+        strcmp(d->tensor_tiles, "never") != 0)
+      fail("option '%s' expects auto, always or never", arg);
   } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
     /* Code generation and warning flags go to every clang compile. */
@@ -910,6 +922,7 @@ static HPVMCompileOptions lowering_options(driver_t *d, bool from_c) {
   options.fuse_tensor_nodes = d->fuse_tensor_nodes;
   options.knobs_file = d->knobs;
   options.line_tables = d->debug_info;
+  options.tensor_tiles = d->tensor_tiles;
   return options;
 }
 

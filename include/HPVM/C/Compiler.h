@@ -100,6 +100,9 @@ typedef struct HPVMCompileOptions {
    * (hpvm-externalize-constants; NULL or "": they stay in the IR). The
    * caller assembles the file and links its object with the program's. */
   const char *constants_asm;
+  /* Which convolutions and products of tensor kernels run in work-group tiles:
+   * "auto", "always" or "never" (convert-hpvm-to-gpu's tensor-tiles; NULL or "": auto). */
+  const char *tensor_tiles;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

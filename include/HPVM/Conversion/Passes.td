@@ -249,7 +249,16 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       softmax or reduce of another reduction's result, a pool of one whose
       windows hold an element more than 4 times, a perforation knob (the precision and
       sampling knobs are kernel arithmetic) or an op with no element form
-      keeps the node on the CPU with the reason.
+      keeps the node on the CPU with the reason. A leaf whose one tensor
+      output is a convolution of one group or a product of matrices followed
+      by elementwise ops (bias add, activation, batchnorm, map) computes it
+      in work-group tiles instead (`tensor-tiles`): each work-group of 256
+      threads a 64 x 64 block of the output as a matrix product (a
+      convolution's filters times its input windows), the operands staged
+      through work-group memory 16 terms at a time, the epilogue applied
+      where each element is stored; the leaf gets `hpvm.tensor_launch =
+      array<i64: threads, 256, bytes, bytes>`, which the host launches with
+      the two slices' work-group memory.
 
     A kernel may have outputs that are numbers (HPVM-C leaves return sizes),
     memrefs that are one of its memref inputs passed on (a pipeline stage
@@ -277,6 +286,13 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
     Example: `hpvm-opt --convert-hpvm-to-gpu prog.mlir`; `hpvm-embed-kernels`
     then compiles the kernels for the devices.
   }];
+  let options = [
+    Option<"tensorTiles", "tensor-tiles", "std::string", /*default=*/"\"auto\"",
+           "Which convolutions and products of tensor kernels are computed in "
+           "work-group tiles (the leaf's hpvm.tensor_launch): auto (32 or "
+           "more rows, 64 or more columns, 32 or more terms per sum), always "
+           "(wherever the leaf's shape allows), never">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",

@@ -126,7 +126,8 @@ enum class KernelParamGroup {
   Outputs,
   /// One array (buffer) per output in PerInstancePorts::outputs, by port.
   PerInstanceOutputs,
-  /// The tile's work-group memory, one parameter per allocation.
+  /// The tile's work-group memory, one parameter per allocation (a tensor
+  /// kernel's: its tiled product's operand slices, hpvm.tensor_launch).
   WorkgroupMemory,
   /// A tensor kernel's constant tensors (weights), one memref each, in the
   /// order of the node's `hpvm.tensor_kernel` attribute.

@@ -76,6 +76,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Devices the GPU-hinted nodes get kernel versions for "
                      "(cuda, opencl): convert-hpvm-to-gpu and "
                      "hpvm-embed-kernels run first; CPU versions are kept")};
+  PassOptions::Option<std::string> tensorTiles{
+      *this, "tensor-tiles",
+      llvm::cl::desc("Which convolutions and products of tensor kernels run "
+                     "in work-group tiles: auto, always, never "
+                     "(convert-hpvm-to-gpu)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> cudaChip{
       *this, "cuda-chip",
       llvm::cl::desc("The GPU architecture of the PTX (hpvm-embed-kernels)"),

@@ -486,14 +486,27 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
   for (Value buffer : run.buffers)
     addMemRefParams(b, loc, cast<MemRefType>(buffer.getType()), buffer,
                     HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL, params);
+  // A thread per element in work-groups the runtime picks, or the launch
+  // the kernel asks for (hpvm.tensor_launch: a tiled product, a perforated
+  // convolution) with its work-group memory.
+  auto launch = node->getAttrOfType<DenseI64ArrayAttr>(
+      HPVMDialect::getTensorLaunchAttrName());
   Value one = i64Constant(b, loc, 1);
-  SmallVector<Value> grid{i64Constant(b, loc, elements), one, one};
+  Value zero = i64Constant(b, loc, 0);
+  SmallVector<Value> grid{i64Constant(b, loc, launch ? launch[0] : elements),
+                          one, one};
+  SmallVector<Value> block{zero, zero, zero};
+  if (launch && launch[1])
+    block = {i64Constant(b, loc, launch[1]), one, one};
   for (Value extent : grid)
     addValue(extent);
   if (run.scalars)
     params.push_back({kParamBuffer, HPVM_RT_ACCESS_OUT,
                       sizeOf(b, loc, run.scalarStruct), run.scalars});
-  Value zero = i64Constant(b, loc, 0);
-  run.ran = launchKernel(b, loc, node, grid, {zero, zero, zero}, params);
+  if (launch)
+    for (int64_t bytes : launch.asArrayRef().drop_front(2))
+      params.push_back({kParamWorkgroup, 0, i64Constant(b, loc, bytes),
+                        nullPointer(b, loc)});
+  run.ran = launchKernel(b, loc, node, grid, block, params);
   return run;
 }

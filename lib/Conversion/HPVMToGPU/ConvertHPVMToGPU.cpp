@@ -4,6 +4,7 @@
 // gpu.module @hpvm_kernels, and the nodes name them in `hpvm.kernel`.
 #include "PointerOutputs.h"
 #include "TensorKernels.h"
+#include "WorkgroupMemory.h"
 
 #include "HPVM/Conversion/ApplyPatternsOnce.h"
 #include "HPVM/Conversion/GridQueries.h"
@@ -21,6 +22,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::hpvm {
 #define GEN_PASS_DEF_CONVERTHPVMTOGPU
@@ -334,9 +336,6 @@ std::string checkPerInstanceType(Type type) {
              : "a value per instance of a type kernels do not exchange";
 }
 
-/// The kernel parameter type of per-tile memory: OpenCL's __local pointers,
-/// rewritten into offsets in dynamic shared memory for CUDA.
-constexpr unsigned kWorkgroupAddressSpace = 3;
 
 /// Why the tile's memory cannot be work-group memory, or "".
 std::string checkTileMemory(const TileShape &shape) {
@@ -449,52 +448,11 @@ private:
 /// memrefs (whose uses the checker limited to loads and stores).
 static Value materializeTileMemory(OpBuilder &b, Location loc, AllocOp alloc,
                                    Value memory, ValueRange dynamicSizes) {
-  MLIRContext *context = b.getContext();
   if (isa<LLVM::LLVMPointerType>(alloc.getType()))
     return LLVM::AddrSpaceCastOp::create(
-        b, loc, LLVM::LLVMPointerType::get(context), memory);
-  auto type = cast<MemRefType>(alloc.getType());
-  auto i64 = b.getI64Type();
-  // The descriptor the LLVM lowering expects: both pointers, offset 0, the
-  // sizes and the row-major strides.
-  SmallVector<Type> fields(2, memory.getType());
-  fields.push_back(i64);
-  int64_t rank = type.getRank();
-  if (rank) {
-    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
-    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
-  }
-  auto descriptorType = LLVM::LLVMStructType::getLiteral(context, fields);
-  Value descriptor = LLVM::PoisonOp::create(b, loc, descriptorType);
-  auto insert = [&](Value value, ArrayRef<int64_t> position) {
-    descriptor =
-        LLVM::InsertValueOp::create(b, loc, descriptor, value, position);
-  };
-  auto constant = [&](int64_t value) -> Value {
-    return LLVM::ConstantOp::create(b, loc, i64, value);
-  };
-  insert(memory, {0});
-  insert(memory, {1});
-  insert(constant(0), {2});
-  SmallVector<Value> sizes;
-  unsigned dynamic = 0;
-  for (int64_t size : type.getShape())
-    sizes.push_back(ShapedType::isDynamic(size)
-                        ? Value(arith::IndexCastOp::create(
-                              b, loc, i64, dynamicSizes[dynamic++]))
-                        : constant(size));
-  Value stride = constant(1);
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    insert(sizes[d], {3, d});
-    insert(stride, {4, d});
-    stride = LLVM::MulOp::create(b, loc, stride, sizes[d]);
-  }
-  auto workgroupType =
-      MemRefType::get(type.getShape(), type.getElementType(),
-                      MemRefLayoutAttrInterface(),
-                      b.getI64IntegerAttr(kWorkgroupAddressSpace));
-  return UnrealizedConversionCastOp::create(b, loc, workgroupType, descriptor)
-      .getResult(0);
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), memory);
+  return viewWorkgroupMemory(b, loc, cast<MemRefType>(alloc.getType()), memory,
+                             dynamicSizes);
 }
 
 SymbolRefAttr KernelBuilder::build(KernelSite site) {
@@ -864,6 +822,18 @@ struct ConvertHPVMToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    std::optional<tensor_kernels::TilingMode> tiling =
+        llvm::StringSwitch<std::optional<tensor_kernels::TilingMode>>(tensorTiles)
+            .Case("auto", tensor_kernels::TilingMode::Auto)
+            .Case("always", tensor_kernels::TilingMode::Always)
+            .Case("never", tensor_kernels::TilingMode::Never)
+            .Default(std::nullopt);
+    if (!tiling) {
+      module.emitError() << "convert-hpvm-to-gpu: tensor-tiles expects auto, "
+                            "always or never, found '"
+                         << tensorTiles << "'";
+      return signalPassFailure();
+    }
     SymbolTableCollection symbols;
     BodyChecker checker(module, symbols);
     PerInstanceUses perInstanceUses(module);
@@ -974,7 +944,7 @@ struct ConvertHPVMToGPUPass
       site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
     for (LeafOp leaf : tensorLeaves)
       leaf->setAttr(HPVMDialect::getKernelAttrName(),
-                    buildTensorKernel(leaf, module, kernels));
+                    buildTensorKernel(leaf, module, kernels, *tiling));
     builder.copyDependencies(checker.getDependencies());
     rewriteMathCalls(kernels);
   }

@@ -8,6 +8,8 @@
 #ifndef HPVM_CONVERSION_HPVMTOGPU_TENSORKERNELS_H
 #define HPVM_CONVERSION_HPVMTOGPU_TENSORKERNELS_H
 
+#include "TensorTiling.h"
+
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -28,8 +30,11 @@ std::string checkTensorLeaf(LeafOp leaf, ModuleOp module);
 /// Builds the kernel of the tensor leaf `leaf` in `kernels`, its constant
 /// tensors as `memref.global`s of `module` named in the leaf's
 /// `hpvm.tensor_kernel` attribute; returns the kernel's symbol reference.
+/// A product `tiling` tiles (TensorTiling.h) runs in work-groups of
+/// kTileThreads, as the leaf's `hpvm.tensor_launch` says.
 SymbolRefAttr buildTensorKernel(LeafOp leaf, ModuleOp module,
-                                gpu::GPUModuleOp kernels);
+                                gpu::GPUModuleOp kernels,
+                                tensor_kernels::TilingMode tiling);
 
 } // namespace mlir::hpvm
 

@@ -77,7 +77,8 @@ SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(KernelShape shape) {
   SmallVector<KernelParamGroup, 6> groups{KernelParamGroup::Inputs};
   if (shape == KernelShape::Tensor) {
     groups.append({KernelParamGroup::Constants, KernelParamGroup::OutputBuffers,
-                   KernelParamGroup::GridExtents, KernelParamGroup::Outputs});
+                   KernelParamGroup::GridExtents, KernelParamGroup::Outputs,
+                   KernelParamGroup::WorkgroupMemory});
     return groups;
   }
   if (shape == KernelShape::Leaf)

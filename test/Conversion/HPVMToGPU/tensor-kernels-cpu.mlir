@@ -34,11 +34,24 @@ hpvm.leaf @wide(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1
 
 // -----
 
-// Perforation is the runtime's CPU kernels' business.
-// expected-warning @+1 {{because its 'hpvm.tensor.conv2d' has the approximation knob perforate_rows (tensor kernels implement the precision and sampling knobs; the runtime's CPU kernels perforation)}}
-hpvm.leaf @knob(%x: tensor<1x1x8x8xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x6x6xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+// A perforated convolution whose values feed a pool: a kernel interpolates
+// the leaf's output only (its bias add and activation included).
+// expected-warning @+1 {{because its 'hpvm.tensor.conv2d' has a perforation knob and its result is not the leaf's one output after a bias add and an activation (a kernel interpolates the leaf's output)}}
+hpvm.leaf @knob(%x: tensor<1x1x8x8xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x3x3xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<1x1x8x8xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x6x6xf32>
-  hpvm.return %c : tensor<1x2x6x6xf32>
+  %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2]} : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
+  hpvm.return %p : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Two perforated convolutions in one leaf.
+// expected-warning @+1 {{because it has two perforated convolutions (a kernel interpolates its one output)}}
+hpvm.leaf @knobs(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1x6x6xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x6x6xf32>
+  %d = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_cols, rate = 2, offset = 0>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x6x6xf32>
+  %s = hpvm.tensor.add %c, %d : (tensor<1x1x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  hpvm.return %s : tensor<1x1x6x6xf32>
 }
 
 // -----

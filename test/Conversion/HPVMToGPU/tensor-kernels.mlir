@@ -47,13 +47,26 @@ hpvm.leaf @half(%f: tensor<2x16xf32>, %m: tensor<16x10xf32>, %mb: tensor<1x10xf3
   hpvm.return %r : tensor<2x10xf32>
 }
 
-// Filter sampling: the taps k = (c * 3 + r) * 3 + s with k mod 2 = 1 add
-// nothing, the kept weights are scaled by 2 / (2 - 1).
+// Filter sampling: the taps k = (c * 3 + r) * 3 + s with k mod 2 = 1 are
+// skipped (the loop runs over the 9 kept ones of 18), the kept weights are
+// scaled by 2 / (2 - 1).
 // CHECK-LABEL: hpvm.leaf @sampled(
 // CHECK-SAME: hpvm.kernel = @hpvm_kernels::@sampled
 hpvm.leaf @sampled(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x2x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %c = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<sample_filter, rate = 2, offset = 1>} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   hpvm.return %c : tensor<1x2x4x4xf32>
+}
+
+// Row perforation (rate 2, offset 1): a thread per run of 8 rows of one
+// column (1 x 2 x 1 x 6 threads); rows 0, 2, 4 computed, 1 and 3 the mean of
+// their neighbours, 5 (the last) a copy of row 4.
+// CHECK-LABEL: hpvm.leaf @perforated(
+// CHECK-SAME: hpvm.tensor_launch = array<i64: 12, 0>
+hpvm.leaf @perforated(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x6x6xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x6x6xf32>
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x6x6xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x6x6xf32>
+  %r = hpvm.tensor.relu %a : tensor<1x2x6x6xf32>
+  hpvm.return %r : tensor<1x2x6x6xf32>
 }
 
 // A global average pool of a convolution: one window, each element read once.
@@ -160,14 +173,32 @@ func.func @run(%x: memref<1x1x6x6xf32>, %b: memref<1x2x1x1xf32>, %f: memref<2x16
 
 // CHECK-LABEL: gpu.func @sampled(
 // CHECK: %[[SCALE:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[KEPT:.*]] = arith.constant 9 : index
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[KEPT]] step
+// The j-th kept tap: 2 (j / 1) + (j mod 1), plus 1 from the offset on.
+// CHECK: %[[RUN:.*]] = arith.divui %[[J]]
+// CHECK: %[[M:.*]] = arith.remui %[[J]]
+// CHECK: %[[PAST:.*]] = arith.cmpi uge, %[[M]]
+// CHECK: arith.select %[[PAST]]
 // CHECK: memref.load %arg0
 // CHECK: %[[W:.*]] = memref.load %arg1
-// CHECK: arith.mulf %[[W]], %[[SCALE]]
-// CHECK: %[[PRODUCT:.*]] = arith.mulf
-// CHECK: %[[M:.*]] = arith.remui %{{.*}}, %{{.*}} : index
-// CHECK: %[[SKIP:.*]] = arith.cmpi eq, %[[M]]
-// CHECK: %[[KEPT:.*]] = arith.select %[[SKIP]], %{{.*}}, %[[PRODUCT]] : f32
-// CHECK: arith.addf %{{.*}}, %[[KEPT]] : f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[W]], %[[SCALE]]
+// CHECK: %[[PRODUCT:.*]] = arith.mulf %{{.*}}, %[[SCALED]]
+// CHECK: arith.addf %{{.*}}, %[[PRODUCT]] : f32
+// CHECK-NOT: arith.select
+// CHECK: scf.yield
+
+// CHECK-LABEL: gpu.func @perforated(
+// The kept rows 0, 2, 4, 6 of the run and row 8, which its row 7 needs
+// (each a convolution, its bias, relu; rows past the image: not computed).
+// CHECK-COUNT-5: arith.maximumf
+// CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: arith.addf
+// CHECK: arith.mulf %[[HALF]]
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK: memref.store
+// CHECK: gpu.return
 
 // The host: the output allocated before the launch (the kernel writes every
 // element), the weights' global passed in, and where no device ran, the

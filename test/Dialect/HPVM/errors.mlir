@@ -556,6 +556,40 @@ hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_kernel = ["w"]} {
 
 // -----
 
+// expected-error @+1 {{'hpvm.tensor_launch' is only valid on hpvm.leaf, found on 'hpvm.internal'}}
+hpvm.internal @inner() attributes {hpvm.tensor_launch = array<i64: 1024, 256>} {
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.tensor_launch' expects array<i64: threads, workgroup, bytes...> (threads and bytes positive, workgroup 0 or more), found array<i64: 1024, 256, 0>}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_kernel = [], hpvm.tensor_launch = array<i64: 1024, 256, 0>} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.tensor_launch' runs 1000 threads in work-groups of 256 (expected a multiple)}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_kernel = [], hpvm.tensor_launch = array<i64: 1000, 256>} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.tensor_launch' expects array<i64: threads, workgroup, bytes...> (threads and bytes positive, workgroup 0 or more), found array<i64: 4>}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_kernel = [], hpvm.tensor_launch = array<i64: 4>} {
+  hpvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'hpvm.tensor_launch' is only valid on a leaf with 'hpvm.tensor_kernel' (a tensor kernel's launch)}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_launch = array<i64: 1024, 256>} {
+  hpvm.return
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.kernel' expects a symbol reference (the node's kernel), found "k"}}
 hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
   hpvm.return
@@ -652,7 +686,7 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.tensor_kernel', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', 'hpvm.error' or 'hpvm.parameters'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.tensor_kernel', 'hpvm.tensor_launch', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', 'hpvm.error' or 'hpvm.parameters'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -132,6 +132,31 @@ static LogicalResult verifyTensorKernel(Operation *op, Attribute value) {
   return success();
 }
 
+/// 'hpvm.tensor_launch' on `op`: a tensor kernel's threads, its work-group
+/// size (0: the runtime picks; else dividing the threads) and the bytes of
+/// each work-group memory parameter, on a leaf that has 'hpvm.tensor_kernel'.
+static LogicalResult verifyTensorLaunch(Operation *op, Attribute value) {
+  if (!isa<LeafOp>(op))
+    return emitNotOnLeaf(op, HPVMDialect::getTensorLaunchAttrName());
+  auto sizes = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!sizes || sizes.size() < 2 || sizes[0] <= 0 || sizes[1] < 0 ||
+      llvm::any_of(sizes.asArrayRef().drop_front(2),
+                   [](int64_t bytes) { return bytes <= 0; }))
+    return op->emitError() << "'hpvm.tensor_launch' expects array<i64: "
+                              "threads, workgroup, bytes...> (threads and "
+                              "bytes positive, workgroup 0 or more), found "
+                           << value;
+  if (sizes[1] && sizes[0] % sizes[1])
+    return op->emitError() << "'hpvm.tensor_launch' runs " << sizes[0]
+                           << " threads in work-groups of " << sizes[1]
+                           << " (expected a multiple)";
+  if (!op->hasAttr(HPVMDialect::getTensorKernelAttrName()))
+    return op->emitError() << "'hpvm.tensor_launch' is only valid on a "
+                              "leaf with 'hpvm.tensor_kernel' (a tensor "
+                              "kernel's launch)";
+  return success();
+}
+
 /// Whether `name` is an attribute of a leaf that names its variant leaf (or,
 /// for 'hpvm.contraction_plan', its plan function).
 static bool isVariantAttribute(StringRef name) {
@@ -222,6 +247,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     return verifyKernelPerInstance(op, attribute.getValue());
   if (name == getTensorKernelAttrName())
     return verifyTensorKernel(op, attribute.getValue());
+  if (name == getTensorLaunchAttrName())
+    return verifyTensorLaunch(op, attribute.getValue());
   if (isVariantAttribute(name))
     return verifyVariant(op, name, attribute.getValue());
   if (name == getRowsAttrName())
@@ -265,7 +292,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown hpvm attribute '" << name
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
-                            "'hpvm.tensor_kernel', 'hpvm.vector_variant', 'hpvm.lanes', "
+                            "'hpvm.tensor_kernel', 'hpvm.tensor_launch', "
+                            "'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
                             "'hpvm.tile_variant', 'hpvm.contraction_variant', "
                             "'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', "

@@ -37,7 +37,12 @@ def HPVM_Dialect : Dialect {
     the ports that the kernel takes as arrays indexed by the linear instance
     id; on a tensor leaf whose kernel computes one element of its outputs per
     thread, `hpvm.tensor_kernel = [@g, ...]`: the `memref.global`s of its
-    constant tensors, which the host passes to the kernel after the inputs. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
+    constant tensors, which the host passes to the kernel after the inputs,
+    and, when the kernel runs other than one thread per element,
+    `hpvm.tensor_launch = array<i64: threads, workgroup, bytes...>` when it
+    runs `threads` threads instead of one per output element, in work-groups
+    of `workgroup` (0: the runtime picks), taking, last, one work-group
+    memory parameter of each `bytes`. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
     whose consecutive x instances also run as vector lanes, and
     `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
     same inputs and one i1 output, true when it ran instances x .. x + W - 1
@@ -101,6 +106,14 @@ def HPVM_Dialect : Dialect {
     /// host passes after the inputs (KernelParamGroup::Constants).
     static constexpr ::llvm::StringLiteral getTensorKernelAttrName() {
       return ::llvm::StringLiteral("hpvm.tensor_kernel");
+    }
+    /// Name of the discardable attribute of a tensor leaf whose kernel runs
+    /// other than one thread per output element (a product in work-group
+    /// tiles, a perforated convolution): array<i64: threads, workgroup,
+    /// bytes...>, its threads, their work-group size (0: the runtime picks)
+    /// and the bytes of each of its work-group memory parameters.
+    static constexpr ::llvm::StringLiteral getTensorLaunchAttrName() {
+      return ::llvm::StringLiteral("hpvm.tensor_launch");
     }
     /// Name of the discardable attribute naming the lane variant of a leaf
     /// (hpvm-vectorize): a leaf running W consecutive x instances.
