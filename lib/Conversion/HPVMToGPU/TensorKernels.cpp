@@ -212,6 +212,33 @@ std::string checkInterface(LeafOp leaf, Type &element) {
   return "";
 }
 
+/// Makes the constant tables (weights) of `leaf` globals the host passes to
+/// its kernel, named in its `hpvm.tensor_kernel`; returns the tables.
+SmallVector<Value> makeTableGlobals(LeafOp leaf, ModuleOp module) {
+  OpBuilder b(leaf);
+  SymbolTable symbols(module);
+  SmallVector<Value> tables;
+  SmallVector<Attribute> globals;
+  for (auto constant : leaf.getBody().front().getOps<arith::ConstantOp>()) {
+    if (!isTableConstant(constant))
+      continue;
+    auto tensor = cast<RankedTensorType>(constant.getType());
+    auto global = memref::GlobalOp::create(
+        b, leaf.getLoc(),
+        ("__hpvm_tensor_constant_" + leaf.getSymName() + "_" +
+         Twine(globals.size()))
+            .str(),
+        b.getStringAttr("private"),
+        MemRefType::get(tensor.getShape(), tensor.getElementType()),
+        constant.getValue(), /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(global);
+    tables.push_back(constant);
+    globals.push_back(FlatSymbolRefAttr::get(global.getSymNameAttr()));
+  }
+  leaf->setAttr(HPVMDialect::getTensorKernelAttrName(), b.getArrayAttr(globals));
+  return tables;
+}
+
 /// Stores the element `id` (row-major) of each tensor output.
 void emitElements(ElementEmitter &emitter, Value id, ValueRange values,
                   ValueRange outputs) {
@@ -308,27 +335,8 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
     return MemRefType::get(tensor.getShape(), tensor.getElementType());
   };
 
-  // Constant tables (weights) become globals the host passes to the kernel.
   OpBuilder b(context);
-  b.setInsertionPoint(leaf);
-  SymbolTable symbols(module);
-  SmallVector<Value> tables;
-  SmallVector<Attribute> globals;
-  for (auto constant : body.getOps<arith::ConstantOp>()) {
-    if (!isTableConstant(constant))
-      continue;
-    auto global = memref::GlobalOp::create(
-        b, loc,
-        ("__hpvm_tensor_constant_" + leaf.getSymName() + "_" +
-         Twine(globals.size()))
-            .str(),
-        b.getStringAttr("private"), memrefOf(constant.getType()),
-        constant.getValue(), /*constant=*/true, b.getI64IntegerAttr(64));
-    symbols.insert(global);
-    tables.push_back(constant);
-    globals.push_back(FlatSymbolRefAttr::get(global.getSymNameAttr()));
-  }
-  leaf->setAttr(HPVMDialect::getTensorKernelAttrName(), b.getArrayAttr(globals));
+  SmallVector<Value> tables = makeTableGlobals(leaf, module);
 
   // Parameters (RuntimeABI.h, KernelShape::Tensor): the inputs, the
   // constants and the outputs as memrefs, then the grid.

@@ -176,7 +176,7 @@ func.func @run(%x: memref<1x1x6x6xf32>, %b: memref<1x2x1x1xf32>, %f: memref<2x16
 // CHECK: %[[KEPT:.*]] = arith.constant 9 : index
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[KEPT]] step
 // The j-th kept tap: 2 (j / 1) + (j mod 1), plus 1 from the offset on.
-// CHECK: %[[RUN:.*]] = arith.divui %[[J]]
+// CHECK: %[[CYCLE:.*]] = arith.divui %[[J]]
 // CHECK: %[[M:.*]] = arith.remui %[[J]]
 // CHECK: %[[PAST:.*]] = arith.cmpi uge, %[[M]]
 // CHECK: arith.select %[[PAST]]
