@@ -222,6 +222,15 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     return verifyKernelPerInstance(op, attribute.getValue());
   if (name == getTensorKernelAttrName())
     return verifyTensorKernel(op, attribute.getValue());
+  if (name == getTensorLibraryAttrName()) {
+    if (!isa<LeafOp>(op))
+      return emitNotOnLeaf(op, name);
+    if (!isa<DictionaryAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.tensor_library' expects a dictionary (the "
+                                "library call), found "
+                             << attribute.getValue();
+    return success();
+  }
   if (isVariantAttribute(name))
     return verifyVariant(op, name, attribute.getValue());
   if (name == getRowsAttrName())
@@ -265,7 +274,8 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown hpvm attribute '" << name
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
-                            "'hpvm.tensor_kernel', 'hpvm.vector_variant', 'hpvm.lanes', "
+                            "'hpvm.tensor_kernel', 'hpvm.tensor_library', "
+                            "'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
                             "'hpvm.tile_variant', 'hpvm.contraction_variant', "
                             "'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', "

@@ -102,6 +102,14 @@ def HPVM_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTensorKernelAttrName() {
       return ::llvm::StringLiteral("hpvm.tensor_kernel");
     }
+    /// Name of the discardable attribute of a tensor leaf whose whole
+    /// computation is one cuDNN or cuBLAS call and its epilogue
+    /// (convert-hpvm-to-gpu, TensorLibraryCalls.h): a dictionary describing
+    /// the call, which hpvm-embed-kernels turns into the site's
+    /// hpvm_rt_tensor_library_call_t.
+    static constexpr ::llvm::StringLiteral getTensorLibraryAttrName() {
+      return ::llvm::StringLiteral("hpvm.tensor_library");
+    }
     /// Name of the discardable attribute naming the lane variant of a leaf
     /// (hpvm-vectorize): a leaf running W consecutive x instances.
     static constexpr ::llvm::StringLiteral getVectorVariantAttrName() {
