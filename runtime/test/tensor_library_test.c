@@ -76,11 +76,14 @@ enum { CN = 2, CC = 4, CH = 7, CW = 6, CF = 6, CK = 3, GROUPS = 2, PAD = 1, STRI
 enum { OH = (CH + 2 * PAD - CK) / STRIDE + 1, OW = (CW + 2 * PAD - CK) / STRIDE + 1 };
 static float conv_x[CN * CC * CH * CW], conv_w[CF * (CC / GROUPS) * CK * CK], conv_bias[CF];
 static float conv_out[CN * CF * OH * OW], conv_ref[CN * CF * OH * OW];
+/* The node's scalar output (HPVM-C's byte count of its tensor), a constant. */
+static const int64_t conv_bytes = 0;
+static int64_t conv_scalars = -1;
 
 static hpvm_rt_tensor_library_call_t conv_call = {
     HPVM_RT_TENSOR_LIBRARY_CONV2D, HPVM_RT_TENSOR_LIBRARY_RELU, 0.0,
     {CN, CC, CH, CW}, {CF, CK, CK}, {PAD, PAD}, {STRIDE, STRIDE}, GROUPS,
-    {CN, CF, OH, OW}, {1, CF, 1, 1}, 0, 0, 0, 0};
+    {CN, CF, OH, OW}, {1, CF, 1, 1}, 0, 0, 0, 0, -1, &conv_bytes, sizeof(conv_bytes)};
 static hpvm_rt_kernel_site_t conv_site = {"conv", "tensor_fallback", &image, NULL, NULL,
                                           &conv_call};
 
@@ -121,6 +124,9 @@ static void conv_params(node_params_t *node) {
       node_memref(node, conv_out, 4, (const int64_t[]){CN, CF, OH, OW},
                   HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL);
   node_output(node, conv_call.output_param, CN * CF * OH * OW);
+  conv_call.scalars_param = (int32_t)node->count;
+  node->params[node->count++] = buffer_param(&conv_scalars, sizeof(conv_scalars),
+                                             HPVM_RT_ACCESS_OUT);
 }
 
 /*===--- a batched product + bias + tanh, and a plain 2-D one --------------===*/
@@ -132,12 +138,12 @@ static float mm_a[MB * MM * MK], mm_b[MB * MK * MN], mm_bias[MN], mm_out[MB * MM
 static hpvm_rt_tensor_library_call_t mm_call = {
     HPVM_RT_TENSOR_LIBRARY_MATMUL, HPVM_RT_TENSOR_LIBRARY_TANH, 0.0,
     {MB, MM, MN, MK}, {0, 0, 0}, {0, 0}, {0, 0}, 0,
-    {1, MB, MM, MN}, {1, 1, 1, MN}, 0, 0, 0, 0};
+    {1, MB, MM, MN}, {1, 1, 1, MN}, 0, 0, 0, 0, -1, NULL, 0};
 static hpvm_rt_kernel_site_t mm_site = {"dense", "tensor_fallback", &image, NULL, NULL, &mm_call};
 static hpvm_rt_tensor_library_call_t plain_call = {
     HPVM_RT_TENSOR_LIBRARY_MATMUL, HPVM_RT_TENSOR_LIBRARY_IDENTITY, 0.0,
     {1, MM, MN, MK}, {0, 0, 0}, {0, 0}, {0, 0}, 0,
-    {1, 1, MM, MN}, {0, 0, 0, 0}, 0, 0, -1, 0};
+    {1, 1, MM, MN}, {0, 0, 0, 0}, 0, 0, -1, 0, -1, NULL, 0};
 static hpvm_rt_kernel_site_t plain_site = {"plain", "tensor_fallback", &image, NULL, NULL,
                                            &plain_call};
 
@@ -230,6 +236,7 @@ static void test_library_calls(void) {
   run_traced(&conv_site, &node, text, sizeof(text));
   CHECK(strcmp(text, "hpvm-trace: conv on cuda:0 (cudnn)\n") == 0);
   check_close(conv_out, conv_ref, CN * CF * OH * OW);
+  CHECK_EQ_INT(conv_scalars, 0);
   CHECK_EQ_INT(cudnn_convolutions(), convolutions + 1);
   CHECK_EQ_INT(cudnn_last_algorithm(), 1); /* the first candidate without tensor-op math */
 
@@ -360,12 +367,14 @@ static void test_mismatched_params(void) {
 /* Two threads: one cuDNN handle each, both calls right. */
 static node_params_t thread_node; /* built before the threads start; read only */
 static float thread_out[2][CN * CF * OH * OW];
+static int64_t thread_scalars[2];
 
 static void *conv_thread(void *arg) {
   float *out = arg;
   node_params_t node = thread_node;
   node.params[conv_call.output_param].host = out;
   node.params[conv_call.output_param + 1].host = out;
+  node.params[conv_call.scalars_param].host = &thread_scalars[out == thread_out[0] ? 0 : 1];
   CHECK_EQ_INT(run_site(&conv_site, 1, 1, 1, node.params, node.count), 1);
   return NULL;
 }

@@ -200,7 +200,10 @@ struct Checker {
          HPVM_FIELD(Call, TensorLibraryCall::XParam, x_param),
          HPVM_FIELD(Call, TensorLibraryCall::WParam, w_param),
          HPVM_FIELD(Call, TensorLibraryCall::BiasParam, bias_param),
-         HPVM_FIELD(Call, TensorLibraryCall::OutputParam, output_param)});
+         HPVM_FIELD(Call, TensorLibraryCall::OutputParam, output_param),
+         HPVM_FIELD(Call, TensorLibraryCall::ScalarsParam, scalars_param),
+         HPVM_FIELD(Call, TensorLibraryCall::Scalars, scalars),
+         HPVM_FIELD(Call, TensorLibraryCall::ScalarsSize, scalars_size)});
   }
 };
 

@@ -104,8 +104,9 @@ struct KernelSite {
 /// hpvm_rt_tensor_library_call_t: { i32 op, i32 activation, f64 clip,
 /// [4 x i64] sizes, [3 x i64] filter, [2 x i64] padding, [2 x i64] strides,
 /// i64 groups, [4 x i64] output, [4 x i64] bias, i32 x_param, i32 w_param,
-/// i32 bias_param, i32 output_param }, the library call a tensor node's site
-/// points to (convert-hpvm-to-gpu, TensorLibraryCalls.h).
+/// i32 bias_param, i32 output_param, i32 scalars_param, ptr scalars,
+/// i64 scalars_size }, the library call a tensor node's site points to
+/// (convert-hpvm-to-gpu, TensorLibraryCalls.h).
 struct TensorLibraryCall {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_tensor_library_call_t";
   enum Field : int32_t {
@@ -123,6 +124,9 @@ struct TensorLibraryCall {
     WParam,
     BiasParam,
     OutputParam,
+    ScalarsParam,
+    Scalars,
+    ScalarsSize,
     NumFields
   };
   static LLVM::LLVMStructType get(MLIRContext *context);

@@ -532,7 +532,8 @@ void EmbedKernelsPass::runOnOperation() {
       library = createTensorLibraryCallGlobal(
           b, op.getLoc(), call,
           uniqueName("__hpvm_library_" +
-                     SymbolTable::getSymbolName(node).getValue()));
+                     SymbolTable::getSymbolName(node).getValue()),
+          *symbolTable);
       symbolTable->insert(library);
     }
     LLVM::GlobalOp site = createSite(b, op.getLoc(), SymbolTable::getSymbolName(node).getValue(),

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -149,17 +150,30 @@ DictionaryAttr mlir::hpvm::matchTensorLibraryCall(LeafOp leaf) {
     return {};
   Block &body = leaf.getBody().front();
   auto ret = cast<ReturnOp>(body.getTerminator());
-  // One f32 tensor output and nothing else: a library call writes no
-  // scalar outputs.
-  if (ret.getNumOperands() != 1 || !isF32(ret.getOperand(0)))
-    return {};
+  // One f32 tensor output; scalar outputs (HPVM-C's byte counts) only as
+  // constants, which the runtime stores after the call.
+  Value tensor;
+  SmallVector<Attribute> scalars;
+  for (Value value : ret.getOperands()) {
+    if (isa<TensorType>(value.getType())) {
+      if (tensor || !isF32(value))
+        return {};
+      tensor = value;
+      continue;
+    }
+    Attribute constant;
+    if (!matchPattern(value, m_Constant(&constant)) ||
+        !isa<IntegerAttr, FloatAttr>(constant))
+      return {};
+    scalars.push_back(constant);
+  }
   Chain chain;
-  if (!matchChain(ret.getOperand(0), chain))
+  if (!tensor || !matchChain(tensor, chain))
     return {};
   // Nothing else is computed: the chain and constants only.
   unsigned computed = 0;
   for (Operation &op : body.without_terminator())
-    if (!isa<arith::ConstantOp>(op))
+    if (!op.hasTrait<::mlir::OpTrait::ConstantLike>() || op.getNumOperands() != 0)
       ++computed;
   if (computed != chain.ops)
     return {};
@@ -225,7 +239,14 @@ DictionaryAttr mlir::hpvm::matchTensorLibraryCall(LeafOp leaf) {
       b.getNamedAttr("output", b.getDenseI64ArrayAttr(output)),
       b.getNamedAttr("bias", b.getDenseI64ArrayAttr(bias)),
       b.getNamedAttr("params", b.getDenseI32ArrayAttr(
-                                   {xParam, wParam, biasParam, outputParam}))};
+                                   {xParam, wParam, biasParam, outputParam})),
+      // After the output: the grid's three values, then the scalars' struct.
+      b.getNamedAttr("scalars_param",
+                     b.getI32IntegerAttr(
+                         scalars.empty()
+                             ? -1
+                             : outputParam + memrefParams(resultType.getRank()) + 3)),
+      b.getNamedAttr("scalars", b.getArrayAttr(scalars))};
   return b.getDictionaryAttr(fields);
 }
 
@@ -239,12 +260,50 @@ static int32_t activationCode(StringRef name) {
       .Default(HPVM_RT_TENSOR_LIBRARY_IDENTITY);
 }
 
+/// The struct of the scalar outputs `scalars` as the host lays it out (an
+/// LLVM literal struct: each field at a multiple of its size), as a constant
+/// global `name` at `b`, and its size in bytes; null for none.
+static std::pair<LLVM::GlobalOp, uint64_t>
+createScalars(OpBuilder &b, Location loc, ArrayAttr scalars, StringRef name) {
+  if (scalars.empty())
+    return {LLVM::GlobalOp(), 0};
+  SmallVector<Type> types;
+  uint64_t size = 0, align = 1;
+  for (Attribute scalar : scalars) {
+    Type type = cast<TypedAttr>(scalar).getType();
+    types.push_back(type);
+    uint64_t bytes = type.getIntOrFloatBitWidth() / 8;
+    size = (size + bytes - 1) / bytes * bytes + bytes;
+    align = std::max(align, bytes);
+  }
+  size = (size + align - 1) / align * align;
+  auto type = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                       LLVM::Linkage::Internal, name, Attribute());
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&global.getInitializerRegion());
+  Value value = LLVM::UndefOp::create(b, loc, type);
+  for (auto [index, scalar] : llvm::enumerate(scalars))
+    value = LLVM::InsertValueOp::create(
+        b, loc, value,
+        LLVM::ConstantOp::create(b, loc, cast<TypedAttr>(scalar).getType(),
+                                 cast<TypedAttr>(scalar)),
+        static_cast<int64_t>(index));
+  LLVM::ReturnOp::create(b, loc, value);
+  return {global, size};
+}
+
 LLVM::GlobalOp mlir::hpvm::createTensorLibraryCallGlobal(OpBuilder &b,
                                                          Location loc,
                                                          DictionaryAttr call,
-                                                         StringRef name) {
+                                                         StringRef name,
+                                                         SymbolTable &symbols) {
   using abi::TensorLibraryCall;
   MLIRContext *context = b.getContext();
+  std::pair<LLVM::GlobalOp, uint64_t> scalarsGlobal = createScalars(
+      b, loc, cast<ArrayAttr>(call.get("scalars")), (name + "_scalars").str());
+  if (scalarsGlobal.first)
+    symbols.insert(scalarsGlobal.first);
   auto type = TensorLibraryCall::get(context);
   auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
                                        LLVM::Linkage::Internal, name,
@@ -290,6 +349,13 @@ LLVM::GlobalOp mlir::hpvm::createTensorLibraryCallGlobal(OpBuilder &b,
   insert(i32(params[1]), TensorLibraryCall::WParam);
   insert(i32(params[2]), TensorLibraryCall::BiasParam);
   insert(i32(params[3]), TensorLibraryCall::OutputParam);
+  insert(i32(cast<IntegerAttr>(call.get("scalars_param")).getInt()),
+         TensorLibraryCall::ScalarsParam);
+  auto [scalars, bytes] = scalarsGlobal;
+  insert(scalars ? Value(LLVM::AddressOfOp::create(b, loc, scalars))
+                 : Value(LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(context))),
+         TensorLibraryCall::Scalars);
+  insert(i64(static_cast<int64_t>(bytes)), TensorLibraryCall::ScalarsSize);
   LLVM::ReturnOp::create(b, loc, value);
   return global;
 }

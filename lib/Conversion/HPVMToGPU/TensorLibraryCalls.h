@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::hpvm {
 
@@ -22,16 +23,19 @@ namespace mlir::hpvm {
 /// (buildTensorKernel set its `hpvm.tensor_kernel`), as the dictionary of
 /// `hpvm.tensor_library`; null when the leaf is not one such call (another
 /// op, an approximation knob, an operand computed in the leaf, a type other
-/// than f32, scalar outputs). Its parameter indices follow the order of the
+/// than f32, scalar outputs that are not constants). Its parameter indices follow the order of the
 /// host's parameter array (RuntimeABI.h, KernelShape::Tensor): inputs,
 /// constant tensors, outputs, each memref as 3 + 2 * rank parameters.
 DictionaryAttr matchTensorLibraryCall(LeafOp leaf);
 
 /// A constant global `name` holding the hpvm_rt_tensor_library_call_t of
-/// `call` (a dictionary matchTensorLibraryCall made), inserted at `b`.
+/// `call` (a dictionary matchTensorLibraryCall made), inserted at `b`, and
+/// the global of its scalar outputs when it has any (added to `symbols`,
+/// which the caller adds the returned global to).
 LLVM::GlobalOp createTensorLibraryCallGlobal(OpBuilder &b, Location loc,
                                              DictionaryAttr call,
-                                             StringRef name);
+                                             StringRef name,
+                                             SymbolTable &symbols);
 
 } // namespace mlir::hpvm
 

@@ -78,7 +78,8 @@ LLVM::LLVMStructType TensorLibraryCall::get(MLIRContext *context) {
   Type i = i32(context);
   return LLVM::LLVMStructType::getLiteral(
       context, {i, i, Float64Type::get(context), array(4), array(3), array(2), array(2),
-                i64(context), array(4), array(4), i, i, i, i});
+                i64(context), array(4), array(4), i, i, i, i, i, pointer(context),
+                i64(context)});
 }
 
 SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(KernelShape shape) {

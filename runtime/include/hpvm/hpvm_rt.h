@@ -618,6 +618,12 @@ typedef struct hpvm_rt_tensor_library_call_t {
   int32_t w_param;
   int32_t bias_param;
   int32_t output_param;
+  /* The node's scalar outputs (HPVM-C's byte counts), constants: the buffer parameter of their
+   * struct (-1: none) and its `scalars_size` bytes, which the runtime stores there after the
+   * call (the generated kernel's first thread stores them otherwise). */
+  int32_t scalars_param;
+  const void *scalars;
+  uint64_t scalars_size;
 } hpvm_rt_tensor_library_call_t;
 
 typedef struct hpvm_rt_kernel_site_t {

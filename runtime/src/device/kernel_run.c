@@ -414,8 +414,18 @@ static hpvm_status_t check_library_params(const hpvm_rt_tensor_library_call_t *c
   if (call->bias_param >= 0)
     HPVM_RETURN_IF_ERROR(check_library_memref(params, count, call->bias_param,
                                               product(call->bias, 4), "bias", false));
-  return check_library_memref(params, count, call->output_param, product(call->output, 4),
-                              "output", true);
+  HPVM_RETURN_IF_ERROR(check_library_memref(params, count, call->output_param,
+                                            product(call->output, 4), "output", true));
+  if (call->scalars_param >= 0) {
+    const hpvm_rt_kernel_param_t *scalars =
+        (uint32_t)call->scalars_param < count ? &params[call->scalars_param] : NULL;
+    if (!scalars || scalars->kind != HPVM_RT_PARAM_BUFFER || !scalars->host || !call->scalars ||
+        scalars->size < call->scalars_size)
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "parameter %d is not the struct of the %llu bytes of scalar outputs",
+                         call->scalars_param, (unsigned long long)call->scalars_size);
+  }
+  return NULL;
 }
 
 /* Whether the site's library call runs on `device`: a CUDA device, the libraries load, the
@@ -1053,6 +1063,10 @@ static hpvm_status_t run_on_target(hpvm_kernel_cache_t *cache, site_state_t *sta
   if (status)
     return hpvm_status_annotate(status, "node '%s': after kernel '%s' ran on %s",
                                 node_name(site), site->kernel, device->name);
+  /* The scalar outputs (constants) the kernel's first thread would have stored. */
+  if (library && site->library->scalars_param >= 0)
+    memcpy(params[site->library->scalars_param].host, site->library->scalars,
+           (size_t)site->library->scalars_size);
   *out_ran = 1;
   if (hpvm_trace_enabled()) {
     char name[160];
