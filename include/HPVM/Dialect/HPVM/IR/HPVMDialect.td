@@ -37,7 +37,11 @@ def HPVM_Dialect : Dialect {
     the ports that the kernel takes as arrays indexed by the linear instance
     id; on a tensor leaf whose kernel computes one element of its outputs per
     thread, `hpvm.tensor_kernel = [@g, ...]`: the `memref.global`s of its
-    constant tensors, which the host passes to the kernel after the inputs. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
+    constant tensors, which the host passes to the kernel after the inputs;
+    and on such a leaf that is one cuDNN / cuBLAS call and its epilogue,
+    `hpvm.tensor_library = {op = "conv2d" | "matmul", sizes = ..., params =
+    ...}`: the call, which `hpvm-embed-kernels` makes the site's
+    `hpvm_rt_tensor_library_call_t`. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
     whose consecutive x instances also run as vector lanes, and
     `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
     same inputs and one i1 output, true when it ran instances x .. x + W - 1
