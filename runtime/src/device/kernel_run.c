@@ -436,12 +436,9 @@ static bool library_usable(hpvm_kernel_cache_t *cache, site_state_t *state,
   const hpvm_rt_kernel_site_t *site = state->site;
   if (!site->library || !hpvm_cuda_device_is(device) || atomic_load(&state->library_failure))
     return false;
-  hpvm_status_t status = hpvm_cuda_libraries_check(cache->libraries, site->library);
-  if (status) {
-    hpvm_status_free(status);
+  if (!hpvm_cuda_libraries_available(cache->libraries, site->library))
     return false;
-  }
-  status = check_library_params(site->library, params, count);
+  hpvm_status_t status = check_library_params(site->library, params, count);
   if (status) {
     library_refuse(state, status);
     return false;

@@ -124,24 +124,18 @@ static hpvm_status_t load_cublas(hpvm_cublas_symbols_t *blas) {
   return NULL;
 }
 
-/* Loads one library on its first use (mutex held); its failure as an owned copy. A library
- * that loads but lacks a symbol is warned about once (a broken installation); a missing one is
- * the ordinary case. */
-static hpvm_status_t ensure_loaded(load_state_t *state, hpvm_status_t (*load)(void *),
-                                   void *symbols) {
+/* Loads one library on its first use (mutex held); whether it loaded. A library that loads but
+ * lacks a symbol is warned about once (a broken installation); a missing one is the ordinary
+ * case (its reason kept for debuggers, never printed). */
+static bool ensure_loaded(load_state_t *state, hpvm_status_t (*load)(void *), void *symbols) {
   if (!state->tried) {
     state->tried = true;
     state->failure = load(symbols);
-    if (state->failure && hpvm_status_code(state->failure) == HPVM_STATUS_FAILED_PRECONDITION) {
+    if (state->failure && hpvm_status_code(state->failure) == HPVM_STATUS_FAILED_PRECONDITION)
       hpvm_warning("%s; tensor nodes run their generated kernels instead",
                    hpvm_status_message(state->failure));
-      hpvm_status_t unavailable =
-          HPVM_STATUS(UNAVAILABLE, "%s", hpvm_status_message(state->failure));
-      hpvm_status_free(state->failure);
-      state->failure = unavailable;
-    }
   }
-  return state->failure ? hpvm_status_clone(state->failure) : NULL;
+  return state->failure == NULL;
 }
 
 static hpvm_status_t load_cudnn_any(void *symbols) { return load_cudnn(symbols); }
@@ -156,25 +150,23 @@ const char *hpvm_cuda_library_name(const hpvm_rt_tensor_library_call_t *call) {
   return call->op == HPVM_RT_TENSOR_LIBRARY_CONV2D ? "cudnn" : "cublas";
 }
 
-hpvm_status_t hpvm_cuda_libraries_check(hpvm_cuda_libraries_t *libraries,
-                                        const hpvm_rt_tensor_library_call_t *call) {
+bool hpvm_cuda_libraries_available(hpvm_cuda_libraries_t *libraries,
+                                    const hpvm_rt_tensor_library_call_t *call) {
   if (call->op != HPVM_RT_TENSOR_LIBRARY_CONV2D && call->op != HPVM_RT_TENSOR_LIBRARY_MATMUL)
-    return HPVM_STATUS(UNAVAILABLE, "the library call has the unknown op %u", call->op);
-  hpvm_status_t status = NULL;
+    return false;
   pthread_mutex_lock(&libraries->mutex);
   if (!libraries->read_env) {
     libraries->read_env = true;
     const char *text = getenv("HPVM_TENSOR_LIBRARIES");
     libraries->disabled = text && strcmp(text, "0") == 0;
   }
-  if (libraries->disabled)
-    status = HPVM_STATUS(UNAVAILABLE, "HPVM_TENSOR_LIBRARIES=0");
-  if (!status && call->op == HPVM_RT_TENSOR_LIBRARY_MATMUL)
-    status = ensure_loaded(&libraries->blas_state, load_cublas_any, &libraries->blas);
-  if (!status && needs_cudnn(call))
-    status = ensure_loaded(&libraries->dnn_state, load_cudnn_any, &libraries->dnn);
+  bool available = !libraries->disabled;
+  if (available && call->op == HPVM_RT_TENSOR_LIBRARY_MATMUL)
+    available = ensure_loaded(&libraries->blas_state, load_cublas_any, &libraries->blas);
+  if (available && needs_cudnn(call))
+    available = ensure_loaded(&libraries->dnn_state, load_cudnn_any, &libraries->dnn);
   pthread_mutex_unlock(&libraries->mutex);
-  return status;
+  return available;
 }
 
 /*===--- handles ------------------------------------------------------------===*/

@@ -135,12 +135,12 @@ hpvm_status_t hpvm_cuda_libraries_create(hpvm_allocator_t allocator,
  * libraries stay loaded. NULL is a no-op. */
 void hpvm_cuda_libraries_destroy(hpvm_cuda_libraries_t *libraries);
 
-/* NULL when `call` can run through the libraries, loading them on first use: cuDNN for a
- * convolution, cuBLAS for a product, and cuDNN too for a product's bias or activation.
- * Otherwise UNAVAILABLE with the reason (disabled, not found, a required symbol missing: the
- * latter warned once per runtime and library). */
-hpvm_status_t hpvm_cuda_libraries_check(hpvm_cuda_libraries_t *libraries,
-                                        const hpvm_rt_tensor_library_call_t *call);
+/* Whether `call` can run through the libraries, loading them on first use: cuDNN for a
+ * convolution, cuBLAS for a product, and cuDNN too for a product's bias or activation. Not when
+ * they are disabled or not found (silently) or lack a required symbol (warned once per runtime
+ * and library). */
+bool hpvm_cuda_libraries_available(hpvm_cuda_libraries_t *libraries,
+                                   const hpvm_rt_tensor_library_call_t *call);
 
 /* "cudnn" or "cublas": the library that computes `call` (traces). */
 const char *hpvm_cuda_library_name(const hpvm_rt_tensor_library_call_t *call);
