@@ -556,6 +556,13 @@ hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_kernel = ["w"]} {
 
 // -----
 
+// expected-error @+1 {{'hpvm.tensor_library' expects a dictionary (the library call), found "cudnn"}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_library = "cudnn"} {
+  hpvm.return
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.kernel' expects a symbol reference (the node's kernel), found "k"}}
 hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
   hpvm.return
