@@ -7,6 +7,9 @@
 #              (the lines of test/Integration/Devices/gpu-device.test)
 #   runtime/   the runtime's CUDA suite against the real driver (runtime/test/cuda_device_test.c,
 #              its PTX and cubin)
+#   libraries/ test/Integration/Devices/Inputs/tensor_libraries.c built --target=gpu and its CPU
+#              output: with the real cuDNN / cuBLAS its fused nodes run "on cuda:0 (cudnn)" /
+#              "(cublas)", with HPVM_TENSOR_LIBRARIES=0 their generated kernels; same output
 #   examples/  the .mlir examples with their C hosts, built --target=gpu (scripts/device-examples.sh)
 #   bench/     benchmarks/gpu, built (HPVM vs hand-written CUDA and cuBLAS; the edge pipeline;
 #              the work-group sweep) and benchmarks/gpu/tensor_baseline.py (cuDNN through PyTorch)
@@ -47,6 +50,32 @@ ninja -C "$RT_BUILD" hpvm_rt_cuda_device_test >/dev/null
 mkdir -p "$DIR/runtime"
 cp "$RT_BUILD/test/hpvm_rt_cuda_device_test" "$RT_BUILD/test/kernels_nvptx.ptx" "$DIR/runtime/"
 [[ -f "$RT_BUILD/test/kernels_nvptx.cubin" ]] && cp "$RT_BUILD/test/kernels_nvptx.cubin" "$DIR/runtime/"
+# Tensor nodes through cuDNN / cuBLAS (docs/GPUBackend.md, "Libraries"), and their kernels.
+mkdir -p "$DIR/libraries"
+LIB_SRC="$ROOT/test/Integration/Devices/Inputs/tensor_libraries.c"
+"$BIN/hpvm-cc" -O2 $MARCH "$LIB_SRC" -o "$DIR/.libraries-cpu"
+"$DIR/.libraries-cpu" >"$DIR/libraries/cpu.txt"
+rm -f "$DIR/.libraries-cpu"
+"$BIN/hpvm-cc" -O2 $MARCH --target=gpu "$LIB_SRC" -o "$DIR/libraries/tensor_libraries"
+cat >"$DIR/libraries/run.sh" <<'LIBRARIES'
+#!/usr/bin/env bash
+# The tensor program with the libraries (when installed) and without: the CPU build's output.
+cd "$(dirname "${BASH_SOURCE[0]}")"
+status=0
+for setting in 1 0; do
+  HPVM_TRACE=1 HPVM_TENSOR_LIBRARIES=$setting ./tensor_libraries >out.txt 2>trace.txt
+  code=$?
+  echo "== HPVM_TENSOR_LIBRARIES=$setting: exit $code"
+  sort -u trace.txt
+  if [ $code -ne 0 ] || ! diff cpu.txt out.txt; then
+    echo "FAILED: HPVM_TENSOR_LIBRARIES=$setting: not the CPU build's output"
+    status=1
+  fi
+done
+grep -q '(cu' trace.txt 2>/dev/null && { echo "FAILED: a library ran when switched off"; status=1; }
+exit $status
+LIBRARIES
+chmod +x "$DIR/libraries/run.sh"
 HPVM_BIN="$BIN" HPVM_BUNDLE_MARCH="$MARCH" bash "$ROOT/scripts/device-examples.sh" build "$DIR/examples" \
   >"$DIR/examples.log"
 HPVM_BENCH_OUT="$DIR/bench" HPVM_BIN="$BIN" HPVM_BENCH_MARCH="$MARCH" \
@@ -64,11 +93,13 @@ bash "\$HERE/bench/run.sh" run ${QUICK[*]} 2>&1 | tee "\$report/bench.txt"
 bench=\${PIPESTATUS[0]}
 timeout 120 python3 "\$HERE/bench/tensor_baseline.py" 2>&1 | tee "\$report/tensor.txt"
 tensor=\${PIPESTATUS[0]}
+bash "\$HERE/libraries/run.sh" 2>&1 | tee "\$report/libraries.txt"
+libraries=\${PIPESTATUS[0]}
 python3 "\$HERE/programs/device-programs.py" --run-bundle "\$HERE/programs" 2>&1 | tee "\$report/programs.txt"
 programs=\${PIPESTATUS[0]}
 bash "\$HERE/examples/run.sh" run 2>&1 | tee "\$report/examples.txt"
 examples=\${PIPESTATUS[0]}
-echo "runtime: exit \$runtime; programs: exit \$programs; examples: exit \$examples; benchmarks: exit \$bench; tensor baseline: exit \$tensor"
-exit \$((runtime || programs || examples || bench || tensor))
+echo "runtime: exit \$runtime; libraries: exit \$libraries; programs: exit \$programs; examples: exit \$examples; benchmarks: exit \$bench; tensor baseline: exit \$tensor"
+exit \$((runtime || libraries || programs || examples || bench || tensor))
 RUN
 echo "# bundle in $DIR ($(du -sh "$DIR" | cut -f1)): $(grep -c bundled "$DIR/bundle.log") programs, the benchmarks"

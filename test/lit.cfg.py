@@ -22,6 +22,10 @@ config.substitutions.append(("%hpvm_tools_dir", config.hpvm_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%benchmarks", os.path.join(config.hpvm_src_root, "benchmarks")))
 config.substitutions.append(("%examples", os.path.join(config.hpvm_src_root, "examples")))
+# Fake libcuda / libcudnn / libcublas over host memory (runtime/test/fake_*.c).
+for fake in ("cudnn", "cublas", "cuda"):  # %fake_cuda is a prefix of %fake_cudnn
+    config.substitutions.append(("%%fake_%s" % fake, os.path.join(
+        config.hpvm_obj_root, "lib", "libhpvm-fake-%s.so" % fake)))
 # `%expect-exit 1 cmd ...` succeeds only when cmd exits with status 1: error tests use it
 # rather than `not`, which a crash after the expected message also satisfies.
 config.substitutions.append(("%expect-exit", "%s %s" % (

@@ -133,7 +133,7 @@ static void run_kernel_site(const hpvm_rt_module_image_t *image) {
   }
   CHECK_OK(hpvm_rt_track(x, sizeof(x)));
   CHECK_OK(hpvm_rt_track(y, sizeof(y)));
-  hpvm_rt_kernel_site_t site = {"saxpy_node", "saxpy", image, NULL, NULL};
+  hpvm_rt_kernel_site_t site = {"saxpy_node", "saxpy", image, NULL, NULL, NULL};
   float a = 2.0f;
   uint32_t n = N;
   hpvm_rt_kernel_param_t params[4] = {

@@ -331,6 +331,16 @@ static void rendezvous(void **params, const fake_ids_t *ids) {
   pending_error = LAUNCH_FAILED;
 }
 
+/* The generated kernel of tensor_library_test's nodes: writes 42 to `count` floats of the buffer
+ * parameter `index` (params: long index, long count, ...), from instance 0. */
+static void tensor_fallback(void **params, const fake_ids_t *ids) {
+  if (ids->global[0] || ids->global[1] || ids->global[2])
+    return;
+  long index = *(long *)params[0], count = *(long *)params[1];
+  for (long i = 0; i < count; ++i)
+    POINTER(float, index)[i] = 42.0f;
+}
+
 /* Never runs: the launch reports too many resources (a configuration error). */
 static void no_resources(void **params, const fake_ids_t *ids) {
   (void)params;
@@ -343,7 +353,7 @@ static const struct {
 } kernels[] = {
     {"vector_add", vector_add}, {"scale_even", scale_even}, {"fill3d", fill3d},
     {"pointers", pointers},     {"fault", fault},           {"no_resources", no_resources},
-    {"rendezvous", rendezvous},
+    {"rendezvous", rendezvous}, {"tensor_fallback", tensor_fallback},
 };
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {

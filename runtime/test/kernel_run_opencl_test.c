@@ -12,14 +12,14 @@ static const char cubin[] = "FAKE-CUBIN kernel_run_opencl_test";
 static const hpvm_rt_module_image_t fake_cubin = {HPVM_RT_IMAGE_CUBIN, cubin, sizeof(cubin), NULL,
                                                   0};
 
-static hpvm_rt_kernel_site_t saxpy_site = {"saxpy", "saxpy", NULL, &spirv, NULL};
-static hpvm_rt_kernel_site_t fill_site = {"fill", "fill3d", NULL, &spirv, NULL};
-static hpvm_rt_kernel_site_t scale_site = {"scale", "scale_even", NULL, &spirv, NULL};
-static hpvm_rt_kernel_site_t tile_site = {"tile", "tile_sums", NULL, &spirv, NULL};
+static hpvm_rt_kernel_site_t saxpy_site = {"saxpy", "saxpy", NULL, &spirv, NULL, NULL};
+static hpvm_rt_kernel_site_t fill_site = {"fill", "fill3d", NULL, &spirv, NULL, NULL};
+static hpvm_rt_kernel_site_t scale_site = {"scale", "scale_even", NULL, &spirv, NULL, NULL};
+static hpvm_rt_kernel_site_t tile_site = {"tile", "tile_sums", NULL, &spirv, NULL, NULL};
 /* Both images: CUDA first when it has the kernel. */
-static hpvm_rt_kernel_site_t vadd_site = {"vadd", "vector_add", &fake_cubin, &spirv, NULL};
+static hpvm_rt_kernel_site_t vadd_site = {"vadd", "vector_add", &fake_cubin, &spirv, NULL, NULL};
 /* The fake CUDA module has no saxpy: OpenCL runs it. */
-static hpvm_rt_kernel_site_t both_saxpy_site = {"both_saxpy", "saxpy", &fake_cubin, &spirv, NULL};
+static hpvm_rt_kernel_site_t both_saxpy_site = {"both_saxpy", "saxpy", &fake_cubin, &spirv, NULL, NULL};
 
 static hpvm_device_t *opencl_device(void) {
   hpvm_rt_device_t *device;

@@ -22,15 +22,15 @@ static const char broken[] = "NOT A CUBIN";
 static const hpvm_rt_module_image_t broken_image = {HPVM_RT_IMAGE_CUBIN, broken, sizeof(broken),
                                                     NULL, 0};
 
-static hpvm_rt_kernel_site_t vadd_site = {"vadd", "vector_add", &image, NULL, NULL};
-static hpvm_rt_kernel_site_t scale_site = {"scale", "scale_even", &image, NULL, NULL};
-static hpvm_rt_kernel_site_t fill_site = {"fill", "fill3d", &same_data, NULL, NULL};
-static hpvm_rt_kernel_site_t pointers_site = {"pointers", "pointers", &image, NULL, NULL};
-static hpvm_rt_kernel_site_t fault_site = {"faulty", "fault", &image, NULL, NULL};
-static hpvm_rt_kernel_site_t busy_site = {"busy", "no_resources", &image, NULL, NULL};
-static hpvm_rt_kernel_site_t broken_site = {"broken", "vector_add", &broken_image, NULL, NULL};
-static hpvm_rt_kernel_site_t missing_site = {"missing", "no_such_kernel", &image, NULL, NULL};
-static hpvm_rt_kernel_site_t imageless_site = {"imageless", "vector_add", NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t vadd_site = {"vadd", "vector_add", &image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t scale_site = {"scale", "scale_even", &image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t fill_site = {"fill", "fill3d", &same_data, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t pointers_site = {"pointers", "pointers", &image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t fault_site = {"faulty", "fault", &image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t busy_site = {"busy", "no_resources", &image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t broken_site = {"broken", "vector_add", &broken_image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t missing_site = {"missing", "no_such_kernel", &image, NULL, NULL, NULL};
+static hpvm_rt_kernel_site_t imageless_site = {"imageless", "vector_add", NULL, NULL, NULL, NULL};
 
 static hpvm_device_t *cuda_device(void) {
   hpvm_rt_device_t *device;
@@ -360,7 +360,7 @@ static void test_many_params(void) {
 }
 
 /* Two threads run sites at once, one of them shared, fresh (its state is created by a race). */
-static hpvm_rt_kernel_site_t shared_site = {"shared", "vector_add", &image, NULL, NULL};
+static hpvm_rt_kernel_site_t shared_site = {"shared", "vector_add", &image, NULL, NULL, NULL};
 
 typedef struct worker_t {
   int index;
@@ -612,7 +612,7 @@ enum { SWEEP_N = 96 };
 static const hpvm_rt_module_image_t sweep_image = {HPVM_RT_IMAGE_CUBIN, cubin, sizeof(cubin), NULL,
                                                    0};
 /* test_device.h's kernel "scale": buffer, float factor, uint64 count. */
-static hpvm_rt_kernel_site_t sweep_site = {"sweep", "scale", &sweep_image, NULL, NULL};
+static hpvm_rt_kernel_site_t sweep_site = {"sweep", "scale", &sweep_image, NULL, NULL, NULL};
 
 /* A tracked and an untracked buffer doubled by the kernel, or by "the CPU version" when it
  * reports that it did not run; stops at the first error, as compiled code does. */

@@ -181,7 +181,29 @@ struct Checker {
          HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::Kernel, kernel),
          HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::Cuda, cuda),
          HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::OpenCL, opencl),
-         HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::State, state)});
+         HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::State, state),
+         HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::Library, library)});
+    using Call = hpvm_rt_tensor_library_call_t;
+    checkStruct<Call>(
+        TensorLibraryCall::cName, TensorLibraryCall::get(&context),
+        TensorLibraryCall::NumFields,
+        {HPVM_FIELD(Call, TensorLibraryCall::Op, op),
+         HPVM_FIELD(Call, TensorLibraryCall::Activation, activation),
+         HPVM_FIELD(Call, TensorLibraryCall::Clip, clip),
+         HPVM_FIELD(Call, TensorLibraryCall::Sizes, sizes),
+         HPVM_FIELD(Call, TensorLibraryCall::Filter, filter),
+         HPVM_FIELD(Call, TensorLibraryCall::Padding, padding),
+         HPVM_FIELD(Call, TensorLibraryCall::Strides, strides),
+         HPVM_FIELD(Call, TensorLibraryCall::Groups, groups),
+         HPVM_FIELD(Call, TensorLibraryCall::Output, output),
+         HPVM_FIELD(Call, TensorLibraryCall::Bias, bias),
+         HPVM_FIELD(Call, TensorLibraryCall::XParam, x_param),
+         HPVM_FIELD(Call, TensorLibraryCall::WParam, w_param),
+         HPVM_FIELD(Call, TensorLibraryCall::BiasParam, bias_param),
+         HPVM_FIELD(Call, TensorLibraryCall::OutputParam, output_param),
+         HPVM_FIELD(Call, TensorLibraryCall::ScalarsParam, scalars_param),
+         HPVM_FIELD(Call, TensorLibraryCall::Scalars, scalars),
+         HPVM_FIELD(Call, TensorLibraryCall::ScalarsSize, scalars_size)});
   }
 };
 
@@ -287,7 +309,7 @@ int main() {
     llvm::outs() << "runtime ABI: " << failures << " mismatches with hpvm_rt.h\n";
     return 1;
   }
-  llvm::outs() << "runtime ABI: 6 structs, " << abi::kNumRuntimeFunctions
+  llvm::outs() << "runtime ABI: 7 structs, " << abi::kNumRuntimeFunctions
                << " functions and 4 callbacks match hpvm_rt.h\n";
   return 0;
 }

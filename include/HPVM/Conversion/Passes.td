@@ -259,6 +259,14 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       where each element is stored; the leaf gets `hpvm.tensor_launch =
       array<i64: threads, 256, bytes, bytes>`, which the host launches with
       the two slices' work-group memory.
+      A tensor leaf whose whole
+      computation is `act?(add?(conv2d(x, W), bias))` or
+      `act?(add?(mul(a, b), bias))` in f32 (act: relu, clipped relu, tanh,
+      sigmoid; x, W, a, b, bias inputs or constant tensors; no knob; scalar
+      outputs only constants) also gets `hpvm.tensor_library`: that cuDNN /
+      cuBLAS call, with the indices of its tensors in the host's parameter
+      array, which the runtime runs on CUDA instead of the kernel when the
+      library loads (docs/GPUBackend.md).
 
     A kernel may have outputs that are numbers (HPVM-C leaves return sizes),
     memrefs that are one of its memref inputs passed on (a pipeline stage
@@ -311,7 +319,9 @@ def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
     in `devices` and embeds the binaries in the host module as constant
     globals, then replaces each node's `hpvm.kernel` with a kernel site
     global (`hpvm_rt_kernel_site_t`: node name, kernel name, one image per
-    device kind, runtime state) and erases the `gpu.module`s:
+    device kind, runtime state, and for a leaf with `hpvm.tensor_library`
+    and a CUDA image, its `hpvm_rt_tensor_library_call_t`) and erases the
+    `gpu.module`s:
 
     * `cuda`: NVVM (upstream `convert-gpu-to-nvvm`, `nvvm-attach-target`,
       `gpu-module-to-binary`), PTX for `chip` (sm_80 by default) with

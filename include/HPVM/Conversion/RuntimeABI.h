@@ -93,12 +93,46 @@ struct ModuleImage {
 };
 
 /// hpvm_rt_kernel_site_t: { ptr node, ptr kernel, ptr cuda, ptr opencl,
-/// ptr state }, the global a node's kernel version is run through.
+/// ptr state, ptr library }, the global a node's kernel version is run
+/// through.
 struct KernelSite {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_kernel_site_t";
-  enum Field : int32_t { Node = 0, Kernel, Cuda, OpenCL, State, NumFields };
+  enum Field : int32_t { Node = 0, Kernel, Cuda, OpenCL, State, Library, NumFields };
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
+
+/// hpvm_rt_tensor_library_call_t: { i32 op, i32 activation, f64 clip,
+/// [4 x i64] sizes, [3 x i64] filter, [2 x i64] padding, [2 x i64] strides,
+/// i64 groups, [4 x i64] output, [4 x i64] bias, i32 x_param, i32 w_param,
+/// i32 bias_param, i32 output_param, i32 scalars_param, ptr scalars,
+/// i64 scalars_size }, the library call a tensor node's site points to
+/// (convert-hpvm-to-gpu, TensorLibraryCalls.h).
+struct TensorLibraryCall {
+  static constexpr llvm::StringLiteral cName = "hpvm_rt_tensor_library_call_t";
+  enum Field : int32_t {
+    Op = 0,
+    Activation,
+    Clip,
+    Sizes,
+    Filter,
+    Padding,
+    Strides,
+    Groups,
+    Output,
+    Bias,
+    XParam,
+    WParam,
+    BiasParam,
+    OutputParam,
+    ScalarsParam,
+    Scalars,
+    ScalarsSize,
+    NumFields
+  };
+  static LLVM::LLVMStructType get(MLIRContext *context);
+};
+inline constexpr int32_t kTensorLibraryConv2D = HPVM_RT_TENSOR_LIBRARY_CONV2D;
+inline constexpr int32_t kTensorLibraryMatmul = HPVM_RT_TENSOR_LIBRARY_MATMUL;
 
 //===----------------------------------------------------------------------===//
 // The parameters of a node's kernel

@@ -4,6 +4,7 @@
 // gpu.module @hpvm_kernels, and the nodes name them in `hpvm.kernel`.
 #include "PointerOutputs.h"
 #include "TensorKernels.h"
+#include "TensorLibraryCalls.h"
 #include "WorkgroupMemory.h"
 
 #include "HPVM/Conversion/ApplyPatternsOnce.h"
@@ -942,9 +943,14 @@ struct ConvertHPVMToGPUPass
     KernelBuilder builder(module, kernels);
     for (KernelSite &site : sites)
       site.node->setAttr(HPVMDialect::getKernelAttrName(), builder.build(site));
-    for (LeafOp leaf : tensorLeaves)
+    for (LeafOp leaf : tensorLeaves) {
       leaf->setAttr(HPVMDialect::getKernelAttrName(),
                     buildTensorKernel(leaf, module, kernels, *tiling));
+      // A leaf that is one cuDNN / cuBLAS call also carries the call, which
+      // the runtime prefers on CUDA (its kernel stays the fallback).
+      if (DictionaryAttr call = matchTensorLibraryCall(leaf))
+        leaf->setAttr(HPVMDialect::getTensorLibraryAttrName(), call);
+    }
     builder.copyDependencies(checker.getDependencies());
     rewriteMathCalls(kernels);
   }

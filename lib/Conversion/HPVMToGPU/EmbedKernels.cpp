@@ -4,6 +4,7 @@
 // (hpvm_rt_kernel_site_t), which the CPU lowering passes to
 // hpvm_rt_kernel_run.
 #include "KernelSerialization.h"
+#include "TensorLibraryCalls.h"
 
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Conversion/RuntimeABI.h"
@@ -168,7 +169,7 @@ private:
   /// The hpvm_rt_kernel_site_t of `node` running `kernel`.
   LLVM::GlobalOp createSite(OpBuilder &b, Location loc, StringRef node,
                             StringRef kernel, LLVM::GlobalOp cuda,
-                            LLVM::GlobalOp opencl);
+                            LLVM::GlobalOp opencl, LLVM::GlobalOp library);
   std::string uniqueName(const Twine &base);
 
   SymbolTable *symbolTable = nullptr;
@@ -368,7 +369,8 @@ LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
 LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
                                             StringRef node, StringRef kernel,
                                             LLVM::GlobalOp cuda,
-                                            LLVM::GlobalOp opencl) {
+                                            LLVM::GlobalOp opencl,
+                                            LLVM::GlobalOp library) {
   MLIRContext *context = &getContext();
   auto pointer = LLVM::LLVMPointerType::get(context);
   // The node as the runtime shows it; the kernel as the device module names it.
@@ -398,6 +400,7 @@ LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
   insert(cuda, abi::KernelSite::Cuda);
   insert(opencl, abi::KernelSite::OpenCL);
   insert({}, abi::KernelSite::State); // runtime-owned, zero-initialized
+  insert(library, abi::KernelSite::Library);
   LLVM::ReturnOp::create(b, loc, value);
   return global;
 }
@@ -516,13 +519,26 @@ void EmbedKernelsPass::runOnOperation() {
       return signalPassFailure();
     }
     auto [cuda, opencl] = found->second;
+    auto call = op.getAttrOfType<DictionaryAttr>(
+        HPVMDialect::getTensorLibraryAttrName());
+    op.removeAttr(HPVMDialect::getTensorLibraryAttrName());
     if (!cuda && !opencl) {
       op.removeAttr(HPVMDialect::getKernelAttrName());
       continue;
     }
+    // A tensor leaf that is one library call: its descriptor, for CUDA.
+    LLVM::GlobalOp library;
+    if (call && cuda) {
+      library = createTensorLibraryCallGlobal(
+          b, op.getLoc(), call,
+          uniqueName("__hpvm_library_" +
+                     SymbolTable::getSymbolName(node).getValue()),
+          *symbolTable);
+      symbolTable->insert(library);
+    }
     LLVM::GlobalOp site = createSite(b, op.getLoc(), SymbolTable::getSymbolName(node).getValue(),
                                      reference.getLeafReference().getValue(),
-                                     cuda, opencl);
+                                     cuda, opencl, library);
     op.setAttr(HPVMDialect::getKernelAttrName(),
                FlatSymbolRefAttr::get(site.getSymNameAttr()));
   }

@@ -70,7 +70,16 @@ LLVM::LLVMStructType ModuleImage::get(MLIRContext *context) {
 
 LLVM::LLVMStructType KernelSite::get(MLIRContext *context) {
   Type p = pointer(context);
-  return LLVM::LLVMStructType::getLiteral(context, {p, p, p, p, p});
+  return LLVM::LLVMStructType::getLiteral(context, {p, p, p, p, p, p});
+}
+
+LLVM::LLVMStructType TensorLibraryCall::get(MLIRContext *context) {
+  auto array = [&](unsigned n) { return LLVM::LLVMArrayType::get(i64(context), n); };
+  Type i = i32(context);
+  return LLVM::LLVMStructType::getLiteral(
+      context, {i, i, Float64Type::get(context), array(4), array(3), array(2), array(2),
+                i64(context), array(4), array(4), i, i, i, i, i, pointer(context),
+                i64(context)});
 }
 
 SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(KernelShape shape) {

@@ -582,12 +582,58 @@ typedef struct hpvm_rt_kernel_param_t {
   void *host;        /* BUFFER: host address; NULL is passed as a null device pointer */
 } hpvm_rt_kernel_param_t;
 
+/* A tensor node whose whole computation is one library call (cuDNN, cuBLAS) and the epilogue
+ * the libraries do: act(conv2d(x, W) + bias) or act(x * W + bias), f32, bias and act optional.
+ * convert-hpvm-to-gpu describes such nodes; on CUDA the runtime calls the library instead of
+ * launching the node's generated kernel when the library loads (docs/GPUBackend.md). */
+typedef enum hpvm_rt_tensor_library_op_e {
+  HPVM_RT_TENSOR_LIBRARY_CONV2D = 1, /* cudnnConvolutionForward, NCHW x by FCHW W */
+  HPVM_RT_TENSOR_LIBRARY_MATMUL = 2, /* cublasSgemm: [batch] M x K by K x N, row-major */
+} hpvm_rt_tensor_library_op_t;
+
+/* The activation applied last (the first three as hpvm_rt_tensor_activation_t). */
+typedef enum hpvm_rt_tensor_library_activation_e {
+  HPVM_RT_TENSOR_LIBRARY_IDENTITY = 0,
+  HPVM_RT_TENSOR_LIBRARY_RELU = 1,
+  HPVM_RT_TENSOR_LIBRARY_CLIPPED_RELU = 2, /* min(max(x, 0), clip) */
+  HPVM_RT_TENSOR_LIBRARY_TANH = 3,
+  HPVM_RT_TENSOR_LIBRARY_SIGMOID = 4,
+} hpvm_rt_tensor_library_activation_t;
+
+typedef struct hpvm_rt_tensor_library_call_t {
+  uint32_t op;         /* hpvm_rt_tensor_library_op_t */
+  uint32_t activation; /* hpvm_rt_tensor_library_activation_t */
+  double clip;         /* CLIPPED_RELU: the upper bound */
+  int64_t sizes[4];    /* CONV2D: the input's N C H W; MATMUL: batch M N K */
+  int64_t filter[3];   /* CONV2D: F KH KW (W is F x C/groups x KH x KW); MATMUL: 0 */
+  int64_t padding[2];  /* CONV2D: along H, W; MATMUL: 0 */
+  int64_t strides[2];  /* CONV2D: along H, W; MATMUL: 0 */
+  int64_t groups;      /* CONV2D: >= 1; MATMUL: 0 */
+  int64_t output[4];   /* the result's sizes, padded with leading 1s to four */
+  int64_t bias[4];     /* the bias's sizes likewise, each 1 or the result's; 0s: no bias */
+  /* Where each tensor is in the node's parameter array (hpvm_rt_kernel_run's `params`): the
+   * index of the first of its memref parameters (allocated pointer, aligned pointer, offset,
+   * sizes, strides); bias_param -1 without a bias. */
+  int32_t x_param;
+  int32_t w_param;
+  int32_t bias_param;
+  int32_t output_param;
+  /* The node's scalar outputs (HPVM-C's byte counts), constants: the buffer parameter of their
+   * struct (-1: none) and its `scalars_size` bytes, which the runtime stores there after the
+   * call (the generated kernel's first thread stores them otherwise). */
+  int32_t scalars_param;
+  const void *scalars;
+  uint64_t scalars_size;
+} hpvm_rt_tensor_library_call_t;
+
 typedef struct hpvm_rt_kernel_site_t {
   const char *node;                     /* the node's name (traces, errors) */
   const char *kernel;                   /* the entry point's name in every image */
   const hpvm_rt_module_image_t *cuda;   /* PTX or cubin, or NULL */
   const hpvm_rt_module_image_t *opencl; /* SPIR-V (optionally with SPIR 1.2 fallback), or NULL */
   void *state;                          /* runtime-owned; the compiler zero-initialises it */
+  /* The library call that computes the node on CUDA instead of the kernel, or NULL. */
+  const hpvm_rt_tensor_library_call_t *library;
 } hpvm_rt_kernel_site_t;
 
 /* Runs the kernel version of a node over `grid` instances (per dimension; unused = 1) in

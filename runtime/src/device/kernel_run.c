@@ -12,6 +12,7 @@
 
 #include "base/trace.h"
 #include "device/cuda/cuda_device.h"
+#include "device/cuda/cuda_libraries.h"
 #include "device/opencl/opencl_device.h"
 
 enum { KIND_COUNT = HPVM_RT_DEVICE_KIND_COUNT, STACK_PARAMS = 16, VALUE_MAX_BYTES = 64 };
@@ -35,6 +36,9 @@ typedef struct site_state_t {
   _Atomic(hpvm_device_kernel_t *) kernels[KIND_COUNT];
   _Atomic(hpvm_status_t) failures[KIND_COUNT]; /* why the site can never run on that kind */
   atomic_flag warned;                          /* a per-call fallback was warned about */
+  /* Why the site's library call never runs in this runtime (its parameters do not fit it, or
+   * it failed before starting); set once (warned then), NULL while it may. */
+  _Atomic(hpvm_status_t) library_failure;
 } site_state_t;
 
 struct hpvm_kernel_cache_t {
@@ -47,6 +51,7 @@ struct hpvm_kernel_cache_t {
   pthread_mutex_t mutex; /* guards `sites`, `modules` and every module load / kernel lookup */
   site_state_t *sites;
   loaded_module_t *modules;
+  hpvm_cuda_libraries_t *libraries; /* cuDNN and cuBLAS, loaded on first use */
 };
 
 /*===--- reasons for running the CPU version --------------------------------===*/
@@ -182,6 +187,11 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
   HPVM_RETURN_IF_ERROR(hpvm_kernel_workgroup_parse(getenv("HPVM_WORKGROUP"), picks));
   hpvm_kernel_cache_t *cache;
   HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*cache), (void **)&cache));
+  hpvm_status_t status = hpvm_cuda_libraries_create(allocator, &cache->libraries);
+  if (status) {
+    hpvm_allocator_free(allocator, cache);
+    return status;
+  }
   cache->allocator = allocator;
   cache->tracker = tracker;
   cache->device_get = device_get;
@@ -203,6 +213,7 @@ void hpvm_kernel_cache_destroy(hpvm_kernel_cache_t *cache) {
     __atomic_store_n(&state->site->state, NULL, __ATOMIC_RELEASE);
     for (int kind = 0; kind < KIND_COUNT; ++kind)
       hpvm_status_free(atomic_load(&state->failures[kind]));
+    hpvm_status_free(atomic_load(&state->library_failure));
     hpvm_allocator_free(cache->allocator, state);
     state = next;
   }
@@ -213,6 +224,7 @@ void hpvm_kernel_cache_destroy(hpvm_kernel_cache_t *cache) {
     hpvm_allocator_free(cache->allocator, entry);
     entry = next;
   }
+  hpvm_cuda_libraries_destroy(cache->libraries); /* handles before their devices close */
   pthread_mutex_destroy(&cache->mutex);
   hpvm_allocator_free(cache->allocator, cache);
 }
@@ -234,6 +246,7 @@ static hpvm_status_t site_state(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_
           atomic_init(&state->kernels[kind], NULL);
           atomic_init(&state->failures[kind], NULL);
         }
+        atomic_init(&state->library_failure, NULL);
         atomic_flag_clear(&state->warned);
         state->next = cache->sites;
         cache->sites = state;
@@ -338,14 +351,115 @@ static hpvm_device_kernel_t *site_kernel(hpvm_kernel_cache_t *cache, site_state_
   return NULL;
 }
 
+/*===--- library calls (cuDNN, cuBLAS) -------------------------------------===*/
+
+/* Records that the site's library call never runs in this runtime (the first reason stays),
+ * warned once: its generated kernel runs instead. Takes `reason`. */
+static void library_refuse(site_state_t *state, hpvm_status_t reason) {
+  hpvm_status_t expected = NULL;
+  if (!atomic_compare_exchange_strong(&state->library_failure, &expected, reason)) {
+    hpvm_status_free(reason);
+    return;
+  }
+  const hpvm_rt_kernel_site_t *site = state->site;
+  hpvm_warning("node '%s': its %s call cannot run, so its kernel runs instead (warned once per "
+               "node): %s: %s",
+               node_name(site), hpvm_cuda_library_name(site->library),
+               hpvm_status_code_name(hpvm_status_code(reason)), hpvm_status_message(reason));
+}
+
+static int64_t product(const int64_t *values, int count) {
+  int64_t result = 1;
+  for (int i = 0; i < count; ++i)
+    result = values[i] < 0 || (values[i] && result > INT64_MAX / values[i]) ? -1
+                                                                             : result * values[i];
+  return result;
+}
+
+/* Why the memref whose parameters start at `first` cannot be the call's `what` (`elements` f32
+ * values at offset 0, written when `written`), or NULL. */
+static hpvm_status_t check_library_memref(const hpvm_rt_kernel_param_t *params, uint32_t count,
+                                          int32_t first, int64_t elements, const char *what,
+                                          bool written) {
+  if (first < 0 || (uint64_t)first + 3 > count || elements < 0 ||
+      (uint64_t)elements > UINT64_MAX / 4)
+    return HPVM_STATUS(INVALID_ARGUMENT, "the %s is not among the %u parameters", what, count);
+  const hpvm_rt_kernel_param_t *data = &params[first + 1], *offset = &params[first + 2];
+  if (data->kind != HPVM_RT_PARAM_BUFFER || !data->host ||
+      (data->size && data->size < (uint64_t)elements * 4) ||
+      (written && data->access == HPVM_RT_ACCESS_IN))
+    return HPVM_STATUS(INVALID_ARGUMENT,
+                       "parameter %d is not the %s (a buffer of %lld floats%s)", first + 1, what,
+                       (long long)elements, written ? " it writes" : "");
+  if (offset->kind != HPVM_RT_PARAM_VALUE || offset->size != sizeof(int64_t) ||
+      *(const int64_t *)offset->value != 0)
+    return HPVM_STATUS(INVALID_ARGUMENT, "parameter %d is not the %s's offset 0", first + 2,
+                       what);
+  return NULL;
+}
+
+/* Why the parameters do not fit the site's library call, or NULL. */
+static hpvm_status_t check_library_params(const hpvm_rt_tensor_library_call_t *call,
+                                          const hpvm_rt_kernel_param_t *params, uint32_t count) {
+  const int64_t *s = call->sizes;
+  bool conv = call->op == HPVM_RT_TENSOR_LIBRARY_CONV2D;
+  int64_t groups = call->groups > 0 ? call->groups : 1;
+  int64_t x = conv ? product(s, 4) : product((const int64_t[]){s[0], s[1], s[3]}, 3);
+  int64_t w = conv ? product((const int64_t[]){call->filter[0], s[1] / groups, call->filter[1],
+                                               call->filter[2]},
+                             4)
+                   : product((const int64_t[]){s[0], s[3], s[2]}, 3);
+  HPVM_RETURN_IF_ERROR(check_library_memref(params, count, call->x_param, x, "input", false));
+  HPVM_RETURN_IF_ERROR(check_library_memref(params, count, call->w_param, w, "weights", false));
+  if (call->bias_param >= 0)
+    HPVM_RETURN_IF_ERROR(check_library_memref(params, count, call->bias_param,
+                                              product(call->bias, 4), "bias", false));
+  HPVM_RETURN_IF_ERROR(check_library_memref(params, count, call->output_param,
+                                            product(call->output, 4), "output", true));
+  if (call->scalars_param >= 0) {
+    const hpvm_rt_kernel_param_t *scalars =
+        (uint32_t)call->scalars_param < count ? &params[call->scalars_param] : NULL;
+    if (!scalars || scalars->kind != HPVM_RT_PARAM_BUFFER || !scalars->host || !call->scalars ||
+        scalars->size < call->scalars_size)
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "parameter %d is not the struct of the %llu bytes of scalar outputs",
+                         call->scalars_param, (unsigned long long)call->scalars_size);
+  }
+  return NULL;
+}
+
+/* Whether the site's library call runs on `device`: a CUDA device, the libraries load, the
+ * parameters fit the call. A missing library is the ordinary case (nothing said). */
+static bool library_usable(hpvm_kernel_cache_t *cache, site_state_t *state,
+                           hpvm_device_t *device, const hpvm_rt_kernel_param_t *params,
+                           uint32_t count) {
+  const hpvm_rt_kernel_site_t *site = state->site;
+  if (!site->library || !hpvm_cuda_device_is(device) || atomic_load(&state->library_failure))
+    return false;
+  if (!hpvm_cuda_libraries_available(cache->libraries, site->library))
+    return false;
+  hpvm_status_t status = check_library_params(site->library, params, count);
+  if (status) {
+    library_refuse(state, status);
+    return false;
+  }
+  return true;
+}
+
+/* What a call runs: the kernel, or the site's library call, on `device`. */
+typedef struct target_t {
+  hpvm_device_t *device;
+  hpvm_device_kernel_t *kernel;
+  bool library;
+} target_t;
+
 /* The first device allowed by HPVM_DEVICE that has an image, is open and healthy, and has the
  * kernel; *out_device is NULL (and `reason` says why) when there is none. */
 static void choose_device(hpvm_kernel_cache_t *cache, site_state_t *state,
-                          hpvm_device_t **out_device, hpvm_device_kernel_t **out_kernel,
-                          reason_t *reason) {
+                          const hpvm_rt_kernel_param_t *params, uint32_t param_count,
+                          target_t *target, reason_t *reason) {
   const hpvm_rt_kernel_site_t *site = state->site;
-  *out_device = NULL;
-  *out_kernel = NULL;
+  memset(target, 0, sizeof(*target));
   hpvm_rt_device_kind_t kinds[2] = {HPVM_RT_DEVICE_CUDA, HPVM_RT_DEVICE_OPENCL};
   int count = 2;
   switch (cache->choice) {
@@ -391,14 +505,18 @@ static void choose_device(hpvm_kernel_cache_t *cache, site_state_t *state,
       reason_add(reason, "%s failed earlier", device->name);
       continue;
     }
-    hpvm_device_kernel_t *kernel = site_kernel(cache, state, device, image, &status);
-    if (!kernel) {
+    /* A library call needs no module: it is not loaded for it. */
+    target->library = kind == HPVM_RT_DEVICE_CUDA &&
+                      library_usable(cache, state, device, params, param_count);
+    hpvm_device_kernel_t *kernel =
+        target->library ? NULL : site_kernel(cache, state, device, image, &status);
+    if (!kernel && !target->library) {
       reason_add(reason, "%s: %s", device->name, hpvm_status_message(status));
       hpvm_status_free(status);
       continue;
     }
-    *out_device = device;
-    *out_kernel = kernel;
+    target->device = device;
+    target->kernel = kernel;
     reason->length = 0; /* why other devices were passed over no longer matters */
     reason->text[0] = '\0';
     return;
@@ -833,6 +951,131 @@ static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t
   return NULL;
 }
 
+/* The kernel's arguments: values as they are, buffers as their device addresses (or handles),
+ * OpenCL work-group memory as __local arguments. */
+static void fill_args(run_t *run) {
+  bool opencl = hpvm_opencl_device_is(run->device);
+  for (uint32_t i = 0; i < run->count; ++i) {
+    const hpvm_rt_kernel_param_t *param = &run->params[i];
+    if (param->kind == HPVM_RT_PARAM_VALUE) {
+      run->args[i].size = (size_t)param->size;
+      run->args[i].value = param->value;
+    } else if (param->kind == HPVM_RT_PARAM_WORKGROUP && opencl) {
+      run->args[i].size = param->size ? (size_t)param->size : 1;
+      run->args[i].value = NULL; /* __local memory */
+    } else {
+      run->args[i].size = sizeof(uint64_t);
+      run->args[i].value = &run->slots[i].value;
+    }
+  }
+}
+
+/* The device addresses of the library call's tensors (their aligned pointers' buffers). */
+static void library_buffers(const run_t *run, const hpvm_rt_tensor_library_call_t *call,
+                            hpvm_cuda_library_buffers_t *out) {
+  out->x = run->slots[call->x_param + 1].value;
+  out->w = run->slots[call->w_param + 1].value;
+  out->bias = call->bias_param >= 0 ? run->slots[call->bias_param + 1].value : 0;
+  out->output = run->slots[call->output_param + 1].value;
+}
+
+/* Runs the call on `target` (plans, prepares the buffers, launches the kernel or calls the
+ * library, copies back). *out_retry when the library call failed before it started: that is
+ * recorded (and warned), so that choosing again picks the kernel. */
+static hpvm_status_t run_on_target(hpvm_kernel_cache_t *cache, site_state_t *state,
+                                   const target_t *target, const int64_t grid[3],
+                                   const int64_t block[3], bool pick,
+                                   const hpvm_rt_kernel_param_t *params, uint32_t param_count,
+                                   reason_t *reason, int32_t *out_ran, bool *out_retry) {
+  const hpvm_rt_kernel_site_t *site = state->site;
+  hpvm_device_t *device = target->device;
+  *out_retry = false;
+  hpvm_rt_launch_dims_t dims;
+  memset(&dims, 0, sizeof(dims));
+  if (!target->library && !launch_dims(grid, block, pick, cache->picks, device, &dims, reason))
+    return fall_back_warned(state, device, reason);
+  run_t run;
+  hpvm_status_t status = run_init(&run, cache, device, params, param_count);
+  bool ok = true;
+  if (!status)
+    status = plan_buffers(&run, reason, &ok);
+  if (!status && ok)
+    plan_workgroup(&run, &dims, reason, &ok);
+  if (status || !ok) {
+    run_free(&run);
+    if (status && hpvm_status_code(status) == HPVM_STATUS_RESOURCE_EXHAUSTED) {
+      reason_add(reason, "%s", hpvm_status_message(status)); /* host memory: try the CPU */
+      hpvm_status_free(status);
+      return fall_back_warned(state, device, reason);
+    }
+    if (status)
+      return hpvm_status_annotate(status, "node '%s'", node_name(site));
+    return fall_back_warned(state, device, reason);
+  }
+  bool started = false;
+  status = prepare_buffers(&run);
+  if (!status && target->library) {
+    hpvm_cuda_library_buffers_t buffers;
+    library_buffers(&run, site->library, &buffers);
+    status = hpvm_cuda_library_run(cache->libraries, device, site->library, &buffers, &started);
+  } else if (!status) {
+    fill_args(&run);
+    status = hpvm_device_kernel_launch(target->kernel, &dims, run.args, param_count, &started);
+  }
+  if (status && !started) {
+    /* Nothing ran: undo and let the CPU version (or, after a library call, the kernel) run. */
+    hpvm_status_free(release_buffers(&run, false));
+    hpvm_status_t restored = restore_host(&run);
+    run_free(&run);
+    if (restored) {
+      hpvm_status_free(status);
+      return hpvm_status_annotate(restored,
+                                  "node '%s': restoring the host copies after kernel '%s' could "
+                                  "not start on %s",
+                                  node_name(site), site->kernel, device->name);
+    }
+    if (target->library) {
+      library_refuse(state, status);
+      *out_retry = true;
+      return NULL;
+    }
+    reason_add(reason, "%s: %s", hpvm_status_code_name(hpvm_status_code(status)),
+               hpvm_status_message(status));
+    hpvm_status_free(status);
+    return fall_back_warned(state, device, reason);
+  }
+  const char *library = target->library ? hpvm_cuda_library_name(site->library) : NULL;
+  if (status) {
+    hpvm_status_free(release_buffers(&run, false));
+    run_free(&run);
+    /* A device that reports itself unavailable is not chosen again by this runtime. */
+    if (hpvm_status_code(status) == HPVM_STATUS_UNAVAILABLE)
+      atomic_store(&device->failed, true);
+    return hpvm_status_annotate(status, "node '%s': %s '%s' failed on %s", node_name(site),
+                                library ? "the library call of" : "kernel",
+                                library ? library : site->kernel, device->name);
+  }
+  status = release_buffers(&run, true);
+  run_free(&run);
+  if (status)
+    return hpvm_status_annotate(status, "node '%s': after kernel '%s' ran on %s",
+                                node_name(site), site->kernel, device->name);
+  /* The scalar outputs (constants) the kernel's first thread would have stored. */
+  if (library && site->library->scalars_param >= 0)
+    memcpy(params[site->library->scalars_param].host, site->library->scalars,
+           (size_t)site->library->scalars_size);
+  *out_ran = 1;
+  if (hpvm_trace_enabled()) {
+    char name[160];
+    trace_name(device, name, sizeof(name));
+    if (library)
+      hpvm_trace_line("%s on %s (%s)", node_name(site), name, library);
+    else
+      hpvm_trace_line("%s on %s", node_name(site), name);
+  }
+  return NULL;
+}
+
 hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t *site,
                               const int64_t grid[3], const int64_t block[3],
                               const hpvm_rt_kernel_param_t *params, uint32_t param_count,
@@ -851,90 +1094,19 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
   }
   site_state_t *state = NULL;
   HPVM_RETURN_IF_ERROR(site_state(cache, site, &state));
-  reason_t reason;
-  reason.length = 0;
-  reason.text[0] = '\0';
-  hpvm_device_t *device;
-  hpvm_device_kernel_t *kernel;
-  choose_device(cache, state, &device, &kernel, &reason);
-  if (!device)
-    return fall_back(site, &reason);
-  hpvm_rt_launch_dims_t dims;
-  if (!launch_dims(grid, block, pick, cache->picks, device, &dims, &reason))
-    return fall_back_warned(state, device, &reason);
-
-  run_t run;
-  hpvm_status_t status = run_init(&run, cache, device, params, param_count);
-  bool ok = true;
-  if (!status)
-    status = plan_buffers(&run, &reason, &ok);
-  if (!status && ok)
-    plan_workgroup(&run, &dims, &reason, &ok);
-  if (status || !ok) {
-    run_free(&run);
-    if (status && hpvm_status_code(status) == HPVM_STATUS_RESOURCE_EXHAUSTED) {
-      reason_add(&reason, "%s", hpvm_status_message(status)); /* host memory: try the CPU */
-      hpvm_status_free(status);
-      return fall_back_warned(state, device, &reason);
-    }
-    if (status)
-      return hpvm_status_annotate(status, "node '%s'", node_name(site));
-    return fall_back_warned(state, device, &reason);
+  /* At most twice: a library call that fails before it starts is not chosen again. */
+  for (;;) {
+    reason_t reason;
+    reason.length = 0;
+    reason.text[0] = '\0';
+    target_t target;
+    choose_device(cache, state, params, param_count, &target, &reason);
+    if (!target.device)
+      return fall_back(site, &reason);
+    bool retry = false;
+    hpvm_status_t status = run_on_target(cache, state, &target, grid, block, pick, params,
+                                         param_count, &reason, out_ran, &retry);
+    if (!retry)
+      return status;
   }
-  bool started = false;
-  status = prepare_buffers(&run);
-  bool opencl = hpvm_opencl_device_is(device);
-  if (!status) {
-    for (uint32_t i = 0; i < param_count; ++i) {
-      if (params[i].kind == HPVM_RT_PARAM_VALUE) {
-        run.args[i].size = (size_t)params[i].size;
-        run.args[i].value = params[i].value;
-      } else if (params[i].kind == HPVM_RT_PARAM_WORKGROUP && opencl) {
-        run.args[i].size = params[i].size ? (size_t)params[i].size : 1;
-        run.args[i].value = NULL; /* __local memory */
-      } else {
-        run.args[i].size = sizeof(uint64_t);
-        run.args[i].value = &run.slots[i].value;
-      }
-    }
-    status = hpvm_device_kernel_launch(kernel, &dims, run.args, param_count, &started);
-  }
-  if (status && !started) {
-    /* Nothing ran: undo and let the CPU version run. */
-    hpvm_status_free(release_buffers(&run, false));
-    hpvm_status_t restored = restore_host(&run);
-    run_free(&run);
-    if (restored) {
-      hpvm_status_free(status);
-      return hpvm_status_annotate(restored,
-                                  "node '%s': restoring the host copies after kernel '%s' could "
-                                  "not start on %s",
-                                  node_name(site), site->kernel, device->name);
-    }
-    reason_add(&reason, "%s: %s", hpvm_status_code_name(hpvm_status_code(status)),
-               hpvm_status_message(status));
-    hpvm_status_free(status);
-    return fall_back_warned(state, device, &reason);
-  }
-  if (status) {
-    hpvm_status_free(release_buffers(&run, false));
-    run_free(&run);
-    /* A device that reports itself unavailable is not chosen again by this runtime. */
-    if (hpvm_status_code(status) == HPVM_STATUS_UNAVAILABLE)
-      atomic_store(&device->failed, true);
-    return hpvm_status_annotate(status, "node '%s': kernel '%s' failed on %s", node_name(site),
-                                site->kernel, device->name);
-  }
-  status = release_buffers(&run, true);
-  run_free(&run);
-  if (status)
-    return hpvm_status_annotate(status, "node '%s': after kernel '%s' ran on %s",
-                                node_name(site), site->kernel, device->name);
-  *out_ran = 1;
-  if (hpvm_trace_enabled()) {
-    char name[160];
-    trace_name(device, name, sizeof(name));
-    hpvm_trace_line("%s on %s", node_name(site), name);
-  }
-  return NULL;
 }

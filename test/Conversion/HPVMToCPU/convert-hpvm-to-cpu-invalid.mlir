@@ -332,7 +332,7 @@ hpvm.internal @root(%x: f32, %n: index) {
 
 // A hand-written kernel site on an internal node that is no tile: the node
 // keeps its CPU version (convert-hpvm-to-gpu makes kernels of tiles only).
-llvm.mlir.global internal @site() : !llvm.struct<(ptr, ptr, ptr, ptr, ptr)>
+llvm.mlir.global internal @site() : !llvm.struct<(ptr, ptr, ptr, ptr, ptr, ptr)>
 hpvm.leaf @lane() {
   hpvm.return
 }

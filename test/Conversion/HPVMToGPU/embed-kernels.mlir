@@ -31,11 +31,13 @@
 // CHECK-DAG: llvm.mlir.global internal constant @__hpvm_hpvm_kernels_opencl() {{.*}} : !llvm.struct<(i32, ptr, i64, ptr, i64)>
 // The site is writable (the runtime keeps its state there).
 // CHECK-DAG: llvm.mlir.global internal constant @__hpvm_name_scale("scale\00")
-// CHECK: llvm.mlir.global internal @__hpvm_site_scale() {{.*}} : !llvm.struct<(ptr, ptr, ptr, ptr, ptr)>
+// CHECK: llvm.mlir.global internal @__hpvm_site_scale() {{.*}} : !llvm.struct<(ptr, ptr, ptr, ptr, ptr, ptr)>
 // CHECK: llvm.mlir.addressof @__hpvm_name_scale
 // CHECK: llvm.mlir.addressof @__hpvm_name_scale
 // CHECK: llvm.mlir.addressof @__hpvm_hpvm_kernels_cuda :
 // CHECK: llvm.mlir.addressof @__hpvm_hpvm_kernels_opencl :
+// CHECK: llvm.mlir.zero
+// The state, then no library call (a leaf kernel).
 // CHECK: llvm.mlir.zero
 // CHECK: hpvm.leaf @scale({{.*}}hpvm.kernel = @__hpvm_site_scale
 // CHECK-NOT: gpu.module

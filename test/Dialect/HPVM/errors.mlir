@@ -590,6 +590,13 @@ hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_launch = array<i64: 1024, 256>}
 
 // -----
 
+// expected-error @+1 {{'hpvm.tensor_library' expects a dictionary (the library call), found "cudnn"}}
+hpvm.leaf @leaf(%a: f32) attributes {hpvm.tensor_library = "cudnn"} {
+  hpvm.return
+}
+
+// -----
+
 // expected-error @+1 {{'hpvm.kernel' expects a symbol reference (the node's kernel), found "k"}}
 hpvm.leaf @leaf() attributes {hpvm.kernel = "k"} {
   hpvm.return
@@ -686,7 +693,7 @@ hpvm.leaf @leaf(%a: f32) -> f32 attributes {hpvm.lanes = 8} {
 
 // -----
 
-// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.tensor_kernel', 'hpvm.tensor_launch', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', 'hpvm.error' or 'hpvm.parameters'}}
+// expected-error @+1 {{unknown hpvm attribute 'hpvm.speed'; expected 'hpvm.targets', 'hpvm.dispatch', 'hpvm.kernel', 'hpvm.kernel_per_instance', 'hpvm.tensor_kernel', 'hpvm.tensor_launch', 'hpvm.tensor_library', 'hpvm.vector_variant', 'hpvm.lanes', 'hpvm.block_variant', 'hpvm.remainder_variant', 'hpvm.tile_variant', 'hpvm.contraction_variant', 'hpvm.contraction_plan', 'hpvm.rows', 'hpvm.knob', 'hpvm.error' or 'hpvm.parameters'}}
 hpvm.leaf @leaf() attributes {hpvm.speed = 1} {
   hpvm.return
 }

@@ -249,6 +249,15 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
     return verifyTensorKernel(op, attribute.getValue());
   if (name == getTensorLaunchAttrName())
     return verifyTensorLaunch(op, attribute.getValue());
+  if (name == getTensorLibraryAttrName()) {
+    if (!isa<LeafOp>(op))
+      return emitNotOnLeaf(op, name);
+    if (!isa<DictionaryAttr>(attribute.getValue()))
+      return op->emitError() << "'hpvm.tensor_library' expects a dictionary (the "
+                                "library call), found "
+                             << attribute.getValue();
+    return success();
+  }
   if (isVariantAttribute(name))
     return verifyVariant(op, name, attribute.getValue());
   if (name == getRowsAttrName())
@@ -292,7 +301,7 @@ LogicalResult HPVMDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown hpvm attribute '" << name
                          << "'; expected 'hpvm.targets', 'hpvm.dispatch', "
                             "'hpvm.kernel', 'hpvm.kernel_per_instance', "
-                            "'hpvm.tensor_kernel', 'hpvm.tensor_launch', "
+                            "'hpvm.tensor_kernel', 'hpvm.tensor_launch', 'hpvm.tensor_library', "
                             "'hpvm.vector_variant', 'hpvm.lanes', "
                             "'hpvm.block_variant', 'hpvm.remainder_variant', "
                             "'hpvm.tile_variant', 'hpvm.contraction_variant', "

@@ -42,7 +42,11 @@ def HPVM_Dialect : Dialect {
     `hpvm.tensor_launch = array<i64: threads, workgroup, bytes...>` when it
     runs `threads` threads instead of one per output element, in work-groups
     of `workgroup` (0: the runtime picks), taking, last, one work-group
-    memory parameter of each `bytes`. `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
+    memory parameter of each `bytes`; and on such a leaf that is one cuDNN /
+    cuBLAS call and its epilogue, `hpvm.tensor_library = {op = "conv2d" |
+    "matmul", sizes = ..., params = ...}`: the call, which
+    `hpvm-embed-kernels` makes the site's `hpvm_rt_tensor_library_call_t`.
+    `hpvm-vectorize` adds `hpvm.vector_variant = @v` to a leaf
     whose consecutive x instances also run as vector lanes, and
     `hpvm.lanes = W : i64` (W >= 2) to that variant `@v`: a leaf with the
     same inputs and one i1 output, true when it ran instances x .. x + W - 1
@@ -114,6 +118,14 @@ def HPVM_Dialect : Dialect {
     /// and the bytes of each of its work-group memory parameters.
     static constexpr ::llvm::StringLiteral getTensorLaunchAttrName() {
       return ::llvm::StringLiteral("hpvm.tensor_launch");
+    }
+    /// Name of the discardable attribute of a tensor leaf whose whole
+    /// computation is one cuDNN or cuBLAS call and its epilogue
+    /// (convert-hpvm-to-gpu, TensorLibraryCalls.h): a dictionary describing
+    /// the call, which hpvm-embed-kernels turns into the site's
+    /// hpvm_rt_tensor_library_call_t.
+    static constexpr ::llvm::StringLiteral getTensorLibraryAttrName() {
+      return ::llvm::StringLiteral("hpvm.tensor_library");
     }
     /// Name of the discardable attribute naming the lane variant of a leaf
     /// (hpvm-vectorize): a leaf running W consecutive x instances.
