@@ -176,6 +176,11 @@ enum class KernelParamGroup {
 /// element of its outputs).
 enum class KernelShape { Leaf, Tile, Tensor };
 
+/// The kernel parameters a memref of `rank` takes: its descriptor's fields
+/// as the kernels' lowering expands them (allocated and aligned pointers,
+/// offset, the sizes, the strides), each a parameter of the host's array.
+constexpr int64_t getMemRefParamCount(int64_t rank) { return 3 + 2 * rank; }
+
 /// The groups of a kernel's parameters in order, for a kernel of `shape`.
 SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
 

@@ -228,6 +228,7 @@ void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
                                   SmallVectorImpl<KernelArg> &params) {
   // The descriptor's fields, as the kernel's lowering expands them; the
   // buffer is the aligned pointer's data, as far as the view reaches.
+  [[maybe_unused]] size_t first = params.size();
   Value descriptor = toStorage(b, loc, memref);
   Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
   Value bytes = viewBytes(b, loc, type, descriptor);
@@ -239,6 +240,9 @@ void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
     for (int64_t d = 0; d < type.getRank(); ++d)
       addValue(LLVM::ExtractValueOp::create(b, loc, descriptor,
                                             ArrayRef<int64_t>{field, d}));
+  assert(static_cast<int64_t>(params.size() - first) ==
+             abi::getMemRefParamCount(type.getRank()) &&
+         "RuntimeABI's memref parameter count");
 }
 
 void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,

@@ -59,6 +59,13 @@ TensorMulOp getRoundedProduct(Value value) {
   return mul && getPrecision(mul) ? mul : TensorMulOp();
 }
 
+bool isTableConstant(arith::ConstantOp constant) {
+  if (!isa<RankedTensorType>(constant.getType()))
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return !dense || !dense.isSplat();
+}
+
 int64_t countKept(int64_t extent, KnobAttr sampling) {
   int64_t rate = sampling.getRate(), offset = sampling.getOffset();
   return extent - (offset < extent ? (extent - offset + rate - 1) / rate : 0);

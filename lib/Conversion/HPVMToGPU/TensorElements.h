@@ -33,6 +33,11 @@ using ElementwiseValues = DenseMap<Value, bool>;
 /// operations: no reduction computes it.
 bool isElementwise(Value value, ElementwiseValues &known);
 
+/// A constant tensor a kernel reads from memory (weights: a global the host
+/// passes, in the leaf's `hpvm.tensor_kernel`), rather than a splat it folds
+/// into a scalar.
+bool isTableConstant(arith::ConstantOp constant);
+
 /// How many of `extent` elements the sampling knob `sampling` keeps.
 int64_t countKept(int64_t extent, KnobAttr sampling);
 
@@ -93,13 +98,6 @@ public:
   /// The element of the `kept`-th element a sampling knob keeps (those k
   /// with k mod rate != offset, ascending).
   Value keptElement(Value kept, KnobAttr sampling);
-  /// Whether a sampling knob skips element `k` (k mod rate = offset).
-  Value isSkipped(Value k, KnobAttr sampling) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, k, index(sampling.getRate())),
-        index(sampling.getOffset()));
-  }
   /// Folds `count` steps of `step(i, accumulator)` into `init` (an scf.for).
   Value fold(int64_t count, Value init,
              function_ref<Value(Value, Value)> step);

@@ -35,15 +35,6 @@ std::string describe(Type type) {
   return text;
 }
 
-/// A constant tensor the kernel reads from memory (its weights), rather than
-/// a splat it folds into a scalar.
-bool isTableConstant(arith::ConstantOp constant) {
-  if (!isa<RankedTensorType>(constant.getType()))
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return !dense || !dense.isSplat();
-}
-
 /// Why the region of a map or reduce has no element form, or "".
 std::string checkScalarRegion(Region &region) {
   for (Operation &op : region.front()) {

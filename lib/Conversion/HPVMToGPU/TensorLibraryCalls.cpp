@@ -2,6 +2,7 @@
 // Recognition of the leaves that are one library call (TensorLibraryCalls.h)
 // and the descriptor global the runtime reads.
 #include "TensorLibraryCalls.h"
+#include "TensorElements.h"
 
 #include "HPVM/Conversion/RuntimeABI.h"
 
@@ -15,19 +16,6 @@ using namespace mlir::hpvm;
 
 namespace {
 
-/// The parameters a memref of `rank` takes in the host's array: allocated and
-/// aligned pointers, offset, sizes, strides (CPULowering::addMemRefParams).
-int32_t memrefParams(int64_t rank) { return static_cast<int32_t>(3 + 2 * rank); }
-
-/// Whether buildTensorKernel made `constant` a global the host passes (a
-/// constant tensor that is not a splat).
-bool isTable(arith::ConstantOp constant) {
-  if (!isa<RankedTensorType>(constant.getType()))
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return !dense || !dense.isSplat();
-}
-
 /// Where each tensor the host passes starts in its parameter array: the
 /// leaf's tensor inputs, then its constant tensors (in the order of
 /// `hpvm.tensor_kernel`, checked against the globals' values), then its
@@ -39,7 +27,7 @@ bool getParamIndices(LeafOp leaf, DenseMap<Value, int32_t> &indices,
   for (BlockArgument argument : body.getArguments()) {
     if (auto tensor = dyn_cast<RankedTensorType>(argument.getType())) {
       indices[argument] = next;
-      next += memrefParams(tensor.getRank());
+      next += static_cast<int32_t>(abi::getMemRefParamCount(tensor.getRank()));
     } else {
       next += 1;
     }
@@ -51,7 +39,7 @@ bool getParamIndices(LeafOp leaf, DenseMap<Value, int32_t> &indices,
   auto module = leaf->getParentOfType<ModuleOp>();
   unsigned table = 0;
   for (auto constant : body.getOps<arith::ConstantOp>()) {
-    if (!isTable(constant))
+    if (!tensor_kernels::isTableConstant(constant))
       continue;
     if (table >= globals.size())
       return false;
@@ -62,7 +50,8 @@ bool getParamIndices(LeafOp leaf, DenseMap<Value, int32_t> &indices,
     if (!global || global.getInitialValueAttr() != constant.getValue())
       return false;
     indices[constant.getResult()] = next;
-    next += memrefParams(global.getType().getRank());
+    next += static_cast<int32_t>(
+        abi::getMemRefParamCount(global.getType().getRank()));
   }
   if (table != globals.size())
     return false;
@@ -245,7 +234,10 @@ DictionaryAttr mlir::hpvm::matchTensorLibraryCall(LeafOp leaf) {
                      b.getI32IntegerAttr(
                          scalars.empty()
                              ? -1
-                             : outputParam + memrefParams(resultType.getRank()) + 3)),
+                             : outputParam +
+                                   static_cast<int32_t>(abi::getMemRefParamCount(
+                                       resultType.getRank())) +
+                                   3)),
       b.getNamedAttr("scalars", b.getArrayAttr(scalars))};
   return b.getDictionaryAttr(fields);
 }
