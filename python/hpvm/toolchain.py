@@ -268,7 +268,8 @@ class SharedBuild:
         elif arg.startswith("-fhpvm-tensor-tiles="):
             self.tensor_tiles = arg[20:]
             if self.tensor_tiles not in ("auto", "always", "never"):
-                raise HPVMError(f"option '{arg}' expects auto, always or never")
+                raise HPVMError(f"'{arg}' expects auto, always or never, "
+                                f"found '{self.tensor_tiles}'")
         elif arg.startswith(("-f", "-W", "-m")) or arg in ("-g", "-w"):
             self.cpu_chosen = self.cpu_chosen or arg.startswith(("-march=", "-mcpu="))
             self.debug_info = self.debug_info or arg == "-g"

@@ -66,6 +66,9 @@ def test_errors_of_the_library_come_back_as_diagnostics():
         toolchain.verify("hpvm.nonsense\n")
     with pytest.raises(hpvm.HPVMError, match="'-fhpvm-lanes=99' expects a count from 2 to 64"):
         toolchain.compile_shared(text, "/dev/null", flags=["-fhpvm-lanes=99"])
+    with pytest.raises(hpvm.HPVMError,
+                       match="'-fhpvm-tensor-tiles=some' expects auto, always or never, found 'some'"):
+        toolchain.compile_shared(text, "/dev/null", flags=["-fhpvm-tensor-tiles=some"])
     with pytest.raises(hpvm.HPVMError, match="unknown option '--emit=llvm'"):
         toolchain.compile_shared(text, "/dev/null", flags=["--emit=llvm"])
 

@@ -607,8 +607,12 @@ static bool parse_codegen_option(driver_t *d, const char *arg) {
   } else if (strncmp(arg, "-fhpvm-tensor-tiles=", 20) == 0) {
     d->tensor_tiles = arg + 20;
     if (strcmp(d->tensor_tiles, "auto") != 0 && strcmp(d->tensor_tiles, "always") != 0 &&
-        strcmp(d->tensor_tiles, "never") != 0)
-      fail("option '%s' expects auto, always or never", arg);
+        strcmp(d->tensor_tiles, "never") != 0) {
+      char message[256];
+      snprintf(message, sizeof message, "'%.100s' expects auto, always or never, found '%.100s'",
+               arg, d->tensor_tiles);
+      fail("%s", message);
+    }
   } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
     /* Code generation and warning flags go to every clang compile. */
