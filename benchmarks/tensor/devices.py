@@ -1,7 +1,9 @@
 """Tensor kernels on the OpenCL device against the CPU backend: LeNet, the MobileNet-style
 block and ResNet-18 from hpvm.onnx, each compiled twice by hpvm.compile (target="cpu", and
-target="opencl": every node a kernel), fused; the two alternated ROUNDS times, medians of
-REPEAT calls per round, and their ratio per round. PoCL's CPU device in make bench is a
+target="opencl": every node a kernel, its convolutions and products in work-group tiles
+where they fill them; and once more with -fhpvm-tensor-tiles=never: one thread per element),
+fused; the three alternated ROUNDS times, medians of REPEAT calls per round, and their ratios
+per round. PoCL's CPU device in make bench is a
 correctness target (the kernels run on the same two cores as the CPU backend); the speed
 target is on a GPU (docs/Performance.md)."""
 
@@ -40,24 +42,29 @@ def median_ms(compiled, x):
 def main():
     print(f"tensor kernels, OpenCL device vs the CPU backend: {ROUNDS} alternated rounds, "
           f"median of {REPEAT} calls each")
-    print("| model | CPU backend (ms) | OpenCL kernels (ms) | OpenCL / CPU (per round) | max abs diff |")
-    print("|---|---|---|---|---|")
+    print("| model | CPU backend (ms) | OpenCL kernels (ms) | OpenCL / CPU (per round) "
+          "| OpenCL, no tiles (ms) | tiles / no tiles (per round) | max abs diff |")
+    print("|---|---|---|---|---|---|---|")
     for name, model, shape in MODELS:
         graph = hpvm.onnx.load(model)
         x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
         cpu = hpvm.compile(graph, fuse=True)
         device = hpvm.compile(graph, target="opencl", fuse=True)
+        untiled = hpvm.compile(graph, target="opencl", fuse=True,
+                               flags=["-fhpvm-tensor-tiles=never"])
         diff = float(np.max(np.abs(np.asarray(cpu(x)) - np.asarray(device(x)))))
-        ratios, cpu_ms, device_ms = [], [], []
+        times = {"cpu": [], "device": [], "untiled": []}
+        ratios, tile_ratios = [], []
         for _ in range(ROUNDS):
-            c = median_ms(cpu, x)
-            d = median_ms(device, x)
-            cpu_ms.append(c)
-            device_ms.append(d)
-            ratios.append(d / c)
-        print(f"| {name} | {statistics.median(cpu_ms):.2f} | {statistics.median(device_ms):.2f} "
+            for key, compiled in (("cpu", cpu), ("device", device), ("untiled", untiled)):
+                times[key].append(median_ms(compiled, x))
+            ratios.append(times["device"][-1] / times["cpu"][-1])
+            tile_ratios.append(times["device"][-1] / times["untiled"][-1])
+        median = {key: statistics.median(values) for key, values in times.items()}
+        print(f"| {name} | {median['cpu']:.2f} | {median['device']:.2f} "
               f"| {statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)}) "
-              f"| {diff:.1e} |", flush=True)
+              f"| {median['untiled']:.2f} | {statistics.median(tile_ratios):.2f} "
+              f"({', '.join(f'{r:.2f}' for r in tile_ratios)}) | {diff:.1e} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -127,6 +127,9 @@ private:
   Value lhsAt(Value row, Value k);
   /// The rhs matrix's element (k, column).
   Value rhsAt(Value k, Value column);
+  /// A product's operand at (batch..., i, j), stored in its precision knob's
+  /// format as the per-element kernels read it.
+  Value productOperand(Value operand, Value i, Value j);
   /// The index along the depth of the `k`-th term summed: `k`, or the
   /// `k`-th tap a sampling knob keeps (the depth counts the kept taps).
   Value term(Value k) {
@@ -166,12 +169,7 @@ Value TileEmitter::lhsAt(Value row, Value k) {
                                      double(sampling.getRate() - 1)));
     return weight;
   }
-  auto product = cast<TensorMulOp>(tiled.product);
-  SmallVector<Value> indices(batch);
-  indices.append({row, k});
-  Value value = e.emit(product.getLhs(), indices);
-  std::optional<KnobKind> precision = getPrecision(product);
-  return precision ? e.roundTo(*precision, value) : value;
+  return productOperand(cast<TensorMulOp>(tiled.product).getLhs(), row, k);
 }
 
 Value TileEmitter::rhsAt(Value k, Value column) {
@@ -187,11 +185,14 @@ Value TileEmitter::rhsAt(Value k, Value column) {
     Value w = e.windowPosition(pixel[2], strides[1], padding[1], tap[2]);
     return e.padded(conv.getInput(), {pixel[0], tap[0], h, w}, padding, zero);
   }
-  auto product = cast<TensorMulOp>(tiled.product);
+  return productOperand(cast<TensorMulOp>(tiled.product).getRhs(), k, column);
+}
+
+Value TileEmitter::productOperand(Value operand, Value i, Value j) {
   SmallVector<Value> indices(batch);
-  indices.append({k, column});
-  Value value = e.emit(product.getRhs(), indices);
-  std::optional<KnobKind> precision = getPrecision(product);
+  indices.append({i, j});
+  Value value = e.emit(operand, indices);
+  std::optional<KnobKind> precision = getPrecision(tiled.product);
   return precision ? e.roundTo(*precision, value) : value;
 }
 
