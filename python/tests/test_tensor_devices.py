@@ -237,3 +237,35 @@ def test_perforation_knobs_on_the_opencl_device(knob, rate, offset):
     for run in result.stderr.split("device run")[1:]:
         lines = [line for line in run.splitlines() if line.startswith("hpvm-trace:")]
         assert lines and all(" on opencl:" in line for line in lines), lines
+
+
+REPEATED_SCRIPT = """
+import sys, tempfile
+import numpy as np, hpvm, hpvm.onnx
+from hpvm.onnx.examples import lenet
+graph = hpvm.onnx.load(lenet())
+x = np.random.default_rng(2).standard_normal((4, 1, 28, 28)).astype(np.float32)
+with tempfile.TemporaryDirectory() as folder:
+    builds = [hpvm.compile(graph, target="opencl", fuse=True, output=f"{folder}/lenet{i}.so")
+              for i in range(12)]
+    results = [compiled(x) for compiled in builds]
+for result in results[1:]:
+    np.testing.assert_array_equal(result, results[0])
+print("same")
+"""
+
+
+def test_many_device_compiles_in_one_process():
+    """Twelve OpenCL builds of one graph in one process: every image loads and every node runs
+    on the device. (LLVM's SPIR-V backend keeps per-module state in a static that a later
+    module in the same process collided with: from about the sixth build on, images had ids
+    defined twice and nodes ran on the CPU; the backend now runs in a child process.)"""
+    result = subprocess.run([sys.executable, "-c", REPEATED_SCRIPT], capture_output=True,
+                            text=True, env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.strip() == "same", result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.startswith("hpvm-trace:")]
+    assert len(lines) == 12 * 6, lines[:12]
+    assert all(" on opencl:" in line for line in lines), [
+        line for line in lines if " on opencl:" not in line][:3]
+    assert "warning" not in result.stderr, result.stderr[-2000:]

@@ -1,5 +1,6 @@
 //===- SerializeSPIRV.cpp - OpenCL SPIR-V from a kernel module ------------===//
-// Address spaces for OpenCL, then LLVM's SPIR-V backend, in process.
+// Address spaces for OpenCL, then LLVM's SPIR-V backend, in a child process
+// (see emitInChild).
 #include "KernelSerialization.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,10 +18,15 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern "C" {
 void LLVMInitializeSPIRVTargetInfo();
@@ -261,26 +267,105 @@ static std::string zeroScalarsAsConstants(const std::string &binary) {
   return std::string(reinterpret_cast<const char *>(out.data()), out.size() * 4);
 }
 
-FailureOr<std::string>
-mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
-  std::string error;
-  const llvm::Target *target = getSPIRVTarget(error);
-  if (!target)
-    return kernels.emitError() << "LLVM's SPIR-V backend is missing: " << error;
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> module =
-      translateModuleToLLVMIR(kernels, llvmContext, kernels.getName());
-  if (!module)
-    return kernels.emitError()
-           << "could not translate the OpenCL kernels to LLVM IR";
+/// Writes all of `bytes` to `fd`; false on an error.
+static bool writeAll(int fd, const char *bytes, size_t size) {
+  while (size) {
+    ssize_t written = ::write(fd, bytes, size);
+    if (written < 0 && errno == EINTR)
+      continue;
+    if (written <= 0)
+      return false;
+    bytes += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+/// The result of `emit` (a SPIR-V binary, or "" with its error in `error`),
+/// computed in a child process of this one.
+///
+/// LLVM's SPIR-V backend keeps its module analysis in a static
+/// (SPIRVModuleAnalysis::MAI) whose tables are keyed by pointers to the
+/// machine functions and instructions of the last module it emitted. In a
+/// process that emits several modules (the Python package compiles graph
+/// after graph in one process), a new module's objects land at freed
+/// addresses and match stale entries: after a few modules the binaries had
+/// ids defined twice and kernels missing (spirv-val: "Id ... is defined more
+/// than once"), so OpenCL drivers refused them and the nodes ran on the CPU.
+/// A forked child starts from this process's copy of that state, which is
+/// never used here: every module is emitted as the first one. A crash of the
+/// backend becomes an error instead of the end of the host process.
+static std::string emitInChild(function_ref<std::string(std::string &)> emit,
+                               std::string &error) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return "";
+  }
+  pid_t child = ::fork();
+  if (child < 0) {
+    error = std::string("cannot fork: ") + std::strerror(errno);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return "";
+  }
+  if (child == 0) {
+    // The child: 'B' and the binary, or 'E' and the error; no exit handlers.
+    ::close(fds[0]);
+    std::string childError;
+    std::string binary = emit(childError);
+    bool ok = !binary.empty();
+    const std::string &payload = ok ? binary : childError;
+    bool written = writeAll(fds[1], ok ? "B" : "E", 1) &&
+                   writeAll(fds[1], payload.data(), payload.size());
+    ::_exit(written ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string received;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = ::read(fds[0], buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    received.append(buffer, static_cast<size_t>(got));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    error = "LLVM's SPIR-V backend crashed (signal " +
+            std::to_string(WTERMSIG(status)) + ")";
+    return "";
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || received.empty()) {
+    error = "LLVM's SPIR-V backend stopped without a result (exit status " +
+            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+    return "";
+  }
+  if (received.front() == 'E') {
+    error = received.substr(1);
+    return "";
+  }
+  return received.substr(1);
+}
+
+/// The LLVM optimisation pipeline and the SPIR-V backend on `module`: the
+/// binary, or "" with `error` set.
+static std::string emitSPIRV(const llvm::Target &target, llvm::Module &module,
+                             std::string &error) {
   llvm::Triple triple(kTriple);
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+  std::unique_ptr<llvm::TargetMachine> machine(target.createTargetMachine(
       triple, "", "", llvm::TargetOptions(), std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Default));
-  if (!machine)
-    return kernels.emitError() << "could not create a SPIR-V target machine";
-  module->setTargetTriple(triple);
-  module->setDataLayout(machine->createDataLayout());
+  if (!machine) {
+    error = "could not create a SPIR-V target machine";
+    return "";
+  }
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
 
   // The LLVM optimisation pipeline first: the lowered kernels carry
   // descriptors and redundant address arithmetic.
@@ -297,7 +382,7 @@ mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
     builder.crossRegisterProxies(loops, functions, sccs, modules);
     llvm::ModulePassManager passes =
         builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-    passes.run(*module, modules);
+    passes.run(module, modules);
   }
 
   std::string binary;
@@ -306,12 +391,38 @@ mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
     llvm::buffer_ostream buffer(stream);
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, buffer, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
-      return kernels.emitError() << "LLVM's SPIR-V backend cannot emit files";
-    codegen.run(*module);
+                                     llvm::CodeGenFileType::ObjectFile)) {
+      error = "LLVM's SPIR-V backend cannot emit files";
+      return "";
+    }
+    codegen.run(module);
   }
-  if (binary.size() < 20 || binary.size() % 4)
-    return kernels.emitError() << "LLVM's SPIR-V backend produced "
-                               << binary.size() << " bytes, not a module";
+  if (binary.size() < 20 || binary.size() % 4) {
+    error = "LLVM's SPIR-V backend produced " + std::to_string(binary.size()) +
+            " bytes, not a module";
+    return "";
+  }
+  return binary;
+}
+
+FailureOr<std::string>
+mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
+  std::string error;
+  const llvm::Target *target = getSPIRVTarget(error);
+  if (!target)
+    return kernels.emitError() << "LLVM's SPIR-V backend is missing: " << error;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module =
+      translateModuleToLLVMIR(kernels, llvmContext, kernels.getName());
+  if (!module)
+    return kernels.emitError()
+           << "could not translate the OpenCL kernels to LLVM IR";
+  std::string binary = emitInChild(
+      [&](std::string &childError) {
+        return emitSPIRV(*target, *module, childError);
+      },
+      error);
+  if (binary.empty())
+    return kernels.emitError() << error;
   return zeroScalarsAsConstants(binary);
 }
