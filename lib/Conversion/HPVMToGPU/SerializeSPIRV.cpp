@@ -423,6 +423,7 @@ mlir::hpvm::serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels) {
       },
       error);
   if (binary.empty())
-    return kernels.emitError() << error;
+    return kernels.emitError()
+           << "LLVM's SPIR-V backend failed on the OpenCL kernels: " << error;
   return zeroScalarsAsConstants(binary);
 }
