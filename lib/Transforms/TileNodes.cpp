@@ -142,7 +142,8 @@ static LeafOp buildTileLeaf(OpBuilder &b, const TilingRequest &request,
     prologue.push_back(&op);
   }
   if (inside) {
-    // Legality guarantees one block and a return without operands.
+    // Legality guarantees one block and a return of inputs passed on (entry
+    // block arguments, still in scope after the guard).
     Operation *terminator = entry.getTerminator();
     auto guard = scf::IfOp::create(pb, loc, inside, /*withElseRegion=*/false);
     Block *then = guard.thenBlock();

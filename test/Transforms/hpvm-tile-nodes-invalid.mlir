@@ -137,7 +137,7 @@ hpvm.leaf @node() -> (f32) {
   hpvm.return %f : f32
 }
 hpvm.internal @root(%n: index) -> (f32) {
-  // expected-remark @+1 {{not tiled: the last tile may be partial and the leaf has outputs (its out-of-range instances would produce no value)}}
+  // expected-remark @+1 {{not tiled: the last tile may be partial and the leaf computes an output (its out-of-range instances would produce no value; only inputs passed on are one)}}
   %l = hpvm.create_node @node [%n] : !hpvm.node
   hpvm.bind_out %l[0] -> 0
 }
@@ -151,7 +151,7 @@ hpvm.leaf @node() -> (f32) {
 }
 hpvm.internal @root() -> (f32) {
   %c10 = arith.constant 10 : index
-  // expected-remark @+1 {{not tiled: the last tile may be partial and the leaf has outputs}}
+  // expected-remark @+1 {{not tiled: the last tile may be partial and the leaf computes an output}}
   %l = hpvm.create_node @node [%c10] : !hpvm.node
   hpvm.bind_out %l[0] -> 0
 }

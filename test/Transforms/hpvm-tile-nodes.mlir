@@ -10,6 +10,7 @@
 // RUN: hpvm-opt %t/computed-3d.mlir --hpvm-tile-nodes="sizes=8,4,2" | FileCheck %s --check-prefix=THREE
 // RUN: hpvm-opt %t/computed-3d.mlir --hpvm-tile-nodes="sizes=8,4,2 scratch=i32" | FileCheck %s --check-prefix=THREE-SCRATCH
 // RUN: hpvm-opt %t/outputs.mlir --hpvm-tile-nodes="sizes=16" | FileCheck %s --check-prefix=OUT
+// RUN: hpvm-opt %t/passed-on.mlir --hpvm-tile-nodes="sizes=64" | FileCheck %s --check-prefix=PASSED
 // RUN: hpvm-opt %t/several.mlir --hpvm-tile-nodes="nodes=second sizes=4" | FileCheck %s --check-prefix=NAMED
 // RUN: hpvm-opt %t/several.mlir --hpvm-tile-nodes="sizes=4" | FileCheck %s --check-prefix=ALL
 // The results verify and lower to LLVM.
@@ -248,6 +249,37 @@ hpvm.internal @root() -> (i64) {
   %q = hpvm.create_node @use : !hpvm.node
   hpvm.edge %p[0] -> %q[0] all_to_all
   hpvm.bind_out %p[0] -> 0
+}
+
+//--- passed-on.mlir
+// Outputs that are inputs passed on (a buffer returned for an edge) are kept
+// with partial tiles too: the guard holds the work, and the return after it
+// passes the same inputs on in every instance, in range or not.
+// PASSED-LABEL: hpvm.leaf @fill_tile(
+// PASSED-SAME: %[[BUF:[^:]*]]: memref<?xf32>, %[[BYTES:[^:]*]]: i64, %{{[^:]*}}: index) -> (memref<?xf32>, i64)
+// PASSED: scf.if %{{.*}} {
+// PASSED: memref.store
+// PASSED-NEXT: }
+// PASSED-NEXT: hpvm.return %[[BUF]], %[[BYTES]] : memref<?xf32>, i64
+// PASSED-LABEL: hpvm.internal @root(
+// PASSED: %[[P:.*]] = hpvm.create_node @fill_tiles
+// PASSED: hpvm.edge %[[P]][0] -> %{{.*}}[0] all_to_all
+hpvm.leaf @fill(%buf: memref<?xf32>, %bytes: i64) -> (memref<?xf32>, i64) {
+  %i = hpvm.instance_id x : index
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %buf[%i] : memref<?xf32>
+  hpvm.return %buf, %bytes : memref<?xf32>, i64
+}
+hpvm.leaf @use(%buf: memref<?xf32>, %bytes: i64) {
+  hpvm.return
+}
+hpvm.internal @root(%buf: memref<?xf32>, %bytes: i64, %n: index) {
+  %p = hpvm.create_node @fill [%n] : !hpvm.node
+  hpvm.bind_in %buf -> %p[0] : memref<?xf32>
+  hpvm.bind_in %bytes -> %p[1] : i64
+  %q = hpvm.create_node @use : !hpvm.node
+  hpvm.edge %p[0] -> %q[0] all_to_all
+  hpvm.edge %p[1] -> %q[1] all_to_all
 }
 
 //--- several.mlir

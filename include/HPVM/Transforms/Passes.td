@@ -192,7 +192,11 @@ def HPVMTileNodes : Pass<"hpvm-tile-nodes", "ModuleOp"> {
     with barriers (a barrier would then only wait for one tile), children
     joined by one_to_one edges (their grid changes) or streaming edges and
     binds, extents the leaf cannot recompute, and, when the last tile may be
-    partial, leaves with outputs or several blocks.
+    partial, leaves that compute an output or have several blocks. Outputs
+    that are inputs passed on (`LeafOp::getPassedOnInputs`: every
+    `hpvm.return` returns the same block arguments, as an HPVM-C leaf does
+    that returns the buffer it wrote for an edge) are kept with partial
+    tiles: the return after the guard passes the same inputs on.
 
     Example: `hpvm-opt --hpvm-tile-nodes="nodes=mm sizes=64,4" prog.mlir`.
   }];
@@ -361,10 +365,13 @@ def HPVMVectorize : Pass<"hpvm-vectorize", "ModuleOp"> {
     on y (a row of A in sgemm) feeds U rows. It is built where a loop loads
     a value that every row needs (otherwise the rows share nothing), and
     needs branches on values equal in every row, no masked region, no
-    outputs and a leaf that reads its y id.
+    computed outputs (inputs passed on are fine) and a leaf that reads its
+    y id.
 
     Contractions (`contractions`, on by default): a leaf replicated in x
-    and y, without outputs, whose instances each fold a loop
+    and y, whose outputs are at most inputs passed on (the lowering takes
+    those from the node's inputs; a computed output is known only by
+    running the instances), whose instances each fold a loop
     `acc = acc + P[..] * Q[..]` (a multiply-add, or a product then a sum),
     one factor's address an affine function of the y ids (this leaf's and
     its parent's) and the loop counter, the other's of the x ids and the

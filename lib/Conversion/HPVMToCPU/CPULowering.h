@@ -626,6 +626,11 @@ private:
   /// hpvm.contraction_plan): the sums variant and the plan, which fills the
   /// sums or declines (a collapsed grid runs the plan first).
   DenseMap<Operation *, std::pair<LeafOp, LLVM::LLVMFuncOp>> contractions;
+  /// Leaves whose outputs are inputs passed on (LeafOp::getPassedOnInputs,
+  /// taken before their bodies move): for each output, its input. The
+  /// variants above need not give such outputs; runNodeOnCPU takes them
+  /// from the node's inputs.
+  DenseMap<Operation *, SmallVector<unsigned>> passedOnInputs;
   /// Whether nested grids may run as one parallel-for (collapse-grids).
   bool collapseGrids = true;
 

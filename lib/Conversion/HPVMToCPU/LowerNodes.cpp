@@ -75,6 +75,8 @@ LogicalResult CPULowering::createNodeFunctions() {
   Type index = b.getIndexType();
   llvm::SmallPtrSet<Operation *, 16> outOfLine = findCalledOutOfLine(module);
   for (auto leaf : module.getOps<LeafOp>()) {
+    if (std::optional<SmallVector<unsigned>> passed = leaf.getPassedOnInputs())
+      passedOnInputs[leaf] = std::move(*passed);
     // Outputs that return hpvm.alloc memory are freed by the parent.
     leaf.walk([&](ReturnOp ret) {
       for (auto [port, value] : llvm::enumerate(ret.getOperands()))
@@ -189,10 +191,11 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
     SmallVector<Type> inputs(leaf.getArgumentTypes());
     inputs.append({pointerType, IntegerType::get(context, 64)});
     if (!sums || sums.getArgumentTypes() != ArrayRef<Type>(inputs) ||
-        sums.getNumResults() != 0 || leaf.getNumResults() != 0)
+        sums.getResultTypes() != leaf.getResultTypes() || !passedOnInputs.count(leaf))
       return refused(contractionAttrs[0],
                      "sums variant of this leaf (a leaf with its inputs, then a "
-                     "pointer and an i64; the leaf and the variant without outputs)");
+                     "pointer and an i64, and its outputs; the leaf's outputs "
+                     "inputs passed on)");
     auto plan = symbolTables.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
         module, leaf->getAttrOfType<FlatSymbolRefAttr>(contractionAttrs[1]));
     SmallVector<Type> planInputs(leaf.getArgumentTypes());
@@ -211,11 +214,11 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
     bool hasBarrier = phaseFunctions.count(leaf) || noCPUVersion.count(leaf);
     if (!lanes || tile.getArgumentTypes() != leaf.getArgumentTypes() ||
         tile.getResultTypes() != ArrayRef<Type>{IntegerType::get(context, 1)} ||
-        leaf.getNumResults() != 0 || hasBarrier)
+        !passedOnInputs.count(leaf) || hasBarrier)
       return refused(HPVMDialect::getTileVariantAttrName(),
                      "tile variant of this leaf (a leaf with 'hpvm.lanes', the "
-                     "same inputs and one i1 output; the leaf without outputs "
-                     "or barriers)");
+                     "same inputs and one i1 output; the leaf without barriers, "
+                     "its outputs inputs passed on)");
     laneFunctions[leaf] = {nodeFunctions.lookup(tile),
                            static_cast<unsigned>(lanes)};
   }
@@ -263,11 +266,11 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
                     : IntegerAttr();
   if (!rows || blockLanes != lanes ||
       block.getFunctionType() != variant.getFunctionType() ||
-      leaf.getNumResults() != 0)
+      !passedOnInputs.count(leaf))
     return refused(HPVMDialect::getBlockVariantAttrName(),
                    "block variant of this leaf (a leaf with 'hpvm.rows' and "
-                   "the lanes and type of its lane variant; the leaf without "
-                   "outputs)");
+                   "the lanes and type of its lane variant; the leaf's outputs "
+                   "inputs passed on)");
   blockVariants[leaf] = {nodeFunctions.lookup(block),
                          static_cast<unsigned>(rows.getInt())};
   return success();
@@ -818,13 +821,21 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     runContractionGrid(b, loc, leaf, dims, inputs, parentFrame, outputs,
                        extents, context);
   }
+  // Inputs passed on as outputs are the node's inputs: no instance need
+  // publish them (the tile, block and contraction variants do not), and a
+  // grid without instances still has them.
+  auto passedOn = leaf ? passedOnInputs.find(leaf) : passedOnInputs.end();
   SmallVector<Value> results;
-  for (auto [index, type] : llvm::enumerate(outputTypes))
-    results.push_back((perInstance.outputs >> index) & 1
-                          ? outputArrays[index]
-                          : fromStorage(b, loc,
-                                        loadField(b, loc, outputType, outputs, index),
-                                        type));
+  for (auto [index, type] : llvm::enumerate(outputTypes)) {
+    if ((perInstance.outputs >> index) & 1)
+      results.push_back(outputArrays[index]);
+    else if (passedOn != passedOnInputs.end() &&
+             !((perInstance.inputs >> passedOn->second[index]) & 1))
+      results.push_back(inputs[passedOn->second[index]]);
+    else
+      results.push_back(fromStorage(
+          b, loc, loadField(b, loc, outputType, outputs, index), type));
+  }
   return results;
 }
 

@@ -108,9 +108,10 @@ std::string mlir::hpvm::checkTilingLegality(const DataflowGraph &graph,
              " is not computed from constants and the parent's inputs";
     partial |= mayHavePartialTile(extent, sizes[d]);
   }
-  if (partial && leaf.getNumResults() != 0)
-    return "the last tile may be partial and the leaf has outputs (its "
-           "out-of-range instances would produce no value)";
+  if (partial && !leaf.getPassedOnInputs())
+    return "the last tile may be partial and the leaf computes an output (its "
+           "out-of-range instances would produce no value; only inputs passed "
+           "on are one)";
   if (partial && !leaf.getBody().hasOneBlock())
     return "the last tile may be partial and the leaf has several blocks (the "
            "guard needs one)";

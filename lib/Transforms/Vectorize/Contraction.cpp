@@ -1097,8 +1097,9 @@ ContractionVariant mlir::hpvm::buildContraction(LeafOp leaf,
                                                 SymbolTable &symbols) {
   ContractionVariant result;
   Analysis analysis(leaf);
-  if (leaf.getNumResults() != 0) {
-    result.reason = "the leaf has outputs";
+  if (!leaf.getPassedOnInputs()) {
+    result.reason = "an output is computed (only inputs passed on are known "
+                    "without running the instances)";
     return result;
   }
   for (Type type : leaf.getArgumentTypes())

@@ -518,8 +518,9 @@ std::string LaneAnalysis::rowRefusal() {
   }
   if (!maskedRegions.empty())
     return "branches run under masks";
-  if (leaf.getNumResults())
-    return "the leaf has outputs";
+  if (!leaf.getPassedOnInputs())
+    return "an output is computed (only inputs passed on are one value for "
+           "every block of rows)";
   bool readsY = false;
   for (Block *block : order)
     for (Operation &op : *block) {

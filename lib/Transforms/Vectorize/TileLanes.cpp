@@ -429,7 +429,9 @@ LogicalResult InstanceVectorizer::vectorizeBlock(Block &source, OpBuilder &b,
 }
 
 LeafOp mlir::hpvm::buildTileVariant(LeafOp leaf, unsigned width) {
-  if (!leaf.getBody().hasOneBlock() || leaf.getNumResults() != 0)
+  // Outputs that are inputs passed on need no instance; the lowering takes
+  // them from the node's inputs.
+  if (!leaf.getBody().hasOneBlock() || !leaf.getPassedOnInputs())
     return {};
   MLIRContext *context = leaf.getContext();
   OpBuilder b(leaf);

@@ -374,7 +374,7 @@ hpvm.leaf private @two__lanes8x2(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 8
   %true = arith.constant true
   hpvm.return %true : i1
 }
-// expected-error @+1 {{'hpvm.block_variant' names @two__lanes8x2, which is not a block variant of this leaf (a leaf with 'hpvm.rows' and the lanes and type of its lane variant; the leaf without outputs)}}
+// expected-error @+1 {{'hpvm.block_variant' names @two__lanes8x2, which is not a block variant of this leaf (a leaf with 'hpvm.rows' and the lanes and type of its lane variant; the leaf's outputs inputs passed on)}}
 hpvm.leaf private @two(%x: !llvm.ptr) attributes {hpvm.vector_variant = @two__lanes4, hpvm.block_variant = @two__lanes8x2} {
   hpvm.return
 }
@@ -416,7 +416,7 @@ llvm.func private @dot__sums_plan(%x: !llvm.ptr, %a: i64, %b: i64, %c: i64, %d: 
   %null = llvm.mlir.zero : !llvm.ptr
   llvm.return %null : !llvm.ptr
 }
-// expected-error @+1 {{'hpvm.contraction_variant' names @dot__sums, which is not a sums variant of this leaf (a leaf with its inputs, then a pointer and an i64; the leaf and the variant without outputs)}}
+// expected-error @+1 {{'hpvm.contraction_variant' names @dot__sums, which is not a sums variant of this leaf (a leaf with its inputs, then a pointer and an i64, and its outputs; the leaf's outputs inputs passed on)}}
 hpvm.leaf private @dot(%x: !llvm.ptr) attributes {hpvm.contraction_variant = @dot__sums, hpvm.contraction_plan = @dot__sums_plan} {
   hpvm.return
 }
@@ -455,9 +455,23 @@ hpvm.leaf private @row__tile8(%x: f32) -> i1 attributes {hpvm.lanes = 8} {
   %true = arith.constant true
   hpvm.return %true : i1
 }
-// expected-error @+1 {{'hpvm.tile_variant' names @row__tile8, which is not a tile variant of this leaf (a leaf with 'hpvm.lanes', the same inputs and one i1 output; the leaf without outputs or barriers)}}
+// expected-error @+1 {{'hpvm.tile_variant' names @row__tile8, which is not a tile variant of this leaf (a leaf with 'hpvm.lanes', the same inputs and one i1 output; the leaf without barriers, its outputs inputs passed on)}}
 hpvm.leaf private @row(%x: !llvm.ptr) attributes {hpvm.tile_variant = @row__tile8} {
   hpvm.return
+}
+
+// -----
+
+// A tile variant of a leaf whose output is computed, not an input passed on:
+// no instance of the tile variant gives it.
+hpvm.leaf private @sum__tile8(%x: !llvm.ptr) -> i1 attributes {hpvm.lanes = 8} {
+  %true = arith.constant true
+  hpvm.return %true : i1
+}
+// expected-error @+1 {{'hpvm.tile_variant' names @sum__tile8, which is not a tile variant of this leaf (a leaf with 'hpvm.lanes', the same inputs and one i1 output; the leaf without barriers, its outputs inputs passed on)}}
+hpvm.leaf private @sum(%x: !llvm.ptr) -> (f32) attributes {hpvm.tile_variant = @sum__tile8} {
+  %f = arith.constant 1.0 : f32
+  hpvm.return %f : f32
 }
 
 // -----

@@ -268,3 +268,139 @@ hpvm.internal @tile(%a: !llvm.ptr, %idx: !llvm.ptr, %c: !llvm.ptr, %k: i64) {
   hpvm.bind_in %c -> %node[2] : !llvm.ptr
   hpvm.bind_in %k -> %node[3] : i64
 }
+
+// -----
+
+// A leaf that passes its buffer on as outputs (HPVM-C's __hpvm__return(2, c, bytes)
+// for an edge): still a contraction; the sums variant returns the same inputs. The
+// lowering takes such outputs from the node's inputs.
+// REMARK: remark: contraction: every instance's sum computed at once (@passes__sums_plan, then @passes__sums)
+// CHECK-LABEL: hpvm.leaf @passes(
+// CHECK-SAME: -> (!llvm.ptr, i64)
+// CHECK-SAME: hpvm.contraction_plan = @passes__sums_plan
+// CHECK-LABEL: hpvm.leaf private @passes__sums(
+// CHECK-SAME: %[[C:[a-z0-9]+]]: !llvm.ptr, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[BYTES:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: i64) -> (!llvm.ptr, i64)
+// CHECK-NOT: llvm.intr.fmuladd
+// CHECK: hpvm.return %[[C]], %[[BYTES]] : !llvm.ptr, i64
+hpvm.leaf @passes(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32, %bytes: i64) -> (!llvm.ptr, i64) {
+  %c0_i32 = llvm.mlir.constant(0 : i32) : i32
+  %zero = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  %c32 = llvm.mlir.constant(32 : i64) : i64
+  %c30 = llvm.mlir.constant(30 : i64) : i64
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  %lx = hpvm.instance_id x : index
+  %x = arith.index_cast %lx : index to i64
+  %ly = hpvm.instance_id y : index
+  %y = arith.index_cast %ly : index to i64
+  %any = llvm.icmp "sgt" %k, %c0_i32 : i32
+  %yshl = llvm.shl %y, %c32 : i64
+  %row = llvm.ashr exact %yshl, %c32 : i64
+  llvm.cond_br %any, ^pre, ^skip
+^skip:
+  %n0 = llvm.sext %n : i32 to i64
+  %xshl0 = llvm.shl %x, %c32 : i64
+  %xbytes0 = llvm.ashr exact %xshl0, %c30 : i64
+  llvm.br ^done(%xbytes0, %n0, %zero : i64, i64, f32)
+^pre:
+  %trip = llvm.zext nneg %k : i32 to i64
+  %rowk = llvm.mul %row, %trip overflow<nsw> : i64
+  %arow = llvm.getelementptr %a[%rowk] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %n64 = llvm.sext %n : i32 to i64
+  %xshl = llvm.shl %x, %c32 : i64
+  %xbytes = llvm.ashr exact %xshl, %c30 : i64
+  %bcol = llvm.getelementptr %b[%xbytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.br ^loop(%c0, %zero : i64, f32)
+^done(%off: i64, %stride: i64, %sum: f32):
+  %crow = llvm.mul %row, %stride overflow<nsw> : i64
+  %cr = llvm.getelementptr %c[%crow] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %cat = llvm.getelementptr %cr[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.store %sum, %cat : f32, !llvm.ptr
+  hpvm.return %c, %bytes : !llvm.ptr, i64
+^loop(%i: i64, %acc: f32):
+  %aat = llvm.getelementptr %arow[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %av = llvm.load %aat : !llvm.ptr -> f32
+  %boff = llvm.mul %i, %n64 overflow<nsw> : i64
+  %bat = llvm.getelementptr %bcol[%boff] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %bv = llvm.load %bat : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%av, %bv, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %c1 overflow<nsw, nuw> : i64
+  %stop = llvm.icmp "eq" %i1, %trip : i64
+  llvm.cond_br %stop, ^done(%xbytes, %n64, %next : i64, i64, f32), ^loop(%i1, %next : i64, f32)
+}
+hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32, %bytes: i64, %cols: index, %rows: index) -> (!llvm.ptr, i64) {
+  %node = hpvm.create_node @passes [%cols, %rows] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %b -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i32
+  hpvm.bind_in %n -> %node[4] : i32
+  hpvm.bind_in %bytes -> %node[5] : i64
+  hpvm.bind_out %node[0] -> 0
+  hpvm.bind_out %node[1] -> 1
+}
+
+// -----
+
+// An output computed by the instances (here an offset): no contraction, since only
+// outputs that are inputs passed on are known without running the instances.
+// REMARK: remark: no contraction: an output is computed (only inputs passed on are known without running the instances)
+// CHECK-LABEL: hpvm.leaf @computes(
+// CHECK-NOT: hpvm.contraction_plan
+// CHECK-SAME: {
+hpvm.leaf @computes(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32, %bytes: i64) -> (i64) {
+  %c0_i32 = llvm.mlir.constant(0 : i32) : i32
+  %zero = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  %c32 = llvm.mlir.constant(32 : i64) : i64
+  %c30 = llvm.mlir.constant(30 : i64) : i64
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %c1 = llvm.mlir.constant(1 : i64) : i64
+  %lx = hpvm.instance_id x : index
+  %x = arith.index_cast %lx : index to i64
+  %ly = hpvm.instance_id y : index
+  %y = arith.index_cast %ly : index to i64
+  %any = llvm.icmp "sgt" %k, %c0_i32 : i32
+  %yshl = llvm.shl %y, %c32 : i64
+  %row = llvm.ashr exact %yshl, %c32 : i64
+  llvm.cond_br %any, ^pre, ^skip
+^skip:
+  %n0 = llvm.sext %n : i32 to i64
+  %xshl0 = llvm.shl %x, %c32 : i64
+  %xbytes0 = llvm.ashr exact %xshl0, %c30 : i64
+  llvm.br ^done(%xbytes0, %n0, %zero : i64, i64, f32)
+^pre:
+  %trip = llvm.zext nneg %k : i32 to i64
+  %rowk = llvm.mul %row, %trip overflow<nsw> : i64
+  %arow = llvm.getelementptr %a[%rowk] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %n64 = llvm.sext %n : i32 to i64
+  %xshl = llvm.shl %x, %c32 : i64
+  %xbytes = llvm.ashr exact %xshl, %c30 : i64
+  %bcol = llvm.getelementptr %b[%xbytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.br ^loop(%c0, %zero : i64, f32)
+^done(%off: i64, %stride: i64, %sum: f32):
+  %crow = llvm.mul %row, %stride overflow<nsw> : i64
+  %cr = llvm.getelementptr %c[%crow] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %cat = llvm.getelementptr %cr[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  llvm.store %sum, %cat : f32, !llvm.ptr
+  hpvm.return %off : i64
+^loop(%i: i64, %acc: f32):
+  %aat = llvm.getelementptr %arow[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %av = llvm.load %aat : !llvm.ptr -> f32
+  %boff = llvm.mul %i, %n64 overflow<nsw> : i64
+  %bat = llvm.getelementptr %bcol[%boff] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %bv = llvm.load %bat : !llvm.ptr -> f32
+  %next = llvm.intr.fmuladd(%av, %bv, %acc) : (f32, f32, f32) -> f32
+  %i1 = llvm.add %i, %c1 overflow<nsw, nuw> : i64
+  %stop = llvm.icmp "eq" %i1, %trip : i64
+  llvm.cond_br %stop, ^done(%xbytes, %n64, %next : i64, i64, f32), ^loop(%i1, %next : i64, f32)
+}
+hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i32, %n: i32, %bytes: i64, %cols: index, %rows: index) -> (i64) {
+  %node = hpvm.create_node @computes [%cols, %rows] : !hpvm.node
+  hpvm.bind_in %a -> %node[0] : !llvm.ptr
+  hpvm.bind_in %b -> %node[1] : !llvm.ptr
+  hpvm.bind_in %c -> %node[2] : !llvm.ptr
+  hpvm.bind_in %k -> %node[3] : i32
+  hpvm.bind_in %n -> %node[4] : i32
+  hpvm.bind_in %bytes -> %node[5] : i64
+  hpvm.bind_out %node[0] -> 0
+}

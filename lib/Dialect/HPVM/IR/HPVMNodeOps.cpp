@@ -190,6 +190,26 @@ static LogicalResult verifyNodeSignature(FunctionOpInterface node) {
 
 LogicalResult LeafOp::verify() { return verifyNodeSignature(*this); }
 
+std::optional<SmallVector<unsigned>> LeafOp::getPassedOnInputs() {
+  SmallVector<unsigned> inputs(getResultTypes().size(), 0);
+  bool seen = false;
+  Block *entry = &getBodyBlock();
+  WalkResult result = walk([&](ReturnOp ret) {
+    for (auto [port, value] : llvm::enumerate(ret.getOperands())) {
+      auto argument = dyn_cast<BlockArgument>(value);
+      if (!argument || argument.getOwner() != entry ||
+          (seen && inputs[port] != argument.getArgNumber()))
+        return WalkResult::interrupt();
+      inputs[port] = argument.getArgNumber();
+    }
+    seen = true;
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted() || (!seen && !inputs.empty()))
+    return std::nullopt;
+  return inputs;
+}
+
 /// Ops an internal node may hold besides graph ops: side-effect-free scalar
 /// arithmetic computing child extents (constants, arith and index ops).
 static bool isExtentArithmetic(Operation *op) {

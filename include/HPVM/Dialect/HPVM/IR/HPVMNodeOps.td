@@ -26,6 +26,22 @@ def HPVM_Buffer : AnyTypeOf<[AnyMemRef, HPVM_LLVMPointer]>;
 // Node definitions
 //===----------------------------------------------------------------------===//
 
+// What every node definition declares (FunctionOpInterface, its body).
+defvar HPVM_NodeDefDeclarations = [{
+    //===------------------------------------------------------------------===//
+    // FunctionOpInterface / CallableOpInterface
+    //===------------------------------------------------------------------===//
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// The block holding the node's body; its arguments are the node's inputs.
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+}];
+
 class HPVM_NodeDefOp<string mnemonic, list<Trait> traits = []>
     : HPVM_Op<mnemonic, !listconcat(traits, [
         FunctionOpInterface, IsolatedFromAbove,
@@ -39,20 +55,7 @@ class HPVM_NodeDefOp<string mnemonic, list<Trait> traits = []>
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name,
                                  "::mlir::FunctionType":$type,
                                  CArg<"::llvm::ArrayRef<::mlir::NamedAttribute>", "{}">:$attrs)>];
-  let extraClassDeclaration = [{
-    //===------------------------------------------------------------------===//
-    // FunctionOpInterface / CallableOpInterface
-    //===------------------------------------------------------------------===//
-    ::mlir::Region *getCallableRegion() { return &getBody(); }
-    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
-      return getFunctionType().getInputs();
-    }
-    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
-      return getFunctionType().getResults();
-    }
-    /// The block holding the node's body; its arguments are the node's inputs.
-    ::mlir::Block &getBodyBlock() { return getBody().front(); }
-  }];
+  let extraClassDeclaration = HPVM_NodeDefDeclarations;
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
@@ -84,6 +87,13 @@ def HPVM_LeafOp : HPVM_NodeDefOp<"leaf", [AutomaticAllocationScope]> {
     ```
   }];
   let regions = (region MinSizedRegion<1>:$body);
+  let extraClassDeclaration = HPVM_NodeDefDeclarations # [{
+    /// For each output, the input that every `hpvm.return` passes on as it:
+    /// the leaf only forwards those inputs (a buffer it wrote, returned for an
+    /// edge), so its outputs are one value for all instances, known before
+    /// any instance runs. std::nullopt when some output is computed.
+    std::optional<::llvm::SmallVector<unsigned>> getPassedOnInputs();
+  }];
 }
 
 def HPVM_InternalOp : HPVM_NodeDefOp<"internal", [NoTerminator]> {
