@@ -204,6 +204,56 @@ def test_tiled_products_on_the_opencl_device():
         assert lines and all(" on opencl:" in line for line in lines), lines
 
 
+POOLED_SCRIPT = """
+import sys
+import numpy as np, hpvm
+from hpvm import tensor as T
+rng = np.random.default_rng(11)
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+g = hpvm.TensorGraph("pooled")
+x = g.input("x", (2, 6, 21, 17))
+# conv + bias + relu + 2 x 2 max pool (odd sizes: the pool drops the last row and column).
+c = T.conv2d(x, g.constant(rand(70, 6, 3, 3), "w1"), padding=(1, 1), name="conv1")
+a = T.relu(T.add(c, g.constant(rand(1, 70, 1, 1), "b1"), name="bias1"), name="act1")
+p = T.max_pool(a, (2, 2), name="pool1")
+# conv + bias + tanh + 3 x 3 mean pool, stride 2, padded (overlapping windows, padding
+# taps), then relu after the pool.
+d = T.conv2d(p, g.constant(rand(36, 70, 3, 3), "w2"), padding=(1, 1), name="conv2")
+t = T.tanh(T.add(d, g.constant(rand(1, 36, 1, 1), "b2"), name="bias2"), name="act2")
+q = T.relu(T.mean_pool(t, (3, 3), strides=(2, 2), padding=(1, 1), name="pool2"), name="post")
+# A convolution and bias into a 2 x 3 min pool of stride 1 (no activation between).
+e = T.conv2d(q, g.constant(rand(40, 36, 2, 2), "w3"), name="conv3")
+e = T.add(e, g.constant(rand(1, 40, 1, 1), "b3"), name="bias3")
+m = T.min_pool(e, (2, 3), strides=(1, 1), name="pool3")
+g.output(p, q, m)
+xv = rand(2, 6, 21, 17)
+cpu = hpvm.compile(g, fuse=True)(xv)
+for tiles in ("always", "never"):
+    print("device run", tiles, file=sys.stderr, flush=True)
+    device = hpvm.compile(g, fuse=True, target="opencl",
+                          flags=["-fhpvm-tensor-tiles=" + tiles])(xv)
+    for got, want in zip(device, cpu):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
+print("close")
+"""
+
+
+def test_tiled_convolutions_into_pools_on_the_opencl_device():
+    """A convolution, its bias (and activation) and a pool in one leaf (max; mean with padded
+    overlapping windows; min with a non-square stride-1 window): in tiles whose columns are
+    window taps and one thread per element, both within 1e-4 of the CPU build, every node on
+    the device. (The SPIR-V of the pooled tiles once lost its SPIR 1.2 fallback to an
+    OpIAddCarry, and every node ran on the CPU.)"""
+    result = subprocess.run([sys.executable, "-c", POOLED_SCRIPT], capture_output=True,
+                            text=True, env=dict(os.environ, HPVM_TRACE="1"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.strip() == "close", result.stdout
+    for run in result.stderr.split("device run")[1:]:
+        lines = [line for line in run.splitlines() if line.startswith("hpvm-trace:")]
+        assert lines and all(" on opencl:" in line for line in lines), lines
+
+
 PERFORATION_SCRIPT = """
 import sys
 import numpy as np, hpvm

@@ -258,7 +258,11 @@ def ConvertHPVMToGPU : Pass<"convert-hpvm-to-gpu", "ModuleOp"> {
       through work-group memory 16 terms at a time, the epilogue applied
       where each element is stored; the leaf gets `hpvm.tensor_launch =
       array<i64: threads, 256, bytes, bytes>`, which the host launches with
-      the two slices' work-group memory.
+      the two slices' work-group memory. A convolution whose epilogue a pool
+      reads (then elementwise ops) is tiled with the pool's window taps as
+      the columns: the epilogued values go to a third work-group memory
+      parameter (64 x 65 elements), from which each pooled pixel's window is
+      folded before the rest of the epilogue.
       A tensor leaf whose whole
       computation is `act?(add?(conv2d(x, W), bias))` or
       `act?(add?(mul(a, b), bias))` in f32 (act: relu, clipped relu, tanh,

@@ -12,6 +12,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -384,6 +385,15 @@ static std::string emitSPIRV(const llvm::Target &target, llvm::Module &module,
         builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
     passes.run(module, modules);
   }
+
+  // No CodeGenPrepare: it turns `x == 0` next to `x - 1` into
+  // llvm.uadd.with.overflow, which the backend emits as OpIAddCarry, which
+  // the SPIR 1.2 translator (llvm-spirv 15, PoCL's route) cannot read — the
+  // image would lose its fallback. The driver optimises the kernels anyway.
+  // (This runs in the child: the option does not outlive one module.)
+  if (auto *disable = static_cast<llvm::cl::opt<bool> *>(
+          llvm::cl::getRegisteredOptions().lookup("disable-cgp")))
+    disable->setValue(true);
 
   std::string binary;
   {

@@ -306,19 +306,25 @@ Value ElementEmitter::roundTo(KnobKind format, Value x) {
 }
 
 Value ElementEmitter::pool(TensorPoolOp op, ValueRange indices) {
-  Type element = tensorType(op.getResult()).getElementType();
-  SmallVector<int64_t> window = getInts(op.getWindow());
   SmallVector<int64_t> strides = getInts(op.getStrides());
   SmallVector<int64_t> padding = getInts(op.getPadding());
+  return poolWindow(op, [&](Value r, Value s, Value identity) {
+    Value h = windowPosition(indices[2], strides[0], padding[0], r);
+    Value w = windowPosition(indices[3], strides[1], padding[1], s);
+    return padded(op.getInput(), {indices[0], indices[1], h, w}, padding,
+                  identity);
+  });
+}
+
+Value ElementEmitter::poolWindow(
+    TensorPoolOp op, function_ref<Value(Value, Value, Value)> tap) {
+  Type element = tensorType(op.getResult()).getElementType();
+  SmallVector<int64_t> window = getInts(op.getWindow());
   PoolKind kind = op.getKind();
   Value start = scalars::floatConstant(b, loc, element, scalars::poolIdentity(kind));
   Value reduced = fold(window[0], start, [&](Value r, Value acc) {
-    Value h = windowPosition(indices[2], strides[0], padding[0], r);
     return fold(window[1], acc, [&](Value s, Value acc) {
-      Value w = windowPosition(indices[3], strides[1], padding[1], s);
-      Value x = padded(op.getInput(), {indices[0], indices[1], h, w}, padding,
-                       start);
-      return scalars::poolCombine(b, loc, kind, acc, x);
+      return scalars::poolCombine(b, loc, kind, acc, tap(r, s, start));
     });
   });
   if (kind != PoolKind::mean)

@@ -103,6 +103,11 @@ public:
              function_ref<Value(Value, Value)> step);
   /// `inside()` where `condition` holds, else `outside`.
   Value select(Value condition, Value outside, function_ref<Value()> inside);
+  /// A pool's element from its window's taps: `tap(r, s, identity)` is the
+  /// input under tap (r, s) (`identity`, the pool's, where it is padding),
+  /// folded r outer, s inner, then divided by the window for a mean.
+  Value poolWindow(TensorPoolOp op,
+                   function_ref<Value(Value, Value, Value)> tap);
   /// The element of the NCHW image `image` at (n, c, h, w), which lie
   /// `padding` outside it at most; `outside` there.
   Value padded(Value image, ArrayRef<Value> nchw, ArrayRef<int64_t> padding,

@@ -358,10 +358,9 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
   if (perforated)
     leaf->setAttr(HPVMDialect::getTensorLaunchAttrName(),
                   b.getDenseI64ArrayAttr({perforated->getThreads(), 0}));
-  SmallVector<MemRefType, 2> tileMemory;
+  SmallVector<MemRefType, 3> tileMemory;
   if (tiled) {
-    tileMemory = getTileMemoryTypes(
-        context, tensorType(tiled->output).getElementType());
+    tileMemory = getTileMemoryTypes(context, *tiled);
     SmallVector<int64_t> launch{tiled->getWorkgroups() * kTileThreads,
                                 kTileThreads};
     for (MemRefType type : tileMemory) {
@@ -405,11 +404,10 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
     // Every thread of a work-group runs the tile (barriers).
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({kTileThreads, 1, 1}));
     ValueRange memory = entry->getArguments().take_back(tileMemory.size());
-    emitTiledProduct(
-        b, loc, emitter, *tiled,
-        viewWorkgroupMemory(b, loc, tileMemory[0], memory[0], {}),
-        viewWorkgroupMemory(b, loc, tileMemory[1], memory[1], {}),
-        outputs.front());
+    SmallVector<Value, 3> views;
+    for (auto [type, parameter] : llvm::zip(tileMemory, memory))
+      views.push_back(viewWorkgroupMemory(b, loc, type, parameter, {}));
+    emitTiledProduct(b, loc, emitter, *tiled, views, outputs.front());
   } else {
     // One thread per element (per run of a perforated convolution);
     // threads past the last return.

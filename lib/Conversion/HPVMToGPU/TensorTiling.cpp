@@ -60,6 +60,30 @@ bool findProduct(Value value, ArrayRef<int64_t> shape,
   return true;
 }
 
+/// Finds the one pool below `value` through epilogue ops of `shape`; false
+/// when there is another reduction on the way.
+bool findPool(Value value, ArrayRef<int64_t> shape, ElementwiseValues &known,
+              TensorPoolOp &pool) {
+  if (isElementwise(value, known))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || tensorType(value).getShape() != shape)
+    return false;
+  if (auto found = dyn_cast<TensorPoolOp>(def)) {
+    if (pool && pool != found)
+      return false;
+    pool = found;
+    return true;
+  }
+  if (!isEpilogueOp(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (isa<RankedTensorType>(operand.getType()) &&
+        !findPool(operand, shape, known, pool))
+      return false;
+  return true;
+}
+
 /// Fills `tiled`'s sizes from its convolution or product; false when the
 /// shape is not one the tiles cover.
 bool setSizes(TiledProduct &tiled) {
@@ -78,6 +102,15 @@ bool setSizes(TiledProduct &tiled) {
     // sample_filter: the sums run over the kept taps only.
     if (KnobAttr sampling = getSampling(conv, KnobKind::sample_filter))
       tiled.depth = countKept(tiled.depth, sampling);
+    if (!tiled.pool)
+      return true;
+    SmallVector<int64_t> window = getInts(tiled.pool.getWindow());
+    ArrayRef<int64_t> pooled = tensorType(tiled.pool.getResult()).getShape();
+    tiled.taps = window[0] * window[1];
+    if (tiled.taps > kTileColumns)
+      return false; // a window wider than a tile
+    tiled.pooledPerTile = kTileColumns / tiled.taps;
+    tiled.pooledPixels = pooled[0] * pooled[2] * pooled[3];
     return true;
   }
   auto mul = cast<TensorMulOp>(tiled.product);
@@ -103,7 +136,7 @@ public:
       : b(b), loc(loc), e(element), tiled(tiled),
         elementType(tensorType(tiled.output).getElementType()) {}
 
-  void emit(Value lhsTile, Value rhsTile, Value output);
+  void emit(ValueRange memory, Value output);
 
 private:
   Value index(int64_t value) { return e.index(value); }
@@ -122,6 +155,15 @@ private:
   Value both(Value lhs, Value rhs) {
     return arith::AndIOp::create(b, loc, lhs, rhs);
   }
+  /// The convolution's output pixel of a column of the product, and whether
+  /// the column is one (a pooled kernel's columns are window taps: some fall
+  /// in the pool's padding or past the last pooled pixel).
+  struct Pixel {
+    Value n, h, w, valid;
+  };
+  Pixel convPixel(Value column);
+  /// Whether `column` is a column of the product.
+  Value columnValid(Value column);
   /// The lhs matrix's element (row, k) of this work-group's batch, as the
   /// products read it.
   Value lhsAt(Value row, Value k);
@@ -144,6 +186,9 @@ private:
                           Value rhsTile);
   /// The epilogue and the stores of the thread's elements.
   void store(ValueRange sums, Value output);
+  /// With a pool: the epilogued values into `staged`, then each pooled
+  /// pixel's window folded from there, the rest of the epilogue, the stores.
+  void storePooled(ValueRange sums, Value staged, Value output);
 
   OpBuilder &b;
   Location loc;
@@ -172,18 +217,51 @@ Value TileEmitter::lhsAt(Value row, Value k) {
   return productOperand(cast<TensorMulOp>(tiled.product).getLhs(), row, k);
 }
 
+TileEmitter::Pixel TileEmitter::convPixel(Value column) {
+  ArrayRef<int64_t> out = tensorType(tiled.product->getResult(0)).getShape();
+  if (!tiled.pool) {
+    SmallVector<Value> pixel = e.delinearize(column, {out[0], out[2], out[3]});
+    return {pixel[0], pixel[1], pixel[2], below(column, tiled.columns)};
+  }
+  // Column c of tile t: tap c mod taps of pooled pixel t * perTile + c / taps.
+  Value local = rem(column, kTileColumns);
+  Value tap = rem(local, tiled.taps);
+  Value pooled = add(mul(div(column, kTileColumns), tiled.pooledPerTile),
+                     div(local, tiled.taps));
+  TensorPoolOp pool = tiled.pool;
+  ArrayRef<int64_t> shape = tensorType(pool.getResult()).getShape();
+  SmallVector<Value> at = e.delinearize(pooled, {shape[0], shape[2], shape[3]});
+  SmallVector<int64_t> window = getInts(pool.getWindow());
+  SmallVector<int64_t> strides = getInts(pool.getStrides());
+  SmallVector<int64_t> padding = getInts(pool.getPadding());
+  Value h = e.windowPosition(at[1], strides[0], padding[0], div(tap, window[1]));
+  Value w = e.windowPosition(at[2], strides[1], padding[1], rem(tap, window[1]));
+  Value valid = both(below(local, tiled.pooledPerTile * tiled.taps),
+                     below(pooled, tiled.pooledPixels));
+  for (auto [position, extent] : {std::pair(h, out[2]), std::pair(w, out[3])})
+    valid = both(valid, both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                                   position, index(0)),
+                             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                                   position, index(extent))));
+  return {at[0], h, w, valid};
+}
+
+Value TileEmitter::columnValid(Value column) {
+  return isa<TensorConv2DOp>(tiled.product) ? convPixel(column).valid
+                                            : below(column, tiled.columns);
+}
+
 Value TileEmitter::rhsAt(Value k, Value column) {
   Value zero = scalars::floatConstant(b, loc, elementType, 0.0);
   if (auto conv = dyn_cast<TensorConv2DOp>(tiled.product)) {
     ArrayRef<int64_t> filter = tensorType(conv.getFilter()).getShape();
-    ArrayRef<int64_t> out = tensorType(conv.getResult()).getShape();
     SmallVector<Value> tap = e.delinearize(k, filter.drop_front());
-    SmallVector<Value> pixel = e.delinearize(column, {out[0], out[2], out[3]});
+    Pixel pixel = convPixel(column);
     SmallVector<int64_t> padding = getInts(conv.getPadding());
     SmallVector<int64_t> strides = getInts(conv.getStrides());
-    Value h = e.windowPosition(pixel[1], strides[0], padding[0], tap[1]);
-    Value w = e.windowPosition(pixel[2], strides[1], padding[1], tap[2]);
-    return e.padded(conv.getInput(), {pixel[0], tap[0], h, w}, padding, zero);
+    Value h = e.windowPosition(pixel.h, strides[0], padding[0], tap[1]);
+    Value w = e.windowPosition(pixel.w, strides[1], padding[1], tap[2]);
+    return e.padded(conv.getInput(), {pixel.n, tap[0], h, w}, padding, zero);
   }
   return productOperand(cast<TensorMulOp>(tiled.product).getRhs(), k, column);
 }
@@ -198,9 +276,8 @@ Value TileEmitter::productOperand(Value operand, Value i, Value j) {
 
 SmallVector<Value> TileEmitter::outputIndices(Value row, Value column) {
   if (isa<TensorConv2DOp>(tiled.product)) {
-    ArrayRef<int64_t> out = tensorType(tiled.product->getResult(0)).getShape();
-    SmallVector<Value> pixel = e.delinearize(column, {out[0], out[2], out[3]});
-    return {pixel[0], row, pixel[1], pixel[2]};
+    Pixel pixel = convPixel(column);
+    return {pixel.n, row, pixel.h, pixel.w};
   }
   SmallVector<Value> indices(batch);
   indices.append({row, column});
@@ -229,7 +306,7 @@ SmallVector<Value> TileEmitter::step(Value k0, ValueRange sums, Value lhsTile,
     Value localColumn = rem(thread, kTileColumns);
     Value column = add(firstColumn, localColumn), k = add(k0, localK);
     Value value =
-        e.select(both(below(column, tiled.columns), below(k, tiled.depth)),
+        e.select(both(columnValid(column), below(k, tiled.depth)),
                  zero, [&] { return rhsAt(term(k), column); });
     memref::StoreOp::create(b, loc, value, rhsTile,
                             ValueRange{localK, localColumn});
@@ -291,14 +368,65 @@ void TileEmitter::store(ValueRange sums, Value output) {
     }
 }
 
-void TileEmitter::emit(Value lhsTile, Value rhsTile, Value output) {
+void TileEmitter::storePooled(ValueRange sums, Value staged, Value output) {
+  TensorPoolOp pool = tiled.pool;
+  Value identity = scalars::floatConstant(
+      b, loc, elementType, scalars::poolIdentity(pool.getKind()));
+  // Each tap's epilogued value (the pool's identity where it is padding).
+  for (int64_t i = 0; i < kRowsPerThread; ++i)
+    for (int64_t j = 0; j < kColumnsPerThread; ++j) {
+      Value localRow = add(threadRow, index(i * kThreadRows));
+      Value localColumn = add(threadColumn, index(j * kThreadColumns));
+      Value row = add(firstRow, localRow);
+      Pixel pixel = convPixel(add(firstColumn, localColumn));
+      Value value = e.select(both(below(row, tiled.rows), pixel.valid), identity, [&] {
+        e.known[tiled.product->getResult(0)] = sums[i * kColumnsPerThread + j];
+        Value epilogued = e.emit(pool.getInput(), {pixel.n, row, pixel.h, pixel.w});
+        e.known.clear();
+        return epilogued;
+      });
+      memref::StoreOp::create(b, loc, value, staged, ValueRange{localRow, localColumn});
+    }
+  gpu::BarrierOp::create(b, loc);
+  // The tile's pooled pixels, kTileRows x perTile, spread over the threads.
+  ArrayRef<int64_t> shape = tensorType(pool.getResult()).getShape();
+  int64_t items = kTileRows * tiled.pooledPerTile;
+  Value firstPooled = mul(div(firstColumn, kTileColumns), tiled.pooledPerTile);
+  SmallVector<int64_t> window = getInts(pool.getWindow());
+  for (int64_t q = 0, n = llvm::divideCeil(items, kTileThreads); q < n; ++q) {
+    Value item = add(thread, index(q * kTileThreads));
+    Value localRow = div(item, tiled.pooledPerTile);
+    Value localPooled = rem(item, tiled.pooledPerTile);
+    Value row = add(firstRow, localRow);
+    Value pooled = add(firstPooled, localPooled);
+    auto inside = scf::IfOp::create(
+        b, loc,
+        both(below(item, items),
+             both(below(row, tiled.rows), below(pooled, tiled.pooledPixels))),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&inside.getThenRegion().front());
+    Value firstTap = mul(localPooled, tiled.taps);
+    Value reduced = e.poolWindow(pool, [&](Value r, Value s, Value) -> Value {
+      Value tap = add(firstTap, add(mul(r, window[1]), s));
+      return memref::LoadOp::create(b, loc, staged, ValueRange{localRow, tap});
+    });
+    SmallVector<Value> at = e.delinearize(pooled, {shape[0], shape[2], shape[3]});
+    SmallVector<Value> indices{at[0], row, at[1], at[2]};
+    e.known[pool.getResult()] = reduced;
+    memref::StoreOp::create(b, loc, e.emit(tiled.output, indices), output, indices);
+    e.known.clear();
+  }
+}
+
+void TileEmitter::emit(ValueRange memory, Value output) {
   thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value group = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   threadRow = div(thread, kThreadColumns);
   threadColumn = rem(thread, kThreadColumns);
   // Work-group g: column tile g mod C, row tile (g / C) mod R, batch
   // g / (C R).
-  int64_t columnTiles = llvm::divideCeil(tiled.columns, kTileColumns);
+  int64_t columnTiles = tiled.getColumnTiles();
   int64_t rowTiles = llvm::divideCeil(tiled.rows, kTileRows);
   firstColumn = mul(rem(group, columnTiles), kTileColumns);
   Value rest = div(group, columnTiles);
@@ -313,16 +441,23 @@ void TileEmitter::emit(Value lhsTile, Value rhsTile, Value output) {
       [&](OpBuilder &nested, Location, Value k0, ValueRange sums) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-        scf::YieldOp::create(b, loc, step(k0, sums, lhsTile, rhsTile));
+        scf::YieldOp::create(b, loc, step(k0, sums, memory[0], memory[1]));
       });
-  store(loop.getResults(), output);
+  if (tiled.pool)
+    storePooled(loop.getResults(), memory[2], output);
+  else
+    store(loop.getResults(), output);
 }
 
 } // namespace
 
+int64_t TiledProduct::getColumnTiles() const {
+  return pool ? llvm::divideCeil(pooledPixels, pooledPerTile)
+              : llvm::divideCeil(columns, kTileColumns);
+}
+
 int64_t TiledProduct::getWorkgroups() const {
-  return batches * llvm::divideCeil(rows, kTileRows) *
-         llvm::divideCeil(columns, kTileColumns);
+  return batches * llvm::divideCeil(rows, kTileRows) * getColumnTiles();
 }
 
 std::optional<TiledProduct> getTiledProduct(LeafOp leaf, TilingMode mode) {
@@ -341,8 +476,19 @@ std::optional<TiledProduct> getTiledProduct(LeafOp leaf, TilingMode mode) {
     return std::nullopt;
   ElementwiseValues known;
   if (!findProduct(tiled.output, tensorType(tiled.output).getShape(), known,
-                   tiled.product) ||
-      !tiled.product || !setSizes(tiled))
+                   tiled.product)) {
+    // A pool of a convolution's epilogue, then elementwise ops.
+    tiled.product = nullptr;
+    if (!findPool(tiled.output, tensorType(tiled.output).getShape(), known,
+                  tiled.pool) ||
+        !tiled.pool ||
+        !findProduct(tiled.pool.getInput(),
+                     tensorType(tiled.pool.getInput()).getShape(), known,
+                     tiled.product) ||
+        !isa_and_nonnull<TensorConv2DOp>(tiled.product))
+      return std::nullopt;
+  }
+  if (!tiled.product || !setSizes(tiled))
     return std::nullopt;
   if (mode == TilingMode::Auto &&
       (tiled.rows < 32 || tiled.columns < 64 || tiled.depth < 32))
@@ -350,20 +496,25 @@ std::optional<TiledProduct> getTiledProduct(LeafOp leaf, TilingMode mode) {
   return tiled;
 }
 
-SmallVector<MemRefType, 2> getTileMemoryTypes(MLIRContext *context,
-                                              Type element) {
+SmallVector<MemRefType, 3> getTileMemoryTypes(MLIRContext *context,
+                                              const TiledProduct &tiled) {
+  Type element = tensorType(tiled.output).getElementType();
   auto workgroup = IntegerAttr::get(IntegerType::get(context, 64),
                                     kWorkgroupAddressSpace);
-  return {MemRefType::get({kTileDepth, kLhsStride}, element,
-                          MemRefLayoutAttrInterface(), workgroup),
-          MemRefType::get({kTileDepth, kTileColumns}, element,
-                          MemRefLayoutAttrInterface(), workgroup)};
+  auto type = [&](ArrayRef<int64_t> shape) {
+    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(), workgroup);
+  };
+  SmallVector<MemRefType, 3> types{type({kTileDepth, kLhsStride}),
+                                   type({kTileDepth, kTileColumns})};
+  if (tiled.pool)
+    types.push_back(type({kTileRows, kTileColumns + 1}));
+  return types;
 }
 
 void emitTiledProduct(OpBuilder &b, Location loc, ElementEmitter &emitter,
-                      const TiledProduct &tiled, Value lhsTile, Value rhsTile,
+                      const TiledProduct &tiled, ValueRange memory,
                       Value output) {
-  TileEmitter(b, loc, emitter, tiled).emit(lhsTile, rhsTile, output);
+  TileEmitter(b, loc, emitter, tiled).emit(memory, output);
 }
 
 } // namespace mlir::hpvm::tensor_kernels

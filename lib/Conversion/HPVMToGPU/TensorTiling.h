@@ -12,6 +12,13 @@
 // A convolution is the product of its filters [F, C*KH*KW] and its input's
 // windows [C*KH*KW, N*OH*OW] (an implicit GEMM: the window elements are read
 // from the image where they are loaded, padding as zeros).
+//
+// A convolution whose epilogue feeds a pool in the same leaf (conv + bias +
+// activation + pool, then maybe more elementwise ops: the fused layers of
+// VGG and AlexNet) is tiled too: a tile's columns are then the window taps of
+// whole pooled pixels (kTileColumns / taps of them), the epilogued values go
+// to work-group memory, and the threads fold each pooled pixel's window from
+// there, in the per-element kernel's order, before the rest of the epilogue.
 #ifndef HPVM_CONVERSION_HPVMTOGPU_TENSORTILING_H
 #define HPVM_CONVERSION_HPVMTOGPU_TENSORTILING_H
 
@@ -46,7 +53,14 @@ struct TiledProduct {
   /// The leaf's tensor output: `product`, or an elementwise epilogue of it.
   Value output;
   int64_t batches = 1, rows = 0, columns = 0, depth = 0;
+  /// The pool between the convolution's epilogue and `output`, if any; its
+  /// window's taps, the pooled pixels (images x pooled rows x columns) and
+  /// how many of them one tile computes.
+  TensorPoolOp pool;
+  int64_t taps = 0, pooledPixels = 0, pooledPerTile = 0;
 
+  /// The tiles along the columns (of pooled pixels with a pool).
+  int64_t getColumnTiles() const;
   /// The work-groups of the kernel.
   int64_t getWorkgroups() const;
 };
@@ -54,20 +68,22 @@ struct TiledProduct {
 /// The product of `leaf` (checked by checkTensorLeaf) to compute in tiles
 /// under `mode`, if any: its one tensor output is an elementwise epilogue of
 /// one convolution of one group or one product of matrices of one rank,
-/// read at the output's own indices.
+/// read at the output's own indices, or of one pool of such an epilogue of a
+/// convolution.
 std::optional<TiledProduct> getTiledProduct(LeafOp leaf, TilingMode mode);
 
-/// The work-group memory the tiled kernel takes (two parameters,
-/// WorkgroupMemory.h): the operand slices.
-SmallVector<MemRefType, 2> getTileMemoryTypes(MLIRContext *context,
-                                              Type element);
+/// The work-group memory the tiled kernel takes (one parameter each,
+/// WorkgroupMemory.h): the operand slices, and with a pool the tile's
+/// epilogued values.
+SmallVector<MemRefType, 3> getTileMemoryTypes(MLIRContext *context,
+                                              const TiledProduct &tiled);
 
 /// Emits the body of the tiled kernel at `b`'s insertion point: the product
-/// through `lhsTile` / `rhsTile` (work-group memory), the epilogue,
-/// the stores to `output`. Every thread of the work-group runs it (it holds
-/// barriers); elements past the output's end are not stored.
+/// through `memory` (views of getTileMemoryTypes' types), the epilogue (and
+/// pool), the stores to `output`. Every thread of the work-group runs it (it
+/// holds barriers); elements past the output's end are not stored.
 void emitTiledProduct(OpBuilder &b, Location loc, ElementEmitter &emitter,
-                      const TiledProduct &tiled, Value lhsTile, Value rhsTile,
+                      const TiledProduct &tiled, ValueRange memory,
                       Value output);
 
 } // namespace mlir::hpvm::tensor_kernels

@@ -40,8 +40,8 @@ hpvm.leaf @small(%f: tensor<3x10x40xf32>, %m: tensor<3x40x70xf32>) -> (tensor<3x
   hpvm.return %y : tensor<3x10x70xf32>
 }
 
-// Never tiled: a grouped convolution, a convolution feeding a pool, one read
-// through a reshape, two tensor outputs.
+// Never tiled: a grouped convolution, one read through a reshape, two tensor
+// outputs.
 // ALWAYS-LABEL: hpvm.leaf @grouped(
 // ALWAYS-NOT: hpvm.tensor_launch
 // ALWAYS-SAME: {
@@ -49,13 +49,28 @@ hpvm.leaf @grouped(%x: tensor<1x64x8x8xf32>, %w: tensor<64x32x3x3xf32>) -> (tens
   %c = hpvm.tensor.conv2d %x, %w {groups = 2 : i64} : (tensor<1x64x8x8xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x6x6xf32>
   hpvm.return %c : tensor<1x64x6x6xf32>
 }
-// ALWAYS-LABEL: hpvm.leaf @pooled(
-// ALWAYS-NOT: hpvm.tensor_launch
-// ALWAYS-SAME: {
+// A convolution feeding a pool: the tile's columns are the taps of 16 pooled
+// pixels (2 x 2 windows), 25 pooled pixels in two column tiles; a third
+// work-group memory parameter, 64 x 65 floats, holds the tile's values.
+// CHECK-LABEL: hpvm.leaf @pooled(
+// CHECK-SAME: hpvm.tensor_launch = array<i64: 512, 256, 4160, 4096, 16640>
 hpvm.leaf @pooled(%x: tensor<1x16x10x10xf32>, %w: tensor<64x16x3x3xf32>) -> (tensor<1x64x5x5xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
   %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1]} : (tensor<1x16x10x10xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x10x10xf32>
   %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2]} : tensor<1x64x10x10xf32> -> tensor<1x64x5x5xf32>
   hpvm.return %p : tensor<1x64x5x5xf32>
+}
+// Overlapping 3 x 3 windows with padding (7 pooled pixels of 9 taps per tile:
+// 63 of the 64 columns), bias and tanh before the mean pool, relu after it.
+// 2 x 5 x 4 = 40 pooled pixels: 6 column tiles.
+// CHECK-LABEL: hpvm.leaf @meanpool(
+// CHECK-SAME: hpvm.tensor_launch = array<i64: 1536, 256, 4160, 4096, 16640>
+hpvm.leaf @meanpool(%x: tensor<2x70x10x8xf32>, %w: tensor<36x70x3x3xf32>, %b: tensor<1x36x1x1xf32>) -> (tensor<2x36x5x4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1]} : (tensor<2x70x10x8xf32>, tensor<36x70x3x3xf32>) -> tensor<2x36x10x8xf32>
+  %a = hpvm.tensor.add %c, %b : (tensor<2x36x10x8xf32>, tensor<1x36x1x1xf32>) -> tensor<2x36x10x8xf32>
+  %t = hpvm.tensor.tanh %a : tensor<2x36x10x8xf32>
+  %p = hpvm.tensor.pool mean %t {window = [3, 3], strides = [2, 2], padding = [1, 1]} : tensor<2x36x10x8xf32> -> tensor<2x36x5x4xf32>
+  %r = hpvm.tensor.relu %p : tensor<2x36x5x4xf32>
+  hpvm.return %r : tensor<2x36x5x4xf32>
 }
 // ALWAYS-LABEL: hpvm.leaf @flattened(
 // ALWAYS-NOT: hpvm.tensor_launch
@@ -101,6 +116,19 @@ hpvm.leaf @two(%f: tensor<64x40xf32>, %m: tensor<40x70xf32>) -> (tensor<64x70xf3
 // CHECK: arith.addf
 // CHECK: arith.maximumf
 // CHECK: memref.store %{{.*}}, %[[OUT]]
+// CHECK-NOT: gpu.func
+// CHECK: gpu.return
+
+// The pooled kernel: the slices and the tile's values; after the depth loop
+// every tap's value goes to work-group memory (16 per thread), then a
+// barrier, then each thread folds the 2 x 2 windows of its pooled pixels
+// (64 rows x 16 pixels over 256 threads: 4 each) from there and stores them.
+// CHECK-LABEL: gpu.func @pooled(
+// CHECK-SAME: %[[POUT:[^:]+]]: memref<1x64x5x5xf32>, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: !llvm.ptr<3>, %{{[^:]+}}: !llvm.ptr<3>, %{{[^:]+}}: !llvm.ptr<3>) kernel
+// CHECK: %[[STAGED:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<64x65xf32, 3>
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[STAGED]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[POUT]]
 // CHECK-NOT: gpu.func
 // CHECK: gpu.return
 
