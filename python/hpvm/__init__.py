@@ -20,7 +20,7 @@ from typing import Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .errors import HPVMError
+from .errors import HPVMError, HPVMWarning
 from .ir import MemRefType, ScalarType, TensorType, memref, parse_type
 from .graph import Module
 from .tensor import Tensor, TensorGraph
@@ -28,7 +28,7 @@ from . import tensor
 from . import compiled as _compiled
 from . import toolchain
 
-__all__ = ["HPVMError", "Module", "TensorGraph", "Tensor", "tensor", "compile", "run",
+__all__ = ["HPVMError", "HPVMWarning", "Module", "TensorGraph", "Tensor", "tensor", "compile", "run",
            "verify", "memref", "CompiledGraph", "from_torch"]
 
 

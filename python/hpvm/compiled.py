@@ -26,7 +26,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .errors import HPVMError
+from .errors import HPVMError, HPVMWarning
 from .ir import MemRefType, ScalarType, TensorType, parse_type
 from . import toolchain
 
@@ -474,6 +474,35 @@ def _digest_path(library: str) -> str:
     return f"{library}.sha256"
 
 
+def _warnings_path(library: str) -> str:
+    return f"{library}.warnings"
+
+
+def _built_clean(library: str) -> bool:
+    """Whether the build of the cached `library` gave no warning. One that warned (an image
+    without its fallback, say) is not used again: the next compile tries again, since what
+    was missing may be there now."""
+    try:
+        return json.loads(Path(_warnings_path(library)).read_text()) == []
+    except (OSError, ValueError):
+        return False
+
+
+def _compile_recording_warnings(produce) -> List[str]:
+    """Runs `produce()`; the HPVMWarnings it gives are returned (and given again), the
+    others given as they were."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        produce()
+    messages = []
+    for warning in caught:
+        if issubclass(warning.category, HPVMWarning):
+            messages.append(str(warning.message))
+        warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                               warning.lineno)
+    return messages
+
+
 def cache_entry_intact(library: str) -> bool:
     """Whether the cached `library` is the file its build wrote: its sha256 is the one in
     `<library>.sha256` (written beside it, in sha256sum's format). A missing library, a
@@ -515,9 +544,9 @@ def _entry_lock(library: str):
 
 def _remove_dead_partials(library: str) -> None:
     """Removes the temporary files of builds of `library` whose process has died (killed
-    half-way): `<library>[.sha256].<pid>.<thread>.<random>.tmp`."""
+    half-way): `<library>[.sha256|.warnings].<pid>.<thread>.<random>.tmp`."""
     folder, base = os.path.split(library)
-    pattern = re.compile(re.escape(base) + r"(?:\.sha256)?\.(\d+)\.\d+\.[0-9a-f]+\.tmp")
+    pattern = re.compile(re.escape(base) + r"(?:\.sha256|\.warnings)?\.(\d+)\.\d+\.[0-9a-f]+\.tmp")
     try:
         names = os.listdir(folder)
     except OSError:
@@ -546,8 +575,9 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     """The shared library of `text`: verified, transformed by the hpvm-opt `passes`, then
     compiled into `output`, or into the cache. A cached library is keyed by the text, the
     passes, the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
-    builds anew); it is used only when its content has the sha256 stored beside it (else it
-    is built again), and then nothing is verified, transformed or compiled again. Entries
+    builds anew); it is used only when its content has the sha256 stored beside it and its
+    build gave no warning (else it is built again), and then nothing is verified,
+    transformed or compiled again. The compiler's warnings are HPVMWarnings. Entries
     are written whole (a temporary file, then a rename) by one process at a time: builds
     of one graph from several processes compile it once, and a build that dies leaves no
     entry that is used."""
@@ -570,15 +600,18 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
         digest.update(memoryview(np.ascontiguousarray(array).reshape(-1)).cast("B"))
     key = digest.hexdigest()[:24]
     output = str(cache_dir() / f"{name}-{key}.so")
-    if cache_entry_intact(output):
+    if cache_entry_intact(output) and _built_clean(output):
         return output
     with _entry_lock(output):
-        if cache_entry_intact(output):  # built by another process while this one waited
+        # Built by another process while this one waited?
+        if cache_entry_intact(output) and _built_clean(output):
             return output
         _remove_dead_partials(output)
-        # The library first, then its digest: a reader between the two (or after a crash
-        # between them) finds a digest that does not match, and builds again.
-        _replace_atomically(Path(output), compile_to, f"the compiled graph '{output}'")
+        # The library and its warnings first, then its digest: a reader between them (or
+        # after a crash between them) finds a digest that does not match, and builds again.
+        messages = _compile_recording_warnings(lambda: _replace_atomically(
+            Path(output), compile_to, f"the compiled graph '{output}'"))
+        _write_atomically(Path(_warnings_path(output)), json.dumps(messages).encode())
         digest = f"{file_digest(output)}  {os.path.basename(output)}\n"
         _write_atomically(Path(_digest_path(output)), digest.encode())
     return output

@@ -12,3 +12,9 @@ class HPVMError(Exception):
         self.diagnostics = diagnostics.strip()
         text = message if not self.diagnostics else f"{message}\n{self.diagnostics}"
         super().__init__(text)
+
+
+class HPVMWarning(UserWarning):
+    """A compile that succeeded with the compiler's warning: something it could not do (an
+    OpenCL image without its SPIR 1.2 fallback, a CUDA image without cubins, a node kept on
+    the CPU), in the compiler's words. A build that warned is not reused from the cache."""

@@ -25,12 +25,13 @@ import re
 import shutil
 import subprocess
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from .errors import HPVMError
+from .errors import HPVMError, HPVMWarning
 
 
 def _home() -> Optional[Path]:
@@ -374,7 +375,16 @@ def _compile_bitcode(text: str, source: Path, options: str, verbose: bool) -> by
         raise HPVMError(f"the compile of '{source.name}' failed", report)
     if verbose and report:
         print(report, end="")
+    for warning in compiler_warnings(report):
+        warnings.warn(HPVMWarning(warning), stacklevel=2)
     return bitcode
+
+
+def compiler_warnings(report: str) -> List[str]:
+    """The warnings of a compiler report, one line each (the notes after them, which may
+    print a whole module, left out)."""
+    return [line.strip()[:2000] for line in report.splitlines() if ": warning: " in line
+            or line.startswith("warning: ")]
 
 
 def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",

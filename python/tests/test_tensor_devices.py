@@ -254,6 +254,46 @@ def test_tiled_convolutions_into_pools_on_the_opencl_device():
         assert lines and all(" on opencl:" in line for line in lines), lines
 
 
+WARNED_SCRIPT = """
+import os, sys, tempfile, warnings
+import numpy as np, hpvm
+from hpvm import tensor as T
+os.environ["HPVM_CACHE_DIR"] = tempfile.mkdtemp()
+g = hpvm.TensorGraph("warned")
+x = g.input("x", (1, 3, 8, 8))
+w = g.constant(np.ones((4, 3, 3, 3), np.float32), "w")
+g.output(T.relu(T.conv2d(x, w, name="conv"), name="act"))
+def build():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = hpvm.compile(g, target="opencl")
+    said = [str(c.message) for c in caught if issubclass(c.category, hpvm.HPVMWarning)]
+    return os.stat(compiled.library.path).st_mtime_ns, said
+# A translator that fails: the image has no SPIR 1.2 fallback, which the compile says.
+os.environ["HPVM_LLVM_SPIRV"] = "false"
+for attempt in range(2):
+    built, said = build()
+    print("failing translator:", len(said), all("no SPIR 1.2 fallback" in m for m in said))
+del os.environ["HPVM_LLVM_SPIRV"]
+first, said = build()
+print("translator:", len(said))
+again, said = build()
+print("cached:", len(said), again == first and first != built)
+"""
+
+
+def test_compile_warnings_are_said_and_not_cached():
+    """A compile's warnings reach Python as HPVMWarning (before, they were dropped unless
+    verbose), and a build that warned is not reused: the next compile builds again, and once
+    the cause is gone the clean build is cached."""
+    result = subprocess.run([sys.executable, "-c", WARNED_SCRIPT], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.stdout.split("\n")[:4] == [
+        "failing translator: 1 True", "failing translator: 1 True", "translator: 0",
+        "cached: 0 True"], result.stdout
+
+
 PERFORATION_SCRIPT = """
 import sys
 import numpy as np, hpvm

@@ -162,13 +162,12 @@ private:
     Value n, h, w, valid;
   };
   Pixel convPixel(Value column);
-  /// Whether `column` is a column of the product.
-  Value columnValid(Value column);
   /// The lhs matrix's element (row, k) of this work-group's batch, as the
   /// products read it.
   Value lhsAt(Value row, Value k);
-  /// The rhs matrix's element (k, column).
-  Value rhsAt(Value k, Value column);
+  /// The rhs matrix's element (k, column); `pixel` is the column's of a
+  /// convolution.
+  Value rhsAt(Value k, Value column, const Pixel &pixel);
   /// A product's operand at (batch..., i, j), stored in its precision knob's
   /// format as the per-element kernels read it.
   Value productOperand(Value operand, Value i, Value j);
@@ -246,17 +245,11 @@ TileEmitter::Pixel TileEmitter::convPixel(Value column) {
   return {at[0], h, w, valid};
 }
 
-Value TileEmitter::columnValid(Value column) {
-  return isa<TensorConv2DOp>(tiled.product) ? convPixel(column).valid
-                                            : below(column, tiled.columns);
-}
-
-Value TileEmitter::rhsAt(Value k, Value column) {
+Value TileEmitter::rhsAt(Value k, Value column, const Pixel &pixel) {
   Value zero = scalars::floatConstant(b, loc, elementType, 0.0);
   if (auto conv = dyn_cast<TensorConv2DOp>(tiled.product)) {
     ArrayRef<int64_t> filter = tensorType(conv.getFilter()).getShape();
     SmallVector<Value> tap = e.delinearize(k, filter.drop_front());
-    Pixel pixel = convPixel(column);
     SmallVector<int64_t> padding = getInts(conv.getPadding());
     SmallVector<int64_t> strides = getInts(conv.getStrides());
     Value h = e.windowPosition(pixel.h, strides[0], padding[0], tap[1]);
@@ -305,9 +298,14 @@ SmallVector<Value> TileEmitter::step(Value k0, ValueRange sums, Value lhsTile,
                        index(q * (kTileThreads / kTileColumns)));
     Value localColumn = rem(thread, kTileColumns);
     Value column = add(firstColumn, localColumn), k = add(k0, localK);
+    // A convolution's column: its pixel decoded once, for the check and
+    // the load.
+    Pixel pixel = isa<TensorConv2DOp>(tiled.product)
+                      ? convPixel(column)
+                      : Pixel{{}, {}, {}, below(column, tiled.columns)};
     Value value =
-        e.select(both(columnValid(column), below(k, tiled.depth)),
-                 zero, [&] { return rhsAt(term(k), column); });
+        e.select(both(pixel.valid, below(k, tiled.depth)), zero,
+                 [&] { return rhsAt(term(k), column, pixel); });
     memref::StoreOp::create(b, loc, value, rhsTile,
                             ValueRange{localK, localColumn});
   }
