@@ -631,6 +631,16 @@ private:
   /// variants above need not give such outputs; runNodeOnCPU takes them
   /// from the node's inputs.
   DenseMap<Operation *, SmallVector<unsigned>> passedOnInputs;
+  /// The input `node` passes on as its output `port`, if it is a leaf that
+  /// does (passedOnInputs). Whoever reads a grid's outputs takes that input
+  /// instead of what the first instance published: the block, tile and
+  /// contraction variants publish nothing.
+  std::optional<unsigned> getPassedOnInput(Operation *node, unsigned port) {
+    auto found = passedOnInputs.find(node);
+    if (found == passedOnInputs.end())
+      return std::nullopt;
+    return found->second[port];
+  }
   /// Whether nested grids may run as one parallel-for (collapse-grids).
   bool collapseGrids = true;
 

@@ -157,9 +157,16 @@ void CPULowering::runConcurrently(
     NodeOpInterface node = constNode;
     SmallVector<Value> results;
     LLVM::LLVMStructType outputType = getStorageStruct(node.getOutputTypes());
-    for (auto [port, type] : llvm::enumerate(node.getOutputTypes()))
+    for (auto [port, type] : llvm::enumerate(node.getOutputTypes())) {
+      // Inputs passed on: the node's inputs (a block variant publishes nothing).
+      if (std::optional<unsigned> passedOn =
+              getPassedOnInput(node.getOperation(), port)) {
+        results.push_back(inputs[index][*passedOn]);
+        continue;
+      }
       results.push_back(fromStorage(
           b, loc, loadField(b, loc, outputType, outputSlots[index], port), type));
+    }
     outputs.push_back(std::move(results));
   }
 }

@@ -824,14 +824,13 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   // Inputs passed on as outputs are the node's inputs: no instance need
   // publish them (the tile, block and contraction variants do not), and a
   // grid without instances still has them.
-  auto passedOn = leaf ? passedOnInputs.find(leaf) : passedOnInputs.end();
   SmallVector<Value> results;
   for (auto [index, type] : llvm::enumerate(outputTypes)) {
+    std::optional<unsigned> passedOn = getPassedOnInput(node.getOperation(), index);
     if ((perInstance.outputs >> index) & 1)
       results.push_back(outputArrays[index]);
-    else if (passedOn != passedOnInputs.end() &&
-             !((perInstance.inputs >> passedOn->second[index]) & 1))
-      results.push_back(inputs[passedOn->second[index]]);
+    else if (passedOn && !((perInstance.inputs >> *passedOn) & 1))
+      results.push_back(inputs[*passedOn]);
     else
       results.push_back(fromStorage(
           b, loc, loadField(b, loc, outputType, outputs, index), type));
