@@ -99,7 +99,9 @@ static void fuse(DataflowGraph &graph, unsigned first, unsigned second,
   OpBuilder b(producer);
   b.setInsertionPointAfter(consumer->isBeforeInBlock(producer) ? producer
                                                                 : consumer);
-  std::string name = (producer.getSymName() + "_" + consumer.getSymName()).str();
+  // The nodes' names as the trace shows them (a C++ node's demangled).
+  std::string name = getNodeDisplayName(producer.getSymName()) + "_" +
+                     getNodeDisplayName(consumer.getSymName());
   SmallVector<unsigned> consumerInputPorts;
   LeafOp fused = buildFusedLeaf(b, producer, consumer, joining, name,
                                 consumerInputPorts);

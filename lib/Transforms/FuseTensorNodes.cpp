@@ -107,9 +107,10 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
 
 /// Replaces the chain's children by one child of the fused leaf.
 static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
+  // The leaves' names as the trace shows them (a C++ node's demangled).
   std::string name;
   for (LeafOp leaf : chain.leaves)
-    name += (name.empty() ? "" : "_") + leaf.getSymName().str();
+    name += (name.empty() ? "" : "_") + getNodeDisplayName(leaf.getSymName());
   OpBuilder b(chain.leaves.back());
   b.setInsertionPointAfter(chain.leaves.back());
   LeafOp fused = buildFusedLeaf(b, chain, name);

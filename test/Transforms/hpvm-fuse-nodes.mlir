@@ -253,3 +253,31 @@ hpvm.internal @fan_out(%in: memref<?xf32>, %n: i64) -> (f32, f32) {
   hpvm.bind_out %p[0] -> 0
   hpvm.bind_out %c[0] -> 1
 }
+
+// -----
+
+// C++ leaves (mangled names): the fused leaf is named from their demangled names,
+// as the trace shows them. (pairs names the leaves' symbols; greedy fuses them too.)
+// GREEDY-LABEL: hpvm.leaf @producer_consumer(
+// GREEDY: hpvm.create_node @producer_consumer
+hpvm.leaf @_Z8producerPf(%in: memref<?xf32>) -> (f32) {
+  %i = hpvm.instance_id x : index
+  %v = memref.load %in[%i] : memref<?xf32>
+  %d = arith.addf %v, %v : f32
+  hpvm.return %d : f32
+}
+hpvm.leaf @_Z8consumerfPf(%v: f32, %out: memref<?xf32>) -> (i32) {
+  %i = hpvm.instance_id x : index
+  memref.store %v, %out[%i] : memref<?xf32>
+  %c = arith.constant 7 : i32
+  hpvm.return %c : i32
+}
+hpvm.internal @root(%in: memref<?xf32>, %out: memref<?xf32>, %n: index) -> (i32) {
+  %p = hpvm.create_node @_Z8producerPf [%n] : !hpvm.node
+  %c = hpvm.create_node @_Z8consumerfPf [%n] : !hpvm.node
+  hpvm.bind_in %in -> %p[0] : memref<?xf32>
+  hpvm.edge %p[0] -> %c[0] one_to_one
+  hpvm.bind_in %out -> %c[1] : memref<?xf32>
+  hpvm.bind_out %c[0] -> 0
+}
+

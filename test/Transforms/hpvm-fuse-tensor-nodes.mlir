@@ -905,3 +905,40 @@ hpvm.internal @root(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x3x3xf32>, %g: tensor
   hpvm.edge %s[0] -> %q[0] one_to_one
   hpvm.bind_out %q[0] -> 0
 }
+
+// -----
+
+// Leaves of C++ (mangled names, as a release DNN program's var_N_node): the fused
+// leaf is named from their names as the trace shows them, demangled.
+// CHECK-LABEL: hpvm.leaf @var_0_node_var_1_node_var_2_node_var_3_node(
+// CHECK: hpvm.create_node @var_0_node_var_1_node_var_2_node_var_3_node : !hpvm.node
+hpvm.leaf @_Z10var_0_nodePvmS_m(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @_Z10var_1_nodePvmS_m(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @_Z10var_2_nodePvm(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %r = hpvm.tensor.relu %a : tensor<1x2x4x4xf32>
+  hpvm.return %r : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @_Z10var_3_nodePvm(%r: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>) {
+  %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2]} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  hpvm.return %p : tensor<1x2x2x2xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x2x2xf32>) {
+  %c = hpvm.create_node @_Z10var_0_nodePvmS_m : !hpvm.node
+  %a = hpvm.create_node @_Z10var_1_nodePvmS_m : !hpvm.node
+  %r = hpvm.create_node @_Z10var_2_nodePvm : !hpvm.node
+  %p = hpvm.create_node @_Z10var_3_nodePvm : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a[0] -> %r[0] one_to_one
+  hpvm.edge %r[0] -> %p[0] one_to_one
+  hpvm.bind_out %p[0] -> 0
+}
+

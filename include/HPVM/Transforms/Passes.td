@@ -13,7 +13,8 @@ def HPVMFuseNodes : Pass<"hpvm-fuse-nodes", "ModuleOp"> {
     extents: the same values or equal constants), and are either independent
     (no path between them) or joined only by direct one_to_one edges (no path
     through a third node). Edges between them become SSA values; the fused
-    leaf takes both nodes' other inputs and all their outputs.
+    leaf, `@<producer>_<consumer>` (C++ names demangled, as the trace shows
+    them), takes both nodes' other inputs and all their outputs.
 
     With `pairs=producer:consumer,...` the children instantiating those nodes
     are fused where legal, and a refusal is a remark saying why; with
@@ -65,7 +66,8 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
 
     A pattern step that is refused is reported as a remark at the producer's
     `hpvm.create_node` with the reason. The fused leaf is named after the
-    chain's leaves joined by `_`, takes every input of the chain except the
+    chain's leaves joined by `_` (a C++ leaf's name demangled, as the trace
+    shows it: `var_0_node_var_1_node`, not `_Z10var_0_nodePvmS_m_...`), takes every input of the chain except the
     fused edges (in chain order) and the last node's output; the original
     definitions stay (unused ones can be removed by `symbol-dce`).
 
