@@ -1,5 +1,6 @@
 """Tensor kernels on the OpenCL device against the CPU backend: LeNet, the MobileNet-style
-block and ResNet-18 from hpvm.onnx, each compiled twice by hpvm.compile (target="cpu", and
+block and ResNet-18 from hpvm.onnx, and two VGG blocks (conv + bias + relu + max pool, fused
+into one leaf each, whose tiles fold the pools), each compiled twice by hpvm.compile (target="cpu", and
 target="opencl": every node a kernel, its convolutions and products in work-group tiles
 where they fill them; and once more with -fhpvm-tensor-tiles=never: one thread per element),
 fused; the three alternated ROUNDS times, medians of REPEAT calls per round, and their ratios
@@ -22,7 +23,28 @@ from hpvm.onnx.examples import lenet, mobilenet_block, resnet18
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 REPEAT = int(os.environ.get("REPEAT", "5"))
 
+def vgg_blocks(size: int = 64):
+    """Two VGG blocks on 3 x size x size images: conv 3->64 and 64->128 (3 x 3, padded),
+    each with its bias, relu and 2 x 2 max pool."""
+    from hpvm import tensor as T
+    rng = np.random.default_rng(5)
+
+    def weights(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32)
+
+    g = hpvm.TensorGraph("vgg_blocks")
+    x = g.input("x", (1, 3, size, size))
+    for i, (cin, cout) in enumerate([(3, 64), (64, 128)]):
+        c = T.conv2d(x, g.constant(weights(cout, cin, 3, 3), f"w{i}"), padding=(1, 1),
+                     name=f"conv{i}")
+        b = T.add(c, g.constant(weights(1, cout, 1, 1), f"b{i}"), name=f"bias{i}")
+        x = T.max_pool(T.relu(b, name=f"relu{i}"), (2, 2), name=f"pool{i}")
+    g.output(x)
+    return g
+
+
 MODELS = [
+    ("vgg blocks 64x64 (batch 1)", vgg_blocks(), (1, 3, 64, 64)),
     ("lenet (batch 4)", lenet(), (4, 1, 28, 28)),
     ("mobilenet block (batch 2)", mobilenet_block(), (2, 8, 16, 16)),
     ("resnet18 64x64 (batch 1)", resnet18(size=64), (1, 3, 64, 64)),
@@ -46,7 +68,7 @@ def main():
           "| OpenCL, no tiles (ms) | tiles / no tiles (per round) | max abs diff |")
     print("|---|---|---|---|---|---|---|")
     for name, model, shape in MODELS:
-        graph = hpvm.onnx.load(model)
+        graph = model if isinstance(model, hpvm.TensorGraph) else hpvm.onnx.load(model)
         x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
         cpu = hpvm.compile(graph, fuse=True)
         device = hpvm.compile(graph, target="opencl", fuse=True)
