@@ -179,14 +179,18 @@ z = T.matmul(b, g.constant(rand(3, 37, 65), "bm"), name="batched")
 g.output(d, y, z)
 xv, bv = rand(2, 5, 23, 19), rand(3, 70, 37)
 cpu = hpvm.compile(g, fuse=True)(xv, bv)
+device = {}
 for tiles in ("always", "never"):
     print("device run", tiles, file=sys.stderr, flush=True)
-    device = hpvm.compile(g, fuse=True, target="opencl",
-                          flags=["-fhpvm-tensor-tiles=" + tiles])(xv, bv)
-    for got, want in zip(device, cpu):
+    device[tiles] = hpvm.compile(g, fuse=True, target="opencl",
+                                 flags=["-fhpvm-tensor-tiles=" + tiles])(xv, bv)
+    for got, want in zip(device[tiles], cpu):
         # Sums of hundreds of terms of magnitude ~10 in another order: elements that
         # cancel to near zero differ by a few ulps of the terms.
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
+# The tiles sum in the per-element kernels' order: the same bits.
+for tiled, per_element in zip(device["always"], device["never"]):
+    np.testing.assert_array_equal(tiled, per_element)
 print("close")
 """
 
@@ -194,7 +198,7 @@ print("close")
 def test_tiled_products_on_the_opencl_device():
     """Convolutions (padded, strided, odd sizes) and products (with bias and activation,
     batched) in work-group tiles and one thread per element: both within 1e-4 of the CPU
-    build, every node on the device."""
+    build and bit for bit equal to each other, every node on the device."""
     result = subprocess.run([sys.executable, "-c", TILES_SCRIPT], capture_output=True,
                             text=True, env=dict(os.environ, HPVM_TRACE="1"))
     assert result.returncode == 0, result.stderr[-4000:]
@@ -229,12 +233,16 @@ m = T.min_pool(e, (2, 3), strides=(1, 1), name="pool3")
 g.output(p, q, m)
 xv = rand(2, 6, 21, 17)
 cpu = hpvm.compile(g, fuse=True)(xv)
+device = {}
 for tiles in ("always", "never"):
     print("device run", tiles, file=sys.stderr, flush=True)
-    device = hpvm.compile(g, fuse=True, target="opencl",
-                          flags=["-fhpvm-tensor-tiles=" + tiles])(xv)
-    for got, want in zip(device, cpu):
+    device[tiles] = hpvm.compile(g, fuse=True, target="opencl",
+                                 flags=["-fhpvm-tensor-tiles=" + tiles])(xv)
+    for got, want in zip(device[tiles], cpu):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
+# The pools fold in the per-element kernels' order, the sums too: the same bits.
+for tiled, per_element in zip(device["always"], device["never"]):
+    np.testing.assert_array_equal(tiled, per_element)
 print("close")
 """
 
@@ -242,9 +250,9 @@ print("close")
 def test_tiled_convolutions_into_pools_on_the_opencl_device():
     """A convolution, its bias (and activation) and a pool in one leaf (max; mean with padded
     overlapping windows; min with a non-square stride-1 window): in tiles whose columns are
-    window taps and one thread per element, both within 1e-4 of the CPU build, every node on
-    the device. (The SPIR-V of the pooled tiles once lost its SPIR 1.2 fallback to an
-    OpIAddCarry, and every node ran on the CPU.)"""
+    window taps and one thread per element, both within 1e-4 of the CPU build and bit for bit
+    equal to each other, every node on the device. (The SPIR-V of the pooled tiles once lost
+    its SPIR 1.2 fallback to an OpIAddCarry, and every node ran on the CPU.)"""
     result = subprocess.run([sys.executable, "-c", POOLED_SCRIPT], capture_output=True,
                             text=True, env=dict(os.environ, HPVM_TRACE="1"))
     assert result.returncode == 0, result.stderr[-4000:]
