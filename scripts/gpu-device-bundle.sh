@@ -10,6 +10,10 @@
 #   libraries/ test/Integration/Devices/Inputs/tensor_libraries.c built --target=gpu and its CPU
 #              output: with the real cuDNN / cuBLAS its fused nodes run "on cuda:0 (cudnn)" /
 #              "(cublas)", with HPVM_TENSOR_LIBRARIES=0 their generated kernels; same output
+#   tiles/     test/Integration/Devices/Inputs/tensor_tiles.c (two conv + bias + act + pool
+#              layers) built --target=gpu with tensor tiles auto, always and never, and its CPU
+#              output: each must print the same, with both layers "on cuda:0"; whether the
+#              three give the same bits is reported (PoCL: they do)
 #   examples/  the .mlir examples with their C hosts, built --target=gpu (scripts/device-examples.sh)
 #   bench/     benchmarks/gpu, built (HPVM vs hand-written CUDA and cuBLAS; the edge pipeline;
 #              the work-group sweep) and benchmarks/gpu/tensor_baseline.py (cuDNN through PyTorch)
@@ -76,6 +80,46 @@ grep -q '(cu' trace.txt 2>/dev/null && { echo "FAILED: a library ran when switch
 exit $status
 LIBRARIES
 chmod +x "$DIR/libraries/run.sh"
+# Tensor kernels in tiles (convolutions whose tiles fold a pool) and one thread per element.
+mkdir -p "$DIR/tiles"
+TILES_SRC="$ROOT/test/Integration/Devices/Inputs/tensor_tiles.c"
+"$BIN/hpvm-cc" -O2 $MARCH "$TILES_SRC" -o "$DIR/.tiles-cpu"
+"$DIR/.tiles-cpu" >"$DIR/tiles/cpu.txt" 2>/dev/null
+rm -f "$DIR/.tiles-cpu"
+for mode in auto always never; do
+  "$BIN/hpvm-cc" -O2 $MARCH --target=gpu -fhpvm-tensor-tiles=$mode "$TILES_SRC" \
+    -o "$DIR/tiles/tensor_tiles_$mode"
+done
+cat >"$DIR/tiles/run.sh" <<'TILES'
+#!/usr/bin/env bash
+# The tensor program with tiles (auto, always) and without: the CPU build's summary, both
+# layers on the GPU; the bits of the three compared (reported, not required).
+cd "$(dirname "${BASH_SOURCE[0]}")"
+status=0
+for mode in auto always never; do
+  HPVM_TRACE=1 "./tensor_tiles_$mode" >"out_$mode.txt" 2>"trace_$mode.txt"
+  code=$?
+  echo "== tiles $mode: exit $code"
+  grep -E 'hpvm-trace|bits' "trace_$mode.txt"
+  if [ $code -ne 0 ] || ! diff cpu.txt "out_$mode.txt"; then
+    echo "FAILED: tiles $mode: not the CPU build's summary"
+    status=1
+  fi
+  if grep -q 'hpvm-trace: .* on cpu' "trace_$mode.txt"; then
+    echo "FAILED: tiles $mode: a layer ran on the CPU"
+    status=1
+  fi
+done
+for mode in always never; do
+  if diff <(grep bits trace_auto.txt) <(grep bits "trace_$mode.txt") >/dev/null; then
+    echo "bits: $mode = auto"
+  else
+    echo "bits: $mode differs from auto (within the reference's 1e-4)"
+  fi
+done
+exit $status
+TILES
+chmod +x "$DIR/tiles/run.sh"
 HPVM_BIN="$BIN" HPVM_BUNDLE_MARCH="$MARCH" bash "$ROOT/scripts/device-examples.sh" build "$DIR/examples" \
   >"$DIR/examples.log"
 HPVM_BENCH_OUT="$DIR/bench" HPVM_BIN="$BIN" HPVM_BENCH_MARCH="$MARCH" \
@@ -95,11 +139,13 @@ timeout 120 python3 "\$HERE/bench/tensor_baseline.py" 2>&1 | tee "\$report/tenso
 tensor=\${PIPESTATUS[0]}
 bash "\$HERE/libraries/run.sh" 2>&1 | tee "\$report/libraries.txt"
 libraries=\${PIPESTATUS[0]}
+bash "\$HERE/tiles/run.sh" 2>&1 | tee "\$report/tiles.txt"
+tiles=\${PIPESTATUS[0]}
 python3 "\$HERE/programs/device-programs.py" --run-bundle "\$HERE/programs" 2>&1 | tee "\$report/programs.txt"
 programs=\${PIPESTATUS[0]}
 bash "\$HERE/examples/run.sh" run 2>&1 | tee "\$report/examples.txt"
 examples=\${PIPESTATUS[0]}
-echo "runtime: exit \$runtime; libraries: exit \$libraries; programs: exit \$programs; examples: exit \$examples; benchmarks: exit \$bench; tensor baseline: exit \$tensor"
-exit \$((runtime || libraries || programs || examples || bench || tensor))
+echo "runtime: exit \$runtime; libraries: exit \$libraries; tiles: exit \$tiles; programs: exit \$programs; examples: exit \$examples; benchmarks: exit \$bench; tensor baseline: exit \$tensor"
+exit \$((runtime || libraries || tiles || programs || examples || bench || tensor))
 RUN
 echo "# bundle in $DIR ($(du -sh "$DIR" | cut -f1)): $(grep -c bundled "$DIR/bundle.log") programs, the benchmarks"
