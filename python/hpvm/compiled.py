@@ -478,14 +478,16 @@ def _warnings_path(library: str) -> str:
     return f"{library}.warnings"
 
 
-def _built_clean(library: str) -> bool:
-    """Whether the build of the cached `library` gave no warning. One that warned (an image
-    without its fallback, say) is not used again: the next compile tries again, since what
-    was missing may be there now."""
+def _replay_warnings(library: str) -> None:
+    """Says again the warnings the build of the cached `library` gave (none recorded:
+    nothing)."""
     try:
-        return json.loads(Path(_warnings_path(library)).read_text()) == []
+        messages = json.loads(Path(_warnings_path(library)).read_text())
     except (OSError, ValueError):
-        return False
+        return
+    for message in messages if isinstance(messages, list) else []:
+        warnings.warn(HPVMWarning(f"{message} (said by the build of the cached '{library}')"),
+                      stacklevel=3)
 
 
 def _compile_recording_warnings(produce) -> List[str]:
@@ -575,9 +577,10 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     """The shared library of `text`: verified, transformed by the hpvm-opt `passes`, then
     compiled into `output`, or into the cache. A cached library is keyed by the text, the
     passes, the options and the compiler (a rebuilt hpvm-cc, compiler library or runtime
-    builds anew); it is used only when its content has the sha256 stored beside it and its
-    build gave no warning (else it is built again), and then nothing is verified,
-    transformed or compiled again. The compiler's warnings are HPVMWarnings. Entries
+    builds anew, and so do the device tools it found: a translator or ptxas installed since);
+    it is used only when its content has the sha256 stored beside it (else it is built
+    again), and then nothing is verified, transformed or compiled again. The compiler's
+    warnings are HPVMWarnings, said again whenever the cached build is used. Entries
     are written whole (a temporary file, then a rename) by one process at a time: builds
     of one graph from several processes compile it once, and a build that dies leaves no
     entry that is used."""
@@ -594,17 +597,19 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     stamps = [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
               for p in toolchain.compiler_files()]
     digest = hashlib.sha256("\0".join([text, *passes, target, opt, *toolchain.SHARED_FLAGS,
-                                        *flags, *stamps]).encode())
+                                        *flags, *stamps,
+                                        *toolchain.device_tools(target)]).encode())
     for key_name, array in (parameters or {}).items():
         digest.update(f"\0{key_name}\0{array.dtype.str}\0{array.shape}\0".encode())
         digest.update(memoryview(np.ascontiguousarray(array).reshape(-1)).cast("B"))
     key = digest.hexdigest()[:24]
     output = str(cache_dir() / f"{name}-{key}.so")
-    if cache_entry_intact(output) and _built_clean(output):
+    if cache_entry_intact(output):
+        _replay_warnings(output)
         return output
     with _entry_lock(output):
-        # Built by another process while this one waited?
-        if cache_entry_intact(output) and _built_clean(output):
+        if cache_entry_intact(output):  # built by another process while this one waited
+            _replay_warnings(output)
             return output
         _remove_dead_partials(output)
         # The library and its warnings first, then its digest: a reader between them (or

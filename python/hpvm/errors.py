@@ -17,4 +17,4 @@ class HPVMError(Exception):
 class HPVMWarning(UserWarning):
     """A compile that succeeded with the compiler's warning: something it could not do (an
     OpenCL image without its SPIR 1.2 fallback, a CUDA image without cubins, a node kept on
-    the CPU), in the compiler's words. A build that warned is not reused from the cache."""
+    the CPU), in the compiler's words. A cached build says its warnings again when used."""

@@ -74,6 +74,35 @@ def compiler_files() -> List[Path]:
     return [p for p in candidates if p.exists()]
 
 
+def device_tools(target: str) -> List[str]:
+    """What a build for `target` finds of the external tools it uses, as the compiler finds
+    them (ExternalTools.cpp): the SPIR-V translator for opencl (its SPIR 1.2 fallback),
+    ptxas and fatbinary for gpu (cubins), each as `path:mtime` or `name:-` when missing. A
+    build keyed by them is built again once a missing tool is installed or one changes."""
+    def stamp(name: str, path: Optional[str]) -> str:
+        try:
+            return f"{name}:{path}:{os.stat(path).st_mtime_ns}" if path else f"{name}:-"
+        except OSError:
+            return f"{name}:-"
+    if target == "opencl":
+        configured = os.environ.get("HPVM_LLVM_SPIRV")
+        if configured:
+            found = configured if os.access(configured, os.X_OK) else shutil.which(configured)
+        else:
+            found = shutil.which("llvm-spirv-15") or shutil.which("llvm-spirv")
+        return [stamp("llvm-spirv", found)]
+    if target == "gpu":
+        toolkit = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or (
+            "/usr/local/cuda" if os.path.isdir("/usr/local/cuda") else "")
+        stamps = []
+        for name in ("ptxas", "fatbinary"):
+            path = os.path.join(toolkit, "bin", name) if toolkit else ""
+            found = path if path and os.access(path, os.X_OK) else shutil.which(name)
+            stamps.append(stamp(name, found))
+        return stamps
+    return []
+
+
 @lru_cache(maxsize=1)
 def clang() -> str:
     """The clang `hpvm-cc` runs: the one CMake found (clang-22, else clang)."""
