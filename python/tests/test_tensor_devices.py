@@ -157,6 +157,25 @@ def test_sampling_knobs_on_the_opencl_device(knob, rate, offset):
     assert f"hpvm-trace: {node} on opencl:" in result.stderr, result.stderr[-2000:]
 
 
+# The end of a script whose graph `g` takes `inputs`: compiled for the CPU and for the
+# OpenCL device with tiles always and never; both device builds within 1e-4 of the CPU's
+# (sums of hundreds of terms of magnitude ~10 in another order: elements that cancel to
+# near zero differ by a few ulps of the terms) and the same bits as each other (the tiles
+# sum, and fold pools, in the per-element kernels' order).
+TILES_BOTH_WAYS = """
+cpu = hpvm.compile(g, fuse=True)(*inputs)
+device = {}
+for tiles in ("always", "never"):
+    print("device run", tiles, file=sys.stderr, flush=True)
+    device[tiles] = hpvm.compile(g, fuse=True, target="opencl",
+                                 flags=["-fhpvm-tensor-tiles=" + tiles])(*inputs)
+    for got, want in zip(device[tiles], cpu):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
+for tiled, per_element in zip(device["always"], device["never"]):
+    np.testing.assert_array_equal(tiled, per_element)
+print("close")
+"""
+
 TILES_SCRIPT = """
 import sys
 import numpy as np, hpvm
@@ -177,35 +196,27 @@ y = T.tanh(T.add(T.matmul(f, g.constant(rand(33 * 13 * 6, 67), "m"), name="fc"),
 b = g.input("b", (3, 70, 37))
 z = T.matmul(b, g.constant(rand(3, 37, 65), "bm"), name="batched")
 g.output(d, y, z)
-xv, bv = rand(2, 5, 23, 19), rand(3, 70, 37)
-cpu = hpvm.compile(g, fuse=True)(xv, bv)
-device = {}
-for tiles in ("always", "never"):
-    print("device run", tiles, file=sys.stderr, flush=True)
-    device[tiles] = hpvm.compile(g, fuse=True, target="opencl",
-                                 flags=["-fhpvm-tensor-tiles=" + tiles])(xv, bv)
-    for got, want in zip(device[tiles], cpu):
-        # Sums of hundreds of terms of magnitude ~10 in another order: elements that
-        # cancel to near zero differ by a few ulps of the terms.
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
-# The tiles sum in the per-element kernels' order: the same bits.
-for tiled, per_element in zip(device["always"], device["never"]):
-    np.testing.assert_array_equal(tiled, per_element)
-print("close")
-"""
+inputs = rand(2, 5, 23, 19), rand(3, 70, 37)
+""" + TILES_BOTH_WAYS
 
 
-def test_tiled_products_on_the_opencl_device():
-    """Convolutions (padded, strided, odd sizes) and products (with bias and activation,
-    batched) in work-group tiles and one thread per element: both within 1e-4 of the CPU
-    build and bit for bit equal to each other, every node on the device."""
-    result = subprocess.run([sys.executable, "-c", TILES_SCRIPT], capture_output=True,
+def _run_on_the_device(script: str) -> None:
+    """Runs a script that ends with TILES_BOTH_WAYS: it says "close", and every node of
+    its device runs is on the device."""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True,
                             text=True, env=dict(os.environ, HPVM_TRACE="1"))
     assert result.returncode == 0, result.stderr[-4000:]
     assert result.stdout.strip() == "close", result.stdout
     for run in result.stderr.split("device run")[1:]:
         lines = [line for line in run.splitlines() if line.startswith("hpvm-trace:")]
         assert lines and all(" on opencl:" in line for line in lines), lines
+
+
+def test_tiled_products_on_the_opencl_device():
+    """Convolutions (padded, strided, odd sizes) and products (with bias and activation,
+    batched) in work-group tiles and one thread per element: both within 1e-4 of the CPU
+    build and bit for bit equal to each other, every node on the device."""
+    _run_on_the_device(TILES_SCRIPT)
 
 
 POOLED_SCRIPT = """
@@ -231,20 +242,8 @@ e = T.conv2d(q, g.constant(rand(40, 36, 2, 2), "w3"), name="conv3")
 e = T.add(e, g.constant(rand(1, 40, 1, 1), "b3"), name="bias3")
 m = T.min_pool(e, (2, 3), strides=(1, 1), name="pool3")
 g.output(p, q, m)
-xv = rand(2, 6, 21, 17)
-cpu = hpvm.compile(g, fuse=True)(xv)
-device = {}
-for tiles in ("always", "never"):
-    print("device run", tiles, file=sys.stderr, flush=True)
-    device[tiles] = hpvm.compile(g, fuse=True, target="opencl",
-                                 flags=["-fhpvm-tensor-tiles=" + tiles])(xv)
-    for got, want in zip(device[tiles], cpu):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
-# The pools fold in the per-element kernels' order, the sums too: the same bits.
-for tiled, per_element in zip(device["always"], device["never"]):
-    np.testing.assert_array_equal(tiled, per_element)
-print("close")
-"""
+inputs = (rand(2, 6, 21, 17),)
+""" + TILES_BOTH_WAYS
 
 
 def test_tiled_convolutions_into_pools_on_the_opencl_device():
@@ -253,13 +252,7 @@ def test_tiled_convolutions_into_pools_on_the_opencl_device():
     window taps and one thread per element, both within 1e-4 of the CPU build and bit for bit
     equal to each other, every node on the device. (The SPIR-V of the pooled tiles once lost
     its SPIR 1.2 fallback to an OpIAddCarry, and every node ran on the CPU.)"""
-    result = subprocess.run([sys.executable, "-c", POOLED_SCRIPT], capture_output=True,
-                            text=True, env=dict(os.environ, HPVM_TRACE="1"))
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert result.stdout.strip() == "close", result.stdout
-    for run in result.stderr.split("device run")[1:]:
-        lines = [line for line in run.splitlines() if line.startswith("hpvm-trace:")]
-        assert lines and all(" on opencl:" in line for line in lines), lines
+    _run_on_the_device(POOLED_SCRIPT)
 
 
 WARNED_SCRIPT = """
