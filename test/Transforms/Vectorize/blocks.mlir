@@ -227,3 +227,50 @@ hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %k: i64, %n: i6
   hpvm.bind_out %p[1] -> 1
   hpvm.bind_out %q[0] -> 2
 }
+
+// -----
+
+// Two returns passing on different inputs: the output is not one input in every
+// instance, so it counts as computed.
+// REMARK: remark: no blocks of 2 rows: an output is computed (only inputs passed on are one value for every block of rows)
+// CHECK-LABEL: hpvm.leaf private @either(
+// CHECK-NOT: hpvm.block_variant
+// CHECK-SAME: {
+hpvm.leaf private @either(%a: !llvm.ptr, %b: !llvm.ptr, %k: i64, %n: i64) -> (!llvm.ptr) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %fzero = llvm.mlir.constant(0.0 : f32) : f32
+  %x = hpvm.instance_id x : index
+  %y = hpvm.instance_id y : index
+  %x64 = arith.index_cast %x : index to i64
+  %y64 = arith.index_cast %y : index to i64
+  llvm.br ^loop(%zero, %fzero : i64, f32)
+^loop(%i: i64, %acc: f32):
+  %brow = llvm.mul %i, %n : i64
+  %bidx = llvm.add %brow, %x64 : i64
+  %pb = llvm.getelementptr %b[%bidx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %vb = llvm.load %pb {alignment = 4 : i64} : !llvm.ptr -> f32
+  %next = llvm.fadd %acc, %vb : f32
+  %i1 = llvm.add %i, %one : i64
+  %more = llvm.icmp "slt" %i1, %k : i64
+  llvm.cond_br %more, ^loop(%i1, %next : i64, f32), ^exit
+^exit:
+  %row = llvm.mul %y64, %n : i64
+  %idx = llvm.add %row, %x64 : i64
+  %pa = llvm.getelementptr %a[%idx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  llvm.store %next, %pa {alignment = 4 : i64} : f32, !llvm.ptr
+  %big = llvm.icmp "sgt" %k, %n : i64
+  llvm.cond_br %big, ^first, ^second
+^first:
+  hpvm.return %a : !llvm.ptr
+^second:
+  hpvm.return %b : !llvm.ptr
+}
+hpvm.internal @root(%a: !llvm.ptr, %b: !llvm.ptr, %k: i64, %n: i64, %nx: index, %ny: index) -> (!llvm.ptr) {
+  %e = hpvm.create_node @either [%nx, %ny] : !hpvm.node
+  hpvm.bind_in %a -> %e[0] : !llvm.ptr
+  hpvm.bind_in %b -> %e[1] : !llvm.ptr
+  hpvm.bind_in %k -> %e[2] : i64
+  hpvm.bind_in %n -> %e[3] : i64
+  hpvm.bind_out %e[0] -> 0
+}
