@@ -118,17 +118,15 @@ Value ElementEmitter::padded(Value image, ArrayRef<Value> nchw,
   if (padding[0] == 0 && padding[1] == 0)
     return emit(image, nchw);
   RankedTensorType type = tensorType(image);
-  Value inside;
-  for (unsigned d = 0; d < 2; ++d) {
-    Value at = nchw[2 + d];
-    Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at,
-                                      index(0));
-    Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at,
-                                       index(type.getDimSize(2 + d)));
-    Value both = arith::AndIOp::create(b, loc, low, high);
-    inside = inside ? Value(arith::AndIOp::create(b, loc, inside, both)) : both;
-  }
+  Value inside = arith::AndIOp::create(
+      b, loc, within(nchw[2], type.getDimSize(2)), within(nchw[3], type.getDimSize(3)));
   return select(inside, outside, [&] { return emit(image, nchw); });
+}
+
+Value ElementEmitter::within(Value at, int64_t size) {
+  Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at, index(0));
+  Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, index(size));
+  return arith::AndIOp::create(b, loc, low, high);
 }
 
 SmallVector<Value> ElementEmitter::broadcast(RankedTensorType type,

@@ -108,6 +108,9 @@ public:
   /// folded r outer, s inner, then divided by the window for a mean.
   Value poolWindow(TensorPoolOp op,
                    function_ref<Value(Value, Value, Value)> tap);
+  /// Whether the position `at` (which may be negative: a window over
+  /// padding) lies in [0, size).
+  Value within(Value at, int64_t size);
   /// The element of the NCHW image `image` at (n, c, h, w), which lie
   /// `padding` outside it at most; `outside` there.
   Value padded(Value image, ArrayRef<Value> nchw, ArrayRef<int64_t> padding,

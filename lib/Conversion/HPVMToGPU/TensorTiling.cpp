@@ -183,6 +183,10 @@ private:
   /// memory, then the sums over them.
   SmallVector<Value> step(Value k0, ValueRange sums, Value lhsTile,
                           Value rhsTile);
+  /// `fn(localRow, localColumn, sum)` for each of the thread's elements of
+  /// the tile (rows threadRow + 16 i, columns threadColumn + 16 j).
+  void forThreadElements(ValueRange sums,
+                         function_ref<void(Value, Value, Value)> fn);
   /// The epilogue and the stores of the thread's elements.
   void store(ValueRange sums, Value output);
   /// With a pool: the epilogued values into `staged`, then each pooled
@@ -235,13 +239,9 @@ TileEmitter::Pixel TileEmitter::convPixel(Value column) {
   SmallVector<int64_t> padding = getInts(pool.getPadding());
   Value h = e.windowPosition(at[1], strides[0], padding[0], div(tap, window[1]));
   Value w = e.windowPosition(at[2], strides[1], padding[1], rem(tap, window[1]));
-  Value valid = both(below(local, tiled.pooledPerTile * tiled.taps),
-                     below(pooled, tiled.pooledPixels));
-  for (auto [position, extent] : {std::pair(h, out[2]), std::pair(w, out[3])})
-    valid = both(valid, both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                                   position, index(0)),
-                             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                                   position, index(extent))));
+  Value valid = both(both(below(local, tiled.pooledPerTile * tiled.taps),
+                          below(pooled, tiled.pooledPixels)),
+                     both(e.within(h, out[2]), e.within(w, out[3])));
   return {at[0], h, w, valid};
 }
 
@@ -337,33 +337,38 @@ SmallVector<Value> TileEmitter::step(Value k0, ValueRange sums, Value lhsTile,
   return SmallVector<Value>(inner.getResults());
 }
 
+void TileEmitter::forThreadElements(
+    ValueRange sums, function_ref<void(Value, Value, Value)> fn) {
+  for (int64_t i = 0; i < kRowsPerThread; ++i)
+    for (int64_t j = 0; j < kColumnsPerThread; ++j)
+      fn(add(threadRow, index(i * kThreadRows)),
+         add(threadColumn, index(j * kThreadColumns)),
+         sums[i * kColumnsPerThread + j]);
+}
+
 void TileEmitter::store(ValueRange sums, Value output) {
   // A product with a precision knob: its result rounded to the format at
   // the store when the bias and activation follow it, else where it is.
   TensorMulOp rounded = getRoundedProduct(tiled.output);
   e.roundedAtStore = rounded;
   std::optional<KnobKind> precision = getPrecision(tiled.product);
-  for (int64_t i = 0; i < kRowsPerThread; ++i)
-    for (int64_t j = 0; j < kColumnsPerThread; ++j) {
-      Value row = add(firstRow, add(threadRow, index(i * kThreadRows)));
-      Value column =
-          add(firstColumn, add(threadColumn, index(j * kThreadColumns)));
-      auto inside = scf::IfOp::create(
-          b, loc, both(below(row, tiled.rows), below(column, tiled.columns)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&inside.getThenRegion().front());
-      Value sum = sums[i * kColumnsPerThread + j];
-      if (precision && tiled.product != rounded.getOperation())
-        sum = e.roundTo(*precision, sum);
-      e.known[tiled.product->getResult(0)] = sum;
-      SmallVector<Value> indices = outputIndices(row, column);
-      Value element = e.emit(tiled.output, indices);
-      if (rounded)
-        element = e.roundTo(*getPrecision(rounded), element);
-      memref::StoreOp::create(b, loc, element, output, indices);
-      e.known.clear();
-    }
+  forThreadElements(sums, [&](Value localRow, Value localColumn, Value sum) {
+    Value row = add(firstRow, localRow), column = add(firstColumn, localColumn);
+    auto inside = scf::IfOp::create(
+        b, loc, both(below(row, tiled.rows), below(column, tiled.columns)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&inside.getThenRegion().front());
+    if (precision && tiled.product != rounded.getOperation())
+      sum = e.roundTo(*precision, sum);
+    e.known[tiled.product->getResult(0)] = sum;
+    SmallVector<Value> indices = outputIndices(row, column);
+    Value element = e.emit(tiled.output, indices);
+    if (rounded)
+      element = e.roundTo(*getPrecision(rounded), element);
+    memref::StoreOp::create(b, loc, element, output, indices);
+    e.known.clear();
+  });
 }
 
 void TileEmitter::storePooled(ValueRange sums, Value staged, Value output) {
@@ -371,20 +376,17 @@ void TileEmitter::storePooled(ValueRange sums, Value staged, Value output) {
   Value identity = scalars::floatConstant(
       b, loc, elementType, scalars::poolIdentity(pool.getKind()));
   // Each tap's epilogued value (the pool's identity where it is padding).
-  for (int64_t i = 0; i < kRowsPerThread; ++i)
-    for (int64_t j = 0; j < kColumnsPerThread; ++j) {
-      Value localRow = add(threadRow, index(i * kThreadRows));
-      Value localColumn = add(threadColumn, index(j * kThreadColumns));
-      Value row = add(firstRow, localRow);
-      Pixel pixel = convPixel(add(firstColumn, localColumn));
-      Value value = e.select(both(below(row, tiled.rows), pixel.valid), identity, [&] {
-        e.known[tiled.product->getResult(0)] = sums[i * kColumnsPerThread + j];
-        Value epilogued = e.emit(pool.getInput(), {pixel.n, row, pixel.h, pixel.w});
-        e.known.clear();
-        return epilogued;
-      });
-      memref::StoreOp::create(b, loc, value, staged, ValueRange{localRow, localColumn});
-    }
+  forThreadElements(sums, [&](Value localRow, Value localColumn, Value sum) {
+    Value row = add(firstRow, localRow);
+    Pixel pixel = convPixel(add(firstColumn, localColumn));
+    Value value = e.select(both(below(row, tiled.rows), pixel.valid), identity, [&] {
+      e.known[tiled.product->getResult(0)] = sum;
+      Value epilogued = e.emit(pool.getInput(), {pixel.n, row, pixel.h, pixel.w});
+      e.known.clear();
+      return epilogued;
+    });
+    memref::StoreOp::create(b, loc, value, staged, ValueRange{localRow, localColumn});
+  });
   gpu::BarrierOp::create(b, loc);
   // The tile's pooled pixels, kTileRows x perTile, spread over the threads.
   ArrayRef<int64_t> shape = tensorType(pool.getResult()).getShape();
