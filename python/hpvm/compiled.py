@@ -490,21 +490,6 @@ def _replay_warnings(library: str) -> None:
                       stacklevel=3)
 
 
-def _compile_recording_warnings(produce) -> List[str]:
-    """Runs `produce()`; the HPVMWarnings it gives are returned (and given again), the
-    others given as they were."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        produce()
-    messages = []
-    for warning in caught:
-        if issubclass(warning.category, HPVMWarning):
-            messages.append(str(warning.message))
-        warnings.warn_explicit(warning.message, warning.category, warning.filename,
-                               warning.lineno)
-    return messages
-
-
 def cache_entry_intact(library: str) -> bool:
     """Whether the cached `library` is the file its build wrote: its sha256 is the one in
     `<library>.sha256` (written beside it, in sha256sum's format). A missing library, a
@@ -585,11 +570,13 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     of one graph from several processes compile it once, and a build that dies leaves no
     entry that is used."""
 
+    said: List[str] = []  # the compile's warnings, kept beside a cached library
+
     def compile_to(path: str) -> None:
         toolchain.verify(text, f"{name}.mlir")
         ready = toolchain.run_opt(text, passes, f"{name}.mlir") if passes else text
         toolchain.compile_shared(ready, path, name, target, opt, flags, verbose=verbose,
-                                 parameters=parameters)
+                                 parameters=parameters, said=said)
 
     if output is not None:
         compile_to(output)
@@ -614,9 +601,8 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
         _remove_dead_partials(output)
         # The library and its warnings first, then its digest: a reader between them (or
         # after a crash between them) finds a digest that does not match, and builds again.
-        messages = _compile_recording_warnings(lambda: _replace_atomically(
-            Path(output), compile_to, f"the compiled graph '{output}'"))
-        _write_atomically(Path(_warnings_path(output)), json.dumps(messages).encode())
+        _replace_atomically(Path(output), compile_to, f"the compiled graph '{output}'")
+        _write_atomically(Path(_warnings_path(output)), json.dumps(said).encode())
         digest = f"{file_digest(output)}  {os.path.basename(output)}\n"
         _write_atomically(Path(_digest_path(output)), digest.encode())
     return output

@@ -387,7 +387,8 @@ def _count(option: str, text: str, low: int, high: int) -> int:
     return int(text)
 
 
-def _compile_bitcode(text: str, source: Path, options: str, verbose: bool) -> bytes:
+def _compile_bitcode(text: str, source: Path, options: str, verbose: bool,
+                     said: Optional[List[str]] = None) -> bytes:
     """hpvmCompileBuffer: the module (named `source` in diagnostics and for the parameter
     archive beside it) lowered and exported as LLVM bitcode."""
     library = _compiler_library()
@@ -406,6 +407,8 @@ def _compile_bitcode(text: str, source: Path, options: str, verbose: bool) -> by
         print(report, end="")
     for warning in compiler_warnings(report):
         warnings.warn(HPVMWarning(warning), stacklevel=2)
+        if said is not None:
+            said.append(warning)
     return bitcode
 
 
@@ -418,11 +421,12 @@ def compiler_warnings(report: str) -> List[str]:
 
 def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",
                    opt: str = "-O3", flags: Sequence[str] = (), verbose: bool = False,
-                   parameters=None) -> str:
+                   parameters=None, said: Optional[List[str]] = None) -> str:
     """What `hpvm-cc -shared <opt> --target=<target> <SHARED_FLAGS> <flags>` makes of the
     module `text`, into `output`: compiled in this process (the compiler library), then
     clang's objects linked with the runtime. `parameters` (key -> array) is written as the
-    parameter archive `<name>.params` beside the module, which the text names."""
+    parameter archive `<name>.params` beside the module, which the text names. The
+    compiler's warnings are HPVMWarnings, and go into `said` too when it is given."""
     if target not in ("cpu", "gpu", "opencl"):
         raise HPVMError(f"unknown target '{target}'; expected cpu, gpu or opencl")
     build = SharedBuild.parse([opt, f"--target={target}", *SHARED_FLAGS, *flags])
@@ -438,7 +442,7 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
         bitcode, constants = folder / f"{name}.bc", folder / f"{name}.constants.s"
         options = build.pipeline_options(str(constants), build.vector_bits())
         bitcode.write_bytes(_compile_bitcode(text, folder / f"{name}.mlir", options,
-                                             build.verbose))
+                                             build.verbose, said))
         objects = []
         for source in [bitcode, constants] if constants.exists() else [bitcode]:
             obj = source.with_suffix(".o")

@@ -403,9 +403,9 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
   if (tiled) {
     // Every thread of a work-group runs the tile (barriers).
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({kTileThreads, 1, 1}));
-    ValueRange memory = entry->getArguments().take_back(tileMemory.size());
+    ValueRange tileParameters = entry->getArguments().take_back(tileMemory.size());
     SmallVector<Value, 3> views;
-    for (auto [type, parameter] : llvm::zip(tileMemory, memory))
+    for (auto [type, parameter] : llvm::zip(tileMemory, tileParameters))
       views.push_back(viewWorkgroupMemory(b, loc, type, parameter, {}));
     emitTiledProduct(b, loc, emitter, *tiled, views, outputs.front());
   } else {
