@@ -5,6 +5,7 @@
 // hpvmRunPassPipeline: hpvm-opt --pass-pipeline in memory.
 #include "HPVM/C/Compiler.h"
 
+#include "HPVM/Conversion/DeviceTools.h"
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Pipelines/Pipelines.h"
 #include "HPVM/Target/LLVMIR.h"
@@ -413,6 +414,13 @@ bool hpvmRunPassPipeline(const char *input, size_t size, const char *bufferName,
   if (diagnostics)
     *diagnostics = text.empty() ? nullptr : copyText(text);
   return ok;
+}
+
+char *hpvmDeviceTools(void) {
+  std::string text = "llvm-spirv\t" + hpvm::findSPIRVTranslator() + "\n";
+  for (const char *tool : {"ptxas", "fatbinary"})
+    text += std::string(tool) + "\t" + hpvm::findCudaTool(tool) + "\n";
+  return copyText(text);
 }
 
 void hpvmCompileFreeText(char *text) { std::free(text); }

@@ -75,32 +75,25 @@ def compiler_files() -> List[Path]:
 
 
 def device_tools(target: str) -> List[str]:
-    """What a build for `target` finds of the external tools it uses, as the compiler finds
-    them (ExternalTools.cpp): the SPIR-V translator for opencl (its SPIR 1.2 fallback),
-    ptxas and fatbinary for gpu (cubins), each as `path:mtime` or `name:-` when missing. A
+    """The external tools a build for `target` runs, as the compiler finds them
+    (hpvmDeviceTools): the SPIR-V translator for opencl (its SPIR 1.2 fallback), ptxas and
+    fatbinary for gpu (cubins), each as `name:path:mtime`, or `name:-` when missing. A
     build keyed by them is built again once a missing tool is installed or one changes."""
-    def stamp(name: str, path: Optional[str]) -> str:
+    wanted = {"opencl": ("llvm-spirv",), "gpu": ("ptxas", "fatbinary")}.get(target, ())
+    if not wanted:
+        return []
+    library = _compiler_library()
+    found = dict(line.split("\t", 1) for line in
+                 _take(library, ctypes.c_void_p(library.hpvmDeviceTools())).decode()
+                 .splitlines())
+    stamps = []
+    for name in wanted:
+        path = found.get(name, "")
         try:
-            return f"{name}:{path}:{os.stat(path).st_mtime_ns}" if path else f"{name}:-"
+            stamps.append(f"{name}:{path}:{os.stat(path).st_mtime_ns}" if path else f"{name}:-")
         except OSError:
-            return f"{name}:-"
-    if target == "opencl":
-        configured = os.environ.get("HPVM_LLVM_SPIRV")
-        if configured:
-            found = configured if os.access(configured, os.X_OK) else shutil.which(configured)
-        else:
-            found = shutil.which("llvm-spirv-15") or shutil.which("llvm-spirv")
-        return [stamp("llvm-spirv", found)]
-    if target == "gpu":
-        toolkit = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or (
-            "/usr/local/cuda" if os.path.isdir("/usr/local/cuda") else "")
-        stamps = []
-        for name in ("ptxas", "fatbinary"):
-            path = os.path.join(toolkit, "bin", name) if toolkit else ""
-            found = path if path and os.access(path, os.X_OK) else shutil.which(name)
-            stamps.append(stamp(name, found))
-        return stamps
-    return []
+            stamps.append(f"{name}:-")
+    return stamps
 
 
 @lru_cache(maxsize=1)
@@ -142,6 +135,8 @@ def _compiler_library():
                                           ctypes.c_int, ctypes.c_int, ctypes.c_char_p, _TEXT,
                                           ctypes.POINTER(ctypes.c_size_t), _TEXT]
     library.hpvmCompileBuffer.restype = ctypes.c_bool
+    library.hpvmDeviceTools.argtypes = []
+    library.hpvmDeviceTools.restype = ctypes.c_void_p
     library.hpvmCompileFreeText.argtypes = [ctypes.c_void_p]
     library.hpvmCompileFreeText.restype = None
     return library

@@ -101,3 +101,20 @@ def test_the_objects_and_the_link_are_hpvm_cc_s(tmp_path, capsys):
                              verbose=True)
     assert _clang_commands(capsys.readouterr().out) == expected
     assert len(expected) == 3 and "-dM" in expected[0] and "-march=native" not in expected[1]
+
+
+def test_device_tools_are_the_compilers(monkeypatch, tmp_path):
+    """The cache key's device tools come from the compiler library (hpvmDeviceTools), which
+    finds them as the device builds do: HPVM_LLVM_SPIRV names the translator, a missing
+    one is `-`, the CPU has none."""
+    assert toolchain.device_tools("cpu") == []
+    fake = tmp_path / "my-translator"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("HPVM_LLVM_SPIRV", str(fake))
+    assert toolchain.device_tools("opencl") == [
+        f"llvm-spirv:{fake}:{fake.stat().st_mtime_ns}"]
+    monkeypatch.setenv("HPVM_LLVM_SPIRV", str(tmp_path / "nowhere"))
+    assert toolchain.device_tools("opencl") == ["llvm-spirv:-"]
+    assert [stamp.split(":")[0] for stamp in toolchain.device_tools("gpu")] == [
+        "ptxas", "fatbinary"]

@@ -150,6 +150,12 @@ MLIR_CAPI_EXPORTED bool hpvmRunPassPipeline(const char *input, size_t size,
                                             const char *buffer_name, const char *pipeline,
                                             char **output, char **diagnostics);
 
+/* The programs device builds run, as hpvm-embed-kernels finds them: one line
+ * per tool, "llvm-spirv\t<path>", "ptxas\t<path>", "fatbinary\t<path>",
+ * the path empty where the tool is not found (the build then makes no SPIR 1.2
+ * fallback, no cubins). NUL-terminated; free it with hpvmCompileFreeText. */
+MLIR_CAPI_EXPORTED char *hpvmDeviceTools(void);
+
 /* Lowers clang's LLVM IR (bitcode or text) of a Hetero-C++ source, made
  * without optimization (clang -O1 -Xclang -disable-llvm-passes: the regions
  * are still where the source put them), to HPVM-C: each section, task and

@@ -28,8 +28,7 @@ std::string mlir::hpvm::findCudaToolkit() {
   return "";
 }
 
-/// `name` from the toolkit's bin/, else from PATH; "" when neither has it.
-static std::string findCudaTool(StringRef name) {
+std::string mlir::hpvm::findCudaTool(StringRef name) {
   std::string toolkit = mlir::hpvm::findCudaToolkit();
   if (!toolkit.empty()) {
     SmallString<128> path(toolkit);
@@ -147,9 +146,7 @@ mlir::hpvm::buildCudaFatbin(StringRef ptx, ArrayRef<std::string> architectures,
   return work.read("kernels.fatbin", "fatbinary", error);
 }
 
-/// The SPIR-V to LLVM translator: HPVM_LLVM_SPIRV (as the runtime reads it),
-/// else llvm-spirv-15, else llvm-spirv, from PATH.
-static std::string findSPIRVTranslator() {
+std::string mlir::hpvm::findSPIRVTranslator() {
   if (const char *configured = std::getenv("HPVM_LLVM_SPIRV"); configured && *configured) {
     if (llvm::sys::fs::can_execute(configured))
       return configured;

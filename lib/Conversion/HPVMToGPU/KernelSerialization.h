@@ -3,6 +3,8 @@
 #ifndef HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H
 #define HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H
 
+#include "HPVM/Conversion/DeviceTools.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/LLVM.h"
 
@@ -24,10 +26,6 @@ LogicalResult assignOpenCLAddressSpaces(gpu::GPUModuleOp kernels);
 /// OpConstantNull (which llvm-spirv 15 rejects). Errors are emitted at
 /// `kernels`.
 FailureOr<std::string> serializeToOpenCLSPIRV(gpu::GPUModuleOp kernels);
-
-/// The CUDA toolkit's directory (CUDA_HOME, CUDA_PATH, /usr/local/cuda), or
-/// "" (libdevice and the tools below come from it).
-std::string findCudaToolkit();
 
 /// A CUDA fat binary of `ptx`: a cubin per architecture (`sm_80`, ...) by
 /// `ptxas`, and the PTX itself, by `fatbinary`. std::nullopt when the tools
