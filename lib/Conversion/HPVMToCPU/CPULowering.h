@@ -641,6 +641,12 @@ private:
       return std::nullopt;
     return found->second[port];
   }
+  /// Output `port` of a grid of `node` run with `inputs`, whose first
+  /// instance published its outputs into `slots` (a storage struct of the
+  /// outputs): the input it passes on (getPassedOnInput), else the slot's.
+  Value readGridOutput(OpBuilder &b, Location loc, Operation *node,
+                       unsigned port, ValueRange inputs, Value slots,
+                       TypeRange outputTypes);
   /// Whether nested grids may run as one parallel-for (collapse-grids).
   bool collapseGrids = true;
 

@@ -149,15 +149,10 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
           launch(eb, sums, sumsInputs);
         });
   }
-  // Inputs passed on: the leaf's inputs (a block variant publishes nothing).
   SmallVector<Value> results;
   for (unsigned port : boundPorts)
-    if (std::optional<unsigned> passedOn = getPassedOnInput(leaf, port))
-      results.push_back(leafInputs[*passedOn]);
-    else
-      results.push_back(fromStorage(b, loc,
-                                    loadField(b, loc, outputType, outputs, port),
-                                    leaf.getResultTypes()[port]));
+    results.push_back(readGridOutput(b, loc, leaf, port, leafInputs, outputs,
+                                     leaf.getResultTypes()));
   return results;
 }
 

@@ -156,17 +156,10 @@ void CPULowering::runConcurrently(
   for (auto [index, constNode] : llvm::enumerate(nodes)) {
     NodeOpInterface node = constNode;
     SmallVector<Value> results;
-    LLVM::LLVMStructType outputType = getStorageStruct(node.getOutputTypes());
-    for (auto [port, type] : llvm::enumerate(node.getOutputTypes())) {
-      // Inputs passed on: the node's inputs (a block variant publishes nothing).
-      if (std::optional<unsigned> passedOn =
-              getPassedOnInput(node.getOperation(), port)) {
-        results.push_back(inputs[index][*passedOn]);
-        continue;
-      }
-      results.push_back(fromStorage(
-          b, loc, loadField(b, loc, outputType, outputSlots[index], port), type));
-    }
+    for (unsigned port = 0, e = node.getOutputTypes().size(); port < e; ++port)
+      results.push_back(readGridOutput(b, loc, node.getOperation(), port,
+                                       inputs[index], outputSlots[index],
+                                       node.getOutputTypes()));
     outputs.push_back(std::move(results));
   }
 }

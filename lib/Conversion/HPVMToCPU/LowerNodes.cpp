@@ -825,17 +825,30 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   // publish them (the tile, block and contraction variants do not), and a
   // grid without instances still has them.
   SmallVector<Value> results;
-  for (auto [index, type] : llvm::enumerate(outputTypes)) {
+  for (unsigned index = 0, e = outputTypes.size(); index < e; ++index) {
     std::optional<unsigned> passedOn = getPassedOnInput(node.getOperation(), index);
     if ((perInstance.outputs >> index) & 1)
       results.push_back(outputArrays[index]);
-    else if (passedOn && !((perInstance.inputs >> *passedOn) & 1))
-      results.push_back(inputs[*passedOn]);
+    else if (passedOn && ((perInstance.inputs >> *passedOn) & 1))
+      // Passed on from an input given per instance: one value each, not one.
+      results.push_back(fromStorage(b, loc,
+                                    loadField(b, loc, outputType, outputs, index),
+                                    outputTypes[index]));
     else
-      results.push_back(fromStorage(
-          b, loc, loadField(b, loc, outputType, outputs, index), type));
+      results.push_back(readGridOutput(b, loc, node.getOperation(), index, inputs,
+                                       outputs, outputTypes));
   }
   return results;
+}
+
+Value CPULowering::readGridOutput(OpBuilder &b, Location loc, Operation *node,
+                                  unsigned port, ValueRange inputs, Value slots,
+                                  TypeRange outputTypes) {
+  if (std::optional<unsigned> passedOn = getPassedOnInput(node, port))
+    return inputs[*passedOn];
+  return fromStorage(
+      b, loc, loadField(b, loc, getStorageStruct(outputTypes), slots, port),
+      outputTypes[port]);
 }
 
 
