@@ -18,18 +18,21 @@ void hpvm_device_initialize(hpvm_device_t *device, const hpvm_device_vtable_t *v
   hpvm_buffer_registry_init(&device->buffers, allocator);
 }
 
-hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *default_path,
+hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *const *defaults,
                                       const char *api, void **out_library,
                                       const char **out_path) {
-  const char *path = getenv(env_var);
-  if (!path || !*path)
-    path = default_path;
-  *out_path = path;
-  *out_library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (*out_library)
-    return NULL;
-  const char *reason = dlerror();
-  return HPVM_STATUS(UNAVAILABLE, "%s is not available: cannot load %s (%s)", api, path,
+  const char *configured = getenv(env_var);
+  const char *const only[] = {configured, NULL};
+  const char *const *paths = configured && *configured ? only : defaults;
+  const char *reason = NULL;
+  for (const char *const *path = paths; *path; ++path) {
+    *out_path = *path;
+    *out_library = dlopen(*path, RTLD_NOW | RTLD_LOCAL);
+    if (*out_library)
+      return NULL;
+    reason = dlerror();
+  }
+  return HPVM_STATUS(UNAVAILABLE, "%s is not available: cannot load %s (%s)", api, *out_path,
                      reason ? reason : "unknown reason");
 }
 

@@ -70,10 +70,12 @@ void hpvm_device_initialize(hpvm_device_t *device, const hpvm_device_vtable_t *v
                             hpvm_rt_device_kind_t kind, hpvm_allocator_t allocator,
                             const char *name, uint32_t max_inflight);
 
-/* Opens a driver library with dlopen: the path in environment variable `env_var` if set, else
- * `default_path`. On failure the status is UNAVAILABLE and names `api` and the loader's reason.
- * The library stays loaded for the life of the process (drivers register atexit handlers). */
-hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *default_path,
+/* Opens a driver or library with dlopen: the path in environment variable `env_var` if set,
+ * else each of the NULL-terminated `defaults` in turn (libcudnn.so.9, then .8). `*out_path` is
+ * the path loaded (or last tried). On failure the status is UNAVAILABLE and names `api`, the
+ * path and the loader's reason. The library stays loaded for the life of the process (drivers
+ * register atexit handlers). */
+hpvm_status_t hpvm_device_open_driver(const char *env_var, const char *const *defaults,
                                       const char *api, void **out_library,
                                       const char **out_path);
 

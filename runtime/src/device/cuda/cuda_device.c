@@ -322,8 +322,9 @@ bool hpvm_cuda_device_is(const hpvm_device_t *device) {
 
 static hpvm_status_t load_symbols(hpvm_cuda_symbols_t *cu) {
   const char *path;
-  HPVM_RETURN_IF_ERROR(hpvm_device_open_driver("HPVM_CUDA_LIBRARY", "libcuda.so.1", "CUDA",
-                                               &cu->library, &path));
+  static const char *const names[] = {"libcuda.so.1", NULL};
+  HPVM_RETURN_IF_ERROR(
+      hpvm_device_open_driver("HPVM_CUDA_LIBRARY", names, "CUDA", &cu->library, &path));
 #define HPVM_CUDA_LOAD(field, symbol, required, result, params)                                 \
   *(void **)&cu->field = dlsym(cu->library, symbol);                                            \
   if ((required) && !cu->field)                                                                 \

@@ -74,33 +74,11 @@ void hpvm_cuda_libraries_destroy(hpvm_cuda_libraries_t *libraries) {
 
 /*===--- loading ------------------------------------------------------------===*/
 
-/* dlopen of $env_var, else of each default name in turn. */
-static hpvm_status_t open_library(const char *env_var, const char *const *defaults,
-                                  const char *api, void **out_library, const char **out_path) {
-  const char *path = getenv(env_var);
-  if (path && *path) {
-    *out_path = path;
-    *out_library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (*out_library)
-      return NULL;
-    const char *reason = dlerror();
-    return HPVM_STATUS(UNAVAILABLE, "%s is not available: cannot load %s=%s (%s)", api, env_var,
-                       path, reason ? reason : "unknown reason");
-  }
-  for (const char *const *name = defaults; *name; ++name) {
-    *out_path = *name;
-    *out_library = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
-    if (*out_library)
-      return NULL;
-  }
-  return HPVM_STATUS(UNAVAILABLE, "%s is not available: cannot load %s or %s", api, defaults[0],
-                     defaults[1]);
-}
-
 static hpvm_status_t load_cudnn(hpvm_cudnn_symbols_t *dnn) {
   static const char *const names[] = {"libcudnn.so.9", "libcudnn.so.8", NULL};
   const char *path;
-  HPVM_RETURN_IF_ERROR(open_library("HPVM_CUDNN_LIBRARY", names, "cuDNN", &dnn->library, &path));
+  HPVM_RETURN_IF_ERROR(
+      hpvm_device_open_driver("HPVM_CUDNN_LIBRARY", names, "cuDNN", &dnn->library, &path));
 #define HPVM_LIBRARY_LOAD(field, symbol, required, result, params)                              \
   *(void **)&dnn->field = dlsym(dnn->library, symbol);                                          \
   if ((required) && !dnn->field)                                                                \
@@ -114,7 +92,7 @@ static hpvm_status_t load_cublas(hpvm_cublas_symbols_t *blas) {
   static const char *const names[] = {"libcublas.so.12", "libcublas.so.11", NULL};
   const char *path;
   HPVM_RETURN_IF_ERROR(
-      open_library("HPVM_CUBLAS_LIBRARY", names, "cuBLAS", &blas->library, &path));
+      hpvm_device_open_driver("HPVM_CUBLAS_LIBRARY", names, "cuBLAS", &blas->library, &path));
 #define HPVM_LIBRARY_LOAD(field, symbol, required, result, params)                              \
   *(void **)&blas->field = dlsym(blas->library, symbol);                                        \
   if ((required) && !blas->field)                                                               \

@@ -549,8 +549,9 @@ void hpvm_opencl_sub_buffer_release(hpvm_device_t *base, uint64_t handle) {
 
 static hpvm_status_t load_symbols(hpvm_opencl_symbols_t *cl) {
   const char *path;
-  HPVM_RETURN_IF_ERROR(hpvm_device_open_driver("HPVM_OPENCL_LIBRARY", "libOpenCL.so.1",
-                                               "OpenCL", &cl->library, &path));
+  static const char *const names[] = {"libOpenCL.so.1", NULL};
+  HPVM_RETURN_IF_ERROR(
+      hpvm_device_open_driver("HPVM_OPENCL_LIBRARY", names, "OpenCL", &cl->library, &path));
 #define HPVM_OPENCL_LOAD(name, required, result, params)                                        \
   *(void **)&cl->name = dlsym(cl->library, #name);                                              \
   if ((required) && !cl->name)                                                                  \
