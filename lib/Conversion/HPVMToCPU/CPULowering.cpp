@@ -107,6 +107,15 @@ Value CPULowering::loadField(OpBuilder &b, Location loc,
   Value address = fieldAddress(b, loc, type, base, {static_cast<int32_t>(index)});
   return LLVM::LoadOp::create(b, loc, type.getBody()[index], address);
 }
+Value CPULowering::readGridOutput(OpBuilder &b, Location loc, Operation *node,
+                                  unsigned port, ValueRange inputs, Value slots,
+                                  TypeRange outputTypes) {
+  if (std::optional<unsigned> passedOn = getPassedOnInput(node, port))
+    return inputs[*passedOn];
+  return fromStorage(
+      b, loc, loadField(b, loc, getStorageStruct(outputTypes), slots, port),
+      outputTypes[port]);
+}
 
 void CPULowering::storeField(OpBuilder &b, Location loc,
                              LLVM::LLVMStructType type, Value base,

@@ -841,15 +841,6 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   return results;
 }
 
-Value CPULowering::readGridOutput(OpBuilder &b, Location loc, Operation *node,
-                                  unsigned port, ValueRange inputs, Value slots,
-                                  TypeRange outputTypes) {
-  if (std::optional<unsigned> passedOn = getPassedOnInput(node, port))
-    return inputs[*passedOn];
-  return fromStorage(
-      b, loc, loadField(b, loc, getStorageStruct(outputTypes), slots, port),
-      outputTypes[port]);
-}
 
 
 LLVM::LLVMStructType CPULowering::getLaunchBlockType(NodeOpInterface root) {
