@@ -259,13 +259,18 @@ static std::string optionsString(const HPVMCompileOptions &options) {
   flag("fuse-tensor-nodes", options.fuse_tensor_nodes);
   out << "vector-bits=" << options.vector_bits << " lanes=" << options.lanes
       << " rows=" << options.rows << " ";
-  SmallVector<StringRef> devices;
-  StringRef(options.devices ? options.devices : "")
-      .split(devices, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-  for (StringRef &device : devices)
-    device = device.trim();
-  if (!devices.empty())
-    out << "devices=" << llvm::join(devices, ",") << " ";
+  // A comma-separated list, its items trimmed.
+  auto list = [&](StringRef key, const char *value) {
+    SmallVector<StringRef> items;
+    StringRef(value ? value : "")
+        .split(items, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef &item : items)
+      item = item.trim();
+    if (!items.empty())
+      out << key << "=" << llvm::join(items, ",") << " ";
+  };
+  list("devices", options.devices);
+  list("sanitize", options.sanitize);
   path("dump-kernels", options.dump_kernels_dir);
   path("knobs", options.knobs_file);
   path("constants-asm", options.constants_asm);

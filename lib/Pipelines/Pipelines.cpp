@@ -158,6 +158,11 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
   pm.addPass(createHPVMGuardedEntryPoints());
   if (options.lineTables)
     pm.addPass(createHPVMLineTables());
+  if (!options.sanitize.empty()) {
+    HPVMSanitizeFunctionsOptions sanitize;
+    sanitize.sanitizers.assign(options.sanitize.begin(), options.sanitize.end());
+    pm.addPass(createHPVMSanitizeFunctions(sanitize));
+  }
   // Last: the weights leave the module (or archive keys are resolved), so
   // that no pass before and no LLVM IR after carries them as text.
   HPVMExternalizeConstantsOptions constants;

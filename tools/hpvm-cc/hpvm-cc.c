@@ -478,6 +478,8 @@ typedef struct {
   bool hetero_streaming;
   /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
   const char *knobs;
+  /* The sanitizers -fsanitize= asks for (sanitizer_t bits, after every -fno-sanitize=). */
+  unsigned sanitizers;
   /* The runtime library the link adds. */
   const char *runtime_lib;
   /* The temporary directory, the files to remove from it, and the objects to link. */
@@ -488,6 +490,151 @@ typedef struct {
    * outputs and its diagnostics). */
   list_t programs, program_sources;
 } driver_t;
+
+/* What hpvm-cc does for each kind of sanitizer. AddressSanitizer and ThreadSanitizer are LLVM
+ * passes that instrument the functions clang marked for them: the lowering marks every function
+ * of the program (hpvm-sanitize-functions) and the final compile instruments them. UBSan's checks
+ * are made by clang's front end, so they go to the compile of HPVM-C sources that the library
+ * imports, and leaves keep them. The runtime linked in is compiled with the same sanitizers. */
+typedef enum {
+  SANITIZE_ADDRESS = 1,
+  SANITIZE_THREAD = 2,
+  SANITIZE_LEAK = 4,      /* LeakSanitizer alone: no instrumentation, a runtime library */
+  SANITIZE_UNDEFINED = 8, /* any check of UBSan's (undefined, signed-integer-overflow, ...) */
+  SANITIZE_COVERAGE = 16, /* fuzzer, fuzzer-no-link: coverage of the final compile only */
+  SANITIZE_UNSUPPORTED = 32,
+} sanitizer_t;
+
+/* The kind of the sanitizer `name` (`length` bytes) of a -fsanitize= list. */
+static sanitizer_t sanitizer_kind(const char *name, size_t length) {
+  static const struct {
+    const char *name;
+    sanitizer_t kind;
+  } known[] = {
+      {"address", SANITIZE_ADDRESS},        {"thread", SANITIZE_THREAD},
+      {"leak", SANITIZE_LEAK},              {"fuzzer", SANITIZE_COVERAGE},
+      {"fuzzer-no-link", SANITIZE_COVERAGE}, {"memory", SANITIZE_UNSUPPORTED},
+      {"hwaddress", SANITIZE_UNSUPPORTED},  {"kernel-address", SANITIZE_UNSUPPORTED},
+      {"kernel-hwaddress", SANITIZE_UNSUPPORTED}, {"kernel-memory", SANITIZE_UNSUPPORTED},
+      {"dataflow", SANITIZE_UNSUPPORTED},   {"safe-stack", SANITIZE_UNSUPPORTED},
+      {"shadow-call-stack", SANITIZE_UNSUPPORTED}, {"kcfi", SANITIZE_UNSUPPORTED},
+      {"scudo", SANITIZE_UNSUPPORTED},      {"type", SANITIZE_UNSUPPORTED},
+      {"realtime", SANITIZE_UNSUPPORTED},   {"numerical", SANITIZE_UNSUPPORTED},
+      {"memtag", SANITIZE_UNSUPPORTED},     {"memtag-stack", SANITIZE_UNSUPPORTED},
+      {"memtag-heap", SANITIZE_UNSUPPORTED}, {"memtag-globals", SANITIZE_UNSUPPORTED},
+      {"all", SANITIZE_ADDRESS | SANITIZE_THREAD | SANITIZE_LEAK | SANITIZE_UNDEFINED |
+                  SANITIZE_COVERAGE},
+  };
+  for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); ++i)
+    if (strlen(known[i].name) == length && strncmp(known[i].name, name, length) == 0)
+      return known[i].kind;
+  if (length >= 3 && strncmp(name, "cfi", 3) == 0)
+    return SANITIZE_UNSUPPORTED;
+  /* Anything else is one of UBSan's checks or groups; clang refuses a name that is none. */
+  return SANITIZE_UNDEFINED;
+}
+
+/* -fsanitize=LIST and -fno-sanitize=LIST: the sanitizers `d` asks for after `flag`; a sanitizer
+ * hpvm-cc cannot give the program is an error (the runtime and the lowering support address,
+ * thread, leak, UBSan's checks and fuzzer coverage). */
+static void note_sanitizers(driver_t *d, const char *flag) {
+  bool on = strncmp(flag, "-fsanitize=", 11) == 0;
+  if (!on && strncmp(flag, "-fno-sanitize=", 14) != 0)
+    return;
+  for (const char *name = strchr(flag, '=') + 1; *name;) {
+    size_t length = strcspn(name, ",");
+    sanitizer_t kind = sanitizer_kind(name, length);
+    if (on && kind == SANITIZE_UNSUPPORTED) {
+      char message[512];
+      snprintf(message, sizeof message,
+               "'%.200s': hpvm-cc cannot build a program with -fsanitize=%.*s; expected "
+               "address, thread, leak, undefined (or UBSan's checks) or fuzzer",
+               flag, (int)(length < 100 ? length : 100), name);
+      fail("%s", message);
+    }
+    if (kind != SANITIZE_UNSUPPORTED)
+      d->sanitizers = on ? d->sanitizers | kind : d->sanitizers & ~kind;
+    name += length + (name[length] == ',');
+  }
+  if ((d->sanitizers & SANITIZE_ADDRESS) && (d->sanitizers & SANITIZE_THREAD))
+    fail("'%s': -fsanitize=address and -fsanitize=thread cannot be combined; build the "
+         "program once with each",
+         flag);
+}
+
+/* `flag`, one of the instrumentation flags, as the compile of an HPVM-C source for the library
+ * takes it (NULL: not at all): UBSan's checks of -fsanitize= and -fno-sanitize= lists, and the
+ * options of UBSan's reports; the other sanitizers and profiling instrument the final compile. */
+static char *frontend_instrumentation(const driver_t *d, const char *flag) {
+  bool on = strncmp(flag, "-fsanitize=", 11) == 0;
+  bool off = strncmp(flag, "-fno-sanitize=", 14) == 0;
+  if (!(d->sanitizers & SANITIZE_UNDEFINED))
+    return NULL;
+  if (!on && !off) {
+    const char *kept[] = {"-fsanitize-recover", "-fno-sanitize-recover", "-fsanitize-trap",
+                          "-fno-sanitize-trap", "-fsanitize-ignorelist",
+                          "-fsanitize-minimal-runtime"};
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); ++i)
+      if (strncmp(flag, kept[i], strlen(kept[i])) == 0)
+        return copy(flag);
+    return NULL;
+  }
+  /* The list, less the sanitizers the front end must not apply. */
+  const char *list = strchr(flag, '=') + 1;
+  size_t size = strlen(flag) + 1;
+  char *result = malloc(size);
+  if (!result)
+    fail_internal("out of memory%s", "");
+  size_t at = (size_t)(list - flag);
+  memcpy(result, flag, at);
+  bool any = false;
+  for (const char *name = list; *name;) {
+    size_t length = strcspn(name, ",");
+    if (sanitizer_kind(name, length) == SANITIZE_UNDEFINED ||
+        (off && length == 3 && strncmp(name, "all", 3) == 0)) {
+      if (any)
+        result[at++] = ',';
+      memcpy(result + at, name, length);
+      at += length;
+      any = true;
+    }
+    name += length + (name[length] == ',');
+  }
+  result[at] = '\0';
+  if (!any) {
+    free(result);
+    return NULL;
+  }
+  return result;
+}
+
+/* The runtime library the program links: the one compiled with the program's sanitizers
+ * (libhpvm_rt_asan.a, _tsan.a, _ubsan.a beside libhpvm_rt.a), else libhpvm_rt.a. */
+static const char *runtime_library(const driver_t *d) {
+  const char *variant = (d->sanitizers & SANITIZE_ADDRESS)     ? "asan"
+                        : (d->sanitizers & SANITIZE_THREAD)    ? "tsan"
+                        : (d->sanitizers & SANITIZE_UNDEFINED) ? "ubsan"
+                                                               : NULL;
+  if (!variant)
+    return d->runtime_lib;
+  const char *slash = strrchr(d->runtime_lib, '/');
+  size_t directory = slash ? (size_t)(slash - d->runtime_lib) + 1 : 0;
+  size_t size = directory + strlen("libhpvm_rt_.a") + strlen(variant) + 1;
+  char *library = malloc(size);
+  if (!library)
+    fail_internal("out of memory%s", "");
+  snprintf(library, size, "%.*slibhpvm_rt_%s.a", (int)directory, d->runtime_lib, variant);
+  if (access(library, R_OK) != 0) {
+    char message[1024];
+    snprintf(message, sizeof message,
+             "-fsanitize needs the HPVM runtime compiled with the same sanitizers, '%.900s', "
+             "which is missing (it is built with clang when "
+             "HPVM_RUNTIME_BUILD_SANITIZER_VARIANTS is on)",
+             library);
+    fail("%s", message);
+  }
+  return library;
+}
 
 /* The value of an option that takes one (-o, -I, -D, -L, -l): attached (-Ifoo) or the next
  * argument, which `*i` then moves past; NULL for other arguments (and for -oFILE). */
@@ -619,6 +766,7 @@ static bool parse_codegen_option(driver_t *d, const char *arg) {
     if (strncmp(arg, "-march=", 7) == 0 || strncmp(arg, "-mcpu=", 6) == 0)
       d->cpu_chosen = true;
     d->debug_info = d->debug_info || strcmp(arg, "-g") == 0;
+    note_sanitizers(d, arg);
     push(&d->codegen, arg);
   } else {
     return false;
@@ -781,10 +929,19 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
   }
   append(&command, &d->preprocessor);
   /* Instrumentation (sanitizers, profiling) applies when the lowered program
-   * is compiled, not to the IR the frontend imports. */
-  for (size_t f = 0; f < d->codegen.count; ++f)
-    if (!is_instrumentation(d->codegen.items[f]))
-      push(&command, d->codegen.items[f]);
+   * is compiled, not to the IR the frontend imports; but UBSan's checks are
+   * made here, by clang's front end (frontend_instrumentation). */
+  for (size_t f = 0; f < d->codegen.count; ++f) {
+    const char *flag = d->codegen.items[f];
+    if (!is_instrumentation(flag)) {
+      push(&command, flag);
+    } else {
+      char *kept = frontend_instrumentation(d, flag);
+      if (kept)
+        push(&command, kept);
+      free(kept);
+    }
+  }
   push(&command, "-c");
   push(&command, "-emit-llvm");
   push(&command, input);
@@ -927,6 +1084,10 @@ static HPVMCompileOptions lowering_options(driver_t *d, bool from_c) {
   options.knobs_file = d->knobs;
   options.line_tables = d->debug_info;
   options.tensor_tiles = d->tensor_tiles;
+  /* Every function of the program marked for the pass that instruments it. */
+  options.sanitize = (d->sanitizers & SANITIZE_ADDRESS)  ? "address"
+                     : (d->sanitizers & SANITIZE_THREAD) ? "thread"
+                                                         : NULL;
   return options;
 }
 
@@ -1083,7 +1244,7 @@ static bool link_program(const driver_t *d) {
     push(&command, "-fuse-ld=lld");
   append(&command, &d->objects);
   append(&command, &d->link_inputs);
-  push(&command, d->runtime_lib);
+  push(&command, runtime_library(d));
   append(&command, &d->linker);
   for (size_t f = 0; f < d->codegen.count; ++f)
     if (is_instrumentation(d->codegen.items[f]) ||

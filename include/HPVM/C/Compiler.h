@@ -103,6 +103,11 @@ typedef struct HPVMCompileOptions {
   /* Which convolutions and products of tensor kernels run in work-group tiles:
    * "auto", "always" or "never" (convert-hpvm-to-gpu's tensor-tiles; NULL or "": auto). */
   const char *tensor_tiles;
+  /* Sanitizers whose instrumentation every function of the program gets when
+   * clang compiles the LLVM IR with the same -fsanitize: NULL or "" (none),
+   * "address", "thread", ..., comma-separated (hpvm-lower-to-llvm-pipeline's
+   * sanitize; hpvm-cc -fsanitize). */
+  const char *sanitize;
 } HPVMCompileOptions;
 
 /* The defaults: MLIR input, LLVM IR output, no devices, nested grids

@@ -149,4 +149,30 @@ def HPVMLineTables : Pass<"hpvm-line-tables", "ModuleOp"> {
   let dependentDialects = ["LLVM::LLVMDialect"];
 }
 
+def HPVMSanitizeFunctions : Pass<"hpvm-sanitize-functions", "ModuleOp"> {
+  let summary = "Mark every defined function for a sanitizer's instrumentation";
+  let description = [{
+    For `hpvm-cc -fsanitize=address|thread` (the `sanitize` option of
+    `hpvm-lower-to-llvm-pipeline`): LLVM's AddressSanitizer and
+    ThreadSanitizer passes instrument only the functions that carry their
+    attribute (`sanitize_address`, `sanitize_thread`), which clang sets when
+    it compiles C with `-fsanitize`. The program reaches clang's last compile
+    as LLVM IR made by the lowering: host code imported from C without the
+    attributes (the import must not see instrumented IR) and the functions
+    the lowering generates for leaves and graphs. This pass gives every
+    `llvm.func` defined at the top of the module the attribute of each
+    sanitizer named, so that the final compile instruments host code and
+    leaves alike. A function marked `disable_sanitizer_instrumentation` (C's
+    `__attribute__((disable_sanitizer_instrumentation))`) is left alone.
+    Sanitizers: `address`, `thread`, `memory`, `hwaddress`; any other name is
+    an error. Device kernels are not instrumented.
+  }];
+  let options = [
+    ListOption<"sanitizers", "sanitizers", "std::string",
+               "The sanitizers whose attribute every defined function gets "
+               "(address, thread, memory, hwaddress)">,
+  ];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
 #endif // HPVM_PIPELINES_PASSES_TD

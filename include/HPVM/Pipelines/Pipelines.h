@@ -92,6 +92,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "and line tables from their source locations (hpvm-cc "
                      "-g; hpvm-lower-to-llvm-pipeline)"),
       llvm::cl::init(false)};
+  PassOptions::ListOption<std::string> sanitize{
+      *this, "sanitize",
+      llvm::cl::desc("Sanitizers whose instrumentation every function of "
+                     "the program gets from clang's final compile (address, "
+                     "thread: hpvm-sanitize-functions; hpvm-cc -fsanitize)")};
   PassOptions::Option<std::string> dumpKernels{
       *this, "dump-kernels",
       llvm::cl::desc("A directory receiving every device image"),
