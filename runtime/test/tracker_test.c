@@ -1,4 +1,5 @@
-/* tracker_test.c - memory tracker: copies only when stale, in/out/inout, errors, many threads. */
+/* tracker_test.c - memory tracker: copies only when stale, in/out/inout, errors, many threads,
+ * objects shared by several threads. */
 #include <pthread.h>
 
 #include "mem/tracker.h"
@@ -208,11 +209,177 @@ static void test_concurrent(hpvm_allocator_t allocator) {
   hpvm_device_destroy(&gpu->base);
 }
 
+/*===--- objects shared by several threads -----------------------------------===*/
+
+typedef struct track_call_t {
+  hpvm_mem_tracker_t *tracker;
+  void *ptr;
+  size_t size;
+  bool untrack;
+  hpvm_status_code_t code;
+} track_call_t;
+
+static void *track_on_thread(void *arg) {
+  track_call_t *call = arg;
+  hpvm_status_t status = call->untrack ? hpvm_mem_tracker_untrack(call->tracker, call->ptr)
+                                       : hpvm_mem_tracker_track(call->tracker, call->ptr, call->size);
+  call->code = hpvm_status_code(status);
+  hpvm_status_free(status);
+  return NULL;
+}
+
+/* Tracks (or untracks) `ptr` on a thread of its own and returns the status code. */
+static hpvm_status_code_t other_thread(hpvm_mem_tracker_t *tracker, void *ptr, size_t size,
+                                       bool untrack) {
+  track_call_t call = {tracker, ptr, size, untrack, HPVM_STATUS_OK};
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, track_on_thread, &call) == 0);
+  pthread_join(thread, NULL);
+  return call.code;
+}
+
+static void test_shared(hpvm_allocator_t allocator) {
+  test_device_t *gpu = test_device_create(allocator, HPVM_RT_DEVICE_CUDA);
+  hpvm_mem_tracker_t *tracker;
+  CHECK_OK(hpvm_mem_tracker_create(allocator, &tracker));
+  float data[64];
+  for (int i = 0; i < 64; ++i)
+    data[i] = (float)i;
+  CHECK_OK(hpvm_mem_tracker_track(tracker, data, sizeof(data)));
+  /* One thread holds an object once: the same array twice in one call stays an error. */
+  hpvm_status_t twice = hpvm_mem_tracker_track(tracker, data, sizeof(data));
+  CHECK(hpvm_status_code(twice) == HPVM_STATUS_ALREADY_EXISTS);
+  CHECK(strstr(hpvm_status_message(twice), "by this thread") != NULL);
+  hpvm_status_free(twice);
+  /* Another thread shares the same range; another size or an overlap is refused. */
+  CHECK_EQ_INT(other_thread(tracker, data, sizeof(data), false), HPVM_STATUS_OK);
+  CHECK_EQ_INT(other_thread(tracker, data, sizeof(data), false), HPVM_STATUS_OK);
+  CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 1);
+  CHECK_EQ_INT(other_thread(tracker, data, 16, false), HPVM_STATUS_ALREADY_EXISTS);
+  CHECK_EQ_INT(other_thread(tracker, &data[1], 16, false), HPVM_STATUS_INVALID_ARGUMENT);
+  /* Readers share one device copy, made once. */
+  uint64_t handle, again;
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_IN, &handle, NULL));
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_IN, &again, NULL));
+  CHECK(handle == again);
+  CHECK_EQ_INT(atomic_load(&gpu->copies_to_device), 1);
+  /* Writes on a device while shared are refused; the host's memory is the program's. */
+  CHECK_CODE(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_OUT, &handle, NULL),
+             HPVM_STATUS_FAILED_PRECONDITION);
+  CHECK_CODE(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_INOUT, &handle, NULL),
+             HPVM_STATUS_FAILED_PRECONDITION);
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, NULL, HPVM_RT_ACCESS_INOUT, NULL, NULL));
+  /* Untracks drop holds (a thread that holds none drops another's); the device copy lives
+   * until the last one. */
+  CHECK_EQ_INT(other_thread(tracker, data, 0, true), HPVM_STATUS_OK);
+  CHECK_OK(hpvm_mem_tracker_untrack(tracker, data));
+  CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 1);
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 1);
+  /* One holder left: it may write on the device again. */
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_INOUT, &handle, NULL));
+  ((float *)(uintptr_t)handle)[3] = 33.0f;
+  /* A second holder joins; the first one's untrack brings the data home and leaves the
+   * device copy to the second. */
+  CHECK_OK(hpvm_mem_tracker_track(tracker, data, sizeof(data)));
+  CHECK_EQ_INT(other_thread(tracker, data, 0, true), HPVM_STATUS_OK);
+  CHECK(data[3] == 33.0f);
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 1);
+  CHECK_OK(hpvm_mem_tracker_untrack(tracker, data));
+  CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 0);
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 0);
+  CHECK_CODE(hpvm_mem_tracker_untrack(tracker, data), HPVM_STATUS_NOT_FOUND);
+  /* Discard by one of two holders drops its hold only. */
+  CHECK_OK(hpvm_mem_tracker_track(tracker, data, sizeof(data)));
+  CHECK_EQ_INT(other_thread(tracker, data, sizeof(data), false), HPVM_STATUS_OK);
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_IN, &handle, NULL));
+  CHECK_OK(hpvm_mem_tracker_discard(tracker, data));
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 1);
+  CHECK_OK(hpvm_mem_tracker_discard(tracker, data));
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 0);
+  CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 0);
+  /* Destroy with shared objects still held frees everything. */
+  CHECK_OK(hpvm_mem_tracker_track(tracker, data, sizeof(data)));
+  CHECK_EQ_INT(other_thread(tracker, data, sizeof(data), false), HPVM_STATUS_OK);
+  CHECK_OK(hpvm_mem_tracker_request(tracker, data, 0, &gpu->base, HPVM_RT_ACCESS_IN, &handle, NULL));
+  CHECK_OK(hpvm_mem_tracker_destroy(tracker));
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 0);
+  hpvm_device_destroy(&gpu->base);
+}
+
+/* 8 threads x 200 launches of one "graph" sharing a read-only input: each launch tracks the
+ * input and its own output, reads the input on the device or the host, writes its output on
+ * the device, brings it home and untracks both (what a compiled launch and wait do). */
+#define LAUNCH_THREADS 8
+#define LAUNCH_ELEMENTS 256
+
+typedef struct launcher_t {
+  hpvm_mem_tracker_t *tracker;
+  test_device_t *gpu;
+  const int64_t *input;
+  int index;
+  int wrong;
+} launcher_t;
+
+static void *launcher(void *arg) {
+  launcher_t *work = arg;
+  int64_t output[LAUNCH_ELEMENTS];
+  uint64_t seed = 0x51ED270B27D1E6EDULL * (uint64_t)(work->index + 1);
+  for (int launch = 0; launch < 200; ++launch) {
+    CHECK_OK(hpvm_mem_tracker_track(work->tracker, (void *)work->input,
+                                    LAUNCH_ELEMENTS * sizeof(int64_t)));
+    CHECK_OK(hpvm_mem_tracker_track(work->tracker, output, sizeof(output)));
+    uint64_t in_handle, out_handle;
+    hpvm_rt_device_t *where = (test_random(&seed) & 1) ? &work->gpu->base : NULL;
+    CHECK_OK(hpvm_mem_tracker_request(work->tracker, (void *)work->input, 0, where,
+                                      HPVM_RT_ACCESS_IN, &in_handle, NULL));
+    CHECK_OK(hpvm_mem_tracker_request(work->tracker, output, 0, &work->gpu->base,
+                                      HPVM_RT_ACCESS_OUT, &out_handle, NULL));
+    const int64_t *in = (const int64_t *)(uintptr_t)in_handle;
+    int64_t *out = (int64_t *)(uintptr_t)out_handle;
+    for (int i = 0; i < LAUNCH_ELEMENTS; ++i)
+      out[i] = in[i] * 2 + work->index;
+    CHECK_OK(hpvm_mem_tracker_request(work->tracker, output, 0, NULL, HPVM_RT_ACCESS_INOUT, NULL,
+                                      NULL));
+    CHECK_OK(hpvm_mem_tracker_untrack(work->tracker, output));
+    CHECK_OK(hpvm_mem_tracker_untrack(work->tracker, (void *)work->input));
+    for (int i = 0; i < LAUNCH_ELEMENTS; ++i)
+      work->wrong += output[i] != work->input[i] * 2 + work->index;
+  }
+  return NULL;
+}
+
+static void test_shared_launches(hpvm_allocator_t allocator) {
+  test_device_t *gpu = test_device_create(allocator, HPVM_RT_DEVICE_CUDA);
+  gpu->base.max_inflight = UINT32_MAX;
+  hpvm_mem_tracker_t *tracker;
+  CHECK_OK(hpvm_mem_tracker_create(allocator, &tracker));
+  int64_t *input = malloc(LAUNCH_ELEMENTS * sizeof(int64_t));
+  for (int i = 0; i < LAUNCH_ELEMENTS; ++i)
+    input[i] = 3 * i - 100;
+  pthread_t threads[LAUNCH_THREADS];
+  launcher_t work[LAUNCH_THREADS];
+  for (int t = 0; t < LAUNCH_THREADS; ++t) {
+    work[t] = (launcher_t){tracker, gpu, input, t, 0};
+    CHECK(pthread_create(&threads[t], NULL, launcher, &work[t]) == 0);
+  }
+  for (int t = 0; t < LAUNCH_THREADS; ++t) {
+    pthread_join(threads[t], NULL);
+    CHECK_EQ_INT(work[t].wrong, 0);
+  }
+  CHECK_EQ_INT(hpvm_mem_tracker_count(tracker), 0);
+  CHECK_EQ_INT(atomic_load(&gpu->live_buffers), 0);
+  CHECK_OK(hpvm_mem_tracker_destroy(tracker));
+  free(input);
+  hpvm_device_destroy(&gpu->base);
+}
+
 int main(void) {
   test_allocator_t state = {0};
   hpvm_allocator_t allocator = test_allocator_make(&state);
   test_validity(allocator);
   test_concurrent(allocator);
+  test_shared(allocator);
+  test_shared_launches(allocator);
   CHECK_EQ_INT(atomic_load(&state.live), 0);
   printf("tracker_test: OK\n");
   return 0;

@@ -458,15 +458,20 @@ typedef enum hpvm_rt_access_e {
   HPVM_RT_ACCESS_INOUT = 3, /* read and write: copy if stale, other copies become stale */
 } hpvm_rt_access_t;
 
-/* Tracks the host object [ptr, ptr+size); the host copy is valid.  ALREADY_EXISTS if `ptr`
- * is tracked, INVALID_ARGUMENT if it overlaps a tracked object or size is 0. */
+/* Tracks the host object [ptr, ptr+size); the host copy is valid.  Threads share an object:
+ * another thread's track of the same [ptr, ptr+size) adds a hold (launches from several
+ * threads with one read-only input), and while several threads hold it a device request for
+ * writing is FAILED_PRECONDITION.  ALREADY_EXISTS if this thread holds `ptr` already or it is
+ * tracked with another size, INVALID_ARGUMENT if it overlaps a tracked object or size is 0. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_track(void *ptr, size_t size);
-/* Stops tracking the object starting at `ptr`: copies a newer device copy back to the host
- * first, then frees every device copy.  NOT_FOUND for unknown pointers. */
+/* Drops one hold of the object starting at `ptr` (this thread's, else another's): copies a
+ * newer device copy back to the host first; the last hold also frees every device copy.
+ * NOT_FOUND for unknown pointers. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_untrack(void *ptr);
 /* Stops tracking the object starting at `ptr` and frees its device copies without copying
  * anything back: for memory about to be freed (the arrays of values per instance that
- * kernels exchange).  NOT_FOUND for unknown pointers. */
+ * kernels exchange).  Of a shared object it drops one hold, and the last one frees.
+ * NOT_FOUND for unknown pointers. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_discard(void *ptr);
 /* Makes the host copy of the tracked object containing [ptr, ptr+size) valid, copying from a
  * device only when the host copy is stale; with OUT/INOUT the device copies become stale
@@ -664,13 +669,19 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_grid_fits(const char *node
  * sizes `dims`: `tensor` is a tensor object of ApproxHPVM's host API (approxhpvm/tensor.h),
  * whose sizes must be `dims` (or, for another rank, hold as many elements), or else a plain
  * pointer to the data, returned as it is. A NULL tensor or other sizes stop the program with
- * an error naming the input and both shapes (hpvm_rt_check_at: a guarded call returns it). */
+ * an error naming the input and both shapes (hpvm_rt_check_at: a guarded call returns it);
+ * so does a freed tensor object (named with the call that freed it) and one whose struct
+ * Tensor the program changed. */
 HPVM_RT_EXPORT void *hpvm_rt_tensor_input(void *tensor, int32_t rank, const int64_t *dims,
                                           int32_t input);
-/* A new tensor object of `rank` sizes `dims` for a tensor output of a graph launched with
- * tensor objects; its data (uninitialized) in *out_data. Made after startMemTracking, it is
- * freed by freeBatchMemory. Out of memory stops the program as hpvm_rt_tensor_input does. */
-HPVM_RT_EXPORT void *hpvm_rt_tensor_output(int32_t rank, const int64_t *dims, void **out_data);
+/* What a launched tensor graph returns in a tensor output field, for a tensor of `rank` sizes
+ * `dims`, with its data (uninitialized) in *out_data. `objects` nonzero (at least one tensor
+ * input of the launch was a tensor object): a new tensor object, which the program frees with
+ * freeTensor, or which the next freeBatchMemory frees when made after startMemTracking.
+ * Zero (plain data pointers only): a malloc'd buffer the program frees with free(). Out of
+ * memory stops the program as hpvm_rt_tensor_input does. */
+HPVM_RT_EXPORT void *hpvm_rt_tensor_output(int32_t rank, const int64_t *dims, void **out_data,
+                                           int32_t objects);
 /* With HPVM_TRACE=1 in the environment (read once), prints "hpvm-trace: <node> on <device>\n"
  * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag). */
 HPVM_RT_EXPORT void hpvm_rt_trace_node(const char *node, const char *device);

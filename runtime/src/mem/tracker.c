@@ -1,4 +1,11 @@
-/* tracker.c - thread-safe tracker: a sorted table of objects, each with its own lock. */
+/* tracker.c - thread-safe tracker: a sorted table of objects, each with its own lock.
+ *
+ * An object may be held by several threads at once (launches of one graph from several host
+ * threads that share a read-only input): each thread tracks and untracks it for itself, the
+ * device copies live until the last holder untracks it, and a device write while others hold
+ * it is refused.  One thread holds an object once: a second track of it by the same thread
+ * (one array passed twice to one call, or launched again before the first launch's wait) is
+ * ALREADY_EXISTS, as before. */
 #include "mem/tracker.h"
 
 #include <pthread.h>
@@ -19,7 +26,12 @@ typedef struct tracked_object_t {
   /* Copies of one object are made under its own lock so that transfers of different objects
    * run in parallel: no global lock around device work. */
   pthread_mutex_t mutex;
-  bool untracked; /* set under mutex by untrack; later requests see NOT_FOUND */
+  bool untracked; /* set under mutex by the last untrack; later requests see NOT_FOUND */
+  /* The threads that hold the object (each once), guarded by the table lock.  `holds` is
+   * also read without it by request (a snapshot: see the device-write check). */
+  uint64_t *holders; /* thread_id()s */
+  uint32_t holder_capacity;
+  _Atomic uint32_t holds;
   tracked_copy_t copies[HPVM_RT_DEVICE_KIND_COUNT];
 } tracked_object_t;
 
@@ -62,6 +74,7 @@ static hpvm_status_t free_device_copies(tracked_object_t *object) {
 static void object_release(hpvm_mem_tracker_t *tracker, tracked_object_t *object) {
   if (atomic_fetch_sub(&object->references, 1) == 1) {
     pthread_mutex_destroy(&object->mutex);
+    hpvm_allocator_free(tracker->allocator, object->holders);
     hpvm_allocator_free(tracker->allocator, object);
   }
 }
@@ -97,6 +110,39 @@ static size_t upper_bound(const hpvm_mem_tracker_t *tracker, const char *ptr) {
   return low;
 }
 
+/* A number for the calling thread, never reused in the process (pthread_t values of threads
+ * that ended are reused, which would make a new thread the holder an old one left). */
+static uint64_t thread_id(void) {
+  static _Atomic uint64_t next_id = 1;
+  static _Thread_local uint64_t id;
+  if (!id)
+    id = atomic_fetch_add(&next_id, 1);
+  return id;
+}
+
+/* Index of thread `self` among the holders of `object`, or -1 (table lock held). */
+static int64_t holder_index(const tracked_object_t *object, uint64_t self) {
+  for (uint32_t i = 0; i < atomic_load(&object->holds); ++i)
+    if (object->holders[i] == self)
+      return i;
+  return -1;
+}
+
+/* Adds the calling thread as a holder of `object` (table write lock held). */
+static hpvm_status_t add_holder(hpvm_mem_tracker_t *tracker, tracked_object_t *object) {
+  uint32_t holds = atomic_load(&object->holds);
+  if (holds == object->holder_capacity) {
+    uint32_t grown = object->holder_capacity ? object->holder_capacity * 2 : 4;
+    HPVM_RETURN_IF_ERROR(hpvm_allocator_grow_array(tracker->allocator, (void **)&object->holders,
+                                                   object->holder_capacity, grown,
+                                                   sizeof(uint64_t)));
+    object->holder_capacity = grown;
+  }
+  object->holders[holds] = thread_id();
+  atomic_store(&object->holds, holds + 1);
+  return NULL;
+}
+
 hpvm_status_t hpvm_mem_tracker_track(hpvm_mem_tracker_t *tracker, void *ptr, size_t size) {
   if (!ptr || size == 0)
     return HPVM_STATUS(INVALID_ARGUMENT, "track needs a non-NULL pointer and a size > 0 (got %p, %zu)",
@@ -109,41 +155,59 @@ hpvm_status_t hpvm_mem_tracker_track(hpvm_mem_tracker_t *tracker, void *ptr, siz
   object->base = base;
   object->size = size;
   atomic_init(&object->references, 1);
+  atomic_init(&object->holds, 0);
   pthread_mutex_init(&object->mutex, NULL);
   object->copies[HPVM_RT_DEVICE_CPU].valid = true;
   object->copies[HPVM_RT_DEVICE_CPU].handle = (uint64_t)(uintptr_t)base;
 
   hpvm_status_t status = NULL;
+  bool shared = false;
   pthread_rwlock_wrlock(&tracker->lock);
   size_t index = upper_bound(tracker, base);
   if (index > 0) {
     tracked_object_t *before = tracker->objects[index - 1];
-    if (before->base == base)
-      status = HPVM_STATUS(ALREADY_EXISTS, "%p is already tracked (%zu bytes)", ptr, before->size);
-    else if (before->base + before->size > base)
+    if (before->base == base && before->size != size)
+      status = HPVM_STATUS(ALREADY_EXISTS,
+                           "%p is already tracked (%zu bytes), not as %zu bytes; threads that "
+                           "share an object track it with the same size",
+                           ptr, before->size, size);
+    else if (before->base == base && holder_index(before, thread_id()) >= 0)
+      status = HPVM_STATUS(ALREADY_EXISTS,
+                           "%p is already tracked (%zu bytes) by this thread; a thread tracks "
+                           "an object once (one array passed twice to one call, or launched "
+                           "again before the first launch's wait?)",
+                           ptr, before->size);
+    else if (before->base == base) {
+      /* Another thread holds the same range: share it. */
+      status = add_holder(tracker, before);
+      shared = true;
+    } else if (before->base + before->size > base)
       status = HPVM_STATUS(INVALID_ARGUMENT, "[%p, +%zu) overlaps the tracked object [%p, +%zu)",
                            ptr, size, (void *)before->base, before->size);
   }
-  if (!status && index < tracker->count && tracker->objects[index]->base < base + size)
+  if (!status && !shared && index < tracker->count && tracker->objects[index]->base < base + size)
     status = HPVM_STATUS(INVALID_ARGUMENT, "[%p, +%zu) overlaps the tracked object [%p, +%zu)",
                          ptr, size, (void *)tracker->objects[index]->base,
                          tracker->objects[index]->size);
-  if (!status && tracker->count == tracker->capacity) {
+  if (!status && !shared)
+    status = add_holder(tracker, object);
+  if (!status && !shared && tracker->count == tracker->capacity) {
     size_t grown = tracker->capacity ? tracker->capacity * 2 : 16;
     status = hpvm_allocator_grow_array(tracker->allocator, (void **)&tracker->objects,
                                        tracker->capacity, grown, sizeof(tracked_object_t *));
     if (!status)
       tracker->capacity = grown;
   }
-  if (!status) {
+  if (!status && !shared) {
     memmove(&tracker->objects[index + 1], &tracker->objects[index],
             (tracker->count - index) * sizeof(tracked_object_t *));
     tracker->objects[index] = object;
     tracker->count++;
   }
   pthread_rwlock_unlock(&tracker->lock);
-  if (status) {
+  if (status || shared) {
     pthread_mutex_destroy(&object->mutex);
+    hpvm_allocator_free(tracker->allocator, object->holders);
     hpvm_allocator_free(tracker->allocator, object);
   }
   return status;
@@ -183,18 +247,31 @@ static hpvm_status_t refresh_host(tracked_object_t *object) {
   return HPVM_STATUS(INTERNAL, "tracked object %p has no valid copy", (void *)object->base);
 }
 
-/* Untracks the object starting at ptr; `keep_data`: bring a newer device copy home first. */
+/* Drops one hold of the object starting at ptr (the calling thread's, else another's); the
+ * last one untracks it.  `keep_data`: the host gets the newest data (every holder's untrack
+ * brings it home; device copies stay for the other holders); else a last discard drops it. */
 static hpvm_status_t untrack_object(hpvm_mem_tracker_t *tracker, void *ptr, bool keep_data) {
   if (!ptr)
     return HPVM_STATUS(INVALID_ARGUMENT, "%s of NULL", keep_data ? "untrack" : "discard");
   pthread_rwlock_wrlock(&tracker->lock);
   size_t index = upper_bound(tracker, ptr);
   tracked_object_t *object = NULL;
+  bool last = false;
   if (index > 0 && tracker->objects[index - 1]->base == (char *)ptr) {
     object = tracker->objects[index - 1];
-    memmove(&tracker->objects[index - 1], &tracker->objects[index],
-            (tracker->count - index) * sizeof(tracked_object_t *));
-    tracker->count--;
+    uint32_t holds = atomic_load(&object->holds);
+    int64_t mine = holder_index(object, thread_id());
+    uint32_t drop = mine >= 0 ? (uint32_t)mine : holds - 1;
+    object->holders[drop] = object->holders[holds - 1];
+    atomic_store(&object->holds, holds - 1);
+    last = holds == 1;
+    if (last) {
+      memmove(&tracker->objects[index - 1], &tracker->objects[index],
+              (tracker->count - index) * sizeof(tracked_object_t *));
+      tracker->count--;
+    } else {
+      atomic_fetch_add(&object->references, 1); /* kept alive while its data come home */
+    }
   }
   pthread_rwlock_unlock(&tracker->lock);
   if (!object)
@@ -204,8 +281,11 @@ static hpvm_status_t untrack_object(hpvm_mem_tracker_t *tracker, void *ptr, bool
   /* The host keeps the memory after untrack, so it must hold the newest data; after a
    * discard it is freed, so the data are dropped. */
   hpvm_status_t status = keep_data ? refresh_host(object) : NULL;
-  hpvm_status_t free_status = free_device_copies(object);
-  object->untracked = true;
+  hpvm_status_t free_status = NULL;
+  if (last) {
+    free_status = free_device_copies(object);
+    object->untracked = true;
+  }
   pthread_mutex_unlock(&object->mutex);
   if (!status)
     status = free_status;
@@ -240,6 +320,16 @@ hpvm_status_t hpvm_mem_tracker_request(hpvm_mem_tracker_t *tracker, void *ptr, s
     status = HPVM_STATUS(OUT_OF_RANGE, "request of %zu bytes at offset %zu leaves the %zu-byte object",
                          size, offset, object->size);
   int kind = device ? (int)device->kind : HPVM_RT_DEVICE_CPU;
+  /* A shared object is read-only on devices: a device write would leave the other holders'
+   * launches reading stale or half-written data.  (The host's own memory is the program's,
+   * as in C: host requests of any access are served; request_host is how host code brings
+   * the newest data home.) */
+  uint32_t holds = atomic_load(&object->holds);
+  if (!status && kind != HPVM_RT_DEVICE_CPU && access != HPVM_RT_ACCESS_IN && holds > 1)
+    status = HPVM_STATUS(FAILED_PRECONDITION,
+                         "%s of %p for writing while %u threads hold it; an object tracked by "
+                         "several threads at once is read-only on devices",
+                         device->name, ptr, holds);
   pthread_mutex_lock(&object->mutex);
   if (!status && object->untracked)
     status = HPVM_STATUS(NOT_FOUND, "request: %p was untracked concurrently", ptr);
