@@ -230,7 +230,7 @@ SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
   X(TraceNode,           hpvm_rt_trace_node,           "v(pp)")                \
   /* Tensor graphs launched with tensor objects */                             \
   X(TensorInput,         hpvm_rt_tensor_input,         "p(pipi)")              \
-  X(TensorOutput,        hpvm_rt_tensor_output,        "p(ipp)")               \
+  X(TensorOutput,        hpvm_rt_tensor_output,        "p(ippi)")              \
   /* Tensor kernels */                                                         \
   X(TensorMatmulF32,     hpvm_rt_tensor_matmul_f32,    "v(ppppllllld)")        \
   X(TensorMatmulHalf,    hpvm_rt_tensor_matmul_half,   "v(ppppllllldl)")       \

@@ -127,10 +127,6 @@ struct Node {
   /// pass (input index -> type). A leaf's declaration, when it has one, wins
   /// (and the edge verifier compares the two).
   DenseMap<unsigned, RankedTensorType> incoming;
-  /// A root whose launches pass tensor objects of the ApproxHPVM tensor API
-  /// (tensorUtils.h) rather than plain data pointers: its tensor outputs are
-  /// tensor objects too.
-  bool tensorObjects = false;
   bool hasTensorPorts() const {
     return llvm::any_of(inputs, llvm::IsaPred<TensorType>) ||
            llvm::any_of(outputs, llvm::IsaPred<TensorType>);

@@ -246,7 +246,6 @@ LogicalResult Raiser::inferLaunchShapes() {
       if (entry.unknown || !entry.at)
         continue;
       root->incoming[index] = RankedTensorType::get(entry.shape, Float32Type::get(context));
-      root->tensorObjects = true;
     }
   return success();
 }

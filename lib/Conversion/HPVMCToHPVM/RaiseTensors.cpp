@@ -522,28 +522,38 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
       return failure();
     SmallVector<Value> operands;
     uint64_t offset = 0;
+    // Whether this launch got a tensor object (not a plain data pointer) for
+    // any tensor input: hpvm_rt_tensor_input returns an object's data, which
+    // is never the object itself. Decided at run time, so that a launch in a
+    // helper function, whose argument struct the compiler cannot follow,
+    // returns what the same launch in main returns.
+    Value objects = constant(wb.getI1Type(), 0);
     for (auto [index, type] : llvm::enumerate(root.inputs)) {
       Value value = LLVM::LoadOp::create(wb, loc, storageType(type), field(offset),
                                          /*alignment=*/1);
       if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-        value = LLVM::CallOp::create(
-                    wb, loc, *tensorInput,
-                    ValueRange{value, constant(i32, tensor.getRank()), shapeOf(tensor),
-                               constant(i32, index)})
-                    .getResult();
-        value = memrefOver(wb, loc, value, bufferOf(type));
+        Value data = LLVM::CallOp::create(
+                         wb, loc, *tensorInput,
+                         ValueRange{value, constant(i32, tensor.getRank()), shapeOf(tensor),
+                                    constant(i32, index)})
+                         .getResult();
+        Value object = LLVM::ICmpOp::create(wb, loc, LLVM::ICmpPredicate::ne, data, value);
+        objects = LLVM::OrOp::create(wb, loc, objects, object);
+        value = memrefOver(wb, loc, data, bufferOf(type));
       }
       operands.push_back(value);
       offset += byteSize(layout, type);
     }
-    // A root launched with tensor objects returns tensor objects (freed by
+    Value objectsFlag = LLVM::ZExtOp::create(wb, loc, i32, objects);
+    // A launch given tensor objects returns tensor objects (freed by
     // freeBatchMemory when made while memory is tracked, as ApproxHPVM's);
-    // otherwise a buffer from the C library's malloc (the program frees it;
-    // the program's own declaration when it has one).
-    FailureOr<LLVM::LLVMFuncOp> allocate = abi::lookupOrCreate(
-        wb, module,
-        root.tensorObjects ? abi::RuntimeFn::TensorOutput : abi::RuntimeFn::Malloc);
-    if (failed(allocate))
+    // otherwise buffers from the C library's malloc (the program frees them):
+    // hpvm_rt_tensor_output makes either. Outputs of other element types than
+    // f32 (which tensor objects cannot hold) are malloc'd here (the program's
+    // own declaration of malloc when it has one).
+    FailureOr<LLVM::LLVMFuncOp> tensorOutput =
+        abi::lookupOrCreate(wb, module, abi::RuntimeFn::TensorOutput);
+    if (failed(tensorOutput))
       return failure();
     uint64_t base = offset;
     for (auto [index, type] : llvm::enumerate(root.outputs)) {
@@ -552,15 +562,19 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
         continue;
       MemRefType buffer = bufferOf(type);
       Value stored, memory;
-      if (root.tensorObjects) {
+      if (buffer.getElementType().isF32()) {
         Value slot = LLVM::AllocaOp::create(wb, loc, pointerType, pointerType,
                                             constant(i64, 1));
-        stored = LLVM::CallOp::create(
-                     wb, loc, *allocate,
-                     ValueRange{constant(i32, tensor.getRank()), shapeOf(tensor), slot})
+        stored = LLVM::CallOp::create(wb, loc, *tensorOutput,
+                                      ValueRange{constant(i32, tensor.getRank()),
+                                                 shapeOf(tensor), slot, objectsFlag})
                      .getResult();
         memory = LLVM::LoadOp::create(wb, loc, pointerType, slot);
       } else {
+        FailureOr<LLVM::LLVMFuncOp> allocate =
+            abi::lookupOrCreate(wb, module, abi::RuntimeFn::Malloc);
+        if (failed(allocate))
+          return failure();
         int64_t bytes = buffer.getNumElements() *
                         (buffer.getElementType().getIntOrFloatBitWidth() / 8);
         stored = memory =

@@ -9,7 +9,8 @@
  * Environment (for checks and benchmarks; docs/HPVM-C.md):
  *   HPVM_TENSOR_DUMP=<file>   each batch's result (llvm_hpvm_invokeRtControl or
  *                              computeAccuracy3) is appended to <file> as raw float32;
- *   HPVM_TENSOR_BATCHES=<n>   the program ends (exit(0)) after its n-th batch;
+ *   HPVM_TENSOR_BATCHES=<n>   the program ends (exit(0)) after its n-th batch (n: decimal
+ *                              digits, from 1; anything else is an error);
  *   HPVM_TENSOR_STATS=1       one line per batch on stderr: "hpvm-tensor: batch <i>: <ms> ms",
  *                              the time from readInputBatch's return to the result's use. */
 #ifndef HPVM_APPROXHPVM_TENSOR_RUNTIME_H
@@ -38,13 +39,15 @@ HPVM_TENSOR_EXPORT void *create3DTensor(int data_type, size_t dim1_size, size_t 
 HPVM_TENSOR_EXPORT void *create2DTensor(int data_type, size_t dim1_size, size_t dim2_size);
 /* Copies size_in_bytes bytes (at most the tensor's size) of `data` into the tensor. */
 HPVM_TENSOR_EXPORT void initTensorData(void *tensor, void *data, size_t size_in_bytes);
-/* Frees one tensor object (and its data). */
+/* Frees one tensor object (and its data). The handle is dead afterwards: given to a launch
+ * or any call here (freeTensor included), it is an error naming the call that freed it.
+ * docs/HPVM-C.md, "Tensor objects' lifetime". */
 HPVM_TENSOR_EXPORT void freeTensor(void *tensor);
 /* The data are on the host already: nothing to move. */
 HPVM_TENSOR_EXPORT void hpvm_request_tensor(void *tensor, int destination);
 
-/* Batches: tensors made after startMemTracking (by these calls or as a graph's outputs) are
- * freed by the next freeBatchMemory. */
+/* Batches: tensors made after startMemTracking (by these calls or as a graph's outputs,
+ * weights read after it too) are freed by the next freeBatchMemory, as freeTensor frees. */
 HPVM_TENSOR_EXPORT void startMemTracking(void);
 HPVM_TENSOR_EXPORT void freeBatchMemory(void);
 HPVM_TENSOR_EXPORT void clearTensorMap(void);
