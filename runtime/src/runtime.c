@@ -39,24 +39,6 @@ struct hpvm_rt_launch_t {
   bool done; /* guarded by mutex */
 };
 
-/* Parses a positive integer environment variable: unset is fine, garbage is an error so
- * that a typo does not silently change the configuration. */
-static hpvm_status_t env_positive(const char *name, uint64_t max, uint64_t *out, bool *present) {
-  *present = false;
-  const char *text = getenv(name);
-  if (!text || !*text)
-    return NULL;
-  char *end = NULL;
-  errno = 0;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (errno || !end || *end || value == 0 || value > max || text[0] == '-')
-    return HPVM_STATUS(INVALID_ARGUMENT, "%s='%s' is not an integer in 1..%llu", name, text,
-                       (unsigned long long)max);
-  *out = value;
-  *present = true;
-  return NULL;
-}
-
 static hpvm_status_t kernel_device_get(void *self, hpvm_rt_device_kind_t kind,
                                        hpvm_device_t **out_device) {
   return hpvm_runtime_device_get(self, kind, out_device);
@@ -76,12 +58,12 @@ hpvm_status_t hpvm_runtime_create(const hpvm_runtime_options_t *options,
   uint32_t threads = options->thread_count;
   hpvm_status_t status = NULL;
   if (!threads) {
-    status = env_positive("HPVM_NUM_THREADS", 4096, &value, &present);
+    status = hpvm_platform_env_integer("HPVM_NUM_THREADS", 1, 4096, &value, &present);
     threads = present ? (uint32_t)value : hpvm_platform_cpu_count();
   }
   uint32_t capacity = options->stream_capacity;
   if (!status && !capacity) {
-    status = env_positive("HPVM_STREAM_CAPACITY", 1u << 30, &value, &present);
+    status = hpvm_platform_env_integer("HPVM_STREAM_CAPACITY", 1, 1u << 30, &value, &present);
     capacity = present ? (uint32_t)value : HPVM_STREAM_DEFAULT_CAPACITY;
   }
   hpvm_rt_policy_kind_t policy_kind = HPVM_RT_POLICY_DYNAMIC;
@@ -96,6 +78,10 @@ hpvm_status_t hpvm_runtime_create(const hpvm_runtime_options_t *options,
     kernel_device = options->kernel_device;
   else if (!status)
     status = hpvm_kernel_device_choice_parse(getenv("HPVM_DEVICE"), &kernel_device);
+  /* Read again where an OpenCL device is made; checked here so that a bad value stops every
+   * program, not only those that reach for OpenCL. */
+  if (!status)
+    status = hpvm_platform_env_integer("HPVM_OPENCL_DEVICE", 0, 255, &value, &present);
   hpvm_runtime_t *runtime = NULL;
   if (!status)
     status = hpvm_allocator_calloc(allocator, sizeof(*runtime), (void **)&runtime);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,15 +22,34 @@ uint32_t hpvm_platform_cpu_count(void) {
   return online > 0 ? (uint32_t)online : 1u;
 }
 
-bool hpvm_platform_env_uint(const char *name, uint64_t *out) {
+hpvm_status_t hpvm_platform_env_integer(const char *name, uint64_t min, uint64_t max,
+                                        uint64_t *out, bool *present) {
+  *present = false;
   const char *text = getenv(name);
   if (!text || !*text)
-    return false;
-  char *end = NULL;
-  errno = 0;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (errno || !end || *end != '\0' || value == 0)
-    return false;
+    return NULL;
+  /* strtoull alone would take leading spaces and signs ("-1" is 2^64 - 1). */
+  char found[96] = "";
+  unsigned long long value = 0;
+  if (*text < '0' || *text > '9') {
+    snprintf(found, sizeof found, "'%c' first", *text);
+  } else {
+    char *end = NULL;
+    errno = 0;
+    value = strtoull(text, &end, 10);
+    if (errno == ERANGE || value > max)
+      snprintf(found, sizeof found, "a number above %llu", (unsigned long long)max);
+    else if (*end)
+      snprintf(found, sizeof found, "'%.40s' after the number", end);
+    else if (value < min)
+      snprintf(found, sizeof found, "a number below %llu", (unsigned long long)min);
+  }
+  if (*found)
+    return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
+                              "%s='%.64s': expected a decimal integer from %llu to %llu, found %s",
+                              name, text, (unsigned long long)min, (unsigned long long)max,
+                              found);
   *out = (uint64_t)value;
-  return true;
+  *present = true;
+  return NULL;
 }

@@ -6,11 +6,19 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "hpvm/hpvm_rt.h"
+
 /* Number of CPUs this process may run on (sched_getaffinity, else sysconf), at least 1. */
 uint32_t hpvm_platform_cpu_count(void);
 
-/* Reads a positive integer from environment variable `name`; false if unset or invalid. */
-bool hpvm_platform_env_uint(const char *name, uint64_t *out);
+/* Reads environment variable `name` as a decimal integer from `min` to `max`. Unset or empty:
+ * NULL, *present = false, *out untouched. A number in range: NULL, *present = true, the value
+ * in *out. Anything else (a sign, a space, "1e3", "0x10", digits past `max`) is an
+ * INVALID_ARGUMENT status naming the variable, the range expected and what was found: a typo
+ * must never silently change the configuration. The one parser of the runtime's numeric
+ * environment variables. */
+hpvm_status_t hpvm_platform_env_integer(const char *name, uint64_t min, uint64_t max,
+                                        uint64_t *out, bool *present);
 
 /* A hint to the CPU that we are spinning (pause on x86, yield on Arm). */
 static inline void hpvm_platform_cpu_relax(void) {

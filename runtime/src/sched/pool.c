@@ -32,6 +32,7 @@
 /* How long an idle thread spins before sleeping.  Back-to-back parallel-fors (the common case
  * in compiled loops) then never pay a futex wake-up; a truly idle pool sleeps. */
 #define HPVM_POOL_DEFAULT_SPIN_NS 100000u
+#define HPVM_POOL_MAX_SPIN_US 1000000u
 
 /* One participant's remaining chunks [begin, end) packed in 64 bits so that the owner and
  * thieves can update it with a single CAS.  Padded: owners hammer their own range. */
@@ -590,14 +591,17 @@ hpvm_status_t hpvm_sched_pool_create(hpvm_allocator_t allocator, uint32_t worker
   *out_pool = NULL;
   if (worker_count > 4096)
     return HPVM_STATUS(INVALID_ARGUMENT, "worker count %u exceeds 4096", worker_count);
+  /* Up to a second: idle workers spin at full speed on their cores for this long. */
+  uint64_t spin_us;
+  bool spin_given;
+  HPVM_RETURN_IF_ERROR(
+      hpvm_platform_env_integer("HPVM_SPIN_US", 0, HPVM_POOL_MAX_SPIN_US, &spin_us, &spin_given));
   hpvm_sched_pool_t *pool;
   HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*pool), (void **)&pool));
   pool->allocator = allocator;
   pool->worker_count = worker_count;
   pool->participant_count = worker_count + 1;
-  uint64_t spin_us;
-  pool->spin_ns = hpvm_platform_env_uint("HPVM_SPIN_US", &spin_us) ? spin_us * 1000u
-                                                                     : HPVM_POOL_DEFAULT_SPIN_NS;
+  pool->spin_ns = spin_given ? spin_us * 1000u : HPVM_POOL_DEFAULT_SPIN_NS;
   pthread_mutex_init(&pool->queue_mutex, NULL);
   pthread_mutex_init(&pool->sleep_mutex, NULL);
   pthread_cond_init(&pool->wake, NULL);

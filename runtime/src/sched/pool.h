@@ -17,7 +17,9 @@ typedef struct hpvm_sched_task_t {
 } hpvm_sched_task_t;
 
 /* Creates a pool with `worker_count` threads (0 is allowed: every task then runs on threads
- * that wait or help).  RESOURCE_EXHAUSTED when threads or memory cannot be had. */
+ * that wait or help).  RESOURCE_EXHAUSTED when threads or memory cannot be had;
+ * INVALID_ARGUMENT when HPVM_SPIN_US (microseconds idle workers spin before sleeping, 0 to
+ * 1000000; default 100) is set to anything else. */
 hpvm_status_t hpvm_sched_pool_create(hpvm_allocator_t allocator, uint32_t worker_count,
                                      hpvm_sched_pool_t **out_pool);
 /* Runs the queued tasks to completion, joins the workers, frees the pool. */

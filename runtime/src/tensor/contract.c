@@ -50,9 +50,12 @@ int32_t hpvm_rt_contract_pays(int64_t rows, int64_t cols, int64_t depth) {
   int64_t least = atomic_load_explicit(&min_work, memory_order_relaxed);
   if (!least) {
     uint64_t value;
-    least = hpvm_platform_env_uint("HPVM_CONTRACT_MIN", &value) && value <= INT64_MAX
-                ? (int64_t)value
-                : DEFAULT_MIN_WORK;
+    bool given;
+    /* Compiled leaves call this without a status to return: garbage stops the program (or
+     * returns to a guard) naming the variable, as the runtime's other settings do. */
+    hpvm_rt_check_at(hpvm_platform_env_integer("HPVM_CONTRACT_MIN", 1, INT64_MAX, &value, &given),
+                     "hpvm_rt_contract_pays");
+    least = given ? (int64_t)value : DEFAULT_MIN_WORK;
     atomic_store_explicit(&min_work, least, memory_order_relaxed);
   }
   int64_t work;

@@ -563,6 +563,13 @@ static hpvm_status_t load_symbols(hpvm_opencl_symbols_t *cl) {
 
 hpvm_status_t hpvm_opencl_device_create(hpvm_allocator_t allocator, hpvm_device_t **out_device) {
   *out_device = NULL;
+  /* HPVM_OPENCL_DEVICE=n picks the n-th device over all platforms (default 0; at most 16
+   * platforms of 16 devices are listed). Read first: a bad value is an error with or without
+   * OpenCL. */
+  uint64_t wanted = 0;
+  bool given;
+  HPVM_RETURN_IF_ERROR(
+      hpvm_platform_env_integer("HPVM_OPENCL_DEVICE", 0, 255, &wanted, &given));
   hpvm_opencl_symbols_t cl;
   memset(&cl, 0, sizeof(cl));
   HPVM_RETURN_IF_ERROR(load_symbols(&cl));
@@ -574,10 +581,7 @@ hpvm_status_t hpvm_opencl_device_create(hpvm_allocator_t allocator, hpvm_device_
                        cl_error_name(error));
   if (platform_count > 16)
     platform_count = 16;
-  /* HPVM_OPENCL_DEVICE=n picks the n-th device over all platforms (default 0). */
-  uint64_t wanted = 0, index = 0;
-  if (hpvm_platform_env_uint("HPVM_OPENCL_DEVICE", &wanted) == false)
-    wanted = 0;
+  uint64_t index = 0;
   cl_platform_id platform = NULL;
   cl_device_id chosen = NULL;
   for (cl_uint p = 0; p < platform_count && !chosen; ++p) {
