@@ -144,6 +144,12 @@ static void test_tensor_batches(void) {
   CHECK_EQ_INT(test_run_child(one_batch, "0", text, sizeof text), 1);
   CHECK_EQ_INT(test_run_child(one_batch, "1", text, sizeof text), 0);
   CHECK_EQ_INT(test_run_child(one_batch, "2", text, sizeof text), 5);
+  /* HPVM_TENSOR_DUMP on a full device: the data reach it at fclose, which went unchecked. */
+  setenv("HPVM_TENSOR_DUMP", "/dev/full", 1);
+  CHECK_EQ_INT(test_run_child(one_batch, "2", text, sizeof text), 1);
+  CHECK(strstr(text, "HPVM_TENSOR_DUMP: INVALID_ARGUMENT: cannot append 24 bytes to '/dev/full'") !=
+        NULL);
+  unsetenv("HPVM_TENSOR_DUMP");
   unlink(path);
 }
 
