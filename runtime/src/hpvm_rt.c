@@ -334,3 +334,27 @@ hpvm_status_t hpvm_rt_device_synchronize(hpvm_rt_device_t *device) {
     return HPVM_STATUS(INVALID_ARGUMENT, "synchronize needs a device");
   return device->vtable->synchronize(device);
 }
+
+/* A program built with hpvm-cc -fsanitize links the runtime compiled with the same sanitizers
+ * (libhpvm_rt_asan.a, _tsan.a). The device drivers the runtime loads are not: the OpenCL stack
+ * (PoCL and its LLVM) keeps allocations until exit by design and synchronizes its threads in ways
+ * ThreadSanitizer cannot see. Their reports are not the program's, so the sanitizers start with
+ * these suppressions (what the runtime's own tests give them in runtime/test/sanitizers/); a
+ * program's LSAN_OPTIONS / TSAN_OPTIONS suppressions add to them. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) {
+  return "leak:libpocl\nleak:libLLVM\nleak:libOpenCL\nleak:libclang-cpp\nleak:libcuda\n";
+}
+#endif
+#if __has_feature(thread_sanitizer)
+__attribute__((visibility("default"))) const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void) {
+  return "called_from_lib:libpocl-devices-pthread.so\ncalled_from_lib:libpocl.so.2\n"
+         "called_from_lib:libLLVM-15.so.1\ncalled_from_lib:libOpenCL.so.1\n"
+         "called_from_lib:libclang-cpp.so.15\ncalled_from_lib:libcuda.so.1\n"
+         "mutex:libpocl\nrace:libpocl\nrace:libLLVM\nrace:libclang-cpp\ndeadlock:libpocl\n";
+}
+#endif
+#endif

@@ -59,6 +59,36 @@ void hpvm_allocator_free(hpvm_allocator_t allocator, void *ptr) {
     allocator.free(allocator.self, ptr);
 }
 
+/* The block from `alloc` is stored in the pointer-sized word just below the aligned address. */
+hpvm_status_t hpvm_allocator_calloc_aligned(hpvm_allocator_t allocator, size_t count,
+                                            size_t element_size, size_t alignment, void **out) {
+  *out = NULL;
+  if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
+    return HPVM_STATUS(INVALID_ARGUMENT, "alignment %zu is not a power of two of at least %zu",
+                       alignment, sizeof(void *));
+  size_t bytes, total;
+  if (!hpvm_size_mul(count, element_size, &bytes) ||
+      !hpvm_size_add(bytes, alignment + sizeof(void *), &total))
+    return HPVM_STATUS(RESOURCE_EXHAUSTED, "aligned array of %zu x %zu bytes overflows size_t",
+                       count, element_size);
+  void *block;
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_malloc(allocator, total, &block));
+  uintptr_t start = (uintptr_t)block + sizeof(void *);
+  char *aligned = (char *)block + ((start + alignment - 1) / alignment * alignment - (uintptr_t)block);
+  memcpy(aligned - sizeof(void *), &block, sizeof(void *));
+  memset(aligned, 0, bytes);
+  *out = aligned;
+  return NULL;
+}
+
+void hpvm_allocator_free_aligned(hpvm_allocator_t allocator, void *ptr) {
+  if (!ptr)
+    return;
+  void *block;
+  memcpy(&block, (char *)ptr - sizeof(void *), sizeof(void *));
+  hpvm_allocator_free(allocator, block);
+}
+
 hpvm_status_t hpvm_allocator_strdup(hpvm_allocator_t allocator, const char *text, char **out) {
   *out = NULL;
   if (!text)

@@ -33,6 +33,13 @@ hpvm_status_t hpvm_allocator_calloc_array(hpvm_allocator_t allocator, size_t cou
 hpvm_status_t hpvm_allocator_grow_array(hpvm_allocator_t allocator, void **array,
                                         size_t old_count, size_t new_count, size_t element_size);
 void hpvm_allocator_free(hpvm_allocator_t allocator, void *ptr);
+/* count * element_size bytes, zero-filled, at an address that is a multiple of `alignment` (a
+ * power of two): for objects declared with _Alignas beyond max_align_t (cache-line padded
+ * atomics), which `alloc` does not promise. RESOURCE_EXHAUSTED on overflow. Freed with
+ * hpvm_allocator_free_aligned only. */
+hpvm_status_t hpvm_allocator_calloc_aligned(hpvm_allocator_t allocator, size_t count,
+                                            size_t element_size, size_t alignment, void **out);
+void hpvm_allocator_free_aligned(hpvm_allocator_t allocator, void *ptr);
 /* strdup through the allocator; NULL stays NULL. */
 hpvm_status_t hpvm_allocator_strdup(hpvm_allocator_t allocator, const char *text, char **out);
 

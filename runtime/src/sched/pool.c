@@ -398,8 +398,11 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
   for (uint32_t d = 0; d < 3; ++d) {
     int64_t extent = d < rank ? extents[d] : 1;
     if (extent < 0)
-      return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for extent %u is negative (%lld)", d,
-                         (long long)extent);
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "parallel-for extent %u is negative (%lld); expected a count of "
+                         "instances, 0 to 2^63-1 (a Hetero-C++ parallel loop of 2^63 "
+                         "iterations or more has the extent -1)",
+                         d, (long long)extent);
     job.extent[d] = extent;
     if (__builtin_mul_overflow(total, extent, &total))
       return HPVM_STATUS(INVALID_ARGUMENT, "parallel-for grid has more than 2^63 instances");
@@ -563,14 +566,14 @@ static void pool_free(hpvm_sched_pool_t *pool) {
   for (uint32_t i = 0; i < HPVM_POOL_MAX_JOBS; ++i) {
     pthread_mutex_destroy(&pool->slots[i].mutex);
     pthread_cond_destroy(&pool->slots[i].done);
-    hpvm_allocator_free(pool->allocator, pool->slots[i].ranges);
+    hpvm_allocator_free_aligned(pool->allocator, pool->slots[i].ranges);
   }
   pthread_mutex_destroy(&pool->queue_mutex);
   pthread_mutex_destroy(&pool->sleep_mutex);
   pthread_cond_destroy(&pool->wake);
   hpvm_allocator_free(pool->allocator, pool->threads);
   hpvm_allocator_free(pool->allocator, pool->starts);
-  hpvm_allocator_free(pool->allocator, pool);
+  hpvm_allocator_free_aligned(pool->allocator, pool);
 }
 
 static void pool_stop(hpvm_sched_pool_t *pool) {
@@ -597,7 +600,9 @@ hpvm_status_t hpvm_sched_pool_create(hpvm_allocator_t allocator, uint32_t worker
   HPVM_RETURN_IF_ERROR(
       hpvm_platform_env_integer("HPVM_SPIN_US", 0, HPVM_POOL_MAX_SPIN_US, &spin_us, &spin_given));
   hpvm_sched_pool_t *pool;
-  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*pool), (void **)&pool));
+  /* The pool and the ranges have cache-line aligned members: aligned memory (beyond malloc's). */
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_aligned(allocator, 1, sizeof(*pool),
+                                                     _Alignof(hpvm_sched_pool_t), (void **)&pool));
   pool->allocator = allocator;
   pool->worker_count = worker_count;
   pool->participant_count = worker_count + 1;
@@ -611,8 +616,9 @@ hpvm_status_t hpvm_sched_pool_create(hpvm_allocator_t allocator, uint32_t worker
   }
   hpvm_status_t status = NULL;
   for (uint32_t i = 0; i < HPVM_POOL_MAX_JOBS && !status; ++i)
-    status = hpvm_allocator_calloc_array(allocator, pool->participant_count,
-                                         sizeof(padded_range_t), (void **)&pool->slots[i].ranges);
+    status = hpvm_allocator_calloc_aligned(allocator, pool->participant_count,
+                                           sizeof(padded_range_t), _Alignof(padded_range_t),
+                                           (void **)&pool->slots[i].ranges);
   if (!status && worker_count)
     status = hpvm_allocator_calloc_array(allocator, worker_count, sizeof(pthread_t),
                                          (void **)&pool->threads);

@@ -84,13 +84,15 @@ hpvm_status_t hpvm_stream_ring_create(hpvm_allocator_t allocator, size_t element
     return HPVM_STATUS(RESOURCE_EXHAUSTED, "ring of %llu x %zu bytes overflows size_t",
                        (unsigned long long)rounded, element_size);
   hpvm_stream_ring_t *ring;
-  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*ring), (void **)&ring));
+  /* Cache-line aligned members: aligned memory (beyond malloc's). */
+  HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc_aligned(allocator, 1, sizeof(*ring),
+                                                     _Alignof(hpvm_stream_ring_t), (void **)&ring));
   hpvm_status_t status = hpvm_allocator_malloc(allocator, bytes, (void **)&ring->slots);
   if (!status)
     status = hpvm_allocator_malloc(allocator, stride, (void **)&ring->scratch);
   if (status) {
     hpvm_allocator_free(allocator, ring->slots);
-    hpvm_allocator_free(allocator, ring);
+    hpvm_allocator_free_aligned(allocator, ring);
     return status;
   }
   ring->allocator = allocator;
@@ -112,7 +114,7 @@ void hpvm_stream_ring_destroy(hpvm_stream_ring_t *ring) {
   pthread_cond_destroy(&ring->not_empty);
   hpvm_allocator_free(ring->allocator, ring->slots);
   hpvm_allocator_free(ring->allocator, ring->scratch);
-  hpvm_allocator_free(ring->allocator, ring);
+  hpvm_allocator_free_aligned(ring->allocator, ring);
 }
 
 size_t hpvm_stream_ring_element_size(const hpvm_stream_ring_t *ring) { return ring->element_size; }

@@ -1,4 +1,4 @@
-// Deliberate faults for the sanitizer tests (../../HPVMC/sanitizers.test), as
+// Deliberate faults for the sanitizer tests (../../HPVMC/sanitizer-faults.test), as
 // Hetero-C++ writes them: each mode makes one fault a sanitizer must report,
 // in main or in a parallel loop's body, and "none" makes none. The loop writes
 // c[at[i]] = a[i] + limit, and "race" makes every iteration also add to one
@@ -17,8 +17,9 @@ void faulty(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t by
                            bytes_total, limit, race, n, /* outputs */ 2, c, bytes_c, total,
                            bytes_total, "faulty_element");
     c[at[i]] = a[i] + limit;
-    if (race)
-      *total += a[i];
+    /* Many unsynchronized updates per iteration: the pool's threads are sure to overlap. */
+    for (int k = 0; k < race; ++k)
+      *(volatile int *)total += a[i];
   }
   __hetero_section_end(section);
 }
@@ -42,7 +43,7 @@ int main(int argc, char **argv) {
     at[n / 2] = n + argc - 2; /* the loop writes one element past c */
   else if (strcmp(mode, "leaf-ub") == 0)
     limit = INT_MAX - argc + 2; /* a[i] + limit overflows in the loop where a[i] > 0 */
-  int race = strcmp(mode, "race") == 0;
+  int race = strcmp(mode, "race") == 0 ? 64 : 0;
   void *graph = __hetero_launch((void *)faulty, 7, a, n * sizeof(int), at, n * sizeof(long), c,
                                 n * sizeof(int), total, sizeof(int), limit, race, n, 2, c,
                                 n * sizeof(int), total, sizeof(int));

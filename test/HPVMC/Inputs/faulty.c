@@ -1,8 +1,8 @@
-// Deliberate faults for the sanitizer tests (../sanitizers.test): each mode
+// Deliberate faults for the sanitizer tests (../sanitizer-faults.test): each mode
 // makes one fault a sanitizer must report, in main or in a leaf, and "none"
-// makes none. The leaf writes c[at[i]] = a[i] + b[i] and adds a[i] + limit to
-// counts[i] (int), and "race" makes every instance also add to one total
-// without synchronization.
+// makes none. The leaf writes c[at[i]] = a[i] + limit (int), and "race"
+// makes every instance also add to one total, 64 times, without
+// synchronization.
 #include <hpvm/hpvm.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,8 +30,9 @@ void faulty_leaf(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size
   void *self = __hpvm__getNode();
   long i = __hpvm__getNodeInstanceID_x(self);
   c[at[i]] = a[i] + limit;
-  if (race)
-    *total += a[i];
+  /* Many unsynchronized updates per instance: the pool's threads are sure to overlap. */
+  for (int k = 0; k < race; ++k)
+    *(volatile int *)total += a[i];
 }
 
 void faulty_root(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t bytes_c,
@@ -62,7 +63,7 @@ int main(int argc, char **argv) {
     at[n / 2] = n + argc - 2; /* the leaf writes one element past c */
   else if (strcmp(mode, "leaf-ub") == 0)
     limit = INT_MAX - argc + 2; /* a[i] + limit overflows in the leaf where a[i] > 0 */
-  int race = strcmp(mode, "race") == 0;
+  int race = strcmp(mode, "race") == 0 ? 64 : 0;
   __hpvm__init();
   llvm_hpvm_track_mem(a, n * sizeof(int));
   llvm_hpvm_track_mem(at, n * sizeof(long));
