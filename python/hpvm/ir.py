@@ -8,13 +8,16 @@ tensor and memref types, dense constants and symbol names.
 
 from __future__ import annotations
 
+import os
 import re
+import zlib
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .errors import HPVMError
+from .files import write_atomically
 
 #: Element types the tensor ops take, with the NumPy type of their data.
 FLOAT_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
@@ -63,6 +66,26 @@ def _check_shape(shape: Iterable, what: str, dynamic: bool = False) -> Tuple[Opt
             expected = "non-negative integers or None" if dynamic else "non-negative integers"
             raise HPVMError(f"{what}: expected sizes that are {expected}, found {shape!r}")
     return tuple(None if d is None else int(d) for d in dims)
+
+
+#: The most bytes a tensor may hold: 2^48 (256 TiB), more than any machine's memory and
+#: the address space of x86-64 with 4-level pages; a larger shape is a mistake (a
+#: dimension of 2^40), refused when the tensor is made rather than when memory runs out.
+MAX_TENSOR_BYTES = 1 << 48
+
+
+def check_tensor_size(type_, what: str) -> None:
+    """HPVMError naming `what` when a tensor of `type_` would hold more than
+    MAX_TENSOR_BYTES bytes (its element count may not even fit in 64 bits)."""
+    elements = 1
+    for d in type_.shape:
+        elements *= 1 if d is None else d
+    size = elements * type_.dtype.itemsize
+    if size > MAX_TENSOR_BYTES:
+        shape = "x".join("?" if d is None else str(d) for d in type_.shape)
+        raise HPVMError(f"{what} of shape {shape} ({type_.element}) holds {elements} elements "
+                        f"({size} bytes, 2^{size.bit_length() - 1} or more); expected at most "
+                        f"2^48 bytes (256 TiB) per tensor")
 
 
 class _Shaped:
@@ -178,7 +201,7 @@ def dense_attr(array: np.ndarray, type_: TensorType) -> str:
 #: has one (as the compiler's hpvm-externalize-constants takes them out of the IR).
 PARAMETER_MIN_BYTES = 4096
 
-_ARCHIVE_MAGIC = b"HPVMPRM1"
+_ARCHIVE_MAGIC = b"HPVMPRM2"
 _ARCHIVE_ALIGN = 64
 
 
@@ -190,37 +213,57 @@ def is_splat(array: np.ndarray) -> bool:
 
 def write_parameter_archive(path, entries: Mapping[str, np.ndarray]) -> None:
     """Writes `entries` (key -> array) as a parameter archive, the file a module's
-    `dense_resource<key>` constants name with `hpvm.parameters`: an 8-byte magic
-    "HPVMPRM1", the entry count and the index size (u64 each), the index (per entry:
-    u64 offset, u64 size, u32 key length, the key, zeros to a multiple of 8), then each
-    entry's little-endian bytes at an offset aligned to 64 (docs/Transforms.md,
-    hpvm-externalize-constants)."""
+    `dense_resource<key>` constants name with `hpvm.parameters` (the format of
+    docs/Transforms.md, hpvm-externalize-constants): the magic "HPVMPRM2", the entry
+    count and the index size (u64 each), the CRC-32 of those 24 bytes and the index (u32)
+    and 4 zero bytes, the index (per entry: u64 offset, u64 size, u32 CRC-32 of its bytes,
+    u32 key length, the key, zeros to a multiple of 8), then each entry's little-endian
+    bytes at an offset aligned to 64, no two entries sharing a byte. The file is written
+    beside `path` and renamed to it when complete; HPVMError when it cannot be."""
     index = bytearray()
     arrays = []
     for key, array in entries.items():
         data = np.ascontiguousarray(array)
         arrays.append(data.astype(data.dtype.newbyteorder("<"), copy=False))
         name = key.encode()
-        index += b"\0" * 16 + len(name).to_bytes(4, "little") + name
+        index += b"\0" * 20 + len(name).to_bytes(4, "little") + name
         index += b"\0" * (-len(index) % 8)
-    offset = 24 + len(index)
+    offset = 32 + len(index)
     at = 0
     for data in arrays:  # the offsets, now that the index size is known
         offset += -offset % _ARCHIVE_ALIGN
-        name_size = int.from_bytes(index[at + 16:at + 20], "little")
-        index[at:at + 16] = offset.to_bytes(8, "little") + data.nbytes.to_bytes(8, "little")
-        at += 20 + name_size
+        name_size = int.from_bytes(index[at + 20:at + 24], "little")
+        checksum = zlib.crc32(memoryview(data.reshape(-1)).cast("B"))
+        index[at:at + 20] = (offset.to_bytes(8, "little") + data.nbytes.to_bytes(8, "little")
+                             + checksum.to_bytes(4, "little"))
+        at += 24 + name_size
         at += -at % 8
         offset += data.nbytes
-    with open(path, "wb") as stream:
-        stream.write(_ARCHIVE_MAGIC + len(arrays).to_bytes(8, "little")
-                     + len(index).to_bytes(8, "little") + bytes(index))
-        position = 24 + len(index)
+    head = _ARCHIVE_MAGIC + len(arrays).to_bytes(8, "little") + len(index).to_bytes(8, "little")
+    head += zlib.crc32(bytes(index), zlib.crc32(head)).to_bytes(4, "little") + bytes(4)
+
+    def write(stream) -> None:
+        stream.write(head + bytes(index))
+        position = 32 + len(index)
         for data in arrays:
             stream.write(b"\0" * (-position % _ARCHIVE_ALIGN))
             position += -position % _ARCHIVE_ALIGN
             stream.write(memoryview(data.reshape(-1)).cast("B"))
             position += data.nbytes
+
+    write_atomically(path, write, "the parameter archive")
+
+
+def is_parameter_archive(path) -> bool:
+    """Whether `path` is a regular file that starts like a parameter archive (of any
+    version of the format)."""
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as stream:
+            return stream.read(8)[:7] == _ARCHIVE_MAGIC[:7]
+    except (OSError, ValueError):
+        return False
 
 
 def string_literal(text: str) -> str:

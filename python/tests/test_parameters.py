@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import struct
 import subprocess
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -22,19 +23,26 @@ from test_onnx_cnn import _cli
 
 
 def _read_archive(path):
-    """An independent reader of the format (include/HPVM/Transforms/ParameterArchive.h)."""
+    """An independent reader of the format (include/HPVM/Transforms/ParameterArchive.h),
+    checking every checksum and that no two entries share bytes."""
     data = Path(path).read_bytes()
-    assert data[:8] == b"HPVMPRM1"
-    count, index_size = struct.unpack_from("<QQ", data, 8)
-    at, entries = 24, {}
+    assert data[:8] == b"HPVMPRM2"
+    count, index_size, index_crc, zero = struct.unpack_from("<QQII", data, 8)
+    assert zero == 0
+    assert index_crc == zlib.crc32(data[32:32 + index_size], zlib.crc32(data[:24]))
+    at, entries, spans = 32, {}, []
     for _ in range(count):
-        offset, size, key_size = struct.unpack_from("<QQI", data, at)
-        key = data[at + 20:at + 20 + key_size].decode()
-        at += 20 + key_size
+        offset, size, crc, key_size = struct.unpack_from("<QQII", data, at)
+        key = data[at + 24:at + 24 + key_size].decode()
+        at += 24 + key_size
         at += -at % 8
-        assert offset % 64 == 0 and offset >= 24 + index_size
+        assert offset % 64 == 0 and offset >= 32 + index_size
         entries[key] = data[offset:offset + size]
-    assert at == 24 + index_size
+        assert zlib.crc32(entries[key]) == crc, key
+        spans.append((offset, offset + size))
+    assert at == 32 + index_size
+    spans.sort()
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:]))
     return entries
 
 

@@ -1,15 +1,22 @@
 //===- ParameterArchive.h - A model's weights in one file ------*- C++ -*-===//
 // A parameter archive holds named byte arrays (a model's weights) that a
 // module refers to by `dense_resource<key>` instead of carrying them as text.
-// The format (little-endian):
+// The format (little-endian; docs/Transforms.md, hpvm-externalize-constants):
 //
-//   bytes 0..7    "HPVMPRM1"
+//   bytes 0..7    "HPVMPRM2"
 //   bytes 8..15   u64 number of entries N
 //   bytes 16..23  u64 size of the index, in bytes
-//   the index     N entries: u64 offset, u64 size, u32 key length, the key's
-//                 bytes, zeros to the next multiple of 8
-//   the data      each entry's bytes at its offset (after the index; the
-//                 writers align offsets to 64)
+//   bytes 24..27  u32 CRC-32 of bytes 0..23 followed by the index
+//   bytes 28..31  zero
+//   the index     N entries: u64 offset, u64 size, u32 CRC-32 of the entry's
+//                 bytes, u32 key length, the key's bytes, zeros to the next
+//                 multiple of 8
+//   the data      each entry's bytes at its offset (after the index; no two
+//                 entries share a byte; the writers align offsets to 64)
+//
+// CRC-32 is zlib's (ISO-HDLC, the one of Python's zlib.crc32). The first
+// version ("HPVMPRM1": a 24-byte header and entries without checksums) is
+// refused: nothing in it tells a shifted or overlapping entry from weights.
 //
 // Writers: the Python package (hpvm.tensor, hpvm.onnx). Readers: the pass
 // hpvm-externalize-constants.
@@ -33,8 +40,10 @@ struct ParameterEntry {
 
 class ParameterArchive {
 public:
-  /// Opens and checks the archive at `path` (mapped, not read); on failure,
-  /// `error` says what was expected and what was found.
+  /// Opens and checks the archive at `path`: a regular file (after links),
+  /// mapped, its index and every entry's bytes matching their checksums, no
+  /// two entries sharing bytes. On failure, `error` says what was expected and
+  /// what was found.
   static std::optional<ParameterArchive> open(StringRef path, std::string &error);
 
   const ParameterEntry *lookup(StringRef key) const;

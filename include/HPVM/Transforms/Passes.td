@@ -296,11 +296,26 @@ def HPVMExternalizeConstants : Pass<"hpvm-externalize-constants", "ModuleOp"> {
 
     | bytes | content |
     |---|---|
-    | 0..7 | `HPVMPRM1` |
+    | 0..7 | `HPVMPRM2` |
     | 8..15 | u64: the number of entries N |
     | 16..23 | u64: the size of the index in bytes |
-    | the index | N entries: u64 offset, u64 size, u32 key length, the key, zeros to a multiple of 8 |
-    | the data | each entry's bytes at its offset, after the index (the writers align offsets to 64) |
+    | 24..27 | u32: the CRC-32 of bytes 0..23 followed by the index |
+    | 28..31 | zeros |
+    | the index | N entries: u64 offset, u64 size, u32 CRC-32 of the entry's bytes, u32 key length, the key, zeros to a multiple of 8 |
+    | the data | each entry's bytes at its offset, after the index; no two entries share a byte (the writers align offsets to 64) |
+
+    CRC-32 is zlib's (Python's `zlib.crc32`). The archive is read only when
+    it is a regular file (after links: a link to `/dev/zero` or a named
+    pipe is refused before anything is read) and its path holds no NUL
+    byte; it is mapped, and refused unless the checksum of the header and
+    index, every entry's checksum and the bounds hold and no two entries
+    overlap, so that data written at the wrong offset (an entry shifted by
+    a byte) or one entry's bytes read for another's is an error naming the
+    entry, never wrong weights. The first version of the format
+    (`HPVMPRM1`: a 24-byte header, entries without checksums) is refused
+    with a message asking to write the archive again: nothing in it tells
+    such a fault from weights, and the Python package writes archives
+    anew beside each module it saves.
 
     Example: `hpvm-opt --hpvm-externalize-constants="asm=consts.s" lowered.mlir`.
   }];
