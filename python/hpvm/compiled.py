@@ -71,6 +71,17 @@ def _descriptor(array: np.ndarray):
     return d
 
 
+def _fresh(function: str, shape, dtype, name: str = "") -> np.ndarray:
+    """A new array for an output; HPVMError (not MemoryError) when memory lacks it."""
+    try:
+        return np.empty(shape, dtype)
+    except (MemoryError, ValueError) as error:
+        nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+        what = f"the output '{name}'" if name else "an output"
+        raise HPVMError(f"{function}: cannot allocate {what} of shape {tuple(shape)} "
+                        f"({nbytes} bytes): {error or 'out of memory'}") from None
+
+
 class Function:
     """One host function of a compiled module, callable with NumPy arrays and numbers.
 
@@ -160,7 +171,8 @@ class Function:
                     or not value.flags.c_contiguous):
                 return _NOT_FAST
         # Only read (tensor) inputs and fresh outputs here: nothing written can overlap.
-        results = [np.empty(shape, dtype) for _, shape, dtype in slots[inputs:]]
+        results = [_fresh(self.name, shape, dtype, name)
+                   for (name, _), (_, shape, dtype) in zip(self.outputs, slots[inputs:])]
         with self.library.lock:
             for (d, _, _), array in zip(slots, list(args) + results):
                 d.allocated = d.aligned = array.ctypes.data
@@ -278,7 +290,8 @@ class Function:
                 raise HPVMError(f"{self.name}: out= expects a list of {len(self.outputs)} "
                                 f"arrays, found {found}")
             for i, (name, type_) in enumerate(self.outputs):
-                array = out[i] if out is not None else np.empty(type_.shape, type_.dtype)
+                array = out[i] if out is not None else _fresh(self.name, type_.shape,
+                                                              type_.dtype, name)
                 if out is not None:
                     # The graph writes its outputs while it reads its inputs (the host
                     # declares them unaliased): an overlap would corrupt both.

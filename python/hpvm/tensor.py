@@ -36,9 +36,10 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 import numpy as np
 
 from .errors import HPVMError
-from .ir import (FLOAT_TYPES, PARAMETER_MIN_BYTES, TensorType, MemRefType, dense_attr,
-                 float_literal, format_list, is_splat, string_literal, symbol_name, unique,
-                 write_parameter_archive)
+from .files import check_output, is_stream, same_file, write_text
+from .ir import (FLOAT_TYPES, PARAMETER_MIN_BYTES, TensorType, MemRefType, check_tensor_size,
+                 dense_attr, float_literal, format_list, is_parameter_archive, is_splat,
+                 string_literal, symbol_name, unique, write_parameter_archive)
 from . import toolchain
 
 
@@ -129,6 +130,9 @@ class TensorGraph:
         self._input_names: set = set()
         self._values: set = set()
         self._constants = 0
+        #: The file the graph was read from (hpvm.onnx.load sets it), or None: `save`
+        #: refuses to write over it.
+        self.source: Optional[str] = None
 
     def set_error_budget(self, l1: float, l2: float, node: Optional[Tensor] = None) -> None:
         """The outputs may differ from the exact ones by at most `l1` in relative L1 norm
@@ -158,8 +162,10 @@ class TensorGraph:
 
     # -- values ------------------------------------------------------------
     def input(self, name: str, shape: Sequence[int], element: str = "f32") -> Tensor:
-        """A graph input of static `shape` (NCHW images, row-major matrices)."""
+        """A graph input of static `shape` (NCHW images, row-major matrices); HPVMError
+        when it would hold more than `hpvm.ir.MAX_TENSOR_BYTES` bytes."""
         type_ = TensorType(tuple(shape), element)
+        check_tensor_size(type_, f"graph '{self.name}': the input '{name}'")
         if str(name) in self._input_names:
             raise HPVMError(f"graph '{self.name}' already has an input named '{name}'")
         value = Tensor(self, type_, "input", str(name))
@@ -197,6 +203,8 @@ class TensorGraph:
                name: Optional[str] = None) -> Tensor:
         for operand in operands:
             self._own(operand, kind)
+        check_tensor_size(result, f"graph '{self.name}': the result of {kind}"
+                          + (f" '{name}'" if name else ""))
         leaf = unique(name or kind, self._symbols, self._next_suffix)
         if name is not None and symbol_name(name) in (self.name, f"{self.name}_root"):
             # The graph's host function and root node own these symbols: the leaf is renamed,
@@ -247,22 +255,59 @@ class TensorGraph:
         array, as a parameter archive holds them (`hpvm.ir.write_parameter_archive`)."""
         return self._module("parameters")[1]
 
-    def save(self, path) -> Tuple[str, Optional[str]]:
+    def save(self, path, inline_weights: bool = False) -> Tuple[str, Optional[str]]:
         """Writes the graph as MLIR at `path` and, when it has constants of 4 KiB or
         more, their parameter archive beside it (`<stem>.params`, which the MLIR names);
         `hpvm-cc path` compiles it. The text is verified first (HPVMError, and nothing
-        written, when it is invalid). Returns both paths (the archive's or None)."""
-        path = os.fspath(path)
-        archive = os.path.splitext(os.path.basename(path))[0] + ".params"
+        written, when it is invalid). Returns both paths (the archive's or None).
+
+        With `inline_weights`, or when `path` is a stream (/dev/stdout, a pipe: nothing
+        can go beside it), every constant is written into the text and no archive is.
+        Nothing but the graph's own files is overwritten: HPVMError for a `path` ending
+        in `.params` (its own archive's name), for a parameter archive at `path`, for an
+        archive path holding a file that is not a parameter archive, and for the file
+        the graph was read from (`source`) at either path."""
+        path = check_output(path, "save: the MLIR file")
+        stream = is_stream(path)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if not stream and path.endswith(".params"):
+            raise HPVMError(f"save: the MLIR file '{path}' ends in '.params', the name of "
+                            "its own parameter archive; expected another name, such as "
+                            f"'{stem}.mlir'")
+        self._refuse_source(path)
+        if not stream and is_parameter_archive(path):
+            raise HPVMError(f"save: '{path}' is a parameter archive; MLIR text written there "
+                            "would destroy it; expected the path of an .mlir file")
+        if stream or inline_weights:
+            text = self.verify()
+            write_text(path, text, "the MLIR file")
+            return path, None
+        archive = stem + ".params"
         text, entries = self._module(archive)
         toolchain.verify(text, os.path.basename(path))
         archive_path = None
         if entries:
             archive_path = os.path.join(os.path.dirname(path), archive)
+            self._refuse_source(archive_path)
+            if same_file(archive_path, path):
+                raise HPVMError(f"save: the parameter archive '{archive_path}' is the MLIR "
+                                f"file '{path}' (a link); expected two files")
+            if os.path.lexists(archive_path) and not is_parameter_archive(archive_path):
+                what = ("a folder" if os.path.isdir(archive_path) else
+                        "not a regular file" if not os.path.isfile(archive_path) else
+                        "a file that is not a parameter archive")
+                raise HPVMError(f"save: the parameter archive would replace '{archive_path}', "
+                                f"{what}; expected no file there, or an archive an earlier "
+                                "save wrote (move it, or save under another name)")
             write_parameter_archive(archive_path, entries)
-        with open(path, "w") as stream:
-            stream.write(text)
+        write_text(path, text, "the MLIR file")
         return path, archive_path
+
+    def _refuse_source(self, path: str) -> None:
+        """HPVMError when `path` is the file the graph was read from."""
+        if self.source is not None and same_file(path, self.source):
+            raise HPVMError(f"save: the input file '{self.source}' is the same as the output "
+                            f"file '{path}'; expected another path (the model would be lost)")
 
     def _module(self, parameters: Optional[str],
                 device: bool = False) -> Tuple[str, Dict[str, np.ndarray]]:

@@ -41,6 +41,7 @@ file again bit for bit on this machine. With `reference` they reach the accuraci
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import sys
@@ -48,6 +49,9 @@ import time
 from typing import Dict, Optional, Tuple
 
 import numpy as np
+
+from ..errors import HPVMError
+from ..files import read_bytes
 
 #: Accuracy of the shipped weights with `reference` on the `load_data(0)` split.
 ACCURACY = {"train": 1.0, "calibration": 0.9861, "test": 0.9944}
@@ -372,8 +376,21 @@ def main(argv=None) -> int:
         save(args.train, w)
         print(f"wrote {args.train} ({os.path.getsize(args.train)} bytes)")
     elif args.weights:
-        with np.load(args.weights) as f:
-            w = {name: f[name] for name in PARAMETERS}
+        # Read as a regular file first: np.load of a named pipe would block forever, of a
+        # link to /dev/zero read until memory runs out.
+        try:
+            data_file = io.BytesIO(read_bytes(args.weights, "the weights file (--weights)",
+                                              1 << 30))
+            with np.load(data_file) as f:
+                w = {name: f[name] for name in PARAMETERS}
+        except HPVMError as error:
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
+            return 1
+        except (ValueError, KeyError, OSError) as error:
+            print(f"{parser.prog}: error: the weights file '{args.weights}' is not an .npz "
+                  f"file of the digits CNN's arrays ({', '.join(PARAMETERS)}): {error}",
+                  file=sys.stderr)
+            return 1
     else:
         w = weights()
     for name, (x, y) in data.items():

@@ -2,7 +2,9 @@
 of the hpvm dialect (a tensor graph: leaves, the root internal node and the host
 function). Weights of 4 KiB or more go into a parameter archive beside the MLIR file
 (`model.params`, which the module names), unless `--inline-weights` keeps them in the
-text; `hpvm-cc model.mlir` compiles either."""
+text (as on standard output and other streams, which have no folder to put it in);
+`hpvm-cc model.mlir` compiles either. The output is never the model itself (refused as
+"the input file is the same as the output file") nor an existing parameter archive."""
 
 from __future__ import annotations
 
@@ -49,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
         "dialect (MLIR), verified by the dialect's verifier.")
     parser.add_argument("model", help="the ONNX model (.onnx)")
     parser.add_argument("-o", "--output", default="-",
-                        help="the MLIR file to write (default: standard output)")
+                        help="the MLIR file to write (default: standard output); never the "
+                        "model itself or a parameter archive")
     parser.add_argument("--batch-size", type=_positive, default=None, metavar="N",
                         help="the size of dynamic first dimensions of inputs (default 1)")
     parser.add_argument("--input-shape", type=_input_shape, action="append", default=[],
@@ -58,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
                         "(may be repeated)")
     parser.add_argument("--inline-weights", action="store_true",
                         help="write every weight into the MLIR text instead of a parameter "
-                        "archive beside it (always so on standard output)")
+                        "archive beside it (always so on standard output and other streams: "
+                        "/dev/stdout, a pipe)")
     parser.add_argument("--name", default=None,
                         help="the name of the graph's host function (default: the ONNX "
                         "graph's name)")
@@ -73,21 +77,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         shapes[name] = shape
     try:
         from . import load
+        from ..files import path_text, same_file
+        if args.output != "-" and same_file(path_text(args.output, "-o"), args.model):
+            raise HPVMError(f"the input file '{args.model}' is the same as the output file "
+                            f"'{args.output}'; expected another output (the model would "
+                            "be lost)")
         graph = load(args.model, input_shapes=shapes or None, batch_size=args.batch_size,
                      name=args.name)
-        if args.output != "-" and not args.inline_weights:
-            graph.save(args.output)  # verified first
+        if args.output == "-":
+            sys.stdout.write(graph.verify())
         else:
-            text = graph.verify()
-            if args.output == "-":
-                sys.stdout.write(text)
-            else:
-                with open(args.output, "w") as stream:
-                    stream.write(text)
+            graph.save(args.output, inline_weights=args.inline_weights)  # verified first
     except HPVMError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
-    except OSError as error:
+    except OSError as error:  # writing standard output
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     return 0
