@@ -18,6 +18,7 @@
  * match it, instead of reading through a changed pointer or size. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/platform.h"
 #include "base/status.h"
@@ -468,12 +470,28 @@ static FILE *open_holding(const char *where, const char *path, uint64_t offset, 
   if (__builtin_add_overflow(offset, bytes, &last) || last > (uint64_t)INT64_MAX)
     fail(where, "'%s': %s end past byte 2^63 (%llu bytes at byte %llu); no file holds them",
          path, what, (unsigned long long)bytes, (unsigned long long)offset);
-  FILE *file = fopen(path, "rb");
-  if (!file)
+  /* Regular files only, checked on the open descriptor: a device (/dev/zero) has no size
+   * to check, and opening a named pipe without O_NONBLOCK would wait for a writer forever. */
+  int descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (descriptor < 0)
     fail(where, "cannot open '%s': %s", path, strerror(errno));
-  struct stat info;
-  long long size = fstat(fileno(file), &info) == 0 ? (long long)info.st_size : -1;
-  if (size < 0 || (uint64_t)size < last) {
+  struct stat info = {0};
+  if (fstat(descriptor, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(descriptor);
+    fail(where, "'%s' is %s; expected a regular file of %s", path,
+         S_ISDIR(info.st_mode)    ? "a folder"
+         : S_ISCHR(info.st_mode)  ? "a character device"
+         : S_ISFIFO(info.st_mode) ? "a named pipe"
+                                  : "not a regular file",
+         what);
+  }
+  FILE *file = fdopen(descriptor, "rb");
+  if (!file) {
+    close(descriptor);
+    fail(where, "cannot open '%s': %s", path, strerror(errno));
+  }
+  long long size = (long long)info.st_size;
+  if ((uint64_t)size < last) {
     fclose(file);
     fail(where, "'%s' holds %lld bytes; expected at least %llu (%s)", path, size,
          (unsigned long long)last, what);
