@@ -324,7 +324,7 @@ static void usage(void) {
          "                    auto: 32+ rows, 64+ columns, 32+ terms; else a thread\n"
          "                    per output element)\n"
          "  --knobs=FILE      approximation knobs of the tensor ops, from a JSON\n"
-         "                    configuration (see hpvm-apply-knobs in docs/Passes.md)\n"
+         "                    configuration (see hpvm-apply-knobs in docs/Transforms.md)\n"
          "  -shared           make a shared library (position-independent, with the\n"
          "                    runtime linked in) instead of an executable; its\n"
          "                    functions are called through their C interface\n"
@@ -874,6 +874,15 @@ static void make_temp_dir(driver_t *d) {
   char *temp_template =
       format2(temp_root && *temp_root ? temp_root : "/tmp", "/hpvm-cc-XXXXXX");
   d->temp = mkdtemp(temp_template);
+  if (!d->temp && temp_root && *temp_root) {
+    /* The user's TMPDIR (missing, not a folder, not writable): an error of the user's. */
+    char message[4096];
+    snprintf(message, sizeof message,
+             "cannot create a temporary directory in TMPDIR '%s': %s; expected an existing, "
+             "writable folder (or TMPDIR unset, for /tmp)",
+             temp_root, strerror(errno));
+    fail("%s", message);
+  }
   if (!d->temp)
     fail_internal("cannot create a temporary directory: %s", strerror(errno));
   temp_dir = d->temp;
