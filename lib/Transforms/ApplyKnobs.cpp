@@ -4,6 +4,7 @@
 #include "HPVM/Transforms/Passes.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "HPVM/Transforms/ParameterArchive.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
@@ -299,15 +300,17 @@ struct HPVMApplyKnobsPass : public hpvm::impl::HPVMApplyKnobsBase<HPVMApplyKnobs
                                     "(file=<path>), found none";
       return signalPassFailure();
     }
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+    // A regular file only (a link to /dev/zero was read until memory ran out, a
+    // named pipe blocked), mapped rather than read: the size is checked below.
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> buffer = openRegularFile(
+        file, "the knob configuration '" + std::string(file) + "'", error);
     if (!buffer) {
-      emitError(module.getLoc()) << "cannot read the knob configuration '" << file
-                                 << "': " << buffer.getError().message();
+      emitError(module.getLoc()) << error;
       return signalPassFailure();
     }
     KnobConfiguration configuration(module, file);
-    StringRef text = (*buffer)->getBuffer();
+    StringRef text = buffer->getBuffer();
     if (text.size() > kMaxConfigurationBytes) {
       // At the module, not at the file's first line: the diagnostic would quote it.
       emitError(module.getLoc()) << "the knob configuration '" << file << "' is "

@@ -55,11 +55,14 @@ const char *kindOf(llvm::sys::fs::file_type type) {
   }
 }
 
-/// Checks that `absolute` names a regular file (after links) and opens it:
-/// a device (/dev/zero) would be read until memory runs out, a named pipe
-/// would block forever. The file's size comes from the opened file itself.
-std::unique_ptr<llvm::MemoryBuffer> openRegular(StringRef absolute, const std::string &where,
-                                                std::string &error) {
+struct Placement {
+  uint64_t offset, size;
+  StringRef key;
+};
+} // namespace
+
+std::unique_ptr<llvm::MemoryBuffer>
+mlir::hpvm::openRegularFile(StringRef absolute, const std::string &where, std::string &error) {
   namespace fs = llvm::sys::fs;
   fs::file_status status;
   if (std::error_code code = fs::status(absolute, status, /*follow=*/true)) {
@@ -74,7 +77,7 @@ std::unique_ptr<llvm::MemoryBuffer> openRegular(StringRef absolute, const std::s
         own.type() == fs::file_type::symlink_file && !fs::real_path(absolute, target))
       link = " (a link to '" + target.str().str() + "')";
     error = where + link + " is " + kindOf(type) +
-            "; expected a regular file written by the hpvm Python package";
+            "; expected a regular file";
     return nullptr;
   };
   if (status.type() != fs::file_type::regular_file)
@@ -103,12 +106,6 @@ std::unique_ptr<llvm::MemoryBuffer> openRegular(StringRef absolute, const std::s
   return std::move(*buffer);
 }
 
-struct Placement {
-  uint64_t offset, size;
-  StringRef key;
-};
-} // namespace
-
 std::optional<ParameterArchive> ParameterArchive::open(StringRef given,
                                                        std::string &error) {
   size_t nul = given.find('\0');
@@ -125,7 +122,7 @@ std::optional<ParameterArchive> ParameterArchive::open(StringRef given,
   llvm::sys::fs::make_absolute(absolute);
   llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
   std::string where = "the parameter archive '" + absolute.str().str() + "'";
-  std::unique_ptr<llvm::MemoryBuffer> file = openRegular(absolute, where, error);
+  std::unique_ptr<llvm::MemoryBuffer> file = openRegularFile(absolute, where, error);
   if (!file)
     return std::nullopt;
   ParameterArchive archive;

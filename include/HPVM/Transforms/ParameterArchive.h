@@ -58,6 +58,13 @@ private:
   llvm::StringMap<ParameterEntry> entries;
 };
 
+/// Opens `path` when it is a regular file (after links), mapped or read at the
+/// size the opened file has: a device (/dev/zero) would be read until memory
+/// runs out, a named pipe would block forever. On failure, `error` says what
+/// `where` (e.g. "the knob configuration 'k.json'") is and what was expected.
+std::unique_ptr<llvm::MemoryBuffer> openRegularFile(StringRef path, const std::string &where,
+                                                    std::string &error);
+
 } // namespace mlir::hpvm
 
 #endif // HPVM_TRANSFORMS_PARAMETERARCHIVE_H
