@@ -221,7 +221,7 @@ private:
     Block::iterator it = block->begin();
     for (uint64_t steps = 0;; ++steps) {
       if (steps > 1000000)
-        return function.emitError() << "evaluating the graph of '" << name
+        return function.emitError() << "evaluating the graph of '" << getNodeDisplayName(name)
                                     << "' takes more than 1000000 steps; is a loop "
                                        "bound not constant?";
       Operation &op = *it++;
@@ -238,7 +238,7 @@ private:
       if (isa<LLVM::ReturnOp>(op))
         return success();
       if (isa<LLVM::UnreachableOp>(op))
-        return op.emitError() << "'" << name << "' reaches unreachable code while its "
+        return op.emitError() << "'" << getNodeDisplayName(name) << "' reaches unreachable code while its "
                                  "graph is evaluated";
       auto call = dyn_cast<LLVM::CallOp>(op);
       if (failed(call ? graphCall(call) : otherOp(op)))
@@ -312,7 +312,7 @@ private:
     if (auto condBr = dyn_cast<LLVM::CondBrOp>(op)) {
       std::optional<APInt> cond = eval.constant(condBr.getCondition());
       if (!cond)
-        return op.emitError() << "the graph described by '" << name
+        return op.emitError() << "the graph described by '" << getNodeDisplayName(name)
                               << "' depends on a value that is not a compile-time "
                                  "constant (branch condition); internal nodes are "
                                  "static graphs";
@@ -325,7 +325,7 @@ private:
     auto sw = cast<LLVM::SwitchOp>(op);
     std::optional<APInt> value = eval.constant(sw.getValue());
     if (!value)
-      return op.emitError() << "the graph described by '" << name
+      return op.emitError() << "the graph described by '" << getNodeDisplayName(name)
                             << "' depends on a value that is not a compile-time "
                                "constant (switch); internal nodes are static graphs";
     Block *dest = sw.getDefaultDestination();
@@ -350,12 +350,12 @@ private:
     if (auto store = dyn_cast<LLVM::StoreOp>(op);
         store && eval.handles.count(eval.resolve(store.getValue())))
       return emitError(sourceLoc(&op))
-             << "internal node '" << name << "' stores a node handle of "
+             << "internal node '" << getNodeDisplayName(name) << "' stores a node handle of "
              << "__hpvm__createNodeND in memory; node handles may only be "
                 "passed (directly, as values) to __hpvm__bindIn, __hpvm__bindOut "
                 "and __hpvm__edge";
     return emitError(sourceLoc(&op))
-           << "internal node '" << name
+           << "internal node '" << getNodeDisplayName(name)
            << "' may only describe its graph (HPVM graph calls and "
               "integer arithmetic for extents); found computation ('"
            << op.getName() << "')";
@@ -380,11 +380,11 @@ private:
     case Api::NodeId:
       return checkNodeIdUnused(call);
     case Api::Return:
-      return call.emitError() << "__hpvm__return in internal node '" << name
+      return call.emitError() << "__hpvm__return in internal node '" << getNodeDisplayName(name)
                               << "'; the outputs of an internal node are its "
                                  "__hpvm__bindOut bindings";
     case Api::None:
-      return call.emitError() << "internal node '" << name
+      return call.emitError() << "internal node '" << getNodeDisplayName(name)
                               << "' may only describe its graph; found a call of '"
                               << call.getCallee().value_or("a function pointer")
                               << "'";
@@ -392,20 +392,20 @@ private:
       return call.emitError()
              << spelling(call) << " is a "
              << (isHostCall(api.api) ? "host call" : "leaf-node call")
-             << " and cannot appear in internal node '" << name << "'";
+             << " and cannot appear in internal node '" << getNodeDisplayName(name) << "'";
     }
   }
 
   InFlightDiagnostic notConstant(LLVM::CallOp call, StringRef what) {
     return call.emitError() << spelling(call) << " expects " << what
-                            << " to be a compile-time constant in '" << name << "'";
+                            << " to be a compile-time constant in '" << getNodeDisplayName(name) << "'";
   }
 
   FailureOr<Value> handleOf(LLVM::CallOp call, unsigned operand) {
     Value handle = eval.handles.lookup(eval.resolve(call.getArgOperands()[operand]));
     if (!handle)
       return call.emitError() << spelling(call) << " expects a node handle returned by "
-                                 "__hpvm__createNodeND in '" << name << "'";
+                                 "__hpvm__createNodeND in '" << getNodeDisplayName(name) << "'";
     return handle;
   }
 
@@ -465,7 +465,7 @@ private:
     if (!ip || !ic || !stream)
       return notConstant(call, "the ports and the stream flag");
     if (*ip < 0 || static_cast<size_t>(*ip) >= node.inputs.size())
-      return call.emitError() << "__hpvm__bindIn: input port " << *ip << " of '" << name
+      return call.emitError() << "__hpvm__bindIn: input port " << *ip << " of '" << getNodeDisplayName(name)
                               << "' is out of range; it has " << node.inputs.size()
                               << " inputs";
     if (*ic < 0)
@@ -486,7 +486,7 @@ private:
     if (!oc || !op || !stream)
       return notConstant(call, "the ports and the stream flag");
     if (*op < 0 || *op > 1024)
-      return call.emitError() << "__hpvm__bindOut: output port " << *op << " of '" << name
+      return call.emitError() << "__hpvm__bindOut: output port " << *op << " of '" << getNodeDisplayName(name)
                               << "' is out of range";
     if (*oc < 0)
       return call.emitError() << "__hpvm__bindOut: negative child output port " << *oc;
@@ -591,7 +591,7 @@ private:
       if (static_cast<size_t>(bind.childPort) >= bind.child->outputs.size())
         return bind.call.emitError()
                << "__hpvm__bindOut: output port " << bind.childPort << " of '"
-               << bind.child->function.getName() << "' is out of range; it has "
+               << getNodeDisplayName(bind.child->function.getName()) << "' is out of range; it has "
                << bind.child->outputs.size() << " outputs";
       outputTypes.try_emplace(bind.port, bind.child->outputs[bind.childPort]);
     }
@@ -601,7 +601,7 @@ private:
     for (unsigned port = 0; port < numOutputs; ++port) {
       auto found = outputTypes.find(port);
       if (found == outputTypes.end())
-        return function.emitError() << "output " << port << " of internal node '" << name
+        return function.emitError() << "output " << port << " of internal node '" << getNodeDisplayName(name)
                                     << "' is never bound (__hpvm__bindOut), but output "
                                     << numOutputs - 1 << " is";
       node.outputs.push_back(found->second);
@@ -615,7 +615,7 @@ private:
           !(isa<RankedTensorType>(std::get<1>(pair)) &&
             isa<LLVM::LLVMPointerType>(std::get<0>(pair)))) // a tensor handle
         return function.emitError()
-               << "the return struct of '" << name << "' declares output " << index
+               << "the return struct of '" << getNodeDisplayName(name) << "' declares output " << index
                << " as " << std::get<0>(pair) << ", but the child output bound to "
                << "it is a " << std::get<1>(pair);
     return success();

@@ -65,7 +65,7 @@ FailureOr<Node *> Raiser::nodeOfFunctionOperand(LLVM::CallOp call, unsigned oper
     return diag;
   }
   if (function.isExternal())
-    return call.emitError() << "node function '" << function.getName()
+    return call.emitError() << "node function '" << getNodeDisplayName(function.getName())
                             << "' has no body in this translation unit";
   return &nodes[function.getSymNameAttr()];
 }
@@ -106,7 +106,7 @@ LogicalResult Raiser::collectNodes() {
                            }).wasInterrupted();
     if (!marked)
       continue;
-    function.emitWarning() << "node function '" << function.getName()
+    function.emitWarning() << "node function '" << getNodeDisplayName(function.getName())
                            << "' is never used: no __hpvm__launch or __hpvm__createNodeND "
                               "names it (it is compiled as an unused node)";
     nodes[function.getSymNameAttr()].function = function;

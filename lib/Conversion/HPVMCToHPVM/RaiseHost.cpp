@@ -130,7 +130,7 @@ LogicalResult Raiser::checkArgumentStruct(LLVM::CallOp call, Node &root, Value a
                               << spelling(call) << ": " << what << " has field " << index
                               << " at byte " << field.first << " (" << field.second
                               << " bytes), but " << (isInput ? "input " : "output ") << port
-                              << " of '" << root.function.getName() << "' (" << want.first
+                              << " of '" << getNodeDisplayName(root.function.getName()) << "' (" << want.first
                               << ", " << size << " bytes) is read at byte " << want.second;
     if (field.first != want.second && field.second == size)
       diag << "; HPVM-C reads the inputs packed: declare the struct "
@@ -288,7 +288,7 @@ private:
     if ((*root)->hasTensorPorts()) {
       // Tensor graphs run on memrefs over the struct's data pointers.
       if (*streaming)
-        return call.emitError() << "__hpvm__launch(1, ...): '" << (*root)->function.getName()
+        return call.emitError() << "__hpvm__launch(1, ...): '" << getNodeDisplayName((*root)->function.getName())
                                 << "' has tensor inputs or outputs, and streaming tensor "
                                    "graphs are not supported; launch it with 0";
       if (failed(raiser.launchTensorGraph(call, **root)))
@@ -383,7 +383,7 @@ private:
           if (!launched.launch)
             return use.getOwner()->emitError()
                    << "the handle of a tensor graph launch ('"
-                   << launched.root->function.getName()
+                   << getNodeDisplayName(launched.root->function.getName())
                    << "') may not pass through a branch: wait where it is launched";
           use.set(launched.handle);
         }
@@ -441,9 +441,9 @@ private:
       if (a.inputs != b.inputs || a.outputs != b.outputs || a.outputOffsets != b.outputOffsets) {
         InFlightDiagnostic diag =
             call.emitError() << spelling(call) << ": the handle may come from launches of '"
-                             << a.function.getName() << "' and '" << b.function.getName()
+                             << getNodeDisplayName(a.function.getName()) << "' and '" << getNodeDisplayName(b.function.getName())
                              << "', whose parameters or return structs differ";
-        diag.attachNote(launch.getLoc()) << "launch of '" << b.function.getName() << "'";
+        diag.attachNote(launch.getLoc()) << "launch of '" << getNodeDisplayName(b.function.getName()) << "'";
         return diag;
       }
     }
@@ -571,12 +571,12 @@ private:
                                       ? "a node function"
                                       : "a leaf node function");
     if (calledByNode)
-      diag << ", not in '" << function.getName()
+      diag << ", not in '" << getNodeDisplayName(function.getName())
            << "', a function that a node calls; HPVM-C calls must be in the "
               "node function itself (make '"
-           << function.getName() << "' static inline, or pass it the values)";
+           << getNodeDisplayName(function.getName()) << "' static inline, or pass it the values)";
     else
-      diag << ", not in host function '" << function.getName()
+      diag << ", not in host function '" << getNodeDisplayName(function.getName())
            << "' (no __hpvm__createNodeND or __hpvm__launch names it as a node)";
     return diag;
   }

@@ -190,7 +190,7 @@ private:
                                 << " outputs, found " << operands.size() - 1;
       if (count && *count != *n)
         return call.emitError() << "__hpvm__return gives " << *n
-                                << " outputs, but another __hpvm__return of '" << name
+                                << " outputs, but another __hpvm__return of '" << getNodeDisplayName(name)
                                 << "' gives " << *count;
       count = *n;
     }
@@ -341,7 +341,7 @@ private:
       return call.emitError()
              << spelling(call) << " is a "
              << (isHostCall(api.api) ? "host call" : "graph call")
-             << " and cannot appear in leaf node '" << name << "'"
+             << " and cannot appear in leaf node '" << getNodeDisplayName(name) << "'"
              << (isHostCall(api.api) ? "; host calls belong to host code" : "");
     }
   }
@@ -446,7 +446,7 @@ private:
     Reaching reaching = reachingBefore(ret->getBlock(), ret->getIterator());
     if (reaching.none && !node.outputs.empty()) {
       InFlightDiagnostic diag = ret.emitError()
-                                << "leaf node '" << name << "' has " << node.outputs.size()
+                                << "leaf node '" << getNodeDisplayName(name) << "' has " << node.outputs.size()
                                 << " outputs but reaches its end here without "
                                    "__hpvm__return";
       if (!reaching.calls.empty())
@@ -527,7 +527,7 @@ LogicalResult Raiser::raiseNode(StringAttr name, Location usedAt) {
   if (node.state == Node::Done)
     return success();
   if (node.state == Node::Visiting)
-    return emitError(usedAt) << "node function '" << name.getValue()
+    return emitError(usedAt) << "node function '" << getNodeDisplayName(name.getValue())
                              << "' contains itself: the node hierarchy has a cycle";
   node.state = Node::Visiting;
   if (failed(node.internal ? raiseInternal(node) : raiseLeaf(node)))

@@ -386,7 +386,7 @@ LogicalResult Raiser::checkTensorUses(Node &node, Operation *leaf) {
       return WalkResult::advance();
     if (!llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>))
       return WalkResult::advance();
-    emitError(sourceLoc(op)) << "tensor leaf '" << node.function.getName()
+    emitError(sourceLoc(op)) << "tensor leaf '" << getNodeDisplayName(node.function.getName())
                              << "' uses a tensor (an input declared by "
                                 "__hpvm__tensor_shape or the result of a "
                                 "__hpvm__tensor_* call) in '"

@@ -301,6 +301,6 @@ void CPULowering::checkGridFitsInputs(OpBuilder &b, Location loc, LeafOp leaf,
     };
     Value status = callRuntime(b, loc, RuntimeFn::GridFits, {nodeNameString(b, loc, leaf), i32Constant(dim), extent,
                                 i32Constant(input), i32Constant(axis), size});
-    checkStatus(b, loc, status, ("running @" + leaf.getSymName()).str());
+    checkStatus(b, loc, status, "running " + atName(leaf.getSymName()));
   }
 }

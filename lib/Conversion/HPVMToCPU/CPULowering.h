@@ -25,6 +25,11 @@ inline StringRef nodeName(NodeOpInterface node) {
   return cast<SymbolOpInterface>(node.getOperation()).getName();
 }
 
+/// "@name" of a node or symbol for run-time messages, a C++ name demangled
+/// without its parameters ("@root", not "@_Z4rootPfm").
+inline std::string atName(StringRef symbol) { return "@" + getNodeDisplayName(symbol); }
+inline std::string atName(NodeOpInterface node) { return atName(nodeName(node)); }
+
 /// Emits a run of `node` over the grid `dims` with `inputs` below
 /// `parentFrame` and returns its outputs: how LowerConcurrency's task
 /// functions run a child without calling back into LowerNodes.

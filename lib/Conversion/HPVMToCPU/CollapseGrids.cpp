@@ -125,9 +125,8 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     Value status =
         callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, context});
     checkStatus(b, loc, status,
-                ("running the instances of @" + runs.getSymName() + " in @" +
-                 internal.getSymName())
-                    .str());
+                "running the instances of " + atName(runs.getSymName()) + " in " +
+                    atName(internal.getSymName()));
   };
   auto contraction = contractions.find(leaf.getOperation());
   if (contraction == contractions.end() || rank != 2) {

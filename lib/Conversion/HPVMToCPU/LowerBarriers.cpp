@@ -282,7 +282,7 @@ void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
     Value body = LLVM::AddressOfOp::create(b, loc, getRangeFunction(leaf, rank, phase));
     Value status = callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, context});
     checkStatus(b, loc, status,
-                ("running phase " + Twine(phase) + " of @" + leaf.getSymName())
+                ("running phase " + Twine(phase) + " of " + atName(leaf.getSymName()))
                     .str());
   }
   if (!spillType.getBody().empty())

@@ -118,7 +118,7 @@ void CPULowering::runConcurrently(
           b, loc, RuntimeFn::GraphAddGrid, {graph, LLVM::AddressOfOp::create(b, loc, body),
            nodeNameString(b, nodeLoc, node),
            whereString(b, nodeLoc,
-                       ("running the instances of @" + nodeName(node)).str()),
+                       "running the instances of " + atName(node)),
            i32Constant(b, loc, rank), extents, rangeContext, nodeIndex});
       checkStatus(b, loc, added, "adding a node to the task graph");
       continue;

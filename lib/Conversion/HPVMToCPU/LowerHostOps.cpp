@@ -129,7 +129,10 @@ FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
       return diag;
     }
   }
-  return WaitedRoot{first, "@" + llvm::join(names, " or @")};
+  SmallVector<std::string> shown;
+  for (StringRef name : names)
+    shown.push_back(atName(name));
+  return WaitedRoot{first, llvm::join(shown, " or ")};
 }
 
 NodeOpInterface CPULowering::getLaunchedRoot(LaunchOp launch) {
@@ -213,7 +216,7 @@ struct WaitToRuntime : OpRewritePattern<WaitOp> {
     auto [block, root] = it->second;
     std::string name = blocks.rootNames.lookup(wait.getGraph());
     if (name.empty())
-      name = ("@" + nodeName(root)).str();
+      name = atName(root);
     rewriter.replaceOp(wait, lowering.emitWait(rewriter, wait, block, root, name));
     return success();
   }

@@ -440,9 +440,7 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
       b, loc, RuntimeFn::KernelRun, {site, gridSlot, blockSlot, array,
        i32Constant(b, loc, static_cast<int32_t>(params.size())), ranSlot});
   checkStatus(b, loc, status,
-              ("running the kernel of @" +
-               cast<SymbolOpInterface>(node.getOperation()).getName())
-                  .str());
+              "running the kernel of " + atName(node));
   Value ran = LLVM::LoadOp::create(b, loc, i32, ranSlot);
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, ran,
                               i32Constant(b, loc, 0));

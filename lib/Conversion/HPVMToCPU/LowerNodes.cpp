@@ -630,9 +630,7 @@ SmallVector<Value> CPULowering::failWithoutCPUVersion(OpBuilder &b,
       LLVM::Linkage::Internal);
   Value status = callRuntime(b, loc, RuntimeFn::NoCPUVersion, {nodeNameString(b, loc, node), text});
   checkStatus(b, loc, status,
-              ("running @" +
-               cast<SymbolOpInterface>(node.getOperation()).getName())
-                  .str());
+              "running " + atName(node));
   return llvm::map_to_vector(node.getOutputTypes(), [&](Type type) {
     return fromStorage(
         b, loc, LLVM::PoisonOp::create(b, loc, getStorageType(type)), type);

@@ -824,7 +824,12 @@ Function *Lowering::lowerSection(Function *function, ArrayRef<Value *> outputs) 
   return buildInternal(function, children, outputs, hint);
 }
 
-/// The trip count of `level` as a 64-bit extent, cloned by `remat`.
+/// The trip count of `level` as a 64-bit extent, cloned by `remat`: 0 for a
+/// loop that does not run, and -1 for one of 2^63 iterations or more, which no
+/// extent counts (the runtime refuses a negative extent: the launch's wait
+/// stops the program with the node's name, where the sequential loop would run
+/// on). Narrower loop variables are widened first, so that their counts never
+/// wrap (`int` from INT_MIN to INT_MAX, `unsigned` from 10 to 5).
 static Value *tripCount(IRBuilder<> &b, Rematerializer &remat, const LoopLevel &level) {
   Value *bound = remat.get(level.bound);
   Value *start = remat.get(level.start);
@@ -832,15 +837,32 @@ static Value *tripCount(IRBuilder<> &b, Rematerializer &remat, const LoopLevel &
     return nullptr;
   if (level.ivCast != Instruction::CastOpsEnd)
     start = b.CreateCast(level.ivCast, start, bound->getType());
-  Value *count = b.CreateSub(bound, start, "count");
-  if (level.inclusive)
-    count = b.CreateAdd(count, ConstantInt::get(count->getType(), 1));
-  if (level.isSigned) {
-    count = b.CreateSExtOrTrunc(count, b.getInt64Ty());
-    Value *negative = b.CreateICmpSLT(count, b.getInt64(0));
-    return b.CreateSelect(negative, b.getInt64(0), count, "extent");
+  Type *i64 = b.getInt64Ty();
+  if (bound->getType()->getIntegerBitWidth() < 64) {
+    bound = level.isSigned ? b.CreateSExt(bound, i64) : b.CreateZExt(bound, i64);
+    start = level.isSigned ? b.CreateSExt(start, i64) : b.CreateZExt(start, i64);
+    Value *count = b.CreateSub(bound, start, "count");
+    if (level.inclusive)
+      count = b.CreateAdd(count, b.getInt64(1));
+    Value *empty = b.CreateICmpSLT(count, b.getInt64(0));
+    return b.CreateSelect(empty, b.getInt64(0), count, "extent");
   }
-  return b.CreateZExtOrTrunc(count, b.getInt64Ty());
+  bound = b.CreateTrunc(bound, i64);
+  start = b.CreateTrunc(start, i64);
+  // Whether the loop runs at all, compared as the loop compares.
+  Value *runs = level.isSigned
+                    ? (level.inclusive ? b.CreateICmpSLE(start, bound) : b.CreateICmpSLT(start, bound))
+                    : (level.inclusive ? b.CreateICmpULE(start, bound) : b.CreateICmpULT(start, bound));
+  // bound - start wraps to the right count modulo 2^64; counts of 2^63 and more
+  // read as negative.
+  Value *count = b.CreateSub(bound, start, "count");
+  Value *tooMany = b.CreateICmpSLT(count, b.getInt64(0));
+  if (level.inclusive) {
+    tooMany = b.CreateOr(tooMany, b.CreateICmpEQ(count, b.getInt64(INT64_MAX)));
+    count = b.CreateAdd(count, b.getInt64(1));
+  }
+  Value *extent = b.CreateSelect(tooMany, b.getInt64(-1), count);
+  return b.CreateSelect(runs, extent, b.getInt64(0), "extent");
 }
 
 Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
@@ -922,7 +944,7 @@ Function *Lowering::buildInternal(Function *function, ArrayRef<Child> children,
         }
     if (!bound) {
       reporter.error(function, "output " + Twine(index / 2 + 1) + " (" + describe(value) +
-                                   ") of '" + node->getName() +
+                                   ") of '" + cName(node) +
                                    "' is not an output of any of its tasks");
       return nullptr;
     }
@@ -1016,7 +1038,7 @@ Function *Lowering::lowerRoot(Function *root, ArrayRef<unsigned> outputs,
       return node;
   for (auto &[other, node] : roots)
     if (other.first == root || node == root) {
-      reporter.error(launchedAt, "'" + node->getName() +
+      reporter.error(launchedAt, "'" + cName(node) +
                                      "' is launched with other outputs elsewhere; a root "
                                      "declares the same outputs at every launch");
       return nullptr;

@@ -89,6 +89,47 @@ static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
   return true;
 }
 
+/// Each section begin has its end, and each section or task end takes the value
+/// of a begin of its kind (in both builds: the sequential one drops the markers,
+/// and would accept a program the graph build refuses).
+static bool checkMarkerPairs(Module &module, hetero::Reporter &reporter) {
+  using hetero::Marker;
+  bool ok = true;
+  for (Function &function : module)
+    for (BasicBlock &block : function)
+      for (Instruction &instruction : block) {
+        auto *call = dyn_cast<CallInst>(&instruction);
+        if (!call)
+          continue;
+        Marker marker = hetero::classify(*call);
+        if (marker == Marker::SectionBegin) {
+          bool ended = llvm::any_of(call->users(), [](User *user) {
+            auto *end = dyn_cast<CallInst>(user);
+            return end && hetero::classify(*end) == Marker::SectionEnd;
+          });
+          if (!ended) {
+            reporter.error(call, "this section has no __hetero_section_end (expected a "
+                                 "__hetero_section_end that takes the value this "
+                                 "__hetero_section_begin returns, found none)");
+            ok = false;
+          }
+        } else if ((marker == Marker::SectionEnd || marker == Marker::TaskEnd) &&
+                   call->arg_size() >= 1) {
+          Marker begin = marker == Marker::SectionEnd ? Marker::SectionBegin : Marker::TaskBegin;
+          auto *from = dyn_cast<CallInst>(call->getArgOperand(0)->stripPointerCasts());
+          if (!from || hetero::classify(*from) != begin) {
+            reporter.error(call, hetero::spelling(marker) + " expects the value " +
+                                     hetero::spelling(begin) + " returned; found " +
+                                     (isa<Constant>(call->getArgOperand(0))
+                                          ? std::string("a constant")
+                                          : hetero::describe(call->getArgOperand(0))));
+            ok = false;
+          }
+        }
+      }
+  return ok;
+}
+
 bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
                     HeteroCxxOptions options) {
   bool sequential = options.sequential;
@@ -106,6 +147,8 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
     if (marked)
       promoteLocals(function);
   }
+  if (!checkMarkerPairs(module, reporter))
+    return false;
   hetero::Lowering lowering(module, reporter, options.streaming);
   if (!(sequential ? lowering.runSequential() : lowering.run()) || reporter.failed())
     return false;

@@ -15,15 +15,50 @@ using namespace llvm;
 
 namespace hpvm::hetero {
 
-/// `call(b)` where `pointer` is not null (a program may name a null buffer:
-/// there is no memory to track or move).
-static void unlessNull(IRBuilder<> &b, Value *pointer, function_ref<void(IRBuilder<> &)> call) {
-  if (isa<ConstantPointerNull>(pointer))
+/// `call(b)` where the buffer pair `item` has memory: a non-null pointer and a
+/// size other than 0 (a buffer of 0 bytes has nothing to track or move).
+static void unlessEmpty(IRBuilder<> &b, const Item &item,
+                        function_ref<void(IRBuilder<> &)> call) {
+  auto *constantSize = dyn_cast<ConstantInt>(item.size);
+  if (isa<ConstantPointerNull>(item.value) || (constantSize && constantSize->isZero()))
     return;
-  Instruction *then = SplitBlockAndInsertIfThen(b.CreateIsNotNull(pointer),
-                                                b.GetInsertPoint(), /*Unreachable=*/false);
+  Value *present = b.CreateIsNotNull(item.value);
+  if (!constantSize)
+    present = b.CreateAnd(present, b.CreateIsNotNull(item.size));
+  Instruction *then = SplitBlockAndInsertIfThen(present, b.GetInsertPoint(), /*Unreachable=*/false);
   IRBuilder<> tb(then);
   call(tb);
+  b.SetInsertPoint(then->getParent()->getSingleSuccessor(),
+                   then->getParent()->getSingleSuccessor()->getFirstInsertionPt());
+}
+
+/// At run time, before the launch: a buffer pair whose size is negative (as a
+/// signed 64-bit count; a size_t made from a negative int is one) stops the
+/// program with an error naming the buffer, through the runtime's check (a
+/// guarded call gets it back as a status).
+static void checkSize(IRBuilder<> &b, Module &module, const Item &item, unsigned number) {
+  // `number`: the item's position in the launch's input list (a pair is one).
+  Value *size = b.CreateSExtOrTrunc(item.size, b.getInt64Ty());
+  if (isa<Constant>(size))
+    return; // constants were checked when the launch was parsed
+  LLVMContext &context = module.getContext();
+  Type *ptr = PointerType::getUnqual(context);
+  FunctionCallee create = module.getOrInsertFunction(
+      "hpvm_status_create", FunctionType::get(ptr, {b.getInt32Ty(), ptr}, /*isVarArg=*/true));
+  FunctionCallee check = module.getOrInsertFunction(
+      "hpvm_rt_check_at", FunctionType::get(b.getVoidTy(), {ptr, ptr}, false));
+  Instruction *then = SplitBlockAndInsertIfThen(b.CreateICmpSLT(size, b.getInt64(0)),
+                                                b.GetInsertPoint(), /*Unreachable=*/false);
+  IRBuilder<> tb(then);
+  std::string where = position(b.getCurrentDebugLocation().get());
+  std::string message = "__hetero_launch: input " + std::to_string(number) + " (" +
+                         describe(item.value) +
+                         ", a buffer) is given %lld bytes; expected its size in bytes, 0 or more";
+  Value *status = tb.CreateCall(
+      create, {tb.getInt32(3 /* HPVM_STATUS_INVALID_ARGUMENT */),
+               tb.CreateGlobalString(message, "hetero.size.message"), size});
+  tb.CreateCall(check, {status, tb.CreateGlobalString(where.empty() ? "__hetero_launch" : where,
+                                                      "hetero.size.where")});
   b.SetInsertPoint(then->getParent()->getSingleSuccessor(),
                    then->getParent()->getSingleSuccessor()->getFirstInsertionPt());
 }
@@ -41,28 +76,37 @@ Value *Lowering::emitLaunch(IRBuilder<> &b, Function *node, ArrayRef<Value *> va
     Value *converted = asParameter(b, value, node->getArg(index)->getType());
     b.CreateStore(converted, b.CreateStructGEP(type, args, index));
   }
+  unsigned number = 0;
+  for (const Item &item : declared.inputs)
+    if (++number && item.isPair())
+      checkSize(b, module, item, number);
   SmallPtrSet<Value *, 8> tracked;
   for (const Item &item : declared.inputs)
     if (item.isPair() && tracked.insert(item.value).second)
-      unlessNull(b, item.value, [&](IRBuilder<> &tb) {
+      unlessEmpty(b, item, [&](IRBuilder<> &tb) {
         tb.CreateCall(api.track, {item.value, tb.CreateSExtOrTrunc(item.size, tb.getInt64Ty())});
       });
-  return b.CreateCall(api.launch, {b.getInt32(0), node, args}, "graph");
+  // nomerge: launches and waits of different roots in the branches of an `if`
+  // stay apart (SimplifyCFG would sink them into one call on a merged handle,
+  // whose root the host lowering cannot tell).
+  CallInst *launch = b.CreateCall(api.launch, {b.getInt32(0), node, args}, "graph");
+  launch->addFnAttr(Attribute::NoMerge);
+  return launch;
 }
 
 void Lowering::emitWait(IRBuilder<> &b, Value *handle) {
-  b.CreateCall(api.wait, {handle});
+  b.CreateCall(api.wait, {handle})->addFnAttr(Attribute::NoMerge);
   auto known = launched.find(handle);
   if (known == launched.end())
     return;
   for (const Item &item : known->second.outputs)
-    unlessNull(b, item.value, [&](IRBuilder<> &tb) {
+    unlessEmpty(b, item, [&](IRBuilder<> &tb) {
       tb.CreateCall(api.request, {item.value, tb.CreateSExtOrTrunc(item.size, tb.getInt64Ty())});
     });
   SmallPtrSet<Value *, 8> untracked;
   for (const Item &item : known->second.inputs)
     if (item.isPair() && untracked.insert(item.value).second)
-      unlessNull(b, item.value, [&](IRBuilder<> &tb) { tb.CreateCall(api.untrack, {item.value}); });
+      unlessEmpty(b, item, [&](IRBuilder<> &tb) { tb.CreateCall(api.untrack, {item.value}); });
 }
 
 /// The root's argument numbers of the declared outputs (pointer, size, ...).
@@ -94,6 +138,66 @@ static bool outputArguments(const Declared &declared, ArrayRef<Value *> values,
   return true;
 }
 
+/// Whether `callee` throws a C++ exception itself (a throw expression or a rethrow).
+static bool isThrow(const Function *callee) {
+  return callee && (callee->getName() == "__cxa_throw" || callee->getName() == "__cxa_rethrow");
+}
+
+/// A call in `function` through which a C++ exception leaves it, found in this
+/// translation unit: a throw expression not inside a try, or a call of a function
+/// defined here from which one leaves; an exception that may pass a handler
+/// (a landing pad whose path ends in `resume`) counts. Calls of functions defined
+/// elsewhere are not followed. Null when none is found.
+static const CallBase *escapingThrow(const Function &function,
+                                     DenseMap<const Function *, const CallBase *> &known) {
+  if (function.isDeclaration())
+    return nullptr;
+  auto [it, inserted] = known.try_emplace(&function, nullptr);
+  if (!inserted)
+    return it->second; // known, or being looked at (a recursion adds nothing)
+  bool resumes = false;
+  for (const BasicBlock &block : function)
+    resumes = resumes || isa<ResumeInst>(block.getTerminator());
+  const CallBase *found = nullptr;
+  for (const BasicBlock &block : function)
+    for (const Instruction &instruction : block) {
+      const auto *call = dyn_cast<CallBase>(&instruction);
+      const Function *callee = call ? call->getCalledFunction() : nullptr;
+      if (found || !callee || (isa<InvokeInst>(call) && !resumes))
+        continue;
+      if (isThrow(callee) || escapingThrow(*callee, known))
+        found = call;
+    }
+  known[&function] = found;
+  return found;
+}
+
+/// An error at the throw expression from which a C++ exception would leave the
+/// graph of `root` (launched at `launch`): nodes run on the runtime's threads,
+/// apart from the host code that launched them, so an exception cannot reach the
+/// launch's caller (and __hetero_launch is noexcept).
+static bool checkNoEscapingThrow(Function *root, Instruction *launch, Reporter &reporter) {
+  DenseMap<const Function *, const CallBase *> known;
+  const CallBase *call = escapingThrow(*root, known);
+  if (!call)
+    return true;
+  // Down to the throw expression itself, naming the functions on the way.
+  std::string path = "'" + cName(root) + "'";
+  while (!isThrow(call->getCalledFunction())) {
+    const Function *callee = call->getCalledFunction();
+    path += " -> '" + cName(callee) + "'";
+    call = known.lookup(callee);
+  }
+  reporter.error(call, "a C++ exception thrown here leaves the graph launched at line " +
+                           Twine(launch->getDebugLoc() ? launch->getDebugLoc().getLine() : 0) +
+                           " (through " + path +
+                           "); an exception cannot leave a node: nodes run on the runtime's "
+                           "threads, apart from the launch's caller, and __hetero_launch is "
+                           "noexcept; catch it where it is thrown, or pass the failure on in an "
+                           "output buffer");
+  return false;
+}
+
 bool Lowering::parseLaunch(CallInst *launch, Function *&root, Declared &declared,
                            SmallVectorImpl<Value *> &values) {
   root = dyn_cast<Function>(launch->getArgOperand(0)->stripPointerCasts());
@@ -103,6 +207,20 @@ bool Lowering::parseLaunch(CallInst *launch, Function *&root, Declared &declared
   }
   if (!parseDeclared(*launch, 1, reporter, declared))
     return false;
+  unsigned number = 0;
+  for (const Item &item : declared.inputs) {
+    ++number;
+    if (!item.isPair())
+      continue;
+    if (auto *size = dyn_cast<ConstantInt>(item.size);
+        size && size->getBitWidth() <= 64 && size->getSExtValue() < 0) {
+      reporter.error(launch, "input " + Twine(number) + " (" + describe(item.value) +
+                                 ", a buffer) of the launch is given " +
+                                 Twine(size->getSExtValue()) +
+                                 " bytes; expected its size in bytes, 0 or more");
+      return false;
+    }
+  }
   values.assign(declared.flatInputs());
   if (values.size() != root->arg_size()) {
     reporter.error(launch, "the launch passes " + Twine(values.size()) + " values ('" +
@@ -116,7 +234,7 @@ bool Lowering::parseLaunch(CallInst *launch, Function *&root, Declared &declared
                                  arg.getName() + "' of another kind");
       return false;
     }
-  return true;
+  return checkNoEscapingThrow(root, launch, reporter);
 }
 
 bool Lowering::lowerLaunch(CallInst *launch) {
@@ -155,7 +273,7 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
     return false;
   CallInst *call = nullptr;
   Function *extracted = extract(blocks, begin, "launched region", call);
-  if (!extracted)
+  if (!extracted || !checkNoEscapingThrow(extracted, begin, reporter))
     return false;
   std::string name = declared.name.empty() ? cName(begin->getFunction()) + "_root"
                                            : declared.name;
@@ -257,7 +375,93 @@ bool Lowering::lowerRemaining() {
   return ok;
 }
 
+/// Whether `call` lies between `begin` and the end marker that takes its value
+/// (blocks reached from `begin` without passing the end; `call` after `begin`
+/// in its block, before the end in the end's).
+static bool insideRegion(CallInst *call, CallInst *begin, Marker endMarker) {
+  CallInst *end = nullptr;
+  for (User *user : begin->users())
+    if (auto *candidate = dyn_cast<CallInst>(user); candidate && classify(*candidate) == endMarker)
+      end = end ? end : candidate;
+  if (!end || call->getFunction() != begin->getFunction())
+    return false;
+  BasicBlock *from = begin->getParent(), *to = end->getParent(), *at = call->getParent();
+  if (from == to && begin->comesBefore(end)) // a region within one block
+    return at == from && begin->comesBefore(call) && call->comesBefore(end);
+  if (at == from && begin->comesBefore(call))
+    return true;
+  SmallVector<BasicBlock *> work{from};
+  SmallPtrSet<BasicBlock *, 16> seen{from};
+  while (!work.empty()) {
+    BasicBlock *block = work.pop_back_val();
+    for (BasicBlock *next : successors(block)) {
+      if (!seen.insert(next).second)
+        continue;
+      if (next == at)
+        return next != to || call->comesBefore(end);
+      if (next != to)
+        work.push_back(next);
+    }
+  }
+  return false;
+}
+
+/// A launch in the code of a node (a task, a parallel loop, a launched region)
+/// or of a function holding a section is an error: nodes run on the runtime's
+/// threads and describe graphs; they do not launch them.
+static bool checkLaunchesInHostCode(Module &module, Reporter &reporter) {
+  bool ok = true;
+  for (Function &function : module) {
+    SmallVector<CallInst *> launches, begins;
+    CallInst *section = nullptr;
+    for (BasicBlock &block : function)
+      for (Instruction &instruction : block)
+        if (auto *call = dyn_cast<CallInst>(&instruction)) {
+          Marker marker = classify(*call);
+          if (marker == Marker::Launch || marker == Marker::LaunchBegin)
+            launches.push_back(call);
+          if (marker == Marker::LaunchBegin || marker == Marker::TaskBegin)
+            begins.push_back(call);
+          if (marker == Marker::SectionBegin && !section)
+            section = call;
+        }
+    // A section in a launched region is that region's graph, not the function's.
+    if (section && llvm::any_of(begins, [&](CallInst *begin) {
+          return classify(*begin) == Marker::LaunchBegin &&
+                 insideRegion(section, begin, Marker::LaunchEnd);
+        }))
+      section = nullptr;
+    for (CallInst *launch : launches) {
+      CallInst *inside = nullptr;
+      for (CallInst *begin : begins)
+        if (begin != launch &&
+            insideRegion(launch, begin,
+                         classify(*begin) == Marker::TaskBegin ? Marker::TaskEnd
+                                                               : Marker::LaunchEnd))
+          inside = inside ? inside : begin;
+      std::string what;
+      if (inside)
+        what = std::string(classify(*inside) == Marker::TaskBegin ? "the task"
+                                                                  : "the launched region") +
+               " that begins at line " +
+               std::to_string(inside->getDebugLoc() ? inside->getDebugLoc().getLine() : 0);
+      else if (section)
+        what = "'" + cName(&function) + "', which holds the section that begins at line " +
+               std::to_string(section->getDebugLoc() ? section->getDebugLoc().getLine() : 0);
+      if (what.empty())
+        continue;
+      reporter.error(launch, spelling(classify(*launch)) + " inside " + what +
+                                 ": a graph's code cannot launch a graph (its nodes run on the "
+                                 "runtime's threads); launch from host code");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 bool Lowering::run() {
+  if (!checkLaunchesInHostCode(module, reporter))
+    return false;
   SmallVector<CallInst *> regions, launches;
   for (Function &function : module)
     for (BasicBlock &block : function)

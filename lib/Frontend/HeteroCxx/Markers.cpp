@@ -99,7 +99,7 @@ static std::string sourcePath(StringRef directory, StringRef file) {
   return path.str().str();
 }
 
-static std::string position(const DILocation *location) {
+std::string position(const DILocation *location) {
   if (!location)
     return "";
   return (sourcePath(location->getDirectory(), location->getFilename()) + ":" +
@@ -238,8 +238,9 @@ std::string describe(const Value *value) {
   StringRef name = value->getName();
   // Clang's names: "x.addr", "x.0" (promoted), "conv" (no C name).
   name = name.split('.').first;
+  // "hetero": a value the lowering made (a launch's argument struct), no C name.
   if (name.empty() || llvm::is_contained({"call", "conv", "add", "mul", "sub", "idx", "arrayidx",
-                                          "idxprom", "tmp", "cmp", "arraydecay"},
+                                          "idxprom", "tmp", "cmp", "arraydecay", "hetero"},
                                          name))
     return "a value computed in the code";
   return ("'" + name + "'").str();

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/InstrTypes.h"
 
 #include <string>
@@ -63,6 +64,9 @@ private:
 /// ["name"]`. With `flags`, each buffer pair may be followed by a bool (as
 /// __hetero_launch's callers write `ptr, size, false`). Fails with an error.
 bool parseDeclared(llvm::CallBase &call, unsigned first, Reporter &reporter, Declared &out);
+
+/// "file:line:col" of a source location ("" without one).
+std::string position(const llvm::DILocation *location);
 
 /// A C name for a value, for diagnostics ("'Res'", "a value").
 std::string describe(const llvm::Value *value);
