@@ -27,6 +27,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .errors import HPVMError, HPVMWarning
+from .files import read_bytes
 from .ir import MemRefType, ScalarType, TensorType, parse_type
 from . import toolchain
 
@@ -454,12 +455,19 @@ def knob_file(knobs) -> str:
             content = json.dumps(knobs, indent=1, sort_keys=True)
         except (TypeError, ValueError) as error:
             raise HPVMError(f"knobs: expected a JSON-serializable dict, found: {error}") from None
+        data = content.encode()
     else:
+        # A regular file of at most 64 MiB (hpvm-apply-knobs' limit), checked before it is
+        # read: a link to /dev/zero would be read until memory runs out, a pipe block.
         try:
-            content = Path(knobs).read_text()
-        except (OSError, TypeError, ValueError) as error:
-            raise HPVMError(f"knobs: cannot read the configuration {knobs!r}: {error}") from None
-    data = content.encode()
+            data = read_bytes(knobs, "the file", 64 << 20, " (hpvm-apply-knobs' limit)")
+        except HPVMError as error:
+            raise HPVMError(f"knobs: cannot read the configuration: {error}") from None
+        try:
+            data.decode()
+        except UnicodeDecodeError as error:
+            raise HPVMError(f"knobs: the configuration {knobs!r} is not UTF-8 text: "
+                            f"{error}") from None
     digest = hashlib.sha256(data).hexdigest()[:24]
     path = cache_dir() / f"knobs-{digest}.json"
     try:

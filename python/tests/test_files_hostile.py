@@ -146,6 +146,21 @@ def test_external_data_still_loads(tmp_path):
                                   [1.5, -2.0])
 
 
+@pytest.mark.parametrize("kind", ["zero", "fifo"])
+def test_knob_file_that_is_not_a_file_is_refused(tmp_path, kind):
+    path = tmp_path / "knobs.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    result = _bounded(_try("g = T.TensorGraph('k'); g.output(T.relu(g.input('x', (2, 2))))\n"
+                           f"    hpvm.compile(g, knobs={str(path)!r})"))
+    expected = ("(a link to '/dev/zero') is a character device" if kind == "zero"
+                else "is a named pipe")
+    assert (f"HPVMError: knobs: cannot read the configuration: the file '{path}' {expected}; "
+            "expected a regular file") in result.stdout, result.stdout + result.stderr
+
+
 def test_digits_weights_that_are_not_a_file_are_refused(tmp_path):
     pytest.importorskip("sklearn")
     path = tmp_path / "w.npz"
