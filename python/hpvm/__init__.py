@@ -21,6 +21,7 @@ from typing import Dict, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from .errors import HPVMError, HPVMWarning
+from . import files as _files
 from .ir import MemRefType, ScalarType, TensorType, memref, parse_type
 from .graph import Module
 from .tensor import Tensor, TensorGraph
@@ -89,6 +90,8 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
     instance id (graph.CallChecks); HPVMError says which rule a call breaks."""
     if not isinstance(graph, (TensorGraph, Module)):
         raise HPVMError(f"compile: expected a TensorGraph or a Module, found {type(graph).__name__}")
+    if output is not None:  # a file in an existing folder, not a folder (HPVMError)
+        output = _files.check_output(output, "compile: output")
     passes = []
     if knobs is not None:
         path = _compiled.knob_file(knobs)

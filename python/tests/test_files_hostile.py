@@ -329,6 +329,20 @@ def test_save_errors_are_hpvm_errors(tmp_path):
         g.save(3)
 
 
+def test_compile_output_errors_are_hpvm_errors(tmp_path):
+    g = T.TensorGraph("small")
+    g.output(T.relu(g.input("x", (2, 2))))
+    with pytest.raises(HPVMError, match=r"compile: output '.*nowhere/g\.so': the folder "
+                                        r"'.*nowhere' does not exist; expected an existing "
+                                        "folder"):
+        hpvm.compile(g, output=tmp_path / "nowhere" / "g.so")
+    (tmp_path / "dir.so").mkdir()
+    with pytest.raises(HPVMError, match=r"compile: output '.*dir\.so' is a folder"):
+        hpvm.compile(g, output=tmp_path / "dir.so")
+    with pytest.raises(HPVMError, match="compile: output: the path .* holds a NUL byte"):
+        hpvm.compile(g, output=str(tmp_path / "g\0.so"))
+
+
 @pytest.mark.parametrize("shape", [(2 ** 40, 2 ** 30), (2 ** 62, 4), (1 << 20, 1 << 20, 1 << 9)])
 def test_input_of_absurd_size_is_refused(shape):
     g = T.TensorGraph("huge")
