@@ -11,6 +11,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Pipelines/Pipelines.h"
 #include "HPVM/Target/LLVMIR.h"
+#include "HPVM/Transforms/ParameterArchive.h"
 #include "HPVM/Transforms/Passes.h"
 #include "HPVM/Tools/Registration.h"
 
@@ -299,11 +300,22 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
       text += diagnostic;
   };
   bool ok = false;
+  std::unique_ptr<llvm::MemoryBuffer> regularInput;
   if (!inputPath || !outputPath) {
     report((Twine("hpvmCompileFile: expected an input and an output path, got ") +
             (inputPath ? "an input but no output" : "no input") + "\n")
                .str());
-  } else if (auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputPath); !input) {
+  } else if (std::string notRegular;
+             StringRef(inputPath) != "-" &&
+             !(regularInput = hpvm::openRegularFile(
+                   inputPath, "the input '" + std::string(inputPath) + "'", notRegular))) {
+    // A link to /dev/zero was read until memory ran out, a named pipe blocked.
+    report("hpvmCompileFile: " + notRegular + "\n");
+  } else if (auto input = regularInput
+                              ? llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>(
+                                    std::move(regularInput))
+                              : llvm::MemoryBuffer::getFileOrSTDIN(inputPath);
+             !input) {
     report((Twine("hpvmCompileFile: cannot read '") + inputPath +
             "': " + input.getError().message() + "\n")
                .str());
