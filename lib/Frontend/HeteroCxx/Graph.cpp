@@ -510,9 +510,26 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
     params.push_back(port->getType());
   child.levels.assign(levels.begin(), levels.end());
   child.line = at->getDebugLoc();
+  // An output computed at the marker (`a` of a local array, decayed where it is
+  // named) went into the extracted code with it: the parent's value is that
+  // computation from the call's operands, made again before the call.
+  DenseMap<Value *, Value *> fromCall;
+  for (unsigned index = 0; index < call->arg_size(); ++index)
+    fromCall[extracted->getArg(index)] = call->getArgOperand(index);
+  IRBuilder<> before(call);
+  Rematerializer inParent{fromCall, before};
+  auto parentValue = [&](Value *value) -> Value * {
+    auto *instruction = dyn_cast<Instruction>(value);
+    auto *argument = dyn_cast<Argument>(value);
+    if ((instruction && instruction->getFunction() == extracted) ||
+        (argument && argument->getParent() == extracted))
+      if (Value *rebuilt = inParent.get(value))
+        return rebuilt;
+    return value;
+  };
   for (const Item &item : declared.outputs) {
-    child.outputs.push_back(item.value);
-    child.outputs.push_back(item.size);
+    child.outputs.push_back(parentValue(item.value));
+    child.outputs.push_back(parentValue(item.size));
   }
   SmallVector<Type *> outputTypes;
   for (Value *output : child.outputs)

@@ -132,7 +132,20 @@ void Reporter::error(const DILocation *at, const Function *fallback, const Twine
 
 void Reporter::error(const Function *at, const Twine &message) {
   std::string where;
-  if (const DISubprogram *program = at->getSubprogram())
+  const DISubprogram *program = at->getSubprogram();
+  if (program && program->getLine() == 0) {
+    // An outlined region (a launched region's root) has a subprogram without a line:
+    // its first line of code.
+    for (const BasicBlock &block : *at)
+      for (const Instruction &instruction : block)
+        if (where.empty() && instruction.getDebugLoc() && instruction.getDebugLoc().getLine())
+          where = position(instruction.getDebugLoc().get());
+    if (!where.empty()) {
+      emit(where, message);
+      return;
+    }
+  }
+  if (program)
     where = sourcePath(program->getDirectory(), program->getFilename()) + ":" +
             std::to_string(program->getLine()) + ":1";
   else
