@@ -198,6 +198,55 @@ static bool checkNoEscapingThrow(Function *root, Instruction *launch, Reporter &
   return false;
 }
 
+/// The first exception handling code (a landing pad: a try/catch, or the cleanup of
+/// an object with a destructor around a call that may throw) in `function` or in the
+/// functions of this file it calls; `path` names the functions down to it.
+static const Instruction *exceptionHandling(const Function &function,
+                                            SmallPtrSetImpl<const Function *> &seen,
+                                            std::string &path, bool top) {
+  if (function.isDeclaration() || !seen.insert(&function).second)
+    return nullptr;
+  // The root's own tasks have their own error (markedRegion: "exception cleanup code").
+  for (const BasicBlock &block : function)
+    if (block.isLandingPad() && !top)
+      return block.getFirstNonPHIIt() != block.end() ? &*block.getFirstNonPHIIt() : nullptr;
+  for (const BasicBlock &block : function)
+    for (const Instruction &instruction : block)
+      if (const auto *call = dyn_cast<CallBase>(&instruction))
+        if (const Function *callee = call->getCalledFunction())
+          if (const Instruction *found = exceptionHandling(*callee, seen, path, false)) {
+            path = " -> '" + cName(callee) + "'" + path;
+            return found;
+          }
+  return nullptr;
+}
+
+/// The graph's code is compiled without exception tables (a node's function has no
+/// personality): exception handling in the functions its nodes call is refused where it
+/// is, rather than failing later without a source line. Found before the root is
+/// lowered (which replaces it), reported after (the tasks' own exception code has its
+/// own error: markedRegion). Null when there is none.
+struct ExceptionHandling {
+  const Instruction *at = nullptr;
+  std::string message;
+};
+static ExceptionHandling findExceptionHandling(Function *root, Instruction *launch) {
+  SmallPtrSet<const Function *, 16> seen;
+  std::string path;
+  ExceptionHandling found;
+  found.at = exceptionHandling(*root, seen, path, /*top=*/true);
+  if (found.at)
+    found.message =
+        ("the graph launched at line " +
+         Twine(launch->getDebugLoc() ? launch->getDebugLoc().getLine() : 0) +
+         " runs code with exception handling here (through '" + cName(root) + "'" + path +
+         "): a try/catch, or the cleanup of an object with a destructor around a call that "
+         "may throw; the code of nodes is compiled without exception tables: keep the try in "
+         "host code, make the callees noexcept, or compile with -fno-exceptions")
+            .str();
+  return found;
+}
+
 bool Lowering::parseLaunch(CallInst *launch, Function *&root, Declared &declared,
                            SmallVectorImpl<Value *> &values) {
   root = dyn_cast<Function>(launch->getArgOperand(0)->stripPointerCasts());
@@ -248,12 +297,17 @@ bool Lowering::lowerLaunch(CallInst *launch) {
                            "this file; a graph is compiled with its launch");
     return false;
   }
+  ExceptionHandling handling = findExceptionHandling(root, launch);
   SmallVector<unsigned> outputs;
   if (!outputArguments(declared, values, outputs, reporter, launch))
     return false;
   Function *node = lowerRoot(root, outputs, launch);
   if (!node)
     return false;
+  if (handling.at) {
+    reporter.error(handling.at, handling.message);
+    return false;
+  }
   IRBuilder<> b(launch);
   Value *handle = emitLaunch(b, node, values, declared);
   launched[handle] = declared;
@@ -275,6 +329,7 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   Function *extracted = extract(blocks, begin, "launched region", call);
   if (!extracted || !checkNoEscapingThrow(extracted, begin, reporter))
     return false;
+  ExceptionHandling handling = findExceptionHandling(extracted, begin);
   std::string name = declared.name.empty() ? cName(begin->getFunction()) + "_root"
                                            : declared.name;
   Child child;
@@ -283,6 +338,10 @@ bool Lowering::lowerLaunchRegion(CallInst *begin) {
   Instruction *marker = b.CreateCall(api.wait, {PoisonValue::get(b.getPtrTy())});
   if (!makeNode(extracted, call, declared, {}, /*host=*/true, name, begin, child))
     return false;
+  if (handling.at) {
+    reporter.error(handling.at, handling.message);
+    return false;
+  }
   // The host reads the buffers, not the root's outputs.
   child.node = dropOutputs(child.node);
   b.SetInsertPoint(marker);
