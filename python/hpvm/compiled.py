@@ -83,6 +83,53 @@ def _fresh(function: str, shape, dtype, name: str = "") -> np.ndarray:
                         f"({nbytes} bytes): {error or 'out of memory'}") from None
 
 
+def _conflict(mine, theirs) -> bool:
+    """Whether two calls must not run at once: one writes memory the other passes, or
+    they pass overlapping arrays that are not the same range (each call tracks its arrays
+    with the runtime, which shares an object between threads only when every thread
+    tracks the same range, and refuses overlaps). `mine`, `theirs`: (array, written)."""
+    for array, written in mine:
+        for other, other_written in theirs:
+            if not np.may_share_memory(array, other):
+                continue
+            if written or other_written:
+                return True
+            if (array.ctypes.data, array.nbytes) != (other.ctypes.data, other.nbytes):
+                return True
+    return False
+
+
+class _Admission:
+    """Calls of one library's functions from several Python threads run at once (ctypes
+    releases the GIL during a call; the runtime is thread-safe and shares read-only inputs
+    between launches), except calls that conflict (_conflict): a call waits until none
+    in flight conflicts with it, so a call that writes an array another call passes runs
+    before or after it, never during."""
+
+    def __init__(self):
+        self._condition = threading.Condition()
+        self._running: List[list] = []
+        #: the most calls that have been in flight at once (tests, diagnostics)
+        self.peak = 0
+
+    @contextlib.contextmanager
+    def enter(self, arrays):
+        with self._condition:
+            while any(_conflict(arrays, other) for other in self._running):
+                self._condition.wait()
+            self._running.append(arrays)
+            self.peak = max(self.peak, len(self._running))
+        try:
+            yield
+        finally:
+            with self._condition:
+                for index, other in enumerate(self._running):
+                    if other is arrays:
+                        del self._running[index]
+                        break
+                self._condition.notify_all()
+
+
 class Function:
     """One host function of a compiled module, callable with NumPy arrays and numbers.
 
@@ -104,6 +151,9 @@ class Function:
                                 "cannot pass; pass it in a memref (an array) instead")
         self.outputs = [(n, t) for n, t in outputs]
         self._fast = self._fast_path()
+        # The fast path's descriptors are per thread: calls from several threads run at
+        # once (_Admission).
+        self._local = threading.local()
         symbol = f"_mlir_ciface_{name}"
         try:
             self._function = getattr(library.handle, symbol)
@@ -120,7 +170,7 @@ class Function:
                 pass
 
     def _invoke(self, arguments) -> None:
-        """Calls the function (the caller holds the library's lock) with `arguments`
+        """Calls the function (admitted by the library's _Admission) with `arguments`
         (ctypes scalars and byref'd descriptors), through the runtime's guard when the
         library has it: a runtime error raises HPVMError instead of ending the process."""
         if self._guarded is None:
@@ -136,7 +186,7 @@ class Function:
 
     def _fast_path(self):
         """For functions of static-shaped arrays only: one descriptor per parameter, made
-        once (calls hold the library's lock, so they are never shared by two calls), and
+        once per thread (so that they are never shared by two calls in flight), and
         what an argument must be to go straight into it. None: every call takes the
         general path."""
         if self.checks is not None or any(isinstance(t, MemRefType) for _, t in self.params):
@@ -163,7 +213,10 @@ class Function:
         """The call for C-contiguous arrays of the declared shapes and element types passed
         by position (no conversion, no check left to make); _NOT_FAST when `args` are not
         that."""
-        slots, references = self._fast
+        fast = getattr(self._local, "fast", None)
+        if fast is None:
+            fast = self._local.fast = self._fast_path()
+        slots, references = fast
         inputs = len(self.params)
         if len(args) != inputs:
             return _NOT_FAST
@@ -174,9 +227,9 @@ class Function:
         # Only read (tensor) inputs and fresh outputs here: nothing written can overlap.
         results = [_fresh(self.name, shape, dtype, name)
                    for (name, _), (_, shape, dtype) in zip(self.outputs, slots[inputs:])]
-        with self.library.lock:
-            for (d, _, _), array in zip(slots, list(args) + results):
-                d.allocated = d.aligned = array.ctypes.data
+        for (d, _, _), array in zip(slots, list(args) + results):
+            d.allocated = d.aligned = array.ctypes.data
+        with self.library.calls.enter([(a, False) for a in args] + [(r, True) for r in results]):
             self._invoke(references)
         if not results:
             return None
@@ -309,7 +362,13 @@ class Function:
         self._check_overlaps(given)
         if self.checks is not None:
             self.checks.check(self.name, seen)
-        with self.library.lock:
+        # A memref is written unless the graph only reads it (CallChecks.read_only).
+        read_only = getattr(self.checks, "read_only", ())
+        passed = [(v, isinstance(t, MemRefType) and i not in read_only)
+                  for i, ((_, t), v) in enumerate(zip(self.params, seen))
+                  if isinstance(v, np.ndarray)]
+        passed += [(r, True) for r in results]
+        with self.library.calls.enter(passed):
             self._invoke(arguments)
         if not self.outputs:
             return None
@@ -346,9 +405,8 @@ class Library:
             self.handle = ctypes.CDLL(path)
         except OSError as error:
             raise HPVMError(f"cannot load the compiled graph '{path}': {error}") from None
-        # The runtime runs one graph at a time per library call; calls from
-        # several Python threads are serialized.
-        self.lock = threading.Lock()
+        # Calls from several Python threads run at once unless they conflict (_Admission).
+        self.calls = _Admission()
         self.functions: Dict[str, Function] = {}
         # The runtime's guard (linked into the library): an error of the compiled code comes
         # back as a status, raised as HPVMError, instead of ending the interpreter. Libraries

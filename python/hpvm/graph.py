@@ -319,6 +319,36 @@ class CallChecks:
         #: (leaf name, [(source, dimension letter)]) of each leaf's grids, root to leaf.
         self.grids: List[Tuple[str, List]] = []
         self._walk(root, {i: i for i in range(len(params))}, [], set())
+        #: host argument indices of the memrefs that no leaf writes: every leaf port they
+        #: reach (through bind_in, into internal nodes) has access "in". Calls from several
+        #: threads may pass one such array at once (compiled._Admission).
+        written: set = set()
+        self._writers(root, {i: {i} for i in range(len(params))}, written, set())
+        self.read_only = {i for i, (_, t) in enumerate(self.params)
+                          if isinstance(t, MemRefType) and i not in written}
+
+    def _writers(self, node: Internal, env: Dict[int, set], written: set, seen: set) -> None:
+        """Adds to `written` the host arguments (`env`: node parameter -> host arguments)
+        that reach a leaf port other than "in" (unknown access counts as written), or a
+        node that returns results (what it returns may be one of them)."""
+        if id(node) in seen:
+            return
+        seen = seen | {id(node)}
+        if node.results:
+            for hosts in env.values():
+                written |= hosts
+        for child in node.children:
+            ports: Dict[int, set] = {}
+            for index, port in child.binds:
+                if index in env:
+                    ports.setdefault(port, set()).update(env[index])
+            if isinstance(child.node, Internal):
+                self._writers(child.node, ports, written, seen)
+                continue
+            for port, hosts in ports.items():
+                params = child.node.params
+                if port >= len(params) or params[port][2] != "in" or child.node.results:
+                    written |= hosts
 
     def _walk(self, node: Internal, env: Dict[int, int], above: List, seen: set) -> None:
         if id(node) in seen:  # a node cannot hold itself (the verifier says so); no loop here

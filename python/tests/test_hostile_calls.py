@@ -262,8 +262,7 @@ def test_runtime_errors_come_back_as_hpvm_errors():
         dx, dy = _descriptor(xs), _descriptor(ys)
         args = [ctypes.byref(dx), ctypes.byref(dx), ctypes.byref(dy), ctypes.c_int64(1000)]
         try:
-            with function.library.lock:
-                function._invoke(args)
+            function._invoke(args)
             print("no error")
         except hpvm.HPVMError as error:
             print("HPVMError:", error)
