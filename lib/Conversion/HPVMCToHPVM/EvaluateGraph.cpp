@@ -238,7 +238,8 @@ private:
       if (isa<LLVM::ReturnOp>(op))
         return success();
       if (isa<LLVM::UnreachableOp>(op))
-        return op.emitError() << "'" << getNodeDisplayName(name) << "' reaches unreachable code while its "
+        return op.emitError() << "'" << getNodeDisplayName(name)
+                              << "' reaches unreachable code while its "
                                  "graph is evaluated";
       auto call = dyn_cast<LLVM::CallOp>(op);
       if (failed(call ? graphCall(call) : otherOp(op)))
@@ -398,7 +399,8 @@ private:
 
   InFlightDiagnostic notConstant(LLVM::CallOp call, StringRef what) {
     return call.emitError() << spelling(call) << " expects " << what
-                            << " to be a compile-time constant in '" << getNodeDisplayName(name) << "'";
+                            << " to be a compile-time constant in '" << getNodeDisplayName(name)
+                            << "'";
   }
 
   FailureOr<Value> handleOf(LLVM::CallOp call, unsigned operand) {
@@ -465,9 +467,9 @@ private:
     if (!ip || !ic || !stream)
       return notConstant(call, "the ports and the stream flag");
     if (*ip < 0 || static_cast<size_t>(*ip) >= node.inputs.size())
-      return call.emitError() << "__hpvm__bindIn: input port " << *ip << " of '" << getNodeDisplayName(name)
-                              << "' is out of range; it has " << node.inputs.size()
-                              << " inputs";
+      return call.emitError() << "__hpvm__bindIn: input port " << *ip << " of '"
+                              << getNodeDisplayName(name) << "' is out of range; it has "
+                              << node.inputs.size() << " inputs";
     if (*ic < 0)
       return call.emitError() << "__hpvm__bindIn: negative child input port " << *ic;
     bindIns.push_back(
@@ -486,8 +488,8 @@ private:
     if (!oc || !op || !stream)
       return notConstant(call, "the ports and the stream flag");
     if (*op < 0 || *op > 1024)
-      return call.emitError() << "__hpvm__bindOut: output port " << *op << " of '" << getNodeDisplayName(name)
-                              << "' is out of range";
+      return call.emitError() << "__hpvm__bindOut: output port " << *op << " of '"
+                              << getNodeDisplayName(name) << "' is out of range";
     if (*oc < 0)
       return call.emitError() << "__hpvm__bindOut: negative child output port " << *oc;
     bindOuts.push_back({call, childOf(*source), *oc, *op});
@@ -601,9 +603,9 @@ private:
     for (unsigned port = 0; port < numOutputs; ++port) {
       auto found = outputTypes.find(port);
       if (found == outputTypes.end())
-        return function.emitError() << "output " << port << " of internal node '" << getNodeDisplayName(name)
-                                    << "' is never bound (__hpvm__bindOut), but output "
-                                    << numOutputs - 1 << " is";
+        return function.emitError()
+               << "output " << port << " of internal node '" << getNodeDisplayName(name)
+               << "' is never bound (__hpvm__bindOut), but output " << numOutputs - 1 << " is";
       node.outputs.push_back(found->second);
     }
     FailureOr<SmallVector<Type>> declared =
@@ -615,8 +617,8 @@ private:
           !(isa<RankedTensorType>(std::get<1>(pair)) &&
             isa<LLVM::LLVMPointerType>(std::get<0>(pair)))) // a tensor handle
         return function.emitError()
-               << "the return struct of '" << getNodeDisplayName(name) << "' declares output " << index
-               << " as " << std::get<0>(pair) << ", but the child output bound to "
+               << "the return struct of '" << getNodeDisplayName(name) << "' declares output "
+               << index << " as " << std::get<0>(pair) << ", but the child output bound to "
                << "it is a " << std::get<1>(pair);
     return success();
   }

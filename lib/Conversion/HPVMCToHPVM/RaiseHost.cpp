@@ -126,12 +126,12 @@ LogicalResult Raiser::checkArgumentStruct(LLVM::CallOp call, Node &root, Value a
     uint64_t size = byteSize(layout, want.first);
     if (field.first == want.second && field.second == size)
       continue;
-    InFlightDiagnostic diag = call.emitError()
-                              << spelling(call) << ": " << what << " has field " << index
-                              << " at byte " << field.first << " (" << field.second
-                              << " bytes), but " << (isInput ? "input " : "output ") << port
-                              << " of '" << getNodeDisplayName(root.function.getName()) << "' (" << want.first
-                              << ", " << size << " bytes) is read at byte " << want.second;
+    InFlightDiagnostic diag =
+        call.emitError() << spelling(call) << ": " << what << " has field " << index << " at byte "
+                         << field.first << " (" << field.second << " bytes), but "
+                         << (isInput ? "input " : "output ") << port << " of '"
+                         << getNodeDisplayName(root.function.getName()) << "' (" << want.first
+                         << ", " << size << " bytes) is read at byte " << want.second;
     if (field.first != want.second && field.second == size)
       diag << "; HPVM-C reads the inputs packed: declare the struct "
               "__attribute__((__packed__))";
@@ -288,7 +288,8 @@ private:
     if ((*root)->hasTensorPorts()) {
       // Tensor graphs run on memrefs over the struct's data pointers.
       if (*streaming)
-        return call.emitError() << "__hpvm__launch(1, ...): '" << getNodeDisplayName((*root)->function.getName())
+        return call.emitError() << "__hpvm__launch(1, ...): '"
+                                << getNodeDisplayName((*root)->function.getName())
                                 << "' has tensor inputs or outputs, and streaming tensor "
                                    "graphs are not supported; launch it with 0";
       if (failed(raiser.launchTensorGraph(call, **root)))
@@ -439,11 +440,13 @@ private:
       }
       Node &a = *first->root, &b = *other->root;
       if (a.inputs != b.inputs || a.outputs != b.outputs || a.outputOffsets != b.outputOffsets) {
-        InFlightDiagnostic diag =
-            call.emitError() << spelling(call) << ": the handle may come from launches of '"
-                             << getNodeDisplayName(a.function.getName()) << "' and '" << getNodeDisplayName(b.function.getName())
-                             << "', whose parameters or return structs differ";
-        diag.attachNote(launch.getLoc()) << "launch of '" << getNodeDisplayName(b.function.getName()) << "'";
+        InFlightDiagnostic diag = call.emitError()
+                                  << spelling(call) << ": the handle may come from launches of '"
+                                  << getNodeDisplayName(a.function.getName()) << "' and '"
+                                  << getNodeDisplayName(b.function.getName())
+                                  << "', whose parameters or return structs differ";
+        diag.attachNote(launch.getLoc())
+            << "launch of '" << getNodeDisplayName(b.function.getName()) << "'";
         return diag;
       }
     }

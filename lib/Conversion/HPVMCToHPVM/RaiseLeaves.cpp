@@ -190,8 +190,8 @@ private:
                                 << " outputs, found " << operands.size() - 1;
       if (count && *count != *n)
         return call.emitError() << "__hpvm__return gives " << *n
-                                << " outputs, but another __hpvm__return of '" << getNodeDisplayName(name)
-                                << "' gives " << *count;
+                                << " outputs, but another __hpvm__return of '"
+                                << getNodeDisplayName(name) << "' gives " << *count;
       count = *n;
     }
     return success();
@@ -445,10 +445,10 @@ private:
   LogicalResult lowerReturn(LLVM::ReturnOp ret) {
     Reaching reaching = reachingBefore(ret->getBlock(), ret->getIterator());
     if (reaching.none && !node.outputs.empty()) {
-      InFlightDiagnostic diag = ret.emitError()
-                                << "leaf node '" << getNodeDisplayName(name) << "' has " << node.outputs.size()
-                                << " outputs but reaches its end here without "
-                                   "__hpvm__return";
+      InFlightDiagnostic diag = ret.emitError() << "leaf node '" << getNodeDisplayName(name)
+                                                << "' has " << node.outputs.size()
+                                                << " outputs but reaches its end here without "
+                                                   "__hpvm__return";
       if (!reaching.calls.empty())
         diag << " on some path (every path must end with __hpvm__return)";
       return diag;

@@ -867,9 +867,10 @@ static Value *tripCount(IRBuilder<> &b, Rematerializer &remat, const LoopLevel &
   bound = b.CreateTrunc(bound, i64);
   start = b.CreateTrunc(start, i64);
   // Whether the loop runs at all, compared as the loop compares.
-  Value *runs = level.isSigned
-                    ? (level.inclusive ? b.CreateICmpSLE(start, bound) : b.CreateICmpSLT(start, bound))
-                    : (level.inclusive ? b.CreateICmpULE(start, bound) : b.CreateICmpULT(start, bound));
+  Value *runs =
+      level.isSigned
+          ? (level.inclusive ? b.CreateICmpSLE(start, bound) : b.CreateICmpSLT(start, bound))
+          : (level.inclusive ? b.CreateICmpULE(start, bound) : b.CreateICmpULT(start, bound));
   // bound - start wraps to the right count modulo 2^64; counts of 2^63 and more
   // read as negative.
   Value *count = b.CreateSub(bound, start, "count");
