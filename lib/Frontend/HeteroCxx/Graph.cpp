@@ -295,6 +295,14 @@ bool Lowering::loopRegion(CallInst *marker, unsigned loops, SmallVectorImpl<Basi
   for (BasicBlock *block : inner->blocks())
     if (block != header && block != latch)
       blocks.push_back(block);
+  // A path of the body that ends the program (`assert`'s failure, a UBSan check's handler with
+  // -fno-sanitize-recover: a call, then `unreachable`) is outside the loop for LoopInfo, but the
+  // body's own: it goes with the body into the node.
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (BasicBlock *next : successors(blocks[i]))
+      if (next != latch && !llvm::is_contained(blocks, next) &&
+          isa<UnreachableInst>(next->getTerminator()) && next->getSinglePredecessor())
+        blocks.push_back(next);
   for (BasicBlock *block : blocks)
     for (BasicBlock *next : successors(block))
       if (next != latch && !llvm::is_contained(blocks, next)) {

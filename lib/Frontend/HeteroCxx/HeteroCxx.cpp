@@ -8,6 +8,10 @@
 #include "Graph.h"
 
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/InstructionSimplify.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,6 +42,61 @@ static void promoteLocals(Function &function) {
   DominatorTree tree(function);
   AssumptionCache assumptions(function);
   PromoteMemToReg(promotable, tree, &assumptions);
+}
+
+/// UBSan's check of a loop variable's increment (hpvm-cc -fsanitize=undefined makes `++i` an
+/// overflow-checked add whose flag branches to a handler) as the plain increment, so that the
+/// loop keeps clang's shape for the parallel loops' analysis. The check can never fire in a
+/// loop the lowering accepts: in `for (i = a; i < b; ++i)` the increment follows a passed
+/// test, so i + 1 <= b. Other checks stay.
+static void foldCheckedIncrements(Function &function) {
+  SmallVector<IntrinsicInst *> increments;
+  for (BasicBlock &block : function)
+    for (Instruction &instruction : block) {
+      auto *checked = dyn_cast<IntrinsicInst>(&instruction);
+      if (!checked || (checked->getIntrinsicID() != Intrinsic::sadd_with_overflow &&
+                       checked->getIntrinsicID() != Intrinsic::uadd_with_overflow))
+        continue;
+      auto *phi = dyn_cast<PHINode>(checked->getArgOperand(0));
+      auto *one = dyn_cast<ConstantInt>(checked->getArgOperand(1));
+      bool feedsPhi = phi && llvm::any_of(checked->users(), [&](User *user) {
+                        return llvm::is_contained(phi->incoming_values(), user);
+                      });
+      bool onlyExtracts = llvm::all_of(checked->users(), [](User *user) {
+        auto *extract = dyn_cast<ExtractValueInst>(user);
+        return extract && extract->getNumIndices() == 1;
+      });
+      if (one && one->isOne() && feedsPhi && onlyExtracts)
+        increments.push_back(checked);
+    }
+  for (IntrinsicInst *checked : increments) {
+    bool isSigned = checked->getIntrinsicID() == Intrinsic::sadd_with_overflow;
+    auto *plain = BinaryOperator::CreateAdd(checked->getArgOperand(0), checked->getArgOperand(1),
+                                            "inc", checked->getIterator());
+    (isSigned ? plain->setHasNoSignedWrap(true) : plain->setHasNoUnsignedWrap(true));
+    plain->setDebugLoc(checked->getDebugLoc());
+    for (User *user : SmallVector<User *>(checked->users())) {
+      auto *extract = cast<ExtractValueInst>(user);
+      extract->replaceAllUsesWith(extract->getIndices()[0] == 0
+                                      ? static_cast<Value *>(plain)
+                                      : ConstantInt::getFalse(function.getContext()));
+      extract->eraseFromParent();
+    }
+    checked->eraseFromParent();
+    // The branch on the (now constant) flag goes; the handler with it; the increment's block
+    // and the one after the check are one again (clang's `for.inc`).
+    BasicBlock *block = plain->getParent();
+    for (Instruction &instruction : llvm::make_early_inc_range(*block))
+      if (Value *folded = simplifyInstruction(&instruction, function.getDataLayout())) {
+        instruction.replaceAllUsesWith(folded);
+        if (isInstructionTriviallyDead(&instruction))
+          instruction.eraseFromParent();
+      }
+    ConstantFoldTerminator(block, /*DeleteDeadConditions=*/true);
+    removeUnreachableBlocks(function);
+    if (BasicBlock *next = block->getUniqueSuccessor(); next && next->getSinglePredecessor())
+      MergeBlockIntoPredecessor(next);
+  }
 }
 
 /// A function holding a section called from another node's code (a task that
@@ -144,8 +203,13 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
       for (Instruction &instruction : block)
         if (auto *call = dyn_cast<CallBase>(&instruction))
           marked = marked || hetero::classify(*call) != hetero::Marker::None;
-    if (marked)
+    if (marked) {
       promoteLocals(function);
+      // Blocks clang leaves after a call that does not return (`assert`'s failure): their
+      // edges into a loop's body would give it a second entry.
+      removeUnreachableBlocks(function);
+      foldCheckedIncrements(function);
+    }
   }
   if (!checkMarkerPairs(module, reporter))
     return false;
