@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance auto-tuner's comparison (issue 15; docs/Tuning.md): for sgemm, the stencil and
+# The performance auto-tuner's comparison (docs/Tuning.md): for sgemm, the stencil and
 # the edge-detection pipeline (python/hpvm/tune/programs.py), the whole space is measured once
 # (hpvm-tune --exhaustive), then random, bandit and surrogate search replay those measurements
 # with SEEDS seeds each on a budget of 100 evaluations; the default, the sweep's five best points

@@ -1,4 +1,4 @@
-"""Building long graphs costs linear work in Python (issue 38): counted in operations, not
+"""Building long graphs costs linear work in Python: counted in operations, not
 timed. Naming the n-th unnamed op of a kind used to try n names (20,000 relus took 47 s
 to build). The compile time of long chains (hpvm-cc) is not Python's; benchmarks of
 it belong in `make bench`."""

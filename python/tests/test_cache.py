@@ -1,4 +1,4 @@
-"""The compile cache and knob files against hostile file systems (issue 38): a cached
+"""The compile cache and knob files against hostile file systems: a cached
 library cut short, edited, replaced or missing its digest is built again (never loaded:
 that crashed with SIGBUS or ran the wrong code); builds of one graph from several
 processes compile it once and leave one whole entry; a build killed half-way leaves no

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the Python surface (hypothesis; issue 38).
+"""Property-based fuzzing of the Python surface (hypothesis).
 
 * Random small ONNX models (elementwise ops with broadcasting constants and values,
   MatMul, Gemm, Conv, pooling, BatchNormalization, Relu / Sigmoid / Tanh, Clip, Softmax,

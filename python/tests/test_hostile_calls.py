@@ -1,4 +1,4 @@
-"""Calls of compiled Modules with arguments the runtime cannot take (issue 38): one array
+"""Calls of compiled Modules with arguments the runtime cannot take: one array
 passed twice, overlapping views, negative extents, grids of more than 2^63 instances,
 grids larger than the arrays their leaves index. Each is an HPVMError (before the call
 runs, or from the compiled code through the runtime's guard); none may end the interpreter (the runtime exits on its errors) or write outside an

@@ -1,4 +1,4 @@
-"""The package compiles in its own process (issue 39): verifying, transforming and
+"""The package compiles in its own process: verifying, transforming and
 compiling a graph go through the compiler library (hpvmRunPassPipeline, hpvmCompileBuffer);
 the only processes started are clang's, for the objects and the link, as hpvm-cc starts
 them. No hpvm-opt, no hpvm-cc."""

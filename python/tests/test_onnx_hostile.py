@@ -1,4 +1,4 @@
-"""ONNX models the importer must refuse as onnxruntime does (issue 38): a value defined
+"""ONNX models the importer must refuse as onnxruntime does: a value defined
 twice, two graph inputs or two nodes of one name, an initializer that does not match the
 graph input of its name, data that does not fill its dims; external data of a model
 given without its folder. Every refusal is an HPVMError naming what was expected."""

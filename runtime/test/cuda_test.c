@@ -127,7 +127,7 @@ static void test_backend(const char *fake) {
   float back[4];
   CHECK_OK(hpvm_rt_device_copy_to_host(device, back, buffer, 8, 16));
   CHECK(back[3] == a[3]);
-  /* Issue 17: out-of-range and wrapping copies, stale and forged handles never reach the
+  /* Out-of-range and wrapping copies, stale and forged handles never reach the
    * driver (the fake would copy past its allocation). */
   CHECK_CODE(hpvm_rt_device_copy_to_device(device, buffer, 56, a, 16), HPVM_STATUS_OUT_OF_RANGE);
   CHECK_CODE(hpvm_rt_device_copy_to_host(device, back, buffer, SIZE_MAX - 4, 8),

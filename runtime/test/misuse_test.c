@@ -1,4 +1,4 @@
-/* misuse_test.c - regression tests of issue 17: a hostile but careful caller of hpvm_rt.h gets a
+/* misuse_test.c - regression tests of misuse: a hostile but careful caller of hpvm_rt.h gets a
  * status, never a crash or a hang.  Device copies are bounds-checked (overflow-safe), buffer
  * handles are checked against a registry of live buffers, and cyclic pipelines are refused. */
 #include <pthread.h>
@@ -20,7 +20,7 @@ static void check_status(hpvm_status_t status, hpvm_status_code_t code, const ch
 }
 #define CHECK_STATUS(expr, code, needle) check_status((expr), HPVM_STATUS_##code, needle, __LINE__)
 
-/* Issue 17, defect 1: copies on every device kind are checked against the allocation. */
+/* Defect 1: copies on every device kind are checked against the allocation. */
 static void check_copy_bounds(hpvm_rt_device_t *device) {
   uint64_t buffer;
   CHECK_OK(hpvm_rt_device_alloc(device, 16, &buffer));
@@ -168,7 +168,7 @@ static void test_gpu_like_device(void) {
   CHECK_EQ_INT(atomic_load(&counts.live), 0);
 }
 
-/*===--- Issue 17, defect 3: cyclic pipelines ------------------------------===*/
+/*===--- Defect 3: cyclic pipelines ----------------------------------------===*/
 
 static hpvm_status_t pass_through(void *context, hpvm_rt_device_t *device, int64_t item,
                                   const void *const *in, void *const *out) {

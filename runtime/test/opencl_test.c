@@ -41,7 +41,7 @@ static void run_saxpy(hpvm_rt_device_t *device, hpvm_rt_module_t *module) {
   uint16_t short_value = 1;
   hpvm_rt_kernel_arg_t bad[4] = {{8, &x_buffer}, {8, &y_buffer}, {2, &short_value}, {4, &n}};
   CHECK_CODE(hpvm_rt_kernel_launch(kernel, &dims, bad, 4), HPVM_STATUS_INVALID_ARGUMENT);
-  /* Issue 17: copies leaving the buffer and stale handles are refused before OpenCL sees them. */
+  /* Copies leaving the buffer and stale handles are refused before OpenCL sees them. */
   CHECK_CODE(hpvm_rt_device_copy_to_device(device, x_buffer, 8, x, sizeof(x)),
              HPVM_STATUS_OUT_OF_RANGE);
   CHECK_CODE(hpvm_rt_device_copy_to_host(device, result, y_buffer, SIZE_MAX - 4, 8),
