@@ -56,8 +56,8 @@ static void test_cpu_device(void) {
   hpvm_rt_device_t *cpu;
   CHECK_OK(hpvm_rt_device_get(HPVM_RT_DEVICE_CPU, &cpu));
   check_copy_bounds(cpu);
-  /* Defect 2: handles that were never allocated (the issue's SIGSEGV), and a double free (the
-   * issue's glibc abort). */
+  /* Defect 2: handles that were never allocated (a SIGSEGV before the fix), and a double free
+   * (glibc's abort before the fix). */
   static char not_a_buffer[32];
   CHECK_STATUS(hpvm_rt_device_free(cpu, (uint64_t)(uintptr_t)not_a_buffer), NOT_FOUND,
                "never allocated");
