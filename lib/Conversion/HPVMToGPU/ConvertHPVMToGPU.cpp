@@ -211,7 +211,24 @@ public:
   ArrayRef<Operation *> getDependencies() { return dependencies.getArrayRef(); }
 
 private:
+  /// Whether `op` calls UBSan's runtime or hands it its data (the checks
+  /// hpvm-cc -fsanitize=undefined compiles into leaves).
+  static bool isSanitizerCheck(Operation *op) {
+    auto reports = [](Operation *user) {
+      auto call = dyn_cast<CallOpInterface>(user);
+      auto callee = call ? llvm::dyn_cast_if_present<SymbolRefAttr>(
+                               call.getCallableForCallee())
+                         : nullptr;
+      return callee &&
+             callee.getRootReference().getValue().starts_with("__ubsan_handle_");
+    };
+    return reports(op) || llvm::any_of(op->getUsers(), reports);
+  }
+
   std::string checkOp(Operation *op) {
+    if (isSanitizerCheck(op))
+      return "it has UBSan's checks (-fsanitize=undefined), which report "
+             "through the sanitizer's runtime on the host";
     if (isa<ApproximableOpInterface, TensorYieldOp>(op))
       return "it has tensor ops";
     if (auto address = dyn_cast<LLVM::AddressOfOp>(op)) {
