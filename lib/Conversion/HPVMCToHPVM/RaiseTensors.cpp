@@ -435,6 +435,51 @@ static MemRefType bufferOf(Type type) {
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
 }
 
+/// The graph of `root` on memrefs, as a host function in the hpvm dialect
+/// writes it: inputs read through restrict to_tensor, tensor outputs
+/// materialized in the buffers the caller passes, other outputs returned.
+static func::FuncOp createTensorRun(OpBuilder &mb, Location loc, Node &root, StringRef runName) {
+  MLIRContext *context = mb.getContext();
+  SmallVector<Type> runInputs, runResults;
+  for (Type type : root.inputs)
+    runInputs.push_back(isa<TensorType>(type) ? Type(bufferOf(type)) : type);
+  for (Type type : root.outputs) {
+    if (isa<TensorType>(type))
+      runInputs.push_back(bufferOf(type));
+    else
+      runResults.push_back(type);
+  }
+  auto run = func::FuncOp::create(mb, loc, runName, mb.getFunctionType(runInputs, runResults));
+  run.setPrivate();
+  Block *body = run.addEntryBlock();
+  OpBuilder rb = OpBuilder::atBlockEnd(body);
+  SmallVector<Value> args;
+  for (auto [index, type] : llvm::enumerate(root.inputs)) {
+    Value arg = body->getArgument(index);
+    if (isa<TensorType>(type))
+      arg = bufferization::ToTensorOp::create(rb, loc, type, arg, /*restrict=*/true);
+    args.push_back(arg);
+  }
+  auto graph = LaunchOp::create(rb, loc, mlir::hpvm::GraphType::get(context),
+                                FlatSymbolRefAttr::get(root.function.getSymNameAttr()),
+                                args, UnitAttr(), UnitAttr());
+  auto wait = WaitOp::create(rb, loc, TypeRange(root.outputs), graph.getGraph());
+  SmallVector<Value> results;
+  unsigned nextBuffer = root.inputs.size();
+  for (Value result : wait.getResults()) {
+    if (!isa<TensorType>(result.getType())) {
+      results.push_back(result);
+      continue;
+    }
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        rb, loc, result, body->getArgument(nextBuffer++));
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
+  func::ReturnOp::create(rb, loc, results);
+  return run;
+}
+
 LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
   StringRef rootName = root.function.getName();
   std::string runName = ("__hpvm_run_" + rootName).str();
@@ -444,46 +489,7 @@ LogicalResult Raiser::launchTensorGraph(LLVM::CallOp launch, Node &root) {
   unsigned shapeGlobals = 0;
   if (!wrapper) {
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    // The graph on memrefs, as a host function in the hpvm dialect writes it:
-    // inputs read through restrict to_tensor, tensor outputs materialized in
-    // the buffers the caller passes, other outputs returned.
-    SmallVector<Type> runInputs, runResults;
-    for (Type type : root.inputs)
-      runInputs.push_back(isa<TensorType>(type) ? Type(bufferOf(type)) : type);
-    for (Type type : root.outputs) {
-      if (isa<TensorType>(type))
-        runInputs.push_back(bufferOf(type));
-      else
-        runResults.push_back(type);
-    }
-    auto run = func::FuncOp::create(mb, loc, runName, mb.getFunctionType(runInputs, runResults));
-    run.setPrivate();
-    Block *body = run.addEntryBlock();
-    OpBuilder rb = OpBuilder::atBlockEnd(body);
-    SmallVector<Value> args;
-    for (auto [index, type] : llvm::enumerate(root.inputs)) {
-      Value arg = body->getArgument(index);
-      if (isa<TensorType>(type))
-        arg = bufferization::ToTensorOp::create(rb, loc, type, arg, /*restrict=*/true);
-      args.push_back(arg);
-    }
-    auto graph = LaunchOp::create(rb, loc, mlir::hpvm::GraphType::get(context),
-                                  FlatSymbolRefAttr::get(root.function.getSymNameAttr()),
-                                  args, UnitAttr(), UnitAttr());
-    auto wait = WaitOp::create(rb, loc, TypeRange(root.outputs), graph.getGraph());
-    SmallVector<Value> results;
-    unsigned nextBuffer = root.inputs.size();
-    for (Value result : wait.getResults()) {
-      if (!isa<TensorType>(result.getType())) {
-        results.push_back(result);
-        continue;
-      }
-      auto materialize = bufferization::MaterializeInDestinationOp::create(
-          rb, loc, result, body->getArgument(nextBuffer++));
-      materialize.setRestrict(true);
-      materialize.setWritable(true);
-    }
-    func::ReturnOp::create(rb, loc, results);
+    func::FuncOp run = createTensorRun(mb, loc, root, runName);
 
     // The wrapper the C host calls: pointers of the argument struct as
     // memrefs, a fresh malloc'd buffer per tensor output (the program owns
