@@ -293,6 +293,8 @@ static void usage(void) {
          "                    or -o FILE for one), linked later by hpvm-cc\n"
          "  -I DIR, -D NAME[=VALUE]   C preprocessor options for .c inputs\n"
          "  -L DIR, -l NAME, -Wl,..., -Xlinker ARG   linker options\n"
+         "  -Xclang ARG       passed to clang's front end where it compiles a C or C++\n"
+         "                    source (-Xclang -disable-lifetime-markers, ...)\n"
          "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
          "                    compiled for this machine (-march=native) unless -march=\n"
          "                    or -mcpu= names another CPU; with -g the code made of\n"
@@ -453,6 +455,8 @@ typedef struct {
   const char *emit_kind;
   list_t mlir_inputs, c_inputs, ll_inputs, link_inputs;
   list_t preprocessor, linker, codegen;
+  /* -Xclang ARG, each as a pair: for clang's compiles of the C and C++ sources. */
+  list_t frontend;
   /* -DDEVICE given; some input is C++ (the link adds libstdc++). */
   bool device_defined, cxx;
   /* -shared: a shared library (position-independent code, the runtime linked in) that a
@@ -707,8 +711,9 @@ static bool parse_driver_option(driver_t *d, const char *arg, const char *value)
   return true;
 }
 
-/* The options of the preprocessor (-I, -D) and of the linker (-L, -l, -Wl,..., -Xlinker ARG,
- * whose ARG `*i` moves past); false when `arg` is none of them. */
+/* The options of the preprocessor (-I, -D), of the linker (-L, -l, -Wl,..., -Xlinker ARG) and
+ * of clang's front end (-Xclang ARG; for both, `*i` moves past ARG); false when `arg` is none
+ * of them. */
 static bool parse_tool_option(driver_t *d, const char *arg, const char *value, int argc,
                               char **argv, int *i) {
   if (arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D')) {
@@ -728,11 +733,12 @@ static bool parse_tool_option(driver_t *d, const char *arg, const char *value, i
     /* For the link only (it is not a warning flag: clang's compiles would warn that the
      * linker input is unused, and the link would never see it). */
     push(&d->linker, arg);
-  } else if (strcmp(arg, "-Xlinker") == 0) {
+  } else if (strcmp(arg, "-Xlinker") == 0 || strcmp(arg, "-Xclang") == 0) {
     if (*i + 1 >= argc)
       fail("option '%s' expects a value", arg);
-    push(&d->linker, arg);
-    push(&d->linker, argv[++*i]);
+    list_t *list = arg[2] == 'l' ? &d->linker : &d->frontend;
+    push(list, arg);
+    push(list, argv[++*i]);
   } else {
     return false;
   }
@@ -955,6 +961,7 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
       free(kept);
     }
   }
+  append(&command, &d->frontend);
   /* C++ node functions end without a return (-fno-strict-return above): not UB to report. */
   if (is_cxx(input) && (d->sanitizers & SANITIZE_UNDEFINED))
     push(&command, "-fno-sanitize=return");
@@ -1216,6 +1223,7 @@ static bool compile_object(driver_t *d, bool host, const char *input) {
   } else {
     push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
     append(&command, &d->preprocessor);
+    append(&command, &d->frontend);
     /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
      * API, and printed its warnings then: printing them again is noise. */
     push(&command, "-w");

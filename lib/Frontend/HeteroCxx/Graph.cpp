@@ -11,6 +11,7 @@
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -139,7 +140,11 @@ bool Lowering::markedRegion(CallInst *begin, Marker endMarker, StringRef what,
     return false;
   }
   BasicBlock *before = begin->getParent();
-  BasicBlock *start = SplitBlock(before, begin->getNextNode());
+  // The debug records after the marker (the declarations of the region's
+  // locals) go with the region.
+  BasicBlock::iterator first = std::next(begin->getIterator());
+  first.setHeadBit(true);
+  BasicBlock *start = SplitBlock(before, first);
   BasicBlock *after = SplitBlock(end->getParent(), end);
   SmallVector<BasicBlock *> work{start};
   SmallPtrSet<BasicBlock *, 16> seen{start};
@@ -321,9 +326,74 @@ Argument *Lowering::constantInput(Function *function, Constant *value) {
   return nullptr;
 }
 
+/// Whether the declaration of the local `alloca` is in `region`: its debug
+/// record (clang emits it where the C++ declaration is) or its lifetime start
+/// (where its scope opens) is there.
+static bool declaredIn(AllocaInst *alloca, const SmallPtrSetImpl<BasicBlock *> &region) {
+  for (DbgVariableRecord *record : findDVRDeclares(alloca))
+    if (const Instruction *at = record->getInstruction(); at && region.count(at->getParent()))
+      return true;
+  return llvm::any_of(alloca->users(), [&](User *user) {
+    auto *marker = dyn_cast<IntrinsicInst>(user);
+    return marker && marker->getIntrinsicID() == Intrinsic::lifetime_start &&
+           region.count(marker->getParent());
+  });
+}
+
+bool Lowering::claimLocals(ArrayRef<BasicBlock *> blocks, StringRef what) {
+  SmallPtrSet<BasicBlock *, 16> region(blocks.begin(), blocks.end());
+  BasicBlock &entry = blocks.front()->getParent()->getEntryBlock();
+  if (region.count(&entry))
+    return true;
+  for (Instruction &instruction : llvm::make_early_inc_range(entry)) {
+    auto *alloca = dyn_cast<AllocaInst>(&instruction);
+    if (!alloca || !alloca->isStaticAlloca())
+      continue;
+    // A task runs once per run of its section: a local of the section that
+    // only the task uses holds nothing when the task begins, and is the task's
+    // too. A loop's body runs once per iteration: only its own locals are.
+    bool declared = declaredIn(alloca, region);
+    if (!declared && what != "task")
+      continue;
+    SmallVector<Instruction *> markers;
+    Instruction *outside = nullptr;
+    bool inside = false;
+    for (User *user : alloca->users()) {
+      auto *use = cast<Instruction>(user);
+      if (use->isLifetimeStartOrEnd())
+        markers.push_back(use);
+      else if (region.count(use->getParent()))
+        inside = true;
+      else if (!outside || use->getDebugLoc())
+        outside = use;
+    }
+    if (!declared && (outside || !inside))
+      continue;
+    if (outside) {
+      std::string line;
+      for (DbgVariableRecord *record : findDVRDeclares(alloca))
+        line = " at line " + std::to_string(record->getVariable()->getLine());
+      reporter.error(outside, describe(alloca) + ", declared in the " + what + line +
+                                  ", is used here, after the " + what + " (where a C++ "
+                                  "object's scope ends, its destructor runs); a node's "
+                                  "locals are its own: end its scope inside the " + what +
+                                  " with { }, or declare it before the " + what +
+                                  " and list it among its inputs");
+      return false;
+    }
+    for (Instruction *lifetime : markers)
+      lifetime->eraseFromParent();
+    alloca->moveBefore(blocks.front()->getFirstInsertionPt());
+    claimed.insert(alloca);
+  }
+  return true;
+}
+
 Function *Lowering::extract(ArrayRef<BasicBlock *> blocks, CallInst *marker, StringRef what,
                             CallInst *&call) {
   Function &parent = *blocks.front()->getParent();
+  if (!claimLocals(blocks, what))
+    return nullptr;
   // A node's code cannot throw to its caller: exception cleanups (a temporary
   // with a destructor passed to a call that may throw) have nowhere to go.
   for (BasicBlock *block : blocks)
@@ -612,6 +682,11 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   for (Instruction &instruction : llvm::make_early_inc_range(*body))
     if (auto *alloca = dyn_cast<AllocaInst>(&instruction); alloca && alloca->isStaticAlloca())
       alloca->moveBefore(prelude->end());
+  // So do the locals claimLocals moved into the region.
+  for (BasicBlock &block : *node)
+    for (Instruction &instruction : llvm::make_early_inc_range(block))
+      if (auto *alloca = dyn_cast<AllocaInst>(&instruction); alloca && claimed.erase(alloca))
+        alloca->moveBefore(prelude->end());
   b.CreateBr(body);
   for (auto [arg, value] : llvm::zip(extracted->args(), args))
     arg.replaceAllUsesWith(value);

@@ -8,6 +8,7 @@
 #include "Markers.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
@@ -78,6 +79,14 @@ private:
                   llvm::SmallVectorImpl<LoopLevel> &levels);
   llvm::Function *extract(llvm::ArrayRef<llvm::BasicBlock *> blocks, llvm::CallInst *marker,
                           llvm::StringRef what, llvm::CallInst *&call);
+  /// Clang puts every local's alloca in the function's entry block, outside
+  /// the regions, and its lifetime end where its scope closes (after the end
+  /// marker when the scope is the function's). A local declared in `blocks`
+  /// (or, for a task, declared in its section) and used only there is the
+  /// region's own: its alloca moves into the region (then to the node's entry,
+  /// in makeNode) and its lifetime markers go. One declared there and used
+  /// after it (a destructor) is an error.
+  bool claimLocals(llvm::ArrayRef<llvm::BasicBlock *> blocks, llvm::StringRef what);
   /// The node of the code `extracted` (called by `call` in the parent) that
   /// declares `declared`; `host` when the parent is host code (a launch).
   bool makeNode(llvm::Function *extracted, llvm::CallInst *call, const Declared &declared,
@@ -136,6 +145,8 @@ private:
   std::map<std::pair<llvm::Function *, std::vector<unsigned>>, llvm::Function *> roots;
   /// Parameters of node functions that always receive a constant.
   llvm::DenseMap<const llvm::Argument *, llvm::Constant *> knownConstants;
+  /// Locals claimLocals moved into a region, on their way to its node's entry.
+  llvm::SmallPtrSet<llvm::AllocaInst *, 8> claimed;
   /// The declarations of each launch, by its handle, for its wait.
   llvm::DenseMap<llvm::Value *, Declared> launched;
 };

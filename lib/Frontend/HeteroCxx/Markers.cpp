@@ -245,6 +245,9 @@ std::string describe(const Value *value) {
   // The C variable the debug information says the value is.
   SmallVector<DbgVariableRecord *> records;
   findDbgValues(const_cast<Value *>(value), records);
+  // A local in memory (an array named `tmp` too): its declaration's record.
+  if (auto *alloca = dyn_cast<AllocaInst>(value))
+    llvm::append_range(records, findDVRDeclares(const_cast<AllocaInst *>(alloca)));
   for (DbgVariableRecord *record : records)
     if (DILocalVariable *variable = record->getVariable(); variable && !variable->getName().empty())
       return ("'" + variable->getName() + "'").str();
