@@ -191,10 +191,22 @@ def dense_attr(array: np.ndarray, type_: TensorType) -> str:
     """`dense<...>` of a constant: one splat value, or the raw little-endian bytes
     in hex (what MLIR parses fastest and prints exactly)."""
     data = np.asarray(array, dtype=type_.dtype, order="C")
+    if data.dtype == np.bool_:  # i1: the elements written out (no byte per element in hex)
+        if is_splat(data):
+            return f"dense<{'true' if data.flat[0] else 'false'}>"
+        return "dense<" + _nested(data.tolist()) + ">"
+    if data.dtype.kind in "iu" and is_splat(data):
+        return f"dense<{int(data.flat[0])}>"
     if is_splat(data):
         return f"dense<{float_literal(float(data.flat[0]), type_.element)}>"
     little = data.astype(data.dtype.newbyteorder("<"), copy=False)
     return 'dense<"0x' + little.tobytes().hex().upper() + '">'
+
+
+def _nested(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_nested(v) for v in value) + "]"
+    return "true" if value else "false"
 
 
 #: Constants of at least this many bytes travel in a parameter archive when a module

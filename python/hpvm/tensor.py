@@ -22,7 +22,8 @@ Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to`, `pad`,
 `global_pool` and the elementwise helpers (`multiply`, `subtract`, `divide`, `maximum`, `minimum`,
 `clip`) build leaves from upstream ops (`tensor`, `linalg`) or `hpvm.tensor.map`; so do
 `concat`, `strided_slice`, `take`, `take_axes`, `lerp_axis`, `cast`, `reduce_axes`,
-`layer_norm` and `pad_border` (one leaf of `linalg.generic` ops each).
+`layer_norm` and `pad_border` (one leaf of `linalg.generic` ops each). `elementwise` and
+`convert` take tensors of any element type (floats, i1, i8 ... i64): masks and token ids.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from .errors import HPVMError
 from .files import check_output, is_stream, same_file, write_text
 from .ir import (FLOAT_TYPES, PARAMETER_MIN_BYTES, TensorType, MemRefType, check_tensor_size,
                  dense_attr, float_literal, format_list, is_parameter_archive, is_splat,
-                 string_literal, symbol_name, unique, write_parameter_archive)
+                 numpy_type_of, string_literal, symbol_name, unique, write_parameter_archive)
 from . import toolchain
 
 
@@ -838,6 +839,8 @@ def clip(x: Tensor, low: Optional[float] = None, high: Optional[float] = None, n
 
 def _copy(x: Tensor) -> Tensor:
     """A leaf that yields its input (an output that is an input or a constant)."""
+    if x.element not in FLOAT_TYPES:
+        return elementwise([x], "", x.element, name="copy", kind="copy", result="%e0")
     return map([x], "", name="copy", result="%e0")
 
 
@@ -1380,6 +1383,102 @@ def _emit_cast_generic(body: _Body, value: str, type_: TensorType, result: Tenso
 
     return _emit_generic(body, rank, [(value, type_, _dim_names(rank))],
                          (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
+
+
+def elementwise(inputs: Sequence[Tensor], body: str, element: str,
+                name: Optional[str] = None, kind: str = "elementwise",
+                result: str = "%r") -> Tensor:
+    """An elementwise function of tensors of any element types (floats, integers, i1)
+    with NumPy broadcasting: one `linalg.generic` whose input maps read index 0 along
+    broadcast dimensions. `body` is MLIR for one element: the elements are `%e0`, `%e1`,
+    ...; it must define `%r` (or the value named by `result`), the result element of type
+    `element`."""
+    inputs = list(inputs)
+    graph = _graph_of(*inputs)
+    for value in inputs:
+        graph._own(value, kind)
+    if not isinstance(body, str):
+        raise HPVMError(f"{kind}: expected the body as MLIR text, found {body!r}")
+    numpy_type_of(element)
+    shape: Tuple[int, ...] = ()
+    for value in inputs:
+        shape = _broadcast_shape(shape, value.shape, kind)
+    yielded = result
+    result = TensorType(shape, element)
+    # A rank-0 result: the generic runs over one loop of size 1.
+    loops = max(len(shape), 1)
+    run_shape = shape if shape else (1,)
+    dims = _dim_names(loops)
+
+    def emit(b, ops):
+        ins = []
+        for value, op in zip(inputs, ops):
+            if value.rank == 0:
+                op = _emit_reshape(b, op, value.type, (1,))
+                vtype = TensorType((1,), value.element)
+            else:
+                vtype = value.type
+            lead = loops - vtype.rank
+            reads = ["0" if vtype.shape[i] == 1 and run_shape[lead + i] != 1 else dims[lead + i]
+                     for i in range(vtype.rank)]
+            ins.append((op, vtype, reads))
+        out_type = TensorType(run_shape, element)
+        empty = b.fresh("init")  # not %eN: those are the body's element names
+        b.emit(f"{empty} = tensor.empty() : {out_type}")
+        maps = [_affine_map(loops, reads) for _, _, reads in ins] + [_affine_map(loops, dims)]
+        kinds = ", ".join(['"parallel"'] * loops)
+        r = b.fresh()
+        b.emit(f"{r} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+               f"iterator_types = [{kinds}]}} ins({', '.join(op for op, _, _ in ins)} : "
+               f"{', '.join(str(t) for _, t, _ in ins)}) outs({empty} : {out_type}) {{")
+        params = [f"%e{i}: {t.element}" for i, (_, t, _) in enumerate(ins)]
+        b.emit(f"^bb0({', '.join(params + [f'%out: {element}'])}):")
+        for line in body.strip().splitlines():
+            b.emit("  " + line.strip())
+        b.emit(f"  linalg.yield {yielded} : {element}")
+        b.emit(f"}} -> {out_type}")
+        if not shape:
+            r = _emit_reshape(b, r, out_type, ())
+        return r
+
+    return graph._apply(kind, inputs, result, emit, name)
+
+
+def _convert_line(source: str, target: str) -> str:
+    """The MLIR line `%r = <conversion> %e0` from the scalar type `source` to `target`
+    (as C and onnxruntime: floats to integers truncate toward zero, to i1 is `!= 0`, i1
+    to a number is 0 or 1)."""
+    src_float, dst_float = source in FLOAT_TYPES, target in FLOAT_TYPES
+    bits = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f16": 16, "f32": 32, "f64": 64}
+    if target == "i1":
+        if src_float:
+            return (f"%z = arith.constant 0.0 : {source}\n"
+                    f"%r = arith.cmpf une, %e0, %z : {source}")
+        return f"%z = arith.constant 0 : {source}\n%r = arith.cmpi ne, %e0, %z : {source}"
+    if src_float and dst_float:
+        op = "arith.extf" if bits[target] > bits[source] else "arith.truncf"
+    elif src_float:
+        op = "arith.fptosi"
+    elif dst_float:
+        op = "arith.uitofp" if source == "i1" else "arith.sitofp"
+    else:
+        op = ("arith.extui" if source == "i1" else "arith.extsi") if bits[target] > bits[source] \
+            else "arith.trunci"
+    return f"%r = {op} %e0 : {source} to {target}"
+
+
+def convert(x: Tensor, element: str, name: Optional[str] = None) -> Tensor:
+    """`x` converted to any element type (floats, i1, i8 ... i64): see `_convert_line`."""
+    graph = _graph_of(x)
+    x = graph._own(x, "convert")
+    numpy_type_of(element)
+    if element == x.element:
+        return x
+    if x.kind == "constant":
+        with np.errstate(all="ignore"):
+            data = x.array != 0 if element == "i1" else x.array.astype(numpy_type_of(element))
+        return graph.constant(data, element=element)
+    return elementwise([x], _convert_line(x.element, element), element, name, kind="convert")
 
 
 #: The combiner and the initial value of each kind of `reduce_axes`.

@@ -17,9 +17,14 @@ from hpvm.onnx import SUPPORTED_OPS
 from hpvm.onnx.examples import make_model  # noqa: F401  (the tests build models with it)
 
 #: Element types of graph inputs that are parameters (shapes, modes), not data:
-#: the node tests bind them to their test values as initializers, since a graph
-#: takes only float tensors (an exported model has them as initializers too).
+#: the node tests bind them to their test values as initializers, since the importer
+#: takes shapes, axes and modes as constants only (an exported model has them as
+#: initializers too).
 PARAMETER_TYPES = (TensorProto.INT64, TensorProto.BOOL)
+#: Operators whose int64 / bool inputs are data (masks, token ids): those stay graph
+#: inputs when every node that reads them is one of these.
+DATA_OPS = frozenset({"Abs", "And", "Cast", "Equal", "Greater", "GreaterOrEqual", "IsInf",
+                      "IsNaN", "Less", "LessOrEqual", "Not", "Or", "Sign", "Where", "Xor"})
 #: Float inputs of operators that are parameters too (bound the same way): Resize's roi
 #: and scales, Pad's constant value, Range's start, limit and delta.
 PARAMETER_SLOTS = {"Resize": (1, 2), "Pad": (2,), "Range": (0, 1, 2)}
@@ -67,11 +72,17 @@ def bind_parameters(model, inputs: Sequence[np.ndarray]) -> Tuple[object, List[n
     real = [v for v in graph.input if v.name not in initialized]
     parameters = {node.input[i] for node in graph.node
                   for i in PARAMETER_SLOTS.get(node.op_type, ()) if i < len(node.input)}
+    readers: Dict[str, set] = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, set()).add(node.op_type)
+    data = {name for name, ops in readers.items() if ops <= DATA_OPS}
     kept_values, bound = [], set()
     for value_info, value in zip(real, inputs):
         type_ = value_info.type
         if (type_.WhichOneof("value") == "tensor_type"
                 and (type_.tensor_type.elem_type in PARAMETER_TYPES
+                     and value_info.name not in data
                      or value_info.name in parameters)
                 and isinstance(value, (np.ndarray, np.generic))):
             graph.initializer.append(numpy_helper.from_array(np.asarray(value), value_info.name))

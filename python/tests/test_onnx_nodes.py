@@ -4,10 +4,12 @@ The cases come from `onnx.backend.test.case.node.collect_testcases` (the onnx
 wheel ships no test data directory): every case whose nodes all have a supported
 op type is imported, compiled and run, and compared with the case's outputs at the
 case's own tolerances (rtol 1e-3, atol 1e-7 by default; float32 tanh, sigmoid and
-softmax meet them, so no case needs a wider atol). int64 / bool graph inputs
-(Reshape's shape, Dropout's training_mode) and the float parameters of Resize, Pad and
-Range are bound to their test values as initializers first: a tensor graph takes only
-float inputs, and exported models carry these as constants. The cases of one opset run
+softmax meet them, so no case needs a wider atol). int64 / bool graph inputs that are
+parameters (Reshape's shape, Dropout's training_mode) and the float parameters of Resize,
+Pad and Range are bound to their test values as initializers first: the importer takes
+shapes, axes and modes as constants, as exported models carry them; int64 / bool inputs
+read only by comparisons, logic, Where, Cast, ... (onnx_cases.DATA_OPS) stay graph
+inputs. The cases of one opset run
 in batches, side by side in one model (one compile for up to 16 cases; each case checks
 its own outputs, and a batch that fails runs its cases one by one).
 
@@ -36,9 +38,11 @@ from onnx_cases import (bind_parameters, case_arrays, make_model, node_cases,  #
 
 CASES = node_cases()
 
-_INT_INPUT = "is a tensor of {}; only float16, float32 and float64 tensors are supported"
+_INT_INPUT = ("is a tensor of {}; only float16, float32, float64, bool, int8, int16, int32 and "
+              "int64 tensors are supported")
+_FLOAT_ONLY = "is a tensor of {}; this operator takes float16, float32 and float64 tensors only"
 _CAST = "casting to {} is not supported; expected a float, integer or bool type"
-_CONSTANT_OUTPUT = "is a constant tensor of {}; only float16, float32 and float64 tensors"
+_CONSTANT_OUTPUT = "is a constant tensor of {}; graph outputs are float16, float32, float64"
 _ZERO_INPUT = "the graph input '{}' has the shape {} with a zero-size dimension"
 _NARROW = (r"(FLOAT8E4M3FNUZ|FLOAT8E4M3FN|FLOAT8E5M2FNUZ|FLOAT8E5M2|FLOAT8E8M0|FLOAT4E2M1|"
            r"BFLOAT16|U?INT[24])")
@@ -69,15 +73,20 @@ _MASK = "the mask is a boolean tensor"
 
 #: Cases load() must refuse: test name -> a part of the HPVMError message.
 EXPECTED_REFUSALS = {
-    # Integer tensors (the graph's tensors are floats only).
+    # Unsigned integer tensors (graph inputs are floats, bool and signed integers).
     **{f"test_{op}_{t}": _INT_INPUT.format(t)
-       for op in ("add", "sub", "mul", "div")
-       for t in ("int8", "int16", "uint8", "uint16", "uint32", "uint64")},
-    "test_div_int32_trunc": _INT_INPUT.format("int32"),
-    "test_clip_default_int8_min": _INT_INPUT.format("int8"),
-    "test_clip_default_int8_max": _INT_INPUT.format("int8"),
-    "test_clip_default_int8_inbounds": _INT_INPUT.format("int8"),
-    "test_clip_default_int8_inbounds_expanded": _INT_INPUT.format("int8"),
+       for op in ("add", "sub", "mul", "div", "equal", "mod", "less", "less_equal", "greater",
+                  "greater_equal")
+       for t in ("uint8", "uint16", "uint32", "uint64")},
+    **{f"test_{op}_{t}_expanded": _INT_INPUT.format(t)
+       for op in ("less_equal", "greater_equal") for t in ("uint8", "uint16", "uint32", "uint64")},
+    # Integer tensors into operators of float tensors.
+    **{f"test_{op}_{t}": _FLOAT_ONLY.format(t)
+       for op in ("add", "sub", "mul", "div") for t in ("int8", "int16")},
+    "test_div_int32_trunc": _FLOAT_ONLY.format("int32"),
+    "test_clip_default_int8_min": _FLOAT_ONLY.format("int8"),
+    "test_clip_default_int8_max": _FLOAT_ONLY.format("int8"),
+    "test_clip_default_int8_inbounds": _FLOAT_ONLY.format("int8"),
     "test_maxpool_2d_uint8": _INT_INPUT.format("uint8"),
     # Inputs that are not tensors.
     "test_identity_opt": "is an optional; expected a (dense) tensor",
@@ -113,36 +122,24 @@ EXPECTED_REFUSALS = {
     "test_batchnorm_example_training_mode": "training_mode 1 is not supported",
     "test_batchnorm_epsilon_training_mode": "training_mode 1 is not supported",
     # Integer and string tensors of the shape and arithmetic operators as graph inputs.
-    **{f"test_{op}": _INT_INPUT.format("int32")
-       for op in ("edge_pad", "reflect_pad", "wrap_pad", "equal", "equal_bcast", "mod_broadcast",
-                  "mod_mixed_sign_int32", "pow_types_float32_int32", "pow_types_int32_float32",
-                  "pow_types_int32_int32")},
-    **{f"test_{op}_{t}": _INT_INPUT.format(t)
-       for op in ("equal", "mod") for t in ("int8", "uint8", "uint16", "uint32", "uint64")
-       if op == "equal" or t != "int8"},
-    "test_equal_int16": _INT_INPUT.format("int16"),
-    "test_mod_mixed_sign_int16": _INT_INPUT.format("int16"),
-    "test_mod_mixed_sign_int8": _INT_INPUT.format("int8"),
+    **{f"test_{op}": _FLOAT_ONLY.format("int32")
+       for op in ("edge_pad", "reflect_pad", "wrap_pad", "mod_broadcast",
+                  "mod_mixed_sign_int32", "pow_types_int32_float32", "pow_types_int32_int32")},
+    "test_pow_types_float32_int32": "the base tensor<3xf32> and the exponent tensor<3xi32> "
+                                    "have different element types",
+    "test_mod_mixed_sign_int16": _FLOAT_ONLY.format("int16"),
+    "test_mod_mixed_sign_int8": _FLOAT_ONLY.format("int8"),
     "test_pow_types_float32_uint32": _INT_INPUT.format("uint32"),
     "test_pow_types_float32_uint64": _INT_INPUT.format("uint64"),
     "test_equal_string": _INT_INPUT.format("string"),
     "test_equal_string_broadcast": _INT_INPUT.format("string"),
     "test_pow_types_int64_float32": "input 0 'x' is a tensor of int64; only float16, float32",
-    # Results that are constants of integer or bool type (folded: the inputs are bound as
-    # initializers), which a tensor graph cannot return.
-    **{f"test_{name}": _CONSTANT_OUTPUT.format("int64")
-       for name in ("shape", "shape_clip_end", "shape_clip_start", "shape_end_1",
-                    "shape_end_negative_1", "shape_example", "shape_start_1",
-                    "shape_start_1_end_2", "shape_start_1_end_negative_1",
-                    "shape_start_greater_than_end", "shape_start_negative_1", "size",
-                    "size_example", "mod_int64_fmod", "mod_mixed_sign_int64",
-                    "pow_types_int64_int64", "where_long_example")},
-    "test_range_int32_type_negative_delta": _CONSTANT_OUTPUT.format("int32"),
+    # Results that are constants of a type a tensor graph has not, or of zero size.
     "test_range_bfloat16_type_positive_delta": _CONSTANT_OUTPUT.format("bfloat16"),
-    "test_constantofshape_int_shape_zero": _CONSTANT_OUTPUT.format("int32"),
-    "test_constantofshape_int_zeros": _CONSTANT_OUTPUT.format("int32"),
-    "test_reduce_max_bool_inputs": _CONSTANT_OUTPUT.format("bool"),
-    "test_reduce_min_bool_inputs": _CONSTANT_OUTPUT.format("bool"),
+    "test_shape_start_greater_than_end": "the graph output 'y' has the shape [0] with a "
+                                         "zero-size dimension",
+    "test_constantofshape_int_shape_zero": "the graph output 'y' has the shape [0] with a "
+                                           "zero-size dimension",
     # Resize: cubic interpolation, antialiasing and crops.
     **{f"test_resize_{name}": "mode 'cubic' is not supported; expected nearest or linear"
        for name in ("upsample_scales_cubic", "upsample_scales_cubic_align_corners",
@@ -337,8 +334,8 @@ def test_reshape_shape_from_graph_refused():
                                helper.make_tensor_value_info("s", TensorProto.INT64, (2,))],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    with pytest.raises(HPVMError, match=r"ONNX node 'rs' \(Reshape\): the graph input 's' is "
-                                        r"a tensor of int64"):
+    with pytest.raises(HPVMError, match=r"ONNX node 'rs' \(Reshape\): the shape \(input 1, "
+                                        r"'s'\) must be a constant"):
         hpvm.onnx.load(model)
 
 

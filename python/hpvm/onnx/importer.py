@@ -7,11 +7,15 @@ inputs are all constant and that only move data (Reshape, Flatten, Transpose,
 Identity, ...) or do elementwise arithmetic are folded in NumPy, so weights
 stay constants embedded in the leaf that uses them.
 
-Only float tensors (float16, float32, float64) of static shapes flow through
-the graph; integer and bool tensors are constants only: the shapes, axes, indices
-and pads operations take, and the shape sub-graphs of exported models (Shape of a
-tensor is a constant, since shapes are static, and Gather, Unsqueeze, Concat,
-integer arithmetic, Equal, Where, ... of constants fold in NumPy). Before anything is
+Tensors of static shapes flow through the graph: float (float16, float32, float64)
+tensors through every operator, and bool and signed integer (int8 ... int64) tensors,
+which graph inputs may be too (token ids, attention masks), through the elementwise
+operators of masks (comparisons, logic, Where, Cast, Abs, Sign, IsNaN, IsInf) and the
+operators that only move data (Reshape, Unsqueeze, Transpose, Concat, ...). The shapes,
+axes, indices and pads operations take are constants, and so are the shape sub-graphs of
+exported models (Shape of a tensor is a constant, since shapes are static, and Gather,
+Unsqueeze, Concat, integer arithmetic, Equal, Where, ... of constants fold in NumPy).
+Before anything is
 converted, every operator the importer lacks is reported at once. Anything the
 importer cannot express exactly raises `HPVMError` naming the node and its op type, and
 so does a model onnxruntime refuses (a value or a node name defined twice, an
@@ -46,7 +50,12 @@ Shape = Tuple[int, ...]
 
 #: ONNX element types that flow through a tensor graph, with their MLIR names.
 _FLOAT_ELEMENTS = {1: "f32", 10: "f16", 11: "f64"}  # FLOAT, FLOAT16, DOUBLE
+#: The element types of graph inputs: floats, and the bool and signed integer tensors
+#: of token ids and masks.
+_INPUT_ELEMENTS = {**_FLOAT_ELEMENTS, 9: "i1", 3: "i8", 5: "i16", 6: "i32", 7: "i64"}
+_INPUT_TYPES = "float16, float32, float64, bool, int8, int16, int32 and int64"
 _FLOAT_DTYPES = (np.float16, np.float32, np.float64)
+_FLOAT_NAMES = ("f16", "f32", "f64")
 
 
 def _require_onnx():
@@ -292,7 +301,7 @@ class Importer:
                 raise HPVMError(f"the ONNX graph output '{value_info.name}': {value.reason}")
             if isinstance(value, np.ndarray):
                 try:
-                    value = self._constant_tensor(value, value_info.name, "the graph output")
+                    value = self._output_constant(value, value_info.name)
                 except _NodeError as error:
                     producer = self._producers.get(value_info.name)
                     if producer is None:
@@ -323,15 +332,15 @@ class Importer:
                                           "(dense) tensor")
             return
         tensor_type = type_proto.tensor_type
-        element = _FLOAT_ELEMENTS.get(tensor_type.elem_type)
+        element = _INPUT_ELEMENTS.get(tensor_type.elem_type)
         if element is None:
             self.values[name] = _Unusable(
                 f"the graph input '{name}' is a tensor of {_element_name(tensor_type.elem_type)}; "
-                "only float16, float32 and float64 tensors are supported as graph inputs")
+                f"only {_INPUT_TYPES} tensors are supported as graph inputs")
             if name in self.input_shapes:
                 raise HPVMError(f"input_shapes gives a shape for '{name}', a tensor of "
-                                f"{_element_name(tensor_type.elem_type)}; only float inputs "
-                                "are supported")
+                                f"{_element_name(tensor_type.elem_type)}; only {_INPUT_TYPES} "
+                                "inputs are supported")
             return
         shape = self._input_shape(name, tensor_type)
         if 0 in shape:
@@ -402,10 +411,26 @@ class Importer:
 
     def tensor(self, node: _Node, i: int) -> Tensor:
         """Input `i` as a float Tensor (constants become graph constants)."""
-        value = self.value(node, i)
+        value = self.check_float(node, self.value(node, i), i)
         if isinstance(value, np.ndarray):
             return self._constant_tensor(value, node.input(i), f"input {i}")
         return value
+
+    def operand(self, node: _Node, i: int) -> Tensor:
+        """Input `i` as a Tensor of any element type the graph has (floats, bool, signed
+        integers; constants become graph constants)."""
+        value = self.value(node, i)
+        if not isinstance(value, np.ndarray):
+            return value
+        element = _element_of(node, i, value)
+        if 0 in value.shape:
+            _fail(f"input {i} '{node.input(i)}' has the shape {list(value.shape)} with a "
+                  "zero-size dimension; expected sizes >= 1")
+        cached = self._constants.get(id(value))
+        if cached is None or cached[0] is not value:
+            cached = (value, self.graph.constant(value, element=element))
+            self._constants[id(value)] = cached
+        return cached[1]
 
     def _constant_tensor(self, array: np.ndarray, name: str, what: str) -> Tensor:
         if array.dtype not in _FLOAT_DTYPES:
@@ -419,6 +444,20 @@ class Importer:
             cached = (array, self.graph.constant(array))
             self._constants[id(array)] = cached
         return cached[1]
+
+    def _output_constant(self, array: np.ndarray, name: str) -> Tensor:
+        """A graph output that is a constant (folded shape code: Shape, Equal of
+        constants, ...), of any element type the graph has."""
+        element = _DTYPE_ELEMENTS.get(np.dtype(array.dtype))
+        if element is None:
+            _fail(f"the graph output '{name}' is a constant tensor of {array.dtype}; graph "
+                  f"outputs are {_INPUT_TYPES} tensors")
+        if element in _FLOAT_NAMES:
+            return self._constant_tensor(array, name, "the graph output")
+        if 0 in array.shape:
+            _fail(f"the graph output '{name}' has the shape {list(array.shape)} with a "
+                  "zero-size dimension; expected sizes >= 1")
+        return self.graph.constant(array, element=element)
 
     def float_constant(self, node: _Node, i: int, what: str) -> np.ndarray:
         value = self.value(node, i)
@@ -438,6 +477,9 @@ class Importer:
         if isinstance(value, np.ndarray) and value.dtype not in _FLOAT_DTYPES:
             _fail(f"input {i} '{node.input(i)}' is a tensor of {value.dtype}; only float16, "
                   "float32 and float64 tensors flow through operations")
+        if isinstance(value, Tensor) and value.element not in _FLOAT_NAMES:
+            _fail(f"input {i} '{node.input(i)}' is a tensor of {value.type.dtype}; this "
+                  "operator takes float16, float32 and float64 tensors only")
         return value
 
     def only_outputs(self, node: _Node, count: int, why: str = "") -> None:
@@ -1199,8 +1241,6 @@ def _constant(im: Importer, node: _Node) -> None:
 _NUMPY_TYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16,
                 6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64,
                 12: np.uint32, 13: np.uint64}
-_MLIR_FLOATS = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
-                np.dtype(np.float64): "f64"}
 
 
 def _rank(value: Value) -> int:
@@ -1355,56 +1395,216 @@ def _cast(im: Importer, node: _Node) -> None:
             y = (x != 0) if dtype == np.bool_ else x.astype(dtype)
         im.set_output(node, np.asarray(y, dtype=dtype))
         return
-    if dtype not in _MLIR_FLOATS:
-        _fail(f"casting a tensor computed by the graph to {dtype} is not supported; only "
-              "float16, float32 and float64 tensors flow through operations (expected a float "
-              "type, or a constant input)")
-    im.set_output(node, T.cast(x, _MLIR_FLOATS[dtype], name=node.leaf_name))
+    element = _DTYPE_ELEMENTS.get(dtype)
+    if element is None:
+        _fail(f"casting a tensor computed by the graph to {dtype} is not supported; tensors "
+              "computed by the graph are float16, float32, float64, bool, int8, int16, int32 "
+              "or int64")
+    if x.element in _FLOAT_NAMES and element in _FLOAT_NAMES:
+        im.set_output(node, T.cast(x, element, name=node.leaf_name))
+    else:
+        im.set_output(node, T.convert(x, element, name=node.leaf_name))
 
 
-def _equal(im: Importer, node: _Node) -> None:
-    _check_unknown_attributes(node, [])
-    why = "its result is a bool tensor, and only float tensors flow through operations"
-    a, b = (_constant_input(im, node, i, what, why) for i, what in ((0, "A"), (1, "B")))
-    _same_dtype(node, [a, b])
+_ELEMENT_NAMES = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+                  "f16": "float16", "f32": "float32", "f64": "float64"}
+_DTYPE_ELEMENTS = {np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
+                   np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
+                   np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
+                   np.dtype(np.float64): "f64"}
+
+
+def _element_of(node: _Node, i: int, value: Value) -> str:
+    """The MLIR element type of input `i` (a Tensor, or a constant of a type the graph
+    has)."""
+    if isinstance(value, Tensor):
+        return value.element
+    element = _DTYPE_ELEMENTS.get(np.dtype(value.dtype))
+    if element is None:
+        _fail(f"input {i} '{node.input(i)}' is a tensor of {value.dtype}; tensors computed "
+              "by the graph are float16, float32, float64, bool, int8, int16, int32 or int64")
+    return element
+
+
+def _map_node(im: Importer, node: _Node, inputs: Sequence[int], fold: Callable,
+              body: Callable[[List[str]], Tuple[str, str]]) -> None:
+    """An elementwise operator of `inputs` (NumPy broadcasting): `fold(*arrays)` folds
+    constant inputs in NumPy; `body(input element types)` gives the MLIR of one element
+    (`%e0`, `%e1`, ... to `%r`) and the result's element type, or fails."""
+    values = [im.value(node, i) for i in inputs]
+    if (all(isinstance(v, np.ndarray) for v in values)
+            and any(np.dtype(v.dtype) not in _DTYPE_ELEMENTS for v in values)):  # shape code of other types (uint8, ...): folded as they are
+        _same_dtype(node, values)
+        try:
+            with np.errstate(all="ignore"):
+                folded = np.asarray(fold(*values))
+        except (ValueError, TypeError) as error:
+            _fail(f"cannot fold the constant inputs ({error})")
+        dtype = np.bool_ if folded.dtype == np.bool_ else values[-1].dtype
+        im.set_output(node, folded.astype(dtype))
+        return
+    elements = [_element_of(node, i, v) for i, v in zip(inputs, values)]
+    text, element = body(elements)
     try:
-        im.set_output(node, np.asarray(np.equal(a, b)))
+        shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in values)))
     except ValueError:
-        _fail(f"the shapes {list(a.shape)} and {list(b.shape)} do not broadcast")
+        _fail("the shapes " + ", ".join(str(list(v.shape)) for v in values)
+              + " do not broadcast")
+    if all(isinstance(v, np.ndarray) for v in values):
+        with np.errstate(all="ignore"):
+            folded = np.asarray(fold(*values))
+        dtype = T.numpy_type_of(element)
+        im.set_output(node, np.broadcast_to(folded.astype(dtype), shape).copy())
+        return
+    if 0 in shape:
+        _fail(f"the result shape {list(shape)} has a zero-size dimension; expected sizes >= 1")
+    operands = [im.operand(node, i) for i in inputs]
+    im.set_output(node, T.elementwise(operands, text, element, name=node.leaf_name,
+                                      kind=node.op_type.lower()))
+
+
+def _one_type(node: _Node, elements: Sequence[str], allowed: Sequence[str],
+              names: Sequence[int] = ()) -> str:
+    """The inputs' one element type (ONNX's T), which must be one of `allowed`."""
+    indices = list(names) or list(range(len(elements)))
+    if len(set(elements)) > 1:
+        listed = ", ".join(f"input {i} '{node.input(i)}' {_ELEMENT_NAMES[e]}"
+                           for i, e in zip(indices, elements))
+        _fail(f"the inputs have different element types ({listed}); expected one type for "
+              "all of them (the operator's T)")
+    element = elements[0]
+    if element not in allowed:
+        _fail(f"input {indices[0]} '{node.input(indices[0])}' is a tensor of "
+              f"{_ELEMENT_NAMES[element]}; expected "
+              + ", ".join(_ELEMENT_NAMES[a] for a in allowed))
+    return element
+
+
+_INTS = ("i8", "i16", "i32", "i64")
+_NUMBERS = _INTS + _FLOAT_NAMES
+_COMPARISONS = {"Equal": ("oeq", "eq", np.equal), "Less": ("olt", "slt", np.less),
+                "LessOrEqual": ("ole", "sle", np.less_equal),
+                "Greater": ("ogt", "sgt", np.greater),
+                "GreaterOrEqual": ("oge", "sge", np.greater_equal)}
+
+
+def _compare(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    fpred, ipred, fold = _COMPARISONS[node.op_type]
+
+    def body(elements):
+        allowed = _NUMBERS + ("i1",) if node.op_type == "Equal" else _NUMBERS
+        e = _one_type(node, elements, allowed)
+        if e in _FLOAT_NAMES:
+            return f"%r = arith.cmpf {fpred}, %e0, %e1 : {e}", "i1"
+        return f"%r = arith.cmpi {ipred}, %e0, %e1 : {e}", "i1"
+
+    _map_node(im, node, [0, 1], fold, body)
+
+
+_LOGIC = {"And": ("arith.andi", np.logical_and), "Or": ("arith.ori", np.logical_or),
+          "Xor": ("arith.xori", np.logical_xor)}
+
+
+def _logic(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+    op, fold = _LOGIC[node.op_type]
+
+    def body(elements):
+        _one_type(node, elements, ("i1",))
+        return f"%r = {op} %e0, %e1 : i1", "i1"
+
+    _map_node(im, node, [0, 1], fold, body)
+
+
+def _not(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+
+    def body(elements):
+        _one_type(node, elements, ("i1",))
+        return "%t = arith.constant true\n%r = arith.xori %e0, %t : i1", "i1"
+
+    _map_node(im, node, [0], np.logical_not, body)
+
+
+def _is_nan(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+
+    def body(elements):
+        e = _one_type(node, elements, _FLOAT_NAMES)
+        return f"%r = arith.cmpf uno, %e0, %e0 : {e}", "i1"
+
+    _map_node(im, node, [0], np.isnan, body)
+
+
+def _is_inf(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["detect_negative", "detect_positive"])
+    negative = int(node.attr("detect_negative", 1))
+    positive = int(node.attr("detect_positive", 1))
+
+    def fold(x):
+        return np.isinf(x) & (((x > 0) & bool(positive)) | ((x < 0) & bool(negative)))
+
+    def body(elements):
+        e = _one_type(node, elements, _FLOAT_NAMES)
+        lines = [f"%inf = arith.constant {_literal(math.inf, e)} : {e}",
+                 f"%ninf = arith.constant {_literal(-math.inf, e)} : {e}",
+                 f"%p = arith.cmpf oeq, %e0, %inf : {e}",
+                 f"%n = arith.cmpf oeq, %e0, %ninf : {e}"]
+        if positive and negative:
+            lines.append("%r = arith.ori %p, %n : i1")
+        elif positive or negative:
+            lines.append(f"%r = arith.ori {'%p, %p' if positive else '%n, %n'} : i1")
+        else:
+            lines.append("%r = arith.constant false")
+        return "\n".join(lines), "i1"
+
+    _map_node(im, node, [0], fold, body)
+
+
+def _abs(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+
+    def body(elements):
+        e = _one_type(node, elements, _NUMBERS)
+        if e in _FLOAT_NAMES:
+            return f"%r = math.absf %e0 : {e}", e
+        return (f"%z = arith.constant 0 : {e}\n%n = arith.subi %z, %e0 : {e}\n"
+                f"%c = arith.cmpi slt, %e0, %z : {e}\n%r = arith.select %c, %n, %e0 : {e}"), e
+
+    _map_node(im, node, [0], np.abs, body)
+
+
+def _sign(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, [])
+
+    def body(elements):
+        e = _one_type(node, elements, _NUMBERS)
+        if e in _FLOAT_NAMES:  # 0, -0 and NaN are their own sign
+            return (f"%z = arith.constant 0.0 : {e}\n%one = arith.constant 1.0 : {e}\n"
+                    f"%m = arith.constant -1.0 : {e}\n%p = arith.cmpf ogt, %e0, %z : {e}\n"
+                    f"%n = arith.cmpf olt, %e0, %z : {e}\n"
+                    f"%s = arith.select %n, %m, %e0 : {e}\n%r = arith.select %p, %one, %s : {e}"
+                    ), e
+        return (f"%z = arith.constant 0 : {e}\n%one = arith.constant 1 : {e}\n"
+                f"%m = arith.constant -1 : {e}\n%p = arith.cmpi sgt, %e0, %z : {e}\n"
+                f"%n = arith.cmpi slt, %e0, %z : {e}\n"
+                f"%s = arith.select %n, %m, %z : {e}\n%r = arith.select %p, %one, %s : {e}"), e
+
+    _map_node(im, node, [0], np.sign, body)
 
 
 def _where(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, [])
-    condition = _constant_input(im, node, 0, "the condition",
-                                "a bool tensor; only float tensors flow through operations")
-    if condition.dtype != np.bool_:
-        _fail(f"the condition '{node.input(0)}' is a tensor of {condition.dtype}; expected bool")
-    a, b = im.value(node, 1), im.value(node, 2)
-    try:
-        shape = tuple(np.broadcast_shapes(condition.shape, a.shape, b.shape))
-    except ValueError:
-        _fail(f"the shapes {list(condition.shape)}, {list(a.shape)} and {list(b.shape)} do not "
-              "broadcast")
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        if a.dtype != b.dtype:
-            _fail(f"X '{node.input(1)}' ({a.dtype}) and Y '{node.input(2)}' ({b.dtype}) have "
-                  "different element types; expected one type")
-        im.set_output(node, np.asarray(np.where(condition, a, b), dtype=a.dtype))
-        return
-    # A constant condition selecting between tensors: a map of the condition (as 0 / 1 in
-    # the tensors' type), X and Y.
-    for i, v in ((1, a), (2, b)):
-        im.check_float(node, v, i)
-    _same_element(node, [None, a, b])
-    x, y = im.tensor(node, 1), im.tensor(node, 2)
-    if 0 in shape:
-        _fail(f"the result shape {list(shape)} has a zero-size dimension; expected sizes >= 1")
-    mask = im._constant_tensor(condition.astype(x.type.dtype), node.input(0), "the condition")
-    operands = [T.broadcast_to(v, shape) for v in (mask, x, y)]
-    e = x.element
-    body = (f"%zero = arith.constant 0.0 : {e}\n%b = arith.cmpf une, %e0, %zero : {e}\n"
-            f"%r = arith.select %b, %e1, %e2 : {e}")
-    im.set_output(node, T.map(operands, body, name=node.leaf_name))
+
+    def body(elements):
+        if elements[0] != "i1":
+            _fail(f"the condition '{node.input(0)}' is a tensor of "
+                  f"{_ELEMENT_NAMES[elements[0]]}; expected bool")
+        e = _one_type(node, elements[1:], _NUMBERS + ("i1",), names=(1, 2))
+        return f"%r = arith.select %e0, %e1, %e2 : {e}", e
+
+    _map_node(im, node, [0, 1, 2], np.where, body)
 
 
 def _constant_of_shape(im: Importer, node: _Node) -> None:
@@ -1528,10 +1728,9 @@ def _concat(im: Importer, node: _Node) -> None:
     # Empty constants add nothing (shape computations concatenate them).
     kept = [(i, v) for i, v in enumerate(values)
             if not (isinstance(v, np.ndarray) and v.shape[axis] == 0)]
-    for i, v in kept:
-        im.check_float(node, v, i)
-    _same_element(node, values)
-    tensors = [im.tensor(node, i) for i, _ in kept]
+    elements = [_element_of(node, i, v) for i, v in kept]
+    _one_type(node, elements, _NUMBERS + ("i1",), names=[i for i, _ in kept])
+    tensors = [im.operand(node, i) for i, _ in kept]
     im.set_output(node, T.concat(tensors, axis, name=node.leaf_name))
 
 
@@ -2226,7 +2425,19 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "ConstantOfShape": _constant_of_shape,
     "Conv": _conv,
     "Dropout": _dropout,
-    "Equal": _equal,
+    "Abs": _abs,
+    "And": _logic,
+    "Equal": _compare,
+    "Greater": _compare,
+    "GreaterOrEqual": _compare,
+    "IsInf": _is_inf,
+    "IsNaN": _is_nan,
+    "Less": _compare,
+    "LessOrEqual": _compare,
+    "Not": _not,
+    "Or": _logic,
+    "Sign": _sign,
+    "Xor": _logic,
     "Erf": _elementwise(_numpy_erf, _erf_body),
     "Exp": _elementwise(lambda node, x: np.exp(x), _simple_body("math.exp")),
     "Expand": _expand,
