@@ -1444,6 +1444,53 @@ def elementwise(inputs: Sequence[Tensor], body: str, element: str,
     return graph._apply(kind, inputs, result, emit, name)
 
 
+def cumsum(x: Tensor, axis: int, exclusive: bool = False, reverse: bool = False,
+           name: Optional[str] = None) -> Tensor:
+    """The running sums of `x` along `axis` (floats or integers; integers wrap around):
+    a `linalg.generic` with one more loop, a reduction over the source position along
+    `axis`, that adds the elements before (or with `reverse` after) each position, and
+    that position's own unless `exclusive`."""
+    graph = _graph_of(x)
+    x = graph._own(x, "cumsum")
+    if x.element == "i1":
+        raise HPVMError("cumsum: expected a float or integer tensor, found " + str(x.type))
+    if not -x.rank <= axis < x.rank:
+        raise HPVMError(f"cumsum: axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    rank = x.rank
+    float_ = x.element in FLOAT_TYPES
+    add = "arith.addf" if float_ else "arith.addi"
+    zero = "0.0" if float_ else "0"
+    predicate = {(False, False): "ule", (True, False): "ult", (False, True): "uge",
+                 (True, True): "ugt"}[(bool(exclusive), bool(reverse))]
+    dims = _dim_names(rank + 1)
+    reads = [dims[rank] if d == axis else dims[d] for d in range(rank)]
+
+    def emit(b, ops):
+        init, filled, r = b.fresh("init"), b.fresh("fill"), b.fresh()
+        z = b.fresh("zero")
+        b.emit(f"{z} = arith.constant {zero} : {x.element}")
+        b.emit(f"{init} = tensor.empty() : {x.type}")
+        b.emit(f"{filled} = linalg.fill ins({z} : {x.element}) outs({init} : {x.type}) -> "
+               f"{x.type}")
+        maps = [_affine_map(rank + 1, reads), _affine_map(rank + 1, dims[:rank])]
+        kinds = ", ".join(['"parallel"'] * rank + ['"reduction"'])
+        b.emit(f"{r} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+               f"iterator_types = [{kinds}]}} ins({ops[0]} : {x.type}) "
+               f"outs({filled} : {x.type}) {{")
+        b.emit(f"^bb0(%in: {x.element}, %acc: {x.element}):")
+        b.emit(f"  %i = linalg.index {axis} : index")
+        b.emit(f"  %j = linalg.index {rank} : index")
+        b.emit(f"  %take = arith.cmpi {predicate}, %j, %i : index")
+        b.emit(f"  %sum = {add} %acc, %in : {x.element}")
+        b.emit(f"  %next = arith.select %take, %sum, %acc : {x.element}")
+        b.emit(f"  linalg.yield %next : {x.element}")
+        b.emit(f"}} -> {x.type}")
+        return r
+
+    return graph._apply("cumsum", [x], x.type, emit, name)
+
+
 def _convert_line(source: str, target: str) -> str:
     """The MLIR line `%r = <conversion> %e0` from the scalar type `source` to `target`
     (as C and onnxruntime: floats to integers truncate toward zero, to i1 is `!= 0`, i1

@@ -25,9 +25,10 @@ PARAMETER_TYPES = (TensorProto.INT64, TensorProto.BOOL)
 #: inputs when every node that reads them is one of these.
 DATA_OPS = frozenset({"Abs", "And", "Cast", "Equal", "Greater", "GreaterOrEqual", "IsInf",
                       "IsNaN", "Less", "LessOrEqual", "Not", "Or", "Sign", "Where", "Xor"})
-#: Float inputs of operators that are parameters too (bound the same way): Resize's roi
-#: and scales, Pad's constant value, Range's start, limit and delta.
-PARAMETER_SLOTS = {"Resize": (1, 2), "Pad": (2,), "Range": (0, 1, 2)}
+#: Inputs of operators that are parameters too, of any type (bound the same way):
+#: Resize's roi and scales, Pad's constant value, Range's start, limit and delta,
+#: CumSum's axis.
+PARAMETER_SLOTS = {"Resize": (1, 2), "Pad": (2,), "Range": (0, 1, 2), "CumSum": (1,)}
 
 
 @functools.lru_cache(maxsize=1)

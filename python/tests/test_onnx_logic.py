@@ -5,6 +5,8 @@ broadcast constant), so the op runs in the compiled graph, not folded."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
@@ -229,3 +231,98 @@ def test_data_movement_of_int_and_bool_tensors(dtype):
                                       i64("ends", 3), i64("axes", 2), i64("big", 2, 4, 3)])
     model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
     _check(model, [("x", x)])
+
+
+@pytest.mark.parametrize("op", ["Max", "Min", "Sum", "Mean"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32],
+                         ids=lambda d: np.dtype(d).name)
+def test_variadic_broadcast(op, dtype):
+    if op in ("Sum", "Mean") and np.dtype(dtype).kind == "i":  # ONNX: floats only
+        a = np.zeros((2,), dtype)
+        with pytest.raises(HPVMError, match=rf"'n0' \({op}\).*int\d+; expected float"):
+            hpvm.onnx.load(_model(op, [("a", a), ("b", a)], _ONNX[a.dtype]))
+        return
+    feeds = [("a", _values(dtype, (2, 1, 4), 1)), ("b", _values(dtype, (3, 1), 2)),
+             ("c", _values(dtype, (4,), 3))]
+    for n in (1, 2, 3):
+        model = _model(op, feeds[:n], _ONNX[np.dtype(dtype)])
+        if op == "Mean" and dtype == np.float64:  # onnxruntime's CPU provider has none
+            arrays = [a for _, a in feeds[:n]]
+            with np.errstate(invalid="ignore"):  # inf + -inf
+                expected = functools.reduce(np.add, arrays) / n
+            (got,) = hpvm.run(hpvm.onnx.load(model), arrays)
+            np.testing.assert_allclose(got, expected, rtol=1e-15, equal_nan=True)
+            continue
+        _check(model, feeds[:n])
+
+
+@pytest.mark.parametrize("op", ["Floor", "Ceil", "Round"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_rounding(op, dtype):
+    x = np.array([[0.5, 1.5, 2.5, -0.5, -1.5, 2.4], [-2.6, np.nan, np.inf, -np.inf, 0.0, 7.0]],
+                 dtype)
+    _check(_model(op, [("x", x)], _ONNX[x.dtype]), [("x", x)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_trilu(dtype):
+    x = _values(dtype, (2, 4, 5), 9)
+    x = np.where(np.isnan(x), 1, x).astype(dtype) if x.dtype.kind == "f" else x
+    for upper in (0, 1):
+        for k in (-7, -1, 0, 2, 9, None):
+            inits = [] if k is None else [helper.make_tensor("k", TensorProto.INT64, [], [k])]
+            _check(_model("Trilu", [("x", x)], _ONNX[x.dtype], inits, opset=14, upper=upper),
+                   [("x", x)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32],
+                         ids=lambda d: np.dtype(d).name)
+def test_cumsum(dtype):
+    x = _values(dtype, (2, 5, 3), 11)
+    x = np.where(np.isfinite(x), x, 0.25).astype(dtype) if x.dtype.kind == "f" else x
+    for axis in (1, -1, 0):
+        for exclusive in (0, 1):
+            for reverse in (0, 1):
+                inits = [helper.make_tensor("axis", TensorProto.INT64, [], [axis])]
+                _check(_model("CumSum", [("x", x)], _ONNX[x.dtype], inits, opset=14,
+                              exclusive=exclusive, reverse=reverse), [("x", x)])
+
+
+def test_roberta_position_ids():
+    """RoBERTa's position ids from int64 token ids: Not(Equal(ids, pad)) cast to int32, its
+    CumSum along the sequence, times the mask, plus the pad id."""
+    h = helper
+    nodes = [h.make_node("Equal", ["ids", "pad"], ["is_pad"]),
+             h.make_node("Not", ["is_pad"], ["keep"]),
+             h.make_node("Cast", ["keep"], ["mask"], to=TensorProto.INT32),
+             h.make_node("CumSum", ["mask", "axis"], ["run"]),
+             h.make_node("Mul", ["run", "mask"], ["kept"]),
+             h.make_node("Cast", ["kept"], ["kept64"], to=TensorProto.INT64),
+             h.make_node("Add", ["kept64", "pad"], ["positions"])]
+    graph = h.make_graph(nodes, "roberta_positions",
+                         [h.make_tensor_value_info("ids", TensorProto.INT64, [2, 7])],
+                         [h.make_tensor_value_info("positions", TensorProto.INT64, None)],
+                         initializer=[h.make_tensor("pad", TensorProto.INT64, [], [1]),
+                                      h.make_tensor("axis", TensorProto.INT64, [], [1])])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)])
+    ids = np.array([[0, 31, 414, 2, 1, 1, 1], [0, 9, 2, 1, 1, 1, 1]], np.int64)
+    _check(model, [("ids", ids)])
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32], ids=lambda d: np.dtype(d).name)
+def test_integer_arithmetic_of_tensors(op, dtype):
+    a = _values(dtype, (2, 3, 4), 1)
+    a.flat[0] = np.iinfo(dtype).max  # wraps around, as onnxruntime
+    b = _values(dtype, (3, 1), 2)
+    b.flat[0] = 2
+    _check(_model(op, [("a", a), ("b", b)], _ONNX[a.dtype]), [("a", a), ("b", b)])
+
+
+def test_integer_div_of_tensors_refused():
+    a = np.ones((2,), np.int64)
+    with pytest.raises(HPVMError, match=r"'n0' \(Div\): Div of integer tensors computed by "
+                                        r"the graph is not supported"):
+        hpvm.onnx.load(_model("Div", [("a", a), ("b", a)], TensorProto.INT64))
+    with pytest.raises(HPVMError, match=r"'n0' \(Add\).*different element types"):
+        hpvm.onnx.load(_model("Add", [("a", a), ("b", a.astype(np.int32))], TensorProto.INT64))

@@ -10,8 +10,9 @@ stay constants embedded in the leaf that uses them.
 Tensors of static shapes flow through the graph: float (float16, float32, float64)
 tensors through every operator, and bool and signed integer (int8 ... int64) tensors,
 which graph inputs may be too (token ids, attention masks), through the elementwise
-operators of masks (comparisons, logic, Where, Cast, Abs, Sign, IsNaN, IsInf) and the
-operators that only move data (Reshape, Unsqueeze, Transpose, Concat, ...). The shapes,
+operators of masks and positions (comparisons, logic, Where, Cast, Abs, Sign, IsNaN, IsInf,
+Trilu, integer Add, Sub, Mul, Max, Min and CumSum) and the operators that only move data
+(Reshape, Unsqueeze, Transpose, Concat, ...). The shapes,
 axes, indices and pads operations take are constants, and so are the shape sub-graphs of
 exported models (Shape of a tensor is a constant, since shapes are static, and Gather,
 Unsqueeze, Concat, integer arithmetic, Equal, Where, ... of constants fold in NumPy).
@@ -988,6 +989,9 @@ def _binary(im: Importer, node: _Node) -> None:
             and (a.dtype.kind in "iu" or b.dtype.kind in "iu")):
         im.set_output(node, _integer_binary(node, a, b))  # shape computations
         return
+    if any(isinstance(v, Tensor) and v.element not in _FLOAT_NAMES for v in (a, b)):
+        _integer_tensor_binary(im, node)
+        return
     a = im.check_float(node, a, 0)
     b = im.check_float(node, b, 1)
     _same_element(node, [a, b])
@@ -1021,6 +1025,22 @@ def _binary(im: Importer, node: _Node) -> None:
         builder = {"Sub": T.subtract, "Mul": T.multiply, "Div": T.divide}[op]
         y = builder(ta, tb, name=node.leaf_name)
     im.set_output(node, y)
+
+
+def _integer_tensor_binary(im: Importer, node: _Node) -> None:
+    """Add, Sub or Mul of integer tensors (position ids, mask arithmetic), wrapping around
+    as onnxruntime does."""
+    op = node.op_type
+    if op == "Div":
+        _fail("Div of integer tensors computed by the graph is not supported (a zero divisor "
+              "has no result); expected float tensors or constant integers")
+    arith = {"Add": "arith.addi", "Sub": "arith.subi", "Mul": "arith.muli"}[op]
+
+    def body(elements):
+        e = _one_type(node, elements, _INTS)
+        return f"%r = {arith} %e0, %e1 : {e}", e
+
+    _map_node(im, node, [0, 1], _NUMPY_BINARY[op], body)
 
 
 def _integer_binary(node: _Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -1592,6 +1612,138 @@ def _sign(im: Importer, node: _Node) -> None:
                 f"%s = arith.select %n, %m, %z : {e}\n%r = arith.select %p, %one, %s : {e}"), e
 
     _map_node(im, node, [0], np.sign, body)
+
+
+_VARIADIC = {"Max": ("arith.maximumf", "arith.maxsi"), "Min": ("arith.minimumf", "arith.minsi"),
+             "Sum": ("arith.addf", None), "Mean": ("arith.addf", None)}
+
+
+def _variadic(im: Importer, node: _Node) -> None:
+    """Max, Min, Sum and Mean of n inputs (NumPy broadcasting); as onnxruntime, NaN
+    propagates through Max and Min, and Mean is the sum, left to right, over n."""
+    _check_unknown_attributes(node, [])
+    fop, iop = _VARIADIC[node.op_type]
+    count = len(node.inputs)
+    if count == 0 or any(not name for name in node.inputs):
+        _fail("expected one or more inputs, none of them missing")
+
+    def fold(*arrays):
+        with np.errstate(all="ignore"):
+            if node.op_type in ("Max", "Min"):
+                pick = np.maximum if node.op_type == "Max" else np.minimum
+                result = arrays[0]
+                for a in arrays[1:]:
+                    result = pick(result, a)
+                return result
+            result = arrays[0]
+            for a in arrays[1:]:
+                result = np.add(result, a, dtype=arrays[0].dtype)
+            if node.op_type == "Mean":
+                result = result / np.asarray(count, arrays[0].dtype)
+            return result
+
+    def body(elements):
+        allowed = _FLOAT_NAMES if iop is None else _NUMBERS
+        e = _one_type(node, elements, allowed)
+        op = fop if e in _FLOAT_NAMES else iop
+        lines, last = [], "%e0"
+        for i in range(1, count):
+            lines.append(f"%s{i} = {op} {last}, %e{i} : {e}")
+            last = f"%s{i}"
+        if node.op_type == "Mean":
+            lines.append(f"%n = arith.constant {_literal(count, e)} : {e}")
+            lines.append(f"%r = arith.divf {last}, %n : {e}")
+        else:  # the last step's value is the result
+            lines.append("%true = arith.constant true")
+            lines.append(f"%r = arith.select %true, {last}, {last} : {e}")
+        return "\n".join(lines), e
+
+    _map_node(im, node, list(range(count)), fold, body)
+
+
+_ROUNDING = {"Floor": ("math.floor", np.floor), "Ceil": ("math.ceil", np.ceil),
+             "Round": ("math.roundeven", np.round)}
+
+
+def _rounding(im: Importer, node: _Node) -> None:
+    """Floor, Ceil and Round (half to even, as onnxruntime) of float tensors."""
+    _check_unknown_attributes(node, [])
+    op, fold = _ROUNDING[node.op_type]
+
+    def body(elements):
+        e = _one_type(node, elements, _FLOAT_NAMES)
+        return f"%r = {op} %e0 : {e}", e
+
+    _map_node(im, node, [0], fold, body)
+
+
+def _trilu(im: Importer, node: _Node) -> None:
+    """Trilu: the elements on and above (upper=1) or below (upper=0) the k-th diagonal of
+    the last two dimensions; the others are 0. A select of a constant bool mask."""
+    _check_unknown_attributes(node, ["upper"])
+    upper = int(node.attr("upper", 1))
+    if upper not in (0, 1):
+        _fail(f"upper is {upper}; expected 0 or 1")
+    k = 0
+    if node.input(1):
+        value = _int_input(im, node, 1, "k")
+        if value.size != 1:
+            _fail(f"k (input 1, '{node.input(1)}') has the shape {list(value.shape)}; expected "
+                  "a scalar")
+        k = int(value.reshape(()))
+    x = im.value(node, 0)
+    if _rank(x) < 2:
+        _fail(f"the input has rank {_rank(x)}; expected rank 2 or more")
+    rows, cols = x.shape[-2], x.shape[-1]
+    ones = np.ones((rows, cols), np.bool_)
+    # np.triu / np.tril take any k: the diagonals past the matrix keep all or nothing.
+    k = max(min(k, cols + 1), -rows - 1)
+    mask = np.triu(ones, k) if upper else np.tril(ones, k)
+    element = _element_of(node, 0, x)
+    if isinstance(x, np.ndarray):
+        im.set_output(node, np.where(mask, x, np.zeros((), x.dtype)).astype(x.dtype))
+        return
+    if 0 in x.shape:
+        _fail(f"the input has the shape {list(x.shape)} with a zero-size dimension; expected "
+              "sizes >= 1")
+    zero = ("false" if element == "i1" else f"{_literal(0.0, element)}"
+            if element in _FLOAT_NAMES else "0")
+    body = (f"%z = arith.constant {zero} : {element}\n"
+            f"%r = arith.select %e0, %e1, %z : {element}")
+    keep = im.graph.constant(mask, element="i1")
+    im.set_output(node, T.elementwise([keep, x], body, element, name=node.leaf_name,
+                                      kind="trilu"))
+
+
+def _cumsum(im: Importer, node: _Node) -> None:
+    _check_unknown_attributes(node, ["exclusive", "reverse"])
+    exclusive, reverse = (int(node.attr(a, 0)) for a in ("exclusive", "reverse"))
+    for name, flag in (("exclusive", exclusive), ("reverse", reverse)):
+        if flag not in (0, 1):
+            _fail(f"{name} is {flag}; expected 0 or 1")
+    value = _int_input(im, node, 1, "the axis")
+    if value.size != 1:
+        _fail(f"the axis (input 1, '{node.input(1)}') has the shape {list(value.shape)}; "
+              "expected a scalar")
+    axis = int(value.reshape(()))
+    x = im.value(node, 0)
+    element = _element_of(node, 0, x)
+    if element not in _NUMBERS:
+        _fail(f"the input '{node.input(0)}' is a tensor of {_ELEMENT_NAMES[element]}; "
+              "expected numbers")
+    rank = _rank(x)
+    if not -rank <= axis < rank:
+        _fail(f"the axis {axis} is out of range for rank {rank}")
+    if isinstance(x, np.ndarray):
+        y = np.flip(x, axis) if reverse else x
+        with np.errstate(all="ignore"):
+            y = np.cumsum(y, axis=axis, dtype=x.dtype)
+        if exclusive:
+            y = np.concatenate([np.zeros_like(np.take(y, [0], axis)),
+                                np.delete(y, -1, axis)], axis) if y.shape[axis] else y
+        im.set_output(node, np.flip(y, axis) if reverse else y)
+        return
+    im.set_output(node, T.cumsum(x, axis, bool(exclusive), bool(reverse), name=node.leaf_name))
 
 
 def _where(im: Importer, node: _Node) -> None:
@@ -2424,6 +2576,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Constant": _constant,
     "ConstantOfShape": _constant_of_shape,
     "Conv": _conv,
+    "CumSum": _cumsum,
     "Dropout": _dropout,
     "Abs": _abs,
     "And": _logic,
@@ -2441,7 +2594,9 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Erf": _elementwise(_numpy_erf, _erf_body),
     "Exp": _elementwise(lambda node, x: np.exp(x), _simple_body("math.exp")),
     "Expand": _expand,
+    "Ceil": _rounding,
     "Flatten": _flatten,
+    "Floor": _rounding,
     "Gather": _gather,
     "Gelu": _gelu,
     "Gemm": _gemm,
@@ -2453,7 +2608,10 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "LayerNormalization": _layer_norm,
     "Log": _elementwise(lambda node, x: np.log(x), _simple_body("math.log")),
     "MatMul": _matmul,
+    "Max": _variadic,
     "MaxPool": _max_pool,
+    "Mean": _variadic,
+    "Min": _variadic,
     "Mod": _mod,
     "Neg": _elementwise(lambda node, x: np.negative(x), _simple_body("arith.negf"),
                         integers=True),
@@ -2467,6 +2625,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "ReduceSum": _reduce("sum"),
     "Relu": _unary(T.relu),
     "Reshape": _reshape,
+    "Round": _rounding,
     "Resize": _resize,
     "Shape": _shape,
     "Sigmoid": _unary(T.sigmoid),
@@ -2476,8 +2635,10 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Split": _split,
     "Sqrt": _elementwise(lambda node, x: np.sqrt(x), _simple_body("math.sqrt")),
     "Squeeze": _squeeze,
+    "Sum": _variadic,
     "Tanh": _unary(T.tanh),
     "Transpose": _transpose,
+    "Trilu": _trilu,
     "Unsqueeze": _unsqueeze,
     "Where": _where,
 }
