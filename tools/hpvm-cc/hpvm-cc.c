@@ -375,8 +375,6 @@ static bool mentions_either(const char *bc, const char *name, const char *other)
   return found;
 }
 
-static bool mentions(const char *bc, const char *name) { return mentions_either(bc, name, NULL); }
-
 /* True when the LLVM IR clang made of a C input calls the HPVM-C API. A false positive only
  * costs the library's import of a plain file, which is then lowered as it is. */
 static bool uses_hpvm_c(const char *bc) { return mentions_either(bc, "__hpvm__", "llvm_hpvm_"); }
@@ -928,6 +926,16 @@ static void push_optimization(const driver_t *d, list_t *list) {
   *list = command;
 }
 
+/* The Hetero-C++ markers declared first in a C++ source (a system header), so that a
+ * program's own declarations of them without noexcept, as HPVM 2.x's heterocc.h has them,
+ * are redeclarations that clang accepts, before or after hetero.h. */
+static void push_marker_declarations(list_t *command, const char *input) {
+  if (is_cxx(input)) {
+    push(command, "-include");
+    push(command, "hpvm/hetero_markers.h");
+  }
+}
+
 /* The clang command that compiles HPVM-C source `input` to LLVM IR (bitcode `bc`) for the
  * library to import. */
 static list_t hpvm_c_command(const driver_t *d, const char *input, const char *bc) {
@@ -947,6 +955,7 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
     push(&command, "-gdwarf-4");
   }
   append(&command, &d->preprocessor);
+  push_marker_declarations(&command, input);
   /* Instrumentation (sanitizers, profiling) applies when the lowered program
    * is compiled, not to the IR the frontend imports; but UBSan's checks are
    * made here, by clang's front end (frontend_instrumentation). */
@@ -1041,7 +1050,8 @@ static bool run_frontend(driver_t *d) {
     ok = run_stage("compile C to LLVM IR", &command);
     if (!ok)
       break;
-    bool hetero = mentions(bc, "__hetero_");
+    /* Hetero-C++'s markers, or HPVM 2.x's earlier spellings (__hpvm_launch, ...). */
+    bool hetero = mentions_either(bc, "__hetero_", "__hpvm_launch");
     if (hetero) {
       ok = lower_hetero_cxx(d, input, base, bc);
       if (!ok || d->emit == EMIT_HPVMC)
@@ -1224,6 +1234,7 @@ static bool compile_object(driver_t *d, bool host, const char *input) {
     push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
     append(&command, &d->preprocessor);
     append(&command, &d->frontend);
+    push_marker_declarations(&command, input);
     /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
      * API, and printed its warnings then: printing them again is noise. */
     push(&command, "-w");

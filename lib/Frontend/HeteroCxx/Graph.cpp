@@ -11,6 +11,7 @@
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
@@ -773,13 +774,52 @@ bool Lowering::checkLeafMarkers(Function *node) {
   return false;
 }
 
+/// Whether the module was compiled from C++ (its debug information says so).
+static bool isCxx(const Module &module) {
+  for (const DICompileUnit *unit : module.debug_compile_units()) {
+    uint16_t language = unit->getSourceLanguage().getName();
+    if (unit->getSourceLanguage().hasVersionedName())
+      return language == dwarf::DW_LNAME_C_plus_plus;
+    return llvm::is_contained({dwarf::DW_LANG_C_plus_plus, dwarf::DW_LANG_C_plus_plus_03,
+                               dwarf::DW_LANG_C_plus_plus_11, dwarf::DW_LANG_C_plus_plus_14,
+                               dwarf::DW_LANG_C_plus_plus_17, dwarf::DW_LANG_C_plus_plus_20},
+                              language);
+  }
+  return false;
+}
+
+Value *Lowering::hintTarget(CallInst *call) {
+  Value *target = call->getArgOperand(0);
+  // hetero.h's C++ overload takes a target by name (hpvm::Target); so does C,
+  // where a target is an int. In C++, an int is a number of HPVM 2.x's
+  // heterocc.h, whose targets were numbered differently from 3 on.
+  if (call->getCalledFunction()->getName().starts_with("_Z") || !isCxx(module))
+    return target;
+  static const std::pair<const char *, int> release[] = {
+      {"None", -1},           {"CPU_TARGET", 1},         {"GPU_TARGET", 2},
+      {"CUDNN_TARGET", 4},    {"TENSOR_TARGET", 9},      {"CPU_OR_GPU_TARGET", 6},
+      {"CPU_OR_SPIR_TARGET", 7}, {"FPGA_TARGET", 8}};
+  auto *number = dyn_cast<ConstantInt>(target);
+  int64_t value = number ? number->getSExtValue() : -1;
+  if (!number || value < 1 || value >= (int64_t)std::size(release)) {
+    std::string found = number ? "the number " + std::to_string(value) +
+                                     (value == 0 ? " (HPVM 2.x's None: no device)" : "")
+                               : describe(target) + ", a value known only when it runs";
+    reporter.error(call, "__hetero_hint expects a target: one of hpvm::CPU_TARGET, "
+                         "hpvm::GPU_TARGET, ... by name, or a number of HPVM 2.x's "
+                         "heterocc.h (1 CPU_TARGET to 7 FPGA_TARGET); found " + found);
+    return nullptr;
+  }
+  return ConstantInt::get(target->getType(), release[value].second);
+}
+
 void Lowering::finishLeaf(Function *node, const Declared *declared, ArrayRef<Value *> outputs) {
   IRBuilder<> b(&*node->getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
   Value *hint = nullptr;
   for (BasicBlock &block : *node)
     for (Instruction &instruction : llvm::make_early_inc_range(block))
       if (auto *call = dyn_cast<CallInst>(&instruction); call && classify(*call) == Marker::Hint) {
-        hint = call->getArgOperand(0);
+        hint = hintTarget(call);
         call->eraseFromParent();
       }
   if (hint)
@@ -920,7 +960,8 @@ Function *Lowering::lowerSection(Function *function, ArrayRef<Value *> outputs) 
   for (BasicBlock &block : *function)
     for (Instruction &instruction : block)
       if (auto *call = dyn_cast<CallInst>(&instruction); call && classify(*call) == Marker::Hint)
-        hint = call->getArgOperand(0);
+        if (!(hint = hintTarget(call)))
+          return nullptr;
   return buildInternal(function, children, outputs, hint);
 }
 

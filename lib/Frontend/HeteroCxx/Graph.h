@@ -103,6 +103,9 @@ private:
   bool checkNotRepeated(llvm::CallInst *marker, unsigned loops);
   /// A task or loop marker left in a leaf's code: it is outside any section.
   bool checkLeafMarkers(llvm::Function *node);
+  /// The target of a __hetero_hint call (this compiler's numbering); null
+  /// after an error.
+  llvm::Value *hintTarget(llvm::CallInst *call);
   /// A leaf's hint and attributes, from the hints left in its code.
   void finishLeaf(llvm::Function *node, const Declared *declared,
                   llvm::ArrayRef<llvm::Value *> outputs);

@@ -24,7 +24,7 @@ namespace hpvm {
 
 bool usesHeteroCxx(const Module &module) {
   for (const Function &function : module)
-    if (function.isDeclaration() && function.getName().contains("__hetero_"))
+    if (function.isDeclaration() && hetero::markerNamed(function.getName()) != hetero::Marker::None)
       for (const User *user : function.users())
         if (const auto *call = dyn_cast<CallBase>(user))
           if (hetero::classify(*call) != hetero::Marker::None)
@@ -219,7 +219,7 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
   // The markers' declarations go with their last calls.
   for (Function &function : llvm::make_early_inc_range(module))
     if (function.isDeclaration() && function.use_empty() &&
-        function.getName().contains("__hetero_"))
+        hetero::markerNamed(function.getName()) != hetero::Marker::None)
       function.eraseFromParent();
   std::string problems;
   raw_string_ostream stream(problems);

@@ -23,11 +23,15 @@ namespace hpvm::hetero {
 
 Marker classify(const CallBase &call) {
   const Function *callee = call.getCalledFunction();
-  if (!callee || !callee->getName().contains("__hetero_"))
+  return callee ? markerNamed(callee->getName()) : Marker::None;
+}
+
+Marker markerNamed(StringRef name) {
+  if (!name.contains("__hetero_") && !name.contains("__hpvm_"))
     return Marker::None;
   // C linkage is the name itself; a header that declares the markers without
   // extern "C" gives mangled names, whose base name is the marker's.
-  std::string base = callee->getName().str();
+  std::string base = name.str();
   if (StringRef(base).starts_with("_Z")) {
     std::string demangled = llvm::demangle(base);
     base = StringRef(demangled).split('(').first.str();
@@ -49,6 +53,17 @@ Marker classify(const CallBase &call) {
       .Case("__hetero_request_mem", Marker::RequestMem)
       .Case("__hetero_copy_mem", Marker::CopyMem)
       .Case("__hetero_isNonZeroLoop", Marker::IsNonZeroLoop)
+      // HPVM 2.x's earlier spellings of the same markers.
+      .Case("__hpvm_launch", Marker::Launch)
+      .Case("__hpvm_wait", Marker::Wait)
+      .Case("__hpvm_launch_begin", Marker::LaunchBegin)
+      .Case("__hpvm_launch_end", Marker::LaunchEnd)
+      .Case("__hpvm_parallel_section_begin", Marker::SectionBegin)
+      .Case("__hpvm_parallel_section_end", Marker::SectionEnd)
+      .Case("__hpvm_task_begin", Marker::TaskBegin)
+      .Case("__hpvm_task_end", Marker::TaskEnd)
+      .Case("__hpvm_parallel_loop", Marker::ParallelLoop)
+      .Case("__hpvm_priv", Marker::Priv)
       .Default(Marker::None);
 }
 

@@ -21,8 +21,11 @@ enum class Marker {
   Hint, Priv, Malloc, Free, RequestMem, CopyMem, IsNonZeroLoop,
 };
 
-/// Which marker `call` calls (by name: C or C++ linkage alike).
+/// Which marker `call` calls (by name: C or C++ linkage alike, HPVM 2.x's
+/// earlier spellings such as __hpvm_parallel_section_begin too).
 Marker classify(const llvm::CallBase &call);
+/// Which marker a function of this name is (None when it is none).
+Marker markerNamed(llvm::StringRef name);
 /// The marker's C spelling, for diagnostics.
 llvm::StringRef spelling(Marker marker);
 

@@ -20,6 +20,10 @@
  *                                   the code between them is the root, launched
  *                                   and waited for in place
  *
+ * HPVM 2.x's spellings (__hpvm_launch, __hpvm_parallel_section_begin,
+ * __hpvm_task_begin, __hpvm_parallel_loop, __hpvm_priv, ...) are the same
+ * markers (hetero_markers.h).
+ *
  * The functions are never defined: hpvm-cc rewrites every call.
  *===----------------------------------------------------------------------===*/
 #ifndef HPVM_HETERO_H
@@ -27,6 +31,9 @@
 
 /* The targets are HPVM-C's (hpvm.h): hetero::CPU_TARGET is hpvm::CPU_TARGET. */
 #include "hpvm.h"
+
+/* The markers, and HPVM 2.x's earlier spellings of them. */
+#include "hetero_markers.h"
 
 #ifdef __cplusplus
 namespace hetero = hpvm;
@@ -41,28 +48,8 @@ using hpvm::CPU_OR_GPU_TARGET;
 using hpvm::CPU_OR_SPIR_TARGET;
 using hpvm::FPGA_TARGET;
 using hpvm::TENSOR_TARGET;
-extern "C" {
-#endif
-
-void *__hetero_launch(void *root, ...) HPVM_NOEXCEPT;
-void __hetero_wait(void *graph) HPVM_NOEXCEPT;
-void *__hetero_launch_begin(unsigned inputs, ...) HPVM_NOEXCEPT;
-void __hetero_launch_end(void *graph) HPVM_NOEXCEPT;
-void *__hetero_section_begin(void) HPVM_NOEXCEPT;
-void __hetero_section_end(void *section) HPVM_NOEXCEPT;
-void *__hetero_task_begin(unsigned inputs, ...) HPVM_NOEXCEPT;
-void __hetero_task_end(void *task) HPVM_NOEXCEPT;
-void __hetero_parallel_loop(unsigned loops, ...) HPVM_NOEXCEPT;
-void __hetero_hint(int target) HPVM_NOEXCEPT;
-void __hetero_priv(unsigned count, ...) HPVM_NOEXCEPT;
-void __hetero_isNonZeroLoop(long, ...) HPVM_NOEXCEPT;
-void *__hetero_malloc(size_t bytes) HPVM_NOEXCEPT;
-void __hetero_free(void *pointer) HPVM_NOEXCEPT;
-void __hetero_request_mem(void *pointer, size_t bytes) HPVM_NOEXCEPT;
-void __hetero_copy_mem(void *destination, void *source, size_t bytes) HPVM_NOEXCEPT;
-
-#ifdef __cplusplus
-} /* extern "C" */
+/* A target by name; the int overload (hetero_markers.h) takes HPVM 2.x's numbers. */
+void __hetero_hint(hpvm::Target target) noexcept;
 #endif
 
 #endif /* HPVM_HETERO_H */
