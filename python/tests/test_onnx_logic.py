@@ -163,8 +163,11 @@ def test_bad_types_refused():
         hpvm.onnx.load(_model("Where", [("a", a), ("b", b), ("c", b)], TensorProto.FLOAT))
     with pytest.raises(HPVMError, match=r"'n0' \(IsNaN\).*int64; expected float"):
         hpvm.onnx.load(_model("IsNaN", [("a", a)], TensorProto.BOOL))
-    with pytest.raises(HPVMError, match=r"'n0' \(Relu\).*int64; this operator takes float"):
-        hpvm.onnx.load(_model("Relu", [("a", a)], TensorProto.INT64))
+    for op in ("Relu", "ReduceSum", "ReduceMax", "Softmax", "Neg"):
+        with pytest.raises(HPVMError, match=rf"'n0' \({op}\).*int64; this operator takes float"):
+            hpvm.onnx.load(_model(op, [("a", a)], TensorProto.INT64))
+    with pytest.raises(HPVMError, match=r"'n0' \(Mod\).*int64; this operator takes float"):
+        hpvm.onnx.load(_model("Mod", [("a", a), ("b", a)], TensorProto.INT64))
 
 
 def test_bert_style_attention_mask():

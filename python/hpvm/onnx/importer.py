@@ -1800,6 +1800,9 @@ def _mod(im: Importer, node: _Node) -> None:
     if fmod not in (0, 1):
         _fail(f"fmod {fmod} is not valid; expected 0 or 1")
     a, b = im.value(node, 0), im.value(node, 1)
+    for i, v in enumerate((a, b)):
+        if isinstance(v, Tensor):
+            im.check_float(node, v, i)  # integer Mod of tensors: a zero divisor has no result
     floats = any(not isinstance(v, np.ndarray) or v.dtype.kind == "f" for v in (a, b))
     if floats and not fmod and im.opset < 28:
         _fail(f"fmod 0 with float inputs is not valid in opset {im.opset} (from opset 28: the "
@@ -2117,6 +2120,7 @@ def _reduce(kind: str) -> Callable[[Importer, _Node], None]:
                 folded = _NUMPY_REDUCE[kind](x, axis=tuple(axes), keepdims=bool(keepdims))
             im.set_output(node, np.asarray(folded).astype(x.dtype))
             return
+        im.check_float(node, x, 0)
         if kind in ("mean", "max") and rank == 4 and axes == [2, 3]:
             # Over the image of NCHW: the runtime's global pooling.
             name = node.leaf_name if keepdims else None
