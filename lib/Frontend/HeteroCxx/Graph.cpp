@@ -702,7 +702,55 @@ bool Lowering::makeNode(Function *extracted, CallInst *call, const Declared &dec
   if (!checkLeafMarkers(node))
     return false;
   finishLeaf(node, &declared, outputs);
-  return privatize(node);
+  return privatize(node) && (host || checkInputsOnlyRead(node, child.ports, outputs, name, marker));
+}
+
+/// An instruction of the node's code that writes through `pointer` (a store,
+/// memset, memcpy or atomic to it or to an address computed from it); calls
+/// of other functions are not followed.
+static Instruction *writeThrough(Value *pointer) {
+  SmallVector<Value *> work{pointer};
+  SmallPtrSet<Value *, 16> seen{pointer};
+  while (!work.empty()) {
+    Value *value = work.pop_back_val();
+    for (Use &use : value->uses()) {
+      auto *user = dyn_cast<Instruction>(use.getUser());
+      if (!user)
+        continue;
+      if (auto *store = dyn_cast<StoreInst>(user); store && use.getOperandNo() == 1)
+        return store;
+      if (auto *intrinsic = dyn_cast<AnyMemIntrinsic>(user); intrinsic && use.getOperandNo() == 0)
+        return intrinsic;
+      if (isa<AtomicRMWInst, AtomicCmpXchgInst>(user) && use.getOperandNo() == 0)
+        return user;
+      if (isa<GetElementPtrInst, CastInst, PHINode, SelectInst>(user) &&
+          user->getType()->isPointerTy() && seen.insert(user).second)
+        work.push_back(user);
+    }
+  }
+  return nullptr;
+}
+
+bool Lowering::checkInputsOnlyRead(Function *node, ArrayRef<Value *> ports,
+                                   ArrayRef<Value *> outputs, StringRef name, CallInst *marker) {
+  for (Argument &arg : node->args()) {
+    if (!arg.getType()->isPointerTy() || llvm::is_contained(outputs, &arg))
+      continue;
+    Instruction *write = writeThrough(&arg);
+    if (!write)
+      continue;
+    // The parent's buffer, for its name: what the parent passes.
+    Value *buffer = arg.getArgNo() < ports.size() ? ports[arg.getArgNo()]
+                                                  : static_cast<Value *>(&arg);
+    reporter.error(write, "'" + name + "' writes " + describe(buffer) +
+                              ", which it declares only as an input; a node's writes reach "
+                              "the rest of the graph through its outputs: list the buffer "
+                              "among the outputs of its " +
+                              (marker ? "__hetero_task_begin" : "__hetero_parallel_loop") +
+                              " too");
+    return false;
+  }
+  return true;
 }
 
 bool Lowering::privatize(Function *node) {

@@ -101,6 +101,11 @@ private:
   bool privatize(llvm::Function *node);
   /// A child whose outputs nothing reads returns none (dropOutputs).
   bool checkNotRepeated(llvm::CallInst *marker, unsigned loops);
+  /// A leaf that writes a buffer it declares only as an input (`ports`: the
+  /// parent's values of its parameters; `marker` null for a parallel loop).
+  bool checkInputsOnlyRead(llvm::Function *node, llvm::ArrayRef<llvm::Value *> ports,
+                           llvm::ArrayRef<llvm::Value *> outputs, llvm::StringRef name,
+                           llvm::CallInst *marker);
   /// A task or loop marker left in a leaf's code: it is outside any section.
   bool checkLeafMarkers(llvm::Function *node);
   /// The target of a __hetero_hint call (this compiler's numbering); null

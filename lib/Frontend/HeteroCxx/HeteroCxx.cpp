@@ -189,6 +189,81 @@ static bool checkMarkerPairs(Module &module, hetero::Reporter &reporter) {
   return ok;
 }
 
+/// What a begin marker opens, for diagnostics.
+static std::string opened(const CallInst *begin) {
+  hetero::Marker marker = hetero::classify(*begin);
+  return (marker == hetero::Marker::SectionBegin ? "the section"
+          : marker == hetero::Marker::TaskBegin  ? "the task"
+                                                 : "the launched region") +
+         std::string(" that begins at line ") + std::to_string(begin->getDebugLoc().getLine());
+}
+
+/// The regions of one function nest as the source writes them (blocks in
+/// clang's order, which is the source's): an end marker ends the innermost
+/// open region, once; a task or parallel loop after the end of the section
+/// around it is outside it.
+static bool checkNesting(Function &function, hetero::Reporter &reporter) {
+  using hetero::Marker;
+  SmallVector<CallInst *> open;
+  DenseMap<CallInst *, CallInst *> endOf;
+  CallInst *lastSection = nullptr;
+  for (BasicBlock &block : function)
+    for (Instruction &instruction : block) {
+      auto *call = dyn_cast<CallInst>(&instruction);
+      Marker marker = call ? hetero::classify(*call) : Marker::None;
+      if ((marker == Marker::TaskBegin || marker == Marker::ParallelLoop) && lastSection &&
+          llvm::none_of(open, [](CallInst *begin) {
+            return hetero::classify(*begin) == Marker::SectionBegin;
+          })) {
+        reporter.error(call, hetero::spelling(marker) + " after the end of " +
+                                 opened(lastSection) + " (line " +
+                                 Twine(endOf[lastSection]->getDebugLoc().getLine()) +
+                                 "); tasks and parallel loops are children of the section "
+                                 "around them");
+        return false;
+      }
+      if (marker == Marker::SectionBegin || marker == Marker::TaskBegin ||
+          marker == Marker::LaunchBegin) {
+        // One without an end is reported where the lowering looks for it.
+        if (llvm::any_of(call->users(), [](User *user) {
+              auto *end = dyn_cast<CallInst>(user);
+              Marker kind = end ? hetero::classify(*end) : Marker::None;
+              return kind == Marker::SectionEnd || kind == Marker::TaskEnd ||
+                     kind == Marker::LaunchEnd;
+            }))
+          open.push_back(call);
+        continue;
+      }
+      if (marker != Marker::SectionEnd && marker != Marker::TaskEnd &&
+          marker != Marker::LaunchEnd)
+        continue;
+      auto *begin = dyn_cast<CallInst>(call->getArgOperand(0)->stripPointerCasts());
+      if (!begin)
+        continue;
+      if (CallInst *first = endOf.lookup(begin)) {
+        reporter.error(call, "a second " + hetero::spelling(marker) + " of " + opened(begin) +
+                                 " (it ended at line " +
+                                 Twine(first->getDebugLoc().getLine()) +
+                                 "); each begin marker has one end");
+        return false;
+      }
+      auto at = llvm::find(open, begin);
+      if (at == open.end())
+        continue;
+      if (at + 1 != open.end()) {
+        reporter.error(call, hetero::spelling(marker) + " ends " + opened(begin) + " while " +
+                                 opened(open.back()) + ", inside it, is still open; end "
+                                 "that one first (sections and tasks nest)");
+        return false;
+      }
+      open.pop_back();
+      endOf[begin] = call;
+      if (marker == Marker::SectionEnd)
+        lastSection = begin;
+    }
+  return true;
+}
+
 bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
                     HeteroCxxOptions options) {
   bool sequential = options.sequential;
@@ -213,6 +288,9 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
   }
   if (!checkMarkerPairs(module, reporter))
     return false;
+  for (Function &function : module)
+    if (!function.isDeclaration() && !checkNesting(function, reporter))
+      return false;
   hetero::Lowering lowering(module, reporter, options.streaming);
   if (!(sequential ? lowering.runSequential() : lowering.run()) || reporter.failed())
     return false;
