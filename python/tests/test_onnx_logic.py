@@ -329,3 +329,16 @@ def test_integer_div_of_tensors_refused():
         hpvm.onnx.load(_model("Div", [("a", a), ("b", a)], TensorProto.INT64))
     with pytest.raises(HPVMError, match=r"'n0' \(Add\).*different element types"):
         hpvm.onnx.load(_model("Add", [("a", a), ("b", a.astype(np.int32))], TensorProto.INT64))
+
+
+def test_zero_size_tensor_inputs_refused():
+    """A graph input with a zero-size dimension is refused by the node that reads it (a
+    compiled graph has no 0-size tensors; constants of 0 size fold)."""
+    ids = np.zeros((2, 0), np.int64)
+    pad = helper.make_tensor("pad", TensorProto.INT64, [], [0])
+    with pytest.raises(HPVMError, match=r"'n0' \(Equal\): the graph input 'ids' has the shape "
+                                        r"\[2, 0\] with a zero-size dimension"):
+        hpvm.onnx.load(_model("Equal", [("ids", ids)], TensorProto.BOOL, [pad]))
+    mask = np.zeros((0,), np.bool_)
+    with pytest.raises(HPVMError, match=r"'n0' \(Not\): the graph input 'm' has the shape \[0\]"):
+        hpvm.onnx.load(_model("Not", [("m", mask)], TensorProto.BOOL))
