@@ -342,3 +342,37 @@ def test_zero_size_tensor_inputs_refused():
     mask = np.zeros((0,), np.bool_)
     with pytest.raises(HPVMError, match=r"'n0' \(Not\): the graph input 'm' has the shape \[0\]"):
         hpvm.onnx.load(_model("Not", [("m", mask)], TensorProto.BOOL))
+
+
+def test_causal_mask_with_padding_and_nan_guard():
+    """The masking code of GPT-2 / Llama exports: a causal mask from Range and
+    LessOrEqual (folded: the shapes are static), And with a bool padding mask input,
+    Where on the scores, then IsNaN guarding the softmax of fully masked rows."""
+    h = helper
+    seq = 5
+    nodes = [
+        h.make_node("Range", ["zero", "seq", "one"], ["pos"]),
+        h.make_node("Unsqueeze", ["pos", "ax0"], ["row"]),
+        h.make_node("Unsqueeze", ["pos", "ax1"], ["col"]),
+        h.make_node("LessOrEqual", ["row", "col"], ["causal"]),
+        h.make_node("Unsqueeze", ["padding", "ax12"], ["pad4"]),
+        h.make_node("And", ["causal", "pad4"], ["allowed"]),
+        h.make_node("Where", ["allowed", "scores", "neginf"], ["masked"]),
+        h.make_node("Softmax", ["masked"], ["probs"], axis=-1),
+        h.make_node("IsNaN", ["probs"], ["nan"]),
+        h.make_node("Where", ["nan", "zerof", "probs"], ["out"]),
+    ]
+    i64 = lambda name, dims, vals: h.make_tensor(name, TensorProto.INT64, dims, vals)  # noqa
+    inits = [i64("zero", [], [0]), i64("seq", [], [seq]), i64("one", [], [1]),
+             i64("ax0", [1], [0]), i64("ax1", [1], [1]), i64("ax12", [2], [1, 2]),
+             h.make_tensor("neginf", TensorProto.FLOAT, [], [-np.inf]),
+             h.make_tensor("zerof", TensorProto.FLOAT, [], [0.0])]
+    graph = h.make_graph(
+        nodes, "causal",
+        [h.make_tensor_value_info("padding", TensorProto.BOOL, [2, seq]),
+         h.make_tensor_value_info("scores", TensorProto.FLOAT, [2, 2, seq, seq])],
+        [h.make_tensor_value_info("out", TensorProto.FLOAT, None)], initializer=inits)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+    padding = np.array([[True] * seq, [False, False, True, True, True]])
+    scores = np.random.default_rng(1).standard_normal((2, 2, seq, seq)).astype(np.float32)
+    _check(model, [("padding", padding), ("scores", scores)])
