@@ -341,6 +341,31 @@ static bool declaredIn(AllocaInst *alloca, const SmallPtrSetImpl<BasicBlock *> &
   });
 }
 
+/// A local object declared in a region whose scope ends after the region: its
+/// one destructor call (`use`, after the region) moves to the region's end, the
+/// end of the node that owns the object. False (nothing moved) when `use` is
+/// not that, or the region has more than one way out.
+static bool destroyAtEnd(AllocaInst *alloca, Instruction *use,
+                         const SmallPtrSetImpl<BasicBlock *> &region) {
+  auto *call = dyn_cast<CallInst>(use);
+  Function *callee = call ? call->getCalledFunction() : nullptr;
+  if (!callee || call->arg_size() != 1 || call->getArgOperand(0) != alloca ||
+      !StringRef(llvm::demangle(callee->getName())).contains("::~"))
+    return false;
+  Instruction *exit = nullptr;
+  for (BasicBlock *block : region)
+    for (BasicBlock *next : successors(block))
+      if (!region.count(next)) {
+        if (exit)
+          return false;
+        exit = block->getTerminator();
+      }
+  if (!exit)
+    return false;
+  call->moveBefore(exit->getIterator());
+  return true;
+}
+
 bool Lowering::claimLocals(ArrayRef<BasicBlock *> blocks, StringRef what) {
   SmallPtrSet<BasicBlock *, 16> region(blocks.begin(), blocks.end());
   BasicBlock &entry = blocks.front()->getParent()->getEntryBlock();
@@ -359,24 +384,24 @@ bool Lowering::claimLocals(ArrayRef<BasicBlock *> blocks, StringRef what) {
     SmallVector<Instruction *> markers;
     Instruction *outside = nullptr;
     bool inside = false;
+    unsigned outsideUses = 0;
     for (User *user : alloca->users()) {
       auto *use = cast<Instruction>(user);
       if (use->isLifetimeStartOrEnd())
         markers.push_back(use);
       else if (region.count(use->getParent()))
         inside = true;
-      else if (!outside || use->getDebugLoc())
+      else if (++outsideUses, !outside || use->getDebugLoc())
         outside = use;
     }
     if (!declared && (outside || !inside))
       continue;
-    if (outside) {
+    if (outside && !(outsideUses == 1 && destroyAtEnd(alloca, outside, region))) {
       std::string line;
       for (DbgVariableRecord *record : findDVRDeclares(alloca))
         line = " at line " + std::to_string(record->getVariable()->getLine());
       reporter.error(outside, describe(alloca) + ", declared in the " + what + line +
-                                  ", is used here, after the " + what + " (where a C++ "
-                                  "object's scope ends, its destructor runs); a node's "
+                                  ", is used here, after the " + what + "; a node's "
                                   "locals are its own: end its scope inside the " + what +
                                   " with { }, or declare it before the " + what +
                                   " and list it among its inputs");

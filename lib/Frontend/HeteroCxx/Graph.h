@@ -84,8 +84,9 @@ private:
   /// marker when the scope is the function's). A local declared in `blocks`
   /// (or, for a task, declared in its section) and used only there is the
   /// region's own: its alloca moves into the region (then to the node's entry,
-  /// in makeNode) and its lifetime markers go. One declared there and used
-  /// after it (a destructor) is an error.
+  /// in makeNode) and its lifetime markers go. The destructor call of one
+  /// declared there moves from after the region to its end; any other use
+  /// after the region is an error.
   bool claimLocals(llvm::ArrayRef<llvm::BasicBlock *> blocks, llvm::StringRef what);
   /// The node of the code `extracted` (called by `call` in the parent) that
   /// declares `declared`; `host` when the parent is host code (a launch).

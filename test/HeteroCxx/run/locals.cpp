@@ -3,6 +3,7 @@
 // constructors, variables whose address is taken, declared without braces
 // around the region (their scope, and clang's lifetime markers, end after the
 // end marker). A local of the section that only one task uses is that task's.
+// An object whose scope is the function's is destroyed at the end of its task.
 #include <heterocc.h>
 #include <array>
 #include <stdio.h>
@@ -14,6 +15,11 @@ struct Counter {
   void add(int v) { total += v; }
 };
 static void bump(int *k) { *k += 1; }
+static long tallied = 0;
+struct Tally {
+  long count = 0;
+  ~Tally() { tallied += count; }
+};
 
 void root(int *a, size_t na, int *b, size_t nb, long n) {
   void *s = __hetero_section_begin();
@@ -33,6 +39,8 @@ void root(int *a, size_t na, int *b, size_t nb, long n) {
     a[i] += table[i % 16] + p.x * p.y + arr[2] + k + scratch[i % 8];
   }
   a[0] += counter.total;
+  Tally tally; // destroyed at the end of the task
+  tally.count = n;
   __hetero_task_end(t);
   for (long i = 0; i < n; ++i) {
     __hetero_parallel_loop(1, 2, b, nb, n, 1, b, nb, "loop_locals");
@@ -77,6 +85,7 @@ int main() {
   __hetero_launch_end(region);
   for (int i = 0; i < N; ++i) total += a[i] * 3 + b[i];
   long expected = reference(N);
-  printf("locals: sum=%ld a0=%d b99=%d wrong=%d\n", total, a[0], b[N - 1], total != expected);
-  return total != expected;
+  printf("locals: sum=%ld a0=%d b99=%d tallied=%ld wrong=%d\n", total, a[0], b[N - 1], tallied,
+         total != expected || tallied != N);
+  return total != expected || tallied != N;
 }
