@@ -254,6 +254,14 @@ bool Lowering::parseLaunch(CallInst *launch, Function *&root, Declared &declared
     reporter.error(launch, "__hetero_launch expects the root function as its first argument");
     return false;
   }
+  // The graph runs while the host goes on; only its wait brings the outputs back (without one,
+  // the program read them before the graph wrote them: a wrong result, silently).
+  if (launch->use_empty()) {
+    reporter.error(launch, "the graph launched here is never waited for: __hetero_launch "
+                           "returns a handle, and __hetero_wait(handle) is where the outputs "
+                           "are ready; expected a wait, found the handle unused");
+    return false;
+  }
   if (!parseDeclared(*launch, 1, reporter, declared))
     return false;
   unsigned number = 0;
