@@ -61,13 +61,41 @@ class CompiledGraph:
         self.library = library
         self.function = library.function(graph.name, inputs, outputs)
         self.path = library.path
+        # Indices read at run time (tensor.gather): checked here, before the call.
+        reachable = {id(op) for op in graph._reachable_ops()}
+        self._index_checks = [(self.input_names.index(name), name, n, what, where)
+                              for value, name, n, what, where in graph.index_checks
+                              if id(value.op) in reachable]
 
     def __call__(self, *args, **kwargs):
+        for position, name, n, what, where in self._index_checks:
+            value = kwargs.get(name) if name in kwargs else (
+                args[position] if position < len(args) else None)
+            _check_indices(self.name, value, name, n, what, where)
         return self.function(*args, **kwargs)
 
     def __repr__(self):
         return (f"<hpvm CompiledGraph {self.name}({', '.join(self.input_names)}) -> "
                 f"({', '.join(self.output_names)}) from {self.path}>")
+
+
+def _check_indices(graph: str, value, name: str, n: int, what: str, where: str) -> None:
+    """HPVMError when the argument `name` holds an index outside [-n, n) (a value the
+    call itself refuses, or a missing one, is left to it)."""
+    try:
+        array = np.asarray(value)
+    except Exception:  # the call reports what it cannot convert
+        return
+    if value is None or array.dtype.kind not in "iuf" or array.size == 0:
+        return
+    bad = (array < -n) | (array >= n) | (array != array)
+    if not np.any(bad):
+        return
+    at = tuple(int(i) for i in np.argwhere(bad)[0])
+    index = array[at].item()
+    raise HPVMError(f"{graph}: {what}: the index {index} at {list(at)} of the argument "
+                    f"'{name}' is out of range; expected an index in [{-n}, {n}) for the {n} "
+                    f"elements of {where}")
 
 
 def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "-O3",

@@ -134,6 +134,10 @@ class TensorGraph:
         #: The file the graph was read from (hpvm.onnx.load sets it), or None: `save`
         #: refuses to write over it.
         self.source: Optional[str] = None
+        #: The range checks of indices that are graph inputs (`gather`): (the op's result,
+        #: the input's name, n, what, where): a compiled call refuses an argument with an
+        #: element outside [-n, n) before it runs, when the op is reachable.
+        self.index_checks: List[Tuple[Tensor, str, int, str, str]] = []
 
     def set_error_budget(self, l1: float, l2: float, node: Optional[Tensor] = None) -> None:
         """The outputs may differ from the exact ones by at most `l1` in relative L1 norm
@@ -1342,6 +1346,75 @@ def take(x: Tensor, indices, axis: int = 0, name: Optional[str] = None) -> Tenso
                              (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
 
     return graph._apply("take", [x], result, emit, name)
+
+
+def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None,
+           what: Optional[str] = None) -> Tensor:
+    """`np.take(x, indices, axis)` for `indices` computed at run time: a graph input of
+    int32 or int64 elements, any rank (negative indices count from the end). The result
+    has the shape `x.shape[:axis] + indices.shape + x.shape[axis + 1:]`: a
+    `linalg.generic` that reads each index, adds `x.shape[axis]` to a negative one and
+    `tensor.extract`s that element. A compiled call checks the argument before it runs
+    (an index outside [-n, n) raises HPVMError naming `what`, default the leaf); the leaf
+    also clamps each index into [0, n), so that a call that bypasses the check never
+    reads outside `x`."""
+    graph = _graph_of(x, indices)
+    x = graph._own(x, "gather")
+    indices = graph._own(indices, "gather")
+    if indices.element not in ("i32", "i64"):
+        raise HPVMError(f"gather: expected int32 or int64 indices, found {indices.type}")
+    if indices.kind != "input":
+        raise HPVMError(f"gather: expected the indices as a graph input (an argument the call "
+                        f"checks), found '{indices.name}', a {indices.kind}")
+    if x.rank == 0:
+        raise HPVMError("gather: expected a tensor of rank >= 1, found a scalar")
+    if not -x.rank <= axis < x.rank:
+        raise HPVMError(f"gather: axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    n = x.shape[axis]
+    shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    result = TensorType(shape, x.element)
+    k = indices.rank
+    rank = len(shape)
+    if rank == 0:
+        raise HPVMError("gather: a scalar index into a tensor of rank 1 is not supported "
+                        "(the result would be a scalar)")
+    element = indices.element
+
+    def emit(body, ops):
+        empty = _emit_empty(body, result)
+
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            zero, size, last = body.fresh("z"), body.fresh("n"), body.fresh("last")
+            neg, wrapped, low, high = (body.fresh("neg"), body.fresh("w"), body.fresh("lo"),
+                                       body.fresh("hi"))
+            position = body.fresh("p")
+            lines.append(f"{zero} = arith.constant 0 : {element}")
+            lines.append(f"{size} = arith.constant {n} : {element}")
+            lines.append(f"{last} = arith.constant {n - 1} : {element}")
+            lines.append(f"{neg} = arith.addi {args[0]}, {size} : {element}")
+            lines.append(f"{low} = arith.cmpi slt, {args[0]}, {zero} : {element}")
+            lines.append(f"{wrapped} = arith.select {low}, {neg}, {args[0]} : {element}")
+            # Clamped into [0, n): the call's check refuses such indices before it runs.
+            lines.append(f"{high} = arith.maxsi {wrapped}, {zero} : {element}")
+            clamped = body.fresh("cl")
+            lines.append(f"{clamped} = arith.minsi {high}, {last} : {element}")
+            lines.append(f"{position} = arith.index_cast {clamped} : {element} to index")
+            where = loop[:axis] + [position] + loop[axis + k:]
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        return _emit_generic(body, rank, [(ops[1], indices.type,
+                                           [f"d{axis + i}" for i in range(k)])],
+                             (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
+
+    out = graph._apply("gather", [x, indices], result, emit, name)
+    graph.index_checks.append((out, indices.name, n, what or f"gather '{out.op.name}'",
+                               f"axis {axis} of {x.type}"))
+    return out
 
 
 def cast(x: Tensor, element: str, name: Optional[str] = None) -> Tensor:

@@ -287,7 +287,8 @@ def test_gather_refusals():
                     r"elements of axis 0")
     model = make_model([helper.make_node("Gather", ["x", "x"], ["y"], name="g")],
                        [("x", (3, 2))], _outputs("y"))
-    _refused(model, r"ONNX node 'g' \(Gather\): the indices \(input 1, 'x'\) must be a constant")
+    _refused(model, r"ONNX node 'g' \(Gather\): the indices \(input 1, 'x'\) are a tensor of f32; "
+                    r"expected int64 \(or int32\)")
 
 
 # --------------------------------------------------------------------------

@@ -13,7 +13,8 @@ which graph inputs may be too (token ids, attention masks), through the elementw
 operators of masks and positions (comparisons, logic, Where, Cast, Abs, Sign, IsNaN, IsInf,
 Trilu, integer Add, Sub, Mul, Max, Min and CumSum) and the operators that only move data
 (Reshape, Unsqueeze, Transpose, Concat, ...). The shapes,
-axes, indices and pads operations take are constants, and so are the shape sub-graphs of
+axes, indices and pads operations take are constants (Gather's indices may also be an
+int32 / int64 graph input, which the compiled call range-checks), and so are the shape sub-graphs of
 exported models (Shape of a tensor is a constant, since shapes are static, and Gather,
 Unsqueeze, Concat, integer arithmetic, Equal, Where, ... of constants fold in NumPy).
 Before anything is
@@ -2069,7 +2070,6 @@ def _pad(im: Importer, node: _Node) -> None:
 def _gather(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, ["axis"])
     x = im.value(node, 0)
-    indices = _int_input(im, node, 1, "the indices")
     rank = _rank(x)
     if rank == 0:
         _fail("the data is a scalar; expected rank >= 1")
@@ -2077,6 +2077,10 @@ def _gather(im: Importer, node: _Node) -> None:
     if not -rank <= axis < rank:
         _fail(f"axis {axis} is out of range for rank {rank}")
     axis %= rank
+    if not isinstance(im.value(node, 1), np.ndarray):
+        _gather_computed(im, node, x, axis)
+        return
+    indices = _int_input(im, node, 1, "the indices")
     n = x.shape[axis]
     if np.any(indices < -n) or np.any(indices >= n):
         _fail(f"the indices {indices.tolist()} are out of range for the {n} elements of axis "
@@ -2088,6 +2092,24 @@ def _gather(im: Importer, node: _Node) -> None:
     if indices.size == 0:
         _fail("the indices are empty; the result would have a zero-size dimension")
     im.set_output(node, T.take(x, indices, axis, name=node.leaf_name))
+
+
+def _gather_computed(im: Importer, node: _Node, x, axis: int) -> None:
+    """Gather by indices that are a graph input (token ids): the call checks each index
+    against [-n, n) before it runs (tensor.gather)."""
+    indices = im.value(node, 1)
+    if indices.element not in ("i32", "i64"):
+        _fail(f"the indices (input 1, '{node.input(1)}') are a tensor of {indices.element}; "
+              "expected int64 (or int32)")
+    if indices.kind != "input":
+        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph; expected "
+              "a constant or a graph input (whose range the call checks)")
+    if isinstance(x, np.ndarray):
+        x = im.operand(node, 0)
+    if x.rank - 1 + indices.rank == 0:
+        _fail(f"the indices (input 1, '{node.input(1)}') are a scalar into a 1-D tensor; "
+              "expected a result of rank >= 1")
+    im.set_output(node, T.gather(x, indices, axis, name=node.leaf_name, what=node.label))
 
 
 # --------------------------------------------------------------------------
