@@ -982,18 +982,40 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
   return command;
 }
 
-/* Hetero-C++ source `input`, which clang compiled to `bc`: compiled again without optimization
- * (the marked regions still where the source put them), lowered to HPVM-C by the library, and
+/* Hetero-C++ sources `inputs` of one program, which clang compiled to LLVM IR: compiled again
+ * without optimization (the marked regions still where the source put them), linked into one
+ * module when there are several (a graph defined in one file and launched from another: the
+ * lowering outlines a root where it is launched), lowered to HPVM-C by the library, and
  * optimized by clang into `bc`, as if the source had been HPVM-C. --emit=hpvmc stops after the
  * lowering, writing LLVM IR text. */
-static bool lower_hetero_cxx(driver_t *d, const char *input, const char *base, const char *bc) {
+static bool lower_hetero_cxx(driver_t *d, const list_t *inputs, const char *base,
+                             const char *bc) {
   char *raw = format2(base, ".hetero.bc");
-  list_t command = hpvm_c_command(d, input, raw);
-  push(&command, "-Xclang");
-  push(&command, "-disable-llvm-passes");
-  push(&d->temporaries, raw);
-  if (!run_stage("compile Hetero-C++ to LLVM IR", &command))
-    return false;
+  list_t link = {0};
+  push(&link, HPVM_CC_LLVM_LINK);
+  for (size_t i = 0; i < inputs->count; ++i) {
+    char index[32];
+    snprintf(index, sizeof index, ".%zu.hetero.bc", i);
+    char *one = inputs->count == 1 ? copy(raw) : format2(base, index);
+    list_t command = hpvm_c_command(d, inputs->items[i], one);
+    push(&command, "-Xclang");
+    push(&command, "-disable-llvm-passes");
+    push(&d->temporaries, one);
+    if (!run_stage("compile Hetero-C++ to LLVM IR", &command))
+      return false;
+    push(&link, one);
+  }
+  if (inputs->count > 1) {
+    if (!*HPVM_CC_LLVM_LINK)
+      fail("several Hetero-C++ sources are linked into one program by llvm-link, which was "
+           "not found next to clang (%s)", HPVM_CC_CLANG);
+    push(&link, "-o");
+    push(&link, raw);
+    push(&d->temporaries, raw);
+    if (!run_stage("link the Hetero-C++ sources", &link))
+      return false;
+  }
+  const char *input = inputs->items[0];
   char *lowered = d->emit != EMIT_HPVMC ? format2(base, ".hpvmc0.bc")
                   : d->output           ? copy(d->output)
                                         : format2(stem(input), ".hpvmc.ll");
@@ -1030,64 +1052,99 @@ static bool lower_hetero_cxx(driver_t *d, const char *input, const char *base, c
  * by clang (the -O level, at least -O1, and debug locations); the library imports their LLVM
  * IR into MLIR and raises it to the hpvm dialect (--emit=hpvm stops there), then lowers it as
  * it lowers .mlir inputs. Other C sources are compiled as they are, by compile_objects. */
+/* The steps after clang compiled C source `input` to LLVM IR `bc` (and, with `hetero`, lowered
+ * it from Hetero-C++): a program for the library, plain LLVM IR, or host code for
+ * compile_objects (`host_inputs`). */
+static bool take_c_program(driver_t *d, const char *input, const char *bc, bool hetero,
+                           list_t *host_inputs) {
+  d->cxx = d->cxx || is_cxx(input);
+  if (hetero && !uses_hpvm_c(bc) && d->emit != EMIT_HPVM) {
+    /* Sequential (-fhetero-sequential): plain LLVM IR, compiled as it is. */
+    push(&d->ll_inputs, bc);
+    return true;
+  }
+  if (!uses_hpvm_c(bc)) {
+    if (d->emit == EMIT_HPVM)
+      fail("--emit=hpvm: '%s' does not use the HPVM-C API", input);
+    push(host_inputs, input);
+    return true;
+  }
+  if (d->emit == EMIT_HPVM) {
+    char *name = stem(input);
+    char *raised = d->output ? copy(d->output) : format2(name, ".hpvm.mlir");
+    HPVMCompileOptions options;
+    hpvmCompileOptionsInit(&options);
+    options.input = HPVMCompileInputHPVMC;
+    options.emit = HPVMCompileEmitHPVM;
+    options.knobs_file = d->knobs;
+    bool ok = run_library_stage("raise HPVM-C", bc, raised, &options);
+    free(raised);
+    free(name);
+    return ok;
+  }
+  /* Imported, raised and lowered by run_lowering, in one library call. */
+  push(&d->programs, bc);
+  push(&d->program_sources, input);
+  return true;
+}
+
 static bool run_frontend(driver_t *d) {
   for (size_t i = 0; i < d->mlir_inputs.count; ++i) {
     push(&d->programs, d->mlir_inputs.items[i]);
     push(&d->program_sources, d->mlir_inputs.items[i]);
   }
-  list_t host_inputs = {0};
+  list_t host_inputs = {0}, bcs = {0}, hetero_inputs = {0};
   bool ok = true;
+  /* Each source to LLVM IR first: which ones are Hetero-C++ decides how they are lowered. */
+  bool *hetero = calloc(d->c_inputs.count + 1, sizeof(bool));
+  if (!hetero)
+    fail_internal("out of memory%s", "");
   for (size_t i = 0; ok && i < d->c_inputs.count; ++i) {
     const char *input = d->c_inputs.items[i];
-    char *name = stem(input);
-    char *base = format2(d->temp, format2("/", name));
     /* Bitcode, not text: value names need not survive a print and a parse
      * (LLVM cuts local names at 1024 bytes, and the release's resnet50 main has
      * longer ones, which then collide when text is parsed back). */
-    char *bc = format2(base, ".hpvmc.bc");
+    char *bc = format2(d->temp, format2("/", format2(stem(input), ".hpvmc.bc")));
     list_t command = hpvm_c_command(d, input, bc);
     push(&d->temporaries, bc);
+    push(&bcs, bc);
     ok = run_stage("compile C to LLVM IR", &command);
-    if (!ok)
-      break;
     /* Hetero-C++'s markers, or HPVM 2.x's earlier spellings (__hpvm_launch, ...). */
-    bool hetero = mentions_either(bc, "__hetero_", "__hpvm_launch");
-    if (hetero) {
-      ok = lower_hetero_cxx(d, input, base, bc);
+    hetero[i] = ok && mentions_either(bc, "__hetero_", "__hpvm_launch");
+    if (hetero[i])
+      push(&hetero_inputs, input);
+  }
+  /* The Hetero-C++ sources of an executable or a library are one program: a graph may be
+   * launched from another file than its own. */
+  bool whole_program = d->emit == EMIT_EXECUTABLE && hetero_inputs.count > 1;
+  for (size_t i = 0; ok && i < d->c_inputs.count; ++i) {
+    const char *input = d->c_inputs.items[i];
+    const char *bc = bcs.items[i];
+    if (hetero[i] && whole_program)
+      continue;
+    if (hetero[i]) {
+      list_t one = {0};
+      push(&one, input);
+      char *base = format2(d->temp, format2("/", stem(input)));
+      ok = lower_hetero_cxx(d, &one, base, bc);
       if (!ok || d->emit == EMIT_HPVMC)
         continue;
     } else if (d->emit == EMIT_HPVMC) {
       fail("--emit=hpvmc: '%s' does not use Hetero-C++", input);
     }
-    if (hetero && !uses_hpvm_c(bc) && d->emit != EMIT_HPVM) {
-      /* Sequential (-fhetero-sequential): plain LLVM IR, compiled as it is. */
-      push(&d->ll_inputs, bc);
-      d->cxx = d->cxx || is_cxx(input);
-      continue;
-    }
-    if (!uses_hpvm_c(bc)) {
-      if (d->emit == EMIT_HPVM)
-        fail("--emit=hpvm: '%s' does not use the HPVM-C API", input);
-      push(&host_inputs, input);
-      d->cxx = d->cxx || is_cxx(input);
-      continue;
-    }
-    d->cxx = d->cxx || is_cxx(input);
-    if (d->emit == EMIT_HPVM) {
-      char *raised = d->output ? copy(d->output) : format2(name, ".hpvm.mlir");
-      HPVMCompileOptions options;
-      hpvmCompileOptionsInit(&options);
-      options.input = HPVMCompileInputHPVMC;
-      options.emit = HPVMCompileEmitHPVM;
-      options.knobs_file = d->knobs;
-      ok = run_library_stage("raise HPVM-C", bc, raised, &options);
-      free(raised);
-      continue;
-    }
-    /* Imported, raised and lowered by run_lowering, in one library call. */
-    push(&d->programs, bc);
-    push(&d->program_sources, input);
+    ok = take_c_program(d, input, bc, hetero[i], &host_inputs);
   }
+  if (ok && whole_program) {
+    char *base = format2(d->temp, format2("/", format2(stem(hetero_inputs.items[0]), ".program")));
+    char *bc = format2(base, ".hpvmc.bc");
+    push(&d->temporaries, bc);
+    ok = lower_hetero_cxx(d, &hetero_inputs, base, bc);
+    for (size_t i = 1; ok && i < hetero_inputs.count; ++i)
+      d->cxx = d->cxx || is_cxx(hetero_inputs.items[i]);
+    if (ok)
+      ok = take_c_program(d, hetero_inputs.items[0], bc, true, &host_inputs);
+  }
+  free(hetero);
   d->c_inputs = host_inputs;
   if (ok && (d->emit == EMIT_MLIR || d->emit == EMIT_LLVM || d->emit == EMIT_KERNELS) &&
       d->c_inputs.count)

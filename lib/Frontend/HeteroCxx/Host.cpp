@@ -302,7 +302,9 @@ bool Lowering::lowerLaunch(CallInst *launch) {
     return false;
   if (root->isDeclaration()) {
     reporter.error(launch, "the root '" + cName(root) + "' of this launch is not defined in "
-                           "this file; a graph is compiled with its launch");
+                           "this file; a graph is compiled with its launch: give hpvm-cc the "
+                           "file that defines it in the same command (hpvm-cc graph.cpp "
+                           "host.cpp -o prog), not apart with -c");
     return false;
   }
   ExceptionHandling handling = findExceptionHandling(root, launch);
