@@ -8,12 +8,15 @@
 // after it.)
 #include "HPVM/Pipelines/Passes.h"
 
+#include "HPVM/Conversion/RuntimeABI.h"
+
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -58,18 +61,58 @@ struct ControlFlowInFunction
 struct AssertsToLLVM : public hpvm::impl::HPVMAssertsToLLVMBase<AssertsToLLVM> {
 
   void runOnOperation() override {
-    SmallVector<Operation *> asserts;
+    SmallVector<cf::AssertOp> asserts;
     getOperation().walk([&](cf::AssertOp op) { asserts.push_back(op); });
     if (asserts.empty())
       return markAllAnalysesPreserved();
-    LLVMTypeConverter converter(&getContext());
-    RewritePatternSet patterns(&getContext());
-    cf::populateAssertToLLVMConversionPattern(converter, patterns);
-    LLVMConversionTarget target(getContext());
-    target.addIllegalOp<cf::AssertOp>();
-    if (failed(applyPartialConversion(asserts, target, std::move(patterns))))
-      signalPassFailure();
+    SymbolTable symbols(getOperation());
+    for (cf::AssertOp op : asserts)
+      lowerAssert(symbols, op);
   }
+
+  /// A unique name for a string of the asserts.
+  std::string stringName(SymbolTable &symbols) {
+    std::string name;
+    do
+      name = "__hpvm_assert_" + std::to_string(strings++);
+    while (symbols.lookup(name));
+    return name;
+  }
+
+  /// `cf.assert %ok, "message"` as a branch to a block that reports the message
+  /// and the assert's location through the runtime (hpvm_rt_assert_failed: an
+  /// error of the program, which ends it with status 1 or returns to
+  /// hpvm_rt_call_guarded), then `llvm.unreachable`.
+  void lowerAssert(SymbolTable &symbols, cf::AssertOp op) {
+    Location loc = op.getLoc();
+    std::string where = "compiled code";
+    if (auto line = loc->findInstanceOf<FileLineColLoc>())
+      where = (line.getFilename().getValue() + ":" + Twine(line.getLine()) + ":" +
+               Twine(line.getColumn()))
+                  .str();
+    Block *before = op->getBlock();
+    Block *after = before->splitBlock(op->getNextNode());
+    OpBuilder b(op->getContext());
+    Block *failure = b.createBlock(after);
+    b.setInsertionPointToEnd(failure);
+    auto text = [&](StringRef value) {
+      std::string name = stringName(symbols);
+      Value address = LLVM::createGlobalString(loc, b, name, (value + Twine('\0')).str(),
+                                               LLVM::Linkage::Private);
+      symbols.insert(SymbolTable::lookupSymbolIn(getOperation(), name));
+      return address;
+    };
+    Value message = text(op.getMsg());
+    Value at = text(where);
+    hpvm::abi::call(b, loc, getOperation(), hpvm::abi::RuntimeFn::AssertFailed,
+                    ValueRange{message, at});
+    LLVM::UnreachableOp::create(b, loc);
+    b.setInsertionPoint(op);
+    LLVM::CondBrOp::create(b, loc, op.getArg(), after, ValueRange{}, failure, ValueRange{});
+    op.erase();
+  }
+
+  unsigned strings = 0;
 };
 
 } // namespace

@@ -273,3 +273,43 @@ def test_runtime_errors_come_back_as_hpvm_errors():
     assert lines[0].startswith("HPVMError: vadd: ALREADY_EXISTS: "), out
     assert "hpvm.track" in lines[0] and "is already tracked" in lines[0], out
     assert lines[1] == "after: 1998.0", out
+
+
+def test_failed_assert_in_a_leaf_is_an_error_not_an_abort():
+    # A leaf's cf.assert (the checks tensor ops and frontends compile into leaves) fails
+    # through the runtime (hpvm_rt_assert_failed), so the guard returns it as an HPVMError
+    # naming the message and the assert's line; the interpreter goes on, and the next call
+    # with good data works. (Before: puts + abort, SIGABRT ended the interpreter.)
+    out = run_isolated("""
+        m = hpvm.Module("checked")
+        leaf = m.leaf("positive_leaf",
+                      [("x", "memref<?xf32>", "in"), ("y", "memref<?xf32>", "inout")],
+                      body='''
+                        %i = hpvm.instance_id x : index
+                        %xi = memref.load %x[%i] : memref<?xf32>
+                        %zero = arith.constant 0.0 : f32
+                        %ok = arith.cmpf oge, %xi, %zero : f32
+                        cf.assert %ok, "x must not be negative"
+                        %s = math.sqrt %xi : f32
+                        memref.store %s, %y[%i] : memref<?xf32>
+                      ''')
+        root = m.internal("root", [("x", "memref<?xf32>"), ("y", "memref<?xf32>"), ("n", "index")])
+        node = root.create_node(leaf, grid=[root.arg("n")])
+        root.bind_in(root.arg("x"), node, 0)
+        root.bind_in(root.arg("y"), node, 1)
+        m.host("roots", root)
+        lib = hpvm.compile(m)
+        xs = np.arange(100, dtype=np.float32)
+        ys = np.zeros(100, dtype=np.float32)
+        bad = xs.copy(); bad[37] = -1.0
+        try:
+            lib.roots(bad, ys, 100)
+            print("NO ERROR")
+        except hpvm.HPVMError as error:
+            print("HPVMError:", str(error).replace("\\n", " "))
+        lib.roots(xs, ys, 100)
+        print("then:", bool(np.allclose(ys, np.sqrt(xs))))
+    """).splitlines()
+    assert out[0].startswith("HPVMError: roots: FAILED_PRECONDITION: "), out
+    assert out[0].endswith("x must not be negative"), out
+    assert out[1] == "then: True", out

@@ -22,6 +22,14 @@ void hpvm_rt_shutdown(void) {
   hpvm_buffer_cache_release();
 }
 
+void hpvm_rt_assert_failed(const char *message, const char *where) {
+  hpvm_rt_check_at(HPVM_STATUS(FAILED_PRECONDITION, "%s",
+                               message && *message ? message : "an assertion failed"),
+                   where);
+  /* Not reached: the status is an error. */
+  abort();
+}
+
 uint32_t hpvm_rt_thread_count(void) {
   hpvm_runtime_t *runtime;
   hpvm_status_t status = hpvm_runtime_global(&runtime);

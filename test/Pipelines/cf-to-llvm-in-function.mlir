@@ -1,9 +1,9 @@
 // hpvm-cf-to-llvm-in-function alone, nested on functions: the branches of
 // each function become llvm branches; cf.assert is left for
-// hpvm-asserts-to-llvm (a module pass: its lowering declares abort).
+// hpvm-asserts-to-llvm (a module pass: its lowering declares a runtime function).
 // RUN: hpvm-opt %s --pass-pipeline='builtin.module(func.func(hpvm-cf-to-llvm-in-function))' | FileCheck %s
 
-// CHECK-NOT: llvm.func @abort
+// CHECK-NOT: llvm.func @hpvm_rt_assert_failed
 // CHECK-LABEL: func.func @count(
 // CHECK: llvm.br ^[[LOOP:.*]](%{{.*}} : i32)
 // CHECK: ^[[LOOP]](%[[I:.*]]: i32):

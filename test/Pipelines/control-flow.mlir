@@ -1,11 +1,12 @@
 // hpvm-lower-to-llvm-pipeline lowers the control-flow dialect function by
 // function (in parallel), after a module pass that lowers only cf.assert,
-// whose lowering declares abort in the module: the same IR as upstream's
-// module-wide convert-cf-to-llvm, a walk when there is no assert.
+// whose lowering declares the runtime's hpvm_rt_assert_failed in the module:
+// the IR of upstream's module-wide convert-cf-to-llvm but for the failure's
+// report, a walk when there is no assert.
 // RUN: hpvm-opt %s --hpvm-lower-to-llvm-pipeline | FileCheck %s
 // RUN: hpvm-opt %s --hpvm-lower-to-llvm-pipeline --mlir-timing 2>&1 | FileCheck %s --check-prefix=PASSES
 
-// CHECK: llvm.func @abort()
+// CHECK: llvm.func @hpvm_rt_assert_failed(!llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @count(
 // CHECK: llvm.br ^[[LOOP:.*]](%{{.*}} : i32)
 // CHECK: ^[[LOOP]](%[[I:.*]]: i32):
@@ -28,11 +29,11 @@ func.func @count(%n: i32) -> i32 {
 
 // CHECK-LABEL: llvm.func @checked(
 // CHECK: llvm.cond_br %{{.*}}, ^[[OK:.*]], ^[[FAIL:[a-z0-9]*]]
+// CHECK: ^[[FAIL]]:
+// CHECK: llvm.call @hpvm_rt_assert_failed(
+// CHECK-NEXT: llvm.unreachable
 // CHECK: ^[[OK]]:
 // CHECK-NEXT: llvm.return
-// CHECK: ^[[FAIL]]:
-// CHECK: llvm.call @puts(
-// CHECK-NEXT: llvm.call @abort()
 func.func @checked(%c: i1) {
   cf.assert %c, "the condition holds"
   return

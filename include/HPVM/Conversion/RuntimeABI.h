@@ -197,6 +197,7 @@ SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
 #define HPVM_RUNTIME_FUNCTIONS(X)                                              \
   /* Errors */                                                                 \
   X(CheckAt,             hpvm_rt_check_at,             "v(pp)")                \
+  X(AssertFailed,        hpvm_rt_assert_failed,        "v(pp)")                \
   X(StatusCode,          hpvm_status_code,             "i(p)")                 \
   X(StatusFree,          hpvm_status_free,             "v(p)")                 \
   /* Parallel-for and task graphs */                                           \

@@ -94,9 +94,14 @@ def HPVMExpandStridedCopies : Pass<"hpvm-expand-strided-copies"> {
 def HPVMAssertsToLLVM : Pass<"hpvm-asserts-to-llvm", "ModuleOp"> {
   let summary = "cf.assert to the llvm dialect, the rest of the IR untouched";
   let description = [{
-    Lowers each `cf.assert` as upstream's `convert-cf-to-llvm` does (a branch
-    to a block that prints the message and calls `abort`, which it declares in
-    the module), and nothing else: a module without asserts costs one walk.
+    Lowers each `cf.assert` to a branch to a block that reports the message and
+    the assert's location through the runtime (`hpvm_rt_assert_failed`, declared
+    in the module) and is unreachable after it, and nothing else: a module
+    without asserts costs one walk. The failure is an error of the program: it
+    ends the program with status 1, or, inside `hpvm_rt_call_guarded` (the
+    Python package's calls, embedders), returns there as a status instead of
+    ending the process (upstream's lowering prints the message and calls
+    `abort`).
     Upstream's `convert-cf-to-llvm` is a module pass for this one pattern; the
     pipeline runs this pass first and then `hpvm-cf-to-llvm-in-function` on
     each function, in parallel (on a graph of 10,000 leaves the module-wide

@@ -80,6 +80,11 @@ HPVM_RT_EXPORT hpvm_status_t hpvm_status_create(hpvm_status_code_t code, const c
 HPVM_RT_EXPORT void hpvm_rt_check(hpvm_status_t status);
 /* Like hpvm_rt_check but prefixes the message with `where` (e.g. the source location). */
 HPVM_RT_EXPORT void hpvm_rt_check_at(hpvm_status_t status, const char *where);
+/* For compiled code: a failed assertion (`cf.assert` of the program, e.g. an index a tensor
+ * op checks) as an error of the program: hpvm_rt_check_at of a FAILED_PRECONDITION status with
+ * `message`, so that inside hpvm_rt_call_guarded it returns to the guard instead of ending the
+ * process.  Never returns. */
+HPVM_RT_EXPORT void hpvm_rt_assert_failed(const char *message, const char *where);
 
 /* For embedders (a library or an interpreter calling compiled code): calls `entry(args)`
  * and returns NULL, or, when compiled code on this thread meets an error it would exit for
