@@ -1,15 +1,18 @@
 //===- GraphChecks.cpp - UBSan's checks out of graph descriptions ---------===//
 #include "GraphChecks.h"
 
-#include "llvm/IR/Constants.h"
+#include "HPVM/Frontend/CheckedArithmetic.h"
+
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Transforms/Utils/SimplifyCFGOptions.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/SimplifyCFGOptions.h"
 
 using namespace llvm;
+using mlir::hpvm::isOnlyExtracted;
+using mlir::hpvm::uncheckOperation;
 
 namespace {
 /// Whether `function` describes a graph: it creates nodes, binds or connects them.
@@ -30,23 +33,6 @@ bool isHandler(const Instruction &instruction) {
   const auto *call = dyn_cast<CallBase>(&instruction);
   const Function *callee = call ? call->getCalledFunction() : nullptr;
   return callee && callee->getName().starts_with("__ubsan_handle_");
-}
-
-/// The plain operation of an overflow-checked one, or 0.
-Instruction::BinaryOps plainOperation(Intrinsic::ID id) {
-  switch (id) {
-  case Intrinsic::sadd_with_overflow:
-  case Intrinsic::uadd_with_overflow:
-    return Instruction::Add;
-  case Intrinsic::ssub_with_overflow:
-  case Intrinsic::usub_with_overflow:
-    return Instruction::Sub;
-  case Intrinsic::smul_with_overflow:
-  case Intrinsic::umul_with_overflow:
-    return Instruction::Mul;
-  default:
-    return Instruction::BinaryOpsEnd;
-  }
 }
 
 unsigned dropChecks(Function &function) {
@@ -72,33 +58,14 @@ unsigned dropChecks(Function &function) {
   }
   removeUnreachableBlocks(function);
   // Overflow-checked arithmetic (the checks' operands) as plain arithmetic.
-  SmallVector<IntrinsicInst *> checked;
+  SmallVector<WithOverflowInst *> checked;
   for (BasicBlock &block : function)
     for (Instruction &instruction : block)
-      if (auto *intrinsic = dyn_cast<IntrinsicInst>(&instruction))
-        if (plainOperation(intrinsic->getIntrinsicID()) != Instruction::BinaryOpsEnd)
-          checked.push_back(intrinsic);
-  for (IntrinsicInst *intrinsic : checked) {
-    bool onlyExtracts = llvm::all_of(intrinsic->users(), [](User *user) {
-      auto *extract = dyn_cast<ExtractValueInst>(user);
-      return extract && extract->getNumIndices() == 1;
-    });
-    if (!onlyExtracts)
-      continue;
-    auto *plain = BinaryOperator::Create(plainOperation(intrinsic->getIntrinsicID()),
-                                         intrinsic->getArgOperand(0),
-                                         intrinsic->getArgOperand(1), "",
-                                         intrinsic->getIterator());
-    plain->setDebugLoc(intrinsic->getDebugLoc());
-    for (User *user : SmallVector<User *>(intrinsic->users())) {
-      auto *extract = cast<ExtractValueInst>(user);
-      extract->replaceAllUsesWith(extract->getIndices()[0] == 0
-                                      ? static_cast<Value *>(plain)
-                                      : ConstantInt::getFalse(function.getContext()));
-      extract->eraseFromParent();
-    }
-    intrinsic->eraseFromParent();
-  }
+      if (auto *operation = dyn_cast<WithOverflowInst>(&instruction);
+          operation && isOnlyExtracted(operation))
+        checked.push_back(operation);
+  for (WithOverflowInst *operation : checked)
+    uncheckOperation(operation);
   // What computed the removed conditions.
   for (BasicBlock &block : function)
     for (Instruction &instruction : llvm::make_early_inc_range(llvm::reverse(block)))

@@ -5,6 +5,8 @@
 // launches (Graph.cpp, Host.cpp), and verifies the module.
 #include "HPVM/Frontend/HeteroCxx.h"
 
+#include "HPVM/Frontend/CheckedArithmetic.h"
+
 #include "Graph.h"
 
 #include "llvm/Analysis/AssumptionCache.h"
@@ -50,39 +52,22 @@ static void promoteLocals(Function &function) {
 /// loop the lowering accepts: in `for (i = a; i < b; ++i)` the increment follows a passed
 /// test, so i + 1 <= b. Other checks stay.
 static void foldCheckedIncrements(Function &function) {
-  SmallVector<IntrinsicInst *> increments;
+  SmallVector<WithOverflowInst *> increments;
   for (BasicBlock &block : function)
     for (Instruction &instruction : block) {
-      auto *checked = dyn_cast<IntrinsicInst>(&instruction);
-      if (!checked || (checked->getIntrinsicID() != Intrinsic::sadd_with_overflow &&
-                       checked->getIntrinsicID() != Intrinsic::uadd_with_overflow))
+      auto *checked = dyn_cast<WithOverflowInst>(&instruction);
+      if (!checked || checked->getBinaryOp() != Instruction::Add)
         continue;
-      auto *phi = dyn_cast<PHINode>(checked->getArgOperand(0));
-      auto *one = dyn_cast<ConstantInt>(checked->getArgOperand(1));
+      auto *phi = dyn_cast<PHINode>(checked->getLHS());
+      auto *one = dyn_cast<ConstantInt>(checked->getRHS());
       bool feedsPhi = phi && llvm::any_of(checked->users(), [&](User *user) {
                         return llvm::is_contained(phi->incoming_values(), user);
                       });
-      bool onlyExtracts = llvm::all_of(checked->users(), [](User *user) {
-        auto *extract = dyn_cast<ExtractValueInst>(user);
-        return extract && extract->getNumIndices() == 1;
-      });
-      if (one && one->isOne() && feedsPhi && onlyExtracts)
+      if (one && one->isOne() && feedsPhi && mlir::hpvm::isOnlyExtracted(checked))
         increments.push_back(checked);
     }
-  for (IntrinsicInst *checked : increments) {
-    bool isSigned = checked->getIntrinsicID() == Intrinsic::sadd_with_overflow;
-    auto *plain = BinaryOperator::CreateAdd(checked->getArgOperand(0), checked->getArgOperand(1),
-                                            "inc", checked->getIterator());
-    (isSigned ? plain->setHasNoSignedWrap(true) : plain->setHasNoUnsignedWrap(true));
-    plain->setDebugLoc(checked->getDebugLoc());
-    for (User *user : SmallVector<User *>(checked->users())) {
-      auto *extract = cast<ExtractValueInst>(user);
-      extract->replaceAllUsesWith(extract->getIndices()[0] == 0
-                                      ? static_cast<Value *>(plain)
-                                      : ConstantInt::getFalse(function.getContext()));
-      extract->eraseFromParent();
-    }
-    checked->eraseFromParent();
+  for (WithOverflowInst *checked : increments) {
+    BinaryOperator *plain = mlir::hpvm::uncheckOperation(checked);
     // The branch on the (now constant) flag goes; the handler with it; the increment's block
     // and the one after the check are one again (clang's `for.inc`).
     BasicBlock *block = plain->getParent();

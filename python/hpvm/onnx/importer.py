@@ -1647,16 +1647,19 @@ def _variadic(im: Importer, node: _Node) -> None:
         allowed = _FLOAT_NAMES if iop is None else _NUMBERS
         e = _one_type(node, elements, allowed)
         op = fop if e in _FLOAT_NAMES else iop
+        mean = node.op_type == "Mean"
         lines, last = [], "%e0"
         for i in range(1, count):
-            lines.append(f"%s{i} = {op} {last}, %e{i} : {e}")
-            last = f"%s{i}"
-        if node.op_type == "Mean":
+            # The last step is the result, unless Mean divides it.
+            step = "%r" if i == count - 1 and not mean else f"%s{i}"
+            lines.append(f"{step} = {op} {last}, %e{i} : {e}")
+            last = step
+        if mean:
             lines.append(f"%n = arith.constant {_literal(count, e)} : {e}")
             lines.append(f"%r = arith.divf {last}, %n : {e}")
-        else:  # the last step's value is the result
+        elif count == 1:  # one input: the result is that input
             lines.append("%true = arith.constant true")
-            lines.append(f"%r = arith.select %true, {last}, {last} : {e}")
+            lines.append(f"%r = arith.select %true, %e0, %e0 : {e}")
         return "\n".join(lines), e
 
     _map_node(im, node, list(range(count)), fold, body)
