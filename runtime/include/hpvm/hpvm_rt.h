@@ -162,6 +162,10 @@ typedef enum hpvm_rt_tensor_activation_e {
   HPVM_RT_TENSOR_IDENTITY = 0,
   HPVM_RT_TENSOR_RELU = 1,         /* max(x, 0) */
   HPVM_RT_TENSOR_CLIPPED_RELU = 2, /* min(max(x, 0), activation_max) */
+  /* 1 / (1 + exp(-x)), with the compiled code's exp (MLIR's polynomial expansion, the same
+   * operations and roundings): the bits of an unfused hpvm.tensor.sigmoid. */
+  HPVM_RT_TENSOR_SIGMOID = 3,
+  HPVM_RT_TENSOR_SILU = 4, /* x * sigmoid(x) (SiLU, swish), sigmoid as above */
 } hpvm_rt_tensor_activation_t;
 
 /* c[b] = act(a[b] * b[b] + bias) for each of `batch` row-major products (a: m x k, b: k x n,

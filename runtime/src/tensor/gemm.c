@@ -54,6 +54,7 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .widen_half = hpvm_tensor_widen_half_generic,
     .pool_plane = hpvm_tensor_pool_plane_generic,
     .skinny = hpvm_tensor_skinny_generic,
+    .activate = hpvm_tensor_activate_generic,
     .contract_fused = hpvm_tensor_contract_fused_generic,
     .contract_unfused = hpvm_tensor_contract_unfused_generic,
     .contract_fused_narrow = hpvm_tensor_contract_fused_generic,
@@ -83,6 +84,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
     k.taps_direct = hpvm_tensor_conv_taps_direct_avx2;
     k.pool_plane = hpvm_tensor_pool_plane_avx2;
     k.skinny = hpvm_tensor_skinny_avx2;
+    k.activate = hpvm_tensor_activate_avx2;
     k.contract_fused = hpvm_tensor_contract_fused_avx2;
     k.contract_unfused = hpvm_tensor_contract_unfused_avx2;
     k.contract_fused_narrow = hpvm_tensor_contract_fused_avx2;
@@ -306,13 +308,20 @@ static void epilogue(float *c, int64_t ldc, int64_t rows, int64_t cols, const fl
                      float max) {
   if (!bias && activation == HPVM_RT_TENSOR_IDENTITY)
     return;
+  /* The logistic activations in vectors, after the bias. */
+  int logistic = hpvm_tensor_logistic(activation);
+  int64_t scalar = logistic ? HPVM_RT_TENSOR_IDENTITY : activation;
+  hpvm_tensor_activate_fn activate = logistic ? hpvm_tensor_kernels()->activate : NULL;
   for (int64_t i = 0; i < rows; ++i) {
     float *row = c + i * ldc;
     float row_add = bias && per_row ? bias[row_bias + i] : 0.0f;
     const float *col_add = bias && !per_row ? bias + col_bias : NULL;
-    for (int64_t j = 0; j < cols; ++j)
-      row[j] = hpvm_tensor_activate(row[j] + row_add + (col_add ? col_add[j] : 0.0f),
-                                    activation, max);
+    if (bias || !logistic)
+      for (int64_t j = 0; j < cols; ++j)
+        row[j] = hpvm_tensor_activate(row[j] + row_add + (col_add ? col_add[j] : 0.0f),
+                                      scalar, max);
+    if (activate)
+      activate(row, cols, activation, max);
   }
 }
 
@@ -515,9 +524,9 @@ static int valid_counts(const char *what, int count, const int64_t *values) {
 }
 
 static int valid_activation(const char *what, int64_t activation) {
-  if (activation < HPVM_RT_TENSOR_IDENTITY || activation > HPVM_RT_TENSOR_CLIPPED_RELU) {
+  if (activation < HPVM_RT_TENSOR_IDENTITY || activation > HPVM_RT_TENSOR_SILU) {
     hpvm_warning("%s: unknown activation %lld (expected 0: identity, 1: relu, 2: clipped "
-                 "relu); nothing computed", what, (long long)activation);
+                 "relu, 3: sigmoid, 4: silu); nothing computed", what, (long long)activation);
     return 0;
   }
   return 1;

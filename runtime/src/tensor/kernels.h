@@ -6,8 +6,10 @@
 
 #include "hpvm/hpvm_rt.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Register block of the micro-kernel: MR rows of A times NR columns of B. */
 enum { HPVM_TENSOR_MR = 6, HPVM_TENSOR_NR = 16 };
@@ -204,6 +206,11 @@ typedef void (*hpvm_tensor_pool_plane_fn)(const float *in, float *out, int64_t k
                                           int64_t stride_h, int64_t stride_w, int64_t pad_h,
                                           int64_t pad_w, int64_t oh, int64_t ow);
 
+/* x[i] = the activation of x[i] for i < count (as hpvm_tensor_activate, bit for bit, in
+ * vectors): the epilogue of products and im2col convolutions after their bias. */
+typedef void (*hpvm_tensor_activate_fn)(float *x, int64_t count, int64_t activation,
+                                        float activation_max);
+
 /* dst[i] = src[i] rounded to `format` (as hpvm_tensor_narrow) for i < count. */
 typedef void (*hpvm_tensor_narrow_half_fn)(const float *src, uint16_t *dst, int64_t count,
                                            int64_t format);
@@ -250,6 +257,8 @@ uint16_t hpvm_tensor_narrow(float x, int64_t format);
                                      int64_t format);                                          \
   void hpvm_tensor_widen_half_##isa(const uint16_t *src, float *dst, int64_t count,           \
                                     int64_t format);                                          \
+  void hpvm_tensor_activate_##isa(float *x, int64_t count, int64_t activation,               \
+                                  float activation_max);                                       \
   void hpvm_tensor_skinny_##isa(int64_t rows, int64_t k, int64_t kc, const float *a,          \
                                 int64_t lda, const float *b, int64_t ldb, float *c,            \
                                 int64_t ldc, int64_t cols);                                    \
@@ -322,6 +331,7 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_widen_half_fn widen_half;
   hpvm_tensor_pool_plane_fn pool_plane;
   hpvm_tensor_skinny_fn skinny;
+  hpvm_tensor_activate_fn activate;
   hpvm_tensor_contract_fn contract_fused;
   hpvm_tensor_contract_fn contract_unfused;
   /* The register block of the contraction kernels (their panels' widths): rows of p (mr) and
@@ -361,10 +371,52 @@ void hpvm_tensor_conv_taps(const float *input, const float *filter, const float 
                            int64_t activation, float activation_max, int64_t knob, int64_t rate,
                            int64_t offset, int constant);
 
+/* The logistic function 1 / (1 + exp(-v)) exactly as the compiled code computes
+ * hpvm.tensor.sigmoid (MLIR's polynomial expansion of exp): -v clamped to [-87.8, 88.8] (NaN
+ * kept), n = floor(x * log2(e) + 0.5) clamped to [-127, 127], r = x - n * ln(2) in two fused
+ * steps, exp(r) - 1 - r by a degree-5 polynomial in Horner's form, 2^n from its exponent bits,
+ * then 1 / (1 + (1 + y) * 2^n); every fmaf one rounding, every other step rounded, in the
+ * same order, so that a fused epilogue gives the unfused graph's bits. The vector variants
+ * (sigmoid8, sigmoid16) do the same operations lane by lane. */
+static inline float hpvm_tensor_sigmoid(float v) {
+  float x = -v;
+  x = x < -87.8f ? -87.8f : x;
+  x = x > 88.8f ? 88.8f : x;
+  float n = floorf(fmaf(x, 1.44269502f, 0.5f));
+  n = n < -127.0f ? -127.0f : n;
+  n = n > 127.0f ? 127.0f : n;
+  float r = fmaf(-0.693359375f, n, x);
+  r = fmaf(2.12194442e-4f, n, r);
+  float p = fmaf(r, 1.98756912e-4f, 0.00139819994f);
+  p = fmaf(p, r, 0.00833345205f);
+  p = fmaf(p, r, 0.0416657962f);
+  p = fmaf(p, r, 0.166666657f);
+  p = fmaf(p, r, 0.5f);
+  float r2 = r * r;
+  float y = fmaf(p, r2, r);
+  y = y + 1.0f;
+  /* fptosi of NaN (x86: INT32_MIN) only reaches a NaN result. */
+  uint32_t bits = ((uint32_t)(n == n ? (int32_t)n : INT32_MIN) + 127u) << 23;
+  float scale;
+  memcpy(&scale, &bits, sizeof(scale));
+  float e = y * scale;
+  e = e + 1.0f;
+  return 1.0f / e;
+}
+
+/* Whether an activation is computed by hpvm_tensor_sigmoid (the epilogues vectorize it). */
+static inline int hpvm_tensor_logistic(int64_t activation) {
+  return activation == HPVM_RT_TENSOR_SIGMOID || activation == HPVM_RT_TENSOR_SILU;
+}
+
 /* The scalar epilogue's activation (clipped relu clips at max). */
 static inline float hpvm_tensor_activate(float v, int64_t activation, float max) {
   if (activation == HPVM_RT_TENSOR_IDENTITY)
     return v;
+  if (activation == HPVM_RT_TENSOR_SIGMOID)
+    return hpvm_tensor_sigmoid(v);
+  if (activation == HPVM_RT_TENSOR_SILU)
+    return v * hpvm_tensor_sigmoid(v);
   v = v > 0.0f ? v : 0.0f;
   return activation == HPVM_RT_TENSOR_CLIPPED_RELU && v > max ? max : v;
 }

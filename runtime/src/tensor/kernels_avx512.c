@@ -35,11 +35,47 @@ static inline v16f fma16(v16f a, v16f b, v16f acc) {
   return (v16f)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)acc);
 }
 
+/* m ? a : b, lane by lane. */
+static inline v16f select16(v16i m, v16f a, v16f b) {
+  return (v16f)((m & (v16i)a) | (~m & (v16i)b));
+}
+
+/* hpvm_tensor_sigmoid (kernels.h) on 16 lanes: the same operations as sigmoid8 of
+ * kernels_isa.inc, each lane the same bits. */
+static inline v16f sigmoid16(v16f v) {
+  v16f x = -v;
+  x = select16(x < splat16(-87.8f), splat16(-87.8f), x);
+  x = select16(x > splat16(88.8f), splat16(88.8f), x);
+  v16f n = (v16f)_mm512_floor_ps(
+      _mm512_fmadd_ps((__m512)x, (__m512)splat16(1.44269502f), (__m512)splat16(0.5f)));
+  n = select16(n < splat16(-127.0f), splat16(-127.0f), n);
+  n = select16(n > splat16(127.0f), splat16(127.0f), n);
+  __m512 r = _mm512_fmadd_ps((__m512)splat16(-0.693359375f), (__m512)n, (__m512)x);
+  r = _mm512_fmadd_ps((__m512)splat16(2.12194442e-4f), (__m512)n, r);
+  __m512 p =
+      _mm512_fmadd_ps(r, (__m512)splat16(1.98756912e-4f), (__m512)splat16(0.00139819994f));
+  p = _mm512_fmadd_ps(p, r, (__m512)splat16(0.00833345205f));
+  p = _mm512_fmadd_ps(p, r, (__m512)splat16(0.0416657962f));
+  p = _mm512_fmadd_ps(p, r, (__m512)splat16(0.166666657f));
+  p = _mm512_fmadd_ps(p, r, (__m512)splat16(0.5f));
+  __m512 r2 = _mm512_mul_ps(r, r);
+  __m512 y = _mm512_add_ps(_mm512_fmadd_ps(p, r2, r), (__m512)splat16(1.0f));
+  __m512i bits = _mm512_slli_epi32(
+      _mm512_add_epi32(_mm512_cvttps_epi32((__m512)n), _mm512_set1_epi32(127)), 23);
+  __m512 e = _mm512_mul_ps(y, _mm512_castsi512_ps(bits));
+  e = _mm512_add_ps(e, (__m512)splat16(1.0f));
+  return (v16f)_mm512_div_ps((__m512)splat16(1.0f), e);
+}
+
 /* finish8 of kernels_isa.inc on 16 floats: + bias, then the activation. */
 static inline v16f finish16(v16f v, v16f bias, int64_t activation, v16f max) {
   v += bias;
   if (activation == HPVM_RT_TENSOR_IDENTITY)
     return v;
+  if (activation == HPVM_RT_TENSOR_SIGMOID)
+    return sigmoid16(v);
+  if (activation == HPVM_RT_TENSOR_SILU)
+    return v * sigmoid16(v);
   v16i positive = v > splat16(0.0f);
   v = (v16f)((v16i)v & positive);
   if (activation == HPVM_RT_TENSOR_CLIPPED_RELU) {
