@@ -113,10 +113,11 @@ _PEAK = ("import os, sys\n"
 _TIMER = """
 import sys, time, numpy as np
 side, path, name, threads, data = sys.argv[1:6]
+flags = sys.argv[6].split()
 x = np.load(data)
 if side == "hpvm":
     import hpvm, hpvm.onnx
-    run = hpvm.compile(hpvm.onnx.load(path, name=name), fuse=True)
+    run = hpvm.compile(hpvm.onnx.load(path, name=name), fuse=True, flags=flags)
     call = lambda: run(x)
 else:
     import onnxruntime as ort
@@ -137,7 +138,7 @@ for _ in range(5):
 def timed_in_child(side, path, name, args):
     env = dict(os.environ, HPVM_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
     result = subprocess.run([sys.executable, "-c", _TIMER, side, path, name, str(args.threads),
-                             os.path.join(args.work, "input.npy")],
+                             os.path.join(args.work, "input.npy"), args.flags],
                             capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raise RuntimeError(f"the {side} timer failed: {result.stderr[-2000:]}")
@@ -175,7 +176,7 @@ def check(name, batch, args, torch, rows):
         if isinstance(graph, Exception):
             raise graph
         t1 = time.perf_counter()
-        compiled = hpvm.compile(graph, fuse=True)
+        compiled = hpvm.compile(graph, fuse=True, flags=args.flags.split())
         t2 = time.perf_counter()
         row["import"] = f"{t_import:.1f} s"  # export and import
         row["compile"] = f"{t2 - t1:.1f} s"
@@ -216,6 +217,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds (0: no timing)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(os.getcwd(), "zoo-work"))
+    ap.add_argument("--flags", default="",
+                    help="hpvm-cc flags for hpvm's side, e.g. '-fno-hpvm-parallel-leaves'")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or list(FAMILIES)
     unknown = [n for n in names if n not in FAMILIES]

@@ -226,6 +226,7 @@ void hpvmCompileOptionsInit(HPVMCompileOptions *options) {
   options->collapse_grids = true;
   options->vectorize = true;
   options->inline_leaves = true;
+  options->parallel_leaves = true;
 }
 
 static char *copyText(StringRef text) {
@@ -260,6 +261,7 @@ static std::string optionsString(const HPVMCompileOptions &options) {
   flag("vectorize-remarks", options.vectorize_remarks);
   flag("line-tables", options.line_tables);
   flag("inline-leaves", options.inline_leaves);
+  flag("parallel-leaves", options.parallel_leaves);
   flag("fuse-nodes", options.fuse_nodes);
   flag("fuse-tensor-nodes", options.fuse_tensor_nodes);
   out << "vector-bits=" << options.vector_bits << " lanes=" << options.lanes

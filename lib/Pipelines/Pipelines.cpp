@@ -71,6 +71,10 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
     vectorOptions.rows = options.rows;
     pm.addPass(createHPVMVectorize(vectorOptions));
   }
+  // The loops of leaves instantiated once on the pool (after the tiles and
+  // lane variants, which take the grids).
+  if (options.parallelLeaves)
+    pm.addPass(createHPVMParallelLeafLoops());
   ConvertHPVMToCPUOptions cpuOptions;
   cpuOptions.collapseGrids = options.collapseGrids;
   cpuOptions.inlineLeaves = options.inlineLeaves;

@@ -214,7 +214,8 @@ SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
 
 # -f[no-]NAME switches of hpvm-cc and the pipeline options they set.
 _SWITCHES = {"hpvm-lanes": "vectorize", "hpvm-collapse-grids": "collapse-grids",
-             "hpvm-inline-leaves": "inline-leaves", "hpvm-fuse-nodes": "fuse-nodes",
+             "hpvm-inline-leaves": "inline-leaves", "hpvm-parallel-leaves": "parallel-leaves",
+             "hpvm-fuse-nodes": "fuse-nodes",
              "hpvm-fuse-tensor-nodes": "fuse-tensor-nodes"}
 _DEVICES = {"cpu": "", "gpu": "cuda", "cuda": "cuda", "opencl": "opencl", "spirv": "opencl"}
 
@@ -234,6 +235,7 @@ class SharedBuild:
     # hpvm-cc's defaults for the lowering (its -f[no-]hpvm-* switches change them).
     switches: Dict[str, bool] = field(default_factory=lambda: {
         "vectorize": True, "collapse-grids": True, "inline-leaves": True,
+        "parallel-leaves": True,
         "fuse-nodes": False, "fuse-tensor-nodes": True})
     device: str = ""
     lanes: int = 0

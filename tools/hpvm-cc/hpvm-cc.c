@@ -320,6 +320,8 @@ static void usage(void) {
          "                    (default: one parallel-for over the combined grid)\n"
          "  -fno-hpvm-inline-leaves   keep each leaf a function of its own (default:\n"
          "                    a leaf with one caller is inlined into its loop)\n"
+         "  -fno-hpvm-parallel-leaves  run the loops of leaves instantiated once on one\n"
+         "                    thread (default: large ones on the runtime's pool)\n"
          "  -fhpvm-fuse-nodes fuse every legal pair of sibling leaves first\n"
          "                    (hpvm-fuse-nodes{greedy=true}; default off)\n"
          "  -fno-hpvm-fuse-tensor-nodes  keep each tensor op a node of its own\n"
@@ -473,10 +475,10 @@ typedef struct {
   /* -fhpvm-tensor-tiles=auto|always|never: which products of tensor kernels run in
    * work-group tiles (NULL: auto). */
   const char *tensor_tiles;
-  /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fhpvm-fuse-nodes,
-   * -fno-hpvm-fuse-tensor-nodes: the lowering's other choices, each of which must leave
-   * every result unchanged (test/HPVMC/differential checks that they do). */
-  bool collapse_grids, inline_leaves, fuse_nodes, fuse_tensor_nodes;
+  /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fno-hpvm-parallel-leaves,
+   * -fhpvm-fuse-nodes, -fno-hpvm-fuse-tensor-nodes: the lowering's other choices, each of
+   * which must leave every result unchanged (test/HPVMC/differential checks that they do). */
+  bool collapse_grids, inline_leaves, parallel_leaves, fuse_nodes, fuse_tensor_nodes;
   /* -fhetero-sequential: Hetero-C++ markers removed, launches plain calls of the root (the
    * program as sequential C++: its native build). */
   bool hetero_sequential;
@@ -749,6 +751,7 @@ static bool parse_codegen_option(driver_t *d, const char *arg) {
   if (parse_switch(arg, "hpvm-lanes", &d->vectorize) ||
       parse_switch(arg, "hpvm-collapse-grids", &d->collapse_grids) ||
       parse_switch(arg, "hpvm-inline-leaves", &d->inline_leaves) ||
+      parse_switch(arg, "hpvm-parallel-leaves", &d->parallel_leaves) ||
       parse_switch(arg, "hpvm-fuse-nodes", &d->fuse_nodes) ||
       parse_switch(arg, "hpvm-fuse-tensor-nodes", &d->fuse_tensor_nodes) ||
       parse_switch(arg, "hetero-sequential", &d->hetero_sequential) ||
@@ -1169,6 +1172,7 @@ static HPVMCompileOptions lowering_options(driver_t *d, bool from_c) {
   options.rows = d->rows;
   options.collapse_grids = d->collapse_grids;
   options.inline_leaves = d->inline_leaves;
+  options.parallel_leaves = d->parallel_leaves;
   options.fuse_nodes = d->fuse_nodes;
   options.fuse_tensor_nodes = d->fuse_tensor_nodes;
   options.knobs_file = d->knobs;
@@ -1395,6 +1399,7 @@ int main(int argc, char **argv) {
                 .vector_bits = -1,
                 .collapse_grids = true,
                 .inline_leaves = true,
+                .parallel_leaves = true,
                 .fuse_tensor_nodes = true,
                 .hetero_streaming = true};
   if (!parse_command_line(&d, argc, argv))

@@ -87,6 +87,9 @@ typedef struct HPVMCompileOptions {
   /* Each leaf with one caller is inlined into it (convert-hpvm-to-cpu's
    * inline-leaves; default true). */
   bool inline_leaves;
+  /* The large parallel loops of leaves instantiated once run on the runtime's
+   * pool (hpvm-parallel-leaf-loops; default true). */
+  bool parallel_leaves;
   /* Every legal pair of sibling leaves is fused before the lowering
    * (hpvm-fuse-nodes{greedy=true}; default false). */
   bool fuse_nodes;

@@ -85,6 +85,47 @@ def ConvertHPVMToCPU : Pass<"convert-hpvm-to-cpu", "ModuleOp"> {
   ];
 }
 
+def HPVMParallelLeafLoops : Pass<"hpvm-parallel-leaf-loops", "ModuleOp"> {
+  let summary = "Run the parallel loops of leaves instantiated once on the runtime's thread pool";
+  let description = [{
+    A leaf instantiated once (a tensor graph's elementwise op, softmax, layer
+    norm or pool outside a library kernel) runs on one thread; its sibling
+    levels may leave every other core idle. This pass gives such a leaf's
+    large loops to the pool: each `linalg.generic` on buffers at the top of
+    the body of a leaf that no `hpvm.create_node` instantiates with a grid,
+    whose outermost iterator is parallel, whose loop ranges are static and
+    whose estimated work (iterations times the ops of its body) reaches
+    `min-work`, becomes loops (`scf.parallel` for its parallel dimensions);
+    the outermost `scf.parallel` is outlined into a body function
+    `void(ptr context, ptr range)` that runs the box of its first (up to two)
+    dimensions `hpvm_rt_parallel_for` hands it, and the leaf calls
+    `hpvm_rt_parallel_for` with a context holding the values the loop uses
+    (buffers as their descriptors), checking its status with
+    `hpvm_rt_check_at`. Each element is computed by the same ops in the same
+    order as before (reductions stay whole within one call), so results are
+    bit-identical to the sequential loop.
+
+    Runs after `convert-hpvm-tensor-to-linalg` (buffers), before
+    `convert-hpvm-to-cpu`; the compile pipelines run it when `parallel-leaves`
+    is on (the default). Leaves with a grid are left alone: their instances
+    already run on the pool.
+
+    Example: `hpvm-opt --convert-hpvm-tensor-to-linalg
+    --hpvm-parallel-leaf-loops graph.mlir`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"131072",
+           "The least work (iterations times the ops of the loop body) a "
+           "loop must have to run on the pool">,
+  ];
+}
+
 def RaiseHPVMC : Pass<"hpvm-raise-c", "ModuleOp"> {
   let summary = "Raise the HPVM-C calls of imported C (llvm dialect) to hpvm ops";
   let description = [{

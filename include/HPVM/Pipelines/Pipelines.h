@@ -50,6 +50,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
                      "parallel-for (convert-hpvm-to-cpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> parallelLeaves{
+      *this, "parallel-leaves",
+      llvm::cl::desc("Run the large parallel loops of leaves instantiated once "
+                     "(tensor graphs' elementwise ops, softmax, norms) on the "
+                     "runtime's thread pool (hpvm-parallel-leaf-loops)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> inlineLeaves{
       *this, "inline-leaves",
       llvm::cl::desc("Inline each leaf function with one caller into it "
