@@ -1,6 +1,8 @@
 //===- FuseTensorNodes.cpp - The hpvm-fuse-tensor-nodes pass --------------===//
 // Replaces chains of single-tensor-op leaves (conv2d→add→act→pool, …,
-// mul→add) by one leaf; refusals are remarks saying why.
+// mul→add) by one leaf, a chain possibly ending in a diamond (sigmoid, then
+// the product of its input and result: SiLU); refusals are remarks saying
+// why.
 #include "HPVM/Transforms/Passes.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
@@ -31,22 +33,22 @@ static LeafOp getLeaf(NodeOpInterface node) {
 
 namespace {
 /// A chain of children of one internal node, in dataflow order, and the edges
-/// joining consecutive ones.
+/// joining them.
 struct Chain {
   SmallVector<CreateNodeOp> nodes;
   SmallVector<LeafOp> leaves;
-  /// Per step: the edge of the tensor, then those of the producer's other
-  /// (constant) outputs into the consumer.
-  SmallVector<SmallVector<EdgeOp>> edges;
+  /// The edges inside the chain: the tensor's, then those of a producer's
+  /// other (constant) outputs into its consumer.
+  SmallVector<EdgeOp> edges;
+  /// Per leaf: its input ports fed from inside the chain, each with the
+  /// feeding leaf's index in the chain and output port (the previous leaf's,
+  /// but for a diamond's product, fed by the leaf two before too).
+  std::vector<DenseMap<unsigned, std::pair<unsigned, unsigned>>> fed;
 
-  /// The input ports of leaf `index` fed from inside the chain, with the
-  /// previous leaf's output feeding each.
-  DenseMap<unsigned, unsigned> fedPorts(unsigned index) const {
-    DenseMap<unsigned, unsigned> ports;
-    if (index > 0)
-      for (EdgeOp edge : edges[index - 1])
-        ports[edge.getDestPort()] = edge.getSourcePort();
-    return ports;
+  /// Records `edge` from member `from` into member `to`.
+  void join(unsigned from, unsigned to, EdgeOp edge) {
+    edges.push_back(edge);
+    fed[to][edge.getDestPort()] = {from, edge.getSourcePort()};
   }
 };
 } // namespace
@@ -57,9 +59,8 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
   SmallVector<Type> inputs;
   SmallVector<DictionaryAttr> inputAttrs;
   for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
-    DenseMap<unsigned, unsigned> fed = chain.fedPorts(index);
     for (unsigned port = 0; port < leaf.getNumArguments(); ++port) {
-      if (fed.count(port))
+      if (chain.fed[index].count(port))
         continue;
       inputs.push_back(leaf.getArgumentTypes()[port]);
       inputAttrs.push_back(leaf.getArgAttrDict(port));
@@ -82,14 +83,13 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
   Block &entry = fused.getBodyBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(&entry);
   unsigned next = 0;
-  SmallVector<Value> previous; // the outputs of the leaf before
+  SmallVector<SmallVector<Value>> outputs; // of each leaf, in the fused one
   for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
     IRMapping mapping;
-    DenseMap<unsigned, unsigned> fed = chain.fedPorts(index);
     for (unsigned port = 0; port < leaf.getNumArguments(); ++port) {
       Value arg = leaf.getBodyBlock().getArgument(port);
-      if (auto it = fed.find(port); it != fed.end())
-        mapping.map(arg, previous[it->second]);
+      if (auto it = chain.fed[index].find(port); it != chain.fed[index].end())
+        mapping.map(arg, outputs[it->second.first][it->second.second]);
       else
         mapping.map(arg, entry.getArgument(next++));
     }
@@ -97,11 +97,11 @@ static LeafOp buildFusedLeaf(OpBuilder &b, Chain &chain, StringRef name) {
     // reshapes.
     for (Operation &op : leaf.getBodyBlock().without_terminator())
       fb.clone(op, mapping);
-    previous.clear();
+    outputs.emplace_back();
     for (Value value : leaf.getBodyBlock().getTerminator()->getOperands())
-      previous.push_back(mapping.lookupOrDefault(value));
+      outputs.back().push_back(mapping.lookupOrDefault(value));
   }
-  ReturnOp::create(fb, last.getLoc(), previous);
+  ReturnOp::create(fb, last.getLoc(), outputs.back());
   return fused;
 }
 
@@ -119,12 +119,10 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
   // Input port of each chain node -> input port of the fused node.
   SmallVector<DenseMap<unsigned, unsigned>> portMaps(chain.nodes.size());
   unsigned next = 0;
-  for (auto [index, leaf] : llvm::enumerate(chain.leaves)) {
-    DenseMap<unsigned, unsigned> fed = chain.fedPorts(index);
+  for (auto [index, leaf] : llvm::enumerate(chain.leaves))
     for (unsigned port = 0; port < leaf.getNumArguments(); ++port)
-      if (!fed.count(port))
+      if (!chain.fed[index].count(port))
         portMaps[index][port] = next++;
-  }
   DenseMap<Value, unsigned> position;
   for (auto [index, node] : llvm::enumerate(chain.nodes))
     position[node.getHandle()] = index;
@@ -143,9 +141,8 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
       CreateNodeOp::create(gb, first.getLoc(), first.getHandle().getType(),
                            fused.getSymName(), first.getDims());
 
-  for (ArrayRef<EdgeOp> step : chain.edges)
-    for (EdgeOp edge : step)
-      edge.erase();
+  for (EdgeOp edge : chain.edges)
+    edge.erase();
   for (Operation &op : body) {
     if (auto edge = dyn_cast<EdgeOp>(op)) {
       if (auto it = position.find(edge.getDest()); it != position.end())
@@ -176,6 +173,15 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
 }
 
 namespace {
+/// An edge inside a chain: from member `from` into member `to` (positions in
+/// the chain).
+struct Join {
+  unsigned from, to;
+  EdgeOp edge;
+};
+
+enum class DiamondStep { none, grown, refused };
+
 struct HPVMFuseTensorNodesPass
     : public hpvm::impl::HPVMFuseTensorNodesBase<HPVMFuseTensorNodesPass> {
   using Base::Base;
@@ -189,6 +195,13 @@ private:
   /// bind_out towards the next op of a pattern in another internal node.
   void explainAcrossParents(const DataflowGraph &graph, unsigned child,
                             ArrayRef<TensorChainKind> kinds);
+  /// Grows the chain of `members` (of `kinds`) by the diamond after its last
+  /// member when there is one that may be fused (an activation, then the
+  /// product of its input and result: SiLU). A diamond that cannot be fused
+  /// is a remark, and ends the chain.
+  DiamondStep growByDiamond(const DataflowGraph &graph, SmallVectorImpl<unsigned> &members,
+                     SmallVectorImpl<TensorChainKind> &kinds, SmallVectorImpl<Join> &joins,
+                     const DenseMap<unsigned, unsigned> &claimedBy);
 
   NodeHierarchy *hierarchy = nullptr;
   SymbolTableCollection *symbolTables = nullptr;
@@ -255,7 +268,8 @@ void HPVMFuseTensorNodesPass::explainAcrossParents(
           continue;
         graph.getChild(child).emitRemark()
             << "not fused with @" << leaf.getSymName() << " ("
-            << shortName(producerOp) << " -> " << shortName(op)
+            << (producerOp ? shortName(producerOp) : StringRef("map")) << " -> "
+            << shortName(op)
             << "): the nodes have different parents (@" << internal.getSymName()
             << " and @" << other
             << "); the result reaches it through bind_out and an edge of @"
@@ -283,9 +297,20 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
       continue;
     SmallVector<unsigned> members{head};
     SmallVector<TensorChainKind> kinds{*headKind};
-    SmallVector<SmallVector<EdgeOp>> edges;
+    SmallVector<Join> joins;
     Operation *currentOp = headOp;
     while (true) {
+      DiamondStep diamond = growByDiamond(graph, members, kinds, joins, claimedBy);
+      if (diamond == DiamondStep::refused)
+        break;
+      if (diamond == DiamondStep::grown) {
+        currentOp = getLeaf(graph.getDefinition(members.back()))
+                        .getBodyBlock()
+                        .getTerminator()
+                        ->getOperand(0)
+                        .getDefiningOp();
+        continue;
+      }
       unsigned current = members.back();
       ArrayRef<EdgeOp> outgoing = graph.getOutgoingEdges(current);
       if (outgoing.empty()) {
@@ -341,27 +366,65 @@ HPVMFuseTensorNodesPass::findChains(const DataflowGraph &graph) {
         refuse(nextLeaf.getSymName(), nextOp, reason);
         break;
       }
+      unsigned from = members.size() - 1;
       members.push_back(next);
       kinds.push_back(*getTensorChainKind(nextOp));
-      SmallVector<EdgeOp> step{edge};
+      joins.push_back({from, from + 1, edge});
       for (EdgeOp other : outgoing)
-        if (other != edge)
-          step.push_back(other); // the step check: into the consumer only
-      edges.push_back(std::move(step));
+        if (other != edge) // the step check: into the consumer only
+          joins.push_back({from, from + 1, other});
       currentOp = nextOp;
     }
     if (members.size() < 2)
       continue;
     Chain chain;
+    chain.fed.resize(members.size());
     for (unsigned member : members) {
       claimedBy[member] = head;
       chain.nodes.push_back(graph.getChild(member));
       chain.leaves.push_back(getLeaf(graph.getDefinition(member)));
     }
-    chain.edges = std::move(edges);
+    for (const Join &join : joins)
+      chain.join(join.from, join.to, join.edge);
     chains.push_back(std::move(chain));
   }
   return chains;
+}
+
+DiamondStep HPVMFuseTensorNodesPass::growByDiamond(
+    const DataflowGraph &graph, SmallVectorImpl<unsigned> &members,
+    SmallVectorImpl<TensorChainKind> &kinds, SmallVectorImpl<Join> &joins,
+    const DenseMap<unsigned, unsigned> &claimedBy) {
+  // After an op an activation may follow in a pattern, or a lone
+  // convolution or product (the kernels take the activation without a bias).
+  using K = TensorChainKind;
+  bool lone = kinds.size() == 1 && (kinds[0] == K::conv2d || kinds[0] == K::mul);
+  if (!lone && !continuesTensorPattern(kinds, K::activation))
+    return DiamondStep::none;
+  unsigned producer = members.back();
+  std::string why;
+  std::optional<TensorDiamond> diamond = findTensorDiamond(graph, producer, why);
+  if (!diamond)
+    return DiamondStep::none;
+  if (why.empty() &&
+      (claimedBy.count(diamond->unary) || claimedBy.count(diamond->binary)))
+    why = "they are already fused into another chain";
+  if (!why.empty()) {
+    if (remarks)
+      graph.getChild(producer).emitRemark()
+          << "not fused with " << graph.describeChild(diamond->unary) << " and "
+          << graph.describeChild(diamond->binary)
+          << " (an elementwise op, then one of its input and result): " << why;
+    return DiamondStep::refused;
+  }
+  unsigned from = members.size() - 1;
+  members.push_back(diamond->unary);
+  members.push_back(diamond->binary);
+  kinds.push_back(K::activation);
+  joins.push_back({from, from + 1, diamond->toUnary});
+  joins.push_back({from, from + 2, diamond->toBinary});
+  joins.push_back({from + 1, from + 2, diamond->unaryToBinary});
+  return DiamondStep::grown;
 }
 
 void HPVMFuseTensorNodesPass::runOnOperation() {

@@ -75,11 +75,70 @@ bool makeAvailableAt(RewriterBase &rewriter, Value value, Operation *op) {
   return true;
 }
 
+/// The product `y` of `x` and `s` as a tensor map whose region is one mulf of
+/// its two elements (either order), or null.
+TensorMapOp productOf(Operation *y, Value x, Value s) {
+  auto map = dyn_cast_or_null<TensorMapOp>(y);
+  if (!map || map->getNumOperands() != 2 || map.getType() != x.getType())
+    return {};
+  Value lhs = map->getOperand(0), rhs = map->getOperand(1);
+  if (!((lhs == x && rhs == s) || (lhs == s && rhs == x)))
+    return {};
+  Block &body = map.getMapper().front();
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
+    return {};
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto yield = dyn_cast<TensorYieldOp>(body.getTerminator());
+  if (!mul || !yield || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != mul.getResult() ||
+      mul.getFastmath() != arith::FastMathFlags::none)
+    return {};
+  Value a = mul.getLhs(), b = mul.getRhs();
+  Value e0 = body.getArgument(0), e1 = body.getArgument(1);
+  return (a == e0 && b == e1) || (a == e1 && b == e0) ? map : TensorMapOp();
+}
+
+/// The logistic activations after `result`: a sigmoid used once (SIGMOID),
+/// or a sigmoid whose input and result feed one product and nothing else
+/// (SILU: x * sigmoid(x), as ONNX writes it). The ops go to `absorbed`;
+/// returns the activation's result, or null.
+Value findLogistic(Value result, int64_t &activation,
+                   SmallVectorImpl<Operation *> &absorbed) {
+  TensorSigmoidOp sigmoid;
+  Operation *other = nullptr;
+  for (Operation *user : result.getUsers()) {
+    if (auto s = dyn_cast<TensorSigmoidOp>(user); s && !sigmoid)
+      sigmoid = s;
+    else if (!other)
+      other = user;
+    else
+      return {};
+  }
+  if (!sigmoid || sigmoid.getType() != result.getType() || !sigmoid->hasOneUse())
+    return {};
+  if (!other) {
+    activation = HPVM_RT_TENSOR_SIGMOID;
+    absorbed.push_back(sigmoid);
+    return sigmoid.getResult();
+  }
+  TensorMapOp product = productOf(other, result, sigmoid.getResult());
+  // The result used by the product once (not as both operands).
+  if (!product || *sigmoid->getUsers().begin() != product.getOperation() ||
+      llvm::count(product->getOperands(), result) != 1)
+    return {};
+  activation = HPVM_RT_TENSOR_SILU;
+  absorbed.push_back(sigmoid);
+  absorbed.push_back(product);
+  return product.getResult();
+}
+
 /// The bias add and activation that consume `op`'s result alone. A bias must
 /// have the shape `biasShape` (a per-filter [1, F, 1, 1] or a per-column
-/// [1, ..., N]) and be available where the call goes.
+/// [1, ..., N]) and be available where the call goes. `logistic`: sigmoid
+/// and SiLU may be absorbed too (exact f32 kernels only: a knob's
+/// interpolation or rounding would come before them unfused, after fused).
 Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
-                      ArrayRef<int64_t> biasShape) {
+                      ArrayRef<int64_t> biasShape, bool logistic) {
   Epilogue epilogue;
   epilogue.result = op->getResult(0);
   auto single = [](Value v) -> Operation * {
@@ -107,6 +166,10 @@ Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
   if (epilogue.activation != HPVM_RT_TENSOR_IDENTITY) {
     epilogue.absorbed.push_back(next);
     epilogue.result = next->getResult(0);
+  } else if (logistic) {
+    if (Value result =
+            findLogistic(epilogue.result, epilogue.activation, epilogue.absorbed))
+      epilogue.result = result;
   }
   return epilogue;
 }
@@ -272,7 +335,7 @@ void callConvKernel(RewriterBase &b, TensorConv2DOp conv) {
     knobArguments = {runtimeKnobKind(knob.getKind()), knob.getRate(), knob.getOffset()};
   // A filter (and bias) that are constants of the program: the runtime packs
   // them once and keeps them, instead of on every call.
-  Epilogue epilogue = findEpilogue(b, op, perFilter);
+  Epilogue epilogue = findEpilogue(b, op, perFilter, /*logistic=*/!knob);
   auto isConstant = [](Value value) {
     return !value || value.getDefiningOp<arith::ConstantOp>();
   };
@@ -301,11 +364,11 @@ void callMatmulKernel(RewriterBase &b, TensorMulOp mul) {
     batch *= result.getDimSize(d);
   SmallVector<int64_t> perColumn(rank, 1);
   perColumn.back() = result.getDimSize(rank - 1);
-  Epilogue epilogue = findEpilogue(b, op, perColumn);
-  SmallVector<int64_t> sizes = {batch, result.getDimSize(rank - 2),
-                                result.getDimSize(rank - 1), lhs.getDimSize(rank - 1)};
   // A precision knob: the operands in 16 bits, the result rounded by the kernel.
   auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
+  Epilogue epilogue = findEpilogue(b, op, perColumn, /*logistic=*/!knob);
+  SmallVector<int64_t> sizes = {batch, result.getDimSize(rank - 2),
+                                result.getDimSize(rank - 1), lhs.getDimSize(rank - 1)};
   if (!knob || !knob.isPrecision()) {
     callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulF32,
                      {mul.getLhs(), mul.getRhs()}, result, sizes, epilogue);

@@ -109,6 +109,149 @@ bool mlir::hpvm::startsTensorPattern(TensorChainKind kind) {
   });
 }
 
+/// Why `edge` from child `producer` to child `consumer` cannot be inside a
+/// fused leaf (targets, streaming, grids), or the empty string.
+static std::string checkEdgeAndGrids(const DataflowGraph &graph, unsigned producer,
+                                     unsigned consumer, EdgeOp edge) {
+  NodeOpInterface a = graph.getDefinition(producer);
+  NodeOpInterface b = graph.getDefinition(consumer);
+  if (a.getTargets() != b.getTargets())
+    return "the nodes have different targets";
+  if (edge.getStreaming())
+    return "a streaming edge joins them";
+  CreateNodeOp ca = graph.getChild(producer), cb = graph.getChild(consumer);
+  if (ca.getRank() != cb.getRank())
+    return "the grids have different ranks";
+  for (unsigned d = 0; d < ca.getRank(); ++d)
+    if (!isSameExtent(ca.getDims()[d], cb.getDims()[d]))
+      return "the grids may differ in dimension " + std::to_string(d);
+  if (ca.getRank() > 0 && edge.getReplication() != Replication::one_to_one)
+    return "an all_to_all edge joins replicated nodes";
+  return "";
+}
+
+/// The tensor map that is all of `leaf` (besides constants) and takes
+/// exactly its `inputs` arguments, each once, returning the map's result
+/// alone; or null.
+static TensorMapOp getElementwiseMap(LeafOp leaf, unsigned inputs) {
+  if (!leaf || !leaf.getBody().hasOneBlock() || leaf.getNumArguments() != inputs)
+    return {};
+  Block &body = leaf.getBodyBlock();
+  TensorMapOp map;
+  for (Operation &op : body.without_terminator()) {
+    if (op.hasTrait<::mlir::OpTrait::ConstantLike>())
+      continue;
+    if (map || !isa<TensorMapOp>(op))
+      return {};
+    map = cast<TensorMapOp>(op);
+  }
+  if (!map || map->getNumOperands() != inputs)
+    return {};
+  for (unsigned i = 0; i < inputs; ++i)
+    if (!llvm::is_contained(map->getOperands(), body.getArgument(i)))
+      return {};
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() != 1 || ret.getOperand(0) != map.getResult())
+    return {};
+  return map;
+}
+
+/// A one-input elementwise leaf: a single activation op (relu, clipped_relu,
+/// tanh, sigmoid) of its one argument, or a one-input tensor map.
+static bool isUnaryElementwiseLeaf(LeafOp leaf) {
+  if (!leaf || leaf.getNumArguments() != 1 || leaf.getNumResults() != 1)
+    return false;
+  if (getElementwiseMap(leaf, 1))
+    return true;
+  Operation *op = getSingleTensorOp(leaf);
+  return op && getTensorChainKind(op) == TensorChainKind::activation &&
+         op->getOperand(0) == leaf.getBodyBlock().getArgument(0) &&
+         op->getResult(0).getType() == op->getOperand(0).getType();
+}
+
+/// Whether every output of child `index` goes through `edges` only (no
+/// other edge, no bind_out); else why not, naming `index` as `what`.
+static std::string feedsOnly(const DataflowGraph &graph, unsigned index,
+                             ArrayRef<EdgeOp> edges, StringRef what) {
+  for (BindOutOp bind : graph.getBindOuts())
+    if (bind.getSource() == graph.getChild(index).getHandle())
+      return (what + " is also an output of @" +
+              graph.getInternalNode().getSymName() + " (bind_out)")
+          .str();
+  for (EdgeOp other : graph.getOutgoingEdges(index))
+    if (!llvm::is_contained(edges, other))
+      return (what + " also feeds " +
+              graph.describeChild(*graph.getChildIndex(other.getDest())) +
+              " (input " + Twine(other.getDestPort()) + ")")
+          .str();
+  return "";
+}
+
+std::optional<TensorDiamond>
+mlir::hpvm::findTensorDiamond(const DataflowGraph &graph, unsigned producer,
+                              std::string &why) {
+  why.clear();
+  auto leafOf = [&](Value handle) {
+    std::optional<unsigned> index = graph.getChildIndex(handle);
+    return std::make_pair(
+        index, index ? dyn_cast<LeafOp>(graph.getDefinition(*index).getOperation())
+                     : LeafOp());
+  };
+  // The shape first: producer -> unary -> binary <- producer.
+  std::optional<TensorDiamond> found;
+  for (EdgeOp toUnary : graph.getOutgoingEdges(producer)) {
+    auto [unary, unaryLeaf] = leafOf(toUnary.getDest());
+    if (toUnary.getSourcePort() != 0 || !isUnaryElementwiseLeaf(unaryLeaf))
+      continue;
+    for (EdgeOp unaryToBinary : graph.getOutgoingEdges(*unary)) {
+      auto [binary, binaryLeaf] = leafOf(unaryToBinary.getDest());
+      if (!binaryLeaf || unaryToBinary.getSourcePort() != 0)
+        continue;
+      for (EdgeOp toBinary : graph.getOutgoingEdges(producer))
+        if (toBinary.getSourcePort() == 0 && toBinary.getDest() == unaryToBinary.getDest() &&
+            toBinary.getDestPort() != unaryToBinary.getDestPort())
+          found = TensorDiamond{*unary, *binary, toUnary, toBinary, unaryToBinary};
+      if (found)
+        break;
+    }
+    if (found)
+      break;
+  }
+  if (!found)
+    return std::nullopt;
+  TensorDiamond d = *found;
+  auto refuse = [&](const Twine &reason) -> std::optional<TensorDiamond> {
+    why = reason.str();
+    return d;
+  };
+  auto binaryLeaf = cast<LeafOp>(graph.getDefinition(d.binary).getOperation());
+  if (binaryLeaf.getNumArguments() != 2 || graph.getIncomingEdges(d.binary).size() != 2)
+    return refuse(graph.describeChild(d.binary) + " has another input");
+  if (!getElementwiseMap(binaryLeaf, 2))
+    return refuse(graph.describeChild(d.binary) +
+                  " is not one tensor map of its two inputs");
+  std::string reason =
+      feedsOnly(graph, producer, {d.toUnary, d.toBinary}, "its result");
+  if (reason.empty())
+    reason = feedsOnly(graph, d.unary, {d.unaryToBinary},
+                       "the result of " + graph.describeChild(d.unary));
+  if (!reason.empty())
+    return refuse(reason);
+  for (auto [from, to, edge] :
+       {std::make_tuple(producer, d.unary, d.toUnary),
+        std::make_tuple(producer, d.binary, d.toBinary),
+        std::make_tuple(d.unary, d.binary, d.unaryToBinary)}) {
+    reason = checkEdgeAndGrids(graph, from, to, edge);
+    if (!reason.empty())
+      return refuse(reason);
+  }
+  for (Target target : graph.getDefinition(producer).getTargets())
+    if (target != Target::cpu)
+      return refuse("the nodes are hinted for a device (a diamond is fused for "
+                    "the CPU only)");
+  return d;
+}
+
 std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,
                                               unsigned producer,
                                               unsigned consumer, EdgeOp edge) {

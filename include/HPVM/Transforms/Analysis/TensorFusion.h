@@ -44,6 +44,28 @@ bool startsTensorPattern(TensorChainKind kind);
 std::string checkTensorFusionStep(const DataflowGraph &graph, unsigned producer,
                                   unsigned consumer, EdgeOp edge);
 
+/// A diamond after child `producer` (the last node of a chain): its result
+/// feeds a one-input elementwise leaf `unary` (an activation, or a one-input
+/// tensor map) and, with `unary`'s result, a two-input elementwise leaf
+/// `binary` (a tensor map of exactly those two): SiLU as ONNX writes it,
+/// sigmoid then x * sigmoid(x). The edges joining them are `toUnary`,
+/// `toBinary` and `unaryToBinary`.
+struct TensorDiamond {
+  unsigned unary, binary;
+  EdgeOp toUnary, toBinary, unaryToBinary;
+};
+
+/// The diamond after child `producer` when it may become part of the
+/// producer's leaf: `producer`'s result feeds nothing else (no other edge, no
+/// bind_out), `unary`'s result feeds only `binary`, `binary` has no other
+/// input, direct one-to-one non-streaming edges between nodes of the same grid
+/// and the same targets, the CPU's only (the GPU backends match chains, not
+/// diamonds). Returns std::nullopt when there is no diamond there, else the
+/// diamond, with `why` saying why it cannot be fused (empty when it can).
+std::optional<TensorDiamond> findTensorDiamond(const DataflowGraph &graph,
+                                               unsigned producer,
+                                               std::string &why);
+
 } // namespace mlir::hpvm
 
 #endif // HPVM_TRANSFORMS_ANALYSIS_TENSORFUSION_H
