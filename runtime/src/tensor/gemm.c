@@ -110,6 +110,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.contract_unfused = hpvm_tensor_contract_unfused_avx512;
       k.contract_mr = HPVM_TENSOR_CONTRACT_MR_WIDE;
       k.contract_nr = HPVM_TENSOR_CONTRACT_NR_WIDE;
+      k.activate = hpvm_tensor_activate_avx512;
     }
 #endif
   }
@@ -608,7 +609,11 @@ typedef struct depthwise_t {
 
 static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) {
   const depthwise_t *d = context;
-  hpvm_tensor_depthwise_fn kernel = hpvm_tensor_kernels()->depthwise;
+  const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
+  hpvm_tensor_depthwise_fn kernel = kernels->depthwise;
+  /* The logistic activations over each finished plane (in the cache), with the widest
+   * vectors the CPU has: the depthwise kernel's own are 8 floats wide. */
+  int logistic = hpvm_tensor_logistic(d->activation);
   int64_t floats = hpvm_tensor_depthwise_scratch(d->width, d->kernel_h, d->kernel_w, d->out_h,
                                                  d->out_w, d->pad_w, d->stride_h, d->stride_w);
   /* Zeroed once: every plane writes the same positions (the padding stays zero). Without
@@ -619,8 +624,11 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
     kernel(d->input + plane * d->height * d->width, d->height, d->width,
            d->filter + c * d->kernel_h * d->kernel_w, d->kernel_h, d->kernel_w,
            d->output + plane * d->out_h * d->out_w, d->out_h, d->out_w, d->pad_h, d->pad_w,
-           d->stride_h, d->stride_w, d->bias ? d->bias[c] : 0.0f, d->activation,
-           d->activation_max, scratch);
+           d->stride_h, d->stride_w, d->bias ? d->bias[c] : 0.0f,
+           logistic ? HPVM_RT_TENSOR_IDENTITY : d->activation, d->activation_max, scratch);
+    if (logistic)
+      kernels->activate(d->output + plane * d->out_h * d->out_w, d->out_h * d->out_w,
+                        d->activation, d->activation_max);
   }
   free(scratch);
 }

@@ -298,6 +298,9 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
                                           const float *weights, const float *bias,
                                           int64_t activation, float activation_max,
                                           float *tile);
+/* hpvm_tensor_activate_fn in 16-float vectors (the last one masked). */
+void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
+                                 float activation_max);
 /* hpvm_tensor_contract_fn on blocks of HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE (a panel of p is
  * k x 12, one of q k x 32). */
 void hpvm_tensor_contract_fused_avx512(int64_t k, const float *a, const float *b, float *c,

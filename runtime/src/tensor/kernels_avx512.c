@@ -351,3 +351,17 @@ void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float 
                                          float init) {
   contract_block16(0, k, a, b, c, ldc, rows, cols, load, init);
 }
+
+void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
+                                 float activation_max) {
+  if (!hpvm_tensor_logistic(activation)) {
+    for (int64_t i = 0; i < count; ++i)
+      x[i] = hpvm_tensor_activate(x[i], activation, activation_max);
+    return;
+  }
+  for (int64_t i = 0; i < count; i += 16) {
+    __mmask16 live = count - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (count - i)) - 1);
+    v16f v = (v16f)_mm512_maskz_loadu_ps(live, x + i), s = sigmoid16(v);
+    _mm512_mask_storeu_ps(x + i, live, (__m512)(activation == HPVM_RT_TENSOR_SILU ? v * s : s));
+  }
+}
