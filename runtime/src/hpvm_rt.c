@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/profile.h"
 #include "base/trace.h"
 #include "mem/buffer_cache.h"
 #include "runtime.h"
@@ -81,6 +82,7 @@ static hpvm_status_t grid_node_run(void *context, hpvm_rt_device_t *device, int6
   hpvm_rt_trace_node(grid->name, NULL);
   hpvm_rt_check_at(hpvm_rt_parallel_for(grid->rank, grid->extents, grid->body, grid->context),
                    grid->where);
+  hpvm_rt_trace_node_done(grid->name);
   return NULL;
 }
 
@@ -246,6 +248,14 @@ hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_site_t *site, const int64_t grid
 void hpvm_rt_trace_node(const char *node, const char *device) {
   if (hpvm_trace_enabled())
     hpvm_trace_line("%s on %s", node ? node : "(unnamed)", device ? device : "cpu");
+  /* A CPU run starts here; hpvm_rt_trace_node_done ends it. */
+  if (!device && hpvm_profile_enabled())
+    hpvm_profile_start(node ? node : "(unnamed)");
+}
+
+void hpvm_rt_trace_node_done(const char *node) {
+  if (hpvm_profile_enabled())
+    hpvm_profile_done(node ? node : "(unnamed)");
 }
 
 hpvm_status_t hpvm_rt_no_cpu_version(const char *node, const char *reason) {

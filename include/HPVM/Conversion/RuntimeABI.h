@@ -229,6 +229,7 @@ SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
   X(NoCPUVersion,        hpvm_rt_no_cpu_version,       "p(pp)")                \
   X(GridFits,            hpvm_rt_grid_fits,            "p(piliil)")            \
   X(TraceNode,           hpvm_rt_trace_node,           "v(pp)")                \
+  X(TraceNodeDone,       hpvm_rt_trace_node_done,      "v(p)")                 \
   /* Tensor graphs launched with tensor objects */                             \
   X(TensorInput,         hpvm_rt_tensor_input,         "p(pipi)")              \
   X(TensorOutput,        hpvm_rt_tensor_output,        "p(ippi)")              \

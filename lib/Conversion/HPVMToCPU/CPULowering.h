@@ -224,8 +224,10 @@ public:
   /// when it is an i64), else 0.
   Value pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
                     ValueRange inputs, unsigned index);
-  /// Calls hpvm_rt_trace_node for a CPU run of `node`.
+  /// Calls hpvm_rt_trace_node for a CPU run of `node` (the run starts).
   void traceNode(OpBuilder &b, Location loc, NodeOpInterface node);
+  /// Calls hpvm_rt_trace_node_done after a CPU run of `node` (it ended).
+  void traceNodeDone(OpBuilder &b, Location loc, NodeOpInterface node);
   /// The address of a global holding the node's name (NUL-terminated).
   Value nodeNameString(OpBuilder &b, Location loc, NodeOpInterface node);
 

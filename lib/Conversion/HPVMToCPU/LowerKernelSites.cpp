@@ -92,6 +92,10 @@ void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
   callRuntime(b, loc, RuntimeFn::TraceNode, {nodeNameString(b, loc, node), nullPointer(b, loc)});
 }
 
+void CPULowering::traceNodeDone(OpBuilder &b, Location loc, NodeOpInterface node) {
+  callRuntime(b, loc, RuntimeFn::TraceNodeDone, {nodeNameString(b, loc, node)});
+}
+
 bool CPULowering::hasKernelSite(NodeOpInterface node,
                                 PerInstancePorts perInstance) {
   auto site = node->getAttrOfType<FlatSymbolRefAttr>(

@@ -767,15 +767,21 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     } else {
       args.push_back(allocateSingleInstanceFrame(b, loc, parentFrame));
     }
-    return func::CallOp::create(b, loc, function, args).getResults();
+    auto call = func::CallOp::create(b, loc, function, args);
+    if (isa<LeafOp>(node.getOperation()))
+      traceNodeDone(b, loc, node);
+    return call.getResults();
   }
 
   if (LeafOp leaf = getCollapsibleLeaf(node, perInstance)) {
     traceNode(b, loc, leaf);
     if (hasKernelSites())
       requestHostCopies(b, loc, node, inputs);
-    return runCollapsed(b, loc, cast<InternalOp>(node.getOperation()), leaf,
-                        dims, inputs, parentFrame);
+    SmallVector<Value> results = runCollapsed(
+        b, loc, cast<InternalOp>(node.getOperation()), leaf, dims, inputs,
+        parentFrame);
+    traceNodeDone(b, loc, leaf);
+    return results;
   }
 
   unsigned rank = dims.size();
@@ -819,6 +825,8 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     runContractionGrid(b, loc, leaf, dims, inputs, parentFrame, outputs,
                        extents, context);
   }
+  if (leaf)
+    traceNodeDone(b, loc, node);
   // Inputs passed on as outputs are the node's inputs: no instance need
   // publish them (the tile, block and contraction variants do not), and a
   // grid without instances still has them.

@@ -692,8 +692,18 @@ HPVM_RT_EXPORT void *hpvm_rt_tensor_input(void *tensor, int32_t rank, const int6
 HPVM_RT_EXPORT void *hpvm_rt_tensor_output(int32_t rank, const int64_t *dims, void **out_data,
                                            int32_t objects);
 /* With HPVM_TRACE=1 in the environment (read once), prints "hpvm-trace: <node> on <device>\n"
- * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag). */
+ * on stderr (device NULL = "cpu"); otherwise does nothing (one load of a cached flag).  With
+ * device NULL and HPVM_PROFILE=1 (read once) it also starts timing a CPU run of `node` on this
+ * thread, which hpvm_rt_trace_node_done ends. */
 HPVM_RT_EXPORT void hpvm_rt_trace_node(const char *node, const char *device);
+/* With HPVM_PROFILE=1 in the environment (read once; 0, unset or empty: off; anything else
+ * stops the program naming the variable, as hpvm_rt_check_at does), ends the innermost run of
+ * `node` that hpvm_rt_trace_node(node, NULL) started on this thread and adds its wall time to
+ * the node's total.  At exit the runtime prints on stderr one line per node, largest total
+ * first, "hpvm-profile: <total ms> <runs> <ms per run> <share>% <node>", then
+ * "hpvm-profile: total <ms> ms in <runs> runs of <nodes> nodes".  Compiled programs call it
+ * after each CPU run of a leaf.  Profiling off, it does nothing (one load of a cached flag). */
+HPVM_RT_EXPORT void hpvm_rt_trace_node_done(const char *node);
 
 /*===--------------------------------------------------------------------===*
  * Scheduling policy

@@ -39,6 +39,8 @@ hpvm.internal @root(%a: memref<?x?xf32>, %bx: index, %by: index,
 }
 
 // CHECK-LABEL: func.func private @__hpvm_internal_root
+// The collapsed grid is one CPU run of the leaf: traced (and timed) once.
+// CHECK:         llvm.call @hpvm_rt_trace_node(
 // CHECK:         %[[TWO:.*]] = arith.constant 2 : index
 // CHECK:         %[[BX2:.*]] = arith.muli %{{.*}}, %[[TWO]] : index
 // CHECK:         %[[TX:.*]] = arith.index_cast %[[BX2]] : index to i64
@@ -46,6 +48,9 @@ hpvm.internal @root(%a: memref<?x?xf32>, %bx: index, %by: index,
 // CHECK:         llvm.store %[[EX]]
 // CHECK:         %[[BODY:.*]] = llvm.mlir.addressof @__hpvm_collapsed_tile_point
 // CHECK:         llvm.call @hpvm_rt_parallel_for(%{{.*}}, %{{.*}}, %[[BODY]], %{{.*}})
+// CHECK-NOT:     hpvm_rt_parallel_for
+// CHECK:         %[[POINT:.*]] = llvm.mlir.addressof @__hpvm_node_point
+// CHECK-NEXT:    llvm.call @hpvm_rt_trace_node_done(%[[POINT]])
 // CHECK-NOT:     hpvm_rt_parallel_for
 // CHECK:         return
 // The tile node's run function is never called: no second parallel-for.

@@ -32,15 +32,24 @@ hpvm.leaf @sink(%v: f32) -> (f32) {
 // CHECK-LABEL: func.func private @__hpvm_internal_tile(
 // CHECK-SAME: %[[TDATA:[^:]*]]: memref<?x?xf32>, %[[TFRAME:[^:]*]]: !llvm.ptr) -> f32
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
+// Each CPU run of a leaf starts with hpvm_rt_trace_node and ends with
+// hpvm_rt_trace_node_done (HPVM_PROFILE times what lies between).
+// CHECK: %[[SCALE:.*]] = llvm.mlir.addressof @__hpvm_node_scale
+// CHECK: llvm.call @hpvm_rt_trace_node(%[[SCALE]], %{{.*}})
 // The replicated leaf runs through the runtime with its range function...
 // CHECK: %[[BODY:.*]] = llvm.mlir.addressof @__hpvm_range_scale_2
 // CHECK: %[[STATUS:.*]] = llvm.call @hpvm_rt_parallel_for(%{{.*}}, %{{.*}}, %[[BODY]], %{{.*}})
 // CHECK: llvm.call @hpvm_rt_check_at(%[[STATUS]], %{{.*}})
+// CHECK-NEXT: %[[SCALED:.*]] = llvm.mlir.addressof @__hpvm_node_scale
+// CHECK-NEXT: llvm.call @hpvm_rt_trace_node_done(%[[SCALED]])
 // ...then its output, published by instance (0, 0), feeds the single-instance
 // sink directly, inlined here (its only caller): the sink returns its input.
 // CHECK: %[[OUT:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK: llvm.call @hpvm_rt_trace_node(
+// CHECK: %[[SINK:.*]] = llvm.mlir.addressof @__hpvm_node_sink
+// CHECK: llvm.call @hpvm_rt_trace_node(%[[SINK]], %{{.*}})
 // CHECK-NOT: call @__hpvm_leaf_sink
+// CHECK: %[[SUNK:.*]] = llvm.mlir.addressof @__hpvm_node_sink
+// CHECK-NEXT: llvm.call @hpvm_rt_trace_node_done(%[[SUNK]])
 // CHECK: return %[[OUT]] : f32
 hpvm.internal @tile(%data: memref<?x?xf32>) -> (f32) {
   %c4 = arith.constant 4 : index

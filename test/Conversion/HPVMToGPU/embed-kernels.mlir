@@ -81,4 +81,5 @@ func.func @run(%m: memref<?xf32>, %f: f32, %n: index) {
 // HOST: llvm.call @hpvm_rt_trace_node
 // HOST: llvm.call @hpvm_rt_request_host
 // HOST: llvm.call @hpvm_rt_parallel_for
+// HOST: llvm.call @hpvm_rt_trace_node_done
 // HOST: }
