@@ -4,18 +4,22 @@ onnxruntime and timed against it (and IREE when it is installed). No weights are
 committed; nothing here is part of `make check` (torch is large): `make zoo-check`.
 
     python zoo.py [--only resnet18,vit_b_16] [--batch 1,8] [--rounds R] [--threads N]
-                  [--work DIR] [--no-bench]
+                  [--work DIR] [--flags '...'] [--profile]
 
 For each family and batch: `hpvm.from_torch` (torch.onnx.export, dynamo=False, opset 17,
 fixed batch, then `hpvm.onnx.load`; the exported model is onnxruntime's), `hpvm.compile(fuse=True)` (compile time and the compiler's
 peak memory), one run compared with onnxruntime (max |diff| / max |ref| <= 1e-4 and the
 same top class), then R alternated rounds of hpvm and onnxruntime, each side in a process of
-its own (2 warm-up calls, 5 timed; min / median / max ms). Exit status 1 when a model fails to import, compile or match."""
+its own (2 warm-up calls, 5 timed; min / median / max ms). With --profile, hpvm's side once
+more with HPVM_PROFILE=1 (2 warm-up + 10 calls): time per op class of the fused graph's leaves
+and the 10 slowest leaves (GFLOP/s of convolutions and products). Exit status 1 when a model
+fails to import, compile or match."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -126,23 +130,137 @@ else:
     session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     feed = {session.get_inputs()[0].name: x}
     call = lambda: session.run(None, feed)
-for _ in range(2):
+warm, timed = (int(v) for v in sys.argv[7:9]) if len(sys.argv) > 8 else (2, 5)
+for _ in range(warm):
     call()
-for _ in range(5):
+for _ in range(timed):
     t = time.perf_counter()
     call()
     print((time.perf_counter() - t) * 1e3)
 """
 
 
-def timed_in_child(side, path, name, args):
-    env = dict(os.environ, HPVM_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+def timed_in_child(side, path, name, args, calls=(2, 5), env=None):
+    """The times (ms) of `calls` = (warm-up, timed) calls of one side in a process of its own,
+    and that process's stderr."""
+    env = dict(os.environ, HPVM_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads),
+               **(env or {}))
     result = subprocess.run([sys.executable, "-c", _TIMER, side, path, name, str(args.threads),
-                             os.path.join(args.work, "input.npy"), args.flags],
+                             os.path.join(args.work, "input.npy"), args.flags,
+                             *(str(c) for c in calls)],
                             capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raise RuntimeError(f"the {side} timer failed: {result.stderr[-2000:]}")
-    return [float(v) for v in result.stdout.split()]
+    return [float(v) for v in result.stdout.split()], result.stderr
+
+
+# --profile: where hpvm's time goes, by the runtime's HPVM_PROFILE lines and the fused graph's
+# leaves (which hpvm.tensor ops each holds).
+PROFILE_CALLS = (2, 10)
+_LEAF = re.compile(r'^(\s*)hpvm\.leaf @("[^"]*"|[\w.$-]+)\(')
+_OP = re.compile(r'hpvm\.tensor\.(\w+)')
+_TYPES = re.compile(r'tensor<([0-9x]+)x[a-z][a-z0-9]*>')
+_FLOAT_MATH = re.compile(r'\b(arith\.(add|sub|mul|div|max|min)[a-z]*f|math\.)')
+_ELEMENTWISE = {"add", "relu", "clipped_relu", "sigmoid", "tanh", "map", "yield"}
+
+
+def fused_leaves(graph, work):
+    """{leaf name: (op class, conv/matmul flops per call or 0)} of `graph` after
+    hpvm-fuse-tensor-nodes (what hpvm.compile(fuse=True) compiles), from the MLIR text."""
+    folder = os.path.join(work, "mlir")
+    os.makedirs(folder, exist_ok=True)
+    mlir, _ = graph.save(os.path.join(folder, f"{graph.name}.mlir"))
+    hpvm_opt = os.path.join(os.environ["HPVM_HOME"], "bin", "hpvm-opt")
+    result = subprocess.run([hpvm_opt, "--hpvm-fuse-tensor-nodes", mlir], capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"hpvm-opt --hpvm-fuse-tensor-nodes failed on {mlir}: "
+                           f"{result.stderr[-2000:]}")
+    leaves, name, indent, body = {}, None, "", []
+    for line in result.stdout.splitlines():
+        start = _LEAF.match(line)
+        if start:
+            name, indent, body = start.group(2).strip('"'), start.group(1), []
+        elif name is not None and line == indent + "}":
+            leaves[name] = classify(body)
+            name = None
+        elif name is not None:
+            body.append(line)
+    return leaves
+
+
+def _shape(text):
+    return [int(d) for d in text.split("x")]
+
+
+def classify(body):
+    """The op class of a leaf's body (its first heavy op: convolution, product, pool, other;
+    else elementwise) and the flops of its convolutions and products. A leaf without
+    hpvm.tensor ops (the importer's linalg for broadcasts, concatenations, slices, erf, ...)
+    is elementwise when it computes in floating point, else data movement."""
+    kind, flops, ops = None, 0, 0
+    for line in body:
+        for op in _OP.findall(line):
+            ops += 1
+            types = [_shape(t) for t in _TYPES.findall(line)]
+            if op == "conv2d" and len(types) >= 3:
+                (n, c, _, _), (f, cg, kh, kw), out = types[0], types[1], types[-1]
+                flops += 2 * n * f * out[2] * out[3] * cg * kh * kw
+                if kind is None:
+                    groups = c // cg if cg else 1
+                    kind = ("conv depthwise" if groups == c and c > 1 else
+                            "conv grouped" if groups > 1 else f"conv {kh}x{kw}")
+            elif op == "mul" and len(types) >= 3:  # the matrix product
+                out, depth = types[-1], types[0][-1]
+                size = 1
+                for d in out:
+                    size *= d
+                flops += 2 * size * depth
+                kind = kind or "matmul"
+            elif op == "pool":
+                kind = kind or "pool " + line.split("hpvm.tensor.pool", 1)[1].split()[0]
+            elif op not in _ELEMENTWISE:
+                kind = kind or op
+    if not ops:
+        computes = any(_FLOAT_MATH.search(line) for line in body)
+        return ("elementwise" if computes else "data movement"), 0
+    return kind or "elementwise", flops
+
+
+def profile(graph, path, args):
+    """hpvm's side with HPVM_PROFILE=1 in a process of its own (PROFILE_CALLS: warm-up and
+    timed calls, all profiled), its lines grouped by op class; prints and returns the summary."""
+    leaves = fused_leaves(graph, args.work)
+    _, err = timed_in_child("hpvm", path, graph.name, args, PROFILE_CALLS, {"HPVM_PROFILE": "1"})
+    calls = sum(PROFILE_CALLS)
+    nodes = []  # (ms per call, node)
+    for line in err.splitlines():
+        parts = line.split(" ", 5)
+        if parts[0] == "hpvm-profile:" and parts[1] != "total" and len(parts) == 6:
+            nodes.append((float(parts[1]) / calls, parts[5]))
+    total = sum(ms for ms, _ in nodes)
+    if not total:
+        raise RuntimeError("HPVM_PROFILE printed no leaf times: " + err[-2000:])
+    classes = {}
+    for ms, node in nodes:
+        kind = leaves.get(node, ("other", 0))[0]
+        got = classes.setdefault(kind, [0.0, 0])
+        got[0] += ms
+        got[1] += 1
+    ranked = sorted(classes.items(), key=lambda item: -item[1][0])
+    print(f"   profile: {total:.2f} ms per call in {len(nodes)} leaves "
+          f"(HPVM_PROFILE=1, {PROFILE_CALLS[0]} warm-up + {PROFILE_CALLS[1]} calls, "
+          f"{args.threads} threads)")
+    print(f"   {'op class':<22} {'ms/call':>9} {'share':>7} {'leaves':>6}")
+    for kind, (ms, count) in ranked:
+        print(f"   {kind:<22} {ms:9.3f} {100 * ms / total:6.1f}% {count:6d}")
+    print(f"   top 10 layers {'ms/call':>17} {'share':>7} {'GFLOP/s':>8}  op class: leaf")
+    for ms, node in sorted(nodes, reverse=True)[:10]:
+        kind, flops = leaves.get(node, ("other", 0))
+        rate = f"{flops / (ms * 1e6):8.1f}" if flops and ms else f"{'-':>8}"
+        print(f"   {ms:31.3f} {100 * ms / total:6.1f}% {rate}  {kind}: {node}")
+    return ", ".join(f"{kind} {100 * ms / total:.0f}%" for kind, (ms, _) in ranked[:5]
+                     if 100 * ms / total >= 0.5) + f" ({total:.1f} ms)"
 
 
 def fmt(ts):
@@ -200,12 +318,15 @@ def check(name, batch, args, torch, rows):
         np.save(os.path.join(args.work, "input.npy"), feeds)
         ours, theirs = [], []
         for _ in range(args.rounds):
-            ours += timed_in_child("hpvm", path, graph.name, args)
-            theirs += timed_in_child("onnxruntime", path, graph.name, args)
+            ours += timed_in_child("hpvm", path, graph.name, args)[0]
+            theirs += timed_in_child("onnxruntime", path, graph.name, args)[0]
         row["hpvm"], row["ort"] = fmt(ours), fmt(theirs)
         ratio = sorted(theirs)[len(theirs) // 2] / sorted(ours)[len(ours) // 2]
         row["speed"] = f"{ratio:.2f}"
         print(f"   hpvm {row['hpvm']} ms, onnxruntime {row['ort']} ms: {ratio:.2f}x", flush=True)
+    if ok and args.profile:
+        np.save(os.path.join(args.work, "input.npy"), feeds)
+        row["profile"] = profile(graph, path, args)
     rows.append(row)
     return ok
 
@@ -219,6 +340,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(os.getcwd(), "zoo-work"))
     ap.add_argument("--flags", default="",
                     help="hpvm-cc flags for hpvm's side, e.g. '-fno-hpvm-parallel-leaves'")
+    ap.add_argument("--profile", action="store_true",
+                    help="also run hpvm's side with HPVM_PROFILE=1: time per op class and the "
+                         "10 slowest layers")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or list(FAMILIES)
     unknown = [n for n in names if n not in FAMILIES]
@@ -246,6 +370,11 @@ def main():
         print(f"| {r['model']} | {r['batch']} | {r.get('result', '')} | {r.get('compile', '-')} | "
               f"{r.get('rss', '-')} | {r.get('hpvm', '-')} | {r.get('ort', '-')} | "
               f"{r.get('speed', '-')} |")
+    if args.profile:
+        print("\n| model | batch | time per op class (hpvm, leaves' share; ms per call) |")
+        print("|---|---|---|")
+        for r in rows:
+            print(f"| {r['model']} | {r['batch']} | {r.get('profile', '-')} |")
     print(f"\nzoo: {len(rows) - len(failed)} of {len(rows)} ok" +
           (f"; failed: {', '.join(failed)}" if failed else ""))
     sys.exit(1 if failed else 0)
