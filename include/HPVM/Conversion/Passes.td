@@ -91,8 +91,8 @@ def HPVMParallelLeafLoops : Pass<"hpvm-parallel-leaf-loops", "ModuleOp"> {
     A leaf instantiated once (a tensor graph's elementwise op, softmax, layer
     norm or pool outside a library kernel) runs on one thread; its sibling
     levels may leave every other core idle. This pass gives such a leaf's
-    large loops to the pool: each `linalg.generic` on buffers at the top of
-    the body of a leaf that no `hpvm.create_node` instantiates with a grid,
+    large loops to the pool: each linalg op on buffers (a `linalg.generic`,
+    a transpose, a fill, ...) at the top of the body of a leaf that no `hpvm.create_node` instantiates with a grid,
     whose outermost iterator is parallel, whose loop ranges are static and
     whose estimated work (iterations times the ops of its body) reaches
     `min-work`, becomes loops (`scf.parallel` for its parallel dimensions);
@@ -228,7 +228,10 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     returns. Its output buffers are freed by whoever receives them last: the
     leaf at the other end of the (single) edge, or the host function after its
     last use of the `hpvm.wait` / `hpvm.pop` result (leaves instantiated once,
-    without an instance grid; others keep their buffers).
+    without an instance grid; others keep their buffers). A leaf that owns its
+    input (frees it) and whose output is only a copy of it, reshaped or not
+    (a Reshape, Flatten or Squeeze), returns the input's view instead: nothing
+    is copied, and the receiver frees the buffer.
 
     Destination passing: a graph output that the host stores into one of its
     arguments through `bufferization.materialize_in_destination ... restrict

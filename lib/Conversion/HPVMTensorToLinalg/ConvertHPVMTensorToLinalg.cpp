@@ -307,6 +307,7 @@ struct ConvertHPVMTensorToLinalgPass
       return signalPassFailure();
     writeIntoDestinations(module, destinations, converted);
     freeHandedOnBuffers(module, converted);
+    forwardOwnedInputCopies(module, converted);
   }
 };
 } // namespace

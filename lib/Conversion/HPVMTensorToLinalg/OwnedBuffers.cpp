@@ -261,3 +261,94 @@ void mlir::hpvm::freeHandedOnBuffers(ModuleOp module,
                                      const llvm::SmallPtrSetImpl<Operation *> &converted) {
   Ownership(module, converted).run();
 }
+
+//===----------------------------------------------------------------------===//
+// Copies of owned inputs
+//===----------------------------------------------------------------------===//
+
+/// The block argument `value` is a reshaped view of (collapse_shape /
+/// expand_shape, which keep the order of the elements), or null.
+static BlockArgument reshapedArgument(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      value = collapse.getSrc();
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      value = expand.getSrc();
+    else
+      return {};
+  }
+  return dyn_cast<BlockArgument>(value);
+}
+
+/// Whether `op` is `value` or a view of it (through any view-like op).
+static bool isViewOf(Value candidate, Value value) {
+  while (candidate != value) {
+    auto view = candidate.getDefiningOp<ViewLikeOpInterface>();
+    if (!view)
+      return false;
+    candidate = view.getViewSource();
+  }
+  return true;
+}
+
+/// `copy` of a reshaped owned input into a fresh buffer of the same type: the
+/// input itself can stand for the buffer when the leaf frees the input (it
+/// owns it) and touches it, or a view of it, after the copy only to free it.
+/// Returns the input's dealloc then, or null.
+static memref::DeallocOp ownedCopiedInput(memref::CopyOp copy) {
+  Block *block = copy->getBlock();
+  auto alloc = copy.getTarget().getDefiningOp<memref::AllocOp>();
+  BlockArgument input = reshapedArgument(copy.getSource());
+  if (!alloc || alloc->getBlock() != block || !input || input.getOwner() != block ||
+      copy.getSource().getType() != alloc.getType() || !alloc.getType().getLayout().isIdentity())
+    return {};
+  memref::DeallocOp free;
+  for (Operation *op = copy->getNextNode(); op; op = op->getNextNode()) {
+    for (Value operand : op->getOperands()) {
+      if (!isa<BaseMemRefType>(operand.getType()) || !isViewOf(operand, input))
+        continue;
+      auto dealloc = dyn_cast<memref::DeallocOp>(op);
+      if (!dealloc || operand != input || free)
+        return {};
+      free = dealloc;
+    }
+  }
+  // Nested regions after the copy might touch the input too.
+  bool nested = false;
+  for (Operation *op = copy->getNextNode(); op && !nested; op = op->getNextNode())
+    op->walk([&](Operation *inner) {
+      if (inner != op && llvm::any_of(inner->getOperands(), [&](Value v) {
+            return isa<BaseMemRefType>(v.getType()) && isViewOf(v, input);
+          }))
+        nested = true;
+    });
+  return nested ? memref::DeallocOp() : free;
+}
+
+void mlir::hpvm::forwardOwnedInputCopies(
+    ModuleOp module, const llvm::SmallPtrSetImpl<Operation *> &converted) {
+  for (LeafOp leaf : module.getOps<LeafOp>()) {
+    if (!converted.contains(leaf) || leaf.getBody().empty())
+      continue;
+    SmallVector<memref::CopyOp> copies(leaf.getBody().front().getOps<memref::CopyOp>());
+    for (memref::CopyOp copy : copies) {
+      memref::DeallocOp free = ownedCopiedInput(copy);
+      if (!free)
+        continue;
+      auto alloc = copy.getTarget().getDefiningOp<memref::AllocOp>();
+      Value source = copy.getSource();
+      copy->erase();
+      free->erase();
+      // The reshaped view must be defined before every use of the buffer.
+      if (Operation *def = source.getDefiningOp(); def && alloc->isBeforeInBlock(def)) {
+        SmallVector<Operation *> chain;
+        for (Value v = source; Operation *op = v.getDefiningOp(); v = op->getOperand(0))
+          chain.push_back(op);
+        for (Operation *op : llvm::reverse(chain))
+          op->moveBefore(alloc);
+      }
+      alloc.getResult().replaceAllUsesWith(source);
+      alloc->erase();
+    }
+  }
+}

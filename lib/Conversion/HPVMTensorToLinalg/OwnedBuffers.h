@@ -25,6 +25,13 @@ namespace mlir::hpvm {
 void freeHandedOnBuffers(ModuleOp module,
                          const llvm::SmallPtrSetImpl<Operation *> &converted);
 
+/// After freeHandedOnBuffers: in the converted leaves, a fresh buffer that is
+/// only a copy of an input the leaf owns (frees), reshaped or not — a reshape
+/// leaf's output — becomes that input itself, and the leaf no longer frees it:
+/// its receiver does. Nothing is copied for a reshape of a buffer handed on.
+void forwardOwnedInputCopies(ModuleOp module,
+                             const llvm::SmallPtrSetImpl<Operation *> &converted);
+
 /// True when `buffer` may be reachable after its function returns: it is
 /// returned, directly or through a view, or used by an op that might keep it
 /// (any op other than known views whose results are memrefs, or a store of it).

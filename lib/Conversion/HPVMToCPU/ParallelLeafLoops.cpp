@@ -58,34 +58,36 @@ bool isRebuilt(Value value) {
          (def->hasTrait<::mlir::OpTrait::ConstantLike>() || isa<memref::GetGlobalOp>(def));
 }
 
-/// The work estimate of `generic`: its iterations times the ops of its body
-/// (at least one); nullopt when a loop range is not static.
-std::optional<int64_t> estimateWork(linalg::GenericOp generic) {
+/// The work estimate of `op`: its iterations times the ops of its body (at
+/// least one); nullopt when a loop range is not static.
+std::optional<int64_t> estimateWork(linalg::LinalgOp op) {
   int64_t iterations = 1;
-  for (int64_t range : generic.getStaticLoopRanges()) {
+  for (int64_t range : op.getStaticLoopRanges()) {
     if (ShapedType::isDynamic(range))
       return std::nullopt;
     iterations *= range;
   }
   int64_t ops = 0;
-  generic.getRegion().walk([&](Operation *) { ++ops; });
+  op->getRegion(0).walk([&](Operation *) { ++ops; });
   return iterations * std::max<int64_t>(ops - 1, 1);
 }
 
-/// Whether `generic` qualifies: on buffers, outermost iterator parallel, every
-/// value from above it transportable, enough work.
-bool qualifies(linalg::GenericOp generic, int64_t minWork) {
-  if (!generic.hasPureBufferSemantics() || generic.getNumLoops() == 0 ||
-      !linalg::isParallelIterator(generic.getIteratorTypesArray().front()))
+/// Whether `op` (a generic, a transpose, a fill, ... — the kernels are calls by
+/// now) qualifies: on buffers, outermost iterator parallel, every value from
+/// above it transportable, enough work.
+bool qualifies(linalg::LinalgOp op, int64_t minWork) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op->getNumRegions() != 1 ||
+      !linalg::isParallelIterator(op.getIteratorTypesArray().front()))
     return false;
-  for (Value operand : generic->getOperands())
+  for (Value operand : op->getOperands())
     if (!canTravel(operand.getType()))
       return false;
   llvm::SetVector<Value> above;
-  getUsedValuesDefinedAbove(generic.getRegion(), above);
+  getUsedValuesDefinedAbove(op->getRegion(0), above);
   if (!llvm::all_of(above, [](Value v) { return canTravel(v.getType()) || isRebuilt(v); }))
     return false;
-  std::optional<int64_t> work = estimateWork(generic);
+  std::optional<int64_t> work = estimateWork(op);
   return work && *work >= minWork;
 }
 
@@ -305,17 +307,18 @@ struct ParallelLeafLoopsPass
     for (LeafOp leaf : llvm::make_early_inc_range(module.getOps<LeafOp>())) {
       if (leaf.getBody().empty() || withGrids.contains(leaf.getSymName()))
         continue;
-      SmallVector<linalg::GenericOp> generics;
+      SmallVector<linalg::LinalgOp> candidates;
       for (Operation &op : leaf.getBody().front())
-        if (auto generic = dyn_cast<linalg::GenericOp>(op); generic && qualifies(generic, minWork))
-          generics.push_back(generic);
-      for (linalg::GenericOp generic : generics) {
-        rewriter.setInsertionPoint(generic);
-        FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToParallelLoops(rewriter, generic);
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && qualifies(linalgOp, minWork))
+          candidates.push_back(linalgOp);
+      for (linalg::LinalgOp candidate : candidates) {
+        rewriter.setInsertionPoint(candidate);
+        FailureOr<linalg::LinalgLoops> loops =
+            linalg::linalgOpToParallelLoops(rewriter, candidate);
         if (failed(loops) || loops->empty())
           continue;
         auto outer = dyn_cast<scf::ParallelOp>(loops->front());
-        rewriter.eraseOp(generic);
+        rewriter.eraseOp(candidate);
         if (!outer || failed(outliner.outline(leaf, outer)))
           continue; // the loops stay, sequential: still correct
       }

@@ -13,12 +13,17 @@ hpvm.leaf @first(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>) {
   %r = hpvm.tensor.relu %x : tensor<2x4xf32>
   hpvm.return %r : tensor<2x4xf32>
 }
-// A reshape: bufferization copies the view into its fresh output (node outputs
-// have the identity layout), so it frees its input, the first leaf's buffer.
+// A reshape: bufferization copies the view into a fresh output, but the leaf
+// owns its input (the first leaf's buffer, along one edge): the view of the
+// input is its output, nothing is copied, and the receiver frees it.
 // CHECK-LABEL: hpvm.leaf @flatten(
 // CHECK-SAME: %[[F:[^:]*]]: memref<2x4xf32>
-// CHECK: memref.dealloc %[[F]] : memref<2x4xf32>
-// CHECK-NEXT: hpvm.return
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.dealloc
+// CHECK: %[[VIEW:.*]] = memref.collapse_shape %[[F]]
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.dealloc
+// CHECK-NEXT: hpvm.return %[[VIEW]]
 hpvm.leaf @flatten(%x: tensor<2x4xf32>) -> (tensor<8xf32>) {
   %f = tensor.collapse_shape %x [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
   hpvm.return %f : tensor<8xf32>
@@ -119,4 +124,20 @@ hpvm.internal @plain() {
   %a = hpvm.create_node @make : !hpvm.node
   %b = hpvm.create_node @use : !hpvm.node
   hpvm.edge %a[0] -> %b[0] one_to_one
+}
+
+// A reshape of a buffer the leaf does not own (its parent's input) keeps its
+// copy: the view would alias a buffer someone else frees or reuses.
+// CHECK-LABEL: hpvm.leaf @flat_host(
+// CHECK: memref.copy
+// CHECK-NOT: memref.dealloc
+// CHECK: hpvm.return
+hpvm.leaf @flat_host(%x: tensor<2x4xf32>) -> (tensor<8xf32>) {
+  %f = tensor.collapse_shape %x [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+  hpvm.return %f : tensor<8xf32>
+}
+hpvm.internal @host_reshape(%x: tensor<2x4xf32>) -> (tensor<8xf32>) {
+  %a = hpvm.create_node @flat_host : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : tensor<2x4xf32>
+  hpvm.bind_out %a[0] -> 0
 }

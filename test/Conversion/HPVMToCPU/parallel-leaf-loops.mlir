@@ -77,6 +77,22 @@ hpvm.leaf @rowsum(%x: memref<8x16x32xf32>, %acc: memref<8x16xf32>) -> memref<8x1
   hpvm.return %acc : memref<8x16xf32>
 }
 
+// Any linalg op on buffers qualifies, not only generics: a transpose (NCHW to
+// NHWC) is split over its first two output dimensions.
+// CHECK-LABEL: llvm.func internal @__hpvm_loop_permute_
+// CHECK: scf.parallel
+// CHECK: memref.load
+// CHECK: memref.store
+// CHECK-LABEL: hpvm.leaf @permute(
+// CHECK-NOT: linalg.transpose
+// CHECK: llvm.call @hpvm_rt_parallel_for
+hpvm.leaf @permute(%x: memref<1x64x32x32xf32>) -> memref<1x32x32x64xf32> {
+  %out = memref.alloc() : memref<1x32x32x64xf32>
+  linalg.transpose ins(%x : memref<1x64x32x32xf32>) outs(%out : memref<1x32x32x64xf32>)
+      permutation = [0, 2, 3, 1]
+  hpvm.return %out : memref<1x32x32x64xf32>
+}
+
 // Too little work for the pool: unchanged.
 // CHECK-LABEL: hpvm.leaf @small(
 // CHECK: linalg.generic
