@@ -231,7 +231,9 @@ def profile(graph, path, args):
     """hpvm's side with HPVM_PROFILE=1 in a process of its own (PROFILE_CALLS: warm-up and
     timed calls, all profiled), its lines grouped by op class; prints and returns the summary."""
     leaves = fused_leaves(graph, args.work)
-    _, err = timed_in_child("hpvm", path, graph.name, args, PROFILE_CALLS, {"HPVM_PROFILE": "1"})
+    times, err = timed_in_child("hpvm", path, graph.name, args, PROFILE_CALLS,
+                                {"HPVM_PROFILE": "1"})
+    median = sorted(times)[len(times) // 2]
     calls = sum(PROFILE_CALLS)
     nodes = []  # (ms per call, node)
     for line in err.splitlines():
@@ -248,9 +250,9 @@ def profile(graph, path, args):
         got[0] += ms
         got[1] += 1
     ranked = sorted(classes.items(), key=lambda item: -item[1][0])
-    print(f"   profile: {total:.2f} ms per call in {len(nodes)} leaves "
-          f"(HPVM_PROFILE=1, {PROFILE_CALLS[0]} warm-up + {PROFILE_CALLS[1]} calls, "
-          f"{args.threads} threads)")
+    print(f"   profile: {total:.3g} ms per call in {len(nodes)} leaves, a call {median:.3g} ms "
+          f"(median of the {PROFILE_CALLS[1]} after {PROFILE_CALLS[0]} warm-up calls, all "
+          f"profiled; HPVM_PROFILE=1, {args.threads} threads)")
     print(f"   {'op class':<22} {'ms/call':>9} {'share':>7} {'leaves':>6}")
     for kind, (ms, count) in ranked:
         print(f"   {kind:<22} {ms:9.3f} {100 * ms / total:6.1f}% {count:6d}")
@@ -260,7 +262,7 @@ def profile(graph, path, args):
         rate = f"{flops / (ms * 1e6):8.1f}" if flops and ms else f"{'-':>8}"
         print(f"   {ms:31.3f} {100 * ms / total:6.1f}% {rate}  {kind}: {node}")
     return ", ".join(f"{kind} {100 * ms / total:.0f}%" for kind, (ms, _) in ranked[:5]
-                     if 100 * ms / total >= 0.5) + f" ({total:.1f} ms)"
+                     if 100 * ms / total >= 0.5) + f" ({total:.3g} ms in leaves, call {median:.3g} ms)"
 
 
 def fmt(ts):
@@ -371,7 +373,7 @@ def main():
               f"{r.get('rss', '-')} | {r.get('hpvm', '-')} | {r.get('ort', '-')} | "
               f"{r.get('speed', '-')} |")
     if args.profile:
-        print("\n| model | batch | time per op class (hpvm, leaves' share; ms per call) |")
+        print("\n| model | batch | share of the time in leaves per op class (hpvm) |")
         print("|---|---|---|")
         for r in rows:
             print(f"| {r['model']} | {r['batch']} | {r.get('profile', '-')} |")
