@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 
-
 CALLS = 3
 
 # Builds and compiles the graph (fused or not, argv[1]), prints its leaves, calls it CALLS
@@ -19,6 +18,7 @@ CALLS = 3
 _CHILD = f"""
 import re, sys
 import numpy as np
+import hpvm
 from hpvm import tensor as T
 g = hpvm.TensorGraph("profiled_" + sys.argv[1])
 rng = np.random.default_rng(3)
