@@ -1348,8 +1348,51 @@ def take(x: Tensor, indices, axis: int = 0, name: Optional[str] = None) -> Tenso
     return graph._apply("take", [x], result, emit, name)
 
 
+def _run_time_indices(op: str, x: Tensor, indices: Tensor, axis: int,
+                      bounds: Optional[Tuple[int, int]]) -> int:
+    """Checks of gather / gather_elements: int32 / int64 indices that are a graph input (the
+    call checks them) or, with `bounds` (lo, hi) that the caller proved, any tensor whose
+    elements lie in [lo, hi] inside [-n, n). Returns the normalized axis."""
+    if indices.element not in ("i32", "i64"):
+        raise HPVMError(f"{op}: expected int32 or int64 indices, found {indices.type}")
+    if x.rank == 0:
+        raise HPVMError(f"{op}: expected a tensor of rank >= 1, found a scalar")
+    if not -x.rank <= axis < x.rank:
+        raise HPVMError(f"{op}: axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    n = x.shape[axis]
+    if bounds is None:
+        if indices.kind != "input":
+            raise HPVMError(f"{op}: expected the indices as a graph input (an argument the call "
+                            f"checks) or with bounds, found '{indices.name}', a {indices.kind}")
+    elif not -n <= bounds[0] <= bounds[1] < n:
+        raise HPVMError(f"{op}: the indices' bounds [{bounds[0]}, {bounds[1]}] are not inside "
+                        f"[{-n}, {n}) for the {n} elements of axis {axis} of {x.type}")
+    return axis
+
+
+def _emit_clamped_index(body: _Body, lines: List[str], value: str, element: str,
+                        n: int) -> str:
+    """The index `value` (of `element`) plus n when negative, clamped into [0, n), as an
+    `index`: a call whose indices were not checked still never reads outside."""
+    zero, size, last = body.fresh("z"), body.fresh("n"), body.fresh("last")
+    neg, wrapped, low, high = (body.fresh("neg"), body.fresh("w"), body.fresh("lo"),
+                               body.fresh("hi"))
+    position, clamped = body.fresh("p"), body.fresh("cl")
+    lines.append(f"{zero} = arith.constant 0 : {element}")
+    lines.append(f"{size} = arith.constant {n} : {element}")
+    lines.append(f"{last} = arith.constant {n - 1} : {element}")
+    lines.append(f"{neg} = arith.addi {value}, {size} : {element}")
+    lines.append(f"{low} = arith.cmpi slt, {value}, {zero} : {element}")
+    lines.append(f"{wrapped} = arith.select {low}, {neg}, {value} : {element}")
+    lines.append(f"{high} = arith.maxsi {wrapped}, {zero} : {element}")
+    lines.append(f"{clamped} = arith.minsi {high}, {last} : {element}")
+    lines.append(f"{position} = arith.index_cast {clamped} : {element} to index")
+    return position
+
+
 def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None,
-           what: Optional[str] = None) -> Tensor:
+           what: Optional[str] = None, bounds: Optional[Tuple[int, int]] = None) -> Tensor:
     """`np.take(x, indices, axis)` for `indices` computed at run time: a graph input of
     int32 or int64 elements, any rank (negative indices count from the end). The result
     has the shape `x.shape[:axis] + indices.shape + x.shape[axis + 1:]`: a
@@ -1357,20 +1400,13 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None
     `tensor.extract`s that element. A compiled call checks the argument before it runs
     (an index outside [-n, n) raises HPVMError naming `what`, default the leaf); the leaf
     also clamps each index into [0, n), so that a call that bypasses the check never
-    reads outside `x`."""
+    reads outside `x`. With `bounds=(lo, hi)`, which the caller proved for every element
+    (inside [-n, n)), the indices may be any tensor the graph computes, and nothing is
+    checked at the call."""
     graph = _graph_of(x, indices)
     x = graph._own(x, "gather")
     indices = graph._own(indices, "gather")
-    if indices.element not in ("i32", "i64"):
-        raise HPVMError(f"gather: expected int32 or int64 indices, found {indices.type}")
-    if indices.kind != "input":
-        raise HPVMError(f"gather: expected the indices as a graph input (an argument the call "
-                        f"checks), found '{indices.name}', a {indices.kind}")
-    if x.rank == 0:
-        raise HPVMError("gather: expected a tensor of rank >= 1, found a scalar")
-    if not -x.rank <= axis < x.rank:
-        raise HPVMError(f"gather: axis {axis} is out of range for {x.type}")
-    axis %= x.rank
+    axis = _run_time_indices("gather", x, indices, axis, bounds)
     n = x.shape[axis]
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
     result = TensorType(shape, x.element)
@@ -1387,21 +1423,8 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None
         def block(args, out):
             lines: List[str] = []
             loop = _emit_indices(body, lines, rank)
-            zero, size, last = body.fresh("z"), body.fresh("n"), body.fresh("last")
-            neg, wrapped, low, high = (body.fresh("neg"), body.fresh("w"), body.fresh("lo"),
-                                       body.fresh("hi"))
-            position = body.fresh("p")
-            lines.append(f"{zero} = arith.constant 0 : {element}")
-            lines.append(f"{size} = arith.constant {n} : {element}")
-            lines.append(f"{last} = arith.constant {n - 1} : {element}")
-            lines.append(f"{neg} = arith.addi {args[0]}, {size} : {element}")
-            lines.append(f"{low} = arith.cmpi slt, {args[0]}, {zero} : {element}")
-            lines.append(f"{wrapped} = arith.select {low}, {neg}, {args[0]} : {element}")
             # Clamped into [0, n): the call's check refuses such indices before it runs.
-            lines.append(f"{high} = arith.maxsi {wrapped}, {zero} : {element}")
-            clamped = body.fresh("cl")
-            lines.append(f"{clamped} = arith.minsi {high}, {last} : {element}")
-            lines.append(f"{position} = arith.index_cast {clamped} : {element} to index")
+            position = _emit_clamped_index(body, lines, args[0], element, n)
             where = loop[:axis] + [position] + loop[axis + k:]
             v = body.fresh("x")
             lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
@@ -1412,8 +1435,54 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None
                              (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
 
     out = graph._apply("gather", [x, indices], result, emit, name)
-    graph.index_checks.append((out, indices.name, n, what or f"gather '{out.op.name}'",
-                               f"axis {axis} of {x.type}"))
+    if bounds is None:
+        graph.index_checks.append((out, indices.name, n, what or f"gather '{out.op.name}'",
+                                   f"axis {axis} of {x.type}"))
+    return out
+
+
+def gather_elements(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None,
+                    what: Optional[str] = None,
+                    bounds: Optional[Tuple[int, int]] = None) -> Tensor:
+    """`np.take_along_axis(x, indices, axis)` (ONNX GatherElements) for int32 / int64
+    `indices` of x's rank computed at run time, each dimension but `axis` at most x's: the
+    result has the indices' shape, element [i...] read from x at [i...] with the index on
+    `axis` (negative ones count from the end). As `gather`: indices that are a graph input
+    are checked by the call (HPVMError naming `what`), others need `bounds=(lo, hi)`
+    proved by the caller; the leaf clamps each index into [0, n) as well."""
+    graph = _graph_of(x, indices)
+    x = graph._own(x, "gather_elements")
+    indices = graph._own(indices, "gather_elements")
+    axis = _run_time_indices("gather_elements", x, indices, axis, bounds)
+    if indices.rank != x.rank or any(i > d for a, (i, d) in
+                                     enumerate(zip(indices.shape, x.shape)) if a != axis):
+        raise HPVMError(f"gather_elements: the indices {indices.type} do not fit {x.type}: "
+                        "expected the same rank, each dimension but the axis at most x's")
+    n = x.shape[axis]
+    result = TensorType(indices.shape, x.element)
+    rank = x.rank
+    element = indices.element
+
+    def emit(body, ops):
+        empty = _emit_empty(body, result)
+
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            position = _emit_clamped_index(body, lines, args[0], element, n)
+            where = loop[:axis] + [position] + loop[axis + 1:]
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        return _emit_generic(body, rank, [(ops[1], indices.type, _dim_names(rank))],
+                             (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
+
+    out = graph._apply("gather_elements", [x, indices], result, emit, name)
+    if bounds is None:
+        graph.index_checks.append((out, indices.name, n,
+                                   what or f"gather_elements '{out.op.name}'",
+                                   f"axis {axis} of {x.type}"))
     return out
 
 

@@ -160,6 +160,10 @@ class Importer:
         self._folded: set = set()
         # value name -> the node that computed it (errors about graph outputs name it).
         self._producers: Dict[str, _Node] = {}
+        # integer value computed by the graph -> (lo, hi) that each of its elements lies in,
+        # where the operators that made it say (_note_bounds): indices that Gather and
+        # GatherElements may read without a check at the call.
+        self.bounds: Dict[str, Tuple[int, int]] = {}
 
     # -- model -------------------------------------------------------------
     @staticmethod
@@ -281,6 +285,7 @@ class Importer:
         for node in nodes:
             try:
                 self._convert(node)
+                _note_bounds(self, node)
             except _NodeError as error:
                 raise HPVMError(f"{node.label}: {error}") from None
             except HPVMError as error:
@@ -483,6 +488,21 @@ class Importer:
             _fail(f"input {i} '{node.input(i)}' is a tensor of {value.type.dtype}; this "
                   "operator takes float16, float32 and float64 tensors only")
         return value
+
+    def interval(self, name: str) -> Optional[Tuple[int, int]]:
+        """(lo, hi) that every element of the integer or bool value `name` lies in, when
+        known: a constant's least and greatest element, [0, 1] for bools, the bounds
+        _note_bounds gave a computed value; None when unknown (graph inputs)."""
+        value = self.values.get(name) if name else None
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind in "biu" and value.size:
+                return int(value.min()), int(value.max())
+            return None
+        if isinstance(value, Tensor):
+            if value.element == "i1":
+                return 0, 1
+            return self.bounds.get(name)
+        return None
 
     def only_outputs(self, node: _Node, count: int, why: str = "") -> None:
         extra = [o for o in node.outputs[count:] if o]
@@ -2070,6 +2090,86 @@ def _pad(im: Importer, node: _Node) -> None:
     im.set_output(node, y)
 
 
+_INT_RANGES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+# Operators whose output 0 holds elements of input 0 only (data movement).
+_MOVES_INPUT0 = {"Identity", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Flatten",
+                 "Expand", "Slice", "Split", "Gather", "GatherElements", "Tile", "ReduceMax",
+                 "ReduceMin"}
+
+
+def _note_bounds(im: Importer, node: _Node) -> None:
+    """Records in im.bounds the (lo, hi) of the integer tensors `node` computed, where its
+    inputs' intervals say: data movement keeps them, Concat and Where join them, Add, Sub,
+    Mul, Neg, Abs, Max, Min and CumSum follow interval arithmetic, Cast keeps integers and
+    bools, ArgMax / ArgMin give [0, n). A result outside its type's range (it would wrap) is
+    left unknown."""
+    outputs = [o for o in node.outputs if o and isinstance(im.values.get(o), Tensor)
+               and im.values[o].element in _INT_RANGES]
+    if not outputs:
+        return
+    op = node.op_type
+    got = [im.interval(name) for name in node.inputs]
+
+    def join(items):
+        if not items or any(i is None for i in items):
+            return None
+        return min(i[0] for i in items), max(i[1] for i in items)
+
+    bounds = None
+    if op in _MOVES_INPUT0 and got:
+        bounds = got[0]
+        if op == "Split":  # every output holds elements of input 0
+            for name in outputs:
+                _set_bounds(im, name, bounds)
+            return
+    elif op == "Concat":
+        bounds = join(got)
+    elif op == "Where" and len(got) == 3:
+        bounds = join(got[1:])
+    elif op in ("Max", "Min") and got and all(g is not None for g in got):
+        pick = max if op == "Max" else min
+        bounds = pick(g[0] for g in got), pick(g[1] for g in got)
+    elif op in ("Add", "Sub", "Mul") and len(got) == 2 and None not in got:
+        (a, b), (c, d) = got
+        if op == "Add":
+            bounds = a + c, b + d
+        elif op == "Sub":
+            bounds = a - d, b - c
+        else:
+            products = [a * c, a * d, b * c, b * d]
+            bounds = min(products), max(products)
+    elif op == "Neg" and got[0] is not None:
+        bounds = -got[0][1], -got[0][0]
+    elif op == "Abs" and got[0] is not None:
+        lo, hi = got[0]
+        bounds = (0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+    elif op == "Cast":  # of integers or bools (a float input has no interval)
+        bounds = got[0]
+    elif op == "CumSum" and got[0] is not None:
+        x, axis = im.values[node.inputs[0]], im.values.get(node.inputs[1])
+        if isinstance(axis, np.ndarray) and axis.size == 1:
+            length = _shape_of(x)[int(axis.reshape(())) % _rank(x)]
+            lo, hi = got[0]
+            bounds = min(0, lo, lo * length), max(0, hi, hi * length)
+    elif op in ("ArgMax", "ArgMin"):
+        x = im.values[node.inputs[0]]
+        axis = int(node.attr("axis", 0)) % max(_rank(x), 1)
+        bounds = 0, _shape_of(x)[axis] - 1
+    if bounds is not None:
+        for name in outputs[:1]:
+            _set_bounds(im, name, bounds)
+
+
+def _set_bounds(im: Importer, name: str, bounds: Tuple[int, int]) -> None:
+    bits = _INT_RANGES[im.values[name].element]
+    if -(1 << (bits - 1)) <= bounds[0] <= bounds[1] < (1 << (bits - 1)):
+        im.bounds[name] = (int(bounds[0]), int(bounds[1]))
+
+
+def _shape_of(value: Value) -> Tuple[int, ...]:
+    return tuple(value.shape)
+
+
 def _gather(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, ["axis"])
     x = im.value(node, 0)
@@ -2104,16 +2204,92 @@ def _gather_computed(im: Importer, node: _Node, x, axis: int) -> None:
     if indices.element not in ("i32", "i64"):
         _fail(f"the indices (input 1, '{node.input(1)}') are a tensor of {indices.element}; "
               "expected int64 (or int32)")
-    if indices.kind != "input":
-        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph; expected "
-              "a constant or a graph input (whose range the call checks)")
+    bounds = _computed_index_bounds(im, node, x.shape[axis], axis)
     if isinstance(x, np.ndarray):
         x = im.operand(node, 0)
     if x.rank - 1 + indices.rank == 0:
         _fail(f"the indices (input 1, '{node.input(1)}') are a scalar into a 1-D tensor; "
               "expected a result of rank >= 1")
-    im.set_output(node, T.gather(x, indices, axis, name=node.leaf_name, what=node.label))
+    im.set_output(node, T.gather(x, indices, axis, name=node.leaf_name, what=node.label,
+                                 bounds=bounds))
 
+
+def _computed_index_bounds(im: Importer, node: _Node, n: int,
+                           axis: int) -> Optional[Tuple[int, int]]:
+    """None for indices (input 1) that are a graph input (the call checks them); else
+    their proved bounds (_note_bounds), which must lie in [-n, n): an index the graph
+    computes that might fall outside is refused here, never read."""
+    indices = im.value(node, 1)
+    if indices.kind == "input":
+        return None
+    bounds = im.interval(node.input(1))
+    if bounds is None:
+        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph; expected "
+              "a constant or a graph input (whose range the call checks), or indices computed "
+              "from values of known range (positions, masks, ArgMax), which these are not")
+    if not -n <= bounds[0] <= bounds[1] < n:
+        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph and may "
+              f"take values in [{bounds[0]}, {bounds[1]}], outside [{-n}, {n}) for the {n} "
+              f"elements of axis {axis}")
+    return bounds
+
+
+
+def _gather_elements(im: Importer, node: _Node) -> None:
+    """GatherElements: y[i...] = x[i... with index[i...] on `axis`] (np.take_along_axis).
+    Constant indices fold, or a tensor x reads them through a flat take; indices that are
+    a graph input are checked by the call, and indices the graph computes need bounds
+    inside the axis (_computed_index_bounds)."""
+    _check_unknown_attributes(node, ["axis"])
+    x = im.value(node, 0)
+    rank = _rank(x)
+    if rank == 0:
+        _fail("the data is a scalar; expected rank >= 1")
+    axis = int(node.attr("axis", 0))
+    if not -rank <= axis < rank:
+        _fail(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    if not isinstance(im.value(node, 1), np.ndarray):
+        indices = im.value(node, 1)
+        if indices.element not in ("i32", "i64"):
+            _fail(f"the indices (input 1, '{node.input(1)}') are a tensor of "
+                  f"{indices.element}; expected int64 (or int32)")
+        if indices.rank != rank:
+            _fail(f"the indices have rank {indices.rank}; expected the data's rank {rank}")
+        for d in range(rank):
+            if d != axis and indices.shape[d] > x.shape[d]:
+                _fail(f"the indices {list(indices.shape)} are larger than the data "
+                      f"{list(x.shape)} in dimension {d}")
+        bounds = _computed_index_bounds(im, node, x.shape[axis], axis)
+        im.set_output(node, T.gather_elements(im.operand(node, 0), indices, axis,
+                                              name=node.leaf_name, what=node.label,
+                                              bounds=bounds))
+        return
+    indices = _int_input(im, node, 1, "the indices")
+    if indices.ndim != rank:
+        _fail(f"the indices have rank {indices.ndim}; expected the data's rank {rank}")
+    for d in range(rank):
+        if d != axis and indices.shape[d] > x.shape[d]:
+            _fail(f"the indices {list(indices.shape)} are larger than the data "
+                  f"{list(x.shape)} in dimension {d}")
+    n = x.shape[axis]
+    bad = (indices < -n) | (indices >= n)
+    if np.any(bad):
+        at = [int(i) for i in np.argwhere(bad)[0]]
+        _fail(f"the index {int(indices[tuple(at)])} at {at} is out of range for the {n} "
+              f"elements of axis {axis}")
+    indices = np.where(indices < 0, indices + n, indices).astype(np.int64)
+    # The coordinates in x of each element of the result.
+    where = list(np.indices(indices.shape, dtype=np.int64))
+    where[axis] = indices
+    if isinstance(x, np.ndarray):
+        im.set_output(node, x[tuple(where)])
+        return
+    if indices.size == 0:
+        _fail("the indices are empty; the result would have a zero-size dimension")
+    flat = np.ravel_multi_index(tuple(where), x.shape)
+    im.set_output(node, T.take(T.reshape(x, (int(np.prod(x.shape)),)), flat, 0,
+                               name=node.leaf_name))
 
 # --------------------------------------------------------------------------
 # Reductions and normalization
@@ -2802,6 +2978,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Constant": _constant,
     "ConstantOfShape": _constant_of_shape,
     "Conv": _conv,
+    "Cos": _elementwise(lambda node, x: np.cos(x), _simple_body("math.cos")),
     "CumSum": _cumsum,
     "Dropout": _dropout,
     "Abs": _abs,
@@ -2824,6 +3001,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Flatten": _flatten,
     "Floor": _rounding,
     "Gather": _gather,
+    "GatherElements": _gather_elements,
     "Gelu": _gelu,
     "Gemm": _gemm,
     "GlobalAveragePool": _global_pool("mean"),
@@ -2855,6 +3033,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Resize": _resize,
     "Shape": _shape,
     "Sigmoid": _unary(T.sigmoid),
+    "Sin": _elementwise(lambda node, x: np.sin(x), _simple_body("math.sin")),
     "Size": _size,
     "Slice": _slice,
     "Softmax": _softmax,

@@ -1,0 +1,272 @@
+"""Transformers from Hugging Face: `transformers` model definitions built from small configs
+(random weights, eval mode, no downloads), exported by torch to ONNX, imported by hpvm.onnx,
+compiled and checked against onnxruntime. Nothing here is part of `make check`.
+
+    python transformers_zoo.py [--only bert,gpt2] [--rounds R] [--threads N] [--work DIR]
+                               [--dynamo]
+
+For each model: a wrapper that takes the inputs positionally (input_ids and attention_mask,
+int64 [batch, seq]; pixel_values for the vision models) and returns the last hidden state,
+`torch.onnx.export` (opset 17, dynamo=False; with --dynamo also dynamo=True), `hpvm.onnx.load`
+and `hpvm.compile(fuse=True)`, one run compared with onnxruntime on the exported model
+(max |diff| / max |ref| <= 1e-4); then R alternated rounds of hpvm and onnxruntime, each side
+in a process of its own (2 warm-up calls, 5 timed; min / median / max ms). Each model is ok,
+refused (the importer's or compiler's message: which node and operator) or MISMATCH. Exit
+status 1 when any is not ok."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+RTOL = 1e-4
+BATCH, SEQ, VOCAB = 2, 16, 1000
+
+
+def _text_configs(transformers):
+    """{name: (model class, config)} of the text models: 2 layers, hidden 128, 4 heads."""
+    t = transformers
+    common = dict(vocab_size=VOCAB, attn_implementation="eager")
+    return {
+        "bert": (t.BertModel, t.BertConfig(hidden_size=128, num_hidden_layers=2,
+                                           num_attention_heads=4, intermediate_size=256,
+                                           max_position_embeddings=64, **common)),
+        "distilbert": (t.DistilBertModel, t.DistilBertConfig(dim=128, n_layers=2, n_heads=4,
+                                                             hidden_dim=256,
+                                                             max_position_embeddings=64,
+                                                             **common)),
+        "roberta": (t.RobertaModel, t.RobertaConfig(hidden_size=128, num_hidden_layers=2,
+                                                    num_attention_heads=4,
+                                                    intermediate_size=256,
+                                                    max_position_embeddings=64, **common)),
+        "gpt2": (t.GPT2Model, t.GPT2Config(n_embd=128, n_layer=2, n_head=4, n_positions=64,
+                                           use_cache=False, **common)),
+        "t5_encoder": (t.T5EncoderModel, t.T5Config(d_model=128, d_ff=256, d_kv=32,
+                                                    num_layers=2, num_heads=4,
+                                                    use_cache=False, **common)),
+        "llama": (t.LlamaModel, t.LlamaConfig(hidden_size=128, intermediate_size=256,
+                                              num_hidden_layers=2, num_attention_heads=4,
+                                              num_key_value_heads=2,
+                                              max_position_embeddings=64, use_cache=False,
+                                              **common)),
+    }
+
+
+def _vision_configs(transformers):
+    t = transformers
+    return {
+        "vit": (t.ViTModel, t.ViTConfig(image_size=32, patch_size=8, hidden_size=128,
+                                        num_hidden_layers=2, num_attention_heads=4,
+                                        intermediate_size=256, attn_implementation="eager"),
+                (BATCH, 3, 32, 32)),
+        "swin": (t.SwinModel, t.SwinConfig(image_size=32, patch_size=4, embed_dim=32,
+                                           depths=[2, 2], num_heads=[2, 4], window_size=4,
+                                           attn_implementation="eager"),
+                 (BATCH, 3, 32, 32)),
+    }
+
+
+MODELS = ["bert", "distilbert", "roberta", "gpt2", "t5_encoder", "llama", "vit", "swin"]
+
+
+def model_and_inputs(torch, transformers, name):
+    """(a module taking its inputs positionally and returning the last hidden state, the
+    example inputs, their names)."""
+    torch.manual_seed(0)
+    text = _text_configs(transformers)
+    if name in text:
+        cls, config = text[name]
+        inner = cls(config).eval()
+
+        class Text(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, input_ids, attention_mask):
+                return self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                                  return_dict=True).last_hidden_state
+
+        generator = torch.Generator().manual_seed(1)
+        ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=generator, dtype=torch.int64)
+        mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
+        mask[1, SEQ - 5:] = 0  # the second sequence is padded
+        return Text().eval(), (ids, mask), ["input_ids", "attention_mask"]
+    cls, config, shape = _vision_configs(transformers)[name]
+    inner = cls(config).eval()
+
+    class Vision(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, pixel_values):
+            return self.inner(pixel_values=pixel_values, return_dict=True).last_hidden_state
+
+    return Vision().eval(), (torch.randn(*shape),), ["pixel_values"]
+
+
+def export(torch, module, inputs, names, path, dynamo):
+    """torch.onnx.export at opset 17 (the dynamo exporter's progress lines and its logging
+    of the version conversion go to the log file beside the model)."""
+    import contextlib
+    import logging
+    with open(path + ".log", "w") as log, torch.no_grad(), warnings.catch_warnings(), \
+            contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        warnings.simplefilter("ignore")
+        logging.disable(logging.CRITICAL)
+        try:
+            torch.onnx.export(module, inputs, path, dynamo=dynamo, opset_version=17,
+                              input_names=names, output_names=["last_hidden_state"],
+                              **({"external_data": False, "verbose": False} if dynamo else {}))
+        finally:
+            logging.disable(logging.NOTSET)
+
+
+# One side's timing (argv: side, model, graph name, threads, inputs .npz, warm-up, timed).
+_TIMER = """
+import sys, time, numpy as np
+side, path, name, threads, data, warm, timed = sys.argv[1:8]
+feeds = dict(np.load(data))
+if side == "hpvm":
+    import hpvm, hpvm.onnx
+    run = hpvm.compile(hpvm.onnx.load(path, name=name), fuse=True)
+    call = lambda: run(**feeds)
+else:
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads, so.inter_op_num_threads = int(threads), 1
+    session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    call = lambda: session.run(None, feeds)
+for _ in range(int(warm)):
+    call()
+for _ in range(int(timed)):
+    t = time.perf_counter()
+    call()
+    print((time.perf_counter() - t) * 1e3)
+"""
+
+
+def timed_in_child(side, path, name, data, args):
+    env = dict(os.environ, HPVM_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    result = subprocess.run([sys.executable, "-c", _TIMER, side, path, name, str(args.threads),
+                             data, "2", "5"], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"the {side} timer failed: {result.stderr[-2000:]}")
+    return [float(v) for v in result.stdout.split()]
+
+
+def fmt(ts):
+    ts = sorted(ts)
+    return f"{ts[0]:.2f} / {ts[len(ts) // 2]:.2f} / {ts[-1]:.2f}"
+
+
+def check(name, dynamo, args, torch, transformers, rows):
+    import onnxruntime as ort
+    import hpvm
+    import hpvm.onnx
+
+    tag = f"{name}{'_dynamo' if dynamo else ''}"
+    path = os.path.join(args.work, f"{tag}.onnx")
+    row = {"model": name, "exporter": "dynamo" if dynamo else "legacy"}
+    module, inputs, names = model_and_inputs(torch, transformers, name)
+    feeds = {n: x.numpy() for n, x in zip(names, inputs)}
+    try:
+        export(torch, module, inputs, names, path, dynamo)
+    except Exception as error:  # noqa: BLE001 - the exporter's failure, reported
+        row["result"] = "export failed: " + " ".join(str(error).split())[:200]
+        print(f"   {row['result']}", flush=True)
+        rows.append(row)
+        return False
+    so = ort.SessionOptions()
+    so.intra_op_num_threads, so.inter_op_num_threads = args.threads, 1
+    session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    ort_feeds = {i.name: feeds[i.name] for i in session.get_inputs()}
+    ref = session.run(None, ort_feeds)[0]
+    try:
+        t0 = time.perf_counter()
+        graph = hpvm.onnx.load(path, name=tag)
+        t1 = time.perf_counter()
+        compiled = hpvm.compile(graph, fuse=True)
+        t2 = time.perf_counter()
+        row["import"], row["compile"] = f"{t1 - t0:.1f} s", f"{t2 - t1:.1f} s"
+        got = compiled(**ort_feeds)
+    except Exception as error:  # noqa: BLE001 - reported in the table
+        row["result"] = "refused: " + str(error).splitlines()[0][:300]
+        rows.append(row)
+        print(f"   {row['result']}", flush=True)
+        return False
+    got = got[0] if isinstance(got, tuple) else got
+    err = float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-30))
+    ok = got.shape == ref.shape and err <= RTOL
+    row["result"] = ("ok" if ok else "MISMATCH") + f" ({err:.1e})"
+    print(f"   {row['result']}, import {row['import']}, compile {row['compile']}", flush=True)
+    if ok and args.rounds:
+        data = os.path.join(args.work, f"{tag}_inputs.npz")
+        np.savez(data, **ort_feeds)
+        ours, theirs = [], []
+        for _ in range(args.rounds):
+            ours += timed_in_child("hpvm", path, tag, data, args)
+            theirs += timed_in_child("onnxruntime", path, tag, data, args)
+        row["hpvm"], row["ort"] = fmt(ours), fmt(theirs)
+        ratio = sorted(theirs)[len(theirs) // 2] / sorted(ours)[len(ours) // 2]
+        row["speed"] = f"{ratio:.2f}"
+        print(f"   hpvm {row['hpvm']} ms, onnxruntime {row['ort']} ms: {ratio:.2f}x", flush=True)
+    rows.append(row)
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated models (default: all)")
+    ap.add_argument("--rounds", type=int, default=3, help="timing rounds (0: no timing)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--work", default=os.path.join(os.getcwd(), "zoo-work"))
+    ap.add_argument("--dynamo", action="store_true",
+                    help="also export with torch.onnx.export(dynamo=True)")
+    args = ap.parse_args()
+    names = [n for n in args.only.split(",") if n] or MODELS
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        sys.exit(f"transformers_zoo.py: unknown models {unknown}; known: {', '.join(MODELS)}")
+    os.makedirs(args.work, exist_ok=True)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    import torch
+    import transformers
+    transformers.logging.set_verbosity_error()
+    torch.set_num_threads(args.threads)
+    rows, failed = [], []
+    for name in names:
+        for dynamo in ([False, True] if args.dynamo else [False]):
+            print(f"== {name} ({'dynamo' if dynamo else 'legacy'} exporter)", flush=True)
+            try:
+                if not check(name, dynamo, args, torch, transformers, rows):
+                    failed.append(name + ("/dynamo" if dynamo else ""))
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+                rows.append({"model": name, "exporter": "dynamo" if dynamo else "legacy",
+                             "result": "error (see log)"})
+                failed.append(name + ("/dynamo" if dynamo else ""))
+    print(f"\ntransformers {transformers.__version__}, torch {torch.__version__}, batch {BATCH}, "
+          f"sequence {SEQ}")
+    print("| model | exporter | result | import | compile | hpvm ms | onnxruntime ms | "
+          "ort/hpvm |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['model']} | {r['exporter']} | {r.get('result', '')} | "
+              f"{r.get('import', '-')} | {r.get('compile', '-')} | {r.get('hpvm', '-')} | "
+              f"{r.get('ort', '-')} | {r.get('speed', '-')} |")
+    print(f"\ntransformers zoo: {len(rows) - len(failed)} of {len(rows)} ok" +
+          (f"; failed: {', '.join(failed)}" if failed else ""))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""Operators of transformers exported from Hugging Face definitions (rotary embeddings'
+Sin / Cos, GatherElements, Gather by position ids computed from token ids), each checked
+against onnxruntime; indices the graph computes are taken only when their range is known
+to lie inside the axis (an index out of range is an HPVMError, never a read outside)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import hpvm
+import hpvm.onnx
+from hpvm import HPVMError
+
+from onnx_cases import run_onnxruntime
+
+_ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64,
+         np.dtype(np.int32): TensorProto.INT32, np.dtype(np.bool_): TensorProto.BOOL}
+
+
+def _model(nodes, inputs, initializers=(), outputs=(("y", TensorProto.FLOAT),), opset=17):
+    """A model of `nodes`; `inputs` maps names to example arrays (their types and shapes),
+    `outputs` are (name, element type)."""
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, _ONNX[a.dtype], a.shape) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(o, t, None) for o, t in outputs],
+        initializer=[numpy_helper.from_array(a, n) for n, a in dict(initializers).items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(model, feeds, rtol=0.0, atol=0.0):
+    expected = run_onnxruntime(model, dict(feeds))
+    got = hpvm.compile(hpvm.onnx.load(model), fuse=True)(**dict(feeds))
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("op", ["Sin", "Cos"])
+def test_sin_cos(op):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((2, 3, 8)) * 10).astype(np.float32)
+    x.flat[:3] = [0.0, np.pi, -100.0]
+    model = _model([helper.make_node(op, ["x"], ["y"], name="trig")], {"x": x})
+    _check(model, {"x": x}, atol=2e-6)
+
+
+def test_rotary_embedding_folds():
+    """cos / sin of constant position times frequencies fold into constants."""
+    positions = np.arange(6, dtype=np.float32).reshape(6, 1)
+    frequencies = np.array([[1.0, 0.1, 0.01]], np.float32)
+    x = np.ones((6, 3), np.float32)
+    nodes = [helper.make_node("MatMul", ["pos", "freq"], ["angles"]),
+             helper.make_node("Cos", ["angles"], ["c"]),
+             helper.make_node("Sin", ["angles"], ["s"]),
+             helper.make_node("Mul", ["x", "c"], ["xc"]),
+             helper.make_node("Add", ["xc", "s"], ["y"])]
+    model = _model(nodes, {"x": x}, {"pos": positions, "freq": frequencies})
+    _check(model, {"x": x}, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_gather_elements_constant_indices(axis):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    n = x.shape[axis]
+    shape = (2, 3) if axis == 0 else (3, 5) if axis == 1 else (2, 2)
+    indices = rng.integers(-n, n, shape).astype(np.int64)
+    model = _model([helper.make_node("GatherElements", ["x", "i"], ["y"], name="ge", axis=axis)],
+                   {"x": x}, {"i": indices})
+    _check(model, {"x": x})
+    # All constant: folded.
+    model = _model([helper.make_node("GatherElements", ["c", "i"], ["g"], axis=axis),
+                    helper.make_node("Shape", ["g"], ["s"]),
+                    helper.make_node("Expand", ["x0", "s"], ["e"]),
+                    helper.make_node("Mul", ["g", "e"], ["y"])],
+                   {"x0": np.ones(1, np.float32)}, {"c": x, "i": indices})
+    _check(model, {"x0": np.full(1, 2.0, np.float32)})
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_gather_elements_input_indices_checked(dtype):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ids = np.array([[0, -1, 2, 3], [3, 2, 1, -4]], dtype=dtype)
+    model = _model([helper.make_node("GatherElements", ["x", "ids"], ["y"], name="ge0",
+                                     axis=1)], {"x": x, "ids": ids})
+    _check(model, {"x": x, "ids": ids})
+    run = hpvm.compile(hpvm.onnx.load(model))
+    for bad in (4, -5):
+        wrong = ids.copy()
+        wrong[1, 2] = bad
+        with pytest.raises(HPVMError) as error:
+            run(x=x, ids=wrong)
+        message = str(error.value)
+        assert "ONNX node 'ge0' (GatherElements)" in message, message
+        assert f"the index {bad} at [1, 2] of the argument 'ids' is out of range" in message
+        assert "expected an index in [-4, 4)" in message, message
+    np.testing.assert_array_equal(run(x=x, ids=ids), np.take_along_axis(x[:2], ids, 1))
+
+
+def test_gather_elements_constant_out_of_range_refused():
+    model = _model([helper.make_node("GatherElements", ["x", "i"], ["y"], name="ge1", axis=0)],
+                   {"x": np.ones((2, 2), np.float32)},
+                   {"i": np.array([[0, 1], [2, 0]], np.int64)})
+    with pytest.raises(HPVMError, match=r"'ge1' \(GatherElements\): the index 2 at \[1, 0\] is "
+                                        r"out of range for the 2 elements of axis 0"):
+        hpvm.onnx.load(model)
+
+
+def _roberta_positions(table_rows, padding=1, op="Gather", extra=()):
+    """RoBERTa's position ids: cumsum(ids != padding) * (ids != padding) + padding, then
+    a lookup into a table of `table_rows` rows (Gather) or GatherElements on axis 1."""
+    nodes = [helper.make_node("Equal", ["ids", "pad"], ["is_pad"]),
+             helper.make_node("Not", ["is_pad"], ["keep"]),
+             helper.make_node("Cast", ["keep"], ["keep32"], to=TensorProto.INT32),
+             helper.make_node("CumSum", ["keep32", "axis"], ["count"]),
+             helper.make_node("Mul", ["count", "keep32"], ["masked"]),
+             helper.make_node("Cast", ["masked"], ["masked64"], to=TensorProto.INT64),
+             helper.make_node("Add", ["masked64", "pad"], ["pos"]), *extra]
+    constants = {"pad": np.array(padding, np.int64), "axis": np.array(1, np.int64)}
+    if op == "Gather":
+        nodes.append(helper.make_node("Gather", ["table", "pos"], ["y"], name="lookup"))
+        constants["table"] = np.random.default_rng(2).standard_normal(
+            (table_rows, 8)).astype(np.float32)
+    else:
+        nodes.append(helper.make_node("GatherElements", ["table", "pos"], ["y"], name="lookup",
+                                      axis=1))
+        constants["table"] = np.random.default_rng(3).standard_normal(
+            (2, table_rows)).astype(np.float32)
+    return constants, nodes
+
+
+@pytest.mark.parametrize("op", ["Gather", "GatherElements"])
+def test_positions_computed_from_token_ids(op):
+    """Indices the graph computes whose range is known (cumsum of a 0/1 mask over 6
+    tokens, plus 1: [1, 7]) read a table of 8 rows without a check at the call."""
+    ids = np.array([[5, 9, 1, 3, 1, 1], [2, 2, 2, 2, 2, 2]], np.int64)
+    constants, nodes = _roberta_positions(8, op=op)
+    model = _model(nodes, {"ids": ids}, constants)
+    _check(model, {"ids": ids})
+    graph = hpvm.onnx.load(model)
+    assert not graph.index_checks
+
+
+@pytest.mark.parametrize("op", ["Gather", "GatherElements"])
+def test_positions_that_may_overflow_refused(op):
+    """The same positions into a table of 7 rows: position 7 could be read; refused."""
+    constants, nodes = _roberta_positions(7, op=op)
+    model = _model(nodes, {"ids": np.zeros((2, 6), np.int64)}, constants)
+    with pytest.raises(HPVMError, match=rf"'lookup' \({op}\): the indices \(input 1, 'pos'\) "
+                                        r"are computed by the graph and may take values in "
+                                        r"\[1, 7\], outside \[-7, 7\)"):
+        hpvm.onnx.load(model)
+
+
+@pytest.mark.parametrize("op", ["Gather", "GatherElements"])
+def test_indices_of_unknown_range_refused(op):
+    """Token ids plus one: their range is the caller's, unknown when the graph is built."""
+    constants, nodes = _roberta_positions(8, op=op)
+    nodes = [helper.make_node("Add", ["ids", "pad"], ["pos"])] + nodes[-1:]
+    model = _model(nodes, {"ids": np.zeros((2, 6), np.int64)}, constants)
+    with pytest.raises(HPVMError, match=rf"'lookup' \({op}\): the indices \(input 1, 'pos'\) "
+                                        r"are computed by the graph; expected a constant or a "
+                                        r"graph input"):
+        hpvm.onnx.load(model)
