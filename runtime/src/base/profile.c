@@ -167,8 +167,7 @@ static int by_time(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-void hpvm_profile_report(void *out) {
-  FILE *stream = out;
+void hpvm_profile_report(FILE *stream) {
   table_t merged = {0};
   pthread_mutex_lock(&threads_mutex);
   for (thread_profile_t *profile = threads; profile; profile = profile->next) {

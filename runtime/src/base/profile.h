@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 /* -1: HPVM_PROFILE not read yet, 0: off, 1: on.  Read through hpvm_profile_enabled only. */
 extern _Atomic int hpvm_profile_state;
@@ -31,6 +32,6 @@ void hpvm_profile_done(const char *node);
 /* Writes the report (what the exit handler prints) to `out`: one line per node, largest total
  * first, "hpvm-profile: <total ms> <runs> <ms per run> <share>% <node>", then
  * "hpvm-profile: total <ms> ms in <runs> runs of <nodes> nodes". */
-void hpvm_profile_report(void *out /* FILE * */);
+void hpvm_profile_report(FILE *out);
 
 #endif /* HPVM_BASE_PROFILE_H */
