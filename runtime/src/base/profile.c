@@ -35,7 +35,7 @@ typedef struct thread_profile_s {
   pthread_mutex_t mutex; /* guards table: the owner adds, the report reads */
   table_t table;
   struct {
-    const char *node;
+    uint64_t hash; /* of the node's name: a name left open may be freed since (grid nodes') */
     uint64_t start_ns;
   } open[OPEN_RUNS]; /* the owner's only */
   unsigned depth;
@@ -96,11 +96,12 @@ static bool grow(table_t *table) {
   return true;
 }
 
-/* Adds `runs` runs of `ns` nanoseconds to `name` (dropped when out of memory). */
-static void table_add(table_t *table, const char *name, uint64_t runs, uint64_t ns) {
+/* Adds `runs` runs of `ns` nanoseconds to `name`, whose hash_name is `hash` (dropped when out
+ * of memory). */
+static void table_add(table_t *table, const char *name, uint64_t hash, uint64_t runs,
+                      uint64_t ns) {
   if (4 * (table->count + 1) > 3 * table->capacity && !grow(table))
     return;
-  uint64_t hash = hash_name(name);
   entry_t *entry = find_slot(table, name, hash);
   if (!entry->name) {
     char *copy = strdup(name);
@@ -137,7 +138,7 @@ void hpvm_profile_start(const char *node) {
     memmove(&profile->open[0], &profile->open[1], (OPEN_RUNS - 1) * sizeof(profile->open[0]));
     --profile->depth;
   }
-  profile->open[profile->depth].node = node;
+  profile->open[profile->depth].hash = hash_name(node);
   profile->open[profile->depth].start_ns = hpvm_platform_now_ns();
   ++profile->depth;
 }
@@ -147,14 +148,16 @@ void hpvm_profile_done(const char *node) {
   thread_profile_t *profile = mine;
   if (!profile)
     return;
+  /* Runs are matched by their names' 64-bit hashes: the name of a run left open is never
+   * read again. */
+  uint64_t hash = hash_name(node);
   for (unsigned i = profile->depth; i-- > 0;) {
-    const char *open = profile->open[i].node;
-    if (open != node && strcmp(open, node) != 0)
+    if (profile->open[i].hash != hash)
       continue;
     uint64_t ns = end_ns - profile->open[i].start_ns;
     profile->depth = i;
     pthread_mutex_lock(&profile->mutex);
-    table_add(&profile->table, node, 1, ns);
+    table_add(&profile->table, node, hash, 1, ns);
     pthread_mutex_unlock(&profile->mutex);
     return;
   }
@@ -175,7 +178,7 @@ void hpvm_profile_report(FILE *stream) {
     for (size_t i = 0; i < profile->table.capacity; ++i) {
       entry_t *entry = &profile->table.entries[i];
       if (entry->name)
-        table_add(&merged, entry->name, entry->runs, entry->ns);
+        table_add(&merged, entry->name, entry->hash, entry->runs, entry->ns);
     }
     pthread_mutex_unlock(&profile->mutex);
   }

@@ -24,9 +24,10 @@ static inline bool hpvm_profile_enabled(void) {
  * oldest dropped past 32).  Callers check hpvm_profile_enabled first. */
 void hpvm_profile_start(const char *node);
 
-/* The innermost open run of `node` on this thread ends: its wall time since its start is added
- * to the node's total, and open runs above it (abandoned by a failed guarded call) are
- * dropped.  A `node` with no open run is ignored.  Callers check hpvm_profile_enabled first. */
+/* The innermost open run of `node` on this thread (matched by the name's 64-bit hash) ends: its
+ * wall time since its start is added to the node's total, and open runs above it (abandoned by
+ * a failed guarded call) are dropped.  A `node` with no open run is ignored.  Callers check
+ * hpvm_profile_enabled first. */
 void hpvm_profile_done(const char *node);
 
 /* Writes the report (what the exit handler prints) to `out`: one line per node, largest total
