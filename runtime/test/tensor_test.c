@@ -31,6 +31,9 @@ static void check_close(const float *got, const double *want, const double *scal
   }
 }
 
+static float *keep(float *p);
+static float *copy_of(const float *p, int64_t count);
+
 static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int with_bias) {
   float *a = test_random_array(batch * m * k), *b = test_random_array(batch * k * n);
   float *bias = with_bias ? test_random_array(n) : NULL;
@@ -56,6 +59,18 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int wit
   snprintf(what, sizeof(what), "matmul %lldx(%lldx%lld * %lldx%lld)", (long long)batch,
            (long long)m, (long long)k, (long long)k, (long long)n);
   check_close(c, want, scale, batch * m * n, what);
+  /* The constant-weights entry: b packed on the first call and kept; the same bytes as the
+   * plain call, on the first call and from the kept packing (operands kept alive, as the
+   * convolutions' below). */
+  float *constant_b = keep(copy_of(b, batch * k * n));
+  float *constant_bias = bias ? keep(copy_of(bias, n)) : NULL;
+  for (int round = 0; round < 2; ++round) {
+    float *again = test_random_array(batch * m * n);
+    hpvm_rt_tensor_matmul_constant_f32(a, constant_b, constant_bias, again, batch, m, n, k,
+                                       activation_for_case, 0.5);
+    CHECK(batch * m * n == 0 || memcmp(again, c, sizeof(float) * (size_t)(batch * m * n)) == 0);
+    free(again);
+  }
   free(a), free(b), free(bias), free(c), free(want), free(scale);
 }
 

@@ -235,6 +235,8 @@ SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
   X(TensorOutput,        hpvm_rt_tensor_output,        "p(ippi)")              \
   /* Tensor kernels */                                                         \
   X(TensorMatmulF32,     hpvm_rt_tensor_matmul_f32,    "v(ppppllllld)")        \
+  X(TensorMatmulConstantF32, hpvm_rt_tensor_matmul_constant_f32,               \
+    "v(ppppllllld)")                                                           \
   X(TensorMatmulHalf,    hpvm_rt_tensor_matmul_half,   "v(ppppllllldl)")       \
   X(TensorNarrowF32,     hpvm_rt_tensor_narrow_f32,    "v(ppll)")              \
   X(TensorConv2DF32,     hpvm_rt_tensor_conv2d_f32,                            \

@@ -370,7 +370,13 @@ void callMatmulKernel(RewriterBase &b, TensorMulOp mul) {
   SmallVector<int64_t> sizes = {batch, result.getDimSize(rank - 2),
                                 result.getDimSize(rank - 1), lhs.getDimSize(rank - 1)};
   if (!knob || !knob.isPrecision()) {
-    callWithEpilogue(b, op, abi::RuntimeFn::TensorMatmulF32,
+    // Weights (and bias) that are constants of the program: the runtime packs
+    // them once and keeps them, instead of on every call.
+    bool constant = mul.getRhs().getDefiningOp<arith::ConstantOp>() &&
+                    (!epilogue.bias || epilogue.bias.getDefiningOp<arith::ConstantOp>());
+    callWithEpilogue(b, op,
+                     constant ? abi::RuntimeFn::TensorMatmulConstantF32
+                              : abi::RuntimeFn::TensorMatmulF32,
                      {mul.getLhs(), mul.getRhs()}, result, sizes, epilogue);
     return;
   }

@@ -177,6 +177,16 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, co
                                               float *c, int64_t batch, int64_t m, int64_t n,
                                               int64_t k, int64_t activation,
                                               double activation_max);
+/* hpvm_rt_tensor_matmul_f32 for a b (and bias) that never change while the program runs (the
+ * program's constants; the compiler calls it for products whose right operand is one, the
+ * weights of a fully connected layer or a transformer's projection): b is packed for the
+ * kernel on the first call and kept, keyed by its address and the product's shape, so that
+ * later calls pack only a. The same sums, bit for bit, as hpvm_rt_tensor_matmul_f32. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_matmul_constant_f32(const float *a, const float *b,
+                                                       const float *bias, float *c,
+                                                       int64_t batch, int64_t m, int64_t n,
+                                                       int64_t k, int64_t activation,
+                                                       double activation_max);
 
 /* The accumulation step of a leaf's reduction loop: returns the new accumulator. */
 typedef float (*hpvm_rt_contract_step_fn)(float a, float b, float acc);

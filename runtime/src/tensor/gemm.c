@@ -148,6 +148,10 @@ struct problem_set_t {
    * task's a_pack), of its B at b_all + (p * k + k0) * cols_padded. */
   float *a_all, *b_all;
   int64_t rows_padded, cols_padded, a_groups, b_groups;
+  /* B of every problem packed whole once and kept (constants' products), in b_all's layout for
+   * the set's kernel, or NULL (then B is packed per call as above); asked for in solve, once
+   * the kernel (its nr) is chosen. */
+  const float *(*b_constant)(problem_set_t *set);
   /* Packs rows [i0, i0 + rows) x depth [k0, k0 + kc) of A(p) into MR-row panels. */
   void (*pack_a)(const problem_set_t *set, int64_t p, int64_t i0, int64_t rows, int64_t k0,
                  int64_t kc, float *dst);
@@ -382,11 +386,11 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
                   int64_t cols) {
   int64_t kc_max = s->k < KC ? s->k : KC;
   float *a_pack = NULL, *b_pack = NULL;
-  if (!s->a_all) {
+  if (!s->a_all)
     a_pack = hpvm_tensor_alloc_panels(ceil_div(rows, s->mr) * s->mr * kc_max);
+  if (!s->b_all)
     b_pack = hpvm_tensor_alloc_panels(ceil_div(cols, s->nr) * s->nr * kc_max);
-  }
-  if (!s->a_all && (!a_pack || !b_pack)) {
+  if ((!s->a_all && !a_pack) || (!s->b_all && !b_pack)) {
     free(a_pack);
     free(b_pack);
     block_unpacked(s, p, i0, rows, j0, cols);
@@ -404,11 +408,15 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
     const float *a_chunk, *b_chunk;
     if (s->a_all) {
       a_chunk = s->a_all + (p * s->k + k0) * s->rows_padded + i0 * kc;
-      b_chunk = s->b_all + (p * s->k + k0) * s->cols_padded + j0 * kc;
     } else {
       s->pack_a(s, p, i0, rows, k0, kc, a_pack);
+      a_chunk = a_pack;
+    }
+    if (s->b_all) {
+      b_chunk = s->b_all + (p * s->k + k0) * s->cols_padded + j0 * kc;
+    } else {
       s->pack_b(s, p, k0, kc, j0, cols, b_pack);
-      a_chunk = a_pack, b_chunk = b_pack;
+      b_chunk = b_pack;
     }
     for (int64_t i = 0; i < rows; i += mr) {
       const float *a_panel = a_chunk + i * kc;
@@ -497,17 +505,22 @@ static void solve(problem_set_t *s) {
    * where both fit HPVM_TENSOR_PACK_ALL_MAX, they are packed whole first, each once. */
   s->rows_padded = ceil_div(s->m, s->mr) * s->mr;
   s->cols_padded = ceil_div(s->n, s->nr) * s->nr;
-  int64_t packed = s->count * (s->rows_padded + s->cols_padded) * s->k;
+  /* A B packed once for good (a constant's, hpvm_rt_tensor_matmul_constant_f32) is used as
+   * it is; only A is packed then. */
+  const float *constant_b = s->b_constant && s->k > 0 ? s->b_constant(s) : NULL;
+  int64_t packed = s->count * (s->rows_padded + (constant_b ? 0 : s->cols_padded)) * s->k;
   float *packs = NULL;
-  if (s->k > 0 && t.row_blocks * t.col_blocks > 1 &&
+  if (s->k > 0 && (t.row_blocks * t.col_blocks > 1 || constant_b) &&
       packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
       (packs = hpvm_tensor_take_buffer(packed))) {
     s->a_all = packs;
-    s->b_all = packs + s->count * s->rows_padded * s->k;
+    s->b_all = constant_b ? (float *)constant_b : packs + s->count * s->rows_padded * s->k;
     s->a_groups = ceil_div(s->rows_padded / s->mr, PACK_PANELS);
-    s->b_groups = ceil_div(s->cols_padded / s->nr, PACK_PANELS);
+    s->b_groups = constant_b ? 0 : ceil_div(s->cols_padded / s->nr, PACK_PANELS);
     int64_t jobs[2] = {s->a_groups + s->b_groups, s->count * ceil_div(s->k, KC)};
     hpvm_tensor_run_grid(2, jobs, pack_jobs, s);
+  } else if (constant_b && s->k > 0) {
+    s->b_all = (float *)constant_b; /* each task packs its own A */
   }
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
   hpvm_tensor_run_grid(2, extents, run_tasks, &t);
@@ -573,6 +586,47 @@ void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, const float *bias
     hpvm_tensor_run_grid(2, extents, run_skinny, &s);
     return;
   }
+  solve(&s);
+}
+
+/* B of every problem, packed as solve's b_all: chunk k0 of problem p at (p * k + k0) *
+ * cols_padded, its NR-column panels one after another. */
+static void pack_constant_b(void *context, float *out) {
+  const problem_set_t *s = context;
+  for (int64_t p = 0; p < s->count; ++p)
+    for (int64_t k0 = 0; k0 < s->k; k0 += KC) {
+      int64_t kc = s->k - k0 < KC ? s->k - k0 : KC;
+      s->pack_b(s, p, k0, kc, 0, s->n, out + (p * s->k + k0) * s->cols_padded);
+    }
+}
+
+static const float *constant_b(problem_set_t *s) {
+  int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {4, s->count, s->k, s->n, s->nr, KC, 0, 0};
+  return hpvm_tensor_packed_constant(s->b, NULL, layout,
+                                     (size_t)(s->count * s->cols_padded * s->k),
+                                     pack_constant_b, s);
+}
+
+void hpvm_rt_tensor_matmul_constant_f32(const float *a, const float *b, const float *bias,
+                                        float *c, int64_t batch, int64_t m, int64_t n,
+                                        int64_t k, int64_t activation, double activation_max) {
+  int64_t sizes[] = {batch, m, n, k};
+  if (!valid_counts("hpvm_rt_tensor_matmul_constant_f32", 4, sizes) || !a || !b || !c ||
+      !valid_activation("hpvm_rt_tensor_matmul_constant_f32", activation))
+    return;
+  if (m <= SKINNY_ROWS) {
+    /* The skinny kernel reads B as it is: nothing to keep. */
+    hpvm_rt_tensor_matmul_f32(a, b, bias, c, batch, m, n, k, activation, activation_max);
+    return;
+  }
+  problem_set_t s = {0};
+  s.count = batch, s.m = m, s.n = n, s.k = k;
+  s.a = a, s.b = b, s.c = c;
+  s.bias = bias, s.bias_per_row = 0, s.activation = activation;
+  s.activation_max = (float)activation_max;
+  s.pack_a = matmul_pack_a, s.pack_b = matmul_pack_b;
+  s.a_at = matmul_a_at, s.b_at = matmul_b_at, s.c_of = matmul_c_of;
+  s.b_constant = constant_b;
   solve(&s);
 }
 

@@ -58,7 +58,7 @@ hpvm.leaf @conv_silu_swapped(%x: tensor<1x2x5x5xf32>, %w: tensor<6x2x1x1xf32>) -
 // A product with its per-column bias and SiLU.
 // CHECK-LABEL: hpvm.leaf @matmul_bias_silu(
 // CHECK: %[[ACT:[^ ]+]] = arith.constant 4 : i64
-// CHECK: call @hpvm_rt_tensor_matmul_f32({{(([^,]+, ){8})}}%[[ACT]], %
+// CHECK: call @hpvm_rt_tensor_matmul_constant_f32({{(([^,]+, ){8})}}%[[ACT]], %
 // CHECK-NOT: linalg.generic
 // CHECK: hpvm.return
 hpvm.leaf @matmul_bias_silu(%x: tensor<2x5xf32>) -> (tensor<2x6xf32>) {
