@@ -1633,6 +1633,75 @@ def cumsum(x: Tensor, axis: int, exclusive: bool = False, reverse: bool = False,
     return graph._apply("cumsum", [x], x.type, emit, name)
 
 
+def arg_reduce(x: Tensor, axis: int, kind: str = "max", keepdims: bool = False,
+               select_last: bool = False, name: Optional[str] = None) -> Tensor:
+    """The int64 index of the greatest (`kind` "max") or least ("min") element of `x`
+    (floats or integers) along `axis`: the first such index, or with `select_last` the
+    last one; that dimension dropped, or kept as size 1 with `keepdims`. One
+    `linalg.generic` reduction with two outputs, the best value so far and its index."""
+    graph = _graph_of(x)
+    x = graph._own(x, "arg_reduce")
+    if kind not in ("max", "min"):
+        raise HPVMError(f"arg_reduce: unknown kind '{kind}'; expected max or min")
+    if x.element == "i1" or x.rank == 0:
+        raise HPVMError(f"arg_reduce: expected a float or integer tensor of rank >= 1, found "
+                        f"{x.type}")
+    if not -x.rank <= axis < x.rank:
+        raise HPVMError(f"arg_reduce: axis {axis} is out of range for {x.type}")
+    axis %= x.rank
+    rank = x.rank
+    kept = [d for d in range(rank) if d != axis]
+    values = TensorType(tuple(x.shape[d] for d in kept), x.element)
+    indices = TensorType(values.shape, "i64")
+    result = TensorType(tuple(1 if d == axis else x.shape[d] for d in range(rank))
+                        if keepdims else values.shape, "i64")
+    if x.element in FLOAT_TYPES:
+        start = float_literal(-np.inf if kind == "max" else np.inf, x.element)
+        compare = "arith.cmpf " + {("max", False): "ogt", ("max", True): "oge",
+                                   ("min", False): "olt", ("min", True): "ole"}[
+                                       (kind, bool(select_last))]
+    else:
+        bits = int(x.element[1:])
+        start = str(-(1 << (bits - 1)) if kind == "max" else (1 << (bits - 1)) - 1)
+        compare = "arith.cmpi " + {("max", False): "sgt", ("max", True): "sge",
+                                   ("min", False): "slt", ("min", True): "sle"}[
+                                       (kind, bool(select_last))]
+    dims = _dim_names(rank)
+    out_dims = [dims[d] for d in kept]
+
+    def emit(b, ops):
+        init_v, init_i, fill_v, fill_i = (b.fresh("initv"), b.fresh("initi"), b.fresh("fillv"),
+                                          b.fresh("filli"))
+        sv, si, r = b.fresh("start"), b.fresh("zero"), b.fresh()
+        b.emit(f"{sv} = arith.constant {start} : {x.element}")
+        b.emit(f"{si} = arith.constant 0 : i64")
+        b.emit(f"{init_v} = tensor.empty() : {values}")
+        b.emit(f"{init_i} = tensor.empty() : {indices}")
+        b.emit(f"{fill_v} = linalg.fill ins({sv} : {x.element}) outs({init_v} : {values}) -> "
+               f"{values}")
+        b.emit(f"{fill_i} = linalg.fill ins({si} : i64) outs({init_i} : {indices}) -> "
+               f"{indices}")
+        maps = [_affine_map(rank, dims), _affine_map(rank, out_dims),
+                _affine_map(rank, out_dims)]
+        kinds = ", ".join('"reduction"' if d == axis else '"parallel"' for d in range(rank))
+        b.emit(f"{r}:2 = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+               f"iterator_types = [{kinds}]}} ins({ops[0]} : {x.type}) "
+               f"outs({fill_v}, {fill_i} : {values}, {indices}) {{")
+        b.emit(f"^bb0(%in: {x.element}, %best: {x.element}, %at: i64):")
+        b.emit(f"  %j = linalg.index {axis} : index")
+        b.emit("  %ji = arith.index_cast %j : index to i64")
+        b.emit(f"  %take = {compare}, %in, %best : {x.element}")
+        b.emit(f"  %v = arith.select %take, %in, %best : {x.element}")
+        b.emit("  %i = arith.select %take, %ji, %at : i64")
+        b.emit(f"  linalg.yield %v, %i : {x.element}, i64")
+        b.emit(f"}} -> ({values}, {indices})")
+        if result.shape == indices.shape:
+            return f"{r}#1"
+        return _emit_reshape(b, f"{r}#1", indices, result.shape)
+
+    return graph._apply("arg_reduce", [x], result, emit, name)
+
+
 def _convert_line(source: str, target: str) -> str:
     """The MLIR line `%r = <conversion> %e0` from the scalar type `source` to `target`
     (as C and onnxruntime: floats to integers truncate toward zero, to i1 is `!= 0`, i1

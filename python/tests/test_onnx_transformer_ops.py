@@ -167,3 +167,123 @@ def test_indices_of_unknown_range_refused(op):
                                         r"are computed by the graph; expected a constant or a "
                                         r"graph input"):
         hpvm.onnx.load(model)
+
+
+@pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32])
+@pytest.mark.parametrize("axis,keepdims,last", [(0, 1, 0), (1, 0, 0), (-1, 1, 1), (2, 0, 1)])
+def test_arg_max_min(op, dtype, axis, keepdims, last):
+    rng = np.random.default_rng(4)
+    x = rng.integers(-3, 4, (3, 4, 5)).astype(dtype)  # many ties: first / last index
+    model = _model([helper.make_node(op, ["x"], ["y"], name="arg", axis=axis,
+                                     keepdims=keepdims, select_last_index=last)],
+                   {"x": x}, outputs=(("y", TensorProto.INT64),))
+    _check(model, {"x": x})
+
+
+def test_arg_max_folds_and_refuses_scalars():
+    x = np.array([1.0, 5.0, 5.0, 2.0], np.float32)
+    nodes = [helper.make_node("ArgMax", ["c"], ["i"], keepdims=1, select_last_index=1),
+             helper.make_node("Cast", ["i"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("Add", ["x", "f"], ["y"])]
+    model = _model(nodes, {"x": np.zeros(1, np.float32)}, {"c": x})
+    _check(model, {"x": np.ones(1, np.float32)})
+    model = _model([helper.make_node("ArgMax", ["x"], ["y"], name="arg0", keepdims=0)],
+                   {"x": x}, outputs=(("y", TensorProto.INT64),))
+    with pytest.raises(HPVMError, match=r"'arg0' \(ArgMax\): the result would be a scalar"):
+        hpvm.onnx.load(model)
+
+
+def test_last_token_pooling():
+    """GPT-2's sequence classification: the last token that is not padding, found by
+    ArgMax over (ids != pad) * positions, picks one row of each sequence's logits through
+    a Gather of the flattened rows by batch * seq + position (bounds [0, 11])."""
+    ids = np.array([[5, 7, 9, 0, 0, 0], [4, 4, 4, 4, 4, 8]], np.int64)
+    logits = np.random.default_rng(5).standard_normal((2, 6, 3)).astype(np.float32)
+    nodes = [helper.make_node("Equal", ["ids", "pad"], ["is_pad"]),
+             helper.make_node("Not", ["is_pad"], ["keep"]),
+             helper.make_node("Cast", ["keep"], ["keep64"], to=TensorProto.INT64),
+             helper.make_node("Mul", ["keep64", "positions"], ["scored"]),
+             helper.make_node("ArgMax", ["scored"], ["last"], axis=-1, keepdims=0),
+             helper.make_node("Add", ["last", "offsets"], ["rows"]),
+             helper.make_node("Reshape", ["logits", "flat"], ["table"]),
+             helper.make_node("Gather", ["table", "rows"], ["y"], name="pool", axis=0)]
+    constants = {"pad": np.array(0, np.int64), "positions": np.arange(6, dtype=np.int64),
+                 "offsets": np.array([0, 6], np.int64), "flat": np.array([12, 3], np.int64)}
+    model = _model(nodes, {"ids": ids, "logits": logits}, constants)
+    _check(model, {"ids": ids, "logits": logits})
+    assert not hpvm.onnx.load(model).index_checks
+
+
+@pytest.mark.parametrize("repeats", [[2, 1, 3], [1, 1, 1], [1, 4, 1]])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_tile(repeats, dtype):
+    x = np.arange(12).reshape(2, 3, 2).astype(dtype)
+    model = _model([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], {"x": x},
+                   {"r": np.array(repeats, np.int64)},
+                   outputs=(("y", _ONNX[np.dtype(dtype)]),))
+    _check(model, {"x": x})
+
+
+def test_tile_refusals():
+    x = {"x": np.ones((2, 3), np.float32)}
+    for repeats, message in (([2], r"have 1 elements; expected one per dimension"),
+                             ([1, 0], r"make a zero-size dimension")):
+        model = _model([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], x,
+                       {"r": np.array(repeats, np.int64)})
+        with pytest.raises(HPVMError, match=r"'tile' \(Tile\): the repeats .*" + message):
+            hpvm.onnx.load(model)
+
+
+@pytest.mark.parametrize("batch_dims,indices", [
+    (0, [[0, 1], [2, 0], [1, 3]]),         # whole-row pairs: x[i, j, :]
+    (0, [[[2], [0]], [[1], [-1]]]),         # rows: x[i, :, :]
+    (1, [[1], [3], [0]]),                   # per batch: x[b, i, :]
+    (0, [[0, 1, 1], [2, 3, 0]]),            # single elements
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.bool_])
+def test_gather_nd_constant_indices(batch_dims, indices, dtype):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    x = (x > 0) if dtype == np.bool_ else x
+    model = _model([helper.make_node("GatherND", ["x", "i"], ["y"], name="gnd",
+                                     batch_dims=batch_dims)],
+                   {"x": x}, {"i": np.array(indices, np.int64)},
+                   outputs=(("y", _ONNX[np.dtype(dtype)]),))
+    _check(model, {"x": x})
+
+
+def test_gather_nd_refusals():
+    x = {"x": np.ones((3, 4), np.float32)}
+    model = _model([helper.make_node("GatherND", ["x", "i"], ["y"], name="gnd")], x,
+                   {"i": np.array([[0, 4]], np.int64)})
+    with pytest.raises(HPVMError, match=r"'gnd' \(GatherND\): the index 4 at \[0, 1\] is out "
+                                        r"of range for the 4 elements of axis 1"):
+        hpvm.onnx.load(model)
+    ids = {"x": np.ones((3, 4), np.float32), "i": np.zeros((1, 2), np.int64)}
+    model = _model([helper.make_node("GatherND", ["x", "i"], ["y"], name="gnd")], ids)
+    with pytest.raises(HPVMError, match=r"'gnd' \(GatherND\): the indices .* are computed by "
+                                        r"the graph; expected a constant"):
+        hpvm.onnx.load(model)
+
+
+@pytest.mark.parametrize("low,high", [(-2, 3), (None, 1), (4, 2)])
+def test_clip_integers_bounds_positions(low, high):
+    """Clip of int64 relative positions (DeBERTa's buckets) by constants; the clipped
+    values index a table of 7 rows shifted by 3 (bounds [-2, 3] + 3 inside [0, 7))."""
+    x = np.array([[-5, -2, 0, 1, 3, 9]], np.int64)
+    inputs = ["x", "lo" if low is not None else "", "hi"]
+    constants = {"hi": np.array(high, np.int64)}
+    if low is not None:
+        constants["lo"] = np.array(low, np.int64)
+    model = _model([helper.make_node("Clip", inputs, ["y"], name="clip")], {"x": x}, constants,
+                   outputs=(("y", TensorProto.INT64),))
+    _check(model, {"x": x})
+    if (low, high) == (-2, 3):
+        nodes = [helper.make_node("Clip", inputs, ["c"]),
+                 helper.make_node("Add", ["c", "three"], ["rows"]),
+                 helper.make_node("Gather", ["table", "rows"], ["y"])]
+        constants.update(three=np.array(3, np.int64),
+                         table=np.arange(14, dtype=np.float32).reshape(7, 2))
+        model = _model(nodes, {"x": x}, constants)
+        _check(model, {"x": x})

@@ -1091,8 +1091,54 @@ def _unary(builder: Callable) -> Callable[[Importer, _Node], None]:
     return handler
 
 
+def _clip_integers(im: Importer, node: _Node) -> None:
+    """Clip of an int32 / int64 tensor by constant bounds of its type (relative positions):
+    min(max(x, min), max), so that min > max gives max everywhere, as ONNX says."""
+    if node.attributes:
+        _fail(f"the attributes {sorted(node.attributes)} are not valid in opset {im.opset}; "
+              "expected min and max as inputs 1 and 2")
+    x = im.value(node, 0)
+    element = _element_of(node, 0, x)
+    limits = []
+    for i in (1, 2):
+        if not node.input(i):
+            limits.append(None)
+            continue
+        value = _constant_input(im, node, i, ("the min", "the max")[i - 1],
+                                "integer Clip takes constant bounds")
+        if value.size != 1 or value.ndim:
+            _fail(f"input {i} '{node.input(i)}' has the shape {list(value.shape)}; expected a "
+                  "scalar")
+        if _element_of(node, i, value) != element:
+            _fail(f"input {i} '{node.input(i)}' is a tensor of {value.dtype}; expected the "
+                  f"input's {_ELEMENT_NAMES[element]}")
+        limits.append(int(value))
+    low, high = limits
+    if isinstance(x, np.ndarray):
+        y = x if low is None else np.maximum(x, np.asarray(low, x.dtype))
+        im.set_output(node, y if high is None else np.minimum(y, np.asarray(high, x.dtype)))
+        return
+    lines, last = [], "%e0"
+    for i, (bound, op) in enumerate(((low, "arith.maxsi"), (high, "arith.minsi"))):
+        if bound is not None:
+            lines.append(f"%b{i} = arith.constant {bound} : {element}")
+            lines.append(f"%v{i} = {op} {last}, %b{i} : {element}")
+            last = f"%v{i}"
+    if last == "%e0":
+        im.set_output(node, x)
+        return
+    lines[-1] = "%r = " + lines[-1].split(" = ", 1)[1]
+    im.set_output(node, T.elementwise([x], "\n".join(lines), element, node.leaf_name,
+                                      kind="clip"))
+
+
 def _clip(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, ["min", "max"])
+    if (im.opset >= 11 and _element_of(node, 0, im.value(node, 0)) in ("i32", "i64")
+            and all(isinstance(im.value(node, i), np.ndarray) for i in (1, 2)
+                    if node.input(i))):
+        _clip_integers(im, node)
+        return
     x = im.tensor(node, 0)
     bounds: List[Optional[Value]] = [None, None]
     if im.opset < 11:
@@ -2093,8 +2139,8 @@ def _pad(im: Importer, node: _Node) -> None:
 _INT_RANGES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 # Operators whose output 0 holds elements of input 0 only (data movement).
 _MOVES_INPUT0 = {"Identity", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Flatten",
-                 "Expand", "Slice", "Split", "Gather", "GatherElements", "Tile", "ReduceMax",
-                 "ReduceMin"}
+                 "Expand", "Slice", "Split", "Gather", "GatherElements", "GatherND", "Tile",
+                 "ReduceMax", "ReduceMin"}
 
 
 def _note_bounds(im: Importer, node: _Node) -> None:
@@ -2145,6 +2191,13 @@ def _note_bounds(im: Importer, node: _Node) -> None:
         bounds = (0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
     elif op == "Cast":  # of integers or bools (a float input has no interval)
         bounds = got[0]
+    elif op == "Clip":  # min(max(x, low), high)
+        lo, hi = got[0] if got[0] is not None else (-math.inf, math.inf)
+        if len(got) > 1 and got[1] is not None:
+            lo, hi = max(lo, got[1][0]), max(hi, got[1][0])
+        if len(got) > 2 and got[2] is not None:
+            lo, hi = min(lo, got[2][1]), min(hi, got[2][1])
+        bounds = (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
     elif op == "CumSum" and got[0] is not None:
         x, axis = im.values[node.inputs[0]], im.values.get(node.inputs[1])
         if isinstance(axis, np.ndarray) and axis.size == 1:
@@ -2290,6 +2343,113 @@ def _gather_elements(im: Importer, node: _Node) -> None:
     flat = np.ravel_multi_index(tuple(where), x.shape)
     im.set_output(node, T.take(T.reshape(x, (int(np.prod(x.shape)),)), flat, 0,
                                name=node.leaf_name))
+
+
+def _gather_nd(im: Importer, node: _Node) -> None:
+    """GatherND with constant indices (the dynamo exporter's boolean-mask reads): the
+    slices x[b..., i_1, ..., i_k, ...] that the last axis of the indices names, read
+    through a take along the first axis of x with its leading b + k axes merged."""
+    _check_unknown_attributes(node, ["batch_dims"])
+    x = im.value(node, 0)
+    rank = _rank(x)
+    b = int(node.attr("batch_dims", 0))
+    if not isinstance(im.value(node, 1), np.ndarray):
+        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph; expected a "
+              "constant")
+    indices = _int_input(im, node, 1, "the indices")
+    if indices.ndim < 1 or not 0 <= b < min(rank, indices.ndim):
+        _fail(f"batch_dims {b} does not fit the data of rank {rank} and the indices of rank "
+              f"{indices.ndim}")
+    k = indices.shape[-1]
+    shape = tuple(x.shape)
+    if not 1 <= k <= rank - b:
+        _fail(f"the last dimension of the indices {list(indices.shape)} is {k}; expected 1 to "
+              f"{rank - b} (the data's rank less batch_dims)")
+    if tuple(indices.shape[:b]) != shape[:b]:
+        _fail(f"the indices {list(indices.shape)} and the data {list(shape)} differ in their "
+              f"first {b} (batch) dimensions")
+    sizes = np.array(shape[b:b + k], dtype=np.int64)
+    bad = (indices < -sizes) | (indices >= sizes)
+    if np.any(bad):
+        at = [int(i) for i in np.argwhere(bad)[0]]
+        _fail(f"the index {int(indices[tuple(at)])} at {at} is out of range for the "
+              f"{int(sizes[at[-1]])} elements of axis {b + at[-1]}")
+    indices = np.where(indices < 0, indices + sizes, indices).astype(np.int64)
+    batch = list(np.indices(indices.shape[:-1], dtype=np.int64)[:b])
+    rows = np.ravel_multi_index(tuple(batch) + tuple(np.moveaxis(indices, -1, 0)),
+                                shape[:b + k])
+    merged = (int(np.prod(shape[:b + k])),) + shape[b + k:]
+    if isinstance(x, np.ndarray):
+        im.set_output(node, np.take(x.reshape(merged), rows, axis=0))
+        return
+    if rows.size == 0:
+        _fail("the indices are empty; the result would have a zero-size dimension")
+    if rows.ndim + len(shape) - b - k == 0:
+        _fail("the result is a scalar; expected rank >= 1")
+    im.set_output(node, T.take(T.reshape(x, merged), rows, 0, name=node.leaf_name))
+
+
+def _tile(im: Importer, node: _Node) -> None:
+    """Tile by constant repeats: x as (1, d0, 1, d1, ...) broadcast to (r0, d0, r1, d1, ...),
+    then merged to (r0 * d0, r1 * d1, ...)."""
+    _check_unknown_attributes(node, [])
+    x = im.value(node, 0)
+    repeats = _int_list(im, node, 1, "the repeats")
+    rank = _rank(x)
+    if len(repeats) != rank:
+        _fail(f"the repeats {repeats} have {len(repeats)} elements; expected one per dimension "
+              f"of the input's {rank}")
+    if any(r < 0 for r in repeats):
+        _fail(f"the repeats {repeats} are negative; expected sizes >= 0")
+    if isinstance(x, np.ndarray):
+        im.set_output(node, np.tile(x, repeats))
+        return
+    if 0 in repeats:
+        _fail(f"the repeats {repeats} make a zero-size dimension; expected repeats >= 1")
+    if all(r == 1 for r in repeats):
+        im.set_output(node, x)
+        return
+    spread = [d for n in x.shape for d in (1, n)]
+    repeated = [d for r, n in zip(repeats, x.shape) for d in (r, n)]
+    y = T.broadcast_to(T.reshape(x, spread), repeated)
+    im.set_output(node, T.reshape(y, [r * n for r, n in zip(repeats, x.shape)],
+                                  name=node.leaf_name))
+
+
+def _arg_reduce(kind: str) -> Callable[[Importer, _Node], None]:
+    """ArgMax / ArgMin: the int64 index of the greatest / least element along axis (the
+    first, or with select_last_index the last)."""
+    def handler(im: Importer, node: _Node) -> None:
+        _check_unknown_attributes(node, ["axis", "keepdims", "select_last_index"])
+        x = im.value(node, 0)
+        rank = _rank(x)
+        if rank == 0:
+            _fail("the input is a scalar; expected rank >= 1")
+        axis = int(node.attr("axis", 0))
+        if not -rank <= axis < rank:
+            _fail(f"axis {axis} is out of range for rank {rank}")
+        axis %= rank
+        keepdims, last = int(node.attr("keepdims", 1)), int(node.attr("select_last_index", 0))
+        element = _element_of(node, 0, x)
+        if element not in _NUMBERS:
+            _fail(f"the input '{node.input(0)}' is a tensor of {_ELEMENT_NAMES[element]}; "
+                  "expected numbers")
+        if x.shape[axis] == 0:
+            _fail(f"axis {axis} of the input {list(x.shape)} is empty")
+        if isinstance(x, np.ndarray):
+            pick = np.argmax if kind == "max" else np.argmin
+            if last:
+                found = x.shape[axis] - 1 - pick(np.flip(x, axis), axis=axis)
+            else:
+                found = pick(x, axis=axis)
+            found = np.asarray(found, dtype=np.int64)
+            im.set_output(node, np.expand_dims(found, axis) if keepdims else found)
+            return
+        if rank == 1 and not keepdims:
+            _fail("the result would be a scalar; expected keepdims 1 or an input of rank >= 2")
+        im.set_output(node, T.arg_reduce(x, axis, kind, bool(keepdims), bool(last),
+                                         name=node.leaf_name))
+    return handler
 
 # --------------------------------------------------------------------------
 # Reductions and normalization
@@ -2970,6 +3130,8 @@ def _resize(im: Importer, node: _Node) -> None:
 
 _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Add": _binary, "Sub": _binary, "Mul": _binary, "Div": _binary,
+    "ArgMax": _arg_reduce("max"),
+    "ArgMin": _arg_reduce("min"),
     "AveragePool": _average_pool,
     "BatchNormalization": _batch_norm,
     "Cast": _cast,
@@ -3002,6 +3164,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Floor": _rounding,
     "Gather": _gather,
     "GatherElements": _gather_elements,
+    "GatherND": _gather_nd,
     "Gelu": _gelu,
     "Gemm": _gemm,
     "GlobalAveragePool": _global_pool("mean"),
@@ -3043,6 +3206,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Sum": _variadic,
     "Tanh": _unary(T.tanh),
     "Transpose": _transpose,
+    "Tile": _tile,
     "Trilu": _trilu,
     "Unsqueeze": _unsqueeze,
     "Where": _where,
