@@ -172,6 +172,124 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
   }
 }
 
+
+//===----------------------------------------------------------------------===//
+// Groups of elementwise leaves
+//===----------------------------------------------------------------------===//
+
+/// Whether `leaf` computes one tensor elementwise from its inputs: one block
+/// of constants and elementwise tensor ops (maps, adds, activations) without
+/// knobs, returning one ranked tensor of static shape.
+static bool isElementwiseLeaf(LeafOp leaf) {
+  if (leaf.getBody().empty() || !llvm::hasSingleElement(leaf.getBody()))
+    return false;
+  Block &block = leaf.getBodyBlock();
+  Operation *terminator = block.getTerminator();
+  if (terminator->getNumOperands() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(terminator->getOperand(0).getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  for (Operation &op : block.without_terminator()) {
+    if (op.hasTrait<::mlir::OpTrait::ConstantLike>() && op.getNumOperands() == 0)
+      continue;
+    if (!isa<TensorMapOp, TensorAddOp, TensorReluOp, TensorTanhOp, TensorSigmoidOp,
+             TensorClippedReluOp>(op) ||
+        op.hasAttr(HPVMDialect::getKnobAttrName()))
+      return false;
+  }
+  return true;
+}
+
+namespace {
+/// Groups of elementwise children of one internal node, each of which may
+/// become one leaf: a group grows from a sink (an elementwise child) by every
+/// elementwise producer whose results go only to the group, so that no
+/// intermediate value is needed outside it and nothing is computed twice.
+class ElementwiseGroups {
+public:
+  explicit ElementwiseGroups(const DataflowGraph &graph) : graph(graph) {}
+
+  /// The groups of at least two children, each in topological order (its
+  /// sink last), as chains to fuse.
+  SmallVector<Chain> find();
+
+private:
+  bool eligible(unsigned child) const;
+
+  const DataflowGraph &graph;
+  /// Each child's group, by its sink (-1: none).
+  SmallVector<int> groupOf;
+};
+} // namespace
+
+bool ElementwiseGroups::eligible(unsigned child) const {
+  CreateNodeOp node = graph.getChild(child);
+  LeafOp leaf = getLeaf(graph.getDefinition(child));
+  if (!leaf || node.getRank() != 0 || !isElementwiseLeaf(leaf))
+    return false;
+  // The CPU's: the device backends take their kernels from chains.
+  return llvm::all_of(graph.getDefinition(child).getTargets(),
+                      [](Target target) { return target == Target::cpu; });
+}
+
+SmallVector<Chain> ElementwiseGroups::find() {
+  SmallVector<Chain> chains;
+  FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
+  if (failed(order))
+    return chains;
+  groupOf.assign(graph.getNumChildren(), -1);
+  for (unsigned child : llvm::reverse(*order)) {
+    if (!eligible(child))
+      continue;
+    groupOf[child] = child; // a sink, unless it joins its consumers' group
+    bool boundOut = llvm::any_of(graph.getBindOuts(), [&](BindOutOp bind) {
+      return bind.getSource() == graph.getChild(child).getHandle();
+    });
+    ArrayRef<EdgeOp> outgoing = graph.getOutgoingEdges(child);
+    if (boundOut || outgoing.empty())
+      continue;
+    EdgeOp first = outgoing.front();
+    int group = groupOf[*graph.getChildIndex(first.getDest())];
+    bool joins = group >= 0 && llvm::all_of(outgoing, [&](EdgeOp edge) {
+      return !edge.getStreaming() &&
+             groupOf[*graph.getChildIndex(edge.getDest())] == group &&
+             graph.getDefinition(child).getTargets() ==
+                 graph.getDefinition(*graph.getChildIndex(edge.getDest())).getTargets();
+    });
+    // No cycle can form between groups: every member but the sink sends its
+    // results only into the group, so a path out of it starts at the sink,
+    // and none comes back to the sink's ancestors.
+    if (joins)
+      groupOf[child] = group;
+  }
+  for (unsigned sink : *order) {
+    if (groupOf[sink] != static_cast<int>(sink))
+      continue;
+    SmallVector<unsigned> members;
+    for (unsigned child : *order)
+      if (groupOf[child] == static_cast<int>(sink))
+        members.push_back(child);
+    if (members.size() < 2)
+      continue;
+    Chain chain;
+    chain.fed.resize(members.size());
+    DenseMap<unsigned, unsigned> position;
+    for (auto [index, member] : llvm::enumerate(members)) {
+      position[member] = index;
+      chain.nodes.push_back(graph.getChild(member));
+      chain.leaves.push_back(getLeaf(graph.getDefinition(member)));
+    }
+    for (unsigned member : members)
+      for (EdgeOp edge : graph.getOutgoingEdges(member))
+        if (auto to = position.find(*graph.getChildIndex(edge.getDest()));
+            to != position.end())
+          chain.join(position[member], to->second, edge);
+    chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
 namespace {
 /// An edge inside a chain: from member `from` into member `to` (positions in
 /// the chain).
@@ -440,6 +558,19 @@ void HPVMFuseTensorNodesPass::runOnOperation() {
   for (auto internal : module.getOps<InternalOp>()) {
     DataflowGraph graph(internal, &tables);
     work.push_back({internal, findChains(graph)});
+  }
+  for (auto &[internal, chains] : work)
+    for (Chain &chain : chains)
+      fuse(internal, chain, symbols);
+  // Then what is left of elementwise leaves, in groups: one leaf each, which
+  // the linalg lowering makes one loop where it can.
+  if (!elementwiseGroups)
+    return;
+  work.clear();
+  SymbolTableCollection after;
+  for (auto internal : module.getOps<InternalOp>()) {
+    DataflowGraph graph(internal, &after);
+    work.push_back({internal, ElementwiseGroups(graph).find()});
   }
   for (auto &[internal, chains] : work)
     for (Chain &chain : chains)

@@ -87,7 +87,7 @@ def test_fused_equals_unfused_bit_for_bit(case, activation):
                 if chunk.startswith(fused_name + "("))
     leaf = leaf.split("hpvm.internal @")[0]
     code = 4 if activation == "silu" else 3
-    call = re.search(r"call @hpvm_rt_tensor_(conv2d_constant|matmul)_f32\(([^)]*)\)", leaf)
+    call = re.search(r"call @hpvm_rt_tensor_(conv2d_constant|matmul_constant)_f32\(([^)]*)\)", leaf)
     assert call, leaf
     activation_arg = call.group(2).split(", ")[-2]
     assert re.search(rf"^\s*{re.escape(activation_arg)} = arith\.constant {code} : i64$", leaf,

@@ -2,7 +2,8 @@
 // one-input elementwise leaf and, with that leaf's result, a two-input map:
 // SiLU as ONNX writes it, Sigmoid then Mul(x, sigmoid(x))) becomes one leaf;
 // a remark with the reason for each refused rule.
-// RUN: hpvm-opt %s --split-input-file --hpvm-fuse-tensor-nodes --verify-diagnostics | FileCheck %s
+// (Groups of the elementwise leaves left: hpvm-fuse-tensor-nodes-groups.mlir.)
+// RUN: hpvm-opt %s --split-input-file --hpvm-fuse-tensor-nodes=elementwise-groups=false --verify-diagnostics | FileCheck %s
 
 // conv2d -> add, then the diamond: one leaf.
 // CHECK-LABEL: hpvm.leaf @conv_bias_s_y(%arg0: tensor<1x1x6x6xf32>, %arg1: tensor<2x1x3x3xf32>, %arg2: tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32> {

@@ -2,7 +2,8 @@
 // conv2d->add->act, conv2d->add->pool, conv2d->add, mul->add->act, mul->add,
 // with every activation; conv2d->add->batchnorm->act, conv2d->batchnorm->act,
 // add->act, batchnorm->act) and a remark with the reason for each refused rule.
-// RUN: hpvm-opt %s --split-input-file --hpvm-fuse-tensor-nodes --verify-diagnostics | FileCheck %s
+// (Groups of the elementwise leaves left: hpvm-fuse-tensor-nodes-groups.mlir.)
+// RUN: hpvm-opt %s --split-input-file --hpvm-fuse-tensor-nodes=elementwise-groups=false --verify-diagnostics | FileCheck %s
 
 // conv2d -> add -> relu -> pool: the longest pattern; binds move to the
 // fused node's ports.

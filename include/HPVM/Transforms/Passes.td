@@ -71,12 +71,31 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
     fused edges (in chain order) and the last node's output; the original
     definitions stay (unused ones can be removed by `symbol-dce`).
 
+    After a chain whose last op may take an activation (or a lone `conv2d` or
+    `mul`), a diamond joins it: a one-input elementwise leaf fed by the
+    chain's result and a map of exactly that result and the leaf's (SiLU as
+    ONNX writes it: `sigmoid`, then `x * sigmoid(x)`), when the result goes
+    nowhere else, on the CPU only; the kernels take it as their epilogue.
+
+    Then, with `elementwise-groups` (the default), the elementwise leaves
+    left (single instances of one block of maps, adds and activations without
+    knobs, on the CPU) are fused in groups: a group grows from a sink by every
+    elementwise producer whose results go only into the group (not bound out,
+    no streaming edge), unless that would make a path leave the group and come
+    back; each group of two or more becomes one leaf (its members in
+    topological order, the sink's result its output), where the linalg
+    lowering fuses the maps into one loop. GELU as exporters write it (`Div`,
+    `Erf`, `Add`, `Mul`, `Mul`), a layer scale and a residual add are one pass
+    over memory instead of one each.
+
     Example: `hpvm-opt --hpvm-fuse-tensor-nodes prog.mlir`.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "Report each refused step as a remark (the compile pipelines turn "
            "this off)">,
+    Option<"elementwiseGroups", "elementwise-groups", "bool", /*default=*/"true",
+           "Then fuse the remaining elementwise leaves in groups">,
   ];
 }
 
