@@ -7,6 +7,9 @@
 #
 # Usage: bash benchmarks/model-zoo/run.sh [--build BUILD_DIR] [zoo.py options...]
 #   e.g. --only resnet18,vit_b_16 --batch 1,8 --rounds 3
+# or:    bash benchmarks/model-zoo/run.sh [--build BUILD_DIR] --transformers [options...]
+#   Hugging Face transformers from small configs (transformers_zoo.py; its --help lists the
+#   options), e.g. --transformers --only bert,llama --dynamo
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
@@ -19,4 +22,9 @@ BUILD="$(cd "$BUILD" && pwd)"
 PY="$(bash "$ROOT/scripts/bootstrap-zoo.sh" "$BUILD")"
 export HPVM_HOME="$BUILD" HPVM_CACHE_DIR="$BUILD/zoo-cache" PYTHONPATH="$ROOT/python"
 export OPENBLAS_NUM_THREADS=1
-exec "$PY" "$ROOT/benchmarks/model-zoo/zoo.py" --work "$BUILD/zoo-work" "$@"
+SCRIPT=zoo.py
+if [[ ${1:-} == --transformers ]]; then
+  SCRIPT=transformers_zoo.py
+  shift
+fi
+exec "$PY" "$ROOT/benchmarks/model-zoo/$SCRIPT" --work "$BUILD/zoo-work" "$@"

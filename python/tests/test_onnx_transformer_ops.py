@@ -287,3 +287,11 @@ def test_clip_integers_bounds_positions(low, high):
                          table=np.arange(14, dtype=np.float32).reshape(7, 2))
         model = _model(nodes, {"x": x}, constants)
         _check(model, {"x": x})
+
+
+@pytest.mark.parametrize("last", [0, 1])
+def test_arg_max_rank1_keepdims(last):
+    x = np.array([3.0, -1.0, 7.0, 7.0, 2.0], np.float32)
+    model = _model([helper.make_node("ArgMax", ["x"], ["y"], keepdims=1, select_last_index=last)],
+                   {"x": x}, outputs=(("y", TensorProto.INT64),))
+    _check(model, {"x": x})
