@@ -6,9 +6,10 @@ compiled and checked against onnxruntime. Nothing here is part of `make check`.
                                [--dynamo]
 
 For each model: a wrapper that takes the inputs positionally (input_ids and attention_mask,
-int64 [batch, seq]; pixel_values for the vision models) and returns the last hidden state,
-`torch.onnx.export` (opset 17, dynamo=False; with --dynamo also dynamo=True at opset 18), `hpvm.onnx.load`
-and `hpvm.compile(fuse=True)`, one run compared with onnxruntime on the exported model
+int64 [batch, seq]; pixel_values for the vision models) and returns one output (the last
+hidden state, a classifier's logits, CLIP's pooled output), `torch.onnx.export` (opset 17,
+dynamo=False; with --dynamo also dynamo=True at opset 18), `hpvm.onnx.load` and
+`hpvm.compile(fuse=True)`, one run compared with onnxruntime on the exported model
 (max |diff| / max |ref| <= 1e-4); then R alternated rounds of hpvm and onnxruntime, each side
 in a process of its own (2 warm-up calls, 5 timed; min / median / max ms). Each model is ok,
 refused (the importer's or compiler's message: which node and operator) or MISMATCH. Exit

@@ -1633,6 +1633,64 @@ def cumsum(x: Tensor, axis: int, exclusive: bool = False, reverse: bool = False,
     return graph._apply("cumsum", [x], x.type, emit, name)
 
 
+def gather_nd(x: Tensor, indices: Tensor, bounds: Sequence[Tuple[int, int]],
+              batch_dims: int = 0, name: Optional[str] = None) -> Tensor:
+    """ONNX GatherND for int32 / int64 `indices` computed at run time, whose last
+    dimension k names the coordinates of x's axes batch_dims ... batch_dims + k - 1: the
+    result has the shape `indices.shape[:-1] + x.shape[batch_dims + k:]`. `bounds` gives,
+    for each of the k coordinates, the (lo, hi) that the caller proved for it, inside
+    [-n, n) of its axis (negative ones count from the end); the leaf reads each coordinate
+    with `tensor.extract`, and clamps it into [0, n) as well."""
+    graph = _graph_of(x, indices)
+    x = graph._own(x, "gather_nd")
+    indices = graph._own(indices, "gather_nd")
+    b = int(batch_dims)
+    if indices.element not in ("i32", "i64"):
+        raise HPVMError(f"gather_nd: expected int32 or int64 indices, found {indices.type}")
+    if indices.rank < 1 or not 0 <= b < min(x.rank, indices.rank):
+        raise HPVMError(f"gather_nd: batch_dims {b} does not fit {x.type} and {indices.type}")
+    k = indices.shape[-1]
+    if not 1 <= k <= x.rank - b or tuple(indices.shape[:b]) != tuple(x.shape[:b]):
+        raise HPVMError(f"gather_nd: the indices {indices.type} do not fit {x.type} with "
+                        f"batch_dims {b}")
+    if len(bounds) != k:
+        raise HPVMError(f"gather_nd: {len(bounds)} bounds for {k} coordinates")
+    for j, (lo, hi) in enumerate(bounds):
+        n = x.shape[b + j]
+        if not -n <= lo <= hi < n:
+            raise HPVMError(f"gather_nd: the bounds [{lo}, {hi}] of coordinate {j} are not "
+                            f"inside [{-n}, {n}) for axis {b + j} of {x.type}")
+    shape = tuple(indices.shape[:-1]) + tuple(x.shape[b + k:])
+    if not shape:
+        raise HPVMError("gather_nd: the result would be a scalar; expected rank >= 1")
+    result = TensorType(shape, x.element)
+    rank, q = len(shape), indices.rank
+    element = indices.element
+
+    def emit(body, ops):
+        empty = _emit_empty(body, result)
+
+        def block(args, out):
+            lines: List[str] = []
+            loop = _emit_indices(body, lines, rank)
+            where = loop[:b]
+            for j in range(k):
+                column = _index_constant(body, lines, j)
+                value = body.fresh("ix")
+                at = ", ".join(loop[:q - 1] + [column])
+                lines.append(f"{value} = tensor.extract {ops[1]}[{at}] : {indices.type}")
+                where.append(_emit_clamped_index(body, lines, value, element, x.shape[b + j]))
+            where += loop[q - 1:]
+            v = body.fresh("x")
+            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
+            return lines, v
+
+        return _emit_generic(body, rank, [], (empty, result, _dim_names(rank)),
+                             ["parallel"] * rank, block)
+
+    return graph._apply("gather_nd", [x, indices], result, emit, name)
+
+
 def arg_reduce(x: Tensor, axis: int, kind: str = "max", keepdims: bool = False,
                select_last: bool = False, name: Optional[str] = None) -> Tensor:
     """The int64 index of the greatest (`kind` "max") or least ("min") element of `x`

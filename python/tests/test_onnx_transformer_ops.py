@@ -262,8 +262,8 @@ def test_gather_nd_refusals():
         hpvm.onnx.load(model)
     ids = {"x": np.ones((3, 4), np.float32), "i": np.zeros((1, 2), np.int64)}
     model = _model([helper.make_node("GatherND", ["x", "i"], ["y"], name="gnd")], ids)
-    with pytest.raises(HPVMError, match=r"'gnd' \(GatherND\): the indices .* are computed by "
-                                        r"the graph; expected a constant"):
+    with pytest.raises(HPVMError, match=r"'gnd' \(GatherND\): the indices .* are a graph "
+                                        r"input; expected a constant"):
         hpvm.onnx.load(model)
 
 
@@ -295,3 +295,33 @@ def test_arg_max_rank1_keepdims(last):
     model = _model([helper.make_node("ArgMax", ["x"], ["y"], keepdims=1, select_last_index=last)],
                    {"x": x}, outputs=(("y", TensorProto.INT64),))
     _check(model, {"x": x})
+
+
+def _pool_one_token(table_rows=2, batch_column=(0, 1)):
+    """The dynamo exporter's `hidden[arange(batch), argmax(ids == eos)]`: GatherND by a
+    Concat of constant batch positions and ArgMax's token positions."""
+    nodes = [helper.make_node("Equal", ["ids", "eos"], ["is_eos"]),
+             helper.make_node("Cast", ["is_eos"], ["eos64"], to=TensorProto.INT64),
+             helper.make_node("ArgMax", ["eos64"], ["last"], axis=-1, keepdims=0),
+             helper.make_node("Unsqueeze", ["last", "minus1"], ["column"]),
+             helper.make_node("Concat", ["batch", "column"], ["where"], axis=-1),
+             helper.make_node("GatherND", ["hidden", "where"], ["y"], name="pool")]
+    constants = {"eos": np.array(2, np.int64), "minus1": np.array([-1], np.int64),
+                 "batch": np.array(batch_column, np.int64).reshape(2, 1)}
+    inputs = {"ids": np.array([[5, 2, 7, 9], [3, 3, 3, 2]], np.int64),
+              "hidden": np.random.default_rng(7).standard_normal(
+                  (table_rows, 4, 3)).astype(np.float32)}
+    return _model(nodes, inputs, constants), inputs
+
+
+def test_gather_nd_computed_indices():
+    model, inputs = _pool_one_token()
+    _check(model, inputs)
+    assert not hpvm.onnx.load(model).index_checks
+
+
+def test_gather_nd_computed_indices_out_of_range_refused():
+    model, _ = _pool_one_token(batch_column=(0, 2))  # batch position 2 of 2 rows
+    with pytest.raises(HPVMError, match=r"'pool' \(GatherND\): the indices .* coordinate 0 may "
+                                        r"take values in \[0, 2\], outside \[-2, 2\)"):
+        hpvm.onnx.load(model)

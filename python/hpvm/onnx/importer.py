@@ -2345,17 +2345,58 @@ def _gather_elements(im: Importer, node: _Node) -> None:
                                name=node.leaf_name))
 
 
+def _gather_nd_computed(im: Importer, node: _Node, x: Value, b: int) -> None:
+    """GatherND by indices the graph computes: each of the k coordinates needs proved
+    bounds inside its axis. The coordinates' bounds are the pieces' when the indices are a
+    Concat along their last axis (a batch position beside an ArgMax: GPT-2's and CLIP's
+    pooling of one token per sequence), else the whole tensor's."""
+    indices = im.value(node, 1)
+    what = f"the indices (input 1, '{node.input(1)}')"
+    if indices.element not in ("i32", "i64"):
+        _fail(f"{what} are a tensor of {indices.element}; expected int64 (or int32)")
+    if indices.kind == "input":
+        _fail(f"{what} are a graph input; expected a constant or indices the graph computes "
+              "from values of known range")
+    rank = _rank(x)
+    k = indices.shape[-1] if indices.rank else 0
+    if indices.rank < 1 or not 0 <= b < min(rank, indices.rank) or not 1 <= k <= rank - b \
+            or tuple(indices.shape[:b]) != tuple(x.shape[:b]):
+        _fail(f"{what} {list(indices.shape)} do not fit the data {list(x.shape)} with "
+              f"batch_dims {b}")
+    columns: List[Optional[Tuple[int, int]]] = [im.interval(node.input(1))] * k
+    producer = im._producers.get(node.input(1))
+    if producer is not None and producer.op_type == "Concat" and \
+            int(producer.attr("axis", 0)) % indices.rank == indices.rank - 1:
+        columns = []
+        for name in producer.inputs:
+            part = im.values.get(name)
+            columns += [im.interval(name)] * int(part.shape[-1])
+    for j, bounds in enumerate(columns):
+        n = x.shape[b + j]
+        if bounds is None:
+            _fail(f"{what} are computed by the graph, and coordinate {j} comes from values "
+                  "whose range is not known; expected a constant or indices computed from "
+                  "values of known range (positions, masks, ArgMax)")
+        if not -n <= bounds[0] <= bounds[1] < n:
+            _fail(f"{what} are computed by the graph, and coordinate {j} may take values in "
+                  f"[{bounds[0]}, {bounds[1]}], outside [{-n}, {n}) for the {n} elements of "
+                  f"axis {b + j}")
+    data = im.operand(node, 0) if isinstance(x, np.ndarray) else x
+    im.set_output(node, T.gather_nd(data, indices, columns, b, name=node.leaf_name))
+
+
 def _gather_nd(im: Importer, node: _Node) -> None:
-    """GatherND with constant indices (the dynamo exporter's boolean-mask reads): the
-    slices x[b..., i_1, ..., i_k, ...] that the last axis of the indices names, read
-    through a take along the first axis of x with its leading b + k axes merged."""
+    """GatherND: the slices x[b..., i_1, ..., i_k, ...] that the last axis of the indices
+    names. Constant indices (the dynamo exporter's boolean-mask reads) are read through a
+    take along the first axis of x with its leading b + k axes merged; indices the graph
+    computes need proved bounds (_gather_nd_computed)."""
     _check_unknown_attributes(node, ["batch_dims"])
     x = im.value(node, 0)
     rank = _rank(x)
     b = int(node.attr("batch_dims", 0))
     if not isinstance(im.value(node, 1), np.ndarray):
-        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph; expected a "
-              "constant")
+        _gather_nd_computed(im, node, x, b)
+        return
     indices = _int_input(im, node, 1, "the indices")
     if indices.ndim < 1 or not 0 <= b < min(rank, indices.ndim):
         _fail(f"batch_dims {b} does not fit the data of rank {rank} and the indices of rank "
