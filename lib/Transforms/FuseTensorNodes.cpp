@@ -8,6 +8,8 @@
 #include "HPVM/Dialect/HPVM/Analysis/NodeHierarchy.h"
 #include "HPVM/Transforms/Analysis/TensorFusion.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
@@ -179,7 +181,8 @@ static void fuse(InternalOp internal, Chain &chain, SymbolTable &symbols) {
 
 /// Whether `leaf` computes one tensor elementwise from its inputs: one block
 /// of constants and elementwise tensor ops (maps, adds, activations) without
-/// knobs, returning one ranked tensor of static shape.
+/// knobs, or broadcasts (all-parallel linalg.generic ops on tensors), returning
+/// one ranked tensor of static shape.
 static bool isElementwiseLeaf(LeafOp leaf) {
   if (leaf.getBody().empty() || !llvm::hasSingleElement(leaf.getBody()))
     return false;
@@ -191,8 +194,17 @@ static bool isElementwiseLeaf(LeafOp leaf) {
   if (!type || !type.hasStaticShape())
     return false;
   for (Operation &op : block.without_terminator()) {
-    if (op.hasTrait<::mlir::OpTrait::ConstantLike>() && op.getNumOperands() == 0)
+    if ((op.hasTrait<::mlir::OpTrait::ConstantLike>() && op.getNumOperands() == 0) ||
+        isa<tensor::EmptyOp>(op))
       continue;
+    // A broadcast the importer made for a map (a linalg.generic over the
+    // result, every iterator parallel) is one too.
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (!generic.hasPureTensorSemantics() ||
+          generic.getNumLoops() != generic.getNumParallelLoops())
+        return false;
+      continue;
+    }
     if (!isa<TensorMapOp, TensorAddOp, TensorReluOp, TensorTanhOp, TensorSigmoidOp,
              TensorClippedReluOp>(op) ||
         op.hasAttr(HPVMDialect::getKnobAttrName()))

@@ -172,3 +172,45 @@ hpvm.internal @left_alone(%in: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8x
   hpvm.edge %g[0] -> %h[0] one_to_one
   hpvm.bind_out %h[0] -> 1
 }
+
+// -----
+
+// A broadcast the importer made for a map (squeeze-excite's channel scale
+// spread over the image) joins the map: the lowering reads the scale through
+// the broadcast instead of writing the spread copy.
+// CHECK-LABEL: hpvm.leaf @spread_scale(
+// CHECK: linalg.generic
+// CHECK: hpvm.tensor.map
+// CHECK-LABEL: hpvm.internal @excite(
+// CHECK-NEXT: %[[F:.*]] = hpvm.create_node @spread_scale :
+// CHECK-NOT: hpvm.create_node
+// CHECK: hpvm.bind_in %{{.*}} -> %[[F]][0]
+// CHECK: hpvm.bind_in %{{.*}} -> %[[F]][1]
+#scalar = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+#whole = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+hpvm.leaf @spread(%s: tensor<1x4x1x1xf32>) -> (tensor<1x4x8x8xf32>) {
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %b = linalg.generic {indexing_maps = [#scalar, #whole],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<1x4x1x1xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x4x8x8xf32>
+  hpvm.return %b : tensor<1x4x8x8xf32>
+}
+hpvm.leaf @scale(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>) {
+  %r = hpvm.tensor.map %x, %y : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%e: f32, %f: f32):
+    %d = arith.mulf %e, %f : f32
+    hpvm.tensor.yield %d : f32
+  }
+  hpvm.return %r : tensor<1x4x8x8xf32>
+}
+hpvm.internal @excite(%s: tensor<1x4x1x1xf32>, %x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>) {
+  %a = hpvm.create_node @spread : !hpvm.node
+  %b = hpvm.create_node @scale : !hpvm.node
+  hpvm.bind_in %s -> %a[0] : tensor<1x4x1x1xf32>
+  hpvm.bind_in %x -> %b[1] : tensor<1x4x8x8xf32>
+  hpvm.edge %a[0] -> %b[0] one_to_one
+  hpvm.bind_out %b[0] -> 0
+}

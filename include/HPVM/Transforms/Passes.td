@@ -79,7 +79,8 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
 
     Then, with `elementwise-groups` (the default), the elementwise leaves
     left (single instances of one block of maps, adds and activations without
-    knobs, on the CPU) are fused in groups: a group grows from a sink by every
+    knobs, or of broadcasts — all-parallel `linalg.generic` ops on tensors —,
+    on the CPU) are fused in groups: a group grows from a sink by every
     elementwise producer whose results go only into the group (not bound out,
     no streaming edge), unless that would make a path leave the group and come
     back; each group of two or more becomes one leaf (its members in
