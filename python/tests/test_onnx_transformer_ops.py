@@ -325,3 +325,43 @@ def test_gather_nd_computed_indices_out_of_range_refused():
     with pytest.raises(HPVMError, match=r"'pool' \(GatherND\): the indices .* coordinate 0 may "
                                         r"take values in \[0, 2\], outside \[-2, 2\)"):
         hpvm.onnx.load(model)
+
+
+@pytest.mark.parametrize("indices", [[[1], [3]], [[0, 2], [2, 1], [-1, 0]], [[[3]], [[0]]]])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_scatter_nd(indices, dtype):
+    rng = np.random.default_rng(8)
+    x = rng.integers(-9, 9, (4, 3, 2)).astype(dtype)
+    indices = np.array(indices, np.int64)
+    updates = rng.integers(-9, 9, indices.shape[:-1] + x.shape[indices.shape[-1]:]).astype(dtype)
+    onnx_type = _ONNX[np.dtype(dtype)]
+    # Data and updates computed by the graph (a tensor input, and the input plus one).
+    nodes = [helper.make_node("Add", ["u", "one"], ["u1"]),
+             helper.make_node("ScatterND", ["x", "i", "u1"], ["y"], name="scatter")]
+    model = _model(nodes, {"x": x, "u": updates},
+                   {"i": indices, "one": np.array(1, dtype)}, outputs=(("y", onnx_type),))
+    _check(model, {"x": x, "u": updates})
+    # All constant (BEiT's relative position index): folded.
+    nodes = [helper.make_node("ScatterND", ["c", "i", "cu"], ["s"], reduction="add"),
+             helper.make_node("Add", ["s", "x"], ["y"])]
+    model = _model(nodes, {"x": x}, {"c": x, "i": indices, "cu": updates},
+                   outputs=(("y", onnx_type),), opset=18)
+    _check(model, {"x": x})
+
+
+def test_scatter_nd_refusals():
+    x = np.zeros((4, 2), np.float32)
+    for indices, message in (([[4]], r"the index 4 at \[0, 0\] is out of range for the 4 "
+                                      r"elements of axis 0"),
+                             ([[0], [1]], r"the updates \[1, 2\] do not fit: expected \[2, 2\]")):
+        model = _model([helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="sc")],
+                       {"x": x}, {"i": np.array(indices, np.int64),
+                                  "u": np.ones((1, 2), np.float32)})
+        with pytest.raises(HPVMError, match=r"'sc' \(ScatterND\): " + message):
+            hpvm.onnx.load(model)
+    model = _model([helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="sc",
+                                     reduction="add")],
+                   {"x": x}, {"i": np.array([[1]], np.int64), "u": np.ones((1, 2), np.float32)},
+                   opset=18)
+    with pytest.raises(HPVMError, match=r"reduction 'add' of tensors the graph computes"):
+        hpvm.onnx.load(model)

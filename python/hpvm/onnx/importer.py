@@ -2145,10 +2145,10 @@ _MOVES_INPUT0 = {"Identity", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Fl
 
 def _note_bounds(im: Importer, node: _Node) -> None:
     """Records in im.bounds the (lo, hi) of the integer tensors `node` computed, where its
-    inputs' intervals say: data movement keeps them, Concat and Where join them, Add, Sub,
-    Mul, Neg, Abs, Max, Min and CumSum follow interval arithmetic, Cast keeps integers and
-    bools, ArgMax / ArgMin give [0, n). A result outside its type's range (it would wrap) is
-    left unknown."""
+    inputs' intervals say: data movement keeps them, Concat, Where and ScatterND join them,
+    Add, Sub, Mul, Neg, Abs, Max, Min, CumSum and Clip follow interval arithmetic, Cast keeps
+    integers and bools, ArgMax / ArgMin give [0, n). A result outside its type's range (it
+    would wrap) is left unknown."""
     outputs = [o for o in node.outputs if o and isinstance(im.values.get(o), Tensor)
                and im.values[o].element in _INT_RANGES]
     if not outputs:
@@ -2172,6 +2172,8 @@ def _note_bounds(im: Importer, node: _Node) -> None:
         bounds = join(got)
     elif op == "Where" and len(got) == 3:
         bounds = join(got[1:])
+    elif op == "ScatterND" and len(got) == 3:
+        bounds = join([got[0], got[2]])
     elif op in ("Max", "Min") and got and all(g is not None for g in got):
         pick = max if op == "Max" else min
         bounds = pick(g[0] for g in got), pick(g[1] for g in got)
@@ -2491,6 +2493,67 @@ def _arg_reduce(kind: str) -> Callable[[Importer, _Node], None]:
         im.set_output(node, T.arg_reduce(x, axis, kind, bool(keepdims), bool(last),
                                          name=node.leaf_name))
     return handler
+
+
+_SCATTER_FOLD = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _scatter_nd(im: Importer, node: _Node) -> None:
+    """ScatterND with constant indices: the slices x[i_1, ..., i_k, ...] that the last axis
+    of the indices names replaced by the updates (or, with reduction add / mul / max / min,
+    combined with them: folded constants only). All constant: folded (BEiT's relative
+    position index). Else the rows of x (its first k axes merged) and of the updates are
+    joined and read back through a take: each row from the last update that names it, or
+    from x."""
+    _check_unknown_attributes(node, ["reduction"])
+    reduction = node.string("reduction", "none")
+    if reduction not in ("none", *_SCATTER_FOLD):
+        _fail(f"reduction '{reduction}' is not valid; expected none, add, mul, max or min")
+    x, updates = im.value(node, 0), im.value(node, 2)
+    if not isinstance(im.value(node, 1), np.ndarray):
+        _fail(f"the indices (input 1, '{node.input(1)}') are computed by the graph; expected a "
+              "constant")
+    indices = _int_input(im, node, 1, "the indices")
+    rank = _rank(x)
+    k = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim < 1 or not 1 <= k <= rank:
+        _fail(f"the indices {list(indices.shape)} do not fit the data {list(x.shape)}: "
+              f"expected a last dimension of 1 to {rank}")
+    shape = tuple(x.shape)
+    expected = tuple(indices.shape[:-1]) + shape[k:]
+    if tuple(updates.shape) != expected:
+        _fail(f"the updates {list(updates.shape)} do not fit: expected {list(expected)} (the "
+              f"indices' {list(indices.shape[:-1])} and the data's {list(shape[k:])})")
+    sizes = np.array(shape[:k], dtype=np.int64)
+    bad = (indices < -sizes) | (indices >= sizes)
+    if np.any(bad):
+        at = [int(i) for i in np.argwhere(bad)[0]]
+        _fail(f"the index {int(indices[tuple(at)])} at {at} is out of range for the "
+              f"{int(sizes[at[-1]])} elements of axis {at[-1]}")
+    indices = np.where(indices < 0, indices + sizes, indices).astype(np.int64)
+    rows = np.ravel_multi_index(tuple(np.moveaxis(indices, -1, 0)), shape[:k]).reshape(-1)
+    count, rest = int(np.prod(shape[:k])), shape[k:]
+    if isinstance(x, np.ndarray) and isinstance(updates, np.ndarray):
+        _same_dtype(node, [x, updates])
+        y = x.reshape((count,) + rest).copy()
+        flat = updates.reshape((rows.size,) + rest)
+        for j, r in enumerate(rows):
+            y[r] = flat[j] if reduction == "none" else _SCATTER_FOLD[reduction](y[r], flat[j])
+        im.set_output(node, y.reshape(shape))
+        return
+    if reduction != "none":
+        _fail(f"reduction '{reduction}' of tensors the graph computes is not supported; "
+              "expected reduction none (or constant inputs, which fold)")
+    _one_type(node, [_element_of(node, 0, x), _element_of(node, 2, updates)],
+              _NUMBERS + ("i1",), names=(0, 2))
+    if rows.size == 0:
+        im.set_output(node, x)
+        return
+    source = np.arange(count, dtype=np.int64)
+    source[rows] = count + np.arange(rows.size, dtype=np.int64)  # the last update wins
+    joined = T.concat([T.reshape(im.operand(node, 0), (count,) + rest),
+                       T.reshape(im.operand(node, 2), (rows.size,) + rest)], 0)
+    im.set_output(node, T.reshape(T.take(joined, source, 0), shape, name=node.leaf_name))
 
 # --------------------------------------------------------------------------
 # Reductions and normalization
@@ -3235,6 +3298,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Reshape": _reshape,
     "Round": _rounding,
     "Resize": _resize,
+    "ScatterND": _scatter_nd,
     "Shape": _shape,
     "Sigmoid": _unary(T.sigmoid),
     "Sin": _elementwise(lambda node, x: np.sin(x), _simple_body("math.sin")),
