@@ -146,7 +146,8 @@ struct problem_set_t {
   /* Both operands packed whole before the blocks run (NULL: each task packs its own): chunk k0
    * of problem p's A at a_all + (p * k + k0) * rows_padded (its panels one after another, as a
    * task's a_pack), of its B at b_all + (p * k + k0) * cols_padded. */
-  float *a_all, *b_all;
+  float *a_all;
+  const float *b_all; /* packed after A in the same buffer, or a kept constant */
   int64_t rows_padded, cols_padded, a_groups, b_groups;
   /* B of every problem packed whole once and kept (constants' products), in b_all's layout for
    * the set's kernel, or NULL (then B is packed per call as above); asked for in solve, once
@@ -450,7 +451,8 @@ static void pack_jobs(void *context, const hpvm_rt_instance_range_t *range) {
       } else {
         int64_t j0 = (job - s->a_groups) * PACK_PANELS * s->nr;
         int64_t cols = s->n - j0 < PACK_PANELS * s->nr ? s->n - j0 : PACK_PANELS * s->nr;
-        s->pack_b(s, p, k0, kc, j0, cols, s->b_all + (p * s->k + k0) * s->cols_padded + j0 * kc);
+        float *b_all = s->a_all + s->count * s->rows_padded * s->k;
+        s->pack_b(s, p, k0, kc, j0, cols, b_all + (p * s->k + k0) * s->cols_padded + j0 * kc);
       }
     }
   }
@@ -514,18 +516,19 @@ static void solve(problem_set_t *s) {
       packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
       (packs = hpvm_tensor_take_buffer(packed))) {
     s->a_all = packs;
-    s->b_all = constant_b ? (float *)constant_b : packs + s->count * s->rows_padded * s->k;
+    s->b_all = constant_b ? constant_b : packs + s->count * s->rows_padded * s->k;
     s->a_groups = ceil_div(s->rows_padded / s->mr, PACK_PANELS);
     s->b_groups = constant_b ? 0 : ceil_div(s->cols_padded / s->nr, PACK_PANELS);
     int64_t jobs[2] = {s->a_groups + s->b_groups, s->count * ceil_div(s->k, KC)};
     hpvm_tensor_run_grid(2, jobs, pack_jobs, s);
   } else if (constant_b && s->k > 0) {
-    s->b_all = (float *)constant_b; /* each task packs its own A */
+    s->b_all = constant_b; /* each task packs its own A */
   }
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
   hpvm_tensor_run_grid(2, extents, run_tasks, &t);
   hpvm_tensor_give_back(packs);
-  s->a_all = s->b_all = NULL;
+  s->a_all = NULL;
+  s->b_all = NULL;
 }
 
 static int valid_counts(const char *what, int count, const int64_t *values) {
