@@ -519,6 +519,15 @@ void hpvm_tensor_conv_taps(const float *input, const float *filter, const float 
                            int64_t offset, int constant) {
   if (n == 0 || f == 0 || oh == 0 || ow == 0)
     return;
+  if (hpvm_tensor_logistic(activation)) {
+    /* As the direct convolutions: the kernels' epilogues stay short, the logistic
+     * activations run over the finished planes. */
+    hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
+                          pad_w, stride_h, stride_w, groups, HPVM_RT_TENSOR_IDENTITY,
+                          activation_max, knob, rate, offset, constant);
+    hpvm_tensor_activate_planes(output, n * f, oh * ow, activation, activation_max);
+    return;
+  }
   approx_t a = {0};
   a.constant = constant;
   a.input = input, a.filter = filter, a.bias = bias, a.output = output;

@@ -96,6 +96,13 @@ const float *hpvm_tensor_packed_constant(const void *source, const void *bias,
                                          size_t floats, hpvm_tensor_pack_fn pack,
                                          void *context);
 
+/* The logistic activations (hpvm_tensor_logistic) over `planes` finished output planes of
+ * `plane` floats each, one task per plane on the pool (the kernels' `activate`, bit for bit
+ * hpvm_tensor_activate). The convolution kernels' own epilogues only add the bias and clamp:
+ * the sigmoid inlined there slowed every convolution down. */
+void hpvm_tensor_activate_planes(float *output, int64_t planes, int64_t plane,
+                                 int64_t activation, float max);
+
 /* The rows and columns of a task of a product set (`problems` products of m x n): the blocks
  * `*rows` x `*cols` on entry (multiples of the kernel's register block mr x nr) narrowed,
  * columns first (halved, in whole nr panels), then rows (by mr), until the pool has about four

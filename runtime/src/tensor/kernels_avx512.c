@@ -72,10 +72,6 @@ static inline v16f finish16(v16f v, v16f bias, int64_t activation, v16f max) {
   v += bias;
   if (activation == HPVM_RT_TENSOR_IDENTITY)
     return v;
-  if (activation == HPVM_RT_TENSOR_SIGMOID)
-    return sigmoid16(v);
-  if (activation == HPVM_RT_TENSOR_SILU)
-    return v * sigmoid16(v);
   v16i positive = v > splat16(0.0f);
   v = (v16f)((v16i)v & positive);
   if (activation == HPVM_RT_TENSOR_CLIPPED_RELU) {
