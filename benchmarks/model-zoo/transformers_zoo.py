@@ -79,6 +79,23 @@ def _text_configs(transformers):
                                                     use_cache=False, **common), hidden),
         "llama": (t.LlamaModel, t.LlamaConfig(num_key_value_heads=2, **decoder), hidden),
         "qwen2": (t.Qwen2Model, t.Qwen2Config(num_key_value_heads=2, **decoder), hidden),
+        "gptj": (t.GPTJModel, t.GPTJConfig(n_embd=128, n_layer=2, n_head=4, n_positions=64,
+                                           rotary_dim=16, use_cache=False, **common), hidden),
+        "mistral": (t.MistralModel, t.MistralConfig(num_key_value_heads=2, sliding_window=8,
+                                                    **decoder), hidden),
+        "phi": (t.PhiModel, t.PhiConfig(**decoder), hidden),
+        "falcon": (t.FalconModel, t.FalconConfig(hidden_size=128, num_hidden_layers=2,
+                                                 num_attention_heads=4, use_cache=False,
+                                                 **common), hidden),
+        "gemma": (t.GemmaModel, t.GemmaConfig(num_key_value_heads=1, head_dim=32, **decoder),
+                  hidden),
+        "mpnet": (t.MPNetModel, t.MPNetConfig(**bert), hidden),
+        "xlm_roberta": (t.XLMRobertaModel, t.XLMRobertaConfig(**dict(bert, pad_token_id=1)),
+                        hidden),
+        "mobilebert": (t.MobileBertModel, t.MobileBertConfig(embedding_size=64,
+                                                             intra_bottleneck_size=64,
+                                                             true_hidden_size=64, **bert),
+                       hidden),
         "clip_text": (t.CLIPTextModel, t.CLIPTextConfig(
             hidden_size=128, intermediate_size=256, num_hidden_layers=2,
             num_attention_heads=4, max_position_embeddings=64, vocab_size=VOCAB,
@@ -87,7 +104,11 @@ def _text_configs(transformers):
 
 
 def _vision_configs(transformers):
+    """{name: (model class, config, pixel_values' shape)} of the vision models."""
     t = transformers
+    vit = dict(hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
+               intermediate_size=256, attn_implementation="eager")
+    image = (BATCH, 3, 32, 32)
     return {
         "vit": (t.ViTModel, t.ViTConfig(image_size=32, patch_size=8, hidden_size=128,
                                         num_hidden_layers=2, num_attention_heads=4,
@@ -97,12 +118,28 @@ def _vision_configs(transformers):
                                            depths=[2, 2], num_heads=[2, 4], window_size=4,
                                            attn_implementation="eager"),
                  (BATCH, 3, 32, 32)),
+        "deit": (t.DeiTModel, t.DeiTConfig(image_size=32, patch_size=8, **vit), image),
+        "beit": (t.BeitModel, t.BeitConfig(image_size=32, patch_size=8,
+                                           use_relative_position_bias=True, **vit), image),
+        "levit": (t.LevitModel, t.LevitConfig(image_size=32, hidden_sizes=[32, 48, 64],
+                                              num_attention_heads=[1, 2, 2], depths=[1, 1, 1],
+                                              key_dim=[8, 8, 8]), image),
+        "segformer": (t.SegformerModel, t.SegformerConfig(
+            image_size=32, num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1],
+            hidden_sizes=[16, 32], num_attention_heads=[1, 2], patch_sizes=[7, 3],
+            strides=[4, 2]), image),
+        "convnext": (t.ConvNextModel, t.ConvNextConfig(image_size=32, hidden_sizes=[16, 32],
+                                                       depths=[1, 1], num_stages=2), image),
+        "resnet": (t.ResNetModel, t.ResNetConfig(embedding_size=16, hidden_sizes=[16, 32],
+                                                 depths=[1, 1]), image),
     }
 
 
-MODELS = ["bert", "bert_cls", "distilbert", "roberta", "albert", "electra", "deberta_v2",
-          "gpt2", "gpt2_cls", "opt", "bloom", "gpt_neox", "t5_encoder", "llama", "qwen2",
-          "clip_text", "vit", "swin"]
+MODELS = ["bert", "bert_cls", "distilbert", "roberta", "xlm_roberta", "albert", "electra",
+          "deberta_v2", "mpnet", "mobilebert", "gpt2", "gpt2_cls", "gptj", "opt", "bloom",
+          "falcon", "gpt_neox", "phi", "t5_encoder", "llama", "mistral", "qwen2", "gemma",
+          "clip_text", "vit", "deit", "beit", "swin", "levit", "segformer", "convnext",
+          "resnet"]
 
 
 def model_and_inputs(torch, transformers, name):
