@@ -33,6 +33,8 @@ RTOL = 1e-4
 # an opset 17 header, which onnxruntime refuses).
 OPSET = {False: 17, True: 18}
 BATCH, SEQ, VOCAB = 2, 16, 1000
+# The base-sized models (not in the default list): batch 1, 128 tokens.
+LARGE = {"bert_base": (1, 128), "llama_base": (1, 128)}
 
 
 def _text_configs(transformers):
@@ -96,6 +98,14 @@ def _text_configs(transformers):
                                                              intra_bottleneck_size=64,
                                                              true_hidden_size=64, **bert),
                        hidden),
+        # Base sizes (BERT-base: 12 layers, hidden 768, 12 heads; a Llama of 4 such layers
+        # with 4 key-value heads), for timings: only when named in --only.
+        "bert_base": (t.BertModel, t.BertConfig(max_position_embeddings=512, **dict(
+            common, vocab_size=30522)), hidden),
+        "llama_base": (t.LlamaModel, t.LlamaConfig(
+            hidden_size=768, intermediate_size=2048, num_hidden_layers=4,
+            num_attention_heads=12, num_key_value_heads=4, max_position_embeddings=512,
+            use_cache=False, **dict(common, vocab_size=32000)), hidden),
         "clip_text": (t.CLIPTextModel, t.CLIPTextConfig(
             hidden_size=128, intermediate_size=256, num_hidden_layers=2,
             num_attention_heads=4, max_position_embeddings=64, vocab_size=VOCAB,
@@ -163,12 +173,14 @@ def model_and_inputs(torch, transformers, name):
                                           return_dict=True), field)
 
         generator = torch.Generator().manual_seed(1)
-        ids = torch.randint(3, VOCAB, (BATCH, SEQ), generator=generator, dtype=torch.int64)
-        mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
-        ids[0, SEQ - 1] = 2
-        ids[1, SEQ - 6] = 2
-        ids[1, SEQ - 5:] = 0
-        mask[1, SEQ - 5:] = 0
+        batch, seq = LARGE.get(name, (BATCH, SEQ))
+        ids = torch.randint(3, VOCAB, (batch, seq), generator=generator, dtype=torch.int64)
+        mask = torch.ones(batch, seq, dtype=torch.int64)
+        ids[:, seq - 1] = 2
+        if batch > 1:
+            ids[1, seq - 6] = 2
+            ids[1, seq - 5:] = 0
+            mask[1, seq - 5:] = 0
         return Text().eval(), (ids, mask), ["input_ids", "attention_mask"]
     cls, config, shape = _vision_configs(transformers)[name]
     inner = cls(config).eval()
@@ -296,7 +308,8 @@ def check(name, dynamo, args, torch, transformers, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="", help="comma-separated models (default: all)")
+    ap.add_argument("--only", default="", help="comma-separated models (default: all but the "
+                                                "base-sized bert_base, llama_base)")
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds (0: no timing)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(os.getcwd(), "zoo-work"))
@@ -304,9 +317,10 @@ def main():
                     help="also export with torch.onnx.export(dynamo=True)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or MODELS
-    unknown = [n for n in names if n not in MODELS]
+    unknown = [n for n in names if n not in MODELS and n not in LARGE]
     if unknown:
-        sys.exit(f"transformers_zoo.py: unknown models {unknown}; known: {', '.join(MODELS)}")
+        sys.exit(f"transformers_zoo.py: unknown models {unknown}; known: "
+                 f"{', '.join(MODELS + sorted(LARGE))}")
     os.makedirs(args.work, exist_ok=True)
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
@@ -326,7 +340,7 @@ def main():
                              "result": "error (see log)"})
                 failed.append(name + ("/dynamo" if dynamo else ""))
     print(f"\ntransformers {transformers.__version__}, torch {torch.__version__}, batch {BATCH}, "
-          f"sequence {SEQ}")
+          f"sequence {SEQ} (the base-sized models: batch 1, sequence 128)")
     print("| model | exporter | result | import | compile | hpvm ms | onnxruntime ms | "
           "ort/hpvm |")
     print("|---|---|---|---|---|---|---|---|")

@@ -445,7 +445,9 @@ class _Archive:
         if id(constant) in self._keys:
             return self._keys[id(constant)]
         data = constant.array
-        if data.nbytes < PARAMETER_MIN_BYTES or is_splat(data):
+        # Bools stay in the text too: the archive holds elements of whole bytes (a causal
+        # mask of 128 x 128 tokens is 16 KiB of i1).
+        if data.nbytes < PARAMETER_MIN_BYTES or is_splat(data) or constant.element == "i1":
             return None
         base = re.sub(r"[^A-Za-z0-9_]", "_", constant.name) or "w"
         if not base[0].isalpha():

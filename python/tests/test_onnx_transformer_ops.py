@@ -365,3 +365,16 @@ def test_scatter_nd_refusals():
                    opset=18)
     with pytest.raises(HPVMError, match=r"reduction 'add' of tensors the graph computes"):
         hpvm.onnx.load(model)
+
+
+def test_large_bool_constant_stays_in_the_text():
+    """A causal mask of 128 x 128 (16 KiB of bools, past the 4 KiB where weights go to the
+    parameter archive) compiles: bools are not archived."""
+    mask = np.tril(np.ones((128, 128), bool))
+    mask[5, 3] = False
+    x = np.random.default_rng(9).standard_normal((128, 128)).astype(np.float32)
+    nodes = [helper.make_node("Where", ["mask", "x", "low"], ["y"], name="causal")]
+    model = _model(nodes, {"x": x}, {"mask": mask, "low": np.array(-1e9, np.float32)})
+    _check(model, {"x": x})
+    graph = hpvm.onnx.load(model)
+    assert not graph.parameters()
