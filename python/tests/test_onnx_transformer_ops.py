@@ -361,10 +361,25 @@ def test_scatter_nd_refusals():
             hpvm.onnx.load(model)
     model = _model([helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="sc",
                                      reduction="add")],
-                   {"x": x}, {"i": np.array([[1]], np.int64), "u": np.ones((1, 2), np.float32)},
-                   opset=18)
-    with pytest.raises(HPVMError, match=r"reduction 'add' of tensors the graph computes"):
+                   {"x": x > 0}, {"i": np.array([[1]], np.int64), "u": np.ones((1, 2), bool)},
+                   outputs=(("y", TensorProto.BOOL),), opset=18)
+    with pytest.raises(HPVMError, match=r"'sc' \(ScatterND\): input 0 'x' is a tensor of bool"):
         hpvm.onnx.load(model)
+
+
+@pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_scatter_nd_reductions(reduction, dtype):
+    """Rows named more than once combine with each update in turn."""
+    rng = np.random.default_rng(10)
+    x = rng.integers(-5, 5, (4, 3)).astype(dtype)
+    indices = np.array([[1], [3], [1], [1], [0]], np.int64)
+    updates = rng.integers(-5, 5, (5, 3)).astype(dtype)
+    model = _model([helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="sc",
+                                     reduction=reduction)],
+                   {"x": x, "u": updates}, {"i": indices},
+                   outputs=(("y", _ONNX[np.dtype(dtype)]),), opset=18)
+    _check(model, {"x": x, "u": updates})
 
 
 def test_large_bool_constant_stays_in_the_text():

@@ -2501,10 +2501,11 @@ _SCATTER_FOLD = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np
 def _scatter_nd(im: Importer, node: _Node) -> None:
     """ScatterND with constant indices: the slices x[i_1, ..., i_k, ...] that the last axis
     of the indices names replaced by the updates (or, with reduction add / mul / max / min,
-    combined with them: folded constants only). All constant: folded (BEiT's relative
+    combined with them in the updates' order). All constant: folded (BEiT's relative
     position index). Else the rows of x (its first k axes merged) and of the updates are
     joined and read back through a take: each row from the last update that names it, or
-    from x."""
+    from x; a reduction combines each row with its first, second, ... update, one
+    elementwise pass each."""
     _check_unknown_attributes(node, ["reduction"])
     reduction = node.string("reduction", "none")
     if reduction not in ("none", *_SCATTER_FOLD):
@@ -2541,19 +2542,45 @@ def _scatter_nd(im: Importer, node: _Node) -> None:
             y[r] = flat[j] if reduction == "none" else _SCATTER_FOLD[reduction](y[r], flat[j])
         im.set_output(node, y.reshape(shape))
         return
-    if reduction != "none":
-        _fail(f"reduction '{reduction}' of tensors the graph computes is not supported; "
-              "expected reduction none (or constant inputs, which fold)")
-    _one_type(node, [_element_of(node, 0, x), _element_of(node, 2, updates)],
-              _NUMBERS + ("i1",), names=(0, 2))
+    element = _one_type(node, [_element_of(node, 0, x), _element_of(node, 2, updates)],
+                        _NUMBERS + ("i1",) if reduction == "none" else _NUMBERS, names=(0, 2))
     if rows.size == 0:
         im.set_output(node, x)
         return
-    source = np.arange(count, dtype=np.int64)
-    source[rows] = count + np.arange(rows.size, dtype=np.int64)  # the last update wins
     joined = T.concat([T.reshape(im.operand(node, 0), (count,) + rest),
                        T.reshape(im.operand(node, 2), (rows.size,) + rest)], 0)
-    im.set_output(node, T.reshape(T.take(joined, source, 0), shape, name=node.leaf_name))
+    if reduction == "none":
+        source = np.arange(count, dtype=np.int64)
+        source[rows] = count + np.arange(rows.size, dtype=np.int64)  # the last update wins
+        im.set_output(node, T.reshape(T.take(joined, source, 0), shape, name=node.leaf_name))
+        return
+    # A reduction: pass t combines each row with its t-th update (in the updates' order),
+    # where it has one.
+    floats = element in _FLOAT_NAMES
+    combine = {"add": "arith.addf" if floats else "arith.addi",
+               "mul": "arith.mulf" if floats else "arith.muli",
+               "max": "arith.maximumf" if floats else "arith.maxsi",
+               "min": "arith.minimumf" if floats else "arith.minsi"}[reduction]
+    y = T.reshape(im.operand(node, 0), (count,) + rest)
+    seen = np.zeros(count, dtype=np.int64)
+    passes: List[List[Tuple[int, int]]] = []
+    for j, r in enumerate(rows):
+        if seen[r] == len(passes):
+            passes.append([])
+        passes[seen[r]].append((int(r), j))
+        seen[r] += 1
+    for t, pairs in enumerate(passes):
+        source = np.arange(count, dtype=np.int64)
+        mask = np.zeros((count,) + (1,) * len(rest), dtype=bool)
+        for r, j in pairs:
+            source[r] = count + j
+            mask[r] = True
+        picked = T.take(joined, source, 0)
+        y = T.elementwise([im.graph.constant(mask, element="i1"), y, picked],
+                          f"%c = {combine} %e1, %e2 : {element}\n"
+                          f"%r = arith.select %e0, %c, %e1 : {element}", element,
+                          kind="scatter_nd")
+    im.set_output(node, T.reshape(y, shape, name=node.leaf_name))
 
 # --------------------------------------------------------------------------
 # Reductions and normalization
