@@ -92,13 +92,16 @@ def HPVMParallelLeafLoops : Pass<"hpvm-parallel-leaf-loops", "ModuleOp"> {
     norm or pool outside a library kernel) runs on one thread; its sibling
     levels may leave every other core idle. This pass gives such a leaf's
     large loops to the pool: each linalg op on buffers (a `linalg.generic`,
-    a transpose, a fill, ...) at the top of the body of a leaf that no `hpvm.create_node` instantiates with a grid,
-    whose outermost iterator is parallel, whose loop ranges are static and
+    a transpose, a fill, ...) at the top of the body of a leaf that no
+    `hpvm.create_node` instantiates with a grid, whose outermost iterator is
+    parallel and indexes every output (an output also read through another
+    map disqualifies the op), whose loop ranges are static and
     whose estimated work (iterations times the ops of its body) reaches
     `min-work`, becomes loops (`scf.parallel` for its parallel dimensions);
     the outermost `scf.parallel` is outlined into a body function
     `void(ptr context, ptr range)` that runs the box of its first (up to two)
-    dimensions `hpvm_rt_parallel_for` hands it, and the leaf calls
+    dimensions — those parallel and indexing every output, so that no two
+    boxes write one element — `hpvm_rt_parallel_for` hands it, and the leaf calls
     `hpvm_rt_parallel_for` with a context holding the values the loop uses
     (buffers as their descriptors), checking its status with
     `hpvm_rt_check_at`. Each element is computed by the same ops in the same

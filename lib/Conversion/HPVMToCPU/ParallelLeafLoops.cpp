@@ -75,10 +75,36 @@ std::optional<int64_t> estimateWork(linalg::LinalgOp op) {
 /// Whether `op` (a generic, a transpose, a fill, ... — the kernels are calls by
 /// now) qualifies: on buffers, outermost iterator parallel, every value from
 /// above it transportable, enough work.
+/// How many leading dimensions of `op` (at most kSplitDimensions) the pool
+/// may split: parallel, and each indexes every output (projected permutation
+/// maps), so that two boxes never write one element; none when an output is
+/// also read through another map (the loop order would matter).
+unsigned splittableDimensions(linalg::LinalgOp op) {
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap outputMap = op.getMatchingIndexingMap(&init);
+    if (!outputMap.isProjectedPermutation())
+      return 0;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (input->get() == init.get() && op.getMatchingIndexingMap(input) != outputMap)
+        return 0;
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned count = 0;
+  for (; count < kSplitDimensions && count < iterators.size(); ++count) {
+    if (!linalg::isParallelIterator(iterators[count]))
+      break;
+    bool everyOutput = llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+      return op.getMatchingIndexingMap(&init).isFunctionOfDim(count);
+    });
+    if (!everyOutput)
+      break;
+  }
+  return count;
+}
+
 bool qualifies(linalg::LinalgOp op, int64_t minWork) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op->getNumRegions() != 1 ||
-      !linalg::isParallelIterator(op.getIteratorTypesArray().front()))
+      op->getNumRegions() != 1 || splittableDimensions(op) == 0)
     return false;
   for (Value operand : op->getOperands())
     if (!canTravel(operand.getType()))
@@ -99,7 +125,7 @@ public:
 
   /// Replaces `loop` (an scf.parallel at the top of `leaf`'s body, bounds
   /// 0..n step 1 in its first dimensions) by a call of hpvm_rt_parallel_for.
-  LogicalResult outline(LeafOp leaf, scf::ParallelOp loop);
+  LogicalResult outline(LeafOp leaf, scf::ParallelOp loop, unsigned splittable);
 
 private:
   Type storageType(Type type) {
@@ -237,8 +263,9 @@ Value Outliner::packContext(OpBuilder &b, Location loc, LeafOp leaf,
   return storage;
 }
 
-LogicalResult Outliner::outline(LeafOp leaf, scf::ParallelOp loop) {
-  unsigned rank = std::min<unsigned>(loop.getNumLoops(), kSplitDimensions);
+LogicalResult Outliner::outline(LeafOp leaf, scf::ParallelOp loop,
+                                unsigned splittable) {
+  unsigned rank = std::min<unsigned>(loop.getNumLoops(), splittable);
   SmallVector<int64_t> extents;
   for (unsigned d = 0; d < rank; ++d) {
     std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()[d]);
@@ -312,6 +339,7 @@ struct ParallelLeafLoopsPass
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && qualifies(linalgOp, minWork))
           candidates.push_back(linalgOp);
       for (linalg::LinalgOp candidate : candidates) {
+        unsigned splittable = splittableDimensions(candidate);
         rewriter.setInsertionPoint(candidate);
         FailureOr<linalg::LinalgLoops> loops =
             linalg::linalgOpToParallelLoops(rewriter, candidate);
@@ -319,7 +347,7 @@ struct ParallelLeafLoopsPass
           continue;
         auto outer = dyn_cast<scf::ParallelOp>(loops->front());
         rewriter.eraseOp(candidate);
-        if (!outer || failed(outliner.outline(leaf, outer)))
+        if (!outer || failed(outliner.outline(leaf, outer, splittable)))
           continue; // the loops stay, sequential: still correct
       }
     }

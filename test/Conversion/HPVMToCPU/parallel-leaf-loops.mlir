@@ -93,6 +93,55 @@ hpvm.leaf @permute(%x: memref<1x64x32x32xf32>) -> memref<1x32x32x64xf32> {
   hpvm.return %out : memref<1x32x32x64xf32>
 }
 
+// Only dimensions that index every output are split: with the second missing
+// from the output (its iterations all write one element), one dimension.
+// CHECK-LABEL: hpvm.leaf @first_only(
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK: llvm.call @hpvm_rt_parallel_for(%[[ONE]],
+hpvm.leaf @first_only(%x: memref<64x64xf32>, %acc: memref<64xf32>) -> memref<64xf32> {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x64xf32>) outs(%acc : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  hpvm.return %acc : memref<64xf32>
+}
+
+// The outermost dimension does not index the output: nothing is split.
+// CHECK-LABEL: hpvm.leaf @not_in_output(
+// CHECK: linalg.generic
+// CHECK-NOT: hpvm_rt_parallel_for
+// CHECK: hpvm.return
+hpvm.leaf @not_in_output(%x: memref<64x64xf32>, %acc: memref<64xf32>) -> memref<64xf32> {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x64xf32>) outs(%acc : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  hpvm.return %acc : memref<64xf32>
+}
+
+// An output also read through another map (a shift in place): the loop order
+// matters, nothing is split.
+// CHECK-LABEL: hpvm.leaf @shift_in_place(
+// CHECK: linalg.generic
+// CHECK-NOT: hpvm_rt_parallel_for
+// CHECK: hpvm.return
+hpvm.leaf @shift_in_place(%x: memref<64x64xf32>) -> memref<64x64xf32> {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x64xf32>) outs(%x : memref<64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  hpvm.return %x : memref<64x64xf32>
+}
+
 // Too little work for the pool: unchanged.
 // CHECK-LABEL: hpvm.leaf @small(
 // CHECK: linalg.generic
