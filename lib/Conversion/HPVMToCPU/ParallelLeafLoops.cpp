@@ -72,9 +72,6 @@ std::optional<int64_t> estimateWork(linalg::LinalgOp op) {
   return iterations * std::max<int64_t>(ops - 1, 1);
 }
 
-/// Whether `op` (a generic, a transpose, a fill, ... — the kernels are calls by
-/// now) qualifies: on buffers, outermost iterator parallel, every value from
-/// above it transportable, enough work.
 /// How many leading dimensions of `op` (at most kSplitDimensions) the pool
 /// may split: parallel, and each indexes every output (projected permutation
 /// maps), so that two boxes never write one element; none when an output is
@@ -102,19 +99,22 @@ unsigned splittableDimensions(linalg::LinalgOp op) {
   return count;
 }
 
-bool qualifies(linalg::LinalgOp op, int64_t minWork) {
-  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op->getNumRegions() != 1 || splittableDimensions(op) == 0)
-    return false;
+/// How many dimensions of `op` (a generic, a transpose, a fill, ... — the
+/// kernels are calls by now) the pool splits (splittableDimensions), or 0
+/// when it does not qualify: on buffers, every value from above it
+/// transportable, enough work.
+unsigned qualifies(linalg::LinalgOp op, int64_t minWork) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || op->getNumRegions() != 1)
+    return 0;
   for (Value operand : op->getOperands())
     if (!canTravel(operand.getType()))
-      return false;
+      return 0;
   llvm::SetVector<Value> above;
   getUsedValuesDefinedAbove(op->getRegion(0), above);
   if (!llvm::all_of(above, [](Value v) { return canTravel(v.getType()) || isRebuilt(v); }))
-    return false;
+    return 0;
   std::optional<int64_t> work = estimateWork(op);
-  return work && *work >= minWork;
+  return work && *work >= minWork ? splittableDimensions(op) : 0;
 }
 
 /// Builds the parallel-for bodies of one module and the calls to them.
@@ -161,17 +161,8 @@ Value Outliner::whereString(OpBuilder &b, Location loc, StringRef leafName) {
        << fileLoc.getColumn() << ": ";
   os << "a parallel loop of leaf @" << leafName;
   text.push_back('\0');
-  LLVM::GlobalOp global;
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal,
-                                    uniqueName("__hpvm_where_loop"),
-                                    b.getStringAttr(text));
-  }
-  return LLVM::AddressOfOp::create(b, loc, global);
+  return LLVM::createGlobalString(loc, b, uniqueName("__hpvm_where_loop"), text,
+                                  LLVM::Linkage::Internal);
 }
 
 LLVM::LLVMFuncOp Outliner::createBody(LeafOp leaf, scf::ParallelOp loop,
@@ -334,12 +325,12 @@ struct ParallelLeafLoopsPass
     for (LeafOp leaf : llvm::make_early_inc_range(module.getOps<LeafOp>())) {
       if (leaf.getBody().empty() || withGrids.contains(leaf.getSymName()))
         continue;
-      SmallVector<linalg::LinalgOp> candidates;
+      SmallVector<std::pair<linalg::LinalgOp, unsigned>> candidates;
       for (Operation &op : leaf.getBody().front())
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && qualifies(linalgOp, minWork))
-          candidates.push_back(linalgOp);
-      for (linalg::LinalgOp candidate : candidates) {
-        unsigned splittable = splittableDimensions(candidate);
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+          if (unsigned splittable = qualifies(linalgOp, minWork))
+            candidates.push_back({linalgOp, splittable});
+      for (auto [candidate, splittable] : candidates) {
         rewriter.setInsertionPoint(candidate);
         FailureOr<linalg::LinalgLoops> loops =
             linalg::linalgOpToParallelLoops(rewriter, candidate);
