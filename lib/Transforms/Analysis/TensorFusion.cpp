@@ -278,16 +278,9 @@ std::string mlir::hpvm::checkTensorFusionStep(const DataflowGraph &graph,
              graph.describeChild(*graph.getChildIndex(other.getDest())) +
              ", not only the next node";
   }
-  if (edge.getStreaming())
-    return "a streaming edge joins them";
-  CreateNodeOp ca = graph.getChild(producer), cb = graph.getChild(consumer);
-  if (ca.getRank() != cb.getRank())
-    return "the grids have different ranks";
-  for (unsigned d = 0; d < ca.getRank(); ++d)
-    if (!isSameExtent(ca.getDims()[d], cb.getDims()[d]))
-      return "the grids may differ in dimension " + std::to_string(d);
-  if (ca.getRank() > 0 && edge.getReplication() != Replication::one_to_one)
-    return "an all_to_all edge joins replicated nodes";
+  if (std::string reason = checkEdgeAndGrids(graph, producer, consumer, edge);
+      !reason.empty())
+    return reason;
   // The result must enter the consumer's op as its data operand (either
   // operand of add), not some other input.
   auto leaf = cast<LeafOp>(b.getOperation());
