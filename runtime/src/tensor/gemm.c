@@ -570,28 +570,6 @@ static void run_skinny(void *context, const hpvm_rt_instance_range_t *range) {
     }
 }
 
-void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, const float *bias, float *c,
-                               int64_t batch, int64_t m, int64_t n, int64_t k,
-                               int64_t activation, double activation_max) {
-  int64_t sizes[] = {batch, m, n, k};
-  if (!valid_counts("hpvm_rt_tensor_matmul_f32", 4, sizes) || !a || !b || !c ||
-      !valid_activation("hpvm_rt_tensor_matmul_f32", activation))
-    return;
-  problem_set_t s = {0};
-  s.count = batch, s.m = m, s.n = n, s.k = k;
-  s.a = a, s.b = b, s.c = c;
-  s.bias = bias, s.bias_per_row = 0, s.activation = activation;
-  s.activation_max = (float)activation_max;
-  s.pack_a = matmul_pack_a, s.pack_b = matmul_pack_b;
-  s.a_at = matmul_a_at, s.b_at = matmul_b_at, s.c_of = matmul_c_of;
-  if (m <= SKINNY_ROWS && n > 0 && batch > 0) {
-    int64_t extents[2] = {ceil_div(n, HPVM_TENSOR_SKINNY_COLS), batch};
-    hpvm_tensor_run_grid(2, extents, run_skinny, &s);
-    return;
-  }
-  solve(&s);
-}
-
 /* B of every problem, packed as solve's b_all: chunk k0 of problem p at (p * k + k0) *
  * cols_padded, its NR-column panels one after another. */
 static void pack_constant_b(void *context, float *out) {
@@ -610,18 +588,16 @@ static const float *constant_b(problem_set_t *s) {
                                      pack_constant_b, s);
 }
 
-void hpvm_rt_tensor_matmul_constant_f32(const float *a, const float *b, const float *bias,
-                                        float *c, int64_t batch, int64_t m, int64_t n,
-                                        int64_t k, int64_t activation, double activation_max) {
+/* The f32 products of both entry points: `what` names the caller in warnings; `b_constant`
+ * (or NULL) keeps B packed (hpvm_rt_tensor_matmul_constant_f32). Products of at most
+ * SKINNY_ROWS rows read B as it is: nothing to pack, nothing to keep. */
+static void matmul_f32(const char *what, const float *a, const float *b, const float *bias,
+                       float *c, int64_t batch, int64_t m, int64_t n, int64_t k,
+                       int64_t activation, double activation_max,
+                       const float *(*b_constant)(problem_set_t *set)) {
   int64_t sizes[] = {batch, m, n, k};
-  if (!valid_counts("hpvm_rt_tensor_matmul_constant_f32", 4, sizes) || !a || !b || !c ||
-      !valid_activation("hpvm_rt_tensor_matmul_constant_f32", activation))
+  if (!valid_counts(what, 4, sizes) || !a || !b || !c || !valid_activation(what, activation))
     return;
-  if (m <= SKINNY_ROWS) {
-    /* The skinny kernel reads B as it is: nothing to keep. */
-    hpvm_rt_tensor_matmul_f32(a, b, bias, c, batch, m, n, k, activation, activation_max);
-    return;
-  }
   problem_set_t s = {0};
   s.count = batch, s.m = m, s.n = n, s.k = k;
   s.a = a, s.b = b, s.c = c;
@@ -629,8 +605,27 @@ void hpvm_rt_tensor_matmul_constant_f32(const float *a, const float *b, const fl
   s.activation_max = (float)activation_max;
   s.pack_a = matmul_pack_a, s.pack_b = matmul_pack_b;
   s.a_at = matmul_a_at, s.b_at = matmul_b_at, s.c_of = matmul_c_of;
-  s.b_constant = constant_b;
+  if (m <= SKINNY_ROWS && n > 0 && batch > 0) {
+    int64_t extents[2] = {ceil_div(n, HPVM_TENSOR_SKINNY_COLS), batch};
+    hpvm_tensor_run_grid(2, extents, run_skinny, &s);
+    return;
+  }
+  s.b_constant = b_constant;
   solve(&s);
+}
+
+void hpvm_rt_tensor_matmul_f32(const float *a, const float *b, const float *bias, float *c,
+                               int64_t batch, int64_t m, int64_t n, int64_t k,
+                               int64_t activation, double activation_max) {
+  matmul_f32("hpvm_rt_tensor_matmul_f32", a, b, bias, c, batch, m, n, k, activation,
+             activation_max, NULL);
+}
+
+void hpvm_rt_tensor_matmul_constant_f32(const float *a, const float *b, const float *bias,
+                                        float *c, int64_t batch, int64_t m, int64_t n,
+                                        int64_t k, int64_t activation, double activation_max) {
+  matmul_f32("hpvm_rt_tensor_matmul_constant_f32", a, b, bias, c, batch, m, n, k, activation,
+             activation_max, constant_b);
 }
 
 void hpvm_rt_tensor_matmul_half(const uint16_t *a, const uint16_t *b, const float *bias,
