@@ -1409,14 +1409,24 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None
     x = graph._own(x, "gather")
     indices = graph._own(indices, "gather")
     axis = _run_time_indices("gather", x, indices, axis, bounds)
-    n = x.shape[axis]
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
-    result = TensorType(shape, x.element)
-    k = indices.rank
-    rank = len(shape)
-    if rank == 0:
+    if not shape:
         raise HPVMError("gather: a scalar index into a tensor of rank 1 is not supported "
                         "(the result would be a scalar)")
+    k = indices.rank
+    return _take(graph, "gather", x, indices, TensorType(shape, x.element), axis, k,
+                 [f"d{axis + i}" for i in range(k)], name, what, bounds)
+
+
+def _take(graph, op: str, x: Tensor, indices: Tensor, result: TensorType, axis: int,
+          span: int, index_dims: List[str], name: Optional[str], what: Optional[str],
+          bounds: Optional[Tuple[int, int]]) -> Tensor:
+    """The leaf of gather and gather_elements: one generic over `result` that reads `x` at
+    the loop's position with its dimensions [axis, axis + span) replaced by the index
+    (read through `index_dims`, clamped into [0, n): the call's check refuses such indices
+    before it runs); the call's check when the caller proved no `bounds`."""
+    n = x.shape[axis]
+    rank = len(result.shape)
     element = indices.element
 
     def emit(body, ops):
@@ -1425,20 +1435,18 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None
         def block(args, out):
             lines: List[str] = []
             loop = _emit_indices(body, lines, rank)
-            # Clamped into [0, n): the call's check refuses such indices before it runs.
             position = _emit_clamped_index(body, lines, args[0], element, n)
-            where = loop[:axis] + [position] + loop[axis + k:]
+            where = loop[:axis] + [position] + loop[axis + span:]
             v = body.fresh("x")
             lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
             return lines, v
 
-        return _emit_generic(body, rank, [(ops[1], indices.type,
-                                           [f"d{axis + i}" for i in range(k)])],
+        return _emit_generic(body, rank, [(ops[1], indices.type, index_dims)],
                              (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
 
-    out = graph._apply("gather", [x, indices], result, emit, name)
+    out = graph._apply(op, [x, indices], result, emit, name)
     if bounds is None:
-        graph.index_checks.append((out, indices.name, n, what or f"gather '{out.op.name}'",
+        graph.index_checks.append((out, indices.name, n, what or f"{op} '{out.op.name}'",
                                    f"axis {axis} of {x.type}"))
     return out
 
@@ -1460,32 +1468,8 @@ def gather_elements(x: Tensor, indices: Tensor, axis: int = 0, name: Optional[st
                                      enumerate(zip(indices.shape, x.shape)) if a != axis):
         raise HPVMError(f"gather_elements: the indices {indices.type} do not fit {x.type}: "
                         "expected the same rank, each dimension but the axis at most x's")
-    n = x.shape[axis]
-    result = TensorType(indices.shape, x.element)
-    rank = x.rank
-    element = indices.element
-
-    def emit(body, ops):
-        empty = _emit_empty(body, result)
-
-        def block(args, out):
-            lines: List[str] = []
-            loop = _emit_indices(body, lines, rank)
-            position = _emit_clamped_index(body, lines, args[0], element, n)
-            where = loop[:axis] + [position] + loop[axis + 1:]
-            v = body.fresh("x")
-            lines.append(f"{v} = tensor.extract {ops[0]}[{', '.join(where)}] : {x.type}")
-            return lines, v
-
-        return _emit_generic(body, rank, [(ops[1], indices.type, _dim_names(rank))],
-                             (empty, result, _dim_names(rank)), ["parallel"] * rank, block)
-
-    out = graph._apply("gather_elements", [x, indices], result, emit, name)
-    if bounds is None:
-        graph.index_checks.append((out, indices.name, n,
-                                   what or f"gather_elements '{out.op.name}'",
-                                   f"axis {axis} of {x.type}"))
-    return out
+    return _take(graph, "gather_elements", x, indices, TensorType(indices.shape, x.element),
+                 axis, 1, _dim_names(x.rank), name, what, bounds)
 
 
 def cast(x: Tensor, element: str, name: Optional[str] = None) -> Tensor:
