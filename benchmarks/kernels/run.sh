@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh - the CPU at its limit (issue-tracked in docs/Performance.md, "At the machine's limit"):
+# run.sh - the CPU at its limit (docs/Performance.md, "Products at the machine's limit"):
 # this machine's peaks (f32 multiply-adds on every thread, triad bandwidth), then the runtime's
 # products (the exact contraction a compiled HPVM-C sgemm calls, and the tensor nodes' matmul)
 # against OpenBLAS on every ISA the CPU has (HPVM_TENSOR_ISA): each version in a process of its
