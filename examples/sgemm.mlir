@@ -13,8 +13,8 @@ hpvm.leaf @mm_leaf(%A: memref<?x?xf32> {hpvm.access = #hpvm.access<in>},
   %ty = hpvm.num_instances y : index
   %gx = hpvm.instance_id x level 1 : index
   %gy = hpvm.instance_id y level 1 : index
-  // row = gy * ty + ly (the first sketches wrote this as an affine_map, but a
-  // product of two dimensions is not affine).
+  // row = gy * ty + ly, in arith: an affine_map cannot say it (a product of
+  // two dimensions is not affine).
   %rowBase = arith.muli %gy, %ty : index
   %row = arith.addi %rowBase, %ly : index
   %colBase = arith.muli %gx, %tx : index

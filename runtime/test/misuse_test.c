@@ -26,7 +26,7 @@ static void check_copy_bounds(hpvm_rt_device_t *device) {
   CHECK_OK(hpvm_rt_device_alloc(device, 16, &buffer));
   char source[64], target[64];
   memset(source, 7, sizeof(source));
-  /* The probe of the issue: 64 bytes at offset 8 into 16 (was a heap-buffer-overflow). */
+  /* 64 bytes at offset 8 into 16 (was a heap-buffer-overflow). */
   CHECK_STATUS(hpvm_rt_device_copy_to_device(device, buffer, 8, source, 64), OUT_OF_RANGE,
                "expected offset + size <= 16");
   /* offset + size wraps around (was a read before the buffer). */
@@ -189,7 +189,7 @@ static uint32_t add_stage(hpvm_rt_pipeline_t *pipeline, const char *name, uint32
 }
 
 static void test_pipeline_cycles(void) {
-  /* The issue's probe: host -> a -> b -> a.  The edge b -> a is refused, naming the stages;
+  /* A cycle: host -> a -> b -> a.  The edge b -> a is refused, naming the stages;
    * the pipeline then has an unfed input and cannot launch, so nothing can block. */
   hpvm_rt_pipeline_t *pipeline;
   CHECK_OK(hpvm_rt_pipeline_create(sizeof(int), sizeof(int), 0, &pipeline));
