@@ -1,6 +1,7 @@
 /* Internal interface of the tensor kernels: the per-ISA compute loops (kernels_isa.inc,
- * compiled once for AVX2+FMA and once for the baseline) and the driver (gemm.c) that packs
- * operands, splits work over the thread pool and picks the ISA once per process. */
+ * compiled once for AVX2+FMA and once for the baseline; kernels_avx512.c), the dispatch that
+ * picks the ISA once per process and splits work over the thread pool (dispatch.c), and the
+ * drivers that pack operands (gemm.c, conv.c, contract.c, approx.c). */
 #ifndef HPVM_RT_TENSOR_KERNELS_H
 #define HPVM_RT_TENSOR_KERNELS_H
 
@@ -318,7 +319,7 @@ void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float 
                                          float init);
 #endif
 
-/* The kernels of one ISA (gemm.c picks them once per process). */
+/* The kernels of one ISA (dispatch.c picks them once per process). */
 typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_micro_kernel_fn micro;
   /* The micro-kernel's register block (its panels' widths): HPVM_TENSOR_MR x NR, or
@@ -361,6 +362,20 @@ const hpvm_tensor_kernels_t *hpvm_tensor_kernels(void);
  * thread when the pool cannot run it (never fails). */
 void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
                           hpvm_rt_parallel_for_fn_t body, void *context);
+
+/* The checks every entry point starts with (`what` names it in the warning): 0, with one
+ * warning line, for a negative one of the `count` sizes, or an activation not of
+ * hpvm_rt_tensor_activation_t. */
+int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values);
+int hpvm_tensor_activation_valid(const char *what, int64_t activation);
+
+/* A convolution (arguments as hpvm_rt_tensor_conv2d_f32, already checked) as products of the
+ * filters by the im2col matrix of each image (gemm.c): any stride, groups and window. */
+void hpvm_tensor_conv_im2col(const float *input, const float *filter, const float *bias,
+                             float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                             int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                             int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                             int64_t activation, float max);
 
 /* The argument checks of hpvm_rt_tensor_conv2d_f32 (`what` names the caller in the warning):
  * 0, with one warning line (none for NULL operands), when nothing may be computed. */

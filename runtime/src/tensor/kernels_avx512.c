@@ -1,5 +1,5 @@
 /* The three hottest tensor loops for AVX-512 (CMake compiles this file with -mavx512f
- * -mavx512vl -mfma; gemm.c calls them only when the CPU has AVX-512F): the GEMM micro-kernel,
+ * -mavx512vl -mfma; dispatch.c picks them only when the CPU has AVX-512F): the GEMM micro-kernel,
  * the direct convolution block and the block across filters. Same blocks and packing as
  * kernels_isa.inc (MR x NR = 6 x 16, FB x PB = 16 x 6), one 16-float register where the AVX2
  * variant has two 8-float ones, and every sum accumulated in the same order with the same
