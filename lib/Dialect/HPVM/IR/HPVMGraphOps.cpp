@@ -188,8 +188,8 @@ LogicalResult GraphVerifier::verifyInputsFedOnce() {
                   "to it";
       if (feeders.size() == 1)
         continue;
-      // The three ways to feed an input twice: the design's "(dst, dp) unique
-      // among edges", "(dst, ic) unique among binds" and "fed exactly once".
+      // The three ways to feed an input twice, each refused: two edges into
+      // one (dst, dp), two binds into one (dst, ic), and an edge and a bind.
       bool firstIsEdge = isa<EdgeOp>(feeders[0]);
       bool secondIsEdge = isa<EdgeOp>(feeders[1]);
       StringRef how = firstIsEdge && secondIsEdge ? "is the destination of two edges"
