@@ -355,7 +355,7 @@ def test_dynamic_dimensions():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     with pytest.raises(HPVMError, match=r"graph input 'x' has a dynamic dimension 2 \('H'\).*"
-                                        r"input_shapes"):
+                                        r"shapes="):
         hpvm.onnx.load(model)
     graph = hpvm.onnx.load(model, input_shapes={"x": (2, 3, 5)})
     assert graph.inputs[0].shape == (2, 3, 5)

@@ -35,6 +35,15 @@ def _input_shape(text: str) -> Tuple[str, Tuple[int, ...]]:
     return name, shape
 
 
+def _dim(text: str) -> Tuple[str, int]:
+    """'sequence=128' as (name, size)."""
+    name, sep, size = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=SIZE such as 'sequence=128', found '{text}'")
+    return name, _positive(size)
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -59,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
                         metavar="NAME=SHAPE",
                         help="the static shape of an input, e.g. input=1x3x224x224 "
                         "(may be repeated)")
+    parser.add_argument("--dim", type=_dim, action="append", default=[], metavar="NAME=N",
+                        help="the size of a named dynamic dimension (an ONNX dim_param) of "
+                        "every input that has it, e.g. sequence=128 (may be repeated)")
     parser.add_argument("--inline-weights", action="store_true",
                         help="write every weight into the MLIR text instead of a parameter "
                         "archive beside it (always so on standard output and other streams: "
@@ -82,8 +94,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise HPVMError(f"the input file '{args.model}' is the same as the output file "
                             f"'{args.output}'; expected another output (the model would "
                             "be lost)")
-        graph = load(args.model, input_shapes=shapes or None, batch_size=args.batch_size,
-                     name=args.name)
+        graph = load(args.model, shapes=shapes or None, batch_size=args.batch_size,
+                     name=args.name, dims=dict(args.dim) or None)
         if args.output == "-":
             sys.stdout.write(graph.verify())
         else:

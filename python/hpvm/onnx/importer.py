@@ -39,6 +39,7 @@ from ..files import path_text, read_bytes, regular_file
 from ..ir import float_literal
 from ..tensor import Tensor, TensorGraph
 from .. import tensor as T
+from .dims import DimBinder, positive_sizes
 
 try:  # onnx is an optional dependency of the package
     import onnx
@@ -134,13 +135,17 @@ class Importer:
 
     def __init__(self, model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
                  batch_size: Optional[int] = None, name: Optional[str] = None,
-                 base_dir: Optional[str] = None):
+                 base_dir: Optional[str] = None, dims: Optional[Mapping[str, int]] = None,
+                 keyword: str = "input_shapes"):
         self.model = model
         self.graph_proto = model.graph
         #: The folder external data files are read from; None: the model came without one
         #: (bytes or a ModelProto), and a tensor with external data is an error.
         self.base_dir = base_dir
-        self.input_shapes = _input_shapes(input_shapes)
+        #: The keyword the shapes came by (shapes= or input_shapes=), for the messages.
+        self.keyword = keyword
+        self.input_shapes = _input_shapes(input_shapes, keyword)
+        self.dims = positive_sizes(dims, "dims")
         if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
                                        or isinstance(batch_size, bool) or batch_size <= 0):
             raise HPVMError(f"batch_size: expected a positive integer, found {batch_size!r}")
@@ -267,8 +272,11 @@ class Importer:
         inputs = [v.name for v in g.input if v.name not in self.values]
         unknown = set(self.input_shapes) - set(inputs)
         if unknown:
-            raise HPVMError(f"input_shapes names {sorted(unknown)}, which are not inputs of "
+            raise HPVMError(f"{self.keyword} names {sorted(unknown)}, which are not inputs of "
                             f"the model (inputs: {inputs})")
+        self.binder = DimBinder([v for v in g.input if v.name not in self.values],
+                                self.input_shapes, self.dims, self.batch_size,
+                                self.batch_given, self.keyword)
         for value_info in g.input:
             if value_info.name in self.values:
                 continue  # an initializer: a constant
@@ -345,60 +353,16 @@ class Importer:
                 f"the graph input '{name}' is a tensor of {_element_name(tensor_type.elem_type)}; "
                 f"only {_INPUT_TYPES} tensors are supported as graph inputs")
             if name in self.input_shapes:
-                raise HPVMError(f"input_shapes gives a shape for '{name}', a tensor of "
+                raise HPVMError(f"{self.keyword} gives a shape for '{name}', a tensor of "
                                 f"{_element_name(tensor_type.elem_type)}; only {_INPUT_TYPES} "
                                 "inputs are supported")
             return
-        shape = self._input_shape(name, tensor_type)
+        shape = self.binder.shape(name, tensor_type)
         if 0 in shape:
             self.values[name] = _Unusable(f"the graph input '{name}' has the shape {list(shape)} "
                                           "with a zero-size dimension; expected sizes >= 1")
             return
         self.values[name] = self.graph.input(name, shape, element)
-
-    def _input_shape(self, name: str, tensor_type) -> Shape:
-        given = self.input_shapes.get(name)
-        if not tensor_type.HasField("shape"):
-            if given is None:
-                raise HPVMError(f"the ONNX graph input '{name}' has no shape; give it with "
-                                f"input_shapes={{'{name}': (...)}} (--input-shape {name}=AxBx...)")
-            return given
-        dims = list(tensor_type.shape.dim)
-        if given is not None:
-            if len(given) != len(dims):
-                raise HPVMError(f"input_shapes['{name}'] is {list(given)} of rank {len(given)}; "
-                                f"the model's input has rank {len(dims)}")
-            for axis, (dim, size) in enumerate(zip(dims, given)):
-                if dim.HasField("dim_value") and dim.dim_value != size:
-                    raise HPVMError(f"input_shapes['{name}'] is {list(given)}, but dimension "
-                                    f"{axis} of the model's input is fixed to {dim.dim_value}")
-                if size <= 0:
-                    raise HPVMError(f"input_shapes['{name}'] is {list(given)}; expected "
-                                    "positive sizes")
-            return given
-        shape = []
-        for axis, dim in enumerate(dims):
-            if dim.HasField("dim_value"):
-                if axis == 0 and self.batch_given and dim.dim_value != self.batch_size:
-                    # Silently returning the model's batch would hand back fewer results.
-                    fixed = "x".join(str(d.dim_value) if d.HasField("dim_value") else "?"
-                                     for d in dims)
-                    raise HPVMError(
-                        f"batch_size={self.batch_size}, but the ONNX graph input '{name}' has "
-                        f"the static shape {fixed}: its batch is fixed to {dim.dim_value}. "
-                        f"Export the model with a dynamic batch dimension (torch.onnx.export"
-                        f"(..., dynamic_axes={{'{name}': {{0: 'batch'}}}})) or with batch "
-                        f"{self.batch_size}")
-                shape.append(int(dim.dim_value))
-            elif axis == 0:
-                shape.append(self.batch_size)
-            else:
-                symbol = f" ('{dim.dim_param}')" if dim.HasField("dim_param") else ""
-                raise HPVMError(
-                    f"the ONNX graph input '{name}' has a dynamic dimension {axis}{symbol}; "
-                    f"only the first one takes batch_size. Give the shape with "
-                    f"input_shapes={{'{name}': (...)}} (--input-shape {name}=AxBx...)")
-        return tuple(shape)
 
     # -- values ------------------------------------------------------------
     def value(self, node: _Node, i: int) -> Value:
@@ -3435,13 +3399,20 @@ def load_model(model, load_external_data: bool = True):
                     f"{type(model).__name__}")
 
 
-def load(model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
+def load(model, shapes: Optional[Mapping[str, Sequence[int]]] = None,
          batch_size: Optional[int] = None, name: Optional[str] = None,
-         base_dir: Union[None, str, os.PathLike] = None) -> TensorGraph:
+         base_dir: Union[None, str, os.PathLike] = None,
+         dims: Optional[Mapping[str, int]] = None,
+         input_shapes: Optional[Mapping[str, Sequence[int]]] = None) -> TensorGraph:
     """An ONNX model (path, bytes or ModelProto) as a TensorGraph.
 
-    Dynamic dimensions take `batch_size` (default 1) for the first dimension of an
-    input, or the shapes given as `input_shapes={name: shape}`. Initializers (also
+    A tensor graph has static shapes: the dynamic dimensions of the inputs get their sizes
+    here (hpvm.onnx.dims). `shapes={input: shape}` gives inputs' shapes (`input_shapes=`
+    is its older name), `dims={name: size}` binds a named dimension (`dim_param`) of every
+    input that has it, and a named dimension of an input given by `shapes` binds it for
+    the others; sizes that disagree are an error naming the dimension. The first dimension
+    that nothing binds takes `batch_size` (default 1), any other is an error naming it
+    (compile_dynamic compiles at the shapes of each call instead). Initializers (also
     those listed as graph inputs) are constants. Outputs keep the model's order and
     names. Tensors with external data are read from `base_dir`, by default the folder
     of a model given by path; a model given as bytes or a ModelProto has no folder, so
@@ -3449,6 +3420,11 @@ def load(model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
     attribute or type, naming the node, and for a model onnxruntime refuses too (a value
     or node name defined twice, an initializer that does not match the graph input of
     its name, data that does not match its dims)."""
+    if shapes is not None and input_shapes is not None:
+        raise HPVMError("shapes= and input_shapes= are one argument (input_shapes is its "
+                        "older name); expected one of them")
+    keyword = "input_shapes" if input_shapes is not None else "shapes"
+    shapes = input_shapes if input_shapes is not None else shapes
     if base_dir is not None:
         if not isinstance(base_dir, (str, os.PathLike)) or not os.path.isdir(base_dir):
             raise HPVMError(f"base_dir: expected the folder of the model's external data, "
@@ -3459,7 +3435,7 @@ def load(model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
     by_path = isinstance(model, (str, os.PathLike))
     proto = load_model(model, load_external_data=False) if by_path else load_model(model)
     try:
-        graph = Importer(proto, input_shapes, batch_size, name, base_dir).build()
+        graph = Importer(proto, shapes, batch_size, name, base_dir, dims, keyword).build()
         if by_path:
             graph.source = os.path.abspath(os.fspath(model))
         return graph
@@ -3470,12 +3446,12 @@ def load(model, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
                         f"{error})") from error
 
 
-def _input_shapes(input_shapes) -> Dict[str, Shape]:
-    """input_shapes= as {name: tuple of ints}; HPVMError for anything else."""
+def _input_shapes(input_shapes, keyword: str = "input_shapes") -> Dict[str, Shape]:
+    """shapes= (input_shapes=) as {name: tuple of ints}; HPVMError for anything else."""
     if input_shapes is None:
         return {}
     if not isinstance(input_shapes, Mapping):
-        raise HPVMError(f"input_shapes: expected a dict of input name -> shape, found "
+        raise HPVMError(f"{keyword}: expected a dict of input name -> shape, found "
                         f"{type(input_shapes).__name__}")
     shapes = {}
     for key, shape in input_shapes.items():
@@ -3485,10 +3461,10 @@ def _input_shapes(input_shapes) -> Dict[str, Shape]:
                        for d in dims):
                 raise TypeError
         except TypeError:
-            raise HPVMError(f"input_shapes[{key!r}]: expected a sequence of positive "
+            raise HPVMError(f"{keyword}[{key!r}]: expected a sequence of positive "
                             f"integers, found {shape!r}") from None
         if any(d <= 0 for d in dims):
-            raise HPVMError(f"input_shapes[{key!r}] is {list(dims)}; expected positive sizes")
+            raise HPVMError(f"{keyword}[{key!r}] is {list(dims)}; expected positive sizes")
         shapes[str(key)] = tuple(int(d) for d in dims)
     return shapes
 
