@@ -133,6 +133,46 @@ static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
   return true;
 }
 
+/// The HDC stage markers and loops of hdc.h (`__hetero_hdc_encoding`,
+/// `__hetero_hdc_inference_loop`, ...; always_inline templates) inlined where they are
+/// called, in both builds: the function they are given is then a constant there, the
+/// root of the launches they make or a call a task makes. Their own definitions go:
+/// their launches' roots are parameters.
+static void inlineHdcHelpers(Module &module) {
+  auto isHelper = [](const Function &function) {
+    return !function.isDeclaration() && function.hasFnAttribute(Attribute::AlwaysInline) &&
+           function.getName().contains("__hetero_hdc_");
+  };
+  SmallPtrSet<Function *, 8> callers;
+  SmallPtrSet<Function *, 8> helpers;
+  for (unsigned round = 0; round < 4; ++round) {
+    SmallVector<CallBase *> calls;
+    for (Function &function : module)
+      if (isHelper(function)) {
+        helpers.insert(&function);
+        for (User *user : function.users())
+          if (auto *call = dyn_cast<CallBase>(user);
+              call && call->getCalledFunction() == &function && !isHelper(*call->getFunction()))
+            calls.push_back(call);
+      }
+    if (calls.empty())
+      break;
+    for (CallBase *call : calls) {
+      Function *caller = call->getFunction();
+      InlineFunctionInfo info;
+      if (InlineFunction(*call, info).isSuccess())
+        callers.insert(caller);
+    }
+  }
+  // The function a stage marker calls, loaded from the inlined parameter's slot, is
+  // the constant itself once the slot is promoted.
+  for (Function *caller : callers)
+    promoteLocals(*caller);
+  for (Function *helper : helpers)
+    if (helper->use_empty() && helper->isDiscardableIfUnused())
+      helper->eraseFromParent();
+}
+
 /// Each section begin has its end, and each section or task end takes the value
 /// of a begin of its kind (in both builds: the sequential one drops the markers,
 /// and would accept a program the graph build refuses).
@@ -253,6 +293,7 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
                     HeteroCxxOptions options) {
   bool sequential = options.sequential;
   hetero::Reporter reporter(report);
+  inlineHdcHelpers(module);
   if (!sequential && !inlineCalledSections(module, reporter))
     return false;
   for (Function &function : module) {
