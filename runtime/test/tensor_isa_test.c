@@ -2,7 +2,8 @@
  * ISA (HPVM_TENSOR_ISA=generic, avx2, or the default, AVX-512 where the CPU has it) runs in a
  * child process of its own (the choice is made once per process) on the same convolutions
  * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
- * wide rows: the direct kernel; a pointwise one; a strided one: the tap lists; a strided one of
+ * wide rows: the direct kernel, or across filters with AVX-512; a pointwise one; strided ones:
+ * the tap lists, or across filters with AVX-512, one image in blocks of rows; a strided one of
  * 3 filters: the im2col product), pools (2 x 2 at stride 2 with NaNs, 3 x 3 padded; max, min
  * and mean) and products (partial micro-tiles of 6 x 16 and 12 x 32, a
  * depth past one packed block), with
@@ -34,7 +35,12 @@ static int64_t compute(float *out) {
                {2, 9, 15, 17, 29, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
                /* strided with 3 filters: a product on the im2col matrix, packed into the
                 * micro-kernel's panels (16 or 32 columns) straight from the image */
-               {2, 5, 23, 29, 3, 3, 3, 1, 2, HPVM_RT_TENSOR_CLIPPED_RELU}};
+               {2, 5, 23, 29, 3, 3, 3, 1, 2, HPVM_RT_TENSOR_CLIPPED_RELU},
+               /* one image in blocks of rows (AVX-512: across filters, partial blocks of 32
+                * filters and of positions cut by the rows), strided and not, 5 x 5, SiLU */
+               {1, 6, 64, 70, 40, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
+               {1, 4, 30, 33, 34, 5, 5, 2, 1, HPVM_RT_TENSOR_SILU},
+               {1, 3, 48, 50, 70, 3, 3, 1, 1, HPVM_RT_TENSOR_SIGMOID}};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
     int64_t n = convs[i].n, c = convs[i].c, h = convs[i].h, w = convs[i].w, f = convs[i].f;
     int64_t kh = convs[i].kh, kw = convs[i].kw, pad = convs[i].pad, stride = convs[i].stride;

@@ -26,6 +26,9 @@ enum { HPVM_TENSOR_FB = 16, HPVM_TENSOR_PB = 6 };
 /* Positions per block of the AVX-512 kernel across filters (12 accumulators of 16 floats); the
  * most any `filters` kernel takes (hpvm_tensor_kernels_t.filters_pb). */
 enum { HPVM_TENSOR_PB_WIDE = 12 };
+/* The AVX-512 kernel across filters: HPVM_TENSOR_FB_WIDE filters (two vectors) x
+ * HPVM_TENSOR_PB_WIDE positions, 24 accumulators. */
+enum { HPVM_TENSOR_FB_WIDE = 32 };
 /* Positions per block of the AVX-512 direct kernel (6 filters x 2 vectors of 16: 12
  * accumulators); the most any `direct` kernel takes (hpvm_tensor_kernels_t.direct_nr). */
 enum { HPVM_TENSOR_NR_WIDE = 32 };
@@ -163,11 +166,12 @@ typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels
                                            const float *bias, int64_t activation,
                                            float activation_max);
 
-/* One block of a stride-1 convolution across filters, for outputs narrower than NR:
- * tile[q * FB + f] = activation(bias[f] + the window at position q < PB of filter f < FB),
- * position q's window having its top-left corner at src[offset[q]] (channel planes `plane`
- * floats apart, rows plane_w apart), `weights` packed as [channel][kh][kw][FB filters] and
- * `bias` FB floats (NULL: none). */
+/* One block of a convolution across filters (conv_across.c): tile[q * FB + f] =
+ * activation(bias[f] + the window at position q < PB of filter f < FB), FB and PB the kernels'
+ * filters_fb and filters_pb, position q's window having its top-left corner at src[offset[q]]
+ * (channel planes `plane` floats apart, rows plane_w apart), `weights` packed as
+ * [channel][kh][kw][FB filters] and `bias` FB floats (NULL: none). Each sum over (channel, i,
+ * j) in that order, one fused multiply-add per tap, from zero. */
 typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *offset,
                                             int64_t channels, int64_t plane, int64_t plane_w,
                                             const float *weights, int64_t kh, int64_t kw,
@@ -331,8 +335,9 @@ typedef struct hpvm_tensor_kernels_t {
    * HPVM_TENSOR_NR_WIDE. */
   int64_t direct_nr;
   hpvm_tensor_conv_filters_fn filters;
-  /* The positions per block `filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
-  int64_t filters_pb;
+  /* The filters and positions per block `filters` computes: HPVM_TENSOR_FB x HPVM_TENSOR_PB,
+   * or HPVM_TENSOR_FB_WIDE x HPVM_TENSOR_PB_WIDE. */
+  int64_t filters_fb, filters_pb;
   hpvm_tensor_conv_taps_filters_fn taps_filters;
   /* The positions per block `taps_filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
   int64_t taps_pb;
@@ -368,6 +373,15 @@ void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
  * hpvm_rt_tensor_activation_t. */
 int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values);
 int hpvm_tensor_activation_valid(const char *what, int64_t activation);
+
+/* A convolution across filters (conv_across.c; arguments as hpvm_rt_tensor_conv2d_f32, already
+ * checked, the activation not a logistic one): any stride and window. `constant`: the filter
+ * and bias are constants of the program, packed once (hpvm_tensor_packed_constant). */
+void hpvm_tensor_conv_across(const float *input, const float *filter, const float *bias,
+                             float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                             int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                             int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                             int64_t activation, float max, int constant);
 
 /* A convolution (arguments as hpvm_rt_tensor_conv2d_f32, already checked) as products of the
  * filters by the im2col matrix of each image (gemm.c): any stride, groups and window. */
