@@ -1,0 +1,487 @@
+/* 2-D convolutions of the CPU in f32 (hpvm.tensor.conv2d, called by the code
+ * convert-hpvm-tensor-to-linalg makes). Depthwise convolutions (one input channel per group)
+ * run a kernel per plane; stride-1 convolutions a direct kernel over blocks of filters x
+ * consecutive positions, or, for outputs narrower than a block, across filters; strided ones
+ * the tap lists of approx.c with nothing skipped; the rest as products (gemm.c). Taps that
+ * only read padding are dropped first. Constant filters are packed once (constants.c).
+ *
+ * These calls cannot fail: without memory a task computes its block unpacked, and without the
+ * thread pool the tasks run on the calling thread. */
+#include "kernels.h"
+
+#include "base/trace.h"
+#include "hpvm/hpvm_rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ceil_div hpvm_tensor_ceil_div
+
+typedef struct depthwise_t {
+  const float *input, *filter, *bias;
+  float *output;
+  int64_t activation;
+  float activation_max;
+  int64_t channels, height, width, kernel_h, kernel_w, out_h, out_w;
+  int64_t pad_h, pad_w, stride_h, stride_w;
+} depthwise_t;
+
+static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) {
+  const depthwise_t *d = context;
+  const hpvm_tensor_kernels_t *kernels = hpvm_tensor_kernels();
+  hpvm_tensor_depthwise_fn kernel = kernels->depthwise;
+  /* The logistic activations over each finished plane (in the cache), with the widest
+   * vectors the CPU has: the depthwise kernel's own are 8 floats wide. */
+  int logistic = hpvm_tensor_logistic(d->activation);
+  int64_t floats = hpvm_tensor_depthwise_scratch(d->width, d->kernel_h, d->kernel_w, d->out_h,
+                                                 d->out_w, d->pad_w, d->stride_h, d->stride_w);
+  /* Zeroed once: every plane writes the same positions (the padding stays zero). Without
+   * memory, or for a window too large, the kernel runs its scalar loops. */
+  float *scratch = floats ? calloc((size_t)floats, sizeof(float)) : NULL;
+  for (int64_t plane = range->begin[0]; plane < range->end[0]; ++plane) {
+    int64_t c = plane % d->channels;
+    kernel(d->input + plane * d->height * d->width, d->height, d->width,
+           d->filter + c * d->kernel_h * d->kernel_w, d->kernel_h, d->kernel_w,
+           d->output + plane * d->out_h * d->out_w, d->out_h, d->out_w, d->pad_h, d->pad_w,
+           d->stride_h, d->stride_w, d->bias ? d->bias[c] : 0.0f,
+           logistic ? HPVM_RT_TENSOR_IDENTITY : d->activation, d->activation_max, scratch);
+    if (logistic)
+      kernels->activate(d->output + plane * d->out_h * d->out_w, d->out_h * d->out_w,
+                        d->activation, d->activation_max);
+  }
+  free(scratch);
+}
+
+/* Stride-1 convolutions run directly over blocks of MR filters x NR output columns, the
+ * filters packed once per call. Without padding (and on rows of 4 blocks or more) the kernel
+ * reads the image itself (the last block of a row, which would read past it, from a small
+ * zero-filled copy); otherwise each task first pads the rows of the image it needs (all
+ * channels of a group) into a slab. No im2col matrix is made: for the small filter counts of
+ * early layers, packing it cost more than the products. A task is (image, group, rows, a range
+ * of whole NR-column blocks). */
+typedef struct direct_t {
+  const float *input, *weights, *bias;
+  /* The filters packed as [group][filter block][channel][kh][kw][MR] (NULL without memory). */
+  const float *packed;
+  float *output;
+  int64_t activation;
+  float activation_max;
+  int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
+  int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
+  int64_t cols_per_task, col_blocks;
+} direct_t;
+
+/* Plain loops for one task's block when a slab cannot be allocated. */
+static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int64_t y0,
+                            int64_t rows, int64_t x_begin, int64_t x_end, int64_t o_begin,
+                            int64_t o_end) {
+  for (int64_t o = group * d->per_group_f + o_begin; o < group * d->per_group_f + o_end; ++o)
+    for (int64_t y = y0; y < y0 + rows; ++y)
+      for (int64_t x = x_begin; x < x_end; ++x) {
+        float sum = 0.0f;
+        for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+          for (int64_t i = 0; i < d->kernel_h; ++i)
+            for (int64_t j = 0; j < d->kernel_w; ++j) {
+              int64_t iy = y + i - d->pad_h, ix = x + j - d->pad_w;
+              if (iy >= 0 && iy < d->height && ix >= 0 && ix < d->width)
+                sum += d->input[((image * d->channels + group * d->per_group_c + ch) *
+                                     d->height + iy) * d->width + ix] *
+                       d->weights[((o * d->per_group_c + ch) * d->kernel_h + i) *
+                                      d->kernel_w + j];
+            }
+        d->output[((image * d->filters + o) * d->out_h + y) * d->out_w + x] =
+            hpvm_tensor_activate(sum + (d->bias ? d->bias[o] : 0.0f), d->activation,
+                                 d->activation_max);
+      }
+}
+
+/* Filters f0 .. f1 - 1 of the group (f0 a multiple of MR) at one block of `cols` (<= NR)
+ * positions, from `src` laid out as the kernel wants it (its row src_y and column src_x being
+ * the window's origin). `out` is the block's first output of the group's first filter; filter
+ * r's is out[r * out_plane]. */
+static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
+                           const float *src, int64_t plane_h, int64_t plane_w, int64_t src_y,
+                           int64_t src_x, float *out, int64_t out_plane, int64_t group,
+                           int64_t cols, int64_t f0, int64_t f1) {
+  int64_t window = d->kernel_h * d->kernel_w;
+  kernel(src, d->per_group_c, plane_h, plane_w,
+         d->packed + (group * d->filter_blocks + f0 / HPVM_TENSOR_MR) * d->per_group_c *
+                         window * HPVM_TENSOR_MR,
+         d->kernel_h, d->kernel_w, out + f0 * out_plane, out_plane, src_y, src_x, f1 - f0, cols,
+         d->bias ? d->bias + group * d->per_group_f + f0 : NULL, d->activation,
+         d->activation_max);
+}
+
+/* How many filters the direct kernel takes per pass over a task's positions: their packed
+ * weights stay in the cache (about 512 KiB) through the pass, instead of all the group's
+ * weights streaming from memory for each block of positions. A multiple of MR. */
+static int64_t filters_per_pass(const direct_t *d) {
+  int64_t bytes = d->per_group_c * d->kernel_h * d->kernel_w * (int64_t)sizeof(float);
+  int64_t fit = (512 * 1024 / (bytes > 0 ? bytes : 1)) / HPVM_TENSOR_MR * HPVM_TENSOR_MR;
+  return fit > HPVM_TENSOR_MR ? fit : HPVM_TENSOR_MR;
+}
+
+/* Rows narrower than a block, with too few filters for the kernel across filters
+ * (conv_across.c): the task's padded rows lie end to end in the slab (row width
+ * plane_w), and the direct kernel runs over blocks of NR consecutive slab positions, spanning
+ * rows, the positions past out_w on a row computed and dropped. Each block goes through a
+ * tile. */
+static void direct_flat(const direct_t *d, const hpvm_tensor_kernels_t *k,
+                        const float *slab, int64_t slab_h, int64_t plane_w, float *out,
+                        int64_t rows, int64_t group) {
+  float tile[HPVM_TENSOR_MR * HPVM_TENSOR_NR];
+  int64_t out_plane = d->out_h * d->out_w, window = d->kernel_h * d->kernel_w;
+  int64_t end = (rows - 1) * plane_w + d->out_w; /* one past the last position used */
+  for (int64_t p = 0; p < end; p += HPVM_TENSOR_NR)
+    for (int64_t fb = 0; fb < d->filter_blocks; ++fb) {
+      int64_t live = d->per_group_f - fb * HPVM_TENSOR_MR;
+      if (live > HPVM_TENSOR_MR)
+        live = HPVM_TENSOR_MR;
+      const float *bias = d->bias ? d->bias + group * d->per_group_f + fb * HPVM_TENSOR_MR
+                                  : NULL;
+      k->direct(slab, d->per_group_c, slab_h, plane_w,
+                d->packed + (group * d->filter_blocks + fb) * d->per_group_c * window *
+                                HPVM_TENSOR_MR,
+                d->kernel_h, d->kernel_w, tile, HPVM_TENSOR_NR, 0, p, live, HPVM_TENSOR_NR,
+                bias, d->activation, d->activation_max);
+      float *filters = out + fb * HPVM_TENSOR_MR * out_plane;
+      for (int64_t pos = p; pos < p + HPVM_TENSOR_NR && pos < end;) {
+        int64_t y = pos / plane_w, x = pos % plane_w;
+        int64_t run = plane_w - x < p + HPVM_TENSOR_NR - pos ? plane_w - x
+                                                              : p + HPVM_TENSOR_NR - pos;
+        int64_t valid = x < d->out_w ? (d->out_w - x < run ? d->out_w - x : run) : 0;
+        for (int64_t r = 0; r < live && valid > 0; ++r)
+          memcpy(filters + r * out_plane + y * d->out_w + x, tile + r * HPVM_TENSOR_NR + pos - p,
+                 sizeof(float) * (size_t)valid);
+        pos += run;
+      }
+    }
+}
+
+static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
+  const direct_t *d = context;
+  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
+  hpvm_tensor_conv_direct_fn kernel = k->direct;
+  int64_t out_plane = d->out_h * d->out_w;
+  /* In place only where most blocks of a row are (narrow rows: copying each block's window
+   * would cost more than the slab); rows narrower than a block lie end to end. Wide rows go
+   * in blocks of the kernel's widest (direct_nr), flat ones in blocks of NR. */
+  int flat = d->out_w < HPVM_TENSOR_NR;
+  int64_t nr = flat ? HPVM_TENSOR_NR : k->direct_nr;
+  int64_t tail_w = nr + d->kernel_w - 1;
+  int padded = flat || d->pad_h > 0 || d->pad_w > 0 || d->width < 4 * tail_w;
+  int64_t flat_w = d->width + 2 * d->pad_w;
+  for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
+    int64_t chunk = task % d->col_blocks, rest = task / d->col_blocks;
+    int64_t block = rest % d->row_blocks, problem = rest / d->row_blocks;
+    int64_t image = problem / d->groups, group = problem % d->groups;
+    int64_t y0 = block * d->rows_per_task;
+    int64_t rows = d->out_h - y0 < d->rows_per_task ? d->out_h - y0 : d->rows_per_task;
+    int64_t x_begin = chunk * d->cols_per_task;
+    int64_t x_end = d->out_w - x_begin < d->cols_per_task ? d->out_w : x_begin + d->cols_per_task;
+    /* Flat slabs: the rows the windows read, then zero rows for the last block's reach. */
+    int64_t slab_h = flat      ? rows + d->kernel_h - 1 + (tail_w + flat_w - 1) / flat_w
+                     : padded ? rows + d->kernel_h - 1
+                              : d->kernel_h;
+    int64_t slab_w = flat ? flat_w : padded ? d->plane_w : tail_w;
+    float *slab = d->packed ? malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * slab_w))
+                            : NULL;
+    if (!slab) {
+      direct_unpacked(d, image, group, y0, rows, x_begin, x_end, 0, d->per_group_f);
+      continue;
+    }
+    const float *planes =
+        d->input + (image * d->channels + group * d->per_group_c) * d->height * d->width;
+    /* The output of the group's first filter at row y0. */
+    float *out = d->output + (image * d->filters + group * d->per_group_f) * out_plane +
+                 y0 * d->out_w;
+    if (padded) {
+      for (int64_t ch = 0; ch < d->per_group_c; ++ch) {
+        const float *plane = planes + ch * d->height * d->width;
+        for (int64_t sy = 0; sy < slab_h; ++sy) {
+          float *row = slab + (ch * slab_h + sy) * slab_w;
+          int64_t iy = y0 + sy - d->pad_h;
+          memset(row, 0, sizeof(float) * (size_t)slab_w);
+          if (iy >= 0 && iy < d->height && sy < rows + d->kernel_h - 1)
+            memcpy(row + d->pad_w, plane + iy * d->width, sizeof(float) * (size_t)d->width);
+        }
+      }
+    }
+    if (flat) {
+      direct_flat(d, k, slab, slab_h, slab_w, out, rows, group);
+      free(slab);
+      continue;
+    }
+    int64_t pass = filters_per_pass(d);
+    for (int64_t f0 = 0; f0 < d->per_group_f; f0 += pass) {
+      int64_t f1 = d->per_group_f - f0 < pass ? d->per_group_f : f0 + pass;
+      for (int64_t y = y0; y < y0 + rows; ++y)
+        for (int64_t x0 = x_begin; x0 < x_end; x0 += nr) {
+          /* A last partial block moves back to end at x_end where the range holds a whole one
+           * (its first columns computed twice, the same values): whole blocks keep the kernel's
+           * accumulators in registers. */
+          if (x_end - x0 < nr && x_end - x_begin >= nr)
+            x0 = x_end - nr;
+          int64_t cols = x_end - x0 < nr ? x_end - x0 : nr;
+          float *block_out = out + (y - y0) * d->out_w + x0;
+          if (padded) {
+            direct_filters(d, kernel, slab, slab_h, d->plane_w, y - y0, x0, block_out,
+                           out_plane, group, cols, f0, f1);
+          } else if (x0 + tail_w <= d->width) {
+            /* The image itself: every column read lies on the row. */
+            direct_filters(d, kernel, planes, d->height, d->width, y, x0, block_out, out_plane,
+                           group, cols, f0, f1);
+          } else {
+            /* The last block of a row: its window rows copied, zero-filled past the row. */
+            int64_t live = d->width - x0;
+            for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+              for (int64_t i = 0; i < d->kernel_h; ++i) {
+                float *row = slab + (ch * slab_h + i) * tail_w;
+                memcpy(row, planes + (ch * d->height + y + i) * d->width + x0,
+                       sizeof(float) * (size_t)live);
+                memset(row + live, 0, sizeof(float) * (size_t)(tail_w - live));
+              }
+            direct_filters(d, kernel, slab, slab_h, tail_w, 0, 0, block_out, out_plane, group,
+                           cols, f0, f1);
+          }
+        }
+    }
+    free(slab);
+  }
+}
+
+/* The filters of a direct job in its kernels' layout ([group][filter block][channel][kh][kw]
+ * [MR], zeros past a group's last filter). */
+static void pack_direct(void *context, float *out) {
+  const direct_t *d = context;
+  int64_t block = HPVM_TENSOR_MR, window = d->kernel_h * d->kernel_w;
+  float *dst = out;
+  for (int64_t g = 0; g < d->groups; ++g)
+    for (int64_t fb = 0; fb < d->filter_blocks; ++fb)
+      for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+        for (int64_t k = 0; k < window; ++k)
+          for (int64_t r = 0; r < block; ++r) {
+            int64_t o = fb * block + r;
+            *dst++ = o < d->per_group_f
+                         ? d->weights[((g * d->per_group_f + o) * d->per_group_c + ch) * window + k]
+                         : 0.0f;
+          }
+}
+
+/* The logistic activations over `planes` finished output planes of `plane` floats, a task per
+ * plane on the pool. */
+typedef struct activate_job_t {
+  float *output;
+  int64_t plane, activation;
+  float max;
+} activate_job_t;
+
+static void run_activate(void *context, const hpvm_rt_instance_range_t *range) {
+  const activate_job_t *j = context;
+  hpvm_tensor_activate_fn activate = hpvm_tensor_kernels()->activate;
+  for (int64_t p = range->begin[0]; p < range->end[0]; ++p)
+    activate(j->output + p * j->plane, j->plane, j->activation, j->max);
+}
+
+void hpvm_tensor_activate_planes(float *output, int64_t planes, int64_t plane,
+                                 int64_t activation, float max) {
+  activate_job_t job = {output, plane, activation, max};
+  int64_t extents[2] = {planes, 1};
+  hpvm_tensor_run_grid(1, extents, run_activate, &job);
+}
+
+/* `constant`: the filter is a constant of the program, packed once (constants.c). */
+static void conv_direct(const float *input, const float *filter, const float *bias,
+                        float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                        int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                        int64_t pad_w, int64_t groups, int64_t activation, float max,
+                        int constant) {
+  direct_t job;
+  direct_t *d = &job;
+  int64_t block = HPVM_TENSOR_MR;
+  *d = (direct_t){input, filter, bias, NULL, output, activation, max,
+                  c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
+                  c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
+                  ow + kw + HPVM_TENSOR_NR_WIDE, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1};
+  int64_t weight_floats = groups * d->filter_blocks * d->per_group_c * kh * kw * block;
+  float *own = NULL;
+  if (constant) {
+    int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {1, c, f, kh, kw, groups, block, 0};
+    job.packed = hpvm_tensor_packed_constant(filter, NULL, layout, (size_t)weight_floats,
+                                             pack_direct, d);
+  }
+  if (!job.packed) {
+    own = malloc(sizeof(float) * (size_t)weight_floats);
+    if (own)
+      pack_direct(d, own);
+    job.packed = own;
+  }
+  int64_t threads = hpvm_rt_thread_count();
+  /* Enough tasks for the pool: fewer rows per task, then narrower column ranges. */
+  while (d->rows_per_task > 1 && n * groups * ceil_div(oh, d->rows_per_task) < 4 * threads)
+    d->rows_per_task = ceil_div(d->rows_per_task, 2);
+  d->row_blocks = ceil_div(oh, d->rows_per_task);
+  while (d->cols_per_task > HPVM_TENSOR_NR &&
+         n * groups * d->row_blocks * ceil_div(ow, d->cols_per_task) < 4 * threads)
+    d->cols_per_task = ceil_div(d->cols_per_task / HPVM_TENSOR_NR, 2) * HPVM_TENSOR_NR;
+  d->col_blocks = ceil_div(ow, d->cols_per_task);
+  int64_t extents[2] = {n * groups * d->row_blocks * d->col_blocks, 1};
+  hpvm_tensor_run_grid(1, extents, run_direct, &job);
+  free(own);
+}
+
+int hpvm_tensor_conv_args_valid(const char *what, const float *input, const float *filter,
+                                const float *output, int64_t n, int64_t c, int64_t h,
+                                int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh,
+                                int64_t ow, int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                int64_t stride_w, int64_t groups, int64_t activation) {
+  int64_t sizes[] = {n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w};
+  if (!hpvm_tensor_sizes_valid(what, 11, sizes) || !input || !filter || !output ||
+      !hpvm_tensor_activation_valid(what, activation))
+    return 0;
+  if (stride_h <= 0 || stride_w <= 0 || groups <= 0 || c % groups || f % groups ||
+      oh != (h + 2 * pad_h - kh) / stride_h + 1 || ow != (w + 2 * pad_w - kw) / stride_w + 1) {
+    hpvm_warning("%s: inconsistent shapes or parameters (input %lldx%lld"
+                 "x%lldx%lld, %lld filters %lldx%lld, output %lldx%lld, stride %lldx%lld, %lld "
+                 "groups); nothing computed",
+                 what, (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
+                 (long long)kh, (long long)kw, (long long)oh, (long long)ow,
+                 (long long)stride_h, (long long)stride_w, (long long)groups);
+    return 0;
+  }
+  return 1;
+}
+
+/* A filter's taps [i0, i0 + kh) x [j0, j0 + kw) of a window of src_kh x src_kw. */
+typedef struct crop_t {
+  const float *filter;
+  int64_t planes, src_kh, src_kw, i0, j0, kh, kw; /* planes: filters x channels per group */
+} crop_t;
+
+static void crop_filter(void *context, float *out) {
+  const crop_t *c = context;
+  for (int64_t p = 0; p < c->planes; ++p)
+    for (int64_t i = 0; i < c->kh; ++i)
+      memcpy(out + (p * c->kh + i) * c->kw,
+             c->filter + (p * c->src_kh + c->i0 + i) * c->src_kw + c->j0,
+             sizeof(float) * (size_t)c->kw);
+}
+
+/* The taps of one axis that read the image for some output: [*first, *last]. */
+static void live_taps(int64_t size, int64_t window, int64_t pad, int64_t stride, int64_t out,
+                      int64_t *first, int64_t *last) {
+  int64_t lo = pad - (out - 1) * stride, hi = pad + size - 1;
+  *first = lo > 0 ? lo : 0;
+  *last = hi < window - 1 ? hi : window - 1;
+}
+
+static void conv2d(const char *what, const float *input, const float *filter,
+                   const float *bias, float *output, int64_t n, int64_t c, int64_t h, int64_t w,
+                   int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                   int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                   int64_t activation, double activation_max, int constant) {
+  if (!hpvm_tensor_conv_args_valid(what, input, filter, output, n, c, h, w, f, kh, kw, oh, ow,
+                                   pad_h, pad_w, stride_h, stride_w, groups, activation))
+    return;
+  /* Taps that only ever read padding (a small image under a wide window: a 3 x 3 window
+   * padded by 1 over a 1 x 1 image reads its center only) are dropped when the rest is a
+   * convolution of symmetric padding: the same sums without the products by zero (resnet18
+   * on 32 x 32 images: its last 3 x 3 convolutions read 1/9 of their weights). */
+  int64_t i0, i1, j0, j1;
+  live_taps(h, kh, pad_h, stride_h, oh, &i0, &i1);
+  live_taps(w, kw, pad_w, stride_w, ow, &j0, &j1);
+  if ((i0 > 0 || i1 < kh - 1 || j0 > 0 || j1 < kw - 1) && i0 <= i1 && j0 <= j1) {
+    int64_t ckh = i1 - i0 + 1, ckw = j1 - j0 + 1, cpad_h = pad_h - i0, cpad_w = pad_w - j0;
+    if (cpad_h >= 0 && cpad_w >= 0 && (h + 2 * cpad_h - ckh) / stride_h + 1 == oh &&
+        (w + 2 * cpad_w - ckw) / stride_w + 1 == ow) {
+      crop_t crop = {filter, f * (c / groups), kh, kw, i0, j0, ckh, ckw};
+      size_t floats = (size_t)(f * (c / groups) * ckh * ckw);
+      const float *cropped = NULL;
+      float *own = NULL;
+      if (constant) {
+        /* The crop of a constant is a constant: made once, its address stable. */
+        int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {3, f, c / groups, kh, kw, i0, j0,
+                                                    ckh * kw + ckw};
+        cropped = hpvm_tensor_packed_constant(filter, NULL, layout, floats, crop_filter, &crop);
+      }
+      if (!cropped) {
+        own = malloc(sizeof(float) * (floats ? floats : 1));
+        if (own)
+          crop_filter(&crop, own);
+        cropped = own;
+      }
+      if (cropped) {
+        conv2d(what, input, cropped, bias, output, n, c, h, w, f, ckh, ckw, oh, ow, cpad_h,
+               cpad_w, stride_h, stride_w, groups, activation, activation_max, constant && !own);
+        free(own);
+        return;
+      }
+    }
+  }
+  float max = (float)activation_max;
+  if (groups == c && f == c) {
+    depthwise_t d = {input, filter, bias, output, activation, max, c, h, w, kh, kw, oh, ow,
+                     pad_h, pad_w, stride_h, stride_w};
+    int64_t extents[2] = {n * c, 1};
+    hpvm_tensor_run_grid(1, extents, run_depthwise, &d);
+    return;
+  }
+  if (kh == 1 && kw == 1 && pad_h == 0 && pad_w == 0 && stride_h == 1 && stride_w == 1) {
+    /* Pointwise: every image plane is one row of h * w columns. */
+    w *= h, ow *= oh;
+    h = oh = 1;
+  }
+  int stride1 = stride_h == 1 && stride_w == 1;
+  /* Across filters: outputs narrower than a block of positions with enough filters per group;
+   * with the AVX-512 kernel (32 filters x 12 positions, about 1.3-1.5x the direct kernel's and
+   * 2-4x the tap lists' rate on resnet's 3 x 3 layers) every window of more than one tap, at
+   * any stride. */
+  int across = oh > 0 && ow > 0 && f / groups >= 12 &&
+               ((stride1 && ow < HPVM_TENSOR_NR) ||
+                (hpvm_tensor_kernels()->filters_fb == HPVM_TENSOR_FB_WIDE && kh * kw > 1));
+  if (across || (stride1 && oh > 0 && ow > 0)) {
+    /* The kernels keep their accumulators in registers with the short epilogues only (the
+     * sigmoid inlined in them made every convolution 1.5-2x slower): the logistic
+     * activations run after, over the finished planes, the same bits. */
+    int64_t own = hpvm_tensor_logistic(activation) ? HPVM_RT_TENSOR_IDENTITY : activation;
+    if (across)
+      hpvm_tensor_conv_across(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
+                              pad_w, stride_h, stride_w, groups, own, max, constant);
+    else
+      conv_direct(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
+                  groups, own, max, constant);
+    if (own != activation)
+      hpvm_tensor_activate_planes(output, n * f, oh * ow, activation, max);
+    return;
+  }
+  if (f / groups >= 4) {
+    /* Strided: the approximate convolutions' tap lists with nothing skipped, 16 filters x 6
+     * positions at any offsets; about 3x faster than packing im2col blocks for the product
+     * below. */
+    hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
+                          pad_w, stride_h, stride_w, groups, activation, max,
+                          HPVM_RT_TENSOR_KNOB_EXACT, 0, 0, constant);
+    return;
+  }
+  hpvm_tensor_conv_im2col(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
+                          pad_w, stride_h, stride_w, groups, activation, max);
+}
+
+void hpvm_rt_tensor_conv2d_f32(const float *input, const float *filter, const float *bias,
+                               float *output, int64_t n, int64_t c, int64_t h, int64_t w,
+                               int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                               int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                               int64_t groups, int64_t activation, double activation_max) {
+  conv2d("hpvm_rt_tensor_conv2d_f32", input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow,
+         pad_h, pad_w, stride_h, stride_w, groups, activation, activation_max, 0);
+}
+
+void hpvm_rt_tensor_conv2d_constant_f32(const float *input, const float *filter,
+                                        const float *bias, float *output, int64_t n, int64_t c,
+                                        int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw,
+                                        int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w,
+                                        int64_t stride_h, int64_t stride_w, int64_t groups,
+                                        int64_t activation, double activation_max) {
+  conv2d("hpvm_rt_tensor_conv2d_constant_f32", input, filter, bias, output, n, c, h, w, f, kh,
+         kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups, activation, activation_max, 1);
+}

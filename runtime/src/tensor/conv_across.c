@@ -1,0 +1,236 @@
+/* Convolutions across filters: each vector holds one output position of FB consecutive filters
+ * (the kernels' filters_fb: 16, or 32 in two AVX-512 registers), a block is PB positions x FB
+ * filters, and each step broadcasts one input value per position against one vector of weights
+ * per tap. With 32 filters x 12 positions the AVX-512 kernel keeps 24 accumulators and loads
+ * 14 values per 24 multiply-adds, where the direct kernel (vectors of positions, conv.c) loads
+ * 8 per 12 and reaches about half the multiply-add peak on 3 x 3 layers.
+ *
+ * Any stride: a position's window is found by its offset into the task's slab, so strided
+ * convolutions run here too. A task is (chunk of images, group, block of output rows, range
+ * of filter blocks); it first copies the padded input rows its windows read (every channel of
+ * its group) into a slab, images one after another, then runs each block of filters over
+ * every block of positions of the chunk, so that the block's packed weights are read from the
+ * cache for all of them. Every output is the sum the kernel makes for it alone, in the order
+ * (channel, kernel row, kernel column), the order of every other strategy: what a task or
+ * block holds changes no result. */
+#include "kernels.h"
+
+#include "hpvm/hpvm_rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ceil_div hpvm_tensor_ceil_div
+
+typedef struct across_t {
+  const float *input, *weights, *bias;
+  /* The filters packed as [group][filter block][channel][kh][kw][fb] (zero past a group's
+   * last filter), then the bias as [group][filter block][fb] (packed_bias; NULL: none). */
+  const float *packed, *packed_bias;
+  float *output;
+  int64_t activation;
+  float activation_max;
+  int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w;
+  int64_t pad_h, pad_w, stride_h, stride_w, groups, per_group_c, per_group_f;
+  /* The kernel's block of filters, and of positions. */
+  int64_t fb, pb, filter_blocks;
+  /* Tasks: `images` in chunks of images_per_task images, each of row_blocks blocks of rows_per_task output
+   * rows, each of filter_tasks ranges of blocks_per_task filter blocks. */
+  int64_t images, images_per_task, rows_per_task, row_blocks, blocks_per_task, filter_tasks;
+} across_t;
+
+/* The filters in the kernels' layout, then the bias (see across_t). */
+static void pack_across(void *context, float *out) {
+  const across_t *a = context;
+  int64_t window = a->kernel_h * a->kernel_w, fb = a->fb;
+  float *dst = out;
+  for (int64_t g = 0; g < a->groups; ++g)
+    for (int64_t b = 0; b < a->filter_blocks; ++b)
+      for (int64_t ch = 0; ch < a->per_group_c; ++ch)
+        for (int64_t k = 0; k < window; ++k)
+          for (int64_t r = 0; r < fb; ++r) {
+            int64_t o = b * fb + r;
+            *dst++ = o < a->per_group_f
+                         ? a->weights[((g * a->per_group_f + o) * a->per_group_c + ch) * window + k]
+                         : 0.0f;
+          }
+  for (int64_t i = 0; a->bias && i < a->groups * a->filter_blocks * fb; ++i) {
+    int64_t g = i / (a->filter_blocks * fb), o = i % (a->filter_blocks * fb);
+    *dst++ = o < a->per_group_f ? a->bias[g * a->per_group_f + o] : 0.0f;
+  }
+}
+
+/* Output (image, filter o, y, x) by plain loops: the fallback without memory for a slab or for
+ * the packed filters. The same sum in the same order as the kernels'. */
+static float across_output(const across_t *a, int64_t image, int64_t o, int64_t y, int64_t x) {
+  int64_t group = o / a->per_group_f;
+  float sum = 0.0f;
+  for (int64_t ch = 0; ch < a->per_group_c; ++ch)
+    for (int64_t i = 0; i < a->kernel_h; ++i)
+      for (int64_t j = 0; j < a->kernel_w; ++j) {
+        int64_t iy = y * a->stride_h + i - a->pad_h, ix = x * a->stride_w + j - a->pad_w;
+        float v = iy >= 0 && iy < a->height && ix >= 0 && ix < a->width
+                      ? a->input[((image * a->channels + group * a->per_group_c + ch) *
+                                      a->height + iy) * a->width + ix]
+                      : 0.0f;
+        sum = __builtin_fmaf(v, a->weights[((o * a->per_group_c + ch) * a->kernel_h + i) *
+                                               a->kernel_w + j],
+                             sum);
+      }
+  return hpvm_tensor_activate(sum + (a->bias ? a->bias[o] : 0.0f), a->activation,
+                              a->activation_max);
+}
+
+/* One task's part of the output, by plain loops. */
+static void across_unpacked(const across_t *a, int64_t first, int64_t images, int64_t group,
+                            int64_t y0, int64_t rows, int64_t o_begin, int64_t o_end) {
+  int64_t out_plane = a->out_h * a->out_w;
+  for (int64_t i = first; i < first + images; ++i)
+    for (int64_t o = group * a->per_group_f + o_begin; o < group * a->per_group_f + o_end; ++o)
+      for (int64_t y = y0; y < y0 + rows; ++y)
+        for (int64_t x = 0; x < a->out_w; ++x)
+          a->output[(i * a->filters + o) * out_plane + y * a->out_w + x] =
+              across_output(a, i, o, y, x);
+}
+
+/* The padded input rows of output rows [y0, y0 + rows) of `images` images from `first`, group
+ * `group`: slab[ch][image][in_rows][plane_w]. */
+static void fill_slab(const across_t *a, float *slab, int64_t first, int64_t images,
+                      int64_t group, int64_t y0, int64_t in_rows, int64_t plane_w) {
+  for (int64_t ch = 0; ch < a->per_group_c; ++ch)
+    for (int64_t i = 0; i < images; ++i) {
+      const float *plane = a->input + ((first + i) * a->channels + group * a->per_group_c + ch) *
+                                          a->height * a->width;
+      for (int64_t sy = 0; sy < in_rows; ++sy) {
+        float *row = slab + ((ch * images + i) * in_rows + sy) * plane_w;
+        int64_t iy = y0 * a->stride_h + sy - a->pad_h;
+        memset(row, 0, sizeof(float) * (size_t)plane_w);
+        if (iy >= 0 && iy < a->height)
+          memcpy(row + a->pad_w, plane + iy * a->width, sizeof(float) * (size_t)a->width);
+      }
+    }
+}
+
+/* Filter blocks [fb0, fb1) of the group over the chunk's positions (image, y, x), y in
+ * [y0, y0 + rows), from its slab. */
+static void across_blocks(const across_t *a, const hpvm_tensor_kernels_t *k, const float *slab,
+                          int64_t first, int64_t images, int64_t group, int64_t y0,
+                          int64_t rows, int64_t in_rows, int64_t plane_w, int64_t fb0,
+                          int64_t fb1) {
+  float tile[HPVM_TENSOR_FB_WIDE * HPVM_TENSOR_PB_WIDE];
+  int64_t out_plane = a->out_h * a->out_w, window = a->kernel_h * a->kernel_w;
+  int64_t fb = a->fb, pb = a->pb, per_image = rows * a->out_w, count = images * per_image;
+  int64_t channel = images * in_rows * plane_w;
+  for (int64_t b = fb0; b < fb1; ++b) {
+    int64_t live = a->per_group_f - b * fb < fb ? a->per_group_f - b * fb : fb;
+    int64_t at = group * a->filter_blocks + b;
+    const float *weights = a->packed + at * a->per_group_c * window * fb;
+    const float *bias = a->packed_bias ? a->packed_bias + at * fb : NULL;
+    for (int64_t p = 0; p < count; p += pb) {
+      int64_t offset[HPVM_TENSOR_PB_WIDE];
+      int64_t live_q = count - p < pb ? count - p : pb;
+      for (int64_t q = 0; q < pb; ++q) {
+        int64_t pos = p + (q < live_q ? q : 0); /* past the end: position p again */
+        int64_t image = pos / per_image, rest = pos % per_image;
+        offset[q] = (image * in_rows + rest / a->out_w * a->stride_h) * plane_w +
+                    rest % a->out_w * a->stride_w;
+      }
+      k->filters(slab, offset, a->per_group_c, channel, plane_w, weights, a->kernel_h,
+                 a->kernel_w, bias, a->activation, a->activation_max, tile);
+      for (int64_t q = 0; q < live_q; ++q) {
+        int64_t pos = p + q, image = first + pos / per_image, rest = pos % per_image;
+        float *out = a->output +
+                     (image * a->filters + group * a->per_group_f + b * fb) * out_plane +
+                     y0 * a->out_w + rest;
+        for (int64_t r = 0; r < live; ++r)
+          out[r * out_plane] = tile[q * fb + r];
+      }
+    }
+  }
+}
+
+static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
+  const across_t *a = context;
+  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
+  int64_t plane_w = a->width + 2 * a->pad_w;
+  for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
+    int64_t filter_task = task % a->filter_tasks, rest = task / a->filter_tasks;
+    int64_t row_block = rest % a->row_blocks, chunk = rest / a->row_blocks;
+    int64_t group = chunk % a->groups, first = chunk / a->groups * a->images_per_task;
+    int64_t images = a->images - first < a->images_per_task ? a->images - first
+                                                            : a->images_per_task;
+    int64_t y0 = row_block * a->rows_per_task;
+    int64_t rows = a->out_h - y0 < a->rows_per_task ? a->out_h - y0 : a->rows_per_task;
+    int64_t fb0 = filter_task * a->blocks_per_task;
+    int64_t fb1 = fb0 + a->blocks_per_task < a->filter_blocks ? fb0 + a->blocks_per_task
+                                                              : a->filter_blocks;
+    int64_t in_rows = (rows - 1) * a->stride_h + a->kernel_h;
+    float *slab = a->packed ? malloc(sizeof(float) * (size_t)(a->per_group_c * images *
+                                                               in_rows * plane_w))
+                            : NULL;
+    if (!slab) {
+      int64_t o_end = fb1 * a->fb < a->per_group_f ? fb1 * a->fb : a->per_group_f;
+      across_unpacked(a, first, images, group, y0, rows, fb0 * a->fb, o_end);
+      continue;
+    }
+    fill_slab(a, slab, first, images, group, y0, in_rows, plane_w);
+    across_blocks(a, k, slab, first, images, group, y0, rows, in_rows, plane_w, fb0, fb1);
+    free(slab);
+  }
+}
+
+/* The tasks of a job: chunks of images of about 96 positions (a block of filters then serves 8
+ * blocks of positions), fewer images while the pool would have fewer than 4 tasks per thread;
+ * then the filter blocks split over tasks, each copying the chunk's rows (one image of 7 x 7
+ * at batch 1: otherwise one task); then blocks of rows of at least 96 positions (rows split
+ * later: a block of positions cut by a block of rows is partly wasted). */
+static int64_t across_tasks(across_t *a) {
+  int64_t threads = hpvm_rt_thread_count(), positions = a->out_h * a->out_w;
+  a->images_per_task = ceil_div(96, positions > 0 ? positions : 1);
+  while (a->images_per_task > 1 &&
+         ceil_div(a->images, a->images_per_task) * a->groups < 4 * threads)
+    a->images_per_task = ceil_div(a->images_per_task, 2);
+  int64_t chunks = ceil_div(a->images, a->images_per_task) * a->groups;
+  a->blocks_per_task = a->filter_blocks;
+  while (a->blocks_per_task > 1 &&
+         chunks * ceil_div(a->filter_blocks, a->blocks_per_task) < 4 * threads)
+    a->blocks_per_task = ceil_div(a->blocks_per_task, 2);
+  a->filter_tasks = ceil_div(a->filter_blocks, a->blocks_per_task);
+  a->rows_per_task = a->out_h;
+  while (a->rows_per_task > 1 &&
+         chunks * a->filter_tasks * ceil_div(a->out_h, a->rows_per_task) < 4 * threads &&
+         ceil_div(a->rows_per_task, 2) * a->out_w >= 96)
+    a->rows_per_task = ceil_div(a->rows_per_task, 2);
+  a->row_blocks = ceil_div(a->out_h, a->rows_per_task);
+  return chunks * a->row_blocks * a->filter_tasks;
+}
+
+void hpvm_tensor_conv_across(const float *input, const float *filter, const float *bias,
+                             float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                             int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
+                             int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+                             int64_t activation, float max, int constant) {
+  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
+  across_t a = {input, filter, bias, NULL, NULL, output, activation, max,
+                c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups,
+                c / groups, f / groups, k->filters_fb, k->filters_pb,
+                ceil_div(f / groups, k->filters_fb), n, 1, oh, 1, 1, 1};
+  int64_t weight_floats = groups * a.filter_blocks * a.per_group_c * kh * kw * a.fb;
+  int64_t bias_floats = bias ? groups * a.filter_blocks * a.fb : 0;
+  float *own = NULL;
+  if (constant) {
+    int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {5, c, f, kh, kw, groups, a.fb, bias_floats};
+    a.packed = hpvm_tensor_packed_constant(filter, bias, layout,
+                                           (size_t)(weight_floats + bias_floats), pack_across, &a);
+  }
+  if (!a.packed) {
+    own = malloc(sizeof(float) * (size_t)(weight_floats + bias_floats));
+    if (own)
+      pack_across(&a, own);
+    a.packed = own;
+  }
+  a.packed_bias = a.packed && bias ? a.packed + weight_floats : NULL;
+  int64_t extents[2] = {across_tasks(&a), 1};
+  hpvm_tensor_run_grid(1, extents, run_across, &a);
+  free(own);
+}
