@@ -242,6 +242,27 @@ store_filter_tile(const v16f acc[HPVM_TENSOR_PB_WIDE], const float *bias, int64_
     store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
 }
 
+/* The taps of a block across filters, in the order (channel, i, j); inlined where kw (and kh)
+ * are constants, so that a row of the window is one straight run of steps. */
+static inline __attribute__((always_inline)) void
+filters_steps(const float *const at[HPVM_TENSOR_PB_WIDE], int64_t channels, int64_t plane,
+              int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
+              v16f acc[HPVM_TENSOR_PB_WIDE][2]) {
+  enum { PB = HPVM_TENSOR_PB_WIDE, FB = HPVM_TENSOR_FB_WIDE };
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < kh; ++i) {
+      int64_t row = c * plane + i * plane_w;
+      for (int64_t j = 0; j < kw; ++j, weights += FB) {
+        v16f w0 = load16(weights), w1 = load16(weights + 16);
+        _Pragma("GCC unroll 12") for (int q = 0; q < PB; ++q) {
+          v16f x = splat16(at[q][row + j]);
+          acc[q][0] = fma16(x, w0, acc[q][0]);
+          acc[q][1] = fma16(x, w1, acc[q][1]);
+        }
+      }
+    }
+}
+
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,
@@ -256,18 +277,12 @@ void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, in
     acc[q][0] = acc[q][1] = splat16(0.0f);
     at[q] = src + offset[q];
   }
-  for (int64_t c = 0; c < channels; ++c)
-    for (int64_t i = 0; i < kh; ++i) {
-      int64_t row = c * plane + i * plane_w;
-      for (int64_t j = 0; j < kw; ++j, weights += FB) {
-        v16f w0 = load16(weights), w1 = load16(weights + 16);
-        _Pragma("GCC unroll 12") for (int q = 0; q < PB; ++q) {
-          v16f x = splat16(at[q][row + j]);
-          acc[q][0] = fma16(x, w0, acc[q][0]);
-          acc[q][1] = fma16(x, w1, acc[q][1]);
-        }
-      }
-    }
+  if (kw == 3)
+    filters_steps(at, channels, plane, plane_w, weights, kh, 3, acc);
+  else if (kw == 1 && kh == 1)
+    filters_steps(at, channels, plane, plane_w, weights, 1, 1, acc);
+  else
+    filters_steps(at, channels, plane, plane_w, weights, kh, kw, acc);
   v16f b0 = bias ? load16(bias) : splat16(0.0f), b1 = bias ? load16(bias + 16) : splat16(0.0f);
   v16f max = splat16(activation_max);
   for (int q = 0; q < PB; ++q) {
