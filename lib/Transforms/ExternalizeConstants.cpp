@@ -327,6 +327,14 @@ std::string quoted(StringRef path) {
   return text + "\"";
 }
 
+/// The directives that declare `symbol`, a constant of `size` bytes.
+void declareSymbol(llvm::raw_ostream &out, StringRef symbol, uint64_t size) {
+  out << "\t.globl " << symbol << "\n"
+      << "\t.hidden " << symbol << "\n"
+      << "\t.type " << symbol << ", %object\n"
+      << "\t.size " << symbol << ", " << size << "\n";
+}
+
 LogicalResult Externalizer::writeAssembly() {
   SmallString<256> side(asmPath);
   side += ".bin";
@@ -335,16 +343,45 @@ LogicalResult Externalizer::writeAssembly() {
     out << "# The large constants of a module (hpvm-externalize-constants): each\n"
            "# symbol's bytes are copied from a file by the assembler.\n";
     out << "\t.section .rodata.hpvm_constants,\"a\",%progbits\n";
-    for (const Placed &p : placed) {
-      StringRef file = p.entry ? StringRef(opened->getPath()) : StringRef(side);
-      uint64_t offset = p.entry ? p.entry->offset : p.sideOffset;
+    // One .incbin per file, the constants symbols inside the bytes it copies:
+    // the assembler reads the whole file for each .incbin (and keeps a copy of
+    // it in memory when its size is a multiple of the page size), so one per
+    // constant took the archive's size times the number of weights.
+    for (bool inArchive : {true, false}) {
+      StringRef file = inArchive ? StringRef(opened ? opened->getPath() : "")
+                                 : StringRef(side);
+      auto offsetOf = [&](const Placed &p) {
+        return inArchive ? p.entry->offset : p.sideOffset;
+      };
+      SmallVector<const Placed *> spanned;
+      uint64_t low = UINT64_MAX, high = 0;
+      for (const Placed &p : placed) {
+        if ((p.entry != nullptr) != inArchive)
+          continue;
+        if (offsetOf(p) % kConstantAlign == 0) {
+          spanned.push_back(&p);
+          low = std::min(low, offsetOf(p));
+          high = std::max(high, offsetOf(p) + p.size);
+          continue;
+        }
+        // An archive entry another writer placed off the alignment: its own copy.
+        out << "\t.p2align " << llvm::Log2_64(kConstantAlign) << "\n";
+        declareSymbol(out, p.symbol, p.size);
+        out << p.symbol << ":\n"
+            << "\t.incbin " << quoted(file) << ", " << offsetOf(p) << ", " << p.size
+            << "\n";
+      }
+      if (spanned.empty())
+        continue;
+      StringRef span = inArchive ? ".Lhpvm_archive_span" : ".Lhpvm_side_span";
       out << "\t.p2align " << llvm::Log2_64(kConstantAlign) << "\n"
-          << "\t.globl " << p.symbol << "\n"
-          << "\t.hidden " << p.symbol << "\n"
-          << "\t.type " << p.symbol << ", %object\n"
-          << "\t.size " << p.symbol << ", " << p.size << "\n"
-          << p.symbol << ":\n"
-          << "\t.incbin " << quoted(file) << ", " << offset << ", " << p.size << "\n";
+          << span << ":\n"
+          << "\t.incbin " << quoted(file) << ", " << low << ", " << high - low << "\n";
+      for (const Placed *p : spanned) {
+        declareSymbol(out, p->symbol, p->size);
+        out << "\t.set " << p->symbol << ", " << span << " + " << offsetOf(*p) - low
+            << "\n";
+      }
     }
     // No executable stack for the object (the linker would otherwise warn).
     out << "\t.section .note.GNU-stack,\"\",%progbits\n";

@@ -50,22 +50,39 @@ module attributes {hpvm.parameters = "@ARCHIVE@"} {
 // CHECK: llvm.mlir.addressof @[[T]] : !llvm.ptr
 
 // The archive's bytes where they are (offset 128: after a 24-byte header and a
-// 48-byte index, aligned to 64); the others from the side file.
+// 48-byte index, aligned to 64); the others from the side file. One .incbin per
+// file, each constant a symbol inside the bytes it copies (the assembler reads
+// the whole file for each .incbin).
 // ASM: .section .rodata.hpvm_constants,"a",%progbits
 // ASM: .p2align 6
+// ASM-NEXT: .Lhpvm_archive_span:
+// ASM-NEXT: .incbin "{{.*}}w.params", 128, 32
 // ASM-NEXT: .globl [[W:__hpvm_const_[0-9A-F]+_0]]
 // ASM-NEXT: .hidden [[W]]
 // ASM-NEXT: .type [[W]], %object
 // ASM-NEXT: .size [[W]], 32
-// ASM-NEXT: [[W]]:
-// ASM-NEXT: .incbin "{{.*}}w.params", 128, 32
+// ASM-NEXT: .set [[W]], .Lhpvm_archive_span + 0
+// ASM-NEXT: .p2align 6
+// ASM-NEXT: .Lhpvm_side_span:
+// ASM-NEXT: .incbin "{{.*}}c.s.bin", 0, 144
 // ASM: .size [[T:__hpvm_const_[0-9A-F]+_1]], 20
-// ASM: .incbin "{{.*}}c.s.bin", 0, 20
+// ASM-NEXT: .set [[T]], .Lhpvm_side_span + 0
 // ASM: .size [[O:__hpvm_const_[0-9A-F]+_2]], 16
-// ASM: .incbin "{{.*}}c.s.bin", 64, 16
+// ASM-NEXT: .set [[O]], .Lhpvm_side_span + 64
 // ASM: .size [[B:__hpvm_const_[0-9A-F]+_3]], 16
-// ASM: .incbin "{{.*}}c.s.bin", 128, 16
+// ASM-NEXT: .set [[B]], .Lhpvm_side_span + 128
+// ASM-NOT: .incbin
 // ASM: .section .note.GNU-stack
+// The object has each symbol at its bytes.
+// RUN: clang -c -x assembler %t/c.s -o %t/c.o
+// RUN: llvm-objdump -t -s -j .rodata.hpvm_constants %t/c.o | FileCheck %s --check-prefix=OBJ
+// OBJ-DAG: {{0+}} g O .rodata.hpvm_constants {{0+}}20 .hidden __hpvm_const_{{[0-9A-F]+}}_0
+// OBJ-DAG: {{0+}}40 g O .rodata.hpvm_constants {{0+}}14 .hidden __hpvm_const_{{[0-9A-F]+}}_1
+// OBJ-DAG: {{0+}}80 g O .rodata.hpvm_constants {{0+}}10 .hidden __hpvm_const_{{[0-9A-F]+}}_2
+// OBJ-DAG: {{0+}}c0 g O .rodata.hpvm_constants {{0+}}10 .hidden __hpvm_const_{{[0-9A-F]+}}_3
+// OBJ: Contents of section .rodata.hpvm_constants:
+// OBJ-NEXT: 0000 00010203 04050607 08090a0b 0c0d0e0f
+// OBJ: 00c0 aaaaaaaa bbbbbbbb cccccccc dddddddd
 
 // The table, the splat expanded, the blob, each at a multiple of 64.
 // BIN: 0000000 01 00 00 00 02 00 00 00 03 00 00 00 04 00 00 00
