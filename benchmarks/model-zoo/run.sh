@@ -10,6 +10,9 @@
 # or:    bash benchmarks/model-zoo/run.sh [--build BUILD_DIR] --transformers [options...]
 #   Hugging Face transformers from small configs (transformers_zoo.py; its --help lists the
 #   options), e.g. --transformers --only bert,llama --dynamo
+# or:    bash benchmarks/model-zoo/run.sh [--build BUILD_DIR] --generation [options...]
+#   greedy generation with a key/value cache, GPT-2 and a Llama-style decoder
+#   (generation_zoo.py; its --help lists the options), e.g. --generation --time gpt2_small
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
@@ -25,6 +28,9 @@ export OPENBLAS_NUM_THREADS=1
 SCRIPT=zoo.py
 if [[ ${1:-} == --transformers ]]; then
   SCRIPT=transformers_zoo.py
+  shift
+elif [[ ${1:-} == --generation ]]; then
+  SCRIPT=generation_zoo.py
   shift
 fi
 exec "$PY" "$ROOT/benchmarks/model-zoo/$SCRIPT" --work "$BUILD/zoo-work" "$@"

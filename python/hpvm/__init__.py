@@ -6,8 +6,10 @@ the HPVM runtime, with NumPy arrays in and out.
 * `Module`: general graphs (leaf and internal nodes, edges, binds, grids).
 * `compile(graph)`: a shared library (as `hpvm-cc -shared`, in process), its host functions
   callable with NumPy arrays; `run(graph, inputs)` compiles (cached) and runs.
-* `hpvm.onnx.load(model)`: an ONNX model as a TensorGraph; `from_torch(module,
-  example_inputs)`: a PyTorch module, through torch's ONNX exporter.
+* `hpvm.onnx.load(model)`: an ONNX model as a TensorGraph (`shapes=`, `dims=` size its
+  dynamic dimensions); `hpvm.onnx.compile_dynamic(model)` compiles it per set of input
+  shapes; `from_torch(module, example_inputs)`: a PyTorch module, through torch's ONNX
+  exporter.
 
 The tools are found under `$HPVM_HOME` (a build or install tree) or on `PATH`.
 """

@@ -37,6 +37,12 @@ def test_tutorial_runs_and_prints_what_it_says(tmp_path, monkeypatch):
     assert "saxpy: OUT_OF_RANGE: " in text
     assert "saxpy: argument 'n' is -1, the number of instances" in text
     assert text.count("True") >= 2  # the approximate digits CNN's accuracy
+    # Symbolic dimensions: bound by name or through a shape, errors naming the dimension,
+    # and compile_dynamic's two shapes.
+    assert "(1, 5)\n(2, 5)\n" in text
+    assert "input 'a' has a dynamic dimension 1 ('sequence') that not" in text
+    assert "the dimension 'sequence' is 6 in shapes['b'] (dimension 1 of 'b') but 5" in text
+    assert "[[2. 2. 2.]]\n(2, 4)\n2\n" in text
     assert (tmp_path / "lenet.onnx").exists()
 
     # The shell block's hpvm-onnx commands, with the console script this environment installed.
