@@ -77,6 +77,9 @@ class DynamicGraph:
         except (KeyError, TypeError, ValueError):
             raise HPVMError(f"{self.name}: expected a shape for each of "
                             f"{', '.join(self.input_names)}, found {shapes!r}") from None
+        compiled = self.compiled.get(key)
+        if compiled is not None:
+            return compiled
         with self._lock:  # one compile per shape, also from several threads
             compiled = self.compiled.get(key)
             if compiled is None:
@@ -104,7 +107,9 @@ class DynamicGraph:
                                 "array")
             shapes[name] = np.shape(value)
         compiled = self.at(shapes)
-        return compiled(**{n: values[n] for n in compiled.input_names})
+        # By position (the compiled call's fast path): the graph's inputs are the model's,
+        # less any it could not take (a zero-size one that no node reads).
+        return compiled(*[values[n] for n in compiled.input_names])
 
     def __repr__(self):
         return (f"<hpvm DynamicGraph {self.name}({', '.join(self.input_names)}), "
