@@ -756,13 +756,57 @@ static Instruction *writeThrough(Value *pointer) {
   return nullptr;
 }
 
+/// Whether the node uses `pointer` as its own scratch memory: it reads the buffer
+/// back (a load, a copy from it, a call given it), and each such read comes after
+/// one of its writes on every path, so that nothing the node computes depends on
+/// what the buffer held when the node began. HPVM 2.x's HDC programs keep their
+/// update and norm vectors so, declared only as inputs.
+static bool usedAsScratch(Value *pointer, Function &node) {
+  SmallVector<Instruction *> writes, reads;
+  SmallVector<Value *> work{pointer};
+  SmallPtrSet<Value *, 16> seen{pointer};
+  while (!work.empty()) {
+    Value *value = work.pop_back_val();
+    for (Use &use : value->uses()) {
+      auto *user = dyn_cast<Instruction>(use.getUser());
+      if (!user)
+        continue;
+      // The node's declaration of the buffers it accesses is no access.
+      if (auto *call = dyn_cast<CallInst>(user); call && call->getCalledFunction() &&
+                                                 call->getCalledFunction()->getName().starts_with(
+                                                     "__hpvm__"))
+        continue;
+      bool written = (isa<StoreInst>(user) && use.getOperandNo() == 1) ||
+                     (isa<AnyMemIntrinsic>(user) && use.getOperandNo() == 0) ||
+                     (isa<AtomicRMWInst, AtomicCmpXchgInst>(user) && use.getOperandNo() == 0);
+      if (written)
+        writes.push_back(user);
+      else if (isa<GetElementPtrInst, CastInst, PHINode, SelectInst>(user) &&
+               user->getType()->isPointerTy()) {
+        if (seen.insert(user).second)
+          work.push_back(user);
+      } else if (!isa<IntrinsicInst>(user) || isa<AnyMemIntrinsic>(user)) {
+        reads.push_back(user);
+      }
+    }
+  }
+  if (writes.empty() || reads.empty())
+    return false;
+  DominatorTree tree(node);
+  return llvm::all_of(reads, [&](Instruction *read) {
+    return llvm::any_of(writes, [&](Instruction *write) {
+      return write != read && tree.dominates(write, read);
+    });
+  });
+}
+
 bool Lowering::checkInputsOnlyRead(Function *node, ArrayRef<Value *> ports,
                                    ArrayRef<Value *> outputs, StringRef name, CallInst *marker) {
   for (Argument &arg : node->args()) {
     if (!arg.getType()->isPointerTy() || llvm::is_contained(outputs, &arg))
       continue;
     Instruction *write = writeThrough(&arg);
-    if (!write)
+    if (!write || usedAsScratch(&arg, *node))
       continue;
     // The parent's buffer, for its name: what the parent passes.
     Value *buffer = arg.getArgNo() < ports.size() ? ports[arg.getArgNo()]

@@ -129,20 +129,20 @@ template <typename T> inline T absoluteOf(T x) noexcept { return x < T() ? -x : 
 
 /* Element `i` of a created hypervector or hypermatrix: `init(extra..., i)`. */
 template <typename T, typename... Extra>
-inline void fill(T *out, size_t n, void *init, Extra... extra) {
+inline void fill(T *out, size_t n, void *init, Extra... extra) noexcept {
   auto function = reinterpret_cast<T (*)(Extra..., size_t)>(init);
   for (size_t i = 0; i < n; ++i)
     out[i] = function(extra..., i);
 }
 
-inline double uniformOpen() { return ((double)rand() + 1.0) / ((double)RAND_MAX + 2.0); }
+inline double uniformOpen() noexcept { return ((double)rand() + 1.0) / ((double)RAND_MAX + 2.0); }
 
-template <typename T> inline void fillRandom(T *out, size_t n) {
+template <typename T> inline void fillRandom(T *out, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i)
     out[i] = rand() % 2 == 0 ? T(1) : T(-1);
 }
 
-template <typename T> inline void fillGaussian(T *out, size_t n) {
+template <typename T> inline void fillGaussian(T *out, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i)
     out[i] = (T)(sqrt(-2.0 * log(uniformOpen())) * cos(6.283185307179586 * uniformOpen()));
 }
@@ -283,7 +283,7 @@ inline __hypervector__<N, To> __hetero_hdc_type_cast(const __hypervector__<N, Fr
 
 /* Rotation: element i moves to (i + shift) mod N (a negative shift rotates the other way);
  * in a hypermatrix, each row rotates. */
-template <typename T> inline void hpvmHdcRotate(const T *a, T *r, size_t n, long long shift) {
+template <typename T> inline void hpvmHdcRotate(const T *a, T *r, size_t n, long long shift) noexcept {
   long long s = shift % (long long)n;
   if (s < 0)
     s += (long long)n;

@@ -22,7 +22,9 @@
  * and is launched once (training is always per data point: its root takes a label). `n`, HPVM's count of arguments, is not needed. The launches are the
  * program's own: hpvm-cc inlines these functions where they are called, so each loop
  * is host code that launches and waits for a constant root (in the sequential build,
- * calls it).
+ * calls it). The launches of the inference and training loops list no outputs: which
+ * buffers a root outputs is its own tasks' business (HPVM's programs declare their
+ * roots' outputs loosely), and on the CPU every node works in the host's memory.
  *===----------------------------------------------------------------------===*/
 #ifndef HPVM_HDC_STAGES_H
 #define HPVM_HDC_STAGES_H
@@ -91,16 +93,14 @@ HPVM_HDC_INLINE void __hetero_hdc_inference_loop_points(void *root, long long po
   constexpr int more = hpvm::hdc::pairCount<Pairs...>();
   if (hpvm::hdc::wholeDataSet<D>(dataBytes, stride)) {
     void *graph = __hetero_launch(root, 4 + more, rp, rpBytes, data, dataBytes, classes,
-                                  classesBytes, labels, labelsBytes, pairs..., 2 + more,
-                                  classes, classesBytes, labels, labelsBytes, pairs...);
+                                  classesBytes, labels, labelsBytes, pairs..., 0);
     __hetero_wait(graph);
     return;
   }
   for (long long i = 0; i < points; ++i) {
     D *x = hpvm::hdc::point(data, i, stride);
     void *graph = __hetero_launch(root, 4 + more, rp, rpBytes, x, dataBytes, classes,
-                                  classesBytes, labels + i, sizeof(L), pairs..., 2 + more,
-                                  classes, classesBytes, labels + i, sizeof(L), pairs...);
+                                  classesBytes, labels + i, sizeof(L), pairs..., 0);
     __hetero_wait(graph);
   }
 }
@@ -137,8 +137,7 @@ HPVM_HDC_INLINE void __hetero_hdc_training_loop(int, void *root, int epochs, int
       D *x = hpvm::hdc::point(data, i, stride);
       L label = labels[i];
       void *graph = __hetero_launch(root, 4 + more, rp, rpBytes, x, dataBytes, classes,
-                                    classesBytes, label, pairs..., 1 + more, classes,
-                                    classesBytes, pairs...);
+                                    classesBytes, label, pairs..., 0);
       __hetero_wait(graph);
     }
   }
