@@ -40,7 +40,9 @@ static int64_t compute(float *out) {
                 * filters and of positions cut by the rows), strided and not, 5 x 5, SiLU */
                {1, 6, 64, 70, 40, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
                {1, 4, 30, 33, 34, 5, 5, 2, 1, HPVM_RT_TENSOR_SILU},
-               {1, 3, 48, 50, 70, 3, 3, 1, 1, HPVM_RT_TENSOR_SIGMOID}};
+               {1, 3, 48, 50, 70, 3, 3, 1, 1, HPVM_RT_TENSOR_SIGMOID},
+               /* strided 1 x 1, padded: the pointwise kernel over the gathered pixels */
+               {2, 24, 15, 17, 40, 1, 1, 1, 2, HPVM_RT_TENSOR_RELU}};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
     int64_t n = convs[i].n, c = convs[i].c, h = convs[i].h, w = convs[i].w, f = convs[i].f;
     int64_t kh = convs[i].kh, kw = convs[i].kw, pad = convs[i].pad, stride = convs[i].stride;

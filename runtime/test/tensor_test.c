@@ -254,6 +254,11 @@ static void run_all(void) {
       {1, 6, 1, 1, 6, 3, 3, 1, 1, 1, 1, 6},    /* depthwise over 1 x 1 */
       {1, 4, 1, 5, 13, 3, 3, 1, 1, 1, 1, 1},   /* rows cropped, columns kept */
       {1, 2, 2, 2, 4, 3, 3, 2, 2, 1, 1, 2},    /* padding wider than the image, groups */
+      /* Strided 1 x 1: the pointwise convolution over the gathered pixels (with padding:
+       * zeros gathered; strides per dimension; groups). */
+      {2, 12, 15, 17, 20, 1, 1, 0, 0, 2, 2, 1},
+      {1, 8, 9, 11, 16, 1, 1, 1, 2, 2, 3, 1},
+      {1, 6, 10, 10, 12, 1, 1, 0, 0, 2, 2, 3},
   };
   /* Pools: kind, n, c, h, w, window, strides, padding. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
