@@ -508,12 +508,15 @@ static void conv2d(const char *what, const float *input, const float *filter,
   }
   int stride1 = stride_h == 1 && stride_w == 1;
   /* Across filters: outputs narrower than a block of positions with enough filters per group;
-   * with the AVX-512 kernel (32 filters x 12 positions, about 1.3-1.5x the direct kernel's and
-   * 2-4x the tap lists' rate on resnet's 3 x 3 layers) every window of more than one tap, at
-   * any stride. */
-  int across = oh > 0 && ow > 0 && f / groups >= 12 &&
-               ((stride1 && ow < HPVM_TENSOR_NR) ||
-                (hpvm_tensor_kernels()->filters_fb == HPVM_TENSOR_FB_WIDE && kh * kw > 1));
+   * with the wide AVX-512 kernel (32 filters x 12 positions, about 1.3-1.5x the direct
+   * kernel's and 2-4x the tap lists' rate on resnet's 3 x 3 layers) every window of more than
+   * one tap, at any stride, where its blocks of filters are at least 3/4 full (regnet's groups
+   * of 16 filters ran 25-35% slower in half-empty blocks). */
+  int64_t per_group_f = f / groups;
+  int wide = hpvm_tensor_kernels()->filters_wide && kh * kw > 1 &&
+             4 * per_group_f >=
+                 3 * ceil_div(per_group_f, HPVM_TENSOR_FB_WIDE) * HPVM_TENSOR_FB_WIDE;
+  int across = oh > 0 && ow > 0 && per_group_f >= 12 && (wide || (stride1 && ow < HPVM_TENSOR_NR));
   if (across || (stride1 && oh > 0 && ow > 0)) {
     /* The kernels keep their accumulators in registers with the short epilogues only (the
      * sigmoid inlined in them made every convolution 1.5-2x slower): the logistic
@@ -521,7 +524,7 @@ static void conv2d(const char *what, const float *input, const float *filter,
     int64_t own = hpvm_tensor_logistic(activation) ? HPVM_RT_TENSOR_IDENTITY : activation;
     if (across)
       hpvm_tensor_conv_across(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
-                              pad_w, stride_h, stride_w, groups, own, max, constant);
+                              pad_w, stride_h, stride_w, groups, own, max, constant, wide);
     else
       conv_direct(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
                   groups, own, max, constant);

@@ -1,5 +1,5 @@
 /* Convolutions across filters: each vector holds one output position of FB consecutive filters
- * (the kernels' filters_fb: 16, or 32 in two AVX-512 registers), a block is PB positions x FB
+ * (16, or 32 in two AVX-512 registers: the wide kernel), a block is PB positions x FB
  * filters, and each step broadcasts one input value per position against one vector of weights
  * per tap. With 32 filters x 12 positions the AVX-512 kernel keeps 24 accumulators and loads
  * 14 values per 24 multiply-adds, where the direct kernel (vectors of positions, conv.c) loads
@@ -32,7 +32,8 @@ typedef struct across_t {
   float activation_max;
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w;
   int64_t pad_h, pad_w, stride_h, stride_w, groups, per_group_c, per_group_f;
-  /* The kernel's block of filters, and of positions. */
+  /* The kernel, its block of filters and of positions. */
+  hpvm_tensor_conv_filters_fn kernel;
   int64_t fb, pb, filter_blocks;
   /* Tasks: `images` in chunks of images_per_task images, each of row_blocks blocks of rows_per_task output
    * rows, each of filter_tasks ranges of blocks_per_task filter blocks. */
@@ -113,7 +114,7 @@ static void fill_slab(const across_t *a, float *slab, int64_t first, int64_t ima
 
 /* Filter blocks [fb0, fb1) of the group over the chunk's positions (image, y, x), y in
  * [y0, y0 + rows), from its slab. */
-static void across_blocks(const across_t *a, const hpvm_tensor_kernels_t *k, const float *slab,
+static void across_blocks(const across_t *a, const float *slab,
                           int64_t first, int64_t images, int64_t group, int64_t y0,
                           int64_t rows, int64_t in_rows, int64_t plane_w, int64_t fb0,
                           int64_t fb1) {
@@ -135,7 +136,7 @@ static void across_blocks(const across_t *a, const hpvm_tensor_kernels_t *k, con
         offset[q] = (image * in_rows + rest / a->out_w * a->stride_h) * plane_w +
                     rest % a->out_w * a->stride_w;
       }
-      k->filters(slab, offset, a->per_group_c, channel, plane_w, weights, a->kernel_h,
+      a->kernel(slab, offset, a->per_group_c, channel, plane_w, weights, a->kernel_h,
                  a->kernel_w, bias, a->activation, a->activation_max, tile);
       for (int64_t q = 0; q < live_q; ++q) {
         int64_t pos = p + q, image = first + pos / per_image, rest = pos % per_image;
@@ -151,7 +152,6 @@ static void across_blocks(const across_t *a, const hpvm_tensor_kernels_t *k, con
 
 static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
   const across_t *a = context;
-  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
   int64_t plane_w = a->width + 2 * a->pad_w;
   for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
     int64_t filter_task = task % a->filter_tasks, rest = task / a->filter_tasks;
@@ -174,7 +174,7 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
       continue;
     }
     fill_slab(a, slab, first, images, group, y0, in_rows, plane_w);
-    across_blocks(a, k, slab, first, images, group, y0, rows, in_rows, plane_w, fb0, fb1);
+    across_blocks(a, slab, first, images, group, y0, rows, in_rows, plane_w, fb0, fb1);
     free(slab);
   }
 }
@@ -209,12 +209,14 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
                              float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                              int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
                              int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
-                             int64_t activation, float max, int constant) {
+                             int64_t activation, float max, int constant, int wide) {
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
+  int64_t fb = wide ? HPVM_TENSOR_FB_WIDE : HPVM_TENSOR_FB;
   across_t a = {input, filter, bias, NULL, NULL, output, activation, max,
                 c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups,
-                c / groups, f / groups, k->filters_fb, k->filters_pb,
-                ceil_div(f / groups, k->filters_fb), n, 1, oh, 1, 1, 1};
+                c / groups, f / groups, wide ? k->filters_wide : k->filters, fb,
+                wide ? HPVM_TENSOR_PB_WIDE : k->filters_pb, ceil_div(f / groups, fb), n, 1, oh, 1,
+                1, 1};
   int64_t weight_floats = groups * a.filter_blocks * a.per_group_c * kh * kw * a.fb;
   int64_t bias_floats = bias ? groups * a.filter_blocks * a.fb : 0;
   float *own = NULL;

@@ -19,7 +19,6 @@ static const hpvm_tensor_kernels_t generic_kernels = {
     .direct = hpvm_tensor_conv_direct_generic,
     .direct_nr = HPVM_TENSOR_NR,
     .filters = hpvm_tensor_conv_filters_generic,
-    .filters_fb = HPVM_TENSOR_FB,
     .filters_pb = HPVM_TENSOR_PB,
     .taps_filters = hpvm_tensor_conv_taps_filters_generic,
     .taps_pb = HPVM_TENSOR_PB,
@@ -78,8 +77,8 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.direct = hpvm_tensor_conv_direct_avx512;
       k.direct_nr = HPVM_TENSOR_NR_WIDE;
       k.filters = hpvm_tensor_conv_filters_avx512;
-      k.filters_fb = HPVM_TENSOR_FB_WIDE;
       k.filters_pb = HPVM_TENSOR_PB_WIDE;
+      k.filters_wide = hpvm_tensor_conv_filters_wide_avx512;
       k.taps_filters = hpvm_tensor_conv_taps_filters_avx512;
       k.taps_pb = HPVM_TENSOR_PB_WIDE;
       k.contract_fused = hpvm_tensor_contract_fused_avx512;

@@ -167,8 +167,8 @@ typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels
                                            float activation_max);
 
 /* One block of a convolution across filters (conv_across.c): tile[q * FB + f] =
- * activation(bias[f] + the window at position q < PB of filter f < FB), FB and PB the kernels'
- * filters_fb and filters_pb, position q's window having its top-left corner at src[offset[q]]
+ * activation(bias[f] + the window at position q < PB of filter f < FB), FB x PB the kernel's
+ * block (HPVM_TENSOR_FB x filters_pb, or HPVM_TENSOR_FB_WIDE x HPVM_TENSOR_PB_WIDE), position q's window having its top-left corner at src[offset[q]]
  * (channel planes `plane` floats apart, rows plane_w apart), `weights` packed as
  * [channel][kh][kw][FB filters] and `bias` FB floats (NULL: none). Each sum over (channel, i,
  * j) in that order, one fused multiply-add per tap, from zero. */
@@ -300,6 +300,11 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
                                     int64_t kw, float *out, int64_t out_plane, int64_t y,
                                     int64_t x0, int64_t rows, int64_t cols, const float *bias,
                                     int64_t activation, float activation_max);
+void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
+                                          int64_t channels, int64_t plane, int64_t plane_w,
+                                          const float *weights, int64_t kh, int64_t kw,
+                                          const float *bias, int64_t activation,
+                                          float activation_max, float *tile);
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,
@@ -335,9 +340,12 @@ typedef struct hpvm_tensor_kernels_t {
    * HPVM_TENSOR_NR_WIDE. */
   int64_t direct_nr;
   hpvm_tensor_conv_filters_fn filters;
-  /* The filters and positions per block `filters` computes: HPVM_TENSOR_FB x HPVM_TENSOR_PB,
-   * or HPVM_TENSOR_FB_WIDE x HPVM_TENSOR_PB_WIDE. */
-  int64_t filters_fb, filters_pb;
+  /* The positions per block `filters` computes (HPVM_TENSOR_FB filters): HPVM_TENSOR_PB, or
+   * HPVM_TENSOR_PB_WIDE. */
+  int64_t filters_pb;
+  /* The same for HPVM_TENSOR_FB_WIDE filters x HPVM_TENSOR_PB_WIDE positions (AVX-512; NULL
+   * on the other ISAs). */
+  hpvm_tensor_conv_filters_fn filters_wide;
   hpvm_tensor_conv_taps_filters_fn taps_filters;
   /* The positions per block `taps_filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
   int64_t taps_pb;
@@ -375,13 +383,14 @@ int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values);
 int hpvm_tensor_activation_valid(const char *what, int64_t activation);
 
 /* A convolution across filters (conv_across.c; arguments as hpvm_rt_tensor_conv2d_f32, already
- * checked, the activation not a logistic one): any stride and window. `constant`: the filter
- * and bias are constants of the program, packed once (hpvm_tensor_packed_constant). */
+ * checked, the activation not a logistic one): any stride and window; `wide`: by the kernels'
+ * filters_wide (non-NULL). `constant`: the filter and bias are constants of the program,
+ * packed once (hpvm_tensor_packed_constant). */
 void hpvm_tensor_conv_across(const float *input, const float *filter, const float *bias,
                              float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                              int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
                              int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
-                             int64_t activation, float max, int constant);
+                             int64_t activation, float max, int constant, int wide);
 
 /* A convolution (arguments as hpvm_rt_tensor_conv2d_f32, already checked) as products of the
  * filters by the im2col matrix of each image (gemm.c): any stride, groups and window. */

@@ -4,9 +4,9 @@
  * kernels_isa.inc (MR x NR = 6 x 16), one 16-float register where the AVX2 variant has two
  * 8-float ones, and every sum accumulated in the same order with the same fused multiply-adds:
  * the results are the AVX2 variant's, bit for bit. The direct kernel also takes blocks of
- * 2 x NR positions (direct_nr), so that 12 accumulators hide the multiply-adds' latency; the
- * kernel across filters has blocks of its own (32 filters x 12 positions, filters_fb x
- * filters_pb), packed for it, each sum still the AVX2 kernel's.
+ * 2 x NR positions (direct_nr), the kernel across filters 12 positions (filters_pb), so that
+ * 12 accumulators hide the multiply-adds' latency; the wide kernel across filters has blocks
+ * of its own (32 filters x 12 positions), packed for it, each sum still the AVX2 kernel's.
  * HPVM_TENSOR_ISA=avx2 (or generic) in the environment keeps the narrower kernels. */
 #include "kernels.h"
 
@@ -263,10 +263,11 @@ filters_steps(const float *const at[HPVM_TENSOR_PB_WIDE], int64_t channels, int6
     }
 }
 
-void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
-                                     int64_t plane, int64_t plane_w, const float *weights,
-                                     int64_t kh, int64_t kw, const float *bias,
-                                     int64_t activation, float activation_max, float *tile) {
+void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
+                                          int64_t channels, int64_t plane, int64_t plane_w,
+                                          const float *weights, int64_t kh, int64_t kw,
+                                          const float *bias, int64_t activation,
+                                          float activation_max, float *tile) {
   /* HPVM_TENSOR_FB_WIDE = 32 filters (two vectors) x HPVM_TENSOR_PB_WIDE = 12 positions: 24
    * accumulators, and per tap 2 loads of weights and 12 broadcasts for 24 multiply-adds (16
    * filters x 12 positions loaded 13 values per 12: bound by the loads). */
@@ -289,6 +290,31 @@ void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, in
     store16(tile + q * FB, finish16(acc[q][0], b0, activation, max));
     store16(tile + q * FB + 16, finish16(acc[q][1], b1, activation, max));
   }
+}
+
+void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
+                                     int64_t plane, int64_t plane_w, const float *weights,
+                                     int64_t kh, int64_t kw, const float *bias,
+                                     int64_t activation, float activation_max, float *tile) {
+  /* HPVM_TENSOR_PB_WIDE positions: 12 accumulators keep both 512-bit multiply-add units busy
+   * through their latency (6 would not); each sum is still the one of the AVX2 kernel. */
+  enum { PB = HPVM_TENSOR_PB_WIDE };
+  v16f acc[PB];
+  const float *at[PB];
+  for (int q = 0; q < PB; ++q) {
+    acc[q] = splat16(0.0f);
+    at[q] = src + offset[q];
+  }
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < kh; ++i) {
+      int64_t row = c * plane + i * plane_w;
+      for (int64_t j = 0; j < kw; ++j, weights += HPVM_TENSOR_FB) {
+        v16f w = load16(weights);
+        for (int q = 0; q < PB; ++q)
+          acc[q] = fma16(splat16(at[q][row + j]), w, acc[q]);
+      }
+    }
+  store_filter_tile(acc, bias, activation, activation_max, tile);
 }
 
 void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offset,
