@@ -36,11 +36,13 @@ static int64_t compute(float *out) {
                /* strided with 3 filters: a product on the im2col matrix, packed into the
                 * micro-kernel's panels (16 or 32 columns) straight from the image */
                {2, 5, 23, 29, 3, 3, 3, 1, 2, HPVM_RT_TENSOR_CLIPPED_RELU},
-               /* one image in blocks of rows (AVX-512: across filters, partial blocks of 32
-                * filters and of positions cut by the rows), strided and not, 5 x 5, SiLU */
+               /* one image in blocks of rows (AVX-512: the wide kernel across filters,
+                * partial blocks of 32 filters and of positions cut by the rows), strided and
+                * not, 5 x 5, SiLU; 40 filters: the 16-filter kernel or the tap lists */
+               {1, 6, 64, 70, 48, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
+               {1, 4, 30, 33, 32, 5, 5, 2, 1, HPVM_RT_TENSOR_SILU},
+               {1, 3, 48, 50, 88, 3, 3, 1, 1, HPVM_RT_TENSOR_SIGMOID},
                {1, 6, 64, 70, 40, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
-               {1, 4, 30, 33, 34, 5, 5, 2, 1, HPVM_RT_TENSOR_SILU},
-               {1, 3, 48, 50, 70, 3, 3, 1, 1, HPVM_RT_TENSOR_SIGMOID},
                /* strided 1 x 1, padded: the pointwise kernel over the gathered pixels */
                {2, 24, 15, 17, 40, 1, 1, 1, 2, HPVM_RT_TENSOR_RELU}};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
