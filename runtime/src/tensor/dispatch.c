@@ -76,6 +76,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.micro_nr = HPVM_TENSOR_CONTRACT_NR_WIDE;
       k.direct = hpvm_tensor_conv_direct_avx512;
       k.direct_nr = HPVM_TENSOR_NR_WIDE;
+      k.direct_wide = hpvm_tensor_conv_direct_wide_avx512;
       k.filters = hpvm_tensor_conv_filters_avx512;
       k.filters_pb = HPVM_TENSOR_PB_WIDE;
       k.filters_wide = hpvm_tensor_conv_filters_wide_avx512;

@@ -29,9 +29,11 @@ enum { HPVM_TENSOR_PB_WIDE = 12 };
 /* The AVX-512 kernel across filters: HPVM_TENSOR_FB_WIDE filters (two vectors) x
  * HPVM_TENSOR_PB_WIDE positions, 24 accumulators. */
 enum { HPVM_TENSOR_FB_WIDE = 32 };
-/* Positions per block of the AVX-512 direct kernel (6 filters x 2 vectors of 16: 12
+/* Positions per block of the AVX-512 direct kernels (6 or 12 filters x 2 vectors of 16: 12 or 24
  * accumulators); the most any `direct` kernel takes (hpvm_tensor_kernels_t.direct_nr). */
 enum { HPVM_TENSOR_NR_WIDE = 32 };
+/* The wide AVX-512 direct kernel's block of filters (its weights packed in blocks of 12). */
+enum { HPVM_TENSOR_DIRECT_MR_WIDE = 12 };
 
 /* C[rows x cols] (ldc) = (accumulate ? C : 0) + A_panel * B_panel over k, where the A panel is
  * k x mr (a[p * mr + r]) and the B panel k x nr (b[p * nr + j]); rows <= mr, cols <= nr, the
@@ -152,7 +154,7 @@ typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t 
                                          float *scratch);
 
 /* Stride-1 convolution blocks: out[r * out_plane + x] for r < rows filters (any count, in
- * blocks of MR) and x < cols (<= NR) consecutive positions starting at column x0 of row y of
+ * blocks of MR, or HPVM_TENSOR_DIRECT_MR_WIDE for direct_wide) and x < cols (<= NR) consecutive positions starting at column x0 of row y of
  * `padded` (channels planes of plane_h x plane_w, zero-padded, with at least NR + kw - 1
  * readable columns past x0 on every row read; output position x reads the window whose
  * top-left corner is padded column x0 + x), `weights` packed per block of MR filters as
@@ -295,6 +297,12 @@ HPVM_TENSOR_DECLARE_KERNELS(avx2)
 #define HPVM_TENSOR_HAVE_AVX512 1
 void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, float *c,
                                      int64_t ldc, int64_t rows, int64_t cols, int accumulate);
+void hpvm_tensor_conv_direct_wide_avx512(const float *padded, int64_t channels, int64_t plane_h,
+                                         int64_t plane_w, const float *weights, int64_t kh,
+                                         int64_t kw, float *out, int64_t out_plane, int64_t y,
+                                         int64_t x0, int64_t rows, int64_t cols,
+                                         const float *bias, int64_t activation,
+                                         float activation_max);
 void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64_t plane_h,
                                     int64_t plane_w, const float *weights, int64_t kh,
                                     int64_t kw, float *out, int64_t out_plane, int64_t y,
@@ -339,6 +347,9 @@ typedef struct hpvm_tensor_kernels_t {
   /* The most positions per block `direct` computes (its `cols`): HPVM_TENSOR_NR, or
    * HPVM_TENSOR_NR_WIDE. */
   int64_t direct_nr;
+  /* `direct` on blocks of HPVM_TENSOR_DIRECT_MR_WIDE filters (its weights packed in blocks
+   * of as many; AVX-512, NULL on the other ISAs): 24 accumulators for deep reductions. */
+  hpvm_tensor_conv_direct_fn direct_wide;
   hpvm_tensor_conv_filters_fn filters;
   /* The positions per block `filters` computes (HPVM_TENSOR_FB filters): HPVM_TENSOR_PB, or
    * HPVM_TENSOR_PB_WIDE. */

@@ -142,20 +142,25 @@ void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, 
       c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[r][j] : tile[r][j];
 }
 
-/* acc[r] += w[r] * the NR floats at src, for the MR filters of one tap. */
-static inline __attribute__((always_inline)) void direct_step(const float *src, const float *w,
-                                                              v16f acc[HPVM_TENSOR_MR]) {
+/* The direct kernels' blocks of filters: HPVM_TENSOR_MR (6), as the AVX2 kernel's, and
+ * HPVM_TENSOR_DIRECT_MR_WIDE (12): with 2 x NR positions 24 accumulators, as the GEMM
+ * micro-kernel's 12 x 32, for deep reductions (12 kept 1 x 1 layers at about 60% of the
+ * peak; on reductions of a few dozen taps the wide block is slower). DMR: the larger. */
+enum { DMR = HPVM_TENSOR_DIRECT_MR_WIDE };
+
+/* acc[r] += w[r] * the NR floats at src, for the DMR filters of one tap. */
+static inline __attribute__((always_inline)) void
+direct_step(const int MR, const float *src, const float *w, v16f acc[DMR]) {
   v16f v = load16(src);
-  for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+  for (int r = 0; r < MR; ++r)
     acc[r] = fma16(splat16(w[r]), v, acc[r]);
 }
 
-/* The same for 2 x NR floats: 12 accumulators keep both 512-bit multiply-add units busy
- * through their latency. */
+/* The same for 2 x NR floats. */
 static inline __attribute__((always_inline)) void
-direct_step2(const float *src, const float *w, v16f acc[HPVM_TENSOR_MR][2]) {
+direct_step2(const int MR, const float *src, const float *w, v16f acc[DMR][2]) {
   v16f v0 = load16(src), v1 = load16(src + 16);
-  for (int r = 0; r < HPVM_TENSOR_MR; ++r) {
+  for (int r = 0; r < MR; ++r) {
     v16f x = splat16(w[r]);
     acc[r][0] = fma16(x, v0, acc[r][0]);
     acc[r][1] = fma16(x, v1, acc[r][1]);
@@ -183,52 +188,72 @@ direct_store(const v16f *acc, int64_t vectors, float *out, int64_t out_plane, in
   }
 }
 
-void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64_t plane_h,
+static inline __attribute__((always_inline)) void
+conv_direct_block(const int MR, const float *padded, int64_t channels, int64_t plane_h,
                                     int64_t plane_w, const float *weights, int64_t kh,
                                     int64_t kw, float *out, int64_t out_plane, int64_t y,
                                     int64_t x0, int64_t rows, int64_t cols, const float *bias,
                                     int64_t activation, float activation_max) {
-  int64_t block_weights = channels * kh * kw * HPVM_TENSOR_MR;
+  int64_t block_weights = channels * kh * kw * MR;
   int64_t plane = plane_h * plane_w;
   v16f max = splat16(activation_max);
-  for (int64_t r0 = 0; r0 < rows; r0 += HPVM_TENSOR_MR, weights += block_weights) {
-    int64_t live = rows - r0 < HPVM_TENSOR_MR ? rows - r0 : HPVM_TENSOR_MR;
+  for (int64_t r0 = 0; r0 < rows; r0 += MR, weights += block_weights) {
+    int64_t live = rows - r0 < MR ? rows - r0 : MR;
     const float *block_bias = bias ? bias + r0 : NULL;
     float *block_out = out + r0 * out_plane;
     const float *src = padded + y * plane_w + x0;
     const float *w = weights;
     if (cols > HPVM_TENSOR_NR) {
       /* Up to 2 x NR positions (the caller's blocks of direct_nr). */
-      v16f acc[HPVM_TENSOR_MR][2];
-      for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+      v16f acc[DMR][2];
+      for (int r = 0; r < MR; ++r)
         acc[r][0] = acc[r][1] = splat16(0.0f);
       if (kh == 1 && kw == 1) {
-        for (int64_t c = 0; c < channels; ++c, src += plane, w += HPVM_TENSOR_MR)
-          direct_step2(src, w, acc);
+        for (int64_t c = 0; c < channels; ++c, src += plane, w += MR)
+          direct_step2(MR, src, w, acc);
       } else {
         for (int64_t c = 0; c < channels; ++c, src += plane)
           for (int64_t i = 0; i < kh; ++i)
-            for (int64_t j = 0; j < kw; ++j, w += HPVM_TENSOR_MR)
-              direct_step2(src + i * plane_w + j, w, acc);
+            for (int64_t j = 0; j < kw; ++j, w += MR)
+              direct_step2(MR, src + i * plane_w + j, w, acc);
       }
       direct_store(&acc[0][0], 2, block_out, out_plane, live, cols, block_bias, activation,
                    max);
       continue;
     }
-    v16f acc[HPVM_TENSOR_MR];
-    for (int r = 0; r < HPVM_TENSOR_MR; ++r)
+    v16f acc[DMR];
+    for (int r = 0; r < MR; ++r)
       acc[r] = splat16(0.0f);
     if (kh == 1 && kw == 1) {
-      for (int64_t c = 0; c < channels; ++c, src += plane, w += HPVM_TENSOR_MR)
-        direct_step(src, w, acc);
+      for (int64_t c = 0; c < channels; ++c, src += plane, w += MR)
+        direct_step(MR, src, w, acc);
     } else {
       for (int64_t c = 0; c < channels; ++c, src += plane)
         for (int64_t i = 0; i < kh; ++i)
-          for (int64_t j = 0; j < kw; ++j, w += HPVM_TENSOR_MR)
-            direct_step(src + i * plane_w + j, w, acc);
+          for (int64_t j = 0; j < kw; ++j, w += MR)
+            direct_step(MR, src + i * plane_w + j, w, acc);
     }
     direct_store(acc, 1, block_out, out_plane, live, cols, block_bias, activation, max);
   }
+}
+
+void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64_t plane_h,
+                                    int64_t plane_w, const float *weights, int64_t kh,
+                                    int64_t kw, float *out, int64_t out_plane, int64_t y,
+                                    int64_t x0, int64_t rows, int64_t cols, const float *bias,
+                                    int64_t activation, float activation_max) {
+  conv_direct_block(HPVM_TENSOR_MR, padded, channels, plane_h, plane_w, weights, kh, kw, out,
+                    out_plane, y, x0, rows, cols, bias, activation, activation_max);
+}
+
+void hpvm_tensor_conv_direct_wide_avx512(const float *padded, int64_t channels, int64_t plane_h,
+                                         int64_t plane_w, const float *weights, int64_t kh,
+                                         int64_t kw, float *out, int64_t out_plane, int64_t y,
+                                         int64_t x0, int64_t rows, int64_t cols,
+                                         const float *bias, int64_t activation,
+                                         float activation_max) {
+  conv_direct_block(HPVM_TENSOR_DIRECT_MR_WIDE, padded, channels, plane_h, plane_w, weights, kh,
+                    kw, out, out_plane, y, x0, rows, cols, bias, activation, activation_max);
 }
 
 /* The epilogue of a block across filters: tile[q * FB + f] = finish(acc[q][f] + bias[f]) for
