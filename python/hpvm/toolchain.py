@@ -10,7 +10,9 @@ runs as a process, to make objects and the shared library, as `hpvm-cc` runs it.
   `--hpvm-apply-knobs=file=...`) as one textual pass pipeline (hpvmRunPassPipeline).
 * `compile_shared(text, ...)`: what `hpvm-cc -shared` makes of a module: the module
   compiled to LLVM bitcode (hpvmCompileBuffer, its options hpvm-lower-to-llvm-pipeline's
-  string), then clang's objects, linked with the runtime into a shared library.
+  string), split into parts for the cores (hpvmSplitBitcode, `compile_jobs()`:
+  $HPVM_COMPILE_JOBS, else the CPUs), then clang's objects, made at once, linked with the
+  runtime into a shared library.
 
 The tools are found, in this order, under `$HPVM_HOME` (a build or install tree:
 `bin/hpvm-cc`, `lib/libHPVMCompiler.so`), next to `hpvm-cc` on `PATH`; clang as the
@@ -26,6 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -135,6 +138,10 @@ def _compiler_library():
                                           ctypes.c_int, ctypes.c_int, ctypes.c_char_p, _TEXT,
                                           ctypes.POINTER(ctypes.c_size_t), _TEXT]
     library.hpvmCompileBuffer.restype = ctypes.c_bool
+    library.hpvmSplitBitcode.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint,
+                                         ctypes.c_size_t, _TEXT, ctypes.POINTER(ctypes.c_size_t),
+                                         ctypes.POINTER(ctypes.c_uint), _TEXT]
+    library.hpvmSplitBitcode.restype = ctypes.c_bool
     library.hpvmDeviceTools.argtypes = []
     library.hpvmDeviceTools.restype = ctypes.c_void_p
     library.hpvmCompileFreeText.argtypes = [ctypes.c_void_p]
@@ -409,6 +416,73 @@ def _compile_bitcode(text: str, source: Path, options: str, verbose: bool,
     return bitcode
 
 
+# The fewest LLVM instructions a part of a split module has: below it, a clang process
+# more costs more than the part saves.
+SPLIT_MIN_INSTRUCTIONS = 4000
+
+
+def compile_jobs() -> int:
+    """How many clang processes compile one module's parts at once: $HPVM_COMPILE_JOBS, else
+    the CPUs this process may run on."""
+    text = os.environ.get("HPVM_COMPILE_JOBS", "").strip()
+    if not text:
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
+    if not re.fullmatch(r"[0-9]+", text) or not 1 <= int(text) <= 256:
+        raise HPVMError(f"HPVM_COMPILE_JOBS is '{text}'; expected a count from 1 to 256")
+    return int(text)
+
+
+def split_bitcode(bitcode: bytes, parts: int, min_size: Optional[int] = None) -> List[bytes]:
+    """hpvmSplitBitcode: the module as at most `parts` modules, compiled apart and linked
+    together (one when it is smaller than two parts of `min_size` instructions, None:
+    SPLIT_MIN_INSTRUCTIONS)."""
+    min_size = SPLIT_MIN_INSTRUCTIONS if min_size is None else min_size
+    library = _compiler_library()
+    output, diagnostics, count = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_uint()
+    sizes = (ctypes.c_size_t * parts)()
+    ok = library.hpvmSplitBitcode(bitcode, len(bitcode), parts, min_size,
+                                  ctypes.byref(output), sizes, ctypes.byref(count),
+                                  ctypes.byref(diagnostics))
+    report = _take(library, diagnostics).decode(errors="replace")
+    if not ok:
+        raise HPVMError("the split of the module for parallel code generation failed", report)
+    data = _take(library, output, sum(sizes[:count.value]))
+    offsets = [0]
+    for size in sizes[:count.value]:
+        offsets.append(offsets[-1] + size)
+    return [data[start:end] for start, end in zip(offsets, offsets[1:])]
+
+
+def _compile_objects(build: "SharedBuild", bitcode: Path, constants: Path,
+                     jobs: int) -> List[Path]:
+    """The objects of the module: its bitcode split into up to `jobs` parts, each compiled
+    by a clang of its own, `jobs` at a time, beside the assembly of the constants (which
+    mostly waits on the disk)."""
+    sources = [bitcode]
+    if jobs > 1:
+        parts = split_bitcode(bitcode.read_bytes(), jobs)
+        if len(parts) > 1:
+            sources = [bitcode.with_suffix(f".part{i}.bc") for i in range(len(parts))]
+            for source, part in zip(sources, parts):
+                source.write_bytes(part)
+            if build.verbose:
+                print(f"libHPVMCompiler: {bitcode} split into {len(parts)} parts")
+    if constants.exists():
+        sources.insert(0, constants)
+    objects = [source.with_suffix(".o") for source in sources]
+    if len(sources) == 1:
+        build.run(build.object_command(sources[0], objects[0]), "compile LLVM IR")
+        return objects
+    workers = min(len(sources), jobs + (1 if constants.exists() else 0))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        runs = [pool.submit(build.run, build.object_command(source, obj), "compile LLVM IR")
+                for source, obj in zip(sources, objects)]
+        for run in runs:
+            run.result()
+    return objects
+
+
 def compiler_warnings(report: str) -> List[str]:
     """The warnings of a compiler report, one line each (the notes after them, which may
     print a whole module, left out)."""
@@ -418,12 +492,15 @@ def compiler_warnings(report: str) -> List[str]:
 
 def compile_shared(text: str, output: str, name: str = "graph", target: str = "cpu",
                    opt: str = "-O3", flags: Sequence[str] = (), verbose: bool = False,
-                   parameters=None, said: Optional[List[str]] = None) -> str:
+                   parameters=None, said: Optional[List[str]] = None,
+                   jobs: Optional[int] = None) -> str:
     """What `hpvm-cc -shared <opt> --target=<target> <SHARED_FLAGS> <flags>` makes of the
     module `text`, into `output`: compiled in this process (the compiler library), then
     clang's objects linked with the runtime. `parameters` (key -> array) is written as the
     parameter archive `<name>.params` beside the module, which the text names. The
-    compiler's warnings are HPVMWarnings, and go into `said` too when it is given."""
+    compiler's warnings are HPVMWarnings, and go into `said` too when it is given. A large
+    module's LLVM IR is compiled in up to `jobs` parts at once (None: compile_jobs()), which
+    compute what the whole module computes, bit for bit."""
     if target not in ("cpu", "gpu", "opencl"):
         raise HPVMError(f"unknown target '{target}'; expected cpu, gpu or opencl")
     build = SharedBuild.parse([opt, f"--target={target}", *SHARED_FLAGS, *flags])
@@ -440,10 +517,7 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
         options = build.pipeline_options(str(constants), build.vector_bits())
         bitcode.write_bytes(_compile_bitcode(text, folder / f"{name}.mlir", options,
                                              build.verbose, said))
-        objects = []
-        for source in [bitcode, constants] if constants.exists() else [bitcode]:
-            obj = source.with_suffix(".o")
-            build.run(build.object_command(source, obj), "compile LLVM IR")
-            objects.append(obj)
+        objects = _compile_objects(build, bitcode, constants,
+                                   compile_jobs() if jobs is None else jobs)
         build.run(build.link_command(objects, _runtime_library(home), output), "link")
     return output

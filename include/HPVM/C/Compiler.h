@@ -158,6 +158,24 @@ MLIR_CAPI_EXPORTED bool hpvmRunPassPipeline(const char *input, size_t size,
                                             const char *buffer_name, const char *pipeline,
                                             char **output, char **diagnostics);
 
+/* Splits the LLVM bitcode of the `size` bytes at `input` into at most `parts`
+ * modules whose objects, linked together, are the module's: so that clang
+ * compiles them on several cores at once (hpvm-cc and the Python package do,
+ * one part per job). A function stays with the functions it calls that may be
+ * inlined (all but noinline ones); such clusters go to the least loaded part,
+ * largest first; a local symbol another part uses becomes a hidden global one
+ * (renamed with the module's digest), local constants without addresses are
+ * copied into the parts that read them. No part is made smaller than
+ * `min_part_size` instructions (0: no minimum): a small module stays one part.
+ * On success `*count` receives the number of parts (1: the input as it came),
+ * `part_sizes[i]` the size of part i (`part_sizes` holds `parts` entries) and
+ * `*output` the parts one after the other, to be freed with
+ * hpvmCompileFreeText. `*diagnostics` as hpvmCompileFile's. */
+MLIR_CAPI_EXPORTED bool hpvmSplitBitcode(const char *input, size_t size, unsigned parts,
+                                         size_t min_part_size, char **output,
+                                         size_t *part_sizes, unsigned *count,
+                                         char **diagnostics);
+
 /* The programs device builds run, as hpvm-embed-kernels finds them: one line
  * per tool, "llvm-spirv\t<path>", "ptxas\t<path>", "fatbinary\t<path>",
  * the path empty where the tool is not found (the build then makes no SPIR 1.2

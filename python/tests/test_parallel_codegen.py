@@ -1,0 +1,82 @@
+"""A module's LLVM IR compiled in parts at once (hpvmSplitBitcode, HPVM_COMPILE_JOBS): the
+parts' objects compute what the whole module's object computes, bit for bit, and the shared
+library exports nothing more."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import hpvm
+import hpvm.onnx
+from hpvm import toolchain
+from hpvm.onnx.examples import lenet
+
+
+@pytest.fixture
+def clang_objects(monkeypatch):
+    """The objects each clang command of the test makes (subprocess.run starts them)."""
+    made = []
+
+    class Recording(subprocess.Popen):
+        def __init__(self, args, *rest, **options):
+            if "-c" in args:
+                made.append(str(args[args.index("-o") + 1]))
+            super().__init__(args, *rest, **options)
+    monkeypatch.setattr(subprocess, "Popen", Recording)
+    return made
+
+
+def _compile(tmp_path, monkeypatch, jobs: int):
+    monkeypatch.setenv("HPVM_COMPILE_JOBS", str(jobs))
+    # Parts as small as lenet's leaves: the test's model is far below the default minimum.
+    monkeypatch.setattr(toolchain, "SPLIT_MIN_INSTRUCTIONS", 50)
+    graph = hpvm.onnx.load(lenet(batch=2), name=f"lenet_jobs{jobs}")
+    return hpvm.compile(graph, fuse=True, output=str(tmp_path / f"lenet{jobs}.so"))
+
+
+def test_parts_compute_what_the_whole_module_computes(tmp_path, monkeypatch, clang_objects):
+    x = np.random.default_rng(3).random((2, 1, 28, 28), dtype=np.float32)
+    whole = _compile(tmp_path, monkeypatch, 1)(x)
+    whole_objects = list(clang_objects)
+    clang_objects.clear()
+    parts = _compile(tmp_path, monkeypatch, 2)(x)
+    assert not [o for o in whole_objects if ".part" in o]
+    assert len([o for o in clang_objects if ".part" in o]) == 2, clang_objects
+    assert whole.dtype == parts.dtype and whole.shape == parts.shape
+    assert np.array_equal(whole.view(np.uint32), parts.view(np.uint32))
+    # The symbols a part shares with another are hidden: the library exports what it did.
+    if shutil.which("nm"):
+        def exported(path):
+            listed = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True,
+                                    text=True, check=True).stdout
+            return sorted(line.split()[-1] for line in listed.splitlines())
+        one, two = exported(str(tmp_path / "lenet1.so")), exported(str(tmp_path / "lenet2.so"))
+        assert [s.replace("jobs2", "jobs1") for s in two] == one
+        assert not [s for s in two if ".hpvm." in s]
+
+
+def test_a_small_module_stays_whole():
+    graph = hpvm.onnx.load(lenet(batch=2), name="lenet_small")
+    text = toolchain.run_opt(graph.mlir(), ["--hpvm-fuse-tensor-nodes"])
+    build = toolchain.SharedBuild.parse(["-O3", *toolchain.SHARED_FLAGS])
+    bitcode = toolchain._compile_bitcode(text, toolchain.Path("lenet_small.mlir"),
+                                         build.pipeline_options("", 0), False)
+    assert toolchain.split_bitcode(bitcode, 4) == [bitcode]
+    assert toolchain.split_bitcode(bitcode, 1, min_size=0) == [bitcode]
+    parts = toolchain.split_bitcode(bitcode, 3, min_size=0)
+    assert len(parts) == 3 and all(p.startswith(b"BC\xc0\xde") for p in parts)
+    with pytest.raises(hpvm.HPVMError, match="cannot read the bitcode"):
+        toolchain.split_bitcode(b"not bitcode", 2)
+
+
+def test_jobs_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("HPVM_COMPILE_JOBS", "3")
+    assert toolchain.compile_jobs() == 3
+    monkeypatch.delenv("HPVM_COMPILE_JOBS")
+    assert toolchain.compile_jobs() >= 1
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("HPVM_COMPILE_JOBS", bad)
+        with pytest.raises(hpvm.HPVMError, match="HPVM_COMPILE_JOBS is"):
+            toolchain.compile_jobs()
