@@ -43,7 +43,7 @@ static int64_t compute(float *out) {
                {1, 4, 30, 33, 32, 5, 5, 2, 1, HPVM_RT_TENSOR_SILU},
                {1, 3, 48, 50, 88, 3, 3, 1, 1, HPVM_RT_TENSOR_SIGMOID},
                {1, 6, 64, 70, 40, 3, 3, 1, 2, HPVM_RT_TENSOR_RELU},
-               /* reductions of 256 taps or more: the wide direct kernel (AVX-512, blocks of
+               /* deep reductions: the wide direct kernel (AVX-512, blocks of
                 * 12 filters, a partial one), pointwise (columns copied) and 3 x 3 */
                {1, 300, 9, 20, 29, 1, 1, 0, 1, HPVM_RT_TENSOR_IDENTITY},
                {1, 30, 12, 40, 13, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},

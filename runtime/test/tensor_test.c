@@ -254,7 +254,7 @@ static void run_all(void) {
       {1, 6, 1, 1, 6, 3, 3, 1, 1, 1, 1, 6},    /* depthwise over 1 x 1 */
       {1, 4, 1, 5, 13, 3, 3, 1, 1, 1, 1, 1},   /* rows cropped, columns kept */
       {1, 2, 2, 2, 4, 3, 3, 2, 2, 1, 1, 2},    /* padding wider than the image, groups */
-      /* Reductions of 256 taps or more: the wide direct kernel where the CPU has AVX-512. */
+      /* Deep reductions: the wide direct kernel (12 filters) where the CPU has AVX-512. */
       {1, 300, 9, 20, 29, 1, 1, 0, 0, 1, 1, 1},
       {2, 30, 12, 40, 13, 3, 3, 1, 1, 1, 1, 1},
       /* Strided 1 x 1: the pointwise convolution over the gathered pixels (with padding:

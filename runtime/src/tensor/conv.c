@@ -319,10 +319,10 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                         int constant) {
   direct_t job;
   direct_t *d = &job;
-  /* The wide block (24 accumulators) for reductions of 256 taps or more (resnet50's deep
-   * 1 x 1 layers 10-25% faster); on shorter ones (64 or 144 channels) it was 10-20% slower. */
+  /* The wide block (24 accumulators: resnet50's 1 x 1 layers 10-25% faster, mobilenet's the
+   * same or faster) unless a group has too few filters to fill it. */
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
-  int wide = k->direct_wide && (c / groups) * kh * kw >= 256;
+  int wide = k->direct_wide && f / groups > HPVM_TENSOR_MR;
   int64_t block = wide ? HPVM_TENSOR_DIRECT_MR_WIDE : HPVM_TENSOR_MR;
   *d = (direct_t){input, filter, bias, NULL, wide ? k->direct_wide : k->direct, block,
                   output, activation, max,

@@ -150,15 +150,14 @@ void hpvm_tensor_micro_kernel_avx512(int64_t k, const float *a, const float *b, 
 
 /* The direct kernels' blocks of filters: HPVM_TENSOR_MR (6), as the AVX2 kernel's, and
  * HPVM_TENSOR_DIRECT_MR_WIDE (12): with 2 x NR positions 24 accumulators, as the GEMM
- * micro-kernel's 12 x 32, for deep reductions (12 kept 1 x 1 layers at about 60% of the
- * peak; on reductions of a few dozen taps the wide block is slower). DMR: the larger. */
+ * micro-kernel's 12 x 32 (12 kept 1 x 1 layers at about 60% of the peak). DMR: the larger. */
 enum { DMR = HPVM_TENSOR_DIRECT_MR_WIDE };
 
-/* acc[r] += w[r] * the NR floats at src, for the DMR filters of one tap. */
+/* acc[r] += w[r] * the NR floats at src, for the MR filters of one tap. */
 static inline __attribute__((always_inline)) void
 direct_step(const int MR, const float *src, const float *w, v16f acc[DMR]) {
   v16f v = load16(src);
-  for (int r = 0; r < MR; ++r)
+  _Pragma("GCC unroll 12") for (int r = 0; r < MR; ++r)
     acc[r] = fma16(splat16(w[r]), v, acc[r]);
 }
 
@@ -166,7 +165,7 @@ direct_step(const int MR, const float *src, const float *w, v16f acc[DMR]) {
 static inline __attribute__((always_inline)) void
 direct_step2(const int MR, const float *src, const float *w, v16f acc[DMR][2]) {
   v16f v0 = load16(src), v1 = load16(src + 16);
-  for (int r = 0; r < MR; ++r) {
+  _Pragma("GCC unroll 12") for (int r = 0; r < MR; ++r) {
     v16f x = splat16(w[r]);
     acc[r][0] = fma16(x, v0, acc[r][0]);
     acc[r][1] = fma16(x, v1, acc[r][1]);
@@ -174,13 +173,17 @@ direct_step2(const int MR, const float *src, const float *w, v16f acc[DMR][2]) {
 }
 
 /* The epilogue of a block: + bias, the activation, stored at out[r * out_plane + x] for
- * r < rows and x < cols (through a tile when cols is not a whole vector). */
+ * r < rows and x < cols (through a tile when cols is not a whole vector). MR and vectors are
+ * constants where it is inlined: the loops unroll and the accumulators stay in registers (a
+ * loop to `rows` indexed them in memory, zeroed by a call to memset per block). */
 static inline __attribute__((always_inline)) void
-direct_store(const v16f *acc, int64_t vectors, float *out, int64_t out_plane, int64_t rows,
-             int64_t cols, const float *bias, int64_t activation, v16f max) {
-  for (int64_t r = 0; r < rows; ++r) {
+direct_store(const int MR, const v16f *acc, const int vectors, float *out, int64_t out_plane,
+             int64_t rows, int64_t cols, const float *bias, int64_t activation, v16f max) {
+  _Pragma("GCC unroll 12") for (int r = 0; r < MR; ++r) {
+    if (r >= rows)
+      break;
     v16f b = splat16(bias ? bias[r] : 0.0f);
-    for (int64_t v = 0; v < vectors; ++v) {
+    _Pragma("GCC unroll 2") for (int v = 0; v < vectors; ++v) {
       v16f result = finish16(acc[r * vectors + v], b, activation, max);
       int64_t left = cols - 16 * v;
       if (left >= 16) {
@@ -212,7 +215,7 @@ conv_direct_block(const int MR, const float *padded, int64_t channels, int64_t p
     if (cols > HPVM_TENSOR_NR) {
       /* Up to 2 x NR positions (the caller's blocks of direct_nr). */
       v16f acc[DMR][2];
-      for (int r = 0; r < MR; ++r)
+      _Pragma("GCC unroll 12") for (int r = 0; r < DMR; ++r)
         acc[r][0] = acc[r][1] = splat16(0.0f);
       if (kh == 1 && kw == 1) {
         for (int64_t c = 0; c < channels; ++c, src += plane, w += MR) {
@@ -225,12 +228,12 @@ conv_direct_block(const int MR, const float *padded, int64_t channels, int64_t p
             for (int64_t j = 0; j < kw; ++j, w += MR)
               direct_step2(MR, src + i * plane_w + j, w, acc);
       }
-      direct_store(&acc[0][0], 2, block_out, out_plane, live, cols, block_bias, activation,
+      direct_store(MR, &acc[0][0], 2, block_out, out_plane, live, cols, block_bias, activation,
                    max);
       continue;
     }
     v16f acc[DMR];
-    for (int r = 0; r < MR; ++r)
+    _Pragma("GCC unroll 12") for (int r = 0; r < DMR; ++r)
       acc[r] = splat16(0.0f);
     if (kh == 1 && kw == 1) {
       for (int64_t c = 0; c < channels; ++c, src += plane, w += MR)
@@ -241,7 +244,7 @@ conv_direct_block(const int MR, const float *padded, int64_t channels, int64_t p
           for (int64_t j = 0; j < kw; ++j, w += MR)
             direct_step(MR, src + i * plane_w + j, w, acc);
     }
-    direct_store(acc, 1, block_out, out_plane, live, cols, block_bias, activation, max);
+    direct_store(MR, acc, 1, block_out, out_plane, live, cols, block_bias, activation, max);
   }
 }
 
