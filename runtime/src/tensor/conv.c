@@ -162,6 +162,26 @@ static void direct_flat(const direct_t *d, const float *slab, int64_t slab_h, in
     }
 }
 
+/* rows x `width` floats from src (rows `stride` apart) end to end into dst, the first `live`
+ * of each row, zeros after them. Inline copies of whole rows: a call to memcpy per channel
+ * cost a quarter of the products of mobilenet's shallow pointwise layers. */
+static void copy_columns(float *dst, int64_t width, const float *src, int64_t stride,
+                         int64_t live, int64_t rows) {
+  if (live == width && width % 8 == 0) {
+    for (int64_t r = 0; r < rows; ++r, dst += width, src += stride)
+      for (int64_t x = 0; x < width; x += 8) {
+        float chunk[8];
+        memcpy(chunk, src + x, sizeof(chunk));
+        memcpy(dst + x, chunk, sizeof(chunk));
+      }
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r, dst += width, src += stride) {
+    memcpy(dst, src, sizeof(float) * (size_t)live);
+    memset(dst + live, 0, sizeof(float) * (size_t)(width - live));
+  }
+}
+
 static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   const direct_t *d = context;
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
@@ -240,12 +260,8 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
              * in place, each channel's run is a plane away from the last (12 KiB at 56 x 56):
              * a stride the prefetchers miss, and each load waited on the cache levels below
              * (resnet50's 1 x 1 layers ran at a third of their rate alone). */
-            int64_t live = d->width - x0 < tail_w ? d->width - x0 : tail_w;
-            for (int64_t ch = 0; ch < d->per_group_c; ++ch) {
-              memcpy(slab + ch * tail_w, planes + ch * d->height * d->width + y * d->width + x0,
-                     sizeof(float) * (size_t)live);
-              memset(slab + ch * tail_w + live, 0, sizeof(float) * (size_t)(tail_w - live));
-            }
+            copy_columns(slab, tail_w, planes + y * d->width + x0, d->height * d->width,
+                         d->width - x0 < tail_w ? d->width - x0 : tail_w, d->per_group_c);
             direct_filters(d, kernel, slab, 1, tail_w, 0, 0, block_out, out_plane, group, cols,
                            f0, f1);
           } else if (x0 + tail_w <= d->width) {
