@@ -418,7 +418,7 @@ def _compile_bitcode(text: str, source: Path, options: str, verbose: bool,
 
 # The fewest LLVM instructions a part of a split module has: below it, a clang process
 # more costs more than the part saves.
-SPLIT_MIN_INSTRUCTIONS = 4000
+SPLIT_MIN_INSTRUCTIONS = 2000
 
 
 def compile_jobs() -> int:
@@ -469,7 +469,7 @@ def _compile_objects(build: "SharedBuild", bitcode: Path, constants: Path,
             if build.verbose:
                 print(f"libHPVMCompiler: {bitcode} split into {len(parts)} parts")
     if constants.exists():
-        sources.insert(0, constants)
+        sources.append(constants)
     objects = [source.with_suffix(".o") for source in sources]
     if len(sources) == 1:
         build.run(build.object_command(sources[0], objects[0]), "compile LLVM IR")

@@ -4,6 +4,7 @@
  * through the compiler library (libHPVMCompiler.so, HPVM/C/Compiler.h). */
 #define _GNU_SOURCE /* memmem; implies _POSIX_C_SOURCE 200809L */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -135,22 +136,71 @@ static bool verbose = false;
 static bool internal_failure = false;
 
 
+/* Starts one stage as a process; false (an internal failure) when it cannot. */
+static bool start_stage(const char *stage, list_t *argv, pid_t *pid) {
+  int error = posix_spawnp(pid, argv->items[0], NULL, NULL, argv->items, environ);
+  if (error != 0) {
+    fprintf(stderr, "hpvm-cc: internal error: %s: cannot run %s: %s\n", stage, argv->items[0],
+            strerror(error));
+    internal_failure = true;
+  }
+  return error == 0;
+}
+
+static bool stage_done(const char *stage, list_t *argv, int status, double start);
+
 /* Runs one stage; returns true when it exited with status 0.  The stage's own diagnostics
  * (with source locations) go to stderr; -v prints the command and its duration. */
 static bool run_stage(const char *stage, list_t *argv) {
   double start = seconds();
   pid_t pid;
-  int error = posix_spawnp(&pid, argv->items[0], NULL, NULL, argv->items, environ);
-  if (error != 0) {
-    fprintf(stderr, "hpvm-cc: internal error: %s: cannot run %s: %s\n", stage, argv->items[0],
-            strerror(error));
-    internal_failure = true;
+  if (!start_stage(stage, argv, &pid))
     return false;
-  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
       fail_internal("waitpid failed: %s", strerror(errno));
+  return stage_done(stage, argv, status, start);
+}
+
+/* Runs `count` stages, at most `jobs` at once; true when each exited with status 0 (after a
+ * failure no more start, and those running are waited for). */
+static bool run_stages(const char *stage, list_t *commands, size_t count, unsigned jobs) {
+  pid_t *pids = calloc(count ? count : 1, sizeof(pid_t));
+  double *starts = calloc(count ? count : 1, sizeof(double));
+  if (!pids || !starts)
+    fail_internal("%s", "out of memory");
+  size_t next = 0, running = 0;
+  bool ok = true;
+  while ((ok && next < count) || running > 0) {
+    while (ok && next < count && running < jobs) {
+      starts[next] = seconds();
+      ok = start_stage(stage, &commands[next], &pids[next]);
+      running += ok;
+      ++next;
+    }
+    if (running == 0)
+      break;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0 && errno == EINTR)
+      continue;
+    if (pid < 0)
+      fail_internal("waitpid failed: %s", strerror(errno));
+    for (size_t i = 0; i < next; ++i)
+      if (pids[i] == pid) {
+        --running;
+        ok = stage_done(stage, &commands[i], status, starts[i]) && ok;
+      }
+  }
+  free(pids);
+  free(starts);
+  return ok;
+}
+
+/* What a stage that ended with `status` did: -v prints its command and duration; crashes are
+ * internal errors. True when it exited with status 0. */
+static bool stage_done(const char *stage, list_t *argv, int status, double start) {
   if (verbose) {
     fprintf(stderr, "hpvm-cc: [%s %.3f s]", stage, seconds() - start);
     for (size_t i = 0; i < argv->count; ++i)
@@ -340,6 +390,8 @@ static void usage(void) {
          "  -v                print each stage, its command and its time, and\n"
          "                    which leaves were vectorized (and why not)\n"
          "  -h, --help        this text\n\n"
+         "HPVM_COMPILE_JOBS=N in the environment: clang compiles a large program's LLVM\n"
+         "IR in up to N parts at once (default: one per CPU; 1: whole).\n\n"
          "Exit status: 0 on success, 1 for an error in the program or the command line,\n"
          "70 when a stage crashed or could not run (an internal error).\n");
 }
@@ -490,6 +542,9 @@ typedef struct {
   unsigned sanitizers;
   /* The runtime library the link adds. */
   const char *runtime_lib;
+  /* How many clang processes compile the parts of a program's LLVM IR at once
+   * ($HPVM_COMPILE_JOBS, else the CPUs this process may run on). */
+  unsigned jobs;
   /* The temporary directory, the files to remove from it, and the objects to link. */
   char *temp;
   list_t temporaries, objects;
@@ -1222,6 +1277,67 @@ static bool emit_mlir(const driver_t *d, const char *input, bool from_c, const c
   return ok;
 }
 
+/* Reads the whole file `path` into `*size` bytes; NULL when it cannot. */
+static char *read_file(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  char *data = NULL;
+  long length = -1;
+  if (file && fseek(file, 0, SEEK_END) == 0 && (length = ftell(file)) >= 0 &&
+      fseek(file, 0, SEEK_SET) == 0 && (data = malloc((size_t)length + 1)) &&
+      fread(data, 1, (size_t)length, file) != (size_t)length) {
+    free(data);
+    data = NULL;
+  }
+  if (file)
+    fclose(file);
+  *size = length < 0 ? 0 : (size_t)length;
+  return data;
+}
+
+/* The fewest LLVM instructions a part of a split program has (as the Python package's
+ * toolchain.SPLIT_MIN_INSTRUCTIONS): below it, a clang process more costs more than the
+ * part saves. */
+enum { SPLIT_MIN_INSTRUCTIONS = 2000 };
+
+/* The program's LLVM IR `bc` as inputs of compile_objects: in up to d->jobs parts that
+ * clang compiles at once (hpvmSplitBitcode), or whole when it is small. */
+static bool push_ir_parts(driver_t *d, const char *bc) {
+  double start = seconds();
+  size_t size = 0, *sizes = calloc(d->jobs, sizeof(size_t));
+  char *data = read_file(bc, &size), *parts = NULL, *diagnostics = NULL;
+  unsigned count = 0;
+  if (!data || !sizes)
+    fail_internal("cannot read the LLVM IR '%s'", bc);
+  if (!hpvmSplitBitcode(data, size, d->jobs, SPLIT_MIN_INSTRUCTIONS, &parts, sizes, &count,
+                        &diagnostics)) {
+    fprintf(stderr, "hpvm-cc: internal error: %s", diagnostics ? diagnostics : "");
+    internal_failure = true;
+    return false;
+  }
+  if (count == 1)
+    push(&d->ll_inputs, bc);
+  char *base = copy(bc);
+  base[strlen(base) - 3] = '\0'; /* less ".bc" */
+  size_t offset = 0;
+  for (unsigned i = 0; count > 1 && i < count; offset += sizes[i++]) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".part%u.bc", i);
+    char *path = format2(base, suffix);
+    FILE *file = fopen(path, "wb");
+    if (!file || fwrite(parts + offset, 1, sizes[i], file) != sizes[i] || fclose(file) != 0)
+      fail_internal("cannot write '%s'", path);
+    push(&d->temporaries, path);
+    push(&d->ll_inputs, path);
+  }
+  if (verbose)
+    fprintf(stderr, "hpvm-cc: [split the LLVM IR %.3f s] libHPVMCompiler: %s -> %u parts\n",
+            seconds() - start, bc, count);
+  hpvmCompileFreeText(parts);
+  free(data);
+  free(sizes);
+  return true;
+}
+
 /* Program `input` lowered to LLVM IR: the output with --emit=llvm, else an input of
  * compile_objects. Compiled here: bitcode (no text to print and parse again), and, when
  * linked here, the large constants (a model's weights) in an assembly file of .incbin
@@ -1239,7 +1355,10 @@ static bool lower_to_llvm_ir(driver_t *d, const char *input, bool from_c, const 
                               input, ll, options);
   if (d->emit != EMIT_LLVM) {
     push(&d->temporaries, ll);
-    push(&d->ll_inputs, ll);
+    if (ok && d->emit != EMIT_OBJECT && d->jobs > 1)
+      ok = push_ir_parts(d, ll);
+    else
+      push(&d->ll_inputs, ll);
     if (access(constants, F_OK) == 0) {
       push(&d->temporaries, constants);
       push(&d->temporaries, format2(constants, ".bin"));
@@ -1270,56 +1389,65 @@ static bool run_lowering(driver_t *d) {
   return ok;
 }
 
-/* Compiles `input`, LLVM IR (`host` false) or C host code (`host` true), to an object: the
- * output with -c, else one to link. */
-static bool compile_object(driver_t *d, bool host, const char *input) {
+/* The clang command (`command`, empty) that compiles `input`, LLVM IR (`host` false) or C host
+ * code (`host` true), to an object: the output with -c, else one to link. */
+static void object_command(driver_t *d, bool host, const char *input, list_t *command) {
   char *name = stem(input);
   char *object = d->emit == EMIT_OBJECT && d->output ? copy(d->output)
                  : d->emit == EMIT_OBJECT
                      ? format2(name, ".o")
                      : format2(d->temp, format2("/", format2(name, host ? ".host.o" : ".o")));
-  list_t command = {0};
-  push(&command, HPVM_CC_CLANG);
-  push(&command, d->opt);
+  push(command, HPVM_CC_CLANG);
+  push(command, d->opt);
   if (!d->cpu_chosen)
-    push(&command, "-march=native");
+    push(command, "-march=native");
   if (d->shared)
-    push(&command, "-fPIC");
-  append(&command, &d->codegen);
+    push(command, "-fPIC");
+  append(command, &d->codegen);
   if (!host) {
-    push(&command, "-Wno-override-module");
+    push(command, "-Wno-override-module");
     /* The constants' assembly: -O and -march mean nothing to it. */
     if (ends_with(input, ".s"))
-      push(&command, "-Wno-unused-command-line-argument");
+      push(command, "-Wno-unused-command-line-argument");
   } else {
-    push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
-    append(&command, &d->preprocessor);
-    append(&command, &d->frontend);
-    push_marker_declarations(&command, input);
+    push(command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
+    append(command, &d->preprocessor);
+    append(command, &d->frontend);
+    push_marker_declarations(command, input);
     /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
      * API, and printed its warnings then: printing them again is noise. */
-    push(&command, "-w");
+    push(command, "-w");
   }
-  push(&command, "-c");
-  push(&command, input);
-  push(&command, "-o");
-  push(&command, object);
-  bool ok = run_stage(host ? "compile C" : "compile LLVM IR", &command);
+  push(command, "-c");
+  push(command, input);
+  push(command, "-o");
+  push(command, object);
   if (d->emit != EMIT_OBJECT) {
     push(&d->temporaries, object);
     push(&d->objects, object);
   }
   free(name);
-  return ok;
 }
 
-/* LLVM IR and C: compile to objects. */
+/* LLVM IR and C: compile to objects. The LLVM IR (a program's parts among it) d->jobs at a
+ * time, and the constants' assembly beside them (it mostly waits on the disk). */
 static bool compile_objects(driver_t *d) {
-  bool ok = true;
-  for (size_t i = 0; ok && i < d->ll_inputs.count; ++i)
-    ok = compile_object(d, false, d->ll_inputs.items[i]);
-  for (size_t i = 0; ok && i < d->c_inputs.count; ++i)
-    ok = compile_object(d, true, d->c_inputs.items[i]);
+  size_t count = d->ll_inputs.count;
+  list_t *commands = calloc(count ? count : 1, sizeof(list_t));
+  if (!commands)
+    fail_internal("%s", "out of memory");
+  bool assembly = false;
+  for (size_t i = 0; i < count; ++i) {
+    object_command(d, false, d->ll_inputs.items[i], &commands[i]);
+    assembly = assembly || ends_with(d->ll_inputs.items[i], ".s");
+  }
+  unsigned at_once = d->jobs > 1 ? d->jobs + assembly : 1;
+  bool ok = run_stages("compile LLVM IR", commands, count, at_once);
+  for (size_t i = 0; ok && i < d->c_inputs.count; ++i) {
+    list_t command = {0};
+    object_command(d, true, d->c_inputs.items[i], &command);
+    ok = run_stage("compile C", &command);
+  }
   return ok;
 }
 
@@ -1370,6 +1498,25 @@ static bool run_phases(driver_t *d) {
   return link_program(d);
 }
 
+/* How many clang processes compile a program's LLVM IR at once: $HPVM_COMPILE_JOBS (1 to
+ * 256), else the CPUs this process may run on. */
+static unsigned compile_jobs(void) {
+  const char *text = getenv("HPVM_COMPILE_JOBS");
+  if (text && *text) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long jobs = strtoul(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end || errno || jobs < 1 || jobs > 256)
+      fail("HPVM_COMPILE_JOBS is '%s'; expected a count from 1 to 256", text);
+    return (unsigned)jobs;
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0)
+    return (unsigned)CPU_COUNT(&cpus);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? (unsigned)online : 1;
+}
+
 /* Removes the temporaries (unless HPVM_CC_KEEP_TEMPS is set) and reports a failure; the
  * exit status. */
 static int finish(const driver_t *d, bool ok) {
@@ -1405,6 +1552,7 @@ int main(int argc, char **argv) {
   if (!parse_command_line(&d, argc, argv))
     return 0;
   check_command_line(&d);
+  d.jobs = compile_jobs();
   find_runtime(&d);
   make_temp_dir(&d);
   return finish(&d, run_phases(&d));
