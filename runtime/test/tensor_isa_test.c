@@ -4,7 +4,7 @@
  * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
  * wide rows: the direct kernel, or across filters with AVX-512; a pointwise one; strided ones:
  * the tap lists, or across filters with AVX-512, one image in blocks of rows; a strided one of
- * 3 filters: the im2col product), pools (2 x 2 at stride 2 with NaNs, 3 x 3 padded; max, min
+ * 3 filters: the im2col product), depthwise ones (16-float vectors with AVX-512), pools (2 x 2 at stride 2 with NaNs, 3 x 3 padded; max, min
  * and mean) and products (partial micro-tiles of 6 x 16 and 12 x 32, a
  * depth past one packed block), with
  * bias and activations; the AVX2 and AVX-512 results must be equal bit for bit, and the
@@ -59,6 +59,28 @@ static int64_t compute(float *out) {
     hpvm_rt_tensor_conv2d_f32(input, filter, bias, out + used, n, c, h, w, f, kh, kw, oh, ow,
                               pad, pad, stride, stride, 1, convs[i].activation, 0.75);
     used += n * f * oh * ow;
+    free(input);
+    free(filter);
+    free(bias);
+  }
+  /* Depthwise: rows of 16 columns or more (AVX-512: 16-float vectors, blocks of 32 and 16, the
+   * last one overlapping), strides 1 and 2, 3 x 3 and 5 x 5; rows narrower than 16 columns. */
+  struct {
+    int64_t n, c, h, w, k, pad, stride, activation;
+  } depthwise[] = {{2, 5, 20, 37, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+                   {1, 4, 23, 71, 3, 1, 2, HPVM_RT_TENSOR_CLIPPED_RELU},
+                   {1, 3, 17, 50, 5, 2, 1, HPVM_RT_TENSOR_IDENTITY},
+                   {2, 6, 9, 12, 3, 1, 1, HPVM_RT_TENSOR_SILU}};
+  for (size_t i = 0; i < sizeof depthwise / sizeof depthwise[0]; ++i) {
+    int64_t n = depthwise[i].n, c = depthwise[i].c, h = depthwise[i].h, w = depthwise[i].w;
+    int64_t k = depthwise[i].k, pad = depthwise[i].pad, stride = depthwise[i].stride;
+    int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+    float *input = test_random_array(n * c * h * w);
+    float *filter = test_random_array(c * k * k);
+    float *bias = test_random_array(c);
+    hpvm_rt_tensor_conv2d_f32(input, filter, bias, out + used, n, c, h, w, c, k, k, oh, ow, pad,
+                              pad, stride, stride, c, depthwise[i].activation, 0.75);
+    used += n * c * oh * ow;
     free(input);
     free(filter);
     free(bias);

@@ -245,6 +245,12 @@ uint16_t hpvm_tensor_narrow(float x, int64_t format);
                                    int64_t oh, int64_t ow, int64_t pad_h, int64_t pad_w,        \
                                    int64_t stride_h, int64_t stride_w, float bias,              \
                                    int64_t activation, float activation_max, float *scratch);   \
+  /* The depthwise kernel's scratch for one plane (see hpvm_tensor_depthwise_fn): the input's \
+   * rows zero-padded and split into stride_w column phases (only the input's values written). */ \
+  void hpvm_tensor_depthwise_prepare_##isa(const float *input, int64_t h, int64_t w, int64_t kh, \
+                                           int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,   \
+                                           int64_t pad_w, int64_t stride_h, int64_t stride_w,   \
+                                           float *scratch);                                     \
   void hpvm_tensor_conv_direct_##isa(const float *padded, int64_t channels, int64_t plane_h,    \
                                      int64_t plane_w, const float *weights, int64_t kh,         \
                                      int64_t kw, float *out, int64_t out_plane, int64_t y,      \
@@ -323,6 +329,12 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
                                           const float *weights, const float *bias,
                                           int64_t activation, float activation_max,
                                           float *tile);
+/* hpvm_tensor_depthwise_fn in 16-float vectors (rows of 16 columns or more). */
+void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, const float *filter,
+                                  int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
+                                  int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                  int64_t stride_w, float bias, int64_t activation,
+                                  float activation_max, float *scratch);
 /* hpvm_tensor_activate_fn in 16-float vectors (the last one masked). */
 void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
                                  float activation_max);

@@ -435,6 +435,103 @@ void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float 
   contract_block16(0, k, a, b, c, ldc, rows, cols, load, init);
 }
 
+/* ---- Depthwise convolutions ---------------------------------------------------------------
+ * The AVX2 kernel's scratch (hpvm_tensor_depthwise_prepare_avx2: rows zero-padded, split into
+ * column phases), then output rows in blocks of 32 and 16 columns of 16-float vectors (the last
+ * block overlapping the one before: the same values again), where the AVX2 kernel has 8-float
+ * ones: each output the same fused multiply-adds over the taps (i, j) in order, then + bias and
+ * the activation, bit for bit. Rows narrower than 16 columns go to the AVX2 kernel. */
+
+/* Columns [0, 16 * BLOCKS) of the output row whose window origin is `base`. */
+static inline __attribute__((always_inline)) void
+depthwise_blocks16(const int BLOCKS, const float *base, int64_t row_floats,
+                   const int64_t *column, const v16f *weight, int64_t kh, int64_t kw,
+                   float *out, v16f bias, int64_t activation, v16f max) {
+  v16f acc[2];
+  _Pragma("GCC unroll 2") for (int b = 0; b < BLOCKS; ++b) acc[b] = splat16(0.0f);
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      _Pragma("GCC unroll 2") for (int b = 0; b < BLOCKS; ++b)
+        acc[b] = fma16(weight[i * kw + j], load16(base + i * row_floats + column[j] + 16 * b),
+                       acc[b]);
+  _Pragma("GCC unroll 2") for (int b = 0; b < BLOCKS; ++b)
+    store16(out + 16 * b, finish16(acc[b], bias, activation, max));
+}
+
+static inline __attribute__((always_inline)) void
+depthwise_rows16(const float *plane, int64_t row_step, int64_t row_floats, const int64_t *column,
+                 const v16f *weight, int64_t kh, int64_t kw, float *output, int64_t oh,
+                 int64_t ow, v16f bias, int64_t activation, v16f max) {
+  for (int64_t y = 0; y < oh; ++y) {
+    const float *base = plane + y * row_step;
+    float *out = output + y * ow;
+    int64_t x = 0;
+    for (; x + 32 <= ow; x += 32)
+      depthwise_blocks16(2, base + x, row_floats, column, weight, kh, kw, out + x, bias,
+                         activation, max);
+    for (; x + 16 <= ow; x += 16)
+      depthwise_blocks16(1, base + x, row_floats, column, weight, kh, kw, out + x, bias,
+                         activation, max);
+    if (x < ow)
+      depthwise_blocks16(1, base + ow - 16, row_floats, column, weight, kh, kw, out + ow - 16,
+                         bias, activation, max);
+  }
+}
+
+/* depthwise_rows16 with the activation a constant, and the 3 x 3 window's sizes too. */
+#define DEPTHWISE_ROWS16(ACTIVATION)                                                         \
+  static void depthwise_rows16_##ACTIVATION(const float *plane, int64_t row_step,            \
+                                            int64_t row_floats, const int64_t *column,       \
+                                            const v16f *weight, int64_t kh, int64_t kw,      \
+                                            float *output, int64_t oh, int64_t ow, v16f bias, \
+                                            v16f max) {                                      \
+    if (kh == 3 && kw == 3)                                                                  \
+      depthwise_rows16(plane, row_step, row_floats, column, weight, 3, 3, output, oh, ow,    \
+                       bias, ACTIVATION, max);                                               \
+    else                                                                                     \
+      depthwise_rows16(plane, row_step, row_floats, column, weight, kh, kw, output, oh, ow,  \
+                       bias, ACTIVATION, max);                                               \
+  }
+DEPTHWISE_ROWS16(HPVM_RT_TENSOR_IDENTITY)
+DEPTHWISE_ROWS16(HPVM_RT_TENSOR_RELU)
+DEPTHWISE_ROWS16(HPVM_RT_TENSOR_CLIPPED_RELU)
+#undef DEPTHWISE_ROWS16
+
+void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, const float *filter,
+                                  int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
+                                  int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                  int64_t stride_w, float bias, int64_t activation,
+                                  float activation_max, float *scratch) {
+  if (ow < 16 || !scratch ||
+      !hpvm_tensor_depthwise_scratch(w, kh, kw, oh, ow, pad_w, stride_h, stride_w) ||
+      hpvm_tensor_logistic(activation)) {
+    hpvm_tensor_depthwise_avx2(input, h, w, filter, kh, kw, output, oh, ow, pad_h, pad_w,
+                               stride_h, stride_w, bias, activation, activation_max, scratch);
+    return;
+  }
+  hpvm_tensor_depthwise_prepare_avx2(input, h, w, kh, kw, oh, ow, pad_h, pad_w, stride_h,
+                                     stride_w, scratch);
+  int64_t phase = hpvm_tensor_depthwise_phase(w, kw, ow, pad_w, stride_w);
+  int64_t row_floats = stride_w * phase;
+  int64_t column[HPVM_TENSOR_DEPTHWISE_MAX_TAPS];
+  v16f weight[HPVM_TENSOR_DEPTHWISE_MAX_TAPS];
+  for (int64_t j = 0; j < kw; ++j)
+    column[j] = (j % stride_w) * phase + j / stride_w;
+  for (int64_t t = 0; t < kh * kw; ++t)
+    weight[t] = splat16(filter[t]);
+  v16f bias16 = splat16(bias), max16 = splat16(activation_max);
+  int64_t row_step = stride_h * row_floats;
+  if (activation == HPVM_RT_TENSOR_RELU)
+    depthwise_rows16_HPVM_RT_TENSOR_RELU(scratch, row_step, row_floats, column, weight, kh, kw,
+                                         output, oh, ow, bias16, max16);
+  else if (activation == HPVM_RT_TENSOR_CLIPPED_RELU)
+    depthwise_rows16_HPVM_RT_TENSOR_CLIPPED_RELU(scratch, row_step, row_floats, column, weight,
+                                                 kh, kw, output, oh, ow, bias16, max16);
+  else
+    depthwise_rows16_HPVM_RT_TENSOR_IDENTITY(scratch, row_step, row_floats, column, weight, kh,
+                                             kw, output, oh, ow, bias16, max16);
+}
+
 void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
                                  float activation_max) {
   if (!hpvm_tensor_logistic(activation)) {
