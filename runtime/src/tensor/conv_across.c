@@ -112,39 +112,48 @@ static void fill_slab(const across_t *a, float *slab, int64_t first, int64_t ima
     }
 }
 
-/* Filter blocks [fb0, fb1) of the group over the chunk's positions (image, y, x), y in
- * [y0, y0 + rows), from its slab. */
-static void across_blocks(const across_t *a, const float *slab,
-                          int64_t first, int64_t images, int64_t group, int64_t y0,
-                          int64_t rows, int64_t in_rows, int64_t plane_w, int64_t fb0,
-                          int64_t fb1) {
+/* Where each of the chunk's `count` positions (image, y, x), y in [y0, y0 + rows), reads its
+ * window in the slab (offset[]) and writes its output in a filter's plane (out[], from the
+ * chunk's first image); past count up to a whole block of positions, the last block's first
+ * position again (computed and dropped). Worked out once per task, not per block of filters:
+ * their divisions cost as much as a shallow layer's products. */
+static void across_positions(const across_t *a, int64_t images, int64_t y0, int64_t rows,
+                             int64_t in_rows, int64_t plane_w, int64_t *offset, int64_t *out) {
+  int64_t count = 0, out_plane = a->out_h * a->out_w;
+  for (int64_t i = 0; i < images; ++i)
+    for (int64_t y = 0; y < rows; ++y)
+      for (int64_t x = 0; x < a->out_w; ++x, ++count) {
+        offset[count] = (i * in_rows + y * a->stride_h) * plane_w + x * a->stride_w;
+        out[count] = i * a->filters * out_plane + (y0 + y) * a->out_w + x;
+      }
+  for (int64_t q = count; q % a->pb; ++q) {
+    offset[q] = offset[count - 1 - (count - 1) % a->pb];
+    out[q] = out[count - 1 - (count - 1) % a->pb];
+  }
+}
+
+/* Filter blocks [fb0, fb1) of the group over the chunk's `count` positions, from its slab. */
+static void across_blocks(const across_t *a, const float *slab, const int64_t *offset,
+                          const int64_t *out_at, int64_t count, int64_t first, int64_t group,
+                          int64_t channel, int64_t plane_w, int64_t fb0, int64_t fb1) {
   float tile[HPVM_TENSOR_FB_WIDE * HPVM_TENSOR_PB_WIDE];
   int64_t out_plane = a->out_h * a->out_w, window = a->kernel_h * a->kernel_w;
-  int64_t fb = a->fb, pb = a->pb, per_image = rows * a->out_w, count = images * per_image;
-  int64_t channel = images * in_rows * plane_w;
+  int64_t fb = a->fb, pb = a->pb;
   for (int64_t b = fb0; b < fb1; ++b) {
     int64_t live = a->per_group_f - b * fb < fb ? a->per_group_f - b * fb : fb;
     int64_t at = group * a->filter_blocks + b;
     const float *weights = a->packed + at * a->per_group_c * window * fb;
     const float *bias = a->packed_bias ? a->packed_bias + at * fb : NULL;
+    float *filters =
+        a->output + (first * a->filters + group * a->per_group_f + b * fb) * out_plane;
     for (int64_t p = 0; p < count; p += pb) {
-      int64_t offset[HPVM_TENSOR_PB_WIDE];
       int64_t live_q = count - p < pb ? count - p : pb;
-      for (int64_t q = 0; q < pb; ++q) {
-        int64_t pos = p + (q < live_q ? q : 0); /* past the end: position p again */
-        int64_t image = pos / per_image, rest = pos % per_image;
-        offset[q] = (image * in_rows + rest / a->out_w * a->stride_h) * plane_w +
-                    rest % a->out_w * a->stride_w;
-      }
-      a->kernel(slab, offset, a->per_group_c, channel, plane_w, weights, a->kernel_h,
-                 a->kernel_w, bias, a->activation, a->activation_max, tile);
+      a->kernel(slab, offset + p, a->per_group_c, channel, plane_w, weights, a->kernel_h,
+                a->kernel_w, bias, a->activation, a->activation_max, tile);
       for (int64_t q = 0; q < live_q; ++q) {
-        int64_t pos = p + q, image = first + pos / per_image, rest = pos % per_image;
-        float *out = a->output +
-                     (image * a->filters + group * a->per_group_f + b * fb) * out_plane +
-                     y0 * a->out_w + rest;
+        float *position = filters + out_at[p + q];
         for (int64_t r = 0; r < live; ++r)
-          out[r * out_plane] = tile[q * fb + r];
+          position[r * out_plane] = tile[q * fb + r];
       }
     }
   }
@@ -165,16 +174,22 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
     int64_t fb1 = fb0 + a->blocks_per_task < a->filter_blocks ? fb0 + a->blocks_per_task
                                                               : a->filter_blocks;
     int64_t in_rows = (rows - 1) * a->stride_h + a->kernel_h;
-    float *slab = a->packed ? malloc(sizeof(float) * (size_t)(a->per_group_c * images *
-                                                               in_rows * plane_w))
+    int64_t count = images * rows * a->out_w, padded = ceil_div(count, a->pb) * a->pb;
+    /* The slab (an even count of floats), then the positions' offsets and output indexes. */
+    int64_t slab_floats = ceil_div(a->per_group_c * images * in_rows * plane_w, 2) * 2;
+    float *slab = a->packed ? malloc(sizeof(float) * (size_t)slab_floats +
+                                     2 * sizeof(int64_t) * (size_t)padded)
                             : NULL;
     if (!slab) {
       int64_t o_end = fb1 * a->fb < a->per_group_f ? fb1 * a->fb : a->per_group_f;
       across_unpacked(a, first, images, group, y0, rows, fb0 * a->fb, o_end);
       continue;
     }
+    int64_t *offset = (int64_t *)(slab + slab_floats), *out_at = offset + padded;
     fill_slab(a, slab, first, images, group, y0, in_rows, plane_w);
-    across_blocks(a, slab, first, images, group, y0, rows, in_rows, plane_w, fb0, fb1);
+    across_positions(a, images, y0, rows, in_rows, plane_w, offset, out_at);
+    across_blocks(a, slab, offset, out_at, count, first, group, images * in_rows * plane_w,
+                  plane_w, fb0, fb1);
     free(slab);
   }
 }
