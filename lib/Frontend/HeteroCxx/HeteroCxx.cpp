@@ -145,7 +145,7 @@ static void inlineHdcHelpers(Module &module) {
   };
   SmallPtrSet<Function *, 8> callers;
   SmallPtrSet<Function *, 8> helpers;
-  for (unsigned round = 0; round < 4; ++round) {
+  for (unsigned round = 0; round < 64; ++round) { // one level of helpers per round
     SmallVector<CallBase *> calls;
     for (Function &function : module)
       if (isHelper(function)) {
@@ -168,9 +168,17 @@ static void inlineHdcHelpers(Module &module) {
   // the constant itself once the slot is promoted.
   for (Function *caller : callers)
     promoteLocals(*caller);
-  for (Function *helper : helpers)
-    if (helper->use_empty() && helper->isDiscardableIfUnused())
-      helper->eraseFromParent();
+  // A helper used only by another helper goes after it: until none is left unused.
+  SmallVector<Function *> pending(helpers.begin(), helpers.end());
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Function *&helper : pending)
+      if (helper && helper->use_empty() && helper->isDiscardableIfUnused()) {
+        helper->eraseFromParent();
+        helper = nullptr;
+        erased = true;
+      }
+  }
 }
 
 /// Each section begin has its end, and each section or task end takes the value
