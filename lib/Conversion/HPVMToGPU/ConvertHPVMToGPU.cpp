@@ -824,12 +824,15 @@ void KernelBuilder::copyDependencies(ArrayRef<Operation *> dependencies) {
   b.setInsertionPointToStart(kernels.getBody());
   for (Operation *dependency : dependencies) {
     Operation *copy = b.clone(*dependency);
-    // Helpers and tables are private to the kernel module.
-    if (auto function = dyn_cast<LLVM::LLVMFuncOp>(copy))
+    // Helpers and tables are private to the kernel module; a C++ inline function's
+    // comdat (its group in the host module, which the kernel module has not) goes.
+    if (auto function = dyn_cast<LLVM::LLVMFuncOp>(copy)) {
       function.setLinkage(LLVM::Linkage::Internal);
-    else if (auto global = dyn_cast<LLVM::GlobalOp>(copy))
+      function.removeComdatAttr();
+    } else if (auto global = dyn_cast<LLVM::GlobalOp>(copy)) {
       global.setLinkage(LLVM::Linkage::Internal);
-    else if (auto symbol = dyn_cast<SymbolOpInterface>(copy))
+      global.removeComdatAttr();
+    } else if (auto symbol = dyn_cast<SymbolOpInterface>(copy))
       symbol.setPrivate();
   }
 }
