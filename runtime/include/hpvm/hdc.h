@@ -31,20 +31,28 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include <type_traits>
+
 namespace hpvm::hdc {
 
 template <int N, typename T> struct hypervector {
   static_assert(N > 0, "a hypervector has at least one element");
   T elements[N];
-  T &operator[](size_t i) noexcept { return elements[i]; }
-  const T &operator[](size_t i) const noexcept { return elements[i]; }
+  /* As clang's matrix types, which HPVM's hypervectors were (one row of N): v[0][i]. */
+  __attribute__((always_inline)) T *operator[](size_t row) noexcept { return elements + row * N; }
+  __attribute__((always_inline)) const T *operator[](size_t row) const noexcept {
+    return elements + row * N;
+  }
 };
 
 template <int M, int N, typename T> struct hypermatrix {
   static_assert(M > 0 && N > 0, "a hypermatrix has at least one row and one column");
   T elements[(size_t)M * N];
-  T *row(size_t r) noexcept { return elements + r * N; }
-  const T *row(size_t r) const noexcept { return elements + r * N; }
+  __attribute__((always_inline)) T *row(size_t r) noexcept { return elements + r * N; }
+  __attribute__((always_inline)) const T *row(size_t r) const noexcept { return elements + r * N; }
+  /* m[r][c], as clang's matrix types. */
+  __attribute__((always_inline)) T *operator[](size_t r) noexcept { return row(r); }
+  __attribute__((always_inline)) const T *operator[](size_t r) const noexcept { return row(r); }
 };
 
 /* The stage helpers and loops hpvm-cc inlines where they are called. */
@@ -53,7 +61,7 @@ template <int M, int N, typename T> struct hypermatrix {
 /* Dot product of n elements in index order, with 8 independent rows at once where the
  * caller asks for several (the order of each row's sum is the same either way). */
 template <typename T>
-inline void dotRows(const T *x, const T *rows, size_t rowStride, size_t count, size_t n,
+HPVM_HDC_INLINE void dotRows(const T *x, const T *rows, size_t rowStride, size_t count, size_t n,
                     T *out) noexcept {
 #pragma clang fp contract(off)
   size_t r = 0;
@@ -73,7 +81,7 @@ inline void dotRows(const T *x, const T *rows, size_t rowStride, size_t count, s
   }
 }
 
-template <typename T> inline T sumOfSquares(const T *x, size_t n) noexcept {
+template <typename T> HPVM_HDC_INLINE T sumOfSquares(const T *x, size_t n) noexcept {
 #pragma clang fp contract(off)
   T acc = T();
   for (size_t j = 0; j < n; ++j)
@@ -81,11 +89,11 @@ template <typename T> inline T sumOfSquares(const T *x, size_t n) noexcept {
   return acc;
 }
 
-template <typename T> inline T norm(const T *x, size_t n) noexcept {
+template <typename T> HPVM_HDC_INLINE T norm(const T *x, size_t n) noexcept {
   return (T)sqrt((double)sumOfSquares(x, n));
 }
 
-template <typename T> inline T cosineSimilarity(const T *a, const T *b, size_t n) noexcept {
+template <typename T> HPVM_HDC_INLINE T cosineSimilarity(const T *a, const T *b, size_t n) noexcept {
 #pragma clang fp contract(off)
   T dot;
   dotRows(a, b, n, 1, n, &dot);
@@ -93,7 +101,7 @@ template <typename T> inline T cosineSimilarity(const T *a, const T *b, size_t n
   return norms == T() ? T() : (T)(dot / norms);
 }
 
-template <typename T> inline T hamming(const T *a, const T *b, size_t n) noexcept {
+template <typename T> HPVM_HDC_INLINE T hamming(const T *a, const T *b, size_t n) noexcept {
   T count = T();
   for (size_t j = 0; j < n; ++j)
     count += a[j] != b[j] ? T(1) : T();
@@ -101,7 +109,7 @@ template <typename T> inline T hamming(const T *a, const T *b, size_t n) noexcep
 }
 
 /* The first index of the largest (or smallest) element. */
-template <typename T> inline int argExtreme(const T *x, size_t n, bool largest) noexcept {
+template <typename T> HPVM_HDC_INLINE int argExtreme(const T *x, size_t n, bool largest) noexcept {
   size_t best = 0;
   for (size_t j = 1; j < n; ++j)
     if (largest ? x[j] > x[best] : x[j] < x[best])
@@ -111,7 +119,7 @@ template <typename T> inline int argExtreme(const T *x, size_t n, bool largest) 
 
 /* A permutation of n indices from `seed` (Fisher-Yates driven by a 64-bit LCG), the
  * same in every build and on every host. */
-inline void permutation(size_t *order, size_t n, unsigned long long seed) noexcept {
+HPVM_HDC_INLINE void permutation(size_t *order, size_t n, unsigned long long seed) noexcept {
   for (size_t i = 0; i < n; ++i)
     order[i] = i;
   unsigned long long state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -124,25 +132,25 @@ inline void permutation(size_t *order, size_t n, unsigned long long seed) noexce
   }
 }
 
-template <typename T> inline T signOf(T x) noexcept { return x < T() ? T(-1) : T(1); }
-template <typename T> inline T absoluteOf(T x) noexcept { return x < T() ? -x : x; }
+template <typename T> HPVM_HDC_INLINE T signOf(T x) noexcept { return x < T() ? T(-1) : T(1); }
+template <typename T> HPVM_HDC_INLINE T absoluteOf(T x) noexcept { return x < T() ? -x : x; }
 
 /* Element `i` of a created hypervector or hypermatrix: `init(extra..., i)`. */
 template <typename T, typename... Extra>
-inline void fill(T *out, size_t n, void *init, Extra... extra) noexcept {
+HPVM_HDC_INLINE void fill(T *out, size_t n, void *init, Extra... extra) noexcept {
   auto function = reinterpret_cast<T (*)(Extra..., size_t)>(init);
   for (size_t i = 0; i < n; ++i)
     out[i] = function(extra..., i);
 }
 
-inline double uniformOpen() noexcept { return ((double)rand() + 1.0) / ((double)RAND_MAX + 2.0); }
+HPVM_HDC_INLINE double uniformOpen() noexcept { return ((double)rand() + 1.0) / ((double)RAND_MAX + 2.0); }
 
-template <typename T> inline void fillRandom(T *out, size_t n) noexcept {
+template <typename T> HPVM_HDC_INLINE void fillRandom(T *out, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i)
     out[i] = rand() % 2 == 0 ? T(1) : T(-1);
 }
 
-template <typename T> inline void fillGaussian(T *out, size_t n) noexcept {
+template <typename T> HPVM_HDC_INLINE void fillGaussian(T *out, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i)
     out[i] = (T)(sqrt(-2.0 * log(uniformOpen())) * cos(6.283185307179586 * uniformOpen()));
 }
@@ -156,7 +164,7 @@ template <int M, int N, typename T> using __hypermatrix__ = hpvm::hdc::hypermatr
 
 #define HPVM_HDC_VECTOR_MAP(NAME, EXPR)                                                        \
   template <int N, typename T>                                                                 \
-  inline __hypervector__<N, T> NAME(const __hypervector__<N, T> &a) noexcept {                 \
+  HPVM_HDC_INLINE __hypervector__<N, T> NAME(const __hypervector__<N, T> &a) noexcept {                 \
     __hypervector__<N, T> r;                                                                   \
     for (size_t i = 0; i < (size_t)N; ++i) {                                                   \
       T x = a.elements[i];                                                                     \
@@ -165,7 +173,7 @@ template <int M, int N, typename T> using __hypermatrix__ = hpvm::hdc::hypermatr
     return r;                                                                                  \
   }                                                                                            \
   template <int M, int N, typename T>                                                          \
-  inline __hypermatrix__<M, N, T> NAME(const __hypermatrix__<M, N, T> &a) noexcept {           \
+  HPVM_HDC_INLINE __hypermatrix__<M, N, T> NAME(const __hypermatrix__<M, N, T> &a) noexcept {           \
     __hypermatrix__<M, N, T> r;                                                                \
     for (size_t i = 0; i < (size_t)M * N; ++i) {                                               \
       T x = a.elements[i];                                                                     \
@@ -176,7 +184,7 @@ template <int M, int N, typename T> using __hypermatrix__ = hpvm::hdc::hypermatr
 
 #define HPVM_HDC_VECTOR_ZIP(NAME, OP)                                                          \
   template <int N, typename T>                                                                 \
-  inline __hypervector__<N, T> NAME(const __hypervector__<N, T> &a,                            \
+  HPVM_HDC_INLINE __hypervector__<N, T> NAME(const __hypervector__<N, T> &a,                            \
                                     const __hypervector__<N, T> &b) noexcept {                 \
     __hypervector__<N, T> r;                                                                   \
     for (size_t i = 0; i < (size_t)N; ++i)                                                     \
@@ -184,7 +192,7 @@ template <int M, int N, typename T> using __hypermatrix__ = hpvm::hdc::hypermatr
     return r;                                                                                  \
   }                                                                                            \
   template <int M, int N, typename T>                                                          \
-  inline __hypermatrix__<M, N, T> NAME(const __hypermatrix__<M, N, T> &a,                      \
+  HPVM_HDC_INLINE __hypermatrix__<M, N, T> NAME(const __hypermatrix__<M, N, T> &a,                      \
                                        const __hypermatrix__<M, N, T> &b) noexcept {           \
     __hypermatrix__<M, N, T> r;                                                                \
     for (size_t i = 0; i < (size_t)M * N; ++i)                                                 \
@@ -195,11 +203,11 @@ template <int M, int N, typename T> using __hypermatrix__ = hpvm::hdc::hypermatr
 /* ---- creating hypervectors and hypermatrices ------------------------------ */
 
 /* Zeros (HPVM's "uninitialized": zeros here, so that every build reads the same). */
-template <int N, typename T> inline __hypervector__<N, T> __hetero_hdc_hypervector() noexcept {
+template <int N, typename T> HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_hypervector() noexcept {
   return __hypervector__<N, T>{};
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> __hetero_hdc_hypermatrix() noexcept {
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_hypermatrix() noexcept {
   return __hypermatrix__<M, N, T>{};
 }
 
@@ -207,14 +215,14 @@ inline __hypermatrix__<M, N, T> __hetero_hdc_hypermatrix() noexcept {
  * with one, ...; the first argument (HPVM's count of extra arguments) is not needed. The
  * elements of a hypermatrix are numbered row after row. */
 template <int N, typename T, typename... Extra>
-inline __hypervector__<N, T> __hetero_hdc_create_hypervector(int, void *init,
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_create_hypervector(int, void *init,
                                                              Extra... extra) noexcept {
   __hypervector__<N, T> r;
   hpvm::hdc::fill<T>(r.elements, N, init, extra...);
   return r;
 }
 template <int M, int N, typename T, typename... Extra>
-inline __hypermatrix__<M, N, T> __hetero_hdc_create_hypermatrix(int, void *init,
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_create_hypermatrix(int, void *init,
                                                                 Extra... extra) noexcept {
   __hypermatrix__<M, N, T> r;
   hpvm::hdc::fill<T>(r.elements, (size_t)M * N, init, extra...);
@@ -222,25 +230,25 @@ inline __hypermatrix__<M, N, T> __hetero_hdc_create_hypermatrix(int, void *init,
 }
 
 /* +1 or -1 from rand() (srand seeds it); Gaussian: Box-Muller over rand(). */
-template <int N, typename T> inline __hypervector__<N, T> __hetero_hdc_random_hypervector() noexcept {
+template <int N, typename T> HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_random_hypervector() noexcept {
   __hypervector__<N, T> r;
   hpvm::hdc::fillRandom(r.elements, N);
   return r;
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> __hetero_hdc_random_hypermatrix() noexcept {
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_random_hypermatrix() noexcept {
   __hypermatrix__<M, N, T> r;
   hpvm::hdc::fillRandom(r.elements, (size_t)M * N);
   return r;
 }
 template <int N, typename T>
-inline __hypervector__<N, T> __hetero_hdc_gaussian_hypervector() noexcept {
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_gaussian_hypervector() noexcept {
   __hypervector__<N, T> r;
   hpvm::hdc::fillGaussian(r.elements, N);
   return r;
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> __hetero_hdc_gaussian_hypermatrix() noexcept {
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_gaussian_hypermatrix() noexcept {
   __hypermatrix__<M, N, T> r;
   hpvm::hdc::fillGaussian(r.elements, (size_t)M * N);
   return r;
@@ -248,11 +256,11 @@ inline __hypermatrix__<M, N, T> __hetero_hdc_gaussian_hypermatrix() noexcept {
 
 /* The buffer of a hypervector or hypermatrix, for task and launch lists. */
 template <int N, typename T>
-inline __hypervector__<N, T> *__hetero_hdc_get_handle(__hypervector__<N, T> &v) noexcept {
+HPVM_HDC_INLINE __hypervector__<N, T> *__hetero_hdc_get_handle(__hypervector__<N, T> &v) noexcept {
   return &v;
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> *__hetero_hdc_get_handle(__hypermatrix__<M, N, T> &m) noexcept {
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> *__hetero_hdc_get_handle(__hypermatrix__<M, N, T> &m) noexcept {
   return &m;
 }
 
@@ -269,12 +277,12 @@ HPVM_HDC_VECTOR_MAP(__hetero_hdc_sign_flip, (T)-x)
 HPVM_HDC_VECTOR_MAP(__hetero_hdc_cosine, (T)cos((double)x))
 
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> __hetero_hdc_sign_hm(const __hypermatrix__<M, N, T> &a) noexcept {
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_sign_hm(const __hypermatrix__<M, N, T> &a) noexcept {
   return __hetero_hdc_sign(a);
 }
 
 template <int N, typename From, typename To>
-inline __hypervector__<N, To> __hetero_hdc_type_cast(const __hypervector__<N, From> &a) noexcept {
+HPVM_HDC_INLINE __hypervector__<N, To> __hetero_hdc_type_cast(const __hypervector__<N, From> &a) noexcept {
   __hypervector__<N, To> r;
   for (size_t i = 0; i < (size_t)N; ++i)
     r.elements[i] = (To)a.elements[i];
@@ -283,7 +291,7 @@ inline __hypervector__<N, To> __hetero_hdc_type_cast(const __hypervector__<N, Fr
 
 /* Rotation: element i moves to (i + shift) mod N (a negative shift rotates the other way);
  * in a hypermatrix, each row rotates. */
-template <typename T> inline void hpvmHdcRotate(const T *a, T *r, size_t n, long long shift) noexcept {
+template <typename T> HPVM_HDC_INLINE void hpvmHdcRotate(const T *a, T *r, size_t n, long long shift) noexcept {
   long long s = shift % (long long)n;
   if (s < 0)
     s += (long long)n;
@@ -291,14 +299,14 @@ template <typename T> inline void hpvmHdcRotate(const T *a, T *r, size_t n, long
     r[(i + (size_t)s) % n] = a[i];
 }
 template <int N, typename T>
-inline __hypervector__<N, T> __hetero_hdc_wrap_shift(const __hypervector__<N, T> &a,
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_wrap_shift(const __hypervector__<N, T> &a,
                                                      long long shift) noexcept {
   __hypervector__<N, T> r;
   hpvmHdcRotate(a.elements, r.elements, N, shift);
   return r;
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> __hetero_hdc_wrap_shift(const __hypermatrix__<M, N, T> &a,
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_wrap_shift(const __hypermatrix__<M, N, T> &a,
                                                         long long shift) noexcept {
   __hypermatrix__<M, N, T> r;
   for (size_t row = 0; row < (size_t)M; ++row)
@@ -308,7 +316,7 @@ inline __hypermatrix__<M, N, T> __hetero_hdc_wrap_shift(const __hypermatrix__<M,
 
 /* A permutation of the elements chosen by `seed` (of each row's, the same for every row). */
 template <int N, typename T>
-inline __hypervector__<N, T> __hetero_hdc_shuffle(const __hypervector__<N, T> &a,
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_shuffle(const __hypervector__<N, T> &a,
                                                   int seed) noexcept {
   size_t order[N];
   hpvm::hdc::permutation(order, N, (unsigned long long)seed);
@@ -318,7 +326,7 @@ inline __hypervector__<N, T> __hetero_hdc_shuffle(const __hypervector__<N, T> &a
   return r;
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> __hetero_hdc_shuffle(const __hypermatrix__<M, N, T> &a,
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> __hetero_hdc_shuffle(const __hypermatrix__<M, N, T> &a,
                                                      int seed) noexcept {
   size_t order[N];
   hpvm::hdc::permutation(order, N, (unsigned long long)seed);
@@ -332,22 +340,22 @@ inline __hypermatrix__<M, N, T> __hetero_hdc_shuffle(const __hypermatrix__<M, N,
 /* ---- reductions ------------------------------------------------------------ */
 
 template <int N, typename T>
-inline T __hetero_hdc_cossim(const __hypervector__<N, T> &a,
+HPVM_HDC_INLINE T __hetero_hdc_cossim(const __hypervector__<N, T> &a,
                              const __hypervector__<N, T> &b) noexcept {
   return hpvm::hdc::cosineSimilarity(a.elements, b.elements, N);
 }
 template <int N, typename T>
-inline T __hetero_hdc_hamming_distance(const __hypervector__<N, T> &a,
+HPVM_HDC_INLINE T __hetero_hdc_hamming_distance(const __hypervector__<N, T> &a,
                                        const __hypervector__<N, T> &b) noexcept {
   return hpvm::hdc::hamming(a.elements, b.elements, N);
 }
-template <int N, typename T> inline T __hetero_hdc_l2norm(const __hypervector__<N, T> &a) noexcept {
+template <int N, typename T> HPVM_HDC_INLINE T __hetero_hdc_l2norm(const __hypervector__<N, T> &a) noexcept {
   return hpvm::hdc::norm(a.elements, N);
 }
-template <int N, typename T> inline int __hetero_hdc_arg_max(const __hypervector__<N, T> &a) noexcept {
+template <int N, typename T> HPVM_HDC_INLINE int __hetero_hdc_arg_max(const __hypervector__<N, T> &a) noexcept {
   return hpvm::hdc::argExtreme(a.elements, N, true);
 }
-template <int N, typename T> inline int __hetero_hdc_arg_min(const __hypervector__<N, T> &a) noexcept {
+template <int N, typename T> HPVM_HDC_INLINE int __hetero_hdc_arg_min(const __hypervector__<N, T> &a) noexcept {
   return hpvm::hdc::argExtreme(a.elements, N, false);
 }
 
@@ -355,7 +363,7 @@ template <int N, typename T> inline int __hetero_hdc_arg_min(const __hypervector
 
 /* r[m] = sum over n of v[n] * A[m][n]: the projection of v by A's rows. */
 template <int M, int N, typename T>
-inline __hypervector__<M, T> __hetero_hdc_matmul(const __hypervector__<N, T> &v,
+HPVM_HDC_INLINE __hypervector__<M, T> __hetero_hdc_matmul(const __hypervector__<N, T> &v,
                                                  const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
   hpvm::hdc::dotRows(v.elements, a.elements, N, M, N, r.elements);
@@ -364,7 +372,7 @@ inline __hypervector__<M, T> __hetero_hdc_matmul(const __hypervector__<N, T> &v,
 
 /* A holds the transpose (N rows of M): r[m] = sum over n of v[n] * A's element (n, m). */
 template <int M, int N, typename T>
-inline __hypervector__<M, T>
+HPVM_HDC_INLINE __hypervector__<M, T>
 __hetero_hdc_transposed_matmul(const __hypervector__<N, T> &v,
                                const __hypermatrix__<M, N, T> &a) noexcept {
 #pragma clang fp contract(off)
@@ -376,7 +384,7 @@ __hetero_hdc_transposed_matmul(const __hypervector__<N, T> &v,
 }
 
 template <int M, int N, typename T>
-inline __hypervector__<M, T> __hetero_hdc_cossim(const __hypervector__<N, T> &v,
+HPVM_HDC_INLINE __hypervector__<M, T> __hetero_hdc_cossim(const __hypervector__<N, T> &v,
                                                  const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
   for (size_t m = 0; m < (size_t)M; ++m)
@@ -384,7 +392,7 @@ inline __hypervector__<M, T> __hetero_hdc_cossim(const __hypervector__<N, T> &v,
   return r;
 }
 template <int M, int N, typename T>
-inline __hypervector__<M, T>
+HPVM_HDC_INLINE __hypervector__<M, T>
 __hetero_hdc_hamming_distance(const __hypervector__<N, T> &v,
                               const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
@@ -393,7 +401,7 @@ __hetero_hdc_hamming_distance(const __hypervector__<N, T> &v,
   return r;
 }
 template <int M, int N, typename T>
-inline __hypervector__<M, T> __hetero_hdc_l2norm(const __hypermatrix__<M, N, T> &a) noexcept {
+HPVM_HDC_INLINE __hypervector__<M, T> __hetero_hdc_l2norm(const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
   for (size_t m = 0; m < (size_t)M; ++m)
     r.elements[m] = hpvm::hdc::norm(a.row(m), N);
@@ -402,7 +410,7 @@ inline __hypervector__<M, T> __hetero_hdc_l2norm(const __hypermatrix__<M, N, T> 
 
 /* The row of A most similar (cosine) to v; the first of equals. */
 template <int M, int N, typename T>
-inline __hypervector__<N, T> __hetero_hdc_search(const __hypervector__<N, T> &v,
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_search(const __hypervector__<N, T> &v,
                                                  const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> scores = __hetero_hdc_cossim<M, N, T>(v, a);
   int best = hpvm::hdc::argExtreme(scores.elements, M, true);
@@ -413,7 +421,7 @@ inline __hypervector__<N, T> __hetero_hdc_search(const __hypervector__<N, T> &v,
 }
 /* Against one hypervector: that hypervector. */
 template <int M, int N, typename T>
-inline __hypervector__<N, T> __hetero_hdc_search(const __hypervector__<N, T> &,
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_search(const __hypervector__<N, T> &,
                                                  const __hypervector__<N, T> &a) noexcept {
   return a;
 }
@@ -422,7 +430,7 @@ inline __hypervector__<N, T> __hetero_hdc_search(const __hypervector__<N, T> &,
 
 /* r[i][k] = sum over j of A[i][j] * B[k][j] (B's rows are the projection's). */
 template <int M, int N, int P, typename T>
-inline __hypermatrix__<M, P, T> __hetero_hdc_matmul_hm_hm(const __hypermatrix__<M, N, T> &a,
+HPVM_HDC_INLINE __hypermatrix__<M, P, T> __hetero_hdc_matmul_hm_hm(const __hypermatrix__<M, N, T> &a,
                                                           const __hypermatrix__<P, N, T> &b,
                                                           size_t = M, size_t = N,
                                                           size_t = P) noexcept {
@@ -431,8 +439,23 @@ inline __hypermatrix__<M, P, T> __hetero_hdc_matmul_hm_hm(const __hypermatrix__<
     hpvm::hdc::dotRows(a.row(i), b.elements, N, P, N, r.row(i));
   return r;
 }
+/* B given as N rows of P (the ordinary product, R[i][k] = sum over j of A[i][j] * B[j][k]),
+ * as earlier programs write it; when N == P the form above (B's rows) is the one taken. */
+template <int M, int N, int P, typename T, typename = std::enable_if_t<N != P>>
+HPVM_HDC_INLINE __hypermatrix__<M, P, T> __hetero_hdc_matmul_hm_hm(const __hypermatrix__<M, N, T> &a,
+                                                          const __hypermatrix__<N, P, T> &b,
+                                                          size_t = M, size_t = N,
+                                                          size_t = P) noexcept {
+#pragma clang fp contract(off)
+  __hypermatrix__<M, P, T> r{};
+  for (size_t i = 0; i < (size_t)M; ++i)
+    for (size_t j = 0; j < (size_t)N; ++j)
+      for (size_t k = 0; k < (size_t)P; ++k)
+        r.row(i)[k] += a.row(i)[j] * b.row(j)[k];
+  return r;
+}
 template <int M, int K, int D, typename T>
-inline __hypermatrix__<M, K, T> __hetero_hdc_cossim_hm_hm(const __hypermatrix__<M, D, T> &a,
+HPVM_HDC_INLINE __hypermatrix__<M, K, T> __hetero_hdc_cossim_hm_hm(const __hypermatrix__<M, D, T> &a,
                                                           const __hypermatrix__<K, D, T> &b,
                                                           size_t = M, size_t = K,
                                                           size_t = D) noexcept {
@@ -443,7 +466,7 @@ inline __hypermatrix__<M, K, T> __hetero_hdc_cossim_hm_hm(const __hypermatrix__<
   return r;
 }
 template <int M, int K, int D, typename T>
-inline __hypermatrix__<M, K, T>
+HPVM_HDC_INLINE __hypermatrix__<M, K, T>
 __hetero_hdc_hamming_distance_hm_hm(const __hypermatrix__<M, D, T> &a,
                                     const __hypermatrix__<K, D, T> &b, size_t = M, size_t = K,
                                     size_t = D) noexcept {
@@ -455,13 +478,13 @@ __hetero_hdc_hamming_distance_hm_hm(const __hypermatrix__<M, D, T> &a,
 }
 /* labels[i] = the index of row i's largest (smallest) element. */
 template <int M, int K, typename T>
-inline void __hetero_hdc_arg_max_row(const __hypermatrix__<M, K, T> &a, int *labels,
+HPVM_HDC_INLINE void __hetero_hdc_arg_max_row(const __hypermatrix__<M, K, T> &a, int *labels,
                                      size_t = M, size_t = K) noexcept {
   for (size_t i = 0; i < (size_t)M; ++i)
     labels[i] = hpvm::hdc::argExtreme(a.row(i), K, true);
 }
 template <int M, int K, typename T>
-inline void __hetero_hdc_arg_min_row(const __hypermatrix__<M, K, T> &a, int *labels,
+HPVM_HDC_INLINE void __hetero_hdc_arg_min_row(const __hypermatrix__<M, K, T> &a, int *labels,
                                      size_t = M, size_t = K) noexcept {
   for (size_t i = 0; i < (size_t)M; ++i)
     labels[i] = hpvm::hdc::argExtreme(a.row(i), K, false);
@@ -470,7 +493,7 @@ inline void __hetero_hdc_arg_min_row(const __hypermatrix__<M, K, T> &a, int *lab
 /* ---- rows and transposes ------------------------------------------------------- */
 
 template <int M, int N, typename T>
-inline __hypervector__<N, T> __hetero_hdc_get_matrix_row(const __hypermatrix__<M, N, T> &a,
+HPVM_HDC_INLINE __hypervector__<N, T> __hetero_hdc_get_matrix_row(const __hypermatrix__<M, N, T> &a,
                                                          size_t, size_t, size_t index) noexcept {
   __hypervector__<N, T> r;
   for (size_t n = 0; n < (size_t)N; ++n)
@@ -479,7 +502,7 @@ inline __hypervector__<N, T> __hetero_hdc_get_matrix_row(const __hypermatrix__<M
 }
 /* In place, as HPVM's programs use it (its result is often dropped); returns the matrix. */
 template <int M, int N, typename T>
-inline __hypermatrix__<M, N, T> &__hetero_hdc_set_matrix_row(__hypermatrix__<M, N, T> &a,
+HPVM_HDC_INLINE __hypermatrix__<M, N, T> &__hetero_hdc_set_matrix_row(__hypermatrix__<M, N, T> &a,
                                                              const __hypervector__<N, T> &v,
                                                              size_t index) noexcept {
   for (size_t n = 0; n < (size_t)N; ++n)
@@ -487,7 +510,7 @@ inline __hypermatrix__<M, N, T> &__hetero_hdc_set_matrix_row(__hypermatrix__<M, 
   return a;
 }
 template <int M, int N, typename T>
-inline __hypermatrix__<N, M, T> __hetero_hdc_matrix_transpose(const __hypermatrix__<M, N, T> &a,
+HPVM_HDC_INLINE __hypermatrix__<N, M, T> __hetero_hdc_matrix_transpose(const __hypermatrix__<M, N, T> &a,
                                                               size_t = M, size_t = N) noexcept {
   __hypermatrix__<N, M, T> r;
   for (size_t m = 0; m < (size_t)M; ++m)
@@ -497,7 +520,7 @@ inline __hypermatrix__<N, M, T> __hetero_hdc_matrix_transpose(const __hypermatri
 }
 
 /* An approximation hint for a similarity (sampled elements); the computation stays exact. */
-template <typename V, typename... Rest> inline void __hetero_hdc_sim_approx(V &, Rest...) noexcept {}
+template <typename V, typename... Rest> HPVM_HDC_INLINE void __hetero_hdc_sim_approx(V &, Rest...) noexcept {}
 
 #include "hdc_stages.h"
 

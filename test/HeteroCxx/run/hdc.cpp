@@ -29,6 +29,7 @@ void ops(hv *a, size_t na, hv *b, size_t nb, hm *m, size_t nm, __hypermatrix__<P
          size_t nq, float *out, size_t nout) {
   void *section = __hetero_section_begin();
   void *task = __hetero_task_begin(5, a, na, b, nb, m, nm, q, nq, out, nout, 1, out, nout, "ops");
+  __hetero_hint(DEVICE); // a kernel with --target=opencl and DEVICE=GPU_TARGET
   {
     hv *v = (hv *)out;
     v[0] = __hetero_hdc_sum<N, float>(*a, *b);
@@ -138,6 +139,7 @@ void infer_point(projection *rp, size_t nrp, __hypervector__<FEATURES, float> *x
   void *section = __hetero_section_begin();
   void *task = __hetero_task_begin(5, rp, nrp, x, nx, classes, nc, label, nl, scratch, ns, 1,
                                    label, nl, "infer_point");
+  __hetero_hint(DEVICE);
   // The scratch vector is declared only as an input: written, then read back here.
   *scratch = __hetero_hdc_matmul<DIM, FEATURES, float>(*x, *rp);
   *label = __hetero_hdc_arg_max<CLASSES, float>(
@@ -228,29 +230,29 @@ int main() {
   __hetero_wait(graph);
 
   float want[M * N];
-  for (int i = 0; i < N; ++i) want[i] = a[i] + b[i];
+  for (int i = 0; i < N; ++i) want[i] = a[0][i] + b[0][i];
   check("sum", out + SUM, want, N);
-  for (int i = 0; i < N; ++i) want[i] = a[i] - b[i];
+  for (int i = 0; i < N; ++i) want[i] = a[0][i] - b[0][i];
   check("sub", out + SUB, want, N);
-  for (int i = 0; i < N; ++i) want[i] = a[i] * b[i];
+  for (int i = 0; i < N; ++i) want[i] = a[0][i] * b[0][i];
   check("mul", out + MUL, want, N);
-  for (int i = 0; i < N; ++i) want[i] = a[i] / b[i];
+  for (int i = 0; i < N; ++i) want[i] = a[0][i] / b[0][i];
   check("div", out + DIV, want, N);
-  for (int i = 0; i < N; ++i) want[i] = fabsf(a[i]);
+  for (int i = 0; i < N; ++i) want[i] = fabsf(a[0][i]);
   check("abs", out + ABS, want, N);
-  for (int i = 0; i < N; ++i) want[i] = bipolar(a[i]);
+  for (int i = 0; i < N; ++i) want[i] = bipolar(a[0][i]);
   check("sign", out + SIGN, want, N);
-  for (int i = 0; i < N; ++i) want[i] = -a[i];
+  for (int i = 0; i < N; ++i) want[i] = -a[0][i];
   check("sign_flip", out + FLIP, want, N);
-  for (int i = 0; i < N; ++i) want[i] = (float)cos((double)a[i]);
+  for (int i = 0; i < N; ++i) want[i] = (float)cos((double)a[0][i]);
   check("cosine", out + COS, want, N);
-  for (int i = 0; i < N; ++i) want[(i + 5) % N] = a[i];
+  for (int i = 0; i < N; ++i) want[(i + 5) % N] = a[0][i];
   check("wrap_shift", out + SHIFT, want, N);
   check("shift back", out + SHIFT_BACK, a.elements, N);
   float sorted[2][N];
   for (int k = 0; k < 2; ++k) // a permutation: the same multiset
     for (int i = 0; i < N; ++i) {
-      float x = k ? out[SHUFFLE + i] : a[i];
+      float x = k ? out[SHUFFLE + i] : a[0][i];
       int j = i;
       for (; j > 0 && sorted[k][j - 1] > x; --j)
         sorted[k][j] = sorted[k][j - 1];
@@ -261,14 +263,14 @@ int main() {
   check("matmul", out + MATMUL, want, M);
   for (int r = 0; r < M; ++r) {
     want[r] = 0;
-    for (int n = 0; n < N; ++n) want[r] += a[n] * m.elements[n * M + r];
+    for (int n = 0; n < N; ++n) want[r] += a[0][n] * m.elements[n * M + r];
   }
   check("transposed", out + TMATMUL, want, M);
   for (int r = 0; r < M; ++r) want[r] = cosine(a.elements, m.elements + r * N, N);
   check("cossim", out + COSSIM, want, M);
   for (int r = 0; r < M; ++r) {
     want[r] = 0;
-    for (int n = 0; n < N; ++n) want[r] += bipolar(a[n]) != bipolar(m.elements[r * N + n]);
+    for (int n = 0; n < N; ++n) want[r] += bipolar(a[0][n]) != bipolar(m.elements[r * N + n]);
   }
   check("hamming", out + HAMMING, want, M);
   for (int r = 0; r < M; ++r) want[r] = norm(m.elements + r * N, N);
@@ -276,11 +278,11 @@ int main() {
   want[0] = cosine(a.elements, b.elements, N);
   want[1] = norm(a.elements, N);
   want[2] = 0;
-  for (int n = 0; n < N; ++n) want[2] += a[n] != b[n];
+  for (int n = 0; n < N; ++n) want[2] += a[0][n] != b[0][n];
   int hi = 0, lo = 0, best = 0;
   for (int n = 1; n < N; ++n) {
-    if (a[n] > a[hi]) hi = n;
-    if (a[n] < a[lo]) lo = n;
+    if (a[0][n] > a[0][hi]) hi = n;
+    if (a[0][n] < a[0][lo]) lo = n;
   }
   for (int r = 1; r < M; ++r)
     if (out[MATMUL + r] > out[MATMUL + best]) best = r;
@@ -317,15 +319,15 @@ int main() {
     if (cosine(b.elements, m.elements + r * N, N) > cosine(b.elements, m.elements + best * N, N))
       best = r;
   check("search", out + SEARCH, m.elements + best * N, N);
-  for (int i = 0; i < N; ++i) want[i] = (float)(int)a[i];
+  for (int i = 0; i < N; ++i) want[i] = (float)(int)a[0][i];
   check("type_cast", out + CAST, want, N);
-  for (int i = 0; i < M * N; ++i) want[i] = i / N == 7 ? a[i % N] : m.elements[i];
+  for (int i = 0; i < M * N; ++i) want[i] = i / N == 7 ? a[0][i % N] : m.elements[i];
   check("set row", out + SETROW, want, M * N);
 
   srand(7);
   hv random = __hetero_hdc_random_hypervector<N, float>();
   int bipolars = 0;
-  for (int i = 0; i < N; ++i) bipolars += random[i] == 1.0f || random[i] == -1.0f;
+  for (int i = 0; i < N; ++i) bipolars += random[0][i] == 1.0f || random[0][i] == -1.0f;
   hv gaussian = __hetero_hdc_gaussian_hypervector<N, float>();
   printf("hdc: random %d of %d bipolar, gaussian l2norm %.4f\n", bipolars, N,
          __hetero_hdc_l2norm<N, float>(gaussian));
