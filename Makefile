@@ -78,6 +78,7 @@ bench: build
 	bash benchmarks/release/run.sh
 	bash benchmarks/lanes/run.sh
 	bash benchmarks/kernels/run.sh
+	bash benchmarks/kernels/run_conv.sh
 	bash benchmarks/opencl/run.sh
 	bash benchmarks/scaling/run.sh
 	bash benchmarks/tune/run.sh $(BUILD_DIR)
@@ -108,8 +109,9 @@ release-check: build
 	bash benchmarks/release-check/run.sh "$(RELEASE)" $(if $(QUICK),--quick)
 
 # Public Hetero-C++ programs (HPVM's matmul test, IBM/era's tmpRun.c, hpvm-ONNX's pipeline with a
-# stand-in for its onnxruntime model), unchanged, built by hpvm-cc as dataflow graphs and with
-# -fhetero-sequential, and their outputs compared: make hetero-check PROGRAMS=DIR [ERA_FULL=1],
+# stand-in for its onnxruntime model, the HDC programs when DIR holds them), unchanged, built by
+# hpvm-cc as dataflow graphs and with -fhetero-sequential, and their outputs compared:
+# make hetero-check PROGRAMS=DIR [ERA_FULL=1] (HDC_OPENCL=1: HD-Classification on OpenCL too),
 # DIR holding the programs (benchmarks/hetero-check/README.md); ERA_FULL=1 also compiles IBM/era's
 # sources. Not part of make check.
 ifneq ($(filter hetero-check,$(MAKECMDGOALS)),)

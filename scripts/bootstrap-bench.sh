@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what `make bench` compares against beyond the build's packages (the libraries
-# users would pick instead): OpenBLAS for sgemm. A no-op when present.
+# users would pick instead): OpenBLAS for sgemm, oneDNN for the convolutions of the tensor
+# kernels (benchmarks/kernels/conv_layers.c). A no-op when present.
 set -euo pipefail
-PACKAGES=(libopenblas-dev)
+PACKAGES=(libopenblas-dev libdnnl-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
