@@ -272,8 +272,9 @@ def main():
             failed.append(name)
         if name in timed:
             time_decode(name, paths, args)
-    print(f"\ntransformers {transformers.__version__}, torch {torch.__version__}: "
-          f"{len(checked) - len(failed)} of {len(checked)} greedy loops match" +
+    summary = (f"{len(checked) - len(failed)} of {len(checked)} greedy loops match"
+               if checked else "timed only")
+    print(f"\ntransformers {transformers.__version__}, torch {torch.__version__}: {summary}" +
           (f"; failed: {', '.join(failed)}" if failed else ""))
     sys.exit(1 if failed else 0)
 

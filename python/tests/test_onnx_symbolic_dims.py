@@ -40,8 +40,17 @@ def test_named_dims_bind_every_input():
                     {"shapes": {"b": (2, 5)}, "dims": {"sequence": 5}}):
         graph = hpvm.onnx.load(model, **options)
         assert [t.shape for t in graph.inputs] == [(2, 5), (2, 5)], options
-    # The first dimension takes batch_size (default 1) when nothing else binds it.
+    # The first dimension takes batch_size (default 1) when nothing else binds it, also
+    # where its name is another dimension of an input before it.
     assert hpvm.onnx.load(model, dims={"sequence": 3}).inputs[1].shape == (1, 3)
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["a"], ["y"]), helper.make_node("Relu", ["b"], ["z"])],
+        "late", [helper.make_tensor_value_info("a", F, ("m", "n")),
+                 helper.make_tensor_value_info("b", F, ("n", 2))],
+        [helper.make_tensor_value_info("y", F, None), helper.make_tensor_value_info("z", F, None)])
+    late = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    assert [t.shape for t in hpvm.onnx.load(late, batch_size=3).inputs] == [(3, 3), (3, 2)]
+    assert [t.shape for t in hpvm.onnx.load(late).inputs] == [(1, 1), (1, 2)]
 
 
 def test_named_dims_errors_name_the_dimension():

@@ -71,6 +71,14 @@ class DimBinder:
         for name, given in self.shapes.items():
             if name in typed:
                 self._check_given(name, typed[name], given)
+        # A name still free that is the first dimension of an input takes batch_size
+        # there, and so everywhere (whichever input comes first).
+        for name, dims_of in typed.items():
+            if name not in self.shapes and dims_of and _named(dims_of[0]):
+                if _named(dims_of[0]) not in self.bound:
+                    self._bind(_named(dims_of[0]), batch_size,
+                               f"batch_size={batch_size}" if batch_given
+                               else "the default batch size 1")
 
     def _bind(self, param: str, size: int, source: str) -> None:
         old = self.bound.get(param)
@@ -130,10 +138,6 @@ class DimBinder:
                                 f"{source}")
             return size
         if axis == 0:
-            if param:
-                self._bind(param, self.batch_size,
-                           f"batch_size={self.batch_size}" if self.batch_given
-                           else "the default batch size 1")
             return self.batch_size
         symbol = f" ('{param}')" if param else " (unnamed)"
         bind = (f"bind it with dims={{'{param}': N}} (--dim {param}=N) or give" if param

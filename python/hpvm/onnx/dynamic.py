@@ -31,8 +31,7 @@ class DynamicGraph:
     module). Inputs by position (the model's graph inputs, initializers left out) or by
     name; returns what a CompiledGraph returns (one array, or a tuple)."""
 
-    def __init__(self, model, name: Optional[str] = None, base_dir=None,
-                 batch_size: Optional[int] = None, **options):
+    def __init__(self, model, name: Optional[str] = None, base_dir=None, **options):
         by_path = isinstance(model, (str, os.PathLike))
         if base_dir is None and by_path:
             base_dir = os.path.dirname(os.path.abspath(os.fspath(model)))
@@ -43,7 +42,6 @@ class DynamicGraph:
         #: The inputs a call takes, in the model's order.
         self.input_names: List[str] = [v.name for v in self.proto.graph.input
                                        if v.name not in initializers]
-        self.batch_size = batch_size
         self.options = options
         #: input shapes (in input_names' order) -> the CompiledGraph at those shapes.
         self.compiled: Dict[ShapeKey, object] = {}
@@ -90,8 +88,7 @@ class DynamicGraph:
     def _compile(self, shapes):
         import hpvm
         try:
-            graph = load(self.proto, shapes=shapes, batch_size=self.batch_size,
-                         name=self.name, base_dir=self.base_dir)
+            graph = load(self.proto, shapes=shapes, name=self.name, base_dir=self.base_dir)
         except HPVMError as error:
             given = ", ".join(f"{n}: {list(s)}" for n, s in shapes.items())
             raise HPVMError(f"{self.name}: cannot import the model at the shapes of the "
@@ -117,9 +114,8 @@ class DynamicGraph:
 
 
 def compile_dynamic(model, name: Optional[str] = None, base_dir=None,
-                    batch_size: Optional[int] = None, **options) -> DynamicGraph:
+                    **options) -> DynamicGraph:
     """An ONNX model (path, bytes or ModelProto) as a callable that compiles its graph at
-    the input shapes of each call, once per set of shapes (module doc). `options` are
-    hpvm.compile's (fuse=True, target=, flags=, ...); `batch_size` is load's."""
-    return DynamicGraph(model, name=name, base_dir=base_dir, batch_size=batch_size,
-                        **options)
+    the input shapes of each call, once per set of shapes (module doc). `name` and
+    `base_dir` are load's; `options` are hpvm.compile's (fuse=True, target=, flags=, ...)."""
+    return DynamicGraph(model, name=name, base_dir=base_dir, **options)
