@@ -75,7 +75,7 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int wit
 }
 
 /* Operands of the constant-filter calls: alive until the end of the test. */
-static float *kept[512];
+static float *kept[1024];
 static size_t kept_count;
 
 static float *keep(float *p) {
@@ -325,6 +325,9 @@ int main(void) {
   check_pool_nan();
   check_skinny_bits();
   hpvm_tensor_use_generic_kernels(0);
+  hpvm_tensor_conv_without_memory(1);
+  run_all(); /* the convolutions' plain loops, as without memory for packing */
+  hpvm_tensor_conv_without_memory(0);
   hpvm_rt_shutdown();
   /* Inconsistent arguments: nothing is written, a warning is printed, nothing crashes. */
   float in[16] = {0}, filter[9] = {0}, out[4] = {7, 7, 7, 7};

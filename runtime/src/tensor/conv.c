@@ -17,6 +17,12 @@
 
 #define ceil_div hpvm_tensor_ceil_div
 
+static int without_memory; /* tests: hpvm_tensor_conv_without_memory */
+
+void hpvm_tensor_conv_without_memory(int on) { without_memory = on; }
+
+int hpvm_tensor_conv_memory_refused(void) { return without_memory; }
+
 typedef struct depthwise_t {
   const float *input, *filter, *bias;
   float *output;
@@ -352,12 +358,12 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                   0, 1};
   int64_t weight_floats = groups * d->filter_blocks * d->per_group_c * kh * kw * block;
   float *own = NULL;
-  if (constant) {
+  if (constant && !without_memory) {
     int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {1, c, f, kh, kw, groups, block, 0};
     job.packed = hpvm_tensor_packed_constant(filter, NULL, layout, (size_t)weight_floats,
                                              pack_direct, d);
   }
-  if (!job.packed) {
+  if (!job.packed && !without_memory) {
     own = malloc(sizeof(float) * (size_t)weight_floats);
     if (own)
       pack_direct(d, own);
@@ -474,7 +480,9 @@ static int pointwise_picked(const char *what, const float *input, const float *f
                             int64_t w, int64_t f, int64_t oh, int64_t ow, int64_t pad_h,
                             int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
                             int64_t activation, double activation_max, int constant) {
-  float *picked = malloc(sizeof(float) * (size_t)(n * c * oh * ow > 0 ? n * c * oh * ow : 1));
+  float *picked = without_memory ? NULL
+                                 : malloc(sizeof(float) *
+                                          (size_t)(n * c * oh * ow > 0 ? n * c * oh * ow : 1));
   if (!picked)
     return 0;
   pick_t pick = {input, picked, h, w, oh, ow, pad_h, pad_w, stride_h, stride_w};

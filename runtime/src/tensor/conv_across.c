@@ -235,12 +235,13 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
   int64_t weight_floats = groups * a.filter_blocks * a.per_group_c * kh * kw * a.fb;
   int64_t bias_floats = bias ? groups * a.filter_blocks * a.fb : 0;
   float *own = NULL;
-  if (constant) {
+  int refused = hpvm_tensor_conv_memory_refused();
+  if (constant && !refused) {
     int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {5, c, f, kh, kw, groups, a.fb, bias_floats};
     a.packed = hpvm_tensor_packed_constant(filter, bias, layout,
                                            (size_t)(weight_floats + bias_floats), pack_across, &a);
   }
-  if (!a.packed) {
+  if (!a.packed && !refused) {
     own = malloc(sizeof(float) * (size_t)(weight_floats + bias_floats));
     if (own)
       pack_across(&a, own);

@@ -510,4 +510,10 @@ void hpvm_tensor_contract_pack_whole(int on);
  * plain loops over the unpacked filters; call it while no tensor kernel runs). */
 void hpvm_tensor_approx_without_memory(int on);
 
+/* Tests: nonzero makes later exact convolutions (conv.c, conv_across.c) run as without memory
+ * for their packed filters and gathered pixels (the plain loops; call it while no tensor
+ * kernel runs); hpvm_tensor_conv_memory_refused says whether it is on. */
+void hpvm_tensor_conv_without_memory(int on);
+int hpvm_tensor_conv_memory_refused(void);
+
 #endif /* HPVM_RT_TENSOR_KERNELS_H */
