@@ -1,14 +1,13 @@
-/* tensor_isa_test.c - the tensor kernels of every ISA the CPU has give the same bits: each
- * ISA (HPVM_TENSOR_ISA=generic, avx2, or the default, AVX-512 where the CPU has it) runs in a
- * child process of its own (the choice is made once per process) on the same convolutions
- * (rows narrower than a block: the kernel across filters, with partial blocks of positions;
- * wide rows: the direct kernel, or across filters with AVX-512; a pointwise one; strided ones:
- * the tap lists, or across filters with AVX-512, one image in blocks of rows; a strided one of
- * 3 filters: the im2col product), depthwise ones (16-float vectors with AVX-512), pools (2 x 2 at stride 2 with NaNs, 3 x 3 padded; max, min
- * and mean) and products (partial micro-tiles of 6 x 16 and 12 x 32, a
- * depth past one packed block), with
- * bias and activations; the AVX2 and AVX-512 results must be equal bit for bit, and the
- * baseline's within rounding. */
+/* tensor_isa_test.c - the tensor kernels of every ISA the CPU has give the same bits: each ISA
+ * (HPVM_TENSOR_ISA=generic, avx2, or the default, AVX-512 where the CPU has it) runs in a child
+ * process of its own (the choice is made once per process) on the same convolutions (rows narrower
+ * than a block: the kernel across filters, with partial blocks of positions; wide rows: the direct
+ * kernel, or across filters with AVX-512; a pointwise one; strided ones: the tap lists, or across
+ * filters with AVX-512, one image in blocks of rows; a strided one of 3 filters: the im2col
+ * product), depthwise ones (16-float vectors with AVX-512), pools (2 x 2 at stride 2 with NaNs,
+ * 3 x 3 padded; max, min and mean) and products (partial micro-tiles of 6 x 16 and 12 x 32, a depth
+ * past one packed block), with bias and activations; the AVX2 and AVX-512 results must be equal bit
+ * for bit, and the baseline's within rounding. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

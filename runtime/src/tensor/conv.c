@@ -137,8 +137,8 @@ static int64_t filters_per_pass(const direct_t *d) {
  * plane_w), and the direct kernel runs over blocks of NR consecutive slab positions, spanning
  * rows, the positions past out_w on a row computed and dropped. Each block goes through a
  * tile. */
-static void direct_flat(const direct_t *d, const float *slab, int64_t slab_h, int64_t plane_w, float *out,
-                        int64_t rows, int64_t group) {
+static void direct_flat(const direct_t *d, const float *slab, int64_t slab_h, int64_t plane_w,
+                        float *out, int64_t rows, int64_t group) {
   float tile[HPVM_TENSOR_DIRECT_MR_WIDE * HPVM_TENSOR_NR];
   int64_t out_plane = d->out_h * d->out_w, window = d->kernel_h * d->kernel_w;
   int64_t end = (rows - 1) * plane_w + d->out_w; /* one past the last position used */

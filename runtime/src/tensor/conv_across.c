@@ -35,8 +35,8 @@ typedef struct across_t {
   /* The kernel, its block of filters and of positions. */
   hpvm_tensor_conv_filters_fn kernel;
   int64_t fb, pb, filter_blocks;
-  /* Tasks: `images` in chunks of images_per_task images, each of row_blocks blocks of rows_per_task output
-   * rows, each of filter_tasks ranges of blocks_per_task filter blocks. */
+  /* Tasks: `images` in chunks of images_per_task images, each of row_blocks blocks of
+   * rows_per_task output rows, each of filter_tasks ranges of blocks_per_task filter blocks. */
   int64_t images, images_per_task, rows_per_task, row_blocks, blocks_per_task, filter_tasks;
 } across_t;
 

@@ -460,7 +460,8 @@ static void matmul_f32(const char *what, const float *a, const float *b, const f
                        int64_t activation, double activation_max,
                        const float *(*b_constant)(problem_set_t *set)) {
   int64_t sizes[] = {batch, m, n, k};
-  if (!hpvm_tensor_sizes_valid(what, 4, sizes) || !a || !b || !c || !hpvm_tensor_activation_valid(what, activation))
+  if (!hpvm_tensor_sizes_valid(what, 4, sizes) || !a || !b || !c ||
+      !hpvm_tensor_activation_valid(what, activation))
     return;
   problem_set_t s = {0};
   s.count = batch, s.m = m, s.n = n, s.k = k;

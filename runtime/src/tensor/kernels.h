@@ -153,13 +153,13 @@ typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t 
                                          float bias, int64_t activation, float activation_max,
                                          float *scratch);
 
-/* Stride-1 convolution blocks: out[r * out_plane + x] for r < rows filters (any count, in
- * blocks of MR, or HPVM_TENSOR_DIRECT_MR_WIDE for direct_wide) and x < cols (<= NR) consecutive positions starting at column x0 of row y of
- * `padded` (channels planes of plane_h x plane_w, zero-padded, with at least NR + kw - 1
- * readable columns past x0 on every row read; output position x reads the window whose
- * top-left corner is padded column x0 + x), `weights` packed per block of MR filters as
- * [channel][kh][kw][MR] (blocks consecutive, zero past the last filter); then the epilogue:
- * + bias[r] (bias NULL: none) and the activation. */
+/* Stride-1 convolution blocks: out[r * out_plane + x] for r < rows filters (any count, in blocks of
+ * MR, or HPVM_TENSOR_DIRECT_MR_WIDE for direct_wide) and x < cols (<= NR) consecutive positions
+ * starting at column x0 of row y of `padded` (channels planes of plane_h x plane_w, zero-padded,
+ * with at least NR + kw - 1 readable columns past x0 on every row read; output position x reads the
+ * window whose top-left corner is padded column x0 + x), `weights` packed per block of MR filters
+ * as [channel][kh][kw][MR] (blocks consecutive, zero past the last filter); then the epilogue: +
+ * bias[r] (bias NULL: none) and the activation. */
 typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels,
                                            int64_t plane_h, int64_t plane_w,
                                            const float *weights, int64_t kh, int64_t kw,
@@ -168,12 +168,12 @@ typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels
                                            const float *bias, int64_t activation,
                                            float activation_max);
 
-/* One block of a convolution across filters (conv_across.c): tile[q * FB + f] =
- * activation(bias[f] + the window at position q < PB of filter f < FB), FB x PB the kernel's
- * block (HPVM_TENSOR_FB x filters_pb, or HPVM_TENSOR_FB_WIDE x HPVM_TENSOR_PB_WIDE), position q's window having its top-left corner at src[offset[q]]
- * (channel planes `plane` floats apart, rows plane_w apart), `weights` packed as
- * [channel][kh][kw][FB filters] and `bias` FB floats (NULL: none). Each sum over (channel, i,
- * j) in that order, one fused multiply-add per tap, from zero. */
+/* One block of a convolution across filters (conv_across.c): tile[q * FB + f] = activation(bias[f]
+ * + the window at position q < PB of filter f < FB), FB x PB the kernel's block (HPVM_TENSOR_FB x
+ * filters_pb, or HPVM_TENSOR_FB_WIDE x HPVM_TENSOR_PB_WIDE), position q's window having its
+ * top-left corner at src[offset[q]] (channel planes `plane` floats apart, rows plane_w apart),
+ * `weights` packed as [channel][kh][kw][FB filters] and `bias` FB floats (NULL: none). Each sum
+ * over (channel, i, j) in that order, one fused multiply-add per tap, from zero. */
 typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *offset,
                                             int64_t channels, int64_t plane, int64_t plane_w,
                                             const float *weights, int64_t kh, int64_t kw,
