@@ -12,6 +12,9 @@
 #     HPVM-WASM597/matmul/matmul.cpp  era/src/tmpRun.c  hpvm-ONNX/src/run_onnx.cpp  era-full/src
 #   --era-full: also compile (compile only: the program needs ERA's socket-fed simulators to
 #   run) each of IBM/era's src/*.c but cv_toolset.c, both ways, one PASS/FAIL line per file.
+#   The HDC programs (README.md), when present, as clones:
+#     PRISM-HDC-Demo/simple_examples  HD-Classification/Hetero-C++  HD-Clustering/Hetero-C++
+#   HDC_OPENCL=1: HD-Classification also with its hinted tasks as OpenCL kernels.
 # Tools from ${HPVM_BIN:-build/bin}. Builds and outputs go to a mktemp directory, removed at
 # the end (kept, and named, with HETERO_CHECK_KEEP=1). Exit status 1 when any program fails
 # to compile or run, or differs; 2 for a usage error.
@@ -207,10 +210,156 @@ check_era_full() {
   return 0
 }
 
+# --- The HDC programs (hdc.h's intrinsics) -----------------------------------------------
+# Their stdout is compared without the lines that report times ("... mSec"), and the
+# result files they write (the labels each data point got) whole. Their hypermatrices are
+# locals of main and of the nodes (tens of MB), so they run with a 1 GiB stack (ulimit -s;
+# the runtime's threads take the same size).
+
+# A time() of the shim's: the simple examples seed rand() with time(NULL) and print what
+# it drew, so both builds must see the same clock.
+make_fixed_time() {
+  [[ -f "$WORK/fixed_time.so" ]] && return 0
+  printf '#include <time.h>\ntime_t time(time_t *t) { if (t) *t = 1700000000; return 1700000000; }\n' \
+    >"$WORK/fixed_time.c"
+  cc -shared -fPIC -o "$WORK/fixed_time.so" "$WORK/fixed_time.c"
+}
+
+# compare_hdc NAME DIR RESULT NODES ARGS...: runs DIR/graph and DIR/seq in DIR/run (where
+# ../dataset is DIR/dataset), as compare does; RESULT is the file each writes there. NODES
+# "any" takes any number of node runs but none (other revisions than README.md's have other
+# graphs: HD_CLASSIFICATION_NODES=any, HD_CLUSTERING_NODES=any).
+compare_hdc() {
+  local name="$1" dir="$2" result="$3" nodes="$4"
+  shift 4
+  local mode rc traced names
+  make_fixed_time
+  for mode in graph seq; do
+    [[ -z $result ]] || rm -f "$dir/run/$result"
+    rc=0
+    (cd "$dir/run" && ulimit -s 1048576 &&
+       HPVM_TRACE=1 LD_PRELOAD="$WORK/fixed_time.so" timeout 300 "../$mode" "$@") \
+      >"$dir/$mode.out" 2>"$dir/$mode.err" || rc=$?
+    if [[ $rc != 0 ]]; then
+      fail "$name: the $mode build exits with $rc"
+      excerpt "$dir/$mode.err"
+      return 1
+    fi
+    rm -f "$dir/$mode.result"
+    [[ -z $result || ! -f "$dir/run/$result" ]] || mv "$dir/run/$result" "$dir/$mode.result"
+    grep -v 'mSec' "$dir/$mode.out" >"$dir/$mode.kept" || true
+  done
+  traced=$(grep -c '^hpvm-trace: ' "$dir/graph.err" || true)
+  names=$(sed -n 's/^hpvm-trace: //p' "$dir/graph.err" | sort | uniq -c |
+          awk '{$1 = $1 "x"; print}' | paste -sd ';' | sed 's/;/; /g')
+  if [[ $(grep -c '^hpvm-trace: ' "$dir/seq.err" || true) != 0 ]]; then
+    fail "$name: the sequential build traced node runs (it should have no graph)"
+    return 1
+  fi
+  if [[ $nodes == any && $traced == 0 ]] || [[ $nodes != any && $traced != "$nodes" ]]; then
+    fail "$name: the graph build traced $traced node runs, expected $nodes: $names"
+    return 1
+  fi
+  if ! cmp -s "$dir/seq.kept" "$dir/graph.kept"; then
+    fail "$name: stdout (but its times) differs (< sequential, > graph):"
+    diff "$dir/seq.kept" "$dir/graph.kept" | head -8 | sed 's/^/    /' || true
+    return 1
+  fi
+  # Earlier revisions write no result file: then only stdout is compared.
+  local written=""
+  if [[ -f "$dir/seq.result" || -f "$dir/graph.result" ]]; then
+    if ! cmp -s "$dir/seq.result" "$dir/graph.result"; then
+      fail "$name: $result differs (or only one build wrote it)"
+      return 1
+    fi
+    written=", $result identical ($(wc -l <"$dir/seq.result") lines)"
+  fi
+  pass "$name${*:+ (args: $*)}: stdout identical but times ($(wc -l <"$dir/seq.kept") lines)$written; $traced node runs traced ($names)"
+}
+
+# (5, 6) RafaeNoor/PRISM-HDC-Demo simple_examples/{binary_encoding,cosine_similarity}: a task
+# that projects a feature vector with a random +-1 matrix (then binarizes it) or scores it
+# against the matrix's rows. Built against the project's hdc.h (their include/ lends only
+# utils.h, linked into a folder of its own).
+check_prism() {
+  local base
+  find_first base "$PROGRAMS/PRISM-HDC-Demo/simple_examples" "$PROGRAMS/prism/simple_examples"
+  [[ -n $base ]] || { echo "SKIP prism: no PRISM-HDC-Demo/simple_examples under $PROGRAMS"; return 0; }
+  mkdir -p "$WORK/prism-include"
+  ln -sf "$base/include/utils.h" "$WORK/prism-include/utils.h"
+  local example dir
+  for example in binary_encoding cosine_similarity; do
+    dir="$WORK/prism-$example"
+    build "prism $example" "$dir" -- -fno-exceptions -I "$WORK/prism-include" \
+      "$base/$example/main.cpp" || continue
+    mkdir -p "$dir/run"
+    compare_hdc "prism $example" "$dir" "" 1 || continue
+    case $example in
+      binary_encoding)
+        grep -A1 '^Encoded Feature:' "$dir/seq.out" | tail -n 1 |
+          grep -qE '^\[ ?(-?1, ){9}-?1\]$' ||
+          fail "prism $example: the sequential build's encoding is not 10 values of +-1";;
+      cosine_similarity)
+        grep -q '^Arg Max: [0-9]$' "$dir/seq.out" ||
+          fail "prism $example: the sequential build prints no arg max";;
+    esac
+  done
+}
+
+# (7) xavierrouth/HD-Classification Hetero-C++/src/host.cpp: random-projection encoding,
+# training (1 epoch) and inference, a graph launch per data point, on a synthetic
+# ISOLET-shaped data set (hdc_dataset.py: the training half of the real one is not in the
+# repository's stored history). Prints the test accuracy; writes out.cpu.txt.
+check_hd_classification() {
+  local src dir="$WORK/hd-classification"
+  find_first src "$PROGRAMS/HD-Classification/Hetero-C++/src/host.cpp"
+  [[ -n $src ]] || { echo "SKIP hd-classification: no HD-Classification under $PROGRAMS"; return 0; }
+  build hd-classification "$dir" -- -O3 -fno-exceptions -I "$(dirname "$src")" "$src" ||
+    return 0
+  mkdir -p "$dir/run"
+  python3 "$HERE/hdc_dataset.py" classification "$dir/dataset"
+  # 6238 encodings, initial updates and training launches (3 tasks each), 1559 inferences
+  # (3 tasks), the projection matrix's 2 tasks and 2 norms.
+  compare_hdc hd-classification "$dir" out.cpu.txt "${HD_CLASSIFICATION_NODES:-42109}" 1 || return 0
+  grep -qE '^Test accuracy = (1|0\.[0-9]+)$' "$dir/seq.out" ||
+    fail "hd-classification: the sequential build prints no test accuracy"
+  [[ ${HDC_OPENCL:-0} == 1 ]] || return 0
+  # Its scoring and arg-max tasks hint DEVICE: with GPU_TARGET they are OpenCL kernels.
+  local ocl="$WORK/hd-classification-opencl"
+  mkdir -p "$ocl/run"
+  ln -sfn "$dir/dataset" "$ocl/dataset"
+  ln -sf "$dir/seq" "$ocl/seq"
+  if ! (cd "$ocl" && "$HPVMCC" --target=opencl -DDEVICE=GPU_TARGET -O3 -fno-exceptions \
+          -I "$(dirname "$src")" "$src" -o graph) >"$ocl/graph-build.log" 2>&1; then
+    fail "hd-classification (opencl): hpvm-cc --target=opencl fails to compile:"
+    excerpt "$ocl/graph-build.log"
+    return 0
+  fi
+  compare_hdc "hd-classification (opencl)" "$ocl" out.cpu.txt \
+    "${HD_CLASSIFICATION_NODES:-42109}" 1 || return 0
+  grep -q 'on opencl' "$ocl/graph.err" ||
+    fail "hd-classification (opencl): no node ran on an OpenCL device"
+}
+
+# (8) xavierrouth/HD-Clustering Hetero-C++/src/host.cpp: k-means over hypervectors, 2
+# epochs, on a synthetic data set; writes out.txt (each point's cluster).
+check_hd_clustering() {
+  local src dir="$WORK/hd-clustering"
+  find_first src "$PROGRAMS/HD-Clustering/Hetero-C++/src/host.cpp"
+  [[ -n $src ]] || { echo "SKIP hd-clustering: no HD-Clustering under $PROGRAMS"; return 0; }
+  build hd-clustering "$dir" -- -O3 -fno-exceptions -I "$(dirname "$src")" "$src" || return 0
+  mkdir -p "$dir/run"
+  python3 "$HERE/hdc_dataset.py" clustering "$dir/dataset"
+  compare_hdc hd-clustering "$dir" out.txt "${HD_CLUSTERING_NODES:-5}" 2 || return 0
+}
+
 echo "hetero-check: programs from $PROGRAMS, hpvm-cc $HPVMCC"
 check_matmul
 check_era_tmprun
 check_hpvm_onnx
+check_prism
+check_hd_classification
+check_hd_clustering
 [[ $ERA_FULL == 1 ]] && check_era_full
 echo "hetero-check: $PASSED passed, $FAILED failed"
 [[ $FAILED == 0 ]]
