@@ -23,6 +23,7 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalAlias.h"
+#include "llvm/IR/GlobalIFunc.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -225,6 +226,31 @@ bool Partition::holds(const GlobalValue &value, unsigned part) const {
   return home < 0 || static_cast<unsigned>(home) == part;
 }
 
+/// Erases the local functions and variables nothing uses, and then those only
+/// they used: the whole module's optimizer drops them, but a part could not
+/// see that a symbol it exports is dead in the part that would use it (a
+/// leaf fused away, whose loop function it hands to the runtime).
+static void eraseDeadLocals(Module &module) {
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    SmallVector<GlobalValue *, 16> dead;
+    for (GlobalValue &value : module.global_values())
+      if (value.hasLocalLinkage() && !value.isDeclaration() && value.use_empty() &&
+          !isa<GlobalAlias>(value) && !isa<GlobalIFunc>(value))
+        dead.push_back(&value);
+    for (GlobalValue *value : dead) {
+      if (auto *function = dyn_cast<Function>(value))
+        function->deleteBody(); // its uses of others go first
+      else
+        cast<GlobalVariable>(value)->setInitializer(nullptr);
+    }
+    for (GlobalValue *value : dead)
+      value->eraseFromParent();
+    erased = !dead.empty();
+  }
+}
+
 /// Part `part` of `module`: its clusters' definitions, declarations of the
 /// rest, the copies it uses of what every part may copy.
 static std::unique_ptr<Module> clonePart(const Module &module, const Partition &partition,
@@ -271,6 +297,7 @@ bool hpvmSplitBitcode(const char *input, size_t size, unsigned parts, size_t min
   if (!read)
     return fail("cannot read the bitcode: " + toString(read.takeError()));
   Module &module = **read;
+  eraseDeadLocals(module);
   Partition partition(module);
   unsigned made = partition.assign(parts, min_part_size);
   std::string result;
