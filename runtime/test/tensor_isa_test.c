@@ -84,8 +84,8 @@ static int64_t compute(float *out) {
     free(filter);
     free(bias);
   }
-  /* Pools: 2 x 2 at stride 2 (8 outputs at a time, a tail; NaNs that max and min keep), and
-   * 3 x 3 at stride 2 with padding; each kind. */
+  /* Pools: 2 x 2 at stride 2 (8 outputs at a time, a tail; NaNs that max and min keep),
+   * 3 x 3 at stride 2 with padding, and over the whole plane; each kind. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
     int64_t n = 2, c = 3, h = 14, w = 38;
     float *input = test_random_array(n * c * h * w);
@@ -95,6 +95,9 @@ static int64_t compute(float *out) {
     int64_t oh = (h + 2 - 3) / 2 + 1, ow = (w + 2 - 3) / 2 + 1;
     hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, 3, 3, 2, 2, 1, 1, oh, ow);
     used += n * c * oh * ow;
+    /* The whole plane (a global pool), NaNs in one plane. */
+    hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, h, w, 1, 1, 0, 0, 1, 1);
+    used += n * c;
     free(input);
   }
   /* Products with partial micro-tiles and a batch. */
