@@ -175,8 +175,12 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
                                                               : a->filter_blocks;
     int64_t in_rows = (rows - 1) * a->stride_h + a->kernel_h;
     int64_t count = images * rows * a->out_w, padded = ceil_div(count, a->pb) * a->pb;
-    /* The slab (an even count of floats), then the positions' offsets and output indexes. */
-    int64_t slab_floats = ceil_div(a->per_group_c * images * in_rows * plane_w, 2) * 2;
+    /* One image without padding is read where it lies (its rows are the slab's: a squeeze-
+     * excite's 1 x 1 convolution copied a float per channel with two calls); else the slab
+     * (an even count of floats). Then the positions' offsets and output indexes. */
+    int in_place = images == 1 && a->pad_h == 0 && a->pad_w == 0;
+    int64_t slab_floats =
+        in_place ? 0 : ceil_div(a->per_group_c * images * in_rows * plane_w, 2) * 2;
     float *slab = a->packed ? malloc(sizeof(float) * (size_t)slab_floats +
                                      2 * sizeof(int64_t) * (size_t)padded)
                             : NULL;
@@ -186,10 +190,17 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
       continue;
     }
     int64_t *offset = (int64_t *)(slab + slab_floats), *out_at = offset + padded;
-    fill_slab(a, slab, first, images, group, y0, in_rows, plane_w);
+    const float *src = slab;
+    int64_t channel = images * in_rows * plane_w;
+    if (in_place) {
+      src = a->input + ((first * a->channels + group * a->per_group_c) * a->height +
+                        y0 * a->stride_h) * a->width;
+      channel = a->height * a->width;
+    } else {
+      fill_slab(a, slab, first, images, group, y0, in_rows, plane_w);
+    }
     across_positions(a, images, y0, rows, in_rows, plane_w, offset, out_at);
-    across_blocks(a, slab, offset, out_at, count, first, group, images * in_rows * plane_w,
-                  plane_w, fb0, fb1);
+    across_blocks(a, src, offset, out_at, count, first, group, channel, plane_w, fb0, fb1);
     free(slab);
   }
 }
