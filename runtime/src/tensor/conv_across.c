@@ -5,12 +5,11 @@
  * 14 values per 24 multiply-adds, where the direct kernel (vectors of positions, conv.c) loads
  * 8 per 12 and reaches about half the multiply-add peak on 3 x 3 layers.
  *
- * Any stride: a position's window is found by its offset into the task's slab, so strided
- * convolutions run here too. A task is (chunk of images, group, block of output rows, range
- * of filter blocks); it first copies the padded input rows its windows read (every channel of
- * its group) into a slab, images one after another, then runs each block of filters over
- * every block of positions of the chunk, so that the block's packed weights are read from the
- * cache for all of them. Every output is the sum the kernel makes for it alone, in the order
+ * Any stride: a position's window is found by its offset into the input, zero-padded once for
+ * every task (the input itself without padding), so strided convolutions run here too. A
+ * task is (chunk of images, group, block of output rows, range of filter blocks); it runs each
+ * block of filters over every block of positions of the chunk, so that the block's packed
+ * weights are read from the cache for all of them. Every output is the sum the kernel makes for it alone, in the order
  * (channel, kernel row, kernel column), the order of every other strategy: what a task or
  * block holds changes no result. */
 #include "kernels.h"
@@ -27,6 +26,10 @@ typedef struct across_t {
   /* The filters packed as [group][filter block][channel][kh][kw][fb] (zero past a group's
    * last filter), then the bias as [group][filter block][fb] (packed_bias; NULL: none). */
   const float *packed, *packed_bias;
+  /* The input zero-padded, [image][channel][padded_h][padded_w] (the input itself without
+   * padding; NULL without memory: the plain loops). */
+  const float *padded;
+  int64_t padded_h, padded_w;
   float *output;
   int64_t activation;
   float activation_max;
@@ -61,8 +64,8 @@ static void pack_across(void *context, float *out) {
   }
 }
 
-/* Output (image, filter o, y, x) by plain loops: the fallback without memory for a slab or for
- * the packed filters. The same sum in the same order as the kernels'. */
+/* Output (image, filter o, y, x) by plain loops: the fallback without memory for the padded
+ * input or the packed filters. The same sum in the same order as the kernels'. */
 static float across_output(const across_t *a, int64_t image, int64_t o, int64_t y, int64_t x) {
   int64_t group = o / a->per_group_f;
   float sum = 0.0f;
@@ -94,36 +97,44 @@ static void across_unpacked(const across_t *a, int64_t first, int64_t images, in
               across_output(a, i, o, y, x);
 }
 
-/* The padded input rows of output rows [y0, y0 + rows) of `images` images from `first`, group
- * `group`: slab[ch][image][in_rows][plane_w]. */
-static void fill_slab(const across_t *a, float *slab, int64_t first, int64_t images,
-                      int64_t group, int64_t y0, int64_t in_rows, int64_t plane_w) {
-  for (int64_t ch = 0; ch < a->per_group_c; ++ch)
-    for (int64_t i = 0; i < images; ++i) {
-      const float *plane = a->input + ((first + i) * a->channels + group * a->per_group_c + ch) *
-                                          a->height * a->width;
-      for (int64_t sy = 0; sy < in_rows; ++sy) {
-        float *row = slab + ((ch * images + i) * in_rows + sy) * plane_w;
-        int64_t iy = y0 * a->stride_h + sy - a->pad_h;
-        memset(row, 0, sizeof(float) * (size_t)plane_w);
-        if (iy >= 0 && iy < a->height)
-          memcpy(row + a->pad_w, plane + iy * a->width, sizeof(float) * (size_t)a->width);
-      }
+/* The input's planes zero-padded into `out` (a task per plane). */
+typedef struct pad_job_t {
+  const across_t *a;
+  float *out;
+} pad_job_t;
+
+static void pad_planes(void *context, const hpvm_rt_instance_range_t *range) {
+  const pad_job_t *job = context;
+  const across_t *a = job->a;
+  for (int64_t p = range->begin[0]; p < range->end[0]; ++p) {
+    const float *plane = a->input + p * a->height * a->width;
+    float *out = job->out + p * a->padded_h * a->padded_w;
+    memset(out, 0, sizeof(float) * (size_t)(a->pad_h * a->padded_w));
+    for (int64_t y = 0; y < a->height; ++y) {
+      float *row = out + (a->pad_h + y) * a->padded_w;
+      memset(row, 0, sizeof(float) * (size_t)a->pad_w);
+      memcpy(row + a->pad_w, plane + y * a->width, sizeof(float) * (size_t)a->width);
+      memset(row + a->pad_w + a->width, 0, sizeof(float) * (size_t)a->pad_w);
     }
+    memset(out + (a->pad_h + a->height) * a->padded_w, 0,
+           sizeof(float) * (size_t)((a->padded_h - a->pad_h - a->height) * a->padded_w));
+  }
 }
 
 /* Where each of the chunk's `count` positions (image, y, x), y in [y0, y0 + rows), reads its
- * window in the slab (offset[]) and writes its output in a filter's plane (out[], from the
- * chunk's first image); past count up to a whole block of positions, the last block's first
+ * window in the padded input (offset[], from the chunk's first image and the group's first
+ * channel) and writes its output in a filter's plane (out[], from the chunk's first image); past count up to a whole block of positions, the last block's first
  * position again (computed and dropped). Worked out once per task, not per block of filters:
  * their divisions cost as much as a shallow layer's products. */
 static void across_positions(const across_t *a, int64_t images, int64_t y0, int64_t rows,
-                             int64_t in_rows, int64_t plane_w, int64_t *offset, int64_t *out) {
+                             int64_t *offset, int64_t *out) {
   int64_t count = 0, out_plane = a->out_h * a->out_w;
+  int64_t image = a->channels * a->padded_h * a->padded_w;
   for (int64_t i = 0; i < images; ++i)
     for (int64_t y = 0; y < rows; ++y)
       for (int64_t x = 0; x < a->out_w; ++x, ++count) {
-        offset[count] = (i * in_rows + y * a->stride_h) * plane_w + x * a->stride_w;
+        offset[count] =
+            i * image + (y0 + y) * a->stride_h * a->padded_w + x * a->stride_w;
         out[count] = i * a->filters * out_plane + (y0 + y) * a->out_w + x;
       }
   for (int64_t q = count; q % a->pb; ++q) {
@@ -132,8 +143,9 @@ static void across_positions(const across_t *a, int64_t images, int64_t y0, int6
   }
 }
 
-/* Filter blocks [fb0, fb1) of the group over the chunk's `count` positions, from its slab. */
-static void across_blocks(const across_t *a, const float *slab, const int64_t *offset,
+/* Filter blocks [fb0, fb1) of the group over the chunk's `count` positions, from `src`: the
+ * padded input at the chunk's first image and the group's first channel. */
+static void across_blocks(const across_t *a, const float *src, const int64_t *offset,
                           const int64_t *out_at, int64_t count, int64_t first, int64_t group,
                           int64_t channel, int64_t plane_w, int64_t fb0, int64_t fb1) {
   float tile[HPVM_TENSOR_FB_WIDE * HPVM_TENSOR_PB_WIDE];
@@ -148,7 +160,7 @@ static void across_blocks(const across_t *a, const float *slab, const int64_t *o
         a->output + (first * a->filters + group * a->per_group_f + b * fb) * out_plane;
     for (int64_t p = 0; p < count; p += pb) {
       int64_t live_q = count - p < pb ? count - p : pb;
-      a->kernel(slab, offset + p, a->per_group_c, channel, plane_w, weights, a->kernel_h,
+      a->kernel(src, offset + p, a->per_group_c, channel, plane_w, weights, a->kernel_h,
                 a->kernel_w, bias, a->activation, a->activation_max, tile);
       for (int64_t q = 0; q < live_q; ++q) {
         float *position = filters + out_at[p + q];
@@ -161,7 +173,6 @@ static void across_blocks(const across_t *a, const float *slab, const int64_t *o
 
 static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
   const across_t *a = context;
-  int64_t plane_w = a->width + 2 * a->pad_w;
   for (int64_t task = range->begin[0]; task < range->end[0]; ++task) {
     int64_t filter_task = task % a->filter_tasks, rest = task / a->filter_tasks;
     int64_t row_block = rest % a->row_blocks, chunk = rest / a->row_blocks;
@@ -173,35 +184,18 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
     int64_t fb0 = filter_task * a->blocks_per_task;
     int64_t fb1 = fb0 + a->blocks_per_task < a->filter_blocks ? fb0 + a->blocks_per_task
                                                               : a->filter_blocks;
-    int64_t in_rows = (rows - 1) * a->stride_h + a->kernel_h;
     int64_t count = images * rows * a->out_w, padded = ceil_div(count, a->pb) * a->pb;
-    /* One image without padding is read where it lies (its rows are the slab's: a squeeze-
-     * excite's 1 x 1 convolution copied a float per channel with two calls); else the slab
-     * (an even count of floats). Then the positions' offsets and output indexes. */
-    int in_place = images == 1 && a->pad_h == 0 && a->pad_w == 0;
-    int64_t slab_floats =
-        in_place ? 0 : ceil_div(a->per_group_c * images * in_rows * plane_w, 2) * 2;
-    float *slab = a->packed ? malloc(sizeof(float) * (size_t)slab_floats +
-                                     2 * sizeof(int64_t) * (size_t)padded)
-                            : NULL;
-    if (!slab) {
+    int64_t *offset = a->padded ? malloc(2 * sizeof(int64_t) * (size_t)padded) : NULL;
+    if (!offset) {
       int64_t o_end = fb1 * a->fb < a->per_group_f ? fb1 * a->fb : a->per_group_f;
       across_unpacked(a, first, images, group, y0, rows, fb0 * a->fb, o_end);
       continue;
     }
-    int64_t *offset = (int64_t *)(slab + slab_floats), *out_at = offset + padded;
-    const float *src = slab;
-    int64_t channel = images * in_rows * plane_w;
-    if (in_place) {
-      src = a->input + ((first * a->channels + group * a->per_group_c) * a->height +
-                        y0 * a->stride_h) * a->width;
-      channel = a->height * a->width;
-    } else {
-      fill_slab(a, slab, first, images, group, y0, in_rows, plane_w);
-    }
-    across_positions(a, images, y0, rows, in_rows, plane_w, offset, out_at);
-    across_blocks(a, src, offset, out_at, count, first, group, channel, plane_w, fb0, fb1);
-    free(slab);
+    int64_t plane = a->padded_h * a->padded_w, *out_at = offset + padded;
+    across_positions(a, images, y0, rows, offset, out_at);
+    across_blocks(a, a->padded + (first * a->channels + group * a->per_group_c) * plane, offset,
+                  out_at, count, first, group, plane, a->padded_w, fb0, fb1);
+    free(offset);
   }
 }
 
@@ -238,7 +232,7 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
                              int64_t activation, float max, int constant, int wide) {
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
   int64_t fb = wide ? HPVM_TENSOR_FB_WIDE : HPVM_TENSOR_FB;
-  across_t a = {input, filter, bias, NULL, NULL, output, activation, max,
+  across_t a = {input, filter, bias, NULL, NULL, NULL, 0, 0, output, activation, max,
                 c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups,
                 c / groups, f / groups, wide ? k->filters_wide : k->filters, fb,
                 wide ? HPVM_TENSOR_PB_WIDE : k->filters_pb, ceil_div(f / groups, fb), n, 1, oh, 1,
@@ -259,7 +253,22 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
     a.packed = own;
   }
   a.packed_bias = a.packed && bias ? a.packed + weight_floats : NULL;
+  /* The input zero-padded once for every task (each task copied the rows it read before: the
+   * filter blocks' tasks of one image the same rows each). */
+  a.padded_h = h + 2 * pad_h, a.padded_w = w + 2 * pad_w;
+  float *padded = NULL;
+  if (a.packed && (pad_h > 0 || pad_w > 0)) {
+    padded = malloc(sizeof(float) * (size_t)(n * c * a.padded_h * a.padded_w));
+    pad_job_t job = {&a, padded};
+    int64_t planes[2] = {n * c, 1};
+    if (padded)
+      hpvm_tensor_run_grid(1, planes, pad_planes, &job);
+    a.padded = padded;
+  } else if (a.packed) {
+    a.padded = input;
+  }
   int64_t extents[2] = {across_tasks(&a), 1};
   hpvm_tensor_run_grid(1, extents, run_across, &a);
+  free(padded);
   free(own);
 }
