@@ -46,6 +46,8 @@ static int64_t compute(float *out) {
                 * 12 filters, a partial one), pointwise (columns copied) and 3 x 3 */
                {1, 300, 9, 20, 29, 1, 1, 0, 1, HPVM_RT_TENSOR_IDENTITY},
                {1, 30, 12, 40, 22, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+               /* 1 x 1 on 1 x 1 images: the skinny product by the transposed filters */
+               {8, 70, 1, 1, 300, 1, 1, 0, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                /* strided 1 x 1, padded: the pointwise kernel over the gathered pixels */
                {2, 24, 15, 17, 40, 1, 1, 1, 2, HPVM_RT_TENSOR_RELU}};
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {

@@ -257,6 +257,10 @@ static void run_all(void) {
       /* Deep reductions: the wide direct kernel (12 filters) where the CPU has AVX-512. */
       {1, 300, 9, 20, 29, 1, 1, 0, 0, 1, 1, 1},
       {2, 30, 12, 40, 22, 3, 3, 1, 1, 1, 1, 1},
+      /* 1 x 1 on 1 x 1 images (squeeze-excite's): a product by the transposed filters, in
+       * blocks of 256 filters and 6 images. */
+      {1, 40, 1, 1, 300, 1, 1, 0, 0, 1, 1, 1},
+      {8, 33, 1, 1, 20, 1, 1, 0, 0, 1, 1, 1},
       /* Strided 1 x 1: the pointwise convolution over the gathered pixels (with padding:
        * zeros gathered; strides per dimension; groups). */
       {2, 12, 15, 17, 20, 1, 1, 0, 0, 2, 2, 1},
