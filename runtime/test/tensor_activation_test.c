@@ -184,6 +184,10 @@ static void body(void) {
       {1, 6, 17, 17, 6, 5, 5, 2, 1, 6},   /* depthwise 5 x 5 */
       {1, 3, 12, 12, 3, 9, 9, 4, 1, 3},   /* depthwise, too many taps: scalar loops */
       {1, 8, 9, 10, 12, 3, 3, 1, 1, 2},   /* grouped */
+      /* an output past 2^20 floats: the logistic activations on each block of the direct
+       * kernel as it leaves it (smaller ones: over the finished planes) */
+      {1, 6, 128, 128, 70, 1, 1, 0, 1, 1},
+      {1, 40, 1, 1, 300, 1, 1, 0, 1, 1},  /* 1 x 1 image: the product by the transposed filters */
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; ++i) {
     check_conv(&convs[i], 0);

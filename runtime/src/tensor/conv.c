@@ -73,7 +73,9 @@ typedef struct direct_t {
   hpvm_tensor_conv_direct_fn kernel;
   int64_t mr;
   float *output;
-  int64_t activation;
+  /* The kernels' activation; `late`: a logistic one (or identity), applied to each block as it
+   * leaves the kernel, while it is in the cache. */
+  int64_t activation, late;
   float activation_max;
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w, pad_h, pad_w;
   int64_t groups, per_group_c, per_group_f, filter_blocks, rows_per_task, row_blocks, plane_w;
@@ -101,7 +103,8 @@ static void direct_unpacked(const direct_t *d, int64_t image, int64_t group, int
                                       d->kernel_w + j];
             }
         d->output[((image * d->filters + o) * d->out_h + y) * d->out_w + x] =
-            hpvm_tensor_activate(sum + (d->bias ? d->bias[o] : 0.0f), d->activation,
+            hpvm_tensor_activate(sum + (d->bias ? d->bias[o] : 0.0f),
+                                 d->late != HPVM_RT_TENSOR_IDENTITY ? d->late : d->activation,
                                  d->activation_max);
       }
 }
@@ -121,6 +124,11 @@ static void direct_filters(const direct_t *d, hpvm_tensor_conv_direct_fn kernel,
          d->kernel_h, d->kernel_w, out + f0 * out_plane, out_plane, src_y, src_x, f1 - f0, cols,
          d->bias ? d->bias + group * d->per_group_f + f0 : NULL, d->activation,
          d->activation_max);
+  if (d->late != HPVM_RT_TENSOR_IDENTITY) {
+    hpvm_tensor_activate_fn activate = hpvm_tensor_kernels()->activate;
+    for (int64_t r = f0; r < f1; ++r)
+      activate(out + r * out_plane, cols, d->late, d->activation_max);
+  }
 }
 
 /* How many filters the direct kernel takes per pass over a task's positions: their packed
@@ -154,6 +162,9 @@ static void direct_flat(const direct_t *d, const float *slab, int64_t slab_h, in
                                 d->mr,
                 d->kernel_h, d->kernel_w, tile, HPVM_TENSOR_NR, 0, p, live, HPVM_TENSOR_NR,
                 bias, d->activation, d->activation_max);
+      if (d->late != HPVM_RT_TENSOR_IDENTITY)
+        hpvm_tensor_kernels()->activate(tile, live * HPVM_TENSOR_NR, d->late,
+                                        d->activation_max);
       float *filters = out + fb * d->mr * out_plane;
       for (int64_t pos = p; pos < p + HPVM_TENSOR_NR && pos < end;) {
         int64_t y = pos / plane_w, x = pos % plane_w;
@@ -350,8 +361,12 @@ static void conv_direct(const float *input, const float *filter, const float *bi
              4 * per_group >= 3 * ceil_div(per_group, HPVM_TENSOR_DIRECT_MR_WIDE) *
                                   HPVM_TENSOR_DIRECT_MR_WIDE;
   int64_t block = wide ? HPVM_TENSOR_DIRECT_MR_WIDE : HPVM_TENSOR_MR;
+  /* The logistic activations after each block, not in the kernels: their registers hold the
+   * accumulators (the sigmoid inlined there made every convolution 1.5-2x slower). */
+  int64_t late = hpvm_tensor_logistic(activation) ? activation : HPVM_RT_TENSOR_IDENTITY;
   *d = (direct_t){input, filter, bias, NULL, wide ? k->direct_wide : k->direct, block,
-                  output, activation, max,
+                  output, late == HPVM_RT_TENSOR_IDENTITY ? activation : HPVM_RT_TENSOR_IDENTITY,
+                  late, max,
                   c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, groups,
                   c / groups, f / groups, ceil_div(f / groups, block), oh, 1,
                   ow + kw + HPVM_TENSOR_NR_WIDE, ceil_div(ow, HPVM_TENSOR_NR) * HPVM_TENSOR_NR, 1,
@@ -633,20 +648,22 @@ static void conv2d(const char *what, const float *input, const float *filter,
                  3 * ceil_div(per_group_f, HPVM_TENSOR_FB_WIDE) * HPVM_TENSOR_FB_WIDE;
   int across = oh > 0 && ow > 0 && per_group_f >= 12 && (wide || (stride1 && ow < HPVM_TENSOR_NR));
   if (across || (stride1 && oh > 0 && ow > 0)) {
-    /* The kernels keep their accumulators in registers with the short epilogues only (the
-     * sigmoid inlined in them made every convolution 1.5-2x slower): the logistic
-     * activations run after, over the finished planes, the same bits. */
-    int64_t own = hpvm_tensor_logistic(activation) ? HPVM_RT_TENSOR_IDENTITY : activation;
+    /* Logistic activations are applied to each tile across filters, and to each block of the
+     * direct kernel where the output outgrows the cache (efficientnet's 96 x 112 x 112 SiLU:
+     * 1.43 -> 1.06 ms; on small outputs a pass over the finished planes is faster), the same
+     * bits either way. */
     if (kh == 1 && kw == 1 && h * w == 1 && groups == 1 &&
-        conv_vector(input, filter, bias, output, n, c, f, own, max, constant))
-      ;
-    else if (across)
+        conv_vector(input, filter, bias, output, n, c, f, activation, max, constant))
+      return;
+    int planes_after = !across && hpvm_tensor_logistic(activation) && n * f * oh * ow < (1 << 20);
+    int64_t own = planes_after ? HPVM_RT_TENSOR_IDENTITY : activation;
+    if (across)
       hpvm_tensor_conv_across(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
                               pad_w, stride_h, stride_w, groups, own, max, constant, wide);
     else
       conv_direct(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h, pad_w,
                   groups, own, max, constant);
-    if (own != activation)
+    if (planes_after)
       hpvm_tensor_activate_planes(output, n * f, oh * ow, activation, max);
     return;
   }

@@ -406,7 +406,7 @@ int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values);
 int hpvm_tensor_activation_valid(const char *what, int64_t activation);
 
 /* A convolution across filters (conv_across.c; arguments as hpvm_rt_tensor_conv2d_f32, already
- * checked, the activation not a logistic one): any stride and window; `wide`: by the kernels'
+ * checked): any stride and window; `wide`: by the kernels'
  * filters_wide (non-NULL). `constant`: the filter and bias are constants of the program,
  * packed once (hpvm_tensor_packed_constant). */
 void hpvm_tensor_conv_across(const float *input, const float *filter, const float *bias,
