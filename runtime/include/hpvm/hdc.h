@@ -14,9 +14,9 @@
  * function with the arguments they list; the loops (__hetero_hdc_encoding_loop,
  * _training_loop, _inference_loop) launch their root once per data point (or once,
  * over the whole data set, when its buffer holds every data point). hpvm-cc inlines
- * both where they are called, so that the function they name is a constant there: a
- * graph that is launched, or a section that a task holds (docs/HeteroCxx.md,
- * "HDC intrinsics").
+ * every intrinsic where it is called, so that the function a loop or stage marker names
+ * is a constant there: a graph that is launched, or a section that a task holds
+ * (docs/HeteroCxx.md, "HDC intrinsics").
  *===----------------------------------------------------------------------===*/
 #ifndef HPVM_HDC_H
 #define HPVM_HDC_H
@@ -55,7 +55,9 @@ template <int M, int N, typename T> struct hypermatrix {
   __attribute__((always_inline)) const T *operator[](size_t r) const noexcept { return row(r); }
 };
 
-/* The stage helpers and loops hpvm-cc inlines where they are called. */
+/* Every intrinsic: hpvm-cc inlines them where they are called (a loop's or stage marker's
+ * function is then a constant there; a node's temporaries stay in its own code, as an
+ * OpenCL kernel needs of its private memory). */
 #define HPVM_HDC_INLINE __attribute__((always_inline)) inline
 
 /* Dot product of n elements in index order, with 8 independent rows at once where the
