@@ -98,6 +98,7 @@ public:
 
 private:
   unsigned find(unsigned node);
+  /// Puts `a` and `b` in one cluster (nothing when either is in every part).
   void join(const GlobalValue &a, const GlobalValue &b);
   int nodeOf(const GlobalValue &value) const {
     auto found = index.find(&value);
@@ -130,7 +131,7 @@ Partition::Partition(Module &module) {
       for (Instruction &instruction : block)
         if (auto *call = dyn_cast<CallBase>(&instruction))
           if (Function *callee = call->getCalledFunction())
-            if (nodeOf(*callee) >= 0 && !callee->hasFnAttribute(Attribute::NoInline))
+            if (!callee->hasFnAttribute(Attribute::NoInline))
               join(function, *callee);
   // An alias with what it names; a comdat's members together.
   DenseMap<const Comdat *, GlobalValue *> comdats;
@@ -168,7 +169,10 @@ unsigned Partition::find(unsigned node) {
 }
 
 void Partition::join(const GlobalValue &a, const GlobalValue &b) {
-  unsigned x = find(index.at(&a)), y = find(index.at(&b));
+  int first = nodeOf(a), second = nodeOf(b);
+  if (first < 0 || second < 0) // one of them is in every part
+    return;
+  unsigned x = find(first), y = find(second);
   if (x != y)
     parent[std::max(x, y)] = std::min(x, y);
 }
