@@ -97,6 +97,9 @@ static int64_t compute(float *out) {
     int64_t oh = (h + 2 - 3) / 2 + 1, ow = (w + 2 - 3) / 2 + 1;
     hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, 3, 3, 2, 2, 1, 1, oh, ow);
     used += n * c * oh * ow;
+    /* 3 x 3 at stride 1, padded (inner outputs 8 at a time). */
+    hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, 3, 3, 1, 1, 1, 1, h, w);
+    used += n * c * h * w;
     /* The whole plane (a global pool), NaNs in one plane. */
     hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, h, w, 1, 1, 0, 0, 1, 1);
     used += n * c;

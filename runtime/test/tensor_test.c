@@ -274,6 +274,9 @@ static void run_all(void) {
     check_pool(kind, 1, 2, 6, 41, 2, 2, 2, 2, 0, 0); /* 20 outputs a row: 8 at a time, a tail */
     check_pool(kind, 1, 2, 7, 9, 3, 3, 2, 2, 1, 1);
     check_pool(kind, 1, 1, 5, 6, 3, 2, 1, 2, 1, 0);
+    /* Stride 1 (inner outputs 8 at a time, edges and tails one at a time), padded or not. */
+    check_pool(kind, 1, 3, 12, 30, 3, 3, 1, 1, 1, 1);
+    check_pool(kind, 2, 2, 9, 21, 3, 5, 1, 1, 0, 2);
     /* Windows over the whole plane (global pools): 32 values a step, a tail; fewer than 32
      * values take the windowed loops. */
     check_pool(kind, 2, 3, 9, 13, 9, 13, 1, 1, 0, 0);
