@@ -180,6 +180,25 @@ check_hpvm_onnx() {
   fi
 }
 
+# (3b) hpvm-ONNX's earlier revisions 46d8a49 and 2e614f1: one task whose locals are
+# std::arrays (the image and the results), calling the model through do_inference (46d8a49) or
+# do_inference_at_stage (2e614f1), each replaced by a stand-in of its own
+# (onnx_model_standin_<commit>.cpp). Expected: 1 node run, "Result: N" and "Done!".
+check_hpvm_onnx_revisions() {
+  local commit src dir
+  for commit in 46d8a49 2e614f1; do
+    dir="$WORK/hpvm-onnx-$commit"
+    find_first src "$PROGRAMS/hpvm-onnx-$commit/run_onnx.cpp" \
+      "$PROGRAMS/hpvm-ONNX-$commit/src/run_onnx.cpp"
+    [[ -n $src ]] || { echo "SKIP hpvm-onnx-$commit: no hpvm-onnx-$commit under $PROGRAMS"; continue; }
+    build "hpvm-onnx-$commit" "$dir" -- -fno-exceptions -I "$(dirname "$src")" "$src" \
+      "$HERE/onnx_model_standin_$commit.cpp" || continue
+    compare "hpvm-onnx-$commit" "$dir" run 1 ../data/mnist.onnx || continue
+    grep -q '^Result: [0-9]' "$dir/run.seq.out" && grep -q '^Done! $' "$dir/run.seq.out" ||
+      fail "hpvm-onnx-$commit: the sequential build does not print a result and 'Done!'"
+  done
+}
+
 # (4, --era-full) IBM/era at the hetero-integration commit: compile only, each translation unit
 # alone (-c), with the Makefile's hpvm-cpu + COMPILE_HCC flags. cv_toolset.c is left out: it
 # includes /usr/include/python3.6m/Python.h by absolute path (ERA's CV path, not Hetero-C++).
@@ -357,6 +376,7 @@ echo "hetero-check: programs from $PROGRAMS, hpvm-cc $HPVMCC"
 check_matmul
 check_era_tmprun
 check_hpvm_onnx
+check_hpvm_onnx_revisions
 check_prism
 check_hd_classification
 check_hd_clustering
