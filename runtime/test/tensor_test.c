@@ -277,6 +277,9 @@ static void run_all(void) {
     /* Stride 1 (inner outputs 8 at a time, edges and tails one at a time), padded or not. */
     check_pool(kind, 1, 3, 12, 30, 3, 3, 1, 1, 1, 1);
     check_pool(kind, 2, 2, 9, 21, 3, 5, 1, 1, 0, 2);
+    /* Stride 2: even columns 8 outputs at a time while a 16th column lies on the row. */
+    check_pool(kind, 1, 2, 11, 45, 3, 3, 2, 2, 1, 1);
+    check_pool(kind, 1, 3, 8, 40, 2, 3, 2, 2, 0, 1);
     /* Windows over the whole plane (global pools): 32 values a step, a tail; fewer than 32
      * values take the windowed loops. */
     check_pool(kind, 2, 3, 9, 13, 9, 13, 1, 1, 0, 0);
