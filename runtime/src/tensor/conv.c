@@ -304,22 +304,28 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   }
 }
 
-/* The filters of a direct job in its kernels' layout ([group][filter block][channel][kh][kw]
- * [MR], zeros past a group's last filter). */
-static void pack_direct(void *context, float *out) {
-  const direct_t *d = context;
-  int64_t block = d->mr, window = d->kernel_h * d->kernel_w;
-  float *dst = out;
-  for (int64_t g = 0; g < d->groups; ++g)
-    for (int64_t fb = 0; fb < d->filter_blocks; ++fb)
-      for (int64_t ch = 0; ch < d->per_group_c; ++ch)
+float *hpvm_tensor_pack_filter_blocks(const float *weights, int64_t groups, int64_t per_group_f,
+                                      int64_t per_group_c, int64_t window, int64_t block,
+                                      float *dst) {
+  int64_t blocks = ceil_div(per_group_f, block);
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t ch = 0; ch < per_group_c; ++ch)
         for (int64_t k = 0; k < window; ++k)
           for (int64_t r = 0; r < block; ++r) {
-            int64_t o = fb * block + r;
-            *dst++ = o < d->per_group_f
-                         ? d->weights[((g * d->per_group_f + o) * d->per_group_c + ch) * window + k]
+            int64_t o = b * block + r;
+            *dst++ = o < per_group_f
+                         ? weights[((g * per_group_f + o) * per_group_c + ch) * window + k]
                          : 0.0f;
           }
+  return dst;
+}
+
+/* The filters of a direct job in its kernel's layout (blocks of mr). */
+static void pack_direct(void *context, float *out) {
+  const direct_t *d = context;
+  hpvm_tensor_pack_filter_blocks(d->weights, d->groups, d->per_group_f, d->per_group_c,
+                                 d->kernel_h * d->kernel_w, d->mr, out);
 }
 
 /* The logistic activations over `planes` finished output planes of `plane` floats, a task per
@@ -517,7 +523,7 @@ static int pointwise_picked(const char *what, const float *input, const float *f
  * positions for the one (576 -> 144: 31 -> 6 us, one thread). 0 without memory for the
  * transposed filters (nothing done). */
 typedef struct vector_job_t {
-  const float *input, *transposed, *bias;
+  const float *input, *filter, *transposed, *bias;
   float *output;
   int64_t n, c, f, activation;
   float max;
@@ -527,7 +533,7 @@ static void transpose_filter(void *context, float *out) {
   const vector_job_t *v = context;
   for (int64_t o = 0; o < v->f; ++o)
     for (int64_t ch = 0; ch < v->c; ++ch)
-      out[ch * v->f + o] = v->input[o * v->c + ch]; /* `input`: the filter while packing */
+      out[ch * v->f + o] = v->filter[o * v->c + ch];
 }
 
 static void run_vector(void *context, const hpvm_rt_instance_range_t *range) {
@@ -554,7 +560,7 @@ static int conv_vector(const float *input, const float *filter, const float *bia
                        int constant) {
   if (without_memory || c <= 0)
     return 0;
-  vector_job_t job = {filter, NULL, bias, output, n, c, f, activation, max};
+  vector_job_t job = {input, filter, NULL, bias, output, n, c, f, activation, max};
   const float *transposed = NULL;
   float *own = NULL;
   if (constant) {
@@ -569,7 +575,7 @@ static int conv_vector(const float *input, const float *filter, const float *bia
     transpose_filter(&job, own);
     transposed = own;
   }
-  job.input = input, job.transposed = transposed;
+  job.transposed = transposed;
   int64_t extents[2] = {ceil_div(f, HPVM_TENSOR_SKINNY_COLS), 1};
   hpvm_tensor_run_grid(1, extents, run_vector, &job);
   free(own);

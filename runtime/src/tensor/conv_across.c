@@ -48,18 +48,9 @@ typedef struct across_t {
 /* The filters in the kernels' layout, then the bias (see across_t). */
 static void pack_across(void *context, float *out) {
   const across_t *a = context;
-  int64_t window = a->kernel_h * a->kernel_w, fb = a->fb;
-  float *dst = out;
-  for (int64_t g = 0; g < a->groups; ++g)
-    for (int64_t b = 0; b < a->filter_blocks; ++b)
-      for (int64_t ch = 0; ch < a->per_group_c; ++ch)
-        for (int64_t k = 0; k < window; ++k)
-          for (int64_t r = 0; r < fb; ++r) {
-            int64_t o = b * fb + r;
-            *dst++ = o < a->per_group_f
-                         ? a->weights[((g * a->per_group_f + o) * a->per_group_c + ch) * window + k]
-                         : 0.0f;
-          }
+  int64_t fb = a->fb;
+  float *dst = hpvm_tensor_pack_filter_blocks(a->weights, a->groups, a->per_group_f,
+                                              a->per_group_c, a->kernel_h * a->kernel_w, fb, out);
   for (int64_t i = 0; a->bias && i < a->groups * a->filter_blocks * fb; ++i) {
     int64_t g = i / (a->filter_blocks * fb), o = i % (a->filter_blocks * fb);
     *dst++ = o < a->per_group_f ? a->bias[g * a->per_group_f + o] : 0.0f;

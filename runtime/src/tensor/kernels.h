@@ -405,6 +405,13 @@ void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
 int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values);
 int hpvm_tensor_activation_valid(const char *what, int64_t activation);
 
+/* The FCHW `weights` of `groups` groups in blocks of `block` filters, as the convolution kernels
+ * read them: dst[group][filter block][channel][tap][block], zeros past a group's last filter
+ * (conv.c). Returns the end of what it wrote. */
+float *hpvm_tensor_pack_filter_blocks(const float *weights, int64_t groups, int64_t per_group_f,
+                                      int64_t per_group_c, int64_t window, int64_t block,
+                                      float *dst);
+
 /* A convolution across filters (conv_across.c; arguments as hpvm_rt_tensor_conv2d_f32, already
  * checked): any stride and window; `wide`: by the kernels'
  * filters_wide (non-NULL). `constant`: the filter and bias are constants of the program,
