@@ -294,24 +294,14 @@ hpvm_status_t hpvm_rt_policy_assign(const char *node_name, hpvm_rt_device_kind_t
 
 hpvm_status_t hpvm_rt_module_load(hpvm_rt_device_t *device, const hpvm_rt_module_image_t *image,
                                   hpvm_rt_module_t **out_module) {
-  if (!device || !image || !image->data || !out_module ||
-      (!image->size && image->format != HPVM_RT_IMAGE_PTX))
-    return HPVM_STATUS(INVALID_ARGUMENT,
-                       "module_load needs a device, a non-empty image (size may be 0 only for "
-                       "NUL-terminated PTX) and out_module");
-  return device->vtable->module_load(device, image, out_module);
+  return hpvm_device_module_load(device, image, out_module);
 }
 
-void hpvm_rt_module_unload(hpvm_rt_module_t *module) {
-  if (module)
-    module->device->vtable->module_unload(module);
-}
+void hpvm_rt_module_unload(hpvm_rt_module_t *module) { hpvm_device_module_unload(module); }
 
 hpvm_status_t hpvm_rt_kernel_get(hpvm_rt_module_t *module, const char *name,
                                  hpvm_rt_kernel_t **out_kernel) {
-  if (!module || !name || !out_kernel)
-    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_get needs a module, a name and out_kernel");
-  return module->device->vtable->kernel_get(module, name, out_kernel);
+  return hpvm_device_kernel_get(module, name, out_kernel);
 }
 
 hpvm_status_t hpvm_rt_kernel_launch(hpvm_rt_kernel_t *kernel, const hpvm_rt_launch_dims_t *dims,

@@ -4,7 +4,7 @@
 
 #include "base/allocator.h"
 #include "device/device.h"
-#include "device/kernel_run.h"
+#include "kernel/kernel_run.h"
 #include "mem/tracker.h"
 #include "sched/policy.h"
 #include "sched/pool.h"

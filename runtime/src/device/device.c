@@ -79,6 +79,28 @@ hpvm_status_t hpvm_device_copy_to_device(hpvm_device_t *device, uint64_t dst, si
   return status;
 }
 
+hpvm_status_t hpvm_device_module_load(hpvm_device_t *device, const hpvm_rt_module_image_t *image,
+                                     hpvm_device_module_t **out_module) {
+  if (!device || !image || !image->data || !out_module ||
+      (!image->size && image->format != HPVM_RT_IMAGE_PTX))
+    return HPVM_STATUS(INVALID_ARGUMENT,
+                       "module_load needs a device, a non-empty image (size may be 0 only for "
+                       "NUL-terminated PTX) and out_module");
+  return device->vtable->module_load(device, image, out_module);
+}
+
+void hpvm_device_module_unload(hpvm_device_module_t *module) {
+  if (module)
+    module->device->vtable->module_unload(module);
+}
+
+hpvm_status_t hpvm_device_kernel_get(hpvm_device_module_t *module, const char *name,
+                                     hpvm_device_kernel_t **out_kernel) {
+  if (!module || !name || !out_kernel)
+    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_get needs a module, a name and out_kernel");
+  return module->device->vtable->kernel_get(module, name, out_kernel);
+}
+
 hpvm_status_t hpvm_device_kernel_launch(hpvm_device_kernel_t *kernel,
                                         const hpvm_rt_launch_dims_t *dims,
                                         const hpvm_rt_kernel_arg_t *args, uint32_t arg_count,

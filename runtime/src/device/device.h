@@ -98,6 +98,16 @@ hpvm_status_t hpvm_device_copy_to_device(hpvm_device_t *device, uint64_t dst, si
                                          const void *src, size_t size);
 hpvm_status_t hpvm_device_copy_to_host(hpvm_device_t *device, void *dst, uint64_t src,
                                        size_t src_offset, size_t size);
+/* The checked module entry points (hpvm_rt_module_load / _unload, hpvm_rt_kernel_get), which
+ * the public functions and the kernel cache both call.  load: INVALID_ARGUMENT without a
+ * device, an image with data (size 0 only for NUL-terminated PTX) or out_module; unload: NULL
+ * is a no-op, else the module and its kernels are freed; kernel_get: INVALID_ARGUMENT without
+ * a module, a name or out_kernel.  Otherwise the backend's entry. */
+hpvm_status_t hpvm_device_module_load(hpvm_device_t *device, const hpvm_rt_module_image_t *image,
+                                     hpvm_device_module_t **out_module);
+void hpvm_device_module_unload(hpvm_device_module_t *module);
+hpvm_status_t hpvm_device_kernel_get(hpvm_device_module_t *module, const char *name,
+                                     hpvm_device_kernel_t **out_kernel);
 /* The checked launch (hpvm_rt_kernel_launch): INVALID_ARGUMENT for a NULL kernel or dims or an
  * argument without a value; otherwise the backend's launch.  `out_started` (may be NULL) tells
  * whether the kernel started (see the vtable). */

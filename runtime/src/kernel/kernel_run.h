@@ -1,6 +1,7 @@
-/* kernel_run.h - hpvm_rt_kernel_run: a node's kernel version on a device, else "run the CPU one". */
-#ifndef HPVM_DEVICE_KERNEL_RUN_H
-#define HPVM_DEVICE_KERNEL_RUN_H
+/* kernel_run.h - hpvm_rt_kernel_run: a node's kernel version on a device, else "run the CPU one".
+ */
+#ifndef HPVM_KERNEL_KERNEL_RUN_H
+#define HPVM_KERNEL_KERNEL_RUN_H
 
 #include "device/device.h"
 #include "mem/tracker.h"
@@ -24,7 +25,7 @@ hpvm_status_t hpvm_kernel_workgroup_parse(const char *text, int64_t picks[3][3])
 
 /* How the cache obtains a device (the runtime's lazily opened devices). */
 typedef hpvm_status_t (*hpvm_kernel_device_get_fn_t)(void *self, hpvm_rt_device_kind_t kind,
-                                                    hpvm_device_t **out_device);
+                                                     hpvm_device_t **out_device);
 
 /* The per-runtime state behind hpvm_rt_kernel_run: the modules loaded for sites (shared by
  * image and device) and the state of every site that ran (site->state points into it). */
@@ -46,4 +47,4 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
                               const hpvm_rt_kernel_param_t *params, uint32_t param_count,
                               int32_t *out_ran);
 
-#endif /* HPVM_DEVICE_KERNEL_RUN_H */
+#endif /* HPVM_KERNEL_KERNEL_RUN_H */
