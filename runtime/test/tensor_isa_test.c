@@ -46,6 +46,12 @@ static int64_t compute(float *out) {
                 * 12 filters, a partial one), pointwise (columns copied) and 3 x 3 */
                {1, 300, 9, 20, 29, 1, 1, 0, 1, HPVM_RT_TENSOR_IDENTITY},
                {1, 30, 12, 40, 22, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+               /* deep 3 x 3 (AVX-512: the wide kernel over chunks of channels, a partial
+                * last one, sums carried between them): 7 x 7 outputs in blocks of 7
+                * positions, strided, a batch; 11 x 13 in blocks of 12 */
+               {1, 75, 7, 7, 56, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+               {2, 64, 14, 14, 64, 3, 3, 1, 2, HPVM_RT_TENSOR_SILU},
+               {1, 70, 11, 13, 32, 3, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                /* 1 x 1 on 1 x 1 images: the skinny product by the transposed filters */
                {8, 70, 1, 1, 300, 1, 1, 0, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                /* strided 1 x 1, padded: the pointwise kernel over the gathered pixels */

@@ -254,6 +254,12 @@ static void run_all(void) {
       {1, 6, 1, 1, 6, 3, 3, 1, 1, 1, 1, 6},    /* depthwise over 1 x 1 */
       {1, 4, 1, 5, 13, 3, 3, 1, 1, 1, 1, 1},   /* rows cropped, columns kept */
       {1, 2, 2, 2, 4, 3, 3, 2, 2, 1, 1, 2},    /* padding wider than the image, groups */
+      /* Deep 3 x 3 (AVX-512: the wide kernel across filters over chunks of channels, sums
+       * carried between them, a partial last chunk): 7 x 7 outputs in blocks of 7 positions
+       * (a partial block of filters; strided, a batch), 11 x 13 in blocks of 12. */
+      {1, 75, 7, 7, 56, 3, 3, 1, 1, 1, 1, 1},
+      {2, 64, 14, 14, 64, 3, 3, 1, 1, 2, 2, 1},
+      {1, 70, 11, 13, 32, 3, 3, 1, 1, 1, 1, 1},
       /* Deep reductions: the wide direct kernel (12 filters) where the CPU has AVX-512. */
       {1, 300, 9, 20, 29, 1, 1, 0, 0, 1, 1, 1},
       {2, 30, 12, 40, 22, 3, 3, 1, 1, 1, 1, 1},

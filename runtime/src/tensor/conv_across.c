@@ -9,9 +9,12 @@
  * every task (the input itself without padding), so strided convolutions run here too. A
  * task is (chunk of images, group, block of output rows, range of filter blocks); it runs each
  * block of filters over every block of positions of the chunk, so that the block's packed
- * weights are read from the cache for all of them. Every output is the sum the kernel makes for it alone, in the order
- * (channel, kernel row, kernel column), the order of every other strategy: what a task or
- * block holds changes no result. */
+ * weights are read from the cache for all of them; where they outgrow the L1 cache (deep
+ * layers), over chunks of ~8 KiB of them at a time, each block of positions carrying its sums
+ * from chunk to chunk, while the next chunk's weights are prefetched a stripe per block (the
+ * weights of a deep layer at batch 1 stream from memory). Every output is the sum the kernel
+ * makes for it alone, in the order (channel, kernel row, kernel column), the order of every
+ * other strategy: what a task, block or chunk holds changes no result. */
 #include "kernels.h"
 
 #include "hpvm/hpvm_rt.h"
@@ -37,9 +40,16 @@ typedef struct across_t {
   float activation_max;
   int64_t channels, height, width, filters, kernel_h, kernel_w, out_h, out_w;
   int64_t pad_h, pad_w, stride_h, stride_w, groups, per_group_c, per_group_f;
-  /* The kernel, its block of filters and of positions. */
+  /* The kernel (16 filters) or wide_kernel (32, AVX-512), its block of filters and of
+   * positions. */
   hpvm_tensor_conv_filters_fn kernel;
+  hpvm_tensor_conv_filters_part_fn wide_kernel;
   int64_t fb, pb, filter_blocks;
+  /* The wide kernel's channels per call (per_group_c: all): deep layers go over the channels in
+   * chunks, each block of positions carrying its sums from one chunk to the next, so that a
+   * chunk's weights, read from memory for the first block of positions, are in the cache for
+   * the others (not a whole block of filters, too large for it). */
+  int64_t chunk;
   /* Tasks: `images` in chunks of images_per_task images, each of row_blocks blocks of
    * rows_per_task output rows, each of filter_tasks ranges of blocks_per_task filter blocks. */
   int64_t images, images_per_task, rows_per_task, row_blocks, blocks_per_task, filter_tasks;
@@ -137,31 +147,70 @@ static void across_positions(const across_t *a, int64_t images, int64_t y0, int6
   }
 }
 
-/* Filter blocks [fb0, fb1) of the group over the chunk's `count` positions, from `src`: the
- * padded input at the chunk's first image and the group's first channel. */
+/* The tile of finished sums of block p of positions: the late activation, then each position's
+ * filters to their planes. */
+static void across_scatter(const across_t *a, float *tile, float *filters, const int64_t *out_at,
+                           int64_t p, int64_t count, int64_t live) {
+  int64_t out_plane = a->out_h * a->out_w, fb = a->fb, pb = a->pb;
+  int64_t live_q = count - p < pb ? count - p : pb;
+  if (a->late != HPVM_RT_TENSOR_IDENTITY)
+    hpvm_tensor_kernels()->activate(tile, pb * fb, a->late, a->activation_max);
+  for (int64_t q = 0; q < live_q; ++q) {
+    float *position = filters + out_at[p + q];
+    for (int64_t r = 0; r < live; ++r)
+      position[r * out_plane] = tile[q * fb + r];
+  }
+}
+
+/* Filter blocks [fb0, fb1) of the group over the task's `count` positions, from `src`: the
+ * padded input at the task's first image and the group's first channel. `partial`: room for
+ * the sums of every block of positions (wide kernel in chunks of channels). */
 static void across_blocks(const across_t *a, const float *src, const int64_t *offset,
-                          const int64_t *out_at, int64_t count, int64_t first, int64_t group,
-                          int64_t channel, int64_t plane_w, int64_t fb0, int64_t fb1) {
+                          const int64_t *out_at, float *partial, int64_t count, int64_t first,
+                          int64_t group, int64_t channel, int64_t plane_w, int64_t fb0,
+                          int64_t fb1) {
   float tile[HPVM_TENSOR_FB_WIDE * HPVM_TENSOR_PB_WIDE];
   int64_t out_plane = a->out_h * a->out_w, window = a->kernel_h * a->kernel_w;
-  int64_t fb = a->fb, pb = a->pb;
+  int64_t fb = a->fb, pb = a->pb, channels = a->per_group_c;
   for (int64_t b = fb0; b < fb1; ++b) {
     int64_t live = a->per_group_f - b * fb < fb ? a->per_group_f - b * fb : fb;
     int64_t at = group * a->filter_blocks + b;
-    const float *weights = a->packed + at * a->per_group_c * window * fb;
+    const float *weights = a->packed + at * channels * window * fb;
     const float *bias = a->packed_bias ? a->packed_bias + at * fb : NULL;
     float *filters =
         a->output + (first * a->filters + group * a->per_group_f + b * fb) * out_plane;
-    for (int64_t p = 0; p < count; p += pb) {
-      int64_t live_q = count - p < pb ? count - p : pb;
-      a->kernel(src, offset + p, a->per_group_c, channel, plane_w, weights, a->kernel_h,
-                a->kernel_w, bias, a->activation, a->activation_max, tile);
-      if (a->late != HPVM_RT_TENSOR_IDENTITY)
-        hpvm_tensor_kernels()->activate(tile, pb * fb, a->late, a->activation_max);
-      for (int64_t q = 0; q < live_q; ++q) {
-        float *position = filters + out_at[p + q];
-        for (int64_t r = 0; r < live; ++r)
-          position[r * out_plane] = tile[q * fb + r];
+    if (!a->wide_kernel) {
+      for (int64_t p = 0; p < count; p += pb) {
+        a->kernel(src, offset + p, channels, channel, plane_w, weights, a->kernel_h,
+                  a->kernel_w, bias, a->activation, a->activation_max, tile);
+        across_scatter(a, tile, filters, out_at, p, count, live);
+      }
+      continue;
+    }
+    int64_t blocks = ceil_div(count, pb);
+    for (int64_t c0 = 0; c0 < channels; c0 += a->chunk) {
+      int64_t cc = channels - c0 < a->chunk ? channels - c0 : a->chunk;
+      int64_t finish = c0 + cc == channels;
+      /* The weights read next (the next chunk, or the next block's first), prefetched a
+       * stripe per block of positions, so that memory streams them all the time. */
+      const float *next = weights + (c0 + cc) * window * fb;
+      int64_t next_taps = finish && b + 1 == fb1 ? 0 : a->chunk * window;
+      int64_t stripe = ceil_div(next_taps, blocks);
+      for (int64_t p = 0; p < count; p += pb) {
+        float *sums = partial + p * fb;
+        int64_t k = p / pb, taps = next_taps - k * stripe < stripe ? next_taps - k * stripe
+                                                                     : stripe;
+        if (a->chunk == channels)
+          a->wide_kernel(src, offset + p, cc, channel, plane_w, weights, a->kernel_h,
+                         a->kernel_w, NULL, 1, weights + 1024, channels * window, bias,
+                         a->activation, a->activation_max, tile);
+        else
+          a->wide_kernel(src + c0 * channel, offset + p, cc, channel, plane_w,
+                         weights + c0 * window * fb, a->kernel_h, a->kernel_w,
+                         c0 ? sums : NULL, finish, next + k * stripe * fb, taps > 0 ? taps : 0,
+                         bias, a->activation, a->activation_max, finish ? tile : sums);
+        if (finish)
+          across_scatter(a, tile, filters, out_at, p, count, live);
       }
     }
   }
@@ -181,7 +230,11 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
     int64_t fb1 = fb0 + a->blocks_per_task < a->filter_blocks ? fb0 + a->blocks_per_task
                                                               : a->filter_blocks;
     int64_t count = images * rows * a->out_w, padded = ceil_div(count, a->pb) * a->pb;
-    int64_t *offset = a->padded ? malloc(2 * sizeof(int64_t) * (size_t)padded) : NULL;
+    /* The positions' offsets, then their outputs' offsets, then room for their sums. */
+    int64_t sums = a->chunk < a->per_group_c ? padded * a->fb : 0;
+    int64_t *offset =
+        a->padded ? malloc(2 * sizeof(int64_t) * (size_t)padded + sizeof(float) * (size_t)sums)
+                  : NULL;
     if (!offset) {
       int64_t o_end = fb1 * a->fb < a->per_group_f ? fb1 * a->fb : a->per_group_f;
       across_unpacked(a, first, images, group, y0, rows, fb0 * a->fb, o_end);
@@ -190,7 +243,8 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
     int64_t plane = a->padded_h * a->padded_w, *out_at = offset + padded;
     across_positions(a, images, y0, rows, offset, out_at);
     across_blocks(a, a->padded + (first * a->channels + group * a->per_group_c) * plane, offset,
-                  out_at, count, first, group, plane, a->padded_w, fb0, fb1);
+                  out_at, (float *)(out_at + padded), count, first, group, plane, a->padded_w,
+                  fb0, fb1);
     free(offset);
   }
 }
@@ -221,6 +275,25 @@ static int64_t across_tasks(across_t *a) {
   return chunks * a->row_blocks * a->filter_tasks;
 }
 
+/* The wide kernel's blocking: blocks of HPVM_TENSOR_PB_SHORT positions instead of
+ * HPVM_TENSOR_PB_WIDE where a task's positions fill them better (the 7 x 7 outputs of deep
+ * layers: 49 positions computed, not 60), and chunks of channels. The same sums either way. */
+static void across_blocking(across_t *a, const hpvm_tensor_kernels_t *k) {
+  int64_t images = a->images < a->images_per_task ? a->images : a->images_per_task;
+  int64_t count = images * a->rows_per_task * a->out_w;
+  int64_t wide = ceil_div(count, HPVM_TENSOR_PB_WIDE) * HPVM_TENSOR_PB_WIDE;
+  int64_t short_ = ceil_div(count, HPVM_TENSOR_PB_SHORT) * HPVM_TENSOR_PB_SHORT;
+  if (k->filters_short && 20 * short_ < 19 * wide)
+    a->wide_kernel = k->filters_short, a->pb = HPVM_TENSOR_PB_SHORT;
+  /* Chunks of ~8 KiB of weights once a block's outgrow 64 KiB: one thread, resnet18's 3 x 3
+   * layers 1.0-1.2x, 1.3-1.4x where their weights come from memory (512 at 7 x 7: 1.83 -> 1.56
+   * ms, 2.3 -> 1.73 ms cold); chunks of 32 KiB gained a third of that, of 2 KiB lost. */
+  int64_t per_channel = a->kernel_h * a->kernel_w * a->fb * (int64_t)sizeof(float);
+  int64_t limit = 64, piece = 8;
+  if (a->per_group_c * per_channel > limit * 1024 && count > a->pb)
+    a->chunk = piece * 1024 / per_channel > 0 ? piece * 1024 / per_channel : 1;
+}
+
 void hpvm_tensor_conv_across(const float *input, const float *filter, const float *bias,
                              float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                              int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
@@ -232,9 +305,9 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
   across_t a = {input, filter, bias, NULL, NULL, NULL, 0, 0, output,
                 late == HPVM_RT_TENSOR_IDENTITY ? activation : HPVM_RT_TENSOR_IDENTITY, late, max,
                 c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups,
-                c / groups, f / groups, wide ? k->filters_wide : k->filters, fb,
-                wide ? HPVM_TENSOR_PB_WIDE : k->filters_pb, ceil_div(f / groups, fb), n, 1, oh, 1,
-                1, 1};
+                c / groups, f / groups, wide ? NULL : k->filters, wide ? k->filters_wide : NULL,
+                fb, wide ? HPVM_TENSOR_PB_WIDE : k->filters_pb, ceil_div(f / groups, fb),
+                c / groups, n, 1, oh, 1, 1, 1};
   int64_t weight_floats = groups * a.filter_blocks * a.per_group_c * kh * kw * a.fb;
   int64_t bias_floats = bias ? groups * a.filter_blocks * a.fb : 0;
   float *own = NULL;
@@ -266,6 +339,8 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
     a.padded = input;
   }
   int64_t extents[2] = {across_tasks(&a), 1};
+  if (wide)
+    across_blocking(&a, k);
   hpvm_tensor_run_grid(1, extents, run_across, &a);
   free(padded);
   free(own);

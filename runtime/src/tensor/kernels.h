@@ -29,6 +29,10 @@ enum { HPVM_TENSOR_PB_WIDE = 12 };
 /* The AVX-512 kernel across filters: HPVM_TENSOR_FB_WIDE filters (two vectors) x
  * HPVM_TENSOR_PB_WIDE positions, 24 accumulators. */
 enum { HPVM_TENSOR_FB_WIDE = 32 };
+/* The same kernel on HPVM_TENSOR_PB_SHORT positions (14 accumulators, still bound by the
+ * multiply-adds), for the 7 x 7 outputs of deep layers: 49 positions in 7 blocks of 7, where
+ * blocks of 12 compute 60. */
+enum { HPVM_TENSOR_PB_SHORT = 7 };
 /* Positions per block of the AVX-512 direct kernels (6 or 12 filters x 2 vectors of 16: 12 or 24
  * accumulators); the most any `direct` kernel takes (hpvm_tensor_kernels_t.direct_nr). */
 enum { HPVM_TENSOR_NR_WIDE = 32 };
@@ -179,6 +183,20 @@ typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *off
                                             const float *weights, int64_t kh, int64_t kw,
                                             const float *bias, int64_t activation,
                                             float activation_max, float *tile);
+/* The same on HPVM_TENSOR_FB_WIDE filters (AVX-512), its sums started from `partial` (a tile
+ * of sums this kernel left unfinished over the channels before; NULL: from zero), finished
+ * into `tile` only with `finish` (else the sums as they are: a later call goes on over the
+ * next channels, the same operations in the same order as one call). While it goes it
+ * prefetches the weights of `ahead_taps` taps (32 floats each) from `ahead`, one tap per tap
+ * of its own: the weights it will read next, which the caller chooses. */
+typedef void (*hpvm_tensor_conv_filters_part_fn)(const float *src, const int64_t *offset,
+                                                 int64_t channels, int64_t plane,
+                                                 int64_t plane_w, const float *weights,
+                                                 int64_t kh, int64_t kw, const float *partial,
+                                                 int64_t finish, const float *ahead,
+                                                 int64_t ahead_taps, const float *bias,
+                                                 int64_t activation, float activation_max,
+                                                 float *tile);
 
 /* Tap lists (the approximate convolutions of approx.c, which skip output positions or filter
  * taps): a tap is one (channel, i, j) element of the filters' window, given as the offset of
@@ -317,8 +335,17 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
 void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
                                           int64_t channels, int64_t plane, int64_t plane_w,
                                           const float *weights, int64_t kh, int64_t kw,
+                                          const float *partial, int64_t finish,
+                                          const float *ahead, int64_t ahead_taps,
                                           const float *bias, int64_t activation,
                                           float activation_max, float *tile);
+void hpvm_tensor_conv_filters_short_avx512(const float *src, const int64_t *offset,
+                                           int64_t channels, int64_t plane, int64_t plane_w,
+                                           const float *weights, int64_t kh, int64_t kw,
+                                           const float *partial, int64_t finish,
+                                           const float *ahead, int64_t ahead_taps,
+                                           const float *bias, int64_t activation,
+                                           float activation_max, float *tile);
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,
@@ -368,7 +395,9 @@ typedef struct hpvm_tensor_kernels_t {
   int64_t filters_pb;
   /* The same for HPVM_TENSOR_FB_WIDE filters x HPVM_TENSOR_PB_WIDE positions (AVX-512; NULL
    * on the other ISAs). */
-  hpvm_tensor_conv_filters_fn filters_wide;
+  hpvm_tensor_conv_filters_part_fn filters_wide;
+  /* filters_wide on HPVM_TENSOR_PB_SHORT positions (NULL where filters_wide is). */
+  hpvm_tensor_conv_filters_part_fn filters_short;
   hpvm_tensor_conv_taps_filters_fn taps_filters;
   /* The positions per block `taps_filters` computes: HPVM_TENSOR_PB, or HPVM_TENSOR_PB_WIDE. */
   int64_t taps_pb;

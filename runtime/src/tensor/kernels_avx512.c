@@ -276,21 +276,25 @@ store_filter_tile(const v16f acc[HPVM_TENSOR_PB_WIDE], const float *bias, int64_
     store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
 }
 
-/* The taps of a block across filters, in the order (channel, i, j); inlined where kw (and kh)
- * are constants, so that a row of the window is one straight run of steps. */
+/* The taps of a block of pb positions across filters, in the order (channel, i, j); inlined
+ * where pb, kw (and kh) are constants, so that a row of the window is one straight run of
+ * steps. */
 static inline __attribute__((always_inline)) void
-filters_steps(const float *const at[HPVM_TENSOR_PB_WIDE], int64_t channels, int64_t plane,
-              int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
-              v16f acc[HPVM_TENSOR_PB_WIDE][2]) {
-  enum { PB = HPVM_TENSOR_PB_WIDE, FB = HPVM_TENSOR_FB_WIDE };
+filters_steps(int pb, const float *const at[HPVM_TENSOR_PB_WIDE], int64_t channels,
+              int64_t plane, int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
+              const float *ahead, int64_t ahead_taps, v16f acc[HPVM_TENSOR_PB_WIDE][2]) {
+  enum { FB = HPVM_TENSOR_FB_WIDE };
+  const float *ahead_end = ahead + ahead_taps * FB;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < kh; ++i) {
       int64_t row = c * plane + i * plane_w;
-      for (int64_t j = 0; j < kw; ++j, weights += FB) {
-        __builtin_prefetch(weights + WEIGHTS_AHEAD);
-        __builtin_prefetch(weights + WEIGHTS_AHEAD + 16);
+      for (int64_t j = 0; j < kw; ++j, weights += FB, ahead += FB) {
+        if (ahead < ahead_end) {
+          __builtin_prefetch(ahead);
+          __builtin_prefetch(ahead + 16);
+        }
         v16f w0 = load16(weights), w1 = load16(weights + 16);
-        _Pragma("GCC unroll 12") for (int q = 0; q < PB; ++q) {
+        _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
           v16f x = splat16(at[q][row + j]);
           acc[q][0] = fma16(x, w0, acc[q][0]);
           acc[q][1] = fma16(x, w1, acc[q][1]);
@@ -299,33 +303,66 @@ filters_steps(const float *const at[HPVM_TENSOR_PB_WIDE], int64_t channels, int6
     }
 }
 
-void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
-                                          int64_t channels, int64_t plane, int64_t plane_w,
-                                          const float *weights, int64_t kh, int64_t kw,
-                                          const float *bias, int64_t activation,
-                                          float activation_max, float *tile) {
-  /* HPVM_TENSOR_FB_WIDE = 32 filters (two vectors) x HPVM_TENSOR_PB_WIDE = 12 positions: 24
-   * accumulators, and per tap 2 loads of weights and 12 broadcasts for 24 multiply-adds (16
-   * filters x 12 positions loaded 13 values per 12: bound by the loads). */
-  enum { PB = HPVM_TENSOR_PB_WIDE, FB = HPVM_TENSOR_FB_WIDE };
-  v16f acc[PB][2];
-  const float *at[PB];
-  for (int q = 0; q < PB; ++q) {
-    acc[q][0] = acc[q][1] = splat16(0.0f);
+/* HPVM_TENSOR_FB_WIDE = 32 filters (two vectors) x pb positions: 2 * pb accumulators, and per
+ * tap 2 loads of weights and pb broadcasts for 2 * pb multiply-adds, bound by the
+ * multiply-adds from 2 positions on (16 filters x 12 positions loaded 13 values per 12: bound
+ * by the loads). The accumulators start from `partial` (NULL: zero) and end in `tile`, finished
+ * or, without `finish`, as they are (a sum over the first channels, which a later call goes on
+ * with: the same operations in the same order as one call over all the channels). */
+static inline __attribute__((always_inline)) void
+filters_wide(int pb, const float *src, const int64_t *offset, int64_t channels, int64_t plane,
+             int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
+             const float *partial, int64_t finish, const float *ahead, int64_t ahead_taps,
+             const float *bias, int64_t activation, float activation_max, float *tile) {
+  enum { FB = HPVM_TENSOR_FB_WIDE };
+  v16f acc[HPVM_TENSOR_PB_WIDE][2];
+  const float *at[HPVM_TENSOR_PB_WIDE];
+  _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
+    acc[q][0] = partial ? load16(partial + q * FB) : splat16(0.0f);
+    acc[q][1] = partial ? load16(partial + q * FB + 16) : splat16(0.0f);
     at[q] = src + offset[q];
   }
   if (kw == 3)
-    filters_steps(at, channels, plane, plane_w, weights, kh, 3, acc);
+    filters_steps(pb, at, channels, plane, plane_w, weights, kh, 3, ahead, ahead_taps, acc);
   else if (kw == 1 && kh == 1)
-    filters_steps(at, channels, plane, plane_w, weights, 1, 1, acc);
+    filters_steps(pb, at, channels, plane, plane_w, weights, 1, 1, ahead, ahead_taps, acc);
   else
-    filters_steps(at, channels, plane, plane_w, weights, kh, kw, acc);
+    filters_steps(pb, at, channels, plane, plane_w, weights, kh, kw, ahead, ahead_taps, acc);
+  if (!finish) {
+    _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
+      store16(tile + q * FB, acc[q][0]);
+      store16(tile + q * FB + 16, acc[q][1]);
+    }
+    return;
+  }
   v16f b0 = bias ? load16(bias) : splat16(0.0f), b1 = bias ? load16(bias + 16) : splat16(0.0f);
   v16f max = splat16(activation_max);
-  for (int q = 0; q < PB; ++q) {
+  _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
     store16(tile + q * FB, finish16(acc[q][0], b0, activation, max));
     store16(tile + q * FB + 16, finish16(acc[q][1], b1, activation, max));
   }
+}
+
+void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
+                                          int64_t channels, int64_t plane, int64_t plane_w,
+                                          const float *weights, int64_t kh, int64_t kw,
+                                          const float *partial, int64_t finish,
+                                          const float *ahead, int64_t ahead_taps,
+                                          const float *bias, int64_t activation,
+                                          float activation_max, float *tile) {
+  filters_wide(HPVM_TENSOR_PB_WIDE, src, offset, channels, plane, plane_w, weights, kh, kw,
+               partial, finish, ahead, ahead_taps, bias, activation, activation_max, tile);
+}
+
+void hpvm_tensor_conv_filters_short_avx512(const float *src, const int64_t *offset,
+                                           int64_t channels, int64_t plane, int64_t plane_w,
+                                           const float *weights, int64_t kh, int64_t kw,
+                                           const float *partial, int64_t finish,
+                                           const float *ahead, int64_t ahead_taps,
+                                           const float *bias, int64_t activation,
+                                           float activation_max, float *tile) {
+  filters_wide(HPVM_TENSOR_PB_SHORT, src, offset, channels, plane, plane_w, weights, kh, kw,
+               partial, finish, ahead, ahead_taps, bias, activation, activation_max, tile);
 }
 
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
