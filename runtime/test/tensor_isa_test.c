@@ -52,6 +52,11 @@ static int64_t compute(float *out) {
                {1, 75, 7, 7, 56, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                {2, 64, 14, 14, 64, 3, 3, 1, 2, HPVM_RT_TENSOR_SILU},
                {1, 70, 11, 13, 32, 3, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+               /* 1 x 1 over at most 64 positions: the wide kernel across filters, chunks
+                * of a deep reduction, strided (gathered pixels) */
+               {1, 600, 7, 7, 32, 1, 1, 0, 1, HPVM_RT_TENSOR_RELU},
+               {2, 40, 8, 8, 56, 1, 1, 0, 1, HPVM_RT_TENSOR_SILU},
+               {1, 24, 13, 13, 32, 1, 1, 0, 2, HPVM_RT_TENSOR_IDENTITY},
                /* 1 x 1 on 1 x 1 images: the skinny product by the transposed filters */
                {8, 70, 1, 1, 300, 1, 1, 0, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                /* strided 1 x 1, padded: the pointwise kernel over the gathered pixels */

@@ -260,6 +260,11 @@ static void run_all(void) {
       {1, 75, 7, 7, 56, 3, 3, 1, 1, 1, 1, 1},
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 2, 2, 1},
       {1, 70, 11, 13, 32, 3, 3, 1, 1, 1, 1, 1},
+      /* 1 x 1 over at most 64 positions: the wide kernel across filters (AVX-512), chunks of
+       * a deep reduction, a partial block of filters, strided (gathered pixels). */
+      {1, 600, 7, 7, 32, 1, 1, 0, 0, 1, 1, 1},
+      {2, 40, 8, 8, 56, 1, 1, 0, 0, 1, 1, 1},
+      {1, 24, 13, 13, 32, 1, 1, 0, 0, 2, 2, 1},
       /* Deep reductions: the wide direct kernel (12 filters) where the CPU has AVX-512. */
       {1, 300, 9, 20, 29, 1, 1, 0, 0, 1, 1, 1},
       {2, 30, 12, 40, 22, 3, 3, 1, 1, 1, 1, 1},

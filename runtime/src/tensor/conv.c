@@ -647,9 +647,12 @@ static void conv2d(const char *what, const float *input, const float *filter,
    * with the wide AVX-512 kernel (32 filters x 12 positions, about 1.3-1.5x the direct
    * kernel's and 2-4x the tap lists' rate on resnet's 3 x 3 layers) every window of more than
    * one tap, at any stride, where its blocks of filters are at least 3/4 full (regnet's groups
-   * of 16 filters ran 25-35% slower in half-empty blocks). */
+   * of 16 filters ran 25-35% slower in half-empty blocks); and 1 x 1 windows over at most 64
+   * positions (the 7 x 7 images of deep layers, whose rows of 49 fill the direct kernel's
+   * vectors badly: 1.1-1.7x, one thread; over 14 x 14 it won and lost by turns, over 28 x 28
+   * it lost 1.5x). */
   int64_t per_group_f = f / groups;
-  int wide = hpvm_tensor_kernels()->filters_wide && kh * kw > 1 &&
+  int wide = hpvm_tensor_kernels()->filters_wide && (kh * kw > 1 || oh * ow <= 64) &&
              4 * per_group_f >=
                  3 * ceil_div(per_group_f, HPVM_TENSOR_FB_WIDE) * HPVM_TENSOR_FB_WIDE;
   int across = oh > 0 && ow > 0 && per_group_f >= 12 && (wide || (stride1 && ow < HPVM_TENSOR_NR));
