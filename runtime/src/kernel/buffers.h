@@ -3,7 +3,7 @@
 #ifndef HPVM_KERNEL_BUFFERS_H
 #define HPVM_KERNEL_BUFFERS_H
 
-#include "kernel/kernel_run.h"
+#include "kernel/cache.h"
 #include "kernel/reason.h"
 
 enum { HPVM_KERNEL_STACK_PARAMS = 16 };
