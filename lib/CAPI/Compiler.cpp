@@ -285,19 +285,17 @@ static std::string optionsString(const HPVMCompileOptions &options) {
   return text;
 }
 
-bool hpvmCompileFile(const char *inputPath, const char *outputPath,
-                     const HPVMCompileOptions *options, char **diagnostics) {
+bool hpvmCompileFileWithOptions(const char *inputPath, const char *outputPath,
+                                int inputKind, int emitKind, const char *pipelineOptions,
+                                void (*onDiagnostic)(const char *, void *), void *userData,
+                                char **diagnostics) {
   if (diagnostics)
     *diagnostics = nullptr;
-  HPVMCompileOptions defaults;
-  hpvmCompileOptionsInit(&defaults);
-  if (!options)
-    options = &defaults;
   // Diagnostics go to the callback as they come, else into `text`.
   std::string text;
   auto report = [&](StringRef diagnostic) {
-    if (options->on_diagnostic)
-      options->on_diagnostic(diagnostic.str().c_str(), options->user_data);
+    if (onDiagnostic)
+      onDiagnostic(diagnostic.str().c_str(), userData);
     else
       text += diagnostic;
   };
@@ -322,14 +320,13 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
             "': " + input.getError().message() + "\n")
                .str());
   } else {
-    int emit = options->emit == HPVMCompileEmitLLVMIR &&
-                       StringRef(outputPath).ends_with(".bc")
+    int emit = emitKind == HPVMCompileEmitLLVMIR && StringRef(outputPath).ends_with(".bc")
                    ? HPVMCompileEmitLLVMBitcode
-                   : options->emit;
+                   : emitKind;
     // Into memory first: nothing reaches the output on failure.
     std::string result;
-    if (compileBuffer("hpvmCompileFile", std::move(*input), options->input, emit,
-                      optionsString(*options).c_str(), result, report)) {
+    if (compileBuffer("hpvmCompileFile", std::move(*input), inputKind, emit,
+                      pipelineOptions, result, report)) {
       std::string error;
       std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(outputPath, &error);
       if (!file) {
@@ -344,6 +341,17 @@ bool hpvmCompileFile(const char *inputPath, const char *outputPath,
   if (diagnostics && !text.empty())
     *diagnostics = copyText(text);
   return ok;
+}
+
+bool hpvmCompileFile(const char *inputPath, const char *outputPath,
+                     const HPVMCompileOptions *options, char **diagnostics) {
+  HPVMCompileOptions defaults;
+  hpvmCompileOptionsInit(&defaults);
+  if (!options)
+    options = &defaults;
+  return hpvmCompileFileWithOptions(inputPath, outputPath, options->input, options->emit,
+                                    optionsString(*options).c_str(), options->on_diagnostic,
+                                    options->user_data, diagnostics);
 }
 
 /// `size` bytes at `input` as a buffer the parsers read (NUL-terminated).

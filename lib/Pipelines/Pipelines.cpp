@@ -18,13 +18,42 @@
 using namespace mlir;
 using namespace mlir::hpvm;
 
+namespace {
+/// The PASS of the table's options that only shape the pipeline.
+struct NoneOptions {
+  int none;
+};
+
+template <typename To, typename From>
+void assignOption(To &to, const From &from) {
+  to = from;
+}
+template <typename To>
+void assignOption(To &to, const CPUPipelineOptions::ListOption<std::string> &from) {
+  to.assign(from.begin(), from.end());
+}
+} // namespace
+
+/// The options of the pass whose options struct is `PassOptionsT`: its
+/// defaults, and each entry of the option table (Options.def) that names the
+/// pass with the pipeline's value.
+template <typename PassOptionsT>
+static PassOptionsT passOptions(const CPUPipelineOptions &options) {
+  PassOptionsT pass;
+#define HPVM_OPTION(TYPE, FIELD, KEY, DEFAULT, PASS, PASS_FIELD, HELP)                 \
+  if constexpr (std::is_same_v<PassOptionsT, PASS##Options>)                            \
+    assignOption(pass.PASS_FIELD, options.FIELD);
+#define HPVM_LIST(FIELD, KEY, PASS, PASS_FIELD, HELP)                                   \
+  HPVM_OPTION(void, FIELD, KEY, , PASS, PASS_FIELD, HELP)
+#include "HPVM/Pipelines/Options.def"
+  return pass;
+}
+
 void mlir::hpvm::addHPVMApplyKnobs(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
   if (options.knobs.empty())
     return;
-  HPVMApplyKnobsOptions knobs;
-  knobs.file = options.knobs;
-  pm.addPass(createHPVMApplyKnobs(knobs));
+  pm.addPass(createHPVMApplyKnobs(passOptions<HPVMApplyKnobsOptions>(options)));
 }
 
 /// The graphs and host ops to runtime calls: afterwards, host code imported
@@ -47,38 +76,21 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
   // host lowering, which calls them.
   if (!options.devices.empty()) {
-    ConvertHPVMToGPUOptions gpu;
-    gpu.tensorTiles = options.tensorTiles;
-    pm.addPass(createConvertHPVMToGPU(gpu));
-    HPVMEmbedKernelsOptions embed;
-    embed.devices.assign(options.devices.begin(), options.devices.end());
-    embed.chip = options.cudaChip;
-    embed.dumpDir = options.dumpKernels;
-    pm.addPass(createHPVMEmbedKernels(embed));
+    pm.addPass(createConvertHPVMToGPU(passOptions<ConvertHPVMToGPUOptions>(options)));
+    pm.addPass(createHPVMEmbedKernels(passOptions<HPVMEmbedKernelsOptions>(options)));
   }
   // Tensor ops become linalg on buffers; programs without them are unchanged.
   pm.addPass(createConvertHPVMTensorToLinalg());
   // Lane variants of the replicated imported-C leaves and tile variants of
   // structured ones, which the CPU lowering runs groups of instances through
   // (after the kernels: devices run the scalar leaves).
-  if (options.vectorize || options.vectorizeTiles) {
-    HPVMVectorizeOptions vectorOptions;
-    vectorOptions.importedC = options.vectorize;
-    vectorOptions.tiles = options.vectorizeTiles;
-    vectorOptions.remarks = options.vectorizeRemarks;
-    vectorOptions.vectorBits = options.vectorBits;
-    vectorOptions.lanes = options.lanes;
-    vectorOptions.rows = options.rows;
-    pm.addPass(createHPVMVectorize(vectorOptions));
-  }
+  if (options.vectorize || options.vectorizeTiles)
+    pm.addPass(createHPVMVectorize(passOptions<HPVMVectorizeOptions>(options)));
   // The loops of leaves instantiated once on the pool (after the tiles and
   // lane variants, which take the grids).
   if (options.parallelLeaves)
     pm.addPass(createHPVMParallelLeafLoops());
-  ConvertHPVMToCPUOptions cpuOptions;
-  cpuOptions.collapseGrids = options.collapseGrids;
-  cpuOptions.inlineLeaves = options.inlineLeaves;
-  pm.addPass(createConvertHPVMToCPU(cpuOptions));
+  pm.addPass(createConvertHPVMToCPU(passOptions<ConvertHPVMToCPUOptions>(options)));
 }
 
 /// Passes that work inside one function at a time, run per function:
@@ -163,15 +175,13 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
   if (options.lineTables)
     pm.addPass(createHPVMLineTables());
   if (!options.sanitize.empty()) {
-    HPVMSanitizeFunctionsOptions sanitize;
-    sanitize.sanitizers.assign(options.sanitize.begin(), options.sanitize.end());
-    pm.addPass(createHPVMSanitizeFunctions(sanitize));
+    pm.addPass(
+        createHPVMSanitizeFunctions(passOptions<HPVMSanitizeFunctionsOptions>(options)));
   }
   // Last: the weights leave the module (or archive keys are resolved), so
   // that no pass before and no LLVM IR after carries them as text.
-  HPVMExternalizeConstantsOptions constants;
-  constants.asmFile = options.constantsAsm;
-  pm.addPass(createHPVMExternalizeConstants(constants));
+  pm.addPass(createHPVMExternalizeConstants(
+      passOptions<HPVMExternalizeConstantsOptions>(options)));
 }
 
 void mlir::hpvm::registerHPVMPipelines() {

@@ -13,8 +13,12 @@
  * (`--hpvm-lower-to-llvm-pipeline="devices=cuda collapse-grids=false"`), read
  * by that pipeline's own parser (CPUPipelineOptions, HPVM/Pipelines/
  * Pipelines.h), plus `print-locations` (print the operations' locations in the
- * hpvm and mlir outputs); a new compiler option is a new pipeline option,
- * with no change here.
+ * hpvm and mlir outputs). Every option is declared once, in the option table
+ * (HPVM/Pipelines/Options.def), and the drivers' flags that set them
+ * (hpvm-cc's and the Python package's -f[no-]hpvm-* switches, --target=,
+ * --knobs=) are read by hpvmDriverOptionsTake from the same table: a new
+ * compiler option is a line of the table and the option of its pass, with no
+ * change here or in the drivers.
  *
  * Library: libHPVMCompiler.so (CMake: HPVM::HPVMCompiler). Thread-safe: each
  * call has its own MLIR context.
@@ -44,7 +48,9 @@ typedef enum HPVMCompileEmit {
 } HPVMCompileEmit;
 
 /* hpvmCompileFile's options, one field per option (kept for the programs
- * written against it, hpvm-cc among them; they become an options string). */
+ * written against it; they become an options string). Its fields are fixed:
+ * options added to the table since reach a compile through an options string
+ * (hpvmDriverOptionsString, hpvmCompileFileWithOptions, hpvmCompileBuffer). */
 typedef struct HPVMCompileOptions {
   HPVMCompileInput input;
   HPVMCompileEmit emit;
@@ -127,6 +133,76 @@ MLIR_CAPI_EXPORTED void hpvmCompileOptionsInit(HPVMCompileOptions *options);
 MLIR_CAPI_EXPORTED bool hpvmCompileFile(const char *input_path, const char *output_path,
                                         const HPVMCompileOptions *options,
                                         char **diagnostics);
+
+/* hpvmCompileFile with its options as an options string (hpvmCompileBuffer's
+ * `pipeline_options`), `input_kind` an HPVMCompileInput and `emit` an
+ * HPVMCompileEmit (HPVMCompileEmitLLVMIR writes bitcode when `output_path`
+ * ends in ".bc"); `on_diagnostic` and `user_data` (NULL: none) as
+ * HPVMCompileOptions' fields, `*diagnostics` as hpvmCompileFile's. */
+MLIR_CAPI_EXPORTED bool hpvmCompileFileWithOptions(
+    const char *input_path, const char *output_path, int input_kind, int emit,
+    const char *pipeline_options, void (*on_diagnostic)(const char *text, void *user_data),
+    void *user_data, char **diagnostics);
+
+/* The drivers' options (hpvm-cc's, the Python package's): the pipeline options
+ * that their command lines set, read from the option table
+ * (HPVM/Pipelines/Options.def). Created with the drivers' defaults (the
+ * table's DRIVER_DEFAULT: hpvm-cc fuses tensor nodes, the pipeline does not);
+ * one per command line, not shared between threads. */
+typedef struct HPVMDriverOptions HPVMDriverOptions;
+MLIR_CAPI_EXPORTED HPVMDriverOptions *hpvmDriverOptionsCreate(void);
+MLIR_CAPI_EXPORTED void hpvmDriverOptionsDestroy(HPVMDriverOptions *options);
+
+/* Takes one argument of a driver's command line: -fSWITCH and -fno-SWITCH,
+ * -fCOUNT=N and -fCHOICE=VALUE of the table, --target=cpu|gpu|opencl (the
+ * devices) and --knobs=FILE (which must exist). Returns 1 when it set an
+ * option, 0 when `argument` is none of these (the caller's: inputs, -o,
+ * clang's and the linker's flags), -1 when it is one with a wrong value:
+ * then `*error` (when `error` is not NULL) receives the message without a
+ * prefix ("'-fhpvm-lanes=1' expects a count from 2 to 64, found '1'"), to be
+ * freed with hpvmCompileFreeText; else `*error` is NULL. */
+MLIR_CAPI_EXPORTED int hpvmDriverOptionsTake(HPVMDriverOptions *options, const char *argument,
+                                             char **error);
+
+/* Sets the pipeline option `key` to `value` as the options string writes it
+ * ("vector-bits", "512"; "constants-asm", a path; "devices", "cuda,opencl");
+ * false, with `*error` as above, for an unknown key or a wrong value. */
+MLIR_CAPI_EXPORTED bool hpvmDriverOptionsSet(HPVMDriverOptions *options, const char *key,
+                                             const char *value, char **error);
+
+/* The value of the pipeline option `key` as text ("true", "0", a path, a
+ * comma-separated list), or NULL for an unknown key; free it with
+ * hpvmCompileFreeText. */
+MLIR_CAPI_EXPORTED char *hpvmDriverOptionsGet(const HPVMDriverOptions *options,
+                                              const char *key);
+
+/* Every option as hpvmCompileBuffer's options string (`key=value`, separated
+ * by spaces, strings quoted; empty strings and lists left out). */
+MLIR_CAPI_EXPORTED char *hpvmDriverOptionsString(const HPVMDriverOptions *options);
+
+/* The pass pipeline the options build (hpvm-lower-to-llvm-pipeline), as
+ * textual pipeline: every pass with its options ("builtin.module(
+ * hpvm-check-replication,...,convert-hpvm-to-cpu{collapse-grids=true
+ * inline-leaves=true},...)"); hpvm-cc --print-pipeline prints it. */
+MLIR_CAPI_EXPORTED char *hpvmDriverOptionsPipeline(const HPVMDriverOptions *options);
+
+/* hpvm-cc --help's lines about the table's flags. */
+MLIR_CAPI_EXPORTED char *hpvmDriverOptionsHelp(void);
+
+/* The table's flags, one per line, tab-separated: "switch", FLAG, KEY and the
+ * drivers' default ("true", "false"); "count", FLAG, KEY, "LOW-HIGH";
+ * "choice", FLAG, KEY, the choices ("auto|always|never"). Tests go through it. */
+MLIR_CAPI_EXPORTED char *hpvmDriverOptionsFlags(void);
+
+/* Lanes as wide as the vector registers of the CPU the code is for: when
+ * vectorizing and one of the `count` clang flags is -march= or -mcpu=, runs
+ * `clang` with the -m flags among them to read the macros it predefines for
+ * that CPU and sets vector-bits (512 with AVX-512, 256 with AVX, else 128; 0,
+ * the host's, when clang cannot say); returns whether it ran clang. */
+MLIR_CAPI_EXPORTED bool hpvmDriverOptionsProbeVectorBits(HPVMDriverOptions *options,
+                                                         const char *clang,
+                                                         const char *const *flags,
+                                                         size_t count);
 
 /* Compiles the `size` bytes at `input` (an HPVMCompileInput; `buffer_name`
  * names it in locations and diagnostics, NULL: "<buffer>") to an

@@ -9,110 +9,14 @@
 
 namespace mlir::hpvm {
 
+/// The pipelines' options, one per entry of the option table (Options.def).
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-  PassOptions::Option<bool> cleanup{
-      *this, "cleanup",
-      llvm::cl::desc("Canonicalize and CSE after the lowering"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> vectorizeTiles{
-      *this, "vectorize-tiles",
-      llvm::cl::desc("Run the instances of a tile row of structured leaves "
-                     "in lock-step as vector code (hpvm-vectorize)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> vectorize{
-      *this, "vectorize",
-      llvm::cl::desc("Run consecutive x instances of imported-C leaves as "
-                     "vector lanes (hpvm-vectorize)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> vectorizeRemarks{
-      *this, "vectorize-remarks",
-      llvm::cl::desc("Report which leaves hpvm-vectorize vectorized "
-                     "and why the others were not"),
-      llvm::cl::init(false)};
-  PassOptions::Option<unsigned> vectorBits{
-      *this, "vector-bits",
-      llvm::cl::desc("Bits of the target's vector registers for "
-                     "hpvm-vectorize (0: the host CPU's)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<unsigned> lanes{
-      *this, "lanes",
-      llvm::cl::desc("Lanes of the lane variants of imported-C leaves "
-                     "(hpvm-vectorize; 0: a cache line, or one "
-                     "register when wider)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<unsigned> rows{
-      *this, "rows",
-      llvm::cl::desc("Rows of their block variants (hpvm-vectorize; "
-                     "0: from the register file, 1: none)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<bool> collapseGrids{
-      *this, "collapse-grids",
-      llvm::cl::desc("Run a grid of tiles and its tile leaf as one "
-                     "parallel-for (convert-hpvm-to-cpu)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> parallelLeaves{
-      *this, "parallel-leaves",
-      llvm::cl::desc("Run the large parallel loops of leaves instantiated once "
-                     "(tensor graphs' elementwise ops, softmax, norms) on the "
-                     "runtime's thread pool (hpvm-parallel-leaf-loops)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> inlineLeaves{
-      *this, "inline-leaves",
-      llvm::cl::desc("Inline each leaf function with one caller into it "
-                     "(convert-hpvm-to-cpu)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<std::string> knobs{
-      *this, "knobs",
-      llvm::cl::desc("A configuration of approximation knobs (JSON) applied "
-                     "to the tensor ops first (hpvm-apply-knobs; hpvm-cc "
-                     "--knobs; empty: none)"),
-      llvm::cl::init("")};
-  PassOptions::Option<bool> fuseNodes{
-      *this, "fuse-nodes",
-      llvm::cl::desc("Fuse every legal pair of sibling leaves first "
-                     "(hpvm-fuse-nodes{greedy=true})"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> fuseTensorNodes{
-      *this, "fuse-tensor-nodes",
-      llvm::cl::desc("Fuse chains of single-tensor-op leaves first "
-                     "(hpvm-fuse-tensor-nodes)"),
-      llvm::cl::init(false)};
-  PassOptions::ListOption<std::string> devices{
-      *this, "devices",
-      llvm::cl::desc("Devices the GPU-hinted nodes get kernel versions for "
-                     "(cuda, opencl): convert-hpvm-to-gpu and "
-                     "hpvm-embed-kernels run first; CPU versions are kept")};
-  PassOptions::Option<std::string> tensorTiles{
-      *this, "tensor-tiles",
-      llvm::cl::desc("Which convolutions and products of tensor kernels run "
-                     "in work-group tiles: auto, always, never "
-                     "(convert-hpvm-to-gpu)"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> cudaChip{
-      *this, "cuda-chip",
-      llvm::cl::desc("The GPU architecture of the PTX (hpvm-embed-kernels)"),
-      llvm::cl::init("sm_80")};
-  PassOptions::Option<bool> lineTables{
-      *this, "line-tables",
-      llvm::cl::desc("Give the functions the lowering generates subprograms "
-                     "and line tables from their source locations (hpvm-cc "
-                     "-g; hpvm-lower-to-llvm-pipeline)"),
-      llvm::cl::init(false)};
-  PassOptions::ListOption<std::string> sanitize{
-      *this, "sanitize",
-      llvm::cl::desc("Sanitizers whose instrumentation every function of "
-                     "the program gets from clang's final compile (address, "
-                     "thread: hpvm-sanitize-functions; hpvm-cc -fsanitize)")};
-  PassOptions::Option<std::string> dumpKernels{
-      *this, "dump-kernels",
-      llvm::cl::desc("A directory receiving every device image"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> constantsAsm{
-      *this, "constants-asm",
-      llvm::cl::desc("An assembly file receiving the large constants "
-                     "(hpvm-externalize-constants; empty: they stay in the "
-                     "module, archive keys resolved)"),
-      llvm::cl::init("")};
+#define HPVM_OPTION(TYPE, FIELD, KEY, DEFAULT, PASS, PASS_FIELD, HELP)                 \
+  PassOptions::Option<TYPE> FIELD{*this, KEY, llvm::cl::desc(HELP),                    \
+                                  llvm::cl::init(DEFAULT)};
+#define HPVM_LIST(FIELD, KEY, PASS, PASS_FIELD, HELP)                                   \
+  PassOptions::ListOption<std::string> FIELD{*this, KEY, llvm::cl::desc(HELP)};
+#include "HPVM/Pipelines/Options.def"
 };
 
 /// hpvm-apply-knobs with `options.knobs`, when it names a configuration: the
