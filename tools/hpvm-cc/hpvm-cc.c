@@ -50,23 +50,6 @@ static void fail_internal(const char *format, const char *detail) {
   exit(EXIT_INTERNAL_ERROR);
 }
 
-/* The count of `option` ("-fhpvm-lanes=N"), `text` its value: an integer from
- * `low` to `high`, else an error naming what was expected and found. */
-static unsigned parse_count(const char *option, const char *text, unsigned low,
-                            unsigned high) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long value = strtoul(text, &end, 10);
-  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value < low ||
-      value > high) {
-    char message[256];
-    snprintf(message, sizeof message, "'%s' expects a count from %u to %u, found '%s'", option,
-             low, high, text);
-    fail("%s", message);
-  }
-  return (unsigned)value;
-}
-
 /* Whether `arg` is -f`name` or -fno-`name`; then `*value` is set to which. */
 static bool parse_switch(const char *arg, const char *name, bool *value) {
   if (strncmp(arg, "-f", 2) != 0)
@@ -292,20 +275,35 @@ static const char *emit_name(HPVMCompileEmit emit) {
   return emit == HPVMCompileEmitHPVM ? "hpvm" : emit == HPVMCompileEmitMLIR ? "mlir" : "llvm";
 }
 
-/* Runs one compiler-library stage in this process; true on success. Its diagnostics (with
- * source locations) go to stderr as they come; -v prints what it did and its duration. */
+/* The pipeline option `key` of `options` set to `value`; an internal error when the library
+ * refuses it. */
+static void set_option(HPVMDriverOptions *options, const char *key, const char *value) {
+  char *error = NULL;
+  if (!hpvmDriverOptionsSet(options, key, value, &error))
+    fail_internal("%s", error ? error : key);
+}
+
+/* Runs one compiler-library stage in this process, `options` as the pipeline's options;
+ * true on success. Its diagnostics (with source locations) go to stderr as they come; -v
+ * prints what it did and its duration. */
 static bool run_library_stage(const char *stage, const char *input, const char *output,
-                              const HPVMCompileOptions *options) {
+                              HPVMCompileInput input_kind, HPVMCompileEmit emit,
+                              const HPVMDriverOptions *options) {
   double start = seconds();
-  HPVMCompileOptions with_output = *options;
-  with_output.on_diagnostic = print_diagnostic;
+  char *text = hpvmDriverOptionsString(options);
+  char *devices = hpvmDriverOptionsGet(options, "devices");
+  if (!text || !devices)
+    fail_internal("out of memory%s", "");
   current_stage = stage;
-  bool ok = hpvmCompileFile(input, output, &with_output, NULL);
+  bool ok = hpvmCompileFileWithOptions(input, output, input_kind, emit, text,
+                                       print_diagnostic, NULL, NULL);
   current_stage = NULL;
   if (verbose)
     fprintf(stderr, "hpvm-cc: [%s %.3f s] libHPVMCompiler: %s -> %s (%s%s%s)\n", stage,
-            seconds() - start, input, output, emit_name(options->emit),
-            options->devices ? ", devices=" : "", options->devices ? options->devices : "");
+            seconds() - start, input, output, emit_name(emit), *devices ? ", devices=" : "",
+            devices);
+  hpvmCompileFreeText(text);
+  hpvmCompileFreeText(devices);
   return ok;
 }
 
@@ -352,37 +350,20 @@ static void usage(void) {
          "  -fsanitize=LIST   address, thread, leak, undefined (or UBSan's checks):\n"
          "                    host code, leaves and the code made of the graph are\n"
          "                    instrumented, and the runtime linked in is built with\n"
-         "                    the same sanitizers (see docs/HPVM-C.md)\n"
-         "  -fno-hpvm-lanes   run each instance of a leaf on its own (by default,\n"
-         "                    consecutive x instances of HPVM-C leaves run as the\n"
-         "                    lanes of vectors, and tiled leaves that sum products\n"
-         "                    get their sums from the runtime: hpvm-vectorize)\n"
-         "  -fhetero-sequential   Hetero-C++: remove the markers and call the root where\n"
+         "                    the same sanitizers (see docs/HPVM-C.md)\n");
+  /* The lowering's switches, from the option table (HPVM/Pipelines/Options.def). */
+  char *table = hpvmDriverOptionsHelp();
+  fputs(table ? table : "", stdout);
+  hpvmCompileFreeText(table);
+  printf("  -fhetero-sequential   Hetero-C++: remove the markers and call the root where\n"
          "                    it is launched (the program as sequential C++)\n"
          "  -fno-hetero-streaming   Hetero-C++: a launch region in a loop is a launch per\n"
          "                    iteration, never one streaming launch\n"
-         "  -fhpvm-lanes=N    N lanes per group (2 to 64; default a 64-byte cache\n"
-         "                    line of the leaf's narrowest float type, or one\n"
-         "                    register when wider)\n"
-         "  -fhpvm-rows=N     N rows per block of a 2-D or 3-D leaf (1 to 16, 1: no\n"
-         "                    blocks; default what the register file holds, at most 8)\n"
-         "  -fno-hpvm-collapse-grids  run a grid of tiles as nested parallel-fors\n"
-         "                    (default: one parallel-for over the combined grid)\n"
-         "  -fno-hpvm-inline-leaves   keep each leaf a function of its own (default:\n"
-         "                    a leaf with one caller is inlined into its loop)\n"
-         "  -fno-hpvm-parallel-leaves  run the loops of leaves instantiated once on one\n"
-         "                    thread (default: large ones on the runtime's pool)\n"
-         "  -fhpvm-fuse-nodes fuse every legal pair of sibling leaves first\n"
-         "                    (hpvm-fuse-nodes{greedy=true}; default off)\n"
-         "  -fno-hpvm-fuse-tensor-nodes  keep each tensor op a node of its own\n"
-         "                    (default: chains conv->add->act->pool, mul->add->act\n"
-         "                    become one node: hpvm-fuse-tensor-nodes)\n"
-         "  -fhpvm-tensor-tiles=auto|always|never  which convolutions and products of\n"
-         "                    tensor nodes on devices run in work-group tiles (default\n"
-         "                    auto: 32+ rows, 64+ columns, 32+ terms; else a thread\n"
-         "                    per output element)\n"
          "  --knobs=FILE      approximation knobs of the tensor ops, from a JSON\n"
          "                    configuration (see hpvm-apply-knobs in docs/Transforms.md)\n"
+         "  --print-pipeline  print the pass pipeline the other options ask for\n"
+         "                    (hpvm-lower-to-llvm-pipeline, every pass with its options)\n"
+         "                    and stop\n"
          "  -shared           make a shared library (position-independent, with the\n"
          "                    runtime linked in) instead of an executable; its\n"
          "                    functions are called through their C interface\n"
@@ -463,45 +444,19 @@ static bool copy_file(const char *from, const char *to) {
   return ok;
 }
 
-/* The width of the vector registers of the CPU that `codegen` (-march=, -mcpu=) names, from
- * the macros clang predefines for it: 512 with AVX-512, 256 with AVX, else 128 (SSE2, NEON);
- * 0 (the host's) when clang cannot say. */
-static unsigned target_vector_bits(const list_t *codegen, const char *temp) {
-  char *macros = format2(temp, "/target-macros.h");
-  list_t command = {0};
-  push(&command, HPVM_CC_CLANG);
-  for (size_t f = 0; f < codegen->count; ++f)
-    if (strncmp(codegen->items[f], "-m", 2) == 0)
-      push(&command, codegen->items[f]);
-  const char *rest[] = {"-dM", "-E", "-x", "c", "/dev/null", "-o", macros};
-  for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); ++i)
-    push(&command, rest[i]);
-  unsigned bits = 0;
-  if (run_stage("find the target's vector width", &command)) {
-    FILE *file = fopen(macros, "r");
-    char line[512];
-    bool avx = false, avx512 = false;
-    while (file && fgets(line, sizeof(line), file)) {
-      avx512 = avx512 || strncmp(line, "#define __AVX512F__ ", 20) == 0;
-      avx = avx || strncmp(line, "#define __AVX__ ", 16) == 0;
-    }
-    if (file)
-      fclose(file);
-    bits = avx512 ? 512 : avx ? 256 : 128;
-  }
-  unlink(macros);
-  free(macros);
-  return bits;
-}
-
 static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
 /* The driver's state: what the command line asks for, then the files each phase makes. */
 typedef struct {
   /* -o FILE (NULL: the default name), the -O level. */
   const char *output, *opt;
-  /* The device kernels are built for: NULL (CPU only), "cuda" or "opencl". */
+  /* The device kernels are built for (--target=): NULL (CPU only), "cuda" or "opencl". */
   const char *device;
+  /* The lowering's options: the option table's flags (HPVM/Pipelines/Options.def), --target=
+   * and --knobs=, read by the compiler library; then -v, -g, -march= and -fsanitize=. */
+  HPVMDriverOptions *options;
+  /* --print-pipeline: print the pipeline the options build, and stop. */
+  bool print_pipeline;
   emit_t emit;
   /* With EMIT_KERNELS: "ptx" or "spirv". */
   const char *emit_kind;
@@ -519,25 +474,13 @@ typedef struct {
   bool cpu_chosen;
   /* -g: line tables for the code the lowering makes of the nodes too. */
   bool debug_info;
-  /* Imported-C leaves run consecutive instances as vector lanes; -1: width not asked yet. */
-  bool vectorize;
-  int vector_bits;
-  /* -fhpvm-lanes=N, -fhpvm-rows=N; 0: the pass chooses. */
-  unsigned lanes, rows;
-  /* -fhpvm-tensor-tiles=auto|always|never: which products of tensor kernels run in
-   * work-group tiles (NULL: auto). */
-  const char *tensor_tiles;
-  /* -fno-hpvm-collapse-grids, -fno-hpvm-inline-leaves, -fno-hpvm-parallel-leaves,
-   * -fhpvm-fuse-nodes, -fno-hpvm-fuse-tensor-nodes: the lowering's other choices, each of
-   * which must leave every result unchanged (test/HPVMC/differential checks that they do). */
-  bool collapse_grids, inline_leaves, parallel_leaves, fuse_nodes, fuse_tensor_nodes;
+  /* Whether the vector width of the CPU -march= or -mcpu= names was asked of clang. */
+  bool vector_bits_known;
   /* -fhetero-sequential: Hetero-C++ markers removed, launches plain calls of the root (the
    * program as sequential C++: its native build). */
   bool hetero_sequential;
   /* -fno-hetero-streaming: a launch region in a loop stays a launch per iteration. */
   bool hetero_streaming;
-  /* --knobs=FILE: the approximation knobs of the tensor ops (hpvm-apply-knobs). */
-  const char *knobs;
   /* The sanitizers -fsanitize= asks for (sanitizer_t bits, after every -fno-sanitize=). */
   unsigned sanitizers;
   /* The runtime library the link adds. */
@@ -713,7 +656,7 @@ static const char *option_value(int argc, char **argv, int *i) {
   return NULL;
 }
 
-/* The driver's own options (-v, -shared, -c, -o, -O, --target=, --knobs=, --emit=);
+/* The driver's own options (-v, -shared, -c, -o, -O, --emit=, --print-pipeline);
  * false when `arg` is none of them. */
 static bool parse_driver_option(driver_t *d, const char *arg, const char *value) {
   if (strcmp(arg, "-v") == 0) {
@@ -728,21 +671,8 @@ static bool parse_driver_option(driver_t *d, const char *arg, const char *value)
     if (strlen(arg) != 3 || arg[2] < '0' || arg[2] > '3')
       fail("unknown optimization level '%s'; expected -O0, -O1, -O2 or -O3", arg);
     d->opt = arg;
-  } else if (strncmp(arg, "--target=", 9) == 0) {
-    const char *kind = arg + 9;
-    if (strcmp(kind, "cpu") == 0)
-      d->device = NULL;
-    else if (strcmp(kind, "gpu") == 0 || strcmp(kind, "cuda") == 0)
-      d->device = "cuda";
-    else if (strcmp(kind, "opencl") == 0 || strcmp(kind, "spirv") == 0)
-      d->device = "opencl";
-    else
-      fail("unknown target '%s'; expected cpu, gpu or opencl", kind);
-  } else if (strncmp(arg, "--knobs=", 8) == 0) {
-    struct stat info;
-    d->knobs = arg + 8;
-    if (!*d->knobs || stat(d->knobs, &info) != 0)
-      fail("--knobs: no such configuration file: '%s'", d->knobs);
+  } else if (strcmp(arg, "--print-pipeline") == 0) {
+    d->print_pipeline = true;
   } else if (strncmp(arg, "--emit=", 7) == 0) {
     const char *kind = arg + 7;
     if (strcmp(kind, "hpvm") == 0)
@@ -800,32 +730,17 @@ static bool parse_tool_option(driver_t *d, const char *arg, const char *value, i
   return true;
 }
 
-/* The lowering's switches (-f[no-]hpvm-..., -fhpvm-lanes=N, -fhpvm-rows=N), then the code
- * generation and warning flags (-f..., -W..., -m..., -g, -w); false when `arg` is none. */
+/* The lowering's flags (the option table's -f[no-]hpvm-... switches, -fhpvm-lanes=N, ...,
+ * --target=, --knobs=: the compiler library reads them), the Hetero-C++ switches, then the
+ * code generation and warning flags (-f..., -W..., -m..., -g, -w); false when `arg` is none. */
 static bool parse_codegen_option(driver_t *d, const char *arg) {
-  if (parse_switch(arg, "hpvm-lanes", &d->vectorize) ||
-      parse_switch(arg, "hpvm-collapse-grids", &d->collapse_grids) ||
-      parse_switch(arg, "hpvm-inline-leaves", &d->inline_leaves) ||
-      parse_switch(arg, "hpvm-parallel-leaves", &d->parallel_leaves) ||
-      parse_switch(arg, "hpvm-fuse-nodes", &d->fuse_nodes) ||
-      parse_switch(arg, "hpvm-fuse-tensor-nodes", &d->fuse_tensor_nodes) ||
-      parse_switch(arg, "hetero-sequential", &d->hetero_sequential) ||
+  char *error = NULL;
+  int taken = hpvmDriverOptionsTake(d->options, arg, &error);
+  if (taken < 0)
+    fail("%s", error ? error : arg);
+  if (taken > 0 || parse_switch(arg, "hetero-sequential", &d->hetero_sequential) ||
       parse_switch(arg, "hetero-streaming", &d->hetero_streaming)) {
     /* set */
-  } else if (strncmp(arg, "-fhpvm-lanes=", 13) == 0) {
-    d->lanes = parse_count(arg, arg + 13, 2, 64);
-    d->vectorize = true;
-  } else if (strncmp(arg, "-fhpvm-rows=", 12) == 0) {
-    d->rows = parse_count(arg, arg + 12, 1, 16);
-  } else if (strncmp(arg, "-fhpvm-tensor-tiles=", 20) == 0) {
-    d->tensor_tiles = arg + 20;
-    if (strcmp(d->tensor_tiles, "auto") != 0 && strcmp(d->tensor_tiles, "always") != 0 &&
-        strcmp(d->tensor_tiles, "never") != 0) {
-      char message[256];
-      snprintf(message, sizeof message, "'%.100s' expects auto, always or never, found '%.100s'",
-               arg, d->tensor_tiles);
-      fail("%s", message);
-    }
   } else if (arg[0] == '-' && (arg[1] == 'f' || arg[1] == 'W' || arg[1] == 'm' ||
                                strcmp(arg, "-g") == 0 || strcmp(arg, "-w") == 0)) {
     /* Code generation and warning flags go to every clang compile. */
@@ -1130,12 +1045,8 @@ static bool take_c_program(driver_t *d, const char *input, const char *bc, bool 
   if (d->emit == EMIT_HPVM) {
     char *name = stem(input);
     char *raised = d->output ? copy(d->output) : format2(name, ".hpvm.mlir");
-    HPVMCompileOptions options;
-    hpvmCompileOptionsInit(&options);
-    options.input = HPVMCompileInputHPVMC;
-    options.emit = HPVMCompileEmitHPVM;
-    options.knobs_file = d->knobs;
-    bool ok = run_library_stage("raise HPVM-C", bc, raised, &options);
+    bool ok = run_library_stage("raise HPVM-C", bc, raised, HPVMCompileInputHPVMC,
+                                HPVMCompileEmitHPVM, d->options);
     free(raised);
     free(name);
     return ok;
@@ -1211,44 +1122,41 @@ static bool run_frontend(driver_t *d) {
   return ok;
 }
 
-/* The library's options for lowering one program (HPVM-C's LLVM IR when `from_c`). */
-static HPVMCompileOptions lowering_options(driver_t *d, bool from_c) {
-  HPVMCompileOptions options;
-  hpvmCompileOptionsInit(&options);
-  options.input = from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR;
-  options.devices = d->device;
-  options.vectorize = d->vectorize;
-  options.vectorize_remarks = verbose;
-  /* Lanes as wide as the registers of the CPU the code is for (the host's by default). */
-  if (d->vectorize && d->cpu_chosen && d->vector_bits < 0)
-    d->vector_bits = (int)target_vector_bits(&d->codegen, d->temp);
-  options.vector_bits = d->vector_bits > 0 ? (unsigned)d->vector_bits : 0;
-  options.lanes = d->lanes;
-  options.rows = d->rows;
-  options.collapse_grids = d->collapse_grids;
-  options.inline_leaves = d->inline_leaves;
-  options.parallel_leaves = d->parallel_leaves;
-  options.fuse_nodes = d->fuse_nodes;
-  options.fuse_tensor_nodes = d->fuse_tensor_nodes;
-  options.knobs_file = d->knobs;
-  options.line_tables = d->debug_info;
-  options.tensor_tiles = d->tensor_tiles;
-  /* Every function of the program marked for the pass that instruments it. */
-  options.sanitize = (d->sanitizers & SANITIZE_ADDRESS)  ? "address"
-                     : (d->sanitizers & SANITIZE_THREAD) ? "thread"
-                                                         : NULL;
-  return options;
+/* The lowering's options that other flags set: -v (remarks), -g (line tables), -fsanitize=
+ * (every function marked for the pass that instruments it), -march=/-mcpu= (lanes as wide as
+ * the registers of the CPU the code is for; the host's by default). */
+static void finish_options(driver_t *d) {
+  set_option(d->options, "vectorize-remarks", verbose ? "true" : "false");
+  set_option(d->options, "line-tables", d->debug_info ? "true" : "false");
+  set_option(d->options, "sanitize",
+             (d->sanitizers & SANITIZE_ADDRESS)  ? "address"
+             : (d->sanitizers & SANITIZE_THREAD) ? "thread"
+                                                 : "");
+  if (d->vector_bits_known)
+    return;
+  d->vector_bits_known = true;
+  double start = seconds();
+  if (hpvmDriverOptionsProbeVectorBits(d->options, HPVM_CC_CLANG,
+                                       (const char *const *)d->codegen.items,
+                                       d->codegen.count) &&
+      verbose) {
+    char *bits = hpvmDriverOptionsGet(d->options, "vector-bits");
+    fprintf(stderr, "hpvm-cc: [find the target's vector width %.3f s] %s -dM -E: %s bits\n",
+            seconds() - start, HPVM_CC_CLANG, bits ? bits : "?");
+    hpvmCompileFreeText(bits);
+  }
 }
 
 /* --emit=ptx or spirv: the kernels of program `input` (from `source`) into the output. */
 static bool emit_kernels(const driver_t *d, const char *input, const char *source,
-                         const char *name, HPVMCompileOptions *options) {
+                         const char *name, HPVMCompileInput input_kind) {
   /* The pipeline writes every image into the temporary directory. */
   bool ptx = strcmp(d->emit_kind, "ptx") == 0;
   char *target = d->output ? copy(d->output) : format2(name, ptx ? ".ptx" : ".spv");
-  options->emit = HPVMCompileEmitMLIR;
-  options->dump_kernels_dir = d->temp;
-  bool ok = run_library_stage("compile the kernels", input, "/dev/null", options);
+  set_option(d->options, "dump-kernels", d->temp);
+  bool ok = run_library_stage("compile the kernels", input, "/dev/null", input_kind,
+                              HPVMCompileEmitMLIR, d->options);
+  set_option(d->options, "dump-kernels", "");
   char *image = format2(d->temp, ptx ? "/hpvm_kernels.ptx" : "/hpvm_kernels.spv");
   if (ok && access(image, R_OK) != 0) {
     fprintf(stderr,
@@ -1266,13 +1174,13 @@ static bool emit_kernels(const driver_t *d, const char *input, const char *sourc
 }
 
 /* --emit=mlir: program `input` lowered to the llvm dialect, into the output. */
-static bool emit_mlir(const driver_t *d, const char *input, bool from_c, const char *name,
-                      HPVMCompileOptions *options) {
+static bool emit_mlir(const driver_t *d, const char *input, bool from_c, const char *name) {
   char *target = d->output ? copy(d->output) : format2(name, ".mlir");
-  options->emit = HPVMCompileEmitMLIR;
   bool ok = run_library_stage(from_c ? "raise HPVM-C and lower to the llvm dialect"
                                      : "lower to the llvm dialect",
-                              input, target, options);
+                              input, target,
+                              from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR,
+                              HPVMCompileEmitMLIR, d->options);
   free(target);
   return ok;
 }
@@ -1343,16 +1251,16 @@ static bool push_ir_parts(driver_t *d, const char *bc) {
  * linked here, the large constants (a model's weights) in an assembly file of .incbin
  * directives, never in the LLVM IR (-c keeps one object per input: they stay in its
  * bitcode, as raw data). */
-static bool lower_to_llvm_ir(driver_t *d, const char *input, bool from_c, const char *name,
-                             HPVMCompileOptions *options) {
+static bool lower_to_llvm_ir(driver_t *d, const char *input, bool from_c, const char *name) {
   char *ll = d->emit == EMIT_LLVM ? (d->output ? copy(d->output) : format2(name, ".ll"))
                                   : format2(d->temp, format2("/", format2(name, ".bc")));
   char *constants = format2(d->temp, format2("/", format2(name, ".constants.s")));
   if (d->emit != EMIT_LLVM && d->emit != EMIT_OBJECT)
-    options->constants_asm = constants;
-  options->emit = HPVMCompileEmitLLVMIR;
+    set_option(d->options, "constants-asm", constants);
   bool ok = run_library_stage(from_c ? "raise HPVM-C and lower to LLVM IR" : "lower to LLVM IR",
-                              input, ll, options);
+                              input, ll, from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR,
+                              HPVMCompileEmitLLVMIR, d->options);
+  set_option(d->options, "constants-asm", "");
   if (d->emit != EMIT_LLVM) {
     push(&d->temporaries, ll);
     if (ok && d->emit != EMIT_OBJECT && d->jobs > 1)
@@ -1377,13 +1285,14 @@ static bool run_lowering(driver_t *d) {
     const char *source = d->program_sources.items[i];
     char *name = stem(source);
     bool from_c = !ends_with(source, ".mlir");
-    HPVMCompileOptions options = lowering_options(d, from_c);
+    finish_options(d);
     if (d->emit == EMIT_KERNELS)
-      ok = emit_kernels(d, input, source, name, &options);
+      ok = emit_kernels(d, input, source, name,
+                        from_c ? HPVMCompileInputHPVMC : HPVMCompileInputMLIR);
     else if (d->emit == EMIT_MLIR)
-      ok = emit_mlir(d, input, from_c, name, &options);
+      ok = emit_mlir(d, input, from_c, name);
     else
-      ok = lower_to_llvm_ir(d, input, from_c, name, &options);
+      ok = lower_to_llvm_ir(d, input, from_c, name);
     free(name);
   }
   return ok;
@@ -1517,6 +1426,17 @@ static unsigned compile_jobs(void) {
   return online > 0 ? (unsigned)online : 1;
 }
 
+/* --print-pipeline: the pipeline the command line's options build. */
+static int print_pipeline(driver_t *d) {
+  finish_options(d);
+  char *pipeline = hpvmDriverOptionsPipeline(d->options);
+  if (!pipeline)
+    fail_internal("out of memory%s", "");
+  printf("%s\n", pipeline);
+  hpvmCompileFreeText(pipeline);
+  return 0;
+}
+
 /* Removes the temporaries (unless HPVM_CC_KEEP_TEMPS is set) and reports a failure; the
  * exit status. */
 static int finish(const driver_t *d, bool ok) {
@@ -1542,15 +1462,16 @@ static int finish(const driver_t *d, bool ok) {
 int main(int argc, char **argv) {
   driver_t d = {.opt = "-O2",
                 .emit = EMIT_EXECUTABLE,
-                .vectorize = true,
-                .vector_bits = -1,
-                .collapse_grids = true,
-                .inline_leaves = true,
-                .parallel_leaves = true,
-                .fuse_tensor_nodes = true,
+                .options = hpvmDriverOptionsCreate(),
                 .hetero_streaming = true};
+  if (!d.options)
+    fail_internal("out of memory%s", "");
   if (!parse_command_line(&d, argc, argv))
     return 0;
+  char *devices = hpvmDriverOptionsGet(d.options, "devices");
+  d.device = devices && *devices ? devices : NULL;
+  if (d.print_pipeline)
+    return print_pipeline(&d);
   check_command_line(&d);
   d.jobs = compile_jobs();
   find_runtime(&d);

@@ -15,12 +15,14 @@ static void *crash(void *unused) {
   return NULL;
 }
 
-bool hpvmCompileFile(const char *input_path, const char *output_path,
-                     const HPVMCompileOptions *options, char **diagnostics) {
-  (void)input_path, (void)output_path, (void)diagnostics;
-  if (options && options->on_diagnostic)
-    options->on_diagnostic("prog.c:5:3: error: a diagnostic printed before the crash\n",
-                           options->user_data);
+bool hpvmCompileFileWithOptions(const char *input_path, const char *output_path,
+                                int input_kind, int emit, const char *pipeline_options,
+                                void (*on_diagnostic)(const char *, void *), void *user_data,
+                                char **diagnostics) {
+  (void)input_path, (void)output_path, (void)input_kind, (void)emit, (void)pipeline_options,
+      (void)diagnostics;
+  if (on_diagnostic)
+    on_diagnostic("prog.c:5:3: error: a diagnostic printed before the crash\n", user_data);
   const char *mode = getenv("CRASH_MODE");
   if (mode && strcmp(mode, "abort") == 0)
     abort();
@@ -31,4 +33,11 @@ bool hpvmCompileFile(const char *input_path, const char *output_path,
   }
   crash(NULL);
   return false;
+}
+
+bool hpvmCompileFile(const char *input_path, const char *output_path,
+                     const HPVMCompileOptions *options, char **diagnostics) {
+  return hpvmCompileFileWithOptions(input_path, output_path, 0, 0, NULL,
+                                    options ? options->on_diagnostic : NULL,
+                                    options ? options->user_data : NULL, diagnostics);
 }
