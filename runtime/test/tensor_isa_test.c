@@ -76,13 +76,19 @@ static int64_t compute(float *out) {
     free(bias);
   }
   /* Depthwise: rows of 16 columns or more (AVX-512: 16-float vectors, blocks of 32 and 16, the
-   * last one overlapping), strides 1 and 2, 3 x 3 and 5 x 5; rows narrower than 16 columns. */
+   * last one overlapping), strides 1 and 2, 3 x 3 and 5 x 5; rows narrower than 16 columns
+   * (AVX-512: one masked vector each, 4 rows at a time and the rest one by one; 14 x 14 and
+   * 7 x 7 planes, 5 x 5 windows, stride 2). */
   struct {
     int64_t n, c, h, w, k, pad, stride, activation;
   } depthwise[] = {{2, 5, 20, 37, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                    {1, 4, 23, 71, 3, 1, 2, HPVM_RT_TENSOR_CLIPPED_RELU},
                    {1, 3, 17, 50, 5, 2, 1, HPVM_RT_TENSOR_IDENTITY},
-                   {2, 6, 9, 12, 3, 1, 1, HPVM_RT_TENSOR_SILU}};
+                   {2, 6, 9, 12, 3, 1, 1, HPVM_RT_TENSOR_SILU},
+                   {1, 7, 14, 14, 5, 2, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+                   {2, 5, 7, 7, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+                   {1, 6, 14, 13, 3, 1, 2, HPVM_RT_TENSOR_IDENTITY},
+                   {1, 3, 15, 9, 5, 2, 2, HPVM_RT_TENSOR_SILU}};
   for (size_t i = 0; i < sizeof depthwise / sizeof depthwise[0]; ++i) {
     int64_t n = depthwise[i].n, c = depthwise[i].c, h = depthwise[i].h, w = depthwise[i].w;
     int64_t k = depthwise[i].k, pad = depthwise[i].pad, stride = depthwise[i].stride;

@@ -124,11 +124,11 @@ void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t mr, 
 enum { HPVM_TENSOR_DEPTHWISE_MAX_TAPS = 64 };
 
 /* The row length of one column phase of the depthwise kernel's padded plane: output blocks
- * of 8 columns (the last one rounded up), the window's reach past them, and every input
- * column. */
+ * of 16 columns (the last one rounded up: AVX-512 reads a whole vector for rows narrower than
+ * one), the window's reach past them, and every input column. */
 static inline int64_t hpvm_tensor_depthwise_phase(int64_t w, int64_t kw, int64_t ow,
                                                   int64_t pad_w, int64_t stride_w) {
-  int64_t blocks = (ow + 7) / 8 * 8 + (kw - 1) / stride_w + 1;
+  int64_t blocks = (ow + 15) / 16 * 16 + (kw - 1) / stride_w + 1;
   int64_t columns = (w + pad_w + stride_w - 1) / stride_w + 1;
   return blocks > columns ? blocks : columns;
 }

@@ -477,7 +477,8 @@ void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float 
  * column phases), then output rows in blocks of 32 and 16 columns of 16-float vectors (the last
  * block overlapping the one before: the same values again), where the AVX2 kernel has 8-float
  * ones: each output the same fused multiply-adds over the taps (i, j) in order, then + bias and
- * the activation, bit for bit. Rows narrower than 16 columns go to the AVX2 kernel. */
+ * the activation, bit for bit. Rows narrower than 16 columns: one masked vector each, 4 rows
+ * at a time (their 25-tap sums are chains of dependent multiply-adds). */
 
 /* Columns [0, 16 * BLOCKS) of the output row whose window origin is `base`. */
 static inline __attribute__((always_inline)) void
@@ -495,10 +496,39 @@ depthwise_blocks16(const int BLOCKS, const float *base, int64_t row_floats,
     store16(out + 16 * b, finish16(acc[b], bias, activation, max));
 }
 
+/* Rows narrower than 16 columns (the 14 x 14 and 7 x 7 planes of deep layers): ROWS rows at a
+ * time, each one vector read past its row's end (the scratch's rows are at least 16 columns
+ * plus the window wide) and stored under a mask of its ow columns. */
+static inline __attribute__((always_inline)) void
+depthwise_narrow16(const int ROWS, const float *base, int64_t row_step, int64_t row_floats,
+                   const int64_t *column, const v16f *weight, int64_t kh, int64_t kw, float *out,
+                   int64_t ow, v16f bias, int64_t activation, v16f max) {
+  v16f acc[4];
+  __mmask16 live = (__mmask16)((1u << ow) - 1);
+  _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r) acc[r] = splat16(0.0f);
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r)
+        acc[r] = fma16(weight[i * kw + j],
+                       load16(base + r * row_step + i * row_floats + column[j]), acc[r]);
+  _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r)
+    _mm512_mask_storeu_ps(out + r * ow, live, (__m512)finish16(acc[r], bias, activation, max));
+}
+
 static inline __attribute__((always_inline)) void
 depthwise_rows16(const float *plane, int64_t row_step, int64_t row_floats, const int64_t *column,
                  const v16f *weight, int64_t kh, int64_t kw, float *output, int64_t oh,
                  int64_t ow, v16f bias, int64_t activation, v16f max) {
+  if (ow < 16) {
+    int64_t y = 0;
+    for (; y + 4 <= oh; y += 4)
+      depthwise_narrow16(4, plane + y * row_step, row_step, row_floats, column, weight, kh, kw,
+                         output + y * ow, ow, bias, activation, max);
+    for (; y < oh; ++y)
+      depthwise_narrow16(1, plane + y * row_step, row_step, row_floats, column, weight, kh, kw,
+                         output + y * ow, ow, bias, activation, max);
+    return;
+  }
   for (int64_t y = 0; y < oh; ++y) {
     const float *base = plane + y * row_step;
     float *out = output + y * ow;
@@ -539,7 +569,7 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                   int64_t pad_h, int64_t pad_w, int64_t stride_h,
                                   int64_t stride_w, float bias, int64_t activation,
                                   float activation_max, float *scratch) {
-  if (ow < 16 || !scratch ||
+  if (!scratch ||
       !hpvm_tensor_depthwise_scratch(w, kh, kw, oh, ow, pad_w, stride_h, stride_w) ||
       hpvm_tensor_logistic(activation)) {
     hpvm_tensor_depthwise_avx2(input, h, w, filter, kh, kw, output, oh, ow, pad_h, pad_w,
