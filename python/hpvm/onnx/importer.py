@@ -161,8 +161,9 @@ class Importer:
         # the nodes reading it (for folding a BatchNormalization into its Conv).
         self._uses: Dict[str, int] = {}
         self._readers: Dict[str, List[_Node]] = {}
-        # Indices of the BatchNormalization nodes folded into the Conv before them.
-        self._folded: set = set()
+        # Indices of the nodes folded into the node before them (a BatchNormalization into
+        # its Conv, a bias Add into its MatMul) -> the input that carries that node's value.
+        self._folded: Dict[int, int] = {}
         # value name -> the node that computed it (errors about graph outputs name it).
         self._producers: Dict[str, _Node] = {}
         # integer value computed by the graph -> (lo, hi) that each of its elements lies in,
@@ -480,8 +481,8 @@ class Importer:
         if proto.domain not in ("", "ai.onnx"):
             _fail(f"operators of the domain '{proto.domain}' are not supported; expected the "
                   "default domain (ai.onnx)")
-        if node.index in self._folded:  # applied by the Conv before it (_foldable_bn)
-            self.set_output(node, self.value(node, 0))
+        if node.index in self._folded:  # applied by the node before it (_fold_batch_norm,
+            self.set_output(node, self.value(node, self._folded[node.index]))  # _fold_bias_add)
             return
         handler = _HANDLERS.get(node.op_type)
         if handler is None:
@@ -701,7 +702,7 @@ def _fold_batch_norm(im: Importer, node: _Node) -> Optional[Tuple[np.ndarray, np
         b = shift * scale + beta
     if not (np.all(np.isfinite(w)) and np.all(np.isfinite(b))):
         return None
-    im._folded.add(bn.index)
+    im._folded[bn.index] = 0
     return w.astype(weights.dtype), b.astype(weights.dtype)
 
 
@@ -942,6 +943,15 @@ def _matmul(im: Importer, node: _Node) -> None:
         rows = T.reshape(a, (int(math.prod(a.shape[:-1])), a.shape[-1]))
         y = T.matmul(rows, b)
         final = a.shape[:-1] + ((b.shape[-1],) if not squeeze_cols else ())
+        bias = None if squeeze_cols else _fold_bias_add(im, node, a.element, b.shape[-1],
+                                                        len(final))
+        if bias is not None:
+            # The bias added to the rows, before they take the batch's shape again: the
+            # add then fuses into the product's epilogue (no pass over the result).
+            added, constant, name = bias
+            y = T.add(y, im._constant_tensor(constant, name, "the bias"))
+            im.set_output(node, T.reshape(y, final, name=added.leaf_name))
+            return
         im.set_output(node, T.reshape(y, final, name=node.leaf_name))
         return
     try:
@@ -957,6 +967,32 @@ def _matmul(im: Importer, node: _Node) -> None:
     if not plain:
         y = T.reshape(y, final, name=node.leaf_name)
     im.set_output(node, y)
+
+
+def _fold_bias_add(im: Importer, node: _Node, element: str, columns: int,
+                   rank: int) -> Optional[Tuple[_Node, np.ndarray, str]]:
+    """The Add that alone reads the output of MatMul `node` (of `rank` dimensions and
+    `columns` columns) with a constant of the same element type that has a value per column
+    ([columns], [1, columns], [1, 1, columns], ...), and that constant as [1, columns],
+    marking the Add folded (its output is then the MatMul's value), and the constant's name;
+    None when there is no such node."""
+    out = node.outputs[0] if node.outputs else ""
+    readers = im._readers.get(out, [])
+    if not out or im._uses.get(out) != 1 or len(readers) != 1:
+        return None
+    add = readers[0]
+    if (add.op_type != "Add" or add.proto.domain not in ("", "ai.onnx") or add.attributes
+            or len(add.inputs) != 2 or len([o for o in add.outputs if o]) != 1
+            or add.input(0) == add.input(1)):
+        return None
+    port = 0 if add.input(0) == out else 1
+    bias = im.values.get(add.input(1 - port))
+    if (not isinstance(bias, np.ndarray) or _DTYPE_ELEMENTS.get(np.dtype(bias.dtype)) != element
+            or bias.ndim < 1 or bias.ndim > rank or bias.shape[-1] != columns
+            or any(d != 1 for d in bias.shape[:-1])):
+        return None
+    im._folded[add.index] = port
+    return add, bias.reshape((1, columns)), add.input(1 - port)
 
 
 _NUMPY_BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
