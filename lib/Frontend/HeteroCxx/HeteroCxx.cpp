@@ -11,6 +11,7 @@
 
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/InstructionSimplify.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
@@ -131,6 +132,34 @@ static bool inlineCalledSections(Module &module, hetero::Reporter &reporter) {
       hetero::stripSectionMarkers(*function);
   }
   return true;
+}
+
+/// The EPOCHS scheduler's annotation of a task, `__hpvm__task(TASK_TYPE, function)`
+/// (IBM's scheduler-library HPVM: which task of its task library a node is, for its
+/// scheduler to map onto accelerators). hpvm-cc has no EPOCHS scheduler: the call goes,
+/// in both builds, with a warning at its line, and the task runs its own code.
+static void dropEpochsTasks(Module &module, hetero::Reporter &reporter) {
+  auto isEpochsTask = [](const Function *callee) {
+    if (!callee || !callee->isDeclaration() || !callee->getName().contains("__hpvm__task"))
+      return false;
+    std::string name = callee->getName().str();
+    if (StringRef(name).starts_with("_Z"))
+      name = StringRef(llvm::demangle(name)).split('(').first.str();
+    return name == "__hpvm__task";
+  };
+  SmallVector<CallInst *> calls; // in the order of the source, for the warnings
+  for (Function &function : module)
+    for (BasicBlock &block : function)
+      for (Instruction &instruction : block)
+        if (auto *call = dyn_cast<CallInst>(&instruction);
+            call && isEpochsTask(call->getCalledFunction()))
+          calls.push_back(call);
+  for (CallInst *call : calls) {
+    reporter.warning(call, "'__hpvm__task' (the EPOCHS scheduler's task type of this task) "
+                           "is ignored: hpvm-cc has no EPOCHS scheduler, and the task runs "
+                           "its own code on the device its hint names (else the CPU)");
+    call->eraseFromParent();
+  }
 }
 
 /// The HDC stage markers and loops of hdc.h (`__hetero_hdc_encoding`,
@@ -301,6 +330,7 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
                     HeteroCxxOptions options) {
   bool sequential = options.sequential;
   hetero::Reporter reporter(report);
+  dropEpochsTasks(module, reporter);
   inlineHdcHelpers(module);
   if (!sequential && !inlineCalledSections(module, reporter))
     return false;

@@ -137,6 +137,16 @@ void Reporter::error(const Instruction *at, const Twine &message) {
   emit(where, message);
 }
 
+void Reporter::warning(const Instruction *at, const Twine &message) {
+  std::string where = position(at->getDebugLoc().get());
+  for (const Instruction *next = at->getNextNode(); next && where.empty();
+       next = next->getNextNode())
+    where = position(next->getDebugLoc().get());
+  if (where.empty())
+    where = "'" + cName(at->getFunction()) + "'";
+  report((where + ": warning: " + message + "\n").str());
+}
+
 void Reporter::error(const DILocation *at, const Function *fallback, const Twine &message) {
   std::string where = position(at);
   if (where.empty())

@@ -55,6 +55,8 @@ public:
   void error(const llvm::Function *at, const llvm::Twine &message);
   void error(const llvm::DILocation *at, const llvm::Function *fallback,
              const llvm::Twine &message);
+  /// A warning at the source line of `at`: the lowering goes on.
+  void warning(const llvm::Instruction *at, const llvm::Twine &message);
   bool failed() const { return anyError; }
 
 private:

@@ -16,11 +16,15 @@ void stripSectionMarkers(Function &function) {
   SmallVector<CallInst *> calls;
   for (BasicBlock &block : function)
     for (Instruction &instruction : block)
-      if (auto *call = dyn_cast<CallInst>(&instruction))
+      if (auto *call = dyn_cast<CallInst>(&instruction)) {
+        // The HPVM-C hints of its tasks too: in plain code they hint no node.
+        Function *callee = call->getCalledFunction();
         if (llvm::is_contained({Marker::SectionBegin, Marker::SectionEnd, Marker::TaskBegin,
                                 Marker::TaskEnd, Marker::ParallelLoop, Marker::Hint},
-                               classify(*call)))
+                               classify(*call)) ||
+            (callee && callee->getName() == "__hpvm__hint"))
           calls.push_back(call);
+      }
   for (CallInst *call : calls) {
     if (!call->getType()->isVoidTy())
       call->replaceAllUsesWith(PoisonValue::get(call->getType()));
