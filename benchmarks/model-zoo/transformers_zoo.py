@@ -3,7 +3,7 @@
 compiled and checked against onnxruntime. Nothing here is part of `make check`.
 
     python transformers_zoo.py [--only bert,gpt2] [--rounds R] [--threads N] [--work DIR]
-                               [--dynamo]
+                               [--dynamo] [--profile]
 
 For each model: a wrapper that takes the inputs positionally (input_ids and attention_mask,
 int64 [batch, seq]; pixel_values for the vision models) and returns one output (the last
@@ -11,7 +11,8 @@ hidden state, a classifier's logits, CLIP's pooled output), `torch.onnx.export` 
 dynamo=False; with --dynamo also dynamo=True at opset 18), `hpvm.onnx.load` and
 `hpvm.compile(fuse=True)`, one run compared with onnxruntime on the exported model
 (max |diff| / max |ref| <= 1e-4); then R alternated rounds of hpvm and onnxruntime, each side
-in a process of its own (2 warm-up calls, 5 timed; min / median / max ms). Each model is ok,
+in a process of its own (2 warm-up calls, 5 timed; min / median / max ms); with --profile,
+hpvm's side once more with HPVM_PROFILE=1 (zoo.py's --profile). Each model is ok,
 refused (the importer's or compiler's message: which node and operator) or MISMATCH. Exit
 status 1 when any is not ok."""
 
@@ -237,13 +238,28 @@ for _ in range(int(timed)):
 """
 
 
-def timed_in_child(side, path, name, data, args):
-    env = dict(os.environ, HPVM_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+def timed_in_child(side, path, name, data, args, calls=(2, 5), env=None):
+    """The times (ms) of `calls` = (warm-up, timed) calls of one side in a process of its own
+    (and that process's stderr, with `env` set)."""
+    full = dict(os.environ, HPVM_NUM_THREADS=str(args.threads),
+                OMP_NUM_THREADS=str(args.threads), **(env or {}))
     result = subprocess.run([sys.executable, "-c", _TIMER, side, path, name, str(args.threads),
-                             data, "2", "5"], capture_output=True, text=True, env=env)
+                             data, *(str(c) for c in calls)], capture_output=True, text=True,
+                            env=full)
     if result.returncode != 0:
         raise RuntimeError(f"the {side} timer failed: {result.stderr[-2000:]}")
-    return [float(v) for v in result.stdout.split()]
+    times = [float(v) for v in result.stdout.split()]
+    return (times, result.stderr) if env else times
+
+
+def profile(graph, path, data, args):
+    """hpvm's side with HPVM_PROFILE=1 in a process of its own, its leaves' times by op
+    class (zoo.py's --profile: the classes of the graph as hpvm.compile(fuse=True) has it)."""
+    import zoo
+    leaves = zoo.fused_leaves(graph, args.work)
+    times, err = timed_in_child("hpvm", path, graph.name, data, args, zoo.PROFILE_CALLS,
+                                {"HPVM_PROFILE": "1"})
+    return zoo.summarize(leaves, times, err, args.threads)
 
 
 def fmt(ts):
@@ -297,9 +313,10 @@ def check(name, dynamo, args, torch, transformers, rows):
     ok = got.shape == ref.shape and err <= RTOL
     row["result"] = ("ok" if ok else "MISMATCH") + f" ({err:.1e})"
     print(f"   {row['result']}, import {row['import']}, compile {row['compile']}", flush=True)
-    if ok and args.rounds:
-        data = os.path.join(args.work, f"{tag}_inputs.npz")
+    data = os.path.join(args.work, f"{tag}_inputs.npz")
+    if ok and (args.rounds or args.profile):
         np.savez(data, **ort_feeds)
+    if ok and args.rounds:
         ours, theirs = [], []
         for _ in range(args.rounds):
             ours += timed_in_child("hpvm", path, tag, data, args)
@@ -308,6 +325,8 @@ def check(name, dynamo, args, torch, transformers, rows):
         ratio = sorted(theirs)[len(theirs) // 2] / sorted(ours)[len(ours) // 2]
         row["speed"] = f"{ratio:.2f}"
         print(f"   hpvm {row['hpvm']} ms, onnxruntime {row['ort']} ms: {ratio:.2f}x", flush=True)
+    if ok and args.profile:
+        row["profile"] = profile(graph, path, data, args)
     rows.append(row)
     return ok
 
@@ -321,6 +340,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(os.getcwd(), "zoo-work"))
     ap.add_argument("--dynamo", action="store_true",
                     help="also export with torch.onnx.export(dynamo=True)")
+    ap.add_argument("--profile", action="store_true",
+                    help="also run hpvm's side with HPVM_PROFILE=1: time per op class and the "
+                         "slowest leaves (as zoo.py --profile)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or MODELS
     unknown = [n for n in names if n not in MODELS and n not in LARGE]
@@ -354,6 +376,9 @@ def main():
         print(f"| {r['model']} | {r['exporter']} | {r.get('result', '')} | "
               f"{r.get('import', '-')} | {r.get('compile', '-')} | {r.get('hpvm', '-')} | "
               f"{r.get('ort', '-')} | {r.get('speed', '-')} |")
+    for r in rows:
+        if r.get("profile"):
+            print(f"profile of {r['model']} ({r['exporter']}): {r['profile']}")
     print(f"\ntransformers zoo: {len(rows) - len(failed)} of {len(rows)} ok" +
           (f"; failed: {', '.join(failed)}" if failed else ""))
     sys.exit(1 if failed else 0)

@@ -233,6 +233,12 @@ def profile(graph, path, args):
     leaves = fused_leaves(graph, args.work)
     times, err = timed_in_child("hpvm", path, graph.name, args, PROFILE_CALLS,
                                 {"HPVM_PROFILE": "1"})
+    return summarize(leaves, times, err, args.threads)
+
+
+def summarize(leaves, times, err, threads):
+    """Prints and returns the summary of a profiled child: `leaves` as fused_leaves gives
+    them, the child's call times (ms) and its stderr (the hpvm-profile: lines)."""
     median = sorted(times)[len(times) // 2]
     calls = sum(PROFILE_CALLS)
     nodes = []  # (ms per call, node)
@@ -252,7 +258,7 @@ def profile(graph, path, args):
     ranked = sorted(classes.items(), key=lambda item: -item[1][0])
     print(f"   profile: {total:.3g} ms per call in {len(nodes)} leaves, a call {median:.3g} ms "
           f"(median of the {PROFILE_CALLS[1]} after {PROFILE_CALLS[0]} warm-up calls, all "
-          f"profiled; HPVM_PROFILE=1, {args.threads} threads)")
+          f"profiled; HPVM_PROFILE=1, {threads} threads)")
     print(f"   {'op class':<22} {'ms/call':>9} {'share':>7} {'leaves':>6}")
     for kind, (ms, count) in ranked:
         print(f"   {kind:<22} {ms:9.3f} {100 * ms / total:6.1f}% {count:6d}")
