@@ -52,6 +52,9 @@ static int64_t compute(float *out) {
                {1, 75, 7, 7, 56, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                {2, 64, 14, 14, 64, 3, 3, 1, 2, HPVM_RT_TENSOR_SILU},
                {1, 70, 11, 13, 32, 3, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+               /* a batch of 3 x 3 images: blocks of positions across two images (their
+                * tiles scattered position by position), and within one (a vector each) */
+               {16, 8, 3, 3, 32, 3, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                /* 1 x 1 over at most 64 positions: the wide kernel across filters, chunks
                 * of a deep reduction, strided (gathered pixels) */
                {1, 600, 7, 7, 32, 1, 1, 0, 1, HPVM_RT_TENSOR_RELU},

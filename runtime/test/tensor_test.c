@@ -260,6 +260,8 @@ static void run_all(void) {
       {1, 75, 7, 7, 56, 3, 3, 1, 1, 1, 1, 1},
       {2, 64, 14, 14, 64, 3, 3, 1, 1, 2, 2, 1},
       {1, 70, 11, 13, 32, 3, 3, 1, 1, 1, 1, 1},
+      /* A batch of small images: blocks of positions across two images and within one. */
+      {16, 8, 3, 3, 32, 3, 3, 1, 1, 1, 1, 1},
       /* 1 x 1 over at most 64 positions: the wide kernel across filters (AVX-512), chunks of
        * a deep reduction, a partial block of filters, strided (gathered pixels). */
       {1, 600, 7, 7, 32, 1, 1, 0, 0, 1, 1, 1},

@@ -153,8 +153,14 @@ static void across_scatter(const across_t *a, float *tile, float *filters, const
                            int64_t p, int64_t count, int64_t live) {
   int64_t out_plane = a->out_h * a->out_w, fb = a->fb, pb = a->pb;
   int64_t live_q = count - p < pb ? count - p : pb;
+  const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
   if (a->late != HPVM_RT_TENSOR_IDENTITY)
-    hpvm_tensor_kernels()->activate(tile, pb * fb, a->late, a->activation_max);
+    k->activate(tile, pb * fb, a->late, a->activation_max);
+  /* Positions of one image are consecutive in its planes (out_at only grows). */
+  if (k->scatter_tile && out_at[p + live_q - 1] - out_at[p] == live_q - 1) {
+    k->scatter_tile(tile, fb, live_q, live, filters + out_at[p], out_plane);
+    return;
+  }
   for (int64_t q = 0; q < live_q; ++q) {
     float *position = filters + out_at[p + q];
     for (int64_t r = 0; r < live; ++r)

@@ -240,6 +240,12 @@ typedef void (*hpvm_tensor_pool_plane_fn)(const float *in, float *out, int64_t k
 
 /* x[i] = the activation of x[i] for i < count (as hpvm_tensor_activate, bit for bit, in
  * vectors): the epilogue of products and im2col convolutions after their bias. */
+/* A tile of sums across filters to its filters' planes: out[r * out_plane + q] =
+ * tile[q * fb + r] for q < positions (at most 16) and r < filters (the block's positions
+ * consecutive in each plane). */
+typedef void (*hpvm_tensor_scatter_tile_fn)(const float *tile, int64_t fb, int64_t positions,
+                                            int64_t filters, float *out, int64_t out_plane);
+
 typedef void (*hpvm_tensor_activate_fn)(float *x, int64_t count, int64_t activation,
                                         float activation_max);
 
@@ -362,6 +368,9 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                   int64_t pad_h, int64_t pad_w, int64_t stride_h,
                                   int64_t stride_w, float bias, int64_t activation,
                                   float activation_max, float *scratch);
+/* hpvm_tensor_scatter_tile_fn: each filter's positions gathered into one vector. */
+void hpvm_tensor_scatter_tile_avx512(const float *tile, int64_t fb, int64_t positions,
+                                     int64_t filters, float *out, int64_t out_plane);
 /* hpvm_tensor_activate_fn in 16-float vectors (the last one masked). */
 void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
                                  float activation_max);
@@ -408,6 +417,8 @@ typedef struct hpvm_tensor_kernels_t {
   hpvm_tensor_pool_plane_fn pool_plane;
   hpvm_tensor_skinny_fn skinny;
   hpvm_tensor_activate_fn activate;
+  /* NULL: the caller's scalar loop. */
+  hpvm_tensor_scatter_tile_fn scatter_tile;
   hpvm_tensor_contract_fn contract_fused;
   hpvm_tensor_contract_fn contract_unfused;
   /* The register block of the contraction kernels (their panels' widths): rows of p (mr) and

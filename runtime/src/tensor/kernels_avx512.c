@@ -599,6 +599,18 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                              kw, output, oh, ow, bias16, max16);
 }
 
+void hpvm_tensor_scatter_tile_avx512(const float *tile, int64_t fb, int64_t positions,
+                                     int64_t filters, float *out, int64_t out_plane) {
+  __m512i index = _mm512_mullo_epi32(
+      _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+      _mm512_set1_epi32((int)fb));
+  __mmask16 live = (__mmask16)((1u << positions) - 1);
+  for (int64_t r = 0; r < filters; ++r) {
+    __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, index, tile + r, 4);
+    _mm512_mask_storeu_ps(out + r * out_plane, live, v);
+  }
+}
+
 void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
                                  float activation_max) {
   if (!hpvm_tensor_logistic(activation)) {
