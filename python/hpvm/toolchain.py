@@ -12,7 +12,10 @@ runs as a process, to make objects and the shared library, as `hpvm-cc` runs it.
   compiled to LLVM bitcode (hpvmCompileBuffer, its options hpvm-lower-to-llvm-pipeline's
   string), split into parts for the cores (hpvmSplitBitcode, `compile_jobs()`:
   $HPVM_COMPILE_JOBS, else the CPUs), then clang's objects, made at once, linked with the
-  runtime into a shared library.
+  runtime into a shared library. The lowering's flags (the option table's
+  `-f[no-]hpvm-*` switches, `--target=`, `--knobs=`) are read by the compiler library
+  (hpvmDriverOptionsTake), as hpvm-cc reads them; `pipeline_text(flags)` is the pass
+  pipeline they build (`hpvm-cc --print-pipeline`).
 
 The tools are found, in this order, under `$HPVM_HOME` (a build or install tree:
 `bin/hpvm-cc`, `lib/libHPVMCompiler.so`), next to `hpvm-cc` on `PATH`; clang as the
@@ -32,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from .errors import HPVMError, HPVMWarning
 
@@ -146,6 +149,25 @@ def _compiler_library():
     library.hpvmDeviceTools.restype = ctypes.c_void_p
     library.hpvmCompileFreeText.argtypes = [ctypes.c_void_p]
     library.hpvmCompileFreeText.restype = None
+    library.hpvmDriverOptionsCreate.argtypes = []
+    library.hpvmDriverOptionsCreate.restype = ctypes.c_void_p
+    library.hpvmDriverOptionsDestroy.argtypes = [ctypes.c_void_p]
+    library.hpvmDriverOptionsDestroy.restype = None
+    library.hpvmDriverOptionsTake.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _TEXT]
+    library.hpvmDriverOptionsTake.restype = ctypes.c_int
+    library.hpvmDriverOptionsSet.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                             ctypes.c_char_p, _TEXT]
+    library.hpvmDriverOptionsSet.restype = ctypes.c_bool
+    library.hpvmDriverOptionsGet.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    library.hpvmDriverOptionsGet.restype = ctypes.c_void_p
+    for name in ("hpvmDriverOptionsString", "hpvmDriverOptionsPipeline"):
+        getattr(library, name).argtypes = [ctypes.c_void_p]
+        getattr(library, name).restype = ctypes.c_void_p
+    library.hpvmDriverOptionsFlags.argtypes = []
+    library.hpvmDriverOptionsFlags.restype = ctypes.c_void_p
+    library.hpvmDriverOptionsProbeVectorBits.argtypes = [
+        ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
+    library.hpvmDriverOptionsProbeVectorBits.restype = ctypes.c_bool
     return library
 
 
@@ -219,12 +241,79 @@ def run_opt(text: str, passes: Sequence[str], name: str = "graph.mlir") -> str:
 # module arrives as it should be compiled.
 SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
 
-# -f[no-]NAME switches of hpvm-cc and the pipeline options they set.
-_SWITCHES = {"hpvm-lanes": "vectorize", "hpvm-collapse-grids": "collapse-grids",
-             "hpvm-inline-leaves": "inline-leaves", "hpvm-parallel-leaves": "parallel-leaves",
-             "hpvm-fuse-nodes": "fuse-nodes",
-             "hpvm-fuse-tensor-nodes": "fuse-tensor-nodes"}
-_DEVICES = {"cpu": "", "gpu": "cuda", "cuda": "cuda", "opencl": "opencl", "spirv": "opencl"}
+
+class DriverOptions:
+    """The lowering's options of a driver command line, kept by the compiler library
+    (hpvmDriverOptions*, HPVM/C/Compiler.h): created with hpvm-cc's defaults, they take
+    the flags the option table declares, as hpvm-cc takes them."""
+
+    def __init__(self):
+        self._library = _compiler_library()
+        self._handle = ctypes.c_void_p(self._library.hpvmDriverOptionsCreate())
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            self._library.hpvmDriverOptionsDestroy(self._handle)
+            self._handle = None
+
+    def take(self, argument: str) -> bool:
+        """Whether `argument` is one of the lowering's flags (then set); HPVMError when it
+        is one with a wrong value."""
+        error = ctypes.c_void_p()
+        taken = self._library.hpvmDriverOptionsTake(self._handle, argument.encode(),
+                                                    ctypes.byref(error))
+        message = _take(self._library, error).decode(errors="replace")
+        if taken < 0:
+            raise HPVMError(message)
+        return taken > 0
+
+    def set(self, key: str, value: str) -> None:
+        """Sets the pipeline option `key` (as the options string writes it)."""
+        error = ctypes.c_void_p()
+        if not self._library.hpvmDriverOptionsSet(self._handle, key.encode(), value.encode(),
+                                                  ctypes.byref(error)):
+            raise HPVMError(_take(self._library, error).decode(errors="replace"))
+
+    def get(self, key: str) -> str:
+        """The pipeline option `key` as text."""
+        text = ctypes.c_void_p(self._library.hpvmDriverOptionsGet(self._handle, key.encode()))
+        if not text.value:
+            raise HPVMError(f"no pipeline option '{key}'")
+        return _take(self._library, text).decode()
+
+    def string(self) -> str:
+        """The options string of hpvmCompileBuffer."""
+        return _take(self._library, ctypes.c_void_p(
+            self._library.hpvmDriverOptionsString(self._handle))).decode()
+
+    def pipeline(self) -> str:
+        """The textual pass pipeline the options build."""
+        return _take(self._library, ctypes.c_void_p(
+            self._library.hpvmDriverOptionsPipeline(self._handle))).decode()
+
+    def probe_vector_bits(self, codegen: Sequence[str]) -> None:
+        """vector-bits from the CPU that -march=/-mcpu= among `codegen` names (clang's
+        predefined macros), when vectorizing; else left as it is (0: the host's)."""
+        flags = (ctypes.c_char_p * max(1, len(codegen)))(*[f.encode() for f in codegen])
+        self._library.hpvmDriverOptionsProbeVectorBits(self._handle, clang().encode(), flags,
+                                                       len(codegen))
+
+
+def driver_flags() -> List[Tuple[str, str, str, str]]:
+    """The lowering's flags the option table declares: (kind, flag, key, detail) with kind
+    "switch" (-fFLAG, -fno-FLAG; detail the default), "count" (-fFLAG=N; detail LOW-HIGH)
+    or "choice" (-fFLAG=VALUE; detail the choices, a|b|c)."""
+    library = _compiler_library()
+    text = _take(library, ctypes.c_void_p(library.hpvmDriverOptionsFlags())).decode()
+    return [tuple(line.split("\t")) for line in text.splitlines()]
+
+
+def pipeline_text(flags: Sequence[str] = ()) -> str:
+    """The pass pipeline that `hpvm-cc -shared --target=cpu <SHARED_FLAGS> <flags>` lowers a
+    module with (`hpvm-cc --print-pipeline`), as the package compiles it."""
+    build = SharedBuild.parse(["-O3", "--target=cpu", *SHARED_FLAGS, *flags])
+    build.finish_options("")
+    return build.options.pipeline()
 
 
 def _is_instrumentation(flag: str) -> bool:
@@ -239,16 +328,8 @@ class SharedBuild:
 
     opt: str = "-O2"
     verbose: bool = False
-    # hpvm-cc's defaults for the lowering (its -f[no-]hpvm-* switches change them).
-    switches: Dict[str, bool] = field(default_factory=lambda: {
-        "vectorize": True, "collapse-grids": True, "inline-leaves": True,
-        "parallel-leaves": True,
-        "fuse-nodes": False, "fuse-tensor-nodes": True})
-    device: str = ""
-    lanes: int = 0
-    rows: int = 0
-    tensor_tiles: str = ""
-    knobs: str = ""
+    # The lowering's options (hpvm-cc's defaults, the table's flags set them).
+    options: DriverOptions = field(default_factory=DriverOptions)
     debug_info: bool = False
     cpu_chosen: bool = False
     codegen: List[str] = field(default_factory=list)
@@ -274,7 +355,10 @@ class SharedBuild:
             elif arg != "-I" and arg != "-D":  # preprocessor options: no C source here
                 self._take(arg + value, rest)
             return
-        switch = re.fullmatch(r"-f(no-)?(hpvm-[\w-]+)", arg)
+        if self.options.take(arg):
+            if arg.startswith("--knobs="):  # a path the options string can carry
+                pass_option_value(arg[8:], "the knob file's path")
+            return
         if arg == "-v":
             self.verbose = True
         elif re.fullmatch(r"-O.*", arg):
@@ -282,28 +366,8 @@ class SharedBuild:
                 raise HPVMError(f"unknown optimization level '{arg}'; expected -O0, -O1, -O2 "
                                 "or -O3")
             self.opt = arg
-        elif arg.startswith("--target="):
-            if arg[9:] not in _DEVICES:
-                raise HPVMError(f"unknown target '{arg[9:]}'; expected cpu, gpu or opencl")
-            self.device = _DEVICES[arg[9:]]
-        elif arg.startswith("--knobs="):
-            self.knobs = arg[8:]
-            if not self.knobs or not os.path.exists(self.knobs):
-                raise HPVMError(f"--knobs: no such configuration file: '{self.knobs}'")
         elif arg.startswith("-L") or arg.startswith("-l") or arg.startswith("-Wl,"):
             self.linker += ["-L", arg[2:]] if arg.startswith("-L") else [arg]
-        elif switch and switch.group(2) in _SWITCHES:
-            self.switches[_SWITCHES[switch.group(2)]] = switch.group(1) is None
-        elif arg.startswith("-fhpvm-lanes="):
-            self.lanes = _count(arg, arg[13:], 2, 64)
-            self.switches["vectorize"] = True
-        elif arg.startswith("-fhpvm-rows="):
-            self.rows = _count(arg, arg[12:], 1, 16)
-        elif arg.startswith("-fhpvm-tensor-tiles="):
-            self.tensor_tiles = arg[20:]
-            if self.tensor_tiles not in ("auto", "always", "never"):
-                raise HPVMError(f"'{arg}' expects auto, always or never, "
-                                f"found '{self.tensor_tiles}'")
         elif arg.startswith(("-f", "-W", "-m")) or arg in ("-g", "-w"):
             self.cpu_chosen = self.cpu_chosen or arg.startswith(("-march=", "-mcpu="))
             self.debug_info = self.debug_info or arg == "-g"
@@ -319,37 +383,23 @@ class SharedBuild:
                 raise HPVMError(f"no such file: '{arg}'")
             self.link_inputs.append(arg)
 
-    def pipeline_options(self, constants_asm: str, vector_bits: int) -> str:
-        """The options string of hpvm-lower-to-llvm-pipeline hpvm-cc gives the library."""
-        options = {key: "true" if on else "false" for key, on in self.switches.items()}
-        options.update({"vector-bits": str(vector_bits), "lanes": str(self.lanes),
-                        "rows": str(self.rows), "line-tables": str(self.debug_info).lower(),
-                        "vectorize-remarks": str(self.verbose).lower(),
-                        "constants-asm": pass_option_value(constants_asm, "the temporary "
-                                                           "folder", " (set TMPDIR)")})
-        if self.device:
-            options["devices"] = self.device
-        if self.tensor_tiles:
-            options["tensor-tiles"] = self.tensor_tiles
-        if self.knobs:
-            options["knobs"] = pass_option_value(self.knobs, "the knob file's path")
-        return " ".join(f"{key}={value}" for key, value in options.items())
+    def finish_options(self, constants_asm: str) -> None:
+        """The lowering's options that other flags set, as hpvm-cc sets them: -v (remarks),
+        -g (line tables), -march=/-mcpu= (the vector width), and where the large constants
+        go."""
+        self.options.set("vectorize-remarks", "true" if self.verbose else "false")
+        self.options.set("line-tables", "true" if self.debug_info else "false")
+        pass_option_value(constants_asm, "the temporary folder", " (set TMPDIR)")
+        self.options.set("constants-asm", constants_asm)
+        self.options.probe_vector_bits(self.codegen)
 
-    def vector_bits(self) -> int:
-        """Lanes as wide as the registers of the CPU the code is for: the host's (0) unless
-        -march= or -mcpu= names another, then from the macros clang predefines for it
-        (512 with AVX-512, 256 with AVX, else 128; 0 when clang cannot say)."""
-        if not (self.switches["vectorize"] and self.cpu_chosen):
-            return 0
-        command = [clang(), *[f for f in self.codegen if f.startswith("-m")],
-                   "-dM", "-E", "-x", "c", os.devnull, "-o", "-"]
-        done = self.run(command, "find the target's vector width", check=False)
-        if done.returncode != 0:
-            return 0
-        lines = done.stdout.splitlines()
-        if any(line.startswith("#define __AVX512F__ ") for line in lines):
-            return 512
-        return 256 if any(line.startswith("#define __AVX__ ") for line in lines) else 128
+    def pipeline_options(self, constants_asm: str, vector_bits: Optional[int] = None) -> str:
+        """The options string of hpvm-lower-to-llvm-pipeline hpvm-cc gives the library
+        (`vector_bits` None: from -march=/-mcpu=, as hpvm-cc finds it)."""
+        self.finish_options(constants_asm)
+        if vector_bits is not None:
+            self.options.set("vector-bits", str(vector_bits))
+        return self.options.string()
 
     def object_command(self, source: Path, obj: Path) -> List[str]:
         """clang's compile of the LLVM IR (or the constants' assembly) into an object."""
@@ -383,12 +433,6 @@ class SharedBuild:
         if self.verbose and done.stderr:
             print(done.stderr, end="")
         return done
-
-
-def _count(option: str, text: str, low: int, high: int) -> int:
-    if not re.fullmatch(r"[0-9]+", text) or not low <= int(text) <= high:
-        raise HPVMError(f"'{option}' expects a count from {low} to {high}, found '{text}'")
-    return int(text)
 
 
 def _compile_bitcode(text: str, source: Path, options: str, verbose: bool,
@@ -514,7 +558,7 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
         # As hpvm-cc: the large constants (a model's weights) in an assembly file of
         # .incbin directives, never in the LLVM IR.
         bitcode, constants = folder / f"{name}.bc", folder / f"{name}.constants.s"
-        options = build.pipeline_options(str(constants), build.vector_bits())
+        options = build.pipeline_options(str(constants))
         bitcode.write_bytes(_compile_bitcode(text, folder / f"{name}.mlir", options,
                                              build.verbose, said))
         objects = _compile_objects(build, bitcode, constants,

@@ -1141,8 +1141,9 @@ static void finish_options(driver_t *d) {
                                        d->codegen.count) &&
       verbose) {
     char *bits = hpvmDriverOptionsGet(d->options, "vector-bits");
-    fprintf(stderr, "hpvm-cc: [find the target's vector width %.3f s] %s -dM -E: %s bits\n",
-            seconds() - start, HPVM_CC_CLANG, bits ? bits : "?");
+    fprintf(stderr,
+            "hpvm-cc: [find the target's vector width %.3f s] libHPVMCompiler: %s bits\n",
+            seconds() - start, bits ? bits : "?");
     hpvmCompileFreeText(bits);
   }
 }
