@@ -17,17 +17,14 @@
 
 using namespace mlir;
 
-// Options of the pipeline that hpvm-to-llvmir runs (hpvm-cc passes them).
-static llvm::cl::list<std::string> clDevices(
-    "hpvm-devices", llvm::cl::CommaSeparated,
-    llvm::cl::desc("hpvm-to-llvmir: devices the GPU-hinted nodes get kernel "
-                   "versions for (cuda, opencl)"));
-static llvm::cl::opt<std::string>
-    clCudaChip("hpvm-cuda-chip", llvm::cl::init("sm_80"),
-               llvm::cl::desc("hpvm-to-llvmir: the architecture of the PTX"));
-static llvm::cl::opt<std::string> clDumpKernels(
-    "hpvm-dump-kernels", llvm::cl::init(""),
-    llvm::cl::desc("hpvm-to-llvmir: a directory receiving the device images"));
+// The options of the pipeline hpvm-to-llvmir runs: the options string of the
+// compiler library (hpvmCompileBuffer, hpvm-cc), read by the pipeline's own
+// parser from the option table (HPVM/Pipelines/Options.def).
+static llvm::cl::opt<std::string> clOptions(
+    "hpvm-options", llvm::cl::init(""),
+    llvm::cl::desc("hpvm-to-llvmir: options of hpvm-lower-to-llvm-pipeline, as "
+                   "the compiler library takes them (\"devices=opencl "
+                   "inline-leaves=false\")"));
 
 LogicalResult mlir::hpvm::lowerToLLVMIR(Operation *op,
                                         const CPUPipelineOptions &options,
@@ -59,10 +56,12 @@ void mlir::hpvm::registerToLLVMIRTranslation() {
         // lowered would bury them.
         op->getContext()->printOpOnDiagnostic(false);
         CPUPipelineOptions options;
-        for (const std::string &device : clDevices)
-          options.devices.push_back(device);
-        options.cudaChip = clCudaChip;
-        options.dumpKernels = clDumpKernels;
+        std::string errors;
+        llvm::raw_string_ostream stream(errors);
+        if (failed(options.parseFromString(clOptions, stream)))
+          return emitError(op->getLoc())
+                 << "hpvm-to-llvmir: invalid --hpvm-options '" << clOptions
+                 << "': " << StringRef(errors).trim();
         return lowerToLLVMIR(op, options, output);
       },
       [](DialectRegistry &registry) {
