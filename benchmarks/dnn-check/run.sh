@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run.sh - the HPVM release's ApproxHPVM DNN programs, compiled unchanged by hpvm-cc and checked
-# against onnxruntime on seeded weights and inputs (see README.md; the logic is dnn_check.py).
+# run.sh - the release's ApproxHPVM DNN programs, compiled unchanged by hpvm-cc and checked against
+# onnxruntime on seeded weights and inputs (README.md; the logic: dnn_check.py and dnncheck/).
 #
 # Usage: bash benchmarks/dnn-check/run.sh RELEASE_ROOT [--build BUILD_DIR] [--only name,name]
 #            [--batches K] [--work DIR] [--bench ROUNDS] [--threads N] [--timeout S]
