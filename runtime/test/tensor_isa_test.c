@@ -107,7 +107,7 @@ static int64_t compute(float *out) {
     free(bias);
   }
   /* Pools: 2 x 2 at stride 2 (8 outputs at a time, a tail; NaNs that max and min keep),
-   * 3 x 3 at stride 2 with padding, and over the whole plane; each kind. */
+   * 3 x 3 at stride 2 with padding, and over the whole plane, and narrow planes; each kind. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
     int64_t n = 2, c = 3, h = 14, w = 38;
     float *input = test_random_array(n * c * h * w);
@@ -124,6 +124,21 @@ static int64_t compute(float *out) {
     hpvm_rt_tensor_pool_f32(input, out + used, kind, n, c, h, w, h, w, 1, 1, 0, 0, 1, 1);
     used += n * c;
     free(input);
+    /* Narrow planes (AVX-512: one masked vector a row, edges included): 3 x 3 at stride 1
+     * over 7 x 7 and 14 x 13, at stride 2 over 14 x 13 and 9 x 9 (pads 1, 0), 2 x 2 at stride
+     * 2 padded, 5 x 5 at stride 1 pad 2; NaNs. */
+    int64_t narrow[][7] = {{7, 7, 3, 1, 1, 7, 7},   {14, 13, 3, 1, 1, 14, 13},
+                           {14, 13, 3, 2, 1, 7, 7}, {9, 9, 3, 2, 0, 4, 4},
+                           {9, 9, 2, 2, 1, 5, 5},   {13, 17, 5, 1, 2, 13, 17}};
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; ++i) {
+      int64_t *v = narrow[i];
+      float *plane = test_random_array(2 * v[0] * v[1]);
+      plane[3] = plane[v[1] * 2 + 6] = __builtin_nanf("");
+      hpvm_rt_tensor_pool_f32(plane, out + used, kind, 1, 2, v[0], v[1], v[2], v[2], v[3], v[3],
+                              v[4], v[4], v[5], v[6]);
+      used += 2 * v[5] * v[6];
+      free(plane);
+    }
   }
   /* Products with partial micro-tiles and a batch. */
   int64_t batch = 2, m = 37, n = 53, k = 301;

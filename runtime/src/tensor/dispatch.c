@@ -90,6 +90,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.contract_nr = HPVM_TENSOR_CONTRACT_NR_WIDE;
       k.activate = hpvm_tensor_activate_avx512;
       k.scatter_tile = hpvm_tensor_scatter_tile_avx512;
+      k.pool_plane = hpvm_tensor_pool_plane_avx512;
     }
 #endif
   }

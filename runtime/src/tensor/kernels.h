@@ -368,6 +368,12 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                   int64_t pad_h, int64_t pad_w, int64_t stride_h,
                                   int64_t stride_w, float bias, int64_t activation,
                                   float activation_max, float *scratch);
+/* hpvm_tensor_pool_plane_fn: windows at strides 1 and 2 in 16-float vectors, edges
+ * included (the AVX2 kernel for the rest). */
+void hpvm_tensor_pool_plane_avx512(const float *in, float *out, int64_t kind, int64_t h,
+                                   int64_t w, int64_t window_h, int64_t window_w,
+                                   int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                   int64_t pad_w, int64_t oh, int64_t ow);
 /* hpvm_tensor_scatter_tile_fn: each filter's positions gathered into one vector. */
 void hpvm_tensor_scatter_tile_avx512(const float *tile, int64_t fb, int64_t positions,
                                      int64_t filters, float *out, int64_t out_plane);

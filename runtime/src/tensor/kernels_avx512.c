@@ -599,6 +599,101 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                              kw, output, oh, ow, bias16, max16);
 }
 
+/* ---- Pools ---------------------------------------------------------------------------------
+ * Windows at strides 1 and 2 (googlenet's 3 x 3 pools, the pools between stages), 16 outputs
+ * at a time, edges included: the columns a lane's window finds outside the image are masked
+ * out of its loads and read as the reduction's start (-inf, +inf, 0), which leaves each step
+ * as the scalar loop's (max and min keep their value and their NaN; a mean's sum, never -0
+ * from a start of +0, gains +0); rows outside the image are skipped, as there. Each lane goes
+ * through its window in the scalar order: the same bits. */
+
+/* The most columns a window may have here (more: the AVX2 kernel). */
+enum { POOL_MAX_WINDOW_W = 32 };
+
+/* Columns [x0, x0 + 16) of output row `out` (live: the lanes before ow), from the window
+ * rows [top + i0, top + i1) of the input, each row's taps j in order. */
+static inline __attribute__((always_inline)) void
+pool_block16(int64_t kind, const float *in, int64_t w, int64_t top, int64_t i0, int64_t i1,
+             int64_t window_w, int64_t stride_w, int64_t pad_w, int64_t x0, __mmask16 live,
+             float start, float scale, float *out) {
+  __m512 acc = _mm512_set1_ps(start), fill = acc;
+  __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  /* Per tap j: the lanes whose column c0 + stride_w * lane lies on the row, and for stride 2
+   * the same as masks of the 32 columns from c0 (lane k's column is the (2k)th). */
+  __mmask16 inside[POOL_MAX_WINDOW_W], lo[POOL_MAX_WINDOW_W], hi[POOL_MAX_WINDOW_W];
+  int64_t c0 = x0 * stride_w - pad_w;
+  for (int64_t j = 0; j < window_w; ++j) {
+    __m512i column = _mm512_add_epi32(_mm512_set1_epi32((int)(c0 + j)),
+                                      _mm512_mullo_epi32(lane, _mm512_set1_epi32((int)stride_w)));
+    inside[j] = _mm512_cmpge_epi32_mask(column, _mm512_setzero_si512()) &
+                _mm512_cmplt_epi32_mask(column, _mm512_set1_epi32((int)w)) & live;
+    uint32_t spread = inside[j]; /* bit k to bit 2k */
+    spread = (spread | spread << 8) & 0x00FF00FFu;
+    spread = (spread | spread << 4) & 0x0F0F0F0Fu;
+    spread = (spread | spread << 2) & 0x33333333u;
+    spread = (spread | spread << 1) & 0x55555555u;
+    lo[j] = (__mmask16)spread, hi[j] = (__mmask16)(spread >> 16);
+  }
+  for (int64_t i = i0; i < i1; ++i)
+    for (int64_t j = 0; j < window_w; ++j) {
+      const float *row = in + (top + i) * w + c0 + j;
+      __m512 v;
+      if (stride_w == 1) {
+        v = _mm512_mask_loadu_ps(fill, inside[j], row);
+      } else {
+        __m512 a = _mm512_mask_loadu_ps(fill, lo[j], row);
+        __m512 b = _mm512_mask_loadu_ps(fill, hi[j], row + 16);
+        v = _mm512_permutex2var_ps(a, even, b);
+      }
+      if (kind == HPVM_RT_TENSOR_POOL_MEAN) {
+        acc = _mm512_add_ps(acc, v);
+      } else {
+        __mmask16 take =
+            (kind == HPVM_RT_TENSOR_POOL_MAX ? _mm512_cmp_ps_mask(v, acc, _CMP_GT_OQ)
+                                             : _mm512_cmp_ps_mask(v, acc, _CMP_LT_OQ)) |
+            _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        acc = _mm512_mask_blend_ps(take, acc, v);
+      }
+    }
+  if (kind == HPVM_RT_TENSOR_POOL_MEAN)
+    acc = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
+  _mm512_mask_storeu_ps(out, live, acc);
+}
+
+void hpvm_tensor_pool_plane_avx512(const float *in, float *out, int64_t kind, int64_t h,
+                                   int64_t w, int64_t window_h, int64_t window_w,
+                                   int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                   int64_t pad_w, int64_t oh, int64_t ow) {
+  int two_by_two = window_h == 2 && window_w == 2 && stride_h == 2 && stride_w == 2 &&
+                   pad_h == 0 && pad_w == 0;
+  int global = window_h == h && window_w == w && oh == 1 && ow == 1;
+  if (two_by_two || global || (stride_w != 1 && stride_w != 2) || window_w > POOL_MAX_WINDOW_W ||
+      w > (1 << 28)) {
+    hpvm_tensor_pool_plane_avx2(in, out, kind, h, w, window_h, window_w, stride_h, stride_w,
+                                pad_h, pad_w, oh, ow);
+    return;
+  }
+  float start = kind == HPVM_RT_TENSOR_POOL_MAX   ? -__builtin_inff()
+                : kind == HPVM_RT_TENSOR_POOL_MIN ? __builtin_inff()
+                                                  : 0.0f;
+  float scale = 1.0f / (float)(window_h * window_w);
+  for (int64_t y = 0; y < oh; ++y) {
+    int64_t top = y * stride_h - pad_h;
+    int64_t i0 = top < 0 ? -top : 0;
+    int64_t i1 = h - top < window_h ? h - top : window_h;
+    for (int64_t x0 = 0; x0 < ow; x0 += 16) {
+      __mmask16 live = ow - x0 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (ow - x0)) - 1);
+      if (stride_w == 1)
+        pool_block16(kind, in, w, top, i0, i1, window_w, 1, pad_w, x0, live, start, scale,
+                     out + y * ow + x0);
+      else
+        pool_block16(kind, in, w, top, i0, i1, window_w, 2, pad_w, x0, live, start, scale,
+                     out + y * ow + x0);
+    }
+  }
+}
+
 void hpvm_tensor_scatter_tile_avx512(const float *tile, int64_t fb, int64_t positions,
                                      int64_t filters, float *out, int64_t out_plane) {
   __m512i index = _mm512_mullo_epi32(
