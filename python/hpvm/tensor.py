@@ -24,6 +24,8 @@ Besides the dialect's ops, `reshape`, `transpose`, `broadcast_to`, `pad`,
 `concat`, `strided_slice`, `take`, `take_axes`, `lerp_axis`, `cast`, `reduce_axes`,
 `layer_norm` and `pad_border` (one leaf of `linalg.generic` ops each). `elementwise` and
 `convert` take tensors of any element type (floats, i1, i8 ... i64): masks and token ids.
+
+This module builds and checks the graph; the MLIR text is written by `hpvm.tensor_mlir`.
 """
 
 from __future__ import annotations
@@ -1096,7 +1098,7 @@ def arg_reduce(x: Tensor, axis: int, kind: str = "max", keepdims: bool = False,
 
 
 def convert(x: Tensor, element: str, name: Optional[str] = None) -> Tensor:
-    """`x` converted to any element type (floats, i1, i8 ... i64): see `_mlir.convert_line`."""
+    """`x` converted to any element type (floats, i1, i8 ... i64): see `tensor_mlir.convert_line`."""
     graph = _graph_of(x)
     x = graph._own(x, "convert")
     numpy_type_of(element)
