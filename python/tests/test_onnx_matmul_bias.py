@@ -93,3 +93,15 @@ def test_a_bias_of_another_type_is_not_folded():
     model.graph.output[0].type.tensor_type.elem_type = TensorProto.DOUBLE
     with pytest.raises(hpvm.HPVMError, match="different element types"):
         hpvm.onnx.load(model)
+
+
+def test_a_batch_of_any_rank_takes_its_bias_into_the_rows():
+    """[2, 3, 4, K] by [K, N] plus a [N] bias: one product of the 24 rows with the bias."""
+    w = np.ones((8, 5), np.float32)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["m"]),
+                        helper.make_node("Add", ["m", "b"], ["y"])],
+                       [("x", [2, 3, 4, 8])], [("y", [2, 3, 4, 5])],
+                       [("w", w), ("b", np.arange(5, dtype=np.float32))], opset=17)
+    text = hpvm.onnx.load(model).mlir()
+    assert re.search(r"hpvm\.tensor\.add %\w+, %\w+ : \(tensor<24x5xf32>, tensor<1x5xf32>\)",
+                     text)
