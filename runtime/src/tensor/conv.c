@@ -181,16 +181,24 @@ static void direct_flat(const direct_t *d, const float *slab, int64_t slab_h, in
 
 /* rows x `width` floats from src (rows `stride` apart) end to end into dst, the first `live`
  * of each row, zeros after them. Inline copies of whole rows: a call to memcpy per channel
- * cost a quarter of the products of mobilenet's shallow pointwise layers. */
+ * cost a quarter of the products of mobilenet's shallow pointwise layers. The rows' next
+ * `width` floats are prefetched (the next block's copy). */
 static void copy_columns(float *dst, int64_t width, const float *src, int64_t stride,
                          int64_t live, int64_t rows) {
   if (live == width && width % 8 == 0) {
-    for (int64_t r = 0; r < rows; ++r, dst += width, src += stride)
+    for (int64_t r = 0; r < rows; ++r, dst += width, src += stride) {
+      /* The run the next block of the row copies, asked for now: it arrives while the kernel
+       * works on this one (one thread, loaded machine, alternated: mobilenet_v2's 144 -> 24
+       * at 56 x 56 0.52-0.62 -> 0.43 ms, resnet50's 256 -> 64 2.3-2.7 -> 1.25 ms). */
+      __builtin_prefetch(src + width);
+      __builtin_prefetch(src + width + 16);
+      __builtin_prefetch(src + 2 * width - 1);
       for (int64_t x = 0; x < width; x += 8) {
         float chunk[8];
         memcpy(chunk, src + x, sizeof(chunk));
         memcpy(dst + x, chunk, sizeof(chunk));
       }
+    }
     return;
   }
   for (int64_t r = 0; r < rows; ++r, dst += width, src += stride) {
