@@ -2,7 +2,7 @@
  * convert-hpvm-tensor-to-linalg makes). Depthwise convolutions (one input channel per group)
  * run a kernel per plane; stride-1 convolutions a direct kernel over blocks of filters x
  * consecutive positions, or, for outputs narrower than a block, across filters; strided ones
- * the tap lists of approx.c with nothing skipped; the rest as products (gemm.c). Taps that
+ * the tap lists of conv_taps.c with nothing skipped; the rest as products (gemm.c). Taps that
  * only read padding are dropped first. Constant filters are packed once (constants.c).
  *
  * These calls cannot fail: without memory a task computes its block unpacked, and without the
@@ -16,12 +16,6 @@
 #include <string.h>
 
 #define ceil_div hpvm_tensor_ceil_div
-
-static int without_memory; /* tests: hpvm_tensor_conv_without_memory */
-
-void hpvm_tensor_conv_without_memory(int on) { without_memory = on; }
-
-int hpvm_tensor_conv_memory_refused(void) { return without_memory; }
 
 typedef struct depthwise_t {
   const float *input, *filter, *bias;
@@ -312,50 +306,11 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
   }
 }
 
-float *hpvm_tensor_pack_filter_blocks(const float *weights, int64_t groups, int64_t per_group_f,
-                                      int64_t per_group_c, int64_t window, int64_t block,
-                                      float *dst) {
-  int64_t blocks = ceil_div(per_group_f, block);
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t b = 0; b < blocks; ++b)
-      for (int64_t ch = 0; ch < per_group_c; ++ch)
-        for (int64_t k = 0; k < window; ++k)
-          for (int64_t r = 0; r < block; ++r) {
-            int64_t o = b * block + r;
-            *dst++ = o < per_group_f
-                         ? weights[((g * per_group_f + o) * per_group_c + ch) * window + k]
-                         : 0.0f;
-          }
-  return dst;
-}
-
 /* The filters of a direct job in its kernel's layout (blocks of mr). */
 static void pack_direct(void *context, float *out) {
   const direct_t *d = context;
   hpvm_tensor_pack_filter_blocks(d->weights, d->groups, d->per_group_f, d->per_group_c,
                                  d->kernel_h * d->kernel_w, d->mr, out);
-}
-
-/* The logistic activations over `planes` finished output planes of `plane` floats, a task per
- * plane on the pool. */
-typedef struct activate_job_t {
-  float *output;
-  int64_t plane, activation;
-  float max;
-} activate_job_t;
-
-static void run_activate(void *context, const hpvm_rt_instance_range_t *range) {
-  const activate_job_t *j = context;
-  hpvm_tensor_activate_fn activate = hpvm_tensor_kernels()->activate;
-  for (int64_t p = range->begin[0]; p < range->end[0]; ++p)
-    activate(j->output + p * j->plane, j->plane, j->activation, j->max);
-}
-
-void hpvm_tensor_activate_planes(float *output, int64_t planes, int64_t plane,
-                                 int64_t activation, float max) {
-  activate_job_t job = {output, plane, activation, max};
-  int64_t extents[2] = {planes, 1};
-  hpvm_tensor_run_grid(1, extents, run_activate, &job);
 }
 
 /* `constant`: the filter is a constant of the program, packed once (constants.c). */
@@ -387,12 +342,12 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                   0, 1};
   int64_t weight_floats = groups * d->filter_blocks * d->per_group_c * kh * kw * block;
   float *own = NULL;
-  if (constant && !without_memory) {
+  if (constant && !hpvm_tensor_conv_memory_refused()) {
     int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {1, c, f, kh, kw, groups, block, 0};
     job.packed = hpvm_tensor_packed_constant(filter, NULL, layout, (size_t)weight_floats,
                                              pack_direct, d);
   }
-  if (!job.packed && !without_memory) {
+  if (!job.packed && !hpvm_tensor_conv_memory_refused()) {
     own = malloc(sizeof(float) * (size_t)weight_floats);
     if (own)
       pack_direct(d, own);
@@ -509,7 +464,7 @@ static int pointwise_picked(const char *what, const float *input, const float *f
                             int64_t w, int64_t f, int64_t oh, int64_t ow, int64_t pad_h,
                             int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
                             int64_t activation, double activation_max, int constant) {
-  float *picked = without_memory ? NULL
+  float *picked = hpvm_tensor_conv_memory_refused() ? NULL
                                  : malloc(sizeof(float) *
                                           (size_t)(n * c * oh * ow > 0 ? n * c * oh * ow : 1));
   if (!picked)
@@ -566,7 +521,7 @@ static void run_vector(void *context, const hpvm_rt_instance_range_t *range) {
 static int conv_vector(const float *input, const float *filter, const float *bias, float *output,
                        int64_t n, int64_t c, int64_t f, int64_t activation, float max,
                        int constant) {
-  if (without_memory || c <= 0)
+  if (hpvm_tensor_conv_memory_refused() || c <= 0)
     return 0;
   vector_job_t job = {input, filter, NULL, bias, output, n, c, f, activation, max};
   const float *transposed = NULL;

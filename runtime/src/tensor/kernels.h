@@ -1,7 +1,7 @@
 /* Internal interface of the tensor kernels: the per-ISA compute loops (kernels_isa.inc,
  * compiled once for AVX2+FMA and once for the baseline; kernels_avx512.c), the dispatch that
  * picks the ISA once per process and splits work over the thread pool (dispatch.c), and the
- * drivers that pack operands (gemm.c, conv.c, contract.c, approx.c). */
+ * drivers that pack operands (gemm.c, conv.c, contract.c, conv_taps.c). */
 #ifndef HPVM_RT_TENSOR_KERNELS_H
 #define HPVM_RT_TENSOR_KERNELS_H
 
@@ -198,7 +198,7 @@ typedef void (*hpvm_tensor_conv_filters_part_fn)(const float *src, const int64_t
                                                  int64_t activation, float activation_max,
                                                  float *tile);
 
-/* Tap lists (the approximate convolutions of approx.c, which skip output positions or filter
+/* Tap lists (the approximate convolutions of conv_taps.c, which skip output positions or filter
  * taps): a tap is one (channel, i, j) element of the filters' window, given as the offset of
  * the input it multiplies from the window's origin; `weights` hold one vector of filters per
  * tap (taps in the list's order). */
@@ -484,10 +484,11 @@ int hpvm_tensor_conv_args_valid(const char *what, const float *input, const floa
                                 int64_t ow, int64_t pad_h, int64_t pad_w, int64_t stride_h,
                                 int64_t stride_w, int64_t groups, int64_t activation);
 
-/* A convolution through the tap lists of approx.c (arguments as hpvm_rt_tensor_conv2d_approx_f32,
- * already checked): `knob` HPVM_RT_TENSOR_KNOB_EXACT skips nothing (rate and offset unused),
- * which is how exact strided convolutions run. `constant`: the filter and bias are constants of
- * the program, their packed weights made once (hpvm_tensor_packed_constant). */
+/* A convolution through the tap lists of conv_taps.c (arguments as
+ * hpvm_rt_tensor_conv2d_approx_f32, already checked): `knob` HPVM_RT_TENSOR_KNOB_EXACT skips
+ * nothing (rate and offset unused), which is how exact strided convolutions run. `constant`:
+ * the filter and bias are constants of the program, their packed weights made once
+ * (hpvm_tensor_packed_constant). */
 void hpvm_tensor_conv_taps(const float *input, const float *filter, const float *bias,
                            float *output, int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
                            int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
