@@ -3,6 +3,7 @@
 Everything the HPVM compiler does for the package runs in this process, through the
 compiler library `libHPVMCompiler.so` (ctypes, include/HPVM/C/Compiler.h); only clang
 runs as a process, to make objects and the shared library, as `hpvm-cc` runs it.
+`run_driver(arguments)` is hpvm-cc itself (its driver, hpvmDriverMain), in this process.
 
 * `verify(text)`: parses and verifies MLIR text (hpvmRunPassPipeline, no passes); the
   dialect's verifier reports, and its diagnostics come back in an `HPVMError`.
@@ -29,6 +30,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -168,6 +170,9 @@ def _compiler_library():
     library.hpvmDriverOptionsProbeVectorBits.argtypes = [
         ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
     library.hpvmDriverOptionsProbeVectorBits.restype = ctypes.c_bool
+    library.hpvmDriverMain.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                       ctypes.c_uint]
+    library.hpvmDriverMain.restype = ctypes.c_int
     return library
 
 
@@ -297,6 +302,27 @@ class DriverOptions:
         flags = (ctypes.c_char_p * max(1, len(codegen)))(*[f.encode() for f in codegen])
         self._library.hpvmDriverOptionsProbeVectorBits(self._handle, clang().encode(), flags,
                                                        len(codegen))
+
+
+def run_driver(arguments: Sequence[str]) -> Tuple[int, str]:
+    """`hpvm-cc <arguments>` in this process (hpvmDriverMain: the driver of the compiler
+    library, which hpvm-cc is the main of; clang runs as processes, as hpvm-cc runs it):
+    its exit status (0, 1 for an error in the program, 70 for an internal error) and what
+    it and clang printed on stderr."""
+    library = _compiler_library()
+    argv = [b"hpvm-cc", *[str(a).encode() for a in arguments]]
+    array = (ctypes.c_char_p * (len(argv) + 1))(*argv, None)
+    with tempfile.TemporaryFile() as said:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(said.fileno(), 2)
+            status = library.hpvmDriverMain(len(argv), array, 0)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        said.seek(0)
+        return status, said.read().decode(errors="replace")
 
 
 def driver_flags() -> List[Tuple[str, str, str, str]]:

@@ -1,5 +1,6 @@
 """The performance auto-tuner's strategies on synthetic costs with a known optimum."""
 
+import os
 import math
 from pathlib import Path
 
@@ -118,10 +119,10 @@ def test_builds_are_cached_by_knobs_sources_and_compiler(tmp_path, monkeypatch):
     monkeypatch.setattr(toolchain, "compiler_files", lambda: [compiler])
     built = []
 
-    def fake_run(self, command, what):
-        built.append(command)
-        Path(command[-1]).write_text("binary")
-    monkeypatch.setattr(Sgemm, "_run", fake_run)
+    def fake_hpvm_cc(self, arguments, what):
+        built.append(arguments)
+        Path(arguments[-1]).write_text("binary")
+    monkeypatch.setattr(Sgemm, "_hpvm_cc", fake_hpvm_cc)
 
     def fresh():
         return Sgemm(tmp_path, tmp_path / "work")
@@ -135,14 +136,24 @@ def test_builds_are_cached_by_knobs_sources_and_compiler(tmp_path, monkeypatch):
     assert fresh().build(Sgemm.default) not in (first, changed) and len(built) == 4
 
 
-def test_the_edge_pipeline_builds_fused_and_runs(tmp_path):
-    # One real evaluation through hpvm-opt (fusion), hpvm-cc and the driver, which checks the
-    # edges against the sequential C pipeline.
+def test_the_edge_pipeline_builds_fused_and_runs(tmp_path, monkeypatch):
+    # One real evaluation through the fusion and hpvm-cc's build (both in this process: no
+    # hpvm-opt or hpvm-cc process starts) and the driver, which checks the edges against the
+    # sequential C pipeline.
+    import subprocess
     from hpvm.tune.programs import EdgePipeline, find_root
+    started = []
+
+    class Recording(subprocess.Popen):
+        def __init__(self, args, *rest, **options):
+            started.append(os.path.basename(str(args[0])))
+            super().__init__(args, *rest, **options)
+    monkeypatch.setattr(subprocess, "Popen", Recording)
     edge = EdgePipeline(find_root(), tmp_path)
     edge.arguments = lambda values: ["64", "64", "4", str(values["slots"]), "--runs", "1"]
     seconds = edge.seconds({"fuse": "laplacian:gradient", "slots": 2, "threads": 2})
     assert 0 < seconds < 10 and edge.builds == 1
+    assert started and not {"hpvm-cc", "hpvm-opt"} & set(started), started
     assert list(tmp_path.glob("edge-*.mlir")), "the fused graph is kept next to the build"
 
 

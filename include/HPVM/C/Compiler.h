@@ -278,6 +278,17 @@ typedef enum HPVMHeteroCxxFlags {
 MLIR_CAPI_EXPORTED bool hpvmLowerHeteroCxxFile(const char *input_path, const char *output_path,
                                                unsigned flags, char **diagnostics);
 
+/* hpvm-cc's driver: the command line `argv` (`argc` arguments, argv[0] the program's name)
+ * compiled and linked as hpvm-cc does it (hpvm-cc --help), clang run as processes, the HPVM
+ * steps in this process; messages on this process's stderr (and -v's, --help's on stdout).
+ * Returns hpvm-cc's exit status (0, 1 for an error in the program or the command line, 70 for
+ * an internal error). With HPVMDriverCatchCrashes (hpvm-cc's main), a crash inside the compiler
+ * is reported as an internal error and ends the process; without it (a caller with its own
+ * signal handlers: Python) signals are left alone. One call at a time per process (calls wait
+ * for each other). */
+enum { HPVMDriverCatchCrashes = 1 };
+MLIR_CAPI_EXPORTED int hpvmDriverMain(int argc, char **argv, unsigned flags);
+
 MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
 
 #ifdef __cplusplus

@@ -30,8 +30,9 @@ from .search import Parameter, Space
 
 
 class Program:
-    """A program whose knobs are build steps (hpvm-opt-style transforms, run in this process
-    by the compiler library; hpvm-cc flags), run-time arguments and environment variables.
+    """A program whose knobs are build steps (hpvm-opt-style transforms and hpvm-cc's build,
+    both run in this process by the compiler library), run-time arguments and environment
+    variables.
     Builds are cached in `workdir` by everything that
     goes into them (the knobs, the sources, the compiler); the cost is the median time the
     program prints for its HPVM version."""
@@ -83,6 +84,13 @@ class Program:
             raise HPVMError(f"{self.name}: {what} failed: {' '.join(map(str, command))}\n"
                             f"{done.stderr}")
 
+    def _hpvm_cc(self, arguments, what: str) -> None:
+        """`hpvm-cc <arguments>`, in this process (the compiler library's driver)."""
+        status, said = toolchain.run_driver(arguments)
+        if status != 0:
+            raise HPVMError(f"{self.name}: {what} failed: hpvm-cc "
+                            f"{' '.join(map(str, arguments))}\n{said}")
+
     def _inputs_stamp(self) -> str:
         """What a build depends on besides the knobs: the program's source and the files
         among its other inputs (by content), and the compiler (hpvm-cc, the compiler
@@ -118,8 +126,8 @@ class Program:
                                 error.diagnostics) from None
             transformed.write_text(text)
             source = transformed
-        self._run([toolchain.tool("hpvm-cc"), "-O3", *flags, source, *self.sources(),
-                   "-o", binary], f"hpvm-cc for {values}")
+        self._hpvm_cc(["-O3", *flags, source, *self.sources(), "-o", binary],
+                      f"hpvm-cc for {values}")
         self.builds += 1
         return binary
 
