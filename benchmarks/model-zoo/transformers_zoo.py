@@ -3,7 +3,7 @@
 compiled and checked against onnxruntime. Nothing here is part of `make check`.
 
     python transformers_zoo.py [--only bert,gpt2] [--rounds R] [--threads N] [--work DIR]
-                               [--dynamo] [--profile]
+                               [--dynamo] [--profile] [--cpu-time CALLS]
 
 For each model: a wrapper that takes the inputs positionally (input_ids and attention_mask,
 int64 [batch, seq]; pixel_values for the vision models) and returns one output (the last
@@ -314,7 +314,7 @@ def check(name, dynamo, args, torch, transformers, rows):
     row["result"] = ("ok" if ok else "MISMATCH") + f" ({err:.1e})"
     print(f"   {row['result']}, import {row['import']}, compile {row['compile']}", flush=True)
     data = os.path.join(args.work, f"{tag}_inputs.npz")
-    if ok and (args.rounds or args.profile):
+    if ok and (args.rounds or args.profile or args.cpu_time):
         np.savez(data, **ort_feeds)
     if ok and args.rounds:
         ours, theirs = [], []
@@ -327,6 +327,10 @@ def check(name, dynamo, args, torch, transformers, rows):
         print(f"   hpvm {row['hpvm']} ms, onnxruntime {row['ort']} ms: {ratio:.2f}x", flush=True)
     if ok and args.profile:
         row["profile"] = profile(graph, path, data, args)
+    if ok and args.cpu_time:
+        import zoo
+        row["cpu"] = zoo.cpu_times(path, tag, data, args.cpu_time)
+        print(f"   {row['cpu']}", flush=True)
     rows.append(row)
     return ok
 
@@ -343,6 +347,9 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="also run hpvm's side with HPVM_PROFILE=1: time per op class and the "
                          "slowest leaves (as zoo.py --profile)")
+    ap.add_argument("--cpu-time", type=int, default=0, metavar="CALLS",
+                    help="also both sides on one thread in one process, alternated call by "
+                         "call: the CPU time of CALLS calls each (zoo.py --cpu-time)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or MODELS
     unknown = [n for n in names if n not in MODELS and n not in LARGE]
@@ -379,6 +386,8 @@ def main():
     for r in rows:
         if r.get("profile"):
             print(f"profile of {r['model']} ({r['exporter']}): {r['profile']}")
+        if r.get("cpu"):
+            print(f"{r['model']} ({r['exporter']}): {r['cpu']}")
     print(f"\ntransformers zoo: {len(rows) - len(failed)} of {len(rows)} ok" +
           (f"; failed: {', '.join(failed)}" if failed else ""))
     sys.exit(1 if failed else 0)

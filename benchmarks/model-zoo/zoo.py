@@ -4,7 +4,7 @@ onnxruntime and timed against it (and IREE when it is installed). No weights are
 committed; nothing here is part of `make check` (torch is large): `make zoo-check`.
 
     python zoo.py [--only resnet18,vit_b_16] [--batch 1,8] [--rounds R] [--threads N]
-                  [--work DIR] [--flags '...'] [--profile]
+                  [--work DIR] [--flags '...'] [--profile] [--cpu-time CALLS]
 
 For each family and batch: `hpvm.from_torch` (torch.onnx.export, dynamo=False, opset 17,
 fixed batch, then `hpvm.onnx.load`; the exported model is onnxruntime's), `hpvm.compile(fuse=True)` (compile time and the compiler's
@@ -12,8 +12,9 @@ peak memory), one run compared with onnxruntime (max |diff| / max |ref| <= 1e-4 
 same top class), then R alternated rounds of hpvm and onnxruntime, each side in a process of
 its own (2 warm-up calls, 5 timed; min / median / max ms). With --profile, hpvm's side once
 more with HPVM_PROFILE=1 (2 warm-up + 10 calls): time per op class of the fused graph's leaves
-and the 10 slowest leaves (GFLOP/s of convolutions and products). Exit status 1 when a model
-fails to import, compile or match."""
+and the 10 slowest leaves (GFLOP/s of convolutions and products). With --cpu-time CALLS, both
+sides on one thread in one process, alternated call by call: the CPU time of each call. Exit
+status 1 when a model fails to import, compile or match."""
 
 from __future__ import annotations
 
@@ -152,6 +153,55 @@ def timed_in_child(side, path, name, args, calls=(2, 5), env=None):
     if result.returncode != 0:
         raise RuntimeError(f"the {side} timer failed: {result.stderr[-2000:]}")
     return [float(v) for v in result.stdout.split()], result.stderr
+
+
+# --cpu-time: both libraries on one thread in one process, alternated call by call, each call's
+# CPU time (time.process_time): on a machine busy with other work the wall clock counts the
+# time other processes hold the CPU, and a process's CPU time much less so. argv: model, graph
+# name, inputs (.npy: the model's one input; .npz: by name), calls of each, hpvm-cc flags.
+_ALTERNATE = """
+import sys, time, numpy as np
+path, name, data, rounds = sys.argv[1:5]
+flags = sys.argv[5].split()
+import hpvm, hpvm.onnx, onnxruntime as ort
+run = hpvm.compile(hpvm.onnx.load(path, name=name), fuse=True, flags=flags)
+so = ort.SessionOptions()
+so.intra_op_num_threads, so.inter_op_num_threads = 1, 1
+session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+loaded = np.load(data)
+if hasattr(loaded, "files"):
+    feeds = dict(loaded)
+    theirs = {i.name: feeds[i.name] for i in session.get_inputs()}
+    calls = [lambda: run(**feeds), lambda: session.run(None, theirs)]
+else:
+    calls = [lambda: run(loaded), lambda: session.run(None, {session.get_inputs()[0].name: loaded})]
+for call in calls:
+    call()
+times = [[], []]
+for _ in range(int(rounds)):
+    for side, call in enumerate(calls):
+        t = time.process_time()
+        call()
+        times[side].append((time.process_time() - t) * 1e3)
+for side in times:
+    print(" ".join(str(v) for v in side))
+"""
+
+
+def cpu_times(path, name, data, rounds, flags=""):
+    """hpvm's and onnxruntime's CPU times (ms) of `rounds` calls each, one thread, alternated
+    call by call in a process of their own (after a warm-up call of each); a summary line."""
+    env = dict(os.environ, HPVM_NUM_THREADS="1", OMP_NUM_THREADS="1", HPVM_SPIN_US="0")
+    result = subprocess.run([sys.executable, "-c", _ALTERNATE, path, name, data, str(rounds),
+                             flags], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"the alternating timer failed: {result.stderr[-2000:]}")
+    ours, theirs = ([float(v) for v in line.split()]
+                    for line in result.stdout.strip().splitlines()[-2:])
+    median = lambda ts: sorted(ts)[len(ts) // 2]  # noqa: E731
+    return (f"one thread, CPU time min / median: hpvm {min(ours):.2f} / {median(ours):.2f} ms, "
+            f"onnxruntime {min(theirs):.2f} / {median(theirs):.2f} ms, ort/hpvm "
+            f"{median(theirs) / median(ours):.2f} ({rounds} calls each, alternated)")
 
 
 # --profile: where hpvm's time goes, by the runtime's HPVM_PROFILE lines and the fused graph's
@@ -335,6 +385,11 @@ def check(name, batch, args, torch, rows):
     if ok and args.profile:
         np.save(os.path.join(args.work, "input.npy"), feeds)
         row["profile"] = profile(graph, path, args)
+    if ok and args.cpu_time:
+        data = os.path.join(args.work, "input.npy")
+        np.save(data, feeds)
+        row["cpu"] = cpu_times(path, graph.name, data, args.cpu_time, args.flags)
+        print(f"   {row['cpu']}", flush=True)
     rows.append(row)
     return ok
 
@@ -351,6 +406,9 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="also run hpvm's side with HPVM_PROFILE=1: time per op class and the "
                          "10 slowest layers")
+    ap.add_argument("--cpu-time", type=int, default=0, metavar="CALLS",
+                    help="also both sides on one thread in one process, alternated call by "
+                         "call: the CPU time of CALLS calls each (robust to a busy machine)")
     args = ap.parse_args()
     names = [n for n in args.only.split(",") if n] or list(FAMILIES)
     unknown = [n for n in names if n not in FAMILIES]
@@ -378,6 +436,9 @@ def main():
         print(f"| {r['model']} | {r['batch']} | {r.get('result', '')} | {r.get('compile', '-')} | "
               f"{r.get('rss', '-')} | {r.get('hpvm', '-')} | {r.get('ort', '-')} | "
               f"{r.get('speed', '-')} |")
+    for r in rows:
+        if r.get("cpu"):
+            print(f"{r['model']} batch {r['batch']}: {r['cpu']}")
     if args.profile:
         print("\n| model | batch | share of the time in leaves per op class (hpvm) |")
         print("|---|---|---|")

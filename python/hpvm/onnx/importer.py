@@ -978,7 +978,7 @@ def _fold_bias_add(im: Importer, node: _Node, element: str, columns: int,
     None when there is no such node."""
     out = node.outputs[0] if node.outputs else ""
     readers = im._readers.get(out, [])
-    if not out or im._uses.get(out) != 1 or len(readers) != 1:
+    if not out or columns < 1 or im._uses.get(out) != 1 or len(readers) != 1:
         return None
     add = readers[0]
     if (add.op_type != "Add" or add.proto.domain not in ("", "ai.onnx") or add.attributes
