@@ -10,7 +10,8 @@ For each family and batch: `hpvm.from_torch` (torch.onnx.export, dynamo=False, o
 fixed batch, then `hpvm.onnx.load`; the exported model is onnxruntime's), `hpvm.compile(fuse=True)` (compile time and the compiler's
 peak memory), one run compared with onnxruntime (max |diff| / max |ref| <= 1e-4 and the
 same top class), then R alternated rounds of hpvm and onnxruntime, each side in a process of
-its own (2 warm-up calls, 5 timed; min / median / max ms). With --profile, hpvm's side once
+its own (2 warm-up calls, 5 timed, more for models under 50 ms: at least 0.25 s of calls;
+min / median / max ms). With --profile, hpvm's side once
 more with HPVM_PROFILE=1 (2 warm-up + 10 calls): time per op class of the fused graph's leaves
 and the 10 slowest leaves (GFLOP/s of convolutions and products). With --cpu-time CALLS, both
 sides on one thread in one process, alternated call by call: the CPU time of each call. Exit
@@ -132,23 +133,31 @@ else:
     feed = {session.get_inputs()[0].name: x}
     call = lambda: session.run(None, feed)
 warm, timed = (int(v) for v in sys.argv[7:9]) if len(sys.argv) > 8 else (2, 5)
-for _ in range(warm):
+least = float(sys.argv[9]) if len(sys.argv) > 9 else 0.0
+# Small models: warm-up and timed calls go on until each phase took `least` seconds (a quarter
+# of it to warm up; at most 500 calls), so that a model of 0.1 ms is timed over many calls.
+start, done = time.perf_counter(), 0
+while done < warm or (time.perf_counter() - start < least / 4 and done < 500):
     call()
-for _ in range(timed):
+    done += 1
+spent, done = 0.0, 0
+while done < timed or (spent < least and done < 500):
     t = time.perf_counter()
     call()
-    print((time.perf_counter() - t) * 1e3)
+    t = time.perf_counter() - t
+    spent, done = spent + t, done + 1
+    print(t * 1e3)
 """
 
 
-def timed_in_child(side, path, name, args, calls=(2, 5), env=None):
+def timed_in_child(side, path, name, args, calls=(2, 5), env=None, least=0.25):
     """The times (ms) of `calls` = (warm-up, timed) calls of one side in a process of its own,
-    and that process's stderr."""
+    more where they take less than `least` seconds, and that process's stderr."""
     env = dict(os.environ, HPVM_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads),
                **(env or {}))
     result = subprocess.run([sys.executable, "-c", _TIMER, side, path, name, str(args.threads),
                              os.path.join(args.work, "input.npy"), args.flags,
-                             *(str(c) for c in calls)],
+                             *(str(c) for c in calls), str(least)],
                             capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raise RuntimeError(f"the {side} timer failed: {result.stderr[-2000:]}")
@@ -282,7 +291,7 @@ def profile(graph, path, args):
     timed calls, all profiled), its lines grouped by op class; prints and returns the summary."""
     leaves = fused_leaves(graph, args.work)
     times, err = timed_in_child("hpvm", path, graph.name, args, PROFILE_CALLS,
-                                {"HPVM_PROFILE": "1"})
+                                {"HPVM_PROFILE": "1"}, least=0.0)
     return summarize(leaves, times, err, args.threads)
 
 
