@@ -15,6 +15,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -210,6 +211,110 @@ static void inlineHdcHelpers(Module &module) {
   }
 }
 
+/// The functions whose code runs on a device: the leaves hinted to another target than
+/// the CPU (their __hpvm__hint, after the lowering) and every function they call.
+static SmallPtrSet<Function *, 16> offCpuCode(Module &module) {
+  SmallVector<Function *> work;
+  if (Function *hint = module.getFunction("__hpvm__hint"))
+    for (User *user : hint->users())
+      if (auto *call = dyn_cast<CallInst>(user)) {
+        auto *target = dyn_cast<ConstantInt>(call->getArgOperand(0));
+        if (!target || target->getZExtValue() != 1) // 1: CPU_TARGET
+          work.push_back(call->getFunction());
+      }
+  SmallPtrSet<Function *, 16> code(work.begin(), work.end());
+  while (!work.empty()) {
+    Function *function = work.pop_back_val();
+    for (BasicBlock &block : *function)
+      for (Instruction &instruction : block)
+        if (auto *call = dyn_cast<CallBase>(&instruction))
+          if (Function *callee = call->getCalledFunction();
+              callee && !callee->isDeclaration() && code.insert(callee).second)
+            work.push_back(callee);
+  }
+  return code;
+}
+
+/// The debug records of `function` that describe a variable as a function (the rows' body
+/// of an intrinsic inlined there) describe it as optimized out: a kernel may refer to no
+/// function, not even in its debug information.
+static void forgetFunctionsInDebugInfo(Function &function) {
+  for (BasicBlock &block : function)
+    for (Instruction &instruction : block)
+      for (DbgVariableRecord &record : filterDbgVars(instruction.getDbgRecordRange()))
+        if (llvm::any_of(record.location_ops(), [](Value *v) { return isa<Function>(v); }))
+          record.setKillLocation();
+}
+
+/// hdc.h's `__hetero_hdc_rows(count, body, context)`: the rows of a long intrinsic. In the
+/// graph build, in host code and CPU nodes, they run on the runtime's threads:
+/// `hpvm_rt_parallel_for(1, &count, range, &{body, context})`, where `range` calls
+/// `body(context, begin, end)` for each box of rows (and, should the runtime refuse,
+/// `body(context, 0, count)` runs them all here). In the sequential build and in code that
+/// runs on a device, `body(context, 0, count)`.
+static void lowerHdcRows(Module &module, bool sequential) {
+  Function *marker = module.getFunction("__hetero_hdc_rows");
+  if (!marker)
+    return;
+  LLVMContext &context = module.getContext();
+  Type *ptr = PointerType::getUnqual(context);
+  Type *i64 = Type::getInt64Ty(context);
+  FunctionType *bodyType = FunctionType::get(Type::getVoidTy(context), {ptr, i64, i64}, false);
+  SmallPtrSet<Function *, 16> device = offCpuCode(module);
+  Function *range = nullptr;
+  for (User *user : llvm::make_early_inc_range(marker->users())) {
+    auto *call = dyn_cast<CallInst>(user);
+    if (!call || call->getCalledFunction() != marker)
+      continue;
+    IRBuilder<> b(call);
+    Value *count = b.CreateZExtOrTrunc(call->getArgOperand(0), i64);
+    Value *body = call->getArgOperand(1), *data = call->getArgOperand(2);
+    if (sequential || device.contains(call->getFunction())) {
+      // Inlined: the rows' loop in the code as the intrinsic's was (a kernel's context
+      // then stays in its private memory, which the optimizer takes apart).
+      CallInst *rows = b.CreateCall(bodyType, body, {data, b.getInt64(0), count});
+      call->eraseFromParent();
+      InlineFunctionInfo info;
+      if (isa<Function>(body))
+        (void)InlineFunction(*rows, info);
+      continue;
+    }
+    if (!range) {
+      // range(job, box): job->body(job->context, box->begin[0], box->end[0]).
+      range = Function::Create(FunctionType::get(Type::getVoidTy(context), {ptr, ptr}, false),
+                               GlobalValue::InternalLinkage, "__hpvm_hdc_rows_range", module);
+      IRBuilder<> r(BasicBlock::Create(context, "entry", range));
+      Value *job = range->getArg(0), *box = range->getArg(1);
+      Value *rowsBody = r.CreateLoad(ptr, job);
+      Value *rowsData = r.CreateLoad(ptr, r.CreateConstGEP1_64(r.getInt8Ty(), job, 8));
+      Value *begin = r.CreateLoad(i64, box);
+      Value *end = r.CreateLoad(i64, r.CreateConstGEP1_64(r.getInt8Ty(), box, 24));
+      r.CreateCall(bodyType, rowsBody, {rowsData, begin, end});
+      r.CreateRetVoid();
+    }
+    FunctionCallee parallelFor = module.getOrInsertFunction(
+        "hpvm_rt_parallel_for", FunctionType::get(ptr, {b.getInt32Ty(), ptr, ptr, ptr}, false));
+    FunctionCallee statusFree = module.getOrInsertFunction(
+        "hpvm_status_free", FunctionType::get(Type::getVoidTy(context), {ptr}, false));
+    IRBuilder<> entry(&*call->getFunction()->getEntryBlock().getFirstInsertionPt());
+    Value *extent = entry.CreateAlloca(i64, nullptr, "rows.extent");
+    Value *job = entry.CreateAlloca(ArrayType::get(ptr, 2), nullptr, "rows.job");
+    b.CreateStore(count, extent);
+    b.CreateStore(body, job);
+    b.CreateStore(data, b.CreateConstGEP1_64(b.getInt8Ty(), job, 8));
+    Value *status = b.CreateCall(parallelFor, {b.getInt32(1), extent, range, job});
+    Instruction *refused = SplitBlockAndInsertIfThen(b.CreateIsNotNull(status), call, false);
+    b.SetInsertPoint(refused);
+    b.CreateCall(statusFree, {status});
+    b.CreateCall(bodyType, body, {data, b.getInt64(0), count});
+    call->eraseFromParent();
+  }
+  if (marker->use_empty())
+    marker->eraseFromParent();
+  for (Function *function : device)
+    forgetFunctionsInDebugInfo(*function);
+}
+
 /// Each section begin has its end, and each section or task end takes the value
 /// of a begin of its kind (in both builds: the sequential one drops the markers,
 /// and would accept a program the graph build refuses).
@@ -358,6 +463,7 @@ bool lowerHeteroCxx(Module &module, function_ref<void(StringRef)> report,
   hetero::Lowering lowering(module, reporter, options.streaming);
   if (!(sequential ? lowering.runSequential() : lowering.run()) || reporter.failed())
     return false;
+  lowerHdcRows(module, sequential);
   // The markers' declarations go with their last calls.
   for (Function &function : llvm::make_early_inc_range(module))
     if (function.isDeclaration() && function.use_empty() &&

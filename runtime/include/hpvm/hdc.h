@@ -60,6 +60,32 @@ template <int M, int N, typename T> struct hypermatrix {
  * OpenCL kernel needs of its private memory). */
 #define HPVM_HDC_INLINE __attribute__((always_inline)) inline
 
+} // namespace hpvm::hdc
+
+/* Rows [0, count) of an intrinsic's loop, each row independent of the others (its own
+ * outputs, its sums in their own order): `body(context, begin, end)` runs rows [begin, end).
+ * hpvm-cc rewrites each call: in the graph build, rows run on the runtime's threads
+ * (hpvm_rt_parallel_for) in the host's code and in CPU nodes, else (the sequential build,
+ * nodes hinted to a device) body(context, 0, count) runs them all in order. The same rows
+ * compute the same bits either way. Never defined. */
+extern "C" void __hetero_hdc_rows(size_t count, void (*body)(void *, size_t, size_t),
+                                  void *context) noexcept;
+
+namespace hpvm::hdc {
+/* Below this many multiply-adds an intrinsic runs on its node's one thread. (Named as the
+ * intrinsics are, so that hpvm-cc inlines it too: each call sits in the node it serves.) */
+constexpr size_t kParallelWork = (size_t)1 << 18;
+
+template <typename Context>
+HPVM_HDC_INLINE void __hetero_hdc_for_rows(size_t count, size_t work,
+                                           void (*body)(void *, size_t, size_t),
+                                           Context *context) noexcept {
+  if (count > 1 && work >= kParallelWork)
+    __hetero_hdc_rows(count, body, context);
+  else
+    body(context, 0, count);
+}
+
 /* Dot product of n elements in index order, with 8 independent rows at once where the
  * caller asks for several (the order of each row's sum is the same either way). */
 template <typename T>
@@ -155,6 +181,65 @@ template <typename T> HPVM_HDC_INLINE void fillRandom(T *out, size_t n) noexcept
 template <typename T> HPVM_HDC_INLINE void fillGaussian(T *out, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i)
     out[i] = (T)(sqrt(-2.0 * log(uniformOpen())) * cos(6.283185307179586 * uniformOpen()));
+}
+
+/* The row loops of the intrinsics that take long (__hetero_hdc_for_rows runs them): rows
+ * [begin, end) of out (or r), from the sizes and buffers of the context. Inlined where they
+ * are called directly (a kernel has no calls); the runtime's threads call them through their
+ * address. */
+template <typename T> struct RowsOfVector {
+  const T *x, *rows; // x against rows of n elements
+  T *out;
+  size_t n;
+};
+template <typename T>
+__attribute__((always_inline)) void dotRowsBody(void *context, size_t begin,
+                                                size_t end) noexcept {
+  auto *c = static_cast<RowsOfVector<T> *>(context);
+  dotRows(c->x, c->rows + begin * c->n, c->n, end - begin, c->n, c->out + begin);
+}
+template <typename T>
+__attribute__((always_inline)) void cossimRowsBody(void *context, size_t begin,
+                                                   size_t end) noexcept {
+  auto *c = static_cast<RowsOfVector<T> *>(context);
+  for (size_t m = begin; m < end; ++m)
+    c->out[m] = cosineSimilarity(c->x, c->rows + m * c->n, c->n);
+}
+template <typename T>
+__attribute__((always_inline)) void normRowsBody(void *context, size_t begin,
+                                                 size_t end) noexcept {
+  auto *c = static_cast<RowsOfVector<T> *>(context);
+  for (size_t m = begin; m < end; ++m)
+    c->out[m] = norm(c->rows + m * c->n, c->n);
+}
+
+template <typename T> struct RowsOfMatrices {
+  const T *a, *b; // rows of n elements each
+  T *r;           // a's rows by b's k rows
+  size_t n, k;
+};
+template <typename T>
+__attribute__((always_inline)) void matmulRowsBody(void *context, size_t begin,
+                                                   size_t end) noexcept {
+  auto *c = static_cast<RowsOfMatrices<T> *>(context);
+  for (size_t i = begin; i < end; ++i)
+    dotRows(c->a + i * c->n, c->b, c->n, c->k, c->n, c->r + i * c->k);
+}
+template <typename T>
+__attribute__((always_inline)) void cossimMatrixBody(void *context, size_t begin,
+                                                     size_t end) noexcept {
+  auto *c = static_cast<RowsOfMatrices<T> *>(context);
+  for (size_t i = begin; i < end; ++i)
+    for (size_t k = 0; k < c->k; ++k)
+      c->r[i * c->k + k] = cosineSimilarity(c->a + i * c->n, c->b + k * c->n, c->n);
+}
+template <typename T>
+__attribute__((always_inline)) void hammingMatrixBody(void *context, size_t begin,
+                                                      size_t end) noexcept {
+  auto *c = static_cast<RowsOfMatrices<T> *>(context);
+  for (size_t i = begin; i < end; ++i)
+    for (size_t k = 0; k < c->k; ++k)
+      c->r[i * c->k + k] = hamming(c->a + i * c->n, c->b + k * c->n, c->n);
 }
 
 } // namespace hpvm::hdc
@@ -368,7 +453,8 @@ template <int M, int N, typename T>
 HPVM_HDC_INLINE __hypervector__<M, T> __hetero_hdc_matmul(const __hypervector__<N, T> &v,
                                                  const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
-  hpvm::hdc::dotRows(v.elements, a.elements, N, M, N, r.elements);
+  hpvm::hdc::RowsOfVector<T> rows{v.elements, a.elements, r.elements, (size_t)N};
+  hpvm::hdc::__hetero_hdc_for_rows(M, (size_t)M * N, hpvm::hdc::dotRowsBody<T>, &rows);
   return r;
 }
 
@@ -389,8 +475,8 @@ template <int M, int N, typename T>
 HPVM_HDC_INLINE __hypervector__<M, T> __hetero_hdc_cossim(const __hypervector__<N, T> &v,
                                                  const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
-  for (size_t m = 0; m < (size_t)M; ++m)
-    r.elements[m] = hpvm::hdc::cosineSimilarity(v.elements, a.row(m), N);
+  hpvm::hdc::RowsOfVector<T> rows{v.elements, a.elements, r.elements, (size_t)N};
+  hpvm::hdc::__hetero_hdc_for_rows(M, (size_t)M * N, hpvm::hdc::cossimRowsBody<T>, &rows);
   return r;
 }
 template <int M, int N, typename T>
@@ -405,8 +491,8 @@ __hetero_hdc_hamming_distance(const __hypervector__<N, T> &v,
 template <int M, int N, typename T>
 HPVM_HDC_INLINE __hypervector__<M, T> __hetero_hdc_l2norm(const __hypermatrix__<M, N, T> &a) noexcept {
   __hypervector__<M, T> r;
-  for (size_t m = 0; m < (size_t)M; ++m)
-    r.elements[m] = hpvm::hdc::norm(a.row(m), N);
+  hpvm::hdc::RowsOfVector<T> rows{nullptr, a.elements, r.elements, (size_t)N};
+  hpvm::hdc::__hetero_hdc_for_rows(M, (size_t)M * N, hpvm::hdc::normRowsBody<T>, &rows);
   return r;
 }
 
@@ -437,8 +523,8 @@ HPVM_HDC_INLINE __hypermatrix__<M, P, T> __hetero_hdc_matmul_hm_hm(const __hyper
                                                           size_t = M, size_t = N,
                                                           size_t = P) noexcept {
   __hypermatrix__<M, P, T> r;
-  for (size_t i = 0; i < (size_t)M; ++i)
-    hpvm::hdc::dotRows(a.row(i), b.elements, N, P, N, r.row(i));
+  hpvm::hdc::RowsOfMatrices<T> rows{a.elements, b.elements, r.elements, (size_t)N, (size_t)P};
+  hpvm::hdc::__hetero_hdc_for_rows(M, (size_t)M * N * P, hpvm::hdc::matmulRowsBody<T>, &rows);
   return r;
 }
 /* B given as N rows of P (the ordinary product, R[i][k] = sum over j of A[i][j] * B[j][k]),
@@ -462,9 +548,8 @@ HPVM_HDC_INLINE __hypermatrix__<M, K, T> __hetero_hdc_cossim_hm_hm(const __hyper
                                                           size_t = M, size_t = K,
                                                           size_t = D) noexcept {
   __hypermatrix__<M, K, T> r;
-  for (size_t i = 0; i < (size_t)M; ++i)
-    for (size_t k = 0; k < (size_t)K; ++k)
-      r.row(i)[k] = hpvm::hdc::cosineSimilarity(a.row(i), b.row(k), D);
+  hpvm::hdc::RowsOfMatrices<T> rows{a.elements, b.elements, r.elements, (size_t)D, (size_t)K};
+  hpvm::hdc::__hetero_hdc_for_rows(M, (size_t)M * K * D, hpvm::hdc::cossimMatrixBody<T>, &rows);
   return r;
 }
 template <int M, int K, int D, typename T>
@@ -473,9 +558,8 @@ __hetero_hdc_hamming_distance_hm_hm(const __hypermatrix__<M, D, T> &a,
                                     const __hypermatrix__<K, D, T> &b, size_t = M, size_t = K,
                                     size_t = D) noexcept {
   __hypermatrix__<M, K, T> r;
-  for (size_t i = 0; i < (size_t)M; ++i)
-    for (size_t k = 0; k < (size_t)K; ++k)
-      r.row(i)[k] = hpvm::hdc::hamming(a.row(i), b.row(k), D);
+  hpvm::hdc::RowsOfMatrices<T> rows{a.elements, b.elements, r.elements, (size_t)D, (size_t)K};
+  hpvm::hdc::__hetero_hdc_for_rows(M, (size_t)M * K * D, hpvm::hdc::hammingMatrixBody<T>, &rows);
   return r;
 }
 /* labels[i] = the index of row i's largest (smallest) element. */
