@@ -14,6 +14,7 @@
 #   run) each of IBM/era's src/*.c but cv_toolset.c, both ways, one PASS/FAIL line per file.
 #   The HDC programs (README.md), when present, as clones:
 #     PRISM-HDC-Demo/simple_examples  HD-Classification/Hetero-C++  HD-Clustering/Hetero-C++
+#   and IBM/scheduler-library's mini-era, as a clone: scheduler-library/examples/mini-era
 #   HDC_OPENCL=1: HD-Classification also with its hinted tasks as OpenCL kernels.
 # Tools from ${HPVM_BIN:-build/bin}. Builds and outputs go to a mktemp directory, removed at
 # the end (kept, and named, with HETERO_CHECK_KEEP=1). Exit status 1 when any program fails
@@ -245,7 +246,8 @@ make_fixed_time() {
 }
 
 # compare_hdc NAME DIR RESULT NODES ARGS...: runs DIR/graph and DIR/seq in DIR/run (where
-# ../dataset is DIR/dataset), as compare does; RESULT is the file each writes there. NODES
+# ../dataset is DIR/dataset), as compare does; RESULT is the file each writes there. The
+# lines of stdout that match TIMES_RE (default "mSec") are left out of the comparison. NODES
 # "any" takes any number of node runs but none (other revisions than README.md's have other
 # graphs: HD_CLASSIFICATION_NODES=any, HD_CLUSTERING_NODES=any).
 compare_hdc() {
@@ -266,7 +268,7 @@ compare_hdc() {
     fi
     rm -f "$dir/$mode.result"
     [[ -z $result || ! -f "$dir/run/$result" ]] || mv "$dir/run/$result" "$dir/$mode.result"
-    grep -v 'mSec' "$dir/$mode.out" >"$dir/$mode.kept" || true
+    grep -v "${TIMES_RE:-mSec}" "$dir/$mode.out" >"$dir/$mode.kept" || true
   done
   traced=$(grep -c '^hpvm-trace: ' "$dir/graph.err" || true)
   names=$(sed -n 's/^hpvm-trace: //p' "$dir/graph.err" | sort | uniq -c |
@@ -372,6 +374,43 @@ check_hd_clustering() {
   compare_hdc hd-clustering "$dir" out.txt "${HD_CLUSTERING_NODES:-5}" 2 || return 0
 }
 
+# (9) IBM/scheduler-library examples/mini-era, the EPOCHS fork's HPVM build (Makefile target
+# hpvm-cpu, hw_config_files/build_local.config): an 8-task graph (radar FFT and its distance,
+# Viterbi decoding in 4 steps, the CV stand-in, plan and control) nested in a task of a root
+# section, launched once per time step of a trace. Its sources are C++ named .c (the
+# Makefile compiles them with clang++): linked here as .cpp. Flags: the Makefile's, plus
+# -fno-exceptions (its ESP build's) and -Xclang -std=gnu++14 (HPVM 2.x's clang defaulted to
+# C++14; its include/hpvm.h declares __hpvm__init, __hpvm__cleanup and
+# __hpvm__isNonZeroLoop noexcept and its include/hetero.h the same without, which C++17
+# refuses). Not -DHPVM_BASE_CRIT: that code does not compile with any compiler (undeclared
+# names). Its `__hpvm__task` calls are ignored with a warning. Inputs: the repository's own
+# traces (the 500-step tt02_0500.new, the 1k-sample radar dictionary). Stdout is compared
+# without the lines that report times (usec).
+check_mini_era() {
+  local base
+  find_first base "$PROGRAMS/scheduler-library" "$PROGRAMS/mini-era"
+  if [[ -z $base || ! -d "$base/examples/mini-era/src" ]]; then
+    echo "SKIP mini-era: no scheduler-library/examples/mini-era under $PROGRAMS"
+    return 0
+  fi
+  local me="$base/examples/mini-era" dir="$WORK/mini-era" f
+  mkdir -p "$dir/src" "$dir/run"
+  for f in "$me"/src/*.c; do ln -sf "$f" "$dir/src/$(basename "$f" .c).cpp"; done
+  ln -sfn "$me/traces" "$dir/run/traces"
+  build mini-era "$dir" -- -O2 -fno-exceptions -Xclang -std=gnu++14 \
+    -I "$me/include" -I "$base/task_library/include" -DINT_TIME -DUSE_ESP_INTERFACE \
+    -DNUM_CPU_ACCEL=3 -DNUM_VIT_ACCEL=0 -DNUM_FFT_ACCEL=0 -DNUM_CV_ACCEL=0 \
+    -DMAX_RADAR_LOGN=14 -DBYPASS_KERAS_CV_CODE -DHPVM -DDEVICE=CPU_TARGET -DHCC \
+    "$dir"/src/*.cpp -lm || return 0
+  # 500 time steps, a launch each of the 8 tasks.
+  local TIMES_RE=' usec'
+  compare_hdc mini-era "$dir" "" "${MINI_ERA_NODES:-4000}" -T traces/tt02_0500.new \
+    -R traces/norm_radar_01k_dictionary.dfn -V traces/vit_dictionary.dfn \
+    -C traces/objects_dictionary.dfn || return 0
+  grep -q '^Done\.$' "$dir/seq.out" ||
+    fail "mini-era: the sequential build does not end with 'Done.'"
+}
+
 echo "hetero-check: programs from $PROGRAMS, hpvm-cc $HPVMCC"
 check_matmul
 check_era_tmprun
@@ -380,6 +419,7 @@ check_hpvm_onnx_revisions
 check_prism
 check_hd_classification
 check_hd_clustering
+check_mini_era
 [[ $ERA_FULL == 1 ]] && check_era_full
 echo "hetero-check: $PASSED passed, $FAILED failed"
 [[ $FAILED == 0 ]]
