@@ -1,5 +1,6 @@
-/* tensor_activation_test.c - the logistic activations of the tensor kernels' epilogues
- * (HPVM_RT_TENSOR_SIGMOID, HPVM_RT_TENSOR_SILU) give, bit for bit, a scalar reference that
+/* tensor_activation_test.c - the late activations of the tensor kernels' epilogues
+ * (HPVM_RT_TENSOR_SIGMOID, HPVM_RT_TENSOR_SILU, HPVM_RT_TENSOR_HARDSWISH: the map's operations
+ * one at a time) give, bit for bit, a scalar reference that
  * follows the compiled code's expansion of hpvm.tensor.sigmoid step by step (MLIR's polynomial
  * exp: clamps, fmaf with log2(e), floor, the two-step reduction, the polynomial, 2^n from its
  * bits, 1 / (1 + e)), applied to the same call's result without activation; in every
@@ -53,7 +54,21 @@ static float reference_sigmoid(float in) {
   return 1.0f / d;
 }
 
+/* The importer's hpvm.tensor.map for ONNX HardSwish, an operation at a time: mulf by 1/6,
+ * addf 0.5, minimumf 1, maximumf 0 (both keeping a NaN), mulf by the input. */
+static float reference_hardswish(float x) {
+  float t = x * 0.166666672f;
+  t = t + 0.5f;
+  if (t == t && !(t < 1.0f))
+    t = 1.0f;
+  if (t == t && !(t > 0.0f))
+    t = 0.0f;
+  return x * t;
+}
+
 static float reference(float v, int64_t activation) {
+  if (activation == HPVM_RT_TENSOR_HARDSWISH)
+    return reference_hardswish(v);
   float s = reference_sigmoid(v);
   return activation == HPVM_RT_TENSOR_SILU ? v * s : s;
 }
@@ -98,7 +113,7 @@ static void check_conv(const conv_t *k, int constant) {
       constant ? hpvm_rt_tensor_conv2d_constant_f32 : hpvm_rt_tensor_conv2d_f32;
   conv(input, filter, bias, pre, k->n, k->c, k->h, k->w, k->f, k->kh, k->kw, oh, ow, k->pad,
        k->pad, k->stride, k->stride, k->groups, HPVM_RT_TENSOR_IDENTITY, 0.0);
-  for (int64_t a = HPVM_RT_TENSOR_SIGMOID; a <= HPVM_RT_TENSOR_SILU; ++a) {
+  for (int64_t a = HPVM_RT_TENSOR_SIGMOID; a <= HPVM_RT_TENSOR_HARDSWISH; ++a) {
     memset(out, 0xff, sizeof(float) * (size_t)outs);
     conv(input, filter, bias, out, k->n, k->c, k->h, k->w, k->f, k->kh, k->kw, oh, ow, k->pad,
          k->pad, k->stride, k->stride, k->groups, a, 0.0);
@@ -124,7 +139,7 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, const f
   float *pre = malloc(sizeof(float) * (size_t)outs);
   float *out = malloc(sizeof(float) * (size_t)outs);
   hpvm_rt_tensor_matmul_f32(a, b, bias, pre, batch, m, n, k, HPVM_RT_TENSOR_IDENTITY, 0.0);
-  for (int64_t act = HPVM_RT_TENSOR_SIGMOID; act <= HPVM_RT_TENSOR_SILU; ++act) {
+  for (int64_t act = HPVM_RT_TENSOR_SIGMOID; act <= HPVM_RT_TENSOR_HARDSWISH; ++act) {
     memset(out, 0xff, sizeof(float) * (size_t)outs);
     hpvm_rt_tensor_matmul_f32(a, b, bias, out, batch, m, n, k, act, 0.0);
     expect("matmul", pre, out, outs, act);
@@ -155,7 +170,7 @@ static void check_special(void) {
   check_matmul(1, 64, kCount / 64, 1, ones, values, NULL);
   /* A pointwise convolution of one channel: the image passes through the direct kernel. */
   float *out = malloc(sizeof(float) * kCount);
-  for (int64_t a = HPVM_RT_TENSOR_SIGMOID; a <= HPVM_RT_TENSOR_SILU; ++a) {
+  for (int64_t a = HPVM_RT_TENSOR_SIGMOID; a <= HPVM_RT_TENSOR_HARDSWISH; ++a) {
     hpvm_rt_tensor_conv2d_f32(values, &one, NULL, out, 1, 1, 64, 64, 1, 1, 1, 64, 64, 0, 0, 1,
                               1, 1, a, 0.0);
     /* 0 + 1 * -0 is +0: the sum starts from zero. */
@@ -229,8 +244,9 @@ int main(void) {
   CHECK_EQ_INT(failed, 0);
   /* An unknown activation computes nothing (one warning). */
   float a = 1.0f, c = 42.0f;
-  hpvm_rt_tensor_matmul_f32(&a, &a, NULL, &c, 1, 1, 1, 1, HPVM_RT_TENSOR_SILU + 1, 0.0);
+  hpvm_rt_tensor_matmul_f32(&a, &a, NULL, &c, 1, 1, 1, 1, HPVM_RT_TENSOR_HARDSWISH + 1, 0.0);
   CHECK(c == 42.0f);
-  printf("tensor_activation_test: sigmoid and silu epilogues equal the reference bit for bit\n");
+  printf("tensor_activation_test: sigmoid, silu and hardswish epilogues equal the reference bit "
+         "for bit\n");
   return 0;
 }

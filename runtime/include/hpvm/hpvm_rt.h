@@ -166,6 +166,9 @@ typedef enum hpvm_rt_tensor_activation_e {
    * operations and roundings): the bits of an unfused hpvm.tensor.sigmoid. */
   HPVM_RT_TENSOR_SIGMOID = 3,
   HPVM_RT_TENSOR_SILU = 4, /* x * sigmoid(x) (SiLU, swish), sigmoid as above */
+  /* x * max(min(x * (1/6) + 0.5, 1), 0) (HardSwish), each operation rounded to f32, min and
+   * max keeping a NaN: the bits of the ONNX importer's hpvm.tensor.map for it. */
+  HPVM_RT_TENSOR_HARDSWISH = 5,
 } hpvm_rt_tensor_activation_t;
 
 /* c[b] = act(a[b] * b[b] + bias) for each of `batch` row-major products (a: m x k, b: k x n,

@@ -32,7 +32,7 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
   hpvm_tensor_depthwise_fn kernel = kernels->depthwise;
   /* The logistic activations over each finished plane (in the cache), with the widest
    * vectors the CPU has: the depthwise kernel's own are 8 floats wide. */
-  int logistic = hpvm_tensor_logistic(d->activation);
+  int logistic = hpvm_tensor_activation_late(d->activation);
   int64_t floats = hpvm_tensor_depthwise_scratch(d->width, d->kernel_h, d->kernel_w, d->out_h,
                                                  d->out_w, d->pad_w, d->stride_h, d->stride_w);
   /* Zeroed once: every plane writes the same positions (the padding stays zero). Without
@@ -332,7 +332,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   int64_t block = wide ? HPVM_TENSOR_DIRECT_MR_WIDE : HPVM_TENSOR_MR;
   /* The logistic activations after each block, not in the kernels: their registers hold the
    * accumulators (the sigmoid inlined there made every convolution 1.5-2x slower). */
-  int64_t late = hpvm_tensor_logistic(activation) ? activation : HPVM_RT_TENSOR_IDENTITY;
+  int64_t late = hpvm_tensor_activation_late(activation) ? activation : HPVM_RT_TENSOR_IDENTITY;
   *d = (direct_t){input, filter, bias, NULL, wide ? k->direct_wide : k->direct, block,
                   output, late == HPVM_RT_TENSOR_IDENTITY ? activation : HPVM_RT_TENSOR_IDENTITY,
                   late, max,
@@ -627,7 +627,7 @@ static void conv2d(const char *what, const float *input, const float *filter,
     if (kh == 1 && kw == 1 && h * w == 1 && groups == 1 &&
         conv_vector(input, filter, bias, output, n, c, f, activation, max, constant))
       return;
-    int planes_after = !across && hpvm_tensor_logistic(activation) && n * f * oh * ow < (1 << 20);
+    int planes_after = !across && hpvm_tensor_activation_late(activation) && n * f * oh * ow < (1 << 20);
     int64_t own = planes_after ? HPVM_RT_TENSOR_IDENTITY : activation;
     if (across)
       hpvm_tensor_conv_across(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,

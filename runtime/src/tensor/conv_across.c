@@ -307,7 +307,7 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
                              int64_t activation, float max, int constant, int wide) {
   const hpvm_tensor_kernels_t *k = hpvm_tensor_kernels();
   int64_t fb = wide ? HPVM_TENSOR_FB_WIDE : HPVM_TENSOR_FB;
-  int64_t late = hpvm_tensor_logistic(activation) ? activation : HPVM_RT_TENSOR_IDENTITY;
+  int64_t late = hpvm_tensor_activation_late(activation) ? activation : HPVM_RT_TENSOR_IDENTITY;
   across_t a = {input, filter, bias, NULL, NULL, NULL, 0, 0, output,
                 late == HPVM_RT_TENSOR_IDENTITY ? activation : HPVM_RT_TENSOR_IDENTITY, late, max,
                 c, h, w, f, kh, kw, oh, ow, pad_h, pad_w, stride_h, stride_w, groups,

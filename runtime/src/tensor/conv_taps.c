@@ -489,7 +489,7 @@ void hpvm_tensor_conv_taps(const float *input, const float *filter, const float 
                            int64_t offset, int constant) {
   if (n == 0 || f == 0 || oh == 0 || ow == 0)
     return;
-  if (hpvm_tensor_logistic(activation)) {
+  if (hpvm_tensor_activation_late(activation)) {
     /* As the direct convolutions: the kernels' epilogues stay short, the logistic
      * activations run over the finished planes. */
     hpvm_tensor_conv_taps(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,

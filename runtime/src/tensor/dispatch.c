@@ -146,9 +146,10 @@ int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values) 
 }
 
 int hpvm_tensor_activation_valid(const char *what, int64_t activation) {
-  if (activation < HPVM_RT_TENSOR_IDENTITY || activation > HPVM_RT_TENSOR_SILU) {
+  if (activation < HPVM_RT_TENSOR_IDENTITY || activation > HPVM_RT_TENSOR_HARDSWISH) {
     hpvm_warning("%s: unknown activation %lld (expected 0: identity, 1: relu, 2: clipped "
-                 "relu, 3: sigmoid, 4: silu); nothing computed", what, (long long)activation);
+                 "relu, 3: sigmoid, 4: silu, 5: hardswish); nothing computed", what,
+                 (long long)activation);
     return 0;
   }
   return 1;

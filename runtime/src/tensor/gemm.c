@@ -218,7 +218,7 @@ static void epilogue(float *c, int64_t ldc, int64_t rows, int64_t cols, const fl
   if (!bias && activation == HPVM_RT_TENSOR_IDENTITY)
     return;
   /* The logistic activations in vectors, after the bias. */
-  int logistic = hpvm_tensor_logistic(activation);
+  int logistic = hpvm_tensor_activation_late(activation);
   int64_t scalar = logistic ? HPVM_RT_TENSOR_IDENTITY : activation;
   hpvm_tensor_activate_fn activate = logistic ? hpvm_tensor_kernels()->activate : NULL;
   for (int64_t i = 0; i < rows; ++i) {

@@ -106,7 +106,7 @@ const float *hpvm_tensor_packed_constant(const void *source, const void *bias,
                                          size_t floats, hpvm_tensor_pack_fn pack,
                                          void *context);
 
-/* The logistic activations (hpvm_tensor_logistic) over `planes` finished output planes of
+/* The late activations (hpvm_tensor_activation_late) over `planes` finished output planes of
  * `plane` floats each, one task per plane on the pool (the kernels' `activate`, bit for bit
  * hpvm_tensor_activate). The convolution kernels' own epilogues only add the bias and clamp:
  * the sigmoid inlined there slowed every convolution down. */
@@ -529,9 +529,21 @@ static inline float hpvm_tensor_sigmoid(float v) {
   return 1.0f / e;
 }
 
-/* Whether an activation is computed by hpvm_tensor_sigmoid (the epilogues vectorize it). */
-static inline int hpvm_tensor_logistic(int64_t activation) {
-  return activation == HPVM_RT_TENSOR_SIGMOID || activation == HPVM_RT_TENSOR_SILU;
+/* HPVM_RT_TENSOR_HARDSWISH of one value: the map's operations one at a time (separate
+ * statements: never contracted into a fused multiply-add). */
+static inline float hpvm_tensor_hardswish(float x) {
+  float t = x * 0.166666672f;
+  t = t + 0.5f;
+  t = t != t || t < 1.0f ? t : 1.0f;
+  t = t != t || t > 0.0f ? t : 0.0f;
+  return x * t;
+}
+
+/* Whether an activation is left to `activate` after the kernels' own epilogues (which add the
+ * bias and clamp only): the logistic ones (hpvm_tensor_sigmoid) and HardSwish. */
+static inline int hpvm_tensor_activation_late(int64_t activation) {
+  return activation == HPVM_RT_TENSOR_SIGMOID || activation == HPVM_RT_TENSOR_SILU ||
+         activation == HPVM_RT_TENSOR_HARDSWISH;
 }
 
 /* The scalar epilogue's activation (clipped relu clips at max). */
@@ -542,6 +554,8 @@ static inline float hpvm_tensor_activate(float v, int64_t activation, float max)
     return hpvm_tensor_sigmoid(v);
   if (activation == HPVM_RT_TENSOR_SILU)
     return v * hpvm_tensor_sigmoid(v);
+  if (activation == HPVM_RT_TENSOR_HARDSWISH)
+    return hpvm_tensor_hardswish(v);
   v = v > 0.0f ? v : 0.0f;
   return activation == HPVM_RT_TENSOR_CLIPPED_RELU && v > max ? max : v;
 }

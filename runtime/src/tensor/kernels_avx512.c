@@ -571,7 +571,7 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                   float activation_max, float *scratch) {
   if (!scratch ||
       !hpvm_tensor_depthwise_scratch(w, kh, kw, oh, ow, pad_w, stride_h, stride_w) ||
-      hpvm_tensor_logistic(activation)) {
+      hpvm_tensor_activation_late(activation)) {
     hpvm_tensor_depthwise_avx2(input, h, w, filter, kh, kw, output, oh, ow, pad_h, pad_w,
                                stride_h, stride_w, bias, activation, activation_max, scratch);
     return;
@@ -708,14 +708,27 @@ void hpvm_tensor_scatter_tile_avx512(const float *tile, int64_t fb, int64_t posi
 
 void hpvm_tensor_activate_avx512(float *x, int64_t count, int64_t activation,
                                  float activation_max) {
-  if (!hpvm_tensor_logistic(activation)) {
+  if (!hpvm_tensor_activation_late(activation)) {
     for (int64_t i = 0; i < count; ++i)
       x[i] = hpvm_tensor_activate(x[i], activation, activation_max);
     return;
   }
   for (int64_t i = 0; i < count; i += 16) {
     __mmask16 live = count - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (count - i)) - 1);
-    v16f v = (v16f)_mm512_maskz_loadu_ps(live, x + i), s = sigmoid16(v);
-    _mm512_mask_storeu_ps(x + i, live, (__m512)(activation == HPVM_RT_TENSOR_SILU ? v * s : s));
+    __m512 v = _mm512_maskz_loadu_ps(live, x + i);
+    if (activation == HPVM_RT_TENSOR_HARDSWISH) {
+      /* hpvm_tensor_hardswish's operations one by one (min and max keep a NaN). */
+      __m512 t = _mm512_add_ps(_mm512_mul_ps(v, _mm512_set1_ps(0.166666672f)),
+                               _mm512_set1_ps(0.5f));
+      __mmask16 nan = _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
+      t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, _mm512_set1_ps(1.0f), _CMP_LT_OQ) | nan,
+                               _mm512_set1_ps(1.0f), t);
+      t = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_GT_OQ) | nan, t);
+      _mm512_mask_storeu_ps(x + i, live, _mm512_mul_ps(v, t));
+      continue;
+    }
+    v16f s = sigmoid16((v16f)v);
+    _mm512_mask_storeu_ps(x + i, live,
+                          (__m512)(activation == HPVM_RT_TENSOR_SILU ? (v16f)v * s : s));
   }
 }
