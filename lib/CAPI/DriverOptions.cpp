@@ -67,8 +67,8 @@ std::string valueText(const std::string &value) { return value; }
 bool parseCount(StringRef flag, StringRef text, unsigned low, unsigned high,
                 unsigned &value, char **error) {
   unsigned long long parsed = 0;
-  if (text.empty() || !llvm::isDigit(text.front()) || llvm::getAsUnsignedInteger(text, 10, parsed) ||
-      parsed < low || parsed > high) {
+  if (text.empty() || !llvm::isDigit(text.front()) ||
+      llvm::getAsUnsignedInteger(text, 10, parsed) || parsed < low || parsed > high) {
     setError(error, "'" + flag + "' expects a count from " + Twine(low) + " to " +
                         Twine(high) + ", found '" + text + "'");
     return false;
