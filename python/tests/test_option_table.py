@@ -86,3 +86,28 @@ def test_the_options_string_reaches_the_pipeline():
     pipeline = build.options.pipeline()
     assert "inline-leaves=false" in pipeline and "lanes=8" in pipeline
     assert "devices={opencl}" in pipeline
+
+
+def test_a_wrong_option_of_the_library_is_an_error():
+    options = toolchain.DriverOptions()
+    with pytest.raises(hpvm.HPVMError, match="invalid option 'bogus=.*no such option bogus"):
+        options.set("bogus", "1")
+    with pytest.raises(hpvm.HPVMError, match="invalid option 'lanes="):
+        options.set("lanes", "many")
+    with pytest.raises(hpvm.HPVMError, match="no pipeline option 'bogus'"):
+        options.get("bogus")
+    options.set("devices", "cuda,opencl")
+    assert options.get("devices") == "cuda,opencl"
+    options.set("devices", "")
+    assert options.get("devices") == "" and "devices=" not in options.string()
+
+
+def test_the_driver_runs_in_this_process(tmp_path):
+    # hpvm-cc's driver through the library: its exit status and its diagnostics.
+    status, said = toolchain.run_driver(["--target=tpu", "x.mlir"])
+    assert status == 1 and "unknown target 'tpu'; expected cpu, gpu or opencl" in said
+    source = tmp_path / "broken.mlir"
+    source.write_text("hpvm.nonsense\n")
+    status, said = toolchain.run_driver(["--emit=llvm", str(source), "-o", str(tmp_path / "x.ll")])
+    assert status == 1 and "broken.mlir:1:1: error" in said
+    assert "hpvm-cc: error: compilation failed" in said
