@@ -326,6 +326,57 @@ Value reduceAxis(
                  });
 }
 
+/// Reduces `input` along its last axis as reduceAxis does, each row's elements
+/// combined in the same order, but with the rows of the dimension before the
+/// axis innermost: the loops run over the outer dimensions, then the axis,
+/// then those rows, so that the rows' accumulations are independent chains
+/// side by side (a row's own chain, in order, waits on each add's latency and
+/// does not vectorize). Null unless the input has rank >= 3, and outer
+/// dimensions of at least 2 elements for the pool to split.
+Value reduceLastAxisInterleaved(
+    OpBuilder &b, Location loc, Value input, Value start,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  unsigned rank = type.getRank();
+  if (rank < 3)
+    return {};
+  int64_t outer = 1;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    outer *= type.getDimSize(d);
+  if (outer < 2)
+    return {};
+  // Loop i[rank - 2] is the axis, loop i[rank - 1] the rows before it.
+  SmallVector<AffineExpr> read, write;
+  for (unsigned d = 0; d + 2 < rank; ++d) {
+    read.push_back(b.getAffineDimExpr(d));
+    write.push_back(b.getAffineDimExpr(d));
+  }
+  read.push_back(b.getAffineDimExpr(rank - 1));
+  read.push_back(b.getAffineDimExpr(rank - 2));
+  write.push_back(b.getAffineDimExpr(rank - 1));
+  SmallVector<int64_t> shape(type.getShape().drop_back());
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value init = filled(b, loc, resultType, start);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators[rank - 2] = utils::IteratorType::reduction;
+  MLIRContext *ctx = b.getContext();
+  return generic(b, loc, resultType, init, input,
+                 {AffineMap::get(rank, 0, read, ctx), AffineMap::get(rank, 0, write, ctx)},
+                 iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, combine(nb, l, args[1], args[0]));
+                 });
+}
+
+/// reduceLastAxisInterleaved where it applies (`axis` the last), else
+/// reduceAxis: the same values either way.
+Value reduceRows(OpBuilder &b, Location loc, Value input, unsigned axis, Value start,
+                 function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  if (axis + 1 == cast<RankedTensorType>(input.getType()).getRank())
+    if (Value reduced = reduceLastAxisInterleaved(b, loc, input, start, combine))
+      return reduced;
+  return reduceAxis(b, loc, input, axis, start, combine);
+}
+
 /// exp(x - max) / sum(exp(x - max)) along the axis.
 Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
   Location loc = op.getLoc();
@@ -336,7 +387,7 @@ Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
       b, loc, element,
       b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
   Value max =
-      reduceAxis(b, loc, op.getInput(), axis, lowest,
+      reduceRows(b, loc, op.getInput(), axis, lowest,
                  [](OpBuilder &nb, Location l, Value acc, Value x) {
                    return arith::MaximumFOp::create(nb, l, acc, x).getResult();
                  });
@@ -354,7 +405,7 @@ Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
               });
   Value zero = floatConstant(b, loc, element, 0.0);
   Value sums =
-      reduceAxis(b, loc, exps, axis, zero,
+      reduceRows(b, loc, exps, axis, zero,
                  [](OpBuilder &nb, Location l, Value acc, Value x) {
                    return arith::AddFOp::create(nb, l, acc, x).getResult();
                  });

@@ -62,6 +62,9 @@
 // CHECK-DAG: #[[$GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 2) * 2 + d4, d2 * 2 + d5, d3 + d6)>
 // CHECK-DAG: #[[$GW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
 // CHECK-DAG: #[[$DIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
+// The reductions of @softmax_rows: the axis is loop 2, the rows before it loop 3.
+// CHECK-DAG: #[[$ROWS_IN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>
+// CHECK-DAG: #[[$ROWS_OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 
 // CHECK-LABEL: hpvm.leaf @conv(
 // The input is padded by a generic that selects 0 outside it.
@@ -184,6 +187,29 @@ hpvm.leaf @activations(%x: tensor<8xf32>) -> (tensor<8xf32>) {
 hpvm.leaf @softmax(%x: tensor<2x10xf32>) -> (tensor<2x10xf32>) {
   %p = hpvm.tensor.softmax %x {axis = 1} : tensor<2x10xf32>
   hpvm.return %p : tensor<2x10xf32>
+}
+
+// Along the last axis of rank >= 3 with outer rows to split (attention's
+// scores): the max and the sum loop over the axis outside the rows before it,
+// each row still reduced in order; the division as before.
+// CHECK-LABEL: hpvm.leaf @softmax_rows(
+// CHECK: linalg.generic {indexing_maps = [#[[$ROWS_IN]], #[[$ROWS_OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: math.floor
+// CHECK: linalg.generic {indexing_maps = [#[[$ROWS_IN]], #[[$ROWS_OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK-LABEL: hpvm.leaf @softmax_one_batch(
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.maximumf
+hpvm.leaf @softmax_rows(%x: tensor<1x3x5x7xf32>) -> (tensor<1x3x5x7xf32>) {
+  %p = hpvm.tensor.softmax %x {axis = 3} : tensor<1x3x5x7xf32>
+  hpvm.return %p : tensor<1x3x5x7xf32>
+}
+hpvm.leaf @softmax_one_batch(%x: tensor<1x5x7xf32>) -> (tensor<1x5x7xf32>) {
+  %p = hpvm.tensor.softmax %x {axis = 2} : tensor<1x5x7xf32>
+  hpvm.return %p : tensor<1x5x7xf32>
 }
 
 // CHECK-LABEL: hpvm.leaf @batchnorm(
