@@ -943,3 +943,93 @@ hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor
   hpvm.bind_out %p[0] -> 0
 }
 
+
+// -----
+
+// conv2d -> add -> HardSwish as the ONNX importer writes it (a map the CPU's kernels apply in
+// their epilogue): the map is the chain's activation.
+// CHECK-LABEL: hpvm.leaf @conv_bias_hswish(%arg0: tensor<1x1x6x6xf32>, %arg1: tensor<2x1x3x3xf32>, %arg2: tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK-NEXT: %[[C:[^ ]+]] = hpvm.tensor.conv2d %arg0, %arg1 :
+// CHECK-NEXT: %[[A:[^ ]+]] = hpvm.tensor.add %[[C]], %arg2 :
+// CHECK-NEXT: %[[H:[^ ]+]] = hpvm.tensor.map %[[A]] :
+// CHECK: hpvm.return %[[H]]
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @conv_bias_hswish : !hpvm.node
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @hswish(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %y = hpvm.tensor.map %a : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  ^bb0(%e: f32):
+    %sixth = arith.constant 0.166666672 : f32
+    %half = arith.constant 5.000000e-01 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %s = arith.mulf %e, %sixth : f32
+    %t = arith.addf %s, %half : f32
+    %lo = arith.minimumf %t, %one : f32
+    %hi = arith.maximumf %lo, %zero : f32
+    %r = arith.mulf %e, %hi : f32
+    hpvm.tensor.yield %r : f32
+  }
+  hpvm.return %y : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  %h = hpvm.create_node @hswish : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a[0] -> %h[0] one_to_one
+  hpvm.bind_out %h[0] -> 0
+}
+
+// -----
+
+// A map that is not HardSwish (0.25 where it adds 0.5) ends the chain at the add.
+// CHECK-LABEL: hpvm.leaf @conv_bias(
+// CHECK-LABEL: hpvm.internal @root(
+// CHECK-NEXT: %[[F:[^ ]+]] = hpvm.create_node @conv_bias : !hpvm.node
+// CHECK: hpvm.create_node @other : !hpvm.node
+hpvm.leaf @conv(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<1x1x6x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %c : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @bias(%c: tensor<1x2x4x4xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %a = hpvm.tensor.add %c, %b : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  hpvm.return %a : tensor<1x2x4x4xf32>
+}
+hpvm.leaf @other(%a: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>) {
+  %y = hpvm.tensor.map %a : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  ^bb0(%e: f32):
+    %sixth = arith.constant 0.166666672 : f32
+    %half = arith.constant 2.500000e-01 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %s = arith.mulf %e, %sixth : f32
+    %t = arith.addf %s, %half : f32
+    %lo = arith.minimumf %t, %one : f32
+    %hi = arith.maximumf %lo, %zero : f32
+    %r = arith.mulf %e, %hi : f32
+    hpvm.tensor.yield %r : f32
+  }
+  hpvm.return %y : tensor<1x2x4x4xf32>
+}
+hpvm.internal @root(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<1x2x1x1xf32>) -> (tensor<1x2x4x4xf32>) {
+  %c = hpvm.create_node @conv : !hpvm.node
+  %a = hpvm.create_node @bias : !hpvm.node
+  %h = hpvm.create_node @other : !hpvm.node
+  hpvm.bind_in %x -> %c[0] : tensor<1x1x6x6xf32>
+  hpvm.bind_in %w -> %c[1] : tensor<2x1x3x3xf32>
+  hpvm.edge %c[0] -> %a[0] one_to_one
+  hpvm.bind_in %b -> %a[1] : tensor<1x2x1x1xf32>
+  hpvm.edge %a[0] -> %h[0] one_to_one
+  hpvm.bind_out %h[0] -> 0
+}

@@ -43,7 +43,9 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
     `conv2d→add`, `mul→add→act` and `mul→add` (the release's),
     `conv2d→add→batchnorm→act`, `conv2d→batchnorm→act`, `add→act` and
     `batchnorm→act` (and their prefixes), where act is `relu`,
-    `clipped_relu`, `tanh` or `sigmoid`. The longest pattern wins: a chain
+    `clipped_relu`, `tanh`, `sigmoid` or a map that is HardSwish as the ONNX
+    importer writes it (which the CPU's kernels apply in their epilogue,
+    operation for operation). The longest pattern wins: a chain
     starts at each leaf whose op begins a pattern (in topological order) and
     grows while the next leaf continues a pattern and the step is legal.
 

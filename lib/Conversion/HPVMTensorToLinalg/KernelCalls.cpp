@@ -9,6 +9,7 @@
 #include "KernelCalls.h"
 #include "LowerTensorOps.h"
 
+#include "HPVM/Dialect/HPVM/Analysis/ElementwiseForms.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -163,6 +164,12 @@ Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
     epilogue.activation = HPVM_RT_TENSOR_CLIPPED_RELU;
     epilogue.max = clipped.getMax().convertToDouble();
   }
+  // HardSwish as the importer writes it (a map the kernels compute operation for operation),
+  // exact f32 kernels only, as the logistic ones.
+  auto hardSwish = dyn_cast_or_null<TensorMapOp>(next);
+  if (logistic && hardSwish && hardSwish.getType() == epilogue.result.getType() &&
+      isHardSwishMap(hardSwish))
+    epilogue.activation = HPVM_RT_TENSOR_HARDSWISH;
   if (epilogue.activation != HPVM_RT_TENSOR_IDENTITY) {
     epilogue.absorbed.push_back(next);
     epilogue.result = next->getResult(0);

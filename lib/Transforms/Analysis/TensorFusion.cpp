@@ -2,6 +2,8 @@
 // Single-tensor-op leaves, the pattern trie and the legality of one chain step.
 #include "HPVM/Transforms/Analysis/TensorFusion.h"
 
+#include "HPVM/Dialect/HPVM/Analysis/ElementwiseForms.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
@@ -16,6 +18,9 @@ std::optional<TensorChainKind> mlir::hpvm::getTensorChainKind(Operation *op) {
   if (isa<TensorAddOp>(op))
     return TensorChainKind::add;
   if (isa<TensorReluOp, TensorClippedReluOp, TensorTanhOp, TensorSigmoidOp>(op))
+    return TensorChainKind::activation;
+  // HardSwish as the importer writes it: the CPU's kernels apply it in their epilogue.
+  if (auto map = dyn_cast<TensorMapOp>(op); map && isHardSwishMap(map))
     return TensorChainKind::activation;
   if (isa<TensorPoolOp>(op))
     return TensorChainKind::pool;

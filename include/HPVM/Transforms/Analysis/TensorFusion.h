@@ -22,7 +22,7 @@ enum class TensorChainKind { conv2d, mul, add, activation, pool, batchnorm };
 Operation *getSingleTensorOp(LeafOp leaf, std::string *why = nullptr);
 
 /// The pattern role of a tensor op (conv2d, mul, add, relu / clipped_relu /
-/// tanh / sigmoid, pool, batchnorm), or none.
+/// tanh / sigmoid / a HardSwish map, pool, batchnorm), or none.
 std::optional<TensorChainKind> getTensorChainKind(Operation *op);
 
 /// True when a chain whose ops have `kinds` may grow by an op of kind `next`
