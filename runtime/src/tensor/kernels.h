@@ -189,14 +189,14 @@ typedef void (*hpvm_tensor_conv_filters_fn)(const float *src, const int64_t *off
  * next channels, the same operations in the same order as one call). While it goes it
  * prefetches the weights of `ahead_taps` taps (32 floats each) from `ahead`, one tap per tap
  * of its own: the weights it will read next, which the caller chooses. */
-typedef void (*hpvm_tensor_conv_filters_part_fn)(const float *src, const int64_t *offset,
-                                                 int64_t channels, int64_t plane,
-                                                 int64_t plane_w, const float *weights,
-                                                 int64_t kh, int64_t kw, const float *partial,
-                                                 int64_t finish, const float *ahead,
-                                                 int64_t ahead_taps, const float *bias,
-                                                 int64_t activation, float activation_max,
-                                                 float *tile);
+typedef void hpvm_tensor_conv_filters_part_t(const float *src, const int64_t *offset,
+                                             int64_t channels, int64_t plane, int64_t plane_w,
+                                             const float *weights, int64_t kh, int64_t kw,
+                                             const float *partial, int64_t finish,
+                                             const float *ahead, int64_t ahead_taps,
+                                             const float *bias, int64_t activation,
+                                             float activation_max, float *tile);
+typedef hpvm_tensor_conv_filters_part_t *hpvm_tensor_conv_filters_part_fn;
 
 /* Tap lists (the approximate convolutions of conv_taps.c, which skip output positions or filter
  * taps): a tap is one (channel, i, j) element of the filters' window, given as the offset of
@@ -338,20 +338,9 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
                                     int64_t kw, float *out, int64_t out_plane, int64_t y,
                                     int64_t x0, int64_t rows, int64_t cols, const float *bias,
                                     int64_t activation, float activation_max);
-void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
-                                          int64_t channels, int64_t plane, int64_t plane_w,
-                                          const float *weights, int64_t kh, int64_t kw,
-                                          const float *partial, int64_t finish,
-                                          const float *ahead, int64_t ahead_taps,
-                                          const float *bias, int64_t activation,
-                                          float activation_max, float *tile);
-void hpvm_tensor_conv_filters_short_avx512(const float *src, const int64_t *offset,
-                                           int64_t channels, int64_t plane, int64_t plane_w,
-                                           const float *weights, int64_t kh, int64_t kw,
-                                           const float *partial, int64_t finish,
-                                           const float *ahead, int64_t ahead_taps,
-                                           const float *bias, int64_t activation,
-                                           float activation_max, float *tile);
+/* hpvm_tensor_conv_filters_part_t on HPVM_TENSOR_PB_WIDE and HPVM_TENSOR_PB_SHORT positions. */
+hpvm_tensor_conv_filters_part_t hpvm_tensor_conv_filters_wide_avx512;
+hpvm_tensor_conv_filters_part_t hpvm_tensor_conv_filters_short_avx512;
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,

@@ -343,27 +343,18 @@ filters_wide(int pb, const float *src, const int64_t *offset, int64_t channels, 
   }
 }
 
-void hpvm_tensor_conv_filters_wide_avx512(const float *src, const int64_t *offset,
-                                          int64_t channels, int64_t plane, int64_t plane_w,
-                                          const float *weights, int64_t kh, int64_t kw,
-                                          const float *partial, int64_t finish,
-                                          const float *ahead, int64_t ahead_taps,
-                                          const float *bias, int64_t activation,
-                                          float activation_max, float *tile) {
-  filters_wide(HPVM_TENSOR_PB_WIDE, src, offset, channels, plane, plane_w, weights, kh, kw,
-               partial, finish, ahead, ahead_taps, bias, activation, activation_max, tile);
-}
-
-void hpvm_tensor_conv_filters_short_avx512(const float *src, const int64_t *offset,
-                                           int64_t channels, int64_t plane, int64_t plane_w,
-                                           const float *weights, int64_t kh, int64_t kw,
-                                           const float *partial, int64_t finish,
-                                           const float *ahead, int64_t ahead_taps,
-                                           const float *bias, int64_t activation,
-                                           float activation_max, float *tile) {
-  filters_wide(HPVM_TENSOR_PB_SHORT, src, offset, channels, plane, plane_w, weights, kh, kw,
-               partial, finish, ahead, ahead_taps, bias, activation, activation_max, tile);
-}
+/* The exported kernels of filters_wide: one per block of positions. */
+#define FILTERS_WIDE(NAME, PB)                                                                 \
+  void NAME(const float *src, const int64_t *offset, int64_t channels, int64_t plane,         \
+            int64_t plane_w, const float *weights, int64_t kh, int64_t kw,                    \
+            const float *partial, int64_t finish, const float *ahead, int64_t ahead_taps,     \
+            const float *bias, int64_t activation, float activation_max, float *tile) {       \
+    filters_wide(PB, src, offset, channels, plane, plane_w, weights, kh, kw, partial, finish, \
+                 ahead, ahead_taps, bias, activation, activation_max, tile);                  \
+  }
+FILTERS_WIDE(hpvm_tensor_conv_filters_wide_avx512, HPVM_TENSOR_PB_WIDE)
+FILTERS_WIDE(hpvm_tensor_conv_filters_short_avx512, HPVM_TENSOR_PB_SHORT)
+#undef FILTERS_WIDE
 
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
