@@ -155,7 +155,7 @@ EXPECTED_REFUSALS = {
        for axes in ("", "_extrapolation_value", "_axes_2_3", "_axes_3_2")},
     # Zero-size tensors.
     **{f"test_reduce_{name}": _ZERO_INPUT.format("data", "[2, 0, 4]")
-       for name in ("max_empty_set", "min_empty_set", "sum_empty_set",
+       for name in ("max_empty_set", "min_empty_set", "sum_empty_set", "l2_empty_set",
                     "sum_empty_set_non_reduced_axis_zero")},
     "test_reduce_max_empty_set_bool": "the input [2, 0, 4] is empty; expected elements to reduce",
     "test_split_zero_size_splits_opset13": _ZERO_INPUT.format("input", "[0]"),

@@ -867,6 +867,33 @@ def _batch_norm(im: Importer, node: _Node) -> None:
     im.set_output(node, y if x.rank == 4 else T.reshape(y, x.shape))
 
 
+def _instance_norm(im: Importer, node: _Node) -> None:
+    """Each channel of each batch item normalized over its other dimensions, then scaled
+    and shifted per channel: a layer normalization from axis 2 on, times scale[c], plus
+    B[c]."""
+    _check_unknown_attributes(node, ["epsilon"])
+    x = im.tensor(node, 0)
+    if x.rank < 3:
+        _fail(f"expected an input of rank >= 3 (N, C, D1, ...), found {x.type}")
+    im.check_float(node, x, 0)
+    channels = x.shape[1]
+    epsilon = float(node.attr("epsilon", 1e-5))
+    if not math.isfinite(epsilon):
+        _fail(f"epsilon is {epsilon}; expected a finite number")
+    params = []
+    for i in (1, 2):
+        value = im.check_float(node, im.value(node, i), i)
+        _same_element(node, [x] + [None] * (i - 1) + [value])
+        p = im.tensor(node, i)
+        if p.shape != (channels,):
+            _fail(f"input {i} '{node.input(i)}' is {p.type}; expected [{channels}] "
+                  "(one value per channel)")
+        params.append(T.reshape(p, (channels,) + (1,) * (x.rank - 2)))
+    normalized = T.layer_norm(x, 2, epsilon)
+    im.set_output(node, T.add(T.multiply(normalized, params[0]), params[1],
+                              name=node.leaf_name))
+
+
 def _gemm(im: Importer, node: _Node) -> None:
     _check_unknown_attributes(node, ["alpha", "beta", "transA", "transB", "broadcast"])
     a, b = im.value(node, 0), im.value(node, 1)
@@ -2586,7 +2613,8 @@ def _scatter_nd(im: Importer, node: _Node) -> None:
 # Reductions and normalization
 # --------------------------------------------------------------------------
 
-_NUMPY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+_NUMPY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
+                 "l2": lambda x, **kw: np.sqrt(np.sum(np.square(x), **kw))}
 
 
 def _reduce(kind: str) -> Callable[[Importer, _Node], None]:
@@ -2618,6 +2646,14 @@ def _reduce(kind: str) -> Callable[[Importer, _Node], None]:
             name = node.leaf_name if keepdims else None
             y = T.global_pool(x, kind, name=name)
             im.set_output(node, y if keepdims else T.reshape(y, x.shape[:2], name=node.leaf_name))
+            return
+        if kind == "l2":
+            # sqrt(sum(x * x)) over the axes.
+            e = x.element
+            squares = T.map([x], f"%r = arith.mulf %e0, %e0 : {e}")
+            total = T.reduce_axes(squares, axes, "sum", bool(keepdims))
+            im.set_output(node, T.map([total], f"%r = math.sqrt %e0 : {e}",
+                                      name=node.leaf_name))
             return
         im.set_output(node, T.reduce_axes(x, axes, kind, bool(keepdims), name=node.leaf_name))
     return handler
@@ -3303,6 +3339,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "HardSigmoid": _elementwise(_numpy_hard_sigmoid, _hard_sigmoid_body, ["alpha", "beta"]),
     "HardSwish": _elementwise(_numpy_hard_swish, _hard_swish_body),
     "Identity": _identity,
+    "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm,
     "Log": _elementwise(lambda node, x: np.log(x), _simple_body("math.log")),
     "MatMul": _matmul,
@@ -3317,6 +3354,7 @@ _HANDLERS: Dict[str, Callable[[Importer, _Node], None]] = {
     "Pow": _pow,
     "Range": _range,
     "Reciprocal": _elementwise(lambda node, x: np.reciprocal(x), _reciprocal_body),
+    "ReduceL2": _reduce("l2"),
     "ReduceMax": _reduce("max"),
     "ReduceMean": _reduce("mean"),
     "ReduceMin": _reduce("min"),
