@@ -136,12 +136,21 @@ dnn-check: build
 	bash benchmarks/dnn-check/run.sh "$(RELEASE)" $(if $(BENCH),--bench $(BENCH))
 
 # Models from the field (benchmarks/model-zoo/README.md): torchvision's definitions exported at
-# run time by hpvm.from_torch, compiled, checked against onnxruntime and timed. torch is several
-# GB (installed into BUILD/zoo-venv on first use), so this is not part of `make check`.
-# ONLY=a,b picks families, BATCH=1,8 the batch sizes, ROUNDS=R the timing rounds (0: none).
+# run time by hpvm.from_torch, compiled, checked against onnxruntime and timed; then the
+# Hugging Face transformers from small configs, exported by both torch exporters, compiled and
+# checked against onnxruntime (no timing). torch is several GB (installed into BUILD/zoo-venv
+# on first use), so this is not part of `make check`. ONLY=a,b picks torchvision families,
+# BATCH=1,8 the batch sizes, ROUNDS=R the timing rounds (0: none); TRANSFORMERS=a,b picks
+# transformers (TRANSFORMERS=none skips them). Both parts run; either failing fails the target.
 zoo-check: build
+	@status=0; \
 	bash benchmarks/model-zoo/run.sh $(if $(ONLY),--only $(ONLY)) $(if $(BATCH),--batch $(BATCH)) \
-	  $(if $(ROUNDS),--rounds $(ROUNDS))
+	  $(if $(ROUNDS),--rounds $(ROUNDS)) || status=1; \
+	if [ "$(TRANSFORMERS)" != none ]; then \
+	  bash benchmarks/model-zoo/run.sh --transformers --dynamo --rounds 0 \
+	    $(if $(filter-out none,$(TRANSFORMERS)),--only $(TRANSFORMERS)) || status=1; \
+	fi; \
+	exit $$status
 
 # Regenerates docs/Dialect from the TableGen definitions.
 docs: build
