@@ -2,7 +2,8 @@
 """gen_graph.py SHAPE N: writes an HPVM program with N distinct leaves to stdout.
 
 SHAPE is `wide` (N independent 1-D leaves under one internal node, each bound to
-the root's buffer), `chain` (N 0-D leaves in a chain of one-to-one edges) or
+the root's buffer: siblings without edges adding into one buffer race when they run at once, so
+only a run on one thread gives a fixed result), `chain` (N 0-D leaves in a chain of one-to-one edges) or
 `nested` (N internal nodes each creating the next, around one leaf: a hierarchy
 N + 1 levels deep).
 A host function launches the root, so the whole CPU pipeline has work to do.
