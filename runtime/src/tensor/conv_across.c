@@ -127,8 +127,9 @@ static void pad_planes(void *context, const hpvm_rt_instance_range_t *range) {
 
 /* Where each of the chunk's `count` positions (image, y, x), y in [y0, y0 + rows), reads its
  * window in the padded input (offset[], from the chunk's first image and the group's first
- * channel) and writes its output in a filter's plane (out[], from the chunk's first image); past count up to a whole block of positions, the last block's first
- * position again (computed and dropped). Worked out once per task, not per block of filters:
+ * channel) and writes its output in a filter's plane (out[], from the chunk's first image);
+ * past count up to a whole block of positions, the last block's first position again
+ * (computed and dropped). Worked out once per task, not per block of filters:
  * their divisions cost as much as a shallow layer's products. */
 static void across_positions(const across_t *a, int64_t images, int64_t y0, int64_t rows,
                              int64_t *offset, int64_t *out) {
@@ -208,8 +209,8 @@ static void across_blocks(const across_t *a, const float *src, const int64_t *of
                                                                      : stripe;
         if (a->chunk == channels)
           a->wide_kernel(src, offset + p, cc, channel, plane_w, weights, a->kernel_h,
-                         a->kernel_w, NULL, 1, weights + 1024, channels * window, bias,
-                         a->activation, a->activation_max, tile);
+                         a->kernel_w, NULL, 1, weights + HPVM_TENSOR_WEIGHTS_AHEAD,
+                         channels * window, bias, a->activation, a->activation_max, tile);
         else
           a->wide_kernel(src + c0 * channel, offset + p, cc, channel, plane_w,
                          weights + c0 * window * fb, a->kernel_h, a->kernel_w,
@@ -295,9 +296,9 @@ static void across_blocking(across_t *a, const hpvm_tensor_kernels_t *k) {
    * layers 1.0-1.2x, 1.3-1.4x where their weights come from memory (512 at 7 x 7: 1.83 -> 1.56
    * ms, 2.3 -> 1.73 ms cold); chunks of 32 KiB gained a third of that, of 2 KiB lost. */
   int64_t per_channel = a->kernel_h * a->kernel_w * a->fb * (int64_t)sizeof(float);
-  int64_t limit = 64, piece = 8;
-  if (a->per_group_c * per_channel > limit * 1024 && count > a->pb)
-    a->chunk = piece * 1024 / per_channel > 0 ? piece * 1024 / per_channel : 1;
+  enum { LIMIT = 64 * 1024, PIECE = 8 * 1024 };
+  if (a->per_group_c * per_channel > LIMIT && count > a->pb)
+    a->chunk = PIECE / per_channel > 0 ? PIECE / per_channel : 1;
 }
 
 void hpvm_tensor_conv_across(const float *input, const float *filter, const float *bias,

@@ -26,11 +26,6 @@ static inline v16f load16(const float *p) {
 
 static inline void store16(float *p, v16f v) { memcpy(p, &v, sizeof(v)); }
 
-/* How far ahead (floats: 4 KiB) the convolution kernels prefetch the weights they stream: at
- * batch 1 the deep layers' weights come from memory on each call (resnet50's are 100 MB),
- * faster than the prefetchers fetch them alone (2048 -> 512 1 x 1 at 7 x 7 with cold weights
- * 1.7 -> 1.2 ms, 512 3 x 3 at 7 x 7 2.8 -> 2.4 ms, one thread; the same with warm ones). */
-enum { WEIGHTS_AHEAD = 1024 };
 
 /* A broadcast (from memory where x was loaded: a load-port broadcast, not a shuffle on the
  * port the 512-bit multiply-adds also use). */
@@ -217,7 +212,7 @@ conv_direct_block(const int MR, const float *padded, int64_t channels, int64_t p
         acc[r][0] = acc[r][1] = splat16(0.0f);
       if (kh == 1 && kw == 1) {
         for (int64_t c = 0; c < channels; ++c, src += plane, w += MR) {
-          __builtin_prefetch(w + WEIGHTS_AHEAD);
+          __builtin_prefetch(w + HPVM_TENSOR_WEIGHTS_AHEAD);
           direct_step2(MR, src, w, acc);
         }
       } else {
