@@ -5,9 +5,33 @@
 // synchronization.
 #include <hpvm/hpvm.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The race needs two threads to add to the total. On a loaded machine one pool
+   thread can take every instance before the other wakes, and ThreadSanitizer then
+   sees no race. So an instance waits (up to 10 s) until a second thread has entered
+   too. Relaxed atomics: they order nothing, so they do not hide the race from
+   ThreadSanitizer. */
+static unsigned long first_thread;
+static int second_seen;
+
+static void meet_second_thread(void) {
+  unsigned long self = (unsigned long)pthread_self(), first = 0;
+  if (!__atomic_compare_exchange_n(&first_thread, &first, self, 0, __ATOMIC_RELAXED,
+                                   __ATOMIC_RELAXED) &&
+      first != self) {
+    __atomic_store_n(&second_seen, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  time_t start = time(NULL);
+  while (!__atomic_load_n(&second_seen, __ATOMIC_RELAXED) && time(NULL) - start < 10)
+    sched_yield();
+}
 
 typedef struct __attribute__((__packed__)) {
   int *a;
@@ -30,7 +54,9 @@ void faulty_leaf(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size
   void *self = __hpvm__getNode();
   long i = __hpvm__getNodeInstanceID_x(self);
   c[at[i]] = a[i] + limit;
-  /* Many unsynchronized updates per instance: the pool's threads are sure to overlap. */
+  if (race)
+    meet_second_thread();
+  /* Many unsynchronized updates per instance, on two threads (above). */
   for (int k = 0; k < race; ++k)
     *(volatile int *)total += a[i];
 }

@@ -5,9 +5,30 @@
 // total without synchronization.
 #include <heterocc.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The race needs two threads to add to the total: an iteration waits (up to 10 s)
+   until a second thread has entered too (see ../../HPVMC/Inputs/faulty.c). */
+static unsigned long first_thread;
+static int second_seen;
+
+static void meet_second_thread(void) {
+  unsigned long self = (unsigned long)pthread_self(), first = 0;
+  if (!__atomic_compare_exchange_n(&first_thread, &first, self, false, __ATOMIC_RELAXED,
+                                   __ATOMIC_RELAXED) &&
+      first != self) {
+    __atomic_store_n(&second_seen, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  time_t start = time(NULL);
+  while (!__atomic_load_n(&second_seen, __ATOMIC_RELAXED) && time(NULL) - start < 10)
+    sched_yield();
+}
 
 void faulty(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t bytes_c,
             int *total, size_t bytes_total, int limit, int race, long n) {
@@ -17,7 +38,9 @@ void faulty(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t by
                            bytes_total, limit, race, n, /* outputs */ 2, c, bytes_c, total,
                            bytes_total, "faulty_element");
     c[at[i]] = a[i] + limit;
-    /* Many unsynchronized updates per iteration: the pool's threads are sure to overlap. */
+    if (race)
+      meet_second_thread();
+    /* Many unsynchronized updates per iteration, on two threads (above). */
     for (int k = 0; k < race; ++k)
       *(volatile int *)total += a[i];
   }
