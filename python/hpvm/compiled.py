@@ -20,6 +20,7 @@ import os
 import re
 import secrets
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -634,6 +635,80 @@ def _remove_dead_partials(library: str) -> None:
             pass
 
 
+# The cache's size bound: HPVM_CACHE_MAX_BYTES (a number, with an optional K, M or G
+# suffix; 0: no bound). Entries used within the last minute are never evicted: another
+# process may be between finding one and loading it.
+_CACHE_DEFAULT_MAX = 10 << 30
+_CACHE_RECENT_S = 60.0
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def cache_max_bytes() -> int:
+    """The cache's size bound in bytes, from HPVM_CACHE_MAX_BYTES (default 10G; 0: none)."""
+    text = os.environ.get("HPVM_CACHE_MAX_BYTES", "").strip()
+    if not text:
+        return _CACHE_DEFAULT_MAX
+    match = re.fullmatch(r"(\d+)([KMG]?)", text.upper())
+    if match is None:
+        raise HPVMError(f"HPVM_CACHE_MAX_BYTES: expected a number of bytes with an optional "
+                        f"K, M or G suffix (0: no bound), found {text!r}")
+    return int(match.group(1)) * _SIZE_UNITS[match.group(2)]
+
+
+def _cache_entries(folder: Path):
+    """(last use, bytes, files) of each compiled library in `folder`: its files are the
+    library and its .sha256, .warnings and .lock; its last use is the digest's mtime."""
+    sizes: Dict[str, int] = {}
+    try:
+        with os.scandir(folder) as listing:
+            for item in listing:
+                if item.is_file(follow_symlinks=False):
+                    sizes[item.name] = item.stat(follow_symlinks=False).st_size
+    except OSError:
+        return []
+    entries = []
+    for name in sizes:
+        if not name.endswith(".so"):
+            continue
+        files = [name] + [name + s for s in (".sha256", ".warnings", ".lock") if name + s in sizes]
+        try:
+            used = os.stat(folder / f"{name}.sha256").st_mtime
+        except OSError:
+            used = 0.0  # no digest: never usable, evicted first
+        entries.append((used, sum(sizes[f] for f in files), files))
+    return entries
+
+
+def bound_cache_size(folder: Optional[Path] = None, limit: Optional[int] = None) -> int:
+    """Evicts the least recently used compiled libraries of the cache until it holds at most
+    `limit` bytes (HPVM_CACHE_MAX_BYTES), sparing those used within the last minute. The
+    digest goes first, so a reader racing the eviction builds again rather than loading a
+    half-removed entry. Returns the bytes freed."""
+    folder = cache_dir() if folder is None else folder
+    limit = cache_max_bytes() if limit is None else limit
+    entries = sorted(_cache_entries(folder))
+    total = sum(size for _, size, _ in entries)
+    freed, now = 0, time.time()
+    for used, size, files in entries:
+        if limit <= 0 or total - freed <= limit or now - used < _CACHE_RECENT_S:
+            break
+        for name in sorted(files, key=lambda f: not f.endswith(".sha256")):
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                pass
+        freed += size
+    return freed
+
+
+def _mark_used(library: str) -> None:
+    """Records a use of a cached library (its digest's mtime: the eviction's clock)."""
+    try:
+        os.utime(_digest_path(library))
+    except OSError:
+        pass
+
+
 def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
           flags: Sequence[str] = (), output: Optional[str] = None, verbose: bool = False,
           passes: Sequence[str] = (), parameters: Optional[Mapping[str, np.ndarray]] = None
@@ -671,6 +746,7 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
     key = digest.hexdigest()[:24]
     output = str(cache_dir() / f"{name}-{key}.so")
     if cache_entry_intact(output):
+        _mark_used(output)
         _replay_warnings(output)
         return output
     with _entry_lock(output):
@@ -684,4 +760,5 @@ def build(text: str, name: str, target: str = "cpu", opt: str = "-O3",
         _write_atomically(Path(_warnings_path(output)), json.dumps(said).encode())
         digest = f"{file_digest(output)}  {os.path.basename(output)}\n"
         _write_atomically(Path(_digest_path(output)), digest.encode())
+    bound_cache_size()
     return output

@@ -217,3 +217,60 @@ def test_a_damaged_knob_file_is_written_again(tmp_path, monkeypatch):
     path.write_text(content[:10])
     assert Path(compiled.knob_file(knobs)) == path
     assert path.read_text() == content
+
+
+def fake_entry(folder: Path, name: str, size: int, used: float) -> None:
+    """A cache entry of `size` bytes last used at `used` (seconds since the epoch)."""
+    library = folder / f"{name}.so"
+    library.write_bytes(b"\0" * size)
+    digest = folder / f"{name}.so.sha256"
+    digest.write_text(f"{compiled.file_digest(library)}  {library.name}\n")
+    (folder / f"{name}.so.lock").write_bytes(b"")
+    os.utime(digest, (used, used))
+
+
+def test_the_cache_evicts_least_recently_used_entries_past_its_bound(tmp_path):
+    now = time.time()
+    for age, name in ((4000, "oldest"), (3000, "older"), (2000, "old"), (5, "recent")):
+        fake_entry(tmp_path, name, 1000, now - age)
+    (tmp_path / "knobs-x.json").write_text("{}")  # not an entry: kept
+    freed = compiled.bound_cache_size(tmp_path, 2500)
+    assert 2000 < freed < 2200  # two libraries and their digests
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["knobs-x.json", "old.so", "old.so.lock", "old.so.sha256",
+                    "recent.so", "recent.so.lock", "recent.so.sha256"], left
+    # An entry used within the last minute is kept even past the bound.
+    assert 1000 < compiled.bound_cache_size(tmp_path, 10) < 1100
+    assert (tmp_path / "recent.so").exists() and not (tmp_path / "old.so").exists()
+    # No bound: nothing evicted.
+    fake_entry(tmp_path, "ancient", 1000, now - 9000)
+    assert compiled.bound_cache_size(tmp_path, 0) == 0
+
+
+def test_a_cache_hit_counts_as_a_use(tmp_path, monkeypatch):
+    monkeypatch.setenv("HPVM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("HPVM_CACHE_MAX_BYTES", "0")
+    first = child(tmp_path, RUN).stdout.strip()
+    old = time.time() - 4000
+    os.utime(f"{first}.sha256", (old, old))
+    assert child(tmp_path, RUN).stdout.strip() == first
+    assert os.stat(f"{first}.sha256").st_mtime > old + 3000
+    # Past the bound, the one entry (just used) stays; a stale one would go.
+    assert compiled.bound_cache_size(tmp_path, 1) == 0
+    os.utime(f"{first}.sha256", (old, old))
+    assert compiled.bound_cache_size(tmp_path, 1) > 0
+    assert not os.path.exists(first) and not os.path.exists(f"{first}.sha256")
+
+
+@pytest.mark.parametrize("text, expected", [("", 10 << 30), ("0", 0), ("512", 512),
+                                            ("3M", 3 << 20), ("2g", 2 << 30)])
+def test_the_cache_bound_is_read_from_the_environment(monkeypatch, text, expected):
+    monkeypatch.setenv("HPVM_CACHE_MAX_BYTES", text)
+    assert compiled.cache_max_bytes() == expected
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5G", "ten", "4T"])
+def test_a_malformed_cache_bound_is_an_error(monkeypatch, text):
+    monkeypatch.setenv("HPVM_CACHE_MAX_BYTES", text)
+    with pytest.raises(hpvm.HPVMError, match="HPVM_CACHE_MAX_BYTES: expected a number"):
+        compiled.cache_max_bytes()
