@@ -378,8 +378,8 @@ check_hd_clustering() {
 # hpvm-cpu, hw_config_files/build_local.config): an 8-task graph (radar FFT and its distance,
 # Viterbi decoding in 4 steps, the CV stand-in, plan and control) nested in a task of a root
 # section, launched once per time step of a trace. Its sources are C++ named .c (the
-# Makefile compiles them with clang++): linked here as .cpp. Flags: the Makefile's, plus
-# -fno-exceptions (its ESP build's) and -Xclang -std=gnu++14 (HPVM 2.x's clang defaulted to
+# Makefile compiles them with clang++): -x c++. Flags: the Makefile's, plus
+# -fno-exceptions (its ESP build's) and -std=gnu++14 (HPVM 2.x's clang defaulted to
 # C++14; its include/hpvm.h declares __hpvm__init, __hpvm__cleanup and
 # __hpvm__isNonZeroLoop noexcept and its include/hetero.h the same without, which C++17
 # refuses). Not -DHPVM_BASE_CRIT: that code does not compile with any compiler (undeclared
@@ -393,15 +393,14 @@ check_mini_era() {
     echo "SKIP mini-era: no scheduler-library/examples/mini-era under $PROGRAMS"
     return 0
   fi
-  local me="$base/examples/mini-era" dir="$WORK/mini-era" f
-  mkdir -p "$dir/src" "$dir/run"
-  for f in "$me"/src/*.c; do ln -sf "$f" "$dir/src/$(basename "$f" .c).cpp"; done
+  local me="$base/examples/mini-era" dir="$WORK/mini-era"
+  mkdir -p "$dir/run"
   ln -sfn "$me/traces" "$dir/run/traces"
-  build mini-era "$dir" -- -O2 -fno-exceptions -Xclang -std=gnu++14 \
+  build mini-era "$dir" -- -O2 -fno-exceptions -std=gnu++14 \
     -I "$me/include" -I "$base/task_library/include" -DINT_TIME -DUSE_ESP_INTERFACE \
     -DNUM_CPU_ACCEL=3 -DNUM_VIT_ACCEL=0 -DNUM_FFT_ACCEL=0 -DNUM_CV_ACCEL=0 \
     -DMAX_RADAR_LOGN=14 -DBYPASS_KERAS_CV_CODE -DHPVM -DDEVICE=CPU_TARGET -DHCC \
-    "$dir"/src/*.cpp -lm || return 0
+    -x c++ "$me"/src/*.c -x none -lm || return 0
   # 500 time steps, a launch each of the 8 tasks.
   local TIMES_RE=' usec'
   compare_hdc mini-era "$dir" "" "${MINI_ERA_NODES:-4000}" -T traces/tt02_0500.new \

@@ -375,6 +375,11 @@ static void usage(void) {
          "  -L DIR, -l NAME, -Wl,..., -Xlinker ARG   linker options\n"
          "  -Xclang ARG       passed to clang's front end where it compiles a C or C++\n"
          "                    source (-Xclang -disable-lifetime-markers, ...)\n"
+         "  -std=STANDARD     the standard of the C sources (default gnu11) or, for a\n"
+         "                    C++ one (c++14, gnu++14, ...), of the C++ sources (default\n"
+         "                    gnu++17); both may be given\n"
+         "  -x c|c++|none     the inputs after it are sources of that language, whatever\n"
+         "                    their names (none: by their names, .c C, .cc/.cpp C++)\n"
          "  -f..., -W..., -m..., -g, -w   passed to clang for every compile; the code is\n"
          "                    compiled for this machine (-march=native) unless -march=\n"
          "                    or -mcpu= names another CPU; with -g the code made of\n"
@@ -476,7 +481,6 @@ static bool copy_file(const char *from, const char *to) {
   return ok;
 }
 
-static bool is_cxx(const char *path) { return ends_with(path, ".cc") || ends_with(path, ".cpp"); }
 
 /* The driver's state: what the command line asks for, then the files each phase makes. */
 typedef struct {
@@ -496,6 +500,12 @@ typedef struct {
   list_t preprocessor, linker, codegen;
   /* -Xclang ARG, each as a pair: for clang's compiles of the C and C++ sources. */
   list_t frontend;
+  /* -x LANGUAGE: "c" or "c++" for the inputs after it (NULL, -x none: by their names); the
+   * inputs it named, each with its language. */
+  const char *language;
+  list_t language_inputs, languages;
+  /* -std=: the standard of the C sources and of the C++ sources (NULL: gnu11, gnu++17). */
+  const char *c_standard, *cxx_standard;
   /* -DDEVICE given; some input is C++ (the link adds libstdc++). */
   bool device_defined, cxx;
   /* -shared: a shared library (position-independent code, the runtime linked in) that a
@@ -528,6 +538,35 @@ typedef struct {
    * outputs and its diagnostics). */
   list_t programs, program_sources;
 } driver_t;
+
+/* The language source `input` is compiled as: the -x before it, else by its name. */
+static const char *given_language(const driver_t *d, const char *input) {
+  for (size_t i = d->language_inputs.count; i-- > 0;)
+    if (strcmp(d->language_inputs.items[i], input) == 0)
+      return d->languages.items[i];
+  return NULL;
+}
+
+static bool is_cxx(const driver_t *d, const char *input) {
+  const char *language = given_language(d, input);
+  if (language)
+    return strcmp(language, "c++") == 0;
+  return ends_with(input, ".cc") || ends_with(input, ".cpp");
+}
+
+/* clang's flags that choose how it reads source `input`: its language where -x gave one, and
+ * its standard (-std= for its language, else gnu11 and gnu++17). */
+static void push_language(const driver_t *d, list_t *command, const char *input) {
+  bool cxx = is_cxx(d, input);
+  const char *standard = cxx ? d->cxx_standard : d->c_standard;
+  char *flag = format2("-std=", standard ? standard : cxx ? "gnu++17" : "gnu11");
+  push(command, flag);
+  free(flag);
+  if (given_language(d, input)) {
+    push(command, "-x");
+    push(command, cxx ? "c++" : "c");
+  }
+}
 
 /* What hpvm-cc does for each kind of sanitizer. AddressSanitizer and ThreadSanitizer are LLVM
  * passes that instrument the functions clang marked for them: the lowering marks every function
@@ -728,6 +767,29 @@ static bool parse_driver_option(driver_t *d, const char *arg, const char *value)
   return true;
 }
 
+/* -x LANGUAGE (`text`): how the inputs after it are compiled. */
+static void set_language(driver_t *d, const char *text) {
+  if (strcmp(text, "c") == 0 || strcmp(text, "c++") == 0)
+    d->language = strcmp(text, "c") == 0 ? "c" : "c++";
+  else if (strcmp(text, "none") == 0)
+    d->language = NULL;
+  else
+    fail("-x expects the language of the inputs after it, c, c++ or none (by their names); "
+         "found '%s'", text);
+}
+
+/* -std=STANDARD (`text`): the standard of the C sources or, for a C++ standard (c++17,
+ * gnu++14, ...), of the C++ sources; clang checks the rest of the name. */
+static void set_standard(driver_t *d, const char *text) {
+  if (strstr(text, "++"))
+    d->cxx_standard = text;
+  else if (text[0] == 'c' || strncmp(text, "gnu", 3) == 0 || strncmp(text, "iso9899:", 8) == 0)
+    d->c_standard = text;
+  else
+    fail("-std= expects a language standard, of C (c11, gnu17, ...) or of C++ (c++17, "
+         "gnu++14, ...); found '%s'", text);
+}
+
 /* The options of the preprocessor (-I, -D), of the linker (-L, -l, -Wl,..., -Xlinker ARG) and
  * of clang's front end (-Xclang ARG; for both, `*i` moves past ARG); false when `arg` is none
  * of them. */
@@ -750,6 +812,14 @@ static bool parse_tool_option(driver_t *d, const char *arg, const char *value, i
     /* For the link only (it is not a warning flag: clang's compiles would warn that the
      * linker input is unused, and the link would never see it). */
     push(&d->linker, arg);
+  } else if (strcmp(arg, "-x") == 0) {
+    if (*i + 1 >= argc)
+      fail("option '%s' expects a value: c, c++ or none", arg);
+    set_language(d, argv[++*i]);
+  } else if (strncmp(arg, "-x", 2) == 0 && arg[2] != '\0') {
+    set_language(d, arg + 2); /* -xc++, as clang takes it */
+  } else if (strncmp(arg, "-std=", 5) == 0) {
+    set_standard(d, arg + 5);
   } else if (strcmp(arg, "-Xlinker") == 0 || strcmp(arg, "-Xclang") == 0) {
     if (*i + 1 >= argc)
       fail("option '%s' expects a value", arg);
@@ -792,7 +862,12 @@ static void add_input(driver_t *d, const char *arg) {
   struct stat info;
   if (stat(arg, &info) != 0)
     fail("no such file: '%s'", arg);
-  if (ends_with(arg, ".mlir"))
+  if (d->language) {
+    /* After -x c or -x c++, as clang: a source of that language, whatever its name. */
+    push(&d->c_inputs, arg);
+    push(&d->language_inputs, arg);
+    push(&d->languages, d->language);
+  } else if (ends_with(arg, ".mlir"))
     push(&d->mlir_inputs, arg);
   else if (ends_with(arg, ".c") || ends_with(arg, ".cc") || ends_with(arg, ".cpp"))
     push(&d->c_inputs, arg);
@@ -855,6 +930,23 @@ static void check_command_line(const driver_t *d) {
       (d->mlir_inputs.count || d->ll_inputs.count))
     fail("--emit=hpvm and hpvmc apply to C and C++ sources; drop '%s'",
          d->mlir_inputs.count ? d->mlir_inputs.items[0] : d->ll_inputs.items[0]);
+}
+
+/* A -std= for a language no input is compiled as: a warning (a .c file meant as C++ needs
+ * -x c++ before it). */
+static void check_standards(const driver_t *d) {
+  bool c = false, cxx = false;
+  for (size_t i = 0; i < d->c_inputs.count; ++i) {
+    bool one = is_cxx(d, d->c_inputs.items[i]);
+    cxx = cxx || one;
+    c = c || !one;
+  }
+  if (d->cxx_standard && !cxx)
+    fprintf(stderr, "hpvm-cc: warning: -std=%s is a C++ standard, and no input is compiled as "
+            "C++ (a .c file is after -x c++)\n", d->cxx_standard);
+  if (d->c_standard && !c)
+    fprintf(stderr, "hpvm-cc: warning: -std=%s is a C standard, and no input is compiled as "
+            "C\n", d->c_standard);
 }
 
 /* Finds the runtime: its headers for the preprocessor, and its library for the link. */
@@ -935,8 +1027,8 @@ static void push_optimization(const driver_t *d, list_t *list) {
 /* The Hetero-C++ markers declared first in a C++ source (a system header), so that a
  * program's own declarations of them without noexcept, as HPVM 2.x's heterocc.h has them,
  * are redeclarations that clang accepts, before or after hetero.h. */
-static void push_marker_declarations(list_t *command, const char *input) {
-  if (is_cxx(input)) {
+static void push_marker_declarations(const driver_t *d, list_t *command, const char *input) {
+  if (is_cxx(d, input)) {
     push(command, "-include");
     push(command, "hpvm/hetero_markers.h");
   }
@@ -950,9 +1042,8 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
   push_optimization(d, &command);
   push(&command, "-g");
   push(&command, "-fno-discard-value-names");
-  push(&command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
   push(&command, "-Wno-return-type");
-  if (is_cxx(input)) {
+  if (is_cxx(d, input)) {
     push(&command, "-fno-strict-return"); /* node functions end without return */
     /* DWARF 5 describes static data members (std::integral_constant::value in
      * <vector>, ...) as DW_TAG_variable, whose static-member flag the MLIR
@@ -961,7 +1052,7 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
     push(&command, "-gdwarf-4");
   }
   append(&command, &d->preprocessor);
-  push_marker_declarations(&command, input);
+  push_marker_declarations(d, &command, input);
   /* Instrumentation (sanitizers, profiling) applies when the lowered program
    * is compiled, not to the IR the frontend imports; but UBSan's checks are
    * made here, by clang's front end (frontend_instrumentation). */
@@ -978,10 +1069,11 @@ static list_t hpvm_c_command(const driver_t *d, const char *input, const char *b
   }
   append(&command, &d->frontend);
   /* C++ node functions end without a return (-fno-strict-return above): not UB to report. */
-  if (is_cxx(input) && (d->sanitizers & SANITIZE_UNDEFINED))
+  if (is_cxx(d, input) && (d->sanitizers & SANITIZE_UNDEFINED))
     push(&command, "-fno-sanitize=return");
   push(&command, "-c");
   push(&command, "-emit-llvm");
+  push_language(d, &command, input); /* -x last: it applies to the inputs after it */
   push(&command, input);
   push(&command, "-o");
   push(&command, bc);
@@ -1063,7 +1155,7 @@ static bool lower_hetero_cxx(driver_t *d, const list_t *inputs, const char *base
  * compile_objects (`host_inputs`). */
 static bool take_c_program(driver_t *d, const char *input, const char *bc, bool hetero,
                            list_t *host_inputs) {
-  d->cxx = d->cxx || is_cxx(input);
+  d->cxx = d->cxx || is_cxx(d, input);
   if (hetero && !uses_hpvm_c(bc) && d->emit != EMIT_HPVM) {
     /* Sequential (-fhetero-sequential): plain LLVM IR, compiled as it is. */
     push(&d->ll_inputs, bc);
@@ -1142,7 +1234,7 @@ static bool run_frontend(driver_t *d) {
     push(&d->temporaries, bc);
     ok = lower_hetero_cxx(d, &hetero_inputs, base, bc);
     for (size_t i = 1; ok && i < hetero_inputs.count; ++i)
-      d->cxx = d->cxx || is_cxx(hetero_inputs.items[i]);
+      d->cxx = d->cxx || is_cxx(d, hetero_inputs.items[i]);
     if (ok)
       ok = take_c_program(d, hetero_inputs.items[0], bc, true, &host_inputs);
   }
@@ -1353,15 +1445,16 @@ static void object_command(driver_t *d, bool host, const char *input, list_t *co
     if (ends_with(input, ".s"))
       push(command, "-Wno-unused-command-line-argument");
   } else {
-    push(command, is_cxx(input) ? "-std=gnu++17" : "-std=gnu11");
     append(command, &d->preprocessor);
     append(command, &d->frontend);
-    push_marker_declarations(command, input);
+    push_marker_declarations(d, command, input);
     /* clang already compiled this file to LLVM IR, to see whether it uses the HPVM-C
      * API, and printed its warnings then: printing them again is noise. */
     push(command, "-w");
   }
   push(command, "-c");
+  if (host)
+    push_language(d, command, input); /* -x last: it applies to the inputs after it */
   push(command, input);
   push(command, "-o");
   push(command, object);
@@ -1504,6 +1597,7 @@ static int run_driver(driver_t *d, int argc, char **argv) {
   if (d->print_pipeline)
     return print_pipeline(d);
   check_command_line(d);
+  check_standards(d);
   d->jobs = compile_jobs();
   find_runtime(d);
   make_temp_dir(d);
