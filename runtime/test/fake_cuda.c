@@ -24,6 +24,7 @@ enum {
   INVALID_CONTEXT = 201,
   INVALID_PTX = 218,
   NOT_FOUND = 500,
+  ILLEGAL_ADDRESS = 700,
   LAUNCH_OUT_OF_RESOURCES = 701,
   LAUNCH_FAILED = 719,
 };
@@ -32,6 +33,7 @@ static _Atomic int initialized;
 static _Atomic long live_objects; /* buffers + modules + streams + events */
 static _Atomic long launches;
 static _Atomic long module_loads;
+static _Atomic long launch_calls; /* every cuLaunchKernel that got past its checks */
 static _Thread_local int context_depth;
 static _Thread_local CUresult pending_error; /* reported by the next synchronisation */
 /* The last launch's grid and block (x, y, z each), for the tests of picked block sizes. */
@@ -148,6 +150,7 @@ static const char *error_name(CUresult result) {
   case INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
   case INVALID_PTX: return "CUDA_ERROR_INVALID_PTX";
   case NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
+  case ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
   case LAUNCH_OUT_OF_RESOURCES: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
   case LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
   default: return "CUDA_ERROR_UNKNOWN";
@@ -402,6 +405,12 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, un
   atomic_store(&last_shared, shared);
   ON_STREAM(stream, run_grid(kernel, params, gx * bx, gy * by, gz * bz));
   atomic_fetch_add(&launches, 1);
+  /* FAKE_CUDA_FAIL_LAUNCH=N (tests only): the Nth launch of the process runs, then reports an
+   * illegal address at the next synchronisation, as a kernel that faulted half-way does (its
+   * writes to device memory stay). */
+  const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
+  if (atomic_fetch_add(&launch_calls, 1) + 1 == (fail ? atol(fail) : 0))
+    pending_error = ILLEGAL_ADDRESS;
   return SUCCESS;
 }
 

@@ -15,6 +15,7 @@ hpvm_status_t hpvm_kernel_buffers_init(hpvm_kernel_buffers_t *run, hpvm_kernel_c
   run->device = device;
   run->params = params;
   run->count = count;
+  run->keep_host = cache->failover;
   run->group_count = 0;
   if (count <= HPVM_KERNEL_STACK_PARAMS) {
     run->slots = run->stack_slots;
@@ -176,6 +177,10 @@ hpvm_status_t hpvm_kernel_buffers_prepare(hpvm_kernel_buffers_t *run) {
     if (param->kind != HPVM_RT_PARAM_BUFFER || !param->host)
       continue;
     if (slot->tracked) {
+      if (run->keep_host && slot->writes && !slot->writes_all)
+        HPVM_RETURN_IF_ERROR(hpvm_mem_tracker_request(run->cache->tracker, param->host,
+                                                      slot->bytes, NULL, HPVM_RT_ACCESS_IN, NULL,
+                                                      NULL));
       HPVM_RETURN_IF_ERROR(hpvm_mem_tracker_request(run->cache->tracker, param->host, slot->bytes,
                                                     device,
                                                     slot->writes_all ? HPVM_RT_ACCESS_OUT

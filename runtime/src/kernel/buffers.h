@@ -38,6 +38,9 @@ typedef struct hpvm_kernel_buffers_t {
   hpvm_device_t *device;
   const hpvm_rt_kernel_param_t *params;
   uint32_t count;
+  /* Failover: a tracked object the kernel may write gets a valid host copy before the device's
+   * is requested, so that a kernel failing half-way loses nothing. */
+  bool keep_host;
   param_slot_t *slots;
   temp_group_t *groups;
   uint32_t group_count;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/platform.h"
 #include "base/trace.h"
 
 hpvm_status_t hpvm_kernel_device_choice_parse(const char *text,
@@ -70,6 +71,11 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
                                        hpvm_kernel_cache_t **out_cache) {
   int64_t picks[3][3];
   HPVM_RETURN_IF_ERROR(hpvm_kernel_workgroup_parse(getenv("HPVM_WORKGROUP"), picks));
+  /* HPVM_FAILOVER: 1 (default) reruns a node on the CPU after its kernel failed (failover.c);
+   * 0 makes such a failure the node's error. */
+  uint64_t failover = 1;
+  bool present;
+  HPVM_RETURN_IF_ERROR(hpvm_platform_env_integer("HPVM_FAILOVER", 0, 1, &failover, &present));
   hpvm_kernel_cache_t *cache;
   HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*cache), (void **)&cache));
   hpvm_status_t status = hpvm_cuda_libraries_create(allocator, &cache->libraries);
@@ -82,6 +88,7 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
   cache->device_get = device_get;
   cache->device_get_self = device_get_self;
   cache->choice = choice;
+  cache->failover = !present || failover == 1;
   memcpy(cache->picks, picks, sizeof(picks));
   pthread_mutex_init(&cache->mutex, NULL);
   *out_cache = cache;

@@ -77,6 +77,7 @@ struct hpvm_kernel_cache_t {
   void *device_get_self;
   hpvm_kernel_device_choice_t choice;
   int64_t picks[3][3];   /* the work-group picked for grids of rank 1, 2, 3 (HPVM_WORKGROUP) */
+  bool failover;         /* HPVM_FAILOVER (failover.c) */
   pthread_mutex_t mutex; /* guards `sites`, `modules` and every module load / kernel lookup */
   hpvm_kernel_site_state_t *sites;
   hpvm_kernel_module_t *modules;

@@ -11,6 +11,7 @@
 #include "device/cuda/cuda_libraries.h"
 #include "kernel/buffers.h"
 #include "kernel/cache.h"
+#include "kernel/failover.h"
 #include "kernel/libraries.h"
 #include "kernel/reason.h"
 
@@ -304,6 +305,12 @@ static hpvm_status_t run_on_target(hpvm_kernel_cache_t *cache, hpvm_kernel_site_
     return fall_back_warned(state, device, reason);
   }
   const char *library = target->library ? hpvm_cuda_library_name(site->library) : NULL;
+  if (status && cache->failover) {
+    char what[160];
+    snprintf(what, sizeof(what), "%s '%s'", library ? "the library call of" : "kernel",
+             library ? library : site->kernel);
+    return hpvm_kernel_failover(state, &run, status, what, reason);
+  }
   if (status) {
     hpvm_status_free(hpvm_kernel_buffers_release(&run, false));
     hpvm_kernel_buffers_free(&run);
