@@ -245,6 +245,62 @@ hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_site_t *site, const int64_t grid
   return hpvm_runtime_kernel_run(runtime, site, grid, block, params, param_count, out_ran);
 }
 
+/* The CPU's part of a split grid: the compiled CPU version over a range of one dimension. */
+typedef struct cpu_part_t {
+  hpvm_runtime_t *runtime;
+  uint32_t rank;
+  const int64_t *grid;
+  hpvm_rt_parallel_for_fn_t body;
+  void *context;
+  int dim;
+  int64_t begin;
+} cpu_part_t;
+
+/* The body over a box of the part's grid: shifted to the whole grid's ids and extents. */
+static void cpu_part_body(void *self, const hpvm_rt_instance_range_t *range) {
+  const cpu_part_t *part = self;
+  hpvm_rt_instance_range_t whole = *range;
+  whole.begin[part->dim] += part->begin;
+  whole.end[part->dim] += part->begin;
+  for (uint32_t d = 0; d < part->rank; ++d)
+    whole.extent[d] = part->grid[d];
+  part->body(part->context, &whole);
+}
+
+static hpvm_status_t cpu_part_run(void *self, int dim, int64_t begin, int64_t end) {
+  cpu_part_t *part = self;
+  int64_t extents[3];
+  for (uint32_t d = 0; d < part->rank; ++d)
+    extents[d] = (int)d == dim ? end - begin : part->grid[d];
+  part->dim = dim;
+  part->begin = begin;
+  return hpvm_runtime_parallel_for(part->runtime, part->rank, extents, cpu_part_body, part);
+}
+
+hpvm_status_t hpvm_rt_kernel_run_split(hpvm_rt_kernel_site_t *site, const int64_t grid[3],
+                                       const int64_t block[3],
+                                       const hpvm_rt_kernel_param_t *params, uint32_t param_count,
+                                       int32_t hinted, uint32_t rank,
+                                       hpvm_rt_parallel_for_fn_t body, void *context,
+                                       int32_t *out_ran) {
+  if (out_ran)
+    *out_ran = 0;
+  WITH_RUNTIME(runtime);
+  if (!body || rank < 1 || rank > 3 || !grid)
+    return HPVM_STATUS(INVALID_ARGUMENT, "kernel_run_split needs the grid and the CPU version's "
+                                         "body and rank (1 to 3), found rank %u",
+                       rank);
+  for (uint32_t d = rank; d < 3; ++d)
+    if (grid[d] != 1)
+      return HPVM_STATUS(INVALID_ARGUMENT,
+                         "kernel_run_split: grid[%u] = %lld beyond the CPU version's rank %u; "
+                         "expected 1",
+                         d, (long long)grid[d], rank);
+  cpu_part_t part = {runtime, rank, grid, body, context, 0, 0};
+  return hpvm_runtime_kernel_run_split(runtime, site, grid, block, params, param_count,
+                                       hinted != 0, cpu_part_run, &part, out_ran);
+}
+
 void hpvm_rt_trace_node(const char *node, const char *device) {
   if (hpvm_trace_enabled())
     hpvm_trace_line("%s on %s", node ? node : "(unnamed)", device ? device : "cpu");

@@ -281,6 +281,16 @@ hpvm_status_t hpvm_runtime_kernel_run(hpvm_runtime_t *runtime, hpvm_rt_kernel_si
   return hpvm_kernel_run(runtime->kernels, site, grid, block, params, param_count, out_ran);
 }
 
+hpvm_status_t hpvm_runtime_kernel_run_split(hpvm_runtime_t *runtime, hpvm_rt_kernel_site_t *site,
+                                            const int64_t grid[3], const int64_t block[3],
+                                            const hpvm_rt_kernel_param_t *params,
+                                            uint32_t param_count, bool hinted,
+                                            hpvm_kernel_cpu_part_fn_t cpu_part, void *cpu_self,
+                                            int32_t *out_ran) {
+  return hpvm_kernel_run_split(runtime->kernels, site, grid, block, params, param_count, hinted,
+                               cpu_part, cpu_self, out_ran);
+}
+
 /*===--- graphs, launches, streams ----------------------------------------===*/
 
 hpvm_status_t hpvm_runtime_parallel_for(hpvm_runtime_t *runtime, uint32_t rank,

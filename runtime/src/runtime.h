@@ -5,6 +5,7 @@
 #include "base/allocator.h"
 #include "device/device.h"
 #include "kernel/kernel_run.h"
+#include "kernel/split.h"
 #include "mem/tracker.h"
 #include "sched/policy.h"
 #include "sched/pool.h"
@@ -65,6 +66,12 @@ hpvm_status_t hpvm_runtime_kernel_run(hpvm_runtime_t *runtime, hpvm_rt_kernel_si
                                       const int64_t grid[3], const int64_t block[3],
                                       const hpvm_rt_kernel_param_t *params, uint32_t param_count,
                                       int32_t *out_ran);
+hpvm_status_t hpvm_runtime_kernel_run_split(hpvm_runtime_t *runtime, hpvm_rt_kernel_site_t *site,
+                                            const int64_t grid[3], const int64_t block[3],
+                                            const hpvm_rt_kernel_param_t *params,
+                                            uint32_t param_count, bool hinted,
+                                            hpvm_kernel_cpu_part_fn_t cpu_part, void *cpu_self,
+                                            int32_t *out_ran);
 hpvm_status_t hpvm_runtime_policy_set(hpvm_runtime_t *runtime, hpvm_rt_policy_kind_t kind);
 hpvm_status_t hpvm_runtime_policy_assign(hpvm_runtime_t *runtime, const char *node_name,
                                          hpvm_rt_device_kind_t device);

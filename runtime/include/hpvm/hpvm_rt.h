@@ -522,6 +522,11 @@ typedef enum hpvm_rt_image_format_e {
   HPVM_RT_IMAGE_SPIR_BITCODE = 4, /* OpenCL: SPIR 1.2 LLVM bitcode (cl_khr_spir) */
 } hpvm_rt_image_format_t;
 
+/* A CUDA image may hold, beside each kernel K, the same kernel with 32-bit index arithmetic,
+ * K followed by this suffix (same parameters): hpvm_rt_kernel_run launches it when the grid
+ * has fewer than 2^31 instances and every buffer parameter fewer than 2^31 bytes. */
+#define HPVM_RT_NARROW_KERNEL_SUFFIX "__i32"
+
 /* A device code image.  For SPIRV, `fallback` may hold the same module as SPIR 1.2 bitcode
  * (llvm-spirv -r), used when the OpenCL device lacks IL support; without one the runtime runs
  * the translator named by HPVM_LLVM_SPIRV (default: llvm-spirv-15, then llvm-spirv). */
@@ -676,6 +681,17 @@ HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_run(hpvm_rt_kernel_
                                                                  const hpvm_rt_kernel_param_t *params,
                                                                  uint32_t param_count,
                                                                  int32_t *out_ran);
+/* hpvm_rt_kernel_run for a leaf whose CPU version is `body` over a grid of `rank` dimensions
+ * (the `context` and body hpvm_rt_parallel_for would get): when the leaf is `hinted` for the
+ * CPU and a device (CPU_OR_GPU_TARGET, CPU_OR_SPIR_TARGET) and HPVM_SPLIT is unset, or when
+ * HPVM_SPLIT=1, and a device can run the kernel, the grid is split: a contiguous range of its
+ * outermost dimension runs on the device and the rest on the CPU's threads at the same time,
+ * outputs written in place, the split following the measured speed of each side (see
+ * docs/Runtime.md); *out_ran = 1 then.  Otherwise exactly hpvm_rt_kernel_run. */
+HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_kernel_run_split(
+    hpvm_rt_kernel_site_t *site, const int64_t grid[3], const int64_t block[3],
+    const hpvm_rt_kernel_param_t *params, uint32_t param_count, int32_t hinted, uint32_t rank,
+    hpvm_rt_parallel_for_fn_t body, void *context, int32_t *out_ran);
 /* The error of a node that no device ran and that has no CPU version (the compiler could not
  * make one: `reason`): FAILED_PRECONDITION naming both.  Compiled programs check it. */
 HPVM_RT_EXPORT HPVM_RT_MUST_USE hpvm_status_t hpvm_rt_no_cpu_version(const char *node,

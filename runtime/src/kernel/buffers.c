@@ -16,6 +16,7 @@ hpvm_status_t hpvm_kernel_buffers_init(hpvm_kernel_buffers_t *run, hpvm_kernel_c
   run->params = params;
   run->count = count;
   run->keep_host = cache->failover;
+  run->untracked_only = false;
   run->group_count = 0;
   if (count <= HPVM_KERNEL_STACK_PARAMS) {
     run->slots = run->stack_slots;
@@ -73,16 +74,21 @@ hpvm_status_t hpvm_kernel_buffers_plan(hpvm_kernel_buffers_t *run, hpvm_kernel_r
     char *host = param->host;
     void *base;
     size_t object_size;
-    if (hpvm_mem_tracker_find(run->cache->tracker, host, &base, &object_size)) {
-      size_t offset = (size_t)(host - (char *)base);
+    uint64_t size = param->size;
+    bool tracked = hpvm_mem_tracker_find(run->cache->tracker, host, &base, &object_size);
+    size_t offset = tracked ? (size_t)(host - (char *)base) : 0;
+    if (tracked) {
       size_t rest = object_size - offset;
       if (param->size > rest)
         return HPVM_STATUS(OUT_OF_RANGE,
                            "kernel_run: parameter %u: %llu bytes at %p leave the tracked object "
                            "[%p, +%zu)",
                            i, (unsigned long long)param->size, (void *)host, base, object_size);
+      size = param->size ? param->size : rest;
+    }
+    if (tracked && !run->untracked_only) {
       slot->tracked = true;
-      slot->bytes = param->size ? (size_t)param->size : rest;
+      slot->bytes = (size_t)size;
       if (offset % align != 0) {
         hpvm_kernel_reason_add(
             reason,
@@ -94,7 +100,7 @@ hpvm_status_t hpvm_kernel_buffers_plan(hpvm_kernel_buffers_t *run, hpvm_kernel_r
       }
       continue;
     }
-    if (param->size == 0) {
+    if (size == 0) {
       hpvm_kernel_reason_add(
           reason,
           "parameter %u (%p) is not tracked and has size 0: the runtime cannot tell how "
@@ -103,11 +109,11 @@ hpvm_status_t hpvm_kernel_buffers_plan(hpvm_kernel_buffers_t *run, hpvm_kernel_r
       *out_ok = false;
       return NULL;
     }
-    if (param->size > SIZE_MAX || (uintptr_t)host > UINTPTR_MAX - param->size)
+    if (size > SIZE_MAX || (uintptr_t)host > UINTPTR_MAX - size)
       return HPVM_STATUS(INVALID_ARGUMENT,
                          "kernel_run: parameter %u: %p + %llu bytes wraps around memory", i,
-                         (void *)host, (unsigned long long)param->size);
-    slot->bytes = (size_t)param->size;
+                         (void *)host, (unsigned long long)size);
+    slot->bytes = (size_t)size;
     run->order[untracked++] = i;
   }
   /* Untracked ranges by start (insertion sort: a handful of parameters), then unions of the
@@ -134,6 +140,8 @@ hpvm_status_t hpvm_kernel_buffers_plan(hpvm_kernel_buffers_t *run, hpvm_kernel_r
       group->end = end;
       group->writes = slot->writes;
       group->handle = 0;
+      group->in = NULL;
+      group->out = NULL;
     }
     slot->group = (int32_t)(group - run->groups);
   }
@@ -167,7 +175,8 @@ hpvm_status_t hpvm_kernel_buffers_prepare(hpvm_kernel_buffers_t *run) {
         hpvm_device_buffer_alloc(device, size, HPVM_BUFFER_OWNER_KERNEL_RUN, &group->handle),
         "allocating a %zu-byte temporary on %s", size, device->name));
     HPVM_RETURN_IF_ERROR(hpvm_status_annotate(
-        hpvm_device_copy_to_device(device, group->handle, 0, group->begin, size),
+        hpvm_device_copy_to_device(device, group->handle, 0, group->in ? group->in : group->begin,
+                                   size),
         "copying %zu bytes to %s", size, device->name));
   }
   bool opencl = hpvm_opencl_device_is(device);
@@ -230,7 +239,8 @@ hpvm_status_t hpvm_kernel_buffers_release(hpvm_kernel_buffers_t *run, bool copy_
     size_t size = (size_t)(group->end - group->begin);
     if (copy_back && group->writes && !first)
       first = hpvm_status_annotate(
-          hpvm_device_copy_to_host(device, group->begin, group->handle, 0, size),
+          hpvm_device_copy_to_host(device, group->out ? group->out : group->begin, group->handle,
+                                   0, size),
           "copying %zu bytes back from %s", size, device->name);
     hpvm_status_t status =
         hpvm_device_buffer_free(device, group->handle, HPVM_BUFFER_OWNER_KERNEL_RUN);

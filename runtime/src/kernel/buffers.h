@@ -30,6 +30,10 @@ typedef struct temp_group_t {
   char *begin, *end;
   bool writes;
   uint64_t handle; /* 0 until allocated */
+  /* Where the temporary is filled from and copied back to: `begin` unless a split grid points
+   * them at its snapshot and its scratch (split.c). */
+  const char *in;
+  char *out;
 } temp_group_t;
 
 /* One call's working state. */
@@ -41,6 +45,8 @@ typedef struct hpvm_kernel_buffers_t {
   /* Failover: a tracked object the kernel may write gets a valid host copy before the device's
    * is requested, so that a kernel failing half-way loses nothing. */
   bool keep_host;
+  /* Every buffer through a temporary, tracked or not (a split grid's device part). */
+  bool untracked_only;
   param_slot_t *slots;
   temp_group_t *groups;
   uint32_t group_count;

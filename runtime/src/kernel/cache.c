@@ -65,6 +65,30 @@ hpvm_status_t hpvm_kernel_workgroup_parse(const char *text, int64_t picks[3][3])
   }
 }
 
+hpvm_status_t hpvm_kernel_slowdown_parse(const char *text, hpvm_kernel_slowdown_t *out) {
+  out->side = HPVM_RT_DEVICE_CPU;
+  out->factor = 1;
+  if (!text || !*text)
+    return NULL;
+  const char *colon = strchr(text, ':');
+  size_t side = colon ? (size_t)(colon - text) : 0;
+  char *end = NULL;
+  errno = 0;
+  unsigned long factor = colon && colon[1] >= '0' && colon[1] <= '9'
+                             ? strtoul(colon + 1, &end, 10)
+                             : 0;
+  bool cpu = side == 3 && strncmp(text, "cpu", 3) == 0;
+  bool device = side == 6 && strncmp(text, "device", 6) == 0;
+  if ((!cpu && !device) || !end || *end || errno || factor < 1 || factor > 1000)
+    return HPVM_STATUS(INVALID_ARGUMENT,
+                       "HPVM_SPLIT_SLOWDOWN='%.64s': expected cpu:<factor> or device:<factor> "
+                       "with a factor from 1 to 1000",
+                       text);
+  out->side = cpu ? HPVM_RT_DEVICE_CPU : HPVM_RT_DEVICE_CUDA;
+  out->factor = (uint32_t)factor;
+  return NULL;
+}
+
 hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_tracker_t *tracker,
                                        hpvm_kernel_device_get_fn_t device_get,
                                        void *device_get_self, hpvm_kernel_device_choice_t choice,
@@ -73,9 +97,12 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
   HPVM_RETURN_IF_ERROR(hpvm_kernel_workgroup_parse(getenv("HPVM_WORKGROUP"), picks));
   /* HPVM_FAILOVER: 1 (default) reruns a node on the CPU after its kernel failed (failover.c);
    * 0 makes such a failure the node's error. */
-  uint64_t failover = 1;
-  bool present;
+  uint64_t failover = 1, split = 0;
+  bool present, split_present;
   HPVM_RETURN_IF_ERROR(hpvm_platform_env_integer("HPVM_FAILOVER", 0, 1, &failover, &present));
+  HPVM_RETURN_IF_ERROR(hpvm_platform_env_integer("HPVM_SPLIT", 0, 1, &split, &split_present));
+  hpvm_kernel_slowdown_t slowdown;
+  HPVM_RETURN_IF_ERROR(hpvm_kernel_slowdown_parse(getenv("HPVM_SPLIT_SLOWDOWN"), &slowdown));
   hpvm_kernel_cache_t *cache;
   HPVM_RETURN_IF_ERROR(hpvm_allocator_calloc(allocator, sizeof(*cache), (void **)&cache));
   hpvm_status_t status = hpvm_cuda_libraries_create(allocator, &cache->libraries);
@@ -89,6 +116,10 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
   cache->device_get_self = device_get_self;
   cache->choice = choice;
   cache->failover = !present || failover == 1;
+  cache->split = !split_present ? HPVM_KERNEL_SPLIT_HINTED
+                 : split == 1   ? HPVM_KERNEL_SPLIT_ALL
+                                : HPVM_KERNEL_SPLIT_NONE;
+  cache->slowdown = slowdown;
   memcpy(cache->picks, picks, sizeof(picks));
   pthread_mutex_init(&cache->mutex, NULL);
   *out_cache = cache;

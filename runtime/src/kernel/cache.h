@@ -68,7 +68,27 @@ typedef struct hpvm_kernel_site_state_t {
   /* Why the site's library call never runs in this runtime (its parameters do not fit it, or
    * it failed before starting); set once (warned then), NULL while it may. */
   _Atomic(hpvm_status_t) library_failure;
+  /* A split grid's share of the device (split.c): 0 until the first split measured it. */
+  _Atomic double split_share;
 } hpvm_kernel_site_state_t;
+
+/* Which leaves split their grid across the CPU and a device (HPVM_SPLIT). */
+typedef enum hpvm_kernel_split_mode_e {
+  HPVM_KERNEL_SPLIT_HINTED = 0, /* unset: those the compiler marked (CPU_OR_*_TARGET) */
+  HPVM_KERNEL_SPLIT_NONE = 1,   /* "0" */
+  HPVM_KERNEL_SPLIT_ALL = 2,    /* "1": every leaf with both versions that can */
+} hpvm_kernel_split_mode_t;
+
+/* HPVM_SPLIT_SLOWDOWN=<side>:<factor> (tests and benchmarks): the side's part of a split grid
+ * takes `factor` times as long (it sleeps (factor - 1) times what it took). */
+typedef struct hpvm_kernel_slowdown_t {
+  hpvm_rt_device_kind_t side; /* HPVM_RT_DEVICE_CPU or the device (any other kind) */
+  uint32_t factor;            /* 1: none */
+} hpvm_kernel_slowdown_t;
+
+/* Parses an HPVM_SPLIT_SLOWDOWN value (NULL or "" = none); INVALID_ARGUMENT for anything but
+ * cpu:<factor> or device:<factor> with factor 1..1000. */
+hpvm_status_t hpvm_kernel_slowdown_parse(const char *text, hpvm_kernel_slowdown_t *out);
 
 struct hpvm_kernel_cache_t {
   hpvm_allocator_t allocator;
@@ -78,6 +98,8 @@ struct hpvm_kernel_cache_t {
   hpvm_kernel_device_choice_t choice;
   int64_t picks[3][3];   /* the work-group picked for grids of rank 1, 2, 3 (HPVM_WORKGROUP) */
   bool failover;         /* HPVM_FAILOVER (failover.c) */
+  hpvm_kernel_split_mode_t split;  /* HPVM_SPLIT (split.c) */
+  hpvm_kernel_slowdown_t slowdown; /* HPVM_SPLIT_SLOWDOWN (split.c) */
   pthread_mutex_t mutex; /* guards `sites`, `modules` and every module load / kernel lookup */
   hpvm_kernel_site_state_t *sites;
   hpvm_kernel_module_t *modules;

@@ -14,13 +14,13 @@
 #include "kernel/failover.h"
 #include "kernel/libraries.h"
 #include "kernel/reason.h"
+#include "kernel/run_target.h"
 
 enum { VALUE_MAX_BYTES = 64 };
 
 /*===--- falling back to the CPU version ------------------------------------===*/
 
-/* "cuda:<ordinal>" for CUDA devices, the device's name ("opencl:<device>") otherwise. */
-static void trace_name(hpvm_device_t *device, char *out, size_t size) {
+void hpvm_kernel_trace_name(hpvm_device_t *device, char *out, size_t size) {
   if (hpvm_cuda_device_is(device))
     snprintf(out, size, "cuda:%d", hpvm_cuda_device_ordinal(device));
   else
@@ -47,18 +47,9 @@ static hpvm_status_t fall_back_warned(hpvm_kernel_site_state_t *state, hpvm_devi
   return fall_back(site, reason);
 }
 
-/* What a call runs: the kernel, or the site's library call, on `device`. */
-typedef struct target_t {
-  hpvm_device_t *device;
-  hpvm_device_kernel_t *kernel;
-  bool library;
-} target_t;
-
-/* The first device allowed by HPVM_DEVICE that has an image, is open and healthy, and has the
- * kernel; *out_device is NULL (and `reason` says why) when there is none. */
-static void choose_device(hpvm_kernel_cache_t *cache, hpvm_kernel_site_state_t *state,
+void hpvm_kernel_choose_device(hpvm_kernel_cache_t *cache, hpvm_kernel_site_state_t *state,
                           const hpvm_rt_kernel_param_t *params, uint32_t param_count,
-                          target_t *target, hpvm_kernel_reason_t *reason) {
+                          hpvm_kernel_target_t *target, hpvm_kernel_reason_t *reason) {
   const hpvm_rt_kernel_site_t *site = state->site;
   memset(target, 0, sizeof(*target));
   hpvm_rt_device_kind_t kinds[2] = {HPVM_RT_DEVICE_CUDA, HPVM_RT_DEVICE_OPENCL};
@@ -125,7 +116,7 @@ static void choose_device(hpvm_kernel_cache_t *cache, hpvm_kernel_site_state_t *
 /*===--- launch dimensions --------------------------------------------------===*/
 
 /* Caller errors in grid and block; *out_pick when the runtime picks the work-group size. */
-static hpvm_status_t check_dims(const int64_t grid[3], const int64_t block[3], bool *out_pick,
+hpvm_status_t hpvm_kernel_check_dims(const int64_t grid[3], const int64_t block[3], bool *out_pick,
                                 bool *out_empty) {
   *out_empty = false;
   *out_pick = !block || (block[0] == 0 && block[1] == 0 && block[2] == 0);
@@ -204,7 +195,7 @@ static bool launch_dims(const int64_t grid[3], const int64_t block[3], bool pick
 
 /*===--- the entry point ----------------------------------------------------===*/
 
-static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t count) {
+hpvm_status_t hpvm_kernel_check_params(const hpvm_rt_kernel_param_t *params, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i) {
     const hpvm_rt_kernel_param_t *param = &params[i];
     if (param->kind == HPVM_RT_PARAM_VALUE) {
@@ -237,15 +228,14 @@ static hpvm_status_t check_params(const hpvm_rt_kernel_param_t *params, uint32_t
   return NULL;
 }
 
-/* Runs the call on `target` (plans, prepares the buffers, launches the kernel or calls the
- * library, copies back). *out_retry when the library call failed before it started: that is
- * recorded (and warned), so that choosing again picks the kernel. */
-static hpvm_status_t run_on_target(hpvm_kernel_cache_t *cache, hpvm_kernel_site_state_t *state,
-                                   const target_t *target, const int64_t grid[3],
-                                   const int64_t block[3], bool pick,
-                                   const hpvm_rt_kernel_param_t *params, uint32_t param_count,
-                                   hpvm_kernel_reason_t *reason, int32_t *out_ran,
-                                   bool *out_retry) {
+hpvm_status_t hpvm_kernel_run_on_target(hpvm_kernel_cache_t *cache,
+                                        hpvm_kernel_site_state_t *state,
+                                        const hpvm_kernel_target_t *target, const int64_t grid[3],
+                                        const int64_t block[3], bool pick,
+                                        const hpvm_rt_kernel_param_t *params, uint32_t param_count,
+                                        const hpvm_kernel_run_hooks_t *hooks,
+                                        hpvm_kernel_reason_t *reason, int32_t *out_ran,
+                                        bool *out_retry) {
   const hpvm_rt_kernel_site_t *site = state->site;
   hpvm_device_t *device = target->device;
   *out_retry = false;
@@ -256,8 +246,12 @@ static hpvm_status_t run_on_target(hpvm_kernel_cache_t *cache, hpvm_kernel_site_
   hpvm_kernel_buffers_t run;
   hpvm_status_t status = hpvm_kernel_buffers_init(&run, cache, device, params, param_count);
   bool ok = true;
+  if (!status && hooks)
+    run.untracked_only = hooks->untracked_only;
   if (!status)
     status = hpvm_kernel_buffers_plan(&run, reason, &ok);
+  if (!status && ok && hooks && hooks->planned)
+    status = hooks->planned(hooks->self, &run);
   if (!status && ok)
     hpvm_kernel_buffers_plan_workgroup(&run, &dims, reason, &ok);
   if (status || !ok) {
@@ -331,9 +325,9 @@ static hpvm_status_t run_on_target(hpvm_kernel_cache_t *cache, hpvm_kernel_site_
     memcpy(params[site->library->scalars_param].host, site->library->scalars,
            (size_t)site->library->scalars_size);
   *out_ran = 1;
-  if (hpvm_trace_enabled()) {
+  if (hpvm_trace_enabled() && !(hooks && hooks->untracked_only)) {
     char name[160];
-    trace_name(device, name, sizeof(name));
+    hpvm_kernel_trace_name(device, name, sizeof(name));
     if (library)
       hpvm_trace_line("%s on %s (%s)", hpvm_kernel_node_name(site), name, library);
     else
@@ -351,9 +345,9 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
   if (!site || !site->kernel || !grid || !out_ran || (param_count && !params))
     return HPVM_STATUS(INVALID_ARGUMENT, "kernel_run needs a site with a kernel name, the grid, "
                                          "out_ran and the parameters");
-  HPVM_RETURN_IF_ERROR(check_params(params, param_count));
+  HPVM_RETURN_IF_ERROR(hpvm_kernel_check_params(params, param_count));
   bool pick, empty;
-  HPVM_RETURN_IF_ERROR(check_dims(grid, block, &pick, &empty));
+  HPVM_RETURN_IF_ERROR(hpvm_kernel_check_dims(grid, block, &pick, &empty));
   if (empty) {
     *out_ran = 1; /* no instance to run anywhere */
     return NULL;
@@ -365,13 +359,14 @@ hpvm_status_t hpvm_kernel_run(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t 
     hpvm_kernel_reason_t reason;
     reason.length = 0;
     reason.text[0] = '\0';
-    target_t target;
-    choose_device(cache, state, params, param_count, &target, &reason);
+    hpvm_kernel_target_t target;
+    hpvm_kernel_choose_device(cache, state, params, param_count, &target, &reason);
     if (!target.device)
       return fall_back(site, &reason);
     bool retry = false;
-    hpvm_status_t status = run_on_target(cache, state, &target, grid, block, pick, params,
-                                         param_count, &reason, out_ran, &retry);
+    hpvm_status_t status = hpvm_kernel_run_on_target(cache, state, &target, grid, block, pick,
+                                                     params, param_count, NULL, &reason, out_ran,
+                                                     &retry);
     if (!retry)
       return status;
   }
