@@ -7,6 +7,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -18,6 +19,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/LowerMemIntrinsics.h"
 
 #include <cerrno>
 #include <csignal>
@@ -268,6 +270,28 @@ static std::string zeroScalarsAsConstants(const std::string &binary) {
   return std::string(reinterpret_cast<const char *>(out.data()), out.size() * 4);
 }
 
+/// Memsets of a value or a length not known at compile time as loops. LLVM's
+/// SPIR-V backend makes each a function of its own (spirv.llvm_memset_p0_i64),
+/// which llvm-spirv 15 reads back as a call of llvm.memset.p0.i64: the opaque
+/// pointers' name, which its LLVM of typed pointers refuses ("Intrinsic name
+/// not mangled correctly"). The image lost its SPIR 1.2 fallback, so PoCL 3.1
+/// (no SPIR-V of its own) ran the node on the CPU. Memsets of constants stay:
+/// the backend copies them from a constant (OpCopyMemorySized).
+static void expandVariableMemsets(llvm::Module &module) {
+  std::vector<llvm::MemSetInst *> memsets;
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (llvm::Instruction &instruction : block)
+        if (auto *memset = llvm::dyn_cast<llvm::MemSetInst>(&instruction))
+          if (!llvm::isa<llvm::Constant>(memset->getValue()) ||
+              !llvm::isa<llvm::ConstantInt>(memset->getLength()))
+            memsets.push_back(memset);
+  for (llvm::MemSetInst *memset : memsets) {
+    llvm::expandMemSetAsLoop(memset);
+    memset->eraseFromParent();
+  }
+}
+
 /// Writes all of `bytes` to `fd`; false on an error.
 static bool writeAll(int fd, const char *bytes, size_t size) {
   while (size) {
@@ -385,6 +409,7 @@ static std::string emitSPIRV(const llvm::Target &target, llvm::Module &module,
         builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
     passes.run(module, modules);
   }
+  expandVariableMemsets(module);
 
   // No CodeGenPrepare: it turns `x == 0` next to `x - 1` into
   // llvm.uadd.with.overflow, which the backend emits as OpIAddCarry, which
