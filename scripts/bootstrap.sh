@@ -18,6 +18,8 @@ PACKAGES=(
   # gcc -fopenmp (libgomp): the C versions the benchmark drivers check against, also built by
   # the auto-tuner's tests (python/hpvm/tune/programs.py).
   gcc
+  # MPI (Open MPI): the runtime's MPI layer, built and tested when present (docs/Distributed.md).
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

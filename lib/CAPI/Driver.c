@@ -1487,6 +1487,40 @@ static bool compile_objects(driver_t *d) {
   return ok;
 }
 
+/* --distribute=mpi: the runtime's MPI layer (libhpvm_rt_mpi.a beside the runtime), which
+ * takes the streaming calls the program makes (-Wl,--wrap), and Open MPI's library. */
+static void add_mpi_layer(const driver_t *d, list_t *command) {
+  char *distribute = hpvmDriverOptionsGet(d->options, "distribute");
+  bool mpi = distribute && strcmp(distribute, "mpi") == 0;
+  hpvmCompileFreeText(distribute);
+  if (!mpi)
+    return;
+  if (!*HPVM_CC_MPI_LIBS)
+    fail("--distribute=mpi needs the runtime's MPI layer, which was not built: Open MPI "
+         "(openmpi-bin, libopenmpi-dev) was missing when hpvm-cc was configured%s", "");
+  const char *slash = strrchr(d->runtime_lib, '/');
+  size_t directory = slash ? (size_t)(slash - d->runtime_lib) + 1 : 0;
+  size_t size = directory + sizeof "libhpvm_rt_mpi.a";
+  char *library = malloc(size);
+  if (!library)
+    fail_internal("out of memory%s", "");
+  snprintf(library, size, "%.*slibhpvm_rt_mpi.a", (int)directory, d->runtime_lib);
+  if (access(library, R_OK) != 0)
+    fail("--distribute=mpi needs the runtime's MPI layer '%s', which is missing", library);
+  push(command, library);
+  static const char *const wrapped[] = {
+      "hpvm_rt_pipeline_create", "hpvm_rt_pipeline_add_stage", "hpvm_rt_pipeline_connect",
+      "hpvm_rt_pipeline_destroy", "hpvm_rt_stream_launch", "hpvm_rt_stream_push",
+      "hpvm_rt_stream_pop", "hpvm_rt_stream_close_input", "hpvm_rt_stream_cancel",
+      "hpvm_rt_stream_wait"};
+  for (size_t w = 0; w < sizeof wrapped / sizeof *wrapped; ++w)
+    push(command, format2("-Wl,--wrap=", wrapped[w]));
+  /* HPVM_CC_MPI_LIBS: the libraries separated by ';' (CMake's list). */
+  char *libraries = format2(HPVM_CC_MPI_LIBS, "");
+  for (char *next = strtok(libraries, ";"); next; next = strtok(NULL, ";"))
+    push(command, next);
+}
+
 /* Link with the runtime. */
 static bool link_program(const driver_t *d) {
   list_t command = {0};
@@ -1504,6 +1538,7 @@ static bool link_program(const driver_t *d) {
     push(&command, "-fuse-ld=lld");
   append(&command, &d->objects);
   append(&command, &d->link_inputs);
+  add_mpi_layer(d, &command);
   push(&command, runtime_library(d));
   append(&command, &d->linker);
   for (size_t f = 0; f < d->codegen.count; ++f)

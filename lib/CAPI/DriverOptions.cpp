@@ -168,6 +168,10 @@ int hpvmDriverOptionsTake(HPVMDriverOptions *options, const char *argument, char
     options->pipeline.knobs = arg.str();
     return 1;
   }
+  // --distribute=KIND: -fhpvm-distribute=KIND's other spelling.
+  if (arg.starts_with("--distribute="))
+    return takeTableFlag(options->pipeline,
+                         "-fhpvm-distribute=" + arg.drop_front(13).str(), error);
   return takeTableFlag(options->pipeline, arg, error);
 }
 

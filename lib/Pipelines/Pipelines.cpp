@@ -4,6 +4,7 @@
 #include "HPVM/Pipelines/Pipelines.h"
 
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Pipelines/DescribeStreamItems.h"
 #include "HPVM/Pipelines/Passes.h"
 #include "HPVM/Transforms/Passes.h"
 
@@ -63,6 +64,9 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   addHPVMApplyKnobs(pm, options);
   // Warnings about the program as written come before anything changes it.
   pm.addPass(createHPVMCheckReplication());
+  // --distribute=mpi: the layouts of the streaming items for the runtime's MPI layer.
+  if (options.distribute == "mpi")
+    pm.addPass(createHPVMDescribeStreamItems());
   if (options.fuseNodes) {
     HPVMFuseNodesOptions fuse;
     fuse.greedy = true;

@@ -574,6 +574,10 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
     if target not in ("cpu", "gpu", "opencl"):
         raise HPVMError(f"unknown target '{target}'; expected cpu, gpu or opencl")
     build = SharedBuild.parse([opt, f"--target={target}", *SHARED_FLAGS, *flags])
+    if build.options.get("distribute") != "none":
+        raise HPVMError("--distribute=mpi: distributed streams are programs that mpirun "
+                        "starts (hpvm-cc --distribute=mpi prog.c); a shared library of the "
+                        "package runs in this process")
     build.verbose = build.verbose or verbose
     home = _home()
     with tempfile.TemporaryDirectory(prefix="hpvm-py-") as directory:
