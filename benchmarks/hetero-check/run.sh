@@ -15,7 +15,8 @@
 #   The HDC programs (README.md), when present, as clones:
 #     PRISM-HDC-Demo/simple_examples  HD-Classification/Hetero-C++  HD-Clustering/Hetero-C++
 #   and IBM/scheduler-library's mini-era, as a clone: scheduler-library/examples/mini-era
-#   HDC_OPENCL=1: HD-Classification also with its hinted tasks as OpenCL kernels.
+#   HDC_OPENCL=1: HD-Classification and mini-era also with their hinted tasks as OpenCL
+#   kernels.
 # Tools from ${HPVM_BIN:-build/bin}. Builds and outputs go to a mktemp directory, removed at
 # the end (kept, and named, with HETERO_CHECK_KEEP=1). Exit status 1 when any program fails
 # to compile or run, or differs; 2 for a usage error.
@@ -396,18 +397,42 @@ check_mini_era() {
   local me="$base/examples/mini-era" dir="$WORK/mini-era"
   mkdir -p "$dir/run"
   ln -sfn "$me/traces" "$dir/run/traces"
-  build mini-era "$dir" -- -O2 -fno-exceptions -std=gnu++14 \
-    -I "$me/include" -I "$base/task_library/include" -DINT_TIME -DUSE_ESP_INTERFACE \
-    -DNUM_CPU_ACCEL=3 -DNUM_VIT_ACCEL=0 -DNUM_FFT_ACCEL=0 -DNUM_CV_ACCEL=0 \
-    -DMAX_RADAR_LOGN=14 -DBYPASS_KERAS_CV_CODE -DHPVM -DDEVICE=CPU_TARGET -DHCC \
-    -x c++ "$me"/src/*.c -x none -lm || return 0
+  local flags=(-O2 -fno-exceptions -std=gnu++14
+    -I "$me/include" -I "$base/task_library/include" -DINT_TIME -DUSE_ESP_INTERFACE
+    -DNUM_CPU_ACCEL=3 -DNUM_VIT_ACCEL=0 -DNUM_FFT_ACCEL=0 -DNUM_CV_ACCEL=0
+    -DMAX_RADAR_LOGN=14 -DBYPASS_KERAS_CV_CODE -DHPVM -DHCC)
+  build mini-era "$dir" -- -DDEVICE=CPU_TARGET "${flags[@]}" -x c++ "$me"/src/*.c -x none -lm ||
+    return 0
   # 500 time steps, a launch each of the 8 tasks.
   local TIMES_RE=' usec'
-  compare_hdc mini-era "$dir" "" "${MINI_ERA_NODES:-4000}" -T traces/tt02_0500.new \
-    -R traces/norm_radar_01k_dictionary.dfn -V traces/vit_dictionary.dfn \
-    -C traces/objects_dictionary.dfn || return 0
+  local args=(-T traces/tt02_0500.new -R traces/norm_radar_01k_dictionary.dfn
+    -V traces/vit_dictionary.dfn -C traces/objects_dictionary.dfn)
+  compare_hdc mini-era "$dir" "" "${MINI_ERA_NODES:-4000}" "${args[@]}" || return 0
   grep -q '^Done\.$' "$dir/seq.out" ||
     fail "mini-era: the sequential build does not end with 'Done.'"
+  [[ ${HDC_OPENCL:-0} == 1 ]] || return 0
+  # Its Viterbi and CV tasks hint DEVICE: with GPU_TARGET Viterbi is an OpenCL kernel (CV
+  # calls usleep: it stays on the CPU). Its launch declares three buffers with sizeof of
+  # pointer parameters, 8 bytes (vit_data_in, vit_data_out, vit_depunctured; main.c's arrays
+  # are 64 KiB, 64 KiB and MAX_ENCODED_BITS), which one memory never notices but a device's
+  # buffers do: the kernel writes past them (on PoCL, heap corruption). This build takes a
+  # copy of hpvm_tasks.c with the arrays' sizes.
+  local ocl="$WORK/mini-era-opencl"
+  mkdir -p "$ocl/run" "$ocl/src"
+  ln -sfn "$me/traces" "$ocl/run/traces"
+  ln -sf "$dir/seq" "$ocl/seq"
+  cp "$me"/src/*.c "$ocl/src/"
+  sed -i 's/sizeof(vit_data_in)/(64 * 1024)/; s/sizeof(vit_data_out)/(64 * 1024)/
+          s/sizeof(vit_depunctured)/MAX_ENCODED_BITS/' "$ocl/src/hpvm_tasks.c"
+  if ! (cd "$ocl" && "$HPVMCC" --target=opencl -DDEVICE=GPU_TARGET "${flags[@]}" \
+          -x c++ src/*.c -x none -lm -o graph) >"$ocl/graph-build.log" 2>&1; then
+    fail "mini-era (opencl): hpvm-cc --target=opencl fails to compile:"
+    excerpt "$ocl/graph-build.log"
+    return 0
+  fi
+  compare_hdc "mini-era (opencl)" "$ocl" "" "${MINI_ERA_NODES:-4000}" "${args[@]}" || return 0
+  grep -q '^hpvm-trace: VIT on opencl' "$ocl/graph.err" ||
+    fail "mini-era (opencl): its Viterbi task (VIT) did not run on an OpenCL device"
 }
 
 echo "hetero-check: programs from $PROGRAMS, hpvm-cc $HPVMCC"
