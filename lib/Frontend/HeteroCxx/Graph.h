@@ -1,7 +1,9 @@
 //===- Graph.h - Hetero-C++ regions to HPVM-C node functions -------*- C++ -*-===//
-// The lowering's state: the HPVM-C functions it calls, and the steps that
-// turn a function holding a section (or a leaf's code) into HPVM-C node
-// functions (Graph.cpp), and launches into HPVM-C host calls (Host.cpp).
+// The lowering's state: the HPVM-C functions it calls (HPVMCCalls.cpp), and
+// the steps that turn a function holding a section (or a leaf's code) into
+// HPVM-C node functions -- regions outlined (Regions.cpp), made nodes
+// (Nodes.cpp), checked (Checks.cpp), a section's graph (Graph.cpp) -- and
+// launches into HPVM-C host calls (Host.cpp).
 #ifndef LIB_FRONTEND_HETEROCXX_GRAPH_H
 #define LIB_FRONTEND_HETEROCXX_GRAPH_H
 
@@ -60,7 +62,7 @@ public:
   bool runSequential();
 
 private:
-  // Graph.cpp: sections, tasks and parallel loops.
+  // Graph.cpp: sections and roots as graphs of nodes.
   /// The node function of `root` launched with outputs `outputs` (argument
   /// numbers of `root`, pointer then size), made once per root.
   llvm::Function *lowerRoot(llvm::Function *root, llvm::ArrayRef<unsigned> outputs,
@@ -69,6 +71,14 @@ private:
   /// an internal node returning `outputs` (values of `function`).
   llvm::Function *lowerSection(llvm::Function *function, llvm::ArrayRef<llvm::Value *> outputs);
   bool extractChild(llvm::Function *parent, llvm::CallInst *marker, Child &child);
+  llvm::Function *buildInternal(llvm::Function *function, llvm::ArrayRef<Child> children,
+                                llvm::ArrayRef<llvm::Value *> outputs, llvm::Value *hint);
+  /// A child whose outputs nothing reads returns none (dropOutputs).
+  void pruneUnreadOutputs(llvm::CallInst *handle);
+  /// `node` returning nothing; its children's outputs pruned in turn.
+  llvm::Function *dropOutputs(llvm::Function *node);
+
+  // Regions.cpp: the code of a task or a parallel loop, outlined.
   /// The blocks between `begin` and the `endMarker` call that takes its value
   /// (a task, a launch region); errors for a return out of it, a jump into
   /// it, exception cleanups in it.
@@ -88,6 +98,8 @@ private:
   /// declared there moves from after the region to its end; any other use
   /// after the region is an error.
   bool claimLocals(llvm::ArrayRef<llvm::BasicBlock *> blocks, llvm::StringRef what);
+
+  // Nodes.cpp: outlined code as node functions.
   /// The node of the code `extracted` (called by `call` in the parent) that
   /// declares `declared`; `host` when the parent is host code (a launch).
   bool makeNode(llvm::Function *extracted, llvm::CallInst *call, const Declared &declared,
@@ -97,11 +109,24 @@ private:
                     llvm::ArrayRef<LoopLevel> levels, bool host, llvm::StringRef name,
                     llvm::Instruction *at, llvm::SmallVectorImpl<llvm::Value *> &ports,
                     llvm::DenseMap<llvm::Value *, unsigned> &portOf);
+  /// A parameter of `function` that always receives `value` (from the host).
+  llvm::Argument *constantInput(llvm::Function *function, llvm::Constant *value);
   /// __hetero_priv in a leaf: each instance works on its own copy of the
   /// buffers it names.
   bool privatize(llvm::Function *node);
-  /// A child whose outputs nothing reads returns none (dropOutputs).
+  /// The target of a __hetero_hint call (this compiler's numbering); null
+  /// after an error.
+  llvm::Value *hintTarget(llvm::CallInst *call);
+  /// A leaf's hint and attributes, from the hints left in its code.
+  void finishLeaf(llvm::Function *node, const Declared *declared,
+                  llvm::ArrayRef<llvm::Value *> outputs);
+
+  // Checks.cpp: what a section, a task and a leaf may not do.
+  /// A task or a loop nest inside a loop of its section (it would run once
+  /// per iteration as C, once as a node).
   bool checkNotRepeated(llvm::CallInst *marker, unsigned loops);
+  /// Code of a section outside its tasks and parallel loops.
+  bool checkSectionCode(llvm::Function *function, llvm::CallInst *begin);
   /// A leaf that writes a buffer it declares only as an input (`ports`: the
   /// parent's values of its parameters; `marker` null for a parallel loop).
   bool checkInputsOnlyRead(llvm::Function *node, llvm::ArrayRef<llvm::Value *> ports,
@@ -109,22 +134,6 @@ private:
                            llvm::CallInst *marker);
   /// A task or loop marker left in a leaf's code: it is outside any section.
   bool checkLeafMarkers(llvm::Function *node);
-  /// The target of a __hetero_hint call (this compiler's numbering); null
-  /// after an error.
-  llvm::Value *hintTarget(llvm::CallInst *call);
-  /// A leaf's hint and attributes, from the hints left in its code.
-  void finishLeaf(llvm::Function *node, const Declared *declared,
-                  llvm::ArrayRef<llvm::Value *> outputs);
-  /// A parameter of `function` that always receives `value` (from the host).
-  llvm::Argument *constantInput(llvm::Function *function, llvm::Constant *value);
-  bool checkSectionCode(llvm::Function *function, llvm::CallInst *begin);
-  llvm::Function *buildInternal(llvm::Function *function, llvm::ArrayRef<Child> children,
-                                llvm::ArrayRef<llvm::Value *> outputs, llvm::Value *hint);
-
-  /// A child whose outputs nothing reads returns none (dropOutputs).
-  void pruneUnreadOutputs(llvm::CallInst *handle);
-  /// `node` returning nothing; its children's outputs pruned in turn.
-  llvm::Function *dropOutputs(llvm::Function *node);
 
   // Host.cpp: launches and the other markers.
   /// The root and arguments of a __hetero_launch, checked against the root's
@@ -169,6 +178,12 @@ struct Rematerializer {
   llvm::Value *failedOn = nullptr;
   llvm::Value *get(llvm::Value *value);
 };
+
+/// Each return of `node` returns its outputs: __hpvm__return(outputs) when
+/// `withOutputs` (a leaf; an internal node is rebuilt), then a return of the
+/// node's type (its value is __hpvm__return's, never read) (Nodes.cpp).
+void rewriteReturns(llvm::Function *node, llvm::ArrayRef<llvm::Value *> outputs,
+                    bool withOutputs, llvm::FunctionCallee hpvmReturn);
 
 /// Removes the section, task, loop and hint markers of `function`: its code as
 /// sequential C (Sequential.cpp).
