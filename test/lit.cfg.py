@@ -79,6 +79,14 @@ if has_cuda_device():
     config.available_features.add("cuda-device")
 if has_opencl_device():
     config.available_features.add("opencl")
+# MPI: mpirun and the runtime's MPI layer (built where the bootstrap installed Open MPI).
+if shutil.which("mpirun") and os.path.exists(
+        os.path.join(config.hpvm_obj_root, "runtime", "libhpvm_rt_mpi.a")):
+    config.available_features.add("mpi")
+# mpirun as the tests run it: on one machine with more ranks than cores, as root where the
+# tests run as root (Open MPI refuses it unless told), never longer than two minutes.
+config.substitutions.append(("%mpirun", "timeout 120 env OMPI_ALLOW_RUN_AS_ROOT=1 "
+                             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe"))
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 if shutil.which("llvm-spirv-15") or shutil.which("llvm-spirv"):

@@ -230,7 +230,8 @@ hpvm_status_t hpvm_mpi_pack_result(const hpvm_mpi_layout_t *layout,
     memcpy(&p, (const char *)output + layout->out[o].offset, sizeof p);
     uint64_t code = 0;
     for (uint32_t f = 0; p && !code && f < layout->in_count; ++f)
-      if (travels(&table[f]) && p >= table[f].pointer && p <= table[f].pointer + table[f].size)
+      if (table[f].pointer && table[f].alias < 0 && p >= table[f].pointer &&
+          p <= table[f].pointer + table[f].size)
         code = ((uint64_t)(f + 1) << HPVM_MPI_OFFSET_BITS) | (uint64_t)(p - table[f].pointer);
     if (p && !code) {
       free(table);

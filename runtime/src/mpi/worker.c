@@ -179,14 +179,16 @@ static void on_launch(const hpvm_mpi_message_t *m) {
   streams = s;
 }
 
-/* HPVM_MPI_FAULT=RANK:ITEM (tests): rank RANK dies (SIGKILL) when it receives item ITEM. */
-static void maybe_die(uint64_t sequence) {
+/* HPVM_MPI_FAULT=RANK:ITEM[:stop] (tests): rank RANK dies (SIGKILL), or hangs (SIGSTOP),
+ * when it receives an item numbered ITEM or later. */
+static void maybe_fail(uint64_t sequence) {
   const char *fault = getenv("HPVM_MPI_FAULT");
   int rank = -1;
   unsigned long long item = 0;
-  if (fault && sscanf(fault, "%d:%llu", &rank, &item) == 2 && rank == hpvm_mpi_world.rank &&
-      item == sequence)
-    raise(SIGKILL);
+  char how[8] = "";
+  if (fault && sscanf(fault, "%d:%llu:%7s", &rank, &item, how) >= 2 &&
+      rank == hpvm_mpi_world.rank && sequence >= item)
+    raise(strcmp(how, "stop") == 0 ? SIGSTOP : SIGKILL);
 }
 
 static void on_item(const hpvm_mpi_message_t *m) {
@@ -194,7 +196,7 @@ static void on_item(const hpvm_mpi_message_t *m) {
   if (m->size < sizeof header)
     hpvm_mpi_fail(0, "a short ITEM message (%zu bytes)", m->size);
   memcpy(&header, m->data, sizeof header);
-  maybe_die(header.sequence);
+  maybe_fail(header.sequence);
   worker_stream_t *s = find_stream(header.stream);
   hpvm_mpi_local_item_t local;
   if (!s || !hpvm_mpi_unpack_item(&s->layout, m->data + sizeof header,
