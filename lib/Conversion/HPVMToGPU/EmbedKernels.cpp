@@ -251,6 +251,13 @@ static void reflectPreciseSqrt(llvm::Module &module) {
   }
 }
 
+/// What the linked NVVM IR gets before LLVM optimizes it: libdevice's
+/// precision query answered, each kernel's 32-bit variant added.
+static void prepareLinkedModule(llvm::Module &module) {
+  reflectPreciseSqrt(module);
+  addNarrowIndexKernels(module);
+}
+
 FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
                                                  Device device) {
   MLIRContext *context = &getContext();
@@ -311,7 +318,7 @@ FailureOr<std::string> EmbedKernelsPass::compile(gpu::GPUModuleOp kernels,
   gpu::TargetOptions options(toolkit, {}, "", "",
                              gpu::CompilationTarget::Assembly, {},
                              /*initialLlvmIRCallback=*/{},
-                             /*linkedLlvmIRCallback=*/reflectPreciseSqrt);
+                             /*linkedLlvmIRCallback=*/prepareLinkedModule);
   std::optional<SmallVector<char, 0>> object =
       cast<gpu::TargetAttrInterface>(target).serializeToObject(copy, options);
   if (!object)

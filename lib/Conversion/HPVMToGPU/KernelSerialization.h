@@ -4,9 +4,14 @@
 #define HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H
 
 #include "HPVM/Conversion/DeviceTools.h"
+#include "hpvm/hpvm_rt.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/LLVM.h"
+
+namespace llvm {
+class Module;
+} // namespace llvm
 
 #include <optional>
 #include <string>
@@ -39,6 +44,15 @@ std::optional<std::string> buildCudaFatbin(StringRef ptx,
 /// translator is not there (`error` empty) or fails (`error` says how).
 std::optional<std::string> translateToSPIR12(StringRef spirv,
                                              std::string &error);
+
+/// The suffix of the 32-bit variant of each CUDA kernel.
+inline constexpr llvm::StringLiteral kNarrowKernelSuffix =
+    HPVM_RT_NARROW_KERNEL_SUFFIX;
+
+/// Adds to `module` (linked NVVM IR, not yet optimized) the 32-bit variant of
+/// each kernel, `<kernel>__i32`, for launches whose grid and buffers fit 2^31
+/// instances and bytes (NarrowIndices.cpp).
+void addNarrowIndexKernels(llvm::Module &module);
 
 } // namespace mlir::hpvm
 
