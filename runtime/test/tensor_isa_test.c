@@ -91,7 +91,18 @@ static int64_t compute(float *out) {
                    {1, 7, 14, 14, 5, 2, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                    {2, 5, 7, 7, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                    {1, 6, 14, 13, 3, 1, 2, HPVM_RT_TENSOR_IDENTITY},
-                   {1, 3, 15, 9, 5, 2, 2, HPVM_RT_TENSOR_SILU}};
+                   {1, 3, 15, 9, 5, 2, 2, HPVM_RT_TENSOR_SILU},
+                   /* AVX-512's ring of padded rows: 4 output rows at a time (rows of 2
+                    * vectors or less) and 2 (3 or 4 vectors a tile, the last clamped), with
+                    * 3 and 1 rows left; stride 2 rows split by permutes with masked tails
+                    * (odd widths, even padding); stride 3; 7 x 7 windows. */
+                   {1, 3, 35, 61, 3, 1, 2, HPVM_RT_TENSOR_RELU},
+                   {1, 2, 11, 100, 5, 2, 2, HPVM_RT_TENSOR_CLIPPED_RELU},
+                   {1, 2, 19, 70, 3, 0, 3, HPVM_RT_TENSOR_IDENTITY},
+                   {1, 2, 10, 130, 7, 3, 1, HPVM_RT_TENSOR_RELU},
+                   {1, 2, 3, 40, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+                   {1, 2, 7, 20, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+                   {1, 2, 6, 33, 3, 1, 1, HPVM_RT_TENSOR_IDENTITY}};
   for (size_t i = 0; i < sizeof depthwise / sizeof depthwise[0]; ++i) {
     int64_t n = depthwise[i].n, c = depthwise[i].c, h = depthwise[i].h, w = depthwise[i].w;
     int64_t k = depthwise[i].k, pad = depthwise[i].pad, stride = depthwise[i].stride;

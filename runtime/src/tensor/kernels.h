@@ -136,7 +136,8 @@ static inline int64_t hpvm_tensor_depthwise_phase(int64_t w, int64_t kw, int64_t
                                                   int64_t pad_w, int64_t stride_w) {
   int64_t blocks = (ow + 15) / 16 * 16 + (kw - 1) / stride_w + 1;
   int64_t columns = (w + pad_w + stride_w - 1) / stride_w + 1;
-  return blocks > columns ? blocks : columns;
+  int64_t floats = blocks > columns ? blocks : columns;
+  return (floats + 15) / 16 * 16; /* whole cache lines: rows start on one */
 }
 
 /* Floats of scratch the depthwise kernel's vector path needs for one plane: the window rows
@@ -148,7 +149,8 @@ static inline int64_t hpvm_tensor_depthwise_scratch(int64_t w, int64_t kh, int64
   if (kh * kw > HPVM_TENSOR_DEPTHWISE_MAX_TAPS || oh <= 0 || ow <= 0)
     return 0;
   return ((oh - 1) * stride_h + kh) * stride_w *
-         hpvm_tensor_depthwise_phase(w, kw, ow, pad_w, stride_w);
+             hpvm_tensor_depthwise_phase(w, kw, ow, pad_w, stride_w) +
+         16; /* room to start on a cache line */
 }
 
 /* out[oh x ow] = activation(bias + sum over kh, kw of filter[kh][kw] * padded input): one

@@ -459,27 +459,62 @@ void hpvm_tensor_contract_unfused_avx512(int64_t k, const float *a, const float 
 }
 
 /* ---- Depthwise convolutions ---------------------------------------------------------------
- * The AVX2 kernel's scratch (hpvm_tensor_depthwise_prepare_avx2: rows zero-padded, split into
- * column phases), then output rows in blocks of 32 and 16 columns of 16-float vectors (the last
- * block overlapping the one before: the same values again), where the AVX2 kernel has 8-float
- * ones: each output the same fused multiply-adds over the taps (i, j) in order, then + bias and
- * the activation, bit for bit. Rows narrower than 16 columns: one masked vector each, 4 rows
- * at a time (their 25-tap sums are chains of dependent multiply-adds). */
+ * The AVX2 kernel's padded rows (zero-padded, each split into stride_w column phases, rows
+ * and phases starting on cache lines), then output rows in tiles of up to 4 rows x 4 vectors of
+ * 16 columns (the last vector of a row overlapping the one before: the same values again),
+ * where the AVX2 kernel has 8-float ones: each output the same fused multiply-adds over the
+ * taps (i, j) in order, then + bias and the activation, bit for bit. Rows of 16 columns or
+ * more keep only the padded rows the next tile reads, in a ring (stride 2 rows split by
+ * permutes); rows narrower than 16 columns: the whole padded plane, one masked vector a row,
+ * 4 rows at a time (their 25-tap sums are chains of dependent multiply-adds). */
 
-/* Columns [0, 16 * BLOCKS) of the output row whose window origin is `base`. */
+/* A tile of ROWS output rows x BLOCKS vectors of 16 columns, the vector b of each row at
+ * column min(x + 16 b, ow - 16) (the last one overlapping the one before where ow is not a
+ * multiple of 16: the same values again): tap (i, j) of output row r reads
+ * row[r * kh + i][column[j] + that column]. ROWS x BLOCKS independent sums (up to 8) keep the
+ * multiply-adds' latency hidden; each sum is still the taps' in order. */
 static inline __attribute__((always_inline)) void
-depthwise_blocks16(const int BLOCKS, const float *base, int64_t row_floats,
-                   const int64_t *column, const v16f *weight, int64_t kh, int64_t kw,
-                   float *out, v16f bias, int64_t activation, v16f max) {
-  v16f acc[2];
-  _Pragma("GCC unroll 2") for (int b = 0; b < BLOCKS; ++b) acc[b] = splat16(0.0f);
+depthwise_tile16(const int ROWS, const int BLOCKS, const float *const *row, int64_t x,
+                 int64_t ow, const int64_t *column, const v16f *weight, int64_t kh, int64_t kw,
+                 float *out, v16f bias, int64_t activation, v16f max) {
+  v16f acc[4][4];
+  int64_t at[4];
+  _Pragma("GCC unroll 4") for (int b = 0; b < BLOCKS; ++b) {
+    at[b] = x + 16 * b < ow - 16 ? x + 16 * b : ow - 16;
+    _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r) acc[r][b] = splat16(0.0f);
+  }
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j)
-      _Pragma("GCC unroll 2") for (int b = 0; b < BLOCKS; ++b)
-        acc[b] = fma16(weight[i * kw + j], load16(base + i * row_floats + column[j] + 16 * b),
-                       acc[b]);
-  _Pragma("GCC unroll 2") for (int b = 0; b < BLOCKS; ++b)
-    store16(out + 16 * b, finish16(acc[b], bias, activation, max));
+      _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r)
+        _Pragma("GCC unroll 4") for (int b = 0; b < BLOCKS; ++b)
+          acc[r][b] = fma16(weight[i * kw + j], load16(row[r * kh + i] + column[j] + at[b]),
+                            acc[r][b]);
+  _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r)
+    _Pragma("GCC unroll 4") for (int b = 0; b < BLOCKS; ++b)
+      store16(out + r * ow + at[b], finish16(acc[r][b], bias, activation, max));
+}
+
+/* ROWS output rows, their columns in tiles of up to 4 vectors. */
+static inline __attribute__((always_inline)) void
+depthwise_row_tiles16(const int ROWS, const float *const *row, int64_t ow, const int64_t *column,
+                      const v16f *weight, int64_t kh, int64_t kw, float *out, v16f bias,
+                      int64_t activation, v16f max) {
+  for (int64_t x = 0; x < ow;) {
+    int64_t left = (ow - x + 15) / 16;
+    if (left >= 4) {
+      depthwise_tile16(ROWS, 4, row, x, ow, column, weight, kh, kw, out, bias, activation, max);
+      x += 64;
+    } else if (left == 3) {
+      depthwise_tile16(ROWS, 3, row, x, ow, column, weight, kh, kw, out, bias, activation, max);
+      x += 48;
+    } else if (left >= 2) {
+      depthwise_tile16(ROWS, 2, row, x, ow, column, weight, kh, kw, out, bias, activation, max);
+      x += 32;
+    } else {
+      depthwise_tile16(ROWS, 1, row, x, ow, column, weight, kh, kw, out, bias, activation, max);
+      x += 16;
+    }
+  }
 }
 
 /* Rows narrower than 16 columns (the 14 x 14 and 7 x 7 planes of deep layers): ROWS rows at a
@@ -501,54 +536,184 @@ depthwise_narrow16(const int ROWS, const float *base, int64_t row_step, int64_t 
     _mm512_mask_storeu_ps(out + r * ow, live, (__m512)finish16(acc[r], bias, activation, max));
 }
 
-static inline __attribute__((always_inline)) void
-depthwise_rows16(const float *plane, int64_t row_step, int64_t row_floats, const int64_t *column,
-                 const v16f *weight, int64_t kh, int64_t kw, float *output, int64_t oh,
-                 int64_t ow, v16f bias, int64_t activation, v16f max) {
-  if (ow < 16) {
-    int64_t y = 0;
-    for (; y + 4 <= oh; y += 4)
-      depthwise_narrow16(4, plane + y * row_step, row_step, row_floats, column, weight, kh, kw,
-                         output + y * ow, ow, bias, activation, max);
-    for (; y < oh; ++y)
-      depthwise_narrow16(1, plane + y * row_step, row_step, row_floats, column, weight, kh, kw,
-                         output + y * ow, ow, bias, activation, max);
+/* The plane a depthwise kernel reads, with the layout of its padded, phase-split rows. */
+typedef struct depthwise_plane_t {
+  const float *input;
+  int64_t h, w, pad_h, pad_w, stride_h, stride_w;
+  int64_t phase, row_floats; /* hpvm_tensor_depthwise_phase; stride_w phases of it */
+} depthwise_plane_t;
+
+/* Padded row r of the plane, split into its column phases, into `dst` (row_floats floats whose
+ * padding columns are zero): the input's row, or zeros for a row of the padding. Stride 2 by
+ * two-source permutes of 32 columns at a time (the tail under masks), others as the AVX2
+ * kernel's prepare does it: the same values either way. */
+static void ring_row16(const depthwise_plane_t *p, int64_t r, float *dst) {
+  int64_t iy = r - p->pad_h;
+  if (iy < 0 || iy >= p->h) {
+    memset(dst, 0, sizeof(float) * (size_t)p->row_floats);
     return;
   }
-  for (int64_t y = 0; y < oh; ++y) {
-    const float *base = plane + y * row_step;
-    float *out = output + y * ow;
+  const float *src = p->input + iy * p->w;
+  if (p->stride_w == 1) {
+    /* In vectors: rows are short, and a call to memcpy per row cost as much as the copy. */
+    float *to = dst + p->pad_w;
     int64_t x = 0;
-    for (; x + 32 <= ow; x += 32)
-      depthwise_blocks16(2, base + x, row_floats, column, weight, kh, kw, out + x, bias,
-                         activation, max);
-    for (; x + 16 <= ow; x += 16)
-      depthwise_blocks16(1, base + x, row_floats, column, weight, kh, kw, out + x, bias,
-                         activation, max);
-    if (x < ow)
-      depthwise_blocks16(1, base + ow - 16, row_floats, column, weight, kh, kw, out + ow - 16,
-                         bias, activation, max);
+    for (; x + 16 <= p->w; x += 16)
+      _mm512_storeu_ps(to + x, _mm512_loadu_ps(src + x));
+    if (x < p->w) {
+      __mmask16 live = (__mmask16)((1u << (p->w - x)) - 1);
+      _mm512_mask_storeu_ps(to + x, live, _mm512_maskz_loadu_ps(live, src + x));
+    }
+    return;
+  }
+  if (p->stride_w != 2) {
+    for (int64_t x = 0, c = p->pad_w; x < p->w; ++x, ++c)
+      dst[(c % p->stride_w) * p->phase + c / p->stride_w] = src[x];
+    return;
+  }
+  /* Input column 2m + q lands in phase (q + pad_w) % 2 at m + (pad_w + q - phase) / 2. */
+  int64_t p_even = p->pad_w % 2, p_odd = 1 - p_even;
+  float *even = dst + p_even * p->phase + (p->pad_w - p_even) / 2;
+  float *odd = dst + p_odd * p->phase + (p->pad_w + 1 - p_odd) / 2;
+  const __m512i even_lanes = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6,
+                                              4, 2, 0);
+  const __m512i odd_lanes = _mm512_add_epi32(even_lanes, _mm512_set1_epi32(1));
+  int64_t x = 0;
+  for (; x + 32 <= p->w; x += 32) {
+    __m512 lo = _mm512_loadu_ps(src + x), hi = _mm512_loadu_ps(src + x + 16);
+    _mm512_storeu_ps(even + x / 2, _mm512_permutex2var_ps(lo, even_lanes, hi));
+    _mm512_storeu_ps(odd + x / 2, _mm512_permutex2var_ps(lo, odd_lanes, hi));
+  }
+  if (x < p->w) {
+    int64_t n = p->w - x;
+    __mmask16 lo_live = (__mmask16)(n >= 16 ? 0xffff : (1u << n) - 1);
+    __mmask16 hi_live = (__mmask16)(n > 16 ? (1u << (n - 16)) - 1 : 0);
+    __m512 lo = _mm512_maskz_loadu_ps(lo_live, src + x);
+    __m512 hi = _mm512_maskz_loadu_ps(hi_live, src + x + 16);
+    _mm512_mask_storeu_ps(even + x / 2, (__mmask16)((1u << ((n + 1) / 2)) - 1),
+                          _mm512_permutex2var_ps(lo, even_lanes, hi));
+    _mm512_mask_storeu_ps(odd + x / 2, (__mmask16)((1u << (n / 2)) - 1),
+                          _mm512_permutex2var_ps(lo, odd_lanes, hi));
   }
 }
 
-/* depthwise_rows16 with the activation a constant, and the 3 x 3 window's sizes too. */
-#define DEPTHWISE_ROWS16(ACTIVATION)                                                         \
-  static void depthwise_rows16_##ACTIVATION(const float *plane, int64_t row_step,            \
-                                            int64_t row_floats, const int64_t *column,       \
-                                            const v16f *weight, int64_t kh, int64_t kw,      \
-                                            float *output, int64_t oh, int64_t ow, v16f bias, \
-                                            v16f max) {                                      \
-    if (kh == 3 && kw == 3)                                                                  \
-      depthwise_rows16(plane, row_step, row_floats, column, weight, 3, 3, output, oh, ow,    \
-                       bias, ACTIVATION, max);                                               \
-    else                                                                                     \
-      depthwise_rows16(plane, row_step, row_floats, column, weight, kh, kw, output, oh, ow,  \
-                       bias, ACTIVATION, max);                                               \
+/* Rows of 16 columns or more, 4 output rows at a time (tiles of up to 16 sums: the loads of
+ * the rows, most of them across two cache lines, bound the loop more than the multiply-adds'
+ * latency): the padded rows they read kept in a ring (in the first-level cache), each made
+ * once, after the sums of the rows before. */
+static inline __attribute__((always_inline)) void
+depthwise_ring16(const depthwise_plane_t *p, float *ring, const int64_t *column,
+                 const v16f *weight, int64_t kh, int64_t kw, float *output, int64_t oh,
+                 int64_t ow, v16f bias, int64_t activation, v16f max) {
+  enum { MAX_ROWS = 4 };
+  const float *row[MAX_ROWS * HPVM_TENSOR_DEPTHWISE_MAX_TAPS];
+  int64_t rows = MAX_ROWS;
+  if (rows > oh)
+    rows = oh;
+  int64_t slots = kh + (rows - 1) * p->stride_h; /* <= the scratch's rows */
+  /* Padded rows [0, made) have been made, row `made` goes to slot made_slot; the tile's first
+   * padded row `top` is in slot top_slot (no divisions: they cost more than the tile). */
+  int64_t made = 0, made_slot = 0, top_slot = 0;
+  for (; made < (rows - 1) * p->stride_h + kh; ++made) {
+    ring_row16(p, made, ring + made_slot * p->row_floats);
+    made_slot = made_slot + 1 == slots ? 0 : made_slot + 1;
   }
-DEPTHWISE_ROWS16(HPVM_RT_TENSOR_IDENTITY)
-DEPTHWISE_ROWS16(HPVM_RT_TENSOR_RELU)
-DEPTHWISE_ROWS16(HPVM_RT_TENSOR_CLIPPED_RELU)
+  for (int64_t y = 0; y < oh; y += rows) {
+    int64_t now = oh - y < rows ? oh - y : rows;
+    /* Walked slot by slot (a loop the compiler would otherwise make into scatters). */
+    for (int64_t r = 0; r < now; ++r) {
+      int64_t slot = top_slot + r * p->stride_h;
+      slot = slot < slots ? slot : slot - slots;
+      for (int64_t i = 0; i < kh; ++i) {
+        row[r * kh + i] = ring + slot * p->row_floats;
+        slot = slot + 1 == slots ? 0 : slot + 1;
+      }
+    }
+    top_slot += rows * p->stride_h;
+    while (top_slot >= slots)
+      top_slot -= slots;
+    float *out = output + y * ow;
+    if (now == 4)
+      depthwise_row_tiles16(4, row, ow, column, weight, kh, kw, out, bias, activation, max);
+    else if (now >= 2) {
+      depthwise_row_tiles16(2, row, ow, column, weight, kh, kw, out, bias, activation, max);
+      if (now == 3)
+        depthwise_row_tiles16(1, row + 2 * kh, ow, column, weight, kh, kw, out + 2 * ow, bias,
+                              activation, max);
+    } else
+      depthwise_row_tiles16(1, row, ow, column, weight, kh, kw, out, bias, activation, max);
+    /* The next rows' padded rows, made after these rows' sums (not just before they are read:
+     * a load that straddles two stores still in flight waits for both to reach the cache). */
+    int64_t next = y + rows + (oh - y - rows < rows ? oh - y - rows : rows);
+    for (; made < (next - 1) * p->stride_h + kh && y + rows < oh; ++made) {
+      ring_row16(p, made, ring + made_slot * p->row_floats);
+      made_slot = made_slot + 1 == slots ? 0 : made_slot + 1;
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void
+depthwise_rows16(const depthwise_plane_t *p, float *scratch, const int64_t *column,
+                 const v16f *weight, int64_t kh, int64_t kw, float *output, int64_t oh,
+                 int64_t ow, v16f bias, int64_t activation, v16f max) {
+  if (ow >= 16) {
+    float *ring = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    depthwise_ring16(p, ring, column, weight, kh, kw, output, oh, ow, bias, activation, max);
+    return;
+  }
+  hpvm_tensor_depthwise_prepare_avx2(p->input, p->h, p->w, kh, kw, oh, ow, p->pad_h, p->pad_w,
+                                     p->stride_h, p->stride_w, scratch);
+  int64_t row_step = p->stride_h * p->row_floats, y = 0;
+  for (; y + 4 <= oh; y += 4)
+    depthwise_narrow16(4, scratch + y * row_step, row_step, p->row_floats, column, weight, kh,
+                       kw, output + y * ow, ow, bias, activation, max);
+  for (; y < oh; ++y)
+    depthwise_narrow16(1, scratch + y * row_step, row_step, p->row_floats, column, weight, kh,
+                       kw, output + y * ow, ow, bias, activation, max);
+}
+
+/* depthwise_rows16 with the activation a constant, and the 3 x 3 and 5 x 5 windows' sizes
+ * too: a function each (in one, the larger window's registers slowed the smaller's loop). */
+#define DEPTHWISE_ROWS16(ACTIVATION, KH, KW, NAME)                                           \
+  static __attribute__((noinline)) void NAME(const depthwise_plane_t *p, float *scratch,     \
+                                             const int64_t *column, const v16f *weight,      \
+                                             int64_t kh, int64_t kw, float *output,          \
+                                             int64_t oh, int64_t ow, v16f bias, v16f max) {  \
+    (void)kh;                                                                                \
+    (void)kw;                                                                                \
+    depthwise_rows16(p, scratch, column, weight, KH, KW, output, oh, ow, bias, ACTIVATION,   \
+                     max);                                                                   \
+  }
+#define DEPTHWISE_ROWS16_ALL(ACTIVATION)                                                     \
+  DEPTHWISE_ROWS16(ACTIVATION, 3, 3, depthwise_rows16_3x3_##ACTIVATION)                      \
+  DEPTHWISE_ROWS16(ACTIVATION, 5, 5, depthwise_rows16_5x5_##ACTIVATION)                      \
+  DEPTHWISE_ROWS16(ACTIVATION, kh, kw, depthwise_rows16_##ACTIVATION)
+DEPTHWISE_ROWS16_ALL(HPVM_RT_TENSOR_IDENTITY)
+DEPTHWISE_ROWS16_ALL(HPVM_RT_TENSOR_RELU)
+DEPTHWISE_ROWS16_ALL(HPVM_RT_TENSOR_CLIPPED_RELU)
+#undef DEPTHWISE_ROWS16_ALL
 #undef DEPTHWISE_ROWS16
+
+typedef void (*depthwise_rows16_fn)(const depthwise_plane_t *, float *, const int64_t *,
+                                    const v16f *, int64_t, int64_t, float *, int64_t, int64_t,
+                                    v16f, v16f);
+
+/* The rows function for an activation and window. */
+static depthwise_rows16_fn depthwise_rows16_for(int64_t activation, int64_t kh, int64_t kw) {
+  static const depthwise_rows16_fn table[3][3] = {
+      {depthwise_rows16_3x3_HPVM_RT_TENSOR_IDENTITY, depthwise_rows16_5x5_HPVM_RT_TENSOR_IDENTITY,
+       depthwise_rows16_HPVM_RT_TENSOR_IDENTITY},
+      {depthwise_rows16_3x3_HPVM_RT_TENSOR_RELU, depthwise_rows16_5x5_HPVM_RT_TENSOR_RELU,
+       depthwise_rows16_HPVM_RT_TENSOR_RELU},
+      {depthwise_rows16_3x3_HPVM_RT_TENSOR_CLIPPED_RELU,
+       depthwise_rows16_5x5_HPVM_RT_TENSOR_CLIPPED_RELU,
+       depthwise_rows16_HPVM_RT_TENSOR_CLIPPED_RELU}};
+  int act = activation == HPVM_RT_TENSOR_RELU           ? 1
+            : activation == HPVM_RT_TENSOR_CLIPPED_RELU ? 2
+                                                        : 0;
+  int window = kh == 3 && kw == 3 ? 0 : kh == 5 && kw == 5 ? 1 : 2;
+  return table[act][window];
+}
 
 void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, const float *filter,
                                   int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
@@ -562,27 +727,16 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                stride_h, stride_w, bias, activation, activation_max, scratch);
     return;
   }
-  hpvm_tensor_depthwise_prepare_avx2(input, h, w, kh, kw, oh, ow, pad_h, pad_w, stride_h,
-                                     stride_w, scratch);
   int64_t phase = hpvm_tensor_depthwise_phase(w, kw, ow, pad_w, stride_w);
-  int64_t row_floats = stride_w * phase;
+  depthwise_plane_t p = {input, h, w, pad_h, pad_w, stride_h, stride_w, phase, stride_w * phase};
   int64_t column[HPVM_TENSOR_DEPTHWISE_MAX_TAPS];
   v16f weight[HPVM_TENSOR_DEPTHWISE_MAX_TAPS];
   for (int64_t j = 0; j < kw; ++j)
     column[j] = (j % stride_w) * phase + j / stride_w;
   for (int64_t t = 0; t < kh * kw; ++t)
     weight[t] = splat16(filter[t]);
-  v16f bias16 = splat16(bias), max16 = splat16(activation_max);
-  int64_t row_step = stride_h * row_floats;
-  if (activation == HPVM_RT_TENSOR_RELU)
-    depthwise_rows16_HPVM_RT_TENSOR_RELU(scratch, row_step, row_floats, column, weight, kh, kw,
-                                         output, oh, ow, bias16, max16);
-  else if (activation == HPVM_RT_TENSOR_CLIPPED_RELU)
-    depthwise_rows16_HPVM_RT_TENSOR_CLIPPED_RELU(scratch, row_step, row_floats, column, weight,
-                                                 kh, kw, output, oh, ow, bias16, max16);
-  else
-    depthwise_rows16_HPVM_RT_TENSOR_IDENTITY(scratch, row_step, row_floats, column, weight, kh,
-                                             kw, output, oh, ow, bias16, max16);
+  depthwise_rows16_for(activation, kh, kw)(&p, scratch, column, weight, kh, kw, output, oh, ow,
+                                           splat16(bias), splat16(activation_max));
 }
 
 /* ---- Pools ---------------------------------------------------------------------------------
