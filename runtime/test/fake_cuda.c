@@ -293,6 +293,21 @@ static void scale_even(void **params, const fake_ids_t *ids) {
     POINTER(float, 0)[i] *= 2.0f;
 }
 
+/* data[i] *= 3 for i < n (params: data, long n), and its 32-bit variant (the name + "__i32",
+ * HPVM_RT_NARROW_KERNEL_SUFFIX), which does the same and counts its launches. */
+static _Atomic long narrow_launches;
+EXPORT long fake_cuda_narrow_launches(void) { return atomic_load(&narrow_launches); }
+static void triple(void **params, const fake_ids_t *ids) {
+  long i = ids->global[0];
+  if (i < *(long *)params[1])
+    POINTER(float, 0)[i] *= 3.0f;
+}
+static void triple_narrow(void **params, const fake_ids_t *ids) {
+  if (ids->global[0] == 0 && ids->global[1] == 0 && ids->global[2] == 0)
+    atomic_fetch_add(&narrow_launches, 1);
+  triple(params, ids);
+}
+
 /* out[(z * ny + y) * nx + x] = x + 100 y + 10000 z inside nx x ny x nz (params: out, long nx,
  * ny, nz): the kernel guards the partial work-groups itself. */
 static void fill3d(void **params, const fake_ids_t *ids) {
@@ -357,6 +372,7 @@ static const struct {
     {"vector_add", vector_add}, {"scale_even", scale_even}, {"fill3d", fill3d},
     {"pointers", pointers},     {"fault", fault},           {"no_resources", no_resources},
     {"rendezvous", rendezvous}, {"tensor_fallback", tensor_fallback},
+    {"triple", triple},         {"triple__i32", triple_narrow},
 };
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {

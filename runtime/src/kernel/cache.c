@@ -3,6 +3,7 @@
 #include "kernel/cache.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,12 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
   bool present, split_present;
   HPVM_RETURN_IF_ERROR(hpvm_platform_env_integer("HPVM_FAILOVER", 0, 1, &failover, &present));
   HPVM_RETURN_IF_ERROR(hpvm_platform_env_integer("HPVM_SPLIT", 0, 1, &split, &split_present));
+  /* HPVM_CUDA_NARROW: 1 (default) launches a kernel's 32-bit variant where the launch fits it
+   * (kernel_run.c); 0 always the 64-bit kernel. */
+  uint64_t narrow = 1;
+  bool narrow_present;
+  HPVM_RETURN_IF_ERROR(
+      hpvm_platform_env_integer("HPVM_CUDA_NARROW", 0, 1, &narrow, &narrow_present));
   hpvm_kernel_slowdown_t slowdown;
   HPVM_RETURN_IF_ERROR(hpvm_kernel_slowdown_parse(getenv("HPVM_SPLIT_SLOWDOWN"), &slowdown));
   hpvm_kernel_cache_t *cache;
@@ -120,6 +127,7 @@ hpvm_status_t hpvm_kernel_cache_create(hpvm_allocator_t allocator, hpvm_mem_trac
                  : split == 1   ? HPVM_KERNEL_SPLIT_ALL
                                 : HPVM_KERNEL_SPLIT_NONE;
   cache->slowdown = slowdown;
+  cache->narrow = !narrow_present || narrow == 1;
   memcpy(cache->picks, picks, sizeof(picks));
   pthread_mutex_init(&cache->mutex, NULL);
   *out_cache = cache;
@@ -273,4 +281,33 @@ hpvm_device_kernel_t *hpvm_kernel_site_kernel(hpvm_kernel_cache_t *cache,
     return kernel;
   *out_reason = transient ? transient : hpvm_status_clone(failure);
   return NULL;
+}
+
+hpvm_device_kernel_t *hpvm_kernel_site_narrow_kernel(hpvm_kernel_cache_t *cache,
+                                                     hpvm_kernel_site_state_t *state,
+                                                     hpvm_device_t *device,
+                                                     const hpvm_rt_module_image_t *image) {
+  int kind = (int)device->kind;
+  if (atomic_load_explicit(&state->narrow_known[kind], memory_order_acquire))
+    return atomic_load_explicit(&state->narrow[kind], memory_order_relaxed);
+  const hpvm_rt_kernel_site_t *site = state->site;
+  char name[256];
+  int length = snprintf(name, sizeof(name), "%s%s", site->kernel, HPVM_RT_NARROW_KERNEL_SUFFIX);
+  hpvm_device_kernel_t *kernel = NULL;
+  pthread_mutex_lock(&cache->mutex);
+  if (!atomic_load_explicit(&state->narrow_known[kind], memory_order_relaxed)) {
+    hpvm_kernel_module_t *entry = NULL;
+    /* The module is loaded (the 64-bit kernel came from it): this finds it. */
+    hpvm_status_t status = module_for(cache, device, image, site, &entry);
+    if (!status && !entry->failure && length > 0 && (size_t)length < sizeof(name))
+      status = hpvm_device_kernel_get(entry->module, name, &kernel);
+    if (status)
+      kernel = NULL; /* no variant (an older image): the 64-bit kernel runs */
+    hpvm_status_free(status);
+    atomic_store_explicit(&state->narrow[kind], kernel, memory_order_relaxed);
+    atomic_store_explicit(&state->narrow_known[kind], true, memory_order_release);
+  }
+  kernel = atomic_load_explicit(&state->narrow[kind], memory_order_relaxed);
+  pthread_mutex_unlock(&cache->mutex);
+  return kernel;
 }

@@ -70,6 +70,10 @@ typedef struct hpvm_kernel_site_state_t {
   _Atomic(hpvm_status_t) library_failure;
   /* A split grid's share of the device (split.c): 0 until the first split measured it. */
   _Atomic double split_share;
+  /* The kernel's 32-bit variant (HPVM_RT_NARROW_KERNEL_SUFFIX; NULL: the image has none),
+   * valid once narrow_known is set (both under the cache mutex). */
+  _Atomic(hpvm_device_kernel_t *) narrow[HPVM_RT_DEVICE_KIND_COUNT];
+  atomic_bool narrow_known[HPVM_RT_DEVICE_KIND_COUNT];
 } hpvm_kernel_site_state_t;
 
 /* Which leaves split their grid across the CPU and a device (HPVM_SPLIT). */
@@ -100,6 +104,7 @@ struct hpvm_kernel_cache_t {
   bool failover;         /* HPVM_FAILOVER (failover.c) */
   hpvm_kernel_split_mode_t split;  /* HPVM_SPLIT (split.c) */
   hpvm_kernel_slowdown_t slowdown; /* HPVM_SPLIT_SLOWDOWN (split.c) */
+  bool narrow;           /* HPVM_CUDA_NARROW: 32-bit variants where a launch fits them */
   pthread_mutex_t mutex; /* guards `sites`, `modules` and every module load / kernel lookup */
   hpvm_kernel_site_state_t *sites;
   hpvm_kernel_module_t *modules;
@@ -127,5 +132,11 @@ hpvm_device_kernel_t *hpvm_kernel_site_kernel(hpvm_kernel_cache_t *cache,
                                               hpvm_device_t *device,
                                               const hpvm_rt_module_image_t *image,
                                               hpvm_status_t *out_reason);
+/* The 32-bit variant of the site's kernel on `device` (its name + HPVM_RT_NARROW_KERNEL_SUFFIX
+ * in `image`), or NULL when the image has none or its module did not load; looked up once. */
+hpvm_device_kernel_t *hpvm_kernel_site_narrow_kernel(hpvm_kernel_cache_t *cache,
+                                                     hpvm_kernel_site_state_t *state,
+                                                     hpvm_device_t *device,
+                                                     const hpvm_rt_module_image_t *image);
 
 #endif /* HPVM_KERNEL_CACHE_H */

@@ -228,6 +228,32 @@ hpvm_status_t hpvm_kernel_check_params(const hpvm_rt_kernel_param_t *params, uin
   return NULL;
 }
 
+bool hpvm_kernel_fits_32_bits(const int64_t grid[3], const hpvm_kernel_buffers_t *run) {
+  const int64_t limit = (int64_t)1 << 31;
+  if (grid[0] >= limit || grid[1] >= limit || grid[2] >= limit ||
+      grid[0] * grid[1] >= limit || grid[0] * grid[1] * grid[2] >= limit)
+    return false;
+  for (uint32_t i = 0; i < run->count; ++i)
+    if (run->params[i].kind == HPVM_RT_PARAM_BUFFER && run->slots[i].bytes >= (size_t)limit)
+      return false;
+  return true;
+}
+
+/* The kernel a launch of `target` runs: on CUDA its 32-bit variant where the grid and the
+ * planned buffers fit it and the image has one (HPVM_CUDA_NARROW=0: never), else the kernel. */
+static hpvm_device_kernel_t *launch_kernel(hpvm_kernel_cache_t *cache,
+                                           hpvm_kernel_site_state_t *state,
+                                           const hpvm_kernel_target_t *target,
+                                           const int64_t grid[3],
+                                           const hpvm_kernel_buffers_t *run) {
+  if (!cache->narrow || target->device->kind != HPVM_RT_DEVICE_CUDA ||
+      !hpvm_kernel_fits_32_bits(grid, run))
+    return target->kernel;
+  hpvm_device_kernel_t *narrow =
+      hpvm_kernel_site_narrow_kernel(cache, state, target->device, state->site->cuda);
+  return narrow ? narrow : target->kernel;
+}
+
 hpvm_status_t hpvm_kernel_run_on_target(hpvm_kernel_cache_t *cache,
                                         hpvm_kernel_site_state_t *state,
                                         const hpvm_kernel_target_t *target, const int64_t grid[3],
@@ -274,7 +300,8 @@ hpvm_status_t hpvm_kernel_run_on_target(hpvm_kernel_cache_t *cache,
     status = hpvm_cuda_library_run(cache->libraries, device, site->library, &buffers, &started);
   } else if (!status) {
     hpvm_kernel_buffers_fill_args(&run);
-    status = hpvm_device_kernel_launch(target->kernel, &dims, run.args, param_count, &started);
+    status = hpvm_device_kernel_launch(launch_kernel(cache, state, target, grid, &run), &dims,
+                                       run.args, param_count, &started);
   }
   if (status && !started) {
     /* Nothing ran: undo and let the CPU version (or, after a library call, the kernel) run. */
