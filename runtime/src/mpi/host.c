@@ -67,7 +67,7 @@ typedef struct recorded {
 } recorded_t;
 
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
-static int distributing, credits = 8, next_worker;
+static int distributing, credits = 16, next_worker;
 static uint32_t next_stream_id = 1;
 static double timeout = 5.0, *last_seen;
 static int *in_flight, byes;
@@ -561,7 +561,7 @@ __attribute__((constructor)) static void start_mpi_layer(void) {
   atexit(end_world);
   if (hpvm_mpi_world.size < 2)
     return;
-  credits = positive_env("HPVM_MPI_CREDITS", 8, 1, 16);
+  credits = positive_env("HPVM_MPI_CREDITS", 16, 1, 16);
   timeout = positive_env("HPVM_MPI_TIMEOUT_MS", 5000, 100, 3600000) / 1000.0;
   last_seen = calloc((size_t)hpvm_mpi_world.size, sizeof *last_seen);
   in_flight = calloc((size_t)hpvm_mpi_world.size, sizeof *in_flight);
