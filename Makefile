@@ -5,8 +5,8 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all bootstrap configure build check check-lit check-runtime check-docs check-fuzz \
-        check-python python fuzz demo bench bench-gpu device-bundle release-check hetero-check \
-        dnn-check zoo-check docs clean
+        check-python python fuzz demo bench bench-gpu bench-gpu-static device-bundle release-check \
+        hetero-check dnn-check zoo-check docs clean
 
 all: build
 
@@ -90,6 +90,16 @@ bench: build
 # GPU against the CPU (benchmarks/gpu/run.sh; built anyway, run only where a GPU is).
 bench-gpu: build
 	bash benchmarks/gpu/run.sh
+
+# The benchmark kernels' machine code against nvcc -O3's for sm_90, without a GPU: registers,
+# spills, SASS per loop iteration, loads before the first FMA (benchmarks/gpu/static.py; the
+# table of docs/Performance.md). Needs the CUDA toolkit's ptxas (says so and passes without).
+bench-gpu-static: build
+	@mkdir -p $(BUILD_DIR)/benchmarks
+	NVDISASM="$$(bash scripts/bootstrap-gpu-tools.sh $(BUILD_DIR))" python3 benchmarks/gpu/static.py \
+	  --hpvm-cc $(BUILD_DIR)/bin/hpvm-cc --work $(BUILD_DIR)/benchmarks/gpu-static \
+	  > $(BUILD_DIR)/benchmarks/gpu-static.md
+	@cat $(BUILD_DIR)/benchmarks/gpu-static.md
 
 # What a machine with a GPU runs, built here into build/device-bundle (docs/GPUBackend.md).
 device-bundle: build
