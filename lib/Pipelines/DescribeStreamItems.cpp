@@ -12,6 +12,9 @@
 //   i, o, b  a buffer pointer the root reads (in), writes (out) or both
 //   n  the size in bytes of the buffer just before
 //   p  a pointer among the outputs (must point into one of the item's buffers)
+//   I, O, B, P  a memref (its descriptor) read, written, both, or among the outputs, with
+//      `:<rank>:<element bytes>` after the alignment: its buffer spans from the aligned
+//      pointer to the last element the sizes and strides reach
 #include "HPVM/Pipelines/DescribeStreamItems.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
@@ -21,6 +24,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <cctype>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -32,6 +38,19 @@ constexpr StringLiteral kDescribeFunction = "hpvm_rt_mpi_describe_items";
 std::string field(char kind, Type type, const DataLayout &layout) {
   return (Twine(kind) + Twine(layout.getTypeSize(type).getFixedValue()) + "." +
           Twine(layout.getTypeABIAlignment(type)))
+      .str();
+}
+
+/// `<kind><size>.8:<rank>:<element bytes>` of a memref field (its descriptor: two
+/// pointers, an offset, the sizes and the strides); none when its elements are not whole
+/// bytes of integers or floats.
+std::optional<std::string> memrefField(char kind, MemRefType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  return (Twine(kind) + Twine(24 + 16 * rank) + ".8:" + Twine(rank) + ":" +
+          Twine(element.getIntOrFloatBitWidth() / 8))
       .str();
 }
 
@@ -55,13 +74,18 @@ FailureOr<std::string> describeInputs(NodeOpInterface root, const DataLayout &la
     if (!text.empty())
       text += ",";
     Type type = types[i];
-    if (isa<MemRefType>(type)) {
-      root.emitError() << "--distribute=mpi: input " << i << " of the streaming root @"
-                       << name << " is a memref (" << type
-                       << "), whose descriptor holds host pointers without a size in "
-                          "bytes; expected a pointer followed by its size in bytes, which "
-                          "can travel to another rank";
-      return failure();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      std::optional<std::string> described =
+          memrefField(std::toupper(bufferKind(root, i)), memref);
+      if (!described) {
+        root.emitError() << "--distribute=mpi: input " << i << " of the streaming root @"
+                         << name << " is a memref of " << memref.getElementType()
+                         << ", whose elements are not whole bytes of data; the items of a "
+                            "distributed stream carry buffers of integers or floats";
+        return failure();
+      }
+      text += *described;
+      continue;
     }
     if (!isa<LLVM::LLVMPointerType>(type)) {
       text += field('d', type, layout);
@@ -86,13 +110,24 @@ FailureOr<std::string> describeInputs(NodeOpInterface root, const DataLayout &la
   return text;
 }
 
-/// The output fields of `root`'s items.
-std::string describeOutputs(NodeOpInterface root, const DataLayout &layout) {
+/// The output fields of `root`'s items; failure (reported) when one cannot travel.
+FailureOr<std::string> describeOutputs(NodeOpInterface root, const DataLayout &layout) {
   std::string text;
   for (Type type : root.getOutputTypes()) {
     if (!text.empty())
       text += ",";
-    text += field(isa<LLVM::LLVMPointerType>(type) ? 'p' : 'd', type, layout);
+    std::optional<std::string> memref;
+    if (auto memrefType = dyn_cast<MemRefType>(type))
+      memref = memrefField('P', memrefType);
+    if (isa<MemRefType>(type) && !memref) {
+      root.emitError() << "--distribute=mpi: an output of the streaming root @"
+                       << cast<SymbolOpInterface>(root.getOperation()).getName()
+                       << " is a memref of " << cast<MemRefType>(type).getElementType()
+                       << ", whose elements are not whole bytes of data; the items of a "
+                          "distributed stream carry buffers of integers or floats";
+      return failure();
+    }
+    text += memref ? *memref : field(isa<LLVM::LLVMPointerType>(type) ? 'p' : 'd', type, layout);
   }
   return text;
 }
@@ -154,10 +189,13 @@ struct DescribeStreamItemsPass
                                                                   launch.getRootAttr());
       if (!root)
         continue; // the verifier reports it
+      FailureOr<std::string> outputs = describeOutputs(root, layout);
+      if (failed(outputs))
+        return signalPassFailure();
       FailureOr<std::string> inputs = describeInputs(root, layout);
       if (failed(inputs))
         return signalPassFailure();
-      std::string text = *inputs + ";" + describeOutputs(root, layout);
+      std::string text = *inputs + ";" + *outputs;
       LLVM::GlobalOp global = getLayoutGlobal(module, text, globals);
       OpBuilder b(launch);
       Value address = LLVM::AddressOfOp::create(b, launch.getLoc(), global);

@@ -27,6 +27,36 @@ void hpvm_mpi_bytes_append(hpvm_mpi_bytes_t *bytes, const void *data, size_t siz
   bytes->size += size;
 }
 
+/* Parses one field at `at` ("b8.8", "B72.8:3:4"); the text after it, or NULL when bad. */
+static const char *parse_field(const char *at, const char *end, hpvm_mpi_field_t *field) {
+  char *next = NULL;
+  memset(field, 0, sizeof *field);
+  field->kind = *at;
+  if (at >= end || !strchr("dionbpIOBP", field->kind))
+    return NULL;
+  unsigned long bytes = strtoul(at + 1, &next, 10), alignment = 0, rank = 0, element = 0;
+  if (*next == '.')
+    alignment = strtoul(next + 1, &next, 10);
+  if (strchr("IOBP", field->kind)) {
+    if (*next != ':')
+      return NULL;
+    rank = strtoul(next + 1, &next, 10);
+    if (*next != ':')
+      return NULL;
+    element = strtoul(next + 1, &next, 10);
+    if (bytes != 24 + 16 * rank || rank > 64 || element == 0)
+      return NULL;
+  }
+  if (next > end || bytes == 0 || alignment == 0 || (alignment & (alignment - 1)) != 0 ||
+      (next != end && *next != ',' && *next != ';' && *next != '\0'))
+    return NULL;
+  field->size = (uint32_t)bytes;
+  field->align = (uint32_t)alignment;
+  field->rank = (uint32_t)rank;
+  field->element = (uint32_t)element;
+  return next;
+}
+
 /* Parses one side's fields ("d4.4,i8.8,n8.8"); their offsets and the struct's size. */
 static hpvm_status_t parse_fields(const char *text, size_t length, hpvm_mpi_field_t **fields,
                                   uint32_t *count, size_t *size) {
@@ -36,27 +66,23 @@ static hpvm_status_t parse_fields(const char *text, size_t length, hpvm_mpi_fiel
   size_t offset = 0, align = 1;
   const char *at = text, *end = text + length;
   while (at < end) {
-    char kind = *at;
-    char *next = NULL;
-    unsigned long bytes = strtoul(at + 1, &next, 10), alignment = 0;
-    if (next && *next == '.')
-      alignment = strtoul(next + 1, &next, 10);
-    if (!strchr("dionbp", kind) || kind == '\0' || !next || next > end || bytes == 0 ||
-        alignment == 0 || (alignment & (alignment - 1)) != 0 || (*next && *next != ',' &&
-                                                                 next != end))
+    hpvm_mpi_field_t field;
+    const char *next = parse_field(at, end, &field);
+    if (!next)
       return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
                                 "MPI layer: bad item layout at '%.*s': expected a field "
-                                "<kind><size>.<align> with kind d, i, o, b, n or p",
+                                "<kind><size>.<align> with kind d, i, o, b, n or p, or "
+                                "<I|O|B|P><size>.<align>:<rank>:<element size>",
                                 (int)(end - at), at);
-    offset = (offset + alignment - 1) & ~(size_t)(alignment - 1);
+    offset = (offset + field.align - 1) & ~(size_t)(field.align - 1);
+    field.offset = offset;
     *fields = realloc(*fields, sizeof **fields * (*count + 1));
     if (!*fields)
       abort();
-    (*fields)[(*count)++] = (hpvm_mpi_field_t){kind, (uint32_t)bytes, (uint32_t)alignment,
-                                               offset};
-    offset += bytes;
-    if (alignment > align)
-      align = alignment;
+    (*fields)[(*count)++] = field;
+    offset += field.size;
+    if (field.align > align)
+      align = field.align;
     at = next < end && *next == ',' ? next + 1 : end;
   }
   *size = *count ? (offset + align - 1) & ~(align - 1) : 0;
@@ -77,6 +103,8 @@ hpvm_status_t hpvm_mpi_layout_parse(const char *text, hpvm_mpi_layout_t *layout)
                           &layout->out_size);
   for (uint32_t f = 0; !status && f < layout->in_count; ++f) {
     int buffer = strchr("iob", layout->in[f].kind) != NULL;
+    if (strchr("IOBP", layout->in[f].kind) && layout->in[f].kind != 'P')
+      continue;
     int sized = f + 1 < layout->in_count && layout->in[f + 1].kind == 'n';
     if (buffer != sized || (buffer && layout->in[f].size != sizeof(void *)))
       status = hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
@@ -121,16 +149,40 @@ typedef struct {
   int written;
 } buffer_t;
 
+/* The bytes a memref descriptor at `d` spans from its aligned pointer (0 when empty). */
+static uint64_t memref_bytes(const char *d, const hpvm_mpi_field_t *field) {
+  int64_t offset, elements = 1;
+  memcpy(&offset, d + 16, sizeof offset);
+  int64_t last = offset;
+  for (uint32_t i = 0; i < field->rank; ++i) {
+    int64_t size, stride;
+    memcpy(&size, d + 24 + 8 * i, sizeof size);
+    memcpy(&stride, d + 24 + 8 * (field->rank + i), sizeof stride);
+    if (size <= 0)
+      elements = 0;
+    else
+      last += (size - 1) * (stride < 0 ? -stride : stride);
+  }
+  return elements && last >= 0 ? (uint64_t)(last + 1) * field->element : 0;
+}
+
+/* Whether input field `field` is a buffer: a pointer with its size, or a memref. */
+static int is_buffer(const hpvm_mpi_field_t *field) {
+  return strchr("iobIOB", field->kind) != NULL;
+}
+
 static buffer_t *buffer_table(const hpvm_mpi_layout_t *layout, const char *item) {
   buffer_t *table = checked_malloc(sizeof *table * (layout->in_count + 1));
   for (uint32_t f = 0; f < layout->in_count; ++f) {
     table[f] = (buffer_t){NULL, 0, -1, 0};
     const hpvm_mpi_field_t *field = &layout->in[f];
-    if (!strchr("iob", field->kind))
+    if (!is_buffer(field))
       continue;
-    memcpy(&table[f].pointer, item + field->offset, sizeof(void *));
-    table[f].size = read_size(item, &layout->in[f + 1]);
-    table[f].written = field->kind != 'i';
+    int memref = field->kind >= 'A' && field->kind <= 'Z';
+    memcpy(&table[f].pointer, item + field->offset + (memref ? 8 : 0), sizeof(void *));
+    table[f].size = memref ? memref_bytes(item + field->offset, field)
+                           : read_size(item, &layout->in[f + 1]);
+    table[f].written = field->kind != 'i' && field->kind != 'I';
     if (!table[f].pointer)
       continue;
     for (uint32_t g = 0; g < f; ++g)
@@ -161,6 +213,14 @@ void hpvm_mpi_pack_item(const hpvm_mpi_layout_t *layout, const void *item,
   free(table);
 }
 
+/* Writes local buffer `mine` into input field `field` of `item` (both pointers of a
+ * memref). */
+static void set_pointer(char *item, const hpvm_mpi_field_t *field, void *mine) {
+  memcpy(item + field->offset, &mine, sizeof mine);
+  if (field->kind >= 'A' && field->kind <= 'Z')
+    memcpy(item + field->offset + 8, &mine, sizeof mine);
+}
+
 int hpvm_mpi_unpack_item(const hpvm_mpi_layout_t *layout, const char *data, size_t size,
                          hpvm_mpi_local_item_t *local) {
   memset(local, 0, sizeof *local);
@@ -170,18 +230,18 @@ int hpvm_mpi_unpack_item(const hpvm_mpi_layout_t *layout, const char *data, size
   memcpy(local->item, data, layout->in_size);
   local->count = layout->in_count;
   local->buffers = calloc(layout->in_count + 1, sizeof(void *));
-  if (!local->buffers)
+  local->originals = calloc(layout->in_count + 1, sizeof(void *));
+  if (!local->buffers || !local->originals)
     abort();
   buffer_t *table = buffer_table(layout, local->item);
   size_t at = layout->in_size;
   int ok = 1;
   for (uint32_t f = 0; ok && f < layout->in_count; ++f) {
-    if (!table[f].pointer || !strchr("iob", layout->in[f].kind))
+    if (!table[f].pointer || !is_buffer(&layout->in[f]))
       continue;
     void *mine = NULL;
     if (table[f].alias >= 0) {
-      mine = local->buffers[table[f].alias] ? local->buffers[table[f].alias]
-                                            : (void *)NULL;
+      mine = local->buffers[table[f].alias];
     } else if (!table[f].size) {
       mine = local->buffers[f] = checked_malloc(1);
     } else {
@@ -193,10 +253,14 @@ int hpvm_mpi_unpack_item(const hpvm_mpi_layout_t *layout, const char *data, size
       if (ok) {
         mine = local->buffers[f] = checked_malloc(bytes);
         memcpy(mine, data + at + sizeof bytes, bytes);
+        if (table[f].written) {
+          local->originals[f] = checked_malloc(bytes);
+          memcpy(local->originals[f], mine, bytes);
+        }
         at += sizeof bytes + bytes;
       }
     }
-    memcpy(local->item + layout->in[f].offset, &mine, sizeof mine);
+    set_pointer(local->item, &layout->in[f], mine);
   }
   free(table);
   if (!ok || at != size) {
@@ -207,15 +271,56 @@ int hpvm_mpi_unpack_item(const hpvm_mpi_layout_t *layout, const char *data, size
 }
 
 void hpvm_mpi_local_item_free(hpvm_mpi_local_item_t *local) {
-  for (uint32_t f = 0; local->buffers && f < local->count; ++f)
+  for (uint32_t f = 0; local->buffers && f < local->count; ++f) {
     free(local->buffers[f]);
+    free(local->originals[f]);
+  }
   free(local->buffers);
+  free(local->originals);
   free(local->item);
   memset(local, 0, sizeof *local);
 }
 
 /* Output pointers travel as (field + 1) << 40 | offset into that field's buffer; 0 is NULL. */
 #define HPVM_MPI_OFFSET_BITS 40
+
+/* The code of pointer `p` among the item's buffers; 0 for NULL, ~0 when outside them all. */
+static uint64_t pointer_code(const hpvm_mpi_layout_t *layout, const buffer_t *table,
+                             const char *p) {
+  if (!p)
+    return 0;
+  for (uint32_t f = 0; f < layout->in_count; ++f)
+    if (table[f].pointer && table[f].alias < 0 && p >= table[f].pointer &&
+        p <= table[f].pointer + table[f].size)
+      return ((uint64_t)(f + 1) << HPVM_MPI_OFFSET_BITS) | (uint64_t)(p - table[f].pointer);
+  return ~(uint64_t)0;
+}
+
+/* Appends the runs of bytes where `now` differs from `before`: a count, then each run's
+ * offset, length and bytes (runs closer than 32 bytes merged). */
+static void append_changes(const char *before, const char *now, uint64_t size,
+                           hpvm_mpi_bytes_t *out) {
+  size_t count_at = out->size;
+  uint64_t count = 0;
+  hpvm_mpi_bytes_append(out, &count, sizeof count);
+  for (uint64_t i = 0; i < size;) {
+    if (before[i] == now[i]) {
+      ++i;
+      continue;
+    }
+    uint64_t start = i, last = i;
+    for (; i < size && i - last <= 32; ++i)
+      if (before[i] != now[i])
+        last = i;
+    uint64_t length = last + 1 - start;
+    hpvm_mpi_bytes_append(out, &start, sizeof start);
+    hpvm_mpi_bytes_append(out, &length, sizeof length);
+    hpvm_mpi_bytes_append(out, now + start, length);
+    ++count;
+    i = last + 1;
+  }
+  memcpy(out->data + count_at, &count, sizeof count);
+}
 
 hpvm_status_t hpvm_mpi_pack_result(const hpvm_mpi_layout_t *layout,
                                    const hpvm_mpi_local_item_t *local, const void *output,
@@ -224,28 +329,49 @@ hpvm_status_t hpvm_mpi_pack_result(const hpvm_mpi_layout_t *layout,
   size_t start = out->size;
   hpvm_mpi_bytes_append(out, output, layout->out_size);
   for (uint32_t o = 0; o < layout->out_count; ++o) {
-    if (layout->out[o].kind != 'p')
+    const hpvm_mpi_field_t *field = &layout->out[o];
+    if (field->kind != 'p' && field->kind != 'P')
       continue;
-    char *p;
-    memcpy(&p, (const char *)output + layout->out[o].offset, sizeof p);
-    uint64_t code = 0;
-    for (uint32_t f = 0; p && !code && f < layout->in_count; ++f)
-      if (table[f].pointer && table[f].alias < 0 && p >= table[f].pointer &&
-          p <= table[f].pointer + table[f].size)
-        code = ((uint64_t)(f + 1) << HPVM_MPI_OFFSET_BITS) | (uint64_t)(p - table[f].pointer);
-    if (p && !code) {
-      free(table);
-      return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
-                                "MPI layer: output %u of an item points outside the item's "
-                                "buffers; it cannot travel back to rank 0", o);
+    for (int k = 0; k < (field->kind == 'P' ? 2 : 1); ++k) {
+      char *p;
+      memcpy(&p, (const char *)output + field->offset + 8 * k, sizeof p);
+      uint64_t code = pointer_code(layout, table, p);
+      if (code == ~(uint64_t)0) {
+        free(table);
+        return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
+                                  "MPI layer: output %u of an item points outside the "
+                                  "item's buffers; it cannot travel back to rank 0", o);
+      }
+      memcpy(out->data + start + field->offset + 8 * k, &code, sizeof code);
     }
-    memcpy(out->data + start + layout->out[o].offset, &code, sizeof code);
   }
   for (uint32_t f = 0; f < layout->in_count; ++f)
     if (travels(&table[f]) && table[f].written)
-      hpvm_mpi_bytes_append(out, table[f].pointer, table[f].size);
+      append_changes(local->originals[f], table[f].pointer, table[f].size, out);
   free(table);
   return NULL;
+}
+
+/* Applies the runs of append_changes to `to` (`size` bytes); false when they do not fit. */
+static int apply_changes(char *to, uint64_t size, const char *data, size_t total, size_t *at) {
+  uint64_t count;
+  if (*at + sizeof count > total)
+    return 0;
+  memcpy(&count, data + *at, sizeof count);
+  *at += sizeof count;
+  for (uint64_t r = 0; r < count; ++r) {
+    uint64_t start, length;
+    if (*at + 2 * sizeof start > total)
+      return 0;
+    memcpy(&start, data + *at, sizeof start);
+    memcpy(&length, data + *at + sizeof start, sizeof length);
+    *at += 2 * sizeof start;
+    if (start > size || length > size - start || length > total - *at)
+      return 0;
+    memcpy(to + start, data + *at, length);
+    *at += length;
+  }
+  return 1;
 }
 
 int hpvm_mpi_unpack_result(const hpvm_mpi_layout_t *layout, const void *item,
@@ -254,29 +380,25 @@ int hpvm_mpi_unpack_result(const hpvm_mpi_layout_t *layout, const void *item,
     return 0;
   buffer_t *table = buffer_table(layout, item);
   size_t at = layout->out_size;
-  for (uint32_t f = 0; f < layout->in_count; ++f)
-    if (travels(&table[f]) && table[f].written) {
-      if (at + table[f].size > size) {
-        free(table);
-        return 0;
-      }
-      memcpy(table[f].pointer, data + at, table[f].size);
-      at += table[f].size;
-    }
-  if (output) {
+  int ok = 1;
+  for (uint32_t f = 0; ok && f < layout->in_count; ++f)
+    if (travels(&table[f]) && table[f].written)
+      ok = apply_changes(table[f].pointer, table[f].size, data, size, &at);
+  if (ok && output) {
     memcpy(output, data, layout->out_size);
     for (uint32_t o = 0; o < layout->out_count; ++o) {
-      if (layout->out[o].kind != 'p')
-        continue;
-      uint64_t code;
-      memcpy(&code, data + layout->out[o].offset, sizeof code);
-      uint64_t f = code >> HPVM_MPI_OFFSET_BITS;
-      char *p = NULL;
-      if (f && f <= layout->in_count)
-        p = table[f - 1].pointer + (code & (((uint64_t)1 << HPVM_MPI_OFFSET_BITS) - 1));
-      memcpy((char *)output + layout->out[o].offset, &p, sizeof p);
+      const hpvm_mpi_field_t *field = &layout->out[o];
+      for (int k = 0; strchr("pP", field->kind) && k < (field->kind == 'P' ? 2 : 1); ++k) {
+        uint64_t code;
+        memcpy(&code, data + field->offset + 8 * k, sizeof code);
+        uint64_t f = code >> HPVM_MPI_OFFSET_BITS;
+        char *p = NULL;
+        if (f && f <= layout->in_count)
+          p = table[f - 1].pointer + (code & (((uint64_t)1 << HPVM_MPI_OFFSET_BITS) - 1));
+        memcpy((char *)output + field->offset + 8 * k, &p, sizeof p);
+      }
     }
   }
   free(table);
-  return at == size;
+  return ok && at == size;
 }

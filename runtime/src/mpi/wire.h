@@ -10,10 +10,12 @@
 #include <stdint.h>
 
 /* One field of an item: its kind (d data; i, o, b a buffer read, written or both; n the
- * size in bytes of the buffer before it; p a pointer among the outputs), size and offset. */
+ * size in bytes of the buffer before it; p a pointer among the outputs; I, O, B, P the same
+ * for memref descriptors, of `rank` dimensions of `element`-byte elements), size and
+ * offset. */
 typedef struct {
   char kind;
-  uint32_t size, align;
+  uint32_t size, align, rank, element;
   size_t offset;
 } hpvm_mpi_field_t;
 
@@ -43,7 +45,8 @@ void hpvm_mpi_pack_item(const hpvm_mpi_layout_t *layout, const void *item,
 /* A worker's copy of an item: the item with its pointers on this rank's buffers. */
 typedef struct {
   char *item;
-  void **buffers; /* per input field; NULL for non-buffers, nulls and aliases */
+  void **buffers;   /* per input field; NULL for non-buffers, nulls and aliases */
+  void **originals; /* the bytes received of the buffers the graph may write */
   uint32_t count;
 } hpvm_mpi_local_item_t;
 
@@ -54,13 +57,13 @@ int hpvm_mpi_unpack_item(const hpvm_mpi_layout_t *layout, const char *data, size
 void hpvm_mpi_local_item_free(hpvm_mpi_local_item_t *local);
 
 /* A worker: appends the popped `output` (its pointers as buffer index + offset) and the
- * bytes of the buffers the graph may write; an error when an output pointer is outside
- * every buffer of the item. */
+ * bytes the graph changed in the buffers it may write (runs of bytes that differ from those
+ * received); an error when an output pointer is outside every buffer of the item. */
 hpvm_status_t hpvm_mpi_pack_result(const hpvm_mpi_layout_t *layout,
                                    const hpvm_mpi_local_item_t *local, const void *output,
                                    hpvm_mpi_bytes_t *out);
 
-/* Rank 0: copies the written buffers of a result back into the host's buffers of `item`
+/* Rank 0: copies the changed bytes of a result back into the host's buffers of `item`
  * (the pushed item) and writes the output (its pointers into those buffers) to `output`
  * (NULL: dropped); false when the bytes do not match the layout. */
 int hpvm_mpi_unpack_result(const hpvm_mpi_layout_t *layout, const void *item,
