@@ -3,6 +3,7 @@
 #ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_CPULOWERING_H
 
+#include "HPVM/Conversion/CPUCodeGen.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
@@ -20,16 +21,6 @@
 
 namespace mlir::hpvm::cpu {
 
-/// The symbol name of a node definition.
-inline StringRef nodeName(NodeOpInterface node) {
-  return cast<SymbolOpInterface>(node.getOperation()).getName();
-}
-
-/// "@name" of a node or symbol for run-time messages, a C++ name demangled
-/// without its parameters ("@root", not "@_Z4rootPfm").
-inline std::string atName(StringRef symbol) { return "@" + getNodeDisplayName(symbol); }
-inline std::string atName(NodeOpInterface node) { return atName(nodeName(node)); }
-
 /// Emits a run of `node` over the grid `dims` with `inputs` below
 /// `parentFrame` and returns its outputs: how LowerConcurrency's task
 /// functions run a child without calling back into LowerNodes.
@@ -43,68 +34,15 @@ enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
 // InstanceRange, its fields InstanceRange::Begin, ...).
 using namespace mlir::hpvm::abi;
 
-/// The lowering of one module. Values cross runtime calls (parallel-for
-/// contexts, launch blocks) in "storage" form: memrefs as their LLVM
-/// descriptors, index as i64, other LLVM-compatible types as themselves.
-class CPULowering {
+/// The lowering of one module's nodes, emitted with the code-generation
+/// helper it extends (values in storage form, runtime calls).
+class CPULowering : public CPUCodeGen {
 public:
   explicit CPULowering(ModuleOp module);
-
-  /// Walks the host code (functions outside node definitions) with `fn`.
-  template <typename FnT>
-  void walkHostCode(FnT &&fn) {
-    for (Operation *op : hostCode)
-      op->walk(fn);
-  }
-
-  //===--------------------------------------------------------------------===//
-  // Types and values in storage form
-  //===--------------------------------------------------------------------===//
-
-  /// The storage type of `type`, or null when the CPU backend cannot pass it.
-  Type getStorageType(Type type);
-  Value toStorage(OpBuilder &b, Location loc, Value value);
-  Value fromStorage(OpBuilder &b, Location loc, Value stored, Type type);
-  /// A struct of the storage types of `types` followed by `extra` fields.
-  LLVM::LLVMStructType getStorageStruct(TypeRange types,
-                                        ArrayRef<Type> extra = {});
-
-  /// Pointer to field `index` of the struct `type` at `base`.
-  Value fieldAddress(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
-                     Value base, ArrayRef<LLVM::GEPArg> indices);
-  Value loadField(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
-                  Value base, unsigned index);
-  void storeField(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
-                  Value base, unsigned index, Value value);
-  /// One stack slot of `type` in the entry block of the enclosing function.
-  Value allocaInEntry(OpBuilder &b, Location loc, Type type);
-  Value i64Constant(OpBuilder &b, Location loc, int64_t value);
-  Value i32Constant(OpBuilder &b, Location loc, int32_t value);
-  Value nullPointer(OpBuilder &b, Location loc);
-  Value toI64(OpBuilder &b, Location loc, Value index);
-  Value toIndex(OpBuilder &b, Location loc, Value i64);
-
-  //===--------------------------------------------------------------------===//
-  // The runtime
-  //===--------------------------------------------------------------------===//
-
-  /// Calls the runtime function `fn` (declared on first use, with its
-  /// signature in RuntimeABI.h) and returns its result, or null for void
-  /// functions.
-  Value callRuntime(OpBuilder &b, Location loc, RuntimeFn fn, ValueRange args);
-  /// Exits the program with the status's message (and `loc`) if it is an error.
-  void checkStatus(OpBuilder &b, Location loc, Value status, StringRef what);
-  /// The address of a global holding "file:line:col: what" (NUL-terminated),
-  /// one global per text.
-  Value whereString(OpBuilder &b, Location loc, StringRef what);
 
   //===--------------------------------------------------------------------===//
   // Node functions
   //===--------------------------------------------------------------------===//
-
-  /// The frame of one instance of an internal node, seen by its descendants:
-  /// { i64 ids[3], i64 extents[3], ptr parent }.
-  LLVM::LLVMStructType getFrameType() { return frameType; }
 
   /// Creates the function shells of every node definition (moves leaf bodies).
   /// Reads what the host needs of the nodes with a kernel site (tile shapes,
@@ -121,25 +59,13 @@ public:
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
   LogicalResult lowerInternalNodes();
-  /// Lowers launch, wait and the tracker ops in host code: resolves the
-  /// launches a wait may read, then applies the patterns of
-  /// populateHPVMHostOpsToRuntimePatterns to the launches, the waits and the
-  /// tracker ops, in that order.
-  LogicalResult lowerHostOps();
-  /// The root `launch` starts.
-  NodeOpInterface getLaunchedRoot(LaunchOp launch);
-  /// The runtime calls of `launch` of `root`: a block { launch, inputs,
-  /// outputs } filled with its arguments and handed to hpvm_rt_launch;
-  /// returns the block.
-  Value emitLaunch(OpBuilder &b, LaunchOp launch, NodeOpInterface root);
-  /// The runtime calls of `wait` on the launch block `block` of `root`
-  /// (`name` in the status check): joins the launch, reads the outputs and
-  /// frees the block; returns the outputs.
-  SmallVector<Value> emitWait(OpBuilder &b, WaitOp wait, Value block,
-                              NodeOpInterface root, StringRef name);
-  /// Lowers streaming launches and their push, pop and wait to runtime
-  /// pipelines: one stage per child of the root (LowerStreaming.cpp).
-  LogicalResult lowerStreamingGraphs();
+  /// The function hpvm_rt_launch runs for a launched root (LowerNodes.cpp).
+  LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
+  /// The function that builds a streaming root's pipeline and starts it
+  /// (LowerStreaming.cpp).
+  LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
+  /// The module's top-level ops with regions that are not node definitions.
+  ArrayRef<Operation *> getHostCode() { return hostCode; }
   /// Inlines each leaf function called from one place only (most of them:
   /// the range function of its grid) into that call, when inlining keeps its
   /// meaning and what later passes lower (isInlinableLeafFunction in
@@ -228,33 +154,6 @@ public:
   void traceNode(OpBuilder &b, Location loc, NodeOpInterface node);
   /// Calls hpvm_rt_trace_node_done after a CPU run of `node` (it ended).
   void traceNodeDone(OpBuilder &b, Location loc, NodeOpInterface node);
-  /// The address of a global holding the node's name (NUL-terminated).
-  Value nodeNameString(OpBuilder &b, Location loc, NodeOpInterface node);
-
-  ModuleOp getModule() { return module; }
-  LLVM::LLVMPointerType getPointerType() { return pointerType; }
-
-  /// The root whose launch block `wait` reads: that of the launch of its
-  /// handle, or of every launch the handle may come from through branches,
-  /// which must then be non-streaming and have launch blocks of one layout.
-  /// Reports why not at the wait. `name` is "@root", or "@a or @b" when the
-  /// handle may come from launches of several roots.
-  struct WaitedRoot {
-    NodeOpInterface root;
-    std::string name;
-  };
-  FailureOr<WaitedRoot> getWaitedRoot(WaitOp wait);
-  /// A streaming launch's started pipeline: the stream (a pointer) its push,
-  /// pop and wait use, and the root it runs (LowerStreaming.cpp).
-  struct StartedStream {
-    Value stream;
-    NodeOpInterface root;
-  };
-  /// The runtime calls that start `launch`'s pipeline: a call of its root's
-  /// pipeline function (getPipelineFunction, built on the first launch of
-  /// the root). The first item is not pushed here.
-  StartedStream emitStreamingLaunch(OpBuilder &b, LaunchOp launch);
-
 private:
   /// One parameter of hpvm_rt_kernel_run (LowerKernelSites.cpp).
   struct KernelArg {
@@ -417,8 +316,6 @@ private:
                        ArrayRef<SmallVector<Value>> inputs, Value parentFrame,
                        SmallVectorImpl<SmallVector<Value>> &outputs,
                        RunNodeFn runChild);
-  /// The function that builds a streaming root's pipeline and starts it.
-  LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
   /// One stage of a streaming root's pipeline: a child of the root (or the
   /// root itself when it is a leaf) (LowerStreaming.cpp).
   struct PipelineStage {
@@ -449,8 +346,6 @@ private:
                          PipelineStage &stage, LLVM::LLVMFuncOp function,
                          Value argsSize, Value outputsSize,
                          Value stageIndexSlot, StringRef rootName);
-  /// The size in bytes of `type` as an i64 value.
-  Value sizeOf(OpBuilder &b, Location loc, Type type);
   /// A frame with ids 0 and the i64 `extents` (3) below `parentFrame`.
   Value allocateFrame(OpBuilder &b, Location loc, ArrayRef<Value> extents,
                       Value parentFrame);
@@ -463,10 +358,6 @@ private:
   Value instanceCount(OpBuilder &b, Location loc, ValueRange dims);
   /// { ptr array per output of `node` } (at least one field).
   LLVM::LLVMStructType getOutputArraysType(NodeOpInterface node);
-  /// The function hpvm_rt_launch runs for a launched root.
-  LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
-  /// The layout of a launch block: { ptr launch, inputs..., outputs... }.
-  LLVM::LLVMStructType getLaunchBlockType(NodeOpInterface root);
   LogicalResult lowerInternalNode(InternalOp internal);
   /// Replaces the grid queries of a leaf function whose grid arguments
   /// (x, y, z, extents, parent frame) start at argument `firstGridArg`.
@@ -564,29 +455,11 @@ private:
                               CollapsedBody &body, unsigned blockRows);
   /// hpvm.alloc -> memref.alloc (the parent frees returned memory).
   void lowerAllocs(func::FuncOp function);
-  std::string uniqueName(StringRef base);
-  /// A constant internal global holding `text` (which carries its NUL), named
-  /// uniquely after `base`, at the start of the module.
-  LLVM::GlobalOp createStringGlobal(OpBuilder &b, Location loc, StringRef base,
-                                    StringRef text);
-
-  ModuleOp module;
-  MLIRContext *context;
-  LLVMTypeConverter typeConverter;
-  LLVM::LLVMPointerType pointerType;
-  LLVM::LLVMStructType frameType;
-  LLVM::LLVMStructType rangeType;
   /// The module's top-level ops with regions that are not node definitions,
   /// as they were before the lowering added functions (which never hold host
   /// ops): where host ops are looked for, instead of the whole module.
   SmallVector<Operation *> hostCode;
   SymbolTableCollection symbolTables;
-  unsigned nameCounter = 0;
-  /// Symbol names taken in the module (uniqueName), collected on first use.
-  llvm::StringSet<> usedNames;
-  bool namesCollected = false;
-  /// Runtime functions declared so far (callRuntime), by RuntimeFn.
-  DenseMap<unsigned, LLVM::LLVMFuncOp> runtimeFunctions;
   DenseMap<Operation *, func::FuncOp> nodeFunctions;
   /// What the host needs of a tile kernel (LowerKernelSites.cpp).
   struct TileKernel {
@@ -665,57 +538,9 @@ private:
   /// buffers back to the host first.
   bool anyKernelSites = false;
   bool kernelSitesScanned = false;
-  /// The name globals of nodeNameString.
-  DenseMap<Operation *, LLVM::GlobalOp> nodeNames;
-  /// The globals of whereString, by text.
-  llvm::StringMap<LLVM::GlobalOp> whereStrings;
   /// For each leaf, the output ports that return memory of an hpvm.alloc.
   DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
 };
-
-/// What the host-op patterns share: the launch block and root behind each
-/// graph handle a wait may read (a launch's block, which replaces its handle,
-/// or a handle merged through branches, resolved before the launches are
-/// lowered), and the names of the roots a merged handle may come from.
-struct LaunchBlocks {
-  DenseMap<Value, std::pair<Value, NodeOpInterface>> launched;
-  DenseMap<Value, std::string> rootNames; // "@a or @b"
-  /// Launches lowered whose handle has uses other than waits and branches
-  /// (kept for lowerHostOps to refuse).
-  SmallVector<LaunchOp> kept;
-};
-
-/// Adds the patterns that lower host ops to runtime calls: `hpvm.launch`
-/// (recording its block in `blocks`), `hpvm.wait` (on a handle `blocks`
-/// knows) and `hpvm.track` / `untrack` / `request` (of integer, float or
-/// index memrefs, or pointers). Streaming launches and push / pop are
-/// lowered with their pipelines (lowerStreamingGraphs) before.
-void populateHPVMHostOpsToRuntimePatterns(RewritePatternSet &patterns,
-                                          CPULowering &lowering,
-                                          LaunchBlocks &blocks);
-
-/// What the streaming patterns share: the stream behind each streaming
-/// launch's handle, until the last push, pop or wait on it is lowered.
-struct StreamingLaunches {
-  struct Stream {
-    Value stream; // the runtime stream (a pointer)
-    NodeOpInterface root;
-    LaunchOp launch;  // erased with the last op on its handle
-    std::string what; // "@root", in the status checks
-  };
-  DenseMap<Value, Stream> started; // by graph handle
-};
-
-/// Adds the patterns that lower streaming host ops to runtime pipeline calls:
-/// a streaming `hpvm.launch` (building its root's pipeline, once per root,
-/// and pushing the launch operands unless `pushed`; recorded in `streams`),
-/// and `hpvm.push`, `hpvm.pop` and `hpvm.wait` on a handle `streams` knows
-/// (the last of them erases the launch). Applied by lowerStreamingGraphs to
-/// each streaming launch and then the users of its handle, before the
-/// patterns of populateHPVMHostOpsToRuntimePatterns.
-void populateHPVMStreamingToRuntimePatterns(RewritePatternSet &patterns,
-                                            CPULowering &lowering,
-                                            StreamingLaunches &streams);
 
 } // namespace mlir::hpvm::cpu
 

@@ -2,6 +2,7 @@
 // Checks that the module is within what the CPU backend supports, then lowers it.
 #include "CPULowering.h"
 
+#include "HPVM/Conversion/HPVMToCPU.h"
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
@@ -114,7 +115,7 @@ void SupportChecker::checkOp(Operation *op) {
       refuse(op, "streaming into a graph handle that is not the result of "
                  "an 'hpvm.launch' in the same function");
   } else if (auto wait = dyn_cast<WaitOp>(op)) {
-    if (failed(lowering.getWaitedRoot(wait)))
+    if (failed(getWaitedRoot(wait, lowering, symbols)))
       ok = false;
   } else if (auto alloc = dyn_cast<AllocOp>(op)) {
     // The CPU backend frees allocation-node memory in the parent: it must
@@ -287,9 +288,18 @@ struct ConvertHPVMToCPUPass
     lowering.findGridAccesses();
     if (failed(lowering.prepareKernelSites()) ||
         failed(lowering.createNodeFunctions()) ||
-        failed(lowering.lowerInternalNodes()) ||
-        failed(lowering.lowerStreamingGraphs()) ||
-        failed(lowering.lowerHostOps()))
+        failed(lowering.lowerInternalNodes()))
+      return signalPassFailure();
+    // Host code: streaming launches with their push, pop and wait first, then
+    // the other launches, waits and tracker ops.
+    CPUStreamingOps streaming(lowering, [&](NodeOpInterface root) {
+      return lowering.getPipelineFunction(root);
+    });
+    CPUHostOps hostOps(lowering, [&](NodeOpInterface root) {
+      return lowering.getEntryFunction(root);
+    });
+    if (failed(lowerHPVMStreamingOps(lowering.getHostCode(), streaming)) ||
+        failed(lowerHPVMHostOps(lowering.getHostCode(), hostOps)))
       return signalPassFailure();
     if (inlineLeaves)
       lowering.inlineSingleCallLeaves();

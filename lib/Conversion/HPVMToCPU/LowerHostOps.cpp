@@ -3,18 +3,18 @@
 // reads; wait joins the launch, reads the outputs and frees the block. Each op
 // is lowered by a rewrite pattern (populateHPVMHostOpsToRuntimePatterns), after
 // the launches a wait may read through branches are resolved.
-#include "CPULowering.h"
 #include "HPVM/Conversion/ApplyPatternsOnce.h"
+#include "HPVM/Conversion/HPVMToCPU.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::hpvm;
-using namespace mlir::hpvm::cpu;
-
+using namespace mlir::hpvm::abi;
 
 namespace {
 /// The start address and byte span of a buffer operand of a tracker op.
@@ -42,7 +42,7 @@ static bool isTrackable(Value memory) {
 }
 
 /// The extent of `memory` (isTrackable), `size` bytes from a pointer.
-static BufferExtent getBufferExtent(CPULowering &lowering, OpBuilder &b,
+static BufferExtent getBufferExtent(CPUCodeGen &lowering, OpBuilder &b,
                                     Location loc, Value memory, Value size) {
   if (isa<LLVM::LLVMPointerType>(memory.getType())) {
     // untrack names a pointer without a size: the object is found by address.
@@ -80,7 +80,7 @@ static BufferExtent getBufferExtent(CPULowering &lowering, OpBuilder &b,
 /// Emits `call(pointer, bytes)` unless the buffer is empty: the runtime refuses
 /// empty objects, and track, untrack and request skip them alike.
 template <typename EmitCall>
-static void ifNotEmpty(CPULowering &lowering, OpBuilder &b, Location loc,
+static void ifNotEmpty(CPUCodeGen &lowering, OpBuilder &b, Location loc,
                        BufferExtent extent, EmitCall emitCall) {
   Value positive =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, extent.bytes,
@@ -90,7 +90,8 @@ static void ifNotEmpty(CPULowering &lowering, OpBuilder &b, Location loc,
   emitCall(then);
 }
 
-FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
+FailureOr<WaitedRoot> mlir::hpvm::getWaitedRoot(WaitOp wait, CPUCodeGen &codegen,
+                                              SymbolTableCollection &symbols) {
   auto refuse = [&](const Twine &what) {
     return wait.emitOpError()
            << "waiting on a graph handle that " << what
@@ -103,7 +104,7 @@ FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
   llvm::SetVector<StringRef> names;
   for (LaunchOp launch : *launches) {
     names.insert(launch.getRoot());
-    auto root = symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
+    auto root = symbols.lookupNearestSymbolFrom<NodeOpInterface>(
         launch, launch.getRootAttr());
     if (!root)
       return failure(); // the verifier reports it
@@ -117,7 +118,7 @@ FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
       first = root;
       continue;
     }
-    if (getLaunchBlockType(root) != getLaunchBlockType(first)) {
+    if (codegen.getLaunchBlockType(root) != codegen.getLaunchBlockType(first)) {
       auto name = [](NodeOpInterface node) {
         return cast<SymbolOpInterface>(node.getOperation()).getName();
       };
@@ -135,40 +136,43 @@ FailureOr<CPULowering::WaitedRoot> CPULowering::getWaitedRoot(WaitOp wait) {
   return WaitedRoot{first, llvm::join(shown, " or ")};
 }
 
-NodeOpInterface CPULowering::getLaunchedRoot(LaunchOp launch) {
-  return symbolTables.lookupNearestSymbolFrom<NodeOpInterface>(
-      launch, launch.getRootAttr());
-}
-
-Value CPULowering::emitLaunch(OpBuilder &b, LaunchOp launch,
-                              NodeOpInterface root) {
+/// The runtime calls of `launch` of `root`: a block { launch, inputs,
+/// outputs } filled with its arguments and handed to hpvm_rt_launch with the
+/// root's entry function; returns the block.
+static Value emitLaunch(CPUHostOps &state, OpBuilder &b, LaunchOp launch,
+                        NodeOpInterface root) {
+  CPUCodeGen &cg = state.codegen;
   Location loc = launch.getLoc();
-  LLVM::LLVMStructType blockType = getLaunchBlockType(root);
-  Value block = callRuntime(b, loc, RuntimeFn::Malloc, {sizeOf(b, loc, blockType)});
+  LLVM::LLVMStructType blockType = cg.getLaunchBlockType(root);
+  Value block = cg.callRuntime(b, loc, RuntimeFn::Malloc, {cg.sizeOf(b, loc, blockType)});
   for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
-    storeField(b, loc, blockType, block, index + 1, toStorage(b, loc, arg));
-  Value entry = LLVM::AddressOfOp::create(b, loc, getEntryFunction(root));
-  Value handleSlot = fieldAddress(b, loc, blockType, block, {0});
-  Value status = callRuntime(b, loc, RuntimeFn::Launch, {entry, block, handleSlot});
-  checkStatus(b, loc, status,
-              ("launching @" + launch.getRoot()).str());
+    cg.storeField(b, loc, blockType, block, index + 1, cg.toStorage(b, loc, arg));
+  Value entry = LLVM::AddressOfOp::create(b, loc, state.getEntryFunction(root));
+  Value handleSlot = cg.fieldAddress(b, loc, blockType, block, {0});
+  Value status = cg.callRuntime(b, loc, RuntimeFn::Launch, {entry, block, handleSlot});
+  cg.checkStatus(b, loc, status,
+                 ("launching @" + launch.getRoot()).str());
   return block;
 }
 
-SmallVector<Value> CPULowering::emitWait(OpBuilder &b, WaitOp wait, Value block,
-                                         NodeOpInterface root, StringRef name) {
+/// The runtime calls of `wait` on the launch block `block` of `root`
+/// (`name` in the status check): joins the launch, reads the outputs and
+/// frees the block; returns the outputs.
+static SmallVector<Value> emitWait(CPUCodeGen &cg, OpBuilder &b, WaitOp wait,
+                                   Value block, NodeOpInterface root,
+                                   StringRef name) {
   Location loc = wait.getLoc();
-  LLVM::LLVMStructType blockType = getLaunchBlockType(root);
-  Value handle = loadField(b, loc, blockType, block, 0);
-  Value status = callRuntime(b, loc, RuntimeFn::Wait, {handle});
-  checkStatus(b, loc, status, ("running " + name).str());
+  LLVM::LLVMStructType blockType = cg.getLaunchBlockType(root);
+  Value handle = cg.loadField(b, loc, blockType, block, 0);
+  Value status = cg.callRuntime(b, loc, RuntimeFn::Wait, {handle});
+  cg.checkStatus(b, loc, status, ("running " + name).str());
   unsigned firstOutput = 1 + root.getInputTypes().size();
   SmallVector<Value> results;
   for (auto [index, type] : llvm::enumerate(wait.getResultTypes()))
-    results.push_back(fromStorage(
-        b, loc, loadField(b, loc, blockType, block, firstOutput + index),
+    results.push_back(cg.fromStorage(
+        b, loc, cg.loadField(b, loc, blockType, block, firstOutput + index),
         type));
-  callRuntime(b, loc, RuntimeFn::Free, {block});
+  cg.callRuntime(b, loc, RuntimeFn::Free, {block});
   return results;
 }
 
@@ -177,59 +181,57 @@ namespace {
 /// branches (a handle merged through branches is the block pointer too). A
 /// launch whose handle has other uses stays, and lowerHostOps refuses it.
 struct LaunchToRuntime : OpRewritePattern<LaunchOp> {
-  LaunchToRuntime(MLIRContext *context, CPULowering &lowering,
-                  LaunchBlocks &blocks)
-      : OpRewritePattern(context), lowering(lowering), blocks(blocks) {}
+  LaunchToRuntime(MLIRContext *context, CPUHostOps &state)
+      : OpRewritePattern(context), state(state) {}
 
   LogicalResult matchAndRewrite(LaunchOp launch,
                                 PatternRewriter &rewriter) const override {
     if (launch.getStreaming()) // populateHPVMStreamingToRuntimePatterns
       return rewriter.notifyMatchFailure(launch, "a streaming launch");
-    NodeOpInterface root = lowering.getLaunchedRoot(launch);
-    Value block = lowering.emitLaunch(rewriter, launch, root);
-    blocks.launched[block] = {block, root};
+    auto root = state.symbols.lookupNearestSymbolFrom<NodeOpInterface>(
+        launch, launch.getRootAttr());
+    Value block = emitLaunch(state, rewriter, launch, root);
+    state.launched[block] = {block, root};
     rewriter.replaceUsesWithIf(launch.getGraph(), block, [](OpOperand &use) {
       return isa<WaitOp, BranchOpInterface>(use.getOwner());
     });
     if (launch.getGraph().use_empty())
       rewriter.eraseOp(launch);
     else
-      blocks.kept.push_back(launch);
+      state.kept.push_back(launch);
     return success();
   }
 
-  CPULowering &lowering;
-  LaunchBlocks &blocks;
+  CPUHostOps &state;
 };
 
 /// A wait on a handle whose launch block is known, as runtime calls.
 struct WaitToRuntime : OpRewritePattern<WaitOp> {
-  WaitToRuntime(MLIRContext *context, CPULowering &lowering,
-                LaunchBlocks &blocks)
-      : OpRewritePattern(context), lowering(lowering), blocks(blocks) {}
+  WaitToRuntime(MLIRContext *context, CPUHostOps &state)
+      : OpRewritePattern(context), state(state) {}
 
   LogicalResult matchAndRewrite(WaitOp wait,
                                 PatternRewriter &rewriter) const override {
-    auto it = blocks.launched.find(wait.getGraph());
-    if (it == blocks.launched.end())
+    auto it = state.launched.find(wait.getGraph());
+    if (it == state.launched.end())
       return rewriter.notifyMatchFailure(wait, "no launch block known");
     auto [block, root] = it->second;
-    std::string name = blocks.rootNames.lookup(wait.getGraph());
+    std::string name = state.rootNames.lookup(wait.getGraph());
     if (name.empty())
       name = atName(root);
-    rewriter.replaceOp(wait, lowering.emitWait(rewriter, wait, block, root, name));
+    rewriter.replaceOp(wait,
+                       emitWait(state.codegen, rewriter, wait, block, root, name));
     return success();
   }
 
-  CPULowering &lowering;
-  LaunchBlocks &blocks;
+  CPUHostOps &state;
 };
 
 /// hpvm.track, untrack or request of a buffer: the runtime call, skipped for
 /// an empty buffer.
 template <typename OpTy>
 struct TrackerOpToRuntime : OpRewritePattern<OpTy> {
-  TrackerOpToRuntime(MLIRContext *context, CPULowering &lowering)
+  TrackerOpToRuntime(MLIRContext *context, CPUCodeGen &lowering)
       : OpRewritePattern<OpTy>(context), lowering(lowering) {}
 
   LogicalResult matchAndRewrite(OpTy tracker,
@@ -259,61 +261,63 @@ struct TrackerOpToRuntime : OpRewritePattern<OpTy> {
     return success();
   }
 
-  CPULowering &lowering;
+  CPUCodeGen &lowering;
 };
 } // namespace
 
-void mlir::hpvm::cpu::populateHPVMHostOpsToRuntimePatterns(
-    RewritePatternSet &patterns, CPULowering &lowering, LaunchBlocks &blocks) {
+void mlir::hpvm::populateHPVMHostOpsToRuntimePatterns(RewritePatternSet &patterns,
+                                                      CPUHostOps &state) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<LaunchToRuntime, WaitToRuntime>(context, lowering, blocks);
+  patterns.add<LaunchToRuntime, WaitToRuntime>(context, state);
   patterns.add<TrackerOpToRuntime<TrackOp>, TrackerOpToRuntime<UntrackOp>,
-               TrackerOpToRuntime<RequestOp>>(context, lowering);
+               TrackerOpToRuntime<RequestOp>>(context, state.codegen);
 }
 
 /// The launches a wait on a handle merged through branches reads, resolved
 /// before any launch is lowered; those handles become the launch block
 /// pointers themselves (block arguments take pointers).
-static LogicalResult resolveMergedHandles(CPULowering &lowering,
+static LogicalResult resolveMergedHandles(ArrayRef<Operation *> hostCode,
                                          ArrayRef<Operation *> waits,
-                                         LaunchBlocks &blocks) {
+                                         CPUHostOps &state) {
   for (Operation *op : waits) {
     auto wait = cast<WaitOp>(op);
     auto argument = dyn_cast<BlockArgument>(wait.getGraph());
-    if (!argument || blocks.launched.count(argument))
+    if (!argument || state.launched.count(argument))
       continue;
-    FailureOr<CPULowering::WaitedRoot> waited = lowering.getWaitedRoot(wait);
+    FailureOr<WaitedRoot> waited = getWaitedRoot(wait, state.codegen, state.symbols);
     if (failed(waited))
       return failure();
-    blocks.launched[argument] = {argument, waited->root};
-    blocks.rootNames[argument] = waited->name;
+    state.launched[argument] = {argument, waited->root};
+    state.rootNames[argument] = waited->name;
   }
   SmallVector<BlockArgument> mergedHandles;
-  lowering.walkHostCode([&](Block *block) {
-    for (BlockArgument argument : block->getArguments())
-      if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
-        mergedHandles.push_back(argument);
-  });
+  for (Operation *code : hostCode)
+    code->walk([&](Block *block) {
+      for (BlockArgument argument : block->getArguments())
+        if (isa<hpvm::GraphType>(argument.getType()) && !block->isEntryBlock())
+          mergedHandles.push_back(argument);
+    });
   for (BlockArgument argument : mergedHandles)
-    argument.setType(lowering.getPointerType());
+    argument.setType(state.codegen.getPointerType());
   return success();
 }
 
-LogicalResult CPULowering::lowerHostOps() {
+LogicalResult mlir::hpvm::lowerHPVMHostOps(ArrayRef<Operation *> hostCode,
+                                           CPUHostOps &state) {
   SmallVector<Operation *> launches, waits, trackerOps;
-  walkHostCode([&](Operation *op) {
-    if (isa<LaunchOp>(op))
-      launches.push_back(op);
-    else if (isa<WaitOp>(op))
-      waits.push_back(op);
-    else if (isa<TrackOp, UntrackOp, RequestOp>(op))
-      trackerOps.push_back(op);
-  });
-  LaunchBlocks blocks;
-  if (failed(resolveMergedHandles(*this, waits, blocks)))
+  for (Operation *code : hostCode)
+    code->walk([&](Operation *op) {
+      if (isa<LaunchOp>(op))
+        launches.push_back(op);
+      else if (isa<WaitOp>(op))
+        waits.push_back(op);
+      else if (isa<TrackOp, UntrackOp, RequestOp>(op))
+        trackerOps.push_back(op);
+    });
+  if (failed(resolveMergedHandles(hostCode, waits, state)))
     return failure();
-  RewritePatternSet patternList(module.getContext());
-  populateHPVMHostOpsToRuntimePatterns(patternList, *this, blocks);
+  RewritePatternSet patternList(state.codegen.getModule().getContext());
+  populateHPVMHostOpsToRuntimePatterns(patternList, state);
   FrozenRewritePatternSet patterns(std::move(patternList));
   auto noDiagnostic = [](Operation *) {}; // a launch always lowers
   // Launches first: waits read the block their launch allocated.
@@ -328,8 +332,8 @@ LogicalResult CPULowering::lowerHostOps() {
           /*stopAtFailure=*/true)))
     return failure();
   // A launch kept has a handle used by something other than a wait.
-  if (!blocks.kept.empty())
-    return blocks.kept.front().emitOpError(
+  if (!state.kept.empty())
+    return state.kept.front().emitOpError(
         "has a graph handle used by something other than 'hpvm.wait'; the "
         "CPU backend needs the wait in the same function");
   return applyPatternsOncePerOp(

@@ -849,15 +849,6 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
 
 
 
-LLVM::LLVMStructType CPULowering::getLaunchBlockType(NodeOpInterface root) {
-  SmallVector<Type> types(root.getInputTypes());
-  types.append(root.getOutputTypes().begin(), root.getOutputTypes().end());
-  SmallVector<Type> fields{pointerType};
-  for (Type type : types)
-    fields.push_back(getStorageType(type));
-  return LLVM::LLVMStructType::getLiteral(context, fields);
-}
-
 LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
   if (LLVM::LLVMFuncOp existing = entryFunctions.lookup(root.getOperation()))
     return existing;
