@@ -46,11 +46,13 @@ np1=$(best "${MPIRUN[@]}" -np 1 "$OUT/items-mpi" "$ITEMS" 0 quiet)
 echo "one process               $(rate "$ITEMS" "$one")"
 echo "--distribute=mpi, alone   $(rate "$ITEMS" "$alone")"
 echo "--distribute=mpi, -np 1   $(rate "$ITEMS" "$np1")"
-python3 -c "print(f'overhead with 1 rank: {($np1 / $one - 1) * 100:+.1f}% (alone {($alone / $one - 1) * 100:+.1f}%)')"
+python3 -c "print(f'overhead with 1 rank: {($np1 / $one - 1) * 100:+.1f}%'
+              f' (alone {($alone / $one - 1) * 100:+.1f}%)')"
 
 N=$((ITEMS / 50))
 echo "== 2. $N items with $WORK iterations each (items/s, best of $REPEAT)"
-echo "one process, 1 thread     $(rate "$N" "$(best env HPVM_NUM_THREADS=1 "$OUT/items" "$N" "$WORK" quiet)")"
+t=$(best env HPVM_NUM_THREADS=1 "$OUT/items" "$N" "$WORK" quiet)
+echo "one process, 1 thread     $(rate "$N" "$t")"
 echo "one process               $(rate "$N" "$(best "$OUT/items" "$N" "$WORK" quiet)")"
 for np in 2 3 4; do
   t=$(best env HPVM_NUM_THREADS=1 "${MPIRUN[@]}" -np "$np" "$OUT/items-mpi" "$N" "$WORK" quiet)
