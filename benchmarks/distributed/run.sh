@@ -49,6 +49,28 @@ echo "--distribute=mpi, -np 1   $(rate "$ITEMS" "$np1")"
 python3 -c "print(f'overhead with 1 rank: {($np1 / $one - 1) * 100:+.1f}%'
               f' (alone {($alone / $one - 1) * 100:+.1f}%)')"
 
+# The same as CPU time per item (perf stat's task-clock, which the machine's other load does
+# not move as it moves wall time): one thread, 1 item and 10 x ITEMS items, the difference
+# per item; under mpirun the CPU time includes mpirun's.
+if command -v perf >/dev/null; then
+  cpu_ms() {
+    HPVM_NUM_THREADS=1 perf stat -x, -e task-clock "$@" 2>&1 >/dev/null |
+      sed -n 's/^\([0-9.]*\),msec,task-clock.*/\1/p'
+  }
+  per_item() {
+    local small large
+    small=$(cpu_ms "$@" 1 0 quiet)
+    large=$(cpu_ms "$@" $((ITEMS * 10)) 0 quiet)
+    python3 -c "print(f'{($large - $small) * 1e3 / ($ITEMS * 10):.4f}')"
+  }
+  c_one=$(per_item "$OUT/items")
+  c_alone=$(per_item "$OUT/items-mpi")
+  c_np1=$(per_item "${MPIRUN[@]}" -np 1 "$OUT/items-mpi")
+  echo "CPU us per item: one process $c_one, alone $c_alone, -np 1 $c_np1"
+  python3 -c "print(f'overhead per item with 1 rank (CPU time): {($c_np1 / $c_one - 1) * 100:+.1f}%'
+              f' (alone {($c_alone / $c_one - 1) * 100:+.1f}%)')"
+fi
+
 N=$((ITEMS / 50))
 echo "== 2. $N items with $WORK iterations each (items/s, best of $REPEAT)"
 t=$(best env HPVM_NUM_THREADS=1 "$OUT/items" "$N" "$WORK" quiet)
