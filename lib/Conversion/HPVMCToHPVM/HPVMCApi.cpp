@@ -1,48 +1,28 @@
 //===- HPVMCApi.cpp - HPVM-C calls, C types and locations for the raising -===//
 #include "HPVMCRaiser.h"
 
+#include "HPVM/HPVMC/ApiNames.h"
+
 using namespace mlir;
 using namespace mlir::hpvm;
+namespace names = ::hpvm::hpvmc_api;
 
 namespace mlir::hpvm::hpvmc {
 
 //===----------------------------------------------------------------------===//
-// The HPVM-C API
+// The HPVM-C API (its names: HPVM/HPVMC/ApiNames.def)
 //===----------------------------------------------------------------------===//
-
-
 
 ApiCall classify(StringRef name) {
   ApiCall call;
   call.api = llvm::StringSwitch<Api>(name)
-                 .Case("__hpvm__hint", Api::Hint)
-                 .Case("__hpvm__attributes", Api::Attributes)
-                 .Case("__hpvm__return", Api::Return)
-                 .Case("__hpvm__createNodeND", Api::CreateNode)
-                 .Case("__hpvm__bindIn", Api::BindIn)
-                 .Case("__hpvm__bindOut", Api::BindOut)
-                 .Case("__hpvm__edge", Api::Edge)
-                 .Case("__hpvm__getNode", Api::GetNode)
-                 .Case("__hpvm__getParentNode", Api::GetParentNode)
-                 .Case("__hpvm__barrier", Api::Barrier)
-                 .Case("__hpvm__malloc", Api::Malloc)
-                 .Case("__hpvm__isNonZeroLoop", Api::IsNonZeroLoop)
-                 .Case("__hpvm__node_id", Api::NodeId)
-                 .Case("__hpvm__init", Api::Init)
-                 .Case("__hpvm__cleanup", Api::Cleanup)
-                 .Case("__hpvm__launch", Api::Launch)
-                 .Case("__hpvm__wait", Api::Wait)
-                 .Case("__hpvm__push", Api::Push)
-                 .Case("__hpvm__pop", Api::Pop)
-                 .Case("llvm_hpvm_track_mem", Api::Track)
-                 .Case("llvm_hpvm_untrack_mem", Api::Untrack)
-                 .Case("llvm_hpvm_request_mem", Api::Request)
-                 .Case("__hpvm__tensor_shape", Api::TensorShape)
+#define HPVMC_FUNCTION(ID, NAME) .Case(NAME, Api::ID)
+#include "HPVM/HPVMC/ApiNames.def"
                  .Default(Api::None);
   if (call.api != Api::None)
     return call;
-  for (auto [prefix, api] : {std::pair{"__hpvm__getNodeInstanceID_", Api::InstanceId},
-                             std::pair{"__hpvm__getNumNodeInstances_", Api::NumInstances}}) {
+  for (auto [prefix, api] : {std::pair{names::InstanceIdPrefix, Api::InstanceId},
+                             std::pair{names::NumInstancesPrefix, Api::NumInstances}}) {
     StringRef rest = name;
     if (!rest.consume_front(prefix))
       continue;
@@ -54,7 +34,7 @@ ApiCall classify(StringRef name) {
     return call;
   }
   StringRef rest = name;
-  if (rest.consume_front("__hpvm__atomic_")) {
+  if (rest.consume_front(names::AtomicPrefix)) {
     if (llvm::is_contained({"cmpxchg", "add", "sub", "xchg", "inc", "dec", "min", "max",
                             "umin", "umax", "and", "or", "xor"},
                            rest)) {
@@ -64,13 +44,13 @@ ApiCall classify(StringRef name) {
     return call;
   }
   // The release's "special functions" on float.
-  if (rest.consume_front("__hpvm__") &&
+  if (rest.consume_front(names::Prefix) &&
       llvm::is_contained({"floor", "rsqrt", "sqrt", "sin", "cos"}, rest)) {
     call.api = Api::Math;
     call.math = rest;
     return call;
   }
-  if (name.starts_with("__hpvm__tensor_"))
+  if (name.starts_with(names::TensorPrefix))
     call.api = Api::Tensor;
   return call;
 }

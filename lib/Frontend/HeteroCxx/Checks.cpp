@@ -4,6 +4,8 @@
 // a buffer declared only as an input).
 #include "Graph.h"
 
+#include "HPVM/HPVMC/ApiNames.h"
+
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
@@ -57,7 +59,7 @@ static bool usedAsScratch(Value *pointer, Function &node) {
       // The node's declaration of the buffers it accesses is no access.
       if (auto *call = dyn_cast<CallInst>(user); call && call->getCalledFunction() &&
                                                  call->getCalledFunction()->getName().starts_with(
-                                                     "__hpvm__"))
+                                                     hpvmc_api::Prefix))
         continue;
       bool written = (isa<StoreInst>(user) && use.getOperandNo() == 1) ||
                      (isa<AnyMemIntrinsic>(user) && use.getOperandNo() == 0) ||

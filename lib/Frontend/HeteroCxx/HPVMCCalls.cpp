@@ -1,8 +1,9 @@
 //===- HPVMCCalls.cpp - The HPVM-C functions the lowering calls ------------===//
-// Their declarations in the module (runtime/include/hpvm/hpvm.h declares them
-// for C).
+// Their declarations in the module, by the names of HPVM/HPVMC/ApiNames.def
+// (runtime/include/hpvm/hpvm.h declares them for C).
 #include "Graph.h"
 
+#include "HPVM/HPVMC/ApiNames.h"
 
 using namespace llvm;
 
@@ -15,23 +16,23 @@ HPVMCApi::HPVMCApi(Module &module) {
   auto get = [&](StringRef name, Type *result, ArrayRef<Type *> params, bool varargs = false) {
     return module.getOrInsertFunction(name, FunctionType::get(result, params, varargs));
   };
-  hint = get("__hpvm__hint", voidType, {i32});
-  attributes = get("__hpvm__attributes", voidType, {i32}, true);
-  ret = get("__hpvm__return", voidType, {i32}, true);
-  createNode = get("__hpvm__createNodeND", ptr, {i32}, true);
-  bindIn = get("__hpvm__bindIn", voidType, {ptr, i32, i32, i32});
-  bindOut = get("__hpvm__bindOut", voidType, {ptr, i32, i32, i32});
-  edge = get("__hpvm__edge", ptr, {ptr, ptr, i32, i32, i32, i32});
-  getNode = get("__hpvm__getNode", ptr, {});
-  instanceId[0] = get("__hpvm__getNodeInstanceID_x", i64, {ptr});
-  instanceId[1] = get("__hpvm__getNodeInstanceID_y", i64, {ptr});
-  instanceId[2] = get("__hpvm__getNodeInstanceID_z", i64, {ptr});
-  launch = get("__hpvm__launch", ptr, {i32}, true);
-  wait = get("__hpvm__wait", voidType, {ptr});
-  push = get("__hpvm__push", voidType, {ptr, ptr});
-  track = get("llvm_hpvm_track_mem", voidType, {ptr, i64});
-  untrack = get("llvm_hpvm_untrack_mem", voidType, {ptr});
-  request = get("llvm_hpvm_request_mem", voidType, {ptr, i64});
+  hint = get(hpvmc_api::Hint, voidType, {i32});
+  attributes = get(hpvmc_api::Attributes, voidType, {i32}, true);
+  ret = get(hpvmc_api::Return, voidType, {i32}, true);
+  createNode = get(hpvmc_api::CreateNode, ptr, {i32}, true);
+  bindIn = get(hpvmc_api::BindIn, voidType, {ptr, i32, i32, i32});
+  bindOut = get(hpvmc_api::BindOut, voidType, {ptr, i32, i32, i32});
+  edge = get(hpvmc_api::Edge, ptr, {ptr, ptr, i32, i32, i32, i32});
+  getNode = get(hpvmc_api::GetNode, ptr, {});
+  instanceId[0] = get((hpvmc_api::InstanceIdPrefix + "x").str(), i64, {ptr});
+  instanceId[1] = get((hpvmc_api::InstanceIdPrefix + "y").str(), i64, {ptr});
+  instanceId[2] = get((hpvmc_api::InstanceIdPrefix + "z").str(), i64, {ptr});
+  launch = get(hpvmc_api::Launch, ptr, {i32}, true);
+  wait = get(hpvmc_api::Wait, voidType, {ptr});
+  push = get(hpvmc_api::Push, voidType, {ptr, ptr});
+  track = get(hpvmc_api::Track, voidType, {ptr, i64});
+  untrack = get(hpvmc_api::Untrack, voidType, {ptr});
+  request = get(hpvmc_api::Request, voidType, {ptr, i64});
 }
 
 } // namespace hpvm::hetero

@@ -6,6 +6,7 @@
 #include "HPVM/Frontend/HeteroCxx.h"
 
 #include "HPVM/Frontend/CheckedArithmetic.h"
+#include "HPVM/HPVMC/ApiNames.h"
 
 #include "Graph.h"
 
@@ -215,7 +216,7 @@ static void inlineHdcHelpers(Module &module) {
 /// the CPU (their __hpvm__hint, after the lowering) and every function they call.
 static SmallPtrSet<Function *, 16> offCpuCode(Module &module) {
   SmallVector<Function *> work;
-  if (Function *hint = module.getFunction("__hpvm__hint"))
+  if (Function *hint = module.getFunction(hpvmc_api::Hint))
     for (User *user : hint->users())
       if (auto *call = dyn_cast<CallInst>(user)) {
         auto *target = dyn_cast<ConstantInt>(call->getArgOperand(0));

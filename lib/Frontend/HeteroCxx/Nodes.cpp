@@ -5,6 +5,8 @@
 // buffers become each instance's own copies.
 #include "Graph.h"
 
+#include "HPVM/HPVMC/ApiNames.h"
+
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Instructions.h"
@@ -329,7 +331,7 @@ bool Lowering::privatize(Function *node) {
         // the shared buffer.
         auto *other = dyn_cast<CallInst>(user);
         return !(other && other->getCalledFunction() &&
-                 other->getCalledFunction()->getName().starts_with("__hpvm__"));
+                 other->getCalledFunction()->getName().starts_with(hpvmc_api::Prefix));
       });
       copies.push_back(copy);
     }

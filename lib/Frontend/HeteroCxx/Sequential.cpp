@@ -6,6 +6,8 @@
 // results are compared with.
 #include "Graph.h"
 
+#include "HPVM/HPVMC/ApiNames.h"
+
 #include "llvm/IR/Instructions.h"
 
 using namespace llvm;
@@ -22,7 +24,7 @@ void stripSectionMarkers(Function &function) {
         if (llvm::is_contained({Marker::SectionBegin, Marker::SectionEnd, Marker::TaskBegin,
                                 Marker::TaskEnd, Marker::ParallelLoop, Marker::Hint},
                                classify(*call)) ||
-            (callee && callee->getName() == "__hpvm__hint"))
+            (callee && callee->getName() == hpvmc_api::Hint))
           calls.push_back(call);
       }
   for (CallInst *call : calls) {
@@ -49,7 +51,7 @@ bool Lowering::runSequential() {
       for (Instruction &instruction : llvm::make_early_inc_range(block))
         if (auto *call = dyn_cast<CallInst>(&instruction))
           if (Function *callee = call->getCalledFunction();
-              callee && callee->getName() == "__hpvm__hint")
+              callee && callee->getName() == hpvmc_api::Hint)
             call->eraseFromParent();
   for (auto [call, marker] : calls) {
     if (marker == Marker::Launch) {
