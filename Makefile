@@ -121,8 +121,8 @@ release-check: build
 # Public Hetero-C++ programs (HPVM's matmul test, IBM/era's tmpRun.c, hpvm-ONNX's pipeline with a
 # stand-in for its onnxruntime model, the HDC programs and mini-era when DIR holds them),
 # unchanged, built by hpvm-cc as dataflow graphs and with -fhetero-sequential, and their outputs
-# compared: make hetero-check PROGRAMS=DIR [ERA_FULL=1] (HDC_OPENCL=1: HD-Classification and
-# mini-era on OpenCL too),
+# compared: make hetero-check PROGRAMS=DIR [ERA_FULL=1] (HDC_OPENCL=1: HD-Classification,
+# HD-Clustering and mini-era on OpenCL too),
 # DIR holding the programs (benchmarks/hetero-check/README.md); ERA_FULL=1 also compiles IBM/era's
 # sources. Not part of make check.
 ifneq ($(filter hetero-check,$(MAKECMDGOALS)),)

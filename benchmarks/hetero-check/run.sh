@@ -15,8 +15,8 @@
 #   The HDC programs (README.md), when present, as clones:
 #     PRISM-HDC-Demo/simple_examples  HD-Classification/Hetero-C++  HD-Clustering/Hetero-C++
 #   and IBM/scheduler-library's mini-era, as a clone: scheduler-library/examples/mini-era
-#   HDC_OPENCL=1: HD-Classification and mini-era also with their hinted tasks as OpenCL
-#   kernels.
+#   HDC_OPENCL=1: HD-Classification, HD-Clustering and mini-era also built with their hinted
+#   tasks as OpenCL kernels.
 # Tools from ${HPVM_BIN:-build/bin}. Builds and outputs go to a mktemp directory, removed at
 # the end (kept, and named, with HETERO_CHECK_KEEP=1). Exit status 1 when any program fails
 # to compile or run, or differs; 2 for a usage error.
@@ -373,6 +373,19 @@ check_hd_clustering() {
   mkdir -p "$dir/run"
   python3 "$HERE/hdc_dataset.py" clustering "$dir/dataset"
   compare_hdc hd-clustering "$dir" out.txt "${HD_CLUSTERING_NODES:-5}" 2 || return 0
+  [[ ${HDC_OPENCL:-0} == 1 ]] || return 0
+  # Its scoring and labelling tasks hint DEVICE: with GPU_TARGET they may be OpenCL kernels.
+  local ocl="$WORK/hd-clustering-opencl"
+  mkdir -p "$ocl/run"
+  ln -sfn "$dir/dataset" "$ocl/dataset"
+  ln -sf "$dir/seq" "$ocl/seq"
+  if ! (cd "$ocl" && "$HPVMCC" --target=opencl -DDEVICE=GPU_TARGET -O3 -fno-exceptions \
+          -I "$(dirname "$src")" "$src" -o graph) >"$ocl/graph-build.log" 2>&1; then
+    fail "hd-clustering (opencl): hpvm-cc --target=opencl fails to compile:"
+    excerpt "$ocl/graph-build.log"
+    return 0
+  fi
+  compare_hdc "hd-clustering (opencl)" "$ocl" out.txt "${HD_CLUSTERING_NODES:-5}" 2 || return 0
 }
 
 # (9) IBM/scheduler-library examples/mini-era, the EPOCHS fork's HPVM build (Makefile target
