@@ -111,3 +111,18 @@ def test_the_driver_runs_in_this_process(tmp_path):
     status, said = toolchain.run_driver(["--emit=llvm", str(source), "-o", str(tmp_path / "x.ll")])
     assert status == 1 and "broken.mlir:1:1: error" in said
     assert "hpvm-cc: error: compilation failed" in said
+
+
+def test_the_language_flags_reach_the_driver(tmp_path):
+    # -std= and -x are clang's flags that hpvm-cc takes; the package's driver is hpvm-cc's.
+    source = tmp_path / "cxx.c"
+    source.write_text('#include <cstdio>\nint main() { std::printf("%ld\\n", __cplusplus); }\n')
+    program = tmp_path / "cxx"
+    status, said = toolchain.run_driver(["-std=gnu++14", "-x", "c++", str(source), "-o",
+                                         str(program)])
+    assert status == 0, said
+    ran = subprocess.run([str(program)], capture_output=True, text=True)
+    assert ran.stdout == "201402\n"
+    status, said = toolchain.run_driver(["-x", "fortran", str(source)])
+    assert status == 1 and "-x expects the language of the inputs after it" in said
+    assert "found 'fortran'" in said
