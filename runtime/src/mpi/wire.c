@@ -106,12 +106,20 @@ hpvm_status_t hpvm_mpi_layout_parse(const char *text, hpvm_mpi_layout_t *layout)
     if (strchr("IOBP", layout->in[f].kind) && layout->in[f].kind != 'P')
       continue;
     int sized = f + 1 < layout->in_count && layout->in[f + 1].kind == 'n';
-    if (buffer != sized || (buffer && layout->in[f].size != sizeof(void *)))
+    char kind = layout->in[f].kind;
+    int orphan = strchr("pP", kind) != NULL ||
+                 (kind == 'n' && (f == 0 || !strchr("iob", layout->in[f - 1].kind)));
+    if (buffer != sized || orphan || (buffer && layout->in[f].size != sizeof(void *)))
       status = hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
                                   "MPI layer: bad item layout '%s': input field %u is a "
                                   "buffer without its size, or a size without its buffer",
                                   text, f);
   }
+  for (uint32_t o = 0; !status && o < layout->out_count; ++o)
+    if (!strchr("dpP", layout->out[o].kind))
+      status = hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
+                                  "MPI layer: bad item layout '%s': output field %u is a "
+                                  "buffer; outputs are data and pointers", text, o);
   if (status)
     hpvm_mpi_layout_free(layout);
   return status;
