@@ -14,6 +14,11 @@ For each program (HPVM-C .c/.cpp with a main, or an .mlir example):
   "<name>: kernels valid" ("<name>: no kernels" without GPU-hinted nodes that
   can be kernels).
 
+With --split the nodes are hinted CPU_OR_GPU_TARGET (CPU_OR_SPIR_TARGET for
+opencl) instead, so that the runtime splits their grids between the device and
+the CPU; the line then ends with "; split: <nodes>" (the nodes whose grids ran
+on both).
+
 Anything else ("<name>: FAILED ...") makes the exit status 1.
 
 For a device on another machine: --bundle DIR builds the .c/.cpp programs
@@ -30,6 +35,7 @@ import subprocess
 import sys
 
 TRACE = re.compile(r"^hpvm-trace: (\S+) on (\S+)")
+SPLIT = re.compile(r"^hpvm-trace: (\S+) on .* \[0, \d+\) and cpu \[")
 
 
 def run(command, env=None, timeout=600):
@@ -68,10 +74,13 @@ def check_mlir(args, path, name, out):
 def check_c(args, path, name, out):
     with open(path) as source:
         text = source.read()
-    hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(GPU_TARGET)").replace(
-        "__hpvm__hint(hpvm::CPU_TARGET)", "__hpvm__hint(hpvm::GPU_TARGET)")
+    target = "GPU_TARGET"
+    if args.split:
+        target = "CPU_OR_SPIR_TARGET" if args.target == "opencl" else "CPU_OR_GPU_TARGET"
+    hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(%s)" % target).replace(
+        "__hpvm__hint(hpvm::CPU_TARGET)", "__hpvm__hint(hpvm::%s)" % target)
     # Hetero-C++ hints name DEVICE, which hpvm-cc defines as the CPU target.
-    gpu = "hpvm::GPU_TARGET" if path.endswith((".cpp", ".cc")) else "GPU_TARGET"
+    gpu = "hpvm::" + target if path.endswith((".cpp", ".cc")) else target
     hinted = hinted.replace("__hetero_hint(DEVICE)", "__hetero_hint(%s)" % gpu)
     suffix = os.path.splitext(path)[1]
     hinted_path = os.path.join(out, name + ".gpu" + suffix)
@@ -128,14 +137,21 @@ def compare(args, cpu, dev):
         return "FAILED: outputs differ\n--- cpu\n%s--- %s\n%s%s" % (
             cpu[1], args.target, dev[1], dev[2])
     devices = {}
+    split = set()
     for line in dev[2].splitlines():
         match = TRACE.match(line)
         if match and match.group(2) != "cpu":
             devices.setdefault(match.group(2).split(":")[0], set()).add(match.group(1))
+        match = SPLIT.match(line)
+        if match:
+            split.add(match.group(1))
     if not devices:
         return "same output; on cpu only"
-    return "same output; " + "; ".join(
+    verdict = "same output; " + "; ".join(
         "on %s: %s" % (device, ",".join(sorted(nodes))) for device, nodes in sorted(devices.items()))
+    if args.split:
+        verdict += "; split: " + (",".join(sorted(split)) or "none")
+    return verdict
 
 
 def run_bundle(args):
@@ -173,6 +189,8 @@ def main():
     parser.add_argument("--ptxas", default=shutil.which("ptxas") or
                         ("/usr/local/cuda/bin/ptxas"
                          if os.path.exists("/usr/local/cuda/bin/ptxas") else ""))
+    parser.add_argument("--split", action="store_true",
+                        help="hint the nodes for the CPU and the device (split grids)")
     parser.add_argument("--cflags", default="",
                         help="more hpvm-cc flags for both builds, space-separated (a "
                         "bundle for another machine: -march=x86-64-v3)")

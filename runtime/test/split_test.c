@@ -141,6 +141,28 @@ static void test_balance(void) {
   hpvm_rt_shutdown();
 }
 
+/* The CPU version's rank must cover the grid. */
+static void test_bad_calls(void) {
+  int n = N;
+  hpvm_rt_kernel_param_t params[4] = {IN(a, sizeof(a)), IN(b, sizeof(b)), OUT(c, sizeof(c)),
+                                      VALUE(n)};
+  const int64_t grid[3] = {N, 2, 1}, block[3] = {0, 0, 0};
+  vadd_context_t context = {0};
+  int32_t ran = -1;
+  hpvm_status_t status =
+      hpvm_rt_kernel_run_split(&vadd_site, grid, block, params, 4, 1, 0, vadd_body, &context, &ran);
+  CHECK(status && hpvm_status_code(status) == HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(hpvm_status_message(status), "found rank 0") != NULL);
+  hpvm_status_free(status);
+  CHECK_EQ_INT(ran, 0);
+  status =
+      hpvm_rt_kernel_run_split(&vadd_site, grid, block, params, 4, 1, 1, vadd_body, &context, &ran);
+  CHECK(status && hpvm_status_code(status) == HPVM_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(hpvm_status_message(status), "grid[1] = 2 beyond the CPU version's rank 1") != NULL);
+  hpvm_status_free(status);
+  CHECK_EQ_INT(atomic_load(&context.instances), 0);
+}
+
 /* HPVM_SPLIT=0 keeps hinted nodes on the device; HPVM_SPLIT=1 splits unhinted ones. */
 static void test_variable(void) {
   setenv("HPVM_SPLIT", "0", 1);
@@ -202,6 +224,7 @@ int main(int argc, char **argv) {
   test_tracked();
   test_balance();
   test_variable();
+  test_bad_calls();
   test_failover();
   dlclose(library);
   printf("split_test: OK\n");

@@ -226,6 +226,7 @@ SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
   X(RequestHost,         hpvm_rt_request_host,         "p(pli)")               \
   /* Kernel versions of nodes */                                               \
   X(KernelRun,           hpvm_rt_kernel_run,           "p(ppppip)")            \
+  X(KernelRunSplit,      hpvm_rt_kernel_run_split,     "p(ppppiiippp)")        \
   X(NoCPUVersion,        hpvm_rt_no_cpu_version,       "p(pp)")                \
   X(GridFits,            hpvm_rt_grid_fits,            "p(piliil)")            \
   X(TraceNode,           hpvm_rt_trace_node,           "v(pp)")                \

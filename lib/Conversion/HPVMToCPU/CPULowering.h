@@ -176,12 +176,21 @@ private:
   void addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
                        Value memref, int32_t access,
                        SmallVectorImpl<KernelArg> &params);
-  /// Calls hpvm_rt_kernel_run for the kernel site of `node` with `params`
-  /// over `grid` (work-groups of `block`, zeros: the runtime's choice);
-  /// returns an i1 that is true when a device ran it.
+  /// The CPU version that hpvm_rt_kernel_run_split may run part of: its
+  /// range function over `rank` dimensions and that function's context.
+  struct SplitGrid {
+    bool hinted; // the leaf lists the CPU and a device among its targets
+    unsigned rank;
+    Value body, context;
+  };
+  /// Calls hpvm_rt_kernel_run (hpvm_rt_kernel_run_split with `split`) for
+  /// the kernel site of `node` with `params` over `grid` (work-groups of
+  /// `block`, zeros: the runtime's choice); returns an i1 that is true when
+  /// the node ran (on a device, or split).
   Value launchKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                      ArrayRef<Value> grid, ArrayRef<Value> block,
-                     ArrayRef<KernelArg> params);
+                     ArrayRef<KernelArg> params,
+                     const SplitGrid *split = nullptr);
   /// The parameters of the kernel of `node` in the kernel's order
   /// (RuntimeABI.h): inputs, `grid`, ancestor queries, outputs, per-instance
   /// output arrays and the work-group memory `memoryBytes` computes.

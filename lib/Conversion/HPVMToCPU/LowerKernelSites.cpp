@@ -22,6 +22,34 @@ static int32_t getAccess(NodeOpInterface node, unsigned index) {
   return kAccessInOut;
 }
 
+/// Whether instances of `leaf` may see each other's work: an atomic, in the
+/// leaf, its node function `function` (the body moved there) or a function
+/// they call, updates memory others update too (a histogram's bins), which a
+/// split grid's two copies would not merge.
+static bool hasInstanceInteractions(LeafOp leaf, func::FuncOp function,
+                                    SymbolTableCollection &symbolTables) {
+  SmallVector<Operation *> work{leaf.getOperation()};
+  DenseSet<Operation *> seen{leaf.getOperation()};
+  if (function && seen.insert(function).second)
+    work.push_back(function);
+  while (!work.empty()) {
+    Operation *root = work.pop_back_val();
+    WalkResult result = root->walk([&](Operation *op) {
+      if (isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp,
+              LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>(op))
+        return WalkResult::interrupt();
+      if (auto call = dyn_cast<CallOpInterface>(op))
+        if (Operation *callee = call.resolveCallableInTable(&symbolTables))
+          if (seen.insert(callee).second)
+            work.push_back(callee);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
 LogicalResult CPULowering::prepareKernelSites() {
   OpBuilder b(context);
   for (auto leaf : module.getOps<LeafOp>())
@@ -414,12 +442,35 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
       getKernelParams(b, loc, node, dims, inputs, parentFrame, outputs,
                       perInstance, outputArrays, grid, tileKernel != nullptr,
                       tileKernel ? tileKernel->memoryBytes : func::FuncOp());
-  return launchKernel(b, loc, node, grid, block, params);
+  // A grid of a leaf whose instances write only what they own and whose CPU
+  // version is one range function: the runtime may split it between a device
+  // and that function (hpvm_rt_kernel_run_split).
+  auto leaf = dyn_cast<LeafOp>(node.getOperation());
+  bool single = dims.size() == 1 && getConstantIntValue(dims[0]) == 1;
+  if (!leaf || single || outputs || perInstance.any() ||
+      noCPUVersion.count(leaf) || phaseFunctions.count(leaf) ||
+      laneFunctions.count(leaf) ||
+      (dims.size() == 2 && contractions.count(leaf)) ||
+      hasInstanceInteractions(leaf, nodeFunctions.lookup(leaf), symbolTables))
+    return launchKernel(b, loc, node, grid, block, params);
+  checkGridFitsInputs(b, loc, leaf, dims, inputs, /*perInstanceInputs=*/0);
+  SplitGrid split;
+  SmallVector<Target> targets = node.getTargets();
+  split.hinted = llvm::is_contained(targets, Target::cpu) &&
+                 (llvm::is_contained(targets, Target::gpu) ||
+                  llvm::is_contained(targets, Target::spirv));
+  split.rank = dims.size();
+  split.body = LLVM::AddressOfOp::create(b, loc,
+                                         getRangeFunction(node, split.rank));
+  split.context = allocateRangeContext(b, loc, node, inputs, parentFrame,
+                                       nullPointer(b, loc));
+  return launchKernel(b, loc, node, grid, block, params, &split);
 }
 
 Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                                 ArrayRef<Value> grid, ArrayRef<Value> block,
-                                ArrayRef<KernelArg> params) {
+                                ArrayRef<KernelArg> params,
+                                const SplitGrid *split) {
   auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
@@ -440,9 +491,15 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
   Value blockSlot = storeExtents(block);
   Value ranSlot = allocaInEntry(b, loc, i32);
   Value site = LLVM::AddressOfOp::create(b, loc, pointerType, siteName.getValue());
-  Value status = callRuntime(
-      b, loc, RuntimeFn::KernelRun, {site, gridSlot, blockSlot, array,
-       i32Constant(b, loc, static_cast<int32_t>(params.size())), ranSlot});
+  Value count = i32Constant(b, loc, static_cast<int32_t>(params.size()));
+  Value status =
+      split ? callRuntime(b, loc, RuntimeFn::KernelRunSplit,
+                          {site, gridSlot, blockSlot, array, count,
+                           i32Constant(b, loc, split->hinted),
+                           i32Constant(b, loc, split->rank), split->body,
+                           split->context, ranSlot})
+            : callRuntime(b, loc, RuntimeFn::KernelRun,
+                          {site, gridSlot, blockSlot, array, count, ranSlot});
   checkStatus(b, loc, status,
               "running the kernel of " + atName(node));
   Value ran = LLVM::LoadOp::create(b, loc, i32, ranSlot);

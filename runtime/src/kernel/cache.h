@@ -68,8 +68,10 @@ typedef struct hpvm_kernel_site_state_t {
   /* Why the site's library call never runs in this runtime (its parameters do not fit it, or
    * it failed before starting); set once (warned then), NULL while it may. */
   _Atomic(hpvm_status_t) library_failure;
-  /* A split grid's share of the device (split.c): 0 until the first split measured it. */
+  /* A split grid's share of the device (split.c): 0 until the first split measured it; the
+   * launches since the last split (one side alone: a probe every HPVM_KERNEL_SPLIT_PROBE). */
   _Atomic double split_share;
+  _Atomic uint32_t split_skipped;
   /* The kernel's 32-bit variant (HPVM_RT_NARROW_KERNEL_SUFFIX; NULL: the image has none),
    * valid once narrow_known is set (both under the cache mutex). */
   _Atomic(hpvm_device_kernel_t *) narrow[HPVM_RT_DEVICE_KIND_COUNT];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/platform.h"
 #include "base/trace.h"
 #include "device/cuda/cuda_device.h"
 #include "device/cuda/cuda_libraries.h"
@@ -294,6 +295,7 @@ hpvm_status_t hpvm_kernel_run_on_target(hpvm_kernel_cache_t *cache,
   }
   bool started = false;
   status = hpvm_kernel_buffers_prepare(&run);
+  uint64_t launched = hpvm_platform_now_ns(); /* the kernel's own time, for split grids */
   if (!status && target->library) {
     hpvm_cuda_library_buffers_t buffers;
     hpvm_kernel_library_buffers(&run, site->library, &buffers);
@@ -303,6 +305,8 @@ hpvm_status_t hpvm_kernel_run_on_target(hpvm_kernel_cache_t *cache,
     status = hpvm_device_kernel_launch(launch_kernel(cache, state, target, grid, &run), &dims,
                                        run.args, param_count, &started);
   }
+  if (hooks && hooks->launch_ns)
+    *hooks->launch_ns = hpvm_platform_now_ns() - launched;
   if (status && !started) {
     /* Nothing ran: undo and let the CPU version (or, after a library call, the kernel) run. */
     hpvm_status_free(hpvm_kernel_buffers_release(&run, false));

@@ -21,6 +21,8 @@ typedef struct hpvm_kernel_run_hooks_t {
    * temporaries' copies elsewhere (temp_group_t.in / .out).  An error ends the run. */
   hpvm_status_t (*planned)(void *self, hpvm_kernel_buffers_t *run);
   void *self;
+  /* Where the time from the launch (or library call) to its completion goes, when not NULL. */
+  uint64_t *launch_ns;
 } hpvm_kernel_run_hooks_t;
 
 /* The caller's errors in the parameters; in grid and block (*out_pick when the runtime picks

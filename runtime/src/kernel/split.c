@@ -10,9 +10,9 @@
  * snapshot is the device's and goes to the host (independent instances write disjoint bytes,
  * so the merge is exact: the output is bit for bit a one-device run's).  A device part that
  * fails (before it starts, or after: failover.c) is run by the CPU after its own part, from the
- * host memory the device never wrote.  The device's share follows the measured rates of the
- * two sides (instances per second, each side's part timed), kept per site and updated after
- * each split launch; the first launch splits evenly. */
+ * host memory the device never wrote.  The device's share follows the measured times of the
+ * two sides (update_share), kept per site and updated after each split launch; the first
+ * launch splits evenly. */
 #include "kernel/split.h"
 
 #include <pthread.h>
@@ -25,6 +25,8 @@
 #include "base/trace.h"
 #include "kernel/kernel_run.h"
 #include "kernel/run_target.h"
+
+enum { HPVM_KERNEL_SPLIT_PROBE = 16 };
 
 /* A writable temporary's snapshot (what the device starts from) and scratch (what it wrote). */
 typedef struct split_copy_t {
@@ -52,7 +54,8 @@ typedef struct device_part_t {
   bool planned;
   hpvm_status_t status;
   int32_t ran;
-  uint64_t ns;
+  uint64_t ns;        /* the whole part: buffers, copies, the kernel */
+  uint64_t launch_ns; /* the kernel alone */
   hpvm_kernel_reason_t reason;
 } device_part_t;
 
@@ -113,14 +116,16 @@ static void slow_down(const hpvm_kernel_cache_t *cache, bool device, uint64_t ns
 static void *run_device_part(void *self) {
   device_part_t *part = self;
   uint64_t start = hpvm_platform_now_ns();
-  hpvm_kernel_run_hooks_t hooks = {true, take_snapshots, part};
+  hpvm_kernel_run_hooks_t hooks = {true, take_snapshots, part, &part->launch_ns};
   bool retry = false;
   part->status = hpvm_kernel_run_on_target(part->cache, part->state, &part->target, part->grid,
                                            part->block, part->pick, part->params,
                                            part->param_count, &hooks, &part->reason, &part->ran,
                                            &retry);
-  part->ns = hpvm_platform_now_ns() - start;
-  slow_down(part->cache, true, part->ns);
+  /* A slowed device runs its kernel `factor` times as long (its copies are the same). */
+  uint64_t launched = hpvm_platform_now_ns();
+  slow_down(part->cache, true, part->launch_ns);
+  part->launch_ns += hpvm_platform_now_ns() - launched;
   part->ns = hpvm_platform_now_ns() - start;
   signal_planned(part); /* also when the run ended before planning */
   return NULL;
@@ -170,13 +175,19 @@ static int64_t device_instances(double share, int64_t n, int64_t unit) {
   return k < unit ? unit : k > most ? most : k;
 }
 
-/* The next share from this launch's rates, halfway from the last one (noise damped). */
+/* The next share from this launch's times: the device's part costs a fixed time (its
+ * buffers and copies, whatever k is) plus a time per instance (its kernel's), the CPU's a time
+ * per instance; the share where both parts would end together, halfway from the last one
+ * (noise damped). */
 static void update_share(hpvm_kernel_site_state_t *state, double share, int64_t k, int64_t n,
-                         uint64_t device_ns, uint64_t cpu_ns) {
-  double device_rate = (double)k / (double)(device_ns ? device_ns : 1);
-  double cpu_rate = (double)(n - k) / (double)(cpu_ns ? cpu_ns : 1);
-  double measured = device_rate / (device_rate + cpu_rate);
-  atomic_store(&state->split_share, 0.5 * share + 0.5 * measured);
+                         const device_part_t *part, uint64_t cpu_ns) {
+  double kernel = (double)(part->launch_ns ? part->launch_ns : 1);
+  double fixed = part->ns > part->launch_ns ? (double)(part->ns - part->launch_ns) : 0.0;
+  double device_each = kernel / (double)k;
+  double cpu_each = (double)(cpu_ns ? cpu_ns : 1) / (double)(n - k);
+  double balanced = (cpu_each * (double)n - fixed) / (device_each + cpu_each) / (double)n;
+  balanced = balanced < 0.0 ? 0.0 : balanced > 1.0 ? 1.0 : balanced;
+  atomic_store(&state->split_share, 0.5 * share + 0.5 * balanced);
 }
 
 static void trace_split(const device_part_t *part, int dim, int64_t k, int64_t n, bool device_ran,
@@ -196,11 +207,9 @@ static void trace_split(const device_part_t *part, int dim, int64_t k, int64_t n
 }
 
 /* Runs the split: the device's part on its own thread, the CPU's on this one. */
-static hpvm_status_t run_split(device_part_t *part, int dim, int64_t n, int64_t unit,
-                               hpvm_kernel_cpu_part_fn_t cpu_part, void *cpu_self) {
-  double share = atomic_load(&part->state->split_share);
-  if (share <= 0.0)
-    share = 0.5;
+static hpvm_status_t run_split(device_part_t *part, double share, int dim, int64_t n,
+                               int64_t unit, hpvm_kernel_cpu_part_fn_t cpu_part,
+                               void *cpu_self) {
   int64_t k = device_instances(share, n, unit);
   part->grid[dim] = k;
   HPVM_RETURN_IF_ERROR(host_copies(part->cache, part->params, part->param_count));
@@ -227,7 +236,7 @@ static hpvm_status_t run_split(device_part_t *part, int dim, int64_t n, int64_t 
   if (device_ran && !status) {
     for (uint32_t i = 0; i < part->copy_count; ++i)
       merge(&part->copies[i]);
-    update_share(part->state, share, k, n, part->ns, cpu_ns);
+    update_share(part->state, share, k, n, part, cpu_ns);
   } else if (!part->status && !status) {
     status = cpu_part(cpu_self, dim, 0, k); /* the device's part, on the CPU */
   }
@@ -277,7 +286,25 @@ hpvm_status_t hpvm_kernel_run_split(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_s
   part.param_count = param_count;
   part.reason.length = 0;
   part.reason.text[0] = '\0';
-  HPVM_RETURN_IF_ERROR(run_split(&part, dim, grid[dim], unit, cpu_part, cpu_self));
+  double share = atomic_load(&state->split_share);
+  share = share > 0.0 ? share : 0.5;
+  /* A side whose part would be under half a work-group does not pay for the split (the
+   * device's copies, the merge): the other side runs alone, with a split again every
+   * HPVM_KERNEL_SPLIT_PROBE launches to measure both anew. */
+  double least = 0.5 * (double)unit / (double)grid[dim];
+  if ((share < least || share > 1.0 - least) &&
+      atomic_fetch_add(&state->split_skipped, 1) + 1 < HPVM_KERNEL_SPLIT_PROBE) {
+    if (hpvm_trace_enabled())
+      hpvm_trace_line("%s keeps to the %s: the split %.2f leaves the %s under half a "
+                      "work-group",
+                      hpvm_kernel_node_name(site), share < least ? "cpu" : "device", share,
+                      share < least ? "device" : "cpu");
+    if (share < least)
+      return NULL; /* the caller runs the CPU version */
+    return hpvm_kernel_run(cache, site, grid, block, params, param_count, out_ran);
+  }
+  atomic_store(&state->split_skipped, 0);
+  HPVM_RETURN_IF_ERROR(run_split(&part, share, dim, grid[dim], unit, cpu_part, cpu_self));
   *out_ran = 1;
   return NULL;
 }

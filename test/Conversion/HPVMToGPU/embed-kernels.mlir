@@ -69,10 +69,18 @@ func.func @run(%m: memref<?xf32>, %f: f32, %n: index) {
 
 // The kernel parameters: the descriptor (allocated and aligned pointers as
 // buffers, offset, size, stride as values), the factor, the three extents.
+// A leaf without outputs whose CPU version is one range function goes to
+// hpvm_rt_kernel_run_split with that function (rank 1) and its context,
+// hinted (1) since it lists the CPU and the GPU; the grid is checked first.
 // HOST-LABEL: func.func private @__hpvm_internal_root
 // HOST: llvm.alloca %{{.*}} x !llvm.array<9 x struct<(i32, i32, i64, ptr, ptr)>>
+// HOST: llvm.call @hpvm_rt_grid_fits
+// HOST: %[[BODY:.*]] = llvm.mlir.addressof @__hpvm_range_scale
 // HOST: %[[SITE:.*]] = llvm.mlir.addressof @__hpvm_site_scale
-// HOST: %[[STATUS:.*]] = llvm.call @hpvm_rt_kernel_run(%[[SITE]], %{{.*}}, %{{.*}}, %[[PARAMS:.*]], %{{.*}}, %[[RAN:.*]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr) -> !llvm.ptr
+// HOST: %[[COUNT:.*]] = llvm.mlir.constant(9 : i32) : i32
+// HOST: %[[HINTED:.*]] = llvm.mlir.constant(1 : i32) : i32
+// HOST: %[[RANK:.*]] = llvm.mlir.constant(1 : i32) : i32
+// HOST: %[[STATUS:.*]] = llvm.call @hpvm_rt_kernel_run_split(%[[SITE]], %{{.*}}, %{{.*}}, %[[PARAMS:.*]], %[[COUNT]], %[[HINTED]], %[[RANK]], %[[BODY]], %{{.*}}, %[[RAN:.*]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> !llvm.ptr
 // HOST: llvm.call @hpvm_rt_check_at(%[[STATUS]]
 // HOST: %[[FLAG:.*]] = llvm.load %[[RAN]] : !llvm.ptr -> i32
 // HOST: %[[DONE:.*]] = llvm.icmp "ne" %[[FLAG]]
