@@ -649,10 +649,27 @@ KernelBuilder::mapInputs(KernelState &kernel, OpBuilder &b,
   return perInstanceInputs;
 }
 
+/// The most dimensions any create_node of `node` gives it (3 when none
+/// does): along the others its grid is one instance, in one work-group of
+/// one (the runtime's launch), which needs no bounds check.
+static unsigned getLaunchRank(ModuleOp module, NodeOpInterface node) {
+  StringRef name = SymbolTable::getSymbolName(node).getValue();
+  unsigned rank = 0;
+  bool created = false;
+  module.walk([&](CreateNodeOp create) {
+    if (create.getNodeAttr().getAttr().getValue() != name)
+      return;
+    created = true;
+    rank = std::max(rank, create.getRank());
+  });
+  return created ? rank : 3;
+}
+
 Value KernelBuilder::buildIds(KernelState &kernel, OpBuilder &b) {
   Location loc = kernel.loc;
   gpu::Dimension dims[3] = {gpu::Dimension::x, gpu::Dimension::y,
                             gpu::Dimension::z};
+  unsigned rank = kernel.tiled ? 3 : getLaunchRank(module, kernel.site.node);
   Value inGrid;
   for (int d = 0; d < 3; ++d) {
     Value thread = gpu::ThreadIdOp::create(b, loc, dims[d]);
@@ -670,6 +687,8 @@ Value KernelBuilder::buildIds(KernelState &kernel, OpBuilder &b) {
     kernel.extents[0][d] = arith::IndexCastOp::create(
         b, loc, b.getIndexType(),
         kernel.entry->getArgument(kernel.gridParameter + d));
+    if (static_cast<unsigned>(d) >= rank && d > 0)
+      continue;
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          kernel.ids[0][d],
                                          kernel.extents[0][d]);

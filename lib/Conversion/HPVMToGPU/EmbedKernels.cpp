@@ -90,9 +90,15 @@ void useDynamicSharedMemory(gpu::GPUModuleOp kernels) {
       if (argument.getType() != workgroupPointer)
         continue;
       argument.setType(i64);
+      // The runtime aligns each buffer to 16 bytes: said so (the mask changes
+      // nothing), LLVM may read and write it in vectors (ld.shared.v4).
+      Value aligned = LLVM::AndOp::create(
+          b, kernel.getLoc(), argument,
+          LLVM::ConstantOp::create(b, kernel.getLoc(), i64,
+                                   b.getI64IntegerAttr(-16)));
       Value memory = LLVM::GEPOp::create(b, kernel.getLoc(), workgroupPointer,
-                                         i8, base, ValueRange{argument});
-      argument.replaceAllUsesExcept(memory, memory.getDefiningOp());
+                                         i8, base, ValueRange{aligned});
+      argument.replaceAllUsesExcept(memory, aligned.getDefiningOp());
     }
     kernel.setFunctionType(FunctionType::get(
         context, entry.getArgumentTypes(), kernel.getResultTypes()));

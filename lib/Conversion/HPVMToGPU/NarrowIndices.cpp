@@ -14,8 +14,7 @@
 // MLIR's 64-bit `index`, loop counters as 32-bit twins), as nvcc does for
 // `int` indices; what no longer feeds an address is left to LLVM's dead code
 // elimination.
-// The grid's bounds check before the leaf's body stays as it is (64-bit,
-// once per thread, outside every loop).
+// The grid's bounds checks before the leaf's body compare in 32 bits too.
 #include "KernelSerialization.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -24,6 +23,8 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -166,6 +167,52 @@ void narrowLoopExits(Function &function, Narrower &narrower,
   }
 }
 
+/// Whether `value` is computed from the thread's special registers (ids,
+/// work-group sizes) alone, through Narrower's operations.
+bool isFromSpecialRegisters(Value *value) {
+  if (auto *call = dyn_cast<IntrinsicInst>(value)) {
+    switch (call->getIntrinsicID()) {
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
+    case Intrinsic::nvvm_read_ptx_sreg_tid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_tid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_tid_z:
+      return true;
+    default:
+      return false;
+    }
+  }
+  auto *instruction = dyn_cast<Instruction>(value);
+  if (!instruction || !isa<BinaryOperator, SExtInst, ZExtInst>(instruction))
+    return isa<ConstantInt>(value);
+  return llvm::all_of(instruction->operands(), isFromSpecialRegisters);
+}
+
+/// The grid checks `id < extent` (the kernel's prologue) compared in 32 bits:
+/// in the variant the extents are below 2^31 and the ids below 2^32 (a
+/// partial last work-group reaches past the extent by less than its size).
+void narrowGridChecks(Function &function, Narrower &narrower) {
+  for (Instruction &instruction : instructions(function)) {
+    auto *compare = dyn_cast<ICmpInst>(&instruction);
+    if (!compare || !compare->isUnsigned() ||
+        !compare->getOperand(0)->getType()->isIntegerTy(64))
+      continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      Value *id = compare->getOperand(side);
+      Value *extent = compare->getOperand(1 - side);
+      if (!isa<Argument>(extent) || isa<ConstantInt>(id) || !isFromSpecialRegisters(id))
+        continue;
+      compare->setOperand(side, narrower.get(id));
+      compare->setOperand(1 - side, narrower.get(extent));
+      break;
+    }
+  }
+}
+
 /// Whether the 32-bit form of `value` leaves no 64-bit loop counter behind:
 /// each phi it depends on through the operations Narrower computes in 32 bits
 /// is one of `counters`, whose loop exits are 32-bit too. (An address that
@@ -226,6 +273,7 @@ void addNarrowIndexKernels(Module &module) {
     SmallPtrSet<PHINode *, 8> counters;
     narrowLoopExits(*variant, narrower, counters);
     narrowAddresses(*variant, narrower, counters);
+    narrowGridChecks(*variant, narrower);
   }
 }
 
