@@ -380,7 +380,10 @@ def HPVMEmbedKernels : Pass<"hpvm-embed-kernels", "ModuleOp"> {
       are found (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`, `PATH`), the
       image is a fat binary holding a cubin for each architecture in `cubins`
       (sm_80 and sm_90 by default) and the PTX, which the driver
-      JIT-compiles for other GPUs; otherwise it is the PTX alone.
+      JIT-compiles for other GPUs; otherwise it is the PTX alone. Every
+      kernel `K` also comes as `K__i32` (same parameters), its address
+      arithmetic, loop counters and grid checks in 32 bits, which the runtime
+      launches when the grid and every buffer fit 2^31 (instances, bytes).
     * `opencl`: OpenCL-flavoured SPIR-V 1.0 (Kernel capability, Physical64
       addressing) through `convert-gpu-to-llvm-spv` and LLVM's SPIR-V backend,
       in process. Pointers of imported leaves become global (CrossWorkgroup)
