@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "mpi/link.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +69,13 @@ double hpvm_mpi_now(void) {
 void hpvm_mpi_backoff(unsigned idle) {
   if (idle < 64)
     return;
-  long ns = idle < 256 ? 1000 : idle < 1024 ? 20000 : 200000;
-  struct timespec t = {0, ns};
+  /* Yield (the core goes to whoever waits for it: on a shared machine, the stages), then
+   * sleep: a sleep lasts at least the timer slack (50 us), too long between items. */
+  if (idle < 4096) {
+    sched_yield();
+    return;
+  }
+  struct timespec t = {0, idle < 8192 ? 20000 : 200000};
   nanosleep(&t, NULL);
 }
 
