@@ -54,6 +54,11 @@ inline constexpr llvm::StringLiteral kNarrowKernelSuffix =
 /// instances and bytes (NarrowIndices.cpp).
 void addNarrowIndexKernels(llvm::Module &module);
 
+/// Tests only (`HPVM_TEST_NARROW_OPENCL=1` at compile time): every OpenCL
+/// kernel of `module` narrowed in place as the CUDA variants are, so that the
+/// transformation runs on an OpenCL device (PoCL) where no GPU is.
+void narrowOpenCLKernelsForTesting(llvm::Module &module);
+
 } // namespace mlir::hpvm
 
 #endif // HPVM_LIB_CONVERSION_HPVMTOGPU_KERNELSERIALIZATION_H

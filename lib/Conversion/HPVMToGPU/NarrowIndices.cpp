@@ -258,23 +258,38 @@ void narrowAddresses(Function &function, Narrower &narrower,
 
 namespace mlir::hpvm {
 
-void addNarrowIndexKernels(Module &module) {
+/// Narrows `function` as the variant's body (see the file's comment).
+static void narrowKernel(Function &function) {
+  Narrower narrower(function);
+  SmallPtrSet<PHINode *, 8> counters;
+  narrowLoopExits(function, narrower, counters);
+  narrowAddresses(function, narrower, counters);
+  narrowGridChecks(function, narrower);
+}
+
+/// The defined functions of `module` with calling convention `convention`.
+static SmallVector<Function *> getKernels(Module &module,
+                                          CallingConv::ID convention) {
   SmallVector<Function *> kernels;
   for (Function &function : module)
-    if (!function.isDeclaration() &&
-        function.getCallingConv() == CallingConv::PTX_Kernel)
+    if (!function.isDeclaration() && function.getCallingConv() == convention)
       kernels.push_back(&function);
-  for (Function *kernel : kernels) {
+  return kernels;
+}
+
+void addNarrowIndexKernels(Module &module) {
+  for (Function *kernel : getKernels(module, CallingConv::PTX_Kernel)) {
     ValueToValueMapTy mapping;
     Function *variant = CloneFunction(kernel, mapping);
     variant->setName(kernel->getName() + kNarrowKernelSuffix);
     variant->setLinkage(kernel->getLinkage());
-    Narrower narrower(*variant);
-    SmallPtrSet<PHINode *, 8> counters;
-    narrowLoopExits(*variant, narrower, counters);
-    narrowAddresses(*variant, narrower, counters);
-    narrowGridChecks(*variant, narrower);
+    narrowKernel(*variant);
   }
+}
+
+void narrowOpenCLKernelsForTesting(Module &module) {
+  for (Function *kernel : getKernels(module, CallingConv::SPIR_KERNEL))
+    narrowKernel(*kernel);
 }
 
 } // namespace mlir::hpvm

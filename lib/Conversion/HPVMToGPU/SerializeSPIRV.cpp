@@ -22,6 +22,7 @@
 #include "llvm/Transforms/Utils/LowerMemIntrinsics.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <memory>
@@ -391,6 +392,11 @@ static std::string emitSPIRV(const llvm::Target &target, llvm::Module &module,
   }
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
+
+  // Tests only: the CUDA variants' 32-bit arithmetic on OpenCL devices.
+  if (const char *narrow = std::getenv("HPVM_TEST_NARROW_OPENCL");
+      narrow && StringRef(narrow) == "1")
+    hpvm::narrowOpenCLKernelsForTesting(module);
 
   // The LLVM optimisation pipeline first: the lowered kernels carry
   // descriptors and redundant address arithmetic.
