@@ -12,6 +12,8 @@
 #   <= 1.10; sgemm_blocked / cuBLAS (FP32, no TF32) in GFLOP/s, goal >= 50%; the edge-detection
 #   pipeline (examples/edge_detection.mlir, a streaming graph of five kernels and a CPU stage)
 #   in frames/s on the GPU against the same executable on the CPU (HPVM_DEVICE=cpu).
+#   The HPVM programs run the kernels' 32-bit variants (every size here fits 2^31); the rows
+#   "vadd 64-bit" and "sgemm 64-bit" run the 64-bit kernels (HPVM_CUDA_NARROW=0) for comparison.
 #
 # Two steps, so that a GPU machine lent for minutes only runs what was built before:
 #   bash benchmarks/gpu/run.sh build [--quick]   here: builds everything into OUT (default
@@ -153,10 +155,11 @@ run() {
   lower() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
   # compare NAME SIZE BASELINE ARGS...: HPVM and BASELINE (a binary of OUT) in turn, ROUNDS
   # times; every checksum equal to the first; a row with each one's lowest median.
+  # ROW_LABEL names the row instead of NAME (the 64-bit rows below).
   compare() {
-    local name="$1" size="$2" baseline="$3"
+    local name="$1" size="$2" baseline="$3" label="${ROW_LABEL:-$1}"
     shift 3
-    [[ -x "$OUT/$baseline" ]] || { TABLE+=("$(printf '%-15s %-16s %s' "$name" "$size" "(no $baseline)")"); return; }
+    [[ -x "$OUT/$baseline" ]] || { TABLE+=("$(printf '%-15s %-16s %s' "$label" "$size" "(no $baseline)")"); return; }
     local h="" c="" sum="" round line hpvm base
     for ((round = 0; round < ROUNDS; ++round)); do
       hpvm=$(timeout 300 "$OUT/${name}_hpvm" "$@" "$RUNS")
@@ -170,7 +173,7 @@ run() {
       h=$(lower "$h" "$(median "$hpvm")")
       c=$(lower "$c" "$(median "$base")")
     done
-    TABLE+=("$(awk -v n="$name" -v s="$size" -v b="$baseline" -v h="$h" -v c="$c" \
+    TABLE+=("$(awk -v n="$label" -v s="$size" -v b="$baseline" -v h="$h" -v c="$c" \
       'BEGIN { printf "%-15s %-16s %10.3f %10.3f %7.2f  %s", n, s, h, c, h / c, b }')")
   }
   compare vadd "n=${VADD[0]}" vadd_cuda "${VADD[@]}"
@@ -181,6 +184,10 @@ run() {
   compare sgemm_tiled "$size" sgemm_tiled_cuda "${SGEMM[@]}"
   compare sgemm_blocked "$size" sgemm_blocked_cuda "${SGEMM[@]}"
   compare sgemm_blocked "$size" sgemm_cublas "${SGEMM[@]}"
+  # The kernels' 64-bit versions, which the runtime launches only past 2^31 (HPVM_CUDA_NARROW=0):
+  # what the 32-bit variants gain.
+  ROW_LABEL="vadd 64-bit" HPVM_CUDA_NARROW=0 compare vadd "n=${VADD[0]}" vadd_cuda "${VADD[@]}"
+  ROW_LABEL="sgemm 64-bit" HPVM_CUDA_NARROW=0 compare sgemm "$size" sgemm_cuda "${SGEMM[@]}"
 
   # The edge pipeline: the same executable on the GPU and on the CPU versions.
   local gpu="" cpu="" g c round
