@@ -10,10 +10,13 @@
 // smaller still), so the index of each getelementptr is in [-2^31, 2^31) and
 // equals sext(trunc(index)).
 // Truncation commutes with add, sub, mul, shl and phis, so the whole index
-// expression is computed in 32 bits (the C source's `(long)row * k + p`,
-// MLIR's 64-bit `index`, loop counters as 32-bit twins), as nvcc does for
-// `int` indices; what no longer feeds an address is left to LLVM's dead code
-// elimination.
+// expression is computed in 32 bits (the C source's `(long)row * k + p`, loop
+// counters as 32-bit twins), as nvcc does for `int` indices, where the loops
+// count in 32 bits too: exits `counter + 1 == zext(n)` of a counter from 0
+// compare in 32 bits (exact anyway: such a counter never passes n < 2^32). An
+// index that steps with a counter left 64-bit (MLIR's `index` loops up to a
+// 64-bit bound) is left as it is, for LLVM's strength reduction to make a
+// stepping pointer of. What no longer feeds anything is LLVM's to delete.
 // The grid's bounds checks before the leaf's body compare in 32 bits too.
 #include "KernelSerialization.h"
 
