@@ -302,6 +302,115 @@ SmallVector<Chain> ElementwiseGroups::find() {
   return chains;
 }
 
+//===----------------------------------------------------------------------===//
+// Reshapes folded into their consumer
+//===----------------------------------------------------------------------===//
+
+/// Whether `leaf` only reshapes its one tensor argument into its one result
+/// (collapse_shape / expand_shape, and reshape by a constant shape): inside a
+/// leaf a view of its argument, as a leaf of its own a copy into a new buffer.
+static bool isReshapeLeaf(LeafOp leaf) {
+  if (leaf.getBody().empty() || !llvm::hasSingleElement(leaf.getBody()) ||
+      leaf.getNumArguments() != 1)
+    return false;
+  Block &block = leaf.getBodyBlock();
+  Operation *terminator = block.getTerminator();
+  if (terminator->getNumOperands() != 1 ||
+      !isa<RankedTensorType>(leaf.getArgumentTypes()[0]))
+    return false;
+  bool reshapes = false;
+  for (Operation &op : block.without_terminator()) {
+    if (op.hasTrait<::mlir::OpTrait::ConstantLike>() && op.getNumOperands() == 0)
+      continue;
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp>(op))
+      return false;
+    reshapes = true;
+  }
+  return reshapes;
+}
+
+namespace {
+/// Groups of a consumer and the reshape leaves that feed only it (one
+/// instance each, on the CPU, with the consumer's targets; no streaming edge,
+/// not bound out): each group becomes one leaf, the reshapes views there.
+class ReshapeFolds {
+public:
+  explicit ReshapeFolds(const DataflowGraph &graph) : graph(graph) {}
+
+  /// The groups (the reshapes first, the consumer last) as chains to fuse.
+  SmallVector<Chain> find();
+
+private:
+  /// The child that is the only destination of every output edge of
+  /// reshape child `child`, or none.
+  std::optional<unsigned> onlyConsumer(unsigned child) const;
+
+  const DataflowGraph &graph;
+};
+} // namespace
+
+static bool onTheCPUOnly(NodeOpInterface node) {
+  return llvm::all_of(node.getTargets(), [](Target target) { return target == Target::cpu; });
+}
+
+std::optional<unsigned> ReshapeFolds::onlyConsumer(unsigned child) const {
+  LeafOp leaf = getLeaf(graph.getDefinition(child));
+  if (!leaf || graph.getChild(child).getRank() != 0 || !isReshapeLeaf(leaf) ||
+      !onTheCPUOnly(graph.getDefinition(child)))
+    return std::nullopt;
+  if (llvm::any_of(graph.getBindOuts(), [&](BindOutOp bind) {
+        return bind.getSource() == graph.getChild(child).getHandle();
+      }))
+    return std::nullopt;
+  ArrayRef<EdgeOp> outgoing = graph.getOutgoingEdges(child);
+  if (outgoing.size() != 1)
+    return std::nullopt;
+  EdgeOp edge = outgoing.front();
+  if (edge.getStreaming())
+    return std::nullopt;
+  unsigned consumer = *graph.getChildIndex(edge.getDest());
+  LeafOp into = getLeaf(graph.getDefinition(consumer));
+  if (!into || into.getBody().empty() || !llvm::hasSingleElement(into.getBody()) ||
+      graph.getChild(consumer).getRank() != 0 ||
+      graph.getDefinition(consumer).getTargets() != graph.getDefinition(child).getTargets())
+    return std::nullopt;
+  return consumer;
+}
+
+SmallVector<Chain> ReshapeFolds::find() {
+  SmallVector<Chain> chains;
+  FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
+  if (failed(order))
+    return chains;
+  // The reshapes of each consumer, in topological order. A reshape feeding a
+  // reshape joins the second's group only in a later round (when the second
+  // has become part of its consumer), so groups never overlap.
+  DenseMap<unsigned, SmallVector<unsigned>> feeding;
+  SmallVector<unsigned> consumers;
+  for (unsigned child : *order)
+    if (std::optional<unsigned> consumer = onlyConsumer(child)) {
+      if (isReshapeLeaf(getLeaf(graph.getDefinition(*consumer))))
+        continue;
+      if (!feeding.count(*consumer))
+        consumers.push_back(*consumer);
+      feeding[*consumer].push_back(child);
+    }
+  for (unsigned consumer : consumers) {
+    SmallVector<unsigned> members(feeding[consumer]);
+    members.push_back(consumer);
+    Chain chain;
+    chain.fed.resize(members.size());
+    for (unsigned member : members) {
+      chain.nodes.push_back(graph.getChild(member));
+      chain.leaves.push_back(getLeaf(graph.getDefinition(member)));
+    }
+    for (auto [index, member] : llvm::enumerate(ArrayRef(members).drop_back()))
+      chain.join(index, members.size() - 1, graph.getOutgoingEdges(member).front());
+    chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
 namespace {
 /// An edge inside a chain: from member `from` into member `to` (positions in
 /// the chain).
@@ -576,15 +685,31 @@ void HPVMFuseTensorNodesPass::runOnOperation() {
       fuse(internal, chain, symbols);
   // Then what is left of elementwise leaves, in groups: one leaf each, which
   // the linalg lowering makes one loop where it can.
-  if (!elementwiseGroups)
-    return;
-  work.clear();
-  SymbolTableCollection after;
-  for (auto internal : module.getOps<InternalOp>()) {
-    DataflowGraph graph(internal, &after);
-    work.push_back({internal, ElementwiseGroups(graph).find()});
+  if (elementwiseGroups) {
+    work.clear();
+    SymbolTableCollection after;
+    for (auto internal : module.getOps<InternalOp>()) {
+      DataflowGraph graph(internal, &after);
+      work.push_back({internal, ElementwiseGroups(graph).find()});
+    }
+    for (auto &[internal, chains] : work)
+      for (Chain &chain : chains)
+        fuse(internal, chain, symbols);
   }
-  for (auto &[internal, chains] : work)
-    for (Chain &chain : chains)
-      fuse(internal, chain, symbols);
+  // Last, reshapes into their consumers, round by round (a reshape of a
+  // reshape joins in the next one).
+  for (bool folded = foldReshapes; folded;) {
+    folded = false;
+    work.clear();
+    SymbolTableCollection now;
+    for (auto internal : module.getOps<InternalOp>()) {
+      DataflowGraph graph(internal, &now);
+      work.push_back({internal, ReshapeFolds(graph).find()});
+    }
+    for (auto &[internal, chains] : work)
+      for (Chain &chain : chains) {
+        fuse(internal, chain, symbols);
+        folded = true;
+      }
+  }
 }

@@ -91,6 +91,15 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
     `Erf`, `Add`, `Mul`, `Mul`), a layer scale and a residual add are one pass
     over memory instead of one each.
 
+    Last, with `fold-reshapes` (the default), each leaf that only reshapes
+    its one tensor (`tensor.collapse_shape`, `tensor.expand_shape`,
+    `tensor.reshape`) and sends it to one other leaf (a single instance each,
+    on the CPU, with that leaf's targets; no streaming edge, not bound out)
+    becomes part of that leaf, where the reshape is a view instead of a copy
+    into a buffer of its own; a reshape of a reshape folds in the next round.
+    A transformer exported from PyTorch has hundreds of them (vit_b_16: 242
+    of its 710 leaves).
+
     Example: `hpvm-opt --hpvm-fuse-tensor-nodes prog.mlir`.
   }];
   let options = [
@@ -99,6 +108,9 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
            "this off)">,
     Option<"elementwiseGroups", "elementwise-groups", "bool", /*default=*/"true",
            "Then fuse the remaining elementwise leaves in groups">,
+    Option<"foldReshapes", "fold-reshapes", "bool", /*default=*/"true",
+           "Last, fold each leaf that only reshapes a tensor into the one leaf "
+           "it feeds">,
   ];
 }
 
