@@ -57,12 +57,23 @@ static void reset(void) {
   }
 }
 
-/* The device's share in the last trace line "(split S)", -1 when none. */
+/* The device's share in the last launch traced: its "(split S)", 0 when it kept to the CPU,
+ * 1 when it kept to the device; -1 when none. */
 static double last_share(const char *text) {
-  const char *at = NULL;
-  for (const char *next = strstr(text, "(split "); next; next = strstr(next + 1, "(split "))
-    at = next;
-  return at ? atof(at + 7) : -1.0;
+  double share = -1.0;
+  for (const char *line = strstr(text, "hpvm-trace: "); line;
+       line = strstr(line + 1, "hpvm-trace: ")) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    const char *split = strstr(line, "(split ");
+    if (split && (size_t)(split - line) < length)
+      share = atof(split + 7);
+    else if (strncmp(line + 12, "vadd keeps to the cpu", 21) == 0)
+      share = 0.0;
+    else if (strncmp(line + 12, "vadd keeps to the device", 24) == 0)
+      share = 1.0;
+  }
+  return share;
 }
 
 static void test_split(void) {
@@ -113,7 +124,8 @@ static double balance(int launches) {
     run_vadd(1);
   }
   capture_end(&capture, text, sizeof(text));
-  CHECK_EQ_INT(count_occurrences(text, "(split "), launches);
+  CHECK_EQ_INT(count_occurrences(text, "(split ") + count_occurrences(text, " keeps to the "),
+               launches);
   return last_share(text);
 }
 

@@ -72,6 +72,7 @@ typedef struct hpvm_kernel_site_state_t {
    * launches since the last split (one side alone: a probe every HPVM_KERNEL_SPLIT_PROBE). */
   _Atomic double split_share;
   _Atomic uint32_t split_skipped;
+  _Atomic uint32_t split_measured; /* split launches measured */
   /* The kernel's 32-bit variant (HPVM_RT_NARROW_KERNEL_SUFFIX; NULL: the image has none),
    * valid once narrow_known is set (both under the cache mutex). */
   _Atomic(hpvm_device_kernel_t *) narrow[HPVM_RT_DEVICE_KIND_COUNT];

@@ -175,10 +175,13 @@ static int64_t device_instances(double share, int64_t n, int64_t unit) {
   return k < unit ? unit : k > most ? most : k;
 }
 
-/* The next share from this launch's times: the device's part costs a fixed time (its
- * buffers and copies, whatever k is) plus a time per instance (its kernel's), the CPU's a time
- * per instance; the share where both parts would end together, halfway from the last one
- * (noise damped). */
+/* The next share from this launch's times. The device's part costs a fixed time (its buffers
+ * and copies, whatever k is) plus a time per instance (its kernel's), the CPU's a time per
+ * instance. The split pays where its predicted time, both parts ending together, is under
+ * each side alone (the device's alone counted at its kernel's time: its data resident); then
+ * the share moves halfway toward that balance (noise damped), else, from the second
+ * measurement on (the first launch on a device may include compiling the kernel), to the
+ * faster side at once (the next launches run it alone: run_one_side). */
 static void update_share(hpvm_kernel_site_state_t *state, double share, int64_t k, int64_t n,
                          const device_part_t *part, uint64_t cpu_ns) {
   double kernel = (double)(part->launch_ns ? part->launch_ns : 1);
@@ -187,7 +190,16 @@ static void update_share(hpvm_kernel_site_state_t *state, double share, int64_t 
   double cpu_each = (double)(cpu_ns ? cpu_ns : 1) / (double)(n - k);
   double balanced = (cpu_each * (double)n - fixed) / (device_each + cpu_each) / (double)n;
   balanced = balanced < 0.0 ? 0.0 : balanced > 1.0 ? 1.0 : balanced;
-  atomic_store(&state->split_share, 0.5 * share + 0.5 * balanced);
+  double split = cpu_each * (double)n * (1.0 - balanced);
+  double cpu_alone = cpu_each * (double)n, device_alone = device_each * (double)n;
+  double next = 0.5 * share + 0.5 * balanced;
+  if (atomic_fetch_add(&state->split_measured, 1) >= 1) {
+    if (cpu_alone <= split && cpu_alone <= device_alone)
+      next = 0.0;
+    else if (device_alone <= split)
+      next = 1.0;
+  }
+  atomic_store(&state->split_share, next < 1e-9 ? 1e-9 : next);
 }
 
 static void trace_split(const device_part_t *part, int dim, int64_t k, int64_t n, bool device_ran,
@@ -250,6 +262,29 @@ static hpvm_status_t run_split(device_part_t *part, double share, int dim, int64
   return status;
 }
 
+/* The node on one side alone (the CPU when `cpu`), slowed as HPVM_SPLIT_SLOWDOWN says. */
+static hpvm_status_t run_one_side(device_part_t *part, bool cpu, int dim, int64_t n,
+                                  hpvm_kernel_cpu_part_fn_t cpu_part, void *cpu_self,
+                                  int32_t *out_ran) {
+  if (hpvm_trace_enabled())
+    hpvm_trace_line("%s keeps to the %s: the split %.2f leaves the %s under half a work-group",
+                    hpvm_kernel_node_name(part->state->site), cpu ? "cpu" : "device",
+                    atomic_load(&part->state->split_share), cpu ? "device" : "cpu");
+  uint64_t start = hpvm_platform_now_ns();
+  hpvm_status_t status;
+  if (cpu) {
+    status = host_copies(part->cache, part->params, part->param_count);
+    if (!status)
+      status = cpu_part(cpu_self, dim, 0, n);
+    *out_ran = !status;
+  } else {
+    status = hpvm_kernel_run(part->cache, part->state->site, part->grid, part->block,
+                             part->params, part->param_count, out_ran);
+  }
+  slow_down(part->cache, !cpu, hpvm_platform_now_ns() - start);
+  return status;
+}
+
 hpvm_status_t hpvm_kernel_run_split(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_site_t *site,
                                     const int64_t grid[3], const int64_t block[3],
                                     const hpvm_rt_kernel_param_t *params, uint32_t param_count,
@@ -293,16 +328,8 @@ hpvm_status_t hpvm_kernel_run_split(hpvm_kernel_cache_t *cache, hpvm_rt_kernel_s
    * HPVM_KERNEL_SPLIT_PROBE launches to measure both anew. */
   double least = 0.5 * (double)unit / (double)grid[dim];
   if ((share < least || share > 1.0 - least) &&
-      atomic_fetch_add(&state->split_skipped, 1) + 1 < HPVM_KERNEL_SPLIT_PROBE) {
-    if (hpvm_trace_enabled())
-      hpvm_trace_line("%s keeps to the %s: the split %.2f leaves the %s under half a "
-                      "work-group",
-                      hpvm_kernel_node_name(site), share < least ? "cpu" : "device", share,
-                      share < least ? "device" : "cpu");
-    if (share < least)
-      return NULL; /* the caller runs the CPU version */
-    return hpvm_kernel_run(cache, site, grid, block, params, param_count, out_ran);
-  }
+      atomic_fetch_add(&state->split_skipped, 1) + 1 < HPVM_KERNEL_SPLIT_PROBE)
+    return run_one_side(&part, share < least, dim, grid[dim], cpu_part, cpu_self, out_ran);
   atomic_store(&state->split_skipped, 0);
   HPVM_RETURN_IF_ERROR(run_split(&part, share, dim, grid[dim], unit, cpu_part, cpu_self));
   *out_ran = 1;
