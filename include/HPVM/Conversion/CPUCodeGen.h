@@ -29,6 +29,9 @@ inline StringRef nodeName(NodeOpInterface node) {
 inline std::string atName(StringRef symbol) { return "@" + getNodeDisplayName(symbol); }
 inline std::string atName(NodeOpInterface node) { return atName(nodeName(node)); }
 
+/// Index of the fields of a frame ({ i64 ids[3], i64 extents[3], ptr parent }).
+enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
+
 /// The code-generation helper of one module's CPU lowering. Values cross
 /// runtime calls (parallel-for contexts, launch blocks, stream items) in
 /// "storage" form: memrefs as their LLVM descriptors, index as i64, other
@@ -38,6 +41,7 @@ public:
   explicit CPUCodeGen(ModuleOp module);
 
   ModuleOp getModule() { return module; }
+  MLIRContext *getContext() { return context; }
   LLVM::LLVMPointerType getPointerType() { return pointerType; }
   /// The frame of one instance of an internal node, seen by its descendants:
   /// { i64 ids[3], i64 extents[3], ptr parent }.
@@ -74,6 +78,12 @@ public:
   Value sizeOf(OpBuilder &b, Location loc, Type type);
   Value toI64(OpBuilder &b, Location loc, Value index);
   Value toIndex(OpBuilder &b, Location loc, Value i64);
+
+  /// A frame with ids 0 and the i64 `extents` (3) below `parentFrame`.
+  Value allocateFrame(OpBuilder &b, Location loc, ArrayRef<Value> extents,
+                      Value parentFrame);
+  /// A frame for a single instance (ids 0, extents 1) below `parentFrame`.
+  Value allocateSingleInstanceFrame(OpBuilder &b, Location loc, Value parentFrame);
 
   //===--------------------------------------------------------------------===//
   // The runtime

@@ -1,9 +1,9 @@
 //===- HPVMToCPU.h - Host-op patterns of the CPU backend --------*- C++ -*-===//
 // The patterns convert-hpvm-to-cpu lowers host code with, each set with the
 // small state its patterns share. They emit through the code-generation
-// helper (CPUCodeGen) and reach the node lowering only through the functions
-// it builds for a root (its entry function, its pipeline function), given as
-// callbacks: host code never calls back into the lowering of nodes.
+// helper (CPUCodeGen) and reach the lowering of nodes only through the
+// functions it builds for a root (its entry function, its pipeline function),
+// given as callbacks: host code never calls back into the lowering of nodes.
 #ifndef HPVM_CONVERSION_HPVMTOCPU_H
 #define HPVM_CONVERSION_HPVMTOCPU_H
 

@@ -146,6 +146,26 @@ Value CPUCodeGen::sizeOf(OpBuilder &b, Location loc, Type type) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), end);
 }
 
+Value CPUCodeGen::allocateFrame(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> extents, Value parentFrame) {
+  Value frame = allocaInEntry(b, loc, frameType);
+  for (int32_t d = 0; d < 3; ++d) {
+    LLVM::StoreOp::create(b, loc, extents[d],
+                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
+    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
+                          fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+  }
+  LLVM::StoreOp::create(b, loc, parentFrame,
+                        fieldAddress(b, loc, frameType, frame, {FrameParent}));
+  return frame;
+}
+
+Value CPUCodeGen::allocateSingleInstanceFrame(OpBuilder &b, Location loc,
+                                               Value parentFrame) {
+  Value one = i64Constant(b, loc, 1);
+  return allocateFrame(b, loc, {one, one, one}, parentFrame);
+}
+
 Value CPUCodeGen::toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }

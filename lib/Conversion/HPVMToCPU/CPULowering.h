@@ -28,8 +28,6 @@ using RunNodeFn = function_ref<SmallVector<Value>(
     OpBuilder &, Location, NodeOpInterface node, ValueRange dims,
     ValueRange inputs, Value parentFrame)>;
 
-/// Index of the fields of a frame ({ i64 ids[3], i64 extents[3], ptr parent }).
-enum FrameField : int32_t { FrameIds = 0, FrameExtents = 1, FrameParent = 2 };
 // The runtime's structs, functions and constants (hpvm_rt_instance_range_t is
 // InstanceRange, its fields InstanceRange::Begin, ...).
 using namespace mlir::hpvm::abi;
@@ -61,9 +59,6 @@ public:
   LogicalResult lowerInternalNodes();
   /// The function hpvm_rt_launch runs for a launched root (LowerNodes.cpp).
   LLVM::LLVMFuncOp getEntryFunction(NodeOpInterface root);
-  /// The function that builds a streaming root's pipeline and starts it
-  /// (LowerStreaming.cpp).
-  LLVM::LLVMFuncOp getPipelineFunction(NodeOpInterface root);
   /// The module's top-level ops with regions that are not node definitions.
   ArrayRef<Operation *> getHostCode() { return hostCode; }
   /// Inlines each leaf function called from one place only (most of them:
@@ -325,44 +320,9 @@ private:
                        ArrayRef<SmallVector<Value>> inputs, Value parentFrame,
                        SmallVectorImpl<SmallVector<Value>> &outputs,
                        RunNodeFn runChild);
-  /// One stage of a streaming root's pipeline: a child of the root (or the
-  /// root itself when it is a leaf) (LowerStreaming.cpp).
-  struct PipelineStage {
-    NodeOpInterface node;
-    CreateNodeOp create;         // null when the root is a leaf
-    SmallVector<EdgeOp> inputs;  // input port k + 1
-    SmallVector<EdgeOp> outputs; // output port k
-    bool producesRootOutputs = false;
-  };
-  /// The stages of a streaming root, in the order of its children.
-  SmallVector<PipelineStage> planStages(NodeOpInterface root);
-  /// The stage function of `stage` (the `index`th of `root`): runs the stage
-  /// on one item, status (*)(ctx, device, item, const void *const *in,
-  /// void *const *out).
-  LLVM::LLVMFuncOp createStageFunction(NodeOpInterface root,
-                                       PipelineStage &stage,
-                                       unsigned index);
-  /// The inputs of `stage`, a child of `internal`, for one item: the binds
-  /// recomputed from `rootArgs`, the streaming edges loaded from `inItems`;
-  /// its grid in `dims`.
-  SmallVector<Value> getStageInputs(OpBuilder &b, Location loc,
-                                    InternalOp internal,
-                                    PipelineStage &stage,
-                                    ValueRange rootArgs, Value inItems,
-                                    SmallVectorImpl<Value> &dims);
-  /// Adds `stage` (run by `function`) to `pipeline`; returns its index.
-  Value addPipelineStage(OpBuilder &b, Location loc, Value pipeline,
-                         PipelineStage &stage, LLVM::LLVMFuncOp function,
-                         Value argsSize, Value outputsSize,
-                         Value stageIndexSlot, StringRef rootName);
-  /// A frame with ids 0 and the i64 `extents` (3) below `parentFrame`.
-  Value allocateFrame(OpBuilder &b, Location loc, ArrayRef<Value> extents,
-                      Value parentFrame);
   /// An empty internal `void (ptr context, ptr range)` function, the body
   /// type hpvm_rt_parallel_for runs, named uniquely after `name`.
   LLVM::LLVMFuncOp createParallelForBody(Location loc, const Twine &name);
-  /// A frame for a single instance (ids 0, extents 1) below `parentFrame`.
-  Value allocateSingleInstanceFrame(OpBuilder &b, Location loc, Value parentFrame);
   /// The number of instances of the grid `dims`, as i64.
   Value instanceCount(OpBuilder &b, Location loc, ValueRange dims);
   /// { ptr array per output of `node` } (at least one field).
@@ -495,7 +455,6 @@ private:
   DenseMap<std::tuple<Operation *, Operation *, unsigned>, LLVM::LLVMFuncOp>
       collapsedFunctions;
   DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
-  DenseMap<Operation *, LLVM::LLVMFuncOp> pipelineFunctions;
   /// Leaves split at barriers: their phase functions and spill layout.
   DenseMap<Operation *, SmallVector<func::FuncOp>> phaseFunctions;
   DenseMap<Operation *, LLVM::LLVMStructType> spillTypes;

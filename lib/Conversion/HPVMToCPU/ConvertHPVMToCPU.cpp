@@ -1,6 +1,7 @@
 //===- ConvertHPVMToCPU.cpp - The convert-hpvm-to-cpu pass ----------------===//
 // Checks that the module is within what the CPU backend supports, then lowers it.
 #include "CPULowering.h"
+#include "StreamingPipelines.h"
 
 #include "HPVM/Conversion/HPVMToCPU.h"
 #include "HPVM/Conversion/Passes.h"
@@ -292,8 +293,13 @@ struct ConvertHPVMToCPUPass
       return signalPassFailure();
     // Host code: streaming launches with their push, pop and wait first, then
     // the other launches, waits and tracker ops.
+    StreamingPipelines pipelines(
+        lowering, [&](OpBuilder &b, Location loc, NodeOpInterface node,
+                      ValueRange dims, ValueRange inputs, Value parentFrame) {
+          return lowering.runNode(b, loc, node, dims, inputs, parentFrame);
+        });
     CPUStreamingOps streaming(lowering, [&](NodeOpInterface root) {
-      return lowering.getPipelineFunction(root);
+      return pipelines.getPipelineFunction(root);
     });
     CPUHostOps hostOps(lowering, [&](NodeOpInterface root) {
       return lowering.getEntryFunction(root);

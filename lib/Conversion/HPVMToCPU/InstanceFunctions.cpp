@@ -112,26 +112,6 @@ void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
                                [](Operation *) {}, /*stopAtFailure=*/false);
 }
 
-Value CPULowering::allocateFrame(OpBuilder &b, Location loc,
-                                 ArrayRef<Value> extents, Value parentFrame) {
-  Value frame = allocaInEntry(b, loc, frameType);
-  for (int32_t d = 0; d < 3; ++d) {
-    LLVM::StoreOp::create(b, loc, extents[d],
-                          fieldAddress(b, loc, frameType, frame, {FrameExtents, d}));
-    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                          fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
-  }
-  LLVM::StoreOp::create(b, loc, parentFrame,
-                        fieldAddress(b, loc, frameType, frame, {FrameParent}));
-  return frame;
-}
-
-Value CPULowering::allocateSingleInstanceFrame(OpBuilder &b, Location loc,
-                                               Value parentFrame) {
-  Value one = i64Constant(b, loc, 1);
-  return allocateFrame(b, loc, {one, one, one}, parentFrame);
-}
-
 LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
                                                     const Twine &name) {
   OpBuilder b(context);
