@@ -102,7 +102,14 @@ static int64_t compute(float *out) {
                    {1, 2, 10, 130, 7, 3, 1, HPVM_RT_TENSOR_RELU},
                    {1, 2, 3, 40, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                    {1, 2, 7, 20, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
-                   {1, 2, 6, 33, 3, 1, 1, HPVM_RT_TENSOR_IDENTITY}};
+                   {1, 2, 6, 33, 3, 1, 1, HPVM_RT_TENSOR_IDENTITY},
+                   /* AVX-512's 16 narrow planes at once (a plane per lane): 16 and a rest,
+                    * planes of two images in one vector (channels wrapping), stride 2,
+                    * no padding, 7 x 7 windows, a logistic activation after them. */
+                   {1, 20, 7, 7, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+                   {2, 17, 14, 13, 5, 2, 2, HPVM_RT_TENSOR_SILU},
+                   {1, 32, 9, 9, 3, 0, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+                   {1, 16, 5, 8, 7, 3, 1, HPVM_RT_TENSOR_IDENTITY}};
   for (size_t i = 0; i < sizeof depthwise / sizeof depthwise[0]; ++i) {
     int64_t n = depthwise[i].n, c = depthwise[i].c, h = depthwise[i].h, w = depthwise[i].w;
     int64_t k = depthwise[i].k, pad = depthwise[i].pad, stride = depthwise[i].stride;

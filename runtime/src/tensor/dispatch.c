@@ -82,6 +82,7 @@ static hpvm_tensor_kernels_t select_kernels(void) {
       k.filters_wide = hpvm_tensor_conv_filters_wide_avx512;
       k.filters_short = hpvm_tensor_conv_filters_short_avx512;
       k.depthwise = hpvm_tensor_depthwise_avx512;
+      k.depthwise_lanes = hpvm_tensor_depthwise_lanes_avx512;
       k.taps_filters = hpvm_tensor_conv_taps_filters_avx512;
       k.taps_pb = HPVM_TENSOR_PB_WIDE;
       k.contract_fused = hpvm_tensor_contract_fused_avx512;

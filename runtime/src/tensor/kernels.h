@@ -165,6 +165,34 @@ typedef void (*hpvm_tensor_depthwise_fn)(const float *input, int64_t h, int64_t 
                                          float bias, int64_t activation, float activation_max,
                                          float *scratch);
 
+/* Depthwise over 16 planes at once, plane l in vector lane l (planes narrower than a vector:
+ * the deep layers' 7 x 7 and 14 x 14 images): plane l of the input at input + offset[l], of the
+ * output at output + l * oh * ow, its filter at filter + tap_offset[l] ([kh][kw]), its bias
+ * bias[l] (bias NULL: none). Each output the same fused multiply-adds over the taps (i, j) in
+ * order, from the zero padding too, then + bias and the activation (not a logistic one): the
+ * bits of hpvm_tensor_depthwise_fn. `scratch` holds hpvm_tensor_depthwise_lanes_scratch()
+ * floats. */
+typedef void (*hpvm_tensor_depthwise_lanes_fn)(const float *input, const int32_t *offset,
+                                               int64_t h, int64_t w, const float *filter,
+                                               const int32_t *tap_offset, const float *bias,
+                                               int64_t kh, int64_t kw, float *output,
+                                               int64_t oh, int64_t ow, int64_t pad_h,
+                                               int64_t pad_w, int64_t stride_h,
+                                               int64_t stride_w, int64_t activation,
+                                               float activation_max, float *scratch);
+
+/* Floats of scratch hpvm_tensor_depthwise_lanes_fn needs: the 16 planes zero-padded, a
+ * vector per padded position. */
+static inline int64_t hpvm_tensor_depthwise_lanes_scratch(int64_t h, int64_t w, int64_t pad_h,
+                                                          int64_t pad_w, int64_t stride_h,
+                                                          int64_t stride_w, int64_t kh,
+                                                          int64_t kw, int64_t oh, int64_t ow) {
+  int64_t rows = (oh - 1) * stride_h + kh, cols = (ow - 1) * stride_w + kw;
+  rows = rows > h + pad_h ? rows : h + pad_h;
+  cols = cols > w + pad_w ? cols : w + pad_w;
+  return rows * cols * 16;
+}
+
 /* Stride-1 convolution blocks: out[r * out_plane + x] for r < rows filters (any count, in blocks of
  * MR, or HPVM_TENSOR_DIRECT_MR_WIDE for direct_wide) and x < cols (<= NR) consecutive positions
  * starting at column x0 of row y of `padded` (channels planes of plane_h x plane_w, zero-padded,
@@ -359,6 +387,13 @@ void hpvm_tensor_conv_taps_filters_avx512(const float *src, const int64_t *offse
                                           const float *weights, const float *bias,
                                           int64_t activation, float activation_max,
                                           float *tile);
+void hpvm_tensor_depthwise_lanes_avx512(const float *input, const int32_t *offset, int64_t h,
+                                        int64_t w, const float *filter,
+                                        const int32_t *tap_offset, const float *bias,
+                                        int64_t kh, int64_t kw, float *output, int64_t oh,
+                                        int64_t ow, int64_t pad_h, int64_t pad_w,
+                                        int64_t stride_h, int64_t stride_w, int64_t activation,
+                                        float activation_max, float *scratch);
 /* hpvm_tensor_depthwise_fn in 16-float vectors (rows of 16 columns or more). */
 void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, const float *filter,
                                   int64_t kh, int64_t kw, float *output, int64_t oh, int64_t ow,
@@ -394,6 +429,8 @@ typedef struct hpvm_tensor_kernels_t {
    * HPVM_TENSOR_CONTRACT_MR_WIDE x _NR_WIDE. */
   int64_t micro_mr, micro_nr;
   hpvm_tensor_depthwise_fn depthwise;
+  /* 16 narrow planes at once (AVX-512; NULL on the other ISAs). */
+  hpvm_tensor_depthwise_lanes_fn depthwise_lanes;
   hpvm_tensor_conv_direct_fn direct;
   /* The most positions per block `direct` computes (its `cols`): HPVM_TENSOR_NR, or
    * HPVM_TENSOR_NR_WIDE. */

@@ -739,6 +739,71 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
                                            splat16(bias), splat16(activation_max));
 }
 
+/* ---- Depthwise, 16 narrow planes at once -------------------------------------------------
+ * Plane l in lane l: the planes copied zero-padded into a vector per padded position (a
+ * gather each), the taps' weights gathered once, then 4 outputs at a time (4 chains of
+ * multiply-adds in flight), each scattered to its 16 planes. Same operations per output as
+ * the plane kernels (bias after the taps, the activation last): the same bits. */
+
+/* Outputs [p, p + COUNT) (in row-major order) of the 16 planes. */
+static inline __attribute__((always_inline)) void
+depthwise_lanes_block(const int COUNT, const float *padded, int64_t padded_w, int64_t p,
+                      int64_t ow, int64_t stride_h, int64_t stride_w, const __m512 *weight,
+                      int64_t kh, int64_t kw, float *output, __m512i out_offset, __m512 bias,
+                      int64_t activation, __m512 max) {
+  const float *at[4];
+  __m512 acc[4];
+  _Pragma("GCC unroll 4") for (int q = 0; q < COUNT; ++q) {
+    int64_t y = (p + q) / ow, x = (p + q) % ow;
+    at[q] = padded + (y * stride_h * padded_w + x * stride_w) * 16;
+    acc[q] = _mm512_setzero_ps();
+  }
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      _Pragma("GCC unroll 4") for (int q = 0; q < COUNT; ++q)
+        acc[q] = _mm512_fmadd_ps(weight[i * kw + j],
+                                 _mm512_loadu_ps(at[q] + (i * padded_w + j) * 16), acc[q]);
+  _Pragma("GCC unroll 4") for (int q = 0; q < COUNT; ++q)
+    _mm512_i32scatter_ps(output + p + q, out_offset,
+                         (__m512)finish16((v16f)acc[q], (v16f)bias, activation, (v16f)max),
+                         4);
+}
+
+void hpvm_tensor_depthwise_lanes_avx512(const float *input, const int32_t *offset, int64_t h,
+                                        int64_t w, const float *filter,
+                                        const int32_t *tap_offset, const float *bias,
+                                        int64_t kh, int64_t kw, float *output, int64_t oh,
+                                        int64_t ow, int64_t pad_h, int64_t pad_w,
+                                        int64_t stride_h, int64_t stride_w, int64_t activation,
+                                        float activation_max, float *scratch) {
+  int64_t floats = hpvm_tensor_depthwise_lanes_scratch(h, w, pad_h, pad_w, stride_h, stride_w,
+                                                       kh, kw, oh, ow);
+  int64_t padded_w = (ow - 1) * stride_w + kw > w + pad_w ? (ow - 1) * stride_w + kw
+                                                           : w + pad_w;
+  memset(scratch, 0, sizeof(float) * (size_t)floats);
+  __m512i in_offset = _mm512_loadu_si512(offset);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      _mm512_storeu_ps(scratch + ((y + pad_h) * padded_w + x + pad_w) * 16,
+                       _mm512_i32gather_ps(in_offset, input + y * w + x, 4));
+  __m512 weight[HPVM_TENSOR_DEPTHWISE_MAX_TAPS];
+  __m512i taps = _mm512_loadu_si512(tap_offset);
+  for (int64_t t = 0; t < kh * kw; ++t)
+    weight[t] = _mm512_i32gather_ps(taps, filter + t, 4);
+  __m512 bias16 = bias ? _mm512_loadu_ps(bias) : _mm512_setzero_ps();
+  __m512 max16 = _mm512_set1_ps(activation_max);
+  __m512i out_offset =
+      _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                         _mm512_set1_epi32((int32_t)(oh * ow)));
+  int64_t positions = oh * ow, p = 0;
+  for (; p + 4 <= positions; p += 4)
+    depthwise_lanes_block(4, scratch, padded_w, p, ow, stride_h, stride_w, weight, kh, kw,
+                          output, out_offset, bias16, activation, max16);
+  for (; p < positions; ++p)
+    depthwise_lanes_block(1, scratch, padded_w, p, ow, stride_h, stride_w, weight, kh, kw,
+                          output, out_offset, bias16, activation, max16);
+}
+
 /* ---- Pools ---------------------------------------------------------------------------------
  * Windows at strides 1 and 2 (googlenet's 3 x 3 pools, the pools between stages), 16 outputs
  * at a time, edges included: the columns a lane's window finds outside the image are masked
