@@ -671,7 +671,8 @@ static void conv2d(const char *what, const float *input, const float *filter,
     if (kh == 1 && kw == 1 && h * w == 1 && groups == 1 &&
         conv_vector(input, filter, bias, output, n, c, f, activation, max, constant))
       return;
-    int planes_after = !across && hpvm_tensor_activation_late(activation) && n * f * oh * ow < (1 << 20);
+    int planes_after =
+        !across && hpvm_tensor_activation_late(activation) && n * f * oh * ow < (1 << 20);
     int64_t own = planes_after ? HPVM_RT_TENSOR_IDENTITY : activation;
     if (across)
       hpvm_tensor_conv_across(input, filter, bias, output, n, c, h, w, f, kh, kw, oh, ow, pad_h,
