@@ -14,6 +14,7 @@
 
 /* The race needs two threads to add to the total: an iteration waits (up to 10 s)
    until a second thread has entered too (see ../../HPVMC/Inputs/faulty.c). */
+#ifdef RACE_MEETING
 static unsigned long first_thread;
 static int second_seen;
 
@@ -29,6 +30,7 @@ static void meet_second_thread(void) {
   while (!__atomic_load_n(&second_seen, __ATOMIC_RELAXED) && time(NULL) - start < 10)
     sched_yield();
 }
+#endif
 
 void faulty(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t bytes_c,
             int *total, size_t bytes_total, int limit, int race, long n) {
@@ -38,8 +40,10 @@ void faulty(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t by
                            bytes_total, limit, race, n, /* outputs */ 2, c, bytes_c, total,
                            bytes_total, "faulty_element");
     c[at[i]] = a[i] + limit;
+#ifdef RACE_MEETING
     if (race)
       meet_second_thread();
+#endif
     /* Many unsynchronized updates per iteration, on two threads (above). */
     for (int k = 0; k < race; ++k)
       *(volatile int *)total += a[i];
