@@ -16,6 +16,14 @@
 
 namespace mlir::hpvm {
 
+/// The legality of convert-hpvm-to-cpu: reports what the CPU backend cannot
+/// compile yet (ports of types it cannot pass, graph handles used elsewhere
+/// than where their launch is lowered, streaming graphs that are not
+/// pipelines, values per instance it cannot carry, tensor ops, allocation
+/// nodes it cannot free, kernels that are not kernel sites) as diagnostics at
+/// the ops; fails when anything was refused.
+LogicalResult checkCPUSupport(ModuleOp module, CPUCodeGen &codegen);
+
 /// Builds (on first use) the function the runtime runs for a launched root:
 /// its entry function (hpvm_rt_launch) or its pipeline function.
 using RootFunctionFn = std::function<LLVM::LLVMFuncOp(NodeOpInterface root)>;
