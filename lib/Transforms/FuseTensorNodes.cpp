@@ -235,14 +235,19 @@ private:
 };
 } // namespace
 
+/// Whether `node` runs on the CPU only (the device backends take their
+/// kernels from chains, not from fused groups).
+static bool onTheCPUOnly(NodeOpInterface node) {
+  return llvm::all_of(node.getTargets(), [](Target target) { return target == Target::cpu; });
+}
+
 bool ElementwiseGroups::eligible(unsigned child) const {
   CreateNodeOp node = graph.getChild(child);
   LeafOp leaf = getLeaf(graph.getDefinition(child));
   if (!leaf || node.getRank() != 0 || !isElementwiseLeaf(leaf))
     return false;
   // The CPU's: the device backends take their kernels from chains.
-  return llvm::all_of(graph.getDefinition(child).getTargets(),
-                      [](Target target) { return target == Target::cpu; });
+  return onTheCPUOnly(graph.getDefinition(child));
 }
 
 SmallVector<Chain> ElementwiseGroups::find() {
@@ -348,10 +353,6 @@ private:
   const DataflowGraph &graph;
 };
 } // namespace
-
-static bool onTheCPUOnly(NodeOpInterface node) {
-  return llvm::all_of(node.getTargets(), [](Target target) { return target == Target::cpu; });
-}
 
 std::optional<unsigned> ReshapeFolds::onlyConsumer(unsigned child) const {
   LeafOp leaf = getLeaf(graph.getDefinition(child));

@@ -5,31 +5,12 @@
 // total without synchronization.
 #include <heterocc.h>
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* The race needs two threads to add to the total: an iteration waits (up to 10 s)
-   until a second thread has entered too (see ../../HPVMC/Inputs/faulty.c). */
-#ifdef RACE_MEETING
-static unsigned long first_thread;
-static int second_seen;
-
-static void meet_second_thread(void) {
-  unsigned long self = (unsigned long)pthread_self(), first = 0;
-  if (!__atomic_compare_exchange_n(&first_thread, &first, self, false, __ATOMIC_RELAXED,
-                                   __ATOMIC_RELAXED) &&
-      first != self) {
-    __atomic_store_n(&second_seen, 1, __ATOMIC_RELAXED);
-    return;
-  }
-  time_t start = time(NULL);
-  while (!__atomic_load_n(&second_seen, __ATOMIC_RELAXED) && time(NULL) - start < 10)
-    sched_yield();
-}
+#ifdef RACE_MEETING /* the ThreadSanitizer builds */
+#include "../../HPVMC/Inputs/race_meeting.h"
 #endif
 
 void faulty(int *a, size_t bytes_a, long *at, size_t bytes_at, int *c, size_t bytes_c,
