@@ -45,20 +45,38 @@ static jmp_buf driver_exit;
 static void leave(int status) __attribute__((noreturn));
 static void leave(int status) { longjmp(driver_exit, status); }
 
+/* Whether fail and fail_internal keep their message in failure_text instead of printing it
+ * (hpvmDriverCompileCommand and hpvmDriverLinkCommand: their caller reports it). */
+static bool keep_failure = false;
+static char *failure_text = NULL;
+
+/* `format` with `detail`, as the message of a failure (`kind` "error", "internal error"), then
+ * the driver's call ends with `status`. */
+static void report_failure(const char *kind, const char *format, const char *detail,
+                           int status) __attribute__((noreturn));
+static void report_failure(const char *kind, const char *format, const char *detail,
+                           int status) {
+  if (!keep_failure) {
+    fprintf(stderr, "hpvm-cc: %s: ", kind);
+    fprintf(stderr, format, detail);
+    fputc('\n', stderr);
+  } else {
+    int size = snprintf(NULL, 0, format, detail);
+    failure_text = size < 0 ? NULL : malloc((size_t)size + 1);
+    if (failure_text)
+      snprintf(failure_text, (size_t)size + 1, format, detail);
+  }
+  leave(status);
+}
+
 /* Reports an error in the command line or the program and exits with status 1. */
 static void fail(const char *format, const char *detail) {
-  fprintf(stderr, "hpvm-cc: error: ");
-  fprintf(stderr, format, detail);
-  fputc('\n', stderr);
-  leave(EXIT_USER_ERROR);
+  report_failure("error", format, detail, EXIT_USER_ERROR);
 }
 
 /* Reports a failure of hpvm-cc itself (out of memory, no temporary directory) and exits. */
 static void fail_internal(const char *format, const char *detail) {
-  fprintf(stderr, "hpvm-cc: internal error: ");
-  fprintf(stderr, format, detail);
-  fputc('\n', stderr);
-  leave(EXIT_INTERNAL_ERROR);
+  report_failure("internal error", format, detail, EXIT_INTERNAL_ERROR);
 }
 
 /* Whether `arg` is -f`name` or -fno-`name`; then `*value` is set to which. */
@@ -1424,14 +1442,11 @@ static bool run_lowering(driver_t *d) {
   return ok;
 }
 
-/* The clang command (`command`, empty) that compiles `input`, LLVM IR (`host` false) or C host
- * code (`host` true), to an object: the output with -c, else one to link. */
-static void object_command(driver_t *d, bool host, const char *input, list_t *command) {
-  char *name = stem(input);
-  char *object = d->emit == EMIT_OBJECT && d->output ? copy(d->output)
-                 : d->emit == EMIT_OBJECT
-                     ? format2(name, ".o")
-                     : format2(d->temp, format2("/", format2(name, host ? ".host.o" : ".o")));
+/* The clang command (pushed onto `command`, empty) that compiles `input`, LLVM IR (`host`
+ * false; the assembly of the large constants among it) or C host code (`host` true), into
+ * `object`: hpvm-cc's, and the Python package's through hpvmDriverCompileCommand. */
+static void push_object_command(const driver_t *d, bool host, const char *input,
+                                const char *object, list_t *command) {
   push(command, HPVM_CC_CLANG);
   push(command, d->opt);
   if (!d->cpu_chosen)
@@ -1458,6 +1473,17 @@ static void object_command(driver_t *d, bool host, const char *input, list_t *co
   push(command, input);
   push(command, "-o");
   push(command, object);
+}
+
+/* The clang command (`command`, empty) that compiles `input`, LLVM IR (`host` false) or C host
+ * code (`host` true), to an object: the output with -c, else one to link. */
+static void object_command(driver_t *d, bool host, const char *input, list_t *command) {
+  char *name = stem(input);
+  char *object = d->emit == EMIT_OBJECT && d->output ? copy(d->output)
+                 : d->emit == EMIT_OBJECT
+                     ? format2(name, ".o")
+                     : format2(d->temp, format2("/", format2(name, host ? ".host.o" : ".o")));
+  push_object_command(d, host, input, object, command);
   if (d->emit != EMIT_OBJECT) {
     push(&d->temporaries, object);
     push(&d->objects, object);
@@ -1521,13 +1547,15 @@ static void add_mpi_layer(const driver_t *d, list_t *command) {
     push(command, next);
 }
 
-/* Link with the runtime. */
-static bool link_program(const driver_t *d) {
-  list_t command = {0};
-  push(&command, HPVM_CC_CLANG);
-  push(&command, d->opt);
+/* The link (pushed onto `command`, empty) of `objects` into `output` with the command line's
+ * other inputs, the runtime and the linker's flags: hpvm-cc's, and the Python package's through
+ * hpvmDriverLinkCommand. */
+static void push_link_command(const driver_t *d, const list_t *objects, const char *output,
+                              list_t *command) {
+  push(command, HPVM_CC_CLANG);
+  push(command, d->opt);
   if (d->shared)
-    push(&command, "-shared");
+    push(command, "-shared");
   /* lld where it is installed beside clang, unless the command chose a linker. */
   bool linker_chosen = false;
   for (size_t f = 0; f < d->codegen.count; ++f)
@@ -1535,23 +1563,29 @@ static bool link_program(const driver_t *d) {
   for (size_t f = 0; f < d->linker.count; ++f)
     linker_chosen = linker_chosen || strncmp(d->linker.items[f], "-fuse-ld=", 9) == 0;
   if (HPVM_CC_USE_LLD && !linker_chosen)
-    push(&command, "-fuse-ld=lld");
-  append(&command, &d->objects);
-  append(&command, &d->link_inputs);
-  add_mpi_layer(d, &command);
-  push(&command, runtime_library(d));
-  append(&command, &d->linker);
+    push(command, "-fuse-ld=lld");
+  append(command, objects);
+  append(command, &d->link_inputs);
+  add_mpi_layer(d, command);
+  push(command, runtime_library(d));
+  append(command, &d->linker);
   for (size_t f = 0; f < d->codegen.count; ++f)
     if (is_instrumentation(d->codegen.items[f]) ||
         strncmp(d->codegen.items[f], "-fuse-ld=", 9) == 0)
-      push(&command, d->codegen.items[f]);
+      push(command, d->codegen.items[f]);
   if (d->cxx)
-    push(&command, "-lstdc++");
-  push(&command, "-lpthread");
-  push(&command, "-ldl");
-  push(&command, "-lm");
-  push(&command, "-o");
-  push(&command, d->output ? d->output : "a.out");
+    push(command, "-lstdc++");
+  push(command, "-lpthread");
+  push(command, "-ldl");
+  push(command, "-lm");
+  push(command, "-o");
+  push(command, output);
+}
+
+/* Link with the runtime. */
+static bool link_program(const driver_t *d) {
+  list_t command = {0};
+  push_link_command(d, &d->objects, d->output ? d->output : "a.out", &command);
   return run_stage("link", &command);
 }
 
@@ -1639,17 +1673,24 @@ static int run_driver(driver_t *d, int argc, char **argv) {
   return finish(d, run_phases(d));
 }
 
-int hpvmDriverMain(int argc, char **argv, unsigned flags) {
-  static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
-  pthread_mutex_lock(&one_at_a_time);
+/* The driver's calls one at a time: they share the globals above. */
+static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+
+/* The state of a call before its command line is read. */
+static driver_t start_call(unsigned flags) {
   verbose = internal_failure = false;
   catch_crashes = (flags & HPVMDriverCatchCrashes) != 0;
   current_stage = temp_dir = NULL;
   temp_files = NULL;
-  driver_t d = {.opt = "-O2",
-                .emit = EMIT_EXECUTABLE,
-                .options = hpvmDriverOptionsCreate(),
-                .hetero_streaming = true};
+  return (driver_t){.opt = "-O2",
+                    .emit = EMIT_EXECUTABLE,
+                    .options = hpvmDriverOptionsCreate(),
+                    .hetero_streaming = true};
+}
+
+int hpvmDriverMain(int argc, char **argv, unsigned flags) {
+  pthread_mutex_lock(&one_at_a_time);
+  driver_t d = start_call(flags);
   int status = setjmp(driver_exit);
   if (status == 0)
     status = run_driver(&d, argc, argv);
@@ -1659,3 +1700,72 @@ int hpvmDriverMain(int argc, char **argv, unsigned flags) {
   pthread_mutex_unlock(&one_at_a_time);
   return status;
 }
+
+/* What hpvmDriverCompileCommand and hpvmDriverLinkCommand ask for: the compile of `input` into
+ * `output` (`objects` NULL), else the link of `objects` into `output`. */
+typedef struct {
+  const char *input, *output;
+  const char *const *objects;
+  size_t count;
+} command_request_t;
+
+/* The command of `request` for the command line `argv`, its arguments each ended by a NUL
+ * (`*size` bytes); NULL with `*error` set when the command line is wrong. */
+static char *driver_command(int argc, char **argv, const command_request_t *request,
+                            size_t *size, char **error) {
+  char *volatile result = NULL;
+  *size = 0;
+  pthread_mutex_lock(&one_at_a_time);
+  driver_t d = start_call(0);
+  keep_failure = true;
+  failure_text = NULL;
+  if (setjmp(driver_exit) == 0) {
+    if (!d.options)
+      fail_internal("out of memory%s", "");
+    if (!parse_command_line(&d, argc, argv))
+      fail("'--help' asks for hpvm-cc's help text, not for a command%s", "");
+    find_runtime(&d);
+    list_t command = {0}, objects = {0};
+    if (!request->objects) {
+      push_object_command(&d, false, request->input, request->output, &command);
+    } else {
+      for (size_t i = 0; i < request->count; ++i)
+        push(&objects, request->objects[i]);
+      push_link_command(&d, &objects, request->output, &command);
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < command.count; ++i)
+      total += strlen(command.items[i]) + 1;
+    result = malloc(total ? total : 1);
+    if (!result)
+      fail_internal("out of memory%s", "");
+    char *at = result;
+    for (size_t i = 0; i < command.count; ++i)
+      at = stpcpy(at, command.items[i]) + 1;
+    *size = total;
+  }
+  char *message = failure_text;
+  keep_failure = false;
+  failure_text = NULL;
+  hpvmDriverOptionsDestroy(d.options);
+  pthread_mutex_unlock(&one_at_a_time);
+  if (error)
+    *error = result ? NULL : message ? message : strdup("out of memory");
+  else
+    free(message);
+  return result;
+}
+
+char *hpvmDriverCompileCommand(int argc, char **argv, const char *input, const char *object,
+                               size_t *size, char **error) {
+  command_request_t request = {.input = input, .output = object};
+  return driver_command(argc, argv, &request, size, error);
+}
+
+char *hpvmDriverLinkCommand(int argc, char **argv, const char *const *objects, size_t count,
+                            const char *output, size_t *size, char **error) {
+  command_request_t request = {.output = output, .objects = objects, .count = count};
+  return driver_command(argc, argv, &request, size, error);
+}
+
+char *hpvmDriverClang(void) { return strdup(HPVM_CC_CLANG); }

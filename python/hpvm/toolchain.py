@@ -2,7 +2,8 @@
 
 Everything the HPVM compiler does for the package runs in this process, through the
 compiler library `libHPVMCompiler.so` (ctypes, include/HPVM/C/Compiler.h); only clang
-runs as a process, to make objects and the shared library, as `hpvm-cc` runs it.
+runs as a process, to make objects and the shared library, with `hpvm-cc`'s commands: the
+library builds them from the command line (hpvmDriverCompileCommand, hpvmDriverLinkCommand).
 `run_driver(arguments)` is hpvm-cc itself (its driver, hpvmDriverMain), in this process.
 
 * `verify(text)`: parses and verifies MLIR text (hpvmRunPassPipeline, no passes); the
@@ -19,8 +20,8 @@ runs as a process, to make objects and the shared library, as `hpvm-cc` runs it.
   pipeline they build (`hpvm-cc --print-pipeline`).
 
 The tools are found, in this order, under `$HPVM_HOME` (a build or install tree:
-`bin/hpvm-cc`, `lib/libHPVMCompiler.so`), next to `hpvm-cc` on `PATH`; clang as the
-build found it (`clang-22`, else `clang`, on `PATH`).
+`bin/hpvm-cc`, `lib/libHPVMCompiler.so`), next to `hpvm-cc` on `PATH`; clang is the one
+`hpvm-cc` runs (hpvmDriverClang: the one the build found).
 """
 
 from __future__ import annotations
@@ -65,14 +66,6 @@ def tool(name: str) -> str:
     return str(path)
 
 
-def _runtime_library(home: Path) -> Path:
-    """The runtime `hpvm-cc` links: an install tree's (beside its installed header), else
-    the build tree's."""
-    if (home / "include" / "hpvm" / "hpvm.h").exists():
-        return home / "lib" / "libhpvm_rt.a"
-    return home / "runtime" / "libhpvm_rt.a"
-
-
 def compiler_files() -> List[Path]:
     """The files whose change changes what a compile gives: hpvm-cc, the compiler
     library and the runtime library (build tree or install tree)."""
@@ -107,17 +100,8 @@ def device_tools(target: str) -> List[str]:
 @lru_cache(maxsize=1)
 def clang() -> str:
     """The clang `hpvm-cc` runs: the one CMake found (clang-22, else clang)."""
-    found = shutil.which("clang-22") or shutil.which("clang")
-    if found is None:
-        raise HPVMError("cannot find clang (clang-22 or clang) on PATH; the compiled module's "
-                        "objects and shared library are made by clang")
-    return found
-
-
-@lru_cache(maxsize=1)
-def _use_lld() -> bool:
-    """Links use lld when it is installed beside clang, as hpvm-cc's build decided."""
-    return (Path(os.path.realpath(clang())).parent / "ld.lld").exists()
+    library = _compiler_library()
+    return os.fsdecode(_take(library, ctypes.c_void_p(library.hpvmDriverClang())))
 
 
 _INPUT_MLIR = 0
@@ -173,7 +157,23 @@ def _compiler_library():
     library.hpvmDriverMain.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                        ctypes.c_uint]
     library.hpvmDriverMain.restype = ctypes.c_int
+    _command_prototypes(library)
     return library
+
+
+def _command_prototypes(library) -> None:
+    """hpvmDriverCompileCommand, hpvmDriverLinkCommand, hpvmDriverClang."""
+    argv = ctypes.POINTER(ctypes.c_char_p)
+    library.hpvmDriverCompileCommand.argtypes = [ctypes.c_int, argv, ctypes.c_char_p,
+                                                 ctypes.c_char_p,
+                                                 ctypes.POINTER(ctypes.c_size_t), _TEXT]
+    library.hpvmDriverLinkCommand.argtypes = [ctypes.c_int, argv, argv, ctypes.c_size_t,
+                                              ctypes.c_char_p,
+                                              ctypes.POINTER(ctypes.c_size_t), _TEXT]
+    for name in ("hpvmDriverCompileCommand", "hpvmDriverLinkCommand"):
+        getattr(library, name).restype = ctypes.c_void_p
+    library.hpvmDriverClang.argtypes = []
+    library.hpvmDriverClang.restype = ctypes.c_void_p
 
 
 def _take(library, text: ctypes.c_void_p, size: Optional[int] = None) -> bytes:
@@ -342,30 +342,43 @@ def pipeline_text(flags: Sequence[str] = ()) -> str:
     return build.options.pipeline()
 
 
-def _is_instrumentation(flag: str) -> bool:
-    """Flags that instrument code and must also be given to the link (as hpvm-cc's)."""
-    return flag.startswith(("-fsanitize", "-fprofile", "-fcoverage", "-fno-sanitize"))
+def _strings(items: Sequence) -> "ctypes.Array":
+    """`items` (paths, flags) as a NULL-terminated array of C strings."""
+    return (ctypes.c_char_p * (len(items) + 1))(*[os.fsencode(str(i)) for i in items], None)
+
+
+def _driver_command(call: str, argv: Sequence[str], *request) -> List[str]:
+    """The clang command that the compiler library's `call` (hpvmDriverCompileCommand,
+    hpvmDriverLinkCommand) builds for the hpvm-cc command line `argv`, as a list."""
+    library = _compiler_library()
+    size, error = ctypes.c_size_t(), ctypes.c_void_p()
+    text = ctypes.c_void_p(getattr(library, call)(len(argv), _strings(argv), *request,
+                                                  ctypes.byref(size), ctypes.byref(error)))
+    message = _take(library, error).decode(errors="replace")
+    if not text.value:
+        raise HPVMError(message)
+    return [os.fsdecode(a) for a in _take(library, text, size.value).split(b"\0")[:-1]]
 
 
 @dataclass
 class SharedBuild:
     """An `hpvm-cc -shared` command line for one module, taken apart as hpvm-cc takes it
-    apart: the pipeline options of the compiler library, and clang's flags."""
+    apart: the pipeline options of the compiler library, and clang's flags. Its clang
+    commands are hpvm-cc's, built by the library from the command line."""
 
     opt: str = "-O2"
     verbose: bool = False
     # The lowering's options (hpvm-cc's defaults, the table's flags set them).
     options: DriverOptions = field(default_factory=DriverOptions)
     debug_info: bool = False
-    cpu_chosen: bool = False
     codegen: List[str] = field(default_factory=list)
-    linker: List[str] = field(default_factory=list)
-    link_inputs: List[str] = field(default_factory=list)
+    # The command line as given (the library reads it again for the clang commands).
+    arguments: List[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, arguments: Sequence[str]) -> "SharedBuild":
-        build = cls()
-        rest = list(arguments)
+        build = cls(arguments=[str(a) for a in arguments])
+        rest = list(build.arguments)
         while rest:
             build._take(rest.pop(0), rest)
         return build
@@ -376,9 +389,7 @@ class SharedBuild:
             if not rest:
                 raise HPVMError(f"option '{arg}' expects a value")
             value = rest.pop(0)
-            if arg == "-Xlinker":
-                self.linker += [arg, value]
-            elif arg != "-I" and arg != "-D":  # preprocessor options: no C source here
+            if arg in ("-L", "-l"):  # -I, -D: no C source here; -Xlinker: any value
                 self._take(arg + value, rest)
             return
         if self.options.take(arg):
@@ -393,9 +404,8 @@ class SharedBuild:
                                 "or -O3")
             self.opt = arg
         elif arg.startswith("-L") or arg.startswith("-l") or arg.startswith("-Wl,"):
-            self.linker += ["-L", arg[2:]] if arg.startswith("-L") else [arg]
+            pass  # the link's
         elif arg.startswith(("-f", "-W", "-m")) or arg in ("-g", "-w"):
-            self.cpu_chosen = self.cpu_chosen or arg.startswith(("-march=", "-mcpu="))
             self.debug_info = self.debug_info or arg == "-g"
             self.codegen.append(arg)
         elif arg.startswith("-"):
@@ -404,10 +414,8 @@ class SharedBuild:
         elif re.search(r"\.(mlir|c|cc|cpp|ll|bc)$", arg):
             raise HPVMError(f"'{arg}': a shared library of the package is made of its module "
                             "alone; expected objects or libraries as further inputs")
-        else:
-            if not os.path.exists(arg):
-                raise HPVMError(f"no such file: '{arg}'")
-            self.link_inputs.append(arg)
+        elif not os.path.exists(arg):
+            raise HPVMError(f"no such file: '{arg}'")
 
     def finish_options(self, constants_asm: str) -> None:
         """The lowering's options that other flags set, as hpvm-cc sets them: -v (remarks),
@@ -427,26 +435,21 @@ class SharedBuild:
             self.options.set("vector-bits", str(vector_bits))
         return self.options.string()
 
-    def object_command(self, source: Path, obj: Path) -> List[str]:
-        """clang's compile of the LLVM IR (or the constants' assembly) into an object."""
-        command = [clang(), self.opt]
-        if not self.cpu_chosen:
-            command.append("-march=native")
-        command += ["-fPIC", *self.codegen, "-Wno-override-module"]
-        if source.suffix == ".s":  # -O and -march mean nothing to it
-            command.append("-Wno-unused-command-line-argument")
-        return command + ["-c", str(source), "-o", str(obj)]
+    def _argv(self) -> List[str]:
+        """The command line as hpvm-cc takes it: `hpvm-cc -shared <arguments>`."""
+        return ["hpvm-cc", "-shared", *self.arguments]
 
-    def link_command(self, objects: Sequence[Path], runtime: Path, output: str) -> List[str]:
-        """The link with the runtime into a shared library: lld where it is installed beside
-        clang, unless the command chose a linker."""
-        command = [clang(), self.opt, "-shared"]
-        if _use_lld() and not any(f.startswith("-fuse-ld=") for f in self.codegen + self.linker):
-            command.append("-fuse-ld=lld")
-        command += [*map(str, objects), *self.link_inputs, str(runtime), *self.linker]
-        command += [f for f in self.codegen
-                    if _is_instrumentation(f) or f.startswith("-fuse-ld=")]
-        return command + ["-lpthread", "-ldl", "-lm", "-o", output]
+    def object_command(self, source: Path, obj: Path) -> List[str]:
+        """clang's compile of the LLVM IR (or the constants' assembly, `.s`) into an object:
+        hpvm-cc's (hpvmDriverCompileCommand)."""
+        return _driver_command("hpvmDriverCompileCommand", self._argv(), os.fsencode(source),
+                               os.fsencode(obj))
+
+    def link_command(self, objects: Sequence[Path], output: str) -> List[str]:
+        """The link with the runtime into a shared library: hpvm-cc's
+        (hpvmDriverLinkCommand)."""
+        return _driver_command("hpvmDriverLinkCommand", self._argv(), _strings(objects),
+                               len(objects), os.fsencode(output))
 
     def run(self, command: List[str], stage: str, check: bool = True):
         """Runs one clang stage (printed with -v); HPVMError when it fails."""
@@ -579,7 +582,6 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
                         "starts (hpvm-cc --distribute=mpi prog.c); a shared library of the "
                         "package runs in this process")
     build.verbose = build.verbose or verbose
-    home = _home()
     with tempfile.TemporaryDirectory(prefix="hpvm-py-") as directory:
         folder = Path(directory)
         if parameters:
@@ -593,5 +595,5 @@ def compile_shared(text: str, output: str, name: str = "graph", target: str = "c
                                              build.verbose, said))
         objects = _compile_objects(build, bitcode, constants,
                                    compile_jobs() if jobs is None else jobs)
-        build.run(build.link_command(objects, _runtime_library(home), output), "link")
+        build.run(build.link_command(objects, output), "link")
     return output

@@ -103,6 +103,33 @@ def test_the_objects_and_the_link_are_hpvm_cc_s(tmp_path, capsys):
     assert "vector width" in done.stderr
 
 
+def test_the_commands_come_from_the_library(tmp_path):
+    # hpvmDriverCompileCommand and hpvmDriverLinkCommand read the command line as hpvm-cc
+    # does: its flags, its link inputs, its mistakes.
+    archive = tmp_path / "extra.a"
+    archive.write_bytes(b"!<arch>\n")
+    build = toolchain.SharedBuild.parse(["-O1", "-march=x86-64", "-fprofile-generate", "-L",
+                                         str(tmp_path), "-lz", str(archive)])
+    compile_ir = build.object_command(Path("m.part0.bc"), Path("m.part0.o"))
+    assert compile_ir == [toolchain.clang(), "-O1", "-fPIC", "-march=x86-64",
+                          "-fprofile-generate", "-Wno-override-module", "-c", "m.part0.bc",
+                          "-o", "m.part0.o"]
+    assert build.object_command(Path("m.s"), Path("m.s.o"))[-5] == (
+        "-Wno-unused-command-line-argument")
+    link = build.link_command([Path("a.o"), Path("b c.o")], "out.so")
+    assert link[:3] == [toolchain.clang(), "-O1", "-shared"]
+    assert link[link.index("a.o"):link.index("a.o") + 3] == ["a.o", "b c.o", str(archive)]
+    assert link[-9:] == ["-L", str(tmp_path), "-lz", "-fprofile-generate", "-lpthread", "-ldl",
+                         "-lm", "-o", "out.so"]
+    assert os.path.basename(link[-10]) == "libhpvm_rt.a"
+    with pytest.raises(hpvm.HPVMError, match="unknown optimization level '-O7'"):
+        toolchain._driver_command("hpvmDriverCompileCommand", ["hpvm-cc", "-O7"], b"m.bc",
+                                  b"m.o")
+    with pytest.raises(hpvm.HPVMError, match="'--help' asks for hpvm-cc's help text"):
+        toolchain._driver_command("hpvmDriverCompileCommand", ["hpvm-cc", "--help"], b"m.bc",
+                                  b"m.o")
+
+
 def test_device_tools_are_the_compilers(monkeypatch, tmp_path):
     """The cache key's device tools come from the compiler library (hpvmDeviceTools), which
     finds them as the device builds do: HPVM_LLVM_SPIRV names the translator, a missing

@@ -5,8 +5,10 @@
  * (hpvmCompileBuffer: memory to memory; hpvmCompileFile: file to file); or
  * runs any textual pass pipeline over an MLIR module (hpvmRunPassPipeline, as
  * hpvm-opt --pass-pipeline). Clang stays outside: it makes the LLVM IR of C
- * sources before, and objects from the LLVM IR after. Diagnostics come back as
- * text, each with its location (file:line:col of the C or MLIR source).
+ * sources before, and objects from the LLVM IR after (hpvmDriverMain runs it as
+ * processes; hpvmDriverCompileCommand and hpvmDriverLinkCommand give its commands).
+ * Diagnostics come back as text, each with its location (file:line:col of the C or
+ * MLIR source).
  *
  * The compile's options are one string, the options of
  * hpvm-lower-to-llvm-pipeline as hpvm-opt takes them
@@ -288,6 +290,30 @@ MLIR_CAPI_EXPORTED bool hpvmLowerHeteroCxxFile(const char *input_path, const cha
  * for each other). */
 enum { HPVMDriverCatchCrashes = 1 };
 MLIR_CAPI_EXPORTED int hpvmDriverMain(int argc, char **argv, unsigned flags);
+
+/* hpvm-cc's clang commands for the command line `argv` (`argc` arguments, argv[0] the program's
+ * name), read as hpvmDriverMain reads it (its inputs must exist; nothing is run), built by the
+ * functions hpvmDriverMain builds its own with: so that a caller that runs clang itself (the
+ * Python package: the parts of a module at once) runs hpvm-cc's commands. Each comes back as
+ * its arguments, each ended by a NUL, `*size` bytes in all, to be freed with
+ * hpvmCompileFreeText; NULL for a wrong command line, with `*error` as hpvmDriverOptionsTake's.
+ * hpvmDriverCompileCommand: the compile of `input` (LLVM IR, or the assembly of the large
+ * constants, named by its ".s") into the object `object`, at the command line's -O level, for
+ * this machine (-march=native) unless it names a CPU, with its code generation flags.
+ * hpvmDriverLinkCommand: the link of the `count` `objects` into `output` with the command
+ * line's other inputs, the runtime (the one of its sanitizers) and its linker flags; with lld
+ * where it is installed beside clang, unless the command line chose a linker. */
+MLIR_CAPI_EXPORTED char *hpvmDriverCompileCommand(int argc, char **argv, const char *input,
+                                                  const char *object, size_t *size,
+                                                  char **error);
+MLIR_CAPI_EXPORTED char *hpvmDriverLinkCommand(int argc, char **argv,
+                                               const char *const *objects, size_t count,
+                                               const char *output, size_t *size,
+                                               char **error);
+
+/* The clang hpvm-cc runs (the one the build found: clang-22, else clang), to be freed with
+ * hpvmCompileFreeText. */
+MLIR_CAPI_EXPORTED char *hpvmDriverClang(void);
 
 MLIR_CAPI_EXPORTED void hpvmCompileFreeText(char *text);
 
