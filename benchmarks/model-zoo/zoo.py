@@ -229,14 +229,12 @@ def fused_leaves(graph, work):
     folder = os.path.join(work, "mlir")
     os.makedirs(folder, exist_ok=True)
     mlir, _ = graph.save(os.path.join(folder, f"{graph.name}.mlir"))
-    hpvm_opt = os.path.join(os.environ["HPVM_HOME"], "bin", "hpvm-opt")
-    result = subprocess.run([hpvm_opt, "--hpvm-fuse-tensor-nodes", mlir], capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"hpvm-opt --hpvm-fuse-tensor-nodes failed on {mlir}: "
-                           f"{result.stderr[-2000:]}")
+    # hpvm-opt --hpvm-fuse-tensor-nodes, in this process (the compiler library).
+    from hpvm import toolchain
+    with open(mlir) as f:
+        fused = toolchain.run_opt(f.read(), ["--hpvm-fuse-tensor-nodes"], mlir)
     leaves, name, indent, body = {}, None, "", []
-    for line in result.stdout.splitlines():
+    for line in fused.splitlines():
         start = _LEAF.match(line)
         if start:
             name, indent, body = start.group(2).strip('"'), start.group(1), []
