@@ -18,6 +18,8 @@ import os
 import re
 import sys
 
+from layer_graph import find_cycles, print_layers
+
 
 def method_definitions(sources, cls):
     """Maps each method of `cls` to the file that defines it."""
@@ -41,54 +43,6 @@ def call_graph(sources, defined):
             if owner != name and re.search(r"\b" + method + r"\s*\(", text):
                 edges[name].add(owner)
     return edges
-
-
-def find_cycles(edges):
-    """Strongly connected components with more than one file (Tarjan)."""
-    index, low, stack, on_stack, components = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(node):
-        index[node] = low[node] = counter[0]
-        counter[0] += 1
-        stack.append(node)
-        on_stack.add(node)
-        for successor in sorted(edges[node]):
-            if successor not in index:
-                visit(successor)
-                low[node] = min(low[node], low[successor])
-            elif successor in on_stack:
-                low[node] = min(low[node], index[successor])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                components.append(sorted(component))
-
-    for node in sorted(edges):
-        if node not in index:
-            visit(node)
-    return components
-
-
-def layers(edges):
-    """Layer of each file: 0 when it calls nothing, else one more than what it calls."""
-    level = {}
-
-    def depth(node):
-        if node not in level:
-            level[node] = 0
-            level[node] = 1 + max((depth(s) for s in edges[node]), default=-1)
-        return level[node]
-
-    for node in edges:
-        depth(node)
-    return level
 
 
 def main(argv):
@@ -120,9 +74,7 @@ def main(argv):
         print(f"call cycle between {', '.join(cycle)}: {calls}")
     if cycles:
         return 1
-    level = layers(edges)
-    for depth in sorted(set(level.values())):
-        print(f"layer {depth}: {', '.join(sorted(f for f in level if level[f] == depth))}")
+    print_layers(edges)
     print(f"check-call-layers: {len(sources)} files of {cls}, no call cycles")
     return 0
 

@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+from length_limit import arguments
+
 DIRS = ("lib", "tools", "include", "runtime/src", "runtime/include")
 SUFFIXES = (".c", ".cpp", ".h", ".inc")
 LIMIT = 150
@@ -118,15 +120,7 @@ def long_functions(path, limit):
 
 
 def main(argv):
-    root = "."
-    limit = LIMIT
-    args = list(argv[1:])
-    while args:
-        a = args.pop(0)
-        if a == "--limit":
-            limit = int(args.pop(0))
-        else:
-            root = a
+    root, limit = arguments(argv, LIMIT)
     found = []
     for d in DIRS:
         for base, _, files in os.walk(os.path.join(root, d)):

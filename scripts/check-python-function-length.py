@@ -21,6 +21,8 @@ import ast
 import os
 import sys
 
+from length_limit import arguments
+
 DIRS = ("python/hpvm", "benchmarks")
 SKIP_DIRS = ("tests", "__pycache__", "build")
 LIMIT = 80
@@ -55,15 +57,7 @@ def sources(root):
 
 
 def main(argv):
-    root = "."
-    limit = LIMIT
-    args = list(argv[1:])
-    while args:
-        a = args.pop(0)
-        if a == "--limit":
-            limit = int(args.pop(0))
-        else:
-            root = a
+    root, limit = arguments(argv, LIMIT)
     found, notes, seen = [], [], set()
     for path in sources(root):
         rel = os.path.relpath(path, root).replace(os.sep, "/")

@@ -15,10 +15,11 @@ usage: check-runtime-layers.py [DIRECTORY] [--allow FROM:TO]...
 tensor/conv_taps:tensor/conv), printed as allowed; one that is no longer there fails, so that
 the list only shrinks.
 """
-import importlib.util
 import os
 import re
 import sys
+
+from layer_graph import find_cycles, print_layers
 
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "_Alignof", "alignof",
             "_Static_assert", "_Generic", "defined", "__attribute__", "__typeof__",
@@ -26,10 +27,6 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "_Alignof", "ali
 SOURCE_ENDINGS = (".c", ".h", ".inc")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("check_call_layers",
-                                               os.path.join(HERE, "check-call-layers.py"))
-_layers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_layers)
 
 
 def strip_code(text):
@@ -172,7 +169,7 @@ def folder_graph(edges):
 
 
 def report_cycles(kind, graph):
-    cycles = _layers.find_cycles({node: set(targets) for node, targets in graph.items()})
+    cycles = find_cycles({node: set(targets) for node, targets in graph.items()})
     for cycle in cycles:
         print(f"{kind} circle between {', '.join(cycle)}:")
         for node in cycle:
@@ -210,9 +207,7 @@ def main(argv):
         print(f"check-runtime-layers: the allowed {edge} is gone: remove its --allow")
     if cycles or gone:
         return 1
-    level = _layers.layers({folder: set(targets) for folder, targets in folders.items()})
-    for depth in sorted(set(level.values())):
-        print(f"layer {depth}: {', '.join(sorted(f for f in level if level[f] == depth))}")
+    print_layers({folder: set(targets) for folder, targets in folders.items()})
     print(f"check-runtime-layers: {len(edges)} files in {len(folders)} folders, no circles")
     return 0
 
