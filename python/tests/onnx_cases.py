@@ -13,6 +13,7 @@ import onnx
 import onnxruntime
 from onnx import TensorProto, numpy_helper
 
+import hpvm
 from hpvm.onnx import SUPPORTED_OPS
 from hpvm.onnx.examples import make_model  # noqa: F401  (the tests build models with it)
 
@@ -102,3 +103,22 @@ def run_onnxruntime(model, feeds: Dict[str, np.ndarray]) -> List[np.ndarray]:
     session = onnxruntime.InferenceSession(model.SerializeToString(),
                                            providers=["CPUExecutionProvider"])
     return session.run(None, feeds)
+
+
+def compare_with_onnxruntime(model, feeds: Dict[str, np.ndarray], rtol=1e-4, atol=1e-5):
+    """Imports `model`, runs it with `feeds` and checks every output (its shape, element
+    type and values) against onnxruntime's; returns the graph."""
+    expected = run_onnxruntime(model, feeds)
+    graph = hpvm.onnx.load(model)
+    got = hpvm.run(graph, feeds)
+    assert len(got) == len(expected)
+    for name, g, e in zip(graph.output_names, got, expected):
+        assert g.shape == e.shape, name
+        assert g.dtype == e.dtype, name
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=name)
+    return graph
+
+
+def outputs(*names):
+    """The graph outputs `names` for make_model, their types inferred."""
+    return [(n, None) for n in names]

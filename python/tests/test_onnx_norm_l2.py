@@ -14,28 +14,15 @@ import hpvm.onnx
 from hpvm import HPVMError
 from onnx import helper
 
-from onnx_cases import make_model, run_onnxruntime
+from onnx_cases import compare_with_onnxruntime as _compare
+from onnx_cases import make_model
+from onnx_cases import outputs as _outputs
 
 RNG = np.random.default_rng(57)
 
 
 def _random(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
-
-
-def _compare(model, feeds, rtol=1e-4, atol=1e-5):
-    expected = run_onnxruntime(model, feeds)
-    graph = hpvm.onnx.load(model)
-    got = hpvm.run(graph, feeds)
-    assert len(got) == len(expected)
-    for name, g, e in zip(graph.output_names, got, expected):
-        assert g.shape == e.shape, name
-        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=name)
-    return graph
-
-
-def _outputs(*names):
-    return [(n, None) for n in names]
 
 
 def test_instance_normalization():

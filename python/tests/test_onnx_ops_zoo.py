@@ -21,31 +21,15 @@ from hpvm import HPVMError
 from hpvm import tensor as T
 from onnx import TensorProto, helper, numpy_helper
 
-from onnx_cases import make_model, run_onnxruntime
+from onnx_cases import compare_with_onnxruntime as _compare
+from onnx_cases import make_model
+from onnx_cases import outputs as _outputs
 
 RNG = np.random.default_rng(2024)
 
 
 def _random(*shape, scale=1.0):
     return (RNG.standard_normal(shape) * scale).astype(np.float32)
-
-
-def _compare(model, feeds, rtol=1e-4, atol=1e-5):
-    """Imports `model`, runs it with `feeds` and checks every output against onnxruntime;
-    returns the graph."""
-    expected = run_onnxruntime(model, feeds)
-    graph = hpvm.onnx.load(model)
-    got = hpvm.run(graph, feeds)
-    assert len(got) == len(expected)
-    for name, g, e in zip(graph.output_names, got, expected):
-        assert g.shape == e.shape, name
-        assert g.dtype == e.dtype, name
-        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=name)
-    return graph
-
-
-def _outputs(*names):
-    return [(n, None) for n in names]
 
 
 def _refused(model, pattern, **options):
