@@ -1,0 +1,153 @@
+"""MaxPool, AveragePool (ceil_mode and count_include_pad included), GlobalAveragePool and
+GlobalMaxPool."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence
+
+import numpy as np
+
+from ... import tensor as T
+from ...tensor import Tensor
+from ..nodes import _Node, _fail
+from .common import _check_unknown_attributes
+from .windows import _from_2d, _spatial_rank, _to_2d, _window_attributes
+
+if TYPE_CHECKING:
+    from ..importer import Importer
+
+
+def _pool_common(im: Importer, node: _Node, kind: str) -> None:
+    known = ["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides"]
+    known += ["storage_order"] if kind == "max" else ["count_include_pad"]
+    _check_unknown_attributes(node, known)
+    im.only_outputs(node, 1, " (the Indices output of MaxPool is an int64 tensor)")
+    x = im.tensor(node, 0)
+    _spatial_rank(node, x)
+    kernel = node.ints("kernel_shape")
+    if kernel is None or len(kernel) != x.rank - 2 or any(k <= 0 for k in kernel):
+        _fail(f"kernel_shape {kernel} is not valid; expected {x.rank - 2} positive sizes")
+    ceil_mode = int(node.attr("ceil_mode", 0))
+    if ceil_mode not in (0, 1):
+        _fail(f"ceil_mode {ceil_mode} is not valid; expected 0 or 1")
+    auto_pad = node.string("auto_pad", "NOTSET")
+    if ceil_mode and auto_pad not in ("NOTSET", ""):
+        _fail(f"ceil_mode 1 with auto_pad '{auto_pad}' is not supported; expected auto_pad "
+              "NOTSET (explicit pads) with ceil_mode 1")
+    strides, begin, end = _window_attributes(node, x, kernel)
+    rank = x.rank
+    if rank == 3:
+        kernel, strides, begin, end = [1] + kernel, [1] + strides, [0] + begin, [0] + end
+    x2 = _to_2d(x)
+    if any(b >= k or e >= k for b, e, k in zip(begin, end, kernel)):
+        _fail(f"pads {node.ints('pads')} are not smaller than the kernel "
+              f"{node.ints('kernel_shape')}")
+    count_include_pad = int(node.attr("count_include_pad", 0))
+    name = node.leaf_name if rank == 4 else None
+    extra = _ceil_extra(x2.shape[2:], kernel, strides, begin, end) if ceil_mode else [0, 0]
+    if any(extra):
+        im.set_output(node, _from_2d(_ceil_pool(x2, kind, kernel, strides, begin, end, extra,
+                                                count_include_pad, name), rank))
+        return
+    padded = any(begin) or any(end)
+    if kind == "max" or count_include_pad or not padded:
+        if begin == end:
+            y = T.pool(x2, kind, tuple(kernel), tuple(strides), tuple(begin), name=name)
+        else:
+            fill = -np.inf if kind == "max" else 0.0
+            x2 = T.pad(x2, [0, 0] + begin, [0, 0] + end, fill)
+            y = T.pool(x2, kind, tuple(kernel), tuple(strides), (0, 0), name=name)
+    else:
+        # The mean of the elements inside the image only: the window mean (which
+        # counts padding) times area / count of each output position.
+        if begin == end:
+            y = T.pool(x2, "mean", tuple(kernel), tuple(strides), tuple(begin))
+        else:
+            y = T.pool(T.pad(x2, [0, 0] + begin, [0, 0] + end, 0.0), "mean", tuple(kernel),
+                       tuple(strides), (0, 0))
+        inside = np.pad(np.ones(x2.shape[2:]), list(zip(begin, end)))
+        counts = np.empty(y.shape[2:])
+        for i in range(counts.shape[0]):
+            for j in range(counts.shape[1]):
+                r, c = i * strides[0], j * strides[1]
+                counts[i, j] = inside[r:r + kernel[0], c:c + kernel[1]].sum()
+        scale = (kernel[0] * kernel[1] / counts).astype(y.type.dtype)
+        y = T.multiply(y, scale.reshape((1, 1) + scale.shape), name=name)
+    im.set_output(node, _from_2d(y, rank))
+
+
+def _ceil_extra(spatial: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+                begin: Sequence[int], end: Sequence[int]) -> List[int]:
+    """The elements past the end padding that the last window of ceil_mode 1 covers, per
+    spatial dimension: the output size rounds up, but (as in ONNX and onnxruntime) a last
+    window that would start past the input and its begin padding is dropped."""
+    extra = []
+    for size, k, s, b, e in zip(spatial, kernel, strides, begin, end):
+        span = size + b + e - k
+        out = -(-span // s) + 1
+        if (out - 1) * s >= size + b:
+            out -= 1
+        extra.append(max((out - 1) * s + k - (size + b + e), 0))
+    return extra
+
+
+def _ceil_pool(x2: Tensor, kind: str, kernel: Sequence[int], strides: Sequence[int],
+               begin: Sequence[int], end: Sequence[int], extra: Sequence[int],
+               count_include_pad: int, name: Optional[str]) -> Tensor:
+    """Pooling whose last windows hang past the padded input (ceil_mode 1): the input is
+    padded by `extra` more elements at the end. Max ignores them (-inf); the average
+    divides by the elements of the window inside the input (count_include_pad 0) or
+    inside the input and its pads (count_include_pad 1), never counting `extra`."""
+    after = [e + x for e, x in zip(end, extra)]
+    if kind == "max":
+        x2 = T.pad(x2, [0, 0] + list(begin), [0, 0] + after, -np.inf)
+        return T.pool(x2, "max", tuple(kernel), tuple(strides), (0, 0), name=name)
+    y = T.pool(T.pad(x2, [0, 0] + list(begin), [0, 0] + after, 0.0), "mean", tuple(kernel),
+               tuple(strides), (0, 0))
+    spatial = x2.shape[2:]
+    if count_include_pad:
+        inside = np.pad(np.ones([s + b + e for s, b, e in zip(spatial, begin, end)]),
+                        [(0, x) for x in extra])
+    else:
+        inside = np.pad(np.ones(spatial), list(zip(begin, after)))
+    counts = _window_counts(inside, y.shape[2:], kernel, strides)
+    scale = (kernel[0] * kernel[1] / counts).astype(y.type.dtype)
+    return T.multiply(y, scale.reshape((1, 1) + scale.shape), name=name)
+
+
+def _window_counts(inside: np.ndarray, shape: Sequence[int], kernel: Sequence[int],
+                   strides: Sequence[int]) -> np.ndarray:
+    """How many elements of `inside` (0 / 1) each window of the output `shape` covers."""
+    summed = np.pad(inside, [(1, 0), (1, 0)]).cumsum(0).cumsum(1)
+    rows = np.arange(shape[0]) * strides[0]
+    cols = np.arange(shape[1]) * strides[1]
+    r0, c0 = rows[:, None], cols[None, :]
+    r1, c1 = r0 + kernel[0], c0 + kernel[1]
+    return summed[r1, c1] - summed[r0, c1] - summed[r1, c0] + summed[r0, c0]
+
+
+def _max_pool(im: Importer, node: _Node) -> None:
+    _pool_common(im, node, "max")
+
+
+def _average_pool(im: Importer, node: _Node) -> None:
+    _pool_common(im, node, "mean")
+
+
+def _global_pool(kind: str) -> Callable[[Importer, _Node], None]:
+    def handler(im: Importer, node: _Node) -> None:
+        _check_unknown_attributes(node, [])
+        x = im.tensor(node, 0)
+        _spatial_rank(node, x)
+        y = T.global_pool(_to_2d(x), kind, name=node.leaf_name if x.rank == 4 else None)
+        im.set_output(node, _from_2d(y, x.rank))
+    return handler
+
+
+#: The operators of this module.
+HANDLERS = {
+    "AveragePool": _average_pool,
+    "GlobalAveragePool": _global_pool("mean"),
+    "GlobalMaxPool": _global_pool("max"),
+    "MaxPool": _max_pool,
+}
