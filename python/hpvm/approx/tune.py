@@ -37,7 +37,9 @@ def confirm_speedup(evaluator: GraphEvaluator, configuration: Configuration,
     return ratios[rounds // 2]
 
 
-def main(argv=None) -> int:
+def _arguments(argv):
+    """The command line: (its arguments, the quality-loss targets, the error budget or
+    None); exits with a usage message on a wrong one."""
     parser = argparse.ArgumentParser(prog="hpvm-approx-tune",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=["predictive", "empirical"], default="predictive")
@@ -73,7 +75,11 @@ def main(argv=None) -> int:
         if len(budget) != 2 or not all(b >= 0 for b in budget):
             parser.error(f"--error-budget: expected two numbers >= 0 (L1,L2), found "
                          f"{args.error_budget!r}")
+    return args, targets, budget
 
+
+def main(argv=None) -> int:
+    args, targets, budget = _arguments(argv)
     data = digits.load_data()
     calibration_x, calibration_y = data["calibration"]
     test_x, test_y = data["test"]
@@ -112,6 +118,18 @@ def main(argv=None) -> int:
               f"{out['over_budget']} of {len(results)} configurations beyond it")
     print(f"{'target':>7}  {'configuration':<58} {'calib. loss':>11} {'speedup':>8} "
           f"{'test acc.':>9}  (speedup: median of 7 alternated timings)")
+    _answer_targets(evaluator, results, targets, args, out, test_accuracy)
+    print(f"Pareto set: {len(pareto(results))} configurations")
+    if args.out:
+        with open(args.out, "w") as file:
+            json.dump(out, file, indent=1)
+    return 0
+
+
+def _answer_targets(evaluator, results, targets, args, out, test_accuracy) -> None:
+    """For each target, the configuration answered (in `out["targets"]`, printed, and
+    written to --knobs-dir): of those measured within the target and the error budget,
+    the fastest when the few fastest are timed again."""
     confirmed_speedups = {}
     for target in targets:
         # The search timed each configuration once: the few fastest within the target are
@@ -141,11 +159,6 @@ def main(argv=None) -> int:
                     {"model": "digits_cnn", "target_loss": target, "mode": args.mode,
                      "calibration_loss": answer.loss, "speedup": answer.speedup,
                      "test_accuracy": held_out}), file, indent=1)
-    print(f"Pareto set: {len(pareto(results))} configurations")
-    if args.out:
-        with open(args.out, "w") as file:
-            json.dump(out, file, indent=1)
-    return 0
 
 
 if __name__ == "__main__":

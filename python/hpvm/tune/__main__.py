@@ -121,7 +121,9 @@ def confirm(out, program, repeats):
           f"({out['confirmed'][best]['speedup']:.2f}x the default)")
 
 
-def main(argv=None) -> int:
+def _arguments(argv):
+    """The command line: (its arguments, the strategies, the checkpoints); exits with a
+    usage message on a wrong one."""
     parser = argparse.ArgumentParser(prog="hpvm-tune", description=__doc__.splitlines()[0])
     parser.add_argument("program", choices=sorted(PROGRAMS))
     parser.add_argument("--budget", type=int, default=100)
@@ -153,38 +155,88 @@ def main(argv=None) -> int:
                      f"'{args.checkpoints}'")
     if args.budget < 1 or args.seeds < 1 or any(c < 1 for c in checkpoints):
         parser.error("--budget, --seeds and the checkpoints must be at least 1")
+    return args, strategies, checkpoints
 
+
+def _cost(program, paired: bool, measured: dict):
+    """The cost of a configuration, each measured once (kept in `measured`).
+
+    Paired measurements: the machine is shared, and its speed drifts by 2x over minutes.
+    Each configuration runs right after the default, and its time is scaled by the
+    default's reference time over the default's adjacent time: every cost is in seconds
+    at the speed the machine had when the reference was taken. Returns (the cost
+    function, whether it is paired)."""
+    reference = None
+    if paired:
+        reference = statistics.median(program.seconds(program.default) for _ in range(3))
+
+    def cost(values):
+        key = tuple(sorted(values.items()))
+        if key not in measured:
+            if reference is None:
+                measured[key] = program.seconds(values)
+            else:
+                adjacent = program.seconds(program.default)
+                measured[key] = program.seconds(values) * reference / adjacent
+        return measured[key]
+
+    return cost, reference is not None
+
+
+def _search(name, space, cost, args, checkpoints, default, optimum):
+    """The searches of one strategy (one per seed): their histories, the answer at each
+    checkpoint (the median over seeds), and, after an exhaustive sweep, how many reached
+    the optimum; printed as they come."""
+    runs = []
+    for seed in range(args.seed, args.seed + args.seeds):
+        start = time.perf_counter()
+        history = STRATEGIES[name](space, cost, args.budget, seed=seed)
+        runs.append({"seed": seed, "history": [[space.values(p), c] for p, c in history],
+                     "best_so_far": best_so_far(history),
+                     "wall_seconds": time.perf_counter() - start})
+    answers = {}
+    for checkpoint in checkpoints:
+        if any(checkpoint > len(run["history"]) for run in runs):
+            continue
+        bests = [min(run["history"][:checkpoint], key=lambda vc: vc[1]) for run in runs]
+        times = sorted(b[1] for b in bests)
+        median = statistics.median(times)
+        # The configuration of the median run (the lower middle one for even counts).
+        chosen = sorted(bests, key=lambda b: b[1])[(len(bests) - 1) // 2]
+        answers[checkpoint] = {"values": chosen[0], "seconds": median,
+                               "min_seconds": times[0], "max_seconds": times[-1]}
+        spread = (f" (seeds: {times[0] * 1000:.2f}-{times[-1] * 1000:.2f})"
+                  if len(runs) > 1 else "")
+        print(f"  {name:<9} after {checkpoint:>3}: {median * 1000:8.2f} ms "
+              f"({default / median:.2f}x the default){spread} {chosen[0]}")
+    reached = None
+    if optimum is not None:
+        counts = [evaluations_to_reach(run["best_so_far"], optimum * WITHIN) for run in runs]
+        found = sorted(c for c in counts if c is not None)
+        reached = {"runs_reaching": len(found), "runs": len(runs),
+                   "median_evaluations": statistics.median(found) if found else None}
+        print(f"  {name:<9} within {round((WITHIN - 1) * 100)}% of the optimum in "
+              f"{len(found)} of {len(runs)} runs"
+              + (f", after a median of {reached['median_evaluations']} evaluations"
+                 if found else ""))
+    return {"runs": runs, "answers": answers, "reached": reached}
+
+
+def main(argv=None) -> int:
+    args, strategies, checkpoints = _arguments(argv)
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="hpvm-tune-"))
     try:
         program = PROGRAMS[args.program](find_root(), workdir)
         space = program.space()
         measured = {}
-
-        # Paired measurements: the machine is shared, and its speed drifts by 2x over
-        # minutes. Each configuration runs right after the default, and its time is scaled
-        # by the default's reference time over the default's adjacent time: every cost is
-        # in seconds at the speed the machine had when the reference was taken.
-        reference = None
-        if not args.unpaired:
-            reference = statistics.median(program.seconds(program.default) for _ in range(3))
-
-        def cost(values):
-            key = tuple(sorted(values.items()))
-            if key not in measured:
-                if reference is None:
-                    measured[key] = program.seconds(values)
-                else:
-                    adjacent = program.seconds(program.default)
-                    measured[key] = program.seconds(values) * reference / adjacent
-            return measured[key]
-
+        cost, paired = _cost(program, not args.unpaired, measured)
         started = time.perf_counter()
         default = cost(program.default)
         legal = sum(1 for _ in space.all_points())
         print(f"{args.program}: {legal} points; default {program.default}: "
               f"{default * 1000:.2f} ms")
         out = {"program": args.program, "space_size": legal, "within": WITHIN,
-               "paired": reference is not None,
+               "paired": paired,
                "default": {"values": program.default, "seconds": default}, "strategies": {}}
         optimum = None
         if args.exhaustive:
@@ -194,40 +246,8 @@ def main(argv=None) -> int:
             print(f"  exhaustive ({legal} points): {optimum * 1000:.2f} ms "
                   f"({default / optimum:.2f}x the default) {space.values(point)}")
         for name in strategies:
-            runs = []
-            for seed in range(args.seed, args.seed + args.seeds):
-                start = time.perf_counter()
-                history = STRATEGIES[name](space, cost, args.budget, seed=seed)
-                runs.append({"seed": seed, "history": [[space.values(p), c] for p, c in history],
-                             "best_so_far": best_so_far(history),
-                             "wall_seconds": time.perf_counter() - start})
-            answers = {}
-            for checkpoint in checkpoints:
-                if any(checkpoint > len(run["history"]) for run in runs):
-                    continue
-                bests = [min(run["history"][:checkpoint], key=lambda vc: vc[1]) for run in runs]
-                times = sorted(b[1] for b in bests)
-                median = statistics.median(times)
-                # The configuration of the median run (the lower middle one for even counts).
-                chosen = sorted(bests, key=lambda b: b[1])[(len(bests) - 1) // 2]
-                answers[checkpoint] = {"values": chosen[0], "seconds": median,
-                                       "min_seconds": times[0], "max_seconds": times[-1]}
-                spread = (f" (seeds: {times[0] * 1000:.2f}-{times[-1] * 1000:.2f})"
-                          if len(runs) > 1 else "")
-                print(f"  {name:<9} after {checkpoint:>3}: {median * 1000:8.2f} ms "
-                      f"({default / median:.2f}x the default){spread} {chosen[0]}")
-            reached = None
-            if optimum is not None:
-                counts = [evaluations_to_reach(run["best_so_far"], optimum * WITHIN)
-                          for run in runs]
-                found = sorted(c for c in counts if c is not None)
-                reached = {"runs_reaching": len(found), "runs": len(runs),
-                           "median_evaluations": statistics.median(found) if found else None}
-                print(f"  {name:<9} within {round((WITHIN - 1) * 100)}% of the optimum in "
-                      f"{len(found)} of {len(runs)} runs"
-                      + (f", after a median of {reached['median_evaluations']} evaluations"
-                         if found else ""))
-            out["strategies"][name] = {"runs": runs, "answers": answers, "reached": reached}
+            out["strategies"][name] = _search(name, space, cost, args, checkpoints, default,
+                                              optimum)
         if args.confirm > 0:
             confirm(out, program, args.confirm)
         out["builds"] = program.builds
