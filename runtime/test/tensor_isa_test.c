@@ -103,6 +103,16 @@ static int64_t compute(float *out) {
                    {1, 2, 3, 40, 3, 1, 1, HPVM_RT_TENSOR_RELU},
                    {1, 2, 7, 20, 3, 1, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                    {1, 2, 6, 33, 3, 1, 1, HPVM_RT_TENSOR_IDENTITY},
+                   /* 3 x 3 at stride 1 from aligned loads shifted by lanes: a row of one
+                    * whole vector, a tile of 4 vectors then 2 (the last under a mask), rows of
+                    * exactly 4 vectors without padding. */
+                   {1, 2, 9, 16, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+                   {1, 3, 5, 83, 3, 1, 1, HPVM_RT_TENSOR_IDENTITY},
+                   {1, 2, 8, 66, 3, 0, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
+                   /* ... and at stride 2 (the odd column phase loaded, the third column
+                    * shifted): 4 vectors then 1 under a mask, 2 whole vectors unpadded. */
+                   {1, 2, 9, 130, 3, 1, 2, HPVM_RT_TENSOR_IDENTITY},
+                   {1, 3, 12, 65, 3, 0, 2, HPVM_RT_TENSOR_RELU},
                    /* AVX-512's 16 narrow planes at once (a plane per lane): 16 and a rest,
                     * planes of two images in one vector (channels wrapping), stride 2,
                     * no padding, 7 x 7 windows, a logistic activation after them. */
