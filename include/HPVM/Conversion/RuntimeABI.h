@@ -139,9 +139,10 @@ inline constexpr int32_t kTensorLibraryMatmul = HPVM_RT_TENSOR_LIBRARY_MATMUL;
 //===----------------------------------------------------------------------===//
 
 /// The groups of parameters of a node's kernel, in order: the gpu.func that
-/// convert-hpvm-to-gpu builds (KernelBuilder::build) takes them, and the host
-/// passes them to hpvm_rt_kernel_run as its hpvm_rt_kernel_param_t array
-/// (convert-hpvm-to-cpu, CPULowering::runKernel). Both walk
+/// convert-hpvm-to-gpu builds (KernelBuilder::build; buildTensorKernel for a
+/// tensor node) takes them, and the host passes them to hpvm_rt_kernel_run
+/// as its hpvm_rt_kernel_param_t array (convert-hpvm-to-cpu,
+/// CPULowering::runKernel; launchTensorKernel). All four walk
 /// getKernelParamGroups. A memref input is one parameter of the gpu.func and
 /// the fields of its descriptor on the host (allocated and aligned pointer,
 /// offset, sizes, strides), as the kernel's LLVM lowering expands it.
@@ -183,6 +184,21 @@ constexpr int64_t getMemRefParamCount(int64_t rank) { return 3 + 2 * rank; }
 
 /// The groups of a kernel's parameters in order, for a kernel of `shape`.
 SmallVector<KernelParamGroup, 6> getKernelParamGroups(KernelShape shape);
+
+/// Which ports of a kernel's node are arrays of one value per instance, as
+/// bit masks by port (PerInstancePorts, DataflowGraph.h): such an input is
+/// one buffer parameter (KernelParamGroup::Inputs), such an output one of
+/// PerInstanceOutputs. convert-hpvm-to-gpu records the masks it built a
+/// leaf's kernel for on the leaf (hpvm.kernel_per_instance); the host runs
+/// the kernel only where its own masks are the same.
+struct PerInstanceMasks {
+  uint64_t inputs = 0;
+  uint64_t outputs = 0;
+};
+/// The value of hpvm.kernel_per_instance for `masks`: [inputs, outputs].
+DenseI64ArrayAttr getPerInstanceMasksAttr(MLIRContext *context, PerInstanceMasks masks);
+/// The masks hpvm.kernel_per_instance `attr` records, none when it is null.
+std::optional<PerInstanceMasks> getPerInstanceMasks(DenseI64ArrayAttr attr);
 
 //===----------------------------------------------------------------------===//
 // Functions

@@ -50,10 +50,10 @@ public:
   /// Fills gridAccesses from every leaf's body (before the bodies move into
   /// the node functions).
   void findGridAccesses();
-  /// Records the edges that carry one value per instance
-  /// (DataflowGraph::carriesValuePerInstance), while the leaves still have
-  /// their bodies (LowerNodes.cpp).
-  void findPerInstanceEdges();
+  /// Records the ports of the children that exchange one value per instance
+  /// (collectPerInstancePorts), while the leaves still have their bodies
+  /// (LowerNodes.cpp).
+  void findPerInstancePorts();
   LogicalResult createNodeFunctions();
   /// Fills the run functions of internal nodes.
   LogicalResult lowerInternalNodes();
@@ -441,8 +441,9 @@ private:
   DenseMap<Operation *, TileKernel> tileKernels;
   /// The leaves that are the replicated child of a tile kernel.
   DenseSet<Operation *> tileKernelLeaves;
-  /// Edges whose values are arrays indexed by the linear instance id.
-  DenseSet<Operation *> perInstanceEdges;
+  /// Per hpvm.create_node: its ports whose values are arrays indexed by the
+  /// linear instance id.
+  DenseMap<Operation *, PerInstancePorts> perInstancePorts;
   /// Per node with a kernel site: the grid queries above the kernel's own
   /// levels, whose values the host passes (read before leaves move).
   DenseMap<Operation *, SmallVector<AncestorQuery>> ancestorQueries;

@@ -29,7 +29,7 @@ struct ConvertHPVMToCPUPass
     lowering.setCollapseGrids(collapseGrids);
     if (failed(checkCPUSupport(module, lowering)))
       return signalPassFailure();
-    lowering.findPerInstanceEdges();
+    lowering.findPerInstancePorts();
     lowering.findGridAccesses();
     if (failed(lowering.prepareKernelSites()) ||
         failed(lowering.createNodeFunctions()) ||

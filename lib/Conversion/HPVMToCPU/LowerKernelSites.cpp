@@ -133,11 +133,11 @@ bool CPULowering::hasKernelSite(NodeOpInterface node,
   // Values per instance travel in arrays: the kernel must have been built
   // for exactly these (convert-hpvm-to-gpu records them).
   if (perInstance.any()) {
-    auto masks = node->getAttrOfType<DenseI64ArrayAttr>(
-        HPVMDialect::getKernelPerInstanceAttrName());
-    if (!masks || masks.size() != 2 ||
-        static_cast<uint64_t>(masks[0]) != perInstance.inputs ||
-        static_cast<uint64_t>(masks[1]) != perInstance.outputs)
+    std::optional<abi::PerInstanceMasks> masks =
+        abi::getPerInstanceMasks(node->getAttrOfType<DenseI64ArrayAttr>(
+            HPVMDialect::getKernelPerInstanceAttrName()));
+    if (!masks || masks->inputs != perInstance.inputs ||
+        masks->outputs != perInstance.outputs)
       return false;
   }
   // A tile kernel may run a single tile; a leaf kernel runs a grid, a
@@ -319,7 +319,8 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
   // Arrays of values per instance: one element per instance of this grid.
   Value instances = perInstance.any() ? instanceCount(b, loc, dims) : Value();
   // The parameters in the kernel's order (RuntimeABI.h).
-  for (KernelParamGroup group : getKernelParamGroups(tiled ? KernelShape::Tile : KernelShape::Leaf)) {
+  for (KernelParamGroup group :
+       getKernelParamGroups(tiled ? KernelShape::Tile : KernelShape::Leaf)) {
     switch (group) {
     case KernelParamGroup::Inputs:
       addKernelInputParams(b, loc, node, inputs, perInstance.inputs, instances,
@@ -527,49 +528,69 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
   run.scalarStruct = getKernelOutputStruct(scalarTypes);
   if (!scalarTypes.empty())
     run.scalars = allocaInEntry(b, loc, run.scalarStruct);
-  // Parameters (RuntimeABI.h, KernelShape::Tensor): inputs, constant
-  // tensors, output buffers, the grid, the scalar outputs.
-  SmallVector<KernelArg> params;
-  auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    if (auto type = dyn_cast<MemRefType>(input.getType()))
-      addMemRefParams(b, loc, type, input, getAccess(node, index), params);
-    else
-      addValue(toStorage(b, loc, input));
-  }
-  auto tables = node->getAttrOfType<ArrayAttr>(
-      HPVMDialect::getTensorKernelAttrName());
-  for (auto name : tables.getAsRange<FlatSymbolRefAttr>()) {
-    auto global = symbolTables.lookupNearestSymbolFrom<memref::GlobalOp>(
-        module, name);
-    Value table =
-        memref::GetGlobalOp::create(b, loc, global.getType(), name.getValue());
-    addMemRefParams(b, loc, global.getType(), table, HPVM_RT_ACCESS_IN, params);
-  }
-  for (Value buffer : run.buffers)
-    addMemRefParams(b, loc, cast<MemRefType>(buffer.getType()), buffer,
-                    HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL, params);
   // A thread per element in work-groups the runtime picks, or the launch
   // the kernel asks for (hpvm.tensor_launch: a tiled product, a perforated
   // convolution) with its work-group memory.
   auto launch = node->getAttrOfType<DenseI64ArrayAttr>(
       HPVMDialect::getTensorLaunchAttrName());
-  Value one = i64Constant(b, loc, 1);
-  Value zero = i64Constant(b, loc, 0);
-  SmallVector<Value> grid{i64Constant(b, loc, launch ? launch[0] : elements),
-                          one, one};
-  SmallVector<Value> block{zero, zero, zero};
-  if (launch && launch[1])
-    block = {i64Constant(b, loc, launch[1]), one, one};
-  for (Value extent : grid)
-    addValue(extent);
-  if (run.scalars)
-    params.push_back({kParamBuffer, HPVM_RT_ACCESS_OUT,
-                      sizeOf(b, loc, run.scalarStruct), run.scalars});
-  if (launch)
-    for (int64_t bytes : launch.asArrayRef().drop_front(2))
-      params.push_back({kParamWorkgroup, 0, i64Constant(b, loc, bytes),
-                        nullPointer(b, loc)});
+  SmallVector<Value> grid, block;
+  // The parameters in the kernel's order (RuntimeABI.h).
+  SmallVector<KernelArg> params;
+  auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
+  for (KernelParamGroup group : getKernelParamGroups(KernelShape::Tensor)) {
+    switch (group) {
+    case KernelParamGroup::Inputs:
+      for (auto [index, input] : llvm::enumerate(inputs)) {
+        if (auto type = dyn_cast<MemRefType>(input.getType()))
+          addMemRefParams(b, loc, type, input, getAccess(node, index), params);
+        else
+          addValue(toStorage(b, loc, input));
+      }
+      break;
+    case KernelParamGroup::Constants:
+      for (auto name : node->getAttrOfType<ArrayAttr>(
+                               HPVMDialect::getTensorKernelAttrName())
+                           .getAsRange<FlatSymbolRefAttr>()) {
+        auto global = symbolTables.lookupNearestSymbolFrom<memref::GlobalOp>(
+            module, name);
+        Value table =
+            memref::GetGlobalOp::create(b, loc, global.getType(), name.getValue());
+        addMemRefParams(b, loc, global.getType(), table, HPVM_RT_ACCESS_IN, params);
+      }
+      break;
+    case KernelParamGroup::OutputBuffers:
+      for (Value buffer : run.buffers)
+        addMemRefParams(b, loc, cast<MemRefType>(buffer.getType()), buffer,
+                        HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL, params);
+      break;
+    case KernelParamGroup::GridExtents: {
+      Value one = i64Constant(b, loc, 1);
+      Value zero = i64Constant(b, loc, 0);
+      grid = {i64Constant(b, loc, launch ? launch[0] : elements), one, one};
+      block = {zero, zero, zero};
+      if (launch && launch[1])
+        block = {i64Constant(b, loc, launch[1]), one, one};
+      for (Value extent : grid)
+        addValue(extent);
+      break;
+    }
+    case KernelParamGroup::Outputs:
+      // The scalar outputs, in a struct the runtime copies back.
+      if (run.scalars)
+        params.push_back({kParamBuffer, HPVM_RT_ACCESS_OUT,
+                          sizeOf(b, loc, run.scalarStruct), run.scalars});
+      break;
+    case KernelParamGroup::WorkgroupMemory:
+      if (launch)
+        for (int64_t bytes : launch.asArrayRef().drop_front(2))
+          params.push_back({kParamWorkgroup, 0, i64Constant(b, loc, bytes),
+                            nullPointer(b, loc)});
+      break;
+    case KernelParamGroup::AncestorQueries:
+    case KernelParamGroup::PerInstanceOutputs:
+      llvm_unreachable("not a group of tensor kernels");
+    }
+  }
   run.ran = launchKernel(b, loc, node, grid, block, params);
   return run;
 }

@@ -309,13 +309,8 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   // one_to_one edges out of replicated children carry one value per instance
   // (unless the value is the same in every instance, passed on).
   SmallVector<PerInstancePorts> perInstance(graph.getNumChildren());
-  for (EdgeOp edge : graph.getEdges()) {
-    unsigned source = *graph.getChildIndex(edge.getSource());
-    unsigned dest = *graph.getChildIndex(edge.getDest());
-    if (!perInstanceEdges.contains(edge))
-      continue;
-    PerInstancePorts::markEdge(edge, perInstance[source], perInstance[dest]);
-  }
+  for (auto [index, child] : llvm::enumerate(graph.getChildren()))
+    perInstance[index] = perInstancePorts.lookup(child);
   // Children level by level: a level's children depend only on earlier
   // levels, so they can run concurrently.
   SmallVector<unsigned> levels = graph.getLevels();
@@ -569,13 +564,8 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
 }
 
-void CPULowering::findPerInstanceEdges() {
-  for (InternalOp internal : module.getOps<InternalOp>()) {
-    DataflowGraph graph(internal, &symbolTables);
-    for (EdgeOp edge : graph.getEdges())
-      if (graph.carriesValuePerInstance(edge))
-        perInstanceEdges.insert(edge);
-  }
+void CPULowering::findPerInstancePorts() {
+  perInstancePorts = collectPerInstancePorts(module, symbolTables);
 }
 
 bool CPULowering::hasKernelSites() {

@@ -304,20 +304,10 @@ public:
   explicit PerInstanceUses(ModuleOp module) {
     module.walk([&](CreateNodeOp create) {
       uses[create.getNodeAttr().getAttr()].push_back(create);
-      masks[create];
     });
     // As the CPU backend decides it (LowerNodes), graph by graph.
     SymbolTableCollection symbols;
-    module.walk([&](InternalOp internal) {
-      DataflowGraph graph(internal, &symbols);
-      for (EdgeOp edge : graph.getEdges()) {
-        if (!graph.carriesValuePerInstance(edge))
-          continue;
-        // Every create_node has its entry already: no insertion moves them.
-        PerInstancePorts::markEdge(edge, masks.find(edge.getSource().getDefiningOp())->second,
-                                   masks.find(edge.getDest().getDefiningOp())->second);
-      }
-    });
+    masks = collectPerInstancePorts(module, symbols);
   }
 
   /// The masks every use of `node` has, or the reason they differ.
@@ -964,10 +954,8 @@ struct ConvertHPVMToGPUPass
       }
       if (masks->any())
         leaf->setAttr(HPVMDialect::getKernelPerInstanceAttrName(),
-                      DenseI64ArrayAttr::get(
-                          leaf.getContext(),
-                          {static_cast<int64_t>(masks->inputs),
-                           static_cast<int64_t>(masks->outputs)}));
+                      abi::getPerInstanceMasksAttr(
+                          leaf.getContext(), {masks->inputs, masks->outputs}));
       sites.push_back({leaf, leaf, std::nullopt, *masks});
     }
     if (sites.empty() && tensorLeaves.empty())

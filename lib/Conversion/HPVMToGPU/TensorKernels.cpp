@@ -7,6 +7,7 @@
 #include "TensorTiling.h"
 #include "WorkgroupMemory.h"
 
+#include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Conversion/TensorScalars.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -248,6 +249,66 @@ void emitElements(ElementEmitter &emitter, Value id, ValueRange values,
   }
 }
 
+/// The parameter types of a tensor kernel in the order the host passes them
+/// (RuntimeABI.h, KernelShape::Tensor), and where each group starts.
+struct TensorParameters {
+  SmallVector<Type> types;
+  DenseMap<unsigned, unsigned> starts;
+  unsigned first(abi::KernelParamGroup group) const {
+    return starts.lookup(static_cast<unsigned>(group));
+  }
+};
+
+/// Inputs, constants (`tables`) and tensor outputs as memrefs, scalars as
+/// themselves, the grid, a pointer to the struct of the scalar outputs
+/// (which the first thread stores) and the work-group memory `tileMemory`.
+TensorParameters layoutTensorParameters(Block &body, ArrayRef<Value> tables,
+                                        ArrayRef<Value> tensorOutputs,
+                                        ArrayRef<Value> scalarOutputs,
+                                        ArrayRef<MemRefType> tileMemory) {
+  MLIRContext *context = body.getParent()->getContext();
+  auto memrefOf = [](Type type) -> Type {
+    auto tensor = cast<RankedTensorType>(type);
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  };
+  TensorParameters layout;
+  SmallVector<Type> &types = layout.types;
+  for (abi::KernelParamGroup group :
+       abi::getKernelParamGroups(abi::KernelShape::Tensor)) {
+    layout.starts[static_cast<unsigned>(group)] = types.size();
+    switch (group) {
+    case abi::KernelParamGroup::Inputs:
+      for (Value input : body.getArguments())
+        types.push_back(isa<TensorType>(input.getType()) ? memrefOf(input.getType())
+                                                         : input.getType());
+      break;
+    case abi::KernelParamGroup::Constants:
+      for (Value table : tables)
+        types.push_back(memrefOf(table.getType()));
+      break;
+    case abi::KernelParamGroup::OutputBuffers:
+      for (Value output : tensorOutputs)
+        types.push_back(memrefOf(output.getType()));
+      break;
+    case abi::KernelParamGroup::GridExtents:
+      types.append(3, IntegerType::get(context, 64));
+      break;
+    case abi::KernelParamGroup::Outputs:
+      if (!scalarOutputs.empty())
+        types.push_back(LLVM::LLVMPointerType::get(context));
+      break;
+    case abi::KernelParamGroup::WorkgroupMemory:
+      types.append(tileMemory.size(),
+                   LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
+      break;
+    case abi::KernelParamGroup::AncestorQueries:
+    case abi::KernelParamGroup::PerInstanceOutputs:
+      llvm_unreachable("not a group of tensor kernels");
+    }
+  }
+  return layout;
+}
+
 } // namespace
 
 bool mlir::hpvm::isTensorLeaf(LeafOp leaf) {
@@ -321,35 +382,14 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
   MLIRContext *context = module.getContext();
   Location loc = leaf.getLoc();
   Block &body = leaf.getBody().front();
-  auto memrefOf = [](Type type) {
-    auto tensor = cast<RankedTensorType>(type);
-    return MemRefType::get(tensor.getShape(), tensor.getElementType());
-  };
-
   OpBuilder b(context);
   SmallVector<Value> tables = makeTableGlobals(leaf, module);
 
-  // Parameters (RuntimeABI.h, KernelShape::Tensor): the inputs, the
-  // constants and the outputs as memrefs, then the grid.
-  // Scalars as themselves; after the grid, a pointer to the struct of the
-  // scalar outputs, which the first thread stores.
   auto ret = cast<ReturnOp>(body.getTerminator());
-  SmallVector<Type> parameters;
-  for (Value input : body.getArguments())
-    parameters.push_back(isa<TensorType>(input.getType())
-                             ? Type(memrefOf(input.getType()))
-                             : input.getType());
-  for (Value table : tables)
-    parameters.push_back(memrefOf(table.getType()));
   SmallVector<Value> tensorOutputs, scalarOutputs;
   for (Value value : ret.getOperands())
     (isa<TensorType>(value.getType()) ? tensorOutputs : scalarOutputs)
         .push_back(value);
-  for (Value output : tensorOutputs)
-    parameters.push_back(memrefOf(output.getType()));
-  parameters.append(3, b.getI64Type());
-  if (!scalarOutputs.empty())
-    parameters.push_back(LLVM::LLVMPointerType::get(context));
   // A tiled product: its operand slices in work-group memory, one parameter
   // each (WorkgroupMemory.h), sized by the leaf's hpvm.tensor_launch.
   std::optional<TiledProduct> tiled = getTiledProduct(leaf, tiling);
@@ -363,35 +403,37 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
     tileMemory = getTileMemoryTypes(context, *tiled);
     SmallVector<int64_t> launch{tiled->getWorkgroups() * kTileThreads,
                                 kTileThreads};
-    for (MemRefType type : tileMemory) {
+    for (MemRefType type : tileMemory)
       launch.push_back(type.getNumElements() *
                        type.getElementTypeBitWidth() / 8);
-      parameters.push_back(
-          LLVM::LLVMPointerType::get(context, kWorkgroupAddressSpace));
-    }
     leaf->setAttr(HPVMDialect::getTensorLaunchAttrName(),
                   b.getDenseI64ArrayAttr(launch));
   }
+  TensorParameters layout =
+      layoutTensorParameters(body, tables, tensorOutputs, scalarOutputs, tileMemory);
   b.setInsertionPointToEnd(kernels.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, leaf.getSymName(),
-                                     FunctionType::get(context, parameters, {}));
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, leaf.getSymName(), FunctionType::get(context, layout.types, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   SymbolTable(kernels).insert(func);
   Block *entry = &func.getBody().front();
+  auto parametersOf = [&](abi::KernelParamGroup group, size_t count) {
+    return entry->getArguments().slice(layout.first(group), count);
+  };
   IRMapping memory;
-  unsigned next = 0;
   IRMapping scalars;
-  for (Value input : body.getArguments()) {
-    Value parameter = entry->getArgument(next++);
+  for (auto [input, parameter] :
+       llvm::zip(body.getArguments(), parametersOf(abi::KernelParamGroup::Inputs,
+                                                   body.getNumArguments()))) {
     if (isa<TensorType>(input.getType()))
       memory.map(input, parameter);
     else
       scalars.map(input, parameter);
   }
-  for (Value table : tables)
-    memory.map(table, entry->getArgument(next++));
-  ValueRange outputs = entry->getArguments().slice(next, tensorOutputs.size());
-  Value elements = entry->getArgument(next + outputs.size());
+  memory.map(tables, parametersOf(abi::KernelParamGroup::Constants, tables.size()));
+  ValueRange outputs =
+      parametersOf(abi::KernelParamGroup::OutputBuffers, tensorOutputs.size());
+  Value elements = parametersOf(abi::KernelParamGroup::GridExtents, 3).front();
 
   b.setInsertionPointToStart(entry);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -403,7 +445,8 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
   if (tiled) {
     // Every thread of a work-group runs the tile (barriers).
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({kTileThreads, 1, 1}));
-    ValueRange tileParameters = entry->getArguments().take_back(tileMemory.size());
+    ValueRange tileParameters =
+        parametersOf(abi::KernelParamGroup::WorkgroupMemory, tileMemory.size());
     SmallVector<Value, 3> views;
     for (auto [type, parameter] : llvm::zip(tileMemory, tileParameters))
       views.push_back(viewWorkgroupMemory(b, loc, type, parameter, {}));
@@ -432,7 +475,7 @@ SymbolRefAttr mlir::hpvm::buildTensorKernel(LeafOp leaf, ModuleOp module,
     auto fields = LLVM::LLVMStructType::getLiteral(
         context, llvm::map_to_vector(scalarOutputs,
                                      [](Value v) { return v.getType(); }));
-    Value base = entry->getArgument(next + outputs.size() + 3);
+    Value base = parametersOf(abi::KernelParamGroup::Outputs, 1).front();
     for (auto [index, value] : llvm::enumerate(scalarOutputs)) {
       Value stored = scalars.lookupOrNull(value);
       if (!stored)

@@ -98,6 +98,18 @@ SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(KernelShape shape) {
   return groups;
 }
 
+DenseI64ArrayAttr abi::getPerInstanceMasksAttr(MLIRContext *context,
+                                               PerInstanceMasks masks) {
+  return DenseI64ArrayAttr::get(context, {static_cast<int64_t>(masks.inputs),
+                                          static_cast<int64_t>(masks.outputs)});
+}
+
+std::optional<PerInstanceMasks> abi::getPerInstanceMasks(DenseI64ArrayAttr attr) {
+  if (!attr || attr.size() != 2)
+    return std::nullopt;
+  return PerInstanceMasks{static_cast<uint64_t>(attr[0]), static_cast<uint64_t>(attr[1])};
+}
+
 StringRef abi::getName(RuntimeFn fn) {
   return kFunctions[static_cast<unsigned>(fn)].name;
 }

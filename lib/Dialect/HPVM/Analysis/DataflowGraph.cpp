@@ -98,6 +98,27 @@ bool DataflowGraph::hasPath(unsigned from, unsigned to) const {
   return false;
 }
 
+SmallVector<PerInstancePorts> DataflowGraph::getPerInstancePorts() const {
+  SmallVector<PerInstancePorts> ports(getNumChildren());
+  for (EdgeOp edge : getEdges())
+    if (carriesValuePerInstance(edge))
+      PerInstancePorts::markEdge(edge, ports[*getChildIndex(edge.getSource())],
+                                 ports[*getChildIndex(edge.getDest())]);
+  return ports;
+}
+
+DenseMap<Operation *, PerInstancePorts>
+mlir::hpvm::collectPerInstancePorts(ModuleOp module, SymbolTableCollection &symbols) {
+  DenseMap<Operation *, PerInstancePorts> ports;
+  module.walk([&](InternalOp internal) {
+    DataflowGraph graph(internal, &symbols);
+    for (auto [child, mine] : llvm::zip(graph.getChildren(), graph.getPerInstancePorts()))
+      if (mine.any())
+        ports[child] = mine;
+  });
+  return ports;
+}
+
 SmallVector<unsigned> DataflowGraph::getLevels() const {
   SmallVector<unsigned> levels(children.size(), 0);
   FailureOr<SmallVector<unsigned>> order = getTopologicalOrder();

@@ -7,6 +7,9 @@
 
 #include "HPVM/Dialect/HPVM/IR/ChildGraph.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
 namespace mlir::hpvm {
 
 /// The ports of a node that carry one value per instance (edges for which
@@ -54,7 +57,19 @@ public:
   /// incoming edges); children with equal levels are mutually independent.
   /// Requires an acyclic graph.
   SmallVector<unsigned> getLevels() const;
+
+  /// The ports of each child (by index) that carry one value per instance:
+  /// the edges for which carriesValuePerInstance holds, marked on their
+  /// source's outputs and their destination's inputs.
+  SmallVector<PerInstancePorts> getPerInstancePorts() const;
 };
+
+/// The per-instance ports (DataflowGraph::getPerInstancePorts) of every
+/// child of every internal node of `module`, by its hpvm.create_node: what
+/// the CPU backend runs with arrays and convert-hpvm-to-gpu builds kernels
+/// for. Children without such ports have no entry.
+DenseMap<Operation *, PerInstancePorts>
+collectPerInstancePorts(ModuleOp module, SymbolTableCollection &symbols);
 
 /// Whether two grid extents are known to be equal: one value, equal
 /// constants, or the same side-effect-free computation of equal operands (the
