@@ -113,6 +113,11 @@ static int64_t compute(float *out) {
                     * shifted): 4 vectors then 1 under a mask, 2 whole vectors unpadded. */
                    {1, 2, 9, 130, 3, 1, 2, HPVM_RT_TENSOR_IDENTITY},
                    {1, 3, 12, 65, 3, 0, 2, HPVM_RT_TENSOR_RELU},
+                   /* Rows narrower than 16 at stride 1 in registers: padded rows past 16
+                    * columns (the second vector), 4 + 2 + 1 rows, no padding. */
+                   {1, 3, 11, 15, 5, 2, 1, HPVM_RT_TENSOR_IDENTITY},
+                   {1, 2, 7, 15, 3, 1, 1, HPVM_RT_TENSOR_RELU},
+                   {1, 2, 9, 10, 3, 0, 1, HPVM_RT_TENSOR_CLIPPED_RELU},
                    /* AVX-512's 16 narrow planes at once (a plane per lane): 16 and a rest,
                     * planes of two images in one vector (channels wrapping), stride 2,
                     * no padding, 7 x 7 windows, a logistic activation after them. */
