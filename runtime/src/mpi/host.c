@@ -17,25 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The program's streaming calls (hpvm-cc --distribute=mpi wraps the runtime's). */
+/* The compiler's call before each streaming launch (the __wrap_ functions: real.h). */
 void hpvm_rt_mpi_describe_items(const char *layout);
-hpvm_status_t __wrap_hpvm_rt_pipeline_create(size_t input_size, size_t output_size,
-                                             uint32_t capacity, hpvm_rt_pipeline_t **out);
-hpvm_status_t __wrap_hpvm_rt_pipeline_add_stage(
-    hpvm_rt_pipeline_t *pipeline, const char *name, const hpvm_rt_stage_version_t *versions,
-    uint32_t version_count, void *context, uint32_t input_count, const size_t *input_sizes,
-    uint32_t output_count, const size_t *output_sizes, uint32_t *out_stage);
-hpvm_status_t __wrap_hpvm_rt_pipeline_connect(hpvm_rt_pipeline_t *pipeline, uint32_t src,
-                                              uint32_t src_port, uint32_t dst,
-                                              uint32_t dst_port);
-void __wrap_hpvm_rt_pipeline_destroy(hpvm_rt_pipeline_t *pipeline);
-hpvm_status_t __wrap_hpvm_rt_stream_launch(const hpvm_rt_pipeline_t *pipeline,
-                                           hpvm_rt_stream_t **out_stream);
-hpvm_status_t __wrap_hpvm_rt_stream_push(hpvm_rt_stream_t *stream, const void *item);
-hpvm_status_t __wrap_hpvm_rt_stream_pop(hpvm_rt_stream_t *stream, void *out_item);
-void __wrap_hpvm_rt_stream_close_input(hpvm_rt_stream_t *stream);
-void __wrap_hpvm_rt_stream_cancel(hpvm_rt_stream_t *stream);
-hpvm_status_t __wrap_hpvm_rt_stream_wait(hpvm_rt_stream_t *stream);
 
 enum { SLOT_EMPTY, SLOT_SENT, SLOT_DONE, SLOT_POPPED };
 
