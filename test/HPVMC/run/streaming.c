@@ -4,6 +4,7 @@
 // struct the program frees) and finally __hpvm__wait ends the stream.
 //   stage 1 (1-D, one instance per pixel): scaled[i] = frame[i] * gain
 //   stage 2 (0-D): sum, maximum and position of the maximum of scaled
+// (the item and stage 1: streaming_stages.h)
 #include <hpvm/hpvm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,33 +13,10 @@
 #define IN_FLIGHT 4
 
 typedef struct __attribute__((__packed__)) {
-  float *frame;
-  size_t bytes_frame;
-  float *scaled;
-  size_t bytes_scaled;
-  float gain;
-  long n;
-} Item;
-
-typedef struct __attribute__((__packed__)) {
-  float *scaled;
-  size_t bytes_scaled;
-} ScaleOut;
-
-typedef struct __attribute__((__packed__)) {
   float sum;
   float max;
   int argmax;
 } Summary;
-
-ScaleOut scale(float *frame, size_t bytes_frame, float *scaled, size_t bytes_scaled,
-               float gain) {
-  __hpvm__hint(CPU_TARGET);
-  __hpvm__attributes(1, frame, 1, scaled);
-  long i = __hpvm__getNodeInstanceID_x(__hpvm__getNode());
-  scaled[i] = frame[i] * gain;
-  __hpvm__return(2, scaled, bytes_scaled);
-}
 
 Summary summarize(float *scaled, size_t bytes_scaled, long n) {
   __hpvm__hint(CPU_TARGET);
@@ -55,21 +33,7 @@ Summary summarize(float *scaled, size_t bytes_scaled, long n) {
   __hpvm__return(3, sum, max, argmax);
 }
 
-Summary pipeline_root(float *frame, size_t bytes_frame, float *scaled, size_t bytes_scaled,
-                      float gain, long n) {
-  __hpvm__hint(CPU_TARGET);
-  __hpvm__attributes(1, frame, 1, scaled);
-  void *s = __hpvm__createNodeND(1, scale, n);
-  void *r = __hpvm__createNodeND(0, summarize);
-  for (int i = 0; i < 5; ++i)
-    __hpvm__bindIn(s, i, i, 1);
-  __hpvm__edge(s, r, HPVM_ALL_TO_ALL, 0, 0, 1);
-  __hpvm__edge(s, r, HPVM_ALL_TO_ALL, 1, 1, 1);
-  __hpvm__bindIn(r, 5, 2, 1);
-  __hpvm__bindOut(r, 0, 0, 1);
-  __hpvm__bindOut(r, 1, 1, 1);
-  __hpvm__bindOut(r, 2, 2, 1);
-}
+#include "streaming_stages.h"
 
 int main(void) {
   long n = 4099;

@@ -1,6 +1,6 @@
-// A pipeline with buffers: each item is a frame (a buffer and its size) and a buffer the
-// first stage writes (one instance per pixel), which the second stage reads and sums; the
-// root returns the sum and the written buffer's pointer and size. The host checks that the
+// A pipeline with buffers: the graph of the HPVM-C suite's streaming.c (its item and first
+// stage: streaming_stages.h), whose second stage here sums the written buffer and returns the
+// sum and the written buffer's pointer and size. The host checks that the
 // pointer popped is its own buffer of that frame, then prints the sums and every written
 // buffer's bytes (as a hash) after the stream ended. Frames alternate between a separate
 // output buffer and an in-place one (the same pointer as input and output), and the last
@@ -15,33 +15,10 @@
 #define IN_FLIGHT 8
 
 typedef struct __attribute__((__packed__)) {
-  float *frame;
-  size_t bytes_frame;
-  float *scaled;
-  size_t bytes_scaled;
-  float gain;
-  long n;
-} Item;
-
-typedef struct __attribute__((__packed__)) {
-  float *scaled;
-  size_t bytes_scaled;
-} ScaleOut;
-
-typedef struct __attribute__((__packed__)) {
   float sum;
   float *scaled;
   size_t bytes_scaled;
 } Summary;
-
-ScaleOut scale(float *frame, size_t bytes_frame, float *scaled, size_t bytes_scaled,
-               float gain) {
-  __hpvm__hint(CPU_TARGET);
-  __hpvm__attributes(1, frame, 1, scaled);
-  long i = __hpvm__getNodeInstanceID_x(__hpvm__getNode());
-  scaled[i] = frame[i] * gain + 0.5f;
-  __hpvm__return(2, scaled, bytes_scaled);
-}
 
 Summary summarize(float *scaled, size_t bytes_scaled, long n) {
   __hpvm__hint(CPU_TARGET);
@@ -52,21 +29,7 @@ Summary summarize(float *scaled, size_t bytes_scaled, long n) {
   __hpvm__return(3, sum, scaled, bytes_scaled);
 }
 
-Summary pipeline_root(float *frame, size_t bytes_frame, float *scaled, size_t bytes_scaled,
-                      float gain, long n) {
-  __hpvm__hint(CPU_TARGET);
-  __hpvm__attributes(1, frame, 1, scaled);
-  void *s = __hpvm__createNodeND(1, scale, n);
-  void *r = __hpvm__createNodeND(0, summarize);
-  for (int i = 0; i < 5; ++i)
-    __hpvm__bindIn(s, i, i, 1);
-  __hpvm__edge(s, r, HPVM_ALL_TO_ALL, 0, 0, 1);
-  __hpvm__edge(s, r, HPVM_ALL_TO_ALL, 1, 1, 1);
-  __hpvm__bindIn(r, 5, 2, 1);
-  __hpvm__bindOut(r, 0, 0, 1);
-  __hpvm__bindOut(r, 1, 1, 1);
-  __hpvm__bindOut(r, 2, 2, 1);
-}
+#include "../../../HPVMC/run/streaming_stages.h"
 
 static uint64_t hash(const void *data, size_t size) {
   uint64_t h = 1469598103934665603ull;
