@@ -1,21 +1,7 @@
 //===- DescribeStreamItems.cpp - Item layouts for the MPI layer ----------===//
-// Runs on the hpvm dialect, before the graph lowering packs the items: each
-// streaming root's pushed item is the packed struct of its inputs, its
-// popped item that of its outputs (natural alignment). The runtime's MPI
-// layer copies items to other ranks and needs to know which fields are host
-// buffers and how many bytes they hold; HPVM-C passes a buffer as a pointer
-// followed by its size in bytes, which is what this pass requires.
-//
-// The layout is a string: the input fields, ';', the output fields, each
-// field `<kind><size>.<align>` separated by ',':
-//   d  plain data (integers, floats, vectors)
-//   i, o, b  a buffer pointer the root reads (in), writes (out) or both
-//   n  the size in bytes of the buffer just before
-//   p  a pointer among the outputs (must point into one of the item's buffers)
-//   I, O, B, P  a memref (its descriptor) read, written, both, or among the outputs, with
-//      `:<rank>:<element bytes>` after the alignment: its buffer spans from the aligned
-//      pointer to the last element the sizes and strides reach
-#include "HPVM/Pipelines/DescribeStreamItems.h"
+// hpvm-describe-stream-items (Passes.td): the layout of each streaming root's
+// items, which the runtime's MPI layer needs to copy them to other ranks.
+#include "HPVM/Pipelines/Passes.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMDialect.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
@@ -27,6 +13,11 @@
 
 #include <cctype>
 #include <optional>
+
+namespace mlir::hpvm {
+#define GEN_PASS_DEF_HPVMDESCRIBESTREAMITEMS
+#include "HPVM/Pipelines/Passes.h.inc"
+} // namespace mlir::hpvm
 
 using namespace mlir;
 using namespace mlir::hpvm;
@@ -54,6 +45,50 @@ std::optional<std::string> memrefField(char kind, MemRefType type) {
       .str();
 }
 
+/// The memref a port of type `type` is when the items travel: a memref as it is, a ranked
+/// tensor as the buffer of its shape (what the tensor lowering makes of a tensor port);
+/// null for other types.
+MemRefType bufferType(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return memref;
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  return {};
+}
+
+/// "memref" or "tensor", as the diagnostics name a port's type.
+StringRef shapedKind(Type type) { return isa<TensorType>(type) ? "tensor" : "memref"; }
+
+/// Whether output `output` of `root` is bound from a port of a leaf that nothing else
+/// reads (through nested internal nodes): the buffer a tensor leaf allocates for it is
+/// then the host's alone.
+bool boundAlone(NodeOpInterface root, unsigned output, SymbolTableCollection &tables) {
+  auto internal = dyn_cast<InternalOp>(root.getOperation());
+  if (!internal)
+    return isa<LeafOp>(root.getOperation());
+  BindOutOp bind;
+  for (auto candidate : internal.getBody().getOps<BindOutOp>())
+    if (candidate.getOutput() == output) {
+      if (bind)
+        return false;
+      bind = candidate;
+    }
+  auto create = bind ? bind.getSource().getDefiningOp<CreateNodeOp>() : CreateNodeOp();
+  if (!create)
+    return false;
+  for (Operation *user : create.getHandle().getUsers()) {
+    if (auto edge = dyn_cast<EdgeOp>(user);
+        edge && edge.getSource() == create.getHandle() &&
+        edge.getSourcePort() == bind.getSourcePort())
+      return false;
+    if (auto other = dyn_cast<BindOutOp>(user);
+        other && other != bind && other.getSourcePort() == bind.getSourcePort())
+      return false;
+  }
+  auto child = tables.lookupNearestSymbolFrom<NodeOpInterface>(create, create.getNodeAttr());
+  return child && boundAlone(child, bind.getSourcePort(), tables);
+}
+
 /// The buffer kind of input `index` of `root` from its hpvm.access.
 char bufferKind(NodeOpInterface root, unsigned index) {
   auto function = cast<FunctionOpInterface>(root.getOperation());
@@ -74,12 +109,14 @@ FailureOr<std::string> describeInputs(NodeOpInterface root, const DataLayout &la
     if (!text.empty())
       text += ",";
     Type type = types[i];
-    if (auto memref = dyn_cast<MemRefType>(type)) {
-      std::optional<std::string> described =
-          memrefField(std::toupper(bufferKind(root, i)), memref);
+    if (MemRefType memref = bufferType(type)) {
+      // The graph never writes a tensor input.
+      char kind = isa<TensorType>(type) ? 'I' : std::toupper(bufferKind(root, i));
+      std::optional<std::string> described = memrefField(kind, memref);
       if (!described) {
         root.emitError() << "--distribute=mpi: input " << i << " of the streaming root @"
-                         << name << " is a memref of " << memref.getElementType()
+                         << name << " is a " << shapedKind(type) << " of "
+                         << memref.getElementType()
                          << ", whose elements are not whole bytes of data; the items of a "
                             "distributed stream carry buffers of integers or floats";
         return failure();
@@ -111,23 +148,28 @@ FailureOr<std::string> describeInputs(NodeOpInterface root, const DataLayout &la
 }
 
 /// The output fields of `root`'s items; failure (reported) when one cannot travel.
-FailureOr<std::string> describeOutputs(NodeOpInterface root, const DataLayout &layout) {
+FailureOr<std::string> describeOutputs(NodeOpInterface root, const DataLayout &layout,
+                                       SymbolTableCollection &tables) {
   std::string text;
-  for (Type type : root.getOutputTypes()) {
+  for (auto [index, type] : llvm::enumerate(root.getOutputTypes())) {
     if (!text.empty())
       text += ",";
-    std::optional<std::string> memref;
-    if (auto memrefType = dyn_cast<MemRefType>(type))
-      memref = memrefField('P', memrefType);
-    if (isa<MemRefType>(type) && !memref) {
+    MemRefType memrefType = bufferType(type);
+    if (!memrefType) {
+      text += field(isa<LLVM::LLVMPointerType>(type) ? 'p' : 'd', type, layout);
+      continue;
+    }
+    char kind = isa<TensorType>(type) && boundAlone(root, index, tables) ? 'F' : 'P';
+    std::optional<std::string> memref = memrefField(kind, memrefType);
+    if (!memref) {
       root.emitError() << "--distribute=mpi: an output of the streaming root @"
-                       << cast<SymbolOpInterface>(root.getOperation()).getName()
-                       << " is a memref of " << cast<MemRefType>(type).getElementType()
+                       << cast<SymbolOpInterface>(root.getOperation()).getName() << " is a "
+                       << shapedKind(type) << " of " << memrefType.getElementType()
                        << ", whose elements are not whole bytes of data; the items of a "
                           "distributed stream carry buffers of integers or floats";
       return failure();
     }
-    text += memref ? *memref : field(isa<LLVM::LLVMPointerType>(type) ? 'p' : 'd', type, layout);
+    text += *memref;
   }
   return text;
 }
@@ -164,16 +206,7 @@ LLVM::GlobalOp getLayoutGlobal(ModuleOp module, StringRef text,
 }
 
 struct DescribeStreamItemsPass
-    : public PassWrapper<DescribeStreamItemsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DescribeStreamItemsPass)
-  StringRef getArgument() const override { return "hpvm-describe-stream-items"; }
-  StringRef getDescription() const override {
-    return "Tell the runtime's MPI layer the layout of streaming items";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect>();
-  }
-
+    : public hpvm::impl::HPVMDescribeStreamItemsBase<DescribeStreamItemsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection tables;
@@ -189,7 +222,7 @@ struct DescribeStreamItemsPass
                                                                   launch.getRootAttr());
       if (!root)
         continue; // the verifier reports it
-      FailureOr<std::string> outputs = describeOutputs(root, layout);
+      FailureOr<std::string> outputs = describeOutputs(root, layout, tables);
       if (failed(outputs))
         return signalPassFailure();
       FailureOr<std::string> inputs = describeInputs(root, layout);
@@ -205,7 +238,3 @@ struct DescribeStreamItemsPass
   }
 };
 } // namespace
-
-std::unique_ptr<Pass> mlir::hpvm::createHPVMDescribeStreamItems() {
-  return std::make_unique<DescribeStreamItemsPass>();
-}

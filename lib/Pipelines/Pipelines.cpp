@@ -4,7 +4,6 @@
 #include "HPVM/Pipelines/Pipelines.h"
 
 #include "HPVM/Conversion/Passes.h"
-#include "HPVM/Pipelines/DescribeStreamItems.h"
 #include "HPVM/Pipelines/Passes.h"
 #include "HPVM/Transforms/Passes.h"
 

@@ -1,8 +1,8 @@
 /* The MPI layer's wire format (src/mpi/wire.c), without MPI: layouts parsed and refused, an
  * item packed on "rank 0" and unpacked on a "worker" (buffers of its own, in-place aliases,
  * a memref, an empty buffer), the worker's changes sent back as changed bytes only (bytes
- * the host changed elsewhere meanwhile are kept), popped pointers mapped back, and damaged
- * messages refused. */
+ * the host changed elsewhere meanwhile are kept), popped pointers mapped back, a tensor's
+ * fresh buffer among the outputs sent back by value, and damaged messages refused. */
 #include "mpi/wire.h"
 
 #include <stdio.h>
@@ -32,7 +32,7 @@ static void test_layouts(void) {
   CHECK(layout.in_size == 48 && layout.out_size == 0);
   hpvm_mpi_layout_free(&layout);
   const char *bad[] = {"d4.4", "x4.4;", "d4.3;", "b8.8;", "n8.8;", "d0.4;", "B40.8:2:4;",
-                       "B40.8;", "p8.8;", ";i8.8,n8.8"};
+                       "B40.8;", "p8.8;", ";i8.8,n8.8", "F40.8:1:4;", ";F40.8:2:4"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     status = hpvm_mpi_layout_parse(bad[i], &layout);
     CHECK(status != NULL && hpvm_status_code(status) == HPVM_STATUS_INVALID_ARGUMENT);
@@ -124,9 +124,52 @@ static void test_round_trip(void) {
   hpvm_mpi_layout_free(&layout);
 }
 
+/* A memref descriptor of rank 1. */
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+} memref_1d_t;
+
+/* Outputs of kind F: one in a buffer the "graph" allocated (it travels by value: rank 0 gets
+ * a buffer of its own, the worker's is freed), one into the item's buffer (mapped back);
+ * dropped results skip the bytes. */
+static void test_fresh_outputs(void) {
+  hpvm_mpi_layout_t layout;
+  CHECK(hpvm_mpi_layout_parse("I40.8:1:4;F40.8:1:4,F40.8:1:4", &layout) == NULL);
+  float in[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  memref_1d_t item = {in, in, 0, {4}, {1}};
+  hpvm_mpi_bytes_t sent = {0};
+  hpvm_mpi_pack_item(&layout, &item, &sent);
+  hpvm_mpi_local_item_t local;
+  CHECK(hpvm_mpi_unpack_item(&layout, sent.data, sent.size, &local));
+  float *mine = ((memref_1d_t *)local.item)->aligned;
+  float *fresh = _mlir_memref_to_llvm_alloc(6 * sizeof(float));
+  for (int i = 0; i < 6; ++i)
+    fresh[i] = 10.0f + (float)i;
+  /* Elements 1, 3, 5 of the fresh buffer (offset 1, stride 2); the item's last two. */
+  memref_1d_t outputs[2] = {{fresh, fresh, 1, {3}, {2}}, {mine, mine, 2, {2}, {1}}};
+  hpvm_mpi_bytes_t back = {0};
+  CHECK(hpvm_mpi_pack_result(&layout, &local, outputs, &back) == NULL);
+  memref_1d_t popped[2];
+  CHECK(hpvm_mpi_unpack_result(&layout, &item, back.data, back.size, popped));
+  CHECK(popped[0].allocated == popped[0].aligned && popped[0].aligned != fresh);
+  CHECK(popped[0].offset == 1 && popped[0].sizes[0] == 3 && popped[0].strides[0] == 2);
+  CHECK(popped[0].aligned[1] == 11.0f && popped[0].aligned[3] == 13.0f &&
+        popped[0].aligned[5] == 15.0f);
+  CHECK(popped[1].aligned == in && popped[1].offset == 2);
+  _mlir_memref_to_llvm_free(popped[0].allocated);
+  CHECK(hpvm_mpi_unpack_result(&layout, &item, back.data, back.size, NULL));
+  CHECK(!hpvm_mpi_unpack_result(&layout, &item, back.data, back.size - 1, NULL));
+  hpvm_mpi_local_item_free(&local);
+  free(sent.data);
+  free(back.data);
+  hpvm_mpi_layout_free(&layout);
+}
+
 int main(void) {
   test_layouts();
   test_round_trip();
+  test_fresh_outputs();
   if (failures) {
     fprintf(stderr, "mpi_wire_test: %d failure(s)\n", failures);
     return 1;

@@ -72,6 +72,44 @@ def HPVMVectorToLLVMWhereUsed
   }];
 }
 
+def HPVMDescribeStreamItems : Pass<"hpvm-describe-stream-items", "ModuleOp"> {
+  let summary = "Tell the runtime's MPI layer the layout of streaming items";
+  let description = [{
+    For `hpvm-cc --distribute=mpi` (the `distribute` option of the pipelines,
+    docs/Distributed.md): before each streaming `hpvm.launch`, a call of
+    `hpvm_rt_mpi_describe_items` with the layout of the root's items, from
+    which the runtime's MPI layer copies pushed items with their buffers to
+    other ranks and popped results back. It runs on the hpvm dialect, before
+    the graph lowering packs the items: a pushed item is the packed struct of
+    the root's inputs, a popped one that of its outputs (natural alignment).
+
+    The layout is a private constant string: the input fields, `;`, the
+    output fields, each `<kind><size>.<align>`, separated by `,`:
+
+    * `d`: plain data (integers, floats, vectors);
+    * `i`, `o`, `b`: a host pointer the root reads (`hpvm.access` in),
+      writes (out) or both (inout, or none given), followed by `n`, the
+      size in bytes of that buffer (the next input, an integer);
+    * `p`: a pointer among the outputs (it must point into one of the
+      item's buffers);
+    * `I`, `O`, `B`, `P`: a memref (its descriptor) read, written, both, or
+      among the outputs, with `:<rank>:<element bytes>` after the
+      alignment: its buffer spans from the aligned pointer to the last
+      element its sizes and strides reach. A tensor input is an `I` (the
+      graph reads it through a buffer of its shape), a tensor output a `P`
+      unless it is an `F`;
+    * `F`: a tensor output bound from a port that nothing else reads: a
+      buffer the graph allocates and hands to the host, whose bytes travel
+      back to rank 0 into a buffer of its own (the worker frees its copy).
+
+    A root whose items cannot travel is refused, at the root: a host
+    pointer not followed by its size in bytes, and memrefs or tensors of
+    elements that are not whole bytes (`i1`), pushed or popped. Without
+    streaming launches the module is unchanged.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
 def HPVMExpandStridedCopies : Pass<"hpvm-expand-strided-copies"> {
   let summary = "memref.copy between strided views as loops of loads and stores";
   let description = [{

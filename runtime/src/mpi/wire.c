@@ -32,12 +32,12 @@ static const char *parse_field(const char *at, const char *end, hpvm_mpi_field_t
   char *next = NULL;
   memset(field, 0, sizeof *field);
   field->kind = *at;
-  if (at >= end || !strchr("dionbpIOBP", field->kind))
+  if (at >= end || !strchr("dionbpIOBPF", field->kind))
     return NULL;
   unsigned long bytes = strtoul(at + 1, &next, 10), alignment = 0, rank = 0, element = 0;
   if (*next == '.')
     alignment = strtoul(next + 1, &next, 10);
-  if (strchr("IOBP", field->kind)) {
+  if (strchr("IOBPF", field->kind)) {
     if (*next != ':')
       return NULL;
     rank = strtoul(next + 1, &next, 10);
@@ -72,7 +72,7 @@ static hpvm_status_t parse_fields(const char *text, size_t length, hpvm_mpi_fiel
       return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
                                 "MPI layer: bad item layout at '%.*s': expected a field "
                                 "<kind><size>.<align> with kind d, i, o, b, n or p, or "
-                                "<I|O|B|P><size>.<align>:<rank>:<element size>",
+                                "<I|O|B|P|F><size>.<align>:<rank>:<element size>",
                                 (int)(end - at), at);
     offset = (offset + field.align - 1) & ~(size_t)(field.align - 1);
     field.offset = offset;
@@ -107,7 +107,7 @@ hpvm_status_t hpvm_mpi_layout_parse(const char *text, hpvm_mpi_layout_t *layout)
       continue;
     int sized = f + 1 < layout->in_count && layout->in[f + 1].kind == 'n';
     char kind = layout->in[f].kind;
-    int orphan = strchr("pP", kind) != NULL ||
+    int orphan = strchr("pPF", kind) != NULL ||
                  (kind == 'n' && (f == 0 || !strchr("iob", layout->in[f - 1].kind)));
     if (buffer != sized || orphan || (buffer && layout->in[f].size != sizeof(void *)))
       status = hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
@@ -116,7 +116,7 @@ hpvm_status_t hpvm_mpi_layout_parse(const char *text, hpvm_mpi_layout_t *layout)
                                   text, f);
   }
   for (uint32_t o = 0; !status && o < layout->out_count; ++o)
-    if (!strchr("dpP", layout->out[o].kind))
+    if (!strchr("dpPF", layout->out[o].kind))
       status = hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
                                   "MPI layer: bad item layout '%s': output field %u is a "
                                   "buffer; outputs are data and pointers", text, o);
@@ -330,34 +330,76 @@ static void append_changes(const char *before, const char *now, uint64_t size,
   memcpy(out->data + count_at, &count, sizeof count);
 }
 
+/* The code of an output memref whose bytes travel with the result ('F'). */
+#define HPVM_MPI_BY_VALUE (~(uint64_t)0 - 1)
+
+/* Whether output field `field` holds pointers (one, or a memref's two). */
+static int pointer_count(const hpvm_mpi_field_t *field) {
+  return field->kind == 'p' ? 1 : strchr("PF", field->kind) ? 2 : 0;
+}
+
+/* Encodes the pointers of output field `o` at `at` (a copy of the output); an 'F' memref
+ * outside the item's buffers is marked to travel by value (*by_value set). */
+static hpvm_status_t encode_output(const hpvm_mpi_layout_t *layout, const buffer_t *table,
+                                   uint32_t o, char *at, int *by_value) {
+  const hpvm_mpi_field_t *field = &layout->out[o];
+  uint64_t codes[2];
+  for (int k = 0; k < pointer_count(field); ++k) {
+    char *p;
+    memcpy(&p, at + 8 * k, sizeof p);
+    codes[k] = pointer_code(layout, table, p);
+  }
+  /* A fresh buffer of the graph's (its aligned pointer outside the item's buffers). */
+  *by_value = field->kind == 'F' && codes[1] == ~(uint64_t)0;
+  for (int k = 0; k < pointer_count(field); ++k) {
+    if (*by_value)
+      codes[k] = HPVM_MPI_BY_VALUE;
+    if (codes[k] == ~(uint64_t)0)
+      return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
+                                "MPI layer: output %u of an item points outside the "
+                                "item's buffers; it cannot travel back to rank 0", o);
+    memcpy(at + 8 * k, &codes[k], sizeof codes[k]);
+  }
+  return NULL;
+}
+
 hpvm_status_t hpvm_mpi_pack_result(const hpvm_mpi_layout_t *layout,
                                    const hpvm_mpi_local_item_t *local, const void *output,
                                    hpvm_mpi_bytes_t *out) {
   buffer_t *table = buffer_table(layout, local->item);
   size_t start = out->size;
   hpvm_mpi_bytes_append(out, output, layout->out_size);
-  for (uint32_t o = 0; o < layout->out_count; ++o) {
-    const hpvm_mpi_field_t *field = &layout->out[o];
-    if (field->kind != 'p' && field->kind != 'P')
+  int *by_value = calloc(layout->out_count + 1, sizeof *by_value);
+  if (!by_value)
+    abort();
+  hpvm_status_t status = NULL;
+  for (uint32_t o = 0; !status && o < layout->out_count; ++o)
+    status = encode_output(layout, table, o, out->data + start + layout->out[o].offset,
+                           &by_value[o]);
+  for (uint32_t o = 0; !status && o < layout->out_count; ++o) {
+    if (!by_value[o])
       continue;
-    for (int k = 0; k < (field->kind == 'P' ? 2 : 1); ++k) {
-      char *p;
-      memcpy(&p, (const char *)output + field->offset + 8 * k, sizeof p);
-      uint64_t code = pointer_code(layout, table, p);
-      if (code == ~(uint64_t)0) {
-        free(table);
-        return hpvm_status_create(HPVM_STATUS_INVALID_ARGUMENT,
-                                  "MPI layer: output %u of an item points outside the "
-                                  "item's buffers; it cannot travel back to rank 0", o);
-      }
-      memcpy(out->data + start + field->offset + 8 * k, &code, sizeof code);
-    }
+    const char *descriptor = (const char *)output + layout->out[o].offset;
+    char *aligned;
+    memcpy(&aligned, descriptor + 8, sizeof aligned);
+    uint64_t size = memref_bytes(descriptor, &layout->out[o]);
+    hpvm_mpi_bytes_append(out, &size, sizeof size);
+    hpvm_mpi_bytes_append(out, aligned, size);
   }
-  for (uint32_t f = 0; f < layout->in_count; ++f)
+  for (uint32_t f = 0; !status && f < layout->in_count; ++f)
     if (travels(&table[f]) && table[f].written)
       append_changes(local->originals[f], table[f].pointer, table[f].size, out);
+  /* The worker's copies of the fresh buffers are no one's now (the graph allocated them as
+   * compiled code allocates memrefs). */
+  for (uint32_t o = 0; !status && o < layout->out_count; ++o)
+    if (by_value[o]) {
+      void *allocated;
+      memcpy(&allocated, (const char *)output + layout->out[o].offset, sizeof allocated);
+      _mlir_memref_to_llvm_free(allocated);
+    }
+  free(by_value);
   free(table);
-  return NULL;
+  return status;
 }
 
 /* Applies the runs of append_changes to `to` (`size` bytes); false when they do not fit. */
@@ -382,6 +424,45 @@ static int apply_changes(char *to, uint64_t size, const char *data, size_t total
   return 1;
 }
 
+/* Reads the bytes of an output memref that travelled by value into a buffer of its own,
+ * which `descriptor` then points to (NULL: the bytes are skipped); false when short. The
+ * buffer comes from compiled code's allocator, whose _free the program calls on it as it
+ * does on the graph's buffers on one process. */
+static int receive_by_value(char *descriptor, const char *data, size_t total, size_t *at) {
+  uint64_t size;
+  if (*at + sizeof size > total)
+    return 0;
+  memcpy(&size, data + *at, sizeof size);
+  *at += sizeof size;
+  if (size > total - *at)
+    return 0;
+  if (descriptor) {
+    void *mine = _mlir_memref_to_llvm_aligned_alloc(64, size ? size : 1);
+    if (!mine)
+      abort();
+    memcpy(mine, data + *at, size);
+    memcpy(descriptor, &mine, sizeof mine);
+    memcpy(descriptor + 8, &mine, sizeof mine);
+  }
+  *at += size;
+  return 1;
+}
+
+/* Writes output field `field` of `output` (its codes as received) with the host's pointers
+ * into the buffers of the item (`table`). */
+static void decode_output(const hpvm_mpi_layout_t *layout, const buffer_t *table,
+                          const hpvm_mpi_field_t *field, char *output) {
+  for (int k = 0; k < pointer_count(field); ++k) {
+    uint64_t code;
+    memcpy(&code, output + field->offset + 8 * k, sizeof code);
+    uint64_t f = code >> HPVM_MPI_OFFSET_BITS;
+    char *p = NULL;
+    if (code != HPVM_MPI_BY_VALUE && f && f <= layout->in_count)
+      p = table[f - 1].pointer + (code & (((uint64_t)1 << HPVM_MPI_OFFSET_BITS) - 1));
+    memcpy(output + field->offset + 8 * k, &p, sizeof p);
+  }
+}
+
 int hpvm_mpi_unpack_result(const hpvm_mpi_layout_t *layout, const void *item,
                            const char *data, size_t size, void *output) {
   if (size < layout->out_size)
@@ -389,24 +470,21 @@ int hpvm_mpi_unpack_result(const hpvm_mpi_layout_t *layout, const void *item,
   buffer_t *table = buffer_table(layout, item);
   size_t at = layout->out_size;
   int ok = 1;
+  if (output) {
+    memcpy(output, data, layout->out_size);
+    for (uint32_t o = 0; o < layout->out_count; ++o)
+      decode_output(layout, table, &layout->out[o], output);
+  }
+  for (uint32_t o = 0; ok && o < layout->out_count; ++o) {
+    const hpvm_mpi_field_t *field = &layout->out[o];
+    uint64_t code;
+    memcpy(&code, data + field->offset + 8, sizeof code);
+    if (field->kind == 'F' && code == HPVM_MPI_BY_VALUE)
+      ok = receive_by_value(output ? (char *)output + field->offset : NULL, data, size, &at);
+  }
   for (uint32_t f = 0; ok && f < layout->in_count; ++f)
     if (travels(&table[f]) && table[f].written)
       ok = apply_changes(table[f].pointer, table[f].size, data, size, &at);
-  if (ok && output) {
-    memcpy(output, data, layout->out_size);
-    for (uint32_t o = 0; o < layout->out_count; ++o) {
-      const hpvm_mpi_field_t *field = &layout->out[o];
-      for (int k = 0; strchr("pP", field->kind) && k < (field->kind == 'P' ? 2 : 1); ++k) {
-        uint64_t code;
-        memcpy(&code, data + field->offset + 8 * k, sizeof code);
-        uint64_t f = code >> HPVM_MPI_OFFSET_BITS;
-        char *p = NULL;
-        if (f && f <= layout->in_count)
-          p = table[f - 1].pointer + (code & (((uint64_t)1 << HPVM_MPI_OFFSET_BITS) - 1));
-        memcpy((char *)output + field->offset + 8 * k, &p, sizeof p);
-      }
-    }
-  }
   free(table);
   return ok && at == size;
 }

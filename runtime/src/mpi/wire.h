@@ -11,8 +11,8 @@
 
 /* One field of an item: its kind (d data; i, o, b a buffer read, written or both; n the
  * size in bytes of the buffer before it; p a pointer among the outputs; I, O, B, P the same
- * for memref descriptors, of `rank` dimensions of `element`-byte elements), size and
- * offset. */
+ * for memref descriptors, of `rank` dimensions of `element`-byte elements; F an output memref
+ * whose buffer the graph allocated and hands to the host, a tensor's), size and offset. */
 typedef struct {
   char kind;
   uint32_t size, align, rank, element;
@@ -56,16 +56,18 @@ int hpvm_mpi_unpack_item(const hpvm_mpi_layout_t *layout, const char *data, size
                          hpvm_mpi_local_item_t *local);
 void hpvm_mpi_local_item_free(hpvm_mpi_local_item_t *local);
 
-/* A worker: appends the popped `output` (its pointers as buffer index + offset) and the
- * bytes the graph changed in the buffers it may write (runs of bytes that differ from those
- * received); an error when an output pointer is outside every buffer of the item. */
+/* A worker: appends the popped `output` (its pointers as buffer index + offset), the bytes of
+ * the F outputs outside the item's buffers (their buffers are freed then) and the bytes the
+ * graph changed in the buffers it may write (runs of bytes that differ from those received);
+ * an error when another output pointer is outside every buffer of the item. */
 hpvm_status_t hpvm_mpi_pack_result(const hpvm_mpi_layout_t *layout,
                                    const hpvm_mpi_local_item_t *local, const void *output,
                                    hpvm_mpi_bytes_t *out);
 
 /* Rank 0: copies the changed bytes of a result back into the host's buffers of `item`
- * (the pushed item) and writes the output (its pointers into those buffers) to `output`
- * (NULL: dropped); false when the bytes do not match the layout. */
+ * (the pushed item) and writes the output (its pointers into those buffers, an F output sent
+ * by value in a buffer of its own that the program frees) to `output` (NULL: dropped); false
+ * when the bytes do not match the layout. */
 int hpvm_mpi_unpack_result(const hpvm_mpi_layout_t *layout, const void *item,
                            const char *data, size_t size, void *output);
 
