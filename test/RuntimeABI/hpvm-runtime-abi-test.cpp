@@ -9,6 +9,9 @@
 //    alignof and offsetof of the C struct, and the number of scalars in both
 //    (arrays counted by element; the C count by aggregate initialization), so
 //    that a field added to the C struct fails even where it fits in padding;
+//  * each struct's accessors (getFieldAddress, getFieldGEP,
+//    getElementFieldAddress): the byte each field's address is at, against
+//    offsetof; the arrays of uint64_t; the per-instance masks' attribute;
 //  * each function of HPVM_RUNTIME_FUNCTIONS (HPVM_LIBC_FUNCTIONS): that
 //    hpvm_rt.h (<stdlib.h>) declares it (else this file does not compile),
 //    with the parameter count and the types the ABI's signature says; and
@@ -20,8 +23,10 @@
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -102,7 +107,7 @@ struct Checker {
   llvm::LLVMContext &llvmContext;
   const llvm::DataLayout &layout;
 
-  template <typename S>
+  template <typename S, typename A>
   void checkStruct(StringRef name, LLVM::LLVMStructType type, int32_t numFields,
                    std::vector<CField> fields) {
     LLVM::TypeToLLVMIRTranslator translator(llvmContext);
@@ -142,40 +147,134 @@ struct Checker {
     if (failures == before)
       llvm::outs() << "struct " << name << ": " << size << " bytes, "
                    << llvmType->getNumElements() << " fields: ok\n";
+    checkAccessors<A>(name, fields);
+  }
+
+  /// The byte offset from `base` of `address`, an accessor's result: 0 for
+  /// `base` itself, else its GEP's constant offset (UINT64_MAX for any other
+  /// form).
+  uint64_t offsetFrom(Value base, Value address) {
+    if (address == base)
+      return 0;
+    auto gep = address.getDefiningOp<LLVM::GEPOp>();
+    if (!gep || gep.getBase() != base || !gep.getDynamicIndices().empty())
+      return UINT64_MAX;
+    LLVM::TypeToLLVMIRTranslator translator(llvmContext);
+    SmallVector<llvm::Value *> indices;
+    for (int32_t index : gep.getRawConstantIndices())
+      indices.push_back(llvm::ConstantInt::get(llvm::Type::getInt32Ty(llvmContext), index));
+    return layout.getIndexedOffsetInType(translator.translateType(gep.getElemType()),
+                                         indices);
+  }
+
+  /// Each field's accessors (abi::getFieldAddress<A> and getFieldGEP<A>, at
+  /// an array field's last element; abi::getElementFieldAddress<A> in
+  /// element 1 of an array of two) reach it where C puts it.
+  template <typename A>
+  void checkAccessors(StringRef name, const std::vector<CField> &fields) {
+    OpBuilder b(&context);
+    Location loc = b.getUnknownLoc();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToEnd(module->getBody());
+    auto pointer = LLVM::LLVMPointerType::get(&context);
+    auto function = LLVM::LLVMFuncOp::create(
+        b, loc, "accessors",
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(&context), {pointer}));
+    Block *entry = function.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    Value base = entry->getArgument(0);
+    auto arrayOfTwo = LLVM::LLVMArrayType::get(A::get(&context), 2);
+    uint64_t structSize = offsetFrom(
+        base, LLVM::GEPOp::create(b, loc, pointer, A::get(&context), base,
+                                  ArrayRef<LLVM::GEPArg>{1}));
+    int before = failures;
+    for (const CField &field : fields) {
+      auto id = static_cast<typename A::Field>(field.index);
+      std::optional<int32_t> last;
+      uint64_t expected = field.offset;
+      if (auto array = dyn_cast<LLVM::LLVMArrayType>(A::get(&context).getBody()[field.index])) {
+        last = static_cast<int32_t>(array.getNumElements() - 1);
+        expected += field.size / array.getNumElements() * *last;
+      }
+      auto check = [&](StringRef accessor, Value address, uint64_t at) {
+        uint64_t offset = offsetFrom(base, address);
+        if (offset != at)
+          fail(name + "." + field.name + ": " + accessor + " reaches byte " +
+               llvm::Twine(offset) + ", C puts it at " + llvm::Twine(at));
+      };
+      check("getFieldAddress", abi::getFieldAddress<A>(b, loc, base, id, last), expected);
+      check("getFieldGEP", abi::getFieldGEP<A>(b, loc, base, id, last), expected);
+      if (!last)
+        check("getElementFieldAddress",
+              abi::getElementFieldAddress<A>(b, loc, arrayOfTwo, base, 1, id),
+              structSize + field.offset);
+    }
+    if (failures == before)
+      llvm::outs() << "accessors " << name << ": ok\n";
+  }
+
+  /// The arrays of uint64_t and the per-instance masks.
+  void checkOtherAccessors() {
+    OpBuilder b(&context);
+    Location loc = b.getUnknownLoc();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToEnd(module->getBody());
+    auto pointer = LLVM::LLVMPointerType::get(&context);
+    auto function = LLVM::LLVMFuncOp::create(
+        b, loc, "accessors",
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(&context), {pointer}));
+    Block *entry = function.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    Value base = entry->getArgument(0);
+    int before = failures;
+    LLVM::TypeToLLVMIRTranslator translator(llvmContext);
+    auto extents = abi::Uint64Array::get(&context);
+    if (layout.getTypeAllocSize(translator.translateType(extents)) != sizeof(uint64_t[3]))
+      fail("Uint64Array: not the size of uint64_t[3]");
+    if (offsetFrom(base, abi::Uint64Array::getElementAddress(b, loc, extents, base, 2)) !=
+        2 * sizeof(uint64_t))
+      fail("Uint64Array: element 2 is not at byte 16");
+    std::optional<abi::PerInstanceMasks> masks =
+        abi::getPerInstanceMasks(abi::getPerInstanceMasksAttr(&context, {5, 2}));
+    if (!masks || masks->inputs != 5 || masks->outputs != 2 ||
+        abi::getPerInstanceMasks(DenseI64ArrayAttr()))
+      fail("PerInstanceMasks: the attribute does not round-trip");
+    if (failures == before)
+      llvm::outs() << "accessors Uint64Array, PerInstanceMasks: ok\n";
   }
 
   void checkStructs() {
     using namespace mlir::hpvm::abi;
-    checkStruct<hpvm_rt_instance_range_t>(
+    checkStruct<hpvm_rt_instance_range_t, InstanceRange>(
         InstanceRange::cName, InstanceRange::get(&context), InstanceRange::NumFields,
         {HPVM_FIELD(hpvm_rt_instance_range_t, InstanceRange::Begin, begin),
          HPVM_FIELD(hpvm_rt_instance_range_t, InstanceRange::End, end),
          HPVM_FIELD(hpvm_rt_instance_range_t, InstanceRange::Extent, extent),
          HPVM_FIELD(hpvm_rt_instance_range_t, InstanceRange::Rank, rank),
          HPVM_FIELD(hpvm_rt_instance_range_t, InstanceRange::WorkerIndex, worker_index)});
-    checkStruct<hpvm_rt_node_version_t>(
+    checkStruct<hpvm_rt_node_version_t, NodeVersion>(
         NodeVersion::cName, NodeVersion::get(&context), NodeVersion::NumFields,
         {HPVM_FIELD(hpvm_rt_node_version_t, NodeVersion::Device, device),
          HPVM_FIELD(hpvm_rt_node_version_t, NodeVersion::Fn, fn)});
-    checkStruct<hpvm_rt_stage_version_t>(
+    checkStruct<hpvm_rt_stage_version_t, StageVersion>(
         StageVersion::cName, StageVersion::get(&context), StageVersion::NumFields,
         {HPVM_FIELD(hpvm_rt_stage_version_t, StageVersion::Device, device),
          HPVM_FIELD(hpvm_rt_stage_version_t, StageVersion::Fn, fn)});
-    checkStruct<hpvm_rt_kernel_param_t>(
+    checkStruct<hpvm_rt_kernel_param_t, KernelParam>(
         KernelParam::cName, KernelParam::get(&context), KernelParam::NumFields,
         {HPVM_FIELD(hpvm_rt_kernel_param_t, KernelParam::Kind, kind),
          HPVM_FIELD(hpvm_rt_kernel_param_t, KernelParam::Access, access),
          HPVM_FIELD(hpvm_rt_kernel_param_t, KernelParam::Size, size),
          HPVM_FIELD(hpvm_rt_kernel_param_t, KernelParam::Value, value),
          HPVM_FIELD(hpvm_rt_kernel_param_t, KernelParam::Host, host)});
-    checkStruct<hpvm_rt_module_image_t>(
+    checkStruct<hpvm_rt_module_image_t, ModuleImage>(
         ModuleImage::cName, ModuleImage::get(&context), ModuleImage::NumFields,
         {HPVM_FIELD(hpvm_rt_module_image_t, ModuleImage::Format, format),
          HPVM_FIELD(hpvm_rt_module_image_t, ModuleImage::Data, data),
          HPVM_FIELD(hpvm_rt_module_image_t, ModuleImage::Size, size),
          HPVM_FIELD(hpvm_rt_module_image_t, ModuleImage::FallbackData, fallback_data),
          HPVM_FIELD(hpvm_rt_module_image_t, ModuleImage::FallbackSize, fallback_size)});
-    checkStruct<hpvm_rt_kernel_site_t>(
+    checkStruct<hpvm_rt_kernel_site_t, KernelSite>(
         KernelSite::cName, KernelSite::get(&context), KernelSite::NumFields,
         {HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::Node, node),
          HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::Kernel, kernel),
@@ -184,7 +283,7 @@ struct Checker {
          HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::State, state),
          HPVM_FIELD(hpvm_rt_kernel_site_t, KernelSite::Library, library)});
     using Call = hpvm_rt_tensor_library_call_t;
-    checkStruct<Call>(
+    checkStruct<Call, TensorLibraryCall>(
         TensorLibraryCall::cName, TensorLibraryCall::get(&context),
         TensorLibraryCall::NumFields,
         {HPVM_FIELD(Call, TensorLibraryCall::Op, op),
@@ -301,7 +400,9 @@ int main() {
   MLIRContext context;
   context.loadDialect<LLVM::LLVMDialect>();
   llvm::LLVMContext llvmContext;
-  Checker{context, llvmContext, layout}.checkStructs();
+  Checker checker{context, llvmContext, layout};
+  checker.checkStructs();
+  checker.checkOtherAccessors();
   checkFunctions();
   checkCallbacks();
 

@@ -53,12 +53,17 @@ inline constexpr int32_t kParamWorkgroup = HPVM_RT_PARAM_WORKGROUP;
 //===----------------------------------------------------------------------===//
 // Structs: one LLVM type each, and the names of its fields
 //===----------------------------------------------------------------------===//
+//
+// Generated code reaches their fields only through the accessors below
+// (getFieldAddress<S>, storeField<S>, insertField<S>, ...), by these names.
 
 /// hpvm_rt_instance_range_t: { i64 begin[3], i64 end[3], i64 extent[3],
 /// i32 rank, i32 worker_index }, the box one parallel-for body call runs.
 struct InstanceRange {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_instance_range_t";
   enum Field : int32_t { Begin = 0, End, Extent, Rank, WorkerIndex, NumFields };
+  /// Begin, End and Extent are i64[3] arrays (getFieldAddress).
+  static constexpr unsigned kLeadingTriples = 3;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
 
@@ -66,6 +71,7 @@ struct InstanceRange {
 struct NodeVersion {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_node_version_t";
   enum Field : int32_t { Device = 0, Fn, NumFields };
+  static constexpr unsigned kLeadingTriples = 0;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
 
@@ -73,6 +79,7 @@ struct NodeVersion {
 struct StageVersion {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_stage_version_t";
   enum Field : int32_t { Device = 0, Fn, NumFields };
+  static constexpr unsigned kLeadingTriples = 0;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
 
@@ -81,6 +88,7 @@ struct StageVersion {
 struct KernelParam {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_kernel_param_t";
   enum Field : int32_t { Kind = 0, Access, Size, Value, Host, NumFields };
+  static constexpr unsigned kLeadingTriples = 0;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
 
@@ -89,6 +97,7 @@ struct KernelParam {
 struct ModuleImage {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_module_image_t";
   enum Field : int32_t { Format = 0, Data, Size, FallbackData, FallbackSize, NumFields };
+  static constexpr unsigned kLeadingTriples = 0;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
 
@@ -98,6 +107,7 @@ struct ModuleImage {
 struct KernelSite {
   static constexpr llvm::StringLiteral cName = "hpvm_rt_kernel_site_t";
   enum Field : int32_t { Node = 0, Kernel, Cuda, OpenCL, State, Library, NumFields };
+  static constexpr unsigned kLeadingTriples = 0;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
 
@@ -129,10 +139,109 @@ struct TensorLibraryCall {
     ScalarsSize,
     NumFields
   };
+  static constexpr unsigned kLeadingTriples = 0;
   static LLVM::LLVMStructType get(MLIRContext *context);
 };
+
+/// The arrays of uint64_t the runtime takes by pointer: a grid or a
+/// work-group (uint64_t[3]), a task graph node's grid (uint64_t[rank]), a
+/// pipeline stage's item sizes.
+struct Uint64Array {
+  static LLVM::LLVMArrayType get(MLIRContext *context, unsigned size = 3);
+  /// The address of element `index` of the array of `type` at `base`.
+  static Value getElementAddress(OpBuilder &b, Location loc, LLVM::LLVMArrayType type,
+                                 Value base, int32_t index);
+};
+
+/// The fields of a memref descriptor (the memref lowering's struct: pointers,
+/// offset, sizes, strides), which the host passes to a kernel one by one
+/// (getMemRefParamCount).
+struct MemRefDescriptorField {
+  enum Field : int64_t { Allocated = 0, Aligned, Offset, Sizes, Strides };
+};
+/// Field `field` (its element `d`, for Sizes and Strides) of `descriptor`.
+Value extractMemRefField(OpBuilder &b, Location loc, Value descriptor,
+                         MemRefDescriptorField::Field field,
+                         std::optional<int64_t> d = std::nullopt);
+/// `descriptor` with field `field` (its element `d`) set to `value`.
+Value insertMemRefField(OpBuilder &b, Location loc, Value descriptor,
+                        MemRefDescriptorField::Field field, Value value,
+                        std::optional<int64_t> d = std::nullopt);
+
 inline constexpr int32_t kTensorLibraryConv2D = HPVM_RT_TENSOR_LIBRARY_CONV2D;
 inline constexpr int32_t kTensorLibraryMatmul = HPVM_RT_TENSOR_LIBRARY_MATMUL;
+
+//===----------------------------------------------------------------------===//
+// Accessors: the one way generated code reaches a field of a runtime struct
+//===----------------------------------------------------------------------===//
+
+/// The address of the field at `indices` (a field, then an element of it
+/// when it is an array) of the struct of `type` at `base`: `base` itself for
+/// the first field's first element; an element of one of the first
+/// `leadingTriples` fields (i64[3] arrays, which instance ranges and the CPU
+/// backend's frames start with) as an i64 word from `base`, the form LLVM
+/// canonicalizes to; otherwise a GEP into the struct.
+Value getFieldAddress(OpBuilder &b, Location loc, LLVM::LLVMStructType type, Value base,
+                      ArrayRef<LLVM::GEPArg> indices, unsigned leadingTriples = 0);
+
+/// The address of field `field` (of its element `element`, for an array
+/// field) of the runtime struct `S` at `base`, as getFieldAddress forms it.
+template <typename S>
+Value getFieldAddress(OpBuilder &b, Location loc, Value base, typename S::Field field,
+                      std::optional<int32_t> element = std::nullopt) {
+  SmallVector<LLVM::GEPArg, 2> indices{static_cast<int32_t>(field)};
+  if (element)
+    indices.push_back(*element);
+  return getFieldAddress(b, loc, S::get(b.getContext()), base, indices, S::kLeadingTriples);
+}
+
+/// The same address as a GEP into the struct whatever the field (for code
+/// that later passes match on that form).
+template <typename S>
+Value getFieldGEP(OpBuilder &b, Location loc, Value base, typename S::Field field,
+                  std::optional<int32_t> element = std::nullopt) {
+  SmallVector<LLVM::GEPArg, 3> indices{0, static_cast<int32_t>(field)};
+  if (element)
+    indices.push_back(*element);
+  return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                             S::get(b.getContext()), base, indices);
+}
+
+/// The address of field `field` of element `index` of `array`, an array of
+/// `S` of type `arrayType`.
+template <typename S>
+Value getElementFieldAddress(OpBuilder &b, Location loc, LLVM::LLVMArrayType arrayType,
+                             Value array, int32_t index, typename S::Field field) {
+  assert(arrayType.getElementType() == S::get(b.getContext()) && "an array of S");
+  return LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), arrayType, array,
+      ArrayRef<LLVM::GEPArg>{0, index, static_cast<int32_t>(field)});
+}
+
+/// Stores `value` to field `field` of the `S` at `base`.
+template <typename S>
+void storeField(OpBuilder &b, Location loc, Value base, typename S::Field field, Value value,
+                std::optional<int32_t> element = std::nullopt) {
+  LLVM::StoreOp::create(b, loc, value, getFieldAddress<S>(b, loc, base, field, element));
+}
+
+/// Loads field `field` (as `type`) of the `S` at `base`.
+template <typename S>
+Value loadField(OpBuilder &b, Location loc, Type type, Value base, typename S::Field field,
+                std::optional<int32_t> element = std::nullopt) {
+  return LLVM::LoadOp::create(b, loc, type, getFieldAddress<S>(b, loc, base, field, element));
+}
+
+/// `aggregate`, an `S` value, with field `field` (its element `element`)
+/// set to `value`.
+template <typename S>
+Value insertField(OpBuilder &b, Location loc, Value aggregate, typename S::Field field,
+                  Value value, std::optional<int64_t> element = std::nullopt) {
+  SmallVector<int64_t, 2> position{static_cast<int64_t>(field)};
+  if (element)
+    position.push_back(*element);
+  return LLVM::InsertValueOp::create(b, loc, aggregate, value, position);
+}
 
 //===----------------------------------------------------------------------===//
 // The parameters of a node's kernel

@@ -414,16 +414,19 @@ static Value memrefOver(OpBuilder &b, Location loc, Value pointer, MemRefType ty
   auto constant = [&](int64_t value) {
     return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(value)).getResult();
   };
+  using abi::MemRefDescriptorField;
   Value descriptor = LLVM::PoisonOp::create(b, loc, descriptorType);
-  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, pointer, ArrayRef<int64_t>{0});
-  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, pointer, ArrayRef<int64_t>{1});
-  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(0), ArrayRef<int64_t>{2});
+  auto insert = [&](Value value, MemRefDescriptorField::Field field,
+                    std::optional<int64_t> d = std::nullopt) {
+    descriptor = abi::insertMemRefField(b, loc, descriptor, field, value, d);
+  };
+  insert(pointer, MemRefDescriptorField::Allocated);
+  insert(pointer, MemRefDescriptorField::Aligned);
+  insert(constant(0), MemRefDescriptorField::Offset);
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
-    descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(type.getDimSize(d)),
-                                             ArrayRef<int64_t>{3, d});
-    descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(stride),
-                                             ArrayRef<int64_t>{4, d});
+    insert(constant(type.getDimSize(d)), MemRefDescriptorField::Sizes, d);
+    insert(constant(stride), MemRefDescriptorField::Strides, d);
     stride *= type.getDimSize(d);
   }
   return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, ValueRange{descriptor})

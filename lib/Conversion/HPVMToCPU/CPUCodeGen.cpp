@@ -76,28 +76,11 @@ LLVM::LLVMStructType CPUCodeGen::getLaunchBlockType(NodeOpInterface root) {
 Value CPUCodeGen::fieldAddress(OpBuilder &b, Location loc,
                                 LLVM::LLVMStructType type, Value base,
                                 ArrayRef<LLVM::GEPArg> indices) {
-  auto constant = [](LLVM::GEPArg index) -> std::optional<int32_t> {
-    if (isa<LLVM::GEPConstantIndex>(index))
-      return static_cast<int32_t>(cast<LLVM::GEPConstantIndex>(index));
-    return std::nullopt;
-  };
-  // The first field (and the first element of a leading array) is at the
-  // base itself.
-  if (llvm::all_of(indices, [&](LLVM::GEPArg index) { return constant(index) == 0; }))
-    return base;
-  // The runtime's frames and instance ranges start with i64[3] arrays:
-  // address their elements as i64 words (what LLVM canonicalizes to anyway).
-  if ((type == frameType || type == rangeType) && indices.size() == 2) {
-    std::optional<int32_t> field = constant(indices[0]), element = constant(indices[1]);
-    // Only the i64[3] arrays: the frame's first two fields, the box's first three.
-    int32_t arrays = type == frameType ? 2 : 3;
-    if (field && element && *field < arrays && *element < 3)
-      return LLVM::GEPOp::create(b, loc, pointerType, b.getI64Type(), base,
-                                 ArrayRef<LLVM::GEPArg>{*field * 3 + *element});
-  }
-  SmallVector<LLVM::GEPArg> all{0};
-  all.append(indices.begin(), indices.end());
-  return LLVM::GEPOp::create(b, loc, pointerType, type, base, all);
+  // The runtime's instance ranges and the frames start with i64[3] arrays.
+  unsigned triples = type == frameType   ? 2
+                     : type == rangeType ? InstanceRange::kLeadingTriples
+                                         : 0;
+  return abi::getFieldAddress(b, loc, type, base, indices, triples);
 }
 
 Value CPUCodeGen::loadField(OpBuilder &b, Location loc,

@@ -261,7 +261,7 @@ private:
   /// Field `field` (InstanceRange::Begin, End or Extent) of dimension `d` of
   /// the instance range at `instances`, as an index.
   Value loadRangeBound(OpBuilder &b, Location loc, Value instances,
-                       int32_t field, int32_t d);
+                       InstanceRange::Field field, int32_t d);
   /// Calls the lock-step function `lanes` (tile width `width`) for each whole
   /// tile row of the box; leaves `b` where any other box runs.
   void runLockStepRows(OpBuilder &b, Location loc, const RangeBody &body,

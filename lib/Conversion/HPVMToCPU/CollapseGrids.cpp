@@ -107,16 +107,14 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     storeField(b, loc, contextType, context, first + CollapsedParent,
                parentFrame);
     storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
-    auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
+    auto extentsType = Uint64Array::get(b.getContext());
     Value extents = allocaInEntry(b, loc, extentsType);
     for (int32_t d = 0; d < 3; ++d) {
       storeField(b, loc, contextType, context, first + CollapsedTiles + d,
                  outer[d]);
       storeField(b, loc, contextType, context, first + CollapsedTile + d,
                  inner[d]);
-      Value address =
-          LLVM::GEPOp::create(b, loc, pointerType, extentsType, extents,
-                              ArrayRef<LLVM::GEPArg>{0, d});
+      Value address = Uint64Array::getElementAddress(b, loc, extentsType, extents, d);
       LLVM::StoreOp::create(
           b, loc, LLVM::MulOp::create(b, loc, outer[d], inner[d]), address);
     }

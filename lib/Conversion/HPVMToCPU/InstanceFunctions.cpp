@@ -200,9 +200,9 @@ void CPULowering::storeFrameId(OpBuilder &b, Location loc, Value frame,
 }
 
 Value CPULowering::loadRangeBound(OpBuilder &b, Location loc, Value instances,
-                                  int32_t field, int32_t d) {
-  Value address = fieldAddress(b, loc, rangeType, instances, {field, d});
-  return toIndex(b, loc, LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
+                                  InstanceRange::Field field, int32_t d) {
+  return toIndex(b, loc, abi::loadField<InstanceRange>(b, loc, b.getI64Type(), instances,
+                                                       field, d));
 }
 
 /// Loops from dimension `rank` - 1 down to `lowest` over [begin, end) (x is

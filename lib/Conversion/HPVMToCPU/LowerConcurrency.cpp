@@ -105,13 +105,12 @@ void CPULowering::runConcurrently(
         extentsKey.push_back(dim.getAsOpaquePointer());
       Value &extents = sharedExtents[extentsKey];
       if (!extents) {
-        auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), rank);
+        auto extentsType = Uint64Array::get(context, rank);
         extents = allocaInEntry(b, loc, extentsType);
         for (auto [d, dim] : llvm::enumerate(dims[index]))
-          LLVM::StoreOp::create(
-              b, loc, toI64(b, loc, dim),
-              LLVM::GEPOp::create(b, loc, pointerType, extentsType, extents,
-                                  ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(d)}));
+          LLVM::StoreOp::create(b, loc, toI64(b, loc, dim),
+                                Uint64Array::getElementAddress(
+                                    b, loc, extentsType, extents, static_cast<int32_t>(d)));
       }
       Location nodeLoc = node.getLoc();
       Value added = callRuntime(
@@ -141,10 +140,11 @@ void CPULowering::runConcurrently(
     outputSlots.push_back(slots);
 
     Value version = allocaInEntry(b, loc, versionType);
-    storeField(b, loc, versionType, version, NodeVersion::Device,
-               i32Constant(b, loc, kDeviceCPU));
-    storeField(b, loc, versionType, version, NodeVersion::Fn,
-               LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank, runChild)));
+    abi::storeField<NodeVersion>(b, loc, version, NodeVersion::Device,
+                                 i32Constant(b, loc, kDeviceCPU));
+    abi::storeField<NodeVersion>(
+        b, loc, version, NodeVersion::Fn,
+        LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank, runChild)));
     Value added = callRuntime(
         b, loc, RuntimeFn::GraphAddNode, {graph, nullPointer(b, loc), version, i32Constant(b, loc, 1),
          taskContext, nodeIndex});

@@ -165,12 +165,10 @@ Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
   // offset + 1 + sum((size - 1) * stride) elements from the aligned pointer.
   Value one = i64Constant(b, loc, 1);
   Value extent = LLVM::AddOp::create(
-      b, loc, LLVM::ExtractValueOp::create(b, loc, descriptor, 2), one);
+      b, loc, extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Offset), one);
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    Value size = LLVM::ExtractValueOp::create(b, loc, descriptor,
-                                              ArrayRef<int64_t>{3, d});
-    Value stride = LLVM::ExtractValueOp::create(b, loc, descriptor,
-                                                ArrayRef<int64_t>{4, d});
+    Value size = extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Sizes, d);
+    Value stride = extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Strides, d);
     Value last = LLVM::SubOp::create(b, loc, size, one);
     extent = LLVM::AddOp::create(b, loc, extent,
                                  LLVM::MulOp::create(b, loc, last, stride));
@@ -229,7 +227,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
       access = HPVM_RT_ACCESS_IN;
     } else if (auto memref = dyn_cast<MemRefType>(types[index])) {
       Value descriptor = toStorage(b, loc, input);
-      pointer = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+      pointer = extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Aligned);
       bytes = viewBytes(b, loc, memref, descriptor);
     } else if (isa<LLVM::LLVMPointerType>(types[index])) {
       pointer = input;
@@ -262,16 +260,15 @@ void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
   // buffer is the aligned pointer's data, as far as the view reaches.
   [[maybe_unused]] size_t first = params.size();
   Value descriptor = toStorage(b, loc, memref);
-  Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
+  Value aligned = extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Aligned);
   Value bytes = viewBytes(b, loc, type, descriptor);
   params.push_back({kParamBuffer, access, bytes, aligned});
   params.push_back({kParamBuffer, access, bytes, aligned});
   auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
-  addValue(LLVM::ExtractValueOp::create(b, loc, descriptor, 2));
-  for (int64_t field : {3, 4})
+  addValue(extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Offset));
+  for (auto field : {MemRefDescriptorField::Sizes, MemRefDescriptorField::Strides})
     for (int64_t d = 0; d < type.getRank(); ++d)
-      addValue(LLVM::ExtractValueOp::create(b, loc, descriptor,
-                                            ArrayRef<int64_t>{field, d}));
+      addValue(extractMemRefField(b, loc, descriptor, field, d));
   assert(static_cast<int64_t>(params.size() - first) ==
              abi::getMemRefParamCount(type.getRank()) &&
          "RuntimeABI's memref parameter count");
@@ -392,9 +389,8 @@ Value CPULowering::storeKernelParams(OpBuilder &b, Location loc,
   Value array = allocaInEntry(b, loc, arrayType);
   for (auto [index, param] : llvm::enumerate(params)) {
     int32_t position = static_cast<int32_t>(index);
-    auto field = [&](int32_t member) {
-      return LLVM::GEPOp::create(b, loc, pointerType, arrayType, array,
-                                 ArrayRef<LLVM::GEPArg>{0, position, member});
+    auto field = [&](KernelParam::Field member) {
+      return getElementFieldAddress<KernelParam>(b, loc, arrayType, array, position, member);
     };
     LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind),
                           field(KernelParam::Kind));
@@ -475,17 +471,14 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
   auto siteName = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
   auto i32 = b.getI32Type();
-  auto i64 = b.getI64Type();
   // The parameter array, the grid, the work-group and the answer.
   Value array = storeKernelParams(b, loc, params);
-  auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
+  auto extentsType = Uint64Array::get(context);
   auto storeExtents = [&](ArrayRef<Value> values) {
     Value slot = allocaInEntry(b, loc, extentsType);
     for (int32_t d = 0; d < 3; ++d)
-      LLVM::StoreOp::create(
-          b, loc, values[d],
-          LLVM::GEPOp::create(b, loc, pointerType, extentsType, slot,
-                              ArrayRef<LLVM::GEPArg>{0, d}));
+      LLVM::StoreOp::create(b, loc, values[d],
+                            Uint64Array::getElementAddress(b, loc, extentsType, slot, d));
     return slot;
   };
   Value gridSlot = storeExtents(grid);

@@ -663,17 +663,15 @@ void CPULowering::runTileInLockStep(OpBuilder &b, Location loc,
   for (int32_t d = 0; d < 3; ++d) {
     Value extent = d < static_cast<int32_t>(rank) ? toI64(b, loc, dims[d])
                                                   : i64Constant(b, loc, 1);
-    LLVM::StoreOp::create(b, loc, i64Constant(b, loc, 0),
-                          fieldAddress(b, loc, rangeType, range, {InstanceRange::Begin, d}));
-    LLVM::StoreOp::create(b, loc, extent,
-                          fieldAddress(b, loc, rangeType, range, {InstanceRange::End, d}));
-    LLVM::StoreOp::create(b, loc, extent,
-                          fieldAddress(b, loc, rangeType, range, {InstanceRange::Extent, d}));
+    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Begin,
+                                   i64Constant(b, loc, 0), d);
+    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::End, extent, d);
+    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Extent, extent, d);
   }
-  LLVM::StoreOp::create(b, loc, i32Constant(b, loc, rank),
-                        fieldAddress(b, loc, rangeType, range, {InstanceRange::Rank}));
-  LLVM::StoreOp::create(b, loc, i32Constant(b, loc, 0),
-                        fieldAddress(b, loc, rangeType, range, {InstanceRange::WorkerIndex}));
+  abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Rank,
+                                 i32Constant(b, loc, rank));
+  abi::storeField<InstanceRange>(b, loc, range, InstanceRange::WorkerIndex,
+                                 i32Constant(b, loc, 0));
   LLVM::CallOp::create(b, loc, getRangeFunction(node, rank),
                        ValueRange{context, range});
 }
@@ -786,11 +784,10 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     outputArrays = storeOutputArrays(b, loc, node, dims, perInstance,
                                      givenArrays, context);
 
-  auto extentsType = LLVM::LLVMArrayType::get(b.getI64Type(), 3);
+  auto extentsType = Uint64Array::get(b.getContext());
   Value extents = allocaInEntry(b, loc, extentsType);
   for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    Value address = LLVM::GEPOp::create(b, loc, pointerType, extentsType,
-                                        extents, ArrayRef<LLVM::GEPArg>{0, d});
+    Value address = Uint64Array::getElementAddress(b, loc, extentsType, extents, d);
     LLVM::StoreOp::create(b, loc, toI64(b, loc, dims[d]), address);
   }
   auto leaf = dyn_cast<LeafOp>(node.getOperation());

@@ -152,13 +152,12 @@ Value StreamingPipelines::addPipelineStage(OpBuilder &b, Location loc, Value pip
                                     Value outputsSize, Value stageIndexSlot,
                                     StringRef rootName) {
   auto sizeArray = [&](ArrayRef<Value> sizes) {
-    auto type = LLVM::LLVMArrayType::get(b.getI64Type(), std::max<size_t>(sizes.size(), 1));
+    auto type = Uint64Array::get(cg.getContext(), std::max<size_t>(sizes.size(), 1));
     Value array = cg.allocaInEntry(b, loc, type);
     for (auto [i, size] : llvm::enumerate(sizes))
       LLVM::StoreOp::create(
           b, loc, size,
-          LLVM::GEPOp::create(b, loc, cg.getPointerType(), type, array,
-                              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)}));
+          Uint64Array::getElementAddress(b, loc, type, array, static_cast<int32_t>(i)));
     return array;
   };
   SmallVector<Value> inSizes{argsSize}, outSizes;
@@ -173,10 +172,10 @@ Value StreamingPipelines::addPipelineStage(OpBuilder &b, Location loc, Value pip
     outSizes.push_back(outputsSize);
   auto versionType = StageVersion::get(cg.getContext());
   Value version = cg.allocaInEntry(b, loc, versionType);
-  cg.storeField(b, loc, versionType, version, StageVersion::Device,
-             cg.i32Constant(b, loc, kDeviceCPU));
-  cg.storeField(b, loc, versionType, version, StageVersion::Fn,
-             LLVM::AddressOfOp::create(b, loc, function));
+  abi::storeField<StageVersion>(b, loc, version, StageVersion::Device,
+                                cg.i32Constant(b, loc, kDeviceCPU));
+  abi::storeField<StageVersion>(b, loc, version, StageVersion::Fn,
+                                LLVM::AddressOfOp::create(b, loc, function));
   Value added = cg.callRuntime(
       b, loc, RuntimeFn::PipelineAddStage,
       {pipeline, cg.nullPointer(b, loc), version, cg.i32Constant(b, loc, 1),

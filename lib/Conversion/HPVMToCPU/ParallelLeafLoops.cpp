@@ -206,11 +206,9 @@ LLVM::LLVMFuncOp Outliner::createBody(LeafOp leaf, scf::ParallelOp loop,
       mapping.map(value, b.clone(*value.getDefiningOp())->getResult(0));
 
   // Range dimension d (x = 0 innermost) is loop dimension rank - 1 - d.
-  auto rangeType = abi::InstanceRange::get(context);
-  auto bound = [&](int32_t field, unsigned d) -> Value {
-    Value address = LLVM::GEPOp::create(
-        b, loc, ptrType, rangeType, rangeArg,
-        ArrayRef<LLVM::GEPArg>{0, field, static_cast<int32_t>(d)});
+  auto bound = [&](abi::InstanceRange::Field field, unsigned d) -> Value {
+    Value address = abi::getFieldGEP<abi::InstanceRange>(b, loc, rangeArg, field,
+                                                         static_cast<int32_t>(d));
     Value value = LLVM::LoadOp::create(b, loc, i64, address);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
   };
@@ -285,7 +283,7 @@ LogicalResult Outliner::outline(LeafOp leaf, scf::ParallelOp loop,
   Value contextPtr = packContext(b, loc, leaf, carried, contextType);
   auto ptrType = LLVM::LLVMPointerType::get(context);
   auto i64 = b.getI64Type();
-  auto extentsType = LLVM::LLVMArrayType::get(i64, 3);
+  auto extentsType = abi::Uint64Array::get(context);
   Value extentsPtr;
   {
     OpBuilder::InsertionGuard guard(b);
@@ -297,8 +295,8 @@ LogicalResult Outliner::outline(LeafOp leaf, scf::ParallelOp loop,
   for (unsigned d = 0; d < 3; ++d) {
     Value extent =
         LLVM::ConstantOp::create(b, loc, i64, d < rank ? extents[rank - 1 - d] : 1);
-    Value address = LLVM::GEPOp::create(b, loc, ptrType, extentsType, extentsPtr,
-                                        ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(d)});
+    Value address = abi::Uint64Array::getElementAddress(b, loc, extentsType, extentsPtr,
+                                                        static_cast<int32_t>(d));
     LLVM::StoreOp::create(b, loc, extent, address);
   }
   Value function = LLVM::AddressOfOp::create(b, loc, body);

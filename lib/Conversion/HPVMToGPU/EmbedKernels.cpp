@@ -361,8 +361,8 @@ LLVM::GlobalOp EmbedKernelsPass::createImage(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.createBlock(&global.getInitializerRegion());
   Value value = LLVM::UndefOp::create(b, loc, type);
-  auto insert = [&](Value field, int64_t index) {
-    value = LLVM::InsertValueOp::create(b, loc, value, field, index);
+  auto insert = [&](Value field, abi::ModuleImage::Field index) {
+    value = abi::insertField<abi::ModuleImage>(b, loc, value, index, field);
   };
   insert(LLVM::ConstantOp::create(b, loc, b.getI32Type(), format),
          abi::ModuleImage::Format);
@@ -403,10 +403,10 @@ LLVM::GlobalOp EmbedKernelsPass::createSite(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.createBlock(&global.getInitializerRegion());
   Value value = LLVM::UndefOp::create(b, loc, type);
-  auto insert = [&](LLVM::GlobalOp field, int64_t index) {
+  auto insert = [&](LLVM::GlobalOp field, abi::KernelSite::Field index) {
     Value address = field ? Value(LLVM::AddressOfOp::create(b, loc, field))
                           : Value(LLVM::ZeroOp::create(b, loc, pointer));
-    value = LLVM::InsertValueOp::create(b, loc, value, address, index);
+    value = abi::insertField<abi::KernelSite>(b, loc, value, index, address);
   };
   insert(nodeName, abi::KernelSite::Node);
   insert(kernelName, abi::KernelSite::Kernel);

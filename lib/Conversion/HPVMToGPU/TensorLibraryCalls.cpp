@@ -303,8 +303,8 @@ LLVM::GlobalOp mlir::hpvm::createTensorLibraryCallGlobal(OpBuilder &b,
   OpBuilder::InsertionGuard guard(b);
   b.createBlock(&global.getInitializerRegion());
   Value value = LLVM::UndefOp::create(b, loc, type);
-  auto insert = [&](Value field, int64_t index) {
-    value = LLVM::InsertValueOp::create(b, loc, value, field, index);
+  auto insert = [&](Value field, TensorLibraryCall::Field index) {
+    value = abi::insertField<TensorLibraryCall>(b, loc, value, index, field);
   };
   auto i32 = [&](int32_t v) {
     return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
@@ -312,12 +312,11 @@ LLVM::GlobalOp mlir::hpvm::createTensorLibraryCallGlobal(OpBuilder &b,
   auto i64 = [&](int64_t v) {
     return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
   };
-  auto array = [&](StringRef field, int64_t index) {
+  auto array = [&](StringRef field, TensorLibraryCall::Field index) {
     ArrayRef<int64_t> values = cast<DenseI64ArrayAttr>(call.get(field)).asArrayRef();
     for (auto [position, v] : llvm::enumerate(values))
-      value = LLVM::InsertValueOp::create(
-          b, loc, value, i64(v),
-          ArrayRef<int64_t>{index, static_cast<int64_t>(position)});
+      value = abi::insertField<TensorLibraryCall>(b, loc, value, index, i64(v),
+                                                  static_cast<int64_t>(position));
   };
   StringRef op = cast<StringAttr>(call.get("op")).getValue();
   insert(i32(op == "conv2d" ? abi::kTensorLibraryConv2D

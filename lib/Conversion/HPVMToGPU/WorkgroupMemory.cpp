@@ -3,6 +3,8 @@
 // (WorkgroupMemory.h).
 #include "WorkgroupMemory.h"
 
+#include "HPVM/Conversion/RuntimeABI.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -25,16 +27,17 @@ Value mlir::hpvm::viewWorkgroupMemory(OpBuilder &b, Location loc,
   }
   auto descriptorType = LLVM::LLVMStructType::getLiteral(context, fields);
   Value descriptor = LLVM::PoisonOp::create(b, loc, descriptorType);
-  auto insert = [&](Value value, ArrayRef<int64_t> position) {
-    descriptor =
-        LLVM::InsertValueOp::create(b, loc, descriptor, value, position);
+  using abi::MemRefDescriptorField;
+  auto insert = [&](Value value, MemRefDescriptorField::Field field,
+                    std::optional<int64_t> d = std::nullopt) {
+    descriptor = abi::insertMemRefField(b, loc, descriptor, field, value, d);
   };
   auto constant = [&](int64_t value) -> Value {
     return LLVM::ConstantOp::create(b, loc, i64, value);
   };
-  insert(memory, {0});
-  insert(memory, {1});
-  insert(constant(0), {2});
+  insert(memory, MemRefDescriptorField::Allocated);
+  insert(memory, MemRefDescriptorField::Aligned);
+  insert(constant(0), MemRefDescriptorField::Offset);
   SmallVector<Value> sizes;
   unsigned dynamic = 0;
   for (int64_t size : type.getShape())
@@ -44,8 +47,8 @@ Value mlir::hpvm::viewWorkgroupMemory(OpBuilder &b, Location loc,
                         : constant(size));
   Value stride = constant(1);
   for (int64_t d = rank - 1; d >= 0; --d) {
-    insert(sizes[d], {3, d});
-    insert(stride, {4, d});
+    insert(sizes[d], MemRefDescriptorField::Sizes, d);
+    insert(stride, MemRefDescriptorField::Strides, d);
     stride = LLVM::MulOp::create(b, loc, stride, sizes[d]);
   }
   auto workgroupType =

@@ -82,6 +82,56 @@ LLVM::LLVMStructType TensorLibraryCall::get(MLIRContext *context) {
                 i64(context)});
 }
 
+LLVM::LLVMArrayType Uint64Array::get(MLIRContext *context, unsigned size) {
+  return LLVM::LLVMArrayType::get(i64(context), size);
+}
+
+Value Uint64Array::getElementAddress(OpBuilder &b, Location loc, LLVM::LLVMArrayType type,
+                                     Value base, int32_t index) {
+  return LLVM::GEPOp::create(b, loc, pointer(b.getContext()), type, base,
+                             ArrayRef<LLVM::GEPArg>{0, index});
+}
+
+Value abi::extractMemRefField(OpBuilder &b, Location loc, Value descriptor,
+                              MemRefDescriptorField::Field field, std::optional<int64_t> d) {
+  if (!d)
+    return LLVM::ExtractValueOp::create(b, loc, descriptor, static_cast<int64_t>(field));
+  return LLVM::ExtractValueOp::create(b, loc, descriptor,
+                                      ArrayRef<int64_t>{static_cast<int64_t>(field), *d});
+}
+
+Value abi::insertMemRefField(OpBuilder &b, Location loc, Value descriptor,
+                             MemRefDescriptorField::Field field, Value value,
+                             std::optional<int64_t> d) {
+  SmallVector<int64_t, 2> position{static_cast<int64_t>(field)};
+  if (d)
+    position.push_back(*d);
+  return LLVM::InsertValueOp::create(b, loc, descriptor, value, position);
+}
+
+Value abi::getFieldAddress(OpBuilder &b, Location loc, LLVM::LLVMStructType type, Value base,
+                           ArrayRef<LLVM::GEPArg> indices, unsigned leadingTriples) {
+  auto constant = [](LLVM::GEPArg index) -> std::optional<int32_t> {
+    if (isa<LLVM::GEPConstantIndex>(index))
+      return static_cast<int32_t>(cast<LLVM::GEPConstantIndex>(index));
+    return std::nullopt;
+  };
+  // The first field (and the first element of a leading array) is at the
+  // base itself.
+  if (llvm::all_of(indices, [&](LLVM::GEPArg index) { return constant(index) == 0; }))
+    return base;
+  // An element of a leading i64[3] array as an i64 word.
+  if (leadingTriples && indices.size() == 2) {
+    std::optional<int32_t> field = constant(indices[0]), element = constant(indices[1]);
+    if (field && element && *field < static_cast<int32_t>(leadingTriples) && *element < 3)
+      return LLVM::GEPOp::create(b, loc, pointer(b.getContext()), i64(b.getContext()), base,
+                                 ArrayRef<LLVM::GEPArg>{*field * 3 + *element});
+  }
+  SmallVector<LLVM::GEPArg> all{0};
+  all.append(indices.begin(), indices.end());
+  return LLVM::GEPOp::create(b, loc, pointer(b.getContext()), type, base, all);
+}
+
 SmallVector<KernelParamGroup, 6> abi::getKernelParamGroups(KernelShape shape) {
   SmallVector<KernelParamGroup, 6> groups{KernelParamGroup::Inputs};
   if (shape == KernelShape::Tensor) {
