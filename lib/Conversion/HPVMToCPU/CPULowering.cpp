@@ -16,7 +16,10 @@ static_assert(static_cast<int>(Access::in) == HPVM_RT_ACCESS_IN);
 static_assert(static_cast<int>(Access::out) == HPVM_RT_ACCESS_OUT);
 static_assert(static_cast<int>(Access::inout) == HPVM_RT_ACCESS_INOUT);
 
-CPULowering::CPULowering(ModuleOp module) : CPUCodeGen(module) {
+CPULowering::CPULowering(ModuleOp module)
+    : cg(module), module(module), context(module.getContext()),
+      pointerType(cg.getPointerType()), frameType(cg.getFrameType()),
+      rangeType(InstanceRange::get(context)) {
   for (Operation &op : module.getOps())
     if (op.getNumRegions() && !isa<NodeOpInterface>(op))
       hostCode.push_back(&op);
@@ -27,8 +30,8 @@ Value CPULowering::readGridOutput(OpBuilder &b, Location loc, Operation *node,
                                   TypeRange outputTypes) {
   if (std::optional<unsigned> passedOn = getPassedOnInput(node, port))
     return inputs[*passedOn];
-  return fromStorage(
-      b, loc, loadField(b, loc, getStorageStruct(outputTypes), slots, port),
+  return cg.fromStorage(
+      b, loc, cg.loadField(b, loc, cg.getStorageStruct(outputTypes), slots, port),
       outputTypes[port]);
 }
 
@@ -90,8 +93,9 @@ void CPULowering::checkGridFitsInputs(OpBuilder &b, Location loc, LeafOp leaf,
     auto i32Constant = [&](unsigned value) {
       return arith::ConstantIntOp::create(b, loc, i32, value).getResult();
     };
-    Value status = callRuntime(b, loc, RuntimeFn::GridFits, {nodeNameString(b, loc, leaf), i32Constant(dim), extent,
-                                i32Constant(input), i32Constant(axis), size});
-    checkStatus(b, loc, status, "running " + atName(leaf.getSymName()));
+    Value status = cg.callRuntime(b, loc, RuntimeFn::GridFits,
+                                  {cg.nodeNameString(b, loc, leaf), i32Constant(dim), extent,
+                                   i32Constant(input), i32Constant(axis), size});
+    cg.checkStatus(b, loc, status, "running " + atName(leaf.getSymName()));
   }
 }

@@ -32,11 +32,68 @@ using RunNodeFn = function_ref<SmallVector<Value>(
 // InstanceRange, its fields InstanceRange::Begin, ...).
 using namespace mlir::hpvm::abi;
 
+//===----------------------------------------------------------------------===//
+// The registry of generated functions
+//===----------------------------------------------------------------------===//
+
+/// What the parallel-for body of a node's range is generated for: the node,
+/// the grid's rank, the barrier phase (-1: none) and its per-instance ports.
+struct RangeFunctionKey {
+  Operation *node;
+  unsigned rank;
+  int phase;
+  uint64_t perInstanceInputs;
+  uint64_t perInstanceOutputs;
+  auto tie() const {
+    return std::make_tuple(node, rank, phase, perInstanceInputs, perInstanceOutputs);
+  }
+};
+/// What the parallel-for body of a collapsed grid is generated for: the
+/// internal node, its leaf and the rank of the combined space.
+struct CollapsedFunctionKey {
+  Operation *internal;
+  Operation *leaf;
+  unsigned rank;
+  auto tie() const { return std::make_tuple(internal, leaf, rank); }
+};
+/// What a task of a task graph is generated for: the node and its grid's
+/// rank.
+struct TaskFunctionKey {
+  Operation *node;
+  unsigned rank;
+  auto tie() const { return std::make_pair(node, rank); }
+};
+/// What hpvm_rt_launch's entry function is generated for: a root.
+struct EntryFunctionKey {
+  Operation *root;
+  Operation *tie() const { return root; }
+};
+
+/// The functions of one kind the lowering generates, one per key (one of
+/// the key structs above). A function is added as soon as it exists, before
+/// its body is built: a body that needs the function again finds it.
+template <typename Key>
+class GeneratedFunctions {
+public:
+  LLVM::LLVMFuncOp lookup(const Key &key) const { return functions.lookup(key.tie()); }
+  void add(const Key &key, LLVM::LLVMFuncOp function) {
+    [[maybe_unused]] bool added = functions.try_emplace(key.tie(), function).second;
+    assert(added && "a generated function added twice");
+  }
+
+private:
+  DenseMap<decltype(std::declval<Key>().tie()), LLVM::LLVMFuncOp> functions;
+};
+
 /// The lowering of one module's nodes, emitted with the code-generation
-/// helper it extends (values in storage form, runtime calls).
-class CPULowering : public CPUCodeGen {
+/// helper it holds (`cg`: values in storage form, runtime calls), which the
+/// host-op and streaming patterns share.
+class CPULowering {
 public:
   explicit CPULowering(ModuleOp module);
+
+  /// The code-generation helper every part of the lowering emits with.
+  CPUCodeGen &getCodeGen() { return cg; }
 
   //===--------------------------------------------------------------------===//
   // Node functions
@@ -449,13 +506,12 @@ private:
   DenseMap<Operation *, SmallVector<AncestorQuery>> ancestorQueries;
   /// Leaves of tile kernels that have no CPU version, and why.
   DenseMap<Operation *, std::string> noCPUVersion;
-  DenseMap<std::tuple<Operation *, unsigned, int, uint64_t, uint64_t>,
-           LLVM::LLVMFuncOp>
-      rangeFunctions;
-  DenseMap<Operation *, LLVM::LLVMFuncOp> entryFunctions;
-  DenseMap<std::tuple<Operation *, Operation *, unsigned>, LLVM::LLVMFuncOp>
-      collapsedFunctions;
-  DenseMap<std::pair<Operation *, unsigned>, LLVM::LLVMFuncOp> taskFunctions;
+  /// The generated functions, by kind (getRangeFunction, getEntryFunction,
+  /// getCollapsedRangeFunction, getTaskFunction).
+  GeneratedFunctions<RangeFunctionKey> rangeFunctions;
+  GeneratedFunctions<EntryFunctionKey> entryFunctions;
+  GeneratedFunctions<CollapsedFunctionKey> collapsedFunctions;
+  GeneratedFunctions<TaskFunctionKey> taskFunctions;
   /// Leaves split at barriers: their phase functions and spill layout.
   DenseMap<Operation *, SmallVector<func::FuncOp>> phaseFunctions;
   DenseMap<Operation *, LLVM::LLVMStructType> spillTypes;
@@ -503,6 +559,13 @@ public:
   void setCollapseGrids(bool enable) { collapseGrids = enable; }
 
 private:
+  CPUCodeGen cg;
+  /// The helper's module, context and types, by their short names.
+  ModuleOp module;
+  MLIRContext *context;
+  LLVM::LLVMPointerType pointerType;
+  LLVM::LLVMStructType frameType;
+  LLVM::LLVMStructType rangeType;
   /// Whether some node has a kernel version: CPU runs then bring their
   /// buffers back to the host first.
   bool anyKernelSites = false;

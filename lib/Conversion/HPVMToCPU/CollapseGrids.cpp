@@ -81,38 +81,38 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
       b.clone(op, mapping);
   }
   unsigned rank = std::max<unsigned>(outerDims.size(), child.getRank());
-  Value one = i64Constant(b, loc, 1);
+  Value one = cg.i64Constant(b, loc, 1);
   SmallVector<Value> outer(3, one), inner(3, one);
   for (auto [d, dim] : llvm::enumerate(outerDims))
-    outer[d] = toI64(b, loc, dim);
+    outer[d] = cg.toI64(b, loc, dim);
   SmallVector<Value> tileDims;
   for (auto [d, dim] : llvm::enumerate(child.getDims())) {
     tileDims.push_back(mapping.lookup(dim));
-    inner[d] = toI64(b, loc, tileDims.back());
+    inner[d] = cg.toI64(b, loc, tileDims.back());
   }
   // The leaf's own ids run over the tile: its arrays must hold the tile.
   checkGridFitsInputs(b, loc, leaf, tileDims, leafInputs, /*perInstanceInputs=*/0);
 
-  LLVM::LLVMStructType outputType = getStorageStruct(leaf.getResultTypes());
-  Value outputs = leaf.getNumResults() ? allocaInEntry(b, loc, outputType)
-                                       : nullPointer(b, loc);
+  LLVM::LLVMStructType outputType = cg.getStorageStruct(leaf.getResultTypes());
+  Value outputs = leaf.getNumResults() ? cg.allocaInEntry(b, loc, outputType)
+                                       : cg.nullPointer(b, loc);
   // One parallel-for over the combined grid, running `runs` (the leaf or
   // its sums variant) with `runInputs`.
   auto launch = [&](OpBuilder &b, LeafOp runs, ArrayRef<Value> runInputs) {
     LLVM::LLVMStructType contextType = getCollapsedContextType(runs);
-    Value context = allocaInEntry(b, loc, contextType);
+    Value context = cg.allocaInEntry(b, loc, contextType);
     for (auto [index, input] : llvm::enumerate(runInputs))
-      storeField(b, loc, contextType, context, index, toStorage(b, loc, input));
+      cg.storeField(b, loc, contextType, context, index, cg.toStorage(b, loc, input));
     unsigned first = runInputs.size();
-    storeField(b, loc, contextType, context, first + CollapsedParent,
+    cg.storeField(b, loc, contextType, context, first + CollapsedParent,
                parentFrame);
-    storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
+    cg.storeField(b, loc, contextType, context, first + CollapsedOutputs, outputs);
     auto extentsType = Uint64Array::get(b.getContext());
-    Value extents = allocaInEntry(b, loc, extentsType);
+    Value extents = cg.allocaInEntry(b, loc, extentsType);
     for (int32_t d = 0; d < 3; ++d) {
-      storeField(b, loc, contextType, context, first + CollapsedTiles + d,
+      cg.storeField(b, loc, contextType, context, first + CollapsedTiles + d,
                  outer[d]);
-      storeField(b, loc, contextType, context, first + CollapsedTile + d,
+      cg.storeField(b, loc, contextType, context, first + CollapsedTile + d,
                  inner[d]);
       Value address = Uint64Array::getElementAddress(b, loc, extentsType, extents, d);
       LLVM::StoreOp::create(
@@ -121,8 +121,9 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     Value body = LLVM::AddressOfOp::create(
         b, loc, getCollapsedRangeFunction(internal, runs, rank));
     Value status =
-        callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, context});
-    checkStatus(b, loc, status,
+        cg.callRuntime(b, loc, RuntimeFn::ParallelFor,
+                       {cg.i32Constant(b, loc, rank), extents, body, context});
+    cg.checkStatus(b, loc, status,
                 "running the instances of " + atName(runs.getSymName()) + " in " +
                     atName(internal.getSymName()));
   };
@@ -159,13 +160,13 @@ void CPULowering::runContracted(OpBuilder &b, Location loc, Value buffer,
   // Every instance's sum first (null: the plan declined), then the grid
   // reading them; the leaf as it is otherwise.
   Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
-                                        nullPointer(b, loc));
+                                        cg.nullPointer(b, loc));
   auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
   OpBuilder leafBuilder = choice.getThenBodyBuilder();
   runLeaf(leafBuilder);
   OpBuilder sumsBuilder = choice.getElseBodyBuilder();
   runSums(sumsBuilder, buffer);
-  callRuntime(sumsBuilder, loc, RuntimeFn::MemrefFree, {buffer});
+  cg.callRuntime(sumsBuilder, loc, RuntimeFn::MemrefFree, {buffer});
 }
 
 LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
@@ -173,7 +174,7 @@ LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
   //   ptr outputs }
   SmallVector<Type> fields;
   for (Type type : leaf.getArgumentTypes())
-    fields.push_back(getStorageType(type));
+    fields.push_back(cg.getStorageType(type));
   fields.push_back(pointerType);
   fields.append(6, IntegerType::get(context, 64));
   fields.push_back(pointerType);
@@ -204,19 +205,19 @@ CPULowering::loadCollapsedBody(OpBuilder &b, Location loc, LeafOp leaf,
   CollapsedBody body;
   LLVM::LLVMStructType contextType = getCollapsedContextType(leaf);
   for (auto [index, inputType] : llvm::enumerate(leaf.getArgumentTypes()))
-    body.args.push_back(fromStorage(
-        b, loc, loadField(b, loc, contextType, contextPtr, index), inputType));
+    body.args.push_back(cg.fromStorage(
+        b, loc, cg.loadField(b, loc, contextType, contextPtr, index), inputType));
   unsigned first = leaf.getNumArguments();
   Value parentFrame =
-      loadField(b, loc, contextType, contextPtr, first + CollapsedParent);
+      cg.loadField(b, loc, contextType, contextPtr, first + CollapsedParent);
   Value tileGrid[3];
   for (int32_t d = 0; d < 3; ++d) {
-    tileGrid[d] = loadField(b, loc, contextType, contextPtr, first + CollapsedTiles + d);
-    body.inner[d] = toIndex(b, loc, loadField(b, loc, contextType, contextPtr,
+    tileGrid[d] = cg.loadField(b, loc, contextType, contextPtr, first + CollapsedTiles + d);
+    body.inner[d] = cg.toIndex(b, loc, cg.loadField(b, loc, contextType, contextPtr,
                                               first + CollapsedTile + d));
   }
   // The tile's frame, seen by the leaf as its parent (level 1).
-  body.frame = allocateFrame(b, loc, tileGrid, parentFrame);
+  body.frame = cg.allocateFrame(b, loc, tileGrid, parentFrame);
 
   body.zero = arith::ConstantIndexOp::create(b, loc, 0);
   body.unit = arith::ConstantIndexOp::create(b, loc, 1);
@@ -328,14 +329,14 @@ void CPULowering::emitCollapsedBlockRows(OpBuilder &b, Location loc,
 LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
                                                         LeafOp leaf,
                                                         unsigned rank) {
-  auto key = std::make_tuple(internal.getOperation(), leaf.getOperation(), rank);
+  CollapsedFunctionKey key{internal.getOperation(), leaf.getOperation(), rank};
   if (LLVM::LLVMFuncOp existing = collapsedFunctions.lookup(key))
     return existing;
   Location loc = leaf.getLoc();
   auto range = createParallelForBody(loc, "__hpvm_collapsed_" +
                                               internal.getSymName() + "_" +
                                               leaf.getSymName());
-  collapsedFunctions[key] = range;
+  collapsedFunctions.add(key, range);
   Block *entry = &range.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   Value contextPtr = entry->getArgument(0);
@@ -359,7 +360,7 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
   // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
   // dimension, publishes the outputs.
   if (leaf.getNumResults())
-    body.outputs = loadField(b, loc, getCollapsedContextType(leaf), contextPtr,
+    body.outputs = cg.loadField(b, loc, getCollapsedContextType(leaf), contextPtr,
                              leaf.getNumArguments() + CollapsedOutputs);
   // x: the tiles the range touches, each over the part of its row (or of
   // `rows` rows from y) inside.

@@ -27,7 +27,7 @@ struct ConvertHPVMToCPUPass
     ModuleOp module = getOperation();
     CPULowering lowering(module);
     lowering.setCollapseGrids(collapseGrids);
-    if (failed(checkCPUSupport(module, lowering)))
+    if (failed(checkCPUSupport(module, lowering.getCodeGen())))
       return signalPassFailure();
     lowering.findPerInstancePorts();
     lowering.findGridAccesses();
@@ -38,14 +38,14 @@ struct ConvertHPVMToCPUPass
     // Host code: streaming launches with their push, pop and wait first, then
     // the other launches, waits and tracker ops.
     StreamingPipelines pipelines(
-        lowering, [&](OpBuilder &b, Location loc, NodeOpInterface node,
+        lowering.getCodeGen(), [&](OpBuilder &b, Location loc, NodeOpInterface node,
                       ValueRange dims, ValueRange inputs, Value parentFrame) {
           return lowering.runNode(b, loc, node, dims, inputs, parentFrame);
         });
-    CPUStreamingOps streaming(lowering, [&](NodeOpInterface root) {
+    CPUStreamingOps streaming(lowering.getCodeGen(), [&](NodeOpInterface root) {
       return pipelines.getPipelineFunction(root);
     });
-    CPUHostOps hostOps(lowering, [&](NodeOpInterface root) {
+    CPUHostOps hostOps(lowering.getCodeGen(), [&](NodeOpInterface root) {
       return lowering.getEntryFunction(root);
     });
     if (failed(lowerHPVMStreamingOps(lowering.getHostCode(), streaming)) ||

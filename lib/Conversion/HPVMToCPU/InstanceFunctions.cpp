@@ -50,7 +50,8 @@ void CPULowering::lowerAllocs(func::FuncOp function) {
     // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
     Value memory =
         isa<LLVM::LLVMPointerType>(alloc.getType())
-            ? callRuntime(b, loc, RuntimeFn::Malloc, {toI64(b, loc, alloc.getDynamicSizes().front())})
+            ? cg.callRuntime(b, loc, RuntimeFn::Malloc,
+                             {cg.toI64(b, loc, alloc.getDynamicSizes().front())})
             : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
                                       alloc.getDynamicSizes())
                   .getResult();
@@ -64,7 +65,7 @@ namespace {
 /// instance function; an ancestor's are in its frame, `level` - 1 parent hops
 /// from the function's parent frame argument.
 struct FrameGridQueries : GridQueryStrategy {
-  FrameGridQueries(CPULowering &lowering, Block &entry, unsigned first)
+  FrameGridQueries(CPUCodeGen &lowering, Block &entry, unsigned first)
       : lowering(lowering) {
     for (unsigned d = 0; d < 3; ++d) {
       ids[d] = entry.getArgument(first + d);
@@ -92,7 +93,7 @@ struct FrameGridQueries : GridQueryStrategy {
                             LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
   }
 
-  CPULowering &lowering;
+  CPUCodeGen &lowering;
   Value ids[3], extents[3], parentFrame;
 };
 } // namespace
@@ -105,7 +106,7 @@ void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
   });
   if (queries.empty())
     return;
-  FrameGridQueries strategy(*this, function.front(), first);
+  FrameGridQueries strategy(cg, function.front(), first);
   RewritePatternSet patterns(context);
   populateGridQueryPatterns(patterns, strategy);
   (void)applyPatternsOncePerOp(queries, FrozenRewritePatternSet(std::move(patterns)),
@@ -118,16 +119,16 @@ LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
   b.setInsertionPointToEnd(module.getBody());
   // void (ptr context, ptr hpvm_rt_instance_range_t)
   auto type = abi::getFunctionType(context, RuntimeCallback::ParallelForFn);
-  auto body = LLVM::LLVMFuncOp::create(b, loc, uniqueName(name.str()), type,
+  auto body = LLVM::LLVMFuncOp::create(b, loc, cg.uniqueName(name.str()), type,
                                        LLVM::Linkage::Internal);
   body.addEntryBlock(b);
   return body;
 }
 
 Value CPULowering::instanceCount(OpBuilder &b, Location loc, ValueRange dims) {
-  Value count = i64Constant(b, loc, 1);
+  Value count = cg.i64Constant(b, loc, 1);
   for (Value dim : dims)
-    count = LLVM::MulOp::create(b, loc, count, toI64(b, loc, dim));
+    count = LLVM::MulOp::create(b, loc, count, cg.toI64(b, loc, dim));
   return count;
 }
 
@@ -143,7 +144,7 @@ LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
   SmallVector<Type> fields;
   for (auto [port, type] : llvm::enumerate(node.getInputTypes()))
     fields.push_back((perInstanceInputs >> port) & 1 ? Type(pointerType)
-                                                    : getStorageType(type));
+                                                    : cg.getStorageType(type));
   fields.append({pointerType, pointerType, pointerType, pointerType});
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
@@ -153,15 +154,15 @@ Value CPULowering::allocateRangeContext(OpBuilder &b, Location loc,
                                         Value parentFrame, Value outputs,
                                         uint64_t perInstanceInputs) {
   LLVM::LLVMStructType type = getRangeContextType(node, perInstanceInputs);
-  Value rangeContext = allocaInEntry(b, loc, type);
+  Value rangeContext = cg.allocaInEntry(b, loc, type);
   unsigned numInputs = inputs.size();
   for (auto [index, input] : llvm::enumerate(inputs))
-    storeField(b, loc, type, rangeContext, index,
-               (perInstanceInputs >> index) & 1 ? input : toStorage(b, loc, input));
-  storeField(b, loc, type, rangeContext, numInputs, parentFrame);
-  storeField(b, loc, type, rangeContext, numInputs + 1, outputs);
-  storeField(b, loc, type, rangeContext, numInputs + 2, nullPointer(b, loc));
-  storeField(b, loc, type, rangeContext, numInputs + 3, nullPointer(b, loc));
+    cg.storeField(b, loc, type, rangeContext, index,
+               (perInstanceInputs >> index) & 1 ? input : cg.toStorage(b, loc, input));
+  cg.storeField(b, loc, type, rangeContext, numInputs, parentFrame);
+  cg.storeField(b, loc, type, rangeContext, numInputs + 1, outputs);
+  cg.storeField(b, loc, type, rangeContext, numInputs + 2, cg.nullPointer(b, loc));
+  cg.storeField(b, loc, type, rangeContext, numInputs + 3, cg.nullPointer(b, loc));
   return rangeContext;
 }
 
@@ -195,13 +196,13 @@ struct CPULowering::RangeBody {
 
 void CPULowering::storeFrameId(OpBuilder &b, Location loc, Value frame,
                                int32_t d, Value id) {
-  LLVM::StoreOp::create(b, loc, toI64(b, loc, id),
-                        fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
+  LLVM::StoreOp::create(b, loc, cg.toI64(b, loc, id),
+                        cg.fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
 }
 
 Value CPULowering::loadRangeBound(OpBuilder &b, Location loc, Value instances,
                                   InstanceRange::Field field, int32_t d) {
-  return toIndex(b, loc, abi::loadField<InstanceRange>(b, loc, b.getI64Type(), instances,
+  return cg.toIndex(b, loc, abi::loadField<InstanceRange>(b, loc, b.getI64Type(), instances,
                                                        field, d));
 }
 
@@ -230,16 +231,16 @@ CPULowering::loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
       getRangeContextType(node, perInstance.inputs);
   // Per-instance inputs stay arrays here; each instance loads its element.
   for (auto [index, inputType] : llvm::enumerate(inputTypes)) {
-    Value field = loadField(b, loc, contextType, context, index);
+    Value field = cg.loadField(b, loc, contextType, context, index);
     body.inputs.push_back((perInstance.inputs >> index) & 1
                               ? field
-                              : fromStorage(b, loc, field, inputType));
+                              : cg.fromStorage(b, loc, field, inputType));
   }
   unsigned numInputs = inputTypes.size();
-  body.parentFrame = loadField(b, loc, contextType, context, numInputs);
-  body.outputs = loadField(b, loc, contextType, context, numInputs + 1);
-  body.spill = loadField(b, loc, contextType, context, numInputs + 2);
-  body.outputArrays = loadField(b, loc, contextType, context, numInputs + 3);
+  body.parentFrame = cg.loadField(b, loc, contextType, context, numInputs);
+  body.outputs = cg.loadField(b, loc, contextType, context, numInputs + 1);
+  body.spill = cg.loadField(b, loc, contextType, context, numInputs + 2);
+  body.outputArrays = cg.loadField(b, loc, contextType, context, numInputs + 3);
 
   body.zero = arith::ConstantIndexOp::create(b, loc, 0);
   body.one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -254,10 +255,10 @@ CPULowering::loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
   }
   if (!isa<LeafOp>(node.getOperation())) {
     // One frame per call: each instance overwrites its ids before running.
-    body.frame = allocateFrame(b, loc,
-                               {toI64(b, loc, body.extent[0]),
-                                toI64(b, loc, body.extent[1]),
-                                toI64(b, loc, body.extent[2])},
+    body.frame = cg.allocateFrame(b, loc,
+                               {cg.toI64(b, loc, body.extent[0]),
+                                cg.toI64(b, loc, body.extent[1]),
+                                cg.toI64(b, loc, body.extent[2])},
                                body.parentFrame);
   }
   return body;
@@ -344,7 +345,7 @@ void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
   // The linear instance id, x fastest: spill slots and per-instance values.
   Value linear;
   if (phase || perInstance.any())
-    linear = toI64(
+    linear = cg.toI64(
         b, loc,
         arith::AddIOp::create(
             b, loc, ids[0],
@@ -357,11 +358,11 @@ void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
   for (auto [index, inputType] : llvm::enumerate(node.getInputTypes())) {
     if (!((perInstance.inputs >> index) & 1))
       continue;
-    Type storage = getStorageType(inputType);
+    Type storage = cg.getStorageType(inputType);
     Value element = LLVM::GEPOp::create(b, loc, pointerType, storage,
                                         body.inputs[index],
                                         ArrayRef<LLVM::GEPArg>{linear});
-    args[index] = fromStorage(
+    args[index] = cg.fromStorage(
         b, loc, LLVM::LoadOp::create(b, loc, storage, element), inputType);
   }
   func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
@@ -387,11 +388,11 @@ void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
     for (auto [port, result] : llvm::enumerate(call.getResults())) {
       if (!((perInstance.outputs >> port) & 1))
         continue;
-      Value array = loadField(b, loc, arraysType, body.outputArrays, port);
-      Type storage = getStorageType(result.getType());
+      Value array = cg.loadField(b, loc, arraysType, body.outputArrays, port);
+      Type storage = cg.getStorageType(result.getType());
       Value element = LLVM::GEPOp::create(b, loc, pointerType, storage, array,
                                           ArrayRef<LLVM::GEPArg>{linear});
-      LLVM::StoreOp::create(b, loc, toStorage(b, loc, result), element);
+      LLVM::StoreOp::create(b, loc, cg.toStorage(b, loc, result), element);
     }
   }
   if (call.getNumResults() != 0 &&
@@ -404,16 +405,16 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
                                                unsigned rank,
                                                std::optional<unsigned> phase,
                                                PerInstancePorts perInstance) {
-  auto key = std::make_tuple(node.getOperation(), rank,
-                             phase ? static_cast<int>(*phase) : -1,
-                             perInstance.inputs, perInstance.outputs);
+  RangeFunctionKey key{node.getOperation(), rank,
+                       phase ? static_cast<int>(*phase) : -1, perInstance.inputs,
+                       perInstance.outputs};
   if (LLVM::LLVMFuncOp existing = rangeFunctions.lookup(key))
     return existing;
   Location loc = node.getLoc();
   auto range = createParallelForBody(
       loc, "__hpvm_range_" + nodeName(node) + "_" + Twine(rank) +
                (phase ? "_phase" + Twine(*phase) : Twine()));
-  rangeFunctions[key] = range;
+  rangeFunctions.add(key, range);
   Block *entry = &range.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   RangeBody body = loadRangeBody(b, loc, node, rank, entry->getArgument(0),
@@ -542,10 +543,10 @@ void CPULowering::publishOutputs(OpBuilder &b, Location loc, Value isFirst,
                                  ValueRange results) {
   auto ifFirst = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
   OpBuilder thenBuilder = ifFirst.getThenBodyBuilder();
-  LLVM::LLVMStructType outputType = getStorageStruct(types);
+  LLVM::LLVMStructType outputType = cg.getStorageStruct(types);
   for (auto [index, result] : llvm::enumerate(results))
-    storeField(thenBuilder, loc, outputType, outputs, index,
-               toStorage(thenBuilder, loc, result));
+    cg.storeField(thenBuilder, loc, outputType, outputs, index,
+               cg.toStorage(thenBuilder, loc, result));
 }
 
 bool CPULowering::runInstanceRowInLanes(

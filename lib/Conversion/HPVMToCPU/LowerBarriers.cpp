@@ -183,7 +183,7 @@ func::FuncOp CPULowering::createPhaseFunction(
   bool last = phase == barriers.size();
   auto function = func::FuncOp::create(
       b, loc,
-      uniqueName(("__hpvm_leaf_" + leaf.getSymName() + "_phase" + Twine(phase))
+      cg.uniqueName(("__hpvm_leaf_" + leaf.getSymName() + "_phase" + Twine(phase))
                      .str()),
       b.getFunctionType(inputs, last ? leaf.getResultTypes() : TypeRange()));
   markInternal(function);
@@ -201,8 +201,8 @@ func::FuncOp CPULowering::createPhaseFunction(
   // Values of earlier phases come from the spill slot.
   for (auto [field, value] : llvm::enumerate(spilled))
     if (valuePhase.lookup(value) < phase)
-      mapping.lookup(value).replaceAllUsesWith(fromStorage(
-          fb, loc, loadField(fb, loc, spillType, slot, field), value.getType()));
+      mapping.lookup(value).replaceAllUsesWith(cg.fromStorage(
+          fb, loc, cg.loadField(fb, loc, spillType, slot, field), value.getType()));
   // Enter right after barrier phase - 1.
   Block *start = entry->getNextNode();
   if (phase > 0) {
@@ -216,8 +216,8 @@ func::FuncOp CPULowering::createPhaseFunction(
     OpBuilder eb = OpBuilder::atBlockEnd(tail->getPrevNode());
     for (auto [field, value] : llvm::enumerate(spilled))
       if (valuePhase.lookup(value) == phase)
-        storeField(eb, loc, spillType, slot, field,
-                   toStorage(eb, loc, mapping.lookup(value)));
+        cg.storeField(eb, loc, spillType, slot, field,
+                   cg.toStorage(eb, loc, mapping.lookup(value)));
     func::ReturnOp::create(eb, loc);
   }
   // The blocks of this phase: those reachable from its start.
@@ -247,13 +247,13 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
   findSpilledValues(body, phases);
   SmallVector<Type> spilledTypes;
   for (Value value : phases.spilled) {
-    if (!getStorageType(value.getType()))
+    if (!cg.getStorageType(value.getType()))
       return emitError(value.getLoc())
              << "a value of type " << value.getType()
              << " lives across 'hpvm.barrier', which the CPU backend cannot keep";
     spilledTypes.push_back(value.getType());
   }
-  spillTypes[leaf] = getStorageStruct(spilledTypes);
+  spillTypes[leaf] = cg.getStorageStruct(spilledTypes);
 
   for (unsigned phase = 0, lastPhase = phases.barriers.size();
        phase <= lastPhase; ++phase) {
@@ -269,22 +269,23 @@ void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
                             ValueRange dims, Value extents, Value context) {
   LLVM::LLVMStructType spillType = spillTypes.lookup(leaf);
   unsigned rank = dims.size();
-  Value spill = nullPointer(b, loc);
+  Value spill = cg.nullPointer(b, loc);
   if (!spillType.getBody().empty()) {
     Value bytes = LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
-                                      sizeOf(b, loc, spillType));
-    spill = callRuntime(b, loc, RuntimeFn::Malloc, {bytes});
+                                      cg.sizeOf(b, loc, spillType));
+    spill = cg.callRuntime(b, loc, RuntimeFn::Malloc, {bytes});
   }
   LLVM::LLVMStructType contextType = getRangeContextType(leaf);
-  storeField(b, loc, contextType, context, leaf.getNumArguments() + 2, spill);
+  cg.storeField(b, loc, contextType, context, leaf.getNumArguments() + 2, spill);
   for (unsigned phase = 0, e = phaseFunctions.lookup(leaf).size(); phase < e;
        ++phase) {
     Value body = LLVM::AddressOfOp::create(b, loc, getRangeFunction(leaf, rank, phase));
-    Value status = callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, context});
-    checkStatus(b, loc, status,
+    Value status = cg.callRuntime(b, loc, RuntimeFn::ParallelFor,
+                                  {cg.i32Constant(b, loc, rank), extents, body, context});
+    cg.checkStatus(b, loc, status,
                 ("running phase " + Twine(phase) + " of " + atName(leaf.getSymName()))
                     .str());
   }
   if (!spillType.getBody().empty())
-    callRuntime(b, loc, RuntimeFn::Free, {spill});
+    cg.callRuntime(b, loc, RuntimeFn::Free, {spill});
 }

@@ -15,12 +15,12 @@ LLVM::LLVMStructType CPULowering::getTaskContextType(NodeOpInterface node,
                                                      unsigned rank) {
   SmallVector<Type> extra(rank, IntegerType::get(context, 64));
   extra.append({pointerType, pointerType});
-  return getStorageStruct(node.getInputTypes(), extra);
+  return cg.getStorageStruct(node.getInputTypes(), extra);
 }
 
 LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
                                               unsigned rank, RunNodeFn runChild) {
-  auto key = std::make_pair(node.getOperation(), rank);
+  TaskFunctionKey key{node.getOperation(), rank};
   if (LLVM::LLVMFuncOp existing = taskFunctions.lookup(key))
     return existing;
   Location loc = node.getLoc();
@@ -30,9 +30,9 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
   auto type = abi::getFunctionType(context, RuntimeCallback::NodeFn);
   StringRef name = cast<SymbolOpInterface>(node.getOperation()).getName();
   auto task = LLVM::LLVMFuncOp::create(
-      b, loc, uniqueName(("__hpvm_task_" + name + "_" + Twine(rank)).str()),
+      b, loc, cg.uniqueName(("__hpvm_task_" + name + "_" + Twine(rank)).str()),
       type, LLVM::Linkage::Internal);
-  taskFunctions[key] = task;
+  taskFunctions.add(key, task);
   Block *entry = task.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
   Value taskContext = entry->getArgument(0);
@@ -41,19 +41,19 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
   SmallVector<Value> inputs, dims;
   unsigned field = 0;
   for (Type inputType : inputTypes)
-    inputs.push_back(fromStorage(
-        b, loc, loadField(b, loc, contextType, taskContext, field++), inputType));
+    inputs.push_back(cg.fromStorage(
+        b, loc, cg.loadField(b, loc, contextType, taskContext, field++), inputType));
   for (unsigned d = 0; d < rank; ++d)
     dims.push_back(
-        toIndex(b, loc, loadField(b, loc, contextType, taskContext, field++)));
-  Value parentFrame = loadField(b, loc, contextType, taskContext, field++);
-  Value outputs = loadField(b, loc, contextType, taskContext, field);
+        cg.toIndex(b, loc, cg.loadField(b, loc, contextType, taskContext, field++)));
+  Value parentFrame = cg.loadField(b, loc, contextType, taskContext, field++);
+  Value outputs = cg.loadField(b, loc, contextType, taskContext, field);
   SmallVector<Value> results = runChild(b, loc, node, dims, inputs, parentFrame);
-  LLVM::LLVMStructType outputType = getStorageStruct(node.getOutputTypes());
+  LLVM::LLVMStructType outputType = cg.getStorageStruct(node.getOutputTypes());
   for (auto [index, result] : llvm::enumerate(results))
-    storeField(b, loc, outputType, outputs, index, toStorage(b, loc, result));
+    cg.storeField(b, loc, outputType, outputs, index, cg.toStorage(b, loc, result));
   // Errors inside the child already ended the program (hpvm_rt_check_at).
-  LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
+  LLVM::ReturnOp::create(b, loc, cg.nullPointer(b, loc));
   return task;
 }
 
@@ -63,12 +63,13 @@ void CPULowering::runConcurrently(
     ArrayRef<SmallVector<Value>> dims, ArrayRef<SmallVector<Value>> inputs,
     Value parentFrame, SmallVectorImpl<SmallVector<Value>> &outputs,
     RunNodeFn runChild) {
-  Value graphSlot = allocaInEntry(b, loc, pointerType);
-  Value status = callRuntime(b, loc, RuntimeFn::GraphCreate, {i32Constant(b, loc, nodes.size()), graphSlot});
-  checkStatus(b, loc, status, "creating the task graph of independent nodes");
+  Value graphSlot = cg.allocaInEntry(b, loc, pointerType);
+  Value status = cg.callRuntime(b, loc, RuntimeFn::GraphCreate,
+                                {cg.i32Constant(b, loc, nodes.size()), graphSlot});
+  cg.checkStatus(b, loc, status, "creating the task graph of independent nodes");
   Value graph = LLVM::LoadOp::create(b, loc, pointerType, graphSlot);
   auto versionType = NodeVersion::get(context);
-  Value nodeIndex = allocaInEntry(b, loc, b.getI32Type());
+  Value nodeIndex = cg.allocaInEntry(b, loc, b.getI32Type());
   SmallVector<Value> outputSlots;
   // Grid nodes without outputs that read the same values share one range
   // context, and equal grids one extents array: a wide graph's siblings cost
@@ -81,8 +82,8 @@ void CPULowering::runConcurrently(
       TypeRange outputTypes = node.getOutputTypes();
       Value slots =
           outputTypes.empty()
-              ? nullPointer(b, loc)
-              : allocaInEntry(b, loc, getStorageStruct(outputTypes));
+              ? cg.nullPointer(b, loc)
+              : cg.allocaInEntry(b, loc, cg.getStorageStruct(outputTypes));
       outputSlots.push_back(slots);
       Value rangeContext;
       if (outputTypes.empty()) {
@@ -106,53 +107,54 @@ void CPULowering::runConcurrently(
       Value &extents = sharedExtents[extentsKey];
       if (!extents) {
         auto extentsType = Uint64Array::get(context, rank);
-        extents = allocaInEntry(b, loc, extentsType);
+        extents = cg.allocaInEntry(b, loc, extentsType);
         for (auto [d, dim] : llvm::enumerate(dims[index]))
-          LLVM::StoreOp::create(b, loc, toI64(b, loc, dim),
+          LLVM::StoreOp::create(b, loc, cg.toI64(b, loc, dim),
                                 Uint64Array::getElementAddress(
                                     b, loc, extentsType, extents, static_cast<int32_t>(d)));
       }
       Location nodeLoc = node.getLoc();
-      Value added = callRuntime(
+      Value added = cg.callRuntime(
           b, loc, RuntimeFn::GraphAddGrid, {graph, LLVM::AddressOfOp::create(b, loc, body),
-           nodeNameString(b, nodeLoc, node),
-           whereString(b, nodeLoc,
+           cg.nodeNameString(b, nodeLoc, node),
+           cg.whereString(b, nodeLoc,
                        "running the instances of " + atName(node)),
-           i32Constant(b, loc, rank), extents, rangeContext, nodeIndex});
-      checkStatus(b, loc, added, "adding a node to the task graph");
+           cg.i32Constant(b, loc, rank), extents, rangeContext, nodeIndex});
+      cg.checkStatus(b, loc, added, "adding a node to the task graph");
       continue;
     }
     LLVM::LLVMStructType contextType = getTaskContextType(node, rank);
-    Value taskContext = allocaInEntry(b, loc, contextType);
+    Value taskContext = cg.allocaInEntry(b, loc, contextType);
     unsigned field = 0;
     for (Value input : inputs[index])
-      storeField(b, loc, contextType, taskContext, field++,
-                 toStorage(b, loc, input));
+      cg.storeField(b, loc, contextType, taskContext, field++,
+                 cg.toStorage(b, loc, input));
     for (Value dim : dims[index])
-      storeField(b, loc, contextType, taskContext, field++, toI64(b, loc, dim));
-    storeField(b, loc, contextType, taskContext, field++, parentFrame);
+      cg.storeField(b, loc, contextType, taskContext, field++, cg.toI64(b, loc, dim));
+    cg.storeField(b, loc, contextType, taskContext, field++, parentFrame);
     TypeRange outputTypes = node.getOutputTypes();
     Value slots =
         outputTypes.empty()
-            ? nullPointer(b, loc)
-            : allocaInEntry(b, loc, getStorageStruct(outputTypes));
-    storeField(b, loc, contextType, taskContext, field, slots);
+            ? cg.nullPointer(b, loc)
+            : cg.allocaInEntry(b, loc, cg.getStorageStruct(outputTypes));
+    cg.storeField(b, loc, contextType, taskContext, field, slots);
     outputSlots.push_back(slots);
 
-    Value version = allocaInEntry(b, loc, versionType);
+    Value version = cg.allocaInEntry(b, loc, versionType);
     abi::storeField<NodeVersion>(b, loc, version, NodeVersion::Device,
-                                 i32Constant(b, loc, kDeviceCPU));
+                                 cg.i32Constant(b, loc, kDeviceCPU));
     abi::storeField<NodeVersion>(
         b, loc, version, NodeVersion::Fn,
         LLVM::AddressOfOp::create(b, loc, getTaskFunction(node, rank, runChild)));
-    Value added = callRuntime(
-        b, loc, RuntimeFn::GraphAddNode, {graph, nullPointer(b, loc), version, i32Constant(b, loc, 1),
-         taskContext, nodeIndex});
-    checkStatus(b, loc, added, "adding a node to the task graph");
+    Value added = cg.callRuntime(
+        b, loc, RuntimeFn::GraphAddNode,
+        {graph, cg.nullPointer(b, loc), version, cg.i32Constant(b, loc, 1), taskContext,
+         nodeIndex});
+    cg.checkStatus(b, loc, added, "adding a node to the task graph");
   }
-  Value ran = callRuntime(b, loc, RuntimeFn::GraphRun, {graph});
-  checkStatus(b, loc, ran, "running independent nodes concurrently");
-  callRuntime(b, loc, RuntimeFn::GraphDestroy, {graph});
+  Value ran = cg.callRuntime(b, loc, RuntimeFn::GraphRun, {graph});
+  cg.checkStatus(b, loc, ran, "running independent nodes concurrently");
+  cg.callRuntime(b, loc, RuntimeFn::GraphDestroy, {graph});
   for (auto [index, constNode] : llvm::enumerate(nodes)) {
     NodeOpInterface node = constNode;
     SmallVector<Value> results;

@@ -82,7 +82,7 @@ LogicalResult CPULowering::prepareKernelSites() {
     b.setInsertionPoint(tile);
     SmallVector<Type> results(allocations.size(), b.getIndexType());
     auto function = func::FuncOp::create(
-        b, loc, uniqueName(("__hpvm_tile_memory_" + tile.getSymName()).str()),
+        b, loc, cg.uniqueName(("__hpvm_tile_memory_" + tile.getSymName()).str()),
         b.getFunctionType(tile.getArgumentTypes(), results));
     markInternal(function);
     Block *entry = function.addEntryBlock();
@@ -117,11 +117,12 @@ LogicalResult CPULowering::prepareKernelSites() {
 }
 
 void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
-  callRuntime(b, loc, RuntimeFn::TraceNode, {nodeNameString(b, loc, node), nullPointer(b, loc)});
+  cg.callRuntime(b, loc, RuntimeFn::TraceNode,
+                 {cg.nodeNameString(b, loc, node), cg.nullPointer(b, loc)});
 }
 
 void CPULowering::traceNodeDone(OpBuilder &b, Location loc, NodeOpInterface node) {
-  callRuntime(b, loc, RuntimeFn::TraceNodeDone, {nodeNameString(b, loc, node)});
+  cg.callRuntime(b, loc, RuntimeFn::TraceNodeDone, {cg.nodeNameString(b, loc, node)});
 }
 
 bool CPULowering::hasKernelSite(NodeOpInterface node,
@@ -163,7 +164,7 @@ static SmallVector<Value> getTileExtents(OpBuilder &b, InternalOp tile,
 Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
                              Value descriptor) {
   // offset + 1 + sum((size - 1) * stride) elements from the aligned pointer.
-  Value one = i64Constant(b, loc, 1);
+  Value one = cg.i64Constant(b, loc, 1);
   Value extent = LLVM::AddOp::create(
       b, loc, extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Offset), one);
   for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -174,7 +175,7 @@ Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
                                  LLVM::MulOp::create(b, loc, last, stride));
   }
   return LLVM::MulOp::create(
-      b, loc, extent, sizeOf(b, loc, getStorageType(type.getElementType())));
+      b, loc, extent, cg.sizeOf(b, loc, cg.getStorageType(type.getElementType())));
 }
 
 Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
@@ -183,7 +184,7 @@ Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
   TypeRange types = node.getInputTypes();
   if (index + 1 < inputs.size() && types[index + 1].isInteger(64))
     return inputs[index + 1];
-  return i64Constant(b, loc, 0);
+  return cg.i64Constant(b, loc, 0);
 }
 
 /// Calls the tracker function `function` on `pointer` (with `extra`
@@ -194,17 +195,17 @@ void CPULowering::callTrackerIfTracked(OpBuilder &b, Location loc,
                                        ValueRange extra, StringRef what) {
   SmallVector<Value> operands{pointer};
   operands.append(extra.begin(), extra.end());
-  Value status = callRuntime(b, loc, function, operands);
-  Value code = callRuntime(b, loc, RuntimeFn::StatusCode, {status});
+  Value status = cg.callRuntime(b, loc, function, operands);
+  Value code = cg.callRuntime(b, loc, RuntimeFn::StatusCode, {status});
   Value untracked = LLVM::ICmpOp::create(
       b, loc, LLVM::ICmpPredicate::eq, code,
-      i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
+      cg.i32Constant(b, loc, HPVM_STATUS_NOT_FOUND));
   auto choice = scf::IfOp::create(b, loc, untracked, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(choice.thenBlock()->getTerminator());
-  callRuntime(b, loc, RuntimeFn::StatusFree, {status});
+  cg.callRuntime(b, loc, RuntimeFn::StatusFree, {status});
   b.setInsertionPoint(choice.elseBlock()->getTerminator());
-  checkStatus(b, loc, status, what.str());
+  cg.checkStatus(b, loc, status, what.str());
 }
 
 void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
@@ -223,10 +224,10 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
       // An array of values per instance, which a kernel may have written.
       pointer = input;
       bytes = LLVM::MulOp::create(b, loc, instances,
-                                  sizeOf(b, loc, getStorageType(types[index])));
+                                  cg.sizeOf(b, loc, cg.getStorageType(types[index])));
       access = HPVM_RT_ACCESS_IN;
     } else if (auto memref = dyn_cast<MemRefType>(types[index])) {
-      Value descriptor = toStorage(b, loc, input);
+      Value descriptor = cg.toStorage(b, loc, input);
       pointer = extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Aligned);
       bytes = viewBytes(b, loc, memref, descriptor);
     } else if (isa<LLVM::LLVMPointerType>(types[index])) {
@@ -236,7 +237,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
       continue;
     }
     callTrackerIfTracked(b, loc, RuntimeFn::RequestHost, pointer,
-                         {bytes, i32Constant(b, loc, access)}, what);
+                         {bytes, cg.i32Constant(b, loc, access)}, what);
   }
 }
 
@@ -244,13 +245,13 @@ LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
   SmallVector<Type> fields;
   for (Type type : types)
     fields.push_back(isa<MemRefType>(type) ? IntegerType::get(context, 64)
-                                           : getStorageType(type));
+                                           : cg.getStorageType(type));
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
 CPULowering::KernelArg CPULowering::valueParam(OpBuilder &b, Location loc,
                                                Value value) {
-  return {kParamValue, 0, sizeOf(b, loc, value.getType()), value};
+  return {kParamValue, 0, cg.sizeOf(b, loc, value.getType()), value};
 }
 
 void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
@@ -259,7 +260,7 @@ void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
   // The descriptor's fields, as the kernel's lowering expands them; the
   // buffer is the aligned pointer's data, as far as the view reaches.
   [[maybe_unused]] size_t first = params.size();
-  Value descriptor = toStorage(b, loc, memref);
+  Value descriptor = cg.toStorage(b, loc, memref);
   Value aligned = extractMemRefField(b, loc, descriptor, MemRefDescriptorField::Aligned);
   Value bytes = viewBytes(b, loc, type, descriptor);
   params.push_back({kParamBuffer, access, bytes, aligned});
@@ -287,7 +288,7 @@ void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
     if ((perInstanceInputs >> index) & 1) {
       // An array of values per instance: one element per instance.
       Value bytes = LLVM::MulOp::create(b, loc, instances,
-                                        sizeOf(b, loc, getStorageType(type)));
+                                        cg.sizeOf(b, loc, cg.getStorageType(type)));
       params.push_back({kParamBuffer, HPVM_RT_ACCESS_IN, bytes, input});
       continue;
     }
@@ -301,7 +302,7 @@ void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
       // A byte for a boolean: kernels take no i1 (convert-hpvm-to-gpu).
       addValue(LLVM::ZExtOp::create(b, loc, b.getI8Type(), input));
     } else {
-      addValue(toStorage(b, loc, input));
+      addValue(cg.toStorage(b, loc, input));
     }
   }
 }
@@ -336,8 +337,8 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
         for (unsigned hop = firstAncestor; hop < query.level; ++hop)
           frame = LLVM::LoadOp::create(
               b, loc, pointerType,
-              fieldAddress(b, loc, frameType, frame, {FrameParent}));
-        Value address = fieldAddress(
+              cg.fieldAddress(b, loc, frameType, frame, {FrameParent}));
+        Value address = cg.fieldAddress(
             b, loc, frameType, frame,
             {query.isId ? FrameIds : FrameExtents, static_cast<int32_t>(query.dim)});
         addValue(LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
@@ -349,7 +350,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
       if (outputs)
         params.push_back(
             {kParamBuffer, HPVM_RT_ACCESS_OUT,
-             sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
+             cg.sizeOf(b, loc, getKernelOutputStruct(node.getOutputTypes())), outputs});
       break;
     case KernelParamGroup::PerInstanceOutputs:
       // In port order: every instance writes its element, so their device
@@ -361,7 +362,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
                                                  HPVM_RT_PARAM_WRITES_ALL),
                             LLVM::MulOp::create(
                                 b, loc, instances,
-                                sizeOf(b, loc, getStorageType(type))),
+                                cg.sizeOf(b, loc, cg.getStorageType(type))),
                             outputArrays[port]});
       break;
     case KernelParamGroup::WorkgroupMemory:
@@ -371,7 +372,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
         auto call = func::CallOp::create(b, loc, memoryBytes, inputs);
         for (Value bytes : call.getResults())
           params.push_back(
-              {kParamWorkgroup, 0, toI64(b, loc, bytes), nullPointer(b, loc)});
+              {kParamWorkgroup, 0, cg.toI64(b, loc, bytes), cg.nullPointer(b, loc)});
       }
       break;
     case KernelParamGroup::Constants:
@@ -386,24 +387,24 @@ Value CPULowering::storeKernelParams(OpBuilder &b, Location loc,
                                      ArrayRef<KernelArg> params) {
   auto arrayType =
       LLVM::LLVMArrayType::get(KernelParam::get(context), params.size());
-  Value array = allocaInEntry(b, loc, arrayType);
+  Value array = cg.allocaInEntry(b, loc, arrayType);
   for (auto [index, param] : llvm::enumerate(params)) {
     int32_t position = static_cast<int32_t>(index);
     auto field = [&](KernelParam::Field member) {
       return getElementFieldAddress<KernelParam>(b, loc, arrayType, array, position, member);
     };
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.kind),
+    LLVM::StoreOp::create(b, loc, cg.i32Constant(b, loc, param.kind),
                           field(KernelParam::Kind));
-    LLVM::StoreOp::create(b, loc, i32Constant(b, loc, param.access),
+    LLVM::StoreOp::create(b, loc, cg.i32Constant(b, loc, param.access),
                           field(KernelParam::Access));
     LLVM::StoreOp::create(b, loc, param.size, field(KernelParam::Size));
     if (param.kind == kParamValue) {
-      Value slot = allocaInEntry(b, loc, param.value.getType());
+      Value slot = cg.allocaInEntry(b, loc, param.value.getType());
       LLVM::StoreOp::create(b, loc, param.value, slot);
       LLVM::StoreOp::create(b, loc, slot, field(KernelParam::Value));
-      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(KernelParam::Host));
+      LLVM::StoreOp::create(b, loc, cg.nullPointer(b, loc), field(KernelParam::Host));
     } else {
-      LLVM::StoreOp::create(b, loc, nullPointer(b, loc), field(KernelParam::Value));
+      LLVM::StoreOp::create(b, loc, cg.nullPointer(b, loc), field(KernelParam::Value));
       LLVM::StoreOp::create(b, loc, param.value, field(KernelParam::Host));
     }
   }
@@ -416,8 +417,8 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                              PerInstancePorts perInstance,
                              ArrayRef<Value> outputArrays) {
   // Grid and work-group of instances.
-  Value one = i64Constant(b, loc, 1);
-  SmallVector<Value> grid(3, one), block(3, i64Constant(b, loc, 0));
+  Value one = cg.i64Constant(b, loc, 1);
+  SmallVector<Value> grid(3, one), block(3, cg.i64Constant(b, loc, 0));
   const TileKernel *tileKernel = nullptr;
   if (isa<InternalOp>(node.getOperation())) {
     tileKernel = &tileKernels.find(node.getOperation())->second;
@@ -425,14 +426,14 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
         getTileExtents(b, cast<InternalOp>(node.getOperation()),
                        tileKernel->instances, inputs);
     for (unsigned d = 0; d < 3; ++d) {
-      Value tiles = d < dims.size() ? toI64(b, loc, dims[d]) : one;
-      Value tile = d < leafDims.size() ? toI64(b, loc, leafDims[d]) : one;
+      Value tiles = d < dims.size() ? cg.toI64(b, loc, dims[d]) : one;
+      Value tile = d < leafDims.size() ? cg.toI64(b, loc, leafDims[d]) : one;
       block[d] = tile;
       grid[d] = LLVM::MulOp::create(b, loc, tiles, tile);
     }
   } else {
     for (unsigned d = 0; d < dims.size(); ++d)
-      grid[d] = toI64(b, loc, dims[d]);
+      grid[d] = cg.toI64(b, loc, dims[d]);
   }
 
   SmallVector<KernelArg> params =
@@ -460,7 +461,7 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   split.body = LLVM::AddressOfOp::create(b, loc,
                                          getRangeFunction(node, split.rank));
   split.context = allocateRangeContext(b, loc, node, inputs, parentFrame,
-                                       nullPointer(b, loc));
+                                       cg.nullPointer(b, loc));
   return launchKernel(b, loc, node, grid, block, params, &split);
 }
 
@@ -475,7 +476,7 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
   Value array = storeKernelParams(b, loc, params);
   auto extentsType = Uint64Array::get(context);
   auto storeExtents = [&](ArrayRef<Value> values) {
-    Value slot = allocaInEntry(b, loc, extentsType);
+    Value slot = cg.allocaInEntry(b, loc, extentsType);
     for (int32_t d = 0; d < 3; ++d)
       LLVM::StoreOp::create(b, loc, values[d],
                             Uint64Array::getElementAddress(b, loc, extentsType, slot, d));
@@ -483,22 +484,22 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
   };
   Value gridSlot = storeExtents(grid);
   Value blockSlot = storeExtents(block);
-  Value ranSlot = allocaInEntry(b, loc, i32);
+  Value ranSlot = cg.allocaInEntry(b, loc, i32);
   Value site = LLVM::AddressOfOp::create(b, loc, pointerType, siteName.getValue());
-  Value count = i32Constant(b, loc, static_cast<int32_t>(params.size()));
+  Value count = cg.i32Constant(b, loc, static_cast<int32_t>(params.size()));
   Value status =
-      split ? callRuntime(b, loc, RuntimeFn::KernelRunSplit,
+      split ? cg.callRuntime(b, loc, RuntimeFn::KernelRunSplit,
                           {site, gridSlot, blockSlot, array, count,
-                           i32Constant(b, loc, split->hinted),
-                           i32Constant(b, loc, split->rank), split->body,
+                           cg.i32Constant(b, loc, split->hinted),
+                           cg.i32Constant(b, loc, split->rank), split->body,
                            split->context, ranSlot})
-            : callRuntime(b, loc, RuntimeFn::KernelRun,
+            : cg.callRuntime(b, loc, RuntimeFn::KernelRun,
                           {site, gridSlot, blockSlot, array, count, ranSlot});
-  checkStatus(b, loc, status,
+  cg.checkStatus(b, loc, status,
               "running the kernel of " + atName(node));
   Value ran = LLVM::LoadOp::create(b, loc, i32, ranSlot);
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, ran,
-                              i32Constant(b, loc, 0));
+                              cg.i32Constant(b, loc, 0));
 }
 
 CPULowering::TensorKernelRun
@@ -520,7 +521,7 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
   }
   run.scalarStruct = getKernelOutputStruct(scalarTypes);
   if (!scalarTypes.empty())
-    run.scalars = allocaInEntry(b, loc, run.scalarStruct);
+    run.scalars = cg.allocaInEntry(b, loc, run.scalarStruct);
   // A thread per element in work-groups the runtime picks, or the launch
   // the kernel asks for (hpvm.tensor_launch: a tiled product, a perforated
   // convolution) with its work-group memory.
@@ -537,7 +538,7 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
         if (auto type = dyn_cast<MemRefType>(input.getType()))
           addMemRefParams(b, loc, type, input, getAccess(node, index), params);
         else
-          addValue(toStorage(b, loc, input));
+          addValue(cg.toStorage(b, loc, input));
       }
       break;
     case KernelParamGroup::Constants:
@@ -557,12 +558,12 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
                         HPVM_RT_ACCESS_OUT | HPVM_RT_PARAM_WRITES_ALL, params);
       break;
     case KernelParamGroup::GridExtents: {
-      Value one = i64Constant(b, loc, 1);
-      Value zero = i64Constant(b, loc, 0);
-      grid = {i64Constant(b, loc, launch ? launch[0] : elements), one, one};
+      Value one = cg.i64Constant(b, loc, 1);
+      Value zero = cg.i64Constant(b, loc, 0);
+      grid = {cg.i64Constant(b, loc, launch ? launch[0] : elements), one, one};
       block = {zero, zero, zero};
       if (launch && launch[1])
-        block = {i64Constant(b, loc, launch[1]), one, one};
+        block = {cg.i64Constant(b, loc, launch[1]), one, one};
       for (Value extent : grid)
         addValue(extent);
       break;
@@ -571,13 +572,13 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
       // The scalar outputs, in a struct the runtime copies back.
       if (run.scalars)
         params.push_back({kParamBuffer, HPVM_RT_ACCESS_OUT,
-                          sizeOf(b, loc, run.scalarStruct), run.scalars});
+                          cg.sizeOf(b, loc, run.scalarStruct), run.scalars});
       break;
     case KernelParamGroup::WorkgroupMemory:
       if (launch)
         for (int64_t bytes : launch.asArrayRef().drop_front(2))
-          params.push_back({kParamWorkgroup, 0, i64Constant(b, loc, bytes),
-                            nullPointer(b, loc)});
+          params.push_back({kParamWorkgroup, 0, cg.i64Constant(b, loc, bytes),
+                            cg.nullPointer(b, loc)});
       break;
     case KernelParamGroup::AncestorQueries:
     case KernelParamGroup::PerInstanceOutputs:

@@ -116,7 +116,7 @@ LogicalResult CPULowering::createNodeFunctions() {
     FunctionType type = b.getFunctionType(inputs, leaf.getResultTypes());
     b.setInsertionPoint(leaf);
     auto function = func::FuncOp::create(
-        b, leaf.getLoc(), uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
+        b, leaf.getLoc(), cg.uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
         type);
     markInternal(function);
     function.getBody().takeBody(leaf.getBody());
@@ -151,7 +151,7 @@ LogicalResult CPULowering::createNodeFunctions() {
     b.setInsertionPoint(internal);
     auto function = func::FuncOp::create(
         b, internal.getLoc(),
-        uniqueName(("__hpvm_internal_" + internal.getSymName()).str()),
+        cg.uniqueName(("__hpvm_internal_" + internal.getSymName()).str()),
         b.getFunctionType(inputs, internal.getResultTypes()));
     markInternal(function);
     nodeFunctions[internal] = function;
@@ -379,7 +379,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child))) {
       Value memory = produced.lookup({child, port});
       if (isa<LLVM::LLVMPointerType>(memory.getType()))
-        callRuntime(b, internal.getLoc(), RuntimeFn::Free, {memory});
+        cg.callRuntime(b, internal.getLoc(), RuntimeFn::Free, {memory});
       else
         memref::DeallocOp::create(b, internal.getLoc(), memory);
     }
@@ -390,10 +390,10 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
       // A kernel site's arrays are tracked (runNode): their device copies
       // go, unread.
       if (hasKernelSite(graph.getDefinition(child), perInstance[child]))
-        checkStatus(b, internal.getLoc(),
-                    callRuntime(b, internal.getLoc(), RuntimeFn::Discard, {array}),
+        cg.checkStatus(b, internal.getLoc(),
+                    cg.callRuntime(b, internal.getLoc(), RuntimeFn::Discard, {array}),
                     "freeing values per instance");
-      callRuntime(b, internal.getLoc(), RuntimeFn::Free, {array});
+      cg.callRuntime(b, internal.getLoc(), RuntimeFn::Free, {array});
     }
   }
   func::ReturnOp::create(b, internal.getLoc(), results);
@@ -410,18 +410,18 @@ Value CPULowering::decodeMemRefOutput(OpBuilder &b, Location loc,
   for (auto [index, inputType] : llvm::enumerate(node.getInputTypes())) {
     if (inputType != type)
       continue;
-    Value input = toStorage(b, loc, inputs[index]);
+    Value input = cg.toStorage(b, loc, inputs[index]);
     if (!descriptor) {
       descriptor = input;
       continue;
     }
     Value isInput = LLVM::ICmpOp::create(
         b, loc, LLVM::ICmpPredicate::eq, code,
-        i64Constant(b, loc, static_cast<int64_t>(index)));
+        cg.i64Constant(b, loc, static_cast<int64_t>(index)));
     descriptor = LLVM::SelectOp::create(b, loc, isInput, input, descriptor);
   }
   assert(descriptor && "a memref output passed on from no input");
-  return fromStorage(b, loc, descriptor, type);
+  return cg.fromStorage(b, loc, descriptor, type);
 }
 
 /// A kernel hands a pointer output back as the index of the input it is (-1:
@@ -431,13 +431,13 @@ Value CPULowering::decodePointerOutput(OpBuilder &b, Location loc,
                                        NodeOpInterface node, ValueRange inputs,
                                        Value stored) {
   Value code = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), stored);
-  Value pointer = nullPointer(b, loc);
+  Value pointer = cg.nullPointer(b, loc);
   for (auto [index, type] : llvm::enumerate(node.getInputTypes())) {
     if (!isa<LLVM::LLVMPointerType>(type))
       continue;
     Value isInput = LLVM::ICmpOp::create(
         b, loc, LLVM::ICmpPredicate::eq, code,
-        i64Constant(b, loc, static_cast<int64_t>(index)));
+        cg.i64Constant(b, loc, static_cast<int64_t>(index)));
     pointer = LLVM::SelectOp::create(b, loc, isInput, inputs[index], pointer);
   }
   return pointer;
@@ -465,9 +465,9 @@ SmallVector<Value> CPULowering::runTensorNode(OpBuilder &b, Location loc,
             results.push_back(run.buffers[buffer++]);
             continue;
           }
-          results.push_back(fromStorage(
+          results.push_back(cg.fromStorage(
               b, loc,
-              loadField(b, loc, run.scalarStruct, run.scalars, scalar++),
+              cg.loadField(b, loc, run.scalarStruct, run.scalars, scalar++),
               type));
         }
         return results;
@@ -509,7 +509,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     TypeRange outputTypes = node.getOutputTypes();
     LLVM::LLVMStructType outputType = getKernelOutputStruct(outputTypes);
     Value outputs = outputTypes.empty() ? Value()
-                                        : allocaInEntry(b, loc, outputType);
+                                        : cg.allocaInEntry(b, loc, outputType);
     // Outputs per instance are arrays, filled by the kernel or by the CPU
     // version, whichever runs.
     SmallVector<Value> outputArrays;
@@ -521,9 +521,9 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
           continue;
         resultTypes[port] = pointerType;
         // Tracked, so that a kernel reading it next finds it on its device.
-        Value status = callRuntime(
+        Value status = cg.callRuntime(
             b, loc, RuntimeFn::Track, {array, instanceArrayBytes(b, loc, dims, outputTypes[port])});
-        checkStatus(b, loc, status,
+        cg.checkStatus(b, loc, status,
                     ("tracking the values per instance of @" + nodeName(node))
                         .str());
       }
@@ -548,7 +548,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
               kernelResults.push_back(outputArrays[index]);
               continue;
             }
-            Value field = loadField(b, loc, outputType, outputs, index);
+            Value field = cg.loadField(b, loc, outputType, outputs, index);
             if (isa<MemRefType>(type))
               kernelResults.push_back(
                   decodeMemRefOutput(b, loc, node, inputs, field, type));
@@ -556,7 +556,7 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
               kernelResults.push_back(
                   decodePointerOutput(b, loc, node, inputs, field));
             else
-              kernelResults.push_back(fromStorage(b, loc, field, type));
+              kernelResults.push_back(cg.fromStorage(b, loc, field, type));
           }
           return kernelResults;
         });
@@ -580,7 +580,7 @@ bool CPULowering::hasKernelSites() {
 Value CPULowering::instanceArrayBytes(OpBuilder &b, Location loc,
                                       ValueRange dims, Type type) {
   return LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
-                             sizeOf(b, loc, getStorageType(type)));
+                             cg.sizeOf(b, loc, cg.getStorageType(type)));
 }
 
 SmallVector<Value> CPULowering::allocateOutputArrays(
@@ -591,7 +591,8 @@ SmallVector<Value> CPULowering::allocateOutputArrays(
   for (auto [port, type] : llvm::enumerate(outputTypes)) {
     if (!((perInstance.outputs >> port) & 1))
       continue;
-    arrays[port] = callRuntime(b, loc, RuntimeFn::Malloc, {instanceArrayBytes(b, loc, dims, type)});
+    arrays[port] = cg.callRuntime(b, loc, RuntimeFn::Malloc,
+                                  {instanceArrayBytes(b, loc, dims, type)});
   }
   return arrays;
 }
@@ -616,14 +617,15 @@ SmallVector<Value> CPULowering::failWithoutCPUVersion(OpBuilder &b,
                                                       StringRef why) {
   std::string reason = why.str() + '\0';
   Value text = LLVM::createGlobalString(
-      loc, b, uniqueName("__hpvm_no_cpu_version"), reason,
+      loc, b, cg.uniqueName("__hpvm_no_cpu_version"), reason,
       LLVM::Linkage::Internal);
-  Value status = callRuntime(b, loc, RuntimeFn::NoCPUVersion, {nodeNameString(b, loc, node), text});
-  checkStatus(b, loc, status,
+  Value status = cg.callRuntime(b, loc, RuntimeFn::NoCPUVersion,
+                                {cg.nodeNameString(b, loc, node), text});
+  cg.checkStatus(b, loc, status,
               "running " + atName(node));
   return llvm::map_to_vector(node.getOutputTypes(), [&](Type type) {
-    return fromStorage(
-        b, loc, LLVM::PoisonOp::create(b, loc, getStorageType(type)), type);
+    return cg.fromStorage(
+        b, loc, LLVM::PoisonOp::create(b, loc, cg.getStorageType(type)), type);
   });
 }
 
@@ -636,21 +638,22 @@ SmallVector<Value> CPULowering::storeOutputArrays(
   SmallVector<Value> outputArrays(givenArrays);
   if (outputArrays.empty())
     outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
-  Value arrays = allocaInEntry(b, loc, arraysType);
+  Value arrays = cg.allocaInEntry(b, loc, arraysType);
   for (auto [port, array] : llvm::enumerate(outputArrays)) {
     if (!array)
       continue;
-    storeField(b, loc, arraysType, arrays, port, array);
+    cg.storeField(b, loc, arraysType, arrays, port, array);
     // Arrays from runNode are tracked (a kernel could have filled them):
     // the host writes them now.
     if (!givenArrays.empty())
-      checkStatus(
+      cg.checkStatus(
           b, loc,
-          callRuntime(b, loc, RuntimeFn::RequestHost, {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
-                       i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
+          cg.callRuntime(b, loc, RuntimeFn::RequestHost,
+                         {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
+                          cg.i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
           ("writing the outputs of @" + nodeName(node) + " on the host").str());
   }
-  storeField(b, loc, contextType, context, node.getInputTypes().size() + 3,
+  cg.storeField(b, loc, contextType, context, node.getInputTypes().size() + 3,
              arrays);
   return outputArrays;
 }
@@ -659,19 +662,19 @@ void CPULowering::runTileInLockStep(OpBuilder &b, Location loc,
                                     NodeOpInterface node, ValueRange dims,
                                     Value context) {
   unsigned rank = dims.size();
-  Value range = allocaInEntry(b, loc, rangeType);
+  Value range = cg.allocaInEntry(b, loc, rangeType);
   for (int32_t d = 0; d < 3; ++d) {
-    Value extent = d < static_cast<int32_t>(rank) ? toI64(b, loc, dims[d])
-                                                  : i64Constant(b, loc, 1);
+    Value extent = d < static_cast<int32_t>(rank) ? cg.toI64(b, loc, dims[d])
+                                                  : cg.i64Constant(b, loc, 1);
     abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Begin,
-                                   i64Constant(b, loc, 0), d);
+                                   cg.i64Constant(b, loc, 0), d);
     abi::storeField<InstanceRange>(b, loc, range, InstanceRange::End, extent, d);
     abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Extent, extent, d);
   }
   abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Rank,
-                                 i32Constant(b, loc, rank));
+                                 cg.i32Constant(b, loc, rank));
   abi::storeField<InstanceRange>(b, loc, range, InstanceRange::WorkerIndex,
-                                 i32Constant(b, loc, 0));
+                                 cg.i32Constant(b, loc, 0));
   LLVM::CallOp::create(b, loc, getRangeFunction(node, rank),
                        ValueRange{context, range});
 }
@@ -682,8 +685,9 @@ void CPULowering::launchRange(OpBuilder &b, Location loc, NodeOpInterface runs,
   Value body = LLVM::AddressOfOp::create(
       b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
   Value status =
-      callRuntime(b, loc, RuntimeFn::ParallelFor, {i32Constant(b, loc, rank), extents, body, runContext});
-  checkStatus(b, loc, status,
+      cg.callRuntime(b, loc, RuntimeFn::ParallelFor,
+                     {cg.i32Constant(b, loc, rank), extents, body, runContext});
+  cg.checkStatus(b, loc, status,
               ("running the instances of @" + nodeName(runs)).str());
 }
 
@@ -693,11 +697,11 @@ void CPULowering::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
                                      Value extents, Value context) {
   LeafOp sums = contractions.lookup(leaf).first;
   LLVM::LLVMFuncOp plan = contractions.lookup(leaf).second;
-  Value one = i64Constant(b, loc, 1);
+  Value one = cg.i64Constant(b, loc, 1);
   auto parentExtentIsOne = [&](int32_t d) {
     Value extent = LLVM::LoadOp::create(
         b, loc, b.getI64Type(),
-        fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
+        cg.fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
     return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, extent, one);
   };
   Value single = LLVM::AndOp::create(b, loc, parentExtentIsOne(0),
@@ -706,11 +710,11 @@ void CPULowering::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
                                    /*withElseRegion=*/true);
   OpBuilder tb = planned.getThenBodyBuilder();
   SmallVector<Value> planArgs(inputs);
-  planArgs.append({toI64(tb, loc, dims[0]), toI64(tb, loc, dims[1]), one, one});
+  planArgs.append({cg.toI64(tb, loc, dims[0]), cg.toI64(tb, loc, dims[1]), one, one});
   scf::YieldOp::create(
       tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
   OpBuilder eb = planned.getElseBodyBuilder();
-  scf::YieldOp::create(eb, loc, nullPointer(eb, loc));
+  scf::YieldOp::create(eb, loc, cg.nullPointer(eb, loc));
   runContracted(
       b, loc, planned.getResult(0),
       [&](OpBuilder &lb) {
@@ -718,7 +722,7 @@ void CPULowering::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
       },
       [&](OpBuilder &sb, Value buffer) {
         SmallVector<Value> sumsInputs(inputs);
-        sumsInputs.append({buffer, toI64(sb, loc, dims[0])});
+        sumsInputs.append({buffer, cg.toI64(sb, loc, dims[0])});
         launchRange(sb, loc, sums, /*rank=*/2, {}, extents,
                     allocateRangeContext(sb, loc, sums, sumsInputs, parentFrame,
                                          outputs, /*perInstanceInputs=*/0));
@@ -753,7 +757,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       args.append({zero, zero, zero, one, one, one, parentFrame});
     } else {
-      args.push_back(allocateSingleInstanceFrame(b, loc, parentFrame));
+      args.push_back(cg.allocateSingleInstanceFrame(b, loc, parentFrame));
     }
     auto call = func::CallOp::create(b, loc, function, args);
     if (isa<LeafOp>(node.getOperation()))
@@ -773,9 +777,9 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
   }
 
   unsigned rank = dims.size();
-  LLVM::LLVMStructType outputType = getStorageStruct(outputTypes);
-  Value outputs = outputTypes.empty() ? nullPointer(b, loc)
-                                      : allocaInEntry(b, loc, outputType);
+  LLVM::LLVMStructType outputType = cg.getStorageStruct(outputTypes);
+  Value outputs = outputTypes.empty() ? cg.nullPointer(b, loc)
+                                      : cg.allocaInEntry(b, loc, outputType);
   Value context = allocateRangeContext(b, loc, node, inputs, parentFrame, outputs,
                                        perInstance.inputs);
   // Per-instance outputs: one array each, indexed by the linear instance id.
@@ -785,10 +789,10 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
                                      givenArrays, context);
 
   auto extentsType = Uint64Array::get(b.getContext());
-  Value extents = allocaInEntry(b, loc, extentsType);
+  Value extents = cg.allocaInEntry(b, loc, extentsType);
   for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
     Value address = Uint64Array::getElementAddress(b, loc, extentsType, extents, d);
-    LLVM::StoreOp::create(b, loc, toI64(b, loc, dims[d]), address);
+    LLVM::StoreOp::create(b, loc, cg.toI64(b, loc, dims[d]), address);
   }
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
   if (leaf && phaseFunctions.count(leaf)) {
@@ -824,8 +828,8 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
       results.push_back(outputArrays[index]);
     else if (passedOn && ((perInstance.inputs >> *passedOn) & 1))
       // Passed on from an input given per instance: one value each, not one.
-      results.push_back(fromStorage(b, loc,
-                                    loadField(b, loc, outputType, outputs, index),
+      results.push_back(cg.fromStorage(b, loc,
+                                    cg.loadField(b, loc, outputType, outputs, index),
                                     outputTypes[index]));
     else
       results.push_back(readGridOutput(b, loc, node.getOperation(), index, inputs,
@@ -837,7 +841,7 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
 
 
 LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
-  if (LLVM::LLVMFuncOp existing = entryFunctions.lookup(root.getOperation()))
+  if (LLVM::LLVMFuncOp existing = entryFunctions.lookup({root.getOperation()}))
     return existing;
   Location loc = root.getLoc();
   OpBuilder b(context);
@@ -845,24 +849,24 @@ LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
   // hpvm_rt_root_fn_t: status (*)(void *args)
   auto type = abi::getFunctionType(context, RuntimeCallback::RootFn);
   auto entryFunction = LLVM::LLVMFuncOp::create(
-      b, loc, uniqueName(("__hpvm_entry_" + nodeName(root)).str()), type,
+      b, loc, cg.uniqueName(("__hpvm_entry_" + nodeName(root)).str()), type,
       LLVM::Linkage::Internal);
-  entryFunctions[root.getOperation()] = entryFunction;
+  entryFunctions.add({root.getOperation()}, entryFunction);
   Block *entry = entryFunction.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
   Value block = entry->getArgument(0);
-  LLVM::LLVMStructType blockType = getLaunchBlockType(root);
+  LLVM::LLVMStructType blockType = cg.getLaunchBlockType(root);
   ArrayRef<Type> inputTypes = root.getInputTypes();
   SmallVector<Value> inputs;
   for (auto [index, type] : llvm::enumerate(inputTypes))
-    inputs.push_back(fromStorage(
-        b, loc, loadField(b, loc, blockType, block, index + 1), type));
+    inputs.push_back(cg.fromStorage(
+        b, loc, cg.loadField(b, loc, blockType, block, index + 1), type));
   // The root is a single instance without ancestors.
   SmallVector<Value> outputs =
-      runNode(b, loc, root, {}, inputs, nullPointer(b, loc));
+      runNode(b, loc, root, {}, inputs, cg.nullPointer(b, loc));
   for (auto [index, output] : llvm::enumerate(outputs))
-    storeField(b, loc, blockType, block, 1 + inputTypes.size() + index,
-               toStorage(b, loc, output));
-  LLVM::ReturnOp::create(b, loc, nullPointer(b, loc));
+    cg.storeField(b, loc, blockType, block, 1 + inputTypes.size() + index,
+               cg.toStorage(b, loc, output));
+  LLVM::ReturnOp::create(b, loc, cg.nullPointer(b, loc));
   return entryFunction;
 }
