@@ -513,39 +513,7 @@ depthwise_tile16(const int ROWS, const int BLOCKS, const float *const *row, int6
       store16(out + r * ow + at[b], finish16(acc[r][b], bias, activation, max));
 }
 
-/* depthwise_tile16 for rows at stride 1, where output rows r and r + 1 read padded rows one
- * apart: each padded row k's vectors loaded once and multiplied into every output row r that
- * reads it (tap i = k - r), half the loads of one per multiply-add. Each sum still takes the
- * taps in the order (i, j): the same bits. */
-static inline __attribute__((always_inline)) void
-depthwise_tile16_s1(const int ROWS, const int BLOCKS, const float *const *row, int64_t x,
-                    int64_t ow, const int64_t *column, const v16f *weight, int64_t kh,
-                    int64_t kw, float *out, v16f bias, int64_t activation, v16f max) {
-  v16f acc[4][4];
-  int64_t at[4];
-  _Pragma("GCC unroll 4") for (int b = 0; b < BLOCKS; ++b) {
-    at[b] = x + 16 * b < ow - 16 ? x + 16 * b : ow - 16;
-    _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r) acc[r][b] = splat16(0.0f);
-  }
-  for (int64_t k = 0; k < ROWS + kh - 1; ++k) {
-    /* Padded row k: tap k of output row 0, or the last tap of output row k - kh + 1. */
-    const float *src = k < kh ? row[k] : row[(k - kh + 1) * kh + kh - 1];
-    for (int64_t j = 0; j < kw; ++j)
-      _Pragma("GCC unroll 4") for (int b = 0; b < BLOCKS; ++b) {
-        v16f v = load16(src + column[j] + at[b]);
-        _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r) {
-          int64_t i = k - r;
-          if (i >= 0 && i < kh)
-            acc[r][b] = fma16(weight[i * kw + j], v, acc[r][b]);
-        }
-      }
-  }
-  _Pragma("GCC unroll 4") for (int r = 0; r < ROWS; ++r)
-    _Pragma("GCC unroll 4") for (int b = 0; b < BLOCKS; ++b)
-      store16(out + r * ow + at[b], finish16(acc[r][b], bias, activation, max));
-}
-
-/* depthwise_tile16_s1 for 3 x 3 windows at strides SH, SW of 1 or 2, the tile's vectors at
+/* A tile of depthwise_tile16's for 3 x 3 windows at strides SH, SW of 1 or 2, its vectors at
  * x + 16 b (x a multiple of 16; the last block of a row stored under a mask of the columns
  * before ow): padded row k's vectors loaded once and multiplied into every output row r that
  * reads it (tap i = k - SH r), made from aligned loads (a column phase each at stride 2) and a
@@ -591,20 +559,18 @@ depthwise_tile16_3x3(const int ROWS, const int BLOCKS, const int SH, const int S
     }
 }
 
-/* S1: 0 the tile of any window and strides, 1 at stride 1 (up to 9 taps), 2 + 2 (SH - 1) +
- * (SW - 1) the 3 x 3 window at strides SH, SW; `column[1]` is the odd phase at stride 2. */
+/* S1: 0 the tile of any window and strides, 2 + 2 (SH - 1) + (SW - 1) the 3 x 3 window at
+ * strides SH, SW; `column[1]` is the odd phase at stride 2. */
 #define DEPTHWISE_TILE16(S1, ROWS, BLOCKS, row, x, ow, column, weight, kh, kw, ...)            \
   do {                                                                                         \
     if (S1 >= 2)                                                                               \
       depthwise_tile16_3x3(ROWS, BLOCKS, (S1 - 2) / 2 + 1, (S1 - 2) % 2 + 1, row, column[1],   \
                            x, ow, weight, __VA_ARGS__);                                        \
-    else if (S1)                                                                               \
-      depthwise_tile16_s1(ROWS, BLOCKS, row, x, ow, column, weight, kh, kw, __VA_ARGS__);      \
     else                                                                                       \
       depthwise_tile16(ROWS, BLOCKS, row, x, ow, column, weight, kh, kw, __VA_ARGS__);         \
   } while (0)
 
-/* ROWS output rows, their columns in tiles of up to 4 vectors (S1: at stride 1). */
+/* ROWS output rows, their columns in tiles of up to 4 vectors (S1: DEPTHWISE_TILE16's). */
 static inline __attribute__((always_inline)) void
 depthwise_row_tiles16(const int S1, const int ROWS, const float *const *row, int64_t ow,
                       const int64_t *column, const v16f *weight, int64_t kh, int64_t kw,
@@ -711,7 +677,8 @@ static void ring_row16(const depthwise_plane_t *p, int64_t r, float *dst) {
   }
 }
 
-/* `now` (<= 4) output rows of a ring's tile, their padded rows at `row` (S1: at stride 1). */
+/* `now` (<= 4) output rows of a ring's tile, their padded rows at `row` (S1: as for
+ * DEPTHWISE_TILE16). */
 static inline __attribute__((always_inline)) void
 depthwise_ring_rows16(const int S1, int64_t now, const float *const *row, int64_t ow,
                       const int64_t *column, const v16f *weight, int64_t kh, int64_t kw,
@@ -733,7 +700,7 @@ depthwise_ring_rows16(const int S1, int64_t now, const float *const *row, int64_
  * latency): the padded rows they read kept in a ring (in the first-level cache), each made
  * once, after the sums of the rows before. */
 static inline __attribute__((always_inline)) void
-depthwise_ring16(const depthwise_plane_t *p, float *ring, const int64_t *column,
+depthwise_ring16(const int S1, const depthwise_plane_t *p, float *ring, const int64_t *column,
                  const v16f *weight, int64_t kh, int64_t kw, float *output, int64_t oh,
                  int64_t ow, v16f bias, int64_t activation, v16f max) {
   enum { MAX_ROWS = 4 };
@@ -763,20 +730,8 @@ depthwise_ring16(const depthwise_plane_t *p, float *ring, const int64_t *column,
     top_slot += rows * p->stride_h;
     while (top_slot >= slots)
       top_slot -= slots;
-    float *out = output + y * ow;
-    if (kh == 3 && kw == 3 && p->stride_h <= 2 && p->stride_w <= 2) {
-      if (p->stride_h == 1 && p->stride_w == 1)
-        depthwise_ring_rows16(2, now, row, ow, column, weight, kh, kw, out, bias, activation, max);
-      else if (p->stride_h == 1)
-        depthwise_ring_rows16(3, now, row, ow, column, weight, kh, kw, out, bias, activation, max);
-      else if (p->stride_w == 1)
-        depthwise_ring_rows16(4, now, row, ow, column, weight, kh, kw, out, bias, activation, max);
-      else
-        depthwise_ring_rows16(5, now, row, ow, column, weight, kh, kw, out, bias, activation, max);
-    } else if (p->stride_h == 1 && kh * kw <= 9)
-      depthwise_ring_rows16(1, now, row, ow, column, weight, kh, kw, out, bias, activation, max);
-    else
-      depthwise_ring_rows16(0, now, row, ow, column, weight, kh, kw, out, bias, activation, max);
+    depthwise_ring_rows16(S1, now, row, ow, column, weight, kh, kw, output + y * ow, bias,
+                          activation, max);
     /* The next rows' padded rows, made after these rows' sums (not just before they are read:
      * a load that straddles two stores still in flight waits for both to reach the cache). */
     int64_t next = y + rows + (oh - y - rows < rows ? oh - y - rows : rows);
@@ -877,17 +832,7 @@ depthwise_rows16(const depthwise_plane_t *p, float *scratch, const int64_t *colu
                  int64_t ow, v16f bias, int64_t activation, v16f max) {
   if (ow >= 16) {
     float *ring = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    depthwise_ring16(p, ring, column, weight, kh, kw, output, oh, ow, bias, activation, max);
-    return;
-  }
-  /* 14 x 14 planes at stride 1 in registers, without the padded copy (one thread, CPU time:
-   * 576 planes 3 x 3 0.063 -> 0.045 ms, 672 with 5 x 5 0.143 -> 0.102). */
-  if (p->stride_h == 1 && p->stride_w == 1 && p->pad_w + p->w <= 32 &&
-      (kh == 3 || kh == 5) && kw == kh) {
-    if (kh == 3)
-      depthwise_narrow_plane_s1(p, weight, 3, 3, output, oh, ow, bias, activation, max);
-    else
-      depthwise_narrow_plane_s1(p, weight, 5, 5, output, oh, ow, bias, activation, max);
+    depthwise_ring16(0, p, ring, column, weight, kh, kw, output, oh, ow, bias, activation, max);
     return;
   }
   hpvm_tensor_depthwise_prepare_avx2(p->input, p->h, p->w, kh, kw, oh, ow, p->pad_h, p->pad_w,
@@ -899,6 +844,61 @@ depthwise_rows16(const depthwise_plane_t *p, float *scratch, const int64_t *colu
   for (; y < oh; ++y)
     depthwise_narrow16(1, scratch + y * row_step, row_step, p->row_floats, column, weight, kh,
                        kw, output + y * ow, ow, bias, activation, max);
+}
+
+/* The 3 x 3 window's ring at strides 1 and 2 (S1 2 and 5: DEPTHWISE_TILE16), and the narrow
+ * planes at stride 1 in registers: a function each, with the activation read at run time (a
+ * copy per activation made this file take a minute to compile, several under sanitizers). */
+#define DEPTHWISE_RING_3X3(S1, NAME)                                                           \
+  static __attribute__((noinline)) void NAME(const depthwise_plane_t *p, float *scratch,       \
+                                             const int64_t *column, const v16f *weight,        \
+                                             float *output, int64_t oh, int64_t ow, v16f bias, \
+                                             int64_t activation, v16f max) {                   \
+    float *ring = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);                       \
+    depthwise_ring16(S1, p, ring, column, weight, 3, 3, output, oh, ow, bias, activation,     \
+                     max);                                                                     \
+  }
+DEPTHWISE_RING_3X3(2, depthwise_ring_3x3_s1)
+DEPTHWISE_RING_3X3(5, depthwise_ring_3x3_s2)
+#undef DEPTHWISE_RING_3X3
+
+static __attribute__((noinline)) void
+depthwise_narrow_3x3(const depthwise_plane_t *p, const v16f *weight, float *output, int64_t oh,
+                     int64_t ow, v16f bias, int64_t activation, v16f max) {
+  depthwise_narrow_plane_s1(p, weight, 3, 3, output, oh, ow, bias, activation, max);
+}
+
+static __attribute__((noinline)) void
+depthwise_narrow_5x5(const depthwise_plane_t *p, const v16f *weight, float *output, int64_t oh,
+                     int64_t ow, v16f bias, int64_t activation, v16f max) {
+  depthwise_narrow_plane_s1(p, weight, 5, 5, output, oh, ow, bias, activation, max);
+}
+
+/* The plane in one of the functions above where its window, strides and sizes have one: 3 x 3
+ * at strides 1 and 2 (the same both ways) over rows of 16 columns or more (one thread, CPU time: 144 planes of
+ * 56 x 56 0.213 -> 0.160 ms, 96 of 112 x 112 at stride 2 0.33 -> 0.295), and 3 x 3 or 5 x 5 at
+ * stride 1 over narrower rows (576 planes of 14 x 14, 3 x 3 0.063 -> 0.045 ms, 672 with 5 x 5
+ * 0.143 -> 0.102). 0 when none has it. */
+static int depthwise_special(const depthwise_plane_t *p, float *scratch, const int64_t *column,
+                             const v16f *weight, int64_t kh, int64_t kw, float *output,
+                             int64_t oh, int64_t ow, v16f bias, int64_t activation, v16f max) {
+  int64_t sh = p->stride_h, sw = p->stride_w;
+  if (ow >= 16 && kh == 3 && kw == 3 && sh == sw && sh <= 2) {
+    if (sh == 1)
+      depthwise_ring_3x3_s1(p, scratch, column, weight, output, oh, ow, bias, activation, max);
+    else
+      depthwise_ring_3x3_s2(p, scratch, column, weight, output, oh, ow, bias, activation, max);
+    return 1;
+  }
+  if (ow < 16 && sh == 1 && sw == 1 && p->pad_w + p->w <= 32 && kw == kh &&
+      (kh == 3 || kh == 5)) {
+    if (kh == 3)
+      depthwise_narrow_3x3(p, weight, output, oh, ow, bias, activation, max);
+    else
+      depthwise_narrow_5x5(p, weight, output, oh, ow, bias, activation, max);
+    return 1;
+  }
+  return 0;
 }
 
 /* depthwise_rows16 with the activation a constant, and the 3 x 3 and 5 x 5 windows' sizes
@@ -964,6 +964,9 @@ void hpvm_tensor_depthwise_avx512(const float *input, int64_t h, int64_t w, cons
     column[j] = (j % stride_w) * phase + j / stride_w;
   for (int64_t t = 0; t < kh * kw; ++t)
     weight[t] = splat16(filter[t]);
+  if (depthwise_special(&p, scratch, column, weight, kh, kw, output, oh, ow, splat16(bias),
+                        activation, splat16(activation_max)))
+    return;
   depthwise_rows16_for(activation, kh, kw)(&p, scratch, column, weight, kh, kw, output, oh, ow,
                                            splat16(bias), splat16(activation_max));
 }
