@@ -313,6 +313,8 @@ static void call_root(void **args) {
 
 static void launch_task_run(hpvm_sched_task_t *task) {
   hpvm_rt_launch_t *launch = (hpvm_rt_launch_t *)task;
+  /* The waiter may free the launch as soon as it sees it done. */
+  hpvm_sched_pool_t *pool = launch->runtime->pool;
   /* The root's errors, returned or raised by its compiled code (hpvm_rt_check_at, which
    * would end the process on a worker thread), go to the wait. */
   hpvm_status_t returned = NULL;
@@ -324,6 +326,7 @@ static void launch_task_run(hpvm_sched_task_t *task) {
   launch->done = true;
   pthread_cond_broadcast(&launch->finished);
   pthread_mutex_unlock(&launch->mutex);
+  hpvm_sched_pool_notify(pool); /* a helping waiter idles on the pool's epoch */
 }
 
 hpvm_status_t hpvm_runtime_launch(hpvm_runtime_t *runtime, hpvm_rt_root_fn_t root, void *args,
@@ -347,20 +350,19 @@ hpvm_status_t hpvm_rt_wait(hpvm_rt_launch_t *launch) {
   if (!launch)
     return HPVM_STATUS(INVALID_ARGUMENT, "wait of a NULL launch");
   hpvm_runtime_t *runtime = launch->runtime;
+  /* Help while waiting: the root (or its nodes) may still be queued, and the grids its nodes
+   * run on workers have this thread's share (with 2 threads, the half that the worker would
+   * otherwise run too). Idle on the pool's epoch, which each new grid and the end of the
+   * launch move. */
   for (;;) {
+    uint32_t seen = hpvm_sched_pool_epoch(runtime->pool);
     pthread_mutex_lock(&launch->mutex);
     bool done = launch->done;
     pthread_mutex_unlock(&launch->mutex);
     if (done)
       break;
-    /* Help: with few workers the root (or its nodes) may still be queued. */
-    if (hpvm_sched_pool_run_one(runtime->pool))
-      continue;
-    pthread_mutex_lock(&launch->mutex);
-    while (!launch->done)
-      pthread_cond_wait(&launch->finished, &launch->mutex);
-    pthread_mutex_unlock(&launch->mutex);
-    break;
+    if (!hpvm_sched_pool_help(runtime->pool))
+      hpvm_sched_pool_idle(runtime->pool, seen);
   }
   hpvm_status_t status = launch->status;
   pthread_mutex_destroy(&launch->mutex);

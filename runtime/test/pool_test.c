@@ -1,5 +1,5 @@
 /* pool_test.c - parallel-for over odd 1-3-D grids (element by element), nesting, concurrency,
- * small grids on the caller, callers bound to a busy-thread count. */
+ * small grids on the caller, callers bound to a busy-thread count, waiters that help. */
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -326,6 +326,111 @@ static void test_body_errors(hpvm_sched_pool_t *pool) {
   check_grid(pool, 1, 1000, 1, 1);
 }
 
+/* A thread outside the pool that waits on a worker's work (a host thread in hpvm_rt_wait)
+ * runs chunks of the grids the worker starts: each instance waits (10 s at most) until both
+ * the waiter and a worker have run one, so a worker alone would time out. More instances than
+ * the pool probes on its caller before sharing a grid. */
+enum { HELPED_INSTANCES = 20000 };
+typedef struct helped_t {
+  hpvm_sched_task_t task;
+  hpvm_sched_pool_t *pool;
+  pthread_t waiter;
+  _Atomic int started, done, by_waiter, by_worker, timed_out;
+  _Atomic uint8_t hits[HELPED_INSTANCES];
+} helped_t;
+
+static void helped_body(void *context, const hpvm_rt_instance_range_t *range) {
+  helped_t *h = context;
+  atomic_fetch_add(pthread_equal(pthread_self(), h->waiter) ? &h->by_waiter : &h->by_worker, 1);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (atomic_load(&h->by_waiter) == 0 || atomic_load(&h->by_worker) == 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 10) {
+      atomic_store(&h->timed_out, 1);
+      break;
+    }
+    sched_yield();
+  }
+  for (int64_t x = range->begin[0]; x < range->end[0]; ++x)
+    atomic_fetch_add(&h->hits[x], 1);
+}
+
+static void helped_run(hpvm_sched_task_t *task) {
+  helped_t *h = (helped_t *)task;
+  atomic_store(&h->started, 1);
+  int64_t extent[1] = {HELPED_INSTANCES};
+  CHECK_OK(hpvm_sched_pool_parallel_for(h->pool, 1, extent, helped_body, h, NULL));
+  atomic_store(&h->done, 1);
+  hpvm_sched_pool_notify(h->pool);
+}
+
+static void test_waiter_helps(hpvm_sched_pool_t *pool) {
+  if (hpvm_sched_pool_worker_count(pool) == 0)
+    return;
+  helped_t *h = calloc(1, sizeof(*h));
+  h->task.run = helped_run;
+  h->pool = pool;
+  h->waiter = pthread_self();
+  hpvm_sched_pool_submit(pool, &h->task);
+  while (!atomic_load(&h->started)) /* a worker takes the task (owning its grid) */
+    sched_yield();
+  for (;;) {
+    uint32_t seen = hpvm_sched_pool_epoch(pool);
+    if (atomic_load(&h->done))
+      break;
+    if (!hpvm_sched_pool_help(pool))
+      hpvm_sched_pool_idle(pool, seen);
+  }
+  CHECK(!atomic_load(&h->timed_out));
+  CHECK(atomic_load(&h->by_waiter) > 0 && atomic_load(&h->by_worker) > 0);
+  for (int i = 0; i < HELPED_INSTANCES; ++i)
+    CHECK_EQ_INT(atomic_load(&h->hits[i]), 1);
+  free(h);
+}
+
+/* ... but never in a grid another outside thread owns (participant 0 of it is that thread). */
+typedef struct outside_t {
+  hpvm_sched_pool_t *pool;
+  pthread_t waiter;
+  _Atomic int done, by_waiter;
+} outside_t;
+
+static void outside_body(void *context, const hpvm_rt_instance_range_t *range) {
+  outside_t *o = context;
+  if (pthread_equal(pthread_self(), o->waiter))
+    atomic_fetch_add(&o->by_waiter, 1);
+  for (int64_t x = range->begin[0]; x < range->end[0]; ++x)
+    for (volatile int spin = 0; spin < 200; ++spin) {
+    }
+}
+
+static void *outside_caller(void *arg) {
+  outside_t *o = arg;
+  int64_t extent[1] = {HELPED_INSTANCES};
+  CHECK_OK(hpvm_sched_pool_parallel_for(o->pool, 1, extent, outside_body, o, NULL));
+  atomic_store(&o->done, 1);
+  hpvm_sched_pool_notify(o->pool);
+  return NULL;
+}
+
+static void test_waiter_skips_outside_grids(hpvm_sched_pool_t *pool) {
+  if (hpvm_sched_pool_worker_count(pool) == 0)
+    return;
+  outside_t o = {pool, pthread_self(), 0, 0};
+  pthread_t other;
+  CHECK(pthread_create(&other, NULL, outside_caller, &o) == 0);
+  for (;;) {
+    uint32_t seen = hpvm_sched_pool_epoch(pool);
+    if (atomic_load(&o.done))
+      break;
+    if (!hpvm_sched_pool_help(pool))
+      hpvm_sched_pool_idle(pool, seen);
+  }
+  pthread_join(other, NULL);
+  CHECK_EQ_INT(atomic_load(&o.by_waiter), 0);
+}
+
 static void run_all(uint32_t workers) {
   test_allocator_t state = {0};
   hpvm_sched_pool_t *pool;
@@ -346,6 +451,8 @@ static void run_all(uint32_t workers) {
   test_caller_load(pool);
   test_concurrent_callers(pool);
   test_tasks(pool);
+  test_waiter_helps(pool);
+  test_waiter_skips_outside_grids(pool);
   test_invalid(pool);
   test_body_errors(pool);
   hpvm_sched_pool_destroy(pool);

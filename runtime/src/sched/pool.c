@@ -94,6 +94,7 @@ typedef struct job_slot_t {
   _Atomic bool claimed;     /* an owner holds this slot */
   _Atomic int64_t remaining; /* chunks not yet executed */
   _Atomic bool owner_sleeping;
+  _Atomic uint32_t owner; /* the owner's participant index (0: a thread outside the pool) */
   pthread_mutex_t mutex;
   pthread_cond_t done;
   padded_range_t *ranges; /* participant_count entries */
@@ -125,6 +126,7 @@ struct hpvm_sched_pool_t {
   _Alignas(64) _Atomic uint32_t epoch; /* bumped on every publication of work */
   _Atomic uint32_t sleepers;
   _Atomic bool stopping;
+  _Atomic bool helping; /* an outside thread runs parallel-for chunks as participant 0 */
   pthread_mutex_t sleep_mutex;
   pthread_cond_t wake;
 };
@@ -302,7 +304,9 @@ static void finish_participation(job_slot_t *slot, int64_t executed) {
   }
 }
 
-/* A worker looks for published jobs with chunks left.  Returns true if it executed any. */
+/* A worker, or the helping outside thread (me 0: only jobs a worker owns, whose participant
+ * 0 is nobody else), looks for published jobs with chunks left.  Returns true if it executed
+ * any. */
 static bool try_parallel_for(hpvm_sched_pool_t *pool, uint32_t me) {
   if (atomic_load_explicit(&pool->active_jobs, memory_order_acquire) == 0)
     return false;
@@ -314,7 +318,7 @@ static bool try_parallel_for(hpvm_sched_pool_t *pool, uint32_t me) {
       continue;
     atomic_fetch_add(&slot->users, 1);
     parallel_for_job_t *job = atomic_load(&slot->job);
-    if (job) {
+    if (job && (me != 0 || atomic_load(&slot->owner) != 0)) {
       int64_t executed = participate(pool, slot, job, me);
       finish_participation(slot, executed);
       worked |= executed > 0;
@@ -463,6 +467,7 @@ hpvm_status_t hpvm_sched_pool_parallel_for(hpvm_sched_pool_t *pool, uint32_t ran
     atomic_store_explicit(&slot->ranges[p].value, range_pack(begin, end), memory_order_relaxed);
   }
   atomic_store_explicit(&slot->remaining, (int64_t)left, memory_order_relaxed);
+  atomic_store_explicit(&slot->owner, me, memory_order_relaxed);
   job.shared = true;
   atomic_store(&slot->job, &job);
   atomic_fetch_add(&pool->active_jobs, 1);
@@ -537,6 +542,37 @@ static bool spin_for_work(hpvm_sched_pool_t *pool, uint32_t seen) {
   }
 }
 
+bool hpvm_sched_pool_help(hpvm_sched_pool_t *pool) {
+  if (tls_pool == pool)
+    return false; /* a worker helps in its own loop */
+  bool worked = false, expected = false;
+  if (atomic_compare_exchange_strong(&pool->helping, &expected, true)) {
+    worked = try_parallel_for(pool, 0);
+    atomic_store(&pool->helping, false);
+  }
+  return worked || hpvm_sched_pool_run_one(pool);
+}
+
+uint32_t hpvm_sched_pool_epoch(hpvm_sched_pool_t *pool) { return atomic_load(&pool->epoch); }
+
+void hpvm_sched_pool_notify(hpvm_sched_pool_t *pool) { pool_notify(pool); }
+
+/* Sleeps until the epoch moves past `seen` or the pool stops (the sleepers' side of
+ * pool_notify). */
+static void sleep_for_work(hpvm_sched_pool_t *pool, uint32_t seen) {
+  pthread_mutex_lock(&pool->sleep_mutex);
+  atomic_fetch_add(&pool->sleepers, 1);
+  while (atomic_load(&pool->epoch) == seen && !atomic_load(&pool->stopping))
+    pthread_cond_wait(&pool->wake, &pool->sleep_mutex);
+  atomic_fetch_sub(&pool->sleepers, 1);
+  pthread_mutex_unlock(&pool->sleep_mutex);
+}
+
+void hpvm_sched_pool_idle(hpvm_sched_pool_t *pool, uint32_t seen) {
+  if (!spin_for_work(pool, seen))
+    sleep_for_work(pool, seen);
+}
+
 static void *worker_main(void *arg) {
   worker_start_t start = *(worker_start_t *)arg;
   hpvm_sched_pool_t *pool = start.pool;
@@ -548,14 +584,7 @@ static void *worker_main(void *arg) {
       continue;
     if (atomic_load(&pool->stopping) && atomic_load(&pool->queued) == 0)
       break;
-    if (spin_for_work(pool, seen))
-      continue;
-    pthread_mutex_lock(&pool->sleep_mutex);
-    atomic_fetch_add(&pool->sleepers, 1);
-    while (atomic_load(&pool->epoch) == seen && !atomic_load(&pool->stopping))
-      pthread_cond_wait(&pool->wake, &pool->sleep_mutex);
-    atomic_fetch_sub(&pool->sleepers, 1);
-    pthread_mutex_unlock(&pool->sleep_mutex);
+    hpvm_sched_pool_idle(pool, seen);
   }
   return NULL;
 }
