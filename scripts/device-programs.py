@@ -71,30 +71,53 @@ def check_mlir(args, path, name, out):
     return "FAILED: " + error if error else "kernels valid"
 
 
+def hinted_text(text, target, cpp):
+    """`text` with its CPU hints turned into `target`'s."""
+    hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(%s)" % target).replace(
+        "__hpvm__hint(hpvm::CPU_TARGET)", "__hpvm__hint(hpvm::%s)" % target)
+    # Hetero-C++ hints name DEVICE, which hpvm-cc defines as the CPU target.
+    gpu = "hpvm::" + target if cpp else target
+    return hinted.replace("__hetero_hint(DEVICE)", "__hetero_hint(%s)" % gpu)
+
+
+def hinted_headers(text, source_dir, target, cpp, folder):
+    """The program's own headers (`#include "X"` found beside it), hinted as the program is,
+    into `folder`, which goes first on the device build's include path: leaves defined in a
+    shared header go to the device too."""
+    for header in re.findall(r'#include "([^"]+)"', text):
+        original = os.path.join(source_dir, header)
+        if not os.path.isfile(original):
+            continue
+        copy_path = os.path.join(folder, header)
+        os.makedirs(os.path.dirname(copy_path), exist_ok=True)
+        with open(original) as source, open(copy_path, "w") as copy:
+            copy.write(hinted_text(source.read(), target, cpp))
+
+
 def check_c(args, path, name, out):
     with open(path) as source:
         text = source.read()
     target = "GPU_TARGET"
     if args.split:
         target = "CPU_OR_SPIR_TARGET" if args.target == "opencl" else "CPU_OR_GPU_TARGET"
-    hinted = text.replace("__hpvm__hint(CPU_TARGET)", "__hpvm__hint(%s)" % target).replace(
-        "__hpvm__hint(hpvm::CPU_TARGET)", "__hpvm__hint(hpvm::%s)" % target)
-    # Hetero-C++ hints name DEVICE, which hpvm-cc defines as the CPU target.
-    gpu = "hpvm::" + target if path.endswith((".cpp", ".cc")) else target
-    hinted = hinted.replace("__hetero_hint(DEVICE)", "__hetero_hint(%s)" % gpu)
+    cpp = path.endswith((".cpp", ".cc"))
     suffix = os.path.splitext(path)[1]
     hinted_path = os.path.join(out, name + ".gpu" + suffix)
     with open(hinted_path, "w") as copy:
-        copy.write(hinted)
+        copy.write(hinted_text(text, target, cpp))
+    source_dir = os.path.dirname(os.path.abspath(path))
+    headers = os.path.join(out, name + ".headers")
+    hinted_headers(text, source_dir, target, cpp, headers)
     cpu_exe = os.path.join(out, name + ".cpu")
     dev_exe = os.path.join(out, name + "." + args.target)
-    # The hinted program is compiled with the directory of the original on
-    # the include path (programs include their own headers).
-    include = ["-I", os.path.dirname(os.path.abspath(path))]
+    # The hinted program is compiled with its hinted headers, then the directory of the
+    # original, on the include path (programs include their own headers).
+    include = ["-I", source_dir]
     flags = args.cflags.split()
     code, _, err = run([args.hpvm_cc, "-O2"] + flags + include + [path, "-o", cpu_exe])
     if code != 0:
         return "FAILED to build for the CPU: " + err.strip()
+    include = ["-I", headers] + include
     code, _, err = run([args.hpvm_cc, "-O2", "--target=" + args.target] + flags + include +
                        [hinted_path, "-o", dev_exe])
     if code != 0:
