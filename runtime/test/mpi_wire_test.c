@@ -152,7 +152,9 @@ static void test_fresh_outputs(void) {
   CHECK(hpvm_mpi_pack_result(&layout, &local, outputs, &back) == NULL);
   memref_1d_t popped[2];
   CHECK(hpvm_mpi_unpack_result(&layout, &item, back.data, back.size, popped));
-  CHECK(popped[0].allocated == popped[0].aligned && popped[0].aligned != fresh);
+  /* A buffer of its own (the worker's was freed when its result was packed, so an allocator
+   * may hand back the same address: comparing with `fresh` would test the allocator). */
+  CHECK(popped[0].allocated == popped[0].aligned && popped[0].aligned != NULL);
   CHECK(popped[0].offset == 1 && popped[0].sizes[0] == 3 && popped[0].strides[0] == 2);
   CHECK(popped[0].aligned[1] == 11.0f && popped[0].aligned[3] == 13.0f &&
         popped[0].aligned[5] == 15.0f);
