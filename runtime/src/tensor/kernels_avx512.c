@@ -849,14 +849,22 @@ depthwise_rows16(const depthwise_plane_t *p, float *scratch, const int64_t *colu
 /* The 3 x 3 window's ring at strides 1 and 2 (S1 2 and 5: DEPTHWISE_TILE16), and the narrow
  * planes at stride 1 in registers: a function each, with the activation read at run time (a
  * copy per activation made this file take a minute to compile, several under sanitizers). */
+/* Two copies of each ring: without an activation, and clipped (ReLU as clipped at +inf: the
+ * same bits, finish16's `v > max` never holds there); the activation a constant in each (read
+ * at run time, the stride 1 ring ran 14% slower). */
 #define DEPTHWISE_RING_3X3(S1, NAME)                                                           \
   static __attribute__((noinline)) void NAME(const depthwise_plane_t *p, float *scratch,       \
                                              const int64_t *column, const v16f *weight,        \
                                              float *output, int64_t oh, int64_t ow, v16f bias, \
                                              int64_t activation, v16f max) {                   \
     float *ring = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);                       \
-    depthwise_ring16(S1, p, ring, column, weight, 3, 3, output, oh, ow, bias, activation,     \
-                     max);                                                                     \
+    if (activation == HPVM_RT_TENSOR_IDENTITY)                                                 \
+      depthwise_ring16(S1, p, ring, column, weight, 3, 3, output, oh, ow, bias,               \
+                       HPVM_RT_TENSOR_IDENTITY, max);                                          \
+    else                                                                                       \
+      depthwise_ring16(S1, p, ring, column, weight, 3, 3, output, oh, ow, bias,               \
+                       HPVM_RT_TENSOR_CLIPPED_RELU,                                            \
+                       activation == HPVM_RT_TENSOR_RELU ? splat16(__builtin_inff()) : max);   \
   }
 DEPTHWISE_RING_3X3(2, depthwise_ring_3x3_s1)
 DEPTHWISE_RING_3X3(5, depthwise_ring_3x3_s2)
@@ -875,10 +883,10 @@ depthwise_narrow_5x5(const depthwise_plane_t *p, const v16f *weight, float *outp
 }
 
 /* The plane in one of the functions above where its window, strides and sizes have one: 3 x 3
- * at strides 1 and 2 (the same both ways) over rows of 16 columns or more (one thread, CPU time: 144 planes of
- * 56 x 56 0.213 -> 0.160 ms, 96 of 112 x 112 at stride 2 0.33 -> 0.295), and 3 x 3 or 5 x 5 at
- * stride 1 over narrower rows (576 planes of 14 x 14, 3 x 3 0.063 -> 0.045 ms, 672 with 5 x 5
- * 0.143 -> 0.102). 0 when none has it. */
+ * at strides 1 and 2 (the same both ways) over rows of 16 columns or more (one thread, CPU
+ * time: 144 planes of 56 x 56 0.213 -> 0.160 ms, 96 of 112 x 112 at stride 2 0.33 -> 0.295),
+ * and 3 x 3 or 5 x 5 at stride 1 over narrower rows (576 planes of 14 x 14, 3 x 3 0.063 ->
+ * 0.045 ms, 672 with 5 x 5 0.143 -> 0.102). 0 when none has it. */
 static int depthwise_special(const depthwise_plane_t *p, float *scratch, const int64_t *column,
                              const v16f *weight, int64_t kh, int64_t kw, float *output,
                              int64_t oh, int64_t ow, v16f bias, int64_t activation, v16f max) {
