@@ -35,7 +35,6 @@ struct hpvm_rt_launch_t {
   void *args;
   hpvm_status_t status;
   pthread_mutex_t mutex;
-  pthread_cond_t finished;
   bool done; /* guarded by mutex */
 };
 
@@ -324,7 +323,6 @@ static void launch_task_run(hpvm_sched_task_t *task) {
   pthread_mutex_lock(&launch->mutex);
   launch->status = status;
   launch->done = true;
-  pthread_cond_broadcast(&launch->finished);
   pthread_mutex_unlock(&launch->mutex);
   hpvm_sched_pool_notify(pool); /* a helping waiter idles on the pool's epoch */
 }
@@ -340,7 +338,6 @@ hpvm_status_t hpvm_runtime_launch(hpvm_runtime_t *runtime, hpvm_rt_root_fn_t roo
   launch->args = args;
   launch->task.run = launch_task_run;
   pthread_mutex_init(&launch->mutex, NULL);
-  pthread_cond_init(&launch->finished, NULL);
   hpvm_sched_pool_submit(runtime->pool, &launch->task);
   *out_launch = launch;
   return NULL;
@@ -366,7 +363,6 @@ hpvm_status_t hpvm_rt_wait(hpvm_rt_launch_t *launch) {
   }
   hpvm_status_t status = launch->status;
   pthread_mutex_destroy(&launch->mutex);
-  pthread_cond_destroy(&launch->finished);
   hpvm_allocator_free(runtime->allocator, launch);
   return status;
 }
