@@ -172,6 +172,32 @@ static int64_t compute(float *out) {
       used += 2 * v[5] * v[6];
       free(plane);
     }
+    /* Ties and NaNs: values from {+0, -0, 1, -1} and a few NaNs of two payloads, so that
+     * which of the tied elements a window keeps (the first in the order of rows and then
+     * columns) and which NaN (the last) show in the bits (AVX-512 goes row by row). Planes
+     * of 3 vectors and a rest, strides 1, 2 and 3, 3 x 3, 5 x 4 and 4 x 5 windows. */
+    uint32_t bits[] = {0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u, 0x7fc00001u,
+                       0xffc00002u};
+    int64_t tied[][7] = {{9, 41, 3, 3, 1, 1, 1}, {11, 40, 3, 3, 2, 2, 1}, {12, 37, 5, 4, 1, 2, 2},
+                         {10, 50, 3, 3, 3, 2, 0}, {5, 20, 4, 5, 1, 1, 0}};
+    uint32_t state = 12345u;
+    for (size_t i = 0; kind != HPVM_RT_TENSOR_POOL_MEAN && i < sizeof tied / sizeof tied[0];
+         ++i) {
+      int64_t *v = tied[i];
+      float *plane = test_random_array(2 * v[0] * v[1]);
+      for (int64_t e = 0; e < 2 * v[0] * v[1]; ++e) {
+        state = state * 1664525u + 1013904223u;
+        uint32_t pick = bits[(state >> 8) % 4u];
+        if ((state >> 20) % 61u == 0)
+          pick = bits[4 + (state >> 12) % 2u];
+        memcpy(&plane[e], &pick, sizeof pick);
+      }
+      int64_t oh = (v[0] + 2 * v[6] - v[2]) / v[4] + 1, ow = (v[1] + 2 * v[6] - v[3]) / v[5] + 1;
+      hpvm_rt_tensor_pool_f32(plane, out + used, kind, 1, 2, v[0], v[1], v[2], v[3], v[4], v[5],
+                              v[6], v[6], oh, ow);
+      used += 2 * oh * ow;
+      free(plane);
+    }
   }
   /* Products with partial micro-tiles and a batch. */
   int64_t batch = 2, m = 37, n = 53, k = 301;
