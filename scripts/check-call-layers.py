@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
-"""Fails when the files of a lowering call each other in a cycle.
+"""Fails when the classes of a lowering depend on each other in a cycle.
 
-The node lowering of the CPU backend (lib/Conversion/HPVMToCPU) is one class,
-CPULowering, whose methods are defined across several files, one concern each. A file
-"calls" another when it calls a CPULowering method defined there. The calls must go one
-way (docs/Rationale.md 8.3): CPULowering.cpp, then InstanceFunctions.cpp, then the ways
-to run a node (barriers, collapsed grids, kernel sites, task graphs, lanes), then
-LowerNodes.cpp, then the streaming pipelines, then the pass. Files that do not include the
-class's header (CPULowering.h) are layered by their types instead: they see only the
-public headers (the code-generation helper, the host-op patterns), so they cannot call
-into the class; the script lists them apart ("by types") and leaves them out of the
-graph. Prints the layers it found and exits 0, or prints each cycle and exits 1.
+The node lowering of the CPU backend (lib/Conversion/HPVMToCPU) is a set of classes, one
+header each (NodeLowering.h, GridRunner.h, ...): a class can call another only through a
+reference it is given, whose type its header includes. The includes of the directory's
+own headers are therefore its call graph, and they must go one way (docs/Rationale.md
+8.3): the shared state, then the grid runner, then the runners built on it, then the node
+lowering, then the pass. A class's unit is its header, the .cpp of the same name and any
+other .cpp that defines its members (`GridRunner::` in GridPhases.cpp); a .cpp of no class
+(the pass, the host-op patterns) is a unit of its own. Prints the layers it found and exits
+0, or prints each cycle with the includes on it and exits 1.
 
-usage: check-call-layers.py [DIRECTORY] [CLASS]
+usage: check-call-layers.py [DIRECTORY]
 """
 import os
 import re
@@ -20,62 +19,46 @@ import sys
 
 from layer_graph import find_cycles, print_layers
 
-
-def method_definitions(sources, cls):
-    """Maps each method of `cls` to the file that defines it."""
-    defined = {}
-    pattern = re.compile(r"\b" + cls + r"::(\w+)\s*\(")
-    for name, text in sources.items():
-        for match in pattern.finditer(text):
-            defined.setdefault(match.group(1), name)
-    return defined
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(\w+)\.h"', re.M)
 
 
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
-
-def call_graph(sources, defined):
-    edges = {name: set() for name in sources}
-    for name, text in sources.items():
-        for method, owner in defined.items():
-            if owner != name and re.search(r"\b" + method + r"\s*\(", text):
-                edges[name].add(owner)
-    return edges
+def units(directory):
+    """Maps each unit to the text of its files."""
+    entries = sorted(os.listdir(directory))
+    headers = [e[:-2] for e in entries if e.endswith(".h")]
+    texts = {}
+    for entry in entries:
+        if not entry.endswith((".h", ".cpp")):
+            continue
+        with open(os.path.join(directory, entry), encoding="utf-8") as handle:
+            text = handle.read()
+        stem = entry.rsplit(".", 1)[0]
+        if stem not in headers:
+            stem = next((h for h in headers if re.search(r"^\S.*\b" + h + r"::\w+\(", text,
+                                                         re.M)), stem)
+        texts[stem] = texts.get(stem, "") + text
+    return texts
 
 
 def main(argv):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     directory = argv[1] if len(argv) > 1 else os.path.join(root, "lib", "Conversion",
                                                           "HPVMToCPU")
-    cls = argv[2] if len(argv) > 2 else "CPULowering"
-    sources, by_types = {}, []
-    header = re.compile(r'#include\s+"' + cls + r'\.h"')
-    for entry in sorted(os.listdir(directory)):
-        if entry.endswith(".cpp"):
-            with open(os.path.join(directory, entry), encoding="utf-8") as handle:
-                text = handle.read()
-            if os.path.exists(os.path.join(directory, cls + ".h")) and \
-                    not header.search(text):
-                by_types.append(entry[:-4])
-                continue
-            sources[entry[:-4]] = strip_comments(text)
-    if not sources:
-        print(f"check-call-layers: no .cpp files in {directory}")
+    texts = units(directory)
+    if not texts:
+        print(f"check-call-layers: no sources in {directory}")
         return 1
-    if by_types:
-        print(f"by types: {', '.join(by_types)}")
-    edges = call_graph(sources, method_definitions(sources, cls))
+    edges = {unit: {h for h in INCLUDE.findall(text) if h in texts and h != unit}
+             for unit, text in texts.items()}
     cycles = find_cycles(edges)
     for cycle in cycles:
-        calls = "; ".join(f"{a} -> {', '.join(sorted(edges[a] & set(cycle)))}"
-                          for a in cycle)
-        print(f"call cycle between {', '.join(cycle)}: {calls}")
+        includes = "; ".join(f"{a} -> {', '.join(sorted(edges[a] & set(cycle)))}"
+                             for a in cycle)
+        print(f"include cycle between {', '.join(cycle)}: {includes}")
     if cycles:
         return 1
     print_layers(edges)
-    print(f"check-call-layers: {len(sources)} files of {cls}, no call cycles")
+    print(f"check-call-layers: {len(texts)} units, no include cycles")
     return 0
 
 

@@ -30,7 +30,7 @@ EMITTERS = ("emitError", "emitOpError", "emitWarning", "emitOptionalError")
 # Helpers (per file) that emit a diagnostic from the literal their callers pass.
 MESSAGE_HELPERS = {
     "ConvertHPVMToCPU.cpp": ("refuse",),
-    "LowerNodes.cpp": ("refused",),
+    "NodeLowering.cpp": ("refused",),
     "HPVMTensorOps.cpp": ("shapeError",),
     "RaiseHPVMC.cpp": ("fail",),
     "EvaluateGraph.cpp": ("notConstant",),
@@ -76,7 +76,7 @@ ALLOWLIST = {
     ("LowerHostOps.cpp", "has a graph handle used by something other than 'hpvm.wait'; "
                          "the CPU backend needs the wait in the same function"):
         "convert-hpvm-to-cpu's checkSupported refuses such a launch first",
-    ("LowerNodes.cpp", "has a cyclic child graph"):
+    ("NodeLowering.cpp", "has a cyclic child graph"):
         "the internal node verifier rejects cyclic child graphs before any pass runs",
     # Failures of LLVM's code generators on modules the lowering made: internal errors
     # with no input known to reach them.

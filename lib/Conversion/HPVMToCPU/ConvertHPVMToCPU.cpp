@@ -1,7 +1,7 @@
 //===- ConvertHPVMToCPU.cpp - The convert-hpvm-to-cpu pass ----------------===//
 // Checks that the module is within what the CPU backend supports
 // (CheckSupport.cpp), then lowers its nodes and its host code.
-#include "CPULowering.h"
+#include "NodeLowering.h"
 #include "StreamingPipelines.h"
 
 #include "HPVM/Conversion/HPVMToCPU.h"
@@ -25,7 +25,7 @@ struct ConvertHPVMToCPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    CPULowering lowering(module);
+    NodeLowering lowering(module);
     lowering.setCollapseGrids(collapseGrids);
     if (failed(checkCPUSupport(module, lowering.getCodeGen())))
       return signalPassFailure();

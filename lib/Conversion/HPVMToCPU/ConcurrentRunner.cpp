@@ -1,7 +1,7 @@
-//===- LowerConcurrency.cpp - Independent siblings as runtime task graphs -===//
+//===- ConcurrentRunner.cpp - Independent siblings as task graphs ---------===//
 // Children at the same DFG level have no path between them: they run as the
 // nodes of one hpvm_rt_graph, concurrently on the worker pool.
-#include "CPULowering.h"
+#include "ConcurrentRunner.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include <map>
@@ -11,14 +11,14 @@ using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
 
-LLVM::LLVMStructType CPULowering::getTaskContextType(NodeOpInterface node,
+LLVM::LLVMStructType ConcurrentRunner::getTaskContextType(NodeOpInterface node,
                                                      unsigned rank) {
   SmallVector<Type> extra(rank, IntegerType::get(context, 64));
   extra.append({pointerType, pointerType});
   return cg.getStorageStruct(node.getInputTypes(), extra);
 }
 
-LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
+LLVM::LLVMFuncOp ConcurrentRunner::getTaskFunction(NodeOpInterface node,
                                               unsigned rank, RunNodeFn runChild) {
   TaskFunctionKey key{node.getOperation(), rank};
   if (LLVM::LLVMFuncOp existing = taskFunctions.lookup(key))
@@ -57,7 +57,7 @@ LLVM::LLVMFuncOp CPULowering::getTaskFunction(NodeOpInterface node,
   return task;
 }
 
-void CPULowering::runConcurrently(
+void ConcurrentRunner::runConcurrently(
     OpBuilder &b, Location loc, ArrayRef<NodeOpInterface> nodes,
     ArrayRef<LLVM::LLVMFuncOp> gridBodies,
     ArrayRef<SmallVector<Value>> dims, ArrayRef<SmallVector<Value>> inputs,
@@ -88,17 +88,17 @@ void CPULowering::runConcurrently(
       Value rangeContext;
       if (outputTypes.empty()) {
         SmallVector<const void *> contextKey{
-            getRangeContextType(node).getAsOpaquePointer()};
+            gridRunner.getRangeContextType(node).getAsOpaquePointer()};
         for (Value input : inputs[index])
           contextKey.push_back(input.getAsOpaquePointer());
         Value &shared = sharedContexts[contextKey];
         if (!shared)
-          shared = allocateRangeContext(b, loc, node, inputs[index], parentFrame,
+          shared = gridRunner.allocateRangeContext(b, loc, node, inputs[index], parentFrame,
                                         slots);
         rangeContext = shared;
       } else {
         // Its own context: the first instance writes the outputs through it.
-        rangeContext = allocateRangeContext(b, loc, node, inputs[index],
+        rangeContext = gridRunner.allocateRangeContext(b, loc, node, inputs[index],
                                             parentFrame, slots);
       }
       SmallVector<const void *> extentsKey;
@@ -159,7 +159,7 @@ void CPULowering::runConcurrently(
     NodeOpInterface node = constNode;
     SmallVector<Value> results;
     for (unsigned port = 0, e = node.getOutputTypes().size(); port < e; ++port)
-      results.push_back(readGridOutput(b, loc, node.getOperation(), port,
+      results.push_back(state.readGridOutput(b, loc, node.getOperation(), port,
                                        inputs[index], outputSlots[index],
                                        node.getOutputTypes()));
     outputs.push_back(std::move(results));

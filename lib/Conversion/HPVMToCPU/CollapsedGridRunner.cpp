@@ -1,4 +1,4 @@
-//===- CollapseGrids.cpp - Nested grids as one parallel-for ---------------===//
+//===- CollapsedGridRunner.cpp - Nested grids as one parallel-for ---------===//
 // A replicated internal node whose only child is a replicated leaf (the
 // Parboil shape: a grid of tiles, each a grid of instances) would otherwise
 // call the runtime once per tile. When nothing ties a tile's instances
@@ -8,7 +8,7 @@
 // c % tile[d]. The runtime chunks that space like any grid, and each chunk
 // walks whole tile rows with the leaf inlined, x innermost, as an OpenMP
 // loop nest over the same grids would.
-#include "CPULowering.h"
+#include "CollapsedGridRunner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -25,7 +25,7 @@ enum CollapsedField : unsigned {
   CollapsedOutputs = 7, // ptr: the leaf's outputs, written by the first instance
 };
 
-LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
+LeafOp CollapsedGridRunner::getCollapsibleLeaf(NodeOpInterface node,
                                        PerInstancePorts perInstance) {
   if (!collapseGrids || perInstance.any())
     return {};
@@ -44,18 +44,18 @@ LeafOp CPULowering::getCollapsibleLeaf(NodeOpInterface node,
   }
   if (!child || child.getRank() == 0)
     return {};
-  auto leaf = symbolTables.lookupNearestSymbolFrom<LeafOp>(internal,
+  auto leaf = state.symbolTables.lookupNearestSymbolFrom<LeafOp>(internal,
                                                            child.getNodeAttr());
   // Barriers and lock-step tiles need the tile as a unit; hpvm.alloc memory
   // is the tile's to free. Outputs are equal in every instance
   // (docs/Rationale.md §3.2): the first instance of the first tile publishes them.
-  if (!leaf || phaseFunctions.count(leaf) || laneFunctions.count(leaf) ||
-      allocatedOutputs.count(leaf))
+  if (!leaf || gridRunner.hasPhases(leaf) || state.laneFunctions.count(leaf) ||
+      state.allocatedOutputs.count(leaf))
     return {};
   return leaf;
 }
 
-SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
+SmallVector<Value> CollapsedGridRunner::runCollapsed(OpBuilder &b, Location loc,
                                              InternalOp internal, LeafOp leaf,
                                              ValueRange outerDims,
                                              ValueRange inputs,
@@ -91,7 +91,7 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     inner[d] = cg.toI64(b, loc, tileDims.back());
   }
   // The leaf's own ids run over the tile: its arrays must hold the tile.
-  checkGridFitsInputs(b, loc, leaf, tileDims, leafInputs, /*perInstanceInputs=*/0);
+  state.checkGridFitsInputs(b, loc, leaf, tileDims, leafInputs, /*perInstanceInputs=*/0);
 
   LLVM::LLVMStructType outputType = cg.getStorageStruct(leaf.getResultTypes());
   Value outputs = leaf.getNumResults() ? cg.allocaInEntry(b, loc, outputType)
@@ -127,8 +127,8 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
                 "running the instances of " + atName(runs.getSymName()) + " in " +
                     atName(internal.getSymName()));
   };
-  auto contraction = contractions.find(leaf.getOperation());
-  if (contraction == contractions.end() || rank != 2) {
+  auto contraction = state.contractions.find(leaf.getOperation());
+  if (contraction == state.contractions.end() || rank != 2) {
     launch(b, leaf, leafInputs);
   } else {
     // Every instance's sum first (the plan declines with a null buffer),
@@ -137,7 +137,7 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
     LLVM::LLVMFuncOp plan = contraction->second.second;
     SmallVector<Value> planArgs(leafInputs);
     planArgs.append({inner[0], inner[1], outer[0], outer[1]});
-    runContracted(
+    gridRunner.runContracted(
         b, loc, LLVM::CallOp::create(b, loc, plan, planArgs).getResult(),
         [&](OpBuilder &tb) { launch(tb, leaf, leafInputs); },
         [&](OpBuilder &eb, Value buffer) {
@@ -149,27 +149,13 @@ SmallVector<Value> CPULowering::runCollapsed(OpBuilder &b, Location loc,
   }
   SmallVector<Value> results;
   for (unsigned port : boundPorts)
-    results.push_back(readGridOutput(b, loc, leaf, port, leafInputs, outputs,
+    results.push_back(state.readGridOutput(b, loc, leaf, port, leafInputs, outputs,
                                      leaf.getResultTypes()));
   return results;
 }
 
-void CPULowering::runContracted(OpBuilder &b, Location loc, Value buffer,
-                                function_ref<void(OpBuilder &)> runLeaf,
-                                function_ref<void(OpBuilder &, Value)> runSums) {
-  // Every instance's sum first (null: the plan declined), then the grid
-  // reading them; the leaf as it is otherwise.
-  Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
-                                        cg.nullPointer(b, loc));
-  auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
-  OpBuilder leafBuilder = choice.getThenBodyBuilder();
-  runLeaf(leafBuilder);
-  OpBuilder sumsBuilder = choice.getElseBodyBuilder();
-  runSums(sumsBuilder, buffer);
-  cg.callRuntime(sumsBuilder, loc, RuntimeFn::MemrefFree, {buffer});
-}
 
-LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
+LLVM::LLVMStructType CollapsedGridRunner::getCollapsedContextType(LeafOp leaf) {
   // { leaf inputs..., ptr parent frame, i64 tiles[3], i64 tile[3],
   //   ptr outputs }
   SmallVector<Type> fields;
@@ -183,7 +169,7 @@ LLVM::LLVMStructType CPULowering::getCollapsedContextType(LeafOp leaf) {
 
 /// What the body of a collapsed grid reads on entry, and the ids its loops
 /// reach (getCollapsedRangeFunction).
-struct CPULowering::CollapsedBody {
+struct CollapsedGridRunner::CollapsedBody {
   /// The leaf's inputs, the tile's frame and the leaf's outputs (null
   /// without).
   SmallVector<Value> args;
@@ -198,8 +184,8 @@ struct CPULowering::CollapsedBody {
   SmallVector<Value> combinedIds;
 };
 
-CPULowering::CollapsedBody
-CPULowering::loadCollapsedBody(OpBuilder &b, Location loc, LeafOp leaf,
+CollapsedGridRunner::CollapsedBody
+CollapsedGridRunner::loadCollapsedBody(OpBuilder &b, Location loc, LeafOp leaf,
                                unsigned rank, Value contextPtr,
                                Value instances) {
   CollapsedBody body;
@@ -226,13 +212,13 @@ CPULowering::loadCollapsedBody(OpBuilder &b, Location loc, LeafOp leaf,
     body.end[d] = body.unit;
   }
   for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    body.begin[d] = loadRangeBound(b, loc, instances, InstanceRange::Begin, d);
-    body.end[d] = loadRangeBound(b, loc, instances, InstanceRange::End, d);
+    body.begin[d] = gridRunner.loadRangeBound(b, loc, instances, InstanceRange::Begin, d);
+    body.end[d] = gridRunner.loadRangeBound(b, loc, instances, InstanceRange::End, d);
   }
   return body;
 }
 
-void CPULowering::emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
+void CollapsedGridRunner::emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
                                     CollapsedBody &body, unsigned rows) {
   const Value *begin = body.begin, *end = body.end, *inner = body.inner;
   Value firstTile = arith::DivUIOp::create(rb, loc, begin[0], inner[0]);
@@ -240,7 +226,7 @@ void CPULowering::emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
   auto tiles = scf::ForOp::create(rb, loc, firstTile, lastTile, body.unit);
   OpBuilder tb(tiles.getBody()->getTerminator());
   Value tile = tiles.getInductionVar();
-  storeFrameId(tb, loc, body.frame, 0, tile);
+  gridRunner.storeFrameId(tb, loc, body.frame, 0, tile);
   Value base = arith::MulIOp::create(tb, loc, tile, inner[0]);
   Value from = arith::MaxSIOp::create(
       tb, loc, arith::SubIOp::create(tb, loc, begin[0], base), body.zero);
@@ -253,7 +239,7 @@ void CPULowering::emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
     return rowArgs;
   };
   if (rows > 1) {
-    runInstanceBlockInLanes(tb, loc, leaf, from, to, body.ids[1], argsForXY);
+    gridRunner.runInstanceBlockInLanes(tb, loc, leaf, from, to, body.ids[1], argsForXY);
     return;
   }
   auto argsFor = [&](OpBuilder &ab, Value x) {
@@ -264,21 +250,21 @@ void CPULowering::emitCollapsedRows(OpBuilder &rb, Location loc, LeafOp leaf,
       return;
     SmallVector<Value> combined(body.combinedIds);
     combined.push_back(arith::AddIOp::create(ub, loc, base, x));
-    publishOutputs(ub, loc, allZero(ub, loc, combined), body.outputs,
+    gridRunner.publishOutputs(ub, loc, gridRunner.allZero(ub, loc, combined), body.outputs,
                    leaf.getResultTypes(), results);
   };
   // A leaf with a lane variant runs the row in groups of lanes.
-  if (!runInstanceRowInLanes(tb, loc, leaf, from, to, argsFor, useResults)) {
+  if (!gridRunner.runInstanceRowInLanes(tb, loc, leaf, from, to, argsFor, useResults)) {
     auto row = scf::ForOp::create(tb, loc, from, to, body.unit);
     OpBuilder ib(row.getBody()->getTerminator());
     Value x = row.getInductionVar();
-    auto call = func::CallOp::create(ib, loc, nodeFunctions.lookup(leaf),
+    auto call = func::CallOp::create(ib, loc, state.nodeFunctions.lookup(leaf),
                                      argsFor(ib, x));
     useResults(ib, x, call.getResults());
   }
 }
 
-void CPULowering::emitCollapsedBlockRows(OpBuilder &b, Location loc,
+void CollapsedGridRunner::emitCollapsedBlockRows(OpBuilder &b, Location loc,
                                          LeafOp leaf, CollapsedBody &body,
                                          unsigned blockRows) {
   // while (c < end) { a block of rows from c if it fits in the tile and
@@ -301,7 +287,7 @@ void CPULowering::emitCollapsedBlockRows(OpBuilder &b, Location loc,
   Value tile = arith::DivUIOp::create(b, loc, c, inner);
   body.ids[1] = arith::SubIOp::create(b, loc, c,
                                       arith::MulIOp::create(b, loc, tile, inner));
-  storeFrameId(b, loc, body.frame, 1, tile);
+  gridRunner.storeFrameId(b, loc, body.frame, 1, tile);
   Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
   Value fits = arith::AndIOp::create(
       b, loc,
@@ -326,14 +312,14 @@ void CPULowering::emitCollapsedBlockRows(OpBuilder &b, Location loc,
   scf::YieldOp::create(b, loc, choice.getResults());
 }
 
-LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
+LLVM::LLVMFuncOp CollapsedGridRunner::getCollapsedRangeFunction(InternalOp internal,
                                                         LeafOp leaf,
                                                         unsigned rank) {
   CollapsedFunctionKey key{internal.getOperation(), leaf.getOperation(), rank};
   if (LLVM::LLVMFuncOp existing = collapsedFunctions.lookup(key))
     return existing;
   Location loc = leaf.getLoc();
-  auto range = createParallelForBody(loc, "__hpvm_collapsed_" +
+  auto range = gridRunner.createParallelForBody(loc, "__hpvm_collapsed_" +
                                               internal.getSymName() + "_" +
                                               leaf.getSymName());
   collapsedFunctions.add(key, range);
@@ -346,7 +332,7 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
   // z and y: one combined index at a time, split into tile and instance.
   // With a block variant, y advances by whole blocks of rows of one tile
   // where they fit.
-  unsigned blockRows = rank >= 2 ? getBlockRows(leaf) : 0;
+  unsigned blockRows = rank >= 2 ? gridRunner.getBlockRows(leaf) : 0;
   for (int32_t d = 2; d >= (blockRows ? 2 : 1); --d) {
     auto loop = scf::ForOp::create(b, loc, body.begin[d], body.end[d], body.unit);
     b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -355,7 +341,7 @@ LLVM::LLVMFuncOp CPULowering::getCollapsedRangeFunction(InternalOp internal,
     Value tile = arith::DivUIOp::create(b, loc, combined, body.inner[d]);
     body.ids[d] = arith::SubIOp::create(
         b, loc, combined, arith::MulIOp::create(b, loc, tile, body.inner[d]));
-    storeFrameId(b, loc, body.frame, d, tile);
+    gridRunner.storeFrameId(b, loc, body.frame, d, tile);
   }
   // Instance (0, 0, 0) of tile (0, 0, 0), combined index 0 in every
   // dimension, publishes the outputs.

@@ -1,7 +1,7 @@
-//===- LowerKernelSites.cpp - Host side of nodes with a kernel version ----===//
+//===- KernelSiteRunner.cpp - Host side of nodes with a kernel version ----===//
 // A node that hpvm-embed-kernels gave a kernel site runs through
 // hpvm_rt_kernel_run first; its CPU version runs when no device did.
-#include "CPULowering.h"
+#include "KernelSiteRunner.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/TileShape.h"
@@ -50,7 +50,7 @@ static bool hasInstanceInteractions(LeafOp leaf, func::FuncOp function,
   return false;
 }
 
-LogicalResult CPULowering::prepareKernelSites() {
+LogicalResult KernelSiteRunner::prepareKernelSites() {
   OpBuilder b(context);
   for (auto leaf : module.getOps<LeafOp>())
     if (leaf->hasAttr(HPVMDialect::getKernelAttrName()))
@@ -59,7 +59,7 @@ LogicalResult CPULowering::prepareKernelSites() {
     if (!tile->hasAttr(HPVMDialect::getKernelAttrName()))
       continue;
     std::string reason;
-    FailureOr<TileShape> shape = matchTileShape(tile, symbolTables, reason);
+    FailureOr<TileShape> shape = matchTileShape(tile, state.symbolTables, reason);
     if (failed(shape)) {
       // Only a hand-written site gets here (convert-hpvm-to-gpu makes
       // kernels of tiles only): the node keeps its CPU version.
@@ -84,7 +84,7 @@ LogicalResult CPULowering::prepareKernelSites() {
     auto function = func::FuncOp::create(
         b, loc, cg.uniqueName(("__hpvm_tile_memory_" + tile.getSymName()).str()),
         b.getFunctionType(tile.getArgumentTypes(), results));
-    markInternal(function);
+    state.markInternal(function);
     Block *entry = function.addEntryBlock();
     b.setInsertionPointToStart(entry);
     SmallVector<Value> bytes;
@@ -116,16 +116,9 @@ LogicalResult CPULowering::prepareKernelSites() {
   return success();
 }
 
-void CPULowering::traceNode(OpBuilder &b, Location loc, NodeOpInterface node) {
-  cg.callRuntime(b, loc, RuntimeFn::TraceNode,
-                 {cg.nodeNameString(b, loc, node), cg.nullPointer(b, loc)});
-}
 
-void CPULowering::traceNodeDone(OpBuilder &b, Location loc, NodeOpInterface node) {
-  cg.callRuntime(b, loc, RuntimeFn::TraceNodeDone, {cg.nodeNameString(b, loc, node)});
-}
 
-bool CPULowering::hasKernelSite(NodeOpInterface node,
+bool KernelSiteRunner::hasKernelSite(NodeOpInterface node,
                                 PerInstancePorts perInstance) {
   auto site = node->getAttrOfType<FlatSymbolRefAttr>(
       HPVMDialect::getKernelAttrName());
@@ -161,7 +154,7 @@ static SmallVector<Value> getTileExtents(OpBuilder &b, InternalOp tile,
   return cloneSliceOf(b, body, create.getDims(), mapping);
 }
 
-Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
+Value KernelSiteRunner::viewBytes(OpBuilder &b, Location loc, MemRefType type,
                              Value descriptor) {
   // offset + 1 + sum((size - 1) * stride) elements from the aligned pointer.
   Value one = cg.i64Constant(b, loc, 1);
@@ -178,7 +171,7 @@ Value CPULowering::viewBytes(OpBuilder &b, Location loc, MemRefType type,
       b, loc, extent, cg.sizeOf(b, loc, cg.getStorageType(type.getElementType())));
 }
 
-Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
+Value KernelSiteRunner::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
                                ValueRange inputs, unsigned index) {
   // HPVM-C passes each buffer with its size in bytes right after it.
   TypeRange types = node.getInputTypes();
@@ -190,7 +183,7 @@ Value CPULowering::pairedBytes(OpBuilder &b, Location loc, NodeOpInterface node,
 /// Calls the tracker function `function` on `pointer` (with `extra`
 /// arguments); memory the tracker does not know (NOT_FOUND) is only ever on
 /// the host, and any other failure stops the program with `what`.
-void CPULowering::callTrackerIfTracked(OpBuilder &b, Location loc,
+void KernelSiteRunner::callTrackerIfTracked(OpBuilder &b, Location loc,
                                        RuntimeFn function, Value pointer,
                                        ValueRange extra, StringRef what) {
   SmallVector<Value> operands{pointer};
@@ -208,7 +201,7 @@ void CPULowering::callTrackerIfTracked(OpBuilder &b, Location loc,
   cg.checkStatus(b, loc, status, what.str());
 }
 
-void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
+void KernelSiteRunner::requestHostCopies(OpBuilder &b, Location loc,
                                     NodeOpInterface node, ValueRange inputs,
                                     ValueRange dims, PerInstancePorts perInstance) {
   TypeRange types = node.getInputTypes();
@@ -216,7 +209,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
                       cast<SymbolOpInterface>(node.getOperation()).getName() +
                       " back to the host")
                          .str();
-  Value instances = perInstance.inputs ? instanceCount(b, loc, dims) : Value();
+  Value instances = perInstance.inputs ? gridRunner.instanceCount(b, loc, dims) : Value();
   for (auto [index, input] : llvm::enumerate(inputs)) {
     Value pointer, bytes;
     int32_t access = getAccess(node, index);
@@ -241,7 +234,7 @@ void CPULowering::requestHostCopies(OpBuilder &b, Location loc,
   }
 }
 
-LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
+LLVM::LLVMStructType KernelSiteRunner::getKernelOutputStruct(TypeRange types) {
   SmallVector<Type> fields;
   for (Type type : types)
     fields.push_back(isa<MemRefType>(type) ? IntegerType::get(context, 64)
@@ -249,12 +242,12 @@ LLVM::LLVMStructType CPULowering::getKernelOutputStruct(TypeRange types) {
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
-CPULowering::KernelArg CPULowering::valueParam(OpBuilder &b, Location loc,
+KernelSiteRunner::KernelArg KernelSiteRunner::valueParam(OpBuilder &b, Location loc,
                                                Value value) {
   return {kParamValue, 0, cg.sizeOf(b, loc, value.getType()), value};
 }
 
-void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
+void KernelSiteRunner::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
                                   Value memref, int32_t access,
                                   SmallVectorImpl<KernelArg> &params) {
   // The descriptor's fields, as the kernel's lowering expands them; the
@@ -275,7 +268,7 @@ void CPULowering::addMemRefParams(OpBuilder &b, Location loc, MemRefType type,
          "RuntimeABI's memref parameter count");
 }
 
-void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
+void KernelSiteRunner::addKernelInputParams(OpBuilder &b, Location loc,
                                        NodeOpInterface node, ValueRange inputs,
                                        uint64_t perInstanceInputs,
                                        Value instances,
@@ -307,7 +300,7 @@ void CPULowering::addKernelInputParams(OpBuilder &b, Location loc,
   }
 }
 
-SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
+SmallVector<KernelSiteRunner::KernelArg> KernelSiteRunner::getKernelParams(
     OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
     ValueRange inputs, Value parentFrame, Value outputs,
     PerInstancePorts perInstance, ArrayRef<Value> outputArrays,
@@ -315,7 +308,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
   SmallVector<KernelArg> params;
   auto addValue = [&](Value value) { params.push_back(valueParam(b, loc, value)); };
   // Arrays of values per instance: one element per instance of this grid.
-  Value instances = perInstance.any() ? instanceCount(b, loc, dims) : Value();
+  Value instances = perInstance.any() ? gridRunner.instanceCount(b, loc, dims) : Value();
   // The parameters in the kernel's order (RuntimeABI.h).
   for (KernelParamGroup group :
        getKernelParamGroups(tiled ? KernelShape::Tile : KernelShape::Leaf)) {
@@ -383,7 +376,7 @@ SmallVector<CPULowering::KernelArg> CPULowering::getKernelParams(
   return params;
 }
 
-Value CPULowering::storeKernelParams(OpBuilder &b, Location loc,
+Value KernelSiteRunner::storeKernelParams(OpBuilder &b, Location loc,
                                      ArrayRef<KernelArg> params) {
   auto arrayType =
       LLVM::LLVMArrayType::get(KernelParam::get(context), params.size());
@@ -411,7 +404,7 @@ Value CPULowering::storeKernelParams(OpBuilder &b, Location loc,
   return array;
 }
 
-Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+Value KernelSiteRunner::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                              ValueRange dims, ValueRange inputs,
                              Value parentFrame, Value outputs,
                              PerInstancePorts perInstance,
@@ -446,12 +439,12 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
   bool single = dims.size() == 1 && getConstantIntValue(dims[0]) == 1;
   if (!leaf || single || outputs || perInstance.any() ||
-      noCPUVersion.count(leaf) || phaseFunctions.count(leaf) ||
-      laneFunctions.count(leaf) ||
-      (dims.size() == 2 && contractions.count(leaf)) ||
-      hasInstanceInteractions(leaf, nodeFunctions.lookup(leaf), symbolTables))
+      state.noCPUVersion.count(leaf) || gridRunner.hasPhases(leaf) ||
+      state.laneFunctions.count(leaf) ||
+      (dims.size() == 2 && state.contractions.count(leaf)) ||
+      hasInstanceInteractions(leaf, state.nodeFunctions.lookup(leaf), state.symbolTables))
     return launchKernel(b, loc, node, grid, block, params);
-  checkGridFitsInputs(b, loc, leaf, dims, inputs, /*perInstanceInputs=*/0);
+  state.checkGridFitsInputs(b, loc, leaf, dims, inputs, /*perInstanceInputs=*/0);
   SplitGrid split;
   SmallVector<Target> targets = node.getTargets();
   split.hinted = llvm::is_contained(targets, Target::cpu) &&
@@ -459,13 +452,13 @@ Value CPULowering::runKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                   llvm::is_contained(targets, Target::spirv));
   split.rank = dims.size();
   split.body = LLVM::AddressOfOp::create(b, loc,
-                                         getRangeFunction(node, split.rank));
-  split.context = allocateRangeContext(b, loc, node, inputs, parentFrame,
+                                         gridRunner.getRangeFunction(node, split.rank));
+  split.context = gridRunner.allocateRangeContext(b, loc, node, inputs, parentFrame,
                                        cg.nullPointer(b, loc));
   return launchKernel(b, loc, node, grid, block, params, &split);
 }
 
-Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+Value KernelSiteRunner::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                                 ArrayRef<Value> grid, ArrayRef<Value> block,
                                 ArrayRef<KernelArg> params,
                                 const SplitGrid *split) {
@@ -502,8 +495,8 @@ Value CPULowering::launchKernel(OpBuilder &b, Location loc, NodeOpInterface node
                               cg.i32Constant(b, loc, 0));
 }
 
-CPULowering::TensorKernelRun
-CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node,
+KernelSiteRunner::TensorKernelRun
+KernelSiteRunner::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node,
                                 ValueRange inputs) {
   // The tensor outputs are allocated here, as the CPU version would (freed
   // by their receiver), so that the kernel has somewhere to write them; the
@@ -545,7 +538,7 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
       for (auto name : node->getAttrOfType<ArrayAttr>(
                                HPVMDialect::getTensorKernelAttrName())
                            .getAsRange<FlatSymbolRefAttr>()) {
-        auto global = symbolTables.lookupNearestSymbolFrom<memref::GlobalOp>(
+        auto global = state.symbolTables.lookupNearestSymbolFrom<memref::GlobalOp>(
             module, name);
         Value table =
             memref::GetGlobalOp::create(b, loc, global.getType(), name.getValue());
@@ -587,4 +580,80 @@ CPULowering::launchTensorKernel(OpBuilder &b, Location loc, NodeOpInterface node
   }
   run.ran = launchKernel(b, loc, node, grid, block, params);
   return run;
+}
+
+
+bool KernelSiteRunner::hasKernelSites() {
+  if (!kernelSitesScanned) {
+    kernelSitesScanned = true;
+    for (Operation &op : module.getOps())
+      anyKernelSites |= op.hasAttr(HPVMDialect::getKernelAttrName());
+  }
+  return anyKernelSites;
+}
+
+/// A kernel hands a memref output back as the index of the input it is
+/// (convert-hpvm-to-gpu accepts no other memref outputs): the memref that
+/// input carried.
+Value KernelSiteRunner::decodeMemRefOutput(OpBuilder &b, Location loc,
+                                      NodeOpInterface node, ValueRange inputs,
+                                      Value code, Type type) {
+  Value descriptor;
+  for (auto [index, inputType] : llvm::enumerate(node.getInputTypes())) {
+    if (inputType != type)
+      continue;
+    Value input = cg.toStorage(b, loc, inputs[index]);
+    if (!descriptor) {
+      descriptor = input;
+      continue;
+    }
+    Value isInput = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::eq, code,
+        cg.i64Constant(b, loc, static_cast<int64_t>(index)));
+    descriptor = LLVM::SelectOp::create(b, loc, isInput, input, descriptor);
+  }
+  assert(descriptor && "a memref output passed on from no input");
+  return cg.fromStorage(b, loc, descriptor, type);
+}
+
+/// A kernel hands a pointer output back as the index of the input it is (-1:
+/// null; convert-hpvm-to-gpu's PointerOutputs.h), stored where the pointer
+/// would be: the host pointer that input carried, or null.
+Value KernelSiteRunner::decodePointerOutput(OpBuilder &b, Location loc,
+                                       NodeOpInterface node, ValueRange inputs,
+                                       Value stored) {
+  Value code = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), stored);
+  Value pointer = cg.nullPointer(b, loc);
+  for (auto [index, type] : llvm::enumerate(node.getInputTypes())) {
+    if (!isa<LLVM::LLVMPointerType>(type))
+      continue;
+    Value isInput = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::eq, code,
+        cg.i64Constant(b, loc, static_cast<int64_t>(index)));
+    pointer = LLVM::SelectOp::create(b, loc, isInput, inputs[index], pointer);
+  }
+  return pointer;
+}
+
+SmallVector<Value> KernelSiteRunner::unlessKernelRan(
+    OpBuilder &b, Location loc, Value ran, TypeRange resultTypes,
+    function_ref<SmallVector<Value>()> onCPU,
+    function_ref<SmallVector<Value>()> fromKernel) {
+  Value notRan = LLVM::XOrOp::create(
+      b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
+  auto fallback = scf::IfOp::create(b, loc, resultTypes, notRan,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  // Without results the builder made the yields already.
+  auto fill = [&](Region &region, function_ref<SmallVector<Value>()> body) {
+    Block &block = region.front();
+    if (!block.empty() &&
+        block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
+      block.back().erase();
+    b.setInsertionPointToEnd(&block);
+    scf::YieldOp::create(b, loc, body());
+  };
+  fill(fallback.getThenRegion(), onCPU);
+  fill(fallback.getElseRegion(), fromKernel);
+  return fallback.getResults();
 }

@@ -1,4 +1,4 @@
-//===- LowerBarriers.cpp - hpvm.barrier on the CPU by splitting leaves ----===//
+//===- GridPhases.cpp - hpvm.barrier on the CPU by splitting leaves -------===//
 // A leaf whose body has barriers is split into phases, one function each. A
 // grid of such a leaf runs phase by phase, one runtime parallel-for per
 // phase, so that no instance starts phase p + 1 before every instance
@@ -12,7 +12,7 @@
 // must be the same on every path, each phase must end at a single barrier,
 // and every hpvm.return must come after all of them. Phase p's function is a
 // copy of the body entered right after barrier p - 1 and left at barrier p.
-#include "CPULowering.h"
+#include "GridRunner.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -168,7 +168,7 @@ static void eraseOtherPhases(Region &region, Block *entry, Block *start) {
     block->erase();
 }
 
-func::FuncOp CPULowering::createPhaseFunction(
+func::FuncOp GridRunner::createPhaseFunction(
     LeafOp leaf, unsigned phase, ArrayRef<Operation *> barriers,
     ArrayRef<Value> spilled, const DenseMap<Value, unsigned> &valuePhase) {
   Region &body = leaf.getBody();
@@ -186,7 +186,7 @@ func::FuncOp CPULowering::createPhaseFunction(
       cg.uniqueName(("__hpvm_leaf_" + leaf.getSymName() + "_phase" + Twine(phase))
                      .str()),
       b.getFunctionType(inputs, last ? leaf.getResultTypes() : TypeRange()));
-  markInternal(function);
+  state.markInternal(function);
   Block *entry = function.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
   Value slot = entry->getArguments().back();
@@ -230,13 +230,13 @@ func::FuncOp CPULowering::createPhaseFunction(
     func::ReturnOp::create(rb, ret.getLoc(), ret.getOperands());
     ret.erase();
   });
-  lowerGridQueries(function, numInputs);
-  lowerAllocs(function);
-  markAlwaysInline(function);
+  state.lowerGridQueries(function, numInputs);
+  state.lowerAllocs(function);
+  state.markAlwaysInline(function);
   return function;
 }
 
-LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
+LogicalResult GridRunner::splitAtBarriers(LeafOp leaf) {
   if (failed(checkBarriersAtTopLevel(leaf)))
     return failure();
   Region &body = leaf.getBody();
@@ -265,7 +265,7 @@ LogicalResult CPULowering::splitAtBarriers(LeafOp leaf) {
   return success();
 }
 
-void CPULowering::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
+void GridRunner::runPhases(OpBuilder &b, Location loc, LeafOp leaf,
                             ValueRange dims, Value extents, Value context) {
   LLVM::LLVMStructType spillType = spillTypes.lookup(leaf);
   unsigned rank = dims.size();

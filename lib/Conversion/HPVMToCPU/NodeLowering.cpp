@@ -1,14 +1,18 @@
-//===- LowerNodes.cpp - Node definitions to functions and parallel-fors ---===//
-// Leaves become instance functions, internal nodes run functions, replicated
-// children runtime parallel-fors over outlined range bodies.
-#include "CPULowering.h"
+//===- NodeLowering.cpp - Node functions, runs dispatched to runners ------===//
+// Leaves become instance functions, internal nodes run functions; each run of
+// a node goes to its runner (NodeLowering.h): kernel site, single instance,
+// collapsed grid, grid, or concurrent siblings.
+#include "NodeLowering.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -16,22 +20,14 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-/// A grid small enough to be one tile: constant extents, at most this many
-/// instances (hpvm-tile-nodes makes such grids).
-static constexpr int64_t kMaxTileInstances = 4096;
-
-static bool isSmallConstantGrid(ValueRange dims) {
-  int64_t count = 1;
-  for (Value dim : dims) {
-    APInt extent;
-    if (!matchPattern(dim, m_ConstantInt(&extent)) || extent.isNegative() ||
-        extent.getSExtValue() > kMaxTileInstances)
-      return false;
-    count *= extent.getSExtValue();
-    if (count > kMaxTileInstances)
-      return false;
-  }
-  return true;
+NodeLowering::NodeLowering(ModuleOp module)
+    : cg(module), module(module), context(module.getContext()),
+      pointerType(cg.getPointerType()), state(cg), gridRunner(state),
+      collapsedRunner(state, gridRunner), concurrentRunner(state, gridRunner),
+      kernelSites(state, gridRunner) {
+  for (Operation &op : module.getOps())
+    if (op.getNumRegions() && !isa<NodeOpInterface>(op))
+      hostCode.push_back(&op);
 }
 
 /// Children an internal node may have before the single-instance leaves it
@@ -70,22 +66,22 @@ static llvm::SmallPtrSet<Operation *, 16> findCalledOutOfLine(ModuleOp module) {
   return outOfLine;
 }
 
-LogicalResult CPULowering::createNodeFunctions() {
+LogicalResult NodeLowering::createNodeFunctions() {
   OpBuilder b(context);
   Type index = b.getIndexType();
   llvm::SmallPtrSet<Operation *, 16> outOfLine = findCalledOutOfLine(module);
   for (auto leaf : module.getOps<LeafOp>()) {
     if (std::optional<SmallVector<unsigned>> passed = leaf.getPassedOnInputs())
-      passedOnInputs[leaf] = std::move(*passed);
+      state.passedOnInputs[leaf] = std::move(*passed);
     // Outputs that return hpvm.alloc memory are freed by the parent.
     leaf.walk([&](ReturnOp ret) {
       for (auto [port, value] : llvm::enumerate(ret.getOperands()))
         if (value.getDefiningOp<AllocOp>())
-          allocatedOutputs[leaf].push_back(port);
+          state.allocatedOutputs[leaf].push_back(port);
     });
     bool hasBarrier = false;
     leaf.walk([&](BarrierOp) { hasBarrier = true; });
-    if (hasBarrier && tileKernelLeaves.contains(leaf)) {
+    if (hasBarrier && kernelSites.isTileKernelLeaf(leaf)) {
       // The instances of a tile kernel may use barriers as GPUs allow and
       // the CPU backend does not yet (in loops, say): the tile then runs
       // only where a device runs its kernel.
@@ -97,16 +93,16 @@ LogicalResult CPULowering::createNodeFunctions() {
             reason = diagnostic.str();
           return success();
         });
-        split = splitAtBarriers(leaf);
+        split = gridRunner.splitAtBarriers(leaf);
       }
       if (failed(split)) {
         leaf.emitWarning()
             << "has no CPU version, because the CPU backend cannot split it "
                "at its barriers: "
             << reason << "; its tile runs only where a device runs its kernel";
-        noCPUVersion[leaf] = reason;
+        state.noCPUVersion[leaf] = reason;
       }
-    } else if (hasBarrier && failed(splitAtBarriers(leaf))) {
+    } else if (hasBarrier && failed(gridRunner.splitAtBarriers(leaf))) {
       return failure();
     }
     // (inputs..., x, y, z, extent x, extent y, extent z, parent frame)
@@ -118,7 +114,7 @@ LogicalResult CPULowering::createNodeFunctions() {
     auto function = func::FuncOp::create(
         b, leaf.getLoc(), cg.uniqueName(("__hpvm_leaf_" + leaf.getSymName()).str()),
         type);
-    markInternal(function);
+    state.markInternal(function);
     function.getBody().takeBody(leaf.getBody());
     Block &entry = function.front();
     for (unsigned i = 0; i < 6; ++i)
@@ -132,13 +128,13 @@ LogicalResult CPULowering::createNodeFunctions() {
     // This function runs single instances, for which a barrier is a no-op;
     // grids of a leaf with barriers run its phase functions instead.
     function.walk([](BarrierOp barrier) { barrier.erase(); });
-    lowerGridQueries(function, leaf.getNumArguments());
-    lowerAllocs(function);
+    state.lowerGridQueries(function, leaf.getNumArguments());
+    state.lowerAllocs(function);
     if (outOfLine.contains(leaf))
-      markNoInline(function);
+      state.markNoInline(function);
     else
-      markAlwaysInline(function);
-    nodeFunctions[leaf] = function;
+      state.markAlwaysInline(function);
+    state.nodeFunctions[leaf] = function;
   }
   // Lane variants are leaves too: their node functions exist now.
   for (auto leaf : module.getOps<LeafOp>())
@@ -153,8 +149,8 @@ LogicalResult CPULowering::createNodeFunctions() {
         b, internal.getLoc(),
         cg.uniqueName(("__hpvm_internal_" + internal.getSymName()).str()),
         b.getFunctionType(inputs, internal.getResultTypes()));
-    markInternal(function);
-    nodeFunctions[internal] = function;
+    state.markInternal(function);
+    state.nodeFunctions[internal] = function;
   }
   return success();
 }
@@ -175,7 +171,7 @@ lookupVariant(SymbolTableCollection &symbolTables, ModuleOp module, LeafOp leaf,
   return {variant, lanes ? lanes.getInt() : 0};
 }
 
-LogicalResult CPULowering::collectVariants(LeafOp leaf) {
+LogicalResult NodeLowering::collectVariants(LeafOp leaf) {
   auto refused = [&](StringRef attr, StringRef expected) {
     return leaf.emitError() << "'" << attr << "' names " << leaf->getAttr(attr)
                             << ", which is not a " << expected;
@@ -186,17 +182,17 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
     return leaf.emitError() << "'" << contractionAttrs[0] << "' and '"
                             << contractionAttrs[1] << "' go together: only one is here";
   if (leaf->hasAttr(contractionAttrs[0])) {
-    auto sums = symbolTables.lookupNearestSymbolFrom<LeafOp>(
+    auto sums = state.symbolTables.lookupNearestSymbolFrom<LeafOp>(
         module, leaf->getAttrOfType<FlatSymbolRefAttr>(contractionAttrs[0]));
     SmallVector<Type> inputs(leaf.getArgumentTypes());
     inputs.append({pointerType, IntegerType::get(context, 64)});
     if (!sums || sums.getArgumentTypes() != ArrayRef<Type>(inputs) ||
-        sums.getResultTypes() != leaf.getResultTypes() || !passedOnInputs.count(leaf))
+        sums.getResultTypes() != leaf.getResultTypes() || !state.passedOnInputs.count(leaf))
       return refused(contractionAttrs[0],
                      "sums variant of this leaf (a leaf with its inputs, then a "
                      "pointer and an i64, and its outputs; the leaf's outputs "
                      "inputs passed on)");
-    auto plan = symbolTables.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+    auto plan = state.symbolTables.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
         module, leaf->getAttrOfType<FlatSymbolRefAttr>(contractionAttrs[1]));
     SmallVector<Type> planInputs(leaf.getArgumentTypes());
     planInputs.append(4, IntegerType::get(context, 64));
@@ -205,21 +201,21 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
       return refused(contractionAttrs[1],
                      "plan of this leaf (an llvm.func of the leaf's inputs and "
                      "four i64 extents returning a pointer)");
-    contractions[leaf] = {sums, plan};
+    state.contractions[leaf] = {sums, plan};
   }
   if (leaf->hasAttr(HPVMDialect::getTileVariantAttrName())) {
-    auto [tile, lanes] = lookupVariant(symbolTables, module, leaf,
+    auto [tile, lanes] = lookupVariant(state.symbolTables, module, leaf,
                                        HPVMDialect::getTileVariantAttrName());
     // A leaf with barriers has phase functions or no CPU version.
-    bool hasBarrier = phaseFunctions.count(leaf) || noCPUVersion.count(leaf);
+    bool hasBarrier = gridRunner.hasPhases(leaf) || state.noCPUVersion.count(leaf);
     if (!lanes || tile.getArgumentTypes() != leaf.getArgumentTypes() ||
         tile.getResultTypes() != ArrayRef<Type>{IntegerType::get(context, 1)} ||
-        !passedOnInputs.count(leaf) || hasBarrier)
+        !state.passedOnInputs.count(leaf) || hasBarrier)
       return refused(HPVMDialect::getTileVariantAttrName(),
                      "tile variant of this leaf (a leaf with 'hpvm.lanes', the "
                      "same inputs and one i1 output; the leaf without barriers, "
                      "its outputs inputs passed on)");
-    laneFunctions[leaf] = {nodeFunctions.lookup(tile),
+    state.laneFunctions[leaf] = {state.nodeFunctions.lookup(tile),
                            static_cast<unsigned>(lanes)};
   }
   if (!leaf->hasAttr(HPVMDialect::getVectorVariantAttrName())) {
@@ -231,18 +227,18 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
                << "'hpvm.vector_variant' is missing";
     return success();
   }
-  auto [variant, lanes] = lookupVariant(symbolTables, module, leaf,
+  auto [variant, lanes] = lookupVariant(state.symbolTables, module, leaf,
                                         HPVMDialect::getVectorVariantAttrName());
   if (!lanes || variant.getArgumentTypes() != leaf.getArgumentTypes() ||
       variant.getResultTypes().drop_front() != leaf.getResultTypes())
     return refused(HPVMDialect::getVectorVariantAttrName(),
                    "lane variant of this leaf (a leaf with 'hpvm.lanes', the "
                    "same inputs, and the outputs i1 then the leaf's)");
-  laneVariants[leaf] = {nodeFunctions.lookup(variant),
+  state.laneVariants[leaf] = {state.nodeFunctions.lookup(variant),
                         static_cast<unsigned>(lanes)};
   if (leaf->hasAttr(HPVMDialect::getRemainderVariantAttrName())) {
     auto [remainder, remainderLanes] = lookupVariant(
-        symbolTables, module, leaf, HPVMDialect::getRemainderVariantAttrName());
+        state.symbolTables, module, leaf, HPVMDialect::getRemainderVariantAttrName());
     SmallVector<Type> inputs(variant.getArgumentTypes());
     inputs.push_back(IntegerType::get(context, 64));
     if (remainderLanes != lanes ||
@@ -254,37 +250,37 @@ LogicalResult CPULowering::collectVariants(LeafOp leaf) {
                      "i64 lane count)");
     // Once per row at most: a call, so that the loops over whole groups keep
     // their registers (inlined, it slowed sgemm's blocks by 20%).
-    func::FuncOp remainderFunction = nodeFunctions.lookup(remainder);
-    markNoInline(remainderFunction);
-    remainderVariants[leaf] = remainderFunction;
+    func::FuncOp remainderFunction = state.nodeFunctions.lookup(remainder);
+    state.markNoInline(remainderFunction);
+    state.remainderVariants[leaf] = remainderFunction;
   }
   if (!leaf->hasAttr(HPVMDialect::getBlockVariantAttrName()))
     return success();
-  auto [block, blockLanes] = lookupVariant(symbolTables, module, leaf,
+  auto [block, blockLanes] = lookupVariant(state.symbolTables, module, leaf,
                                            HPVMDialect::getBlockVariantAttrName());
   auto rows = block ? block->getAttrOfType<IntegerAttr>(HPVMDialect::getRowsAttrName())
                     : IntegerAttr();
   if (!rows || blockLanes != lanes ||
       block.getFunctionType() != variant.getFunctionType() ||
-      !passedOnInputs.count(leaf))
+      !state.passedOnInputs.count(leaf))
     return refused(HPVMDialect::getBlockVariantAttrName(),
                    "block variant of this leaf (a leaf with 'hpvm.rows' and "
                    "the lanes and type of its lane variant; the leaf's outputs "
                    "inputs passed on)");
-  blockVariants[leaf] = {nodeFunctions.lookup(block),
+  state.blockVariants[leaf] = {state.nodeFunctions.lookup(block),
                          static_cast<unsigned>(rows.getInt())};
   return success();
 }
 
-LogicalResult CPULowering::lowerInternalNodes() {
+LogicalResult NodeLowering::lowerInternalNodes() {
   for (auto internal : module.getOps<InternalOp>())
     if (failed(lowerInternalNode(internal)))
       return failure();
   return success();
 }
 
-LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
-  func::FuncOp function = nodeFunctions[internal];
+LogicalResult NodeLowering::lowerInternalNode(InternalOp internal) {
+  func::FuncOp function = state.nodeFunctions[internal];
   Block *entry = function.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   IRMapping mapping;
@@ -297,7 +293,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
     if (!isa<CreateNodeOp, EdgeOp, BindInOp, BindOutOp>(op))
       b.clone(op, mapping);
 
-  DataflowGraph graph(internal, &symbolTables);
+  DataflowGraph graph(internal, &state.symbolTables);
   FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
   if (failed(order))
     return internal.emitOpError("has a cyclic child graph");
@@ -310,7 +306,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   // (unless the value is the same in every instance, passed on).
   SmallVector<PerInstancePorts> perInstance(graph.getNumChildren());
   for (auto [index, child] : llvm::enumerate(graph.getChildren()))
-    perInstance[index] = perInstancePorts.lookup(child);
+    perInstance[index] = state.perInstancePorts.lookup(child);
   // Children level by level: a level's children depend only on earlier
   // levels, so they can run concurrently.
   SmallVector<unsigned> levels = graph.getLevels();
@@ -360,7 +356,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
           llvm::zip(nodes, dims), [&](auto pair) {
             return getSiblingGridBody(std::get<0>(pair), std::get<1>(pair).size());
           });
-      runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, gridBodies,
+      concurrentRunner.runConcurrently(b, graph.getChild(members[0]).getLoc(), nodes, gridBodies,
                       dims, inputs, frame, outputs, runChild);
     }
     for (auto [member, child] : llvm::enumerate(members))
@@ -376,7 +372,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   // Memory allocated by a child, and per-instance value arrays, live as long
   // as this instance of the graph.
   for (unsigned child = 0, e = graph.getNumChildren(); child < e; ++child) {
-    for (unsigned port : allocatedOutputs.lookup(graph.getDefinition(child))) {
+    for (unsigned port : state.allocatedOutputs.lookup(graph.getDefinition(child))) {
       Value memory = produced.lookup({child, port});
       if (isa<LLVM::LLVMPointerType>(memory.getType()))
         cg.callRuntime(b, internal.getLoc(), RuntimeFn::Free, {memory});
@@ -389,7 +385,7 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
       Value array = produced.lookup({child, port});
       // A kernel site's arrays are tracked (runNode): their device copies
       // go, unread.
-      if (hasKernelSite(graph.getDefinition(child), perInstance[child]))
+      if (kernelSites.hasKernelSite(graph.getDefinition(child), perInstance[child]))
         cg.checkStatus(b, internal.getLoc(),
                     cg.callRuntime(b, internal.getLoc(), RuntimeFn::Discard, {array}),
                     "freeing values per instance");
@@ -400,56 +396,15 @@ LogicalResult CPULowering::lowerInternalNode(InternalOp internal) {
   return success();
 }
 
-/// A kernel hands a memref output back as the index of the input it is
-/// (convert-hpvm-to-gpu accepts no other memref outputs): the memref that
-/// input carried.
-Value CPULowering::decodeMemRefOutput(OpBuilder &b, Location loc,
-                                      NodeOpInterface node, ValueRange inputs,
-                                      Value code, Type type) {
-  Value descriptor;
-  for (auto [index, inputType] : llvm::enumerate(node.getInputTypes())) {
-    if (inputType != type)
-      continue;
-    Value input = cg.toStorage(b, loc, inputs[index]);
-    if (!descriptor) {
-      descriptor = input;
-      continue;
-    }
-    Value isInput = LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::eq, code,
-        cg.i64Constant(b, loc, static_cast<int64_t>(index)));
-    descriptor = LLVM::SelectOp::create(b, loc, isInput, input, descriptor);
-  }
-  assert(descriptor && "a memref output passed on from no input");
-  return cg.fromStorage(b, loc, descriptor, type);
-}
 
-/// A kernel hands a pointer output back as the index of the input it is (-1:
-/// null; convert-hpvm-to-gpu's PointerOutputs.h), stored where the pointer
-/// would be: the host pointer that input carried, or null.
-Value CPULowering::decodePointerOutput(OpBuilder &b, Location loc,
-                                       NodeOpInterface node, ValueRange inputs,
-                                       Value stored) {
-  Value code = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), stored);
-  Value pointer = cg.nullPointer(b, loc);
-  for (auto [index, type] : llvm::enumerate(node.getInputTypes())) {
-    if (!isa<LLVM::LLVMPointerType>(type))
-      continue;
-    Value isInput = LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::eq, code,
-        cg.i64Constant(b, loc, static_cast<int64_t>(index)));
-    pointer = LLVM::SelectOp::create(b, loc, isInput, inputs[index], pointer);
-  }
-  return pointer;
-}
 
-SmallVector<Value> CPULowering::runTensorNode(OpBuilder &b, Location loc,
+SmallVector<Value> NodeLowering::runTensorNode(OpBuilder &b, Location loc,
                                               NodeOpInterface node,
                                               ValueRange inputs,
                                               Value parentFrame) {
-  TensorKernelRun run = launchTensorKernel(b, loc, node, inputs);
+  KernelSiteRunner::TensorKernelRun run = kernelSites.launchTensorKernel(b, loc, node, inputs);
   TypeRange outputTypes = node.getOutputTypes();
-  return unlessKernelRan(
+  return kernelSites.unlessKernelRan(
       b, loc, run.ran, outputTypes,
       [&] {
         // The CPU version, with outputs of its own.
@@ -474,40 +429,18 @@ SmallVector<Value> CPULowering::runTensorNode(OpBuilder &b, Location loc,
       });
 }
 
-SmallVector<Value> CPULowering::unlessKernelRan(
-    OpBuilder &b, Location loc, Value ran, TypeRange resultTypes,
-    function_ref<SmallVector<Value>()> onCPU,
-    function_ref<SmallVector<Value>()> fromKernel) {
-  Value notRan = LLVM::XOrOp::create(
-      b, loc, ran, LLVM::ConstantOp::create(b, loc, b.getI1Type(), 1));
-  auto fallback = scf::IfOp::create(b, loc, resultTypes, notRan,
-                                    /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  // Without results the builder made the yields already.
-  auto fill = [&](Region &region, function_ref<SmallVector<Value>()> body) {
-    Block &block = region.front();
-    if (!block.empty() &&
-        block.back().hasTrait<::mlir::OpTrait::IsTerminator>())
-      block.back().erase();
-    b.setInsertionPointToEnd(&block);
-    scf::YieldOp::create(b, loc, body());
-  };
-  fill(fallback.getThenRegion(), onCPU);
-  fill(fallback.getElseRegion(), fromKernel);
-  return fallback.getResults();
-}
 
-SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
+SmallVector<Value> NodeLowering::runNode(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange dims,
                                         ValueRange inputs, Value parentFrame,
                                         PerInstancePorts perInstance) {
-  if (hasKernelSite(node, perInstance)) {
+  if (kernelSites.hasKernelSite(node, perInstance)) {
     if (node->hasAttr(HPVMDialect::getTensorKernelAttrName()))
       return runTensorNode(b, loc, node, inputs, parentFrame);
     // The kernel version first; the CPU version when no device ran it. The
     // kernel's first instance writes the outputs into `outputs`.
     TypeRange outputTypes = node.getOutputTypes();
-    LLVM::LLVMStructType outputType = getKernelOutputStruct(outputTypes);
+    LLVM::LLVMStructType outputType = kernelSites.getKernelOutputStruct(outputTypes);
     Value outputs = outputTypes.empty() ? Value()
                                         : cg.allocaInEntry(b, loc, outputType);
     // Outputs per instance are arrays, filled by the kernel or by the CPU
@@ -515,14 +448,14 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     SmallVector<Value> outputArrays;
     SmallVector<Type> resultTypes(outputTypes);
     if (perInstance.outputs) {
-      outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
+      outputArrays = gridRunner.allocateOutputArrays(b, loc, node, dims, perInstance);
       for (auto [port, array] : llvm::enumerate(outputArrays)) {
         if (!array)
           continue;
         resultTypes[port] = pointerType;
         // Tracked, so that a kernel reading it next finds it on its device.
-        Value status = cg.callRuntime(
-            b, loc, RuntimeFn::Track, {array, instanceArrayBytes(b, loc, dims, outputTypes[port])});
+        Value bytes = gridRunner.instanceArrayBytes(b, loc, dims, outputTypes[port]);
+        Value status = cg.callRuntime(b, loc, RuntimeFn::Track, {array, bytes});
         cg.checkStatus(b, loc, status,
                     ("tracking the values per instance of @" + nodeName(node))
                         .str());
@@ -533,9 +466,9 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
     SmallVector<Value, 3> kernelDims(dims);
     if (kernelDims.empty() && isa<LeafOp>(node.getOperation()))
       kernelDims.push_back(arith::ConstantIndexOp::create(b, loc, 1));
-    Value ran = runKernel(b, loc, node, kernelDims, inputs, parentFrame, outputs,
+    Value ran = kernelSites.runKernel(b, loc, node, kernelDims, inputs, parentFrame, outputs,
                           perInstance, outputArrays);
-    return unlessKernelRan(
+    return kernelSites.unlessKernelRan(
         b, loc, ran, resultTypes,
         [&] {
           return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame,
@@ -551,10 +484,10 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
             Value field = cg.loadField(b, loc, outputType, outputs, index);
             if (isa<MemRefType>(type))
               kernelResults.push_back(
-                  decodeMemRefOutput(b, loc, node, inputs, field, type));
+                  kernelSites.decodeMemRefOutput(b, loc, node, inputs, field, type));
             else if (isa<LLVM::LLVMPointerType>(type))
               kernelResults.push_back(
-                  decodePointerOutput(b, loc, node, inputs, field));
+                  kernelSites.decodePointerOutput(b, loc, node, inputs, field));
             else
               kernelResults.push_back(cg.fromStorage(b, loc, field, type));
           }
@@ -564,54 +497,28 @@ SmallVector<Value> CPULowering::runNode(OpBuilder &b, Location loc,
   return runNodeOnCPU(b, loc, node, dims, inputs, parentFrame, perInstance);
 }
 
-void CPULowering::findPerInstancePorts() {
-  perInstancePorts = collectPerInstancePorts(module, symbolTables);
+void NodeLowering::findPerInstancePorts() {
+  state.perInstancePorts = collectPerInstancePorts(module, state.symbolTables);
 }
 
-bool CPULowering::hasKernelSites() {
-  if (!kernelSitesScanned) {
-    kernelSitesScanned = true;
-    for (Operation &op : module.getOps())
-      anyKernelSites |= op.hasAttr(HPVMDialect::getKernelAttrName());
-  }
-  return anyKernelSites;
-}
 
-Value CPULowering::instanceArrayBytes(OpBuilder &b, Location loc,
-                                      ValueRange dims, Type type) {
-  return LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
-                             cg.sizeOf(b, loc, cg.getStorageType(type)));
-}
 
-SmallVector<Value> CPULowering::allocateOutputArrays(
-    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
-    PerInstancePorts perInstance) {
-  TypeRange outputTypes = node.getOutputTypes();
-  SmallVector<Value> arrays(outputTypes.size());
-  for (auto [port, type] : llvm::enumerate(outputTypes)) {
-    if (!((perInstance.outputs >> port) & 1))
-      continue;
-    arrays[port] = cg.callRuntime(b, loc, RuntimeFn::Malloc,
-                                  {instanceArrayBytes(b, loc, dims, type)});
-  }
-  return arrays;
-}
 
-LLVM::LLVMFuncOp CPULowering::getSiblingGridBody(NodeOpInterface node,
+LLVM::LLVMFuncOp NodeLowering::getSiblingGridBody(NodeOpInterface node,
                                                  unsigned rank) {
   // What runNode would do around the parallel-for (kernel versions, and the
   // host copies every CPU run makes once any node has one; barriers' phases;
   // lock-step tiles; a contraction's plan) needs a task function; a plain
   // replicated leaf needs only its range function.
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
-  if (!leaf || rank == 0 || hasKernelSites() ||
-      noCPUVersion.count(leaf) || phaseFunctions.count(leaf) ||
-      laneFunctions.count(leaf) || (rank == 2 && contractions.count(leaf)))
+  if (!leaf || rank == 0 || kernelSites.hasKernelSites() ||
+      state.noCPUVersion.count(leaf) || gridRunner.hasPhases(leaf) ||
+      state.laneFunctions.count(leaf) || (rank == 2 && state.contractions.count(leaf)))
     return nullptr;
-  return getRangeFunction(node, rank);
+  return gridRunner.getRangeFunction(node, rank);
 }
 
-SmallVector<Value> CPULowering::failWithoutCPUVersion(OpBuilder &b,
+SmallVector<Value> NodeLowering::failWithoutCPUVersion(OpBuilder &b,
                                                       Location loc,
                                                       NodeOpInterface node,
                                                       StringRef why) {
@@ -629,125 +536,29 @@ SmallVector<Value> CPULowering::failWithoutCPUVersion(OpBuilder &b,
   });
 }
 
-SmallVector<Value> CPULowering::storeOutputArrays(
-    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
-    PerInstancePorts perInstance, ArrayRef<Value> givenArrays, Value context) {
-  TypeRange outputTypes = node.getOutputTypes();
-  LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
-  LLVM::LLVMStructType arraysType = getOutputArraysType(node);
-  SmallVector<Value> outputArrays(givenArrays);
-  if (outputArrays.empty())
-    outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
-  Value arrays = cg.allocaInEntry(b, loc, arraysType);
-  for (auto [port, array] : llvm::enumerate(outputArrays)) {
-    if (!array)
-      continue;
-    cg.storeField(b, loc, arraysType, arrays, port, array);
-    // Arrays from runNode are tracked (a kernel could have filled them):
-    // the host writes them now.
-    if (!givenArrays.empty())
-      cg.checkStatus(
-          b, loc,
-          cg.callRuntime(b, loc, RuntimeFn::RequestHost,
-                         {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
-                          cg.i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
-          ("writing the outputs of @" + nodeName(node) + " on the host").str());
-  }
-  cg.storeField(b, loc, contextType, context, node.getInputTypes().size() + 3,
-             arrays);
-  return outputArrays;
-}
 
-void CPULowering::runTileInLockStep(OpBuilder &b, Location loc,
-                                    NodeOpInterface node, ValueRange dims,
-                                    Value context) {
-  unsigned rank = dims.size();
-  Value range = cg.allocaInEntry(b, loc, rangeType);
-  for (int32_t d = 0; d < 3; ++d) {
-    Value extent = d < static_cast<int32_t>(rank) ? cg.toI64(b, loc, dims[d])
-                                                  : cg.i64Constant(b, loc, 1);
-    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Begin,
-                                   cg.i64Constant(b, loc, 0), d);
-    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::End, extent, d);
-    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Extent, extent, d);
-  }
-  abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Rank,
-                                 cg.i32Constant(b, loc, rank));
-  abi::storeField<InstanceRange>(b, loc, range, InstanceRange::WorkerIndex,
-                                 cg.i32Constant(b, loc, 0));
-  LLVM::CallOp::create(b, loc, getRangeFunction(node, rank),
-                       ValueRange{context, range});
-}
 
-void CPULowering::launchRange(OpBuilder &b, Location loc, NodeOpInterface runs,
-                              unsigned rank, PerInstancePorts perInstance,
-                              Value extents, Value runContext) {
-  Value body = LLVM::AddressOfOp::create(
-      b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
-  Value status =
-      cg.callRuntime(b, loc, RuntimeFn::ParallelFor,
-                     {cg.i32Constant(b, loc, rank), extents, body, runContext});
-  cg.checkStatus(b, loc, status,
-              ("running the instances of @" + nodeName(runs)).str());
-}
 
-void CPULowering::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
-                                     ValueRange dims, ValueRange inputs,
-                                     Value parentFrame, Value outputs,
-                                     Value extents, Value context) {
-  LeafOp sums = contractions.lookup(leaf).first;
-  LLVM::LLVMFuncOp plan = contractions.lookup(leaf).second;
-  Value one = cg.i64Constant(b, loc, 1);
-  auto parentExtentIsOne = [&](int32_t d) {
-    Value extent = LLVM::LoadOp::create(
-        b, loc, b.getI64Type(),
-        cg.fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
-    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, extent, one);
-  };
-  Value single = LLVM::AndOp::create(b, loc, parentExtentIsOne(0),
-                                     parentExtentIsOne(1));
-  auto planned = scf::IfOp::create(b, loc, TypeRange{pointerType}, single,
-                                   /*withElseRegion=*/true);
-  OpBuilder tb = planned.getThenBodyBuilder();
-  SmallVector<Value> planArgs(inputs);
-  planArgs.append({cg.toI64(tb, loc, dims[0]), cg.toI64(tb, loc, dims[1]), one, one});
-  scf::YieldOp::create(
-      tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
-  OpBuilder eb = planned.getElseBodyBuilder();
-  scf::YieldOp::create(eb, loc, cg.nullPointer(eb, loc));
-  runContracted(
-      b, loc, planned.getResult(0),
-      [&](OpBuilder &lb) {
-        launchRange(lb, loc, leaf, /*rank=*/2, {}, extents, context);
-      },
-      [&](OpBuilder &sb, Value buffer) {
-        SmallVector<Value> sumsInputs(inputs);
-        sumsInputs.append({buffer, cg.toI64(sb, loc, dims[0])});
-        launchRange(sb, loc, sums, /*rank=*/2, {}, extents,
-                    allocateRangeContext(sb, loc, sums, sumsInputs, parentFrame,
-                                         outputs, /*perInstanceInputs=*/0));
-      });
-}
 
-SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
+SmallVector<Value> NodeLowering::runNodeOnCPU(OpBuilder &b, Location loc,
                                              NodeOpInterface node,
                                              ValueRange dims, ValueRange inputs,
                                              Value parentFrame,
                                              PerInstancePorts perInstance,
                                              ArrayRef<Value> givenArrays) {
-  func::FuncOp function = nodeFunctions.lookup(node.getOperation());
+  func::FuncOp function = state.nodeFunctions.lookup(node.getOperation());
   TypeRange outputTypes = node.getOutputTypes();
-  if (auto missing = noCPUVersion.find(node.getOperation());
-      missing != noCPUVersion.end()) {
+  if (auto missing = state.noCPUVersion.find(node.getOperation());
+      missing != state.noCPUVersion.end()) {
     // No device ran the tile: an error, since nothing else can run it.
     return failWithoutCPUVersion(b, loc, node, missing->second);
   }
   if (auto leaf = dyn_cast<LeafOp>(node.getOperation())) {
-    traceNode(b, loc, node);
+    state.traceNode(b, loc, node);
     if (!dims.empty())
-      checkGridFitsInputs(b, loc, leaf, dims, inputs, perInstance.inputs);
-    if (hasKernelSites())
-      requestHostCopies(b, loc, node, inputs, dims, perInstance);
+      state.checkGridFitsInputs(b, loc, leaf, dims, inputs, perInstance.inputs);
+    if (kernelSites.hasKernelSites())
+      kernelSites.requestHostCopies(b, loc, node, inputs, dims, perInstance);
   }
   if (dims.empty()) {
     // A single instance: call the node directly, no runtime round trip.
@@ -761,86 +572,28 @@ SmallVector<Value> CPULowering::runNodeOnCPU(OpBuilder &b, Location loc,
     }
     auto call = func::CallOp::create(b, loc, function, args);
     if (isa<LeafOp>(node.getOperation()))
-      traceNodeDone(b, loc, node);
+      state.traceNodeDone(b, loc, node);
     return call.getResults();
   }
 
-  if (LeafOp leaf = getCollapsibleLeaf(node, perInstance)) {
-    traceNode(b, loc, leaf);
-    if (hasKernelSites())
-      requestHostCopies(b, loc, node, inputs);
-    SmallVector<Value> results = runCollapsed(
+  if (LeafOp leaf = collapsedRunner.getCollapsibleLeaf(node, perInstance)) {
+    state.traceNode(b, loc, leaf);
+    if (kernelSites.hasKernelSites())
+      kernelSites.requestHostCopies(b, loc, node, inputs);
+    SmallVector<Value> results = collapsedRunner.runCollapsed(
         b, loc, cast<InternalOp>(node.getOperation()), leaf, dims, inputs,
         parentFrame);
-    traceNodeDone(b, loc, leaf);
+    state.traceNodeDone(b, loc, leaf);
     return results;
   }
 
-  unsigned rank = dims.size();
-  LLVM::LLVMStructType outputType = cg.getStorageStruct(outputTypes);
-  Value outputs = outputTypes.empty() ? cg.nullPointer(b, loc)
-                                      : cg.allocaInEntry(b, loc, outputType);
-  Value context = allocateRangeContext(b, loc, node, inputs, parentFrame, outputs,
-                                       perInstance.inputs);
-  // Per-instance outputs: one array each, indexed by the linear instance id.
-  SmallVector<Value> outputArrays(givenArrays);
-  if (perInstance.outputs)
-    outputArrays = storeOutputArrays(b, loc, node, dims, perInstance,
-                                     givenArrays, context);
-
-  auto extentsType = Uint64Array::get(b.getContext());
-  Value extents = cg.allocaInEntry(b, loc, extentsType);
-  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
-    Value address = Uint64Array::getElementAddress(b, loc, extentsType, extents, d);
-    LLVM::StoreOp::create(b, loc, cg.toI64(b, loc, dims[d]), address);
-  }
-  auto leaf = dyn_cast<LeafOp>(node.getOperation());
-  if (leaf && phaseFunctions.count(leaf)) {
-    runPhases(b, loc, leaf, dims, extents, context);
-  } else if (leaf && laneFunctions.count(leaf) && !perInstance.any() &&
-             isSmallConstantGrid(dims)) {
-    // A tile: its instances run in lock-step on the thread that runs the
-    // tile, as a GPU thread block runs on one multiprocessor; the grid of
-    // tiles around it is what runs in parallel.
-    runTileInLockStep(b, loc, node, dims, context);
-  } else if (!leaf || !contractions.count(leaf) || rank != 2 ||
-             perInstance.any()) {
-    // One parallel-for over the grid.
-    launchRange(b, loc, node, rank, perInstance, extents, context);
-  } else {
-    // A leaf whose instances sum products, as one grid (not tiles): the
-    // plan's tile ids are the parent's instance ids, which it takes to run
-    // over the whole tiles x tiles grid from 0. A parent of one instance
-    // (the usual root) is that grid with tiles 1 x 1; any other runs the
-    // leaf as it is.
-    runContractionGrid(b, loc, leaf, dims, inputs, parentFrame, outputs,
-                       extents, context);
-  }
-  if (leaf)
-    traceNodeDone(b, loc, node);
-  // Inputs passed on as outputs are the node's inputs: no instance need
-  // publish them (the tile, block and contraction variants do not), and a
-  // grid without instances still has them.
-  SmallVector<Value> results;
-  for (unsigned index = 0, e = outputTypes.size(); index < e; ++index) {
-    std::optional<unsigned> passedOn = getPassedOnInput(node.getOperation(), index);
-    if ((perInstance.outputs >> index) & 1)
-      results.push_back(outputArrays[index]);
-    else if (passedOn && ((perInstance.inputs >> *passedOn) & 1))
-      // Passed on from an input given per instance: one value each, not one.
-      results.push_back(cg.fromStorage(b, loc,
-                                    cg.loadField(b, loc, outputType, outputs, index),
-                                    outputTypes[index]));
-    else
-      results.push_back(readGridOutput(b, loc, node.getOperation(), index, inputs,
-                                       outputs, outputTypes));
-  }
-  return results;
+  return gridRunner.runGrid(b, loc, node, dims, inputs, parentFrame, perInstance,
+                            givenArrays);
 }
 
 
 
-LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
+LLVM::LLVMFuncOp NodeLowering::getEntryFunction(NodeOpInterface root) {
   if (LLVM::LLVMFuncOp existing = entryFunctions.lookup({root.getOperation()}))
     return existing;
   Location loc = root.getLoc();
@@ -869,4 +622,67 @@ LLVM::LLVMFuncOp CPULowering::getEntryFunction(NodeOpInterface root) {
                cg.toStorage(b, loc, output));
   LLVM::ReturnOp::create(b, loc, cg.nullPointer(b, loc));
   return entryFunction;
+}
+
+
+/// Whether inlining `function` (a leaf function) into a loop over instances
+/// keeps what it means and what the later passes can lower: only functions
+/// LLVM would inline anyway (alwaysinline, as createNodeFunctions marks them;
+/// a remainder variant is noinline), without argument attributes inlining
+/// would lose, with one block (an scf.for body is one block), without stack
+/// allocations (in the loop, an alloca would grow the stack with every
+/// instance), and in dialects that every later pass lowers inside any
+/// function (linalg, say, is lowered in func.func only).
+static bool isInlinableLeafFunction(func::FuncOp function) {
+  auto passthrough = function->getAttrOfType<ArrayAttr>("passthrough");
+  if (function.isExternal() || !function.getBody().hasOneBlock() ||
+      function.getArgAttrs() || function.getResAttrs() || !passthrough ||
+      passthrough.size() != 1 ||
+      passthrough[0] != StringAttr::get(function.getContext(), "alwaysinline"))
+    return false;
+  return !function
+              .walk([](Operation *op) {
+                bool allocates =
+                    isa<memref::AllocaOp, memref::AllocaScopeOp, LLVM::AllocaOp>(op);
+                bool loweredEverywhere =
+                    isa<arith::ArithDialect, math::MathDialect, memref::MemRefDialect,
+                        scf::SCFDialect, LLVM::LLVMDialect, vector::VectorDialect,
+                        index::IndexDialect, func::FuncDialect>(op->getDialect());
+                return allocates || !loweredEverywhere ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+void NodeLowering::inlineSingleCallLeaves() {
+  // The calls of every function. Leaf functions are private, and the
+  // lowering refers to them only by calls.
+  DenseMap<StringAttr, unsigned> uses;
+  DenseMap<StringAttr, func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    StringAttr callee = call.getCalleeAttr().getAttr();
+    ++uses[callee];
+    calls[callee] = call;
+  });
+  for (auto &[node, function] : state.nodeFunctions) {
+    if (!isa<LeafOp>(node) || !function)
+      continue;
+    StringAttr name = function.getSymNameAttr();
+    func::CallOp call = calls.lookup(name);
+    if (!call || uses.lookup(name) != 1 || !isInlinableLeafFunction(function))
+      continue;
+    // The body in place of the call; the returned values replace its results.
+    Block &body = function.front();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), call.getOperands());
+    OpBuilder b(call);
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    for (auto [result, returned] :
+         llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
+      result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
+    call.erase();
+    function.erase();
+    function = {};
+  }
 }

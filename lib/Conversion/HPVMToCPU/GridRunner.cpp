@@ -1,21 +1,14 @@
-//===- InstanceFunctions.cpp - Frames, instance and range functions ------===//
-// The layer every node lowering builds on: instance functions (allocations
-// and grid queries lowered, linkage), frames of internal-node instances,
-// parallel-for bodies and the range functions that run a node's instances
-// over a box of its grid. Calls only CPULowering.cpp; the files that run
-// nodes (LowerNodes, LowerBarriers, CollapseGrids, LowerConcurrency, ...)
-// call into it, never the other way.
-
-#include "CPULowering.h"
-#include "HPVM/Conversion/GridQueries.h"
-#include "HPVM/Conversion/ApplyPatternsOnce.h"
+//===- GridRunner.cpp - A node over its grid ------------------------------===//
+// A grid runs as one runtime parallel-for over an outlined range function
+// (GridRunner.h): the range functions run a box of instances one by one, in
+// lanes or in lock-step tiles; a lock-step tile runs on the thread that runs
+// it, a contraction through its plan. Sees only the shared state.
+#include "GridRunner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Index/IR/IndexDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -23,97 +16,227 @@ using namespace mlir;
 using namespace mlir::hpvm;
 using namespace mlir::hpvm::cpu;
 
-void CPULowering::markAlwaysInline(func::FuncOp function) {
-  // An instance function runs once per instance inside a range loop: inlined,
-  // the loop sees the body (hoisting, vectorization across instances).
-  function->setAttr("passthrough",
-                    ArrayAttr::get(context, {StringAttr::get(context, "alwaysinline")}));
-}
+/// A grid small enough to be one tile: constant extents, at most this many
+/// instances (hpvm-tile-nodes makes such grids).
+static constexpr int64_t kMaxTileInstances = 4096;
 
-void CPULowering::markNoInline(func::FuncOp function) {
-  function->setAttr("passthrough",
-                    ArrayAttr::get(context, {StringAttr::get(context, "noinline")}));
-}
-
-void CPULowering::markInternal(func::FuncOp function) {
-  // Private to this module in LLVM too: programs linked together must not
-  // clash on node names, and inlined copies can be dropped.
-  function.setPrivate();
-  function->setAttr("llvm.linkage",
-                    LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
-}
-
-void CPULowering::lowerAllocs(func::FuncOp function) {
-  function.walk([&](AllocOp alloc) {
-    OpBuilder b(alloc);
-    Location loc = alloc.getLoc();
-    // HPVM-C's __hpvm__malloc: a pointer to the given number of bytes.
-    Value memory =
-        isa<LLVM::LLVMPointerType>(alloc.getType())
-            ? cg.callRuntime(b, loc, RuntimeFn::Malloc,
-                             {cg.toI64(b, loc, alloc.getDynamicSizes().front())})
-            : memref::AllocOp::create(b, loc, cast<MemRefType>(alloc.getType()),
-                                      alloc.getDynamicSizes())
-                  .getResult();
-    alloc.replaceAllUsesWith(memory);
-    alloc.erase();
-  });
-}
-
-namespace {
-/// The CPU's grid: the leaf's own ids and extents are arguments of its
-/// instance function; an ancestor's are in its frame, `level` - 1 parent hops
-/// from the function's parent frame argument.
-struct FrameGridQueries : GridQueryStrategy {
-  FrameGridQueries(CPUCodeGen &lowering, Block &entry, unsigned first)
-      : lowering(lowering) {
-    for (unsigned d = 0; d < 3; ++d) {
-      ids[d] = entry.getArgument(first + d);
-      extents[d] = entry.getArgument(first + 3 + d);
-    }
-    parentFrame = entry.getArgument(first + 6);
+static bool isSmallConstantGrid(ValueRange dims) {
+  int64_t count = 1;
+  for (Value dim : dims) {
+    APInt extent;
+    if (!matchPattern(dim, m_ConstantInt(&extent)) || extent.isNegative() ||
+        extent.getSExtValue() > kMaxTileInstances)
+      return false;
+    count *= extent.getSExtValue();
+    if (count > kMaxTileInstances)
+      return false;
   }
-
-  Value lowerGridQuery(OpBuilder &b, Operation *query, bool isId, unsigned dim,
-                       unsigned level) override {
-    if (level == 0)
-      return isId ? ids[dim] : extents[dim];
-    Location loc = query->getLoc();
-    LLVM::LLVMStructType frameType = lowering.getFrameType();
-    // Level 1 is the parent's frame; each further level one more hop.
-    Value frame = parentFrame;
-    for (unsigned k = 1; k < level; ++k)
-      frame = LLVM::LoadOp::create(
-          b, loc, lowering.getPointerType(),
-          lowering.fieldAddress(b, loc, frameType, frame, {FrameParent}));
-    Value address =
-        lowering.fieldAddress(b, loc, frameType, frame,
-                              {isId ? FrameIds : FrameExtents, static_cast<int32_t>(dim)});
-    return lowering.toIndex(b, loc,
-                            LLVM::LoadOp::create(b, loc, b.getI64Type(), address));
-  }
-
-  CPUCodeGen &lowering;
-  Value ids[3], extents[3], parentFrame;
-};
-} // namespace
-
-void CPULowering::lowerGridQueries(func::FuncOp function, unsigned first) {
-  SmallVector<Operation *> queries;
-  function.walk([&](Operation *op) {
-    if (isa<InstanceIdOp, NumInstancesOp>(op))
-      queries.push_back(op);
-  });
-  if (queries.empty())
-    return;
-  FrameGridQueries strategy(cg, function.front(), first);
-  RewritePatternSet patterns(context);
-  populateGridQueryPatterns(patterns, strategy);
-  (void)applyPatternsOncePerOp(queries, FrozenRewritePatternSet(std::move(patterns)),
-                               [](Operation *) {}, /*stopAtFailure=*/false);
+  return true;
 }
 
-LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
+SmallVector<Value> GridRunner::runGrid(OpBuilder &b, Location loc, NodeOpInterface node,
+                                       ValueRange dims, ValueRange inputs,
+                                       Value parentFrame, PerInstancePorts perInstance,
+                                       ArrayRef<Value> givenArrays) {
+  TypeRange outputTypes = node.getOutputTypes();
+  unsigned rank = dims.size();
+  LLVM::LLVMStructType outputType = cg.getStorageStruct(outputTypes);
+  Value outputs = outputTypes.empty() ? cg.nullPointer(b, loc)
+                                      : cg.allocaInEntry(b, loc, outputType);
+  Value context = allocateRangeContext(b, loc, node, inputs, parentFrame, outputs,
+                                       perInstance.inputs);
+  // Per-instance outputs: one array each, indexed by the linear instance id.
+  SmallVector<Value> outputArrays(givenArrays);
+  if (perInstance.outputs)
+    outputArrays = storeOutputArrays(b, loc, node, dims, perInstance,
+                                     givenArrays, context);
+
+  auto extentsType = Uint64Array::get(b.getContext());
+  Value extents = cg.allocaInEntry(b, loc, extentsType);
+  for (int32_t d = 0; d < static_cast<int32_t>(rank); ++d) {
+    Value address = Uint64Array::getElementAddress(b, loc, extentsType, extents, d);
+    LLVM::StoreOp::create(b, loc, cg.toI64(b, loc, dims[d]), address);
+  }
+  auto leaf = dyn_cast<LeafOp>(node.getOperation());
+  if (leaf && hasPhases(leaf)) {
+    runPhases(b, loc, leaf, dims, extents, context);
+  } else if (leaf && state.laneFunctions.count(leaf) && !perInstance.any() &&
+             isSmallConstantGrid(dims)) {
+    // A tile: its instances run in lock-step on the thread that runs the
+    // tile, as a GPU thread block runs on one multiprocessor; the grid of
+    // tiles around it is what runs in parallel.
+    runTileInLockStep(b, loc, node, dims, context);
+  } else if (!leaf || !state.contractions.count(leaf) || rank != 2 ||
+             perInstance.any()) {
+    // One parallel-for over the grid.
+    launchRange(b, loc, node, rank, perInstance, extents, context);
+  } else {
+    // A leaf whose instances sum products, as one grid (not tiles): the
+    // plan's tile ids are the parent's instance ids, which it takes to run
+    // over the whole tiles x tiles grid from 0. A parent of one instance
+    // (the usual root) is that grid with tiles 1 x 1; any other runs the
+    // leaf as it is.
+    runContractionGrid(b, loc, leaf, dims, inputs, parentFrame, outputs,
+                       extents, context);
+  }
+  if (leaf)
+    state.traceNodeDone(b, loc, node);
+  // Inputs passed on as outputs are the node's inputs: no instance need
+  // publish them (the tile, block and contraction variants do not), and a
+  // grid without instances still has them.
+  SmallVector<Value> results;
+  for (unsigned index = 0, e = outputTypes.size(); index < e; ++index) {
+    std::optional<unsigned> passedOn = state.getPassedOnInput(node.getOperation(), index);
+    if ((perInstance.outputs >> index) & 1)
+      results.push_back(outputArrays[index]);
+    else if (passedOn && ((perInstance.inputs >> *passedOn) & 1))
+      // Passed on from an input given per instance: one value each, not one.
+      results.push_back(cg.fromStorage(b, loc,
+                                    cg.loadField(b, loc, outputType, outputs, index),
+                                    outputTypes[index]));
+    else
+      results.push_back(state.readGridOutput(b, loc, node.getOperation(), index, inputs,
+                                       outputs, outputTypes));
+  }
+  return results;
+}
+
+Value GridRunner::instanceArrayBytes(OpBuilder &b, Location loc,
+                                      ValueRange dims, Type type) {
+  return LLVM::MulOp::create(b, loc, instanceCount(b, loc, dims),
+                             cg.sizeOf(b, loc, cg.getStorageType(type)));
+}
+
+SmallVector<Value> GridRunner::allocateOutputArrays(
+    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
+    PerInstancePorts perInstance) {
+  TypeRange outputTypes = node.getOutputTypes();
+  SmallVector<Value> arrays(outputTypes.size());
+  for (auto [port, type] : llvm::enumerate(outputTypes)) {
+    if (!((perInstance.outputs >> port) & 1))
+      continue;
+    arrays[port] = cg.callRuntime(b, loc, RuntimeFn::Malloc,
+                                  {instanceArrayBytes(b, loc, dims, type)});
+  }
+  return arrays;
+}
+
+SmallVector<Value> GridRunner::storeOutputArrays(
+    OpBuilder &b, Location loc, NodeOpInterface node, ValueRange dims,
+    PerInstancePorts perInstance, ArrayRef<Value> givenArrays, Value context) {
+  TypeRange outputTypes = node.getOutputTypes();
+  LLVM::LLVMStructType contextType = getRangeContextType(node, perInstance.inputs);
+  LLVM::LLVMStructType arraysType = getOutputArraysType(node);
+  SmallVector<Value> outputArrays(givenArrays);
+  if (outputArrays.empty())
+    outputArrays = allocateOutputArrays(b, loc, node, dims, perInstance);
+  Value arrays = cg.allocaInEntry(b, loc, arraysType);
+  for (auto [port, array] : llvm::enumerate(outputArrays)) {
+    if (!array)
+      continue;
+    cg.storeField(b, loc, arraysType, arrays, port, array);
+    // Arrays from runNode are tracked (a kernel could have filled them):
+    // the host writes them now.
+    if (!givenArrays.empty())
+      cg.checkStatus(
+          b, loc,
+          cg.callRuntime(b, loc, RuntimeFn::RequestHost,
+                         {array, instanceArrayBytes(b, loc, dims, outputTypes[port]),
+                          cg.i32Constant(b, loc, HPVM_RT_ACCESS_OUT)}),
+          ("writing the outputs of @" + nodeName(node) + " on the host").str());
+  }
+  cg.storeField(b, loc, contextType, context, node.getInputTypes().size() + 3,
+             arrays);
+  return outputArrays;
+}
+
+void GridRunner::runTileInLockStep(OpBuilder &b, Location loc,
+                                    NodeOpInterface node, ValueRange dims,
+                                    Value context) {
+  unsigned rank = dims.size();
+  Value range = cg.allocaInEntry(b, loc, rangeType);
+  for (int32_t d = 0; d < 3; ++d) {
+    Value extent = d < static_cast<int32_t>(rank) ? cg.toI64(b, loc, dims[d])
+                                                  : cg.i64Constant(b, loc, 1);
+    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Begin,
+                                   cg.i64Constant(b, loc, 0), d);
+    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::End, extent, d);
+    abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Extent, extent, d);
+  }
+  abi::storeField<InstanceRange>(b, loc, range, InstanceRange::Rank,
+                                 cg.i32Constant(b, loc, rank));
+  abi::storeField<InstanceRange>(b, loc, range, InstanceRange::WorkerIndex,
+                                 cg.i32Constant(b, loc, 0));
+  LLVM::CallOp::create(b, loc, getRangeFunction(node, rank),
+                       ValueRange{context, range});
+}
+
+void GridRunner::launchRange(OpBuilder &b, Location loc, NodeOpInterface runs,
+                              unsigned rank, PerInstancePorts perInstance,
+                              Value extents, Value runContext) {
+  Value body = LLVM::AddressOfOp::create(
+      b, loc, getRangeFunction(runs, rank, std::nullopt, perInstance));
+  Value status =
+      cg.callRuntime(b, loc, RuntimeFn::ParallelFor,
+                     {cg.i32Constant(b, loc, rank), extents, body, runContext});
+  cg.checkStatus(b, loc, status,
+              ("running the instances of @" + nodeName(runs)).str());
+}
+
+void GridRunner::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
+                                     ValueRange dims, ValueRange inputs,
+                                     Value parentFrame, Value outputs,
+                                     Value extents, Value context) {
+  LeafOp sums = state.contractions.lookup(leaf).first;
+  LLVM::LLVMFuncOp plan = state.contractions.lookup(leaf).second;
+  Value one = cg.i64Constant(b, loc, 1);
+  auto parentExtentIsOne = [&](int32_t d) {
+    Value extent = LLVM::LoadOp::create(
+        b, loc, b.getI64Type(),
+        cg.fieldAddress(b, loc, frameType, parentFrame, {FrameExtents, d}));
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, extent, one);
+  };
+  Value single = LLVM::AndOp::create(b, loc, parentExtentIsOne(0),
+                                     parentExtentIsOne(1));
+  auto planned = scf::IfOp::create(b, loc, TypeRange{pointerType}, single,
+                                   /*withElseRegion=*/true);
+  OpBuilder tb = planned.getThenBodyBuilder();
+  SmallVector<Value> planArgs(inputs);
+  planArgs.append({cg.toI64(tb, loc, dims[0]), cg.toI64(tb, loc, dims[1]), one, one});
+  scf::YieldOp::create(
+      tb, loc, LLVM::CallOp::create(tb, loc, plan, planArgs).getResults());
+  OpBuilder eb = planned.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, cg.nullPointer(eb, loc));
+  runContracted(
+      b, loc, planned.getResult(0),
+      [&](OpBuilder &lb) {
+        launchRange(lb, loc, leaf, /*rank=*/2, {}, extents, context);
+      },
+      [&](OpBuilder &sb, Value buffer) {
+        SmallVector<Value> sumsInputs(inputs);
+        sumsInputs.append({buffer, cg.toI64(sb, loc, dims[0])});
+        launchRange(sb, loc, sums, /*rank=*/2, {}, extents,
+                    allocateRangeContext(sb, loc, sums, sumsInputs, parentFrame,
+                                         outputs, /*perInstanceInputs=*/0));
+      });
+}
+
+void GridRunner::runContracted(OpBuilder &b, Location loc, Value buffer,
+                                function_ref<void(OpBuilder &)> runLeaf,
+                                function_ref<void(OpBuilder &, Value)> runSums) {
+  // Every instance's sum first (null: the plan declined), then the grid
+  // reading them; the leaf as it is otherwise.
+  Value declined = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, buffer,
+                                        cg.nullPointer(b, loc));
+  auto choice = scf::IfOp::create(b, loc, declined, /*withElseRegion=*/true);
+  OpBuilder leafBuilder = choice.getThenBodyBuilder();
+  runLeaf(leafBuilder);
+  OpBuilder sumsBuilder = choice.getElseBodyBuilder();
+  runSums(sumsBuilder, buffer);
+  cg.callRuntime(sumsBuilder, loc, RuntimeFn::MemrefFree, {buffer});
+}
+
+LLVM::LLVMFuncOp GridRunner::createParallelForBody(Location loc,
                                                     const Twine &name) {
   OpBuilder b(context);
   b.setInsertionPointToEnd(module.getBody());
@@ -125,21 +248,21 @@ LLVM::LLVMFuncOp CPULowering::createParallelForBody(Location loc,
   return body;
 }
 
-Value CPULowering::instanceCount(OpBuilder &b, Location loc, ValueRange dims) {
+Value GridRunner::instanceCount(OpBuilder &b, Location loc, ValueRange dims) {
   Value count = cg.i64Constant(b, loc, 1);
   for (Value dim : dims)
     count = LLVM::MulOp::create(b, loc, count, cg.toI64(b, loc, dim));
   return count;
 }
 
-LLVM::LLVMStructType CPULowering::getOutputArraysType(NodeOpInterface node) {
+LLVM::LLVMStructType GridRunner::getOutputArraysType(NodeOpInterface node) {
   return LLVM::LLVMStructType::getLiteral(
       context,
       SmallVector<Type>(std::max<size_t>(node.getOutputTypes().size(), 1),
                         pointerType));
 }
 
-LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
+LLVM::LLVMStructType GridRunner::getRangeContextType(NodeOpInterface node,
                                                       uint64_t perInstanceInputs) {
   SmallVector<Type> fields;
   for (auto [port, type] : llvm::enumerate(node.getInputTypes()))
@@ -149,7 +272,7 @@ LLVM::LLVMStructType CPULowering::getRangeContextType(NodeOpInterface node,
   return LLVM::LLVMStructType::getLiteral(context, fields);
 }
 
-Value CPULowering::allocateRangeContext(OpBuilder &b, Location loc,
+Value GridRunner::allocateRangeContext(OpBuilder &b, Location loc,
                                         NodeOpInterface node, ValueRange inputs,
                                         Value parentFrame, Value outputs,
                                         uint64_t perInstanceInputs) {
@@ -181,7 +304,7 @@ static Value wholeStepsEnd(OpBuilder &b, Location loc, Value from, Value to,
 
 /// What a range function reads on entry (getRangeFunction): the fields of
 /// its context and the box of instances it runs.
-struct CPULowering::RangeBody {
+struct GridRunner::RangeBody {
   /// The inputs (arrays where per instance), parent frame, outputs, spill
   /// and per-instance output arrays of the context.
   SmallVector<Value> inputs;
@@ -194,13 +317,13 @@ struct CPULowering::RangeBody {
   Value frame;
 };
 
-void CPULowering::storeFrameId(OpBuilder &b, Location loc, Value frame,
+void GridRunner::storeFrameId(OpBuilder &b, Location loc, Value frame,
                                int32_t d, Value id) {
   LLVM::StoreOp::create(b, loc, cg.toI64(b, loc, id),
                         cg.fieldAddress(b, loc, frameType, frame, {FrameIds, d}));
 }
 
-Value CPULowering::loadRangeBound(OpBuilder &b, Location loc, Value instances,
+Value GridRunner::loadRangeBound(OpBuilder &b, Location loc, Value instances,
                                   InstanceRange::Field field, int32_t d) {
   return cg.toIndex(b, loc, abi::loadField<InstanceRange>(b, loc, b.getI64Type(), instances,
                                                        field, d));
@@ -221,8 +344,8 @@ static void buildInstanceLoops(OpBuilder &b, Location loc, unsigned rank,
   }
 }
 
-CPULowering::RangeBody
-CPULowering::loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
+GridRunner::RangeBody
+GridRunner::loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
                            unsigned rank, Value context, Value instances,
                            PerInstancePorts perInstance) {
   RangeBody body;
@@ -264,7 +387,7 @@ CPULowering::loadRangeBody(OpBuilder &b, Location loc, NodeOpInterface node,
   return body;
 }
 
-void CPULowering::runLockStepRows(OpBuilder &b, Location loc,
+void GridRunner::runLockStepRows(OpBuilder &b, Location loc,
                                   const RangeBody &body, unsigned rank,
                                   func::FuncOp lanes, unsigned width) {
   Value zero = body.zero;
@@ -286,7 +409,7 @@ void CPULowering::runLockStepRows(OpBuilder &b, Location loc,
   b.setInsertionPoint(wholeRows.elseBlock()->getTerminator());
 }
 
-void CPULowering::runRangeInLanes(OpBuilder &b, Location loc, LeafOp leaf,
+void GridRunner::runRangeInLanes(OpBuilder &b, Location loc, LeafOp leaf,
                                   const RangeBody &body, unsigned rank) {
   const Value *begin = body.begin, *end = body.end, *extent = body.extent;
   Value zero = body.zero, one = body.one;
@@ -333,7 +456,7 @@ void CPULowering::runRangeInLanes(OpBuilder &b, Location loc, LeafOp leaf,
       });
 }
 
-void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
+void GridRunner::runRangeByInstance(OpBuilder &b, Location loc,
                                      NodeOpInterface node,
                                      const RangeBody &body, unsigned rank,
                                      std::optional<unsigned> phase,
@@ -365,7 +488,7 @@ void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
     args[index] = cg.fromStorage(
         b, loc, LLVM::LoadOp::create(b, loc, storage, element), inputType);
   }
-  func::FuncOp callee = nodeFunctions.lookup(node.getOperation());
+  func::FuncOp callee = state.nodeFunctions.lookup(node.getOperation());
   if (isa<LeafOp>(node.getOperation())) {
     args.append({ids[0], ids[1], ids[2], extent[0], extent[1], extent[2],
                  body.parentFrame});
@@ -401,7 +524,7 @@ void CPULowering::runRangeByInstance(OpBuilder &b, Location loc,
                    body.outputs, node.getOutputTypes(), call.getResults());
 }
 
-LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
+LLVM::LLVMFuncOp GridRunner::getRangeFunction(NodeOpInterface node,
                                                unsigned rank,
                                                std::optional<unsigned> phase,
                                                PerInstancePorts perInstance) {
@@ -423,14 +546,14 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   // A leaf whose tile rows run in lock-step: whole rows (the x range is the
   // full tile width, as the runtime cuts grids outermost dimension first) go
   // to the lane function; any other box runs instance by instance below.
-  if (auto found = laneFunctions.find(node.getOperation());
-      found != laneFunctions.end() && !phase && !perInstance.any())
+  if (auto found = state.laneFunctions.find(node.getOperation());
+      found != state.laneFunctions.end() && !phase && !perInstance.any())
     runLockStepRows(b, loc, body, rank, found->second.first,
                     found->second.second);
 
   // A leaf with a lane variant: y and z loops, then the x row in lanes.
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
-  if (leaf && !phase && !perInstance.any() && laneVariants.count(leaf))
+  if (leaf && !phase && !perInstance.any() && state.laneVariants.count(leaf))
     runRangeInLanes(b, loc, leaf, body, rank);
   else
     runRangeByInstance(b, loc, node, body, rank, phase, perInstance);
@@ -439,17 +562,17 @@ LLVM::LLVMFuncOp CPULowering::getRangeFunction(NodeOpInterface node,
   return range;
 }
 
-unsigned CPULowering::getBlockRows(LeafOp leaf) {
-  auto found = blockVariants.find(leaf.getOperation());
-  return found == blockVariants.end() ? 0 : found->second.second;
+unsigned GridRunner::getBlockRows(LeafOp leaf) {
+  auto found = state.blockVariants.find(leaf.getOperation());
+  return found == state.blockVariants.end() ? 0 : found->second.second;
 }
 
-void CPULowering::runInstanceBlockInLanes(
+void GridRunner::runInstanceBlockInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to, Value y,
     function_ref<SmallVector<Value>(OpBuilder &, Value, Value)> argsFor) {
-  auto [block, rows] = blockVariants.lookup(leaf.getOperation());
-  unsigned lanes = laneVariants.lookup(leaf.getOperation()).second;
-  func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
+  auto [block, rows] = state.blockVariants.lookup(leaf.getOperation());
+  unsigned lanes = state.laneVariants.lookup(leaf.getOperation()).second;
+  func::FuncOp scalar = state.nodeFunctions.lookup(leaf.getOperation());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value width = arith::ConstantIndexOp::create(b, loc, lanes);
@@ -475,7 +598,7 @@ void CPULowering::runInstanceBlockInLanes(
     eachInstance(db, x, width);
   }
   Value count = arith::SubIOp::create(b, loc, to, full);
-  if (!remainderVariants.count(leaf.getOperation())) {
+  if (!state.remainderVariants.count(leaf.getOperation())) {
     eachInstance(b, full, count);
     return;
   }
@@ -489,11 +612,11 @@ void CPULowering::runInstanceBlockInLanes(
       [](OpBuilder &, Value, ValueRange) {});
 }
 
-void CPULowering::runRemainderInLanes(
+void GridRunner::runRemainderInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value x, Value count,
     function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
     function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
-  func::FuncOp remainder = remainderVariants.lookup(leaf.getOperation());
+  func::FuncOp remainder = state.remainderVariants.lookup(leaf.getOperation());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto any = scf::IfOp::create(
       b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero),
@@ -506,7 +629,7 @@ void CPULowering::runRemainderInLanes(
   runGroup(tb, loc, leaf, remainder, args, x, count, argsFor, useResults);
 }
 
-void CPULowering::runGroup(
+void GridRunner::runGroup(
     OpBuilder &b, Location loc, LeafOp leaf, func::FuncOp variant,
     ValueRange args, Value x, Value count,
     function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
@@ -522,12 +645,12 @@ void CPULowering::runGroup(
   auto each = scf::ForOp::create(db, loc, x,
                                  arith::AddIOp::create(db, loc, x, count), one);
   OpBuilder eb(each.getBody()->getTerminator());
-  auto instance = func::CallOp::create(eb, loc, nodeFunctions.lookup(leaf),
+  auto instance = func::CallOp::create(eb, loc, state.nodeFunctions.lookup(leaf),
                                        argsFor(eb, each.getInductionVar()));
   useResults(eb, each.getInductionVar(), instance.getResults());
 }
 
-Value CPULowering::allZero(OpBuilder &b, Location loc, ValueRange ids) {
+Value GridRunner::allZero(OpBuilder &b, Location loc, ValueRange ids) {
   Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
   for (Value id : ids) {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -538,7 +661,7 @@ Value CPULowering::allZero(OpBuilder &b, Location loc, ValueRange ids) {
   return all;
 }
 
-void CPULowering::publishOutputs(OpBuilder &b, Location loc, Value isFirst,
+void GridRunner::publishOutputs(OpBuilder &b, Location loc, Value isFirst,
                                  Value outputs, TypeRange types,
                                  ValueRange results) {
   auto ifFirst = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
@@ -549,15 +672,15 @@ void CPULowering::publishOutputs(OpBuilder &b, Location loc, Value isFirst,
                cg.toStorage(thenBuilder, loc, result));
 }
 
-bool CPULowering::runInstanceRowInLanes(
+bool GridRunner::runInstanceRowInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
     function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
     function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
-  auto found = laneVariants.find(leaf.getOperation());
-  if (found == laneVariants.end())
+  auto found = state.laneVariants.find(leaf.getOperation());
+  if (found == state.laneVariants.end())
     return false;
   auto [variant, lanes] = found->second;
-  func::FuncOp scalar = nodeFunctions.lookup(leaf.getOperation());
+  func::FuncOp scalar = state.nodeFunctions.lookup(leaf.getOperation());
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value width = arith::ConstantIndexOp::create(b, loc, lanes);
   // [from, full) in whole groups, [full, to) one by one.
@@ -569,7 +692,7 @@ bool CPULowering::runInstanceRowInLanes(
     runGroup(gb, loc, leaf, variant, argsFor(gb, x), x, width, argsFor,
              useResults);
   }
-  if (remainderVariants.count(leaf.getOperation())) {
+  if (state.remainderVariants.count(leaf.getOperation())) {
     runRemainderInLanes(b, loc, leaf, full,
                         arith::SubIOp::create(b, loc, to, full), argsFor,
                         useResults);
@@ -581,66 +704,4 @@ bool CPULowering::runInstanceRowInLanes(
                                        argsFor(rb, rest.getInductionVar()));
   useResults(rb, rest.getInductionVar(), instance.getResults());
   return true;
-}
-
-/// Whether inlining `function` (a leaf function) into a loop over instances
-/// keeps what it means and what the later passes can lower: only functions
-/// LLVM would inline anyway (alwaysinline, as createNodeFunctions marks them;
-/// a remainder variant is noinline), without argument attributes inlining
-/// would lose, with one block (an scf.for body is one block), without stack
-/// allocations (in the loop, an alloca would grow the stack with every
-/// instance), and in dialects that every later pass lowers inside any
-/// function (linalg, say, is lowered in func.func only).
-static bool isInlinableLeafFunction(func::FuncOp function) {
-  auto passthrough = function->getAttrOfType<ArrayAttr>("passthrough");
-  if (function.isExternal() || !function.getBody().hasOneBlock() ||
-      function.getArgAttrs() || function.getResAttrs() || !passthrough ||
-      passthrough.size() != 1 ||
-      passthrough[0] != StringAttr::get(function.getContext(), "alwaysinline"))
-    return false;
-  return !function
-              .walk([](Operation *op) {
-                bool allocates =
-                    isa<memref::AllocaOp, memref::AllocaScopeOp, LLVM::AllocaOp>(op);
-                bool loweredEverywhere =
-                    isa<arith::ArithDialect, math::MathDialect, memref::MemRefDialect,
-                        scf::SCFDialect, LLVM::LLVMDialect, vector::VectorDialect,
-                        index::IndexDialect, func::FuncDialect>(op->getDialect());
-                return allocates || !loweredEverywhere ? WalkResult::interrupt()
-                                                       : WalkResult::advance();
-              })
-              .wasInterrupted();
-}
-
-void CPULowering::inlineSingleCallLeaves() {
-  // The calls of every function. Leaf functions are private, and the
-  // lowering refers to them only by calls.
-  DenseMap<StringAttr, unsigned> uses;
-  DenseMap<StringAttr, func::CallOp> calls;
-  module.walk([&](func::CallOp call) {
-    StringAttr callee = call.getCalleeAttr().getAttr();
-    ++uses[callee];
-    calls[callee] = call;
-  });
-  for (auto &[node, function] : nodeFunctions) {
-    if (!isa<LeafOp>(node) || !function)
-      continue;
-    StringAttr name = function.getSymNameAttr();
-    func::CallOp call = calls.lookup(name);
-    if (!call || uses.lookup(name) != 1 || !isInlinableLeafFunction(function))
-      continue;
-    // The body in place of the call; the returned values replace its results.
-    Block &body = function.front();
-    IRMapping mapping;
-    mapping.map(body.getArguments(), call.getOperands());
-    OpBuilder b(call);
-    for (Operation &op : body.without_terminator())
-      b.clone(op, mapping);
-    for (auto [result, returned] :
-         llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
-      result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
-    call.erase();
-    function.erase();
-    function = {};
-  }
 }
