@@ -2,7 +2,7 @@
 // Checks that the module is within what the CPU backend supports
 // (CheckSupport.cpp), then lowers its nodes and its host code.
 #include "NodeLowering.h"
-#include "StreamingPipelines.h"
+#include "StreamingRunner.h"
 
 #include "HPVM/Conversion/HPVMToCPU.h"
 #include "HPVM/Conversion/Passes.h"
@@ -37,7 +37,7 @@ struct ConvertHPVMToCPUPass
       return signalPassFailure();
     // Host code: streaming launches with their push, pop and wait first, then
     // the other launches, waits and tracker ops.
-    StreamingPipelines pipelines(
+    StreamingRunner pipelines(
         lowering.getCodeGen(), [&](OpBuilder &b, Location loc, NodeOpInterface node,
                       ValueRange dims, ValueRange inputs, Value parentFrame) {
           return lowering.runNode(b, loc, node, dims, inputs, parentFrame);

@@ -1,6 +1,6 @@
 //===- LowerStreamingOps.cpp - Streaming host ops to runtime calls --------===//
 // A streaming launch calls its root's pipeline function (built by
-// StreamingPipelines on the root's first launch) and pushes the first item;
+// StreamingRunner on the root's first launch) and pushes the first item;
 // push, pop and wait call the runtime on its stream. Each op is lowered by a rewrite
 // pattern (populateHPVMStreamingToRuntimePatterns).
 #include "HPVM/Conversion/ApplyPatternsOnce.h"

@@ -1,9 +1,9 @@
-//===- StreamingPipelines.h - Streaming roots as runtime pipelines -*- C++ -*-===//
+//===- StreamingRunner.h - Streaming roots as runtime pipelines -*- C++ -*-===//
 // How the CPU backend runs a streaming root: one runtime pipeline stage per
 // child, built once per root. Sees the code-generation helper and runs the
 // stages' nodes through a callback, not the node lowering itself.
-#ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_STREAMINGPIPELINES_H
-#define HPVM_LIB_CONVERSION_HPVMTOCPU_STREAMINGPIPELINES_H
+#ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_STREAMINGRUNNER_H
+#define HPVM_LIB_CONVERSION_HPVMTOCPU_STREAMINGRUNNER_H
 
 #include "HPVM/Conversion/CPUCodeGen.h"
 
@@ -17,7 +17,7 @@ namespace mlir::hpvm::cpu {
 /// function creates the pipeline, adds a stage per child (the root itself
 /// when it is a leaf), connects the streaming edges and starts it; it
 /// returns the stream the host pushes into and pops from.
-class StreamingPipelines {
+class StreamingRunner {
 public:
   /// Emits a run of `node` over the grid `dims` with `inputs` below
   /// `parentFrame` and returns its outputs (the node lowering's runNode).
@@ -25,7 +25,7 @@ public:
       OpBuilder &, Location, NodeOpInterface node, ValueRange dims,
       ValueRange inputs, Value parentFrame)>;
 
-  StreamingPipelines(CPUCodeGen &codegen, RunNode runNode)
+  StreamingRunner(CPUCodeGen &codegen, RunNode runNode)
       : cg(codegen), runNode(std::move(runNode)) {}
 
   /// The function that builds `root`'s pipeline and starts it (built on the
@@ -77,4 +77,4 @@ private:
 
 } // namespace mlir::hpvm::cpu
 
-#endif // HPVM_LIB_CONVERSION_HPVMTOCPU_STREAMINGPIPELINES_H
+#endif // HPVM_LIB_CONVERSION_HPVMTOCPU_STREAMINGRUNNER_H

@@ -1,4 +1,4 @@
-//===- LowerStreaming.cpp - Streaming graphs to runtime pipelines ---------===//
+//===- StreamingRunner.cpp - Streaming graphs to runtime pipelines --------===//
 // Each child of a streaming root is a pipeline stage. Input port 0 of every
 // stage is the pushed item (the packed root arguments, from which binds and
 // extents are recomputed); the other inputs are the stage's incoming streaming
@@ -6,7 +6,7 @@
 // the root's outputs, the packed outputs the host pops.
 // A root's pipeline function is built on the root's first launch (the host
 // ops are the patterns of LowerStreamingOps.cpp).
-#include "StreamingPipelines.h"
+#include "StreamingRunner.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 
 #include "HPVM/Dialect/HPVM/Analysis/DataflowGraph.h"
@@ -19,8 +19,8 @@ using namespace mlir::hpvm;
 using namespace mlir::hpvm::abi;
 using namespace mlir::hpvm::cpu;
 
-SmallVector<StreamingPipelines::PipelineStage>
-StreamingPipelines::planStages(NodeOpInterface root) {
+SmallVector<StreamingRunner::PipelineStage>
+StreamingRunner::planStages(NodeOpInterface root) {
   SmallVector<PipelineStage> stages;
   auto internal = dyn_cast<InternalOp>(root.getOperation());
   if (!internal) {
@@ -57,7 +57,7 @@ static Value itemPointer(CPUCodeGen &lowering, OpBuilder &b, Location loc,
   return LLVM::LoadOp::create(b, loc, pointer, address);
 }
 
-SmallVector<Value> StreamingPipelines::getStageInputs(OpBuilder &b, Location loc,
+SmallVector<Value> StreamingRunner::getStageInputs(OpBuilder &b, Location loc,
                                                InternalOp internal,
                                                PipelineStage &stage,
                                                ValueRange rootArgs,
@@ -94,7 +94,7 @@ SmallVector<Value> StreamingPipelines::getStageInputs(OpBuilder &b, Location loc
   return inputs;
 }
 
-LLVM::LLVMFuncOp StreamingPipelines::createStageFunction(NodeOpInterface root,
+LLVM::LLVMFuncOp StreamingRunner::createStageFunction(NodeOpInterface root,
                                                   PipelineStage &stage,
                                                   unsigned index) {
   Location loc = root.getLoc();
@@ -146,7 +146,7 @@ LLVM::LLVMFuncOp StreamingPipelines::createStageFunction(NodeOpInterface root,
   return function;
 }
 
-Value StreamingPipelines::addPipelineStage(OpBuilder &b, Location loc, Value pipeline,
+Value StreamingRunner::addPipelineStage(OpBuilder &b, Location loc, Value pipeline,
                                     PipelineStage &stage,
                                     LLVM::LLVMFuncOp function, Value argsSize,
                                     Value outputsSize, Value stageIndexSlot,
@@ -186,7 +186,7 @@ Value StreamingPipelines::addPipelineStage(OpBuilder &b, Location loc, Value pip
   return LLVM::LoadOp::create(b, loc, b.getI32Type(), stageIndexSlot);
 }
 
-void StreamingPipelines::connectStages(OpBuilder &b, Location loc, Value pipeline,
+void StreamingRunner::connectStages(OpBuilder &b, Location loc, Value pipeline,
                                        ArrayRef<PipelineStage> stages,
                                        ArrayRef<Value> stageIndices,
                                        StringRef rootName) {
@@ -210,7 +210,7 @@ void StreamingPipelines::connectStages(OpBuilder &b, Location loc, Value pipelin
             connect(stageIndices[from], port, stageIndices[to], sinkPort + 1);
 }
 
-LLVM::LLVMFuncOp StreamingPipelines::getPipelineFunction(NodeOpInterface root) {
+LLVM::LLVMFuncOp StreamingRunner::getPipelineFunction(NodeOpInterface root) {
   if (LLVM::LLVMFuncOp existing = pipelineFunctions.lookup(root.getOperation()))
     return existing;
   Location loc = root.getLoc();
