@@ -251,7 +251,7 @@ Value insertField(OpBuilder &b, Location loc, Value aggregate, typename S::Field
 /// convert-hpvm-to-gpu builds (KernelBuilder::build; buildTensorKernel for a
 /// tensor node) takes them, and the host passes them to hpvm_rt_kernel_run
 /// as its hpvm_rt_kernel_param_t array (convert-hpvm-to-cpu,
-/// CPULowering::runKernel; launchTensorKernel). All four walk
+/// KernelSiteRunner::runKernel; launchTensorKernel). All four walk
 /// getKernelParamGroups. A memref input is one parameter of the gpu.func and
 /// the fields of its descriptor on the host (allocated and aligned pointer,
 /// offset, sizes, strides), as the kernel's LLVM lowering expands it.

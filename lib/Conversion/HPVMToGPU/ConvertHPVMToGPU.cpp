@@ -126,7 +126,7 @@ void rewriteMathCalls(gpu::GPUModuleOp kernels) {
 /// of the tile kernel `tile`), is one of the kernel's inputs passed on: an
 /// argument of the leaf (bound from the tile's inputs, in a tile). The kernel
 /// hands it back as the index of that input, and the host turns the index
-/// into the memref it passed (CPULowering::runNode).
+/// into the memref it passed (KernelSiteRunner::decodeMemRefOutput).
 bool isKernelInputPassedOn(Value value, LeafOp leaf, const TileShape *tile) {
   auto argument = dyn_cast<BlockArgument>(value);
   if (!argument || argument.getOwner() != &leaf.getBody().front())
@@ -305,7 +305,7 @@ public:
     module.walk([&](CreateNodeOp create) {
       uses[create.getNodeAttr().getAttr()].push_back(create);
     });
-    // As the CPU backend decides it (LowerNodes), graph by graph.
+    // As the CPU backend decides it (NodeLowering), graph by graph.
     SymbolTableCollection symbols;
     masks = collectPerInstancePorts(module, symbols);
   }

@@ -3,7 +3,7 @@
 // almost always one of its pointer inputs passed on (a buffer travelling along
 // an edge) or null. A kernel returns such an output as a code: the index of
 // the input it is, or -1 for null; the host turns the code back into the host
-// pointer it passed in (CPULowering::runNode).
+// pointer it passed in (KernelSiteRunner::decodePointerOutput).
 #ifndef HPVM_CONVERSION_HPVMTOGPU_POINTEROUTPUTS_H
 #define HPVM_CONVERSION_HPVMTOGPU_POINTEROUTPUTS_H
 
