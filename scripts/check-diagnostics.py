@@ -30,7 +30,7 @@ EMITTERS = ("emitError", "emitOpError", "emitWarning", "emitOptionalError")
 # Helpers (per file) that emit a diagnostic from the literal their callers pass.
 MESSAGE_HELPERS = {
     "ConvertHPVMToCPU.cpp": ("refuse",),
-    "NodeLowering.cpp": ("refused",),
+    "GridVariants.cpp": ("refused",),
     "HPVMTensorOps.cpp": ("shapeError",),
     "RaiseHPVMC.cpp": ("fail",),
     "EvaluateGraph.cpp": ("notConstant",),

@@ -49,7 +49,7 @@ LeafOp CollapsedGridRunner::getCollapsibleLeaf(NodeOpInterface node,
   // Barriers and lock-step tiles need the tile as a unit; hpvm.alloc memory
   // is the tile's to free. Outputs are equal in every instance
   // (docs/Rationale.md §3.2): the first instance of the first tile publishes them.
-  if (!leaf || gridRunner.hasPhases(leaf) || state.laneFunctions.count(leaf) ||
+  if (!leaf || gridRunner.hasPhases(leaf) || gridRunner.hasLockStepTiles(leaf) ||
       state.allocatedOutputs.count(leaf))
     return {};
   return leaf;
@@ -127,14 +127,14 @@ SmallVector<Value> CollapsedGridRunner::runCollapsed(OpBuilder &b, Location loc,
                 "running the instances of " + atName(runs.getSymName()) + " in " +
                     atName(internal.getSymName()));
   };
-  auto contraction = state.contractions.find(leaf.getOperation());
-  if (contraction == state.contractions.end() || rank != 2) {
+  std::pair<LeafOp, LLVM::LLVMFuncOp> contraction = gridRunner.getContraction(leaf);
+  if (!contraction.first || rank != 2) {
     launch(b, leaf, leafInputs);
   } else {
     // Every instance's sum first (the plan declines with a null buffer),
     // then the grid reading them; the leaf as it is otherwise.
-    LeafOp sums = contraction->second.first;
-    LLVM::LLVMFuncOp plan = contraction->second.second;
+    LeafOp sums = contraction.first;
+    LLVM::LLVMFuncOp plan = contraction.second;
     SmallVector<Value> planArgs(leafInputs);
     planArgs.append({inner[0], inner[1], outer[0], outer[1]});
     gridRunner.runContracted(

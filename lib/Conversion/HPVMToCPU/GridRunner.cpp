@@ -60,13 +60,13 @@ SmallVector<Value> GridRunner::runGrid(OpBuilder &b, Location loc, NodeOpInterfa
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
   if (leaf && hasPhases(leaf)) {
     runPhases(b, loc, leaf, dims, extents, context);
-  } else if (leaf && state.laneFunctions.count(leaf) && !perInstance.any() &&
+  } else if (leaf && laneFunctions.count(leaf) && !perInstance.any() &&
              isSmallConstantGrid(dims)) {
     // A tile: its instances run in lock-step on the thread that runs the
     // tile, as a GPU thread block runs on one multiprocessor; the grid of
     // tiles around it is what runs in parallel.
     runTileInLockStep(b, loc, node, dims, context);
-  } else if (!leaf || !state.contractions.count(leaf) || rank != 2 ||
+  } else if (!leaf || !contractions.count(leaf) || rank != 2 ||
              perInstance.any()) {
     // One parallel-for over the grid.
     launchRange(b, loc, node, rank, perInstance, extents, context);
@@ -187,8 +187,8 @@ void GridRunner::runContractionGrid(OpBuilder &b, Location loc, LeafOp leaf,
                                      ValueRange dims, ValueRange inputs,
                                      Value parentFrame, Value outputs,
                                      Value extents, Value context) {
-  LeafOp sums = state.contractions.lookup(leaf).first;
-  LLVM::LLVMFuncOp plan = state.contractions.lookup(leaf).second;
+  LeafOp sums = contractions.lookup(leaf).first;
+  LLVM::LLVMFuncOp plan = contractions.lookup(leaf).second;
   Value one = cg.i64Constant(b, loc, 1);
   auto parentExtentIsOne = [&](int32_t d) {
     Value extent = LLVM::LoadOp::create(
@@ -546,14 +546,14 @@ LLVM::LLVMFuncOp GridRunner::getRangeFunction(NodeOpInterface node,
   // A leaf whose tile rows run in lock-step: whole rows (the x range is the
   // full tile width, as the runtime cuts grids outermost dimension first) go
   // to the lane function; any other box runs instance by instance below.
-  if (auto found = state.laneFunctions.find(node.getOperation());
-      found != state.laneFunctions.end() && !phase && !perInstance.any())
+  if (auto found = laneFunctions.find(node.getOperation());
+      found != laneFunctions.end() && !phase && !perInstance.any())
     runLockStepRows(b, loc, body, rank, found->second.first,
                     found->second.second);
 
   // A leaf with a lane variant: y and z loops, then the x row in lanes.
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
-  if (leaf && !phase && !perInstance.any() && state.laneVariants.count(leaf))
+  if (leaf && !phase && !perInstance.any() && laneVariants.count(leaf))
     runRangeInLanes(b, loc, leaf, body, rank);
   else
     runRangeByInstance(b, loc, node, body, rank, phase, perInstance);
@@ -563,15 +563,15 @@ LLVM::LLVMFuncOp GridRunner::getRangeFunction(NodeOpInterface node,
 }
 
 unsigned GridRunner::getBlockRows(LeafOp leaf) {
-  auto found = state.blockVariants.find(leaf.getOperation());
-  return found == state.blockVariants.end() ? 0 : found->second.second;
+  auto found = blockVariants.find(leaf.getOperation());
+  return found == blockVariants.end() ? 0 : found->second.second;
 }
 
 void GridRunner::runInstanceBlockInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to, Value y,
     function_ref<SmallVector<Value>(OpBuilder &, Value, Value)> argsFor) {
-  auto [block, rows] = state.blockVariants.lookup(leaf.getOperation());
-  unsigned lanes = state.laneVariants.lookup(leaf.getOperation()).second;
+  auto [block, rows] = blockVariants.lookup(leaf.getOperation());
+  unsigned lanes = laneVariants.lookup(leaf.getOperation()).second;
   func::FuncOp scalar = state.nodeFunctions.lookup(leaf.getOperation());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -598,7 +598,7 @@ void GridRunner::runInstanceBlockInLanes(
     eachInstance(db, x, width);
   }
   Value count = arith::SubIOp::create(b, loc, to, full);
-  if (!state.remainderVariants.count(leaf.getOperation())) {
+  if (!remainderVariants.count(leaf.getOperation())) {
     eachInstance(b, full, count);
     return;
   }
@@ -616,7 +616,7 @@ void GridRunner::runRemainderInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value x, Value count,
     function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
     function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
-  func::FuncOp remainder = state.remainderVariants.lookup(leaf.getOperation());
+  func::FuncOp remainder = remainderVariants.lookup(leaf.getOperation());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto any = scf::IfOp::create(
       b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero),
@@ -672,12 +672,17 @@ void GridRunner::publishOutputs(OpBuilder &b, Location loc, Value isFirst,
                cg.toStorage(thenBuilder, loc, result));
 }
 
+bool GridRunner::isPlainGrid(LeafOp leaf, unsigned rank) {
+  return !state.noCPUVersion.count(leaf) && !phaseFunctions.count(leaf) &&
+         !laneFunctions.count(leaf) && !(rank == 2 && contractions.count(leaf));
+}
+
 bool GridRunner::runInstanceRowInLanes(
     OpBuilder &b, Location loc, LeafOp leaf, Value from, Value to,
     function_ref<SmallVector<Value>(OpBuilder &, Value)> argsFor,
     function_ref<void(OpBuilder &, Value, ValueRange)> useResults) {
-  auto found = state.laneVariants.find(leaf.getOperation());
-  if (found == state.laneVariants.end())
+  auto found = laneVariants.find(leaf.getOperation());
+  if (found == laneVariants.end())
     return false;
   auto [variant, lanes] = found->second;
   func::FuncOp scalar = state.nodeFunctions.lookup(leaf.getOperation());
@@ -692,7 +697,7 @@ bool GridRunner::runInstanceRowInLanes(
     runGroup(gb, loc, leaf, variant, argsFor(gb, x), x, width, argsFor,
              useResults);
   }
-  if (state.remainderVariants.count(leaf.getOperation())) {
+  if (remainderVariants.count(leaf.getOperation())) {
     runRemainderInLanes(b, loc, leaf, full,
                         arith::SubIOp::create(b, loc, to, full), argsFor,
                         useResults);

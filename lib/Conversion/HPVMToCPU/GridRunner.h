@@ -1,10 +1,10 @@
 //===- GridRunner.h - A node over its grid, one parallel-for ----*- C++ -*-===//
 // How a grid of a node runs on the CPU: range functions (the parallel-for
 // bodies that run a box of instances, in lanes or lock-step tiles where the
-// leaf has such variants), a leaf split at its barriers run phase by phase
-// (GridPhases.cpp), a lock-step tile on the thread that runs it, a
-// contraction through its plan. The layer the other runners build on: it
-// sees only the shared state.
+// leaf has such variants, GridVariants.cpp), a leaf split at its barriers run
+// phase by phase (GridPhases.cpp), a lock-step tile on the thread that runs
+// it, a contraction through its plan. The layer the other runners build on:
+// it sees only the shared state.
 #ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_GRIDRUNNER_H
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_GRIDRUNNER_H
 
@@ -111,6 +111,26 @@ public:
   /// Whether `leaf` was split at barriers (its grids run phase by phase).
   bool hasPhases(Operation *leaf) const { return phaseFunctions.count(leaf); }
 
+  //===--------------------------------------------------------------------===//
+  // Variants (GridVariants.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Checks the variants `leaf` names (hpvm.tile_variant, vector_variant,
+  /// remainder_variant, block_variant, contraction_variant) and records their
+  /// node functions (after splitAtBarriers).
+  LogicalResult collectVariants(LeafOp leaf);
+  /// Whether the tile rows of `leaf` run in lock-step (a tile variant).
+  bool hasLockStepTiles(Operation *leaf) const { return laneFunctions.count(leaf); }
+  /// The sums variant and plan of `leaf`, whose instances sum products
+  /// (nulls when it has none).
+  std::pair<LeafOp, LLVM::LLVMFuncOp> getContraction(Operation *leaf) const {
+    return contractions.lookup(leaf);
+  }
+  /// Whether a grid of `rank` of `leaf` is one parallel-for of its range
+  /// function and nothing around it: a CPU version, no barrier phases, no
+  /// lock-step tiles, no contraction's plan.
+  bool isPlainGrid(LeafOp leaf, unsigned rank);
+
 private:
   /// What a range function reads on entry (GridRunner.cpp).
   struct RangeBody;
@@ -188,6 +208,22 @@ private:
   /// Leaves split at barriers: their phase functions and spill layout.
   DenseMap<Operation *, SmallVector<func::FuncOp>> phaseFunctions;
   DenseMap<Operation *, LLVM::LLVMStructType> spillTypes;
+  /// Leaves with a lane variant (hpvm.vector_variant): the variant's node
+  /// function and its lane count.
+  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneVariants;
+  /// Leaves with a remainder variant (hpvm.remainder_variant): its node
+  /// function, which runs the first n lanes of a group (n its last input).
+  DenseMap<Operation *, func::FuncOp> remainderVariants;
+  /// Leaves with a block variant (hpvm.block_variant): its node function
+  /// and its row count (the lanes are those of the lane variant).
+  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> blockVariants;
+  /// Leaves whose tile rows run in lock-step (hpvm.tile_variant): the
+  /// variant's node function and the tile width.
+  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
+  /// Leaves whose instances each sum products (hpvm.contraction_variant,
+  /// hpvm.contraction_plan): the sums variant and the plan, which fills the
+  /// sums or declines (a collapsed grid runs the plan first).
+  DenseMap<Operation *, std::pair<LeafOp, LLVM::LLVMFuncOp>> contractions;
 };
 
 } // namespace mlir::hpvm::cpu

@@ -439,9 +439,7 @@ Value KernelSiteRunner::runKernel(OpBuilder &b, Location loc, NodeOpInterface no
   auto leaf = dyn_cast<LeafOp>(node.getOperation());
   bool single = dims.size() == 1 && getConstantIntValue(dims[0]) == 1;
   if (!leaf || single || outputs || perInstance.any() ||
-      state.noCPUVersion.count(leaf) || gridRunner.hasPhases(leaf) ||
-      state.laneFunctions.count(leaf) ||
-      (dims.size() == 2 && state.contractions.count(leaf)) ||
+      !gridRunner.isPlainGrid(leaf, dims.size()) ||
       hasInstanceInteractions(leaf, state.nodeFunctions.lookup(leaf), state.symbolTables))
     return launchKernel(b, loc, node, grid, block, params);
   state.checkGridFitsInputs(b, loc, leaf, dims, inputs, /*perInstanceInputs=*/0);

@@ -2,8 +2,8 @@
 // The state NodeLowering shares with the runners (one class per way of running
 // a node), as the patterns of an upstream conversion share a small state
 // struct: the node functions, what the leaves' bodies said before they moved
-// into them, the variants the leaves name, and the registry of generated
-// functions each runner keeps its own of.
+// into them, and the registry of generated functions each runner keeps its
+// own of.
 #ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_LOWERINGSTATE_H
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_LOWERINGSTATE_H
 
@@ -105,26 +105,10 @@ struct LoweringState {
   DenseMap<Operation *, SmallVector<unsigned>> allocatedOutputs;
   /// Leaves of tile kernels that have no CPU version, and why.
   DenseMap<Operation *, std::string> noCPUVersion;
-  /// Leaves with a lane variant (hpvm.vector_variant): the variant's node
-  /// function and its lane count.
-  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneVariants;
-  /// Leaves with a remainder variant (hpvm.remainder_variant): its node
-  /// function, which runs the first n lanes of a group (n its last input).
-  DenseMap<Operation *, func::FuncOp> remainderVariants;
-  /// Leaves with a block variant (hpvm.block_variant): its node function
-  /// and its row count (the lanes are those of the lane variant).
-  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> blockVariants;
-  /// Leaves whose tile rows run in lock-step (hpvm.tile_variant): the
-  /// variant's node function and the tile width.
-  DenseMap<Operation *, std::pair<func::FuncOp, unsigned>> laneFunctions;
-  /// Leaves whose instances each sum products (hpvm.contraction_variant,
-  /// hpvm.contraction_plan): the sums variant and the plan, which fills the
-  /// sums or declines (a collapsed grid runs the plan first).
-  DenseMap<Operation *, std::pair<LeafOp, LLVM::LLVMFuncOp>> contractions;
   /// Leaves whose outputs are inputs passed on (LeafOp::getPassedOnInputs,
-  /// taken before their bodies move): for each output, its input. The
-  /// variants above need not give such outputs; a CPU run takes them from
-  /// the node's inputs.
+  /// taken before their bodies move): for each output, its input. A leaf's
+  /// variants need not give such outputs; a CPU run takes them from the
+  /// node's inputs.
   DenseMap<Operation *, SmallVector<unsigned>> passedOnInputs;
 
   /// The input `node` passes on as its output `port`, if it is a leaf that

@@ -57,9 +57,6 @@ public:
                              Value parentFrame, PerInstancePorts perInstance = {});
 
 private:
-  /// Checks the variants `leaf` names (hpvm.tile_variant, vector_variant,
-  /// remainder_variant, block_variant) and records their node functions.
-  LogicalResult collectVariants(LeafOp leaf);
   LogicalResult lowerInternalNode(InternalOp internal);
   /// runNode without the kernel version. `outputArrays`: the arrays of the
   /// outputs in `perInstance.outputs` when the caller allocated them (by
