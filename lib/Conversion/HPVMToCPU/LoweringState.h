@@ -1,9 +1,9 @@
 //===- LoweringState.h - What the parts of the node lowering share -*- C++ -*-===//
 // The state NodeLowering shares with the runners (one class per way of running
 // a node), as the patterns of an upstream conversion share a small state
-// struct: the node functions, what the leaves' bodies said before they moved
-// into them, and the registry of generated functions each runner keeps its
-// own of.
+// struct: the node functions and what the leaves' bodies said before they
+// moved into them; and the registry type each runner keeps its generated
+// functions in.
 #ifndef HPVM_LIB_CONVERSION_HPVMTOCPU_LOWERINGSTATE_H
 #define HPVM_LIB_CONVERSION_HPVMTOCPU_LOWERINGSTATE_H
 
@@ -23,8 +23,8 @@ namespace mlir::hpvm::cpu {
 
 /// Emits a run of `node` over the grid `dims` with `inputs` below
 /// `parentFrame` and returns its outputs: how the task functions of
-/// ConcurrentRunner and the stages of StreamingRunner run a node without
-/// seeing NodeLowering.
+/// ConcurrentRunner run a child without seeing NodeLowering (StreamingRunner
+/// keeps such a callback as its RunNode).
 using RunNodeFn = function_ref<SmallVector<Value>(
     OpBuilder &, Location, NodeOpInterface node, ValueRange dims,
     ValueRange inputs, Value parentFrame)>;
