@@ -247,15 +247,36 @@ def test_batchnorm_folded_into_conv(conv_bias):
                      fuse=(False, True))
     text = graph.mlir()
     # The BN after the conv is folded (the conv gets a [1, F, 1, 1] bias add); the one on
-    # the graph input has no conv to fold into and stays.
-    assert text.count("hpvm.tensor.batchnorm") == 1
-    assert "tensor<3xf32>" in text and "tensor<5xf32>" not in text
-    assert text.count("hpvm.tensor.add") == 1
-    assert "tensor<1x5x1x1xf32>" in text
+    # the graph input has no conv to fold into: with constant statistics it is a
+    # per-channel multiply-add ([1, C, 1, 1] scale and shift), no division per element.
+    assert "hpvm.tensor.batchnorm" not in text
+    assert "tensor<3xf32>" not in text and "tensor<5xf32>" not in text
+    assert text.count("hpvm.tensor.add") == 2
+    assert "tensor<1x5x1x1xf32>" in text and "tensor<1x3x1x1xf32>" in text
     assert "hpvm.tensor.clipped_relu" in text
 
 
 def test_batchnorm_not_folded_when_conv_output_is_shared():
     x = np.random.default_rng(13).standard_normal((2, 3, 6, 6)).astype(np.float32)
     graph = _compare(_conv_bn_model(True, bn_on_input=False, shared=True), {"input": x})
+    text = graph.mlir()
+    # Not folded: a per-channel multiply-add of its own.
+    assert "hpvm.tensor.batchnorm" not in text and text.count("hpvm.tensor.add") == 2
+
+
+def test_batchnorm_with_statistics_from_inputs_stays_an_op():
+    """Statistics that are graph inputs are not known when importing: the op divides."""
+    rng = np.random.default_rng(14)
+    c = 4
+    stats = ["gamma", "beta", "mean", "var"]
+    model = make_model([helper.make_node("BatchNormalization", ["input"] + stats, ["output"],
+                                         name="bn", epsilon=1e-3)],
+                       [("input", (2, c, 5, 5))] + [(name, (c,)) for name in stats],
+                       [("output", (2, c, 5, 5))], [], name="bn_inputs")
+    feeds = {"input": rng.standard_normal((2, c, 5, 5)).astype(np.float32),
+             "gamma": rng.uniform(0.5, 1.5, c).astype(np.float32),
+             "beta": rng.normal(0, 0.1, c).astype(np.float32),
+             "mean": rng.normal(0, 0.3, c).astype(np.float32),
+             "var": rng.uniform(0.2, 1.5, c).astype(np.float32)}
+    graph = _compare(model, feeds)
     assert graph.mlir().count("hpvm.tensor.batchnorm") == 1

@@ -29,6 +29,14 @@ def _batch_norm(im: Importer, node: _Node) -> None:
     if x.rank < 2:
         _fail(f"expected an input of rank >= 2 (N, C, ...), found {x.type}")
     channels = x.shape[1]
+    constants = _constant_statistics(im, node, x, channels)
+    if constants is not None:
+        scale, shift = constants
+        image = x if x.rank == 4 else T.reshape(
+            x, (x.shape[0], channels, 1, int(math.prod(x.shape[2:]))))
+        y = T.add(T.multiply(image, scale), shift, name=node.leaf_name if x.rank == 4 else None)
+        im.set_output(node, y if x.rank == 4 else T.reshape(y, x.shape))
+        return
     params = []
     for i in range(1, 5):
         value = im.check_float(node, im.value(node, i), i)
@@ -49,6 +57,26 @@ def _batch_norm(im: Importer, node: _Node) -> None:
         x, (x.shape[0], channels, 1, int(math.prod(x.shape[2:]))))
     y = T.batchnorm(image, *params, epsilon=epsilon, name=node.leaf_name if x.rank == 4 else None)
     im.set_output(node, y if x.rank == 4 else T.reshape(y, x.shape))
+
+
+def _constant_statistics(im: Importer, node: _Node, x, channels: int):
+    """(scale, shift) as [1, C, 1, 1] arrays of X's type when scale, bias, mean and variance
+    are all constants of one value per channel: the normalization is then x * scale + shift
+    with scale = gamma / sqrt(variance + epsilon) and shift = beta - mean * scale, made here
+    in f32 as onnxruntime makes them, one multiply-add per element where the op divides
+    (densenet121's normalizations of its concatenations: 12% of its time). Else None."""
+    values = [im.value(node, i) for i in range(1, 5)]
+    if not all(isinstance(v, np.ndarray) and v.shape == (channels,) and
+               v.dtype.kind == "f" for v in values):
+        return None
+    if x.type.dtype not in (np.float32, np.float64):
+        return None
+    gamma, beta, mean, variance = (v.astype(np.float32) for v in values)
+    epsilon = np.float32(node.attr("epsilon", 1e-5))
+    scale = gamma / np.sqrt(variance + epsilon)
+    shift = beta - mean * scale
+    shape = (1, channels, 1, 1)
+    return scale.astype(x.type.dtype).reshape(shape), shift.astype(x.type.dtype).reshape(shape)
 
 
 def _instance_norm(im: Importer, node: _Node) -> None:
