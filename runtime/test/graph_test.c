@@ -351,6 +351,73 @@ static void test_hierarchy(hpvm_runtime_t *runtime) {
   hpvm_rt_graph_destroy(graph);
 }
 
+/*===--- the caller helps its nodes' grids -----------------------------------===*/
+
+/* hpvm_rt_graph_run's caller, a thread outside the pool, runs chunks of the grids that its
+ * graph's nodes start on workers: each instance of the grid node waits (10 s at most) until the
+ * caller and a worker have both run one, so a worker alone times out (the caller, done with the
+ * other node, slept before). Rounds where the caller took the grid node itself prove nothing
+ * and repeat until a worker has taken it (a spinning worker soon does). */
+enum { SIBLING_INSTANCES = 20000 };
+typedef struct sibling_t {
+  hpvm_runtime_t *runtime;
+  pthread_t caller;
+  _Atomic int by_caller, by_worker, timed_out, grid_on_worker;
+} sibling_t;
+
+static void sibling_body(void *context, const hpvm_rt_instance_range_t *range) {
+  (void)range;
+  sibling_t *s = context;
+  atomic_fetch_add(pthread_equal(pthread_self(), s->caller) ? &s->by_caller : &s->by_worker, 1);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (!atomic_load(&s->timed_out) &&
+         (atomic_load(&s->by_caller) == 0 || atomic_load(&s->by_worker) == 0)) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 10) {
+      atomic_store(&s->timed_out, 1);
+      break;
+    }
+    sched_yield();
+  }
+}
+
+static hpvm_status_t grid_node(void *context, hpvm_rt_device_t *device, int64_t item) {
+  (void)device;
+  (void)item;
+  sibling_t *s = context;
+  if (!pthread_equal(pthread_self(), s->caller))
+    atomic_store(&s->grid_on_worker, 1);
+  int64_t extent = SIBLING_INSTANCES;
+  return hpvm_runtime_parallel_for(s->runtime, 1, &extent, sibling_body, s);
+}
+
+static hpvm_status_t quick_node(void *context, hpvm_rt_device_t *device, int64_t item) {
+  (void)context;
+  (void)device;
+  (void)item;
+  return NULL;
+}
+
+static void test_caller_helps_grids(hpvm_runtime_t *runtime) {
+  for (int round = 0; round < 200; ++round) {
+    sibling_t s = {runtime, pthread_self(), 0, 0, 0, 0};
+    hpvm_rt_graph_t *graph;
+    CHECK_OK(hpvm_runtime_graph_create(runtime, 2, &graph));
+    hpvm_rt_node_version_t grid = {HPVM_RT_DEVICE_CPU, grid_node};
+    hpvm_rt_node_version_t quick = {HPVM_RT_DEVICE_CPU, quick_node};
+    uint32_t a, b;
+    CHECK_OK(hpvm_rt_graph_add_node(graph, "grid", &grid, 1, &s, &a));
+    CHECK_OK(hpvm_rt_graph_add_node(graph, "quick", &quick, 1, &s, &b));
+    CHECK_OK(hpvm_rt_graph_run(graph));
+    hpvm_rt_graph_destroy(graph);
+    CHECK(!atomic_load(&s.timed_out));
+    if (atomic_load(&s.grid_on_worker))
+      return;
+  }
+  CHECK(!"a worker never took the grid node in 200 rounds");
+}
+
 int main(void) {
   uint32_t thread_counts[] = {1, 2, 4};
   for (int t = 0; t < 3; ++t) {
@@ -364,6 +431,8 @@ int main(void) {
     test_ordering(runtime);
     if (thread_counts[t] >= 2)
       test_concurrency(runtime);
+    if (thread_counts[t] == 2)
+      test_caller_helps_grids(runtime);
     test_errors(runtime);
     test_hierarchy(runtime);
     CHECK_OK(hpvm_runtime_destroy(runtime));

@@ -35,10 +35,7 @@ struct hpvm_rt_graph_t {
   _Atomic bool failed;
   hpvm_status_t first_error; /* guarded by mutex */
   pthread_mutex_t mutex;
-  pthread_cond_t changed;
-  bool done;                      /* guarded by mutex */
-  _Atomic uint32_t generation;    /* bumped when a node becomes ready or the run ends */
-  _Atomic uint32_t waiter_sleeping;
+  bool done; /* guarded by mutex; the pool's epoch moves after it is set */
 };
 
 hpvm_status_t hpvm_sched_graph_create(hpvm_allocator_t allocator, hpvm_sched_pool_t *pool,
@@ -60,7 +57,6 @@ hpvm_status_t hpvm_sched_graph_create(hpvm_allocator_t allocator, hpvm_sched_poo
     graph->capacity = node_hint;
   }
   pthread_mutex_init(&graph->mutex, NULL);
-  pthread_cond_init(&graph->changed, NULL);
   *out_graph = graph;
   return NULL;
 }
@@ -80,7 +76,6 @@ void hpvm_rt_graph_destroy(hpvm_rt_graph_t *graph) {
     node_release(graph->allocator, &graph->nodes[i]);
   hpvm_allocator_free(graph->allocator, graph->nodes);
   pthread_mutex_destroy(&graph->mutex);
-  pthread_cond_destroy(&graph->changed);
   hpvm_allocator_free(graph->allocator, graph);
 }
 
@@ -201,15 +196,6 @@ static hpvm_status_t check_acyclic(hpvm_rt_graph_t *graph) {
   return NULL;
 }
 
-static void wake_waiter(hpvm_rt_graph_t *graph) {
-  atomic_fetch_add(&graph->generation, 1);
-  if (atomic_load(&graph->waiter_sleeping)) {
-    pthread_mutex_lock(&graph->mutex);
-    pthread_cond_broadcast(&graph->changed);
-    pthread_mutex_unlock(&graph->mutex);
-  }
-}
-
 static hpvm_status_t node_invoke(void *self, uint32_t version, hpvm_rt_device_t *device) {
   graph_node_t *node = self;
   return node->versions[version].fn(node->context, device, -1);
@@ -249,24 +235,21 @@ static void node_task_run(hpvm_sched_task_t *task) {
       atomic_store(&graph->failed, true);
     }
   }
-  /* Skipped nodes still release their successors so that the run always terminates. */
-  bool enqueued = false;
+  /* Skipped nodes still release their successors so that the run always terminates (each
+   * submit moves the pool's epoch: the waiter wakes to run it or help). */
   for (uint32_t s = 0; s < node->successor_count; ++s) {
     graph_node_t *successor = &graph->nodes[node->successors[s]];
-    if (atomic_fetch_sub(&successor->pending, 1) == 1) {
+    if (atomic_fetch_sub(&successor->pending, 1) == 1)
       hpvm_sched_pool_submit(graph->pool, &successor->task);
-      enqueued = true;
-    }
   }
-  if (enqueued)
-    wake_waiter(graph);
   if (atomic_fetch_sub(&graph->nodes_left, 1) == 1) {
-    /* Last node: after this unlock the waiter may free the graph; touch nothing afterwards. */
+    /* Last node: after this unlock the waiter may free the graph; touch nothing afterwards
+     * but the pool, which outlives it (the waiter idles on its epoch). */
+    hpvm_sched_pool_t *pool = graph->pool;
     pthread_mutex_lock(&graph->mutex);
     graph->done = true;
-    atomic_fetch_add(&graph->generation, 1);
-    pthread_cond_broadcast(&graph->changed);
     pthread_mutex_unlock(&graph->mutex);
+    hpvm_sched_pool_notify(pool);
   }
 }
 
@@ -288,24 +271,20 @@ hpvm_status_t hpvm_rt_graph_run(hpvm_rt_graph_t *graph) {
     if (graph->nodes[i].predecessor_count == 0)
       hpvm_sched_pool_submit(graph->pool, &graph->nodes[i].task);
 
-  /* Help while waiting: with few (or zero) workers the waiter runs nodes itself. */
+  /* Help while waiting: the waiter runs queued nodes itself, and, outside the pool (the host
+   * thread running a root's concurrent children), the host's share of the grids its siblings
+   * run on workers (else it slept while a sibling's grid ran on the workers alone: with
+   * HPVM_NUM_THREADS=2, one thread). It idles on the pool's epoch, which each queued node, each
+   * new grid and the graph's end move. */
   for (;;) {
-    uint32_t seen = atomic_load(&graph->generation);
-    if (hpvm_sched_pool_run_one(graph->pool))
-      continue;
+    uint32_t seen = hpvm_sched_pool_epoch(graph->pool);
     pthread_mutex_lock(&graph->mutex);
-    if (graph->done) {
-      pthread_mutex_unlock(&graph->mutex);
-      break;
-    }
-    atomic_store(&graph->waiter_sleeping, 1);
-    while (!graph->done && atomic_load(&graph->generation) == seen)
-      pthread_cond_wait(&graph->changed, &graph->mutex);
-    atomic_store(&graph->waiter_sleeping, 0);
     bool done = graph->done;
     pthread_mutex_unlock(&graph->mutex);
     if (done)
       break;
+    if (!hpvm_sched_pool_help(graph->pool) && !hpvm_sched_pool_run_one(graph->pool))
+      hpvm_sched_pool_idle(graph->pool, seen);
   }
   hpvm_status_t status = graph->first_error;
   graph->first_error = NULL;
