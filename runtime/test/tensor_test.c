@@ -7,6 +7,7 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <pthread.h>
 
 
 /* The epilogue of the kernels: bias, then identity / relu / clipped relu at 0.5. */
@@ -344,7 +345,44 @@ static void check_pool_nan(void) {
   }
 }
 
+/* hpvm_tensor_run_sized: a grid of less work than HPVM_TENSOR_SERIAL_WORK runs whole on the
+ * calling thread (one range, every instance once); more goes to the pool (every instance
+ * once); an empty grid runs nothing. */
+typedef struct sized_t {
+  pthread_t caller;
+  _Atomic int calls, elsewhere;
+  _Atomic uint8_t hits[64 * 8];
+} sized_t;
+
+static void sized_body(void *context, const hpvm_rt_instance_range_t *range) {
+  sized_t *s = context;
+  atomic_fetch_add(&s->calls, 1);
+  if (!pthread_equal(pthread_self(), s->caller))
+    atomic_fetch_add(&s->elsewhere, 1);
+  for (int64_t y = range->begin[1]; y < range->end[1]; ++y)
+    for (int64_t x = range->begin[0]; x < range->end[0]; ++x)
+      atomic_fetch_add(&s->hits[y * 64 + x], 1);
+}
+
+static void check_run_sized(void) {
+  int64_t extents[2] = {64, 8}, empty[2] = {0, 8};
+  for (int large = 0; large <= 1; ++large) {
+    sized_t *s = calloc(1, sizeof(*s));
+    s->caller = pthread_self();
+    hpvm_tensor_run_sized(2, extents, sized_body, s, large ? 1e9 : HPVM_TENSOR_SERIAL_WORK - 1);
+    for (int i = 0; i < 64 * 8; ++i)
+      CHECK_EQ_INT(atomic_load(&s->hits[i]), 1);
+    if (!large)
+      CHECK(atomic_load(&s->calls) == 1 && atomic_load(&s->elsewhere) == 0);
+    atomic_store(&s->calls, 0);
+    hpvm_tensor_run_sized(2, empty, sized_body, s, 0);
+    CHECK_EQ_INT(atomic_load(&s->calls), 0);
+    free(s);
+  }
+}
+
 int main(void) {
+  check_run_sized();
   run_all(); /* on the runtime's pool, with the CPU's kernels */
   check_pool_nan();
   check_skinny_bits();

@@ -125,16 +125,30 @@ void hpvm_tensor_task_shape(int64_t problems, int64_t m, int64_t n, int64_t mr, 
     *rows -= mr;
 }
 
+/* body over the whole grid on the calling thread. */
+static void run_here(uint32_t rank, const int64_t extents[2], hpvm_rt_parallel_for_fn_t body,
+                     void *context) {
+  hpvm_rt_instance_range_t all = {{0, 0, 0}, {extents[0], rank > 1 ? extents[1] : 1, 1},
+                                  {extents[0], rank > 1 ? extents[1] : 1, 1}, rank, 0};
+  body(context, &all);
+}
+
 void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
                           hpvm_rt_parallel_for_fn_t body, void *context) {
   hpvm_status_t status = hpvm_rt_parallel_for(rank, extents, body, context);
   if (status) {
     /* No pool (threads could not start): the caller runs everything. */
     hpvm_status_free(status);
-    hpvm_rt_instance_range_t all = {{0, 0, 0}, {extents[0], rank > 1 ? extents[1] : 1, 1},
-                                    {extents[0], rank > 1 ? extents[1] : 1, 1}, rank, 0};
-    body(context, &all);
+    run_here(rank, extents, body, context);
   }
+}
+
+void hpvm_tensor_run_sized(uint32_t rank, const int64_t extents[2],
+                           hpvm_rt_parallel_for_fn_t body, void *context, double work) {
+  if (work >= HPVM_TENSOR_SERIAL_WORK)
+    hpvm_tensor_run_grid(rank, extents, body, context);
+  else if (extents[0] > 0 && (rank < 2 || extents[1] > 0))
+    run_here(rank, extents, body, context);
 }
 
 int hpvm_tensor_sizes_valid(const char *what, int count, const int64_t *values) {

@@ -393,6 +393,7 @@ static void solve(problem_set_t *s) {
    * it is; only A is packed then. */
   const float *constant_b = s->b_constant && s->k > 0 ? s->b_constant(s) : NULL;
   int64_t packed = s->count * (s->rows_padded + (constant_b ? 0 : s->cols_padded)) * s->k;
+  double work = (double)s->count * (double)s->m * (double)s->n * (double)s->k;
   float *packs = NULL;
   if (s->k > 0 && (t.row_blocks * t.col_blocks > 1 || constant_b) &&
       packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
@@ -402,12 +403,12 @@ static void solve(problem_set_t *s) {
     s->a_groups = ceil_div(s->rows_padded / s->mr, PACK_PANELS);
     s->b_groups = constant_b ? 0 : ceil_div(s->cols_padded / s->nr, PACK_PANELS);
     int64_t jobs[2] = {s->a_groups + s->b_groups, s->count * ceil_div(s->k, KC)};
-    hpvm_tensor_run_grid(2, jobs, pack_jobs, s);
+    hpvm_tensor_run_sized(2, jobs, pack_jobs, s, work);
   } else if (constant_b && s->k > 0) {
     s->b_all = constant_b; /* each task packs its own A */
   }
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
-  hpvm_tensor_run_grid(2, extents, run_tasks, &t);
+  hpvm_tensor_run_sized(2, extents, run_tasks, &t, work);
   hpvm_tensor_give_back(packs);
   s->a_all = NULL;
   s->b_all = NULL;

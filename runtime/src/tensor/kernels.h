@@ -479,6 +479,18 @@ const hpvm_tensor_kernels_t *hpvm_tensor_kernels(void);
 void hpvm_tensor_run_grid(uint32_t rank, const int64_t extents[2],
                           hpvm_rt_parallel_for_fn_t body, void *context);
 
+/* Multiply-adds below which a grid runs on the calling thread alone: handing a parallel-for
+ * to the pool's threads costs a few microseconds, about what 2^18 multiply-adds take on one
+ * thread (transformer_encoder's products of 16 x 64 x 64 to 16 x 64 x 192, two threads: 0.16
+ * ms a call against 0.09 on one). */
+enum { HPVM_TENSOR_SERIAL_WORK = 1 << 18 };
+
+/* hpvm_tensor_run_grid, or body over everything on the calling thread where `work` (its
+ * multiply-adds, a double: no overflow) is below HPVM_TENSOR_SERIAL_WORK: the same tasks either way, so the same
+ * bits. */
+void hpvm_tensor_run_sized(uint32_t rank, const int64_t extents[2],
+                           hpvm_rt_parallel_for_fn_t body, void *context, double work);
+
 /* The checks every entry point starts with (`what` names it in the warning): 0, with one
  * warning line, for a negative one of the `count` sizes, or an activation not of
  * hpvm_rt_tensor_activation_t. */
