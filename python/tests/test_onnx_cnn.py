@@ -264,6 +264,30 @@ def test_batchnorm_not_folded_when_conv_output_is_shared():
     assert "hpvm.tensor.batchnorm" not in text and text.count("hpvm.tensor.add") == 2
 
 
+def test_batchnorm_of_doubles_computes_its_scale_in_doubles():
+    """Constant statistics of an f64 input: the scale and shift are made in f64 (made in
+    f32 they were 1e-8 off)."""
+    rng = np.random.default_rng(15)
+    c = 3
+    stats = {"gamma": rng.uniform(0.5, 1.5, c), "beta": rng.normal(0, 0.1, c),
+             "mean": rng.normal(0, 0.3, c), "var": rng.uniform(0.2, 1.5, c)}
+    from onnx import numpy_helper
+    graph = helper.make_graph(
+        [helper.make_node("BatchNormalization", ["input", *stats], ["output"], name="bn",
+                          epsilon=1e-3)], "bn_f64",
+        [helper.make_tensor_value_info("input", TensorProto.DOUBLE, (1, c, 4, 4))],
+        [helper.make_tensor_value_info("output", TensorProto.DOUBLE, (1, c, 4, 4))],
+        [numpy_helper.from_array(v, k) for k, v in stats.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = rng.standard_normal((1, c, 4, 4))
+    g = hpvm.onnx.load(model)
+    assert "hpvm.tensor.batchnorm" not in g.mlir()
+    got = hpvm.run(g, {"input": x})[0]
+    scale = stats["gamma"] / np.sqrt(stats["var"] + float(np.float32(1e-3)))  # an f32 attribute
+    want = x * scale[:, None, None] + (stats["beta"] - stats["mean"] * scale)[:, None, None]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
 def test_batchnorm_with_statistics_from_inputs_stays_an_op():
     """Statistics that are graph inputs are not known when importing: the op divides."""
     rng = np.random.default_rng(14)
