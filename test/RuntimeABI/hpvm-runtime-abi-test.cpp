@@ -167,22 +167,37 @@ struct Checker {
                                          indices);
   }
 
+  /// A function `void accessors(ptr base)` in a module of its own, the builder at its entry:
+  /// where the accessors under test build their addresses of `base`.
+  struct Scratch {
+    OwningOpRef<ModuleOp> module;
+    OpBuilder builder;
+    Value base;
+  };
+  Scratch makeScratch() {
+    OpBuilder b(&context);
+    Location loc = b.getUnknownLoc();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToEnd(module->getBody());
+    auto function = LLVM::LLVMFuncOp::create(
+        b, loc, "accessors",
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(&context),
+                                    {LLVM::LLVMPointerType::get(&context)}));
+    Block *entry = function.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    return {std::move(module), b, entry->getArgument(0)};
+  }
+
   /// Each field's accessors (abi::getFieldAddress<A> and getFieldGEP<A>, at
   /// an array field's last element; abi::getElementFieldAddress<A> in
   /// element 1 of an array of two) reach it where C puts it.
   template <typename A>
   void checkAccessors(StringRef name, const std::vector<CField> &fields) {
-    OpBuilder b(&context);
+    Scratch scratch = makeScratch();
+    OpBuilder &b = scratch.builder;
     Location loc = b.getUnknownLoc();
-    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-    b.setInsertionPointToEnd(module->getBody());
+    Value base = scratch.base;
     auto pointer = LLVM::LLVMPointerType::get(&context);
-    auto function = LLVM::LLVMFuncOp::create(
-        b, loc, "accessors",
-        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(&context), {pointer}));
-    Block *entry = function.addEntryBlock(b);
-    b.setInsertionPointToStart(entry);
-    Value base = entry->getArgument(0);
     auto arrayOfTwo = LLVM::LLVMArrayType::get(A::get(&context), 2);
     uint64_t structSize = offsetFrom(
         base, LLVM::GEPOp::create(b, loc, pointer, A::get(&context), base,
@@ -215,17 +230,10 @@ struct Checker {
 
   /// The arrays of uint64_t and the per-instance masks.
   void checkOtherAccessors() {
-    OpBuilder b(&context);
+    Scratch scratch = makeScratch();
+    OpBuilder &b = scratch.builder;
     Location loc = b.getUnknownLoc();
-    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-    b.setInsertionPointToEnd(module->getBody());
-    auto pointer = LLVM::LLVMPointerType::get(&context);
-    auto function = LLVM::LLVMFuncOp::create(
-        b, loc, "accessors",
-        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(&context), {pointer}));
-    Block *entry = function.addEntryBlock(b);
-    b.setInsertionPointToStart(entry);
-    Value base = entry->getArgument(0);
+    Value base = scratch.base;
     int before = failures;
     LLVM::TypeToLLVMIRTranslator translator(llvmContext);
     auto extents = abi::Uint64Array::get(&context);
