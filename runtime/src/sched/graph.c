@@ -283,7 +283,7 @@ hpvm_status_t hpvm_rt_graph_run(hpvm_rt_graph_t *graph) {
     pthread_mutex_unlock(&graph->mutex);
     if (done)
       break;
-    if (!hpvm_sched_pool_help(graph->pool) && !hpvm_sched_pool_run_one(graph->pool))
+    if (!hpvm_sched_pool_help(graph->pool))
       hpvm_sched_pool_idle(graph->pool, seen);
   }
   hpvm_status_t status = graph->first_error;

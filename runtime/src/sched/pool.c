@@ -543,10 +543,9 @@ static bool spin_for_work(hpvm_sched_pool_t *pool, uint32_t seen) {
 }
 
 bool hpvm_sched_pool_help(hpvm_sched_pool_t *pool) {
-  if (tls_pool == pool)
-    return false; /* a worker helps in its own loop */
   bool worked = false, expected = false;
-  if (atomic_compare_exchange_strong(&pool->helping, &expected, true)) {
+  /* A worker takes chunks of grids in its own loop, as its own participant. */
+  if (tls_pool != pool && atomic_compare_exchange_strong(&pool->helping, &expected, true)) {
     worked = try_parallel_for(pool, 0);
     atomic_store(&pool->helping, false);
   }

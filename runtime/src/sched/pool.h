@@ -33,11 +33,12 @@ void hpvm_sched_pool_submit(hpvm_sched_pool_t *pool, hpvm_sched_task_t *task);
  * This is how waiting threads help instead of idling. */
 bool hpvm_sched_pool_run_one(hpvm_sched_pool_t *pool);
 
-/* What a thread outside the pool waiting on the pool's work (a host thread in hpvm_rt_wait)
- * does instead of sleeping: it runs chunks of the parallel-fors that workers started, as the
- * participant the outside caller is (a worker's grid had every participant but the waiting
- * host thread: one thread of compute with HPVM_NUM_THREADS=2), and queued tasks. One outside
- * thread helps with parallel-fors at a time. Returns whether it ran anything. */
+/* What a thread waiting on the pool's work (a host thread in hpvm_rt_wait, any thread in
+ * hpvm_rt_graph_run) does instead of sleeping: it runs a queued task and, outside the pool,
+ * chunks of the parallel-fors that workers started, as the participant the outside caller is
+ * (a worker's grid had every participant but the waiting host thread: one thread of compute
+ * with HPVM_NUM_THREADS=2). One outside thread helps with parallel-fors at a time. Returns
+ * whether it ran anything. */
 bool hpvm_sched_pool_help(hpvm_sched_pool_t *pool);
 /* The pool's count of work publications, and a wait until it moves past `seen` (spinning as
  * the workers do, then asleep); hpvm_sched_pool_notify moves it (and wakes the sleepers) for
