@@ -185,13 +185,8 @@ static int pool_max_min(int64_t kind, const float *in, float *out, int64_t h, in
  * outside [0, w) read as `fill`. */
 static inline __attribute__((always_inline)) __m512
 load_columns(const float *row, int64_t c, int64_t w, int64_t stride_w, __m512 fill) {
-  __mmask16 first = lanes_between(-c, w - c);
-  if (stride_w == 1)
-    return _mm512_mask_loadu_ps(fill, first, row + c);
-  __mmask16 second = lanes_between(-c - 16, w - c - 16);
-  __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  return _mm512_permutex2var_ps(_mm512_mask_loadu_ps(fill, first, row + c), even,
-                                _mm512_mask_loadu_ps(fill, second, row + c + 16));
+  return columns16(row + c, stride_w, lanes_between(-c, w - c),
+                   lanes_between(-c - 16, w - c - 16), fill);
 }
 
 /* Columns [x0, x0 + 16) of output row `out` (live: the lanes before ow) of a mean, from the
