@@ -2,6 +2,7 @@
 // Lowers tensor ops in leaves to linalg on tensors, then (by default) turns
 // tensor node interfaces into memrefs and bufferizes leaves and host code.
 #include "LowerTensorOps.h"
+#include "CollapseElementwise.h"
 #include "DestinationOutputs.h"
 #include "OwnedBuffers.h"
 
@@ -276,6 +277,7 @@ struct ConvertHPVMTensorToLinalgPass
     bool ok = true;
     approximateExponentials();
     fuseElementwise(tensorLeaves.getArrayRef());
+    collapseElementwiseLoops(tensorLeaves.getArrayRef());
     if (!bufferizeGraphs)
       return;
 

@@ -96,13 +96,25 @@ void forward(const DestinationOutput &output, ModuleOp module, SymbolTable &symb
   if (port >= ret.getNumOperands())
     return;
   Value buffer = ret.getOperand(port);
-  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  // The buffer, reached through the reshapes an elementwise loop over merged
+  // dimensions writes it by, each a view of the one before.
+  SmallVector<Value> views{buffer};
+  while (Operation *view = views.back().getDefiningOp()) {
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
+      views.push_back(expand.getSrc());
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view))
+      views.push_back(collapse.getSrc());
+    else
+      break;
+  }
+  auto alloc = views.back().getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != &body || alloc.getType() != type)
     return;
-  for (OpOperand &use : buffer.getUses())
-    if (isa<memref::DeallocOp>(use.getOwner()) ||
-        (use.getOwner() == ret && use.getOperandNumber() != port))
-      return;
+  for (Value view : views)
+    for (OpOperand &use : view.getUses())
+      if (isa<memref::DeallocOp>(use.getOwner()) ||
+          (use.getOwner() == ret && (view != buffer || use.getOperandNumber() != port)))
+        return;
 
   // The root and the leaf take a new input (the root's first: nothing changes
   // when it cannot)...

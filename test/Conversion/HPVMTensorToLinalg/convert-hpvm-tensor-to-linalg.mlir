@@ -195,7 +195,10 @@ hpvm.leaf @softmax(%x: tensor<2x10xf32>) -> (tensor<2x10xf32>) {
 // CHECK-LABEL: hpvm.leaf @softmax_rows(
 // CHECK: linalg.generic {indexing_maps = [#[[$ROWS_IN]], #[[$ROWS_OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
 // CHECK: arith.maximumf
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// The exponentials over the 15 rows of 7, the rows' dimensions merged (each
+// operand walks them contiguously; CollapseElementwise).
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : tensor<1x3x5x7xf32> into tensor<15x7xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins({{.*}} : tensor<15x7xf32>, tensor<15xf32>)
 // CHECK: math.floor
 // CHECK: linalg.generic {indexing_maps = [#[[$ROWS_IN]], #[[$ROWS_OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
 // CHECK: arith.addf
@@ -252,7 +255,7 @@ hpvm.leaf @regions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %zero: f32) -> (ten
 // CHECK-LABEL: hpvm.leaf @norm_relu(
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%arg4 : tensor<2xf32>)
 // CHECK: math.sqrt
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins({{.*}} : tensor<2x16xf32>,
 // CHECK-NOT: math.sqrt
 // CHECK: arith.divf
 // CHECK-NOT: linalg.generic

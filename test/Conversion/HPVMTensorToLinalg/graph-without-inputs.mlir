@@ -7,7 +7,12 @@
 // root's and the leaf's only input (destination-outputs.mlir).
 // CHECK-LABEL: hpvm.leaf @relu(
 // CHECK-SAME: %[[D:.*]]: memref<2x2xf32> {hpvm.access = #hpvm.access<out>}) -> memref<2x2xf32>
-// CHECK: hpvm.return %[[D]]
+// Its loop runs over the four elements in a row (CollapseElementwise), written
+// through a collapsed view of the destination, which the leaf returns expanded.
+// CHECK: %[[C:.*]] = memref.collapse_shape %[[D]] {{\[}}[0, 1]] : memref<2x2xf32> into memref<4xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[C]] : memref<4xf32>)
+// CHECK: %[[E:.*]] = memref.expand_shape %[[C]]
+// CHECK: hpvm.return %[[E]]
 hpvm.leaf @relu() -> (tensor<2x2xf32>) {
   %c = arith.constant dense<[[-1.0, 2.0], [3.0, -4.0]]> : tensor<2x2xf32>
   %r = hpvm.tensor.relu %c : tensor<2x2xf32>
