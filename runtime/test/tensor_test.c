@@ -280,6 +280,11 @@ static void run_all(void) {
       {2, 12, 15, 17, 20, 1, 1, 0, 0, 2, 2, 1},
       {1, 8, 9, 11, 16, 1, 1, 1, 2, 2, 3, 1},
       {1, 6, 10, 10, 12, 1, 1, 0, 0, 2, 2, 3},
+      /* Pointwise over few channels with an output past 1 MiB: a pass over the positions per
+       * block of filters (the last one partial), read in place (72 x 60 planes) and through
+       * the copied columns (64 x 64 planes, a multiple of 1 KiB). */
+      {1, 16, 72, 60, 64, 1, 1, 0, 0, 1, 1, 1},
+      {1, 24, 64, 64, 70, 1, 1, 0, 0, 1, 1, 1},
   };
   /* Pools: kind, n, c, h, w, window, strides, padding. */
   for (int64_t kind = HPVM_RT_TENSOR_POOL_MAX; kind <= HPVM_RT_TENSOR_POOL_MEAN; ++kind) {
