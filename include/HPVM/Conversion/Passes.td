@@ -215,8 +215,16 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     * `softmax`: max, exp(x - max), sum and division along the axis;
     * `reduce`: a `linalg.generic` reduction with the combining region.
 
-    Error budgets are dropped: the result is the exact computation. With
-    `bufferize-graphs` (the default), the tensor program is then made ready
+    Error budgets are dropped: the result is the exact computation. The
+    elementwise ops of a leaf that feed only each other are fused into one
+    `linalg.generic`; then every elementwise generic of static shapes that does
+    not read its loop indices drops its unit dimensions and merges the loops
+    that all its operands walk contiguously (`CollapseElementwise.cpp`): a
+    per-channel scale of a `1x144x28x28` image is 144 loops of 784 elements,
+    not 144 x 28 loops of 28 (which the C compiler unrolled whole and
+    vectorized across rows with gathers), a residual add one loop over the
+    whole image. Each element is computed by the same operations: the same
+    bits. With `bufferize-graphs` (the default), the tensor program is then made ready
     for `convert-hpvm-to-cpu`: tensor inputs and outputs of node definitions
     become memrefs of the same shape (leaf inputs `#hpvm.access<in>`, read
     through `bufferization.to_tensor restrict`, never written); leaves are
@@ -242,7 +250,9 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     written there directly when a leaf of the root computes it into a fresh
     buffer: the argument becomes a new input of the launch, of the root (bound
     to the leaf) and of the leaf (`#hpvm.access<out>`), which writes into it
-    instead of allocating; the host copies nothing. Other outputs are copied.
+    instead of allocating (also when the leaf writes its buffer through the
+    collapsed view of a merged loop and returns it expanded); the host copies
+    nothing. Other outputs are copied.
 
     Example: `hpvm-opt --convert-hpvm-tensor-to-linalg examples/lenet_layer.mlir`;
     `hpvm-lower-to-cpu-pipeline` runs it before `convert-hpvm-to-cpu`.
