@@ -286,11 +286,91 @@ def classify(body):
 
 def profile(graph, path, args):
     """hpvm's side with HPVM_PROFILE=1 in a process of its own (PROFILE_CALLS: warm-up and
-    timed calls, all profiled), its lines grouped by op class; prints and returns the summary."""
+    timed calls, all profiled), its lines grouped by op class; prints and returns the summary.
+    With --against-ort, onnxruntime's profile too, layer by layer (against_ort)."""
     leaves = fused_leaves(graph, args.work)
     times, err = timed_in_child("hpvm", path, graph.name, args, PROFILE_CALLS,
                                 {"HPVM_PROFILE": "1"}, least=0.0)
-    return summarize(leaves, times, err, args.threads)
+    summary = summarize(leaves, times, err, args.threads)
+    if args.against_ort:
+        against_ort(leaves, err, ort_node_times(path, args), args.against_ort)
+    return summary
+
+
+# --against-ort: onnxruntime in a process of its own with its profiler on (the same calls as
+# hpvm's profile), each node's kernel time in ms per call. argv: model, input (.npy), threads,
+# warm-up calls, timed calls, the profile's file prefix.
+_ORT_PROFILE = """
+import sys, json, numpy as np, onnxruntime as ort
+path, data, threads, warm, timed, prefix = sys.argv[1:7]
+so = ort.SessionOptions()
+so.intra_op_num_threads, so.inter_op_num_threads = int(threads), 1
+so.enable_profiling, so.profile_file_prefix = True, prefix
+session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+feeds = {session.get_inputs()[0].name: np.load(data)}
+for _ in range(int(warm) + int(timed)):
+    session.run(None, feeds)
+events = json.load(open(session.end_profiling()))
+runs = sum(1 for e in events if e.get("cat") == "Session" and e["name"] == "model_run")
+nodes = {}
+for e in events:
+    if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+        name = e["name"][:-len("_kernel_time")]
+        nodes[name] = nodes.get(name, 0.0) + e["dur"] / 1e3 / max(runs, 1)
+print(json.dumps(nodes))
+"""
+
+
+def ort_node_times(path, args):
+    """onnxruntime's time per node (ms per call) from its profiler (_ORT_PROFILE)."""
+    import json
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    result = subprocess.run([sys.executable, "-c", _ORT_PROFILE, path,
+                             os.path.join(args.work, "input.npy"), str(args.threads),
+                             *(str(c) for c in PROFILE_CALLS),
+                             os.path.join(args.work, "ort-profile")],
+                            capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"onnxruntime's profile failed: {result.stderr[-2000:]}")
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def _node_key(name):
+    """An ONNX node's name as hpvm's leaf names spell it ('/a/b.0/Conv' and the NCHWc node
+    onnxruntime names after its output, '/a/b.0/Conv_output_0_nchwc', as 'a_b.0_Conv')."""
+    name = re.sub(r"_output_0(_nchwc)?$", "", name)
+    return name.replace("/", "_").replace("-", "_").strip("_")
+
+
+def against_ort(leaves, err, ort_nodes, count):
+    """Prints each hpvm leaf beside the onnxruntime nodes it computes (a fused leaf's name
+    joins its ops' names with '__'; an onnxruntime node counts for the first leaf that names
+    its op), the `count` that lose the most first; nodes no leaf names (onnxruntime's layout
+    reorders, ops hpvm folded away) are summed apart."""
+    calls = sum(PROFILE_CALLS)
+    ours = [(float(parts[1]) / calls, parts[5]) for parts in
+            (line.split(" ", 5) for line in err.splitlines())
+            if parts[0] == "hpvm-profile:" and parts[1] != "total" and len(parts) == 6]
+    theirs = {}
+    for name, ms in ort_nodes.items():
+        theirs[_node_key(name)] = theirs.get(_node_key(name), 0.0) + ms
+    rows, taken = [], set()
+    for ms, leaf in ours:
+        matched = 0.0
+        for op in leaf.split("__")[1:] or [leaf]:
+            for key in [k for k in theirs if k not in taken and k.startswith(op.strip("_"))]:
+                matched += theirs[key]
+                taken.add(key)
+        rows.append((ms - matched, ms, matched, leaf))
+    rest = sum(ms for key, ms in theirs.items() if key not in taken)
+    print(f"   against onnxruntime (its profiler on, {sum(ort_nodes.values()):.3g} ms per call "
+          f"in nodes, {rest:.3g} ms of them in nodes no leaf names); the {count} leaves that "
+          f"lose the most:")
+    print(f"   {'hpvm ms':>9} {'ort ms':>8} {'ort/hpvm':>8}  op class: leaf")
+    for _, ms, matched, leaf in sorted(rows, reverse=True)[:count]:
+        ratio = f"{matched / ms:8.2f}" if ms and matched else f"{'-':>8}"
+        print(f"   {ms:9.3f} {matched:8.3f} {ratio}  "
+              f"{leaves.get(leaf, ('other', 0))[0]}: {leaf[:100]}")
 
 
 def summarize(leaves, times, err, threads):
@@ -413,6 +493,9 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="also run hpvm's side with HPVM_PROFILE=1: time per op class and the "
                          "10 slowest layers")
+    ap.add_argument("--against-ort", type=int, default=0, metavar="N",
+                    help="with --profile: onnxruntime's profile too, and the N hpvm leaves that "
+                         "lose the most against the onnxruntime nodes they compute")
     ap.add_argument("--cpu-time", type=int, default=0, metavar="CALLS",
                     help="also both sides on one thread in one process, alternated call by "
                          "call: the CPU time of CALLS calls each (robust to a busy machine)")
