@@ -20,6 +20,7 @@ status 1 when a model fails to import, compile or match."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -323,7 +324,6 @@ print(json.dumps(nodes))
 
 def ort_node_times(path, args):
     """onnxruntime's time per node (ms per call) from its profiler (_ORT_PROFILE)."""
-    import json
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     result = subprocess.run([sys.executable, "-c", _ORT_PROFILE, path,
                              os.path.join(args.work, "input.npy"), str(args.threads),
@@ -347,10 +347,7 @@ def against_ort(leaves, err, ort_nodes, count):
     joins its ops' names with '__'; an onnxruntime node counts for the first leaf that names
     its op), the `count` that lose the most first; nodes no leaf names (onnxruntime's layout
     reorders, ops hpvm folded away) are summed apart."""
-    calls = sum(PROFILE_CALLS)
-    ours = [(float(parts[1]) / calls, parts[5]) for parts in
-            (line.split(" ", 5) for line in err.splitlines())
-            if parts[0] == "hpvm-profile:" and parts[1] != "total" and len(parts) == 6]
+    ours = leaf_times(err)
     theirs = {}
     for name, ms in ort_nodes.items():
         theirs[_node_key(name)] = theirs.get(_node_key(name), 0.0) + ms
@@ -373,16 +370,20 @@ def against_ort(leaves, err, ort_nodes, count):
               f"{leaves.get(leaf, ('other', 0))[0]}: {leaf[:100]}")
 
 
+def leaf_times(err):
+    """(ms per call, leaf) of each `hpvm-profile:` line of a profiled child's stderr
+    (PROFILE_CALLS calls)."""
+    calls = sum(PROFILE_CALLS)
+    return [(float(parts[1]) / calls, parts[5]) for parts in
+            (line.split(" ", 5) for line in err.splitlines())
+            if parts[0] == "hpvm-profile:" and parts[1] != "total" and len(parts) == 6]
+
+
 def summarize(leaves, times, err, threads):
     """Prints and returns the summary of a profiled child: `leaves` as fused_leaves gives
     them, the child's call times (ms) and its stderr (the hpvm-profile: lines)."""
     median = sorted(times)[len(times) // 2]
-    calls = sum(PROFILE_CALLS)
-    nodes = []  # (ms per call, node)
-    for line in err.splitlines():
-        parts = line.split(" ", 5)
-        if parts[0] == "hpvm-profile:" and parts[1] != "total" and len(parts) == 6:
-            nodes.append((float(parts[1]) / calls, parts[5]))
+    nodes = leaf_times(err)
     total = sum(ms for ms, _ in nodes)
     if not total:
         raise RuntimeError("HPVM_PROFILE printed no leaf times: " + err[-2000:])

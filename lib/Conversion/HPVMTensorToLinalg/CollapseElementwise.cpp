@@ -6,7 +6,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -51,9 +50,9 @@ SmallVector<ReassociationIndices> contiguousRuns(linalg::GenericOp generic) {
 /// One generic: unit dimensions dropped, then contiguous runs merged; the op
 /// is left as it was where either step does not apply.
 void collapse(linalg::GenericOp generic, IRRewriter &rewriter) {
-  rewriter.setInsertionPoint(generic);
   if (llvm::any_of(generic.getStaticLoopRanges(), [](int64_t size) { return size == 1; })) {
     linalg::ControlDropUnitDims options;
+    rewriter.setInsertionPoint(generic);
     FailureOr<linalg::DropUnitDimsResult> dropped =
         linalg::dropUnitDims(rewriter, generic, options);
     if (succeeded(dropped)) {
@@ -90,18 +89,16 @@ void mlir::hpvm::collapseElementwiseLoops(ArrayRef<Operation *> leaves) {
     for (linalg::GenericOp generic : generics)
       collapse(generic, rewriter);
     // The reshapes each op put around itself compose with its neighbours'
-    // (a fused chain's collapse of an expand is the value itself), and an
-    // empty tensor is made in the shape its loop writes: the buffer is then
-    // one allocation, returned through one view.
+    // (a fused chain's collapse of an expand is the value itself): the buffer
+    // an op writes is then one allocation, returned through one view.
     SmallVector<Operation *> reshapes;
     leaf->walk([&](Operation *op) {
-      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::EmptyOp>(op))
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
         reshapes.push_back(op);
     });
     RewritePatternSet patterns(leaf->getContext());
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, leaf->getContext());
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, leaf->getContext());
-    tensor::populateFoldTensorEmptyPatterns(patterns);
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     // Not folded: a reshaped constant would be a second copy of its data.

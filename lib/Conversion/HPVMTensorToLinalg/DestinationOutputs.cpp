@@ -5,6 +5,7 @@
 // is not aliased (`restrict`) and nothing else touches it, the leaf can write
 // there directly: the copy and the buffer go away (destination passing).
 #include "DestinationOutputs.h"
+#include "OwnedBuffers.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -98,15 +99,7 @@ void forward(const DestinationOutput &output, ModuleOp module, SymbolTable &symb
   Value buffer = ret.getOperand(port);
   // The buffer, reached through the reshapes an elementwise loop over merged
   // dimensions writes it by, each a view of the one before.
-  SmallVector<Value> views{buffer};
-  while (Operation *view = views.back().getDefiningOp()) {
-    if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
-      views.push_back(expand.getSrc());
-    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view))
-      views.push_back(collapse.getSrc());
-    else
-      break;
-  }
+  SmallVector<Value> views = reshapeChain(buffer);
   auto alloc = views.back().getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != &body || alloc.getType() != type)
     return;

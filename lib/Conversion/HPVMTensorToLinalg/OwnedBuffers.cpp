@@ -266,18 +266,23 @@ void mlir::hpvm::freeHandedOnBuffers(ModuleOp module,
 // Copies of owned inputs
 //===----------------------------------------------------------------------===//
 
+SmallVector<Value> mlir::hpvm::reshapeChain(Value value) {
+  SmallVector<Value> chain{value};
+  while (Operation *def = chain.back().getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      chain.push_back(collapse.getSrc());
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      chain.push_back(expand.getSrc());
+    else
+      break;
+  }
+  return chain;
+}
+
 /// The block argument `value` is a reshaped view of (collapse_shape /
 /// expand_shape, which keep the order of the elements), or null.
 static BlockArgument reshapedArgument(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
-      value = collapse.getSrc();
-    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
-      value = expand.getSrc();
-    else
-      return {};
-  }
-  return dyn_cast<BlockArgument>(value);
+  return dyn_cast<BlockArgument>(reshapeChain(value).back());
 }
 
 /// Whether `op` is `value` or a view of it (through any view-like op).

@@ -32,6 +32,11 @@ void freeHandedOnBuffers(ModuleOp module,
 void forwardOwnedInputCopies(ModuleOp module,
                              const llvm::SmallPtrSetImpl<Operation *> &converted);
 
+/// `value`, then the value each memref.collapse_shape / expand_shape in a
+/// chain of them is a reshape of (the reshapes keep the elements' order): the
+/// last is the buffer itself.
+SmallVector<Value> reshapeChain(Value value);
+
 /// True when `buffer` may be reachable after its function returns: it is
 /// returned, directly or through a view, or used by an op that might keep it
 /// (any op other than known views whose results are memrefs, or a store of it).
