@@ -62,6 +62,8 @@ ALLOWLIST = {
         "operands are declared as ranked tensors: the parser rejects others first",
     ("HPVMTensorOps.cpp", "expects 'padding' and 'strides' to have 2 integers (height, width)"):
         "the attributes are declared with exactly 2 elements: ODS rejects others first",
+    ("HPVMTensorOps.cpp", "expects 'padding_end' to have 2 integers (height, width)"):
+        "the attribute is declared with exactly 2 elements: ODS rejects others first",
     ("HPVMTensorOps.cpp", "expects 'window' to have 2 integers (height, width)"):
         "the attribute is declared with exactly 2 elements: ODS rejects others first",
     ("HPVMTensorOps.cpp", "expects groups > 0, found"):

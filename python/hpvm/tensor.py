@@ -419,12 +419,15 @@ def matmul(a: Tensor, b: Tensor, name: Optional[str] = None) -> Tensor:
 mul = matmul
 
 
-def _window_outputs(x: Tensor, window, strides, padding, what: str) -> Tuple[int, int]:
-    """Output height and width of windows sliding over an NCHW image (the verifier
-    reports sizes below 1; they are clamped to 0 here only to print a type)."""
+def _window_outputs(x: Tensor, window, strides, padding, what: str,
+                    padding_end=None) -> Tuple[int, int]:
+    """Output height and width of windows sliding over an NCHW image padded by `padding`
+    before it and `padding_end` (default: `padding`) after it (the verifier reports sizes
+    below 1; they are clamped to 0 here only to print a type)."""
     if strides[0] <= 0 or strides[1] <= 0:
         raise HPVMError(f"{what}: expected positive strides, found {strides}")
-    return tuple(max((x.shape[2 + d] + 2 * padding[d] - window[d]) // strides[d] + 1, 0)
+    end = padding if padding_end is None else padding_end
+    return tuple(max((x.shape[2 + d] + padding[d] + end[d] - window[d]) // strides[d] + 1, 0)
                  for d in range(2))
 
 
@@ -446,8 +449,10 @@ def conv2d(x: Tensor, w: Tensor, padding=(0, 0), strides=(1, 1), groups: int = 1
 
 
 def pool(x: Tensor, kind: str, window, strides=None, padding=(0, 0),
-         name: Optional[str] = None) -> Tensor:
-    """`hpvm.tensor.pool` with `kind` max, min or mean (strides default to the window)."""
+         name: Optional[str] = None, padding_end=None) -> Tensor:
+    """`hpvm.tensor.pool` with `kind` max, min or mean (strides default to the window).
+    `padding` pads before the image and, unless `padding_end` is given, after it too
+    (`padding_end` past `padding`: ceil_mode)."""
     graph = _graph_of(x)
     x = graph._own(x, "pool")
     if kind not in ("max", "min", "mean"):
@@ -455,27 +460,32 @@ def pool(x: Tensor, kind: str, window, strides=None, padding=(0, 0),
     window = _pair(window, "pool window")
     strides = _pair(window if strides is None else strides, "pool strides")
     padding = _pair(padding, "pool padding")
+    if padding_end is not None:
+        padding_end = _pair(padding_end, "pool padding_end")
+        if padding_end == padding:
+            padding_end = None
     if x.rank != 4:
         raise HPVMError(f"pool: expected a rank-4 (NCHW) input, found {x.type}")
-    result = TensorType(x.shape[:2] + _window_outputs(x, window, strides, padding, "pool"),
-                        x.element)
+    result = TensorType(x.shape[:2] + _window_outputs(x, window, strides, padding, "pool",
+                                                      padding_end), x.element)
 
     def emit(body, ops):
-        return _mlir.op_pool(body, ops, kind, padding, result, strides, window, x)
+        return _mlir.op_pool(body, ops, kind, padding, result, strides, window, x,
+                             padding_end)
 
     return graph._apply(f"{kind}_pool", [x], result, emit, name)
 
 
-def max_pool(x, window, strides=None, padding=(0, 0), name=None):
-    return pool(x, "max", window, strides, padding, name)
+def max_pool(x, window, strides=None, padding=(0, 0), name=None, padding_end=None):
+    return pool(x, "max", window, strides, padding, name, padding_end)
 
 
-def min_pool(x, window, strides=None, padding=(0, 0), name=None):
-    return pool(x, "min", window, strides, padding, name)
+def min_pool(x, window, strides=None, padding=(0, 0), name=None, padding_end=None):
+    return pool(x, "min", window, strides, padding, name, padding_end)
 
 
-def mean_pool(x, window, strides=None, padding=(0, 0), name=None):
-    return pool(x, "mean", window, strides, padding, name)
+def mean_pool(x, window, strides=None, padding=(0, 0), name=None, padding_end=None):
+    return pool(x, "mean", window, strides, padding, name, padding_end)
 
 
 avg_pool = mean_pool

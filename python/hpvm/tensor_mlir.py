@@ -501,10 +501,11 @@ def op_conv2d(body, ops, groups, padding, result, strides, w, x):
     return r
 
 
-def op_pool(body, ops, kind, padding, result, strides, window, x):
+def op_pool(body, ops, kind, padding, result, strides, window, x, padding_end=None):
     r = body.fresh()
+    end = "" if padding_end is None else f", padding_end = {format_list(padding_end)}"
     body.emit(f"{r} = hpvm.tensor.pool {kind} {ops[0]} {{window = {format_list(window)}, "
-              f"strides = {format_list(strides)}, padding = {format_list(padding)}}} : "
+              f"strides = {format_list(strides)}, padding = {format_list(padding)}{end}}} : "
               f"{x.type} -> {result}")
     return r
 

@@ -11,6 +11,7 @@ stays fast.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -66,6 +67,14 @@ def test_pools_with_ceil_mode():
     shapes = dict(zip(graph.output_names, (t.shape for t in graph.outputs)))
     assert shapes["max"] == (2, 3, 4, 4)          # ceil((9 - 3) / 2) + 1, ceil(5 / 2) + 1
     assert shapes["avg_last"] == (2, 3, 5, 5)
+    # Every pool pads inside itself (padding_end past the end of the image): no padded
+    # copy of the image is made first.
+    text = graph.mlir()
+    assert text.count("hpvm.tensor.pool") == 7, text
+    assert "padding = [1, 0], padding_end = [1, 2]" in text, text        # max_pads
+    assert "padding = [0, 0], padding_end = [0, 1]" in text, text        # max: ceil_mode
+    spatial = [tuple(map(int, m)) for m in re.findall(r"tensor<2x3x(\d+)x(\d+)x", text)]
+    assert spatial and all(h <= 9 and w <= 8 for h, w in spatial), text
 
 
 def test_pools_with_ceil_mode_1d_and_floor_default():

@@ -172,6 +172,20 @@ static int64_t compute(float *out) {
       used += 2 * v[5] * v[6];
       free(plane);
     }
+    /* ceil_mode (end padding past the begin padding): 3 x 3 at stride 2 over 28 x 28 and 56
+     * x 56, 2 x 2 at stride 2 over 7 x 9 (not the 2 x 2 kernel's), 3 x 3 at stride 1; NaNs.
+     * h, w, window, stride, padding, end padding, oh, ow. */
+    int64_t ceil[][8] = {{28, 28, 3, 2, 0, 1, 14, 14}, {56, 56, 3, 2, 0, 1, 28, 28},
+                         {7, 9, 2, 2, 0, 1, 4, 5},     {14, 13, 3, 1, 1, 2, 15, 14}};
+    for (size_t i = 0; i < sizeof ceil / sizeof ceil[0]; ++i) {
+      int64_t *v = ceil[i];
+      float *plane = test_random_array(2 * v[0] * v[1]);
+      plane[v[1] - 1] = plane[(v[0] - 1) * v[1] + 2] = __builtin_nanf("");
+      hpvm_rt_tensor_pool_f32(plane, out + used, kind, 1, 2, v[0], v[1], v[2], v[2], v[3], v[3],
+                              v[4], v[4], v[6], v[7]);
+      used += 2 * v[6] * v[7];
+      free(plane);
+    }
     /* Ties and NaNs: values from {+0, -0, 1, -1} and a few NaNs of two payloads, so that
      * which of the tied elements a window keeps (the first in the order of rows and then
      * columns) and which NaN (the last) show in the bits (AVX-512 goes row by row). Planes

@@ -154,9 +154,11 @@ static void check_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, in
   free(input), free(filter), free(bias), free(output), free(want), free(scale);
 }
 
-static void check_pool(int64_t kind, int64_t n, int64_t c, int64_t h, int64_t w, int64_t wh,
-                       int64_t ww, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
-  int64_t oh = (h + 2 * ph - wh) / sh + 1, ow = (w + 2 * pw - ww) / sw + 1;
+/* A pool padded by ph / pw before the image and eh / ew after it. */
+static void check_pool_ends(int64_t kind, int64_t n, int64_t c, int64_t h, int64_t w,
+                            int64_t wh, int64_t ww, int64_t sh, int64_t sw, int64_t ph,
+                            int64_t pw, int64_t eh, int64_t ew) {
+  int64_t oh = (h + ph + eh - wh) / sh + 1, ow = (w + pw + ew - ww) / sw + 1;
   int64_t count = n * c * oh * ow;
   float *input = test_random_array(n * c * h * w), *output = test_random_array(count);
   double *want = calloc((size_t)count + 1, sizeof(double));
@@ -185,6 +187,11 @@ static void check_pool(int64_t kind, int64_t n, int64_t c, int64_t h, int64_t w,
            (long long)h, (long long)w, (long long)wh, (long long)ww);
   check_close(output, want, scale, count, what);
   free(input), free(output), free(want), free(scale);
+}
+
+static void check_pool(int64_t kind, int64_t n, int64_t c, int64_t h, int64_t w, int64_t wh,
+                       int64_t ww, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+  check_pool_ends(kind, n, c, h, w, wh, ww, sh, sw, ph, pw, ph, pw);
 }
 
 static void run_all(void) {
@@ -304,6 +311,18 @@ static void run_all(void) {
     check_pool(kind, 2, 3, 9, 13, 9, 13, 1, 1, 0, 0);
     check_pool(kind, 1, 2, 32, 32, 32, 32, 1, 1, 0, 0);
     check_pool(kind, 1, 2, 5, 6, 5, 6, 1, 1, 0, 0);
+    /* ceil_mode: the last windows over the end of the image (squeezenet's 3 x 3 at stride 2
+     * over 109 x 109 and 27 x 27; googlenet's after begin padding 0 and 1; 2 x 2 at stride 2
+     * over odd sizes, whose half-windows the 2 x 2 kernel cannot take; wide rows in 16-float
+     * vectors; a mean, whose divisor is the whole window). */
+    check_pool_ends(kind, 1, 3, 109, 109, 3, 3, 2, 2, 0, 0, 1, 1);
+    check_pool_ends(kind, 1, 2, 27, 27, 3, 3, 2, 2, 0, 0, 1, 1);
+    check_pool_ends(kind, 1, 2, 14, 14, 3, 3, 2, 2, 0, 0, 1, 1);
+    check_pool_ends(kind, 1, 2, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1);
+    check_pool_ends(kind, 2, 3, 7, 9, 2, 2, 2, 2, 0, 0, 1, 1);
+    check_pool_ends(kind, 1, 2, 9, 45, 3, 3, 2, 2, 1, 1, 2, 2);
+    check_pool_ends(kind, 1, 2, 10, 37, 3, 2, 2, 2, 1, 0, 0, 1);
+    check_pool_ends(kind, 1, 1, 5, 5, 3, 3, 3, 3, 0, 0, 2, 2);
   }
   for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); ++i) {
     int64_t *v = convs[i];
@@ -416,6 +435,10 @@ int main(void) {
   hpvm_rt_tensor_pool_f32(in, out, 3, 1, 1, 4, 4, 2, 2, 2, 2, 0, 0, 2, 2);
   hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 2, 2, 2, 2, 0, 0, 3, 2);
   hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 2, 2, 0, 2, 0, 0, 2, 2);
+  /* 3 x 3 windows at stride 2 over 4 rows or columns are 1 or 2 (end padding 0 to 2), never
+   * 3 or 0. */
+  hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 3, 3, 2, 2, 0, 0, 3, 1);
+  hpvm_rt_tensor_pool_f32(in, out, 0, 1, 1, 4, 4, 3, 3, 2, 2, 0, 0, 1, 0);
   for (int i = 0; i < 4; ++i)
     CHECK(out[i] == 7.0f);
   for (size_t i = 0; i < kept_count; ++i)

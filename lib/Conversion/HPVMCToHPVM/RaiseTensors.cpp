@@ -263,7 +263,8 @@ static FailureOr<Operation *> buildPool(OpBuilder &b, LLVM::CallOp call, StringR
                                        : PoolKind::mean,
              tensors[0], b.getI64ArrayAttr({(*ints)[0], (*ints)[1]}),
              b.getI64ArrayAttr({(*ints)[4], (*ints)[5]}),
-             b.getI64ArrayAttr({(*ints)[2], (*ints)[3]}), ErrorBudgetAttr())
+             b.getI64ArrayAttr({(*ints)[2], (*ints)[3]}),
+             /*padding_end=*/ArrayAttr(), ErrorBudgetAttr())
       .getOperation();
 }
 

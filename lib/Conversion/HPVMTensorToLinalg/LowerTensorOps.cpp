@@ -52,23 +52,25 @@ Value generic(OpBuilder &b, Location loc, RankedTensorType resultType,
       .getResult(0);
 }
 
-/// `input` with `padH` / `padW` elements of `padValue` added on both sides of
-/// dimensions 2 and 3 (H and W of NCHW); the input itself without padding.
+/// `input` with `before[i]` elements of `padValue` added before and
+/// `after[i]` after dimension 2 + i (H and W of NCHW); the input itself
+/// without padding.
 /// A generic reads the input at clamped indices and selects the pad value
 /// outside it, so the buffers need no strided copies (which would call a
 /// runtime library on the CPU).
-Value padImage(OpBuilder &b, Location loc, Value input, int64_t padH,
-               int64_t padW, Value padValue) {
-  if (padH == 0 && padW == 0)
+Value padImage(OpBuilder &b, Location loc, Value input,
+               ArrayRef<int64_t> before, ArrayRef<int64_t> after,
+               Value padValue) {
+  if (llvm::all_of(before, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(after, [](int64_t p) { return p == 0; }))
     return input;
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape(type.getShape());
-  shape[2] += 2 * padH;
-  shape[3] += 2 * padW;
+  shape[2] += before[0] + after[0];
+  shape[3] += before[1] + after[1];
   auto paddedType = RankedTensorType::get(shape, type.getElementType());
   Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
   SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
-  int64_t pads[2] = {padH, padW};
   return generic(
       b, loc, paddedType, empty, ValueRange{}, {b.getMultiDimIdentityMap(4)},
       parallel, [&](OpBuilder &nb, Location l, ValueRange) {
@@ -80,7 +82,7 @@ Value padImage(OpBuilder &b, Location loc, Value input, int64_t padH,
         Value inside;
         for (unsigned d = 2; d < 4; ++d) {
           Value position = arith::SubIOp::create(
-              nb, l, linalg::IndexOp::create(nb, l, d), index(pads[d - 2]));
+              nb, l, linalg::IndexOp::create(nb, l, d), index(before[d - 2]));
           Value zero = index(0), last = index(type.getDimSize(d) - 1);
           Value low = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
                                             position, zero);
@@ -240,7 +242,7 @@ Value lowerConv(OpBuilder &b, TensorConv2DOp op) {
   SmallVector<int64_t> padding = getInts(op.getPadding());
   SmallVector<int64_t> strides = getInts(op.getStrides());
   Value zero = floatConstant(b, loc, type.getElementType(), 0.0);
-  Value input = padImage(b, loc, op.getInput(), padding[0], padding[1], zero);
+  Value input = padImage(b, loc, op.getInput(), padding, padding, zero);
   Value init = filled(b, loc, type, zero);
   if (op.getGroups() != 1)
     return groupedConv(b, loc, type, input, op.getFilter(), init, strides,
@@ -265,7 +267,8 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
                                           b.getFloatAttr(floatType, identity));
   // Padding never wins a max or min; a mean counts padded elements (the
   // divisor is always the window size).
-  Value input = padImage(b, loc, op.getInput(), padding[0], padding[1], start);
+  Value input =
+      padImage(b, loc, op.getInput(), padding, op.getEndPadding(), start);
   Value init = filled(b, loc, type, start);
   Value windowShape = tensor::EmptyOp::create(b, loc, window, element);
   auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };

@@ -113,9 +113,9 @@ Value ElementEmitter::select(Value condition, Value outside,
   return branch.getResult(0);
 }
 
-Value ElementEmitter::padded(Value image, ArrayRef<Value> nchw,
-                             ArrayRef<int64_t> padding, Value outside) {
-  if (padding[0] == 0 && padding[1] == 0)
+Value ElementEmitter::padded(Value image, ArrayRef<Value> nchw, bool padding,
+                             Value outside) {
+  if (!padding)
     return emit(image, nchw);
   RankedTensorType type = tensorType(image);
   Value inside = arith::AndIOp::create(
@@ -211,7 +211,7 @@ Value ElementEmitter::conv(TensorConv2DOp op, ValueRange indices) {
     Value channel = firstChannel ? addIndex(firstChannel, c) : c;
     Value h = windowPosition(indices[2], strides[0], padding[0], r);
     Value w = windowPosition(indices[3], strides[1], padding[1], s);
-    Value x = padded(op.getInput(), {n, channel, h, w}, padding, zero);
+    Value x = padded(op.getInput(), {n, channel, h, w}, isPadded(padding), zero);
     return std::make_pair(x, emit(op.getFilter(), ValueRange{f, c, r, s}));
   };
   // sample_filter: the taps k = (c * height + r) * width + s with k mod rate
@@ -309,8 +309,8 @@ Value ElementEmitter::pool(TensorPoolOp op, ValueRange indices) {
   return poolWindow(op, [&](Value r, Value s, Value identity) {
     Value h = windowPosition(indices[2], strides[0], padding[0], r);
     Value w = windowPosition(indices[3], strides[1], padding[1], s);
-    return padded(op.getInput(), {indices[0], indices[1], h, w}, padding,
-                  identity);
+    return padded(op.getInput(), {indices[0], indices[1], h, w},
+                  op.isPadded(), identity);
   });
 }
 

@@ -25,6 +25,11 @@ inline SmallVector<int64_t> getInts(ArrayAttr attr) {
       attr, [](Attribute a) { return cast<IntegerAttr>(a).getInt(); });
 }
 
+/// Whether a window's `padding` (one per dimension) pads anything.
+inline bool isPadded(ArrayRef<int64_t> padding) {
+  return llvm::any_of(padding, [](int64_t p) { return p != 0; });
+}
+
 /// What is known of a leaf's values: whether each element costs a few
 /// operations (no reduction computes it), each value decided once.
 using ElementwiseValues = DenseMap<Value, bool>;
@@ -111,10 +116,9 @@ public:
   /// Whether the position `at` (which may be negative: a window over
   /// padding) lies in [0, size).
   Value within(Value at, int64_t size);
-  /// The element of the NCHW image `image` at (n, c, h, w), which lie
-  /// `padding` outside it at most; `outside` there.
-  Value padded(Value image, ArrayRef<Value> nchw, ArrayRef<int64_t> padding,
-               Value outside);
+  /// The element of the NCHW image `image` at (n, c, h, w); `outside` where
+  /// (h, w) lies outside it, which only a padded window's positions may.
+  Value padded(Value image, ArrayRef<Value> nchw, bool padding, Value outside);
 private:
   /// The indices of an operand of `type` broadcast to the result's indices.
   SmallVector<Value> broadcast(RankedTensorType type, ValueRange indices);

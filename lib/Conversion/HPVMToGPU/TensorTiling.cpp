@@ -254,7 +254,8 @@ Value TileEmitter::rhsAt(Value k, Value column, const Pixel &pixel) {
     SmallVector<int64_t> strides = getInts(conv.getStrides());
     Value h = e.windowPosition(pixel.h, strides[0], padding[0], tap[1]);
     Value w = e.windowPosition(pixel.w, strides[1], padding[1], tap[2]);
-    return e.padded(conv.getInput(), {pixel.n, tap[0], h, w}, padding, zero);
+    return e.padded(conv.getInput(), {pixel.n, tap[0], h, w},
+                    isPadded(padding), zero);
   }
   return productOperand(cast<TensorMulOp>(tiled.product).getRhs(), k, column);
 }

@@ -301,10 +301,13 @@ typedef enum hpvm_rt_tensor_pool_kind_e {
 } hpvm_rt_tensor_pool_kind_t;
 
 /* output[n][c][oh][ow] = the max / min / mean of each window_h x window_w window of input
- * (NCHW; padding pad_h / pad_w on both sides never wins a max or min and adds 0 to a mean),
- * windows stride_h / stride_w apart; oh = (h + 2 * pad_h - window_h) / stride_h + 1, likewise
- * ow. One plane per task on the thread pool. Inconsistent arguments: nothing is computed,
- * with a warning. */
+ * (NCHW; padding never wins a max or min and adds 0 to a mean), windows stride_h / stride_w
+ * apart, the first at row -pad_h and column -pad_w. The image is padded by pad_h before its
+ * first row and by pad_end_h after its last, where oh = (h + pad_h + pad_end_h - window_h) /
+ * stride_h + 1 for some 0 <= pad_end_h < window_h (pad_end_h = pad_h: the same padding on
+ * both sides; more: ceil_mode, the last window over the end of the image); likewise ow.
+ * One plane per task on the thread pool. Inconsistent arguments: nothing is computed, with
+ * a warning. */
 HPVM_RT_EXPORT void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind,
                                             int64_t n, int64_t c, int64_t h, int64_t w,
                                             int64_t window_h, int64_t window_w,

@@ -22,6 +22,18 @@ static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
                  p->out_h, p->out_w);
 }
 
+/* Whether `out` windows of `window` at `stride`, the first at -pad, are those of an image of
+ * `size` padded by pad before it and by some end padding in [0, window) after it (an empty
+ * image: no windows). */
+static int pool_extent_valid(int64_t size, int64_t window, int64_t stride, int64_t pad,
+                             int64_t out) {
+  if (size == 0)
+    return out == 0;
+  int64_t fewest = size + pad >= window ? (size + pad - window) / stride + 1 : 1;
+  int64_t most = (size + pad - 1) / stride + 1;
+  return out >= fewest && out <= most;
+}
+
 void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind, int64_t n,
                              int64_t c, int64_t h, int64_t w, int64_t window_h,
                              int64_t window_w, int64_t stride_h, int64_t stride_w,
@@ -31,8 +43,8 @@ void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind, in
     return;
   if (kind < HPVM_RT_TENSOR_POOL_MAX || kind > HPVM_RT_TENSOR_POOL_MEAN || window_h <= 0 ||
       window_w <= 0 || stride_h <= 0 || stride_w <= 0 ||
-      oh != (h + 2 * pad_h - window_h) / stride_h + 1 ||
-      ow != (w + 2 * pad_w - window_w) / stride_w + 1) {
+      !pool_extent_valid(h, window_h, stride_h, pad_h, oh) ||
+      !pool_extent_valid(w, window_w, stride_w, pad_w, ow)) {
     hpvm_warning("hpvm_rt_tensor_pool_f32: inconsistent kind, window, strides or shapes (kind "
                  "%lld, input %lldx%lld, window %lldx%lld, stride %lldx%lld, output %lldx%lld); "
                  "nothing computed",

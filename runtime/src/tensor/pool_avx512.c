@@ -226,7 +226,7 @@ void hpvm_tensor_pool_plane_avx512(const float *in, float *out, int64_t kind, in
                                    int64_t stride_h, int64_t stride_w, int64_t pad_h,
                                    int64_t pad_w, int64_t oh, int64_t ow) {
   int two_by_two = window_h == 2 && window_w == 2 && stride_h == 2 && stride_w == 2 &&
-                   pad_h == 0 && pad_w == 0;
+                   pad_h == 0 && pad_w == 0 && 2 * oh <= h && 2 * ow <= w;
   int global = window_h == h && window_w == w && oh == 1 && ow == 1;
   int handled = !two_by_two && !global && (stride_w == 1 || stride_w == 2) &&
                 window_w <= POOL_MAX_WINDOW_W && w <= (1 << 28);

@@ -44,6 +44,9 @@
 // KERN: call @hpvm_rt_tensor_pool_f32(%{{.*}}, %{{.*}}, %c2_i64,
 // KERN-NOT: linalg.generic
 // KERN: hpvm.return
+// A ceil_mode pool: the begin padding (0) and the output's size, 4 x 4.
+// KERN-LABEL: hpvm.leaf @ceil_pool(
+// KERN: call @hpvm_rt_tensor_pool_f32(%{{.*}}, %{{.*}}, %c0_i64, %c1_i64, %c2_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c4_i64, %c4_i64)
 // A result used twice, or added to a tensor that is not one value per filter,
 // keeps its add and activation as generics.
 // KERN-LABEL: hpvm.leaf @not_fused(
@@ -153,6 +156,18 @@ hpvm.leaf @pools(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x
   %min = hpvm.tensor.pool min %x {window = [2, 2], strides = [2, 2]} : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
   %mean = hpvm.tensor.pool mean %x {window = [3, 3], strides = [3, 3], padding = [0, 0]} : tensor<1x2x6x6xf32> -> tensor<1x2x2x2xf32>
   hpvm.return %max, %min, %mean : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>
+}
+
+// A pool padded after the image only (ceil_mode): the padded image has the
+// end padding alone (8 + 1 rows); the runtime's kernel takes the begin padding
+// (0) and the output's size, 4 x 4 where floor mode gives 3 x 3.
+// CHECK-LABEL: hpvm.leaf @ceil_pool(
+// CHECK: tensor.empty() : tensor<1x2x9x9xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %cst : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x9x9xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+hpvm.leaf @ceil_pool(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>) {
+  %max = hpvm.tensor.pool max %x {window = [3, 3], strides = [2, 2], padding_end = [1, 1]} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+  hpvm.return %max : tensor<1x2x4x4xf32>
 }
 
 // tanh(x) = 1 - 2 / (exp(2x) + 1), sigmoid(x) = 1 / (1 + exp(-x)); each exp

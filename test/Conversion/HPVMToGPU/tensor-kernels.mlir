@@ -78,6 +78,15 @@ hpvm.leaf @global(%x: tensor<1x2x7x7xf32>, %w: tensor<4x2x1x1xf32>) -> (tensor<1
   hpvm.return %p : tensor<1x4x1x1xf32>
 }
 
+// A ceil_mode pool (padded after the image only): its windows over the end
+// of the image check their bounds (the gpu.func's checks below).
+// CHECK-LABEL: hpvm.leaf @ceil_pool(
+// CHECK-SAME: hpvm.kernel = @hpvm_kernels::@ceil_pool
+hpvm.leaf @ceil_pool(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<gpu>]} {
+  %p = hpvm.tensor.pool max %x {window = [3, 3], strides = [2, 2], padding_end = [1, 1]} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+  hpvm.return %p : tensor<1x2x4x4xf32>
+}
+
 // Not hinted: no kernel.
 // CHECK-LABEL: hpvm.leaf @host_only(
 // CHECK-NOT: hpvm.kernel
@@ -198,6 +207,19 @@ func.func @run(%x: memref<1x1x6x6xf32>, %b: memref<1x2x1x1xf32>, %f: memref<2x16
 // CHECK: arith.select
 // CHECK: arith.select
 // CHECK: memref.store
+// CHECK: gpu.return
+
+// The ceil_mode pool's taps: rows and columns below 8 are read, the others
+// are -inf (the last windows' third row and column).
+// CHECK-LABEL: gpu.func @ceil_pool(
+// CHECK: %[[LOWEST:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK: arith.cmpi slt, %{{.*}}, %[[EIGHT]] : index
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: memref.load
+// CHECK: } else {
+// CHECK: scf.yield %[[LOWEST]] : f32
+// CHECK: arith.maximumf
 // CHECK: gpu.return
 
 // The host: the output allocated before the launch (the kernel writes every

@@ -228,12 +228,15 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
   // CHECK: hpvm.tensor.pool max %{{.*}} {strides = [2, 2], window = [2, 2]} : tensor<2x8x5x5xf32> -> tensor<2x8x2x2xf32>
   // CHECK: hpvm.tensor.pool min %{{.*}} {padding = [1, 1], strides = [1, 1], window = [3, 3]} : tensor<2x8x5x5xf32> -> tensor<2x8x5x5xf32>
   // CHECK: hpvm.tensor.pool mean %{{.*}} {error = #hpvm.error<l1 = 1.000000e+00, l2 = 2.000000e+00>, strides = [1, 2], window = [1, 2]}
+  // CHECK: hpvm.tensor.pool max %{{.*}} {padding_end = [1, 0], strides = [2, 2], window = [2, 2]} : tensor<2x8x5x5xf32> -> tensor<2x8x3x2xf32>
   %p = hpvm.tensor.pool max %cr {window = [2, 2], strides = [2, 2], padding = [0, 0]}
          : tensor<2x8x5x5xf32> -> tensor<2x8x2x2xf32>
   %pmin = hpvm.tensor.pool min %cr {window = [3, 3], strides = [1, 1], padding = [1, 1]}
          : tensor<2x8x5x5xf32> -> tensor<2x8x5x5xf32>
   %pmean = hpvm.tensor.pool mean %cr {window = [1, 2], strides = [1, 2],
          error = #hpvm.error<l1 = 1.0, l2 = 2.0>} : tensor<2x8x5x5xf32> -> tensor<2x8x5x2xf32>
+  %pceil = hpvm.tensor.pool max %cr {window = [2, 2], strides = [2, 2], padding_end = [1, 0]}
+         : tensor<2x8x5x5xf32> -> tensor<2x8x3x2xf32>
   // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>
   // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} : (tensor<6x3x5xf32>, tensor<6x5x2xf32>) -> tensor<6x3x2xf32>
   %mm = hpvm.tensor.mul %m, %k : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>

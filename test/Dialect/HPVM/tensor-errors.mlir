@@ -166,6 +166,32 @@ hpvm.leaf @f(%x: tensor<1x8x26x26xf32>) {
 
 // -----
 
+hpvm.leaf @f(%x: tensor<1x8x27x27xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects padding_end smaller than the window 3x3, found [3, 1]}}
+  %r = hpvm.tensor.pool max %x {window = [3, 3], strides = [2, 2], padding_end = [3, 1]} : tensor<1x8x27x27xf32> -> tensor<1x8x14x13xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x8x27x27xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects padding_end >= 0, found [0, -1]}}
+  %r = hpvm.tensor.pool max %x {window = [3, 3], strides = [2, 2], padding_end = [0, -1]} : tensor<1x8x27x27xf32> -> tensor<1x8x13x13xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x8x27x27xf32>) {
+  // A ceil_mode pool's result counts the windows over the end of the image.
+  // expected-error @+2 {{'hpvm.tensor.pool' op inferred type(s) 'tensor<1x8x14x13xf32>' are incompatible with return type(s) of operation 'tensor<1x8x13x13xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = hpvm.tensor.pool max %x {window = [3, 3], strides = [2, 2], padding = [0, 0], padding_end = [2, 0]} : tensor<1x8x27x27xf32> -> tensor<1x8x13x13xf32>
+  hpvm.return
+}
+
+// -----
+
 hpvm.leaf @f(%x: tensor<1x8x26x26xf32>) {
   // expected-error @+2 {{'hpvm.tensor.pool' op inferred type(s) 'tensor<1x8x13x13xf32>' are incompatible with return type(s) of operation 'tensor<1x8x26x26xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -70,26 +70,36 @@ static bool readPair(ArrayAttr attr, int64_t (&out)[2]) {
   return true;
 }
 
-/// Output extent of a sliding window over `size` (dynamic stays dynamic).
-static int64_t windowOutput(int64_t size, int64_t window, int64_t padding,
-                            int64_t stride) {
+/// Output extent of a sliding window over `size` padded by `before` and
+/// `after` (dynamic stays dynamic).
+static int64_t windowOutput(int64_t size, int64_t window, int64_t before,
+                            int64_t after, int64_t stride) {
   if (ShapedType::isDynamic(size) || ShapedType::isDynamic(window))
     return ShapedType::kDynamic;
-  return (size + 2 * padding - window) / stride + 1;
+  return (size + before + after - window) / stride + 1;
 }
 
 /// Checks padding/strides/window of a 2-D sliding window op and computes the
 /// spatial output sizes from input sizes `in` and window sizes `window`.
+/// `endAttr`, where given, pads after the image (a pool's `padding_end`);
+/// otherwise `paddingAttr` pads both sides.
 static LogicalResult inferWindow(std::optional<Location> location,
                                  StringRef opName, ArrayAttr paddingAttr,
                                  ArrayAttr stridesAttr, const int64_t (&in)[2],
                                  const int64_t (&window)[2],
-                                 int64_t (&out)[2]) {
-  int64_t padding[2], strides[2];
+                                 int64_t (&out)[2],
+                                 ArrayAttr endAttr = nullptr) {
+  int64_t padding[2], strides[2], end[2];
   if (!readPair(paddingAttr, padding) || !readPair(stridesAttr, strides))
     return shapeError(location, opName,
                       "expects 'padding' and 'strides' to have 2 integers "
                       "(height, width)");
+  if (!endAttr)
+    std::copy(padding, padding + 2, end);
+  else if (!readPair(endAttr, end))
+    return shapeError(location, opName,
+                      "expects 'padding_end' to have 2 integers (height, "
+                      "width)");
   for (unsigned i = 0; i < 2; ++i) {
     if (strides[i] <= 0)
       return shapeError(location, opName,
@@ -99,16 +109,21 @@ static LogicalResult inferWindow(std::optional<Location> location,
       return shapeError(location, opName,
                         llvm::formatv("expects padding >= 0, found [{0}, {1}]",
                                       padding[0], padding[1]));
+    if (end[i] < 0)
+      return shapeError(location, opName,
+                        llvm::formatv("expects padding_end >= 0, found [{0}, "
+                                      "{1}]",
+                                      end[0], end[1]));
     if (!ShapedType::isDynamic(in[i]) && !ShapedType::isDynamic(window[i]) &&
-        in[i] + 2 * padding[i] < window[i])
+        in[i] + padding[i] + end[i] < window[i])
       return shapeError(
           location, opName,
           llvm::formatv("window {0}x{1} is larger than the padded input "
                         "{2}x{3}",
                         dimText(window[0]), dimText(window[1]),
-                        dimText(in[0] + 2 * padding[0]),
-                        dimText(in[1] + 2 * padding[1])));
-    out[i] = windowOutput(in[i], window[i], padding[i], strides[i]);
+                        dimText(in[0] + padding[0] + end[0]),
+                        dimText(in[1] + padding[1] + end[1])));
+    out[i] = windowOutput(in[i], window[i], padding[i], end[i], strides[i]);
   }
   return success();
 }
@@ -320,18 +335,23 @@ static LogicalResult inferTensorPoolOpStrict(std::optional<Location> location,
     return shapeError(location, name,
                       llvm::formatv("expects a window > 0, found [{0}, {1}]",
                                     window[0], window[1]));
+  // A window entirely in padding would have no element of the image.
   int64_t padding[2];
-  if (readPair(adaptor.getPadding(), padding) &&
-      (padding[0] >= window[0] || padding[1] >= window[1]))
-    return shapeError(location, name,
-                      llvm::formatv("expects padding smaller than the window "
-                                    "{0}x{1}, found [{2}, {3}]",
-                                    window[0], window[1], padding[0],
-                                    padding[1]));
+  for (auto [attrName, attr] :
+       {std::pair<StringRef, ArrayAttr>{"padding", adaptor.getPadding()},
+        {"padding_end", adaptor.getPaddingEndAttr()}})
+    if (readPair(attr, padding) &&
+        (padding[0] >= window[0] || padding[1] >= window[1]))
+      return shapeError(location, name,
+                        llvm::formatv("expects {0} smaller than the window "
+                                      "{1}x{2}, found [{3}, {4}]",
+                                      attrName, window[0], window[1],
+                                      padding[0], padding[1]));
   int64_t in[2] = {input.getDimSize(2), input.getDimSize(3)};
   int64_t out[2];
   if (failed(inferWindow(location, name, adaptor.getPadding(),
-                         adaptor.getStrides(), in, window, out)))
+                         adaptor.getStrides(), in, window, out,
+                         adaptor.getPaddingEndAttr())))
     return failure();
   results.push_back(RankedTensorType::get(
       {input.getDimSize(0), input.getDimSize(1), out[0], out[1]},
@@ -491,6 +511,20 @@ HPVM_INFERRED_TENSOR_OP(TensorConv2DOp)
 HPVM_INFERRED_TENSOR_OP(TensorPoolOp)
 HPVM_INFERRED_TENSOR_OP(TensorReduceOp)
 #undef HPVM_INFERRED_TENSOR_OP
+
+SmallVector<int64_t> TensorPoolOp::getEndPadding() {
+  ArrayAttr end = getPaddingEndAttr();
+  return llvm::map_to_vector(end ? end : getPadding(), [](Attribute a) {
+    return cast<IntegerAttr>(a).getInt();
+  });
+}
+
+bool TensorPoolOp::isPadded() {
+  auto nonzero = [](Attribute a) { return cast<IntegerAttr>(a).getInt() != 0; };
+  ArrayAttr end = getPaddingEndAttr();
+  return llvm::any_of(getPadding(), nonzero) ||
+         (end && llvm::any_of(end, nonzero));
+}
 
 // batchnorm has its own verifier (epsilon) besides the shape rules.
 HPVM_LENIENT_INFERENCE(TensorBatchNormOp)

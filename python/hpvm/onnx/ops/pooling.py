@@ -51,20 +51,13 @@ def _pool_common(im: Importer, node: _Node, kind: str) -> None:
         return
     padded = any(begin) or any(end)
     if kind == "max" or count_include_pad or not padded:
-        if begin == end:
-            y = T.pool(x2, kind, tuple(kernel), tuple(strides), tuple(begin), name=name)
-        else:
-            fill = -np.inf if kind == "max" else 0.0
-            x2 = T.pad(x2, [0, 0] + begin, [0, 0] + end, fill)
-            y = T.pool(x2, kind, tuple(kernel), tuple(strides), (0, 0), name=name)
+        y = T.pool(x2, kind, tuple(kernel), tuple(strides), tuple(begin), name=name,
+                   padding_end=tuple(end))
     else:
         # The mean of the elements inside the image only: the window mean (which
         # counts padding) times area / count of each output position.
-        if begin == end:
-            y = T.pool(x2, "mean", tuple(kernel), tuple(strides), tuple(begin))
-        else:
-            y = T.pool(T.pad(x2, [0, 0] + begin, [0, 0] + end, 0.0), "mean", tuple(kernel),
-                       tuple(strides), (0, 0))
+        y = T.pool(x2, "mean", tuple(kernel), tuple(strides), tuple(begin),
+                   padding_end=tuple(end))
         inside = np.pad(np.ones(x2.shape[2:]), list(zip(begin, end)))
         counts = np.empty(y.shape[2:])
         for i in range(counts.shape[0]):
@@ -94,16 +87,16 @@ def _ceil_extra(spatial: Sequence[int], kernel: Sequence[int], strides: Sequence
 def _ceil_pool(x2: Tensor, kind: str, kernel: Sequence[int], strides: Sequence[int],
                begin: Sequence[int], end: Sequence[int], extra: Sequence[int],
                count_include_pad: int, name: Optional[str]) -> Tensor:
-    """Pooling whose last windows hang past the padded input (ceil_mode 1): the input is
-    padded by `extra` more elements at the end. Max ignores them (-inf); the average
-    divides by the elements of the window inside the input (count_include_pad 0) or
-    inside the input and its pads (count_include_pad 1), never counting `extra`."""
+    """Pooling whose last windows hang past the padded input (ceil_mode 1): the pool's end
+    padding grows by `extra`. Max ignores it; the average divides by the elements of the
+    window inside the input (count_include_pad 0) or inside the input and its pads
+    (count_include_pad 1), never counting `extra`."""
     after = [e + x for e, x in zip(end, extra)]
     if kind == "max":
-        x2 = T.pad(x2, [0, 0] + list(begin), [0, 0] + after, -np.inf)
-        return T.pool(x2, "max", tuple(kernel), tuple(strides), (0, 0), name=name)
-    y = T.pool(T.pad(x2, [0, 0] + list(begin), [0, 0] + after, 0.0), "mean", tuple(kernel),
-               tuple(strides), (0, 0))
+        return T.pool(x2, "max", tuple(kernel), tuple(strides), tuple(begin), name=name,
+                      padding_end=tuple(after))
+    y = T.pool(x2, "mean", tuple(kernel), tuple(strides), tuple(begin),
+               padding_end=tuple(after))
     spatial = x2.shape[2:]
     if count_include_pad:
         inside = np.pad(np.ones([s + b + e for s, b, e in zip(spatial, begin, end)]),

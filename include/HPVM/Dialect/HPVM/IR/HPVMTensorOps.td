@@ -79,21 +79,42 @@ def HPVM_TensorConv2DOp : HPVM_InferredTensorOp<"conv2d"> {
 def HPVM_TensorPoolOp : HPVM_InferredTensorOp<"pool"> {
   let summary = "2-D pooling (max, min or mean) over windows of an NCHW image";
   let description = [{
-    Reduces each `window` of the padded image with `kind`; the result is
-    `[N, C, (H + 2*padding[0] - window[0]) / strides[0] + 1, ...]`.
+    Reduces each `window` of the padded image with `kind`. `padding` is added
+    before the first row and column; `padding_end`, where present, after the
+    last ones (absent: `padding` on both sides). The padding never wins a max
+    or min, and a mean counts it as zeros (it divides by the window's size).
+    The result is
+    `[N, C, (H + padding[0] + padding_end[0] - window[0]) / strides[0] + 1, ...]`;
+    every padding is smaller than the window.
+
+    An end padding larger than the begin padding is ONNX's and PyTorch's
+    `ceil_mode`: the last window hangs over the end of the image.
 
     ```mlir
     %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2], padding = [0, 0]}
         : tensor<1x8x26x26xf32> -> tensor<1x8x13x13xf32>
+    // ceil_mode: 3x3 windows at stride 2 over 27x27 leave 13x13 (floor)
+    // or, with one row and column more at the end, 14x14.
+    %q = hpvm.tensor.pool max %s {window = [3, 3], strides = [2, 2], padding = [0, 0],
+                                  padding_end = [1, 1]}
+        : tensor<1x8x27x27xf32> -> tensor<1x8x14x14xf32>
     ```
   }];
   let arguments = !con((ins HPVM_PoolKindEnum:$kind, HPVM_FloatTensor:$input,
       ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>:$window,
       ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>:$strides,
-      DefaultValuedAttr<ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>, "{0, 0}">:$padding),
+      DefaultValuedAttr<ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>, "{0, 0}">:$padding,
+      OptionalAttr<ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>>:$padding_end),
       errorArgs);
   let results = (outs HPVM_FloatTensor:$result);
   let assemblyFormat = "$kind $input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDeclaration = [{
+    /// The padding after the last row and column: `padding_end`, or
+    /// `padding` where it is absent.
+    ::llvm::SmallVector<int64_t> getEndPadding();
+    /// Whether any side of the image is padded.
+    bool isPadded();
+  }];
 }
 
 class HPVM_TensorActivationOp<string mnemonic, string formula>
