@@ -9,7 +9,8 @@
  * next allocation of that class, up to HPVM_BUFFER_CACHE_LIMIT bytes in all; beyond it they go
  * back to the system. Smaller blocks go straight to malloc. Every block carries a header in
  * front of the pointer handed out (its class, its base pointer, a check word), so _free needs
- * no size and rejects pointers it did not hand out (with a warning, nothing freed). */
+ * no size and rejects pointers it did not hand out (with a warning, nothing freed). The
+ * runtime's kernels take their scratch memory from here too (hpvm_scratch_alloc). */
 #include "mem/buffer_cache.h"
 
 #include "base/trace.h"
@@ -130,6 +131,10 @@ void _mlir_memref_to_llvm_free(void *pointer) {
   header->magic = 0; /* a second free of the same pointer is caught above */
   free(base);
 }
+
+void *hpvm_scratch_alloc(size_t bytes) { return allocate(HEADER_ALIGN, bytes ? bytes : 1); }
+
+void hpvm_scratch_free(void *pointer) { _mlir_memref_to_llvm_free(pointer); }
 
 void hpvm_buffer_cache_release(void) {
   pthread_mutex_lock(&lock);

@@ -220,8 +220,8 @@ static void run_tasks(void *context, const hpvm_rt_instance_range_t *range) {
         block_unpacked(c, y0, rows, x0, cols);
     }
   }
-  free(p_pack);
-  free(q_pack);
+  hpvm_scratch_free(p_pack);
+  hpvm_scratch_free(q_pack);
 }
 
 int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, const float *q,
@@ -271,7 +271,7 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   float *packs = NULL;
   if (!without_memory && !per_task_packing && (c.row_blocks > 1 || c.col_blocks > 1) &&
       packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
-      (packs = hpvm_tensor_take_buffer(packed))) {
+      (packs = hpvm_tensor_alloc_panels(packed))) {
     c.p_all = packs;
     c.q_all = packs + c.rows_padded * depth;
   }
@@ -283,6 +283,6 @@ int32_t hpvm_rt_contract_f32(const float *p, int64_t p_row, int64_t p_depth, con
   }
   int64_t extents[2] = {c.col_blocks, c.row_blocks};
   hpvm_tensor_run_grid(2, extents, run_tasks, &c);
-  hpvm_tensor_give_back(packs);
+  hpvm_scratch_free(packs);
   return 0;
 }

@@ -62,20 +62,22 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
                                                  d->out_w, d->pad_w, d->stride_h, d->stride_w);
   /* Zeroed once: every plane writes the same positions (the padding stays zero). Without
    * memory, or for a window too large, the kernel runs its scalar loops. */
-  float *scratch = floats ? calloc((size_t)floats, sizeof(float)) : NULL;
+  float *scratch = floats ? hpvm_scratch_alloc(sizeof(float) * (size_t)floats) : NULL;
+  if (scratch)
+    memset(scratch, 0, sizeof(float) * (size_t)floats);
   int64_t plane = range->begin[0], end = range->end[0];
   if (d->lanes) {
     int64_t padded = hpvm_tensor_depthwise_lanes_scratch(d->height, d->width, d->pad_h,
                                                          d->pad_w, d->stride_h, d->stride_w,
                                                          d->kernel_h, d->kernel_w, d->out_h,
                                                          d->out_w);
-    float *lanes = malloc(sizeof(float) * (size_t)padded);
+    float *lanes = hpvm_scratch_alloc(sizeof(float) * (size_t)padded);
     int64_t total = d->images * d->channels;
     plane *= 16;
     end = end * 16 < total ? end * 16 : total;
     for (; lanes && plane + 16 <= end; plane += 16)
       depthwise_lanes(d, kernels, plane, logistic, lanes);
-    free(lanes);
+    hpvm_scratch_free(lanes);
   }
   for (; plane < end; ++plane) {
     int64_t c = plane % d->channels;
@@ -88,7 +90,7 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
       kernels->activate(d->output + plane * d->out_h * d->out_w, d->out_h * d->out_w,
                         d->activation, d->activation_max);
   }
-  free(scratch);
+  hpvm_scratch_free(scratch);
 }
 
 /* Stride-1 convolutions run directly over blocks of MR filters x NR output columns, the
@@ -293,8 +295,9 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
                      : padded ? rows + d->kernel_h - 1
                               : d->kernel_h;
     int64_t slab_w = flat ? flat_w : padded ? d->plane_w : tail_w;
-    float *slab = d->packed ? malloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * slab_w))
-                            : NULL;
+    float *slab =
+        d->packed ? hpvm_scratch_alloc(sizeof(float) * (size_t)(d->per_group_c * slab_h * slab_w))
+                  : NULL;
     if (!slab) {
       direct_unpacked(d, image, group, y0, rows, x_begin, x_end, f_begin, f_end);
       continue;
@@ -318,7 +321,7 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
     }
     if (flat) {
       direct_flat(d, slab, slab_h, slab_w, out, rows, group);
-      free(slab);
+      hpvm_scratch_free(slab);
       continue;
     }
     int64_t pass = filters_per_pass(d);
@@ -369,7 +372,7 @@ static void run_direct(void *context, const hpvm_rt_instance_range_t *range) {
           }
         }
     }
-    free(slab);
+    hpvm_scratch_free(slab);
   }
 }
 
@@ -415,7 +418,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
                                              pack_direct, d);
   }
   if (!job.packed && !hpvm_tensor_conv_memory_refused()) {
-    own = malloc(sizeof(float) * (size_t)weight_floats);
+    own = hpvm_scratch_alloc(sizeof(float) * (size_t)weight_floats);
     if (own)
       pack_direct(d, own);
     job.packed = own;
@@ -445,7 +448,7 @@ static void conv_direct(const float *input, const float *filter, const float *bi
   d->col_blocks = ceil_div(ow, d->cols_per_task);
   int64_t extents[2] = {tasks * d->col_blocks, 1};
   hpvm_tensor_run_grid(1, extents, run_direct, &job);
-  free(own);
+  hpvm_scratch_free(own);
 }
 
 int hpvm_tensor_conv_args_valid(const char *what, const float *input, const float *filter,
@@ -550,9 +553,9 @@ static int pointwise_picked(const char *what, const float *input, const float *f
                             int64_t w, int64_t f, int64_t oh, int64_t ow, int64_t pad_h,
                             int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
                             int64_t activation, double activation_max, int constant) {
-  float *picked = hpvm_tensor_conv_memory_refused() ? NULL
-                                 : malloc(sizeof(float) *
-                                          (size_t)(n * c * oh * ow > 0 ? n * c * oh * ow : 1));
+  float *picked = hpvm_tensor_conv_memory_refused()
+                      ? NULL
+                      : hpvm_scratch_alloc(sizeof(float) * (size_t)(n * c * oh * ow));
   if (!picked)
     return 0;
   pick_t pick = {input, picked, h, w, oh, ow, pad_h, pad_w, stride_h, stride_w};
@@ -560,7 +563,7 @@ static int pointwise_picked(const char *what, const float *input, const float *f
   hpvm_tensor_run_grid(1, extents, run_pick, &pick);
   conv2d(what, picked, filter, bias, output, n, c, oh, ow, f, 1, 1, oh, ow, 0, 0, 1, 1, groups,
          activation, activation_max, constant);
-  free(picked);
+  hpvm_scratch_free(picked);
   return 1;
 }
 
@@ -618,7 +621,7 @@ static int conv_vector(const float *input, const float *filter, const float *bia
                                              transpose_filter, &job);
   }
   if (!transposed) {
-    own = malloc(sizeof(float) * (size_t)(c * f));
+    own = hpvm_scratch_alloc(sizeof(float) * (size_t)(c * f));
     if (!own)
       return 0;
     transpose_filter(&job, own);
@@ -627,7 +630,7 @@ static int conv_vector(const float *input, const float *filter, const float *bia
   job.transposed = transposed;
   int64_t extents[2] = {ceil_div(f, HPVM_TENSOR_SKINNY_COLS), 1};
   hpvm_tensor_run_grid(1, extents, run_vector, &job);
-  free(own);
+  hpvm_scratch_free(own);
   return 1;
 }
 
@@ -661,7 +664,7 @@ static void conv2d(const char *what, const float *input, const float *filter,
         cropped = hpvm_tensor_packed_constant(filter, NULL, layout, floats, crop_filter, &crop);
       }
       if (!cropped) {
-        own = malloc(sizeof(float) * (floats ? floats : 1));
+        own = hpvm_scratch_alloc(sizeof(float) * floats);
         if (own)
           crop_filter(&crop, own);
         cropped = own;
@@ -669,7 +672,7 @@ static void conv2d(const char *what, const float *input, const float *filter,
       if (cropped) {
         conv2d(what, input, cropped, bias, output, n, c, h, w, f, ckh, ckw, oh, ow, cpad_h,
                cpad_w, stride_h, stride_w, groups, activation, activation_max, constant && !own);
-        free(own);
+        hpvm_scratch_free(own);
         return;
       }
     }

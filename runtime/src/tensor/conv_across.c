@@ -240,7 +240,8 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
     /* The positions' offsets, then their outputs' offsets, then room for their sums. */
     int64_t sums = a->chunk < a->per_group_c ? padded * a->fb : 0;
     int64_t *offset =
-        a->padded ? malloc(2 * sizeof(int64_t) * (size_t)padded + sizeof(float) * (size_t)sums)
+        a->padded ? hpvm_scratch_alloc(2 * sizeof(int64_t) * (size_t)padded +
+                                       sizeof(float) * (size_t)sums)
                   : NULL;
     if (!offset) {
       int64_t o_end = fb1 * a->fb < a->per_group_f ? fb1 * a->fb : a->per_group_f;
@@ -252,7 +253,7 @@ static void run_across(void *context, const hpvm_rt_instance_range_t *range) {
     across_blocks(a, a->padded + (first * a->channels + group * a->per_group_c) * plane, offset,
                   out_at, (float *)(out_at + padded), count, first, group, plane, a->padded_w,
                   fb0, fb1);
-    free(offset);
+    hpvm_scratch_free(offset);
   }
 }
 
@@ -325,7 +326,7 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
                                            (size_t)(weight_floats + bias_floats), pack_across, &a);
   }
   if (!a.packed && !refused) {
-    own = malloc(sizeof(float) * (size_t)(weight_floats + bias_floats));
+    own = hpvm_scratch_alloc(sizeof(float) * (size_t)(weight_floats + bias_floats));
     if (own)
       pack_across(&a, own);
     a.packed = own;
@@ -336,7 +337,7 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
   a.padded_h = h + 2 * pad_h, a.padded_w = w + 2 * pad_w;
   float *padded = NULL;
   if (a.packed && (pad_h > 0 || pad_w > 0)) {
-    padded = malloc(sizeof(float) * (size_t)(n * c * a.padded_h * a.padded_w));
+    padded = hpvm_scratch_alloc(sizeof(float) * (size_t)(n * c * a.padded_h * a.padded_w));
     pad_job_t job = {&a, padded};
     int64_t planes[2] = {n * c, 1};
     if (padded)
@@ -349,6 +350,6 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
   if (wide)
     across_blocking(&a, k);
   hpvm_tensor_run_grid(1, extents, run_across, &a);
-  free(padded);
-  free(own);
+  hpvm_scratch_free(padded);
+  hpvm_scratch_free(own);
 }

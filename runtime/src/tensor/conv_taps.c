@@ -368,8 +368,9 @@ static void run_approx(void *context, const hpvm_rt_instance_range_t *range) {
     size_t positions = a->path != ACROSS_POSITIONS ? (size_t)(rows * a->out_w) : 0;
     size_t slab_floats = a->in_place ? 0 : (size_t)(a->per_group_c * a->slab_h * a->slab_w);
     int64_t *scratch =
-        a->weights ? malloc(2 * sizeof(int64_t) * positions + sizeof(float) * slab_floats + 1)
-                   : NULL;
+        a->weights
+            ? hpvm_scratch_alloc(2 * sizeof(int64_t) * positions + sizeof(float) * slab_floats)
+            : NULL;
     if (!scratch) {
       unpacked_block(a, image, group, o0, o1, y0, rows);
     } else {
@@ -393,7 +394,7 @@ static void run_approx(void *context, const hpvm_rt_instance_range_t *range) {
           scalar_positions(a, src, out, group, o0 - group * a->per_group_f,
                            o1 - group * a->per_group_f, offset, position, count);
       }
-      free(scratch);
+      hpvm_scratch_free(scratch);
     }
     /* Skipped rows need the rows above and below: here only when the task holds its planes. */
     if (a->knob != HPVM_RT_TENSOR_KNOB_PERFORATE_ROWS || a->row_tasks == 1)
@@ -473,7 +474,7 @@ static void pack(approx_t *a) {
                                              (size_t)(weight_floats + bias_floats), pack_taps, a);
   }
   if (!a->weights) {
-    a->own_weights = malloc(sizeof(float) * (size_t)(weight_floats + bias_floats + 1));
+    a->own_weights = hpvm_scratch_alloc(sizeof(float) * (size_t)(weight_floats + bias_floats));
     if (a->own_weights)
       pack_taps(a, a->own_weights);
     a->weights = a->own_weights;
@@ -553,5 +554,5 @@ void hpvm_tensor_conv_taps(const float *input, const float *filter, const float 
     hpvm_tensor_run_grid(1, planes, run_fill_rows, &a);
   }
   free(a.tap);
-  free(a.own_weights);
+  hpvm_scratch_free(a.own_weights);
 }

@@ -286,8 +286,8 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
   if (!s->b_all)
     b_pack = hpvm_tensor_alloc_panels(ceil_div(cols, s->nr) * s->nr * kc_max);
   if ((!s->a_all && !a_pack) || (!s->b_all && !b_pack)) {
-    free(a_pack);
-    free(b_pack);
+    hpvm_scratch_free(a_pack);
+    hpvm_scratch_free(b_pack);
     block_unpacked(s, p, i0, rows, j0, cols);
     return;
   }
@@ -325,8 +325,8 @@ static void block(const problem_set_t *s, int64_t p, int64_t i0, int64_t rows, i
     }
   }
   block_epilogue(s, p, i0, rows, j0, cols);
-  free(a_pack);
-  free(b_pack);
+  hpvm_scratch_free(a_pack);
+  hpvm_scratch_free(b_pack);
 }
 
 /* Packing both operands whole first: jobs of PACK_PANELS panels of one chunk of one problem.
@@ -397,7 +397,7 @@ static void solve(problem_set_t *s) {
   float *packs = NULL;
   if (s->k > 0 && (t.row_blocks * t.col_blocks > 1 || constant_b) &&
       packed <= HPVM_TENSOR_PACK_ALL_MAX / (int64_t)sizeof(float) &&
-      (packs = hpvm_tensor_take_buffer(packed))) {
+      (packs = hpvm_tensor_alloc_panels(packed))) {
     s->a_all = packs;
     s->b_all = constant_b ? constant_b : packs + s->count * s->rows_padded * s->k;
     s->a_groups = ceil_div(s->rows_padded / s->mr, PACK_PANELS);
@@ -409,7 +409,7 @@ static void solve(problem_set_t *s) {
   }
   int64_t extents[2] = {t.col_blocks, s->count * t.row_blocks};
   hpvm_tensor_run_sized(2, extents, run_tasks, &t, work);
-  hpvm_tensor_give_back(packs);
+  hpvm_scratch_free(packs);
   s->a_all = NULL;
   s->b_all = NULL;
 }

@@ -6,6 +6,7 @@
 #define HPVM_RT_TENSOR_KERNELS_H
 
 #include "hpvm/hpvm_rt.h"
+#include "mem/buffer_cache.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -74,10 +75,10 @@ typedef void (*hpvm_tensor_skinny_fn)(int64_t rows, int64_t k, int64_t kc, const
 static inline int64_t hpvm_tensor_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* A buffer of `floats` floats for packed panels, 64-byte aligned (a 512-bit load of a panel
- * never splits a cache line: 6-10% on 1024^3 products), or NULL; free() releases it. */
+ * never splits a cache line: 6-10% on 1024^3 products), or NULL; hpvm_scratch_free releases
+ * it. */
 static inline float *hpvm_tensor_alloc_panels(int64_t floats) {
-  size_t bytes = sizeof(float) * (size_t)(floats > 0 ? floats : 1);
-  return (float *)aligned_alloc(64, (bytes + 63) / 64 * 64);
+  return (float *)hpvm_scratch_alloc(sizeof(float) * (size_t)(floats > 0 ? floats : 1));
 }
 
 /* Packing (pack.c), into panels of `width` elements (<= HPVM_TENSOR_CONTRACT_NR_WIDE)
@@ -88,13 +89,6 @@ void hpvm_tensor_pack_rows(const float *a, int64_t lda, int64_t rows, int64_t kc
                            float *dst);
 void hpvm_tensor_pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t cols,
                               int64_t width, float *dst);
-
-/* A buffer of at least `floats` floats (64-byte aligned) for packing both operands of a
- * product whole, NULL without memory; hpvm_tensor_give_back returns it to be kept for the
- * next product (one is kept per process: fresh pages of megabytes cost their zeroing on every
- * call). pack.c. */
-float *hpvm_tensor_take_buffer(int64_t floats);
-void hpvm_tensor_give_back(float *data);
 
 /* At most this many bytes for both operands of a product packed whole before its blocks run;
  * beyond, each task packs its own blocks. */

@@ -4,7 +4,6 @@
  * to the next. */
 #include "kernels.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 /* n floats from src to dst: a constant-size copy (inlined: a few vector moves) for the panel
@@ -63,29 +62,4 @@ void hpvm_tensor_pack_columns(const float *b, int64_t ldb, int64_t kc, int64_t c
         memset(out + live, 0, sizeof(float) * (size_t)(width - live));
     }
   }
-}
-
-/* The buffer of the last whole packing, kept for the next call: a fresh one of megabytes is
- * fresh pages from the kernel, each faulted in and zeroed on first touch (a tenth of a 1024^3
- * product's time). One buffer, taken by one call at a time (a concurrent call allocates its
- * own), 64-byte aligned; its size (floats) in the first 64 bytes. */
-static _Atomic(float *) spare;
-
-float *hpvm_tensor_take_buffer(int64_t floats) {
-  float *buffer = atomic_exchange_explicit(&spare, NULL, memory_order_acquire);
-  if (buffer && *(int64_t *)buffer >= floats)
-    return buffer + 16;
-  free(buffer);
-  buffer = hpvm_tensor_alloc_panels(floats + 16);
-  if (!buffer)
-    return NULL;
-  *(int64_t *)buffer = floats;
-  return buffer + 16;
-}
-
-void hpvm_tensor_give_back(float *data) {
-  if (!data)
-    return;
-  float *old = atomic_exchange_explicit(&spare, data - 16, memory_order_acq_rel);
-  free(old);
 }
