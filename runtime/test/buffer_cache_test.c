@@ -1,7 +1,8 @@
 /* buffer_cache_test.c - the allocator behind compiled code's memref.alloc: blocks of 64 KiB
  * and more are reused after a free (same class), alignment holds, small blocks are not cached,
  * a foreign or doubly freed pointer frees nothing (with a warning), threads share it safely,
- * and hpvm_rt_shutdown releases the cache. */
+ * and hpvm_rt_shutdown releases the cache; hpvm_rt_buffer_last_use names exactly one last
+ * receiver per buffer. */
 #include "test_util.h"
 
 #include "mem/buffer_cache.h"
@@ -38,7 +39,51 @@ static void free_twice(void *arg) {
   exit(0);
 }
 
+/* Receivers of fanned-out buffers: three threads report on the same 64 buffers (each in its
+ * own order), round after round; exactly one report per buffer and round is the last. */
+enum { LAST_USE_BUFFERS = 64, LAST_USE_ROUNDS = 300, LAST_USE_THREADS = 3 };
+static char last_use_buffers[LAST_USE_BUFFERS];
+static int last_use_wins[LAST_USE_ROUNDS][LAST_USE_BUFFERS];
+static pthread_barrier_t last_use_round;
+
+static void *report(void *arg) {
+  int t = (int)(intptr_t)arg;
+  for (int r = 0; r < LAST_USE_ROUNDS; ++r) {
+    for (int i = 0; i < LAST_USE_BUFFERS; ++i) {
+      int b = (i * (2 * t + 1) + t * 7) % LAST_USE_BUFFERS; /* a permutation per thread */
+      if (hpvm_rt_buffer_last_use(&last_use_buffers[b], LAST_USE_THREADS))
+        __atomic_fetch_add(&last_use_wins[r][b], 1, __ATOMIC_RELAXED);
+    }
+    pthread_barrier_wait(&last_use_round); /* a round's buffers complete before the next */
+  }
+  return NULL;
+}
+
+static void check_last_use(void) {
+  char one = 0, two = 0;
+  CHECK(hpvm_rt_buffer_last_use(&one, 1) == 1); /* one receiver: always the last */
+  CHECK(hpvm_rt_buffer_last_use(&one, 0) == 1);
+  CHECK(hpvm_rt_buffer_last_use(&one, 3) == 0);
+  CHECK(hpvm_rt_buffer_last_use(&two, 2) == 0); /* counted apart from `one` */
+  CHECK(hpvm_rt_buffer_last_use(&one, 3) == 0);
+  CHECK(hpvm_rt_buffer_last_use(&two, 2) == 1);
+  CHECK(hpvm_rt_buffer_last_use(&one, 3) == 1);
+  CHECK(hpvm_rt_buffer_last_use(&one, 2) == 0); /* counted afresh once complete */
+  CHECK(hpvm_rt_buffer_last_use(&one, 2) == 1);
+  pthread_barrier_init(&last_use_round, NULL, LAST_USE_THREADS);
+  pthread_t threads[LAST_USE_THREADS];
+  for (int t = 0; t < LAST_USE_THREADS; ++t)
+    CHECK(pthread_create(&threads[t], NULL, report, (void *)(intptr_t)t) == 0);
+  for (int t = 0; t < LAST_USE_THREADS; ++t)
+    pthread_join(threads[t], NULL);
+  pthread_barrier_destroy(&last_use_round);
+  for (int r = 0; r < LAST_USE_ROUNDS; ++r)
+    for (int b = 0; b < LAST_USE_BUFFERS; ++b)
+      CHECK_EQ_INT(last_use_wins[r][b], 1);
+}
+
 int main(void) {
+  check_last_use();
   /* Reuse: a freed 1 MiB block comes back for the next allocation of its class. */
   void *a = _mlir_memref_to_llvm_alloc((1 << 20) - 1000);
   CHECK(a != NULL);

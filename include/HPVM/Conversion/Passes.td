@@ -239,7 +239,11 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     returns. Its output buffers are freed by whoever receives them last: the
     leaf at the other end of the (single) edge, or the host function after its
     last use of the `hpvm.wait` / `hpvm.pop` result (leaves instantiated once,
-    without an instance grid; others keep their buffers). A leaf that owns its
+    without an instance grid; others keep their buffers). A buffer that goes
+    along several edges is freed by the receiver every other one feeds, or,
+    where the graph does not order them (two branches from one input), by the
+    receiver that finishes last: each asks the runtime as it returns
+    (`hpvm_rt_buffer_last_use`, counting per address). A leaf that owns its
     input (frees it) and whose output is only a copy of it, reshaped or not
     (a Reshape, Flatten or Squeeze), returns the input's view instead: nothing
     is copied, and the receiver frees the buffer.
@@ -273,6 +277,7 @@ def ConvertHPVMTensorToLinalg : Pass<"convert-hpvm-tensor-to-linalg", "ModuleOp"
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

@@ -377,7 +377,8 @@ std::optional<PerInstanceMasks> getPerInstanceMasks(DenseI64ArrayAttr attr);
   X(ContractPays,        hpvm_rt_contract_pays,        "i(lll)")               \
   /* The buffer cache (the memref lowering's allocation functions) */          \
   X(MemrefAlloc,         _mlir_memref_to_llvm_alloc,   "p(l)")                 \
-  X(MemrefFree,          _mlir_memref_to_llvm_free,    "v(p)")
+  X(MemrefFree,          _mlir_memref_to_llvm_free,    "v(p)")                 \
+  X(BufferLastUse,       hpvm_rt_buffer_last_use,      "i(pl)")
 
 /// The C library's functions generated code calls (launch blocks, arrays of
 /// values per instance, barrier spills), in the same form; checked against

@@ -2,10 +2,16 @@
 // A bufferized tensor leaf returns fresh buffers; the graph hands each along
 // its edges or to the root's output. Ownership follows a buffer with exactly
 // one receiver; a buffer that fans out to several is freed by the receiver
-// that runs after all the others (see OwnedBuffers.h).
+// that runs after all the others, or by the one that finishes last where the
+// graph does not order them (see OwnedBuffers.h).
 #include "OwnedBuffers.h"
 
+#include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -173,8 +179,9 @@ struct Ownership {
   /// An owned buffer that goes along several edges (a residual's skip
   /// connection) is freed by the consumer that every other consumer reaches
   /// through edges: whatever order the graph runs in, it runs last (once,
-  /// when it receives it on several inputs). Every consumer must take part
-  /// and keep no view of it.
+  /// when it receives it on several inputs); without one, by whichever
+  /// finishes last (freeIfLast). Every consumer must take part and keep no
+  /// view of it.
   void freeFannedOut(const DenseSet<Port> &owned, const DenseMap<Port, unsigned> &consumers) {
     DenseMap<Port, SmallVector<EdgeOp>> edgesFrom;
     DenseMap<Value, SmallVector<Value>> successors;
@@ -213,6 +220,7 @@ struct Ownership {
       }
       if (!fine)
         continue;
+      bool freed = false;
       for (auto [last, edge] : llvm::zip(receivers, firstEdges)) {
         bool runsLast = llvm::all_of(receivers, [&, last = last](Value other) {
           return other == last || reaches(other, last);
@@ -223,9 +231,36 @@ struct Ownership {
         OpBuilder b(leaf.getBodyBlock().getTerminator());
         memref::DeallocOp::create(b, leaf.getLoc(),
                                   leaf.getBodyBlock().getArgument(edge.getDestPort()));
+        freed = true;
         break;
       }
+      if (!freed)
+        for (auto [receiver, edge] : llvm::zip(receivers, firstEdges))
+          freeIfLast(takingPart(receiver), edge.getDestPort(), receivers.size());
     }
+  }
+
+  /// Where no receiver of a fanned-out buffer is sure to run after the others
+  /// (two branches from one input), each asks the runtime as it returns
+  /// whether it is the last of the `receivers` done with the buffer, and that
+  /// one frees it: hpvm_rt_buffer_last_use counts the reports per address.
+  void freeIfLast(LeafOp leaf, unsigned port, size_t receivers) {
+    Location loc = leaf.getLoc();
+    Value buffer = leaf.getBodyBlock().getArgument(port);
+    OpBuilder b(leaf.getBodyBlock().getTerminator());
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+    Value pointer =
+        LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
+    Value count = arith::ConstantIntOp::create(b, loc, int64_t(receivers), 64);
+    Value last = abi::call(b, loc, module, abi::RuntimeFn::BufferLastUse, {pointer, count});
+    if (!last)
+      return; // the declaration failed (reported there): the buffer is kept
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, last, zero);
+    auto ifLast = scf::IfOp::create(b, loc, TypeRange{}, isLast, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifLast.thenBlock());
+    memref::DeallocOp::create(b, loc, buffer);
   }
 
   /// Frees a host's buffer after its last use, when every use is in its block

@@ -15,8 +15,10 @@ namespace mlir::hpvm {
 /// a launched root is freed by the host function after its last use of the
 /// `hpvm.wait` / `hpvm.pop` result; one that goes along several edges (a
 /// residual's skip connection) is freed by the consumer every other consumer
-/// reaches through edges (which therefore runs last), when no consumer keeps
-/// a view of it. Only leaves instantiated once, without an
+/// reaches through edges (which therefore runs last) or, where there is none
+/// (two branches from one input), by the consumer that finishes last, which
+/// each asks the runtime (hpvm_rt_buffer_last_use); either when no consumer
+/// keeps a view of it. Only leaves instantiated once, without an
 /// instance grid and without device versions take part; anything else keeps
 /// its buffers (a leak, never a double free). Only the node definitions in
 /// `converted` (those whose tensor interfaces this pass made buffers) and the

@@ -153,6 +153,16 @@ HPVM_RT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
 HPVM_RT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 HPVM_RT_EXPORT void _mlir_memref_to_llvm_free(void *pointer);
 
+/* Whether the caller is the last of `receivers` nodes that each received the buffer at `buffer`
+ * and are done with it: the graph hands a buffer that fans out to several leaves to all of
+ * them, and where none of them is sure to run after the others, each calls this as it
+ * returns; the call that completes the count returns 1 (that receiver frees the buffer), the
+ * others 0. Counted per address: a buffer is counted afresh once its count completed. The
+ * calls synchronize (a mutex): every receiver's reads of the buffer happen before the last
+ * call returns. receivers <= 1: 1. Without memory for the count: 0 (the buffer is kept: a
+ * leak, never a use after free). */
+HPVM_RT_EXPORT int32_t hpvm_rt_buffer_last_use(const void *buffer, int64_t receivers);
+
 /*===--------------------------------------------------------------------===*
  * Tensor kernels (hpvm.tensor.mul and hpvm.tensor.conv2d on the CPU, f32)
  *===--------------------------------------------------------------------===*/

@@ -1,7 +1,9 @@
 // The buffers bufferized tensor leaves return are freed by whoever receives them
 // last (freeHandedOnBuffers): a leaf consuming a fresh buffer along an edge frees
 // it, unless it hands it on as a view; the host frees what the root gives it.
-// Buffers of the host, and leaves instantiated twice, are never freed.
+// Buffers of the host, and leaves instantiated twice, are never freed. A buffer
+// that fans out is freed by the receiver the others feed, or by whichever
+// receiver finishes last (hpvm_rt_buffer_last_use).
 // RUN: hpvm-opt %s --convert-hpvm-tensor-to-linalg=kernels=false | FileCheck %s
 
 // The first leaf reads the host's buffer: never freed; its result is fresh.
@@ -140,4 +142,95 @@ hpvm.internal @host_reshape(%x: tensor<2x4xf32>) -> (tensor<8xf32>) {
   %a = hpvm.create_node @flat_host : !hpvm.node
   hpvm.bind_in %x -> %a[0] : tensor<2x4xf32>
   hpvm.bind_out %a[0] -> 0
+}
+
+// An output that fans out (a residual block's input) is freed by the receiver
+// every other receiver reaches through edges: here @skip_add, which @skip_branch
+// feeds; @skip_branch frees nothing.
+// CHECK-LABEL: hpvm.leaf @skip_source(
+// CHECK-LABEL: hpvm.leaf @skip_branch(
+// CHECK-NOT: memref.dealloc
+// CHECK-NOT: hpvm_rt_buffer_last_use
+// CHECK: hpvm.return
+// CHECK-LABEL: hpvm.leaf @skip_add(
+// CHECK-SAME: %[[SKIP:[^:]*]]: memref<4xf32>
+// CHECK-NOT: hpvm_rt_buffer_last_use
+// CHECK: memref.dealloc %[[SKIP]] : memref<4xf32>
+// CHECK: hpvm.return
+hpvm.leaf @skip_source(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
+hpvm.leaf @skip_branch(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %t = hpvm.tensor.tanh %x : tensor<4xf32>
+  hpvm.return %t : tensor<4xf32>
+}
+hpvm.leaf @skip_add(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>) {
+  %s = hpvm.tensor.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  hpvm.return %s : tensor<4xf32>
+}
+hpvm.internal @residual(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %a = hpvm.create_node @skip_source : !hpvm.node
+  %b = hpvm.create_node @skip_branch : !hpvm.node
+  %c = hpvm.create_node @skip_add : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : tensor<4xf32>
+  hpvm.edge %a[0] -> %b[0] one_to_one
+  hpvm.edge %a[0] -> %c[0] one_to_one
+  hpvm.edge %b[0] -> %c[1] one_to_one
+  hpvm.bind_out %c[0] -> 0
+}
+
+// Two branches from one output (a downsampling block's, an inception
+// module's), neither after the other: each asks the runtime whether it is the
+// last of the 2 receivers done with the buffer, and that one frees it.
+// CHECK-LABEL: hpvm.leaf @fork_source(
+// CHECK-LABEL: hpvm.leaf @fork_left(
+// CHECK-SAME: %[[L:[^:]*]]: memref<4xf32>
+// CHECK: %[[LA:.*]] = memref.extract_aligned_pointer_as_index %[[L]]
+// CHECK: %[[LI:.*]] = arith.index_cast %[[LA]] : index to i64
+// CHECK: %[[LP:.*]] = llvm.inttoptr %[[LI]] : i64 to !llvm.ptr
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK: %[[LAST:.*]] = llvm.call @hpvm_rt_buffer_last_use(%[[LP]], %[[TWO]]) : (!llvm.ptr, i64) -> i32
+// CHECK: %[[IS:.*]] = arith.cmpi ne, %[[LAST]], %{{.*}} : i32
+// CHECK: scf.if %[[IS]] {
+// CHECK-NEXT: memref.dealloc %[[L]] : memref<4xf32>
+// CHECK: hpvm.return
+// CHECK-LABEL: hpvm.leaf @fork_right(
+// CHECK-SAME: %[[R:[^:]*]]: memref<4xf32>
+// CHECK: llvm.call @hpvm_rt_buffer_last_use(%{{.*}}, %{{.*}}) : (!llvm.ptr, i64) -> i32
+// CHECK: scf.if
+// CHECK-NEXT: memref.dealloc %[[R]] : memref<4xf32>
+// CHECK: hpvm.return
+// The join frees both branches' outputs (one receiver each).
+// CHECK-LABEL: hpvm.leaf @fork_join(
+// CHECK-NOT: hpvm_rt_buffer_last_use
+// CHECK-COUNT-2: memref.dealloc
+// CHECK: hpvm.return
+hpvm.leaf @fork_source(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %r = hpvm.tensor.relu %x : tensor<4xf32>
+  hpvm.return %r : tensor<4xf32>
+}
+hpvm.leaf @fork_left(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %t = hpvm.tensor.tanh %x : tensor<4xf32>
+  hpvm.return %t : tensor<4xf32>
+}
+hpvm.leaf @fork_right(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %t = hpvm.tensor.sigmoid %x : tensor<4xf32>
+  hpvm.return %t : tensor<4xf32>
+}
+hpvm.leaf @fork_join(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>) {
+  %s = hpvm.tensor.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  hpvm.return %s : tensor<4xf32>
+}
+hpvm.internal @fork(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  %a = hpvm.create_node @fork_source : !hpvm.node
+  %l = hpvm.create_node @fork_left : !hpvm.node
+  %r = hpvm.create_node @fork_right : !hpvm.node
+  %j = hpvm.create_node @fork_join : !hpvm.node
+  hpvm.bind_in %x -> %a[0] : tensor<4xf32>
+  hpvm.edge %a[0] -> %l[0] one_to_one
+  hpvm.edge %a[0] -> %r[0] one_to_one
+  hpvm.edge %l[0] -> %j[0] one_to_one
+  hpvm.edge %r[0] -> %j[1] one_to_one
+  hpvm.bind_out %j[0] -> 0
 }
