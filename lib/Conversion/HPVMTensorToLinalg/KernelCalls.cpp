@@ -26,14 +26,14 @@
 using namespace mlir;
 using namespace mlir::hpvm;
 
-namespace {
-/// The aligned pointer of `buffer` as an !llvm.ptr.
-Value pointerOf(OpBuilder &b, Location loc, Value buffer) {
+Value mlir::hpvm::pointerOf(OpBuilder &b, Location loc, Value buffer) {
   Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
   return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
                                   integer);
 }
+
+namespace {
 
 /// The aligned pointer of the read-only, identity-layout buffer of `tensor`.
 Value readPointer(OpBuilder &b, Location loc, Value tensor) {

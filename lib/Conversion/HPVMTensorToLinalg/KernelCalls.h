@@ -19,6 +19,10 @@ namespace mlir::hpvm {
 void populateKernelCallPatterns(RewritePatternSet &patterns,
                                 PatternBenefit benefit);
 
+/// The aligned pointer of the memref `buffer` as an !llvm.ptr (what the
+/// runtime's functions take).
+Value pointerOf(OpBuilder &b, Location loc, Value buffer);
+
 } // namespace mlir::hpvm
 
 #endif // HPVM_CONVERSION_HPVMTENSORTOLINALG_KERNELCALLS_H

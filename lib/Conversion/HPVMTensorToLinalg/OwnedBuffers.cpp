@@ -5,13 +5,13 @@
 // that runs after all the others, or by the one that finishes last where the
 // graph does not order them (see OwnedBuffers.h).
 #include "OwnedBuffers.h"
+#include "KernelCalls.h"
 
 #include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -247,12 +247,9 @@ struct Ownership {
     Location loc = leaf.getLoc();
     Value buffer = leaf.getBodyBlock().getArgument(port);
     OpBuilder b(leaf.getBodyBlock().getTerminator());
-    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-    Value pointer =
-        LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
     Value count = arith::ConstantIntOp::create(b, loc, int64_t(receivers), 64);
-    Value last = abi::call(b, loc, module, abi::RuntimeFn::BufferLastUse, {pointer, count});
+    Value last = abi::call(b, loc, module, abi::RuntimeFn::BufferLastUse,
+                           {pointerOf(b, loc, buffer), count});
     if (!last)
       return; // the declaration failed (reported there): the buffer is kept
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);

@@ -306,11 +306,13 @@ Value ElementEmitter::roundTo(KnobKind format, Value x) {
 Value ElementEmitter::pool(TensorPoolOp op, ValueRange indices) {
   SmallVector<int64_t> strides = getInts(op.getStrides());
   SmallVector<int64_t> padding = getInts(op.getPadding());
+  // A pool padded after the image only (ceil_mode) checks its bounds too.
+  bool anyPadding = isPadded(padding) || isPadded(op.getEndPadding());
   return poolWindow(op, [&](Value r, Value s, Value identity) {
     Value h = windowPosition(indices[2], strides[0], padding[0], r);
     Value w = windowPosition(indices[3], strides[1], padding[1], s);
-    return padded(op.getInput(), {indices[0], indices[1], h, w},
-                  op.isPadded(), identity);
+    return padded(op.getInput(), {indices[0], indices[1], h, w}, anyPadding,
+                  identity);
   });
 }
 

@@ -189,15 +189,14 @@ hpvm.internal @residual(%x: tensor<4xf32>) -> (tensor<4xf32>) {
 // CHECK: %[[LA:.*]] = memref.extract_aligned_pointer_as_index %[[L]]
 // CHECK: %[[LI:.*]] = arith.index_cast %[[LA]] : index to i64
 // CHECK: %[[LP:.*]] = llvm.inttoptr %[[LI]] : i64 to !llvm.ptr
-// CHECK: %[[TWO:.*]] = arith.constant 2 : i64
-// CHECK: %[[LAST:.*]] = llvm.call @hpvm_rt_buffer_last_use(%[[LP]], %[[TWO]]) : (!llvm.ptr, i64) -> i32
+// CHECK: %[[LAST:.*]] = llvm.call @hpvm_rt_buffer_last_use(%[[LP]], %c2_i64) : (!llvm.ptr, i64) -> i32
 // CHECK: %[[IS:.*]] = arith.cmpi ne, %[[LAST]], %{{.*}} : i32
 // CHECK: scf.if %[[IS]] {
 // CHECK-NEXT: memref.dealloc %[[L]] : memref<4xf32>
 // CHECK: hpvm.return
 // CHECK-LABEL: hpvm.leaf @fork_right(
 // CHECK-SAME: %[[R:[^:]*]]: memref<4xf32>
-// CHECK: llvm.call @hpvm_rt_buffer_last_use(%{{.*}}, %{{.*}}) : (!llvm.ptr, i64) -> i32
+// CHECK: llvm.call @hpvm_rt_buffer_last_use(%{{.*}}, %c2_i64) : (!llvm.ptr, i64) -> i32
 // CHECK: scf.if
 // CHECK-NEXT: memref.dealloc %[[R]] : memref<4xf32>
 // CHECK: hpvm.return

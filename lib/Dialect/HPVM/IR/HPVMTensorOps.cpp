@@ -519,13 +519,6 @@ SmallVector<int64_t> TensorPoolOp::getEndPadding() {
   });
 }
 
-bool TensorPoolOp::isPadded() {
-  auto nonzero = [](Attribute a) { return cast<IntegerAttr>(a).getInt() != 0; };
-  ArrayAttr end = getPaddingEndAttr();
-  return llvm::any_of(getPadding(), nonzero) ||
-         (end && llvm::any_of(end, nonzero));
-}
-
 // batchnorm has its own verifier (epsilon) besides the shape rules.
 HPVM_LENIENT_INFERENCE(TensorBatchNormOp)
 #undef HPVM_LENIENT_INFERENCE

@@ -112,8 +112,6 @@ def HPVM_TensorPoolOp : HPVM_InferredTensorOp<"pool"> {
     /// The padding after the last row and column: `padding_end`, or
     /// `padding` where it is absent.
     ::llvm::SmallVector<int64_t> getEndPadding();
-    /// Whether any side of the image is padded.
-    bool isPadded();
   }];
 }
 
