@@ -45,27 +45,7 @@ def _pool_common(im: Importer, node: _Node, kind: str) -> None:
     count_include_pad = int(node.attr("count_include_pad", 0))
     name = node.leaf_name if rank == 4 else None
     extra = _ceil_extra(x2.shape[2:], kernel, strides, begin, end) if ceil_mode else [0, 0]
-    if any(extra):
-        im.set_output(node, _from_2d(_ceil_pool(x2, kind, kernel, strides, begin, end, extra,
-                                                count_include_pad, name), rank))
-        return
-    padded = any(begin) or any(end)
-    if kind == "max" or count_include_pad or not padded:
-        y = T.pool(x2, kind, tuple(kernel), tuple(strides), tuple(begin), name=name,
-                   padding_end=tuple(end))
-    else:
-        # The mean of the elements inside the image only: the window mean (which
-        # counts padding) times area / count of each output position.
-        y = T.pool(x2, "mean", tuple(kernel), tuple(strides), tuple(begin),
-                   padding_end=tuple(end))
-        inside = np.pad(np.ones(x2.shape[2:]), list(zip(begin, end)))
-        counts = np.empty(y.shape[2:])
-        for i in range(counts.shape[0]):
-            for j in range(counts.shape[1]):
-                r, c = i * strides[0], j * strides[1]
-                counts[i, j] = inside[r:r + kernel[0], c:c + kernel[1]].sum()
-        scale = (kernel[0] * kernel[1] / counts).astype(y.type.dtype)
-        y = T.multiply(y, scale.reshape((1, 1) + scale.shape), name=name)
+    y = _pool(x2, kind, kernel, strides, begin, end, extra, count_include_pad, name)
     im.set_output(node, _from_2d(y, rank))
 
 
@@ -84,16 +64,19 @@ def _ceil_extra(spatial: Sequence[int], kernel: Sequence[int], strides: Sequence
     return extra
 
 
-def _ceil_pool(x2: Tensor, kind: str, kernel: Sequence[int], strides: Sequence[int],
-               begin: Sequence[int], end: Sequence[int], extra: Sequence[int],
-               count_include_pad: int, name: Optional[str]) -> Tensor:
-    """Pooling whose last windows hang past the padded input (ceil_mode 1): the pool's end
-    padding grows by `extra`. Max ignores it; the average divides by the elements of the
-    window inside the input (count_include_pad 0) or inside the input and its pads
-    (count_include_pad 1), never counting `extra`."""
+def _pool(x2: Tensor, kind: str, kernel: Sequence[int], strides: Sequence[int],
+          begin: Sequence[int], end: Sequence[int], extra: Sequence[int],
+          count_include_pad: int, name: Optional[str]) -> Tensor:
+    """A pool of the image padded by `begin` before it and by `end`, then `extra`, after it
+    (`extra`: ceil_mode's last windows, past the end padding), all inside the op. Max
+    ignores the padding; the average divides by the elements of each window inside the
+    input (count_include_pad 0) or inside the input and its pads (count_include_pad 1),
+    never counting `extra`: the window mean (which counts all padding) times the window's
+    area over that count."""
     after = [e + x for e, x in zip(end, extra)]
-    if kind == "max":
-        return T.pool(x2, "max", tuple(kernel), tuple(strides), tuple(begin), name=name,
+    padded = any(begin) or any(end)
+    if kind == "max" or not (any(extra) or (padded and not count_include_pad)):
+        return T.pool(x2, kind, tuple(kernel), tuple(strides), tuple(begin), name=name,
                       padding_end=tuple(after))
     y = T.pool(x2, "mean", tuple(kernel), tuple(strides), tuple(begin),
                padding_end=tuple(after))
