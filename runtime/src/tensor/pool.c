@@ -24,10 +24,11 @@ static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
 
 /* Whether `out` windows of `window` at `stride`, the first at -pad, are those of an image of
  * `size` padded by pad before it and by some end padding in [0, window) after it (an empty
- * image: no windows). */
+ * image without begin padding: no windows; with it, windows of padding, as before end
+ * padding existed). */
 static int pool_extent_valid(int64_t size, int64_t window, int64_t stride, int64_t pad,
                              int64_t out) {
-  if (size == 0)
+  if (size + pad == 0)
     return out == 0;
   int64_t fewest = size + pad >= window ? (size + pad - window) / stride + 1 : 1;
   int64_t most = (size + pad - 1) / stride + 1;
