@@ -226,14 +226,16 @@ _ELEMENTWISE = {"add", "relu", "clipped_relu", "sigmoid", "tanh", "map", "yield"
 
 def fused_leaves(graph, work):
     """{leaf name: (op class, conv/matmul flops per call or 0)} of `graph` after
-    hpvm-fuse-tensor-nodes (what hpvm.compile(fuse=True) compiles), from the MLIR text."""
+    hpvm-block-tensor-layout and hpvm-fuse-tensor-nodes (what hpvm.compile(fuse=True)
+    compiles for the CPU), from the MLIR text."""
     folder = os.path.join(work, "mlir")
     os.makedirs(folder, exist_ok=True)
     mlir, _ = graph.save(os.path.join(folder, f"{graph.name}.mlir"))
     # hpvm-opt --hpvm-fuse-tensor-nodes, in this process (the compiler library).
     from hpvm import toolchain
     with open(mlir) as f:
-        fused = toolchain.run_opt(f.read(), ["--hpvm-fuse-tensor-nodes"], mlir)
+        fused = toolchain.run_opt(
+            f.read(), ["--hpvm-block-tensor-layout", "--hpvm-fuse-tensor-nodes"], mlir)
     leaves, name, indent, body = {}, None, "", []
     for line in fused.splitlines():
         start = _LEAF.match(line)
@@ -251,6 +253,12 @@ def _shape(text):
     return [int(d) for d in text.split("x")]
 
 
+def _image(shape):
+    """[n, c, h, w] of an NCHW image or of one with its channels in blocks
+    ([n, c / b, h, w, b])."""
+    return shape if len(shape) == 4 else [shape[0], shape[1] * shape[4], shape[2], shape[3]]
+
+
 def classify(body):
     """The op class of a leaf's body (its first heavy op: convolution, product, pool, other;
     else elementwise) and the flops of its convolutions and products. A leaf without
@@ -262,7 +270,8 @@ def classify(body):
             ops += 1
             types = [_shape(t) for t in _TYPES.findall(line)]
             if op == "conv2d" and len(types) >= 3:
-                (n, c, _, _), (f, cg, kh, kw), out = types[0], types[1], types[-1]
+                (n, c, _, _), (f, cg, kh, kw) = _image(types[0]), types[1]
+                out = _image(types[-1])
                 flops += 2 * n * f * out[2] * out[3] * cg * kh * kw
                 if kind is None:
                     groups = c // cg if cg else 1

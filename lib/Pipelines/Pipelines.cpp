@@ -71,6 +71,10 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
     fuse.greedy = true;
     pm.addPass(createHPVMFuseNodes(fuse));
   }
+  // Before the fusion, which then finds each blocked convolution a leaf of
+  // its own as it was.
+  if (options.blockTensorLayout)
+    pm.addPass(createHPVMBlockTensorLayout());
   if (options.fuseTensorNodes) {
     HPVMFuseTensorNodesOptions fuse;
     fuse.remarks = false;

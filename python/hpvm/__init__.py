@@ -127,6 +127,10 @@ def compile(graph: Union[TensorGraph, Module], target: str = "cpu", opt: str = "
         path = _compiled.knob_file(knobs)
         passes.append("--hpvm-apply-knobs=file="
                       + _compiled.pass_option_value(path, "the knob file's path"))
+    # The CPU's images between convolutions in blocks of 16 channels, before the fusion
+    # (the same values; -fno-hpvm-blocked-layout keeps them NCHW).
+    if target == "cpu" and "-fno-hpvm-blocked-layout" not in flags:
+        passes.append("--hpvm-block-tensor-layout")
     if fuse:
         passes.append("--hpvm-fuse-tensor-nodes")
     if isinstance(graph, TensorGraph):

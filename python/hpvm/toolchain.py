@@ -242,9 +242,9 @@ def run_opt(text: str, passes: Sequence[str], name: str = "graph.mlir") -> str:
 
 
 # What every compile of the package gets (part of the cache key), as `hpvm-cc -shared`
-# flags: the package runs the tensor-node fusion itself when asked (`fuse`), so the
-# module arrives as it should be compiled.
-SHARED_FLAGS = ("-fno-hpvm-fuse-tensor-nodes",)
+# flags: the package runs the blocked layout and the tensor-node fusion itself (the
+# fusion when asked: `fuse`), so the module arrives as it should be compiled.
+SHARED_FLAGS = ("-fno-hpvm-blocked-layout", "-fno-hpvm-fuse-tensor-nodes")
 
 
 class DriverOptions:

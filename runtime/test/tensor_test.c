@@ -76,7 +76,7 @@ static void check_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, int wit
 }
 
 /* Operands of the constant-filter calls: alive until the end of the test. */
-static float *kept[1024];
+static float *kept[4096];
 static size_t kept_count;
 
 static float *keep(float *p) {
@@ -334,6 +334,136 @@ static void run_all(void) {
   }
 }
 
+/* Blocked operands (hpvm_rt.h's NCHW16c: [n][c / 16][h][w][16]) from and to NCHW: plane
+ * `index` (image * c + channel) of hw positions lies at block index / 16, lane index % 16. */
+static void blocked_from_nchw(const float *in, float *out, int64_t planes, int64_t hw) {
+  for (int64_t i = 0; i < planes; ++i)
+    for (int64_t p = 0; p < hw; ++p)
+      out[(i & ~15) * hw + p * 16 + (i & 15)] = in[i * hw + p];
+}
+
+static void nchw_from_blocked(const float *in, float *out, int64_t planes, int64_t hw) {
+  for (int64_t i = 0; i < planes; ++i)
+    for (int64_t p = 0; p < hw; ++p)
+      out[i * hw + p] = in[(i & ~15) * hw + p * 16 + (i & 15)];
+}
+
+/* hpvm_tensor_conv_across_blocked in the four layouts against
+ * hpvm_rt_tensor_conv2d_constant_f32 on the NCHW tensors, bit for bit (the same sums in the same
+ * order, then the bias and the activation), or refused (0, the output untouched) where it does
+ * not handle the case: without the AVX-512 kernels, a blocked operand whose channels per group
+ * are not a multiple of 16, or an NCHW output where the fallback is faster.
+ * across_without_memory: the blocked calls run as without memory for packing (their plain
+ * loops, the kernels' fused multiply-adds; the NCHW reference still from the kernels: the
+ * direct convolutions' plain loops round each product). */
+static int across_without_memory;
+static void check_across_blocked(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f,
+                                 int64_t kh, int64_t kw, int64_t pad_h, int64_t pad_w,
+                                 int64_t stride_h, int64_t stride_w, int64_t groups,
+                                 int with_bias, int64_t activation) {
+  int64_t oh = (h + 2 * pad_h - kh) / stride_h + 1, ow = (w + 2 * pad_w - kw) / stride_w + 1;
+  int64_t cg = c / groups, fg = f / groups, in_count = n * c * h * w, count = n * f * oh * ow;
+  float *input = test_random_array(in_count), *blocked_input = test_random_array(in_count);
+  float *filter = keep(test_random_array(f * cg * kh * kw));
+  float *bias = with_bias ? keep(test_random_array(f)) : NULL;
+  float *want = test_random_array(count), *got = test_random_array(count);
+  float *out = test_random_array(count), *untouched = copy_of(out, count);
+  if (c % 16 == 0)
+    blocked_from_nchw(input, blocked_input, n * c, h * w);
+  hpvm_rt_tensor_conv2d_constant_f32(input, filter, bias, want, n, c, h, w, f, kh, kw, oh, ow,
+                                     pad_h, pad_w, stride_h, stride_w, groups, activation, 0.5);
+  int avx512 = hpvm_tensor_kernels()->filters_wide != NULL;
+  for (int64_t layouts = 0; layouts < 4; ++layouts) {
+    int in_blocked = layouts & HPVM_RT_TENSOR_INPUT_BLOCKED;
+    int out_blocked = layouts & HPVM_RT_TENSOR_OUTPUT_BLOCKED;
+    int handled = avx512 && !(in_blocked && cg % 16) && !(out_blocked && fg % 16) &&
+                  hpvm_tensor_conv_across_blocked_pays(kh, kw, oh, ow, stride_h, stride_w, fg,
+                                                       layouts);
+    /* Once with packed weights kept for the filter's address, once with a packing per call. */
+    hpvm_tensor_conv_without_memory(across_without_memory);
+    int done = hpvm_tensor_conv_across_blocked(
+        in_blocked ? blocked_input : input, filter, bias, out, n, c, h, w, f, kh, kw, oh, ow,
+        pad_h, pad_w, stride_h, stride_w, groups, activation, 0.5f, (int)(layouts & 1),
+        layouts);
+    hpvm_tensor_conv_without_memory(0);
+    if (!handled || !done) {
+      if (done != handled)
+        fprintf(stderr, "blocked across %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld layouts %lld: "
+                "returned %d\n", (long long)n, (long long)c, (long long)h, (long long)w,
+                (long long)f, (long long)cg, (long long)kh, (long long)kw, (long long)layouts,
+                done);
+      CHECK_EQ_INT(done, handled);
+      CHECK(memcmp(out, untouched, sizeof(float) * (size_t)count) == 0);
+      continue;
+    }
+    if (out_blocked)
+      nchw_from_blocked(out, got, n * f, oh * ow);
+    else
+      memcpy(got, out, sizeof(float) * (size_t)count);
+    for (int64_t i = 0; i < count; ++i)
+      if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+        fprintf(stderr, "blocked across %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld pad %lld,%lld "
+                "stride %lld,%lld groups %lld bias %d activation %lld layouts %lld: element "
+                "%lld is %.9g, expected %.9g\n", (long long)n, (long long)c, (long long)h,
+                (long long)w, (long long)f, (long long)cg, (long long)kh, (long long)kw,
+                (long long)pad_h, (long long)pad_w, (long long)stride_h, (long long)stride_w,
+                (long long)groups, with_bias, (long long)activation, (long long)layouts,
+                (long long)i, (double)got[i], (double)want[i]);
+        exit(1);
+      }
+    memcpy(out, untouched, sizeof(float) * (size_t)count);
+  }
+  free(input), free(blocked_input), free(want), free(got), free(out), free(untouched);
+}
+
+static void run_across_blocked(void) {
+  /* n, c, h, w, f, kh, kw, pad_h, pad_w, stride_h, stride_w, groups */
+  int64_t convs[][12] = {
+      {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1},    /* resnet's 3 x 3 (32 x 12 blocks) */
+      {3, 32, 9, 11, 48, 3, 3, 1, 1, 1, 1, 1},     /* batch 3, odd sizes, a half block */
+      {1, 64, 15, 15, 128, 3, 3, 1, 1, 2, 2, 1},   /* stride 2, odd size */
+      {2, 16, 13, 17, 32, 3, 3, 0, 0, 2, 2, 1},    /* stride 2 without padding */
+      {1, 256, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1},     /* deep: chunks of channels, blocks of 7 */
+      {1, 256, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1},   /* deep at 14 x 14 */
+      {3, 272, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1},     /* deep, batch 3, 17 blocks of channels */
+      {1, 640, 7, 7, 32, 1, 1, 0, 0, 1, 1, 1},     /* 1 x 1 deep enough for chunks */
+      {1, 32, 9, 9, 64, 5, 5, 2, 2, 1, 1, 1},      /* 5 x 5: chunks of 2 channels */
+      {2, 48, 11, 11, 32, 5, 5, 3, 3, 2, 2, 1},    /* 5 x 5, pad 3, stride 2 */
+      {1, 16, 13, 13, 32, 7, 7, 3, 3, 1, 1, 1},    /* 7 x 7: chunks of one channel */
+      {2, 16, 23, 23, 64, 7, 7, 3, 3, 2, 2, 1},    /* 7 x 7 stride 2, pad 3 */
+      {1, 3, 29, 29, 64, 7, 7, 3, 3, 2, 2, 1},     /* a stem: NCHW input only */
+      {1, 16, 21, 21, 96, 1, 1, 0, 0, 1, 1, 1},    /* pointwise */
+      {3, 144, 9, 9, 32, 1, 1, 0, 0, 1, 1, 1},     /* pointwise, batch 3 */
+      {1, 80, 10, 10, 48, 1, 1, 1, 1, 1, 1, 1},    /* pointwise, padded */
+      {2, 64, 12, 12, 64, 1, 1, 0, 0, 2, 2, 1},    /* pointwise, stride 2 */
+      {1, 64, 9, 9, 64, 3, 3, 1, 1, 1, 1, 4},      /* groups of 16 (blocks of 16 filters) */
+      {2, 64, 10, 10, 128, 3, 3, 1, 1, 2, 2, 2},   /* groups of 32 -> 64 */
+      {1, 96, 7, 7, 96, 3, 3, 2, 2, 1, 1, 2},      /* groups of 48, pad 2 */
+      {1, 32, 8, 8, 24, 3, 3, 1, 1, 1, 1, 1},      /* 24 filters: NCHW output only */
+      {1, 40, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1},      /* 40 channels: NCHW input only */
+      {1, 48, 9, 9, 48, 3, 3, 1, 1, 1, 1, 6},      /* groups of 8: NCHW only */
+      {3, 16, 5, 5, 16, 3, 3, 1, 1, 1, 1, 1},      /* images of 25 positions */
+      {40, 16, 3, 3, 32, 3, 3, 1, 1, 1, 1, 1},     /* blocks of positions across images */
+      {1, 32, 1, 1, 32, 1, 1, 0, 0, 1, 1, 1},      /* one pixel */
+      {1, 16, 6, 7, 32, 2, 4, 1, 2, 3, 2, 1},      /* uneven window, padding, strides */
+  };
+  static const int64_t activations[] = {HPVM_RT_TENSOR_IDENTITY,     HPVM_RT_TENSOR_RELU,
+                                        HPVM_RT_TENSOR_CLIPPED_RELU, HPVM_RT_TENSOR_SIGMOID,
+                                        HPVM_RT_TENSOR_SILU,         HPVM_RT_TENSOR_HARDSWISH};
+  size_t kinds = sizeof(activations) / sizeof(activations[0]);
+  for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); ++i) {
+    int64_t *v = convs[i];
+    for (int with_bias = 0; with_bias < 2; ++with_bias)
+      check_across_blocked(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
+                           v[11], with_bias, activations[(2 * i + (size_t)with_bias) % kinds]);
+  }
+  /* Every activation on one case of each window. */
+  for (size_t a = 0; a < kinds; ++a) {
+    check_across_blocked(1, 32, 7, 9, 32, 3, 3, 1, 1, 1, 1, 1, 1, activations[a]);
+    check_across_blocked(2, 16, 9, 9, 48, 1, 1, 0, 0, 1, 1, 1, 1, activations[a]);
+  }
+}
+
 /* A product of one or two rows (unpacked: the skinny kernel) gives the bits of the same rows
  * in a product of many (packed: the micro-kernel), with a bias and an activation. */
 static void check_skinny_bits(void) {
@@ -408,13 +538,18 @@ static void check_run_sized(void) {
 int main(void) {
   check_run_sized();
   run_all(); /* on the runtime's pool, with the CPU's kernels */
+  run_across_blocked();
   check_pool_nan();
   check_skinny_bits();
   hpvm_tensor_use_generic_kernels(1);
   run_all(); /* with the baseline ones */
+  run_across_blocked(); /* refused: no AVX-512 kernels */
   check_pool_nan();
   check_skinny_bits();
   hpvm_tensor_use_generic_kernels(0);
+  across_without_memory = 1;
+  run_across_blocked(); /* its plain loops, as without memory for packing */
+  across_without_memory = 0;
   hpvm_tensor_conv_without_memory(1);
   run_all(); /* the convolutions' plain loops, as without memory for packing */
   hpvm_tensor_conv_without_memory(0);

@@ -372,6 +372,13 @@ std::optional<PerInstanceMasks> getPerInstanceMasks(DenseI64ArrayAttr attr);
   X(TensorConv2DApproxF32, hpvm_rt_tensor_conv2d_approx_f32,                   \
     "v(ppppllllllllllllllldlll)")                                              \
   X(TensorPoolF32,       hpvm_rt_tensor_pool_f32,      "v(pplllllllllllll)")   \
+  /* Images with their channels in blocks of 16 */                             \
+  X(TensorConv2DBlockedF32, hpvm_rt_tensor_conv2d_blocked_f32,                 \
+    "v(ppppllllllllllllllldl)")                                                \
+  X(TensorPoolBlockedF32, hpvm_rt_tensor_pool_blocked_f32,                     \
+    "v(pplllllllllllll)")                                                      \
+  X(TensorToBlockedF32,  hpvm_rt_tensor_to_blocked_f32, "v(ppllll)")           \
+  X(TensorFromBlockedF32, hpvm_rt_tensor_from_blocked_f32, "v(ppllll)")        \
   /* Contractions (hpvm-vectorize's plans) */                                  \
   X(ContractF32,         hpvm_rt_contract_f32,         "i(pllplllllfppl)")     \
   X(ContractPays,        hpvm_rt_contract_pays,        "i(lll)")               \

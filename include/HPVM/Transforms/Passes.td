@@ -33,6 +33,45 @@ def HPVMFuseNodes : Pass<"hpvm-fuse-nodes", "ModuleOp"> {
   ];
 }
 
+def HPVMBlockTensorLayout : Pass<"hpvm-block-tensor-layout", "ModuleOp"> {
+  let summary = "Keep images between convolutions with their channels in blocks of 16 (CPU)";
+  let description = [{
+    Rewrites the tensor leaves of CPU graphs so that the images between
+    their convolutions have their channels in blocks of 16,
+    `[N, C / 16, H, W, 16]` (the NCHW16c layout of CPU libraries): one vector
+    register holds one position of a block, so the runtime's kernels store
+    whole vectors, read depthwise and pooling windows as whole vectors, and
+    transpose nothing. Values are those of the NCHW graph, bit for bit.
+
+    On the graph as written the pass first finds the values *wanted* in
+    blocks: the input of a convolution (f32, static shapes, constant filter,
+    no knob, one group or depthwise) whose channels 16 divides, and the
+    operands of layout-free ops (`add`, `relu`, `clipped_relu`, `tanh`,
+    `sigmoid`, `map` on such images, and `pool`) whose results are wanted,
+    across the edges between leaves. Then, leaf by leaf in topological order:
+
+    * a convolution writes blocks (`result_block = 16`) where its result is
+      wanted and 16 divides its filters, and reads blocks where its input
+      arrives in them;
+    * a layout-free op computes in blocks where one image operand is blocked
+      and either all are or its result is wanted (the others converted by
+      `hpvm.tensor.to_blocked`; constants are rewritten in place: a
+      per-channel bias `[1, C, 1, 1]` becomes `[1, C / 16, 1, 1, 16]`); a
+      pool computes in blocks where its input is blocked;
+    * every other op reads NCHW (`hpvm.tensor.from_blocked`, one per value);
+    * an output leaves blocked where its value is blocked, it is wanted, and
+      every consumer is a leaf the pass rewrites over plain edges (not bound
+      out of the graph, not streaming).
+
+    Leaves the pass rewrites: one instance, one block, CPU targets only, and
+    instantiated by no other node (their signatures change). Run it before
+    `hpvm-fuse-tensor-nodes`: a leaf's single tensor op stays single.
+
+    Example: `hpvm-opt --hpvm-block-tensor-layout --hpvm-fuse-tensor-nodes model.mlir`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
   let summary = "Fuse chains of single-tensor-op leaves into one leaf (conv2d→add→act→pool, mul→add→act, …)";
   let description = [{

@@ -242,7 +242,8 @@ static FailureOr<Operation *> buildConvolution(OpBuilder &b, LLVM::CallOp call,
   return TensorConv2DOp::create(b, call.getLoc(), tensors[0], tensors[1],
                                 b.getI64ArrayAttr({(*ints)[0], (*ints)[1]}),
                                 b.getI64ArrayAttr({(*ints)[2], (*ints)[3]}),
-                                static_cast<uint64_t>(groups), ErrorBudgetAttr())
+                                static_cast<uint64_t>(groups), IntegerAttr(),
+                                ErrorBudgetAttr())
       .getOperation();
 }
 

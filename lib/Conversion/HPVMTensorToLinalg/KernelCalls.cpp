@@ -139,7 +139,8 @@ Value findLogistic(Value result, int64_t &activation,
 /// and SiLU may be absorbed too (exact f32 kernels only: a knob's
 /// interpolation or rounding would come before them unfused, after fused).
 Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
-                      ArrayRef<int64_t> biasShape, bool logistic) {
+                      ArrayRef<int64_t> biasShape, bool logistic,
+                      bool constantBias = false) {
   Epilogue epilogue;
   epilogue.result = op->getResult(0);
   auto single = [](Value v) -> Operation * {
@@ -149,6 +150,7 @@ Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
     Value other = add.getLhs() == epilogue.result ? add.getRhs() : add.getLhs();
     auto otherType = cast<RankedTensorType>(other.getType());
     if (other != epilogue.result && otherType.getElementType().isF32() &&
+        (!constantBias || other.getDefiningOp<arith::ConstantOp>()) &&
         otherType.getShape() == biasShape &&
         add.getType() == epilogue.result.getType() &&
         makeAvailableAt(rewriter, other, op)) {
@@ -305,35 +307,87 @@ Value toHalfStorage(RewriterBase &b, Operation *op, Value tensor, KnobKind forma
                     i64s(b, loc, {count, runtimeHalfFormat(format)}));
 }
 
+/// The sizes n, c, h, w of an NCHW image or one with its channels in blocks
+/// ([N, C / 16, H, W, 16]).
+std::array<int64_t, 4> imageSizes(Type type) {
+  auto image = cast<RankedTensorType>(type);
+  int64_t block = image.getRank() == 5 ? image.getDimSize(4) : 1;
+  return {image.getDimSize(0), image.getDimSize(1) * block, image.getDimSize(2),
+          image.getDimSize(3)};
+}
+
+bool isBlocked(Value value) {
+  return cast<RankedTensorType>(value.getType()).getRank() == 5;
+}
+
 /// An f32 pool as hpvm_rt_tensor_pool_f32(input, output, kind, n, c, h, w,
-/// window, strides, padding, oh, ow).
+/// window, strides, padding, oh, ow), or hpvm_rt_tensor_pool_blocked_f32 on
+/// an image with its channels in blocks.
 void callPoolKernel(RewriterBase &b, TensorPoolOp pool) {
   Location loc = pool.getLoc();
-  auto input = cast<RankedTensorType>(pool.getInput().getType());
+  std::array<int64_t, 4> input = imageSizes(pool.getInput().getType());
   auto resultType = cast<RankedTensorType>(pool.getType());
   SmallVector<int64_t> window = getInts(pool.getWindow());
   SmallVector<int64_t> strides = getInts(pool.getStrides());
   SmallVector<int64_t> padding = getInts(pool.getPadding());
   Value tensor = callKernel(
-      b, pool, abi::RuntimeFn::TensorPoolF32, {readPointer(b, loc, pool.getInput())},
-      resultType,
+      b, pool,
+      isBlocked(pool.getInput()) ? abi::RuntimeFn::TensorPoolBlockedF32
+                                 : abi::RuntimeFn::TensorPoolF32,
+      {readPointer(b, loc, pool.getInput())}, resultType,
       i64s(b, loc,
-           {runtimePoolKind(pool.getKind()), input.getDimSize(0), input.getDimSize(1),
-            input.getDimSize(2), input.getDimSize(3), window[0], window[1], strides[0],
-            strides[1], padding[0], padding[1], resultType.getDimSize(2),
-            resultType.getDimSize(3)}));
+           {runtimePoolKind(pool.getKind()), input[0], input[1], input[2], input[3],
+            window[0], window[1], strides[0], strides[1], padding[0], padding[1],
+            resultType.getDimSize(2), resultType.getDimSize(3)}));
   replaceLowered(b, pool.getResult(), tensor, {pool.getOperation()});
+}
+
+/// An f32 change of layout as hpvm_rt_tensor_to_blocked_f32 or
+/// _from_blocked_f32 (input, output, n, c, h, w of the NCHW image).
+template <typename OpTy>
+void callLayoutKernel(RewriterBase &b, OpTy op) {
+  bool toBlocked = std::is_same_v<OpTy, TensorToBlockedOp>;
+  std::array<int64_t, 4> sizes =
+      imageSizes(toBlocked ? op.getInput().getType() : op.getType());
+  Value tensor = callKernel(
+      b, op,
+      toBlocked ? abi::RuntimeFn::TensorToBlockedF32 : abi::RuntimeFn::TensorFromBlockedF32,
+      {readPointer(b, op.getLoc(), op.getInput())}, cast<RankedTensorType>(op.getType()),
+      i64s(b, op.getLoc(), sizes));
+  replaceLowered(b, op.getResult(), tensor, {op.getOperation()});
 }
 
 /// An f32 convolution (with its epilogue) as hpvm_rt_tensor_conv2d_f32, its
 /// constant-filter variant, or the approximate kernel its knob asks for.
 void callConvKernel(RewriterBase &b, TensorConv2DOp conv) {
   Operation *op = conv;
-  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  std::array<int64_t, 4> input = imageSizes(conv.getInput().getType());
+  std::array<int64_t, 4> output = imageSizes(conv.getType());
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
   auto result = cast<RankedTensorType>(conv.getType());
   SmallVector<int64_t> padding = getInts(conv.getPadding());
   SmallVector<int64_t> strides = getInts(conv.getStrides());
+  SmallVector<int64_t> sizes = {input[0],  input[1],   input[2],   input[3],
+                                output[1], filter.getDimSize(2), filter.getDimSize(3),
+                                output[2], output[3],  padding[0], padding[1],
+                                strides[0], strides[1], static_cast<int64_t>(conv.getGroups())};
+  // Blocked operands: hpvm_rt_tensor_conv2d_blocked_f32, for constant filters
+  // and biases (the only ones hpvm-block-tensor-layout blocks; the pattern
+  // leaves others to the linalg lowering), its bias one value per filter in
+  // the layout of the result.
+  if (isBlocked(conv.getInput()) || isBlocked(conv.getResult())) {
+    SmallVector<int64_t> perFilter = {1, result.getDimSize(1), 1, 1};
+    if (isBlocked(conv.getResult()))
+      perFilter = {1, result.getDimSize(1), 1, 1, result.getDimSize(4)};
+    Epilogue epilogue = findEpilogue(b, op, perFilter, /*logistic=*/true,
+                                     /*constantBias=*/true);
+    int64_t layouts = (isBlocked(conv.getInput()) ? HPVM_RT_TENSOR_INPUT_BLOCKED : 0) |
+                      (isBlocked(conv.getResult()) ? HPVM_RT_TENSOR_OUTPUT_BLOCKED : 0);
+    callWithEpilogue(b, op, abi::RuntimeFn::TensorConv2DBlockedF32,
+                     {conv.getInput(), conv.getFilter()}, result, sizes, epilogue,
+                     {layouts});
+    return;
+  }
   int64_t perFilter[] = {1, result.getDimSize(1), 1, 1};
   // An approximation knob: the approximate kernel, told which and how.
   auto knob = op->getAttrOfType<KnobAttr>(HPVMDialect::getKnobAttrName());
@@ -351,13 +405,8 @@ void callConvKernel(RewriterBase &b, TensorConv2DOp conv) {
                    knob       ? abi::RuntimeFn::TensorConv2DApproxF32
                    : constant ? abi::RuntimeFn::TensorConv2DConstantF32
                               : abi::RuntimeFn::TensorConv2DF32,
-                   {conv.getInput(), conv.getFilter()}, result,
-                   {input.getDimSize(0), input.getDimSize(1), input.getDimSize(2),
-                    input.getDimSize(3), filter.getDimSize(0), filter.getDimSize(2),
-                    filter.getDimSize(3), result.getDimSize(2), result.getDimSize(3),
-                    padding[0], padding[1], strides[0], strides[1],
-                    static_cast<int64_t>(conv.getGroups())},
-                   epilogue, knobArguments);
+                   {conv.getInput(), conv.getFilter()}, result, sizes, epilogue,
+                   knobArguments);
 }
 
 /// An f32 product (with its epilogue) as hpvm_rt_tensor_matmul_f32, or in 16
@@ -408,6 +457,12 @@ struct KernelCallLowering : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     if (!allF32(op) || !hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "not f32 with static shapes");
+    if constexpr (std::is_same_v<OpTy, TensorConv2DOp>)
+      if ((isBlocked(op.getInput()) || isBlocked(op.getResult())) &&
+          (!op.getFilter().template getDefiningOp<arith::ConstantOp>() ||
+           op->hasAttr(HPVMDialect::getKnobAttrName())))
+        return rewriter.notifyMatchFailure(
+            op, "blocked operands with a filter that is not a constant, or a knob");
     call(rewriter, op);
     return success();
   }
@@ -418,6 +473,9 @@ void mlir::hpvm::populateKernelCallPatterns(RewritePatternSet &patterns,
                                             PatternBenefit benefit) {
   patterns.add<KernelCallLowering<TensorConv2DOp, callConvKernel>,
                KernelCallLowering<TensorMulOp, callMatmulKernel>,
-               KernelCallLowering<TensorPoolOp, callPoolKernel>>(
+               KernelCallLowering<TensorPoolOp, callPoolKernel>,
+               KernelCallLowering<TensorToBlockedOp, callLayoutKernel<TensorToBlockedOp>>,
+               KernelCallLowering<TensorFromBlockedOp,
+                                  callLayoutKernel<TensorFromBlockedOp>>>(
       patterns.getContext(), benefit);
 }

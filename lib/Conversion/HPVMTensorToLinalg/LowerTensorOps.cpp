@@ -236,27 +236,91 @@ Value groupedConv(OpBuilder &b, Location loc, RankedTensorType type, Value input
                  });
 }
 
+/// The NCHW image of `value`: itself, or (rank 5, its channels in blocks
+/// [N, C / B, H, W, B]) a transpose to [N, C / B, B, H, W] collapsed.
+Value unblocked(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() != 5)
+    return value;
+  ArrayRef<int64_t> s = type.getShape();
+  Value init = tensor::EmptyOp::create(b, loc, {s[0], s[1], s[4], s[2], s[3]},
+                                       type.getElementType());
+  Value moved =
+      linalg::TransposeOp::create(b, loc, value, init, {0, 1, 4, 2, 3}).getResult()[0];
+  auto nchw = RankedTensorType::get({s[0], s[1] * s[4], s[2], s[3]},
+                                    type.getElementType());
+  return tensor::CollapseShapeOp::create(
+      b, loc, nchw, moved,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+}
+
+/// The NCHW image `value` with its channels in blocks of `block`: expanded
+/// to [N, C / B, B, H, W], then transposed to [N, C / B, H, W, B].
+Value blockedImage(OpBuilder &b, Location loc, Value value, int64_t block) {
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  auto expandedType = RankedTensorType::get({s[0], s[1] / block, block, s[2], s[3]},
+                                            type.getElementType());
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, expandedType, value,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  Value init = tensor::EmptyOp::create(b, loc, {s[0], s[1] / block, s[2], s[3], block},
+                                       type.getElementType());
+  return linalg::TransposeOp::create(b, loc, expanded, init, {0, 1, 3, 4, 2})
+      .getResult()[0];
+}
+
+Value lowerToBlocked(OpBuilder &b, TensorToBlockedOp op) {
+  return blockedImage(b, op.getLoc(), op.getInput(), op.getBlock());
+}
+
+Value lowerFromBlocked(OpBuilder &b, TensorFromBlockedOp op) {
+  return unblocked(b, op.getLoc(), op.getInput());
+}
+
+/// `type` as an NCHW image (a rank-5 type's channels out of their blocks).
+RankedTensorType unblockedType(RankedTensorType type) {
+  if (type.getRank() != 5)
+    return type;
+  ArrayRef<int64_t> s = type.getShape();
+  return RankedTensorType::get({s[0], s[1] * s[4], s[2], s[3]}, type.getElementType());
+}
+
+/// The NCHW result `nchw` of an op whose result type is `type`: in blocks
+/// where `type` has them.
+Value reblocked(OpBuilder &b, Location loc, Value nchw, RankedTensorType type) {
+  return type.getRank() == 5 ? blockedImage(b, loc, nchw, type.getDimSize(4)) : nchw;
+}
+
+/// Blocked operands and results are unblocked around the NCHW lowering (the
+/// CPU's kernels read and write them directly: KernelCalls.cpp).
 Value lowerConv(OpBuilder &b, TensorConv2DOp op) {
   Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getType());
+  auto blockedType = cast<RankedTensorType>(op.getType());
+  auto type = unblockedType(blockedType);
   SmallVector<int64_t> padding = getInts(op.getPadding());
   SmallVector<int64_t> strides = getInts(op.getStrides());
   Value zero = floatConstant(b, loc, type.getElementType(), 0.0);
-  Value input = padImage(b, loc, op.getInput(), padding, padding, zero);
+  Value input =
+      padImage(b, loc, unblocked(b, loc, op.getInput()), padding, padding, zero);
   Value init = filled(b, loc, type, zero);
   if (op.getGroups() != 1)
-    return groupedConv(b, loc, type, input, op.getFilter(), init, strides,
-                       op.getGroups());
-  return linalg::Conv2DNchwFchwOp::create(
-             b, loc, TypeRange{type}, ValueRange{input, op.getFilter()},
-             ValueRange{init}, b.getI64TensorAttr(strides),
-             b.getI64TensorAttr({1, 1}))
-      .getResult(0);
+    return reblocked(b, loc,
+                     groupedConv(b, loc, type, input, op.getFilter(), init, strides,
+                                 op.getGroups()),
+                     blockedType);
+  Value result = linalg::Conv2DNchwFchwOp::create(
+                     b, loc, TypeRange{type}, ValueRange{input, op.getFilter()},
+                     ValueRange{init}, b.getI64TensorAttr(strides),
+                     b.getI64TensorAttr({1, 1}))
+                     .getResult(0);
+  return reblocked(b, loc, result, blockedType);
 }
 
 Value lowerPool(OpBuilder &b, TensorPoolOp op) {
   Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getType());
+  auto blockedType = cast<RankedTensorType>(op.getType());
+  auto type = unblockedType(blockedType);
   Type element = type.getElementType();
   SmallVector<int64_t> window = getInts(op.getWindow());
   SmallVector<int64_t> strides = getInts(op.getStrides());
@@ -267,8 +331,8 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
                                           b.getFloatAttr(floatType, identity));
   // Padding never wins a max or min; a mean counts padded elements (the
   // divisor is always the window size).
-  Value input =
-      padImage(b, loc, op.getInput(), padding, op.getEndPadding(), start);
+  Value input = padImage(b, loc, unblocked(b, loc, op.getInput()), padding,
+                         op.getEndPadding(), start);
   Value init = filled(b, loc, type, start);
   Value windowShape = tensor::EmptyOp::create(b, loc, window, element);
   auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
@@ -289,11 +353,12 @@ Value lowerPool(OpBuilder &b, TensorPoolOp op) {
         linalg::YieldOp::create(nb, l, result);
       });
   if (kind != PoolKind::mean)
-    return reduced;
+    return reblocked(b, loc, reduced, blockedType);
   Value count = floatConstant(b, loc, element, double(window[0] * window[1]));
-  return elementwise(b, loc, reduced, [&](OpBuilder &nb, Location l, Value x) {
+  Value mean = elementwise(b, loc, reduced, [&](OpBuilder &nb, Location l, Value x) {
     return arith::DivFOp::create(nb, l, x, count).getResult();
   });
+  return reblocked(b, loc, mean, blockedType);
 }
 
 template <typename ActivationOp>
@@ -570,6 +635,8 @@ void mlir::hpvm::populateHPVMTensorToLinalgPatterns(RewritePatternSet &patterns,
                LinalgLowering<TensorMulOp, lowerMul>,
                LinalgLowering<TensorConv2DOp, lowerConv>,
                LinalgLowering<TensorPoolOp, lowerPool>,
+               LinalgLowering<TensorToBlockedOp, lowerToBlocked>,
+               LinalgLowering<TensorFromBlockedOp, lowerFromBlocked>,
                LinalgLowering<TensorReluOp, lowerActivation<TensorReluOp>>,
                LinalgLowering<TensorClippedReluOp,
                               lowerActivation<TensorClippedReluOp>>,
@@ -590,7 +657,7 @@ void mlir::hpvm::configureHPVMTensorToLinalgTarget(ConversionTarget &target) {
                          math::MathDialect, memref::MemRefDialect,
                          tensor::TensorDialect>();
   target.addIllegalOp<TensorAddOp, TensorMulOp, TensorConv2DOp, TensorPoolOp,
-                      TensorReluOp, TensorClippedReluOp, TensorTanhOp,
+                      TensorToBlockedOp, TensorFromBlockedOp, TensorReluOp, TensorClippedReluOp, TensorTanhOp,
                       TensorSigmoidOp, TensorSoftmaxOp, TensorBatchNormOp,
                       TensorMapOp, TensorReduceOp>();
 }

@@ -324,6 +324,44 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_pool_f32(const float *input, float *output, i
                                             int64_t stride_h, int64_t stride_w, int64_t pad_h,
                                             int64_t pad_w, int64_t oh, int64_t ow);
 
+/* Channels in blocks ("NCHW16c"): a tensor of n images of c channels (c a multiple of
+ * HPVM_RT_TENSOR_BLOCK), h x w, kept as [n][c / 16][h][w][16], the 16 channels of a block
+ * consecutive at each position. The compiler keeps activations in this layout between the
+ * convolutions and pools of a graph (hpvm-block-tensor-layout) and converts at its edges. */
+#define HPVM_RT_TENSOR_BLOCK 16
+
+/* Which operands of hpvm_rt_tensor_conv2d_blocked_f32 are blocked (bits of `layouts`). */
+typedef enum hpvm_rt_tensor_layout_e {
+  HPVM_RT_TENSOR_INPUT_BLOCKED = 1,  /* the input is [n][c / 16][h][w][16], else NCHW */
+  HPVM_RT_TENSOR_OUTPUT_BLOCKED = 2, /* the output is [n][f / 16][oh][ow][16], else NCHW */
+} hpvm_rt_tensor_layout_t;
+
+/* out (blocked) = in (NCHW), and the reverse; c a multiple of 16, else nothing is done, with
+ * a warning. On the thread pool. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_to_blocked_f32(const float *input, float *output, int64_t n,
+                                                  int64_t c, int64_t h, int64_t w);
+HPVM_RT_EXPORT void hpvm_rt_tensor_from_blocked_f32(const float *input, float *output,
+                                                    int64_t n, int64_t c, int64_t h, int64_t w);
+
+/* hpvm_rt_tensor_conv2d_constant_f32 (the first 20 parameters mean the same; filter and bias
+ * constants of the program) with the input and/or the output blocked as `layouts` says (an
+ * hpvm_rt_tensor_layout_t mask; a blocked operand's channels a multiple of 16). The same
+ * values bit for bit as hpvm_rt_tensor_conv2d_constant_f32 on the NCHW tensors. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_blocked_f32(
+    const float *input, const float *filter, const float *bias, float *output, int64_t n,
+    int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+    int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
+    int64_t activation, double activation_max, int64_t layouts);
+
+/* hpvm_rt_tensor_pool_f32 on blocked input and output (c a multiple of 16): the same values
+ * bit for bit. */
+HPVM_RT_EXPORT void hpvm_rt_tensor_pool_blocked_f32(const float *input, float *output,
+                                                    int64_t kind, int64_t n, int64_t c,
+                                                    int64_t h, int64_t w, int64_t window_h,
+                                                    int64_t window_w, int64_t stride_h,
+                                                    int64_t stride_w, int64_t pad_h,
+                                                    int64_t pad_w, int64_t oh, int64_t ow);
+
 /*===--------------------------------------------------------------------===*
  * Devices (targets of node versions and of GPU host code)
  *===--------------------------------------------------------------------===*/

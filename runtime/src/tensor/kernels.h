@@ -227,6 +227,18 @@ typedef void hpvm_tensor_conv_filters_part_t(const float *src, const int64_t *of
                                              const float *bias, int64_t activation,
                                              float activation_max, float *tile);
 typedef hpvm_tensor_conv_filters_part_t *hpvm_tensor_conv_filters_part_fn;
+/* The same, and with `out_at` (and `finish`) the finished vector v of position q (filters 16 * v
+ * to 16 * v + 15) stored at tile + out_at[q] + v * out_stride instead of in the tile: a blocked
+ * output's vectors straight from the registers (out_at NULL: the tile, as above). */
+typedef void hpvm_tensor_conv_filters_out_t(const float *src, const int64_t *offset,
+                                            int64_t channels, int64_t plane, int64_t plane_w,
+                                            const float *weights, int64_t kh, int64_t kw,
+                                            const float *partial, int64_t finish,
+                                            const float *ahead, int64_t ahead_taps,
+                                            const float *bias, int64_t activation,
+                                            float activation_max, float *tile,
+                                            const int64_t *out_at, int64_t out_stride);
+typedef hpvm_tensor_conv_filters_out_t *hpvm_tensor_conv_filters_out_fn;
 
 /* Tap lists (the approximate convolutions of conv_taps.c, which skip output positions or filter
  * taps): a tap is one (channel, i, j) element of the filters' window, given as the offset of
@@ -371,6 +383,15 @@ void hpvm_tensor_conv_direct_avx512(const float *padded, int64_t channels, int64
 /* hpvm_tensor_conv_filters_part_t on HPVM_TENSOR_PB_WIDE and HPVM_TENSOR_PB_SHORT positions. */
 hpvm_tensor_conv_filters_part_t hpvm_tensor_conv_filters_wide_avx512;
 hpvm_tensor_conv_filters_part_t hpvm_tensor_conv_filters_short_avx512;
+/* The hpvm_tensor_conv_filters_out_t kernel of `fb` filters (HPVM_TENSOR_FB or _FB_WIDE) x
+ * `pb` positions (HPVM_TENSOR_PB_WIDE or _PB_SHORT), its tile [pb][fb];
+ * `blocked`: on input in blocks of 16 channels (HPVM_RT_TENSOR_INPUT_BLOCKED), channel c of
+ * tap (i, j) of position q at src + offset[q] + (c / 16) * plane + c % 16 + i * plane_w + j *
+ * 16 (`plane` a block of channels' plane, plane_w a row of it, both in floats), where NCHW
+ * input has it at src + offset[q] + c * plane + i * plane_w + j. NULL for other blocks. The
+ * same sums, bit for bit, as hpvm_tensor_conv_filters_wide_avx512's. */
+hpvm_tensor_conv_filters_out_fn hpvm_tensor_conv_filters_kind_avx512(int blocked, int64_t fb,
+                                                                     int64_t pb);
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,
                                      int64_t kh, int64_t kw, const float *bias,
@@ -507,6 +528,37 @@ void hpvm_tensor_conv_across(const float *input, const float *filter, const floa
                              int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t pad_h,
                              int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t groups,
                              int64_t activation, float max, int constant, int wide);
+
+/* hpvm_tensor_conv_across on operands in the layouts `layouts` says (hpvm_rt_tensor_layout_t
+ * bits: HPVM_RT_TENSOR_INPUT_BLOCKED, the input [n][c / 16][h][w][16]; _OUTPUT_BLOCKED, the
+ * output [n][f / 16][oh][ow][16]; 0: both NCHW), natively: the input zero-padded in its own
+ * layout, a blocked output's results stored per position as whole vectors of 16 filters
+ * (conv_across.c; AVX-512 kernels of 32 filters, 16 for groups of 16). The same bits
+ * as hpvm_rt_tensor_conv2d_constant_f32 on the NCHW tensors (each sum over (channel, i, j) from
+ * zero, + bias, the activation; the taps that read only padding are not dropped, which changes
+ * nothing but for infinite or NaN weights). Returns 1 when done, or 0 having touched nothing,
+ * for the caller's fallback (the operands reordered around the NCHW convolution), where it does
+ * not handle the case: without the AVX-512 kernels (other ISAs, HPVM_TENSOR_ISA,
+ * hpvm_tensor_use_generic_kernels), a layouts word of other bits, a blocked input whose
+ * channels per group (c / groups) are not a multiple of 16, a blocked output whose filters per
+ * group are not; or where the fallback is faster (hpvm_tensor_conv_across_blocked_pays).
+ * Arguments already checked as hpvm_tensor_conv_args_valid does; `constant` as
+ * hpvm_tensor_conv_across's. */
+int hpvm_tensor_conv_across_blocked(const float *input, const float *filter, const float *bias,
+                                    float *output, int64_t n, int64_t c, int64_t h, int64_t w,
+                                    int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                                    int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                                    int64_t stride_w, int64_t groups, int64_t activation,
+                                    float max, int constant, int64_t layouts);
+
+/* Whether hpvm_tensor_conv_across_blocked beats its caller's fallback on a convolution of
+ * these (hpvm_rt_tensor_conv2d_f32's) arguments: always with a blocked output; with an NCHW
+ * output only where conv.c's NCHW convolution also runs across filters or is strided (not 1 x
+ * 1 windows over more than 64 positions, nor groups of 16 filters or fewer at stride 1 over
+ * rows of 16 or more). hpvm_tensor_conv_across_blocked returns 0 where it is not. */
+int hpvm_tensor_conv_across_blocked_pays(int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                                         int64_t stride_h, int64_t stride_w,
+                                         int64_t per_group_f, int64_t layouts);
 
 /* A convolution (arguments as hpvm_rt_tensor_conv2d_f32, already checked) as products of the
  * filters by the im2col matrix of each image (gemm.c): any stride, groups and window. */

@@ -6,7 +6,9 @@
  * the results are the AVX2 variant's, bit for bit. The direct kernel also takes blocks of
  * 2 x NR positions (direct_nr), the kernel across filters 12 positions (filters_pb), so that
  * 12 accumulators hide the multiply-adds' latency; the wide kernel across filters has blocks
- * of its own (32 filters x 12 positions), packed for it, each sum still the AVX2 kernel's.
+ * of its own (32 filters x 12 positions), packed for it, each sum still the AVX2 kernel's; its
+ * instantiations for hpvm_rt.h's blocked layout (hpvm_tensor_conv_filters_kind_avx512) read
+ * a blocked input and store a blocked output's vectors whole, the same sums.
  * HPVM_TENSOR_ISA=avx2 (or generic) in the environment keeps the narrower kernels. */
 #include "kernels.h"
 
@@ -290,85 +292,160 @@ store_filter_tile(const v16f acc[HPVM_TENSOR_PB_WIDE], const float *bias, int64_
     store16(tile + q * HPVM_TENSOR_FB, finish16(acc[q], b, activation, max));
 }
 
-/* The taps of a block of pb positions across filters, in the order (channel, i, j); inlined
- * where pb, kw (and kh) are constants, so that a row of the window is one straight run of
+/* The most accumulators of the kernels across filters (pb positions x nv vectors of 16 filters:
+ * 12 x 2, 7 x 2, 12 x 1), of the 32 registers. */
+enum { FILTERS_ACC = 24 };
+
+/* The taps of a block of pb positions x nv vectors of 16 filters, in the order (channel, i, j),
+ * tap (c, i, j) of position q at at[q][c * plane + i * plane_w + j * step]; inlined where pb,
+ * nv, step, kw (and kh) are constants, so that a row of the window is one straight run of
  * steps. */
 static inline __attribute__((always_inline)) void
-filters_steps(int pb, const float *const at[HPVM_TENSOR_PB_WIDE], int64_t channels,
-              int64_t plane, int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
-              const float *ahead, int64_t ahead_taps, v16f acc[HPVM_TENSOR_PB_WIDE][2]) {
-  enum { FB = HPVM_TENSOR_FB_WIDE };
-  const float *ahead_end = ahead + ahead_taps * FB;
+filters_taps(int pb, int nv, int64_t step, const float *const at[HPVM_TENSOR_PB_WIDE],
+             int64_t channels, int64_t plane, int64_t plane_w, const float *weights, int64_t kh,
+             int64_t kw, const float *ahead, const float *ahead_end, v16f acc[FILTERS_ACC]) {
+  const int64_t fb = 16 * nv;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < kh; ++i) {
       int64_t row = c * plane + i * plane_w;
-      for (int64_t j = 0; j < kw; ++j, weights += FB, ahead += FB) {
+      for (int64_t j = 0; j < kw; ++j, weights += fb, ahead += fb) {
         if (ahead < ahead_end) {
-          __builtin_prefetch(ahead);
-          __builtin_prefetch(ahead + 16);
+          _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v) __builtin_prefetch(ahead + 16 * v);
         }
-        v16f w0 = load16(weights), w1 = load16(weights + 16);
+        v16f wv[2];
+        _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v) wv[v] = load16(weights + 16 * v);
         _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
-          v16f x = splat16(at[q][row + j]);
-          acc[q][0] = fma16(x, w0, acc[q][0]);
-          acc[q][1] = fma16(x, w1, acc[q][1]);
+          v16f x = splat16(at[q][row + j * step]);
+          _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v)
+            acc[q * nv + v] = fma16(x, wv[v], acc[q * nv + v]);
         }
       }
     }
 }
 
-/* HPVM_TENSOR_FB_WIDE = 32 filters (two vectors) x pb positions: 2 * pb accumulators, and per
- * tap 2 loads of weights and pb broadcasts for 2 * pb multiply-adds, bound by the
- * multiply-adds from 2 positions on (16 filters x 12 positions loaded 13 values per 12: bound
- * by the loads). The accumulators start from `partial` (NULL: zero) and end in `tile`, finished
- * or, without `finish`, as they are (a sum over the first channels, which a later call goes on
- * with: the same operations in the same order as one call over all the channels). */
+/* filters_taps over `channels` channels of the input, NCHW or (`blocked`, a constant: the NCHW
+ * instantiations keep the loops they had) in blocks of 16 channels, channel c of tap (i, j) at
+ * at[q] + (c / 16) * plane + c % 16 + i * plane_w + j * 16: a block at a time, its positions'
+ * pointers moved to it, so that the steps are the NCHW ones with channels a float apart and taps
+ * 16 (the channel's block and lane worked out per channel made clang keep broadcasts on the
+ * stack: 20% slower). */
 static inline __attribute__((always_inline)) void
-filters_wide(int pb, const float *src, const int64_t *offset, int64_t channels, int64_t plane,
-             int64_t plane_w, const float *weights, int64_t kh, int64_t kw,
-             const float *partial, int64_t finish, const float *ahead, int64_t ahead_taps,
-             const float *bias, int64_t activation, float activation_max, float *tile) {
-  enum { FB = HPVM_TENSOR_FB_WIDE };
-  v16f acc[HPVM_TENSOR_PB_WIDE][2];
-  const float *at[HPVM_TENSOR_PB_WIDE];
-  _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
-    acc[q][0] = partial ? load16(partial + q * FB) : splat16(0.0f);
-    acc[q][1] = partial ? load16(partial + q * FB + 16) : splat16(0.0f);
-    at[q] = src + offset[q];
-  }
-  if (kw == 3)
-    filters_steps(pb, at, channels, plane, plane_w, weights, kh, 3, ahead, ahead_taps, acc);
-  else if (kw == 1 && kh == 1)
-    filters_steps(pb, at, channels, plane, plane_w, weights, 1, 1, ahead, ahead_taps, acc);
-  else
-    filters_steps(pb, at, channels, plane, plane_w, weights, kh, kw, ahead, ahead_taps, acc);
-  if (!finish) {
-    _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
-      store16(tile + q * FB, acc[q][0]);
-      store16(tile + q * FB + 16, acc[q][1]);
-    }
+filters_steps(int pb, int nv, int blocked, const float *const at[HPVM_TENSOR_PB_WIDE],
+              int64_t channels, int64_t plane, int64_t plane_w, const float *weights, int64_t kh,
+              int64_t kw, const float *ahead, int64_t ahead_taps, v16f acc[FILTERS_ACC]) {
+  const int64_t fb = 16 * nv;
+  const float *ahead_end = ahead + ahead_taps * fb;
+  if (!blocked) {
+    filters_taps(pb, nv, 1, at, channels, plane, plane_w, weights, kh, kw, ahead, ahead_end,
+                 acc);
     return;
   }
-  v16f b0 = bias ? load16(bias) : splat16(0.0f), b1 = bias ? load16(bias + 16) : splat16(0.0f);
-  v16f max = splat16(activation_max);
-  _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
-    store16(tile + q * FB, finish16(acc[q][0], b0, activation, max));
-    store16(tile + q * FB + 16, finish16(acc[q][1], b1, activation, max));
+  for (int64_t c0 = 0; c0 < channels; c0 += 16) {
+    const float *block[HPVM_TENSOR_PB_WIDE];
+    _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) block[q] = at[q] + c0 / 16 * plane;
+    int64_t lanes = channels - c0 < 16 ? channels - c0 : 16, taps = c0 * kh * kw * fb;
+    filters_taps(pb, nv, 16, block, lanes, 1, plane_w, weights + taps, kh, kw, ahead + taps,
+                 ahead_end, acc);
   }
 }
 
-/* The exported kernels of filters_wide: one per block of positions. */
+/* 16 * nv filters (nv vectors: HPVM_TENSOR_FB_WIDE = 32 filters in two) x pb positions: pb * nv
+ * accumulators, and per tap nv loads of weights and pb broadcasts for pb * nv multiply-adds,
+ * bound by the multiply-adds from 2 positions on where nv is 2 (16 filters x 12 positions loaded
+ * 13 values per 12: bound by the loads). The accumulators start from `partial` (NULL: zero) and
+ * end in `tile` ([q][16 * nv]), finished or, without `finish`, as they are (a sum over the first
+ * channels, which a later call goes on with: the same operations in the same order as one call
+ * over all the channels). With `out_at` (and `finish`), the finished vector v of position q goes
+ * to tile + out_at[q] + v * out_stride instead: a blocked output's vectors of 16 filters stored
+ * from the registers, with no tile between (1 x 1 layers of few channels, whose blocks are short:
+ * 16 -> 96 filters at 112 x 112 0.34 -> 0.24 ms, 32 -> 64 at 56 x 56 0.082 -> 0.066, one
+ * thread). */
+static inline __attribute__((always_inline)) void
+filters_wide(int pb, int nv, int blocked, const float *src, const int64_t *offset,
+             int64_t channels, int64_t plane, int64_t plane_w, const float *weights, int64_t kh,
+             int64_t kw, const float *partial, int64_t finish, const float *ahead,
+             int64_t ahead_taps, const float *bias, int64_t activation, float activation_max,
+             float *tile, const int64_t *out_at, int64_t out_stride) {
+  const int fb = 16 * nv;
+  v16f acc[FILTERS_ACC];
+  const float *at[HPVM_TENSOR_PB_WIDE];
+  _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q) {
+    _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v)
+      acc[q * nv + v] = partial ? load16(partial + q * fb + 16 * v) : splat16(0.0f);
+    at[q] = src + offset[q];
+  }
+  if (kw == 3)
+    filters_steps(pb, nv, blocked, at, channels, plane, plane_w, weights, kh, 3, ahead,
+                  ahead_taps, acc);
+  else if (kw == 1 && kh == 1)
+    filters_steps(pb, nv, blocked, at, channels, plane, plane_w, weights, 1, 1, ahead,
+                  ahead_taps, acc);
+  else
+    filters_steps(pb, nv, blocked, at, channels, plane, plane_w, weights, kh, kw, ahead,
+                  ahead_taps, acc);
+  if (!finish) {
+    _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q)
+      _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v)
+        store16(tile + q * fb + 16 * v, acc[q * nv + v]);
+    return;
+  }
+  v16f b[2], max = splat16(activation_max);
+  _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v)
+    b[v] = bias ? load16(bias + 16 * v) : splat16(0.0f);
+  _Pragma("GCC unroll 12") for (int q = 0; q < pb; ++q)
+    _Pragma("GCC unroll 2") for (int v = 0; v < nv; ++v)
+      store16(out_at ? tile + out_at[q] + v * out_stride : tile + q * fb + 16 * v,
+              finish16(acc[q * nv + v], b[v], activation, max));
+}
+
+/* The exported kernels of filters_wide: one per block of positions (the tile's layout only). */
 #define FILTERS_WIDE(NAME, PB)                                                                 \
   void NAME(const float *src, const int64_t *offset, int64_t channels, int64_t plane,         \
             int64_t plane_w, const float *weights, int64_t kh, int64_t kw,                    \
             const float *partial, int64_t finish, const float *ahead, int64_t ahead_taps,     \
             const float *bias, int64_t activation, float activation_max, float *tile) {       \
-    filters_wide(PB, src, offset, channels, plane, plane_w, weights, kh, kw, partial, finish, \
-                 ahead, ahead_taps, bias, activation, activation_max, tile);                  \
+    filters_wide(PB, 2, 0, src, offset, channels, plane, plane_w, weights, kh, kw, partial,   \
+                 finish, ahead, ahead_taps, bias, activation, activation_max, tile, NULL, 0); \
   }
 FILTERS_WIDE(hpvm_tensor_conv_filters_wide_avx512, HPVM_TENSOR_PB_WIDE)
 FILTERS_WIDE(hpvm_tensor_conv_filters_short_avx512, HPVM_TENSOR_PB_SHORT)
 #undef FILTERS_WIDE
+
+/* The kernels of hpvm_tensor_conv_filters_kind_avx512 (conv_across.c's blocked operands): one
+ * per block of positions and of filters, and input layout. */
+#define FILTERS_OUT(NAME, PB, NV, BLOCKED)                                                     \
+  static void NAME(const float *src, const int64_t *offset, int64_t channels, int64_t plane,  \
+                   int64_t plane_w, const float *weights, int64_t kh, int64_t kw,             \
+                   const float *partial, int64_t finish, const float *ahead,                  \
+                   int64_t ahead_taps, const float *bias, int64_t activation,                 \
+                   float activation_max, float *tile, const int64_t *out_at,                  \
+                   int64_t out_stride) {                                                      \
+    filters_wide(PB, NV, BLOCKED, src, offset, channels, plane, plane_w, weights, kh, kw,     \
+                 partial, finish, ahead, ahead_taps, bias, activation, activation_max, tile,  \
+                 out_at, out_stride);                                                         \
+  }
+FILTERS_OUT(filters_32x12, HPVM_TENSOR_PB_WIDE, 2, 0)
+FILTERS_OUT(filters_32x7, HPVM_TENSOR_PB_SHORT, 2, 0)
+FILTERS_OUT(filters_16x12, HPVM_TENSOR_PB_WIDE, 1, 0)
+FILTERS_OUT(filters_16x7, HPVM_TENSOR_PB_SHORT, 1, 0)
+FILTERS_OUT(blocked_32x12, HPVM_TENSOR_PB_WIDE, 2, 1)
+FILTERS_OUT(blocked_32x7, HPVM_TENSOR_PB_SHORT, 2, 1)
+FILTERS_OUT(blocked_16x12, HPVM_TENSOR_PB_WIDE, 1, 1)
+FILTERS_OUT(blocked_16x7, HPVM_TENSOR_PB_SHORT, 1, 1)
+#undef FILTERS_OUT
+
+hpvm_tensor_conv_filters_out_fn hpvm_tensor_conv_filters_kind_avx512(int blocked, int64_t fb,
+                                                                     int64_t pb) {
+  if (fb == HPVM_TENSOR_FB_WIDE && pb == HPVM_TENSOR_PB_WIDE)
+    return blocked ? blocked_32x12 : filters_32x12;
+  if (fb == HPVM_TENSOR_FB_WIDE && pb == HPVM_TENSOR_PB_SHORT)
+    return blocked ? blocked_32x7 : filters_32x7;
+  if (fb == HPVM_TENSOR_FB && pb == HPVM_TENSOR_PB_WIDE)
+    return blocked ? blocked_16x12 : filters_16x12;
+  if (fb == HPVM_TENSOR_FB && pb == HPVM_TENSOR_PB_SHORT)
+    return blocked ? blocked_16x7 : filters_16x7;
+  return NULL;
+}
 
 void hpvm_tensor_conv_filters_avx512(const float *src, const int64_t *offset, int64_t channels,
                                      int64_t plane, int64_t plane_w, const float *weights,

@@ -197,6 +197,8 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
          : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x5x5xf32>
   // CHECK: hpvm.tensor.conv2d %{{.*}}, %{{.*}} : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
   %c1 = hpvm.tensor.conv2d %x, %w : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
+  // CHECK: hpvm.tensor.conv2d %{{.*}}, %{{.*}} {result_block = 4 : i64} : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x2x7x7x4xf32>
+  %cb = hpvm.tensor.conv2d %x, %w {result_block = 4} : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x2x7x7x4xf32>
   // An approximation knob (hpvm-apply-knobs sets them from a configuration).
   // CHECK: hpvm.tensor.conv2d %{{.*}}, %{{.*}} {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>} : (tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x7x7xf32>
   %perforated = hpvm.tensor.conv2d %x, %w {hpvm.knob = #hpvm.knob<perforate_rows, rate = 2, offset = 1>}
@@ -237,6 +239,14 @@ hpvm.leaf @tensors(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>,
          error = #hpvm.error<l1 = 1.0, l2 = 2.0>} : tensor<2x8x5x5xf32> -> tensor<2x8x5x2xf32>
   %pceil = hpvm.tensor.pool max %cr {window = [2, 2], strides = [2, 2], padding_end = [1, 0]}
          : tensor<2x8x5x5xf32> -> tensor<2x8x3x2xf32>
+  // Channels in blocks.
+  // CHECK: hpvm.tensor.to_blocked %{{.*}} {block = 4 : i64} : tensor<2x8x5x5xf32> -> tensor<2x2x5x5x4xf32>
+  // CHECK: hpvm.tensor.pool max %{{.*}} {strides = [2, 2], window = [2, 2]} : tensor<2x2x5x5x4xf32> -> tensor<2x2x2x2x4xf32>
+  // CHECK: hpvm.tensor.from_blocked %{{.*}} : tensor<2x2x2x2x4xf32> -> tensor<2x8x2x2xf32>
+  %blk = hpvm.tensor.to_blocked %cr {block = 4} : tensor<2x8x5x5xf32> -> tensor<2x2x5x5x4xf32>
+  %pblk = hpvm.tensor.pool max %blk {window = [2, 2], strides = [2, 2]}
+         : tensor<2x2x5x5x4xf32> -> tensor<2x2x2x2x4xf32>
+  %unblk = hpvm.tensor.from_blocked %pblk : tensor<2x2x2x2x4xf32> -> tensor<2x8x2x2xf32>
   // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>
   // CHECK: hpvm.tensor.mul %{{.*}}, %{{.*}} : (tensor<6x3x5xf32>, tensor<6x5x2xf32>) -> tensor<6x3x2xf32>
   %mm = hpvm.tensor.mul %m, %k : (tensor<3x5xf32>, tensor<5x7xf32>) -> tensor<3x7xf32>

@@ -78,7 +78,7 @@ hpvm.leaf @f(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
 // -----
 
 hpvm.leaf @f(%x: tensor<1x28x28xf32>, %w: tensor<8x1x3x3xf32>) {
-  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects the input (NCHW) to have rank 4, found 'tensor<1x28x28xf32>'}}
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects the input to be an NCHW image (rank 4) or one with its channels in blocks of a static size (rank 5, [N, C / B, H, W, B]), found 'tensor<1x28x28xf32>'}}
   %r = hpvm.tensor.conv2d %x, %w : (tensor<1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
   hpvm.return
 }
@@ -202,7 +202,7 @@ hpvm.leaf @f(%x: tensor<1x8x26x26xf32>) {
 // -----
 
 hpvm.leaf @f(%x: tensor<8x26x26xf32>) {
-  // expected-error @+1 {{'hpvm.tensor.pool' op expects the input (NCHW) to have rank 4, found 'tensor<8x26x26xf32>'}}
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects the input to be an NCHW image (rank 4) or one with its channels in blocks of a static size (rank 5, [N, C / B, H, W, B]), found 'tensor<8x26x26xf32>'}}
   %r = hpvm.tensor.pool min %x {window = [2, 2], strides = [2, 2]} : tensor<8x26x26xf32> -> tensor<8x13x13xf32>
   hpvm.return
 }
@@ -555,5 +555,71 @@ hpvm.leaf @f() attributes {hpvm.error = 0.5 : f32} {
 hpvm.leaf @f(%x: tensor<4xf32>) {
   // expected-error @+1 {{'hpvm.error' is only valid on node definitions (hpvm.leaf, hpvm.internal; tensor ops carry their budget as 'error'), found on 'hpvm.tensor.relu'}}
   %r = hpvm.tensor.relu %x {hpvm.error = #hpvm.error<l1 = 0.1, l2 = 0.1>} : tensor<4xf32>
+  hpvm.return
+}
+
+// -----
+
+// Channels in blocks: a block of dynamic size is not a layout.
+hpvm.leaf @f(%x: tensor<1x2x8x8x?xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.pool' op expects the input to be an NCHW image (rank 4) or one with its channels in blocks of a static size (rank 5, [N, C / B, H, W, B]), found 'tensor<1x2x8x8x?xf32>'}}
+  %r = hpvm.tensor.pool max %x {window = [2, 2], strides = [2, 2]} : tensor<1x2x8x8x?xf32> -> tensor<1x2x4x4x?xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x32x8x8xf32>, %w: tensor<24x32x1x1xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op expects a result_block > 0 that divides the 24 filters, found 16}}
+  %r = hpvm.tensor.conv2d %x, %w {result_block = 16} : (tensor<1x32x8x8xf32>, tensor<24x32x1x1xf32>) -> tensor<1x1x8x8x16xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x2x8x8x16xf32>, %w: tensor<16x16x1x1xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.conv2d' op input has 32 channels but the filter expects 16 x 1 groups = 16}}
+  %r = hpvm.tensor.conv2d %x, %w : (tensor<1x2x8x8x16xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x24x8x8xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.to_blocked' op expects channels that blocks of 16 divide, found 24}}
+  %r = hpvm.tensor.to_blocked %x {block = 16} : tensor<1x24x8x8xf32> -> tensor<1x1x8x8x16xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x24x8xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.to_blocked' op expects the input (NCHW) to have rank 4, found 'tensor<1x24x8xf32>'}}
+  %r = hpvm.tensor.to_blocked %x {block = 8} : tensor<1x24x8xf32> -> tensor<1x3x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x32x8x8xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.to_blocked' op attribute 'block' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %r = hpvm.tensor.to_blocked %x {block = 0} : tensor<1x32x8x8xf32> -> tensor<1x32x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x32x8x8xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.from_blocked' op expects channels in blocks (rank 5), found 'tensor<1x32x8x8xf32>'}}
+  %r = hpvm.tensor.from_blocked %x : tensor<1x32x8x8xf32> -> tensor<1x32x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<1x2x8x8x16xf32>) {
+  // expected-error @+2 {{'hpvm.tensor.from_blocked' op inferred type(s) 'tensor<1x32x8x8xf32>' are incompatible with return type(s) of operation 'tensor<1x16x8x8xf32>'}}
+  // expected-error @+1 {{'hpvm.tensor.from_blocked' op failed to infer returned types}}
+  %r = hpvm.tensor.from_blocked %x : tensor<1x2x8x8x16xf32> -> tensor<1x16x8x8xf32>
   hpvm.return
 }

@@ -174,6 +174,8 @@ HPVM_COMPATIBLE_RETURN_TYPES(TensorAddOp)
 HPVM_COMPATIBLE_RETURN_TYPES(TensorMulOp)
 HPVM_COMPATIBLE_RETURN_TYPES(TensorConv2DOp)
 HPVM_COMPATIBLE_RETURN_TYPES(TensorPoolOp)
+HPVM_COMPATIBLE_RETURN_TYPES(TensorToBlockedOp)
+HPVM_COMPATIBLE_RETURN_TYPES(TensorFromBlockedOp)
 HPVM_COMPATIBLE_RETURN_TYPES(TensorBatchNormOp)
 HPVM_COMPATIBLE_RETURN_TYPES(TensorReduceOp)
 #undef HPVM_COMPATIBLE_RETURN_TYPES
@@ -268,14 +270,98 @@ static LogicalResult inferTensorMulOpStrict(std::optional<Location> location,
 }
 
 //===----------------------------------------------------------------------===//
+// Images: NCHW, or channels in blocks ([N, C / B, H, W, B])
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An image operand's sizes whatever its layout; `block` 0 for NCHW.
+struct Image {
+  RankedTensorType type;
+  int64_t n, c, h, w, block = 0;
+};
+} // namespace
+
+/// The image `value` of rank 4 (NCHW) or 5 (channels in blocks), or an empty
+/// Image after reporting what was found.
+static Image expectImage(std::optional<Location> location, StringRef opName,
+                         Value value) {
+  RankedTensorType type = expectTensor(location, opName, value, "input");
+  if (!type)
+    return {};
+  if (type.getRank() == 4)
+    return {type, type.getDimSize(0), type.getDimSize(1), type.getDimSize(2),
+            type.getDimSize(3)};
+  if (type.getRank() == 5 && !ShapedType::isDynamic(type.getDimSize(4))) {
+    int64_t blocks = type.getDimSize(1), block = type.getDimSize(4);
+    return {type, type.getDimSize(0),
+            ShapedType::isDynamic(blocks) ? ShapedType::kDynamic : blocks * block,
+            type.getDimSize(2), type.getDimSize(3), block};
+  }
+  (void)shapeError(location, opName,
+                   llvm::formatv("expects the input to be an NCHW image (rank "
+                                 "4) or one with its channels in blocks of a "
+                                 "static size (rank 5, [N, C / B, H, W, B]), "
+                                 "found {0}",
+                                 q(type))
+                       .str());
+  return {};
+}
+
+/// The type of an image of `n` x `c` channels (in blocks of `block`, or NCHW
+/// for 0) of h x w.
+static RankedTensorType imageType(int64_t n, int64_t c, int64_t h, int64_t w,
+                                  int64_t block, Type element) {
+  if (!block)
+    return RankedTensorType::get({n, c, h, w}, element);
+  int64_t blocks = ShapedType::isDynamic(c) ? c : c / block;
+  return RankedTensorType::get({n, blocks, h, w, block}, element);
+}
+
+static LogicalResult inferTensorToBlockedOpStrict(std::optional<Location> location,
+    TensorToBlockedOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorToBlockedOp::getOperationName();
+  RankedTensorType input =
+      expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
+  if (!input)
+    return failure();
+  int64_t block = adaptor.getBlock(), channels = input.getDimSize(1);
+  if (block <= 0)
+    return failure(); // the attribute's constraint reports it (builders aside)
+  if (!ShapedType::isDynamic(channels) && channels % block != 0)
+    return shapeError(location, name,
+                      llvm::formatv("expects channels that blocks of {0} divide, "
+                                    "found {1}",
+                                    block, channels));
+  results.push_back(imageType(input.getDimSize(0), channels, input.getDimSize(2),
+                              input.getDimSize(3), block, input.getElementType()));
+  return success();
+}
+
+static LogicalResult inferTensorFromBlockedOpStrict(std::optional<Location> location,
+    TensorFromBlockedOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = TensorFromBlockedOp::getOperationName();
+  Image image = expectImage(location, name, adaptor.getInput());
+  if (!image.type)
+    return failure();
+  if (!image.block)
+    return shapeError(location, name,
+                      llvm::formatv("expects channels in blocks (rank 5), found "
+                                    "{0}",
+                                    q(image.type)));
+  results.push_back(imageType(image.n, image.c, image.h, image.w, 0,
+                              image.type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // conv2d: [N, C, H, W] * [F, C/groups, KH, KW] -> [N, F, OH, OW]
 //===----------------------------------------------------------------------===//
 
 static LogicalResult inferTensorConv2DOpStrict(std::optional<Location> location,
     TensorConv2DOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
   StringRef name = TensorConv2DOp::getOperationName();
-  RankedTensorType input =
-      expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
+  Image image = expectImage(location, name, adaptor.getInput());
+  RankedTensorType input = image.type;
   RankedTensorType filter =
       expectTensor(location, name, adaptor.getFilter(), "filter (FCHW)", 4);
   if (!input || !filter)
@@ -290,7 +376,7 @@ static LogicalResult inferTensorConv2DOpStrict(std::optional<Location> location,
   if (groups <= 0)
     return shapeError(location, name,
                       llvm::formatv("expects groups > 0, found {0}", groups));
-  int64_t channels = input.getDimSize(1), filterChannels = filter.getDimSize(1);
+  int64_t channels = image.c, filterChannels = filter.getDimSize(1);
   if (!ShapedType::isDynamic(channels) &&
       !ShapedType::isDynamic(filterChannels) &&
       channels != filterChannels * groups)
@@ -305,14 +391,23 @@ static LogicalResult inferTensorConv2DOpStrict(std::optional<Location> location,
                       llvm::formatv("{0} filters cannot be split into {1} "
                                     "groups",
                                     filters, groups));
-  int64_t in[2] = {input.getDimSize(2), input.getDimSize(3)};
+  int64_t block = 0;
+  if (IntegerAttr attr = adaptor.getResultBlockAttr()) {
+    block = attr.getInt();
+    if (block <= 0 || (!ShapedType::isDynamic(filters) && filters % block != 0))
+      return shapeError(location, name,
+                        llvm::formatv("expects a result_block > 0 that divides "
+                                      "the {0} filters, found {1}",
+                                      dimText(filters), block));
+  }
+  int64_t in[2] = {image.h, image.w};
   int64_t window[2] = {filter.getDimSize(2), filter.getDimSize(3)};
   int64_t out[2];
   if (failed(inferWindow(location, name, adaptor.getPadding(),
                          adaptor.getStrides(), in, window, out)))
     return failure();
-  results.push_back(RankedTensorType::get(
-      {input.getDimSize(0), filters, out[0], out[1]}, input.getElementType()));
+  results.push_back(imageType(image.n, filters, out[0], out[1], block,
+                              input.getElementType()));
   return success();
 }
 
@@ -323,8 +418,8 @@ static LogicalResult inferTensorConv2DOpStrict(std::optional<Location> location,
 static LogicalResult inferTensorPoolOpStrict(std::optional<Location> location,
     TensorPoolOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
   StringRef name = TensorPoolOp::getOperationName();
-  RankedTensorType input =
-      expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
+  Image image = expectImage(location, name, adaptor.getInput());
+  RankedTensorType input = image.type;
   if (!input)
     return failure();
   int64_t window[2];
@@ -347,15 +442,14 @@ static LogicalResult inferTensorPoolOpStrict(std::optional<Location> location,
                                       "{1}x{2}, found [{3}, {4}]",
                                       attrName, window[0], window[1],
                                       padding[0], padding[1]));
-  int64_t in[2] = {input.getDimSize(2), input.getDimSize(3)};
+  int64_t in[2] = {image.h, image.w};
   int64_t out[2];
   if (failed(inferWindow(location, name, adaptor.getPadding(),
                          adaptor.getStrides(), in, window, out,
                          adaptor.getPaddingEndAttr())))
     return failure();
-  results.push_back(RankedTensorType::get(
-      {input.getDimSize(0), input.getDimSize(1), out[0], out[1]},
-      input.getElementType()));
+  results.push_back(imageType(image.n, image.c, out[0], out[1], image.block,
+                              input.getElementType()));
   return success();
 }
 
@@ -509,6 +603,8 @@ HPVM_INFERRED_TENSOR_OP(TensorAddOp)
 HPVM_INFERRED_TENSOR_OP(TensorMulOp)
 HPVM_INFERRED_TENSOR_OP(TensorConv2DOp)
 HPVM_INFERRED_TENSOR_OP(TensorPoolOp)
+HPVM_INFERRED_TENSOR_OP(TensorToBlockedOp)
+HPVM_INFERRED_TENSOR_OP(TensorFromBlockedOp)
 HPVM_INFERRED_TENSOR_OP(TensorReduceOp)
 #undef HPVM_INFERRED_TENSOR_OP
 

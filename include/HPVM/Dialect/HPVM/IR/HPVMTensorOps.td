@@ -63,15 +63,25 @@ def HPVM_TensorConv2DOp : HPVM_InferredTensorOp<"conv2d"> {
     `[N, F, (H + 2*padding[0] - KH) / strides[0] + 1, (W + 2*padding[1] - KW) / strides[1] + 1]`.
     `groups` > 1 gives group convolution; `groups = C = F` is depthwise.
 
+    Channels in blocks: an input of rank 5, `[N, C / B, H, W, B]`, holds
+    channel `c` of position `(y, x)` at `[n, c / B, y, x, c % B]` (see
+    `hpvm.tensor.to_blocked`); with `result_block = B` the result is
+    `[N, F / B, OH, OW, B]` in the same layout. The values are those of the
+    convolution of the NCHW tensors. `hpvm-block-tensor-layout` makes these
+    forms; the CPU's kernels read and write them directly.
+
     ```mlir
     %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]}
         : (tensor<1x1x28x28xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x26x26xf32>
+    %d = hpvm.tensor.conv2d %b, %v {padding = [1, 1], result_block = 16}
+        : (tensor<1x2x28x28x16xf32>, tensor<64x32x3x3xf32>) -> tensor<1x4x28x28x16xf32>
     ```
   }];
   let arguments = !con((ins HPVM_FloatTensor:$input, HPVM_FloatTensor:$filter,
       DefaultValuedAttr<ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>, "{0, 0}">:$padding,
       DefaultValuedAttr<ConfinedAttr<I64ArrayAttr, [ArrayCount<2>]>, "{1, 1}">:$strides,
-      DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$groups), errorArgs);
+      DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$groups,
+      OptionalAttr<I64Attr>:$result_block), errorArgs);
   let results = (outs HPVM_FloatTensor:$result);
   let assemblyFormat = "$input `,` $filter attr-dict `:` functional-type(operands, results)";
 }
@@ -89,6 +99,9 @@ def HPVM_TensorPoolOp : HPVM_InferredTensorOp<"pool"> {
 
     An end padding larger than the begin padding is ONNX's and PyTorch's
     `ceil_mode`: the last window hangs over the end of the image.
+
+    An input of rank 5 has its channels in blocks, `[N, C / B, H, W, B]` (see
+    `hpvm.tensor.to_blocked`); the result is then `[N, C / B, OH, OW, B]`.
 
     ```mlir
     %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2], padding = [0, 0]}
@@ -113,6 +126,42 @@ def HPVM_TensorPoolOp : HPVM_InferredTensorOp<"pool"> {
     /// `padding` where it is absent.
     ::llvm::SmallVector<int64_t> getEndPadding();
   }];
+}
+
+def HPVM_TensorToBlockedOp : HPVM_InferredTensorOp<"to_blocked"> {
+  let summary = "an NCHW image with its channels in blocks of `block`";
+  let description = [{
+    `[N, C, H, W] -> [N, C / B, H, W, B]` for the block size `B = block`
+    (which divides `C`): element `[n, c, y, x]` goes to
+    `[n, c / B, y, x, c % B]`, so that the `B` channels of a block are
+    consecutive at each position (the "NCHW16c" layout of CPU libraries, with
+    `B = 16`: a vector register of 16 floats holds one position of a block).
+
+    ```mlir
+    %b = hpvm.tensor.to_blocked %x {block = 16}
+        : tensor<1x32x56x56xf32> -> tensor<1x2x56x56x16xf32>
+    ```
+  }];
+  let arguments = !con((ins HPVM_FloatTensor:$input,
+      ConfinedAttr<I64Attr, [IntPositive]>:$block), errorArgs);
+  let results = (outs HPVM_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def HPVM_TensorFromBlockedOp : HPVM_InferredTensorOp<"from_blocked"> {
+  let summary = "the NCHW image of a tensor with its channels in blocks";
+  let description = [{
+    `[N, C / B, H, W, B] -> [N, C, H, W]`: the inverse of
+    `hpvm.tensor.to_blocked`.
+
+    ```mlir
+    %x = hpvm.tensor.from_blocked %b
+        : tensor<1x2x56x56x16xf32> -> tensor<1x32x56x56xf32>
+    ```
+  }];
+  let arguments = !con((ins HPVM_FloatTensor:$input), errorArgs);
+  let results = (outs HPVM_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
 class HPVM_TensorActivationOp<string mnemonic, string formula>
