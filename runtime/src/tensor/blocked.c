@@ -166,18 +166,6 @@ static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
     }
 }
 
-/* pool.c's pool_extent_valid: `out` windows of `window` at `stride`, the first at -pad, are
- * those of an image of `size` padded by pad before it and by some end padding in [0, window)
- * after it. */
-static int pool_extent_valid(int64_t size, int64_t window, int64_t stride, int64_t pad,
-                             int64_t out) {
-  if (size + pad == 0)
-    return out == 0;
-  int64_t fewest = size + pad >= window ? (size + pad - window) / stride + 1 : 1;
-  int64_t most = (size + pad - 1) / stride + 1;
-  return out >= fewest && out <= most;
-}
-
 /* hpvm_rt_tensor_pool_f32's checks, then the blocked channels and the operands. */
 static int pool_valid(const char *what, const float *input, const float *output,
                       const hpvm_blocked_pool_t *p, int64_t n, int64_t c) {
@@ -186,8 +174,8 @@ static int pool_valid(const char *what, const float *input, const float *output,
     return 0;
   if (p->kind < HPVM_RT_TENSOR_POOL_MAX || p->kind > HPVM_RT_TENSOR_POOL_MEAN ||
       p->window_h <= 0 || p->window_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 ||
-      !pool_extent_valid(p->h, p->window_h, p->stride_h, p->pad_h, p->oh) ||
-      !pool_extent_valid(p->w, p->window_w, p->stride_w, p->pad_w, p->ow)) {
+      !hpvm_tensor_pool_extent_valid(p->h, p->window_h, p->stride_h, p->pad_h, p->oh) ||
+      !hpvm_tensor_pool_extent_valid(p->w, p->window_w, p->stride_w, p->pad_w, p->ow)) {
     hpvm_warning("%s: inconsistent kind, window, strides or shapes (kind %lld, input "
                  "%lldx%lld, window %lldx%lld, stride %lldx%lld, output %lldx%lld); nothing "
                  "computed",

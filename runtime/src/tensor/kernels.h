@@ -202,6 +202,12 @@ typedef void (*hpvm_tensor_conv_direct_fn)(const float *padded, int64_t channels
                                            const float *bias, int64_t activation,
                                            float activation_max);
 
+/* Whether `out` pooling windows of `window` at `stride`, the first at -pad, are those of an
+ * image of `size` padded by pad before it and by some end padding in [0, window) after it
+ * (pool.c; the blocked pools check the same). */
+int hpvm_tensor_pool_extent_valid(int64_t size, int64_t window, int64_t stride, int64_t pad,
+                                  int64_t out);
+
 /* One block of a convolution across filters (conv_across.c): tile[q * FB + f] = activation(bias[f]
  * + the window at position q < PB of filter f < FB), FB x PB the kernel's block (HPVM_TENSOR_FB x
  * filters_pb, or HPVM_TENSOR_FB_WIDE x HPVM_TENSOR_PB_WIDE), position q's window having its

@@ -26,8 +26,8 @@ static void run_pool(void *context, const hpvm_rt_instance_range_t *range) {
  * `size` padded by pad before it and by some end padding in [0, window) after it (an empty
  * image without begin padding: no windows; with it, windows of padding, as before end
  * padding existed). */
-static int pool_extent_valid(int64_t size, int64_t window, int64_t stride, int64_t pad,
-                             int64_t out) {
+int hpvm_tensor_pool_extent_valid(int64_t size, int64_t window, int64_t stride, int64_t pad,
+                                  int64_t out) {
   if (size + pad == 0)
     return out == 0;
   int64_t fewest = size + pad >= window ? (size + pad - window) / stride + 1 : 1;
@@ -44,8 +44,8 @@ void hpvm_rt_tensor_pool_f32(const float *input, float *output, int64_t kind, in
     return;
   if (kind < HPVM_RT_TENSOR_POOL_MAX || kind > HPVM_RT_TENSOR_POOL_MEAN || window_h <= 0 ||
       window_w <= 0 || stride_h <= 0 || stride_w <= 0 ||
-      !pool_extent_valid(h, window_h, stride_h, pad_h, oh) ||
-      !pool_extent_valid(w, window_w, stride_w, pad_w, ow)) {
+      !hpvm_tensor_pool_extent_valid(h, window_h, stride_h, pad_h, oh) ||
+      !hpvm_tensor_pool_extent_valid(w, window_w, stride_w, pad_w, ow)) {
     hpvm_warning("hpvm_rt_tensor_pool_f32: inconsistent kind, window, strides or shapes (kind "
                  "%lld, input %lldx%lld, window %lldx%lld, stride %lldx%lld, output %lldx%lld); "
                  "nothing computed",
