@@ -29,6 +29,9 @@ The variants (docs/CPUBackend.md has what each choice does):
   fused           -fhpvm-fuse-nodes: every legal pair of sibling leaves fused
   tensor-unfused  -fno-hpvm-fuse-tensor-nodes: each tensor op a node of its own
                   (by default chains conv->add->act->pool are one node)
+  tensor-whole-batch  -fno-hpvm-tile-tensor-batch: each tensor op of a leaf over
+                  the whole batch (by default a convolution and the ops after
+                  it run a few images at a time)
 
 A program compiled with -ffp-contract=off (FMA contraction is a choice of the
 C compiler, not of HPVM) must match in every variant; the programs here need no
@@ -50,6 +53,7 @@ VARIANTS = [
     ("no-inline", ["-fno-hpvm-inline-leaves"], {}),
     ("fused", ["-fhpvm-fuse-nodes"], {}),
     ("tensor-unfused", ["-fno-hpvm-fuse-tensor-nodes"], {}),
+    ("tensor-whole-batch", ["-fno-hpvm-tile-tensor-batch"], {}),
 ]
 
 RUNS = [{}, {"HPVM_NUM_THREADS": "1"}, {"HPVM_NUM_THREADS": "3"}]

@@ -80,6 +80,10 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
     fuse.remarks = false;
     pm.addPass(createHPVMFuseTensorNodes(fuse));
   }
+  // After the fusion, which makes the chains; not where devices take the
+  // tensor leaves (their kernels take the whole batch).
+  if (options.tileTensorBatch && options.devices.empty())
+    pm.addPass(createHPVMTileTensorBatch());
   // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
   // host lowering, which calls them.
   if (!options.devices.empty()) {

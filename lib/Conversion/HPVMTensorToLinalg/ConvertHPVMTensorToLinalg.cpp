@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,6 +23,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
@@ -147,21 +150,70 @@ static void convertHostOps(Operation *function) {
   });
 }
 
+/// The loops over chunks of images (hpvm-tile-tensor-batch) once bufferized:
+/// each carries the buffers of the leaf's outputs unchanged (the chunks are
+/// written into them in place), so the loop's results are those buffers, as
+/// the leaf's outputs must be for the runtime to own them; and the chunks'
+/// temporaries are allocated once, before the loop, not on every iteration.
+static void simplifyChunkLoops(LeafOp leaf,
+                               const llvm::SmallPtrSetImpl<Operation *> &before) {
+  if (!leaf.getBody().hasOneBlock())
+    return;
+  for (auto loop : leaf.getBodyBlock().getOps<scf::ForOp>()) {
+    Operation *yield = loop.getBody()->getTerminator();
+    for (auto [index, operand] : llvm::enumerate(yield->getOperands())) {
+      BlockArgument carried = loop.getRegionIterArgs()[index];
+      if (operand != carried || !isa<MemRefType>(carried.getType()))
+        continue;
+      Value init = loop.getInitArgs()[index];
+      carried.replaceAllUsesWith(init);
+      loop.getResult(index).replaceAllUsesWith(init);
+    }
+    // The insertion of a chunk written in place: a copy between two equal
+    // views of the output.
+    for (auto copy : llvm::make_early_inc_range(loop.getBody()->getOps<memref::CopyOp>())) {
+      auto from = copy.getSource().getDefiningOp<memref::SubViewOp>();
+      auto to = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+      if (from && to &&
+          OperationEquivalence::isEquivalentTo(from, to, OperationEquivalence::exactValueMatch,
+                                               nullptr, OperationEquivalence::IgnoreLocations))
+        copy->erase();
+    }
+    for (auto alloc : llvm::make_early_inc_range(loop.getBody()->getOps<memref::AllocOp>()))
+      if (alloc->getNumOperands() == 0 && !before.contains(alloc) &&
+          !mayEscape(alloc.getResult()))
+        alloc->moveBefore(loop);
+  }
+}
+
 /// Frees, before the leaf returns, the buffers bufferization allocated for
-/// intermediate values (padded images, reductions, chained ops' results).
+/// intermediate values (padded images, reductions, chained ops' results);
+/// those of a loop's body (a chunk of images, hpvm-tile-tensor-batch) at the
+/// end of each iteration.
 static void freeTemporaries(LeafOp leaf,
                             const llvm::SmallPtrSetImpl<Operation *> &before) {
   if (!leaf.getBody().hasOneBlock())
     return;
+  auto freeIn = [&](Block &block) {
+    OpBuilder b(block.getTerminator());
+    for (auto alloc : llvm::make_early_inc_range(block.getOps<memref::AllocOp>()))
+      if (!before.contains(alloc) && !mayEscape(alloc.getResult()))
+        memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
+  };
   Block &body = leaf.getBodyBlock();
-  Operation *ret = body.getTerminator();
-  OpBuilder b(ret);
-  for (auto alloc : llvm::make_early_inc_range(body.getOps<memref::AllocOp>()))
-    if (!before.contains(alloc) && !mayEscape(alloc.getResult()))
-      memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
+  for (auto loop : body.getOps<scf::ForOp>())
+    freeIn(*loop.getBody());
+  freeIn(body);
 }
 
 static LogicalResult bufferize(Operation *op) {
+  // A loop over chunks of images (hpvm-tile-tensor-batch) writes each chunk's
+  // last result straight into the output it is inserted in.
+  if (isa<LeafOp>(op) && !op->getRegion(0).getOps<scf::ForOp>().empty()) {
+    IRRewriter rewriter(op->getContext());
+    if (failed(bufferization::eliminateEmptyTensors(rewriter, op)))
+      return failure(); // not expected: the analysis of bufferization below
+  }
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = false;
   bufferization::BufferizationState state;
@@ -181,6 +233,8 @@ struct ConvertHPVMTensorToLinalgPass
     Base::getDependentDialects(registry);
     arith::registerBufferizableOpInterfaceExternalModels(registry);
     linalg::registerBufferizableOpInterfaceExternalModels(registry);
+    // The loops over chunks of images (hpvm-tile-tensor-batch).
+    scf::registerBufferizableOpInterfaceExternalModels(registry);
     tensor::registerBufferizableOpInterfaceExternalModels(registry);
   }
 
@@ -295,8 +349,10 @@ struct ConvertHPVMTensorToLinalgPass
         ok = false;
         continue;
       }
-      if (auto leaf = dyn_cast<LeafOp>(op))
+      if (auto leaf = dyn_cast<LeafOp>(op)) {
+        simplifyChunkLoops(leaf, userAllocations);
         freeTemporaries(leaf, userAllocations);
+      }
     }
     for (auto function : module.getOps<func::FuncOp>()) {
       if (!hasTensorValues(function))

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -27,7 +28,20 @@ using namespace mlir;
 using namespace mlir::hpvm;
 
 Value mlir::hpvm::pointerOf(OpBuilder &b, Location loc, Value buffer) {
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  auto type = cast<MemRefType>(buffer.getType());
+  Value address;
+  if (type.getLayout().isIdentity()) {
+    address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  } else {
+    // A view into a larger buffer: its base's aligned pointer plus its offset.
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, metadata.getBaseBuffer());
+    Value bytes = arith::ConstantIndexOp::create(
+        b, loc, static_cast<int64_t>(type.getElementTypeBitWidth() / 8));
+    address = arith::AddIOp::create(
+        b, loc, base, arith::MulIOp::create(b, loc, metadata.getOffset(), bytes));
+  }
   Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
   return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
                                   integer);
@@ -35,11 +49,21 @@ Value mlir::hpvm::pointerOf(OpBuilder &b, Location loc, Value buffer) {
 
 namespace {
 
-/// The aligned pointer of the read-only, identity-layout buffer of `tensor`.
+/// The aligned pointer of the read-only buffer of `tensor`, dense in
+/// row-major order: an identity-layout buffer, or, for a slice, a run of
+/// images of a larger one (a chunk of a batch, hpvm-tile-tensor-batch) read
+/// in place.
 Value readPointer(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
+  MemRefLayoutAttrInterface layout;
+  if (tensor.getDefiningOp<tensor::ExtractSliceOp>()) {
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (int64_t d = type.getRank() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+    layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides);
+  }
   Value buffer = bufferization::ToBufferOp::create(
-      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      b, loc, MemRefType::get(type.getShape(), type.getElementType(), layout), tensor,
       b.getUnitAttr());
   return pointerOf(b, loc, buffer);
 }
@@ -59,20 +83,26 @@ struct Epilogue {
   SmallVector<Operation *> absorbed;
 };
 
-/// True when `value` is available at `op` (an argument of its block or
-/// defined before it in the block), or made so: a constant defined later in
-/// the block (a fused leaf's bias comes after the convolution) moves up.
+/// True when `value` is available at `op` (an argument of its block or of a
+/// block around it, or defined before it there), or made so: a constant
+/// defined later (a fused leaf's bias comes after the convolution) moves up.
 bool makeAvailableAt(RewriterBase &rewriter, Value value, Operation *op) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == op->getBlock();
-  Operation *def = value.getDefiningOp();
-  if (def->getBlock() != op->getBlock())
+  Block *owner = isa<BlockArgument>(value) ? cast<BlockArgument>(value).getOwner()
+                                            : value.getDefiningOp()->getBlock();
+  // `op`, or the op around it, in the block that holds `value`.
+  Operation *anchor = owner->findAncestorOpInBlock(*op);
+  if (!anchor)
     return false;
-  if (def->isBeforeInBlock(op))
+  if (isa<BlockArgument>(value))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (def == anchor)
+    return false;
+  if (def->isBeforeInBlock(anchor))
     return true;
   if (!def->hasTrait<::mlir::OpTrait::ConstantLike>() || def->getNumOperands() != 0)
     return false;
-  rewriter.moveOpBefore(def, op);
+  rewriter.moveOpBefore(def, anchor);
   return true;
 }
 

@@ -324,10 +324,17 @@ struct ParallelLeafLoopsPass
       if (leaf.getBody().empty() || withGrids.contains(leaf.getSymName()))
         continue;
       SmallVector<std::pair<linalg::LinalgOp, unsigned>> candidates;
-      for (Operation &op : leaf.getBody().front())
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-          if (unsigned splittable = qualifies(linalgOp, minWork))
-            candidates.push_back({linalgOp, splittable});
+      // The leaf's loops, and those of the loops over chunks of images
+      // (hpvm-tile-tensor-batch) in it.
+      auto collect = [&](Block &block) {
+        for (Operation &op : block)
+          if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+            if (unsigned splittable = qualifies(linalgOp, minWork))
+              candidates.push_back({linalgOp, splittable});
+      };
+      collect(leaf.getBody().front());
+      for (auto loop : leaf.getBody().front().getOps<scf::ForOp>())
+        collect(*loop.getBody());
       for (auto [candidate, splittable] : candidates) {
         rewriter.setInsertionPoint(candidate);
         FailureOr<linalg::LinalgLoops> loops =

@@ -1,0 +1,108 @@
+// RUN: hpvm-opt --hpvm-tile-tensor-batch="chunk-bytes=65536" --split-input-file %s | FileCheck %s
+// RUN: not hpvm-opt --hpvm-tile-tensor-batch="chunk-bytes=0" %s 2>&1 | FileCheck %s --check-prefix=ERR
+
+// ERR: hpvm-tile-tensor-batch: chunk-bytes must be positive, got 0
+
+// A convolution, its bias, a normalization and a ReLU over 16 images of
+// 16 KiB: chunks of 4 images (64 KiB); the image is sliced, the filter, bias
+// and statistics are read whole, the byte size stays above the loop.
+
+// CHECK-LABEL: hpvm.leaf @norm(
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<16x16x16x16xf32>
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[LOOP:.*]] = scf.for %[[I:.*]] = %[[C0]] to %[[C16]] step %[[C4]] iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0[%[[I]], 0, 0, 0] [4, 4, 16, 16] [1, 1, 1, 1] : tensor<16x4x16x16xf32> to tensor<4x4x16x16xf32>
+// CHECK: %[[C:.*]] = hpvm.tensor.conv2d %[[X]], %arg1 {padding = [1, 1]} : (tensor<4x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<4x16x16x16xf32>
+// CHECK: %[[A:.*]] = hpvm.tensor.add %[[C]], %arg2 : (tensor<4x16x16x16xf32>, tensor<1x16x1x1xf32>) -> tensor<4x16x16x16xf32>
+// CHECK: %[[N:.*]] = hpvm.tensor.batchnorm %[[A]], %arg3, %arg3, %arg3, %arg3 {{.*}} -> tensor<4x16x16x16xf32>
+// CHECK: %[[R:.*]] = hpvm.tensor.relu %[[N]] : tensor<4x16x16x16xf32>
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[R]] into %[[ACC]][%[[I]], 0, 0, 0] [4, 16, 16, 16] [1, 1, 1, 1]
+// CHECK: scf.yield %[[INS]]
+// CHECK: hpvm.return %[[LOOP]], %{{.*}} : tensor<16x16x16x16xf32>, i64
+hpvm.leaf @norm(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %b: tensor<1x16x1x1xf32>, %s: tensor<16xf32>) -> (tensor<16x16x16x16xf32>, i64) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<16x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<16x16x16x16xf32>
+  %a = hpvm.tensor.add %c, %b : (tensor<16x16x16x16xf32>, tensor<1x16x1x1xf32>) -> tensor<16x16x16x16xf32>
+  %n = hpvm.tensor.batchnorm %a, %s, %s, %s, %s {epsilon = 1.0e-3 : f64} : (tensor<16x16x16x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<16x16x16x16xf32>
+  %r = hpvm.tensor.relu %n : tensor<16x16x16x16xf32>
+  %bytes = llvm.mlir.constant(0 : i64) : i64
+  hpvm.return %r, %bytes : tensor<16x16x16x16xf32>, i64
+}
+
+// -----
+
+// A residual block's end: both images of the add are sliced; the pool after
+// the ReLU is the op no kernel absorbs. 12 images: chunks of 4 (the largest
+// divisor of 12 whose 16 KiB images fit 64 KiB).
+
+// CHECK-LABEL: hpvm.leaf @residual(
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-DAG: tensor.extract_slice %arg0[%[[I]], 0, 0, 0] [4, 16, 16, 16]
+// CHECK-DAG: tensor.extract_slice %arg2[%[[I]], 0, 0, 0] [4, 16, 16, 16]
+// CHECK: hpvm.tensor.pool {{.*}} -> tensor<4x16x8x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} [4, 16, 8, 8]
+hpvm.leaf @residual(%x: tensor<12x16x16x16xf32>, %w: tensor<16x16x1x1xf32>, %skip: tensor<12x16x16x16xf32>) -> (tensor<12x16x8x8xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [0, 0], strides = [1, 1]} : (tensor<12x16x16x16xf32>, tensor<16x16x1x1xf32>) -> tensor<12x16x16x16xf32>
+  %a = hpvm.tensor.add %c, %skip : (tensor<12x16x16x16xf32>, tensor<12x16x16x16xf32>) -> tensor<12x16x16x16xf32>
+  %r = hpvm.tensor.relu %a : tensor<12x16x16x16xf32>
+  %p = hpvm.tensor.pool max %r {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<12x16x16x16xf32> -> tensor<12x16x8x8xf32>
+  hpvm.return %p : tensor<12x16x8x8xf32>
+}
+
+// -----
+
+// Left as they are: a tail the convolution's kernel absorbs (a bias and one
+// activation); a whole batch that fits two chunks; a filter larger than half
+// a chunk's image; an op that is not per image (a flatten and a product).
+// Tiled: a leaf that returns an intermediate too (each output built in a
+// value the loop carries).
+
+// CHECK-LABEL: hpvm.leaf @absorbed(
+// CHECK-NOT: scf.for
+// CHECK: hpvm.return
+hpvm.leaf @absorbed(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %b: tensor<1x16x1x1xf32>) -> (tensor<16x16x16x16xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<16x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<16x16x16x16xf32>
+  %a = hpvm.tensor.add %c, %b : (tensor<16x16x16x16xf32>, tensor<1x16x1x1xf32>) -> tensor<16x16x16x16xf32>
+  %r = hpvm.tensor.relu %a : tensor<16x16x16x16xf32>
+  hpvm.return %r : tensor<16x16x16x16xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @small(
+// CHECK-NOT: scf.for
+// CHECK: hpvm.return
+hpvm.leaf @small(%x: tensor<8x4x8x8xf32>, %w: tensor<16x4x3x3xf32>) -> (tensor<8x16x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<8x4x8x8xf32>, tensor<16x4x3x3xf32>) -> tensor<8x16x8x8xf32>
+  %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<8x16x8x8xf32> -> tensor<8x16x4x4xf32>
+  hpvm.return %p : tensor<8x16x4x4xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @large_filter(
+// CHECK-NOT: scf.for
+// CHECK: hpvm.return
+hpvm.leaf @large_filter(%x: tensor<8x128x8x8xf32>, %w: tensor<128x128x3x3xf32>) -> (tensor<8x128x4x4xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<8x128x8x8xf32>, tensor<128x128x3x3xf32>) -> tensor<8x128x8x8xf32>
+  %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<8x128x8x8xf32> -> tensor<8x128x4x4xf32>
+  hpvm.return %p : tensor<8x128x4x4xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @two_outputs(
+// CHECK: %{{.*}}:2 = scf.for
+// CHECK-COUNT-2: tensor.insert_slice
+// CHECK: hpvm.return
+hpvm.leaf @two_outputs(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>) -> (tensor<16x16x16x16xf32>, tensor<16x16x8x8xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<16x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<16x16x16x16xf32>
+  %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<16x16x16x16xf32> -> tensor<16x16x8x8xf32>
+  hpvm.return %c, %p : tensor<16x16x16x16xf32>, tensor<16x16x8x8xf32>
+}
+
+// CHECK-LABEL: hpvm.leaf @product(
+// CHECK-NOT: scf.for
+// CHECK: hpvm.return
+hpvm.leaf @product(%x: tensor<8x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %m: tensor<4096x16xf32>) -> (tensor<8x16xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<8x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<8x16x16x16xf32>
+  %p = hpvm.tensor.pool max %c {window = [1, 1], strides = [1, 1], padding = [0, 0]} : tensor<8x16x16x16xf32> -> tensor<8x16x16x16xf32>
+  %f = tensor.collapse_shape %p [[0], [1, 2, 3]] : tensor<8x16x16x16xf32> into tensor<8x4096xf32>
+  %y = hpvm.tensor.mul %f, %m : (tensor<8x4096xf32>, tensor<4096x16xf32>) -> tensor<8x16xf32>
+  hpvm.return %y : tensor<8x16xf32>
+}
