@@ -254,6 +254,10 @@ def parse_args():
                     help="data, binaries, logs and outputs (default BUILD/dnn-check)")
     ap.add_argument("--bench", type=int, default=0, metavar="ROUNDS",
                     help="rounds of (hpvm run, onnxruntime run) after the check (default 0)")
+    ap.add_argument("--flags", default="",
+                    help="more hpvm-cc flags, space-separated (e.g. "
+                         "--flags=-fno-hpvm-tile-tensor-batch: the same programs built "
+                         "another way)")
     ap.add_argument("--threads", type=int, default=2,
                     help="threads of both (OMP/HPVM_NUM_THREADS, onnxruntime intra-op; default 2)")
     ap.add_argument("--timeout", type=int, default=3600,

@@ -4,7 +4,7 @@
 #
 # Usage: bash benchmarks/dnn-check/run.sh RELEASE_ROOT [--build BUILD_DIR] [--only name,name]
 #            [--batches K] [--work DIR] [--bench ROUNDS] [--threads N] [--timeout S]
-#            [--reference-only] [--save-onnx] [--float64-check]
+#            [--flags "HPVM-CC FLAGS"] [--reference-only] [--save-onnx] [--float64-check]
 #   RELEASE_ROOT: the directory that holds hpvm/test/dnn_benchmarks (never copied here).
 #   BUILD_DIR (default build): hpvm-cc from BUILD_DIR/bin, Python (numpy, onnx, onnxruntime)
 #   from BUILD_DIR/python-venv (made by `make python`). Work files: BUILD_DIR/dnn-check.

@@ -80,10 +80,13 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
     fuse.remarks = false;
     pm.addPass(createHPVMFuseTensorNodes(fuse));
   }
-  // After the fusion, which makes the chains; not where devices take the
-  // tensor leaves (their kernels take the whole batch).
-  if (options.tileTensorBatch && options.devices.empty())
-    pm.addPass(createHPVMTileTensorBatch());
+  // After the fusion, which makes the chains; the tensor leaves only where
+  // no device takes them (their kernels take the whole batch).
+  if (options.tileTensorBatch) {
+    HPVMTileTensorBatchOptions tile;
+    tile.tensorLeaves = options.devices.empty();
+    pm.addPass(createHPVMTileTensorBatch(tile));
+  }
   // Kernel versions of the GPU-hinted nodes, compiled and embedded before the
   // host lowering, which calls them.
   if (!options.devices.empty()) {

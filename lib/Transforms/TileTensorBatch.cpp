@@ -102,29 +102,33 @@ static std::optional<BatchPlan> planLeaf(LeafOp leaf, int64_t chunkBytes) {
       if (isParameter(&op, operand.getOperandNumber()))
         continue;
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-      // Images of the batch are sliced; broadcast operands (leading 1) are
-      // read whole.
+      // Images of the batch are sliced (and count towards a chunk's bytes);
+      // broadcast operands (leading 1) are read whole.
       if (!type || type.getRank() != 4 || !type.hasStaticShape() ||
           (type.getDimSize(0) != plan.batch && type.getDimSize(0) != 1))
         return std::nullopt;
+      if (type.getDimSize(0) == plan.batch)
+        largest = std::max(largest, type.getNumElements() / plan.batch * 4);
     }
     plan.ops.push_back(&op);
   }
+  // At least two images a chunk: a chunk of one reads the filters once per
+  // image and splits the kernels' work too finely.
   if (plan.batch < 2 || !llvm::any_of(plan.ops, llvm::IsaPred<TensorConv2DOp>) ||
       !hasUnabsorbedTail(plan.ops) || largest * plan.batch <= 2 * chunkBytes ||
-      largest > chunkBytes)
+      2 * largest > chunkBytes)
     return std::nullopt;
   // The values the leaf returns: results of the chunk's ops (or not tensors).
   for (Value value : body.getTerminator()->getOperands())
     if (isa<TensorType>(value.getType()) &&
         (!value.getDefiningOp() || !llvm::is_contained(plan.ops, value.getDefiningOp())))
       return std::nullopt;
-  plan.chunk = 1;
-  for (int64_t k = plan.batch / 2; k > 1; --k)
-    if (plan.batch % k == 0 && k * largest <= chunkBytes) {
+  plan.chunk = 0;
+  for (int64_t k = plan.batch / 2; k > 1 && !plan.chunk; --k)
+    if (plan.batch % k == 0 && k * largest <= chunkBytes)
       plan.chunk = k;
-      break;
-    }
+  if (!plan.chunk) // a prime batch
+    return std::nullopt;
   // Each chunk reads every filter again (and packs one that is not a
   // constant): filters larger than half a chunk's image (the deep layers'
   // 512 x 512 pointwise ones) cost more than the passes the chunks save.
@@ -226,10 +230,11 @@ struct HPVMTileTensorBatchPass
       return signalPassFailure();
     }
     for (LeafOp leaf : getOperation().getOps<LeafOp>()) {
-      // Leaves of the CPU and of the tensor runtime (which the CPU runs
-      // where no device is asked for): a device's kernels take the batch.
-      if (!llvm::all_of(leaf.getTargets(),
-                        [](Target t) { return t == Target::cpu || t == Target::tensor; }))
+      // Leaves of the CPU, and of the tensor runtime unless a device takes
+      // them (its kernels take the whole batch).
+      if (!llvm::all_of(leaf.getTargets(), [&](Target t) {
+            return t == Target::cpu || (t == Target::tensor && tensorLeaves);
+          }))
         continue;
       if (std::optional<BatchPlan> plan = planLeaf(leaf, chunkBytes))
         tileLeaf(leaf, *plan);

@@ -106,3 +106,20 @@ hpvm.leaf @product(%x: tensor<8x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %m: tens
   %y = hpvm.tensor.mul %f, %m : (tensor<8x4096xf32>, tensor<4096x16xf32>) -> tensor<8x16xf32>
   hpvm.return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// A leaf of the tensor target is tiled, unless a device takes it
+// (tensor-leaves=false, as the pipelines set with --target devices).
+
+// RUN: hpvm-opt --hpvm-tile-tensor-batch="chunk-bytes=65536 tensor-leaves=false" --split-input-file %s | FileCheck %s --check-prefix=DEVICE
+// CHECK-LABEL: hpvm.leaf @for_tensor_runtime(
+// CHECK: scf.for
+// DEVICE-LABEL: hpvm.leaf @for_tensor_runtime(
+// DEVICE-NOT: scf.for
+// DEVICE: hpvm.return
+hpvm.leaf @for_tensor_runtime(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>) -> (tensor<16x16x8x8xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<16x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<16x16x16x16xf32>
+  %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<16x16x16x16xf32> -> tensor<16x16x8x8xf32>
+  hpvm.return %p : tensor<16x16x8x8xf32>
+}

@@ -51,7 +51,7 @@ def compile_program(prog, args, work):
         os.remove(exe)
     log = os.path.join(work, "logs", prog.name + ".compile.log")
     timefile = os.path.join(work, "logs", prog.name + ".compile.time")
-    cmd = [args.hpvm_cc, "-O3", f"--target={args.target}",
+    cmd = [args.hpvm_cc, "-O3", f"--target={args.target}", *args.flags.split(),
            "-DMODEL_PARAMS_DIR=" + os.path.join(work, "params"), prog.source, "-o", exe]
     timev = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
     full = ([timev, "-v", "-o", timefile] + cmd) if timev else cmd

@@ -75,31 +75,38 @@ def HPVMBlockTensorLayout : Pass<"hpvm-block-tensor-layout", "ModuleOp"> {
 def HPVMTileTensorBatch : Pass<"hpvm-tile-tensor-batch", "ModuleOp"> {
   let summary = "Run a leaf's convolution and the ops after it a few images at a time (CPU)";
   let description = [{
-    A fused tensor leaf over a large batch (the release's programs run 100 to
+    A fused tensor leaf over a large batch (the release's programs run 10 to
     1000 images a call) computes its convolution over the whole batch, then
     each op after it (a batch normalization, an activation the kernel did not
     absorb, a pool) as a pass of its own over an image that outgrew the
     caches long before. This pass wraps such a leaf's tensor ops in an
     `scf.for` over chunks of the batch: each chunk's convolution writes an
-    image that the ops after it read back from the second-level cache, and
-    the chunk's results go into the leaf's outputs (`tensor.insert_slice`).
+    image that the ops after it read back from the cache, and the chunk's
+    results go into the leaf's outputs (`tensor.insert_slice`).
 
     A leaf qualifies when its body is one block of tensor ops (`conv2d`,
     `add`, `batchnorm`, `relu`, `clipped_relu`, `tanh`, `sigmoid`, `map`,
     `pool`) on f32 NCHW images of one batch size N, without knobs, with a
     convolution and an op after it that no kernel epilogue absorbs
-    (`batchnorm`, `pool`, `map`, or more than one activation), and when its
-    largest image is more than twice `chunk-bytes`. Operands with N images
-    are sliced; per-channel and whole-batch operands (filters, biases,
+    (`batchnorm`, `pool`, `map`, or more than one activation), and with its
+    images more than twice `chunk-bytes` over the batch. Operands with N
+    images are sliced; per-channel and whole-batch operands (filters, biases,
     statistics; leading dimension 1) are read whole. The chunk is the largest
-    divisor of N whose largest image fits `chunk-bytes`. Every value is
-    computed per image as before: the same values bit for bit.
+    divisor of N below N whose images (the largest image operand or result,
+    times the chunk) fit `chunk-bytes`; a leaf where fewer than two images
+    fit, or whose filters are larger than half a chunk's image (each chunk
+    reads them again), is left whole. Every value is computed per image as
+    before: the same values bit for bit.
 
     Example: `hpvm-opt --hpvm-fuse-tensor-nodes --hpvm-tile-tensor-batch model.mlir`.
   }];
   let options = [
-    Option<"chunkBytes", "chunk-bytes", "int64_t", "1048576",
-           "The most bytes a chunk's largest image may take">
+    Option<"chunkBytes", "chunk-bytes", "int64_t", "2097152",
+           "The most bytes a chunk's largest image may take (default 2 MiB: the "
+           "second-level caches of two cores)">,
+    Option<"tensorLeaves", "tensor-leaves", "bool", "true",
+           "Tile the leaves of the tensor target too (the pipelines turn this off "
+           "where a device takes them: its kernels take the whole batch)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::tensor::TensorDialect"];
