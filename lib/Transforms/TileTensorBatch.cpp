@@ -91,7 +91,7 @@ static std::optional<BatchPlan> planLeaf(LeafOp leaf, int64_t chunkBytes) {
     if (!isPerImage(&op) || op.getNumResults() != 1)
       return std::nullopt;
     auto result = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-    if (!result)
+    if (!result || result.getRank() != 4)
       return std::nullopt;
     if (!plan.batch)
       plan.batch = result.getDimSize(0);

@@ -123,3 +123,23 @@ hpvm.leaf @for_tensor_runtime(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf3
   %p = hpvm.tensor.pool max %c {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<16x16x16x16xf32> -> tensor<16x16x8x8xf32>
   hpvm.return %p : tensor<16x16x8x8xf32>
 }
+
+// -----
+
+// Not images: a scalar and a matrix (no batch dimension to split).
+
+// CHECK-LABEL: hpvm.leaf @scalar(
+// CHECK-NOT: scf.for
+// CHECK: hpvm.return
+hpvm.leaf @scalar(%x: tensor<f32>) -> (tensor<f32>) {
+  %r = hpvm.tensor.relu %x : tensor<f32>
+  hpvm.return %r : tensor<f32>
+}
+// CHECK-LABEL: hpvm.leaf @matrix(
+// CHECK-NOT: scf.for
+// CHECK: hpvm.return
+hpvm.leaf @matrix(%x: tensor<4096x1024xf32>) -> (tensor<4096x1024xf32>) {
+  %r = hpvm.tensor.relu %x : tensor<4096x1024xf32>
+  %t = hpvm.tensor.tanh %r : tensor<4096x1024xf32>
+  hpvm.return %t : tensor<4096x1024xf32>
+}
