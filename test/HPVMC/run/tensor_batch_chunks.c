@@ -166,6 +166,7 @@ int main(void) {
          got[N * F * P * P - 1], args->out_bytes);
   printf("tensor_batch_chunks: wrong=%d\n", wrong);
   __hpvm__cleanup();
+  free(args->out); // a graph output of a plain-pointer program is the program's to free
   free(args);
   return wrong != 0;
 }
