@@ -7,6 +7,7 @@
 // with tensor.insert_slice in an scf.for; every value is computed per image
 // exactly as before.
 #include "HPVM/Transforms/Passes.h"
+#include "HPVM/Dialect/HPVM/IR/ImageChunks.h"
 
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
@@ -211,6 +212,7 @@ static void tileLeaf(LeafOp leaf, const BatchPlan &plan) {
         }
         scf::YieldOp::create(lb, l, yielded);
       });
+  loop->setAttr(kImageChunksAttrName, b.getUnitAttr());
   for (auto [value, result] : llvm::zip(returned, loop.getResults()))
     ret->replaceUsesOfWith(value, result);
   for (Operation *op : llvm::reverse(plan.ops))

@@ -20,6 +20,7 @@
 // CHECK: %[[R:.*]] = hpvm.tensor.relu %[[N]] : tensor<4x16x16x16xf32>
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[R]] into %[[ACC]][%[[I]], 0, 0, 0] [4, 16, 16, 16] [1, 1, 1, 1]
 // CHECK: scf.yield %[[INS]]
+// CHECK-NEXT: } {image_chunks}
 // CHECK: hpvm.return %[[LOOP]], %{{.*}} : tensor<16x16x16x16xf32>, i64
 hpvm.leaf @norm(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %b: tensor<1x16x1x1xf32>, %s: tensor<16xf32>) -> (tensor<16x16x16x16xf32>, i64) {
   %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<16x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<16x16x16x16xf32>

@@ -9,6 +9,7 @@
 #include "HPVM/Conversion/ApplyPatternsOnce.h"
 #include "HPVM/Conversion/HPVMTensorToLinalg.h"
 #include "HPVM/Conversion/Passes.h"
+#include "HPVM/Dialect/HPVM/IR/ImageChunks.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
 
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -160,6 +161,8 @@ static void simplifyChunkLoops(LeafOp leaf,
   if (!leaf.getBody().hasOneBlock())
     return;
   for (auto loop : leaf.getBodyBlock().getOps<scf::ForOp>()) {
+    if (!loop->hasAttr(kImageChunksAttrName))
+      continue; // a loop of the program's own
     Operation *yield = loop.getBody()->getTerminator();
     for (auto [index, operand] : llvm::enumerate(yield->getOperands())) {
       BlockArgument carried = loop.getRegionIterArgs()[index];
@@ -179,9 +182,11 @@ static void simplifyChunkLoops(LeafOp leaf,
                                                nullptr, OperationEquivalence::IgnoreLocations))
         copy->erase();
     }
+    // (A buffer the body yields lives on into the next iteration: not one.)
     for (auto alloc : llvm::make_early_inc_range(loop.getBody()->getOps<memref::AllocOp>()))
       if (alloc->getNumOperands() == 0 && !before.contains(alloc) &&
-          !mayEscape(alloc.getResult()))
+          !mayEscape(alloc.getResult()) &&
+          !llvm::is_contained(yield->getOperands(), alloc.getResult()))
         alloc->moveBefore(loop);
   }
 }
@@ -202,7 +207,8 @@ static void freeTemporaries(LeafOp leaf,
   };
   Block &body = leaf.getBodyBlock();
   for (auto loop : body.getOps<scf::ForOp>())
-    freeIn(*loop.getBody());
+    if (loop->hasAttr(kImageChunksAttrName))
+      freeIn(*loop.getBody());
   freeIn(body);
 }
 

@@ -5,6 +5,7 @@
 #include "HPVM/Conversion/Passes.h"
 #include "HPVM/Conversion/RuntimeABI.h"
 #include "HPVM/Dialect/HPVM/IR/HPVMOps.h"
+#include "HPVM/Dialect/HPVM/IR/ImageChunks.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -334,7 +335,8 @@ struct ParallelLeafLoopsPass
       };
       collect(leaf.getBody().front());
       for (auto loop : leaf.getBody().front().getOps<scf::ForOp>())
-        collect(*loop.getBody());
+        if (loop->hasAttr(kImageChunksAttrName))
+          collect(*loop.getBody());
       for (auto [candidate, splittable] : candidates) {
         rewriter.setInsertionPoint(candidate);
         FailureOr<linalg::LinalgLoops> loops =
