@@ -32,6 +32,8 @@ The variants (docs/CPUBackend.md has what each choice does):
   tensor-whole-batch  -fno-hpvm-tile-tensor-batch: each tensor op of a leaf over
                   the whole batch (by default a convolution and the ops after
                   it run a few images at a time)
+  tensor-nchw     -fno-hpvm-blocked-layout: every image NCHW (by default the
+                  images between convolutions have their channels in blocks)
 
 A program compiled with -ffp-contract=off (FMA contraction is a choice of the
 C compiler, not of HPVM) must match in every variant; the programs here need no
@@ -54,6 +56,7 @@ VARIANTS = [
     ("fused", ["-fhpvm-fuse-nodes"], {}),
     ("tensor-unfused", ["-fno-hpvm-fuse-tensor-nodes"], {}),
     ("tensor-whole-batch", ["-fno-hpvm-tile-tensor-batch"], {}),
+    ("tensor-nchw", ["-fno-hpvm-blocked-layout"], {}),
 ]
 
 RUNS = [{}, {"HPVM_NUM_THREADS": "1"}, {"HPVM_NUM_THREADS": "3"}]

@@ -48,7 +48,16 @@ struct ControlFlowInFunction
   void runOnOperation() override {
     LLVMConversionTarget target(getContext());
     if (failed(applyPartialConversion(getOperation(), target, patterns)))
-      signalPassFailure();
+      return signalPassFailure();
+    // A loop's annotation, which the latch branch carries as a discardable
+    // attribute, as the branch's loop metadata.
+    getOperation()->walk([](LLVM::BrOp branch) {
+      if (auto annotation = dyn_cast_or_null<LLVM::LoopAnnotationAttr>(
+              branch->getDiscardableAttr(hpvm::kLoopAnnotationAttrName))) {
+        branch.setLoopAnnotationAttr(annotation);
+        branch->removeDiscardableAttr(hpvm::kLoopAnnotationAttrName);
+      }
+    });
   }
 
   std::shared_ptr<LLVMTypeConverter> converter;

@@ -73,8 +73,12 @@ static void addGraphLowering(OpPassManager &pm, const CPUPipelineOptions &option
   }
   // Before the fusion, which then finds each blocked convolution a leaf of
   // its own as it was.
-  if (options.blockTensorLayout)
-    pm.addPass(createHPVMBlockTensorLayout());
+  // The tensor leaves only where no device takes them (its kernels read NCHW).
+  if (options.blockTensorLayout) {
+    HPVMBlockTensorLayoutOptions block;
+    block.tensorLeaves = options.devices.empty();
+    pm.addPass(createHPVMBlockTensorLayout(block));
+  }
   if (options.fuseTensorNodes) {
     HPVMFuseTensorNodesOptions fuse;
     fuse.remarks = false;
@@ -157,6 +161,9 @@ void mlir::hpvm::buildHPVMLowerToLLVMPipeline(
     lowering.addPass(createHPVMLinalgToLoopsWhereUsed());
     addCleanup(lowering, options);
     addPerFunction(lowering, [](OpPassManager &nested) {
+      // Loops over the lanes of a block marked for LLVM's loop vectorizer
+      // (after the cleanup, which may rebuild loops without the mark).
+      nested.addPass(createHPVMVectorizeLaneLoops());
       // Views (memref.subview) first: their offsets and strides come out as
       // affine.apply, which lower-affine then lowers.
       nested.addPass(memref::createExpandStridedMetadataPass());

@@ -61,13 +61,13 @@ static bool isStaticF32(Type type) {
 }
 
 /// A convolution the CPU's kernels run on blocked operands: f32 of static
-/// shapes, a constant filter, no knob, one group or depthwise.
+/// shapes, no knob, one group or depthwise (a filter that is not a constant
+/// is packed on each call).
 static bool isBlockableConv(TensorConv2DOp conv) {
   auto input = dyn_cast<RankedTensorType>(conv.getInput().getType());
   if (!input || input.getRank() != 4 || !isStaticF32(input) ||
       !isStaticF32(conv.getType()) || !isStaticF32(conv.getFilter().getType()) ||
-      !conv.getFilter().getDefiningOp<arith::ConstantOp>() || hasKnob(conv) ||
-      conv.getResultBlockAttr())
+      hasKnob(conv) || conv.getResultBlockAttr())
     return false;
   int64_t groups = conv.getGroups(), channels = input.getDimSize(1);
   int64_t filters = cast<RankedTensorType>(conv.getType()).getDimSize(1);
@@ -109,6 +109,19 @@ static bool isBlockablePool(Operation *op) {
          isStaticF32(pool.getType());
 }
 
+/// A batch normalization whose input may be blocked (its statistics, one
+/// value per channel, are read as they are).
+static bool isBlockableNorm(Operation *op) {
+  auto norm = dyn_cast<TensorBatchNormOp>(op);
+  return norm && !hasKnob(norm) && isBlockableImage(norm.getInput().getType()) &&
+         llvm::all_of(norm->getOperandTypes(), isStaticF32);
+}
+
+/// An op whose input (operand 0) is read in blocks where it arrives in them,
+/// its other operands as they are: a pool or a batch normalization (on the
+/// graph as written).
+static bool followsInput(Operation *op) { return isBlockablePool(op) || isBlockableNorm(op); }
+
 /// A pool whose result has at most half the elements of its input: it is
 /// worth reading in blocks even where its result is then converted (the
 /// conversion is of the smaller image).
@@ -122,7 +135,8 @@ namespace {
 /// values are wanted in blocks, which outputs leave blocked.
 class LayoutPlan {
 public:
-  LayoutPlan(DataflowGraph &graph, const DenseMap<Operation *, unsigned> &instances);
+  LayoutPlan(DataflowGraph &graph, const DenseMap<Operation *, unsigned> &instances,
+             bool tensorLeaves);
 
   /// The leaf of child `child` where this pass rewrites it, else null.
   LeafOp leafOf(unsigned child) const { return leaves[child]; }
@@ -144,7 +158,8 @@ private:
 } // namespace
 
 LayoutPlan::LayoutPlan(DataflowGraph &graph,
-                       const DenseMap<Operation *, unsigned> &instances)
+                       const DenseMap<Operation *, unsigned> &instances,
+                       bool tensorLeaves)
     : graph(graph) {
   unsigned count = graph.getNumChildren();
   leaves.assign(count, LeafOp());
@@ -152,12 +167,16 @@ LayoutPlan::LayoutPlan(DataflowGraph &graph,
   for (unsigned child = 0; child < count; ++child) {
     auto leaf = dyn_cast_or_null<LeafOp>(
         graph.getDefinition(child) ? graph.getDefinition(child).getOperation() : nullptr);
-    // One instance of a leaf of one block, on the CPU only, that no other
-    // node instantiates (its signature changes).
+    // One instance of a leaf of one block, on the CPU only (or the tensor
+    // target's CPU kernels), that no other node instantiates (its signature
+    // changes).
     if (!leaf || graph.getChild(child).getRank() != 0 || leaf.getBody().empty() ||
         !llvm::hasSingleElement(leaf.getBody()) || instances.lookup(leaf) != 1 ||
         !llvm::all_of(graph.getDefinition(child).getTargets(),
-                      [](Target target) { return target == Target::cpu; }))
+                      [&](Target target) {
+                        return target == Target::cpu ||
+                               (target == Target::tensor && tensorLeaves);
+                      }))
       continue;
     leaves[child] = leaf;
     childOfLeaf[leaf] = child;
@@ -203,6 +222,8 @@ bool LayoutPlan::wanted(Value value) {
                isBlockableImage(value.getType());
     else if (isBlockablePool(user))
       result = shrinks(cast<TensorPoolOp>(user)) || wanted(user->getResult(0));
+    else if (isBlockableNorm(user))
+      result = use.getOperandNumber() == 0 && wanted(user->getResult(0));
     else if (isLayoutFree(user))
       result = wanted(user->getResult(0));
     else if (isa<ReturnOp>(user))
@@ -385,7 +406,8 @@ void LeafRewriter::run() {
   for (Operation *op : ops) {
     if (auto conv = dyn_cast<TensorConv2DOp>(op); conv && layoutFree.contains(op))
       rewriteConv(conv);
-    else if (isa<TensorPoolOp>(op) && layoutFree.contains(op) && isBlocked(op->getOperand(0)))
+    else if (isa<TensorPoolOp, TensorBatchNormOp>(op) && layoutFree.contains(op) &&
+             isBlocked(op->getOperand(0)))
       block(op->getResult(0));
     else if (layoutFree.contains(op))
       rewriteLayoutFree(op);
@@ -411,6 +433,8 @@ void LeafRewriter::run() {
 namespace {
 struct HPVMBlockTensorLayoutPass
     : public hpvm::impl::HPVMBlockTensorLayoutBase<HPVMBlockTensorLayoutPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
@@ -429,7 +453,7 @@ struct HPVMBlockTensorLayoutPass
     FailureOr<SmallVector<unsigned>> order = graph.getTopologicalOrder();
     if (failed(order))
       return;
-    LayoutPlan plan(graph, instances);
+    LayoutPlan plan(graph, instances, tensorLeaves);
     // What is wanted and which ops may change, all found on the graph as
     // written, before any rewrite changes a type.
     DenseSet<Value> wantedValues;
@@ -440,7 +464,7 @@ struct HPVMBlockTensorLayoutPass
         continue;
       for (Operation &op : leaf.getBodyBlock().without_terminator()) {
         auto conv = dyn_cast<TensorConv2DOp>(op);
-        if ((conv && isBlockableConv(conv)) || isBlockablePool(&op) || isLayoutFree(&op))
+        if ((conv && isBlockableConv(conv)) || followsInput(&op) || isLayoutFree(&op))
           changeable.insert(&op);
         for (Value result : op.getResults())
           if (plan.wanted(result))

@@ -25,10 +25,15 @@ namespace mlir::hpvm {
 using namespace mlir;
 using namespace mlir::hpvm;
 
-/// A static f32 NCHW image of `batch` images.
+/// An image: NCHW (rank 4) or with its channels in blocks (rank 5).
+static bool isImageRank(RankedTensorType type) {
+  return type.getRank() == 4 || type.getRank() == 5;
+}
+
+/// A static f32 image of `batch` images, NCHW or blocked.
 static bool isBatchImage(Type type, int64_t batch) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.getRank() == 4 && tensor.hasStaticShape() &&
+  return tensor && isImageRank(tensor) && tensor.hasStaticShape() &&
          tensor.getElementType().isF32() && tensor.getDimSize(0) == batch;
 }
 
@@ -36,8 +41,34 @@ static bool isBatchImage(Type type, int64_t batch) {
 static bool isPerImage(Operation *op) {
   return isa<TensorConv2DOp, TensorAddOp, TensorBatchNormOp, TensorReluOp,
              TensorClippedReluOp, TensorTanhOp, TensorSigmoidOp, TensorMapOp,
-             TensorPoolOp>(op) &&
+             TensorPoolOp, TensorToBlockedOp, TensorFromBlockedOp>(op) &&
          !op->hasAttr(HPVMDialect::getKnobAttrName());
+}
+
+/// An op that stays above the loop: a constant (a filter, the byte sizes
+/// HPVM-C leaves return), or a per-image op on one image of broadcast
+/// values (a bias put in blocks) where the batch has more, whose operands
+/// the loop does not compute.
+static bool staysAbove(Operation &op, int64_t batch, const SmallVector<Operation *> &ops) {
+  if (op.hasTrait<::mlir::OpTrait::ConstantLike>())
+    return true;
+  if (!isPerImage(&op) || op.getNumResults() != 1 || batch <= 1)
+    return false;
+  auto result = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  return result && isImageRank(result) && result.getDimSize(0) == 1 &&
+         llvm::none_of(op.getOperands(), [&](Value operand) {
+           return llvm::is_contained(ops, operand.getDefiningOp());
+         });
+}
+
+/// The batch of the leaf's first convolution, or 0.
+static int64_t batchOf(Block &body) {
+  for (Operation &op : body.without_terminator())
+    if (auto conv = dyn_cast<TensorConv2DOp>(op))
+      if (auto result = dyn_cast<RankedTensorType>(conv.getType());
+          result && result.hasStaticShape())
+        return result.getDimSize(0);
+  return 0;
 }
 
 /// Operands a chunk reads whole: a convolution's filter and a normalization's
@@ -84,19 +115,14 @@ static std::optional<BatchPlan> planLeaf(LeafOp leaf, int64_t chunkBytes) {
   BatchPlan plan;
   int64_t largest = 0; // bytes of one image of the largest value
   Block &body = leaf.getBodyBlock();
+  plan.batch = batchOf(body);
   for (Operation &op : body.without_terminator()) {
-    // Constants (a filter, the byte sizes HPVM-C leaves return) stay above
-    // the loop.
-    if (op.hasTrait<::mlir::OpTrait::ConstantLike>())
+    if (staysAbove(op, plan.batch, plan.ops))
       continue;
     if (!isPerImage(&op) || op.getNumResults() != 1)
       return std::nullopt;
     auto result = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-    if (!result || result.getRank() != 4)
-      return std::nullopt;
-    if (!plan.batch)
-      plan.batch = result.getDimSize(0);
-    if (!isBatchImage(result, plan.batch))
+    if (!result || !isBatchImage(result, plan.batch))
       return std::nullopt;
     largest = std::max(largest, result.getNumElements() / plan.batch * 4);
     for (OpOperand &operand : op.getOpOperands()) {
@@ -105,7 +131,7 @@ static std::optional<BatchPlan> planLeaf(LeafOp leaf, int64_t chunkBytes) {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
       // Images of the batch are sliced (and count towards a chunk's bytes);
       // broadcast operands (leading 1) are read whole.
-      if (!type || type.getRank() != 4 || !type.hasStaticShape() ||
+      if (!type || !isImageRank(type) || !type.hasStaticShape() ||
           (type.getDimSize(0) != plan.batch && type.getDimSize(0) != 1))
         return std::nullopt;
       if (type.getDimSize(0) == plan.batch)
@@ -149,23 +175,25 @@ static RankedTensorType withBatch(Type type, int64_t batch) {
   return RankedTensorType::get(shape, tensor.getElementType());
 }
 
-/// Offsets [image, 0, 0, 0], sizes `type`'s, strides 1.
+/// Offsets [image, 0, ...], sizes `type`'s, strides 1.
 static void sliceOf(OpBuilder &b, Value image, RankedTensorType type,
                     SmallVectorImpl<OpFoldResult> &offsets,
                     SmallVectorImpl<OpFoldResult> &sizes,
                     SmallVectorImpl<OpFoldResult> &strides) {
-  offsets.assign({image, b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)});
+  offsets.assign(type.getRank(), b.getIndexAttr(0));
+  offsets[0] = image;
   sizes = llvm::map_to_vector(type.getShape(), [&](int64_t size) -> OpFoldResult {
     return b.getIndexAttr(size);
   });
-  strides.assign(4, b.getIndexAttr(1));
+  strides.assign(type.getRank(), b.getIndexAttr(1));
 }
 
-/// Wraps the plan's ops in an scf.for over chunks of images.
+/// Wraps the plan's ops in an scf.for over chunks of images, at the end of
+/// the leaf (after everything that stays above it).
 static void tileLeaf(LeafOp leaf, const BatchPlan &plan) {
   Operation *ret = leaf.getBodyBlock().getTerminator();
   Location loc = plan.ops.front()->getLoc();
-  OpBuilder b(plan.ops.front());
+  OpBuilder b(ret);
   // The returned tensors, each built in a loop-carried value.
   SmallVector<Value> returned;
   for (Value value : ret->getOperands())

@@ -136,24 +136,36 @@ typedef struct conv_case_t {
   int bias;
 } conv_case_t;
 
-/* The blocked call against hpvm_rt_tensor_conv2d_constant_f32 on the NCHW tensors. */
+/* The NCHW reference: hpvm_rt_tensor_conv2d_constant_f32, or hpvm_rt_tensor_conv2d_f32 for
+ * a filter that is not a constant, with memory (its own loops without it sum unfused on
+ * x86-64). */
+static void reference_conv(conv_case_t t, const float *x, const float *filter, const float *bias,
+                           float *want, int64_t oh, int64_t ow) {
+  int refused = hpvm_tensor_conv_memory_refused();
+  hpvm_tensor_conv_without_memory(0);
+  if (t.layouts & HPVM_RT_TENSOR_FILTER_VARIABLE)
+    hpvm_rt_tensor_conv2d_f32(x, filter, bias, want, t.n, t.c, t.h, t.w, t.f, t.k, t.k, oh, ow,
+                              t.pad, t.pad, t.stride, t.stride, t.groups, t.activation, 0.5);
+  else
+    hpvm_rt_tensor_conv2d_constant_f32(x, filter, bias, want, t.n, t.c, t.h, t.w, t.f, t.k, t.k,
+                                       oh, ow, t.pad, t.pad, t.stride, t.stride, t.groups,
+                                       t.activation, 0.5);
+  hpvm_tensor_conv_without_memory(refused);
+}
+
+/* The blocked call against the NCHW call on the NCHW tensors. */
 static void check_conv(conv_case_t t) {
   int64_t oh = (t.h + 2 * t.pad - t.k) / t.stride + 1, ow = (t.w + 2 * t.pad - t.k) / t.stride + 1;
   if (t.h + 2 * t.pad < t.k || t.w + 2 * t.pad < t.k)
     return;
   int64_t in_count = t.n * t.c * t.h * t.w, out_count = t.n * t.f * oh * ow;
+  int64_t filter_count = t.f * (t.c / t.groups) * t.k * t.k;
   float *x = random_tensor(in_count, 0), *xb = test_random_array(in_count);
-  float *filter = keep(random_tensor(t.f * (t.c / t.groups) * t.k * t.k, 0));
+  float *filter = keep(random_tensor(filter_count, 0));
   float *bias = t.bias ? keep(random_tensor(t.f, 0)) : NULL;
   float *want = test_random_array(out_count), *out = test_random_array(out_count);
   float *got = test_random_array(out_count);
-  /* The reference with memory (its own loops without it sum unfused on x86-64). */
-  int refused = hpvm_tensor_conv_memory_refused();
-  hpvm_tensor_conv_without_memory(0);
-  hpvm_rt_tensor_conv2d_constant_f32(x, filter, bias, want, t.n, t.c, t.h, t.w, t.f, t.k, t.k,
-                                     oh, ow, t.pad, t.pad, t.stride, t.stride, t.groups,
-                                     t.activation, 0.5);
-  hpvm_tensor_conv_without_memory(refused);
+  reference_conv(t, x, filter, bias, want, oh, ow);
   int in_blocked = t.layouts & HPVM_RT_TENSOR_INPUT_BLOCKED;
   int out_blocked = t.layouts & HPVM_RT_TENSOR_OUTPUT_BLOCKED;
   if (in_blocked)
@@ -165,8 +177,17 @@ static void check_conv(conv_case_t t) {
            (long long)t.k, (long long)t.k, (long long)t.stride, (long long)t.pad,
            (long long)t.groups, (long long)t.activation, (long long)t.layouts,
            t.bias ? " bias" : "", hpvm_tensor_conv_memory_refused() ? " no memory" : "");
-  /* Twice: the weights packed on the first call, reused on the second. */
+  /* Twice: the weights packed on the first call, reused on the second; a filter that is not
+   * a constant changed in place between the calls (the second call reads its new values). */
   for (int round = 0; round < 2; ++round) {
+    if (round == 1 && (t.layouts & HPVM_RT_TENSOR_FILTER_VARIABLE)) {
+      float *changed = random_tensor(filter_count, 0);
+      memcpy(filter, changed, sizeof(float) * (size_t)filter_count);
+      free(changed);
+      if (bias)
+        bias[0] += 1.0f;
+      reference_conv(t, x, filter, bias, want, oh, ow);
+    }
     hpvm_rt_tensor_conv2d_blocked_f32(in_blocked ? xb : x, filter, bias, out, t.n, t.c, t.h,
                                       t.w, t.f, t.k, t.k, oh, ow, t.pad, t.pad, t.stride,
                                       t.stride, t.groups, t.activation, 0.5, t.layouts);
@@ -231,6 +252,10 @@ static void check_depthwise(void) {
   check_conv((conv_case_t){1, 16, 20, 21, 16, 3, 3, 1, 16, HPVM_RT_TENSOR_HARDSWISH, 3, 0});
   check_conv((conv_case_t){1, 16, 11, 12, 16, 4, 2, 1, 16, HPVM_RT_TENSOR_SIGMOID, 3, 1});
   check_conv((conv_case_t){1, 16, 3, 3, 16, 3, 1, 3, 16, HPVM_RT_TENSOR_RELU, 3, 1});
+  /* Filters that are not constants, packed on each call. */
+  for (int64_t layouts = 1; layouts <= 3; ++layouts)
+    check_conv((conv_case_t){2, 32, 9, 10, 32, 3, 1 + layouts % 2, 1, 32, HPVM_RT_TENSOR_RELU,
+                             layouts | HPVM_RT_TENSOR_FILTER_VARIABLE, 1});
   /* A depthwise convolution with one side NCHW: the fallback. */
   for (int64_t layouts = 1; layouts <= 2; ++layouts)
     check_conv((conv_case_t){1, 32, 14, 14, 32, 3, 2, 1, 32, HPVM_RT_TENSOR_SILU, layouts, 1});
@@ -247,6 +272,19 @@ static void check_fallback(void) {
         check_conv((conv_case_t){1, 16, 7, 7, 32, k, stride, k / 2, 1, activation, layouts, 0});
         check_conv((conv_case_t){1, 64, 9, 8, 32, k, stride, k / 2, 2, activation, layouts, 1});
       }
+  /* Filters that are not constants: across filters, 1 x 1 images, and the fallback (layouts
+   * 0 the NCHW call, as above). */
+  for (int64_t layouts = hpvm_tensor_conv_memory_refused() ? 1 : 0; layouts <= 3; ++layouts)
+    for (int64_t k = 1; k <= 3; k += 2) {
+      int64_t variable = layouts | HPVM_RT_TENSOR_FILTER_VARIABLE;
+      check_conv((conv_case_t){2, 32, 13, 14, 48, k, 1, k / 2, 1, HPVM_RT_TENSOR_RELU, variable,
+                               1});
+      check_conv((conv_case_t){1, 64, 9, 8, 32, k, 2, k / 2, 2, HPVM_RT_TENSOR_HARDSWISH, variable,
+                               1});
+      check_conv((conv_case_t){2, 64, 1, 1, 32, 1, 1, 0, 1, HPVM_RT_TENSOR_SIGMOID, variable, 1});
+    }
+  check_conv((conv_case_t){2, 3, 17, 17, 32, 3, 1, 1, 1, HPVM_RT_TENSOR_RELU,
+                           2 | HPVM_RT_TENSOR_FILTER_VARIABLE, 1});
   /* The first layer: 3 NCHW channels into a blocked output. */
   check_conv((conv_case_t){1, 3, 33, 32, 16, 3, 2, 1, 1, HPVM_RT_TENSOR_RELU, 2, 1});
   check_conv((conv_case_t){2, 3, 17, 17, 32, 3, 1, 1, 1, HPVM_RT_TENSOR_SILU, 2, 1});
@@ -282,7 +320,7 @@ static void bad_calls(void *unused) {
   hpvm_rt_tensor_conv2d_blocked_f32(x, NULL, NULL, y, 2, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1,
                                     16, 0, 0, 3);
   hpvm_rt_tensor_conv2d_blocked_f32(x, filter, NULL, y, 2, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1,
-                                    16, 0, 0, 4);
+                                    16, 0, 0, 8);
   hpvm_rt_tensor_conv2d_blocked_f32(x, filter, NULL, y, 2, 16, 8, 8, 16, 3, 3, 7, 8, 1, 1, 1, 1,
                                     16, 0, 0, 3);
   hpvm_rt_tensor_conv2d_blocked_f32(x, filter, NULL, y, 2, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1,
@@ -335,7 +373,7 @@ static void check_bad_arguments(void) {
   }
   CHECK(strstr(text, "not a multiple of 16") != NULL);
   CHECK(strstr(text, "NULL operand") != NULL);
-  CHECK(strstr(text, "unknown layouts 4") != NULL);
+  CHECK(strstr(text, "unknown layouts 8") != NULL);
 }
 
 int main(void) {

@@ -1,4 +1,5 @@
 // RUN: hpvm-opt --hpvm-block-tensor-layout --split-input-file %s | FileCheck %s
+// RUN: hpvm-opt --hpvm-block-tensor-layout="tensor-leaves=false" --split-input-file %s | FileCheck %s --check-prefix=DEVICE
 
 // A small CNN as the ONNX importer writes it: a stem of 3 channels (read
 // NCHW, written in blocks), a bias add and ReLU in blocks (the bias rewritten
@@ -132,9 +133,9 @@ hpvm.internal @root2(%in: tensor<1x16x8x8xf32>) -> (tensor<1x32x8x8xf32>, tensor
 
 // A value wanted in blocks by one consumer and read NCHW by another: the
 // output leaves blocked and the NCHW reader converts it; a depthwise
-// convolution reads and writes blocks; a filter that is not a constant keeps
-// its convolution NCHW; a convolution whose result meets an NCHW image in an
-// add that is bound out reads blocks and writes NCHW.
+// convolution reads and writes blocks; a convolution whose result meets an
+// NCHW image in an add that is bound out reads blocks and writes NCHW, its
+// filter a constant or not (the runtime packs one that is not on each call).
 
 // CHECK-LABEL: hpvm.leaf @expand(
 // CHECK: result_block = 16
@@ -160,8 +161,8 @@ hpvm.leaf @project(%a0: tensor<1x32x8x8xf32>) -> (tensor<1x16x8x8xf32>) {
 }
 // CHECK-LABEL: hpvm.leaf @variable(
 // CHECK-SAME: %[[X:.*]]: tensor<1x2x8x8x16xf32>, %[[W:.*]]: tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
-// CHECK: %[[N:.*]] = hpvm.tensor.from_blocked %[[X]]
-// CHECK: hpvm.tensor.conv2d %[[N]], %[[W]] : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
+// CHECK-NOT: from_blocked
+// CHECK: hpvm.tensor.conv2d %[[X]], %[[W]] : (tensor<1x2x8x8x16xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
 hpvm.leaf @variable(%a0: tensor<1x32x8x8xf32>, %w: tensor<16x32x1x1xf32>) -> (tensor<1x16x8x8xf32>) {
   %v = hpvm.tensor.conv2d %a0, %w : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
   hpvm.return %v : tensor<1x16x8x8xf32>
@@ -234,4 +235,80 @@ hpvm.internal @root4(%in: tensor<1x16x4x4xf32>) -> (tensor<1x32x4x4x1xf32>, tens
   hpvm.edge %act[0] -> %unsqueeze[0] one_to_one
   hpvm.bind_out %unsqueeze[0] -> 0
   hpvm.bind_out %conv2[0] -> 1
+}
+
+// -----
+
+// The shape of the release's HPVM-C programs: leaves of the tensor target,
+// one op each, the filters, biases and statistics passed in by the host. The
+// convolutions write blocks (their filters packed on each call), the bias
+// is converted to blocks, the batch normalization computes in blocks with
+// its statistics as they are, and the pool's result leaves in NCHW. Where a
+// device takes the tensor leaves (tensor-leaves=false) nothing changes.
+
+// CHECK-LABEL: hpvm.leaf @tconv(
+// CHECK-SAME: %{{.*}}: tensor<2x16x8x8xf32>, %[[W:.*]]: tensor<32x16x3x3xf32>) -> tensor<2x2x8x8x16xf32>
+// CHECK: hpvm.tensor.conv2d %{{.*}}, %[[W]] {padding = [1, 1], result_block = 16 : i64}
+// DEVICE-LABEL: hpvm.leaf @tconv(
+// DEVICE-NOT: result_block
+// DEVICE: hpvm.return
+hpvm.leaf @tconv(%x: tensor<2x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> (tensor<2x32x8x8xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %v = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<2x32x8x8xf32>
+  hpvm.return %v : tensor<2x32x8x8xf32>
+}
+// CHECK-LABEL: hpvm.leaf @tbias(
+// CHECK-SAME: %[[X:.*]]: tensor<2x2x8x8x16xf32>, %[[B:.*]]: tensor<1x32x1x1xf32>) -> tensor<2x2x8x8x16xf32>
+// CHECK: %[[BB:.*]] = hpvm.tensor.to_blocked %[[B]] {block = 16 : i64} : tensor<1x32x1x1xf32> -> tensor<1x2x1x1x16xf32>
+// CHECK: hpvm.tensor.add %[[X]], %[[BB]] : (tensor<2x2x8x8x16xf32>, tensor<1x2x1x1x16xf32>) -> tensor<2x2x8x8x16xf32>
+hpvm.leaf @tbias(%x: tensor<2x32x8x8xf32>, %b: tensor<1x32x1x1xf32>) -> (tensor<2x32x8x8xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %v = hpvm.tensor.add %x, %b : (tensor<2x32x8x8xf32>, tensor<1x32x1x1xf32>) -> tensor<2x32x8x8xf32>
+  hpvm.return %v : tensor<2x32x8x8xf32>
+}
+// CHECK-LABEL: hpvm.leaf @tnorm(
+// CHECK-SAME: %[[X:.*]]: tensor<2x2x8x8x16xf32>, %[[G:.*]]: tensor<32xf32>, %{{.*}}: tensor<1x32x1x1xf32>) -> tensor<2x2x8x8x16xf32>
+// CHECK: hpvm.tensor.batchnorm %[[X]], %[[G]], %{{.*}} : (tensor<2x2x8x8x16xf32>, tensor<32xf32>, tensor<1x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x2x8x8x16xf32>
+hpvm.leaf @tnorm(%x: tensor<2x32x8x8xf32>, %g: tensor<32xf32>, %b: tensor<1x32x1x1xf32>) -> (tensor<2x32x8x8xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %v = hpvm.tensor.batchnorm %x, %g, %b, %g, %g {epsilon = 1.0e-3} : (tensor<2x32x8x8xf32>, tensor<32xf32>, tensor<1x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x32x8x8xf32>
+  hpvm.return %v : tensor<2x32x8x8xf32>
+}
+// CHECK-LABEL: hpvm.leaf @trelu(
+// CHECK: hpvm.tensor.relu %{{.*}} : tensor<2x2x8x8x16xf32>
+hpvm.leaf @trelu(%x: tensor<2x32x8x8xf32>) -> (tensor<2x32x8x8xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %v = hpvm.tensor.relu %x : tensor<2x32x8x8xf32>
+  hpvm.return %v : tensor<2x32x8x8xf32>
+}
+// A depthwise convolution of a filter the host passes in.
+// CHECK-LABEL: hpvm.leaf @tdepthwise(
+// CHECK: hpvm.tensor.conv2d {{.*}}groups = 32 : i64, {{.*}}result_block = 16 : i64{{.*}} : (tensor<2x2x8x8x16xf32>, tensor<32x1x3x3xf32>) -> tensor<2x2x8x8x16xf32>
+hpvm.leaf @tdepthwise(%x: tensor<2x32x8x8xf32>, %w: tensor<32x1x3x3xf32>) -> (tensor<2x32x8x8xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %v = hpvm.tensor.conv2d %x, %w {padding = [1, 1], groups = 32} : (tensor<2x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<2x32x8x8xf32>
+  hpvm.return %v : tensor<2x32x8x8xf32>
+}
+// CHECK-LABEL: hpvm.leaf @tpool(
+// CHECK-SAME: tensor<2x2x8x8x16xf32>) -> tensor<2x32x4x4xf32>
+// CHECK: %[[P:.*]] = hpvm.tensor.pool max {{.*}} : tensor<2x2x8x8x16xf32> -> tensor<2x2x4x4x16xf32>
+// CHECK: hpvm.tensor.from_blocked %[[P]]
+hpvm.leaf @tpool(%x: tensor<2x32x8x8xf32>) -> (tensor<2x32x4x4xf32>) attributes {hpvm.targets = [#hpvm.target<tensor>]} {
+  %v = hpvm.tensor.pool max %x {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<2x32x8x8xf32> -> tensor<2x32x4x4xf32>
+  hpvm.return %v : tensor<2x32x4x4xf32>
+}
+hpvm.internal @troot(%in: tensor<2x16x8x8xf32>, %w: tensor<32x16x3x3xf32>, %b: tensor<1x32x1x1xf32>, %g: tensor<32xf32>, %d: tensor<32x1x3x3xf32>) -> (tensor<2x32x4x4xf32>) {
+  %conv = hpvm.create_node @tconv : !hpvm.node
+  %bias = hpvm.create_node @tbias : !hpvm.node
+  %norm = hpvm.create_node @tnorm : !hpvm.node
+  %relu = hpvm.create_node @trelu : !hpvm.node
+  %dw = hpvm.create_node @tdepthwise : !hpvm.node
+  %pool = hpvm.create_node @tpool : !hpvm.node
+  hpvm.bind_in %in -> %conv[0] : tensor<2x16x8x8xf32>
+  hpvm.bind_in %w -> %conv[1] : tensor<32x16x3x3xf32>
+  hpvm.bind_in %b -> %bias[1] : tensor<1x32x1x1xf32>
+  hpvm.bind_in %g -> %norm[1] : tensor<32xf32>
+  hpvm.bind_in %b -> %norm[2] : tensor<1x32x1x1xf32>
+  hpvm.bind_in %d -> %dw[1] : tensor<32x1x3x3xf32>
+  hpvm.edge %conv[0] -> %bias[0] one_to_one
+  hpvm.edge %bias[0] -> %norm[0] one_to_one
+  hpvm.edge %norm[0] -> %relu[0] one_to_one
+  hpvm.edge %relu[0] -> %dw[0] one_to_one
+  hpvm.edge %dw[0] -> %pool[0] one_to_one
+  hpvm.bind_out %pool[0] -> 0
 }

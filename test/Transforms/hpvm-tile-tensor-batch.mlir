@@ -33,6 +33,34 @@ hpvm.leaf @norm(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %b: tensor
 
 // -----
 
+// The same in blocks of channels (hpvm-block-tensor-layout's leaves): the
+// bias put in blocks reads no image and stays above the loop (which goes at
+// the leaf's end, after it); the rank-5 images are sliced on their first
+// dimension; the conversion back to NCHW runs per chunk.
+
+// CHECK-LABEL: hpvm.leaf @blocked(
+// CHECK: %[[BB:.*]] = hpvm.tensor.to_blocked %arg2
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0[%[[I]], 0, 0, 0] [4, 4, 16, 16]
+// CHECK: %[[C:.*]] = hpvm.tensor.conv2d %[[X]], %arg1 {{.*}} -> tensor<4x1x16x16x16xf32>
+// CHECK: %[[A:.*]] = hpvm.tensor.add %[[C]], %[[BB]] : (tensor<4x1x16x16x16xf32>, tensor<1x1x1x1x16xf32>) -> tensor<4x1x16x16x16xf32>
+// CHECK: %[[N:.*]] = hpvm.tensor.batchnorm %[[A]], {{.*}} -> tensor<4x1x16x16x16xf32>
+// CHECK: %[[P:.*]] = hpvm.tensor.pool max %[[N]] {{.*}} -> tensor<4x1x8x8x16xf32>
+// CHECK: %[[F:.*]] = hpvm.tensor.from_blocked %[[P]] : tensor<4x1x8x8x16xf32> -> tensor<4x16x8x8xf32>
+// CHECK: tensor.insert_slice %[[F]] into %[[ACC]][%[[I]], 0, 0, 0] [4, 16, 8, 8]
+// CHECK: } {image_chunks}
+hpvm.leaf @blocked(%x: tensor<16x4x16x16xf32>, %w: tensor<16x4x3x3xf32>, %b: tensor<1x16x1x1xf32>, %s: tensor<16xf32>) -> (tensor<16x16x8x8xf32>) {
+  %c = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1], result_block = 16 : i64} : (tensor<16x4x16x16xf32>, tensor<16x4x3x3xf32>) -> tensor<16x1x16x16x16xf32>
+  %bb = hpvm.tensor.to_blocked %b {block = 16 : i64} : tensor<1x16x1x1xf32> -> tensor<1x1x1x1x16xf32>
+  %a = hpvm.tensor.add %c, %bb : (tensor<16x1x16x16x16xf32>, tensor<1x1x1x1x16xf32>) -> tensor<16x1x16x16x16xf32>
+  %n = hpvm.tensor.batchnorm %a, %s, %s, %s, %s {epsilon = 1.0e-3 : f64} : (tensor<16x1x16x16x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<16x1x16x16x16xf32>
+  %p = hpvm.tensor.pool max %n {window = [2, 2], strides = [2, 2], padding = [0, 0]} : tensor<16x1x16x16x16xf32> -> tensor<16x1x8x8x16xf32>
+  %f = hpvm.tensor.from_blocked %p : tensor<16x1x8x8x16xf32> -> tensor<16x16x8x8xf32>
+  hpvm.return %f : tensor<16x16x8x8xf32>
+}
+
+// -----
+
 // A residual block's end: both images of the add are sliced; the pool after
 // the ReLU is the op no kernel absorbs. 12 images: chunks of 4 (the largest
 // divisor of 12 whose 16 KiB images fit 64 KiB).

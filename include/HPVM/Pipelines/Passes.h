@@ -11,6 +11,12 @@
 
 namespace mlir::hpvm {
 
+/// The discardable attribute of an scf.for that upstream's scf-to-cf carries
+/// to the loop's latch branch (an LLVM::LoopAnnotationAttr);
+/// hpvm-cf-to-llvm-in-function makes it the llvm.br's loop annotation, which
+/// the translation writes as the loop's `llvm.loop` metadata.
+inline constexpr llvm::StringLiteral kLoopAnnotationAttrName = "llvm.loop_annotation";
+
 #define GEN_PASS_DECL
 #include "HPVM/Pipelines/Passes.h.inc"
 

@@ -129,6 +129,30 @@ def HPVMExpandStridedCopies : Pass<"hpvm-expand-strided-copies"> {
                            "arith::ArithDialect"];
 }
 
+def HPVMVectorizeLaneLoops : Pass<"hpvm-vectorize-lane-loops"> {
+  let summary = "Mark loops over the 16 lanes of a block for the loop vectorizer";
+  let description = [{
+    Marks each innermost `scf.for` from 0 to 16 by 1 (no loop-carried
+    values) whose body only loads and stores 32-bit elements with the loop's
+    induction variable as their last index (every other index defined
+    outside the loop) and computes with `arith` and `math` ops: its
+    `llvm.loop_annotation` asks the C compiler's loop vectorizer for a width
+    of 16 (one 512-bit vector of f32 per iteration of the loop around it)
+    and forbids unrolling it. An `scf.parallel` whose last dimension is such
+    a loop is first split into the parallel loop of its other dimensions
+    around an `scf.for` of that one. These are the loops of elementwise ops
+    over images with their channels in blocks of 16 (a batch normalization,
+    an activation, a bias): unmarked, LLVM unrolled them whole and
+    vectorized the loop around them, across positions 16 floats apart, with
+    gathers and scatters. Every element is computed by the same operations:
+    the same values. `hpvm-cf-to-llvm-in-function` turns the annotation the
+    latch branch inherits into the branch's loop metadata. Nested on
+    `func.func` and `llvm.func`, after the loops are made and before they
+    are lowered.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect", "scf::SCFDialect"];
+}
+
 def HPVMAssertsToLLVM : Pass<"hpvm-asserts-to-llvm", "ModuleOp"> {
   let summary = "cf.assert to the llvm dialect, the rest of the IR untouched";
   let description = [{
@@ -155,7 +179,10 @@ def HPVMControlFlowToLLVMInFunction : Pass<"hpvm-cf-to-llvm-in-function"> {
     (`hpvm-asserts-to-llvm`), applied to the op the pass runs on: nested on
     `func.func` and `llvm.func`, the pass manager runs it on every function
     in parallel. The type converter and the patterns are built once per pass
-    instance, not per function.
+    instance, not per function. A branch's discardable
+    `llvm.loop_annotation` (which `scf-to-cf` copies from a loop, e.g. one
+    `hpvm-vectorize-lane-loops` marked) becomes the `llvm.br`'s own loop
+    annotation, the loop's `llvm.loop` metadata in LLVM IR.
   }];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }

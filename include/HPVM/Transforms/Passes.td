@@ -44,11 +44,13 @@ def HPVMBlockTensorLayout : Pass<"hpvm-block-tensor-layout", "ModuleOp"> {
     transpose nothing. Values are those of the NCHW graph, bit for bit.
 
     On the graph as written the pass first finds the values *wanted* in
-    blocks: the input of a convolution (f32, static shapes, constant filter,
-    no knob, one group or depthwise) whose channels 16 divides, and the
-    operands of layout-free ops (`add`, `relu`, `clipped_relu`, `tanh`,
-    `sigmoid`, `map` on such images, and `pool`) whose results are wanted,
-    across the edges between leaves. Then, leaf by leaf in topological order:
+    blocks: the input of a convolution (f32, static shapes, no knob, one
+    group or depthwise) whose channels 16 divides, and the operands of
+    layout-free ops (`add`, `relu`, `clipped_relu`, `tanh`, `sigmoid`, `map`
+    on such images, `batchnorm`, and `pool`) whose results are wanted,
+    across the edges between leaves. Filters need not be constants: the
+    runtime packs a constant filter once and any other on each call. Then,
+    leaf by leaf in topological order:
 
     * a convolution writes blocks (`result_block = 16`) where its result is
       wanted and 16 divides its filters, and reads blocks where its input
@@ -57,18 +59,25 @@ def HPVMBlockTensorLayout : Pass<"hpvm-block-tensor-layout", "ModuleOp"> {
       and either all are or its result is wanted (the others converted by
       `hpvm.tensor.to_blocked`; constants are rewritten in place: a
       per-channel bias `[1, C, 1, 1]` becomes `[1, C / 16, 1, 1, 16]`); a
-      pool computes in blocks where its input is blocked;
+      pool, and a batch normalization (its per-channel statistics as they
+      are), compute in blocks where their input is blocked;
     * every other op reads NCHW (`hpvm.tensor.from_blocked`, one per value);
     * an output leaves blocked where its value is blocked, it is wanted, and
       every consumer is a leaf the pass rewrites over plain edges (not bound
       out of the graph, not streaming).
 
-    Leaves the pass rewrites: one instance, one block, CPU targets only, and
-    instantiated by no other node (their signatures change). Run it before
-    `hpvm-fuse-tensor-nodes`: a leaf's single tensor op stays single.
+    Leaves the pass rewrites: one instance, one block, CPU targets only (or
+    the tensor target, with `tensor-leaves`), and instantiated by no other
+    node (their signatures change). Run it before `hpvm-fuse-tensor-nodes`:
+    a leaf's single tensor op stays single.
 
     Example: `hpvm-opt --hpvm-block-tensor-layout --hpvm-fuse-tensor-nodes model.mlir`.
   }];
+  let options = [
+    Option<"tensorLeaves", "tensor-leaves", "bool", "true",
+           "Rewrite the leaves of the tensor target too (the pipelines turn this "
+           "off where a device takes them: its kernels read NCHW)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
@@ -86,12 +95,14 @@ def HPVMTileTensorBatch : Pass<"hpvm-tile-tensor-batch", "ModuleOp"> {
 
     A leaf qualifies when its body is one block of tensor ops (`conv2d`,
     `add`, `batchnorm`, `relu`, `clipped_relu`, `tanh`, `sigmoid`, `map`,
-    `pool`) on f32 NCHW images of one batch size N, without knobs, with a
+    `pool`, `to_blocked`, `from_blocked`) on f32 images of one batch size N,
+    NCHW or with their channels in blocks, without knobs, with a
     convolution and an op after it that no kernel epilogue absorbs
     (`batchnorm`, `pool`, `map`, or more than one activation), and with its
     images more than twice `chunk-bytes` over the batch. Operands with N
     images are sliced; per-channel and whole-batch operands (filters, biases,
-    statistics; leading dimension 1) are read whole. The chunk is the largest
+    statistics; leading dimension 1) are read whole, and an op on those alone
+    (a bias put in blocks) stays above the loop. The chunk is the largest
     divisor of N below N whose images (the largest image operand or result,
     times the chunk) fit `chunk-bytes`; a leaf where fewer than two images
     fit, or whose filters are larger than half a chunk's image (each chunk
@@ -129,9 +140,10 @@ def HPVMFuseTensorNodes : Pass<"hpvm-fuse-tensor-nodes", "ModuleOp"> {
     grows while the next leaf continues a pattern and the step is legal.
 
     A single-tensor-op leaf has one block holding one `hpvm.tensor.*` op (and
-    any constants it uses, e.g. weights a frontend wrote into the leaf; they
-    are copied into the fused leaf) and
-    an `hpvm.return` of its result. A step from one leaf to the next is legal
+    any constants it uses, e.g. weights a frontend wrote into the leaf, and
+    reshapes and changes of layout around it, e.g. a bias
+    `hpvm-block-tensor-layout` put in blocks; they are copied into the fused
+    leaf) and an `hpvm.return` of its result. A step from one leaf to the next is legal
     when:
 
     * the producer's result is used only by the next node: it travels on one

@@ -14,11 +14,17 @@ using namespace mlir::hpvm;
 
 namespace {
 /// An all-parallel generic on tensors of static shapes that does not read its
-/// loop indices (merged loops would compute them by divisions per element).
+/// loop indices (merged loops would compute them by divisions per element),
+/// and whose results go into no slice of a larger tensor (a chunk of images:
+/// reshaped, the op would write a buffer of its own, then copied into the
+/// slice, instead of the slice itself).
 bool isStaticElementwise(linalg::GenericOp generic) {
   if (!generic.hasPureTensorSemantics() ||
       generic.getNumLoops() != generic.getNumParallelLoops() || generic.hasIndexSemantics())
     return false;
+  for (Operation *user : generic->getUsers())
+    if (isa<tensor::InsertSliceOp>(user))
+      return false;
   return llvm::all_of(generic->getOperandTypes(), [](Type type) {
     auto shaped = dyn_cast<ShapedType>(type);
     return !shaped || shaped.hasStaticShape();

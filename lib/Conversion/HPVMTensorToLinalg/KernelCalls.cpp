@@ -169,8 +169,7 @@ Value findLogistic(Value result, int64_t &activation,
 /// and SiLU may be absorbed too (exact f32 kernels only: a knob's
 /// interpolation or rounding would come before them unfused, after fused).
 Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
-                      ArrayRef<int64_t> biasShape, bool logistic,
-                      bool constantBias = false) {
+                      ArrayRef<int64_t> biasShape, bool logistic) {
   Epilogue epilogue;
   epilogue.result = op->getResult(0);
   auto single = [](Value v) -> Operation * {
@@ -180,7 +179,6 @@ Epilogue findEpilogue(RewriterBase &rewriter, Operation *op,
     Value other = add.getLhs() == epilogue.result ? add.getRhs() : add.getLhs();
     auto otherType = cast<RankedTensorType>(other.getType());
     if (other != epilogue.result && otherType.getElementType().isF32() &&
-        (!constantBias || other.getDefiningOp<arith::ConstantOp>()) &&
         otherType.getShape() == biasShape &&
         add.getType() == epilogue.result.getType() &&
         makeAvailableAt(rewriter, other, op)) {
@@ -401,18 +399,22 @@ void callConvKernel(RewriterBase &b, TensorConv2DOp conv) {
                                 output[1], filter.getDimSize(2), filter.getDimSize(3),
                                 output[2], output[3],  padding[0], padding[1],
                                 strides[0], strides[1], static_cast<int64_t>(conv.getGroups())};
-  // Blocked operands: hpvm_rt_tensor_conv2d_blocked_f32, for constant filters
-  // and biases (the only ones hpvm-block-tensor-layout blocks; the pattern
-  // leaves others to the linalg lowering), its bias one value per filter in
-  // the layout of the result.
+  auto isConstant = [](Value value) {
+    return !value || value.getDefiningOp<arith::ConstantOp>();
+  };
+  // Blocked operands: hpvm_rt_tensor_conv2d_blocked_f32 (the pattern leaves
+  // knobs to the linalg lowering), its bias one value per filter in the
+  // layout of the result (the same bytes as [F]); a filter or bias that is
+  // not a constant is packed on each call.
   if (isBlocked(conv.getInput()) || isBlocked(conv.getResult())) {
     SmallVector<int64_t> perFilter = {1, result.getDimSize(1), 1, 1};
     if (isBlocked(conv.getResult()))
       perFilter = {1, result.getDimSize(1), 1, 1, result.getDimSize(4)};
-    Epilogue epilogue = findEpilogue(b, op, perFilter, /*logistic=*/true,
-                                     /*constantBias=*/true);
+    Epilogue epilogue = findEpilogue(b, op, perFilter, /*logistic=*/true);
     int64_t layouts = (isBlocked(conv.getInput()) ? HPVM_RT_TENSOR_INPUT_BLOCKED : 0) |
                       (isBlocked(conv.getResult()) ? HPVM_RT_TENSOR_OUTPUT_BLOCKED : 0);
+    if (!isConstant(conv.getFilter()) || !isConstant(epilogue.bias))
+      layouts |= HPVM_RT_TENSOR_FILTER_VARIABLE;
     callWithEpilogue(b, op, abi::RuntimeFn::TensorConv2DBlockedF32,
                      {conv.getInput(), conv.getFilter()}, result, sizes, epilogue,
                      {layouts});
@@ -427,9 +429,6 @@ void callConvKernel(RewriterBase &b, TensorConv2DOp conv) {
   // A filter (and bias) that are constants of the program: the runtime packs
   // them once and keeps them, instead of on every call.
   Epilogue epilogue = findEpilogue(b, op, perFilter, /*logistic=*/!knob);
-  auto isConstant = [](Value value) {
-    return !value || value.getDefiningOp<arith::ConstantOp>();
-  };
   bool constant = isConstant(conv.getFilter()) && isConstant(epilogue.bias);
   callWithEpilogue(b, op,
                    knob       ? abi::RuntimeFn::TensorConv2DApproxF32
@@ -489,10 +488,8 @@ struct KernelCallLowering : OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "not f32 with static shapes");
     if constexpr (std::is_same_v<OpTy, TensorConv2DOp>)
       if ((isBlocked(op.getInput()) || isBlocked(op.getResult())) &&
-          (!op.getFilter().template getDefiningOp<arith::ConstantOp>() ||
-           op->hasAttr(HPVMDialect::getKnobAttrName())))
-        return rewriter.notifyMatchFailure(
-            op, "blocked operands with a filter that is not a constant, or a knob");
+          op->hasAttr(HPVMDialect::getKnobAttrName()))
+        return rewriter.notifyMatchFailure(op, "blocked operands with a knob");
     call(rewriter, op);
     return success();
   }

@@ -486,17 +486,41 @@ Value lowerSoftmax(OpBuilder &b, TensorSoftmaxOp op) {
       });
 }
 
-/// gamma * (x - mean) / sqrt(variance + epsilon) + beta per channel.
+/// A per-channel parameter ([C] or [1, C, 1, 1]) as [C / block, block], the
+/// channels of an image in blocks.
+Value channelsInBlocks(OpBuilder &b, Location loc, Value parameter, int64_t block) {
+  auto type = cast<RankedTensorType>(parameter.getType());
+  if (type.getRank() != 1) {
+    auto flat = RankedTensorType::get({type.getNumElements()}, type.getElementType());
+    parameter = tensor::CollapseShapeOp::create(
+        b, loc, flat, parameter, SmallVector<ReassociationIndices>{{0, 1, 2, 3}});
+  }
+  int64_t channels = cast<RankedTensorType>(parameter.getType()).getDimSize(0);
+  auto blocks =
+      RankedTensorType::get({channels / block, block}, type.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, blocks, parameter,
+                                       SmallVector<ReassociationIndices>{{0, 1}});
+}
+
+/// gamma * (x - mean) / sqrt(variance + epsilon) + beta per channel, on an
+/// NCHW image or one with its channels in blocks (each parameter then read
+/// as [C / B, B] at (block, lane)).
 Value lowerBatchNorm(OpBuilder &b, TensorBatchNormOp op) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
   Type element = type.getElementType();
   MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
   auto channelMap = [&](Value parameter) {
     auto parameterType = cast<RankedTensorType>(parameter.getType());
+    if (rank == 5)
+      return AffineMap::get(5, 0, {b.getAffineDimExpr(1), b.getAffineDimExpr(4)}, ctx);
     if (parameterType.getRank() == 1)
       return AffineMap::get(4, 0, {b.getAffineDimExpr(1)}, ctx);
     return broadcastMap(b, parameterType, type);
+  };
+  auto read = [&](Value parameter) {
+    return rank == 5 ? channelsInBlocks(b, loc, parameter, type.getDimSize(4)) : parameter;
   };
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
   Value epsilon =
@@ -517,11 +541,12 @@ Value lowerBatchNorm(OpBuilder &b, TensorBatchNormOp op) {
             math::SqrtOp::create(nb, l, arith::AddFOp::create(nb, l, args[0], epsilon))
                 .getResult());
       });
-  AffineMap id = b.getMultiDimIdentityMap(4);
-  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
   return generic(
       b, loc, type, empty,
-      {op.getInput(), op.getGamma(), op.getBeta(), op.getMean(), deviation},
+      {op.getInput(), read(op.getGamma()), read(op.getBeta()), read(op.getMean()),
+       read(deviation)},
       {id, channelMap(op.getGamma()), channelMap(op.getBeta()),
        channelMap(op.getMean()), channelMap(op.getVariance()), id},
       parallel, [&](OpBuilder &nb, Location l, ValueRange args) {

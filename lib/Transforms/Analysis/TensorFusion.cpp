@@ -30,9 +30,12 @@ std::optional<TensorChainKind> mlir::hpvm::getTensorChainKind(Operation *op) {
 }
 
 /// A reshape a frontend puts around a tensor op (ApproxHPVM's flattening
-/// product: collapse the operands, expand the result).
+/// product: collapse the operands, expand the result), or a change of layout
+/// hpvm-block-tensor-layout puts there (a bias put in blocks, a result taken
+/// out of them).
 static bool isReshape(Operation *op) {
-  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, TensorToBlockedOp,
+             TensorFromBlockedOp>(op);
 }
 
 Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
@@ -56,8 +59,8 @@ Operation *mlir::hpvm::getSingleTensorOp(LeafOp leaf, std::string *why) {
   if (!leaf.getBody().hasOneBlock())
     return fail("it has several blocks");
   Block &body = leaf.getBodyBlock();
-  // Constants (a frontend's weights and biases, ApproxHPVM's byte sizes) and
-  // reshapes may come with the op.
+  // Constants (a frontend's weights and biases, ApproxHPVM's byte sizes),
+  // reshapes and changes of layout may come with the op.
   size_t others = llvm::count_if(body.without_terminator(), [&](Operation &op) {
     return &op != found && !op.hasTrait<::mlir::OpTrait::ConstantLike>() && !isReshape(&op);
   });

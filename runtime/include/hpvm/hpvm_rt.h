@@ -334,6 +334,9 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_pool_f32(const float *input, float *output, i
 typedef enum hpvm_rt_tensor_layout_e {
   HPVM_RT_TENSOR_INPUT_BLOCKED = 1,  /* the input is [n][c / 16][h][w][16], else NCHW */
   HPVM_RT_TENSOR_OUTPUT_BLOCKED = 2, /* the output is [n][f / 16][oh][ow][16], else NCHW */
+  HPVM_RT_TENSOR_FILTER_VARIABLE = 4, /* the filter and bias are not constants of the program
+                                       * (they may change between calls): packed on each call,
+                                       * never kept */
 } hpvm_rt_tensor_layout_t;
 
 /* out (blocked) = in (NCHW), and the reverse; c a multiple of 16, else nothing is done, with
@@ -345,8 +348,10 @@ HPVM_RT_EXPORT void hpvm_rt_tensor_from_blocked_f32(const float *input, float *o
 
 /* hpvm_rt_tensor_conv2d_constant_f32 (the first 20 parameters mean the same; filter and bias
  * constants of the program) with the input and/or the output blocked as `layouts` says (an
- * hpvm_rt_tensor_layout_t mask; a blocked operand's channels a multiple of 16). The same
- * values bit for bit as hpvm_rt_tensor_conv2d_constant_f32 on the NCHW tensors. */
+ * hpvm_rt_tensor_layout_t mask; a blocked operand's channels a multiple of 16); with
+ * HPVM_RT_TENSOR_FILTER_VARIABLE in the mask, hpvm_rt_tensor_conv2d_f32 (filter and bias any
+ * buffers, read afresh on each call). The same values bit for bit as that NCHW call on the
+ * NCHW tensors. */
 HPVM_RT_EXPORT void hpvm_rt_tensor_conv2d_blocked_f32(
     const float *input, const float *filter, const float *bias, float *output, int64_t n,
     int64_t c, int64_t h, int64_t w, int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,

@@ -224,13 +224,38 @@ typedef struct conv_args_t {
   int64_t layouts;
 } conv_args_t;
 
+/* Whether the filter and bias are constants of the program (packed once and kept). */
+static int filter_constant(const conv_args_t *a) {
+  return (a->layouts & HPVM_RT_TENSOR_FILTER_VARIABLE) == 0;
+}
+
+/* The layouts of the operands alone (without HPVM_RT_TENSOR_FILTER_VARIABLE). */
+static int64_t operand_layouts(const conv_args_t *a) {
+  return a->layouts & (HPVM_RT_TENSOR_INPUT_BLOCKED | HPVM_RT_TENSOR_OUTPUT_BLOCKED);
+}
+
+/* The NCHW convolution: hpvm_rt_tensor_conv2d_constant_f32 for constants, else
+ * hpvm_rt_tensor_conv2d_f32 (the same values; only the packing is kept or not). */
+static void conv_nchw(const conv_args_t *a, const float *input, float *output) {
+  if (filter_constant(a))
+    hpvm_rt_tensor_conv2d_constant_f32(input, a->filter, a->bias, output, a->n, a->c, a->h,
+                                       a->w, a->f, a->kh, a->kw, a->oh, a->ow, a->pad_h,
+                                       a->pad_w, a->stride_h, a->stride_w, a->groups,
+                                       a->activation, a->activation_max);
+  else
+    hpvm_rt_tensor_conv2d_f32(input, a->filter, a->bias, output, a->n, a->c, a->h, a->w, a->f,
+                              a->kh, a->kw, a->oh, a->ow, a->pad_h, a->pad_w, a->stride_h,
+                              a->stride_w, a->groups, a->activation, a->activation_max);
+}
+
 /* hpvm_tensor_conv_args_valid's checks, the layouts, the blocked channels, and a warning for
  * NULL operands (which it leaves silent). */
 static int conv_valid(const char *what, const conv_args_t *a) {
-  if (a->layouts < 0 ||
-      a->layouts > (HPVM_RT_TENSOR_INPUT_BLOCKED | HPVM_RT_TENSOR_OUTPUT_BLOCKED)) {
+  if (a->layouts < 0 || a->layouts > (HPVM_RT_TENSOR_INPUT_BLOCKED |
+                                       HPVM_RT_TENSOR_OUTPUT_BLOCKED |
+                                       HPVM_RT_TENSOR_FILTER_VARIABLE)) {
     hpvm_warning("%s: unknown layouts %lld (expected a mask of 1: input blocked, 2: output "
-                 "blocked); nothing computed",
+                 "blocked, 4: filter not a constant); nothing computed",
                  what, (long long)a->layouts);
     return 0;
   }
@@ -286,17 +311,20 @@ static void run_depthwise(void *context, const hpvm_rt_instance_range_t *range) 
 }
 
 /* A depthwise convolution on blocked input and output, natively: the weights packed once
- * (a constant), tasks of (image, channel block, band of rows). The logistic activations over
- * each finished row (the kernels' `activate`, as the NCHW path over its finished planes). 0
- * when not done: no blocked loop for the chosen kernels, or no memory for the weights. */
+ * (a constant; on each call otherwise), tasks of (image, channel block, band of rows). The
+ * logistic activations over each finished row (the kernels' `activate`, as the NCHW path over
+ * its finished planes). 0 when not done: no blocked loop for the chosen kernels, or no memory
+ * for the weights. */
 static int depthwise_native(const conv_args_t *a, hpvm_blocked_depthwise_fn kernel) {
   if (!kernel || hpvm_tensor_conv_memory_refused())
     return 0;
   size_t floats = (size_t)(a->c * a->kh * a->kw);
   int64_t layout[HPVM_TENSOR_LAYOUT_WORDS] = {BLOCKED_LAYOUT_DEPTHWISE, a->c, a->kh, a->kw,
                                               0, 0, 0, 0};
-  const float *weights = hpvm_tensor_packed_constant(a->filter, NULL, layout, floats,
-                                                     pack_depthwise, (void *)a);
+  const float *weights = filter_constant(a)
+                             ? hpvm_tensor_packed_constant(a->filter, NULL, layout, floats,
+                                                           pack_depthwise, (void *)a)
+                             : NULL;
   float *own = NULL;
   if (!weights) {
     own = hpvm_scratch_alloc(sizeof(float) * (floats ? floats : 1));
@@ -336,16 +364,13 @@ static int conv_blocked_native(const conv_args_t *a) {
    * call's plain loops then round each product where the generic kernels do (the blocked
    * path's own plain loops follow the kernels). */
   if (a->h * a->w == 1 && a->oh * a->ow == 1 && !hpvm_tensor_conv_memory_refused()) {
-    hpvm_rt_tensor_conv2d_constant_f32(a->input, a->filter, a->bias, a->output, a->n, a->c, a->h,
-                                       a->w, a->f, a->kh, a->kw, a->oh, a->ow, a->pad_h,
-                                       a->pad_w, a->stride_h, a->stride_w, a->groups,
-                                       a->activation, a->activation_max);
+    conv_nchw(a, a->input, a->output);
     return 1;
   }
-  return hpvm_tensor_conv_across_blocked(a->input, a->filter, a->bias, a->output, a->n, a->c,
-                                         a->h, a->w, a->f, a->kh, a->kw, a->oh, a->ow, a->pad_h,
-                                         a->pad_w, a->stride_h, a->stride_w, a->groups,
-                                         a->activation, (float)a->activation_max, 1, a->layouts);
+  return hpvm_tensor_conv_across_blocked(
+      a->input, a->filter, a->bias, a->output, a->n, a->c, a->h, a->w, a->f, a->kh, a->kw,
+      a->oh, a->ow, a->pad_h, a->pad_w, a->stride_h, a->stride_w, a->groups, a->activation,
+      (float)a->activation_max, filter_constant(a), operand_layouts(a));
 }
 
 /* ---- The fallback ---------------------------------------------------------------------- */
@@ -422,11 +447,7 @@ static void conv_fallback(const conv_args_t *a) {
   }
   if (in_blocked)
     reorder(a->input, in, a->n, a->c, a->h * a->w, 0);
-  hpvm_rt_tensor_conv2d_constant_f32(in_blocked ? in : a->input, a->filter, a->bias,
-                                     out_blocked ? out : a->output, a->n, a->c, a->h, a->w,
-                                     a->f, a->kh, a->kw, a->oh, a->ow, a->pad_h, a->pad_w,
-                                     a->stride_h, a->stride_w, a->groups, a->activation,
-                                     a->activation_max);
+  conv_nchw(a, in_blocked ? in : a->input, out_blocked ? out : a->output);
   if (out_blocked)
     reorder(out, a->output, a->n, a->f, a->oh * a->ow, 1);
   hpvm_scratch_free(in);
@@ -445,15 +466,14 @@ void hpvm_rt_tensor_conv2d_blocked_f32(const float *input, const float *filter,
                    pad_w, stride_h, stride_w, groups, activation, activation_max, layouts};
   if (!conv_valid("hpvm_rt_tensor_conv2d_blocked_f32", &a))
     return;
-  if (layouts == 0) {
-    hpvm_rt_tensor_conv2d_constant_f32(input, filter, bias, output, n, c, h, w, f, kh, kw, oh,
-                                       ow, pad_h, pad_w, stride_h, stride_w, groups, activation,
-                                       activation_max);
+  if (operand_layouts(&a) == 0) {
+    conv_nchw(&a, input, output);
     return;
   }
   if (n * f * oh * ow == 0)
     return;
-  int both = layouts == (HPVM_RT_TENSOR_INPUT_BLOCKED | HPVM_RT_TENSOR_OUTPUT_BLOCKED);
+  int both =
+      operand_layouts(&a) == (HPVM_RT_TENSOR_INPUT_BLOCKED | HPVM_RT_TENSOR_OUTPUT_BLOCKED);
   if (both && groups == c && f == c && depthwise_native(&a, blocked_kernels().depthwise))
     return;
   if (conv_blocked_native(&a))

@@ -242,6 +242,24 @@ hpvm.leaf @f(%x: tensor<1x4x8x8xf32>, %g: tensor<3xf32>) {
 
 // -----
 
+hpvm.leaf @f(%x: tensor<1x2x8x8x16xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.batchnorm' op expects gamma of shape [32] or [1, 32, 1, 1] (one value per channel), found 'tensor<16xf32>'}}
+  %r = hpvm.tensor.batchnorm %x, %g, %g, %g, %g {epsilon = 1.0e-5}
+      : (tensor<1x2x8x8x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x2x8x8x16xf32>
+  hpvm.return
+}
+
+// -----
+
+hpvm.leaf @f(%x: tensor<4x8x8xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'hpvm.tensor.batchnorm' op expects the input to be an NCHW image (rank 4) or one with its channels in blocks of a static size (rank 5, [N, C / B, H, W, B]), found 'tensor<4x8x8xf32>'}}
+  %r = hpvm.tensor.batchnorm %x, %g, %g, %g, %g {epsilon = 1.0e-5}
+      : (tensor<4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x8x8xf32>
+  hpvm.return
+}
+
+// -----
+
 hpvm.leaf @f(%x: tensor<1x4x8x8xf32>, %g: tensor<4xf32>) {
   // expected-error @+1 {{'hpvm.tensor.batchnorm' op expects a finite epsilon > 0, found 0}}
   %r = hpvm.tensor.batchnorm %x, %g, %g, %g, %g {epsilon = 0.0}

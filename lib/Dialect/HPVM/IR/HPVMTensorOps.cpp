@@ -480,11 +480,11 @@ LogicalResult TensorSoftmaxOp::verify() {
 static LogicalResult inferTensorBatchNormOpStrict(std::optional<Location> location,
     TensorBatchNormOp::Adaptor adaptor, SmallVectorImpl<Type> &results) {
   StringRef name = TensorBatchNormOp::getOperationName();
-  RankedTensorType input =
-      expectTensor(location, name, adaptor.getInput(), "input (NCHW)", 4);
-  if (!input)
+  Image image = expectImage(location, name, adaptor.getInput());
+  if (!image.type)
     return failure();
-  int64_t channels = input.getDimSize(1);
+  RankedTensorType input = image.type;
+  int64_t channels = image.c;
   // Each parameter is [C] or [1, C, 1, 1].
   std::pair<Value, StringRef> params[] = {{adaptor.getGamma(), "gamma"},
                                           {adaptor.getBeta(), "beta"},

@@ -219,10 +219,13 @@ def HPVM_TensorSoftmaxOp : HPVM_TensorOp<"softmax",
 }
 
 def HPVM_TensorBatchNormOp : HPVM_InferredTensorOp<"batchnorm"> {
-  let summary = "batch normalization of an NCHW image per channel";
+  let summary = "batch normalization of an image per channel";
   let description = [{
-    `gamma * (x - mean) / sqrt(variance + epsilon) + beta` per channel. Each
-    parameter is `[C]` or `[1, C, 1, 1]`; the result has the input's type.
+    `gamma * (x - mean) / sqrt(variance + epsilon) + beta` per channel, on an
+    NCHW image or one with its channels in blocks (`[N, C / B, H, W, B]`, as
+    `hpvm.tensor.to_blocked` makes). Each parameter is `[C]` or
+    `[1, C, 1, 1]` whatever the image's layout; the result has the input's
+    type.
 
     ```mlir
     %y = hpvm.tensor.batchnorm %x, %g, %b, %m, %v {epsilon = 1.0e-05}
