@@ -62,7 +62,10 @@ static bool isStaticF32(Type type) {
 
 /// A convolution the CPU's kernels run on blocked operands: f32 of static
 /// shapes, no knob, one group or depthwise (a filter that is not a constant
-/// is packed on each call).
+/// is packed on each call). Not one of a single block of filters over a
+/// window larger than 1 x 1 (resnet's 16 -> 16 3 x 3 layers): the NCHW
+/// kernel runs those along the rows of the planes, 1.2-2.2x faster than the
+/// kernels across filters on blocks (Rationale).
 static bool isBlockableConv(TensorConv2DOp conv) {
   auto input = dyn_cast<RankedTensorType>(conv.getInput().getType());
   if (!input || input.getRank() != 4 || !isStaticF32(input) ||
@@ -71,6 +74,9 @@ static bool isBlockableConv(TensorConv2DOp conv) {
     return false;
   int64_t groups = conv.getGroups(), channels = input.getDimSize(1);
   int64_t filters = cast<RankedTensorType>(conv.getType()).getDimSize(1);
+  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+  if (groups == 1 && filters == kBlock && filter.getDimSize(2) * filter.getDimSize(3) > 1)
+    return false;
   return groups == 1 || (groups == channels && groups == filters);
 }
 

@@ -312,3 +312,43 @@ hpvm.internal @troot(%in: tensor<2x16x8x8xf32>, %w: tensor<32x16x3x3xf32>, %b: t
   hpvm.edge %dw[0] -> %pool[0] one_to_one
   hpvm.bind_out %pool[0] -> 0
 }
+
+// -----
+
+// One block of filters over a window larger than 1 x 1 stays NCHW (the NCHW
+// kernel runs it along the planes' rows, faster); over 1 x 1 it writes
+// blocks, which the next convolution reads.
+
+// CHECK-LABEL: hpvm.leaf @narrow3(
+// CHECK-SAME: -> tensor<2x16x8x8xf32>
+// CHECK-NOT: result_block
+// CHECK: hpvm.return
+hpvm.leaf @narrow3(%x: tensor<2x16x8x8xf32>) -> (tensor<2x16x8x8xf32>) {
+  %w = arith.constant dense<0.5> : tensor<16x16x3x3xf32>
+  %v = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<2x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x8x8xf32>
+  hpvm.return %v : tensor<2x16x8x8xf32>
+}
+// CHECK-LABEL: hpvm.leaf @narrow1(
+// CHECK-SAME: %{{.*}}: tensor<2x16x8x8xf32>) -> tensor<2x1x8x8x16xf32>
+// CHECK: result_block = 16
+hpvm.leaf @narrow1(%x: tensor<2x16x8x8xf32>) -> (tensor<2x16x8x8xf32>) {
+  %w = arith.constant dense<0.5> : tensor<16x16x1x1xf32>
+  %v = hpvm.tensor.conv2d %x, %w : (tensor<2x16x8x8xf32>, tensor<16x16x1x1xf32>) -> tensor<2x16x8x8xf32>
+  hpvm.return %v : tensor<2x16x8x8xf32>
+}
+// CHECK-LABEL: hpvm.leaf @widen(
+// CHECK: hpvm.tensor.conv2d {{.*}} : (tensor<2x1x8x8x16xf32>, tensor<32x16x3x3xf32>) -> tensor<2x32x8x8xf32>
+hpvm.leaf @widen(%x: tensor<2x16x8x8xf32>) -> (tensor<2x32x8x8xf32>) {
+  %w = arith.constant dense<0.5> : tensor<32x16x3x3xf32>
+  %v = hpvm.tensor.conv2d %x, %w {padding = [1, 1], strides = [1, 1]} : (tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<2x32x8x8xf32>
+  hpvm.return %v : tensor<2x32x8x8xf32>
+}
+hpvm.internal @nroot(%in: tensor<2x16x8x8xf32>) -> (tensor<2x32x8x8xf32>) {
+  %a = hpvm.create_node @narrow3 : !hpvm.node
+  %b = hpvm.create_node @narrow1 : !hpvm.node
+  %c = hpvm.create_node @widen : !hpvm.node
+  hpvm.bind_in %in -> %a[0] : tensor<2x16x8x8xf32>
+  hpvm.edge %a[0] -> %b[0] one_to_one
+  hpvm.edge %b[0] -> %c[0] one_to_one
+  hpvm.bind_out %c[0] -> 0
+}

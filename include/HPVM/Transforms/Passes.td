@@ -45,7 +45,9 @@ def HPVMBlockTensorLayout : Pass<"hpvm-block-tensor-layout", "ModuleOp"> {
 
     On the graph as written the pass first finds the values *wanted* in
     blocks: the input of a convolution (f32, static shapes, no knob, one
-    group or depthwise) whose channels 16 divides, and the operands of
+    group or depthwise; not one block of 16 filters over a window larger
+    than 1 x 1, which the NCHW kernel runs faster) whose channels 16
+    divides, and the operands of
     layout-free ops (`add`, `relu`, `clipped_relu`, `tanh`, `sigmoid`, `map`
     on such images, `batchnorm`, and `pool`) whose results are wanted,
     across the edges between leaves. Filters need not be constants: the
