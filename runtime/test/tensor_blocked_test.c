@@ -285,6 +285,12 @@ static void check_fallback(void) {
     }
   check_conv((conv_case_t){2, 3, 17, 17, 32, 3, 1, 1, 1, HPVM_RT_TENSOR_RELU,
                            2 | HPVM_RT_TENSOR_FILTER_VARIABLE, 1});
+  /* 5 x 5 windows (a kernel of their own across filters). */
+  for (int64_t layouts = 1; layouts <= 3; ++layouts) {
+    check_conv((conv_case_t){2, 32, 13, 14, 48, 5, 1, 2, 1, HPVM_RT_TENSOR_RELU, layouts, 1});
+    check_conv((conv_case_t){1, 64, 9, 8, 32, 5, 2, 1, 1, HPVM_RT_TENSOR_IDENTITY,
+                             layouts | HPVM_RT_TENSOR_FILTER_VARIABLE, 0});
+  }
   /* The first layer: 3 NCHW channels into a blocked output. */
   check_conv((conv_case_t){1, 3, 33, 32, 16, 3, 2, 1, 1, HPVM_RT_TENSOR_RELU, 2, 1});
   check_conv((conv_case_t){2, 3, 17, 17, 32, 3, 1, 1, 1, HPVM_RT_TENSOR_SILU, 2, 1});
