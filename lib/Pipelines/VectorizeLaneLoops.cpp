@@ -70,7 +70,7 @@ bool isLaneBody(Block *body, Value iv) {
         return false;
       stores = true;
     } else if (op.getNumRegions() != 0 ||
-               !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())) {
+               !isa_and_nonnull<arith::ArithDialect, math::MathDialect>(op.getDialect())) {
       return false;
     }
   }
@@ -115,7 +115,8 @@ void splitLaneDimension(scf::ParallelOp parallel) {
     auto lanes = scf::ForOp::create(inner, l, parallel.getLowerBound()[last],
                                     parallel.getUpperBound()[last], parallel.getStep()[last]);
     IRMapping mapping;
-    for (auto [from, to] : llvm::zip(ArrayRef<Value>(parallel.getInductionVars()).drop_back(), outer))
+    ArrayRef<Value> ivs = parallel.getInductionVars();
+    for (auto [from, to] : llvm::zip(ivs.drop_back(), outer))
       mapping.map(from, to);
     mapping.map(iv, lanes.getInductionVar());
     OpBuilder body = OpBuilder::atBlockBegin(lanes.getBody());

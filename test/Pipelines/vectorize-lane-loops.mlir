@@ -3,8 +3,8 @@
 // of 32-bit elements) is marked for LLVM's loop vectorizer at width 16, not
 // unrolled; an scf.parallel whose last dimension is one is split around it.
 // Loops of other extents, other accesses or other bodies stay unmarked.
-// RUN: hpvm-opt %s --hpvm-vectorize-lane-loops | FileCheck %s
-// RUN: hpvm-opt %s --hpvm-vectorize-lane-loops --convert-scf-to-cf --hpvm-cf-to-llvm-in-function | FileCheck %s --check-prefix=BRANCH
+// RUN: hpvm-opt %s --allow-unregistered-dialect --hpvm-vectorize-lane-loops | FileCheck %s
+// RUN: hpvm-opt %s --allow-unregistered-dialect --hpvm-vectorize-lane-loops --convert-scf-to-cf --hpvm-cf-to-llvm-in-function | FileCheck %s --check-prefix=BRANCH
 
 // CHECK-DAG: #[[VEC:.*]] = #llvm.loop_vectorize<disable = false, width = 16 : i32>
 // CHECK-DAG: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
@@ -56,7 +56,7 @@ func.func @parallel(%x: memref<64x16xf32>, %y: memref<64x16xf32>) {
 }
 
 // Left alone: 8 iterations; the lane not the last index; 64-bit elements; a
-// call in the body; a loop-carried sum.
+// call in the body; an op of no registered dialect; a loop-carried sum.
 // CHECK-LABEL: func.func @others(
 // CHECK-NOT: llvm.loop_annotation
 // CHECK: return
@@ -83,6 +83,11 @@ func.func @others(%x: memref<16x16xf32>, %d: memref<16xf64>) -> f32 {
     %v = memref.load %x[%c0, %l] : memref<16x16xf32>
     func.call @use(%v) : (f32) -> ()
     memref.store %v, %x[%c1, %l] : memref<16x16xf32>
+  }
+  scf.for %l = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%c0, %l] : memref<16x16xf32>
+    %u = "test.unknown"(%v) : (f32) -> f32
+    memref.store %u, %x[%c1, %l] : memref<16x16xf32>
   }
   %sum = scf.for %l = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (f32) {
     %v = memref.load %x[%c0, %l] : memref<16x16xf32>
